@@ -1,0 +1,195 @@
+package authpkce
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// serverMetadata is the part of RFC 8414 / OpenID Connect discovery the flow
+// uses.
+type serverMetadata struct {
+	Issuer                            string   `json:"issuer"`
+	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
+	TokenEndpoint                     string   `json:"token_endpoint"`
+	RegistrationEndpoint              string   `json:"registration_endpoint,omitempty"`
+	ScopesSupported                   []string `json:"scopes_supported,omitempty"`
+	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported,omitempty"`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
+	GrantTypesSupported               []string `json:"grant_types_supported,omitempty"`
+}
+
+// maxMetadataBytes bounds what a hostile or broken server can make us read.
+const maxMetadataBytes = 1 << 20
+
+// issuerID normalises an authorization-server identifier for comparison and
+// as a store key: RFC 8414 issuers carry no query or fragment, and a
+// trailing slash is not a different server.
+func issuerID(s string) string { return strings.TrimRight(s, "/") }
+
+// checkServerURL enforces https, with plain http allowed only for loopback
+// addresses (local development servers and the tests' hydra).
+func checkServerURL(what, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return nil, fmt.Errorf("%w: %s %q is not an absolute http(s) URL; the host's auth metadata is broken, tell its administrator",
+			ErrInvalidRequirement, what, clean(raw))
+	}
+	if u.Fragment != "" || u.RawQuery != "" {
+		return nil, fmt.Errorf("%w: %s %q carries a query or fragment, which RFC 8414 forbids; tell the host's administrator",
+			ErrInvalidRequirement, what, clean(raw))
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("%w: %s %q carries user credentials; refusing it", ErrInvalidRequirement, what, clean(u.Redacted()))
+	}
+	if u.Scheme == "http" && !isLoopbackHost(u.Hostname()) {
+		return nil, fmt.Errorf("%w: %s %q uses plain http, which would expose your credentials; only https (or http on a loopback address) is accepted",
+			ErrInsecureServer, what, clean(raw))
+	}
+	return u, nil
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// metadataURLs lists where the metadata of issuer may live, in the order
+// RFC 8414 §3.1 and OpenID Connect Discovery 1.0 §4 put them: the RFC 8414
+// path-inserted well-known URI first, then OIDC's path-inserted and
+// path-appended forms.
+func metadataURLs(issuer *url.URL) []string {
+	path := strings.TrimRight(issuer.EscapedPath(), "/")
+	base := issuer.Scheme + "://" + issuer.Host
+	urls := []string{base + "/.well-known/oauth-authorization-server" + path}
+	urls = append(urls, base+"/.well-known/openid-configuration"+path)
+	if path != "" {
+		urls = append(urls, base+path+"/.well-known/openid-configuration")
+	}
+	return urls
+}
+
+// discover fetches and checks the metadata of the authorization server
+// identified by issuer. A 404/4xx at one well-known URI moves on to the next;
+// a server that is down, or answers with garbage, ends discovery at once
+// because the other URIs live on the same server.
+func discover(ctx context.Context, hc *http.Client, issuer string) (*serverMetadata, error) {
+	u, err := checkServerURL("authorization server", issuer)
+	if err != nil {
+		return nil, err
+	}
+	var tried []string
+	for _, mu := range metadataURLs(u) {
+		md, status, err := fetchMetadata(ctx, hc, mu)
+		if err != nil {
+			return nil, err
+		}
+		if md == nil {
+			tried = append(tried, fmt.Sprintf("%s (HTTP %d)", mu, status))
+			continue
+		}
+		if issuerID(md.Issuer) != issuerID(issuer) {
+			return nil, fmt.Errorf("%w: %s says its issuer is %q, not %q; the metadata may be spoofed, so the sign-in stops here. Tell the host's administrator",
+				ErrDiscovery, mu, clean(md.Issuer), clean(issuer))
+		}
+		if err := md.check(); err != nil {
+			return nil, fmt.Errorf("%w: metadata at %s: %w", ErrDiscovery, mu, err)
+		}
+		return md, nil
+	}
+	return nil, fmt.Errorf("%w: %s publishes no OAuth or OpenID Connect metadata (tried %s); check that the host advertises the right authorization server",
+		ErrDiscovery, clean(issuer), strings.Join(tried, ", "))
+}
+
+// fetchMetadata returns (nil, status, nil) when the document is not at mu,
+// so the caller may try the next location.
+func fetchMetadata(ctx context.Context, hc *http.Client, mu string) (*serverMetadata, int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, mu, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %v", ErrDiscovery, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, 0, ctxError(ctx, "while discovering the authorization server")
+		}
+		return nil, 0, fmt.Errorf("%w: the authorization server at %s is unreachable (%v); check your network and try again later",
+			ErrDiscovery, mu, unwrapNetErr(err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes+1))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: reading %s: %v; try again", ErrDiscovery, mu, err)
+	}
+	switch {
+	case resp.StatusCode >= 400 && resp.StatusCode < 500:
+		return nil, resp.StatusCode, nil
+	case resp.StatusCode != http.StatusOK:
+		return nil, 0, fmt.Errorf("%w: %s answered HTTP %d; the authorization server may be down, try again later",
+			ErrDiscovery, mu, resp.StatusCode)
+	case len(body) > maxMetadataBytes:
+		return nil, 0, fmt.Errorf("%w: %s sent more than %d bytes of metadata; refusing it", ErrDiscovery, mu, maxMetadataBytes)
+	}
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "" && ct != "application/json" && !strings.HasSuffix(ct, "+json") {
+		return nil, 0, fmt.Errorf("%w: %s answered with %q instead of JSON metadata; check the authorization server address",
+			ErrDiscovery, mu, clean(ct))
+	}
+	var md serverMetadata
+	if err := json.Unmarshal(body, &md); err != nil {
+		return nil, 0, fmt.Errorf("%w: %s sent metadata that is not valid JSON (%v); tell the authorization server's administrator",
+			ErrDiscovery, mu, err)
+	}
+	return &md, resp.StatusCode, nil
+}
+
+func (md *serverMetadata) check() error {
+	if md.AuthorizationEndpoint == "" || md.TokenEndpoint == "" {
+		return errors.New("it lacks authorization_endpoint or token_endpoint, so no sign-in is possible; tell the authorization server's administrator")
+	}
+	if _, err := checkServerURL("authorization_endpoint", md.AuthorizationEndpoint); err != nil {
+		return err
+	}
+	if _, err := checkServerURL("token_endpoint", md.TokenEndpoint); err != nil {
+		return err
+	}
+	if md.RegistrationEndpoint != "" {
+		if _, err := checkServerURL("registration_endpoint", md.RegistrationEndpoint); err != nil {
+			return err
+		}
+	}
+	// PKCE S256 is mandatory for us (OAuth 2.1); a server that says it
+	// supports only other methods would fail the flow later, less clearly.
+	if len(md.CodeChallengeMethodsSupported) > 0 && !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
+		return fmt.Errorf("it does not support PKCE with S256 (only %q); this client cannot sign in safely there",
+			md.CodeChallengeMethodsSupported)
+	}
+	return nil
+}
+
+// unwrapNetErr drops url.Error's method and URL (already in the message).
+func unwrapNetErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func ctxError(ctx context.Context, during string) error {
+	if errors.Is(context.Cause(ctx), ErrTimeout) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w %s; start the sign-in again", ErrTimeout, during)
+	}
+	return fmt.Errorf("%w %s", ErrCanceled, during)
+}

@@ -1,0 +1,238 @@
+package authpkce
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Reason says why the host wants a token. The values are AHP's
+// McpAuthRequiredReason plus the auth/required notification's reasons.
+type Reason string
+
+const (
+	// ReasonRequired: the client has not authenticated for the resource yet.
+	// A cached token that covers the scopes is reused.
+	ReasonRequired Reason = "required"
+	// ReasonExpired: the host rejected the token it has. The cached access
+	// token is not reused; a silent refresh is tried before the browser.
+	ReasonExpired Reason = "expired"
+	// ReasonInsufficientScope: step-up. The browser is always asked for the
+	// requested scopes, whatever is cached.
+	ReasonInsufficientScope Reason = "insufficientScope"
+)
+
+// ProtectedResourceMetadata is the RFC 9728 document the host advertises
+// (AgentInfo.protectedResources, McpAuthRequirement.resource,
+// AuthRequiredErrorData.resources). Field names follow the RFC so a caller
+// may decode the wire JSON straight into it.
+type ProtectedResourceMetadata struct {
+	Resource             string   `json:"resource"`
+	ResourceName         string   `json:"resource_name,omitempty"`
+	AuthorizationServers []string `json:"authorization_servers,omitempty"`
+	ScopesSupported      []string `json:"scopes_supported,omitempty"`
+	// Required is AHP's extension; nil means true.
+	Required *bool `json:"required,omitempty"`
+}
+
+// Client is a pre-registered OAuth client (AHP McpOAuthClient). Without a
+// ClientSecret it is a public client and uses PKCE alone.
+type Client struct {
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+}
+
+// String keeps the secret out of logs and error messages.
+func (c Client) String() string {
+	if c.ClientSecret == "" {
+		return fmt.Sprintf("authpkce.Client{ClientID: %q, public}", c.ClientID)
+	}
+	return fmt.Sprintf("authpkce.Client{ClientID: %q, ClientSecret: [redacted]}", c.ClientID)
+}
+
+// GoString keeps the secret out of %#v.
+func (c Client) GoString() string { return c.String() }
+
+// LogValue keeps the secret out of slog output.
+func (c Client) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("client_id", c.ClientID), slog.Bool("confidential", c.ClientSecret != ""))
+}
+
+// Requirement is one auth challenge from the host: an McpAuthRequirement, or
+// an auth/required notification / AuthRequired error turned into one (with
+// Reason and Resource only).
+type Requirement struct {
+	Reason   Reason
+	Resource ProtectedResourceMetadata
+	// RequiredScopes, when non-empty, is authoritative for the authorization
+	// request; otherwise Resource.ScopesSupported is asked for.
+	RequiredScopes []string
+	// OAuthClient, when set, replaces dynamic client registration.
+	OAuthClient *Client
+	// Description is the host's human-readable hint (untrusted).
+	Description string
+}
+
+// Token is what the authorization server issued. Its formatting methods
+// redact the secrets so a token never reaches a log line or an error string.
+type Token struct {
+	AccessToken  string    `json:"access_token"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	TokenType    string    `json:"token_type,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+	// Scopes are the granted scopes: the token response's scope, or the
+	// requested scopes when the server did not say (RFC 6749 §5.1).
+	Scopes []string `json:"scopes,omitempty"`
+}
+
+func (t Token) String() string {
+	return fmt.Sprintf("authpkce.Token{AccessToken: %s, RefreshToken: %s, Expiry: %s, Scopes: %q}",
+		redacted(t.AccessToken), redacted(t.RefreshToken), fmtExpiry(t.Expiry), t.Scopes)
+}
+
+func (t Token) GoString() string { return t.String() }
+
+func (t Token) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("access_token", redacted(t.AccessToken)),
+		slog.String("refresh_token", redacted(t.RefreshToken)),
+		slog.String("expiry", fmtExpiry(t.Expiry)),
+		slog.Any("scopes", t.Scopes),
+	)
+}
+
+// CachedToken is a token the store holds, as the UI needs it to push with
+// `authenticate` (again after a reconnect).
+type CachedToken struct {
+	Resource            string
+	AccessToken         string
+	Scopes              []string
+	Expiry              time.Time
+	AuthorizationServer string
+	ClientID            string
+}
+
+func (c CachedToken) String() string {
+	return fmt.Sprintf("authpkce.CachedToken{Resource: %q, AccessToken: %s, Scopes: %q, Expiry: %s, AuthorizationServer: %q}",
+		c.Resource, redacted(c.AccessToken), c.Scopes, fmtExpiry(c.Expiry), c.AuthorizationServer)
+}
+
+func (c CachedToken) GoString() string { return c.String() }
+
+func (c CachedToken) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("resource", c.Resource),
+		slog.String("access_token", redacted(c.AccessToken)),
+		slog.Any("scopes", c.Scopes),
+		slog.String("expiry", fmtExpiry(c.Expiry)),
+		slog.String("authorization_server", c.AuthorizationServer),
+	)
+}
+
+// Source says how a Result was obtained.
+type Source int
+
+const (
+	// SourceCache: a stored token still covered the request; no network.
+	SourceCache Source = iota + 1
+	// SourceRefresh: a refresh token was exchanged silently.
+	SourceRefresh
+	// SourceBrowser: the user went through the authorization server.
+	SourceBrowser
+)
+
+func (s Source) String() string {
+	switch s {
+	case SourceCache:
+		return "cache"
+	case SourceRefresh:
+		return "refresh"
+	case SourceBrowser:
+		return "browser"
+	}
+	return fmt.Sprintf("Source(%d)", int(s))
+}
+
+// Result is a finished grant: push Result.AccessToken for Result.Resource
+// with `authenticate` (scopes: Result.Scopes).
+type Result struct {
+	CachedToken
+	Source Source
+}
+
+// Errors a caller can test with errors.Is to pick what to tell the user.
+// The wrapped message already says what happened and what to do.
+var (
+	ErrInvalidRequirement    = errors.New("invalid auth requirement")
+	ErrResourceNotAdvertised = errors.New("resource not advertised by the host")
+	ErrInsecureServer        = errors.New("authorization server is not https")
+	ErrDiscovery             = errors.New("authorization server discovery failed")
+	ErrNoClientIdentity      = errors.New("no OAuth client identity")
+	ErrRegistration          = errors.New("dynamic client registration failed")
+	ErrStateMismatch         = errors.New("callback state mismatch")
+	ErrAccessDenied          = errors.New("access denied")
+	ErrAuthorization         = errors.New("authorization failed")
+	ErrTokenEndpoint         = errors.New("token request failed")
+	ErrTimeout               = errors.New("sign-in timed out")
+	ErrCanceled              = errors.New("sign-in canceled")
+	ErrStore                 = errors.New("token store")
+)
+
+func redacted(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return "[redacted]"
+}
+
+func fmtExpiry(t time.Time) string {
+	if t.IsZero() {
+		return "<none>"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// clean makes a server-provided string safe to put in an error message the
+// terminal will show: control characters (escape sequences included) are
+// dropped and the length is capped.
+func clean(s string) string {
+	const maxLen = 300
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) || r == unicode.ReplacementChar || unicode.Is(unicode.Bidi_Control, r) {
+			continue
+		}
+		if b.Len() >= maxLen {
+			b.WriteString("…")
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// covers reports whether granted holds every scope in want.
+func covers(granted, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(granted, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func union(a []string, more ...[]string) []string {
+	out := slices.Clone(a)
+	for _, m := range more {
+		for _, s := range m {
+			if s != "" && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
