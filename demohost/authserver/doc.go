@@ -1,0 +1,14 @@
+// Package authserver is the OAuth 2 authorization server embedded in the demo
+// host: authorization code + PKCE (S256 only), refresh tokens, RFC 8707
+// resource indicators recorded as the token audience, RFC 7591 dynamic client
+// registration, RFC 7662 introspection, RFC 8414 metadata and a consent page
+// a person (or ApproveHeadless in tests) approves or denies.
+//
+// The OAuth machinery is github.com/ory/fosite; this package only wires it,
+// adds the consent step and the loopback-only client policy, and listens on
+// 127.0.0.1 with an ephemeral port.
+//
+// It never logs tokens or secrets and imports nothing from ahptui besides the
+// standard library and fosite; in particular never ui, views, keymap or
+// authpkce (tests exercise it with golang.org/x/oauth2 instead).
+package authserver
