@@ -1,0 +1,694 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+type gen struct {
+	ds      *defSet
+	buf     bytes.Buffer
+	unions  map[string]*union   // by union name
+	markers map[string][]string // variant type → unions it belongs to
+	inline  []inlineType
+	emitted map[string]bool
+}
+
+type inlineType struct {
+	name string
+	s    *schema
+}
+
+type union struct {
+	name      string
+	disc      string // JSON name of the discriminator property
+	variants  []*variant
+	peekProps []string // tie-breaker properties, for variants sharing a discriminator value
+}
+
+type variant struct {
+	name   string
+	values []json.RawMessage // discriminator literals; the first is the default
+	ties   [][2]string       // (property, JSON literal) that pick this variant among those sharing a value
+}
+
+func newGen(ds *defSet) *gen {
+	return &gen{ds: ds, unions: map[string]*union{}, markers: map[string][]string{}, emitted: map[string]bool{}}
+}
+
+func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format, args...) }
+
+func refName(ref string) string { return strings.TrimPrefix(ref, "#/$defs/") }
+
+// constValues returns the literals a property is pinned to: `const`, a
+// string enum, or a oneOf of consts. nil when the property is free.
+func constValues(s *schema) []json.RawMessage {
+	if s == nil {
+		return nil
+	}
+	if s.Const != nil {
+		return []json.RawMessage{s.Const}
+	}
+	if len(s.Enum) > 0 && s.Type != "number" && s.Type != "integer" {
+		return s.Enum
+	}
+	if len(s.OneOf) > 0 {
+		var out []json.RawMessage
+		for _, b := range s.OneOf {
+			if b.Const == nil {
+				return nil
+			}
+			out = append(out, b.Const)
+		}
+		return out
+	}
+	return nil
+}
+
+func literalText(v json.RawMessage) string {
+	var s string
+	if len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+// isConstUnion reports whether a oneOf is just a list of literals (an enum).
+func isConstUnion(s *schema) bool {
+	if len(s.OneOf) == 0 {
+		return false
+	}
+	for _, b := range s.OneOf {
+		if b.Const == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// flatten expands nested unions so every variant is a concrete object.
+func (g *gen) flatten(s *schema) ([]string, bool) {
+	var out []string
+	for _, b := range s.OneOf {
+		if b.Ref == "" {
+			return nil, false
+		}
+		n := refName(b.Ref)
+		t, ok := g.ds.defs[n]
+		if !ok {
+			return nil, false
+		}
+		if len(t.OneOf) > 0 {
+			sub, ok := g.flatten(t)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, sub...)
+			continue
+		}
+		if !t.isObject() {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
+}
+
+// analyzeUnion finds the discriminator: the pinned property present in every
+// variant that tells the most variants apart.
+func (g *gen) analyzeUnion(name string, s *schema) *union {
+	names, ok := g.flatten(s)
+	if !ok || len(names) == 0 {
+		return nil
+	}
+	first := g.ds.defs[names[0]]
+	best, bestDistinct := "", -1
+	for _, cand := range first.Props {
+		all := true
+		counts := map[string]int{}
+		for _, n := range names {
+			vs := constValues(g.ds.defs[n].prop(cand.Name))
+			if vs == nil {
+				all = false
+				break
+			}
+			for _, v := range vs {
+				counts[string(v)]++
+			}
+		}
+		if !all {
+			continue
+		}
+		distinct := 0
+		for _, n := range names {
+			uniq := true
+			for _, v := range constValues(g.ds.defs[n].prop(cand.Name)) {
+				if counts[string(v)] > 1 {
+					uniq = false
+				}
+			}
+			if uniq {
+				distinct++
+			}
+		}
+		if distinct > bestDistinct {
+			best, bestDistinct = cand.Name, distinct
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	u := &union{name: name, disc: best}
+	counts := map[string]int{}
+	for _, n := range names {
+		for _, v := range constValues(g.ds.defs[n].prop(best)) {
+			counts[string(v)]++
+		}
+	}
+	peek := map[string]bool{}
+	for _, n := range names {
+		d := g.ds.defs[n]
+		v := &variant{name: n, values: constValues(d.prop(best))}
+		shared := false
+		for _, val := range v.values {
+			if counts[string(val)] > 1 {
+				shared = true
+			}
+		}
+		if shared {
+			for _, p := range d.Props {
+				if p.Name == best {
+					continue
+				}
+				if cv := constValues(p.Schema); len(cv) == 1 {
+					v.ties = append(v.ties, [2]string{p.Name, string(cv[0])})
+					if !peek[p.Name] {
+						peek[p.Name] = true
+						u.peekProps = append(u.peekProps, p.Name)
+					}
+				}
+			}
+		}
+		u.variants = append(u.variants, v)
+	}
+	return u
+}
+
+// goFieldName: JSON name with its first letter upper-cased; leading
+// underscores dropped because Go would not export the field otherwise.
+func goFieldName(json string) string {
+	n := strings.TrimLeft(json, "_")
+	var b strings.Builder
+	for i, r := range n {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
+			r = '_'
+		}
+		if i == 0 {
+			r = unicode.ToUpper(r)
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if out == "" || !unicode.IsLetter([]rune(out)[0]) {
+		out = "X" + out
+	}
+	return out
+}
+
+func pascal(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if out == "" || unicode.IsDigit([]rune(out)[0]) {
+		out = "V" + out
+	}
+	return out
+}
+
+func (g *gen) comment(desc, indent string) {
+	desc = strings.TrimSpace(desc)
+	if desc == "" {
+		return
+	}
+	for _, line := range strings.Split(desc, "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if line == "" {
+			g.p("%s//\n", indent)
+		} else {
+			g.p("%s// %s\n", indent, line)
+		}
+	}
+}
+
+func (g *gen) isFloat(owner, prop string) bool { return floatProps[owner+"."+prop] }
+
+// goType maps a property schema to a Go type. nilable reports whether the
+// zero value can stand for "absent" (then optional fields use omitzero
+// instead of a pointer).
+func (g *gen) goType(owner, pname string, s *schema) (typ string, nilable bool, err error) {
+	if o, ok := overrides[owner+"."+pname]; ok {
+		return o.goType, o.nilable, nil
+	}
+	if s.Ref != "" {
+		n := refName(s.Ref)
+		t, ok := g.ds.defs[n]
+		if !ok || n == "" {
+			return "", false, fmt.Errorf("%s.%s: dangling $ref %q", owner, pname, s.Ref)
+		}
+		if skipped[n] {
+			return "json.RawMessage", true, nil
+		}
+		if len(t.OneOf) > 0 && !handWritten[n] && !isConstUnion(t) && g.analyzeUnion(n, t) == nil {
+			return n, true, nil // emitted as json.RawMessage alias
+		}
+		return n, false, nil
+	}
+	if cv := constValues(s); cv != nil {
+		switch cv[0][0] {
+		case '"':
+			return "string", false, nil
+		case 't', 'f':
+			return "bool", false, nil
+		default:
+			return "int64", false, nil
+		}
+	}
+	if len(s.OneOf) > 0 {
+		return "", false, fmt.Errorf("%s.%s: inline oneOf is not supported; add an override in patches.go", owner, pname)
+	}
+	if s.Any {
+		return "json.RawMessage", true, nil
+	}
+	switch s.Type {
+	case "string":
+		return "string", false, nil
+	case "integer":
+		return "int64", false, nil
+	case "number":
+		if g.isFloat(owner, pname) {
+			return "float64", false, nil
+		}
+		return "int64", false, nil
+	case "boolean":
+		return "bool", false, nil
+	case "null":
+		return "json.RawMessage", true, nil
+	case "array":
+		if s.Items == nil {
+			return "[]json.RawMessage", true, nil
+		}
+		it, _, err := g.goType(owner, pname+"Item", s.Items)
+		if err != nil {
+			return "", false, err
+		}
+		return "[]" + it, true, nil
+	case "object":
+		if len(s.Props) > 0 {
+			name := owner + goFieldName(pname)
+			if _, clash := g.ds.defs[name]; clash {
+				name += "_"
+			}
+			g.inline = append(g.inline, inlineType{name: name, s: s})
+			return name, false, nil
+		}
+		if s.Addl != nil && !s.Addl.Any {
+			vt, _, err := g.goType(owner, pname+"Value", s.Addl)
+			if err != nil {
+				return "", false, err
+			}
+			return "map[string]" + vt, true, nil
+		}
+		return "map[string]json.RawMessage", true, nil
+	}
+	return "", false, fmt.Errorf("%s.%s: unsupported schema type %q", owner, pname, s.Type)
+}
+
+func (g *gen) generate(pkg string) ([]byte, error) {
+	g.p("// Code generated by ahpgen from the AHP 0.6.0 JSON Schemas; DO NOT EDIT.\n")
+	g.p("// Regenerate with `go generate ./protocol/...`; schema patches live in internal/ahpgen/patches.go.\n\n")
+	g.p("package %s\n\n", pkg)
+	g.p("import (\n\t\"encoding/json\"\n\t\"fmt\"\n)\n\n")
+
+	// Unions first, so struct emission knows each variant's markers.
+	for _, n := range g.ds.names {
+		s := g.ds.defs[n]
+		if len(s.OneOf) == 0 || handWritten[n] || skipped[n] || isConstUnion(s) {
+			continue
+		}
+		if u := g.analyzeUnion(n, s); u != nil {
+			g.unions[n] = u
+			for _, v := range u.variants {
+				g.markers[v.name] = append(g.markers[v.name], n)
+			}
+		}
+	}
+
+	for _, n := range g.ds.names {
+		if handWritten[n] || skipped[n] || g.emitted[n] {
+			continue
+		}
+		g.emitted[n] = true
+		s := g.ds.defs[n]
+		var err error
+		switch {
+		case n == "SessionStatus" || (len(s.Enum) > 0 && (s.Type == "number" || s.Type == "integer")):
+			g.emitNumericEnum(n, s)
+		case len(s.Enum) > 0 || isConstUnion(s):
+			g.emitStringEnum(n, s)
+		case len(s.OneOf) > 0:
+			if u := g.unions[n]; u != nil {
+				err = g.emitUnion(u, s)
+			} else {
+				g.comment(s.Description, "")
+				g.p("//\n// The schema gives no discriminator for this union, so it stays raw JSON.\n")
+				g.p("type %s = json.RawMessage\n\n", n)
+			}
+		case s.isObject():
+			err = g.emitStruct(n, s)
+		case s.Type == "string":
+			g.comment(s.Description, "")
+			g.p("type %s = string\n\n", n)
+		default:
+			err = fmt.Errorf("$defs/%s: unsupported top-level shape", n)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for len(g.inline) > 0 {
+			it := g.inline[0]
+			g.inline = g.inline[1:]
+			if g.emitted[it.name] {
+				continue
+			}
+			g.emitted[it.name] = true
+			if err := g.emitStruct(it.name, it.s); err != nil {
+				return nil, err
+			}
+		}
+	}
+	g.emitHelpers()
+	return g.buf.Bytes(), nil
+}
+
+func (g *gen) emitStringEnum(n string, s *schema) {
+	g.comment(s.Description, "")
+	g.p("type %s string\n\n", n)
+	vals := s.Enum
+	if len(vals) == 0 {
+		vals = constValues(s)
+	}
+	g.p("const (\n")
+	seen := map[string]bool{}
+	for _, v := range vals {
+		lit := literalText(v)
+		c := n + pascal(lit)
+		for seen[c] {
+			c += "_"
+		}
+		seen[c] = true
+		g.p("\t%s %s = %s\n", c, n, strconv.Quote(lit))
+	}
+	g.p(")\n\n")
+}
+
+func (g *gen) emitNumericEnum(n string, s *schema) {
+	g.comment(s.Description, "")
+	base := "int64"
+	if n == "SessionStatus" {
+		// Defect 3: a bitset, published as a closed enum. Any combination and
+		// any future bit must survive decoding and re-encoding.
+		base = "uint64"
+		g.p("//\n// It is a bitset: combinations (e.g. 72 = InProgress|IsArchived) and bits\n// unknown to this version are kept as they are.\n")
+	}
+	g.p("type %s %s\n\n", n, base)
+	names := numericEnumNames[n]
+	type kv struct {
+		name string
+		val  int64
+	}
+	var list []kv
+	for _, v := range s.Enum {
+		if name, ok := names[string(v)]; ok {
+			x, _ := strconv.ParseInt(string(v), 10, 64)
+			list = append(list, kv{n + name, x})
+		}
+	}
+	if len(list) > 0 {
+		g.p("const (\n")
+		for _, e := range list {
+			g.p("\t%s %s = %d\n", e.name, n, e.val)
+		}
+		g.p(")\n\n")
+	}
+	if n == "SessionStatus" {
+		g.p("// Has reports whether every bit of flag is set in s.\n")
+		g.p("func (s SessionStatus) Has(flag SessionStatus) bool { return s&flag == flag }\n\n")
+	}
+}
+
+type field struct {
+	json, name, typ, omit string
+	s                     *schema
+	required              bool
+	consts                []json.RawMessage
+}
+
+func (g *gen) fields(n string, s *schema) ([]field, error) {
+	var out []field
+	used := map[string]bool{}
+	for _, p := range s.Props {
+		typ, nilable, err := g.goType(n, p.Name, p.Schema)
+		if err != nil {
+			return nil, err
+		}
+		f := field{json: p.Name, name: goFieldName(p.Name), s: p.Schema, required: s.isRequired(p.Name)}
+		for used[f.name] {
+			f.name += "_"
+		}
+		used[f.name] = true
+		if _, ov := overrides[n+"."+p.Name]; !ov {
+			f.consts = constValues(p.Schema)
+		}
+		switch {
+		case f.required:
+			f.typ = typ
+		case nilable:
+			f.typ, f.omit = typ, ",omitzero"
+		default:
+			f.typ, f.omit = "*"+typ, ",omitempty"
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func (g *gen) emitStruct(n string, s *schema) error {
+	fs, err := g.fields(n, s)
+	if err != nil {
+		return err
+	}
+	g.comment(s.Description, "")
+	g.p("type %s struct {\n", n)
+	for i, f := range fs {
+		if i > 0 && strings.TrimSpace(f.s.Description) != "" {
+			g.p("\n")
+		}
+		g.comment(f.s.Description, "\t")
+		g.p("\t%s %s `json:\"%s%s\"`\n", f.name, f.typ, f.json, f.omit)
+	}
+	g.p("}\n\n")
+
+	for _, u := range g.markers[n] {
+		g.p("func (%s) is%s() {}\n", n, u)
+	}
+	if len(g.markers[n]) > 0 {
+		g.p("\n")
+	}
+
+	// Pinned required properties (discriminators) are written even when the
+	// Go value left them empty, so a variant built by hand encodes correctly.
+	var pins []field
+	for _, f := range fs {
+		if f.required && len(f.consts) > 0 {
+			pins = append(pins, f)
+		}
+	}
+	if len(pins) > 0 {
+		g.p("// MarshalJSON writes %s with its pinned literal fields set.\n", n)
+		g.p("func (v %s) MarshalJSON() ([]byte, error) {\n\ttype plain %s\n", n, n)
+		for _, f := range pins {
+			lit := string(f.consts[0])
+			if len(f.consts) == 1 {
+				g.p("\tv.%s = %s\n", f.name, goLiteral(f.consts[0]))
+			} else {
+				zero := `""`
+				if lit[0] != '"' {
+					zero = "0"
+				}
+				g.p("\tif v.%s == %s {\n\t\tv.%s = %s\n\t}\n", f.name, zero, f.name, goLiteral(f.consts[0]))
+			}
+		}
+		g.p("\treturn json.Marshal(plain(v))\n}\n\n")
+	}
+	return nil
+}
+
+func goLiteral(v json.RawMessage) string {
+	if len(v) > 0 && v[0] == '"' {
+		return strconv.Quote(literalText(v))
+	}
+	return string(v)
+}
+
+func (g *gen) emitUnion(u *union, s *schema) error {
+	n := u.name
+	discField := goFieldName(u.disc)
+	g.comment(s.Description, "")
+	g.p("//\n// The concrete value is in Variant (one of the %sVariant types, stored by value);\n", n)
+	g.p("// it encodes and decodes as that variant, dispatching on %q. A value with an\n", u.disc)
+	g.p("// unknown %q decodes to Unknown%s and re-encodes unchanged.\n", u.disc, n)
+	g.p("type %s struct {\n\tVariant %sVariant\n}\n\n", n, n)
+
+	g.p("// %sVariant is implemented by:", n)
+	for _, v := range u.variants {
+		g.p(" %s,", v.name)
+	}
+	g.p(" and Unknown%s.\n", n)
+	g.p("type %sVariant interface{ is%s() }\n\n", n, n)
+
+	g.p("// Unknown%s is a %s this version does not model. Raw is the exact\n// JSON it was decoded from; it is written back unchanged.\n", n, n)
+	g.p("type Unknown%s struct {\n\tDiscriminator string\n\tRaw json.RawMessage\n}\n\n", n)
+	g.p("func (Unknown%s) is%s() {}\n\n", n, n)
+	g.p("// MarshalJSON writes Raw back, or a bare discriminator when Raw is empty.\n")
+	g.p("func (v Unknown%s) MarshalJSON() ([]byte, error) { return marshalUnknown(v.Raw, %q, v.Discriminator) }\n\n", n, u.disc)
+
+	g.p("// New%s wraps a variant.\nfunc New%s(v %sVariant) %s { return %s{Variant: v} }\n\n", n, n, n, n, n)
+
+	g.p("// Kind returns the %q discriminator of the held variant (\"\" when empty).\n", u.disc)
+	g.p("func (x %s) Kind() string {\n\tswitch v := x.Variant.(type) {\n", n)
+	for _, v := range u.variants {
+		if len(v.values) == 1 {
+			g.p("\tcase %s:\n\t\treturn %s\n", v.name, strconv.Quote(literalText(v.values[0])))
+		} else {
+			g.p("\tcase %s:\n\t\tif v.%s != \"\" {\n\t\t\treturn string(v.%s)\n\t\t}\n\t\treturn %s\n", v.name, discField, discField, strconv.Quote(literalText(v.values[0])))
+		}
+	}
+	g.p("\tcase Unknown%s:\n\t\treturn v.Discriminator\n\t}\n\treturn \"\"\n}\n\n", n)
+
+	g.p("// MarshalJSON encodes the held variant; an empty %s encodes as null.\n", n)
+	g.p("func (x %s) MarshalJSON() ([]byte, error) {\n\tif x.Variant == nil {\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn json.Marshal(x.Variant)\n}\n\n", n)
+
+	g.p("// UnmarshalJSON picks the variant by %q.\n", u.disc)
+	g.p("func (x *%s) UnmarshalJSON(b []byte) error {\n", n)
+	g.p("\tif isJSONNull(b) {\n\t\tx.Variant = nil\n\t\treturn nil\n\t}\n")
+	g.p("\tvar peek struct {\n\t\tD json.RawMessage `json:%q`\n", u.disc)
+	for i, pp := range u.peekProps {
+		g.p("\t\tP%d json.RawMessage `json:%q`\n", i, pp)
+	}
+	g.p("\t}\n")
+	g.p("\tif err := json.Unmarshal(b, &peek); err != nil {\n\t\treturn fmt.Errorf(\"decode %s: %%w\", err)\n\t}\n", n)
+	g.p("\td := discValue(peek.D)\n")
+	g.p("\tswitch d {\n")
+
+	// Group variants by discriminator literal, keeping schema order.
+	var order []string
+	groups := map[string][]*variant{}
+	for _, v := range u.variants {
+		for _, val := range v.values {
+			k := literalText(val)
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], v)
+		}
+	}
+	peekIdx := map[string]int{}
+	for i, pp := range u.peekProps {
+		peekIdx[pp] = i
+	}
+	decode := func(indent, vname string) {
+		g.p("%svar v %s\n", indent, vname)
+		g.p("%sif err := json.Unmarshal(b, &v); err != nil {\n%s\treturn fmt.Errorf(\"decode %s %%q: %%w\", d, err)\n%s}\n", indent, indent, n, indent)
+		g.p("%sx.Variant = v\n%sreturn nil\n", indent, indent)
+	}
+	for _, k := range order {
+		g.p("\tcase %s:\n", strconv.Quote(k))
+		vs := groups[k]
+		if len(vs) == 1 {
+			decode("\t\t", vs[0].name)
+			continue
+		}
+		for _, v := range vs {
+			var conds []string
+			for _, t := range v.ties {
+				conds = append(conds, fmt.Sprintf("discValue(peek.P%d) == %s", peekIdx[t[0]], strconv.Quote(literalText(json.RawMessage(t[1])))))
+			}
+			if len(conds) == 0 {
+				conds = []string{"true"}
+			}
+			g.p("\t\tif %s {\n", strings.Join(conds, " && "))
+			decode("\t\t\t", v.name)
+			g.p("\t\t}\n")
+		}
+	}
+	g.p("\t}\n")
+	g.p("\tx.Variant = Unknown%s{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}\n\treturn nil\n}\n\n", n)
+	return nil
+}
+
+func (g *gen) emitHelpers() {
+	g.p(`// discValue returns a discriminator's text: the string for a JSON string,
+// the literal itself otherwise, "" when absent.
+func discValue(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	}
+	return string(raw)
+}
+
+func isJSONNull(b []byte) bool {
+	for i, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case 'n':
+			return string(b[i:]) == "null" || len(b[i:]) >= 4 && string(b[i:i+4]) == "null"
+		}
+		return false
+	}
+	return false
+}
+
+// marshalUnknown writes an unknown union member back exactly as received.
+func marshalUnknown(raw json.RawMessage, disc, value string) ([]byte, error) {
+	if len(raw) > 0 {
+		return raw, nil
+	}
+	return json.Marshal(map[string]string{disc: value})
+}
+`)
+	// Keep the output stable regardless of map iteration.
+	_ = sort.Strings
+}

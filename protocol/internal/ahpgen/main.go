@@ -1,0 +1,50 @@
+// Command ahpgen generates protocol/types_gen.go, the AHP wire types, from
+// the five JSON Schemas the spec publishes (state, actions, commands,
+// notifications, errors). Run it through `go generate ./protocol/...`.
+//
+// Naming is fixed because other code is written against it: a Go type is
+// named exactly like its $def, a field is its JSON name with the first letter
+// upper-cased (leading underscores dropped: `_meta` → Meta). Discriminated
+// unions become a wrapper struct holding a variant interface; see the
+// package documentation in types_gen.go's header for the rules.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"go/format"
+	"os"
+)
+
+func main() {
+	dir := flag.String("schemas", "../../shared/ahp/schema", "folder holding the AHP *.schema.json files")
+	out := flag.String("out", "types_gen.go", "output Go file")
+	pkg := flag.String("package", "protocol", "Go package name of the output")
+	flag.Parse()
+
+	if err := run(*dir, *out, *pkg); err != nil {
+		fmt.Fprintln(os.Stderr, "ahpgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir, out, pkg string) error {
+	ds, err := loadDefs(dir)
+	if err != nil {
+		return err
+	}
+	if err := ds.patch(); err != nil {
+		return err
+	}
+	g := newGen(ds)
+	src, err := g.generate(pkg)
+	if err != nil {
+		return err
+	}
+	formatted, err := format.Source(src)
+	if err != nil {
+		_ = os.WriteFile(out+".broken", src, 0o644)
+		return fmt.Errorf("generated code does not parse (raw output in %s.broken): %w", out, err)
+	}
+	return os.WriteFile(out, formatted, 0o644)
+}
