@@ -1,0 +1,431 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Handler answers the peer's requests and receives its notifications.
+//
+// For a request (req.ID != nil) the returned result is encoded as the
+// response's result (a json.RawMessage is sent as is, nil as null); a non-nil
+// err becomes the response's error: its code if it is (or wraps) an *Error,
+// InternalError otherwise. Return ErrMethodNotFound for unknown methods.
+// Request handlers run concurrently, each in its own goroutine.
+//
+// For a notification (req.ID == nil) the return values are ignored.
+// Notifications are delivered one at a time, in arrival order, on a single
+// goroutine, so a slow notification handler delays later notifications (but
+// never responses). A notification handler may call Conn.Call.
+//
+// ctx is cancelled when the connection closes. Handlers must not keep req
+// after returning.
+type Handler interface {
+	Handle(ctx context.Context, req *Request) (result any, err error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, req *Request) (any, error)
+
+// Handle implements Handler.
+func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { return f(ctx, req) }
+
+// ConnOptions configures a Conn.
+type ConnOptions struct {
+	// Logger receives connection events: method names, ids and sizes, never
+	// params or results (they may carry tokens). nil discards logs.
+	Logger *slog.Logger
+	// WriteTimeout bounds each outbound frame on top of the caller's ctx;
+	// 0 means DefaultWriteTimeout, negative disables it.
+	WriteTimeout time.Duration
+}
+
+// Conn is one JSON-RPC peer over a Transport. Create it with NewConn, then
+// Start it; it is safe for concurrent use.
+type Conn struct {
+	t            Transport
+	h            Handler
+	log          *slog.Logger
+	writeTimeout time.Duration
+
+	nextID atomic.Int64
+
+	mu      sync.Mutex
+	pending map[ID]chan *Response
+	started bool
+
+	// notifications waiting for the ordered delivery goroutine.
+	qmu    sync.Mutex
+	queue  []*Request
+	qready chan struct{} // capacity 1: "queue is non-empty or closed"
+	qdone  bool
+
+	ctx    context.Context // handler context, cancelled on close
+	cancel context.CancelFunc
+
+	closeOnce sync.Once
+	done      chan struct{}
+	err       error // why it closed; written once before done closes
+}
+
+// ErrConnClosedLocally is Conn.Err after Close was called.
+var ErrConnClosedLocally = fmt.Errorf("%w locally", ErrClosed)
+
+// NewConn wraps t. h may be nil, in which case every request is answered with
+// MethodNotFound and notifications are dropped.
+func NewConn(t Transport, h Handler, opts ConnOptions) *Conn {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	wt := opts.WriteTimeout
+	if wt == 0 {
+		wt = DefaultWriteTimeout
+	}
+	if h == nil {
+		h = HandlerFunc(func(context.Context, *Request) (any, error) { return nil, ErrMethodNotFound })
+	}
+	return &Conn{
+		t:            t,
+		h:            h,
+		log:          log,
+		writeTimeout: wt,
+		pending:      make(map[ID]chan *Response),
+		qready:       make(chan struct{}, 1),
+		done:         make(chan struct{}),
+	}
+}
+
+// Start launches the reader and the notification goroutine. Cancelling ctx
+// closes the connection; handlers receive a context derived from it. Start
+// must be called once; later calls do nothing.
+func (c *Conn) Start(ctx context.Context) {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return
+	}
+	c.started = true
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	c.mu.Unlock()
+
+	context.AfterFunc(c.ctx, func() {
+		err := ctx.Err()
+		if err == nil {
+			return // cancelled by our own shutdown
+		}
+		c.shutdown(fmt.Errorf("%w: context ended: %w", ErrClosed, err), "client context ended")
+	})
+	go c.readLoop()
+	go c.notifyLoop()
+}
+
+// Done is closed when the connection has closed.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err says why the connection closed (nil while open). It wraps ErrClosed,
+// and ErrFrameTooBig when an oversize frame ended it.
+func (c *Conn) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+// Close closes the connection and its transport. Pending calls fail with an
+// error wrapping ErrClosed.
+func (c *Conn) Close() error {
+	c.shutdown(ErrConnClosedLocally, "closing")
+	return nil
+}
+
+func (c *Conn) shutdown(why error, reason string) {
+	c.closeOnce.Do(func() {
+		c.err = why
+		close(c.done)
+		c.mu.Lock()
+		cancel := c.cancel
+		c.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+		_ = c.t.Close(reason)
+		c.qmu.Lock()
+		c.qdone = true
+		c.qmu.Unlock()
+		c.signalQueue()
+		c.log.Info("jsonrpc: connection closed", "reason", why.Error())
+	})
+}
+
+// Call sends a request and waits for its response, decoding the result into
+// result (which may be nil to discard it). A JSON-RPC error from the peer is
+// returned as an *Error. Cancelling ctx abandons the wait; a late response is
+// then logged and dropped.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := encodeParams(params)
+	if err != nil {
+		return fmt.Errorf("jsonrpc: call %s: %w", method, err)
+	}
+	id := Int64ID(c.nextID.Add(1))
+	ch := make(chan *Response, 1)
+	c.mu.Lock()
+	select {
+	case <-c.done:
+		c.mu.Unlock()
+		return fmt.Errorf("jsonrpc: call %s: %w", method, c.err)
+	default:
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}()
+
+	if err := c.write(ctx, &Request{ID: &id, Method: method, Params: raw}); err != nil {
+		return fmt.Errorf("jsonrpc: call %s: %w", method, err)
+	}
+	c.log.Debug("jsonrpc: call sent", "method", method, "id", id.String())
+
+	select {
+	case resp := <-ch:
+		if resp.Error != nil {
+			return resp.Error
+		}
+		if result == nil {
+			return nil
+		}
+		if err := json.Unmarshal(resp.Result, result); err != nil {
+			return fmt.Errorf("jsonrpc: call %s: the result does not match the expected type (is the host speaking another AHP version?): %w", method, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("jsonrpc: call %s abandoned: %w", method, ctx.Err())
+	case <-c.done:
+		return fmt.Errorf("jsonrpc: call %s: %w", method, c.err)
+	}
+}
+
+// Notify sends a notification; it returns once the frame is written.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	raw, err := encodeParams(params)
+	if err != nil {
+		return fmt.Errorf("jsonrpc: notify %s: %w", method, err)
+	}
+	select {
+	case <-c.done:
+		return fmt.Errorf("jsonrpc: notify %s: %w", method, c.err)
+	default:
+	}
+	if err := c.write(ctx, &Request{Method: method, Params: raw}); err != nil {
+		return fmt.Errorf("jsonrpc: notify %s: %w", method, err)
+	}
+	return nil
+}
+
+func encodeParams(params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return p, nil
+	}
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode params: %w", err)
+	}
+	return b, nil
+}
+
+func (c *Conn) write(ctx context.Context, m Message) error {
+	frame, err := Encode(m)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := withWriteTimeout(ctx, c.writeTimeout)
+	defer cancel()
+	if err := c.t.Write(ctx, frame); err != nil {
+		// A write that failed half-way leaves the stream unusable; a
+		// timed-out peer is treated as gone.
+		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+			c.shutdown(fmt.Errorf("%w: write failed: %w", ErrClosed, err), "write failed")
+		}
+		return err
+	}
+	return nil
+}
+
+func (c *Conn) readLoop() {
+	for {
+		frame, err := c.t.Read(c.ctx)
+		if err != nil {
+			c.shutdown(err, "read failed")
+			return
+		}
+		msg, err := Decode(frame)
+		if err != nil {
+			c.rejectFrame(err, len(frame))
+			continue
+		}
+		switch m := msg.(type) {
+		case *Response:
+			c.deliverResponse(m)
+		case *Request:
+			if m.ID == nil {
+				c.enqueue(m)
+				continue
+			}
+			c.log.Debug("jsonrpc: request received", "method", m.Method, "id", m.ID.String(), "bytes", len(frame))
+			go c.handleRequest(m)
+		}
+	}
+}
+
+// rejectFrame logs a bad frame and, when the peer expects an answer, sends an
+// error response. The connection survives: one bad frame from a buggy host
+// should not drop the user's session.
+func (c *Conn) rejectFrame(err error, size int) {
+	var de *DecodeError
+	if !errors.As(err, &de) {
+		c.log.Warn("jsonrpc: dropped undecodable frame", "bytes", size, "error", err.Error())
+		return
+	}
+	c.log.Warn("jsonrpc: dropped malformed frame", "bytes", size, "code", de.Code, "error", de.Err.Error())
+	// JSON-RPC requires an answer to an unparsable or invalid request (with a
+	// null id when it is unknown); a broken response gets none, or two peers
+	// could trade errors forever.
+	if de.Code != ParseError && !de.IsRequest {
+		return
+	}
+	resp := &Response{ID: de.ID, Error: NewError(de.Code, de.Err.Error())}
+	// Off the reader goroutine: the reader must never block on a write.
+	go func() {
+		if err := c.write(context.Background(), resp); err != nil {
+			c.log.Debug("jsonrpc: could not answer malformed frame", "error", err.Error())
+		}
+	}()
+}
+
+func (c *Conn) deliverResponse(r *Response) {
+	if r.ID == nil {
+		msg := ""
+		if r.Error != nil {
+			msg = r.Error.Error()
+		}
+		c.log.Warn("jsonrpc: peer reported an error for a message it could not read", "error", msg)
+		return
+	}
+	c.mu.Lock()
+	ch, ok := c.pending[*r.ID]
+	delete(c.pending, *r.ID)
+	c.mu.Unlock()
+	if !ok {
+		c.log.Warn("jsonrpc: ignored response to unknown id", "id", r.ID.String())
+		return
+	}
+	ch <- r // buffered, and each id is delivered at most once
+}
+
+func (c *Conn) handleRequest(req *Request) {
+	result, err := c.runHandler(req)
+	resp := &Response{ID: req.ID}
+	if err != nil {
+		resp.Error = toWireError(err)
+		c.log.Debug("jsonrpc: request failed", "method", req.Method, "id", req.ID.String(), "code", resp.Error.Code)
+	} else if raw, ok := result.(json.RawMessage); ok {
+		resp.Result = raw
+	} else if b, mErr := json.Marshal(result); mErr != nil {
+		c.log.Error("jsonrpc: cannot encode handler result", "method", req.Method, "id", req.ID.String(), "error", mErr.Error())
+		resp.Error = NewError(InternalError, "internal error: the result could not be encoded")
+	} else {
+		resp.Result = b
+	}
+	// The reply must go out even if the handler's ctx was cancelled; only a
+	// closed transport (or the write timeout) stops it.
+	if werr := c.write(context.Background(), resp); werr != nil {
+		c.log.Warn("jsonrpc: could not send response", "method", req.Method, "id", req.ID.String(), "error", werr.Error())
+	}
+}
+
+// runHandler calls the handler, turning a panic into InternalError so every
+// request still gets its one response.
+func (c *Conn) runHandler(req *Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("jsonrpc: handler panicked", "method", req.Method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			result, err = nil, NewError(InternalError, "internal error: the handler failed")
+		}
+	}()
+	return c.h.Handle(c.ctx, req)
+}
+
+func toWireError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) && e != nil {
+		return e
+	}
+	return NewError(InternalError, err.Error())
+}
+
+func (c *Conn) enqueue(req *Request) {
+	c.qmu.Lock()
+	c.queue = append(c.queue, req)
+	c.qmu.Unlock()
+	c.signalQueue()
+}
+
+func (c *Conn) signalQueue() {
+	select {
+	case c.qready <- struct{}{}:
+	default:
+	}
+}
+
+// notifyLoop delivers notifications in arrival order. The queue is unbounded
+// so the reader never waits on a handler (responses keep flowing even while
+// the UI is slow). After close it drains what was already received: the
+// host's last actions before a disconnect still matter to the mirror.
+func (c *Conn) notifyLoop() {
+	for {
+		<-c.qready
+		for {
+			c.qmu.Lock()
+			if len(c.queue) == 0 {
+				finished := c.qdone
+				c.qmu.Unlock()
+				if finished {
+					return
+				}
+				break
+			}
+			req := c.queue[0]
+			c.queue[0] = nil
+			c.queue = c.queue[1:]
+			c.qmu.Unlock()
+			c.runNotification(req)
+		}
+	}
+}
+
+func (c *Conn) runNotification(req *Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("jsonrpc: notification handler panicked", "method", req.Method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	if _, err := c.h.Handle(c.ctx, req); err != nil {
+		c.log.Debug("jsonrpc: notification handler failed", "method", req.Method, "error", err.Error())
+	}
+}

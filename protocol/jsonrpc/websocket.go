@@ -1,0 +1,139 @@
+package jsonrpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/coder/websocket"
+)
+
+// DialOptions configures Dial.
+type DialOptions struct {
+	// HTTPClient performs the upgrade request; nil uses http.DefaultClient.
+	HTTPClient *http.Client
+	// HTTPHeader is sent with the upgrade request (e.g. transport-level
+	// authorization, which AHP leaves to the handshake).
+	HTTPHeader http.Header
+	// ReadLimit bounds one inbound frame in bytes; 0 means DefaultReadLimit.
+	ReadLimit int64
+	// WriteTimeout bounds one outbound frame; 0 means DefaultWriteTimeout,
+	// negative disables it (the caller's ctx still applies).
+	WriteTimeout time.Duration
+}
+
+// AcceptOptions configures Accept.
+type AcceptOptions struct {
+	// OriginPatterns lists extra allowed Origin hosts (see
+	// websocket.AcceptOptions); same-origin and no-Origin requests pass.
+	OriginPatterns []string
+	// ReadLimit bounds one inbound frame in bytes; 0 means DefaultReadLimit.
+	ReadLimit int64
+	// WriteTimeout as in DialOptions.
+	WriteTimeout time.Duration
+}
+
+// Dial opens a WebSocket to an AHP host (ws:// or wss:// url).
+func Dial(ctx context.Context, url string, opts DialOptions) (Transport, error) {
+	c, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
+		HTTPClient: opts.HTTPClient,
+		HTTPHeader: opts.HTTPHeader,
+	})
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	if err != nil {
+		if resp != nil {
+			return nil, fmt.Errorf("jsonrpc: dial %s: host answered HTTP %d; check the URL and any transport credentials: %w", url, resp.StatusCode, err)
+		}
+		return nil, fmt.Errorf("jsonrpc: dial %s: is the host running and reachable? %w", url, err)
+	}
+	return newWSTransport(c, opts.ReadLimit, opts.WriteTimeout), nil
+}
+
+// Accept upgrades an HTTP request to an AHP WebSocket transport. On failure
+// it has already written an HTTP error response.
+func Accept(w http.ResponseWriter, r *http.Request, opts AcceptOptions) (Transport, error) {
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: opts.OriginPatterns})
+	if err != nil {
+		return nil, fmt.Errorf("jsonrpc: websocket upgrade failed: %w", err)
+	}
+	return newWSTransport(c, opts.ReadLimit, opts.WriteTimeout), nil
+}
+
+type wsTransport struct {
+	c            *websocket.Conn
+	readLimit    int64
+	writeTimeout time.Duration
+}
+
+func newWSTransport(c *websocket.Conn, limit int64, wt time.Duration) *wsTransport {
+	if limit <= 0 {
+		limit = DefaultReadLimit
+	}
+	if wt == 0 {
+		wt = DefaultWriteTimeout
+	}
+	c.SetReadLimit(limit)
+	return &wsTransport{c: c, readLimit: limit, writeTimeout: wt}
+}
+
+func (t *wsTransport) Read(ctx context.Context) ([]byte, error) {
+	typ, data, err := t.c.Read(ctx)
+	if err != nil {
+		return nil, t.readErr(err)
+	}
+	if typ != websocket.MessageText {
+		// AHP frames are text; a binary frame means a foreign protocol.
+		_ = t.c.Close(websocket.StatusUnsupportedData, "AHP expects text frames")
+		return nil, fmt.Errorf("%w: peer sent a binary frame; AHP uses text frames only", ErrClosed)
+	}
+	return data, nil
+}
+
+func (t *wsTransport) readErr(err error) error {
+	if errors.Is(err, websocket.ErrMessageTooBig) {
+		return fmt.Errorf("%w: a frame exceeded the %d-byte read limit, so the connection was closed with status %d (MessageTooBig); raise ReadLimit if the host legitimately sends larger frames: %w",
+			ErrFrameTooBig, t.readLimit, websocket.StatusMessageTooBig, err)
+	}
+	if code := websocket.CloseStatus(err); code != -1 {
+		var ce websocket.CloseError
+		errors.As(err, &ce)
+		return fmt.Errorf("%w: peer closed the WebSocket with status %d (%s), reason %q: %w", ErrClosed, int(code), code, ce.Reason, err)
+	}
+	return fmt.Errorf("%w: websocket read: %w", ErrClosed, err)
+}
+
+func (t *wsTransport) Write(ctx context.Context, frame []byte) error {
+	ctx, cancel := withWriteTimeout(ctx, t.writeTimeout)
+	defer cancel()
+	// websocket.Conn serializes writers and gives up on ctx; on a timeout it
+	// closes the connection, which is right: a peer that stopped reading
+	// mid-frame cannot be resynchronised.
+	if err := t.c.Write(ctx, websocket.MessageText, frame); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("jsonrpc: websocket write timed out (peer is not reading); the connection was closed: %w", err)
+		}
+		return fmt.Errorf("%w: websocket write: %w", ErrClosed, err)
+	}
+	return nil
+}
+
+func (t *wsTransport) Close(reason string) error {
+	// A close reason must fit in a control frame (123 bytes).
+	for len(reason) > 123 {
+		reason = reason[:123]
+		for !utf8.ValidString(reason) {
+			reason = reason[:len(reason)-1]
+		}
+	}
+	err := t.c.Close(websocket.StatusNormalClosure, reason)
+	if err == nil || errors.Is(err, net.ErrClosed) || websocket.CloseStatus(err) != -1 {
+		return nil
+	}
+	return fmt.Errorf("jsonrpc: websocket close: %w", err)
+}
