@@ -321,6 +321,9 @@ func (g *gen) goType(owner, pname string, s *schema) (typ string, nilable bool, 
 	case "object":
 		if len(s.Props) > 0 {
 			name := owner + goFieldName(pname)
+			if n, ok := inlineNames[owner+"."+pname]; ok {
+				name = n
+			}
 			if _, clash := g.ds.defs[name]; clash {
 				name += "_"
 			}
@@ -402,6 +405,7 @@ func (g *gen) generate(pkg string) ([]byte, error) {
 			}
 		}
 	}
+	g.emitRegistry()
 	g.emitHelpers()
 	return g.buf.Bytes(), nil
 }
@@ -652,6 +656,34 @@ func (g *gen) emitUnion(u *union, s *schema) error {
 	return nil
 }
 
+// emitRegistry lists every generated type by its schema name, so tools and
+// tests can decode a message given only the type name (as the round-trip
+// fixtures do), and every union with its discriminator.
+func (g *gen) emitRegistry() {
+	g.p("// wireTypes returns a new zero value of each named wire type, by $def name.\n")
+	g.p("var wireTypes = map[string]func() any{\n")
+	var names []string
+	for n := range g.emitted {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		g.p("\t%q: func() any { return new(%s) },\n", n, n)
+	}
+	g.p("}\n\n")
+	g.p("// unionDiscriminators names the discriminator property of every generated union.\n")
+	g.p("var unionDiscriminators = map[string]string{\n")
+	var us []string
+	for n := range g.unions {
+		us = append(us, n)
+	}
+	sort.Strings(us)
+	for _, n := range us {
+		g.p("\t%q: %q,\n", n, g.unions[n].disc)
+	}
+	g.p("}\n\n")
+}
+
 func (g *gen) emitHelpers() {
 	g.p(`// discValue returns a discriminator's text: the string for a JSON string,
 // the literal itself otherwise, "" when absent.
@@ -689,6 +721,4 @@ func marshalUnknown(raw json.RawMessage, disc, value string) ([]byte, error) {
 	return json.Marshal(map[string]string{disc: value})
 }
 `)
-	// Keep the output stable regardless of map iteration.
-	_ = sort.Strings
 }

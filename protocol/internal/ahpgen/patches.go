@@ -46,6 +46,13 @@ var overrides = map[string]override{
 	"Snapshot.state": {goType: "SnapshotState"},
 }
 
+// inlineNames names inline object types that are a TypeScript
+// `Partial<T>` of a named type; the rest are named <Def><Property>.
+var inlineNames = map[string]string{
+	"SessionSummaryChangedParams.changes": "PartialSessionSummary",
+	"SessionChatUpdatedAction.changes":    "PartialChatSummary",
+}
+
 // floatProps are the `number` properties that may carry fractions. Every
 // other `number` is a count, sequence number, offset or timestamp and
 // becomes int64, so large values round-trip exactly.

@@ -1,0 +1,372 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// newWireValue returns a pointer to a new zero value of the wire type the
+// fixtures call name: every generated type plus the hand-written ones.
+func newWireValue(name string) (any, bool) {
+	if f, ok := wireTypes[name]; ok {
+		return f(), true
+	}
+	switch name {
+	case "StringOrMarkdown":
+		return new(StringOrMarkdown), true
+	case "JsonPrimitive":
+		return new(JsonPrimitive), true
+	case "JsonRpcMessage":
+		return new(JsonRpcMessage), true
+	case "SnapshotState":
+		return new(SnapshotState), true
+	}
+	return nil, false
+}
+
+// roundTrip decodes in as the named type and encodes it again.
+func roundTrip(typ string, in []byte) ([]byte, error) {
+	v, ok := newWireValue(typ)
+	if !ok {
+		return nil, fmt.Errorf("no Go type for wire type %q", typ)
+	}
+	if err := json.Unmarshal(in, v); err != nil {
+		return nil, fmt.Errorf("decode as %s: %w", typ, err)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", typ, err)
+	}
+	return out, nil
+}
+
+type roundTripFixture struct {
+	Name              string            `json:"name"`
+	Group             string            `json:"group"`
+	Description       string            `json:"description"`
+	Type              string            `json:"type"`
+	Input             json.RawMessage   `json:"input"`
+	AcceptableOutputs []json.RawMessage `json:"acceptableOutputs"`
+}
+
+func TestRoundTripFixtures(t *testing.T) {
+	dir := fixtureDir(t, "round-trips")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no round-trip fixtures in %s (%v)", dir, err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fx roundTripFixture
+			if err := json.Unmarshal(data, &fx); err != nil {
+				t.Fatalf("%s: not a round-trip fixture: %v", file, err)
+			}
+			if len(fx.AcceptableOutputs) != 1 {
+				t.Fatalf("%s: want exactly one acceptableOutputs entry, got %d", file, len(fx.AcceptableOutputs))
+			}
+			out, err := roundTrip(fx.Type, fx.Input)
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			if d := jsonDiff(fx.AcceptableOutputs[0], out); d != "" {
+				t.Errorf("%s: %s re-encoded differently from acceptableOutputs[0] (%s):\n%s\ngot: %s",
+					filepath.Base(file), fx.Type, fx.Description, d, out)
+			}
+		})
+	}
+}
+
+// jsonDiff compares two JSON documents structurally: key order is free,
+// key presence and values are strict (null is not absent). It returns one
+// line per difference, or "" when they match.
+func jsonDiff(want, got []byte) string {
+	var w, g any
+	if err := decodeNumbers(want, &w); err != nil {
+		return "want is not JSON: " + err.Error()
+	}
+	if err := decodeNumbers(got, &g); err != nil {
+		return "got is not JSON: " + err.Error()
+	}
+	var lines []string
+	diffValue("$", w, g, &lines)
+	return strings.Join(lines, "\n")
+}
+
+func decodeNumbers(b []byte, v *any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+func diffValue(path string, w, g any, lines *[]string) {
+	switch wv := w.(type) {
+	case map[string]any:
+		gv, ok := g.(map[string]any)
+		if !ok {
+			*lines = append(*lines, fmt.Sprintf("  %s: want object, got %s", path, short(g)))
+			return
+		}
+		keys := map[string]bool{}
+		for k := range wv {
+			keys[k] = true
+		}
+		for k := range gv {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			wc, inW := wv[k]
+			gc, inG := gv[k]
+			switch {
+			case !inG:
+				*lines = append(*lines, fmt.Sprintf("- %s.%s: missing (want %s)", path, k, short(wc)))
+			case !inW:
+				*lines = append(*lines, fmt.Sprintf("+ %s.%s: unexpected key (got %s)", path, k, short(gc)))
+			default:
+				diffValue(path+"."+k, wc, gc, lines)
+			}
+		}
+	case []any:
+		gv, ok := g.([]any)
+		if !ok {
+			*lines = append(*lines, fmt.Sprintf("  %s: want array, got %s", path, short(g)))
+			return
+		}
+		if len(wv) != len(gv) {
+			*lines = append(*lines, fmt.Sprintf("  %s: want %d elements, got %d", path, len(wv), len(gv)))
+		}
+		for i := 0; i < len(wv) && i < len(gv); i++ {
+			diffValue(fmt.Sprintf("%s[%d]", path, i), wv[i], gv[i], lines)
+		}
+	default:
+		if !reflect.DeepEqual(w, g) {
+			*lines = append(*lines, fmt.Sprintf("  %s: want %s, got %s", path, short(w), short(g)))
+		}
+	}
+}
+
+func short(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 120 {
+		return string(b[:117]) + "..."
+	}
+	return string(b)
+}
+
+// TestRoundTripJsonDiff keeps the comparator honest: it must see presence,
+// null and value differences but not key order.
+func TestRoundTripJsonDiff(t *testing.T) {
+	tests := []struct {
+		want, got string
+		same      bool
+	}{
+		{`{"a":1,"b":[1,2]}`, `{"b":[1,2],"a":1}`, true},
+		{`{"a":1}`, `{"a":1,"origin":null}`, false},
+		{`{"a":null}`, `{}`, false},
+		{`{"a":2148131814}`, `{"a":2148131814.0}`, false},
+		{`{"a":[1]}`, `{"a":[1,2]}`, false},
+		{`"hello"`, `{"markdown":"hello"}`, false},
+	}
+	for _, tt := range tests {
+		if d := jsonDiff([]byte(tt.want), []byte(tt.got)); (d == "") != tt.same {
+			t.Errorf("jsonDiff(%s, %s) = %q, want same=%v", tt.want, tt.got, d, tt.same)
+		}
+	}
+}
+
+// Every generated union must keep a variant it does not know, byte for byte.
+func TestRoundTripUnknownUnionVariants(t *testing.T) {
+	if len(unionDiscriminators) < 20 {
+		t.Fatalf("only %d unions generated; the generator lost some", len(unionDiscriminators))
+	}
+	for name, disc := range unionDiscriminators {
+		t.Run(name, func(t *testing.T) {
+			in := fmt.Sprintf(`{"%s":"future/unknown-%s","extra":{"nested":[1,2.5,null]},"big":1700000000000}`, disc, name)
+			v, _ := newWireValue(name)
+			if err := json.Unmarshal([]byte(in), v); err != nil {
+				t.Fatalf("decode unknown %s: %v", name, err)
+			}
+			variant := reflect.ValueOf(v).Elem().FieldByName("Variant").Interface()
+			if got := reflect.TypeOf(variant).Name(); got != "Unknown"+name {
+				t.Fatalf("unknown %s decoded as %s, want Unknown%s", name, got, name)
+			}
+			if k := reflect.ValueOf(v).Elem().Interface().(interface{ Kind() string }).Kind(); k != "future/unknown-"+name {
+				t.Errorf("Kind() = %q, want the unknown discriminator", k)
+			}
+			out, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != in {
+				t.Errorf("unknown %s re-encoded as\n%s\nwant byte-exact\n%s", name, out, in)
+			}
+		})
+	}
+}
+
+// A variant built in Go without its discriminator still encodes it, and
+// decodes back to the same variant type.
+func TestRoundTripVariantDiscriminatorForced(t *testing.T) {
+	tests := []struct {
+		name    string
+		value   any
+		want    string
+		decoded any
+	}{
+		{"delta", NewStateAction(ChatDeltaAction{TurnId: "t1", PartId: "p1", Content: "hi"}),
+			`{"turnId":"t1","partId":"p1","content":"hi","type":"chat/delta"}`, ChatDeltaAction{}},
+		{"denied", NewStateAction(ChatToolCallDeniedAction{TurnId: "t", ToolCallId: "c", Reason: "denied"}),
+			`{"turnId":"t","toolCallId":"c","type":"chat/toolCallConfirmed","approved":false,"reason":"denied"}`, ChatToolCallDeniedAction{}},
+		{"approved", NewStateAction(ChatToolCallApprovedAction{TurnId: "t", ToolCallId: "c", Confirmed: ToolCallConfirmationReasonUserAction}),
+			`{"turnId":"t","toolCallId":"c","type":"chat/toolCallConfirmed","approved":true,"confirmed":"user-action"}`, ChatToolCallApprovedAction{}},
+		{"running", NewToolCallState(ToolCallRunningState{ToolCallId: "c", ToolName: "x", DisplayName: "X", InvocationMessage: PlainString("go"), ToolInput: ptr("{}")}),
+			``, ToolCallRunningState{}},
+		{"integer question keeps kind", NewChatInputQuestion(ChatInputNumberQuestion{Id: "q", Message: "m", Kind: "integer"}),
+			`{"id":"q","message":"m","kind":"integer"}`, ChatInputNumberQuestion{}},
+		{"number question default kind", NewChatInputQuestion(ChatInputNumberQuestion{Id: "q", Message: "m"}),
+			`{"id":"q","message":"m","kind":"number"}`, ChatInputNumberQuestion{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := json.Marshal(tt.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want != "" {
+				if d := jsonDiff([]byte(tt.want), out); d != "" {
+					t.Fatalf("encoded %s:\n%s", out, d)
+				}
+			}
+			back := reflect.New(reflect.TypeOf(tt.value))
+			if err := json.Unmarshal(out, back.Interface()); err != nil {
+				t.Fatalf("decode %s: %v", out, err)
+			}
+			variant := back.Elem().FieldByName("Variant").Interface()
+			if reflect.TypeOf(variant) != reflect.TypeOf(tt.decoded) {
+				t.Fatalf("decoded %s as %T, want %T", out, variant, tt.decoded)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestRoundTripSessionStatusKeepsUnknownBits(t *testing.T) {
+	const in = `{"resource":"ahp-session:/s1","provider":"demo","title":"t","status":2147483720,"createdAt":"a","modifiedAt":"b"}`
+	var s SessionSummary
+	if err := json.Unmarshal([]byte(in), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Status != 2147483720 || !s.Status.Has(SessionStatusInProgress) || !s.Status.Has(SessionStatusIsArchived) || s.Status.Has(SessionStatusIdle) {
+		t.Fatalf("status = %d, want 2147483720 with InProgress and IsArchived set", s.Status)
+	}
+	out, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := jsonDiff([]byte(in), out); d != "" {
+		t.Fatalf("re-encoded %s:\n%s", out, d)
+	}
+	var combined SessionStatus
+	if err := json.Unmarshal([]byte("72"), &combined); err != nil || combined != SessionStatusInProgress|SessionStatusIsArchived {
+		t.Fatalf("72 decoded as %d, %v", combined, err)
+	}
+}
+
+// Large integers must encode as plain integers: no exponent, no decimals.
+func TestRoundTripLargeIntegers(t *testing.T) {
+	in := `{"channel":"ahp-session:/s1","action":{"type":"terminal/commandExecuted","commandId":"c","commandLine":"ls","timestamp":1700000000000},"serverSeq":2147483720,"origin":{"clientId":"c","clientSeq":9007199254740993}}`
+	out, err := roundTrip("ActionEnvelope", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1700000000000", "2147483720", "9007199254740993"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("re-encoded %s lost %s", out, want)
+		}
+	}
+}
+
+func TestRoundTripSnapshotStateByChannel(t *testing.T) {
+	tests := []struct {
+		resource string
+		state    string
+		want     any
+	}{
+		{"ahp-root://", `{"agents":[]}`, RootState{}},
+		{"ahp-session:/s1", `{"provider":"p","title":"t","status":1,"lifecycle":"ready","activeClients":[],"chats":[]}`, SessionState{}},
+		{"ahp-chat:/c1", `{"resource":"ahp-chat:/c1","title":"t","status":1,"modifiedAt":"x","turns":[]}`, ChatState{}},
+		{"ahp-session:/s1/annotations", `{"annotations":[]}`, AnnotationsState{}},
+		{"ahp-future:/x", `{"whatever":true}`, UnknownSnapshotState{}},
+	}
+	for _, tt := range tests {
+		in := fmt.Sprintf(`{"resource":%q,"state":%s,"fromSeq":3}`, tt.resource, tt.state)
+		var s Snapshot
+		if err := json.Unmarshal([]byte(in), &s); err != nil {
+			t.Fatalf("%s: %v", tt.resource, err)
+		}
+		if reflect.TypeOf(s.State.Variant) != reflect.TypeOf(tt.want) {
+			t.Errorf("%s: state decoded as %T, want %T", tt.resource, s.State.Variant, tt.want)
+		}
+		out, _ := json.Marshal(s)
+		if d := jsonDiff([]byte(in), out); d != "" {
+			t.Errorf("%s: re-encoded %s:\n%s", tt.resource, out, d)
+		}
+	}
+}
+
+func TestRoundTripStringOrMarkdownForms(t *testing.T) {
+	for _, in := range []string{`"plain"`, `{"markdown":"**md**"}`, `""`} {
+		out, err := roundTrip("StringOrMarkdown", []byte(in))
+		if err != nil || string(out) != in {
+			t.Errorf("StringOrMarkdown %s → %s, %v", in, out, err)
+		}
+	}
+	if _, err := roundTrip("StringOrMarkdown", []byte(`42`)); err == nil {
+		t.Error("StringOrMarkdown accepted a number")
+	}
+}
+
+func TestRoundTripJsonRpcMessageKinds(t *testing.T) {
+	tests := []struct {
+		in   string
+		want any
+	}{
+		{`{"jsonrpc":"2.0","id":"a","method":"m","params":{"x":1}}`, JsonRpcRequest{}},
+		{`{"jsonrpc":"2.0","method":"action","params":{}}`, JsonRpcNotification{}},
+		{`{"jsonrpc":"2.0","id":7,"result":null}`, JsonRpcSuccessResponse{}},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse","data":{"k":[1]}}}`, JsonRpcErrorResponse{}},
+	}
+	for _, tt := range tests {
+		var m JsonRpcMessage
+		if err := json.Unmarshal([]byte(tt.in), &m); err != nil {
+			t.Fatalf("%s: %v", tt.in, err)
+		}
+		if reflect.TypeOf(m.Variant) != reflect.TypeOf(tt.want) {
+			t.Errorf("%s decoded as %T, want %T", tt.in, m.Variant, tt.want)
+		}
+		out, _ := json.Marshal(m)
+		if d := jsonDiff([]byte(tt.in), out); d != "" {
+			t.Errorf("%s re-encoded as %s:\n%s", tt.in, out, d)
+		}
+	}
+	var m JsonRpcMessage
+	if err := json.Unmarshal([]byte(`{"jsonrpc":"2.0","id":1}`), &m); err == nil {
+		t.Error("a message with neither method, result nor error decoded without error")
+	}
+}
