@@ -370,3 +370,80 @@ func TestRoundTripJsonRpcMessageKinds(t *testing.T) {
 		t.Error("a message with neither method, result nor error decoded without error")
 	}
 }
+
+// reducerStateTypes maps a reducer fixture's `reducer` to its state type.
+var reducerStateTypes = map[string]string{
+	"root": "RootState", "session": "SessionState", "chat": "ChatState", "terminal": "TerminalState",
+	"changeset": "ChangesetState", "annotations": "AnnotationsState", "resourceWatch": "ResourceWatchState",
+}
+
+// The reducer fixtures are the widest sample of real wire shapes: every
+// state and action in them must decode into the generated types and
+// re-encode unchanged (after dropping nulls, which those fixtures use for
+// "absent"). This is what caught the schema's lossy FileEdit.content and
+// the `T | undefined` fields listed as required.
+func TestRoundTripReducerFixtureShapes(t *testing.T) {
+	dir := fixtureDir(t, "reducers")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no reducer fixtures in %s (%v)", dir, err)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fx struct {
+			Reducer           string
+			Initial, Expected json.RawMessage
+			Actions           []json.RawMessage
+		}
+		if err := json.Unmarshal(data, &fx); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		st, ok := reducerStateTypes[fx.Reducer]
+		if !ok {
+			t.Errorf("%s: unknown reducer %q", filepath.Base(file), fx.Reducer)
+			continue
+		}
+		check := func(what, typ string, raw json.RawMessage) {
+			var v any
+			if err := decodeNumbers(raw, &v); err != nil {
+				t.Errorf("%s %s: %v", filepath.Base(file), what, err)
+				return
+			}
+			clean, _ := json.Marshal(dropNulls(v))
+			out, err := roundTrip(typ, clean)
+			if err != nil {
+				t.Errorf("%s %s: %v", filepath.Base(file), what, err)
+				return
+			}
+			if d := jsonDiff(clean, out); d != "" {
+				t.Errorf("%s %s (%s) re-encoded differently:\n%s", filepath.Base(file), what, typ, d)
+			}
+		}
+		check("initial", st, fx.Initial)
+		check("expected", st, fx.Expected)
+		for i, a := range fx.Actions {
+			check(fmt.Sprintf("actions[%d]", i), "StateAction", a)
+		}
+	}
+}
+
+func dropNulls(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, c := range t {
+			if c != nil {
+				out[k] = dropNulls(c)
+			}
+		}
+		return out
+	case []any:
+		for i := range t {
+			t[i] = dropNulls(t[i])
+		}
+	}
+	return v
+}

@@ -231,14 +231,14 @@ type FileEdit struct {
 
 // The file state before the edit. Absent for file creations or for in-place file edits.
 type FileEditBefore struct {
-	Uri     string `json:"uri"`
-	Content string `json:"content"`
+	Uri     string     `json:"uri"`
+	Content ContentRef `json:"content"`
 }
 
 // The file state after the edit. Absent for file deletions.
 type FileEditAfter struct {
-	Uri     string `json:"uri"`
-	Content string `json:"content"`
+	Uri     string     `json:"uri"`
+	Content ContentRef `json:"content"`
 }
 
 // Optional diff display metadata
@@ -3229,7 +3229,7 @@ type ToolCallClientContributor struct {
 	//
 	// When set, the identified client is responsible for executing the tool and
 	// dispatching `chat/toolCallComplete` with the result.
-	ClientId string `json:"clientId"`
+	ClientId *string `json:"clientId,omitempty"`
 }
 
 func (ToolCallClientContributor) isToolCallContributor() {}
@@ -3858,14 +3858,14 @@ func (v ToolResultFileEditContent) MarshalJSON() ([]byte, error) {
 
 // The file state before the edit. Absent for file creations or for in-place file edits.
 type ToolResultFileEditContentBefore struct {
-	Uri     string `json:"uri"`
-	Content string `json:"content"`
+	Uri     string     `json:"uri"`
+	Content ContentRef `json:"content"`
 }
 
 // The file state after the edit. Absent for file deletions.
 type ToolResultFileEditContentAfter struct {
-	Uri     string `json:"uri"`
-	Content string `json:"content"`
+	Uri     string     `json:"uri"`
+	Content ContentRef `json:"content"`
 }
 
 // Optional diff display metadata
@@ -6875,7 +6875,7 @@ type SessionActivityChangedAction struct {
 	Type string `json:"type"`
 
 	// Human-readable description of current activity, or `undefined` to clear
-	Activity string `json:"activity"`
+	Activity *string `json:"activity,omitempty"`
 }
 
 func (SessionActivityChangedAction) isStateAction() {}
@@ -6901,7 +6901,7 @@ type SessionChangesetsChangedAction struct {
 	Type string `json:"type"`
 
 	// New catalogue, or `undefined` to clear it
-	Changesets []Changeset `json:"changesets"`
+	Changesets []Changeset `json:"changesets,omitzero"`
 }
 
 func (SessionChangesetsChangedAction) isStateAction() {}
@@ -7271,7 +7271,7 @@ type SessionMetaChangedAction struct {
 	Type string `json:"type"`
 
 	// New `_meta` payload, or `undefined` to clear it
-	Meta map[string]json.RawMessage `json:"_meta"`
+	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 }
 
 func (SessionMetaChangedAction) isStateAction() {}
@@ -8658,7 +8658,7 @@ type ChangesetOperationsChangedAction struct {
 	Type string `json:"type"`
 
 	// Updated operation list. Pass `undefined` to clear all operations.
-	Operations []ChangesetOperation `json:"operations"`
+	Operations []ChangesetOperation `json:"operations,omitzero"`
 }
 
 func (ChangesetOperationsChangedAction) isStateAction() {}

@@ -157,7 +157,39 @@ func (ds *defSet) patch() error {
 		}
 		removeRequired(s, p[1])
 	}
+	// The same slip where the field's own doc says it may be `undefined`
+	// (clear) or absent; reducer fixtures 134 and 141 send them absent.
+	for _, p := range [][2]string{
+		{"SessionActivityChangedAction", "activity"},
+		{"SessionChangesetsChangedAction", "changesets"},
+		{"SessionMetaChangedAction", "_meta"},
+		{"ChangesetOperationsChangedAction", "operations"},
+		{"ToolCallClientContributor", "clientId"},
+	} {
+		s, err := get(p[0])
+		if err != nil {
+			return err
+		}
+		removeRequired(s, p[1])
+	}
 	// Defect 3 (SessionStatus is a bitset) is handled in emitNumericEnum.
+
+	// FileEdit sides carry a ContentRef (reducer fixtures 138-227 send
+	// `content: { uri }`), flattened to string by the schema generator.
+	for _, d := range []string{"FileEdit", "ToolResultFileEditContent"} {
+		s, err := get(d)
+		if err != nil {
+			return err
+		}
+		for _, side := range []string{"before", "after"} {
+			sp := s.prop(side)
+			if sp == nil || sp.prop("content") == nil {
+				return fmt.Errorf("patch: %s.%s.content missing", d, side)
+			}
+			c := sp.prop("content")
+			*c = schema{Ref: "#/$defs/ContentRef", Description: c.Description}
+		}
+	}
 
 	// chat/toolCallConfirmed has two shapes told apart by the boolean
 	// `approved`, which the schema generator turned into `{}`.
