@@ -1,0 +1,287 @@
+package views
+
+import (
+	"image/color"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/lipgloss/v2"
+)
+
+// Palette is the theme's colours, already resolved for the background.
+// Every field is lipgloss.NoColor{} when colour is off.
+type Palette struct {
+	Primary, Secondary                   color.Color
+	Fg, FgMuted, FgSubtle                color.Color
+	BgSubtle, BgSelected                 color.Color
+	Border, BorderFocus                  color.Color
+	Error, Warning, Success, Info, OnAcc color.Color
+}
+
+// Theme is the one place views get styles from; no view builds colours of
+// its own. It is a plain value: build it once per background change with
+// NewTheme and pass it down.
+type Theme struct {
+	IsDark  bool
+	NoColor bool
+	Palette Palette
+
+	Title  lipgloss.Style // panel and dialog titles
+	Text   lipgloss.Style // ordinary body text
+	Muted  lipgloss.Style // secondary text: timestamps, ids, hints
+	Subtle lipgloss.Style // least important text: separators, placeholders
+
+	// Panel is a blurred bordered panel, PanelFocused the one with focus.
+	// Without colour, focus is told apart by a thick border.
+	Panel, PanelFocused           lipgloss.Style
+	PanelTitle, PanelTitleFocused lipgloss.Style
+
+	Selected lipgloss.Style // the highlighted row in a list
+
+	Error, Warning, Success, Info lipgloss.Style
+
+	// Status bar segments. StatusBar is the base every other segment sits
+	// on; StatusState is recoloured per connection state by ConnBadge.
+	StatusBar, StatusHost, StatusVersion         lipgloss.Style
+	StatusMessage, StatusError, StatusNeedsInput lipgloss.Style
+
+	// Help styles for bubbles/help, and for inline key hints ("y approve").
+	Help              help.Styles
+	HelpKey, HelpDesc lipgloss.Style
+
+	// GrantBox frames the inline "grant additional access" prompt.
+	GrantBox, GrantTitle, GrantURL lipgloss.Style
+
+	UserLabel, UserMessage   lipgloss.Style
+	AgentLabel, AgentMessage lipgloss.Style
+
+	// Reasoning is the agent's thinking text, kept visually secondary.
+	Reasoning lipgloss.Style
+}
+
+// NoColorRequested reports whether the NO_COLOR convention
+// (https://no-color.org) asks for no colour: the variable is set and not
+// empty. getenv is os.Getenv in the program and a map lookup in tests.
+func NoColorRequested(getenv func(string) string) bool {
+	return getenv("NO_COLOR") != ""
+}
+
+// NewTheme builds the theme for a dark or light terminal background (the
+// program learns it from tea.BackgroundColorMsg and rebuilds the theme) and
+// with colour switched off when noColor is set. Without colour, meaning is
+// carried by text and attributes: badges always have a label, errors and
+// items that need the user are bold, the selection is reversed.
+func NewTheme(isDark, noColor bool) Theme {
+	ld := lipgloss.LightDark(isDark)
+	c := func(light, dark string) color.Color {
+		if noColor {
+			return lipgloss.NoColor{}
+		}
+		return ld(lipgloss.Color(light), lipgloss.Color(dark))
+	}
+	p := Palette{
+		Primary:     c("#6B50FF", "#9C8CFF"),
+		Secondary:   c("#00877A", "#5FE0C5"),
+		Fg:          c("#2D2C35", "#DFDBDD"),
+		FgMuted:     c("#615E6E", "#A19DAD"),
+		FgSubtle:    c("#8F8B9C", "#6B6976"),
+		BgSubtle:    c("#ECE9F2", "#25242C"),
+		BgSelected:  c("#DCD5FF", "#3B3363"),
+		Border:      c("#CBC7D4", "#3F3E4A"),
+		BorderFocus: c("#6B50FF", "#9C8CFF"),
+		Error:       c("#C8243F", "#FF6B88"),
+		Warning:     c("#9A5B00", "#F5B544"),
+		Success:     c("#1B7F45", "#5BD68A"),
+		Info:        c("#1F63C0", "#74B4FF"),
+		OnAcc:       c("#FFFFFF", "#16151C"),
+	}
+	s := lipgloss.NewStyle
+	th := Theme{IsDark: isDark, NoColor: noColor, Palette: p}
+
+	th.Title = s().Bold(true).Foreground(p.Primary)
+	th.Text = s().Foreground(p.Fg)
+	th.Muted = s().Foreground(p.FgMuted)
+	th.Subtle = s().Foreground(p.FgSubtle)
+
+	th.Panel = s().Border(lipgloss.RoundedBorder()).BorderForeground(p.Border)
+	focusBorder := lipgloss.RoundedBorder()
+	if noColor {
+		focusBorder = lipgloss.ThickBorder()
+	}
+	th.PanelFocused = s().Border(focusBorder).BorderForeground(p.BorderFocus)
+	th.PanelTitle = s().Foreground(p.FgMuted)
+	th.PanelTitleFocused = s().Bold(true).Foreground(p.Primary)
+
+	th.Selected = s().Foreground(p.Fg).Background(p.BgSelected).Bold(true)
+	if noColor {
+		th.Selected = s().Reverse(true)
+	}
+
+	th.Error = s().Foreground(p.Error).Bold(true)
+	th.Warning = s().Foreground(p.Warning)
+	th.Success = s().Foreground(p.Success)
+	th.Info = s().Foreground(p.Info)
+
+	th.StatusBar = s().Foreground(p.FgMuted).Background(p.BgSubtle)
+	th.StatusHost = th.StatusBar.Foreground(p.Fg)
+	th.StatusVersion = th.StatusBar.Foreground(p.FgSubtle)
+	th.StatusMessage = th.StatusBar.Foreground(p.Fg)
+	th.StatusError = th.StatusBar.Foreground(p.Error).Bold(true)
+	th.StatusNeedsInput = s().Foreground(p.OnAcc).Background(p.Warning).Bold(true)
+
+	th.HelpKey = s().Foreground(p.FgMuted).Bold(noColor)
+	th.HelpDesc = s().Foreground(p.FgSubtle)
+	sep := s().Foreground(p.Border)
+	th.Help = help.Styles{
+		Ellipsis:       sep,
+		ShortKey:       th.HelpKey,
+		ShortDesc:      th.HelpDesc,
+		ShortSeparator: sep,
+		FullKey:        th.HelpKey,
+		FullDesc:       th.HelpDesc,
+		FullSeparator:  sep,
+	}
+
+	th.GrantBox = s().Border(lipgloss.RoundedBorder()).BorderForeground(p.Warning).Padding(0, 1)
+	if noColor {
+		th.GrantBox = th.GrantBox.Border(lipgloss.DoubleBorder())
+	}
+	th.GrantTitle = s().Foreground(p.Warning).Bold(true)
+	th.GrantURL = s().Foreground(p.Info).Underline(true)
+
+	th.UserLabel = s().Foreground(p.Secondary).Bold(true)
+	th.UserMessage = s().Foreground(p.Fg).
+		Border(lipgloss.NormalBorder(), false, false, false, true).
+		BorderForeground(p.Secondary).PaddingLeft(1)
+	th.AgentLabel = s().Foreground(p.Primary).Bold(true)
+	th.AgentMessage = s().Foreground(p.Fg).PaddingLeft(2)
+	th.Reasoning = s().Foreground(p.FgMuted).Italic(true)
+	return th
+}
+
+// Badge is a state marker: a one-cell glyph and a label. The label is
+// always rendered, so the state reads the same with NO_COLOR or for a
+// colour-blind user; colour only reinforces it.
+type Badge struct {
+	Glyph string
+	Label string
+	Style lipgloss.Style
+}
+
+// String renders "glyph label" in the badge's style.
+func (b Badge) String() string { return b.Style.Render(b.Plain()) }
+
+// Plain is the unstyled "glyph label", for width arithmetic and tests. Badge
+// styles carry no padding or border, so lipgloss.Width(b.String()) ==
+// lipgloss.Width(b.Plain()).
+func (b Badge) Plain() string { return b.Glyph + " " + b.Label }
+
+// Badge glyphs. Each is one terminal cell wide (checked by a test): no emoji
+// presentation, nothing that needs a variation selector.
+const (
+	glyphStreaming = "⋯"
+	glyphAsk       = "◆"
+	glyphAskResult = "◇"
+	glyphRunning   = "◐"
+	glyphAuth      = "⚠"
+	glyphDone      = "✓"
+	glyphFailed    = "✗"
+	glyphCancelled = "⊘"
+	glyphStarting  = "◌"
+	glyphReady     = "●"
+	glyphStopped   = "○"
+	glyphUnknown   = "?"
+	glyphRetry     = "↻"
+)
+
+// ToolCallBadge returns the badge for a tool call's status as spelled on
+// the wire ("streaming", "pending-confirmation", "running", "auth-required",
+// "pending-result-confirmation", "completed", "cancelled"). failed marks a
+// completed call whose result is an error. An unknown status (a newer host)
+// still gets a readable badge carrying its sanitized name.
+func (th Theme) ToolCallBadge(status string, failed bool) Badge {
+	s := lipgloss.NewStyle
+	p := th.Palette
+	attention := s().Foreground(p.Warning).Bold(true)
+	switch status {
+	case "streaming":
+		return Badge{glyphStreaming, "preparing", s().Foreground(p.FgMuted)}
+	case "pending-confirmation":
+		return Badge{glyphAsk, "needs approval", attention}
+	case "running":
+		return Badge{glyphRunning, "running", s().Foreground(p.Info)}
+	case "auth-required":
+		return Badge{glyphAuth, "needs sign-in", attention}
+	case "pending-result-confirmation":
+		return Badge{glyphAskResult, "review result", attention}
+	case "completed":
+		if failed {
+			return Badge{glyphFailed, "failed", s().Foreground(p.Error).Bold(true)}
+		}
+		return Badge{glyphDone, "done", s().Foreground(p.Success)}
+	case "cancelled":
+		return Badge{glyphCancelled, "cancelled", s().Foreground(p.FgSubtle)}
+	}
+	return th.unknownBadge(status)
+}
+
+// McpBadge returns the badge for an MCP server state kind as spelled on the
+// wire ("starting", "ready", "authRequired", "error", "stopped"). reason is
+// the McpAuthRequiredReason for authRequired ("required", "expired",
+// "insufficientScope") and ignored otherwise.
+func (th Theme) McpBadge(kind, reason string) Badge {
+	s := lipgloss.NewStyle
+	p := th.Palette
+	switch kind {
+	case "starting":
+		return Badge{glyphStarting, "starting", s().Foreground(p.Info)}
+	case "ready":
+		return Badge{glyphReady, "ready", s().Foreground(p.Success)}
+	case "authRequired":
+		label := "sign in"
+		switch reason {
+		case "expired":
+			label = "sign-in expired"
+		case "insufficientScope":
+			label = "needs access"
+		}
+		return Badge{glyphAuth, label, s().Foreground(p.Warning).Bold(true)}
+	case "error":
+		return Badge{glyphFailed, "error", s().Foreground(p.Error).Bold(true)}
+	case "stopped":
+		return Badge{glyphStopped, "stopped", s().Foreground(p.FgSubtle)}
+	}
+	return th.unknownBadge(kind)
+}
+
+// EnabledBadge marks whether an MCP server is enabled for the session.
+func (th Theme) EnabledBadge(enabled bool) Badge {
+	if enabled {
+		return Badge{glyphDone, "enabled", lipgloss.NewStyle().Foreground(th.Palette.FgMuted)}
+	}
+	return Badge{glyphCancelled, "disabled", lipgloss.NewStyle().Foreground(th.Palette.FgSubtle).Strikethrough(!th.NoColor)}
+}
+
+// ConnBadge returns the status-bar badge for the connection state.
+func (th Theme) ConnBadge(state ConnState) Badge {
+	s := lipgloss.NewStyle().Bold(true)
+	p := th.Palette
+	switch state {
+	case ConnConnecting:
+		return Badge{glyphStarting, "connecting", s.Foreground(p.OnAcc).Background(p.Info)}
+	case ConnReady:
+		return Badge{glyphReady, "connected", s.Foreground(p.OnAcc).Background(p.Success)}
+	case ConnReconnecting:
+		return Badge{glyphRetry, "reconnecting", s.Foreground(p.OnAcc).Background(p.Warning)}
+	case ConnFailed:
+		return Badge{glyphFailed, "disconnected", s.Foreground(p.OnAcc).Background(p.Error)}
+	}
+	return Badge{glyphUnknown, "unknown", s}
+}
+
+func (th Theme) unknownBadge(name string) Badge {
+	label := SanitizeLine(name)
+	if label == "" {
+		label = "unknown"
+	}
+	return Badge{glyphUnknown, Truncate(label, 24), lipgloss.NewStyle().Foreground(th.Palette.FgMuted)}
+}
