@@ -85,9 +85,9 @@ func TestRenderStatusBarPriorities(t *testing.T) {
 	sb := StatusBar{Host: "wss://agents.example.com/ahp", ProtocolVersion: "0.6.0", State: ConnReady,
 		NeedsInput: 2, Message: "session created on the demo host"}
 	tests := []struct {
-		width                       int
+		width                        int
 		wantState, wantHost, wantVer bool
-		wantNeeds, wantMsgStart     bool
+		wantNeeds, wantMsgStart      bool
 	}{
 		{160, true, true, true, true, true},
 		{100, true, true, false, true, true},
