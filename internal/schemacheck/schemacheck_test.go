@@ -1,0 +1,200 @@
+package schemacheck
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestValidateMessage(t *testing.T) {
+	v := MustLoad(t)
+	tests := []struct {
+		name    string
+		frame   string
+		wantErr string // "" means valid
+	}{
+		{name: "initialize request", frame: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"channel":"ahp-root://","protocolVersions":["0.6.0"],"clientId":"c1","clientInfo":{"name":"ahptui","version":"0.1.0"},"initialSubscriptions":["ahp-root://"],"locale":null}}`},
+		{name: "dispatchAction ok", frame: `{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-chat:/c1","clientSeq":1,"action":{"type":"chat/turnStarted","turnId":"t1","startedAt":"2026-01-01T00:00:00Z","message":{"text":"Hi","origin":{"kind":"user"}}}}}`},
+		{name: "dispatchAction bad action", frame: `{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-chat:/c1","clientSeq":1,"action":{"type":"chat/turnStarted","turnId":7}}}`, wantErr: "dispatchAction params"},
+		{name: "action notification host-originated", frame: `{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/titleChanged","title":"Hello"},"serverSeq":7}}`},
+		{name: "action notification missing serverSeq", frame: `{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/titleChanged","title":"Hello"}}}`, wantErr: "serverSeq"},
+		{name: "sessionAdded notification", frame: `{"jsonrpc":"2.0","method":"root/sessionAdded","params":{"channel":"ahp-root://","summary":{"resource":"ahp-session:/s1","provider":"demo","title":"t","status":72,"createdAt":"2024-01-01T00:00:00.001Z","modifiedAt":"2024-01-01T00:00:00.002Z"}}}`},
+		{name: "unknown method", frame: `{"jsonrpc":"2.0","id":2,"method":"frobnicate","params":{}}`, wantErr: "unknown AHP method"},
+		{name: "response is well-formed", frame: `{"jsonrpc":"2.0","id":1,"error":{"code":-32007,"message":"auth"}}`},
+		{name: "not JSON-RPC", frame: `{"id":1,"method":"initialize"}`, wantErr: "jsonrpc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := v.ValidateMessage([]byte(tt.frame))
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("want valid, got %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("want an error mentioning %q, got %v", tt.wantErr, err)
+			}
+		})
+	}
+}
+
+func TestBadActionErrorIsReadable(t *testing.T) {
+	v := MustLoad(t)
+	err := v.Validate("StateAction", map[string]any{"type": "session/titleChanged", "title": 42})
+	if err == nil {
+		t.Fatal("a title that is a number must fail")
+	}
+	msg := err.Error()
+	t.Logf("error text:\n%s", msg)
+	if n := strings.Count(msg, "\n"); n > 12 {
+		t.Errorf("error has %d lines; unrelated action variants were not pruned:\n%s", n, msg)
+	}
+	for _, want := range []string{"StateAction", "title"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error does not mention %q:\n%s", want, msg)
+		}
+	}
+}
+
+func TestPatchesApplied(t *testing.T) {
+	v := MustLoad(t)
+	tests := []struct {
+		def   string
+		value string
+	}{
+		// Patch 1: StateAction compiles at all.
+		{"StateAction", `{"type":"session/titleChanged","title":"x"}`},
+		// Patch 2: origin is optional on host-originated envelopes.
+		{"ActionEnvelope", `{"channel":"ahp-session:/s1","action":{"type":"session/titleChanged","title":"x"},"serverSeq":1,"origin":null}`},
+		// Patch 3: combined and future status bits.
+		{"SessionStatus", `72`},
+		{"SessionStatus", `2147483720`},
+	}
+	for _, tt := range tests {
+		if err := v.Validate(tt.def, json.RawMessage(tt.value)); err != nil {
+			t.Errorf("%s %s: %v", tt.def, tt.value, err)
+		}
+	}
+	if err := v.Validate("SessionStatus", -1); err == nil {
+		t.Error("a negative status must fail")
+	}
+	if err := v.Validate("NoSuchType", 1); !errors.Is(err, ErrUnknownDef) {
+		t.Errorf("unknown def: %v", err)
+	}
+}
+
+func TestMethodTables(t *testing.T) {
+	v := MustLoad(t)
+	for method, want := range map[string]string{
+		"initialize":     "InitializeParams",
+		"reconnect":      "ReconnectParams",
+		"dispatchAction": "DispatchActionParams",
+		"resourceRead":   "ResourceReadParams",
+		"listSessions":   "ListSessionsParams",
+		"authenticate":   "AuthenticateParams",
+		"action":         "ActionEnvelope",
+		"auth/required":  "AuthRequiredParams",
+	} {
+		if got, ok := v.ParamsDef(method); !ok || got != want {
+			t.Errorf("ParamsDef(%q) = %q, %v; want %q", method, got, ok, want)
+		}
+	}
+	if got, _ := v.ResultDef("initialize"); got != "InitializeResult" {
+		t.Errorf("ResultDef(initialize) = %q", got)
+	}
+	if _, ok := v.ParamsDef("base"); ok {
+		t.Error("BaseParams is a mixin, not a method")
+	}
+	err := v.ValidateResult("initialize", json.RawMessage(`{"protocolVersion":"0.6.0","serverSeq":1,"snapshots":[]}`))
+	if err != nil {
+		t.Errorf("valid initialize result: %v", err)
+	}
+	if err := v.ValidateResult("initialize", json.RawMessage(`{"serverSeq":"x"}`)); err == nil {
+		t.Error("invalid initialize result accepted")
+	}
+}
+
+// Round-trip fixtures whose type is a $def must validate, except those that
+// are deliberately outside the schema (forward-compatible unknown variants
+// and kinds newer than the published schema).
+func TestRoundTripFixtures(t *testing.T) {
+	v := MustLoad(t)
+	expectInvalid := map[string]string{
+		"002-state-action-unknown-variant-preserved.json": "unknown action type must be kept by decoders, not accepted by the schema",
+		"003-customization-unknown-type-preserved.json":   "unknown customization type, same reason",
+	}
+	files, err := filepath.Glob(filepath.Join(v.dir, "..", "test-cases", "round-trips", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no round-trip fixtures next to %s: %v", v.dir, err)
+	}
+	checked := 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fx struct {
+				Type  string          `json:"type"`
+				Input json.RawMessage `json:"input"`
+			}
+			if err := json.Unmarshal(b, &fx); err != nil {
+				t.Fatal(err)
+			}
+			if fx.Type == "JsonRpcMessage" {
+				checked++
+				if err := v.ValidateMessage(fx.Input); err != nil && !strings.Contains(err.Error(), "params") {
+					t.Errorf("frame is not well-formed: %v", err)
+				}
+				return
+			}
+			if !v.HasDef(fx.Type) {
+				t.Skipf("type %s is not a schema $def", fx.Type)
+			}
+			checked++
+			err = v.Validate(fx.Type, fx.Input)
+			if why, bad := expectInvalid[name]; bad {
+				if err == nil {
+					t.Errorf("expected invalid (%s), but it validated", why)
+				}
+				return
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	if checked < 10 {
+		t.Fatalf("only %d fixtures checked", checked)
+	}
+}
+
+func TestConcurrentValidate(t *testing.T) {
+	v := MustLoad(t)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Go(func() {
+			for _, def := range []string{"StateAction", "InitializeParams", "ActionEnvelope", "SessionSummary"} {
+				_ = v.Validate(def, map[string]any{})
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestSchemaDirOverride(t *testing.T) {
+	t.Setenv("AHP_SCHEMA_DIR", "/nonexistent/ahp")
+	d, err := schemaDir()
+	if err != nil || d != "/nonexistent/ahp" {
+		t.Fatalf("schemaDir = %q, %v", d, err)
+	}
+	if _, err := LoadDir(d); err == nil || !strings.Contains(err.Error(), "AHP_SCHEMA_DIR") {
+		t.Fatalf("missing dir error should tell the user what to set: %v", err)
+	}
+}
