@@ -236,10 +236,9 @@ type FileEditBefore struct {
 }
 
 // The file state after the edit. Absent for file deletions.
-type FileEditAfter struct {
-	Uri     string     `json:"uri"`
-	Content ContentRef `json:"content"`
-}
+//
+// It has the same shape as FileEditBefore, so it is the same Go type.
+type FileEditAfter = FileEditBefore
 
 // Optional diff display metadata
 type FileEditDiff struct {
@@ -2011,9 +2010,9 @@ type AhpMcpUiHostCapabilitiesServerTools struct {
 }
 
 // Producer proxies the MCP `resources/*` methods to the upstream server.
-type AhpMcpUiHostCapabilitiesServerResources struct {
-	ListChanged *bool `json:"listChanged,omitempty"`
-}
+//
+// It has the same shape as AhpMcpUiHostCapabilitiesServerTools, so it is the same Go type.
+type AhpMcpUiHostCapabilitiesServerResources = AhpMcpUiHostCapabilitiesServerTools
 
 // Server is registered with the host but has not yet started.
 type McpServerStartingState struct {
@@ -3636,10 +3635,9 @@ func (v ToolCallPendingResultConfirmationState) MarshalJSON() ([]byte, error) {
 }
 
 // Error details if the tool failed
-type ToolCallPendingResultConfirmationStateError struct {
-	Message string  `json:"message"`
-	Code    *string `json:"code,omitempty"`
-}
+//
+// It has the same shape as ToolCallResultError, so it is the same Go type.
+type ToolCallPendingResultConfirmationStateError = ToolCallResultError
 
 // Tool completed successfully or with an error.
 type ToolCallCompletedState struct {
@@ -3708,10 +3706,9 @@ func (v ToolCallCompletedState) MarshalJSON() ([]byte, error) {
 }
 
 // Error details if the tool failed
-type ToolCallCompletedStateError struct {
-	Message string  `json:"message"`
-	Code    *string `json:"code,omitempty"`
-}
+//
+// It has the same shape as ToolCallResultError, so it is the same Go type.
+type ToolCallCompletedStateError = ToolCallResultError
 
 // Tool call was cancelled before execution.
 type ToolCallCancelledState struct {
@@ -3857,22 +3854,19 @@ func (v ToolResultFileEditContent) MarshalJSON() ([]byte, error) {
 }
 
 // The file state before the edit. Absent for file creations or for in-place file edits.
-type ToolResultFileEditContentBefore struct {
-	Uri     string     `json:"uri"`
-	Content ContentRef `json:"content"`
-}
+//
+// It has the same shape as FileEditBefore, so it is the same Go type.
+type ToolResultFileEditContentBefore = FileEditBefore
 
 // The file state after the edit. Absent for file deletions.
-type ToolResultFileEditContentAfter struct {
-	Uri     string     `json:"uri"`
-	Content ContentRef `json:"content"`
-}
+//
+// It has the same shape as FileEditBefore, so it is the same Go type.
+type ToolResultFileEditContentAfter = FileEditBefore
 
 // Optional diff display metadata
-type ToolResultFileEditContentDiff struct {
-	Added   *int64 `json:"added,omitempty"`
-	Removed *int64 `json:"removed,omitempty"`
-}
+//
+// It has the same shape as FileEditDiff, so it is the same Go type.
+type ToolResultFileEditContentDiff = FileEditDiff
 
 // A reference to a terminal whose output is relevant to this tool result.
 //

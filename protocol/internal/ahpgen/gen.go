@@ -17,11 +17,49 @@ type gen struct {
 	markers map[string][]string // variant type → unions it belongs to
 	inline  []inlineType
 	emitted map[string]bool
+	shapes  map[string]string // shapeKey → first inline type name with that shape
 }
 
 type inlineType struct {
-	name string
-	s    *schema
+	name    string
+	s       *schema
+	aliasOf string
+}
+
+// shapeKey identifies a schema by structure, ignoring descriptions.
+func shapeKey(s *schema) string {
+	var b strings.Builder
+	var walk func(s *schema)
+	walk = func(s *schema) {
+		if s == nil {
+			b.WriteString("nil")
+			return
+		}
+		fmt.Fprintf(&b, "{t=%s r=%s c=%s a=%v req=%v e=%s", s.Type, s.Ref, s.Const, s.Any, s.Required, bytes.Join(asBytes(s.Enum), []byte(",")))
+		for _, p := range s.Props {
+			fmt.Fprintf(&b, " %s:", p.Name)
+			walk(p.Schema)
+		}
+		for _, o := range s.OneOf {
+			b.WriteString(" |")
+			walk(o)
+		}
+		b.WriteString(" items:")
+		walk(s.Items)
+		b.WriteString(" addl:")
+		walk(s.Addl)
+		b.WriteString("}")
+	}
+	walk(s)
+	return b.String()
+}
+
+func asBytes(in []json.RawMessage) [][]byte {
+	out := make([][]byte, len(in))
+	for i, r := range in {
+		out[i] = r
+	}
+	return out
 }
 
 type union struct {
@@ -38,7 +76,7 @@ type variant struct {
 }
 
 func newGen(ds *defSet) *gen {
-	return &gen{ds: ds, unions: map[string]*union{}, markers: map[string][]string{}, emitted: map[string]bool{}}
+	return &gen{ds: ds, unions: map[string]*union{}, markers: map[string][]string{}, emitted: map[string]bool{}, shapes: map[string]string{}}
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format, args...) }
@@ -327,6 +365,15 @@ func (g *gen) goType(owner, pname string, s *schema) (typ string, nilable bool, 
 			if _, clash := g.ds.defs[name]; clash {
 				name += "_"
 			}
+			// The same TypeScript type inlined in several places (e.g. a tool
+			// error in ToolCallResult and ToolCallCompletedState) becomes one
+			// Go type with alias names, so values move between them as is.
+			key := shapeKey(s)
+			if first, ok := g.shapes[key]; ok && first != name {
+				g.inline = append(g.inline, inlineType{name: name, s: s, aliasOf: first})
+				return name, false, nil
+			}
+			g.shapes[key] = name
 			g.inline = append(g.inline, inlineType{name: name, s: s})
 			return name, false, nil
 		}
@@ -400,6 +447,15 @@ func (g *gen) generate(pkg string) ([]byte, error) {
 				continue
 			}
 			g.emitted[it.name] = true
+			if it.aliasOf != "" {
+				g.comment(it.s.Description, "")
+				if strings.TrimSpace(it.s.Description) != "" {
+					g.p("//\n")
+				}
+				g.p("// It has the same shape as %s, so it is the same Go type.\n", it.aliasOf)
+				g.p("type %s = %s\n\n", it.name, it.aliasOf)
+				continue
+			}
 			if err := g.emitStruct(it.name, it.s); err != nil {
 				return nil, err
 			}
