@@ -4486,7 +4486,10 @@ type SessionInputRequest struct {
 	Variant SessionInputRequestVariant
 }
 
-// SessionInputRequestVariant is implemented by: SessionChatInputRequest, SessionToolConfirmationRequest, SessionToolClientExecutionRequest, SessionToolAuthenticationRequest, and UnknownSessionInputRequest.
+// SessionInputRequestVariant is implemented by SessionChatInputRequest,
+// SessionToolConfirmationRequest, SessionToolClientExecutionRequest,
+// SessionToolAuthenticationRequest,
+// and UnknownSessionInputRequest.
 type SessionInputRequestVariant interface{ isSessionInputRequest() }
 
 // UnknownSessionInputRequest is a SessionInputRequest this version does not model. Raw is the exact
@@ -4603,7 +4606,10 @@ type CustomizationLoadState struct {
 	Variant CustomizationLoadStateVariant
 }
 
-// CustomizationLoadStateVariant is implemented by: CustomizationLoadingState, CustomizationLoadedState, CustomizationDegradedState, CustomizationErrorState, and UnknownCustomizationLoadState.
+// CustomizationLoadStateVariant is implemented by CustomizationLoadingState,
+// CustomizationLoadedState, CustomizationDegradedState,
+// CustomizationErrorState,
+// and UnknownCustomizationLoadState.
 type CustomizationLoadStateVariant interface{ isCustomizationLoadState() }
 
 // UnknownCustomizationLoadState is a CustomizationLoadState this version does not model. Raw is the exact
@@ -4707,7 +4713,10 @@ type ChildCustomization struct {
 	Variant ChildCustomizationVariant
 }
 
-// ChildCustomizationVariant is implemented by: AgentCustomization, SkillCustomization, PromptCustomization, RuleCustomization, HookCustomization, McpServerCustomization, and UnknownChildCustomization.
+// ChildCustomizationVariant is implemented by AgentCustomization,
+// SkillCustomization, PromptCustomization, RuleCustomization,
+// HookCustomization, McpServerCustomization,
+// and UnknownChildCustomization.
 type ChildCustomizationVariant interface{ isChildCustomization() }
 
 // UnknownChildCustomization is a ChildCustomization this version does not model. Raw is the exact
@@ -4832,7 +4841,9 @@ type Customization struct {
 	Variant CustomizationVariant
 }
 
-// CustomizationVariant is implemented by: PluginCustomization, DirectoryCustomization, McpServerCustomization, and UnknownCustomization.
+// CustomizationVariant is implemented by PluginCustomization,
+// DirectoryCustomization, McpServerCustomization,
+// and UnknownCustomization.
 type CustomizationVariant interface{ isCustomization() }
 
 // UnknownCustomization is a Customization this version does not model. Raw is the exact
@@ -4925,7 +4936,10 @@ type McpServerState struct {
 	Variant McpServerStateVariant
 }
 
-// McpServerStateVariant is implemented by: McpServerStartingState, McpServerReadyState, McpServerAuthRequiredState, McpServerErrorState, McpServerStoppedState, and UnknownMcpServerState.
+// McpServerStateVariant is implemented by McpServerStartingState,
+// McpServerReadyState, McpServerAuthRequiredState, McpServerErrorState,
+// McpServerStoppedState,
+// and UnknownMcpServerState.
 type McpServerStateVariant interface{ isMcpServerState() }
 
 // UnknownMcpServerState is a McpServerState this version does not model. Raw is the exact
@@ -5042,7 +5056,9 @@ type ChatOrigin struct {
 	Variant ChatOriginVariant
 }
 
-// ChatOriginVariant is implemented by: ChatUserOrigin, ChatForkOrigin, ChatToolOrigin, and UnknownChatOrigin.
+// ChatOriginVariant is implemented by ChatUserOrigin, ChatForkOrigin,
+// ChatToolOrigin,
+// and UnknownChatOrigin.
 type ChatOriginVariant interface{ isChatOrigin() }
 
 // UnknownChatOrigin is a ChatOrigin this version does not model. Raw is the exact
@@ -5134,7 +5150,10 @@ type ChatInputQuestion struct {
 	Variant ChatInputQuestionVariant
 }
 
-// ChatInputQuestionVariant is implemented by: ChatInputTextQuestion, ChatInputNumberQuestion, ChatInputBooleanQuestion, ChatInputSingleSelectQuestion, ChatInputMultiSelectQuestion, and UnknownChatInputQuestion.
+// ChatInputQuestionVariant is implemented by ChatInputTextQuestion,
+// ChatInputNumberQuestion, ChatInputBooleanQuestion,
+// ChatInputSingleSelectQuestion, ChatInputMultiSelectQuestion,
+// and UnknownChatInputQuestion.
 type ChatInputQuestionVariant interface{ isChatInputQuestion() }
 
 // UnknownChatInputQuestion is a ChatInputQuestion this version does not model. Raw is the exact
@@ -5254,7 +5273,10 @@ type ChatInputAnswerValue struct {
 	Variant ChatInputAnswerValueVariant
 }
 
-// ChatInputAnswerValueVariant is implemented by: ChatInputTextAnswerValue, ChatInputNumberAnswerValue, ChatInputBooleanAnswerValue, ChatInputSelectedAnswerValue, ChatInputSelectedManyAnswerValue, and UnknownChatInputAnswerValue.
+// ChatInputAnswerValueVariant is implemented by ChatInputTextAnswerValue,
+// ChatInputNumberAnswerValue, ChatInputBooleanAnswerValue,
+// ChatInputSelectedAnswerValue, ChatInputSelectedManyAnswerValue,
+// and UnknownChatInputAnswerValue.
 type ChatInputAnswerValueVariant interface{ isChatInputAnswerValue() }
 
 // UnknownChatInputAnswerValue is a ChatInputAnswerValue this version does not model. Raw is the exact
@@ -5366,7 +5388,9 @@ type ChatInputAnswer struct {
 	Variant ChatInputAnswerVariant
 }
 
-// ChatInputAnswerVariant is implemented by: ChatInputAnswered, ChatInputSkipped, and UnknownChatInputAnswer.
+// ChatInputAnswerVariant is implemented by ChatInputAnswered,
+// ChatInputSkipped,
+// and UnknownChatInputAnswer.
 type ChatInputAnswerVariant interface{ isChatInputAnswer() }
 
 // UnknownChatInputAnswer is a ChatInputAnswer this version does not model. Raw is the exact
@@ -5459,7 +5483,10 @@ type MessageAttachment struct {
 	Variant MessageAttachmentVariant
 }
 
-// MessageAttachmentVariant is implemented by: SimpleMessageAttachment, MessageEmbeddedResourceAttachment, MessageResourceAttachment, MessageAnnotationsAttachment, and UnknownMessageAttachment.
+// MessageAttachmentVariant is implemented by SimpleMessageAttachment,
+// MessageEmbeddedResourceAttachment, MessageResourceAttachment,
+// MessageAnnotationsAttachment,
+// and UnknownMessageAttachment.
 type MessageAttachmentVariant interface{ isMessageAttachment() }
 
 // UnknownMessageAttachment is a MessageAttachment this version does not model. Raw is the exact
@@ -5560,7 +5587,10 @@ type ResponsePart struct {
 	Variant ResponsePartVariant
 }
 
-// ResponsePartVariant is implemented by: MarkdownResponsePart, ResourceReponsePart, ToolCallResponsePart, ReasoningResponsePart, SystemNotificationResponsePart, InputRequestResponsePart, and UnknownResponsePart.
+// ResponsePartVariant is implemented by MarkdownResponsePart,
+// ResourceReponsePart, ToolCallResponsePart, ReasoningResponsePart,
+// SystemNotificationResponsePart, InputRequestResponsePart,
+// and UnknownResponsePart.
 type ResponsePartVariant interface{ isResponsePart() }
 
 // UnknownResponsePart is a ResponsePart this version does not model. Raw is the exact
@@ -5677,7 +5707,9 @@ type ToolCallRiskAssessment struct {
 	Variant ToolCallRiskAssessmentVariant
 }
 
-// ToolCallRiskAssessmentVariant is implemented by: ToolCallRiskAssessmentLoadingState, ToolCallRiskAssessmentCompleteState, and UnknownToolCallRiskAssessment.
+// ToolCallRiskAssessmentVariant is implemented by
+// ToolCallRiskAssessmentLoadingState, ToolCallRiskAssessmentCompleteState,
+// and UnknownToolCallRiskAssessment.
 type ToolCallRiskAssessmentVariant interface{ isToolCallRiskAssessment() }
 
 // UnknownToolCallRiskAssessment is a ToolCallRiskAssessment this version does not model. Raw is the exact
@@ -5760,7 +5792,9 @@ type ToolCallContributor struct {
 	Variant ToolCallContributorVariant
 }
 
-// ToolCallContributorVariant is implemented by: ToolCallClientContributor, ToolCallMcpContributor, and UnknownToolCallContributor.
+// ToolCallContributorVariant is implemented by ToolCallClientContributor,
+// ToolCallMcpContributor,
+// and UnknownToolCallContributor.
 type ToolCallContributorVariant interface{ isToolCallContributor() }
 
 // UnknownToolCallContributor is a ToolCallContributor this version does not model. Raw is the exact
@@ -5848,7 +5882,11 @@ type ToolCallState struct {
 	Variant ToolCallStateVariant
 }
 
-// ToolCallStateVariant is implemented by: ToolCallStreamingState, ToolCallPendingConfirmationState, ToolCallRunningState, ToolCallAuthRequiredState, ToolCallPendingResultConfirmationState, ToolCallCompletedState, ToolCallCancelledState, and UnknownToolCallState.
+// ToolCallStateVariant is implemented by ToolCallStreamingState,
+// ToolCallPendingConfirmationState, ToolCallRunningState,
+// ToolCallAuthRequiredState, ToolCallPendingResultConfirmationState,
+// ToolCallCompletedState, ToolCallCancelledState,
+// and UnknownToolCallState.
 type ToolCallStateVariant interface{ isToolCallState() }
 
 // UnknownToolCallState is a ToolCallState this version does not model. Raw is the exact
@@ -5987,7 +6025,9 @@ type ToolCallConfirmationState struct {
 	Variant ToolCallConfirmationStateVariant
 }
 
-// ToolCallConfirmationStateVariant is implemented by: ToolCallPendingConfirmationState, ToolCallPendingResultConfirmationState, and UnknownToolCallConfirmationState.
+// ToolCallConfirmationStateVariant is implemented by
+// ToolCallPendingConfirmationState, ToolCallPendingResultConfirmationState,
+// and UnknownToolCallConfirmationState.
 type ToolCallConfirmationStateVariant interface{ isToolCallConfirmationState() }
 
 // UnknownToolCallConfirmationState is a ToolCallConfirmationState this version does not model. Raw is the exact
@@ -6079,7 +6119,11 @@ type ToolResultContent struct {
 	Variant ToolResultContentVariant
 }
 
-// ToolResultContentVariant is implemented by: ToolResultTextContent, ToolResultEmbeddedResourceContent, ToolResultResourceContent, ToolResultFileEditContent, ToolResultTerminalContent, ToolResultTerminalCompleteContent, ToolResultSubagentContent, and UnknownToolResultContent.
+// ToolResultContentVariant is implemented by ToolResultTextContent,
+// ToolResultEmbeddedResourceContent, ToolResultResourceContent,
+// ToolResultFileEditContent, ToolResultTerminalContent,
+// ToolResultTerminalCompleteContent, ToolResultSubagentContent,
+// and UnknownToolResultContent.
 type ToolResultContentVariant interface{ isToolResultContent() }
 
 // UnknownToolResultContent is a ToolResultContent this version does not model. Raw is the exact
@@ -6210,7 +6254,9 @@ type TerminalClaim struct {
 	Variant TerminalClaimVariant
 }
 
-// TerminalClaimVariant is implemented by: TerminalClientClaim, TerminalSessionClaim, and UnknownTerminalClaim.
+// TerminalClaimVariant is implemented by TerminalClientClaim,
+// TerminalSessionClaim,
+// and UnknownTerminalClaim.
 type TerminalClaimVariant interface{ isTerminalClaim() }
 
 // UnknownTerminalClaim is a TerminalClaim this version does not model. Raw is the exact
@@ -6293,7 +6339,9 @@ type TerminalContentPart struct {
 	Variant TerminalContentPartVariant
 }
 
-// TerminalContentPartVariant is implemented by: TerminalUnclassifiedPart, TerminalCommandPart, and UnknownTerminalContentPart.
+// TerminalContentPartVariant is implemented by TerminalUnclassifiedPart,
+// TerminalCommandPart,
+// and UnknownTerminalContentPart.
 type TerminalContentPartVariant interface{ isTerminalContentPart() }
 
 // UnknownTerminalContentPart is a TerminalContentPart this version does not model. Raw is the exact
@@ -8906,7 +8954,9 @@ type ChatToolCallConfirmedAction struct {
 	Variant ChatToolCallConfirmedActionVariant
 }
 
-// ChatToolCallConfirmedActionVariant is implemented by: ChatToolCallApprovedAction, ChatToolCallDeniedAction, and UnknownChatToolCallConfirmedAction.
+// ChatToolCallConfirmedActionVariant is implemented by
+// ChatToolCallApprovedAction, ChatToolCallDeniedAction,
+// and UnknownChatToolCallConfirmedAction.
 type ChatToolCallConfirmedActionVariant interface{ isChatToolCallConfirmedAction() }
 
 // UnknownChatToolCallConfirmedAction is a ChatToolCallConfirmedAction this version does not model. Raw is the exact
@@ -8989,7 +9039,19 @@ type ChatAction struct {
 	Variant ChatActionVariant
 }
 
-// ChatActionVariant is implemented by: ChatTurnStartedAction, ChatDeltaAction, ChatResponsePartAction, ChatToolCallStartAction, ChatToolCallDeltaAction, ChatToolCallReadyAction, ChatToolCallApprovedAction, ChatToolCallDeniedAction, ChatToolCallCompleteAction, ChatToolCallResultConfirmedAction, ChatToolCallContentChangedAction, ChatToolCallAuthRequiredAction, ChatToolCallAuthResolvedAction, ChatTurnCompleteAction, ChatTurnCancelledAction, ChatErrorAction, ChatActivityChangedAction, ChatUsageAction, ChatReasoningAction, ChatTruncatedAction, ChatTurnsLoadedAction, ChatPendingMessageSetAction, ChatPendingMessageRemovedAction, ChatQueuedMessagesReorderedAction, ChatDraftChangedAction, ChatInputRequestedAction, ChatInputAnswerChangedAction, ChatInputCompletedAction, and UnknownChatAction.
+// ChatActionVariant is implemented by ChatTurnStartedAction, ChatDeltaAction,
+// ChatResponsePartAction, ChatToolCallStartAction, ChatToolCallDeltaAction,
+// ChatToolCallReadyAction, ChatToolCallApprovedAction,
+// ChatToolCallDeniedAction, ChatToolCallCompleteAction,
+// ChatToolCallResultConfirmedAction, ChatToolCallContentChangedAction,
+// ChatToolCallAuthRequiredAction, ChatToolCallAuthResolvedAction,
+// ChatTurnCompleteAction, ChatTurnCancelledAction, ChatErrorAction,
+// ChatActivityChangedAction, ChatUsageAction, ChatReasoningAction,
+// ChatTruncatedAction, ChatTurnsLoadedAction, ChatPendingMessageSetAction,
+// ChatPendingMessageRemovedAction, ChatQueuedMessagesReorderedAction,
+// ChatDraftChangedAction, ChatInputRequestedAction,
+// ChatInputAnswerChangedAction, ChatInputCompletedAction,
+// and UnknownChatAction.
 type ChatActionVariant interface{ isChatAction() }
 
 // UnknownChatAction is a ChatAction this version does not model. Raw is the exact
@@ -9310,7 +9372,43 @@ type StateAction struct {
 	Variant StateActionVariant
 }
 
-// StateActionVariant is implemented by: RootAgentsChangedAction, RootActiveSessionsChangedAction, RootTerminalsChangedAction, RootConfigChangedAction, SessionReadyAction, SessionCreationFailedAction, SessionChatAddedAction, SessionChatRemovedAction, SessionChatUpdatedAction, SessionDefaultChatChangedAction, SessionTitleChangedAction, SessionServerToolsChangedAction, SessionActiveClientSetAction, SessionActiveClientRemovedAction, SessionInputNeededSetAction, SessionInputNeededRemovedAction, SessionCustomizationsChangedAction, SessionCustomizationToggledAction, SessionCustomizationUpdatedAction, SessionCustomizationRemovedAction, SessionMcpServerStateChangedAction, SessionMcpServerStartRequestedAction, SessionMcpServerStopRequestedAction, SessionIsReadChangedAction, SessionIsArchivedChangedAction, SessionActivityChangedAction, SessionChangesetsChangedAction, SessionConfigChangedAction, SessionMetaChangedAction, ChatTurnStartedAction, ChatDeltaAction, ChatResponsePartAction, ChatToolCallStartAction, ChatToolCallDeltaAction, ChatToolCallReadyAction, ChatToolCallApprovedAction, ChatToolCallDeniedAction, ChatToolCallCompleteAction, ChatToolCallResultConfirmedAction, ChatToolCallContentChangedAction, ChatToolCallAuthRequiredAction, ChatToolCallAuthResolvedAction, ChatTurnCompleteAction, ChatTurnCancelledAction, ChatErrorAction, ChatActivityChangedAction, ChatUsageAction, ChatReasoningAction, ChatPendingMessageSetAction, ChatPendingMessageRemovedAction, ChatQueuedMessagesReorderedAction, ChatDraftChangedAction, ChatInputRequestedAction, ChatInputAnswerChangedAction, ChatInputCompletedAction, ChatTruncatedAction, ChatTurnsLoadedAction, ChangesetStatusChangedAction, ChangesetFileSetAction, ChangesetFileRemovedAction, ChangesetFilesReviewChangedAction, ChangesetContentChangedAction, ChangesetOperationsChangedAction, ChangesetOperationStatusChangedAction, ChangesetClearedAction, AnnotationsSetAction, AnnotationsUpdatedAction, AnnotationsRemovedAction, AnnotationsEntrySetAction, AnnotationsEntryRemovedAction, TerminalDataAction, TerminalInputAction, TerminalResizedAction, TerminalClaimedAction, TerminalTitleChangedAction, TerminalCwdChangedAction, TerminalExitedAction, TerminalClearedAction, TerminalCommandDetectionAvailableAction, TerminalCommandExecutedAction, TerminalCommandFinishedAction, ResourceWatchChangedAction, and UnknownStateAction.
+// StateActionVariant is implemented by RootAgentsChangedAction,
+// RootActiveSessionsChangedAction, RootTerminalsChangedAction,
+// RootConfigChangedAction, SessionReadyAction, SessionCreationFailedAction,
+// SessionChatAddedAction, SessionChatRemovedAction, SessionChatUpdatedAction,
+// SessionDefaultChatChangedAction, SessionTitleChangedAction,
+// SessionServerToolsChangedAction, SessionActiveClientSetAction,
+// SessionActiveClientRemovedAction, SessionInputNeededSetAction,
+// SessionInputNeededRemovedAction, SessionCustomizationsChangedAction,
+// SessionCustomizationToggledAction, SessionCustomizationUpdatedAction,
+// SessionCustomizationRemovedAction, SessionMcpServerStateChangedAction,
+// SessionMcpServerStartRequestedAction, SessionMcpServerStopRequestedAction,
+// SessionIsReadChangedAction, SessionIsArchivedChangedAction,
+// SessionActivityChangedAction, SessionChangesetsChangedAction,
+// SessionConfigChangedAction, SessionMetaChangedAction,
+// ChatTurnStartedAction, ChatDeltaAction, ChatResponsePartAction,
+// ChatToolCallStartAction, ChatToolCallDeltaAction, ChatToolCallReadyAction,
+// ChatToolCallApprovedAction, ChatToolCallDeniedAction,
+// ChatToolCallCompleteAction, ChatToolCallResultConfirmedAction,
+// ChatToolCallContentChangedAction, ChatToolCallAuthRequiredAction,
+// ChatToolCallAuthResolvedAction, ChatTurnCompleteAction,
+// ChatTurnCancelledAction, ChatErrorAction, ChatActivityChangedAction,
+// ChatUsageAction, ChatReasoningAction, ChatPendingMessageSetAction,
+// ChatPendingMessageRemovedAction, ChatQueuedMessagesReorderedAction,
+// ChatDraftChangedAction, ChatInputRequestedAction,
+// ChatInputAnswerChangedAction, ChatInputCompletedAction,
+// ChatTruncatedAction, ChatTurnsLoadedAction, ChangesetStatusChangedAction,
+// ChangesetFileSetAction, ChangesetFileRemovedAction,
+// ChangesetFilesReviewChangedAction, ChangesetContentChangedAction,
+// ChangesetOperationsChangedAction, ChangesetOperationStatusChangedAction,
+// ChangesetClearedAction, AnnotationsSetAction, AnnotationsUpdatedAction,
+// AnnotationsRemovedAction, AnnotationsEntrySetAction,
+// AnnotationsEntryRemovedAction, TerminalDataAction, TerminalInputAction,
+// TerminalResizedAction, TerminalClaimedAction, TerminalTitleChangedAction,
+// TerminalCwdChangedAction, TerminalExitedAction, TerminalClearedAction,
+// TerminalCommandDetectionAvailableAction, TerminalCommandExecutedAction,
+// TerminalCommandFinishedAction, ResourceWatchChangedAction,
+// and UnknownStateAction.
 type StateActionVariant interface{ isStateAction() }
 
 // UnknownStateAction is a StateAction this version does not model. Raw is the exact
@@ -11442,7 +11540,9 @@ type ChangesetOperationTarget struct {
 	Variant ChangesetOperationTargetVariant
 }
 
-// ChangesetOperationTargetVariant is implemented by: ChangesetOperationResourceTarget, ChangesetOperationRangeTarget, and UnknownChangesetOperationTarget.
+// ChangesetOperationTargetVariant is implemented by
+// ChangesetOperationResourceTarget, ChangesetOperationRangeTarget,
+// and UnknownChangesetOperationTarget.
 type ChangesetOperationTargetVariant interface{ isChangesetOperationTarget() }
 
 // UnknownChangesetOperationTarget is a ChangesetOperationTarget this version does not model. Raw is the exact
@@ -11928,7 +12028,9 @@ type ReconnectResult struct {
 	Variant ReconnectResultVariant
 }
 
-// ReconnectResultVariant is implemented by: ReconnectReplayResult, ReconnectSnapshotResult, and UnknownReconnectResult.
+// ReconnectResultVariant is implemented by ReconnectReplayResult,
+// ReconnectSnapshotResult,
+// and UnknownReconnectResult.
 type ReconnectResultVariant interface{ isReconnectResult() }
 
 // UnknownReconnectResult is a ReconnectResult this version does not model. Raw is the exact

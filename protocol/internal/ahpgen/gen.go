@@ -625,11 +625,15 @@ func (g *gen) emitUnion(u *union, s *schema) error {
 	g.p("// unknown %q decodes to Unknown%s and re-encodes unchanged.\n", u.disc, n)
 	g.p("type %s struct {\n\tVariant %sVariant\n}\n\n", n, n)
 
-	g.p("// %sVariant is implemented by:", n)
+	line := fmt.Sprintf("// %sVariant is implemented by", n)
 	for _, v := range u.variants {
-		g.p(" %s,", v.name)
+		if len(line)+len(v.name) > 76 {
+			g.p("%s\n", line)
+			line = "//"
+		}
+		line += " " + v.name + ","
 	}
-	g.p(" and Unknown%s.\n", n)
+	g.p("%s\n// and Unknown%s.\n", line, n)
 	g.p("type %sVariant interface{ is%s() }\n\n", n, n)
 
 	g.p("// Unknown%s is a %s this version does not model. Raw is the exact\n// JSON it was decoded from; it is written back unchanged.\n", n, n)

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The committed types_gen.go must be exactly what the generator makes from
+// the schemas: a hand edit, or a generator change without regenerating,
+// fails here.
+func TestGeneratedFileIsCurrent(t *testing.T) {
+	schemas := os.Getenv("AHP_SCHEMAS")
+	if schemas == "" {
+		schemas = filepath.Join("..", "..", "..", "..", "shared", "ahp", "schema")
+	}
+	if _, err := os.Stat(schemas); err != nil {
+		t.Fatalf("AHP schemas not found at %s (set AHP_SCHEMAS): %v", schemas, err)
+	}
+	out := filepath.Join(t.TempDir(), "types_gen.go")
+	if err := run(schemas, out, "protocol"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "types_gen.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("protocol/types_gen.go is stale: run `go generate ./protocol/...` and commit the result")
+	}
+}
+
+func TestGoFieldName(t *testing.T) {
+	tests := map[string]string{
+		"turnId":                "TurnId",
+		"toolCallId":            "ToolCallId",
+		"requiredScopes":        "RequiredScopes",
+		"authorization_servers": "Authorization_servers",
+		"_meta":                 "Meta",
+		"type":                  "Type",
+	}
+	for in, want := range tests {
+		if got := goFieldName(in); got != want {
+			t.Errorf("goFieldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPascal(t *testing.T) {
+	tests := map[string]string{
+		"pending-confirmation": "PendingConfirmation",
+		"read-only":            "ReadOnly",
+		"utf-8":                "Utf8",
+		"insufficientScope":    "InsufficientScope",
+		"ahp-root://":          "AhpRoot",
+		"1x":                   "V1x",
+	}
+	for in, want := range tests {
+		if got := pascal(in); got != want {
+			t.Errorf("pascal(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
