@@ -43,13 +43,44 @@ type tokenKey struct {
 type storedToken struct {
 	tokenKey
 	Token
-	UpdatedAt time.Time `json:"updated_at"`
+	UpdatedAt time.Time
+}
+
+// diskToken is storedToken as written to the file. It exists because
+// Token's own JSON form is redacted (so a token logged as JSON stays
+// secret), and the file is the one place the secrets must be written.
+type diskToken struct {
+	tokenKey
+	AccessToken  string    `json:"access_token"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	TokenType    string    `json:"token_type,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+	Scopes       []string  `json:"scopes,omitempty"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+func toDisk(st storedToken) diskToken {
+	return diskToken{st.tokenKey, st.AccessToken, st.RefreshToken, st.TokenType, st.Expiry, st.Scopes, st.UpdatedAt}
+}
+
+func fromDisk(d diskToken) storedToken {
+	return storedToken{
+		tokenKey:  d.tokenKey,
+		Token:     Token{AccessToken: d.AccessToken, RefreshToken: d.RefreshToken, TokenType: d.TokenType, Expiry: d.Expiry, Scopes: d.Scopes},
+		UpdatedAt: d.UpdatedAt,
+	}
 }
 
 type storeFile struct {
 	Version       int                     `json:"version"`
 	Registrations map[string]registration `json:"registrations,omitempty"`
-	Tokens        []storedToken           `json:"tokens,omitempty"`
+	Tokens        []diskToken             `json:"tokens,omitempty"`
+}
+
+// storeData is the in-memory form of storeFile.
+type storeData struct {
+	Registrations map[string]registration
+	Tokens        []storedToken
 }
 
 // store keeps tokens and registrations in memory and mirrors them to one
@@ -57,11 +88,11 @@ type storeFile struct {
 type store struct {
 	mu   sync.Mutex
 	dir  string
-	data storeFile
+	data storeData
 }
 
 func openStore(dir string) (*store, error) {
-	s := &store{dir: dir, data: storeFile{Version: storeVersion, Registrations: map[string]registration{}}}
+	s := &store{dir: dir, data: storeData{Registrations: map[string]registration{}}}
 	if dir == "" {
 		return s, nil
 	}
@@ -78,10 +109,12 @@ func openStore(dir string) (*store, error) {
 		// program: start empty and overwrite it on the next save.
 		return s, nil
 	}
-	if f.Registrations == nil {
-		f.Registrations = map[string]registration{}
+	if f.Registrations != nil {
+		s.data.Registrations = f.Registrations
 	}
-	s.data = f
+	for _, d := range f.Tokens {
+		s.data.Tokens = append(s.data.Tokens, fromDisk(d))
+	}
 	return s, nil
 }
 
@@ -159,7 +192,11 @@ func (s *store) saveLocked() error {
 	if err := os.Chmod(s.dir, 0o700); err != nil {
 		return fmt.Errorf("%w: restricting %s to 0700: %w", ErrStore, s.dir, err)
 	}
-	b, err := json.MarshalIndent(s.data, "", "  ")
+	f := storeFile{Version: storeVersion, Registrations: s.data.Registrations}
+	for _, st := range s.data.Tokens {
+		f.Tokens = append(f.Tokens, toDisk(st))
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%w: encoding: %w", ErrStore, err)
 	}

@@ -1,6 +1,7 @@
 package authpkce
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -54,6 +55,15 @@ func (c Client) String() string {
 	return fmt.Sprintf("authpkce.Client{ClientID: %q, ClientSecret: [redacted]}", c.ClientID)
 }
 
+// MarshalJSON keeps the secret out of JSON logs; decoding is unaffected.
+func (c Client) MarshalJSON() ([]byte, error) {
+	m := map[string]string{"clientId": c.ClientID}
+	if c.ClientSecret != "" {
+		m["clientSecret"] = redacted(c.ClientSecret)
+	}
+	return json.Marshal(m)
+}
+
 // GoString keeps the secret out of %#v.
 func (c Client) GoString() string { return c.String() }
 
@@ -80,13 +90,22 @@ type Requirement struct {
 // Token is what the authorization server issued. Its formatting methods
 // redact the secrets so a token never reaches a log line or an error string.
 type Token struct {
-	AccessToken  string    `json:"access_token"`
-	RefreshToken string    `json:"refresh_token,omitempty"`
-	TokenType    string    `json:"token_type,omitempty"`
-	Expiry       time.Time `json:"expiry,omitzero"`
+	AccessToken  string
+	RefreshToken string
+	TokenType    string
+	Expiry       time.Time
 	// Scopes are the granted scopes: the token response's scope, or the
 	// requested scopes when the server did not say (RFC 6749 §5.1).
-	Scopes []string `json:"scopes,omitempty"`
+	Scopes []string
+}
+
+// MarshalJSON redacts too: slog's JSON handler and debug dumps marshal
+// values they find inside slices and maps.
+func (t Token) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]any{
+		"access_token": redacted(t.AccessToken), "refresh_token": redacted(t.RefreshToken),
+		"expiry": fmtExpiry(t.Expiry), "scopes": t.Scopes,
+	})
 }
 
 func (t Token) String() string {
@@ -122,6 +141,13 @@ func (c CachedToken) String() string {
 }
 
 func (c CachedToken) GoString() string { return c.String() }
+
+func (c CachedToken) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]any{
+		"resource": c.Resource, "access_token": redacted(c.AccessToken), "scopes": c.Scopes,
+		"expiry": fmtExpiry(c.Expiry), "authorization_server": c.AuthorizationServer,
+	})
+}
 
 func (c CachedToken) LogValue() slog.Value {
 	return slog.GroupValue(
