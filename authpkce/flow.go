@@ -152,6 +152,11 @@ func (a *Authenticator) run(ctx context.Context, g *Grant, f *flow, ci clientIde
 	case cb := <-f.callbacks:
 		if cb.err != nil {
 			err = cb.err
+			if ci.dynamic && errors.Is(err, ErrAuthorization) && strings.Contains(err.Error(), "invalid_scope") {
+				// Our registration predates the scopes now asked for;
+				// registering again on the next attempt can cover them.
+				_ = a.store.dropRegistration(f.key.Issuer)
+			}
 		} else {
 			var tok Token
 			tok, err = a.exchange(ctx, f, cb.code)
