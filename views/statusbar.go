@@ -81,7 +81,7 @@ func RenderStatusBar(th Theme, sb StatusBar, width int) string {
 		if sb.NeedsInput > 1 {
 			noun = " need input "
 		}
-		needsText = " " + glyphAsk + " " + strconv.Itoa(sb.NeedsInput) + noun
+		needsText = " " + badgeGlyphAsk + " " + strconv.Itoa(sb.NeedsInput) + noun
 	}
 
 	// The free text, most important first.
@@ -140,7 +140,7 @@ func RenderStatusBar(th Theme, sb StatusBar, width int) string {
 
 	// Decide the right segment: full, host only, truncated host, nothing.
 	right := ""
-	switch full := joinNonEmpty(host, version, sep); {
+	switch full := statusJoin(host, version, sep); {
 	case full != "" && lipgloss.Width(full)+2+middleWant <= avail:
 		right = full
 	case host != "" && lipgloss.Width(host)+2+middleWant <= avail:
@@ -210,7 +210,7 @@ func renderMiddle(b *strings.Builder, base lipgloss.Style, parts []statusPart, s
 	return used
 }
 
-func joinNonEmpty(a, b, sep string) string {
+func statusJoin(a, b, sep string) string {
 	switch {
 	case a == "":
 		return b

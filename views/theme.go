@@ -178,19 +178,19 @@ func (b Badge) Plain() string { return b.Glyph + " " + b.Label }
 // Badge glyphs. Each is one terminal cell wide (checked by a test): no emoji
 // presentation, nothing that needs a variation selector.
 const (
-	glyphStreaming = "⋯"
-	glyphAsk       = "◆"
-	glyphAskResult = "◇"
-	glyphRunning   = "◐"
-	glyphAuth      = "⚠"
-	glyphDone      = "✓"
-	glyphFailed    = "✗"
-	glyphCancelled = "⊘"
-	glyphStarting  = "◌"
-	glyphReady     = "●"
-	glyphStopped   = "○"
-	glyphUnknown   = "?"
-	glyphRetry     = "↻"
+	badgeGlyphStreaming = "⋯"
+	badgeGlyphAsk       = "◆"
+	badgeGlyphAskResult = "◇"
+	badgeGlyphRunning   = "◐"
+	badgeGlyphAuth      = "⚠"
+	badgeGlyphDone      = "✓"
+	badgeGlyphFailed    = "✗"
+	badgeGlyphCancelled = "⊘"
+	badgeGlyphStarting  = "◌"
+	badgeGlyphReady     = "●"
+	badgeGlyphStopped   = "○"
+	badgeGlyphUnknown   = "?"
+	badgeGlyphRetry     = "↻"
 )
 
 // ToolCallBadge returns the badge for a tool call's status as spelled on
@@ -204,22 +204,22 @@ func (th Theme) ToolCallBadge(status string, failed bool) Badge {
 	attention := s().Foreground(p.Warning).Bold(true)
 	switch status {
 	case "streaming":
-		return Badge{glyphStreaming, "preparing", s().Foreground(p.FgMuted)}
+		return Badge{badgeGlyphStreaming, "preparing", s().Foreground(p.FgMuted)}
 	case "pending-confirmation":
-		return Badge{glyphAsk, "needs approval", attention}
+		return Badge{badgeGlyphAsk, "needs approval", attention}
 	case "running":
-		return Badge{glyphRunning, "running", s().Foreground(p.Info)}
+		return Badge{badgeGlyphRunning, "running", s().Foreground(p.Info)}
 	case "auth-required":
-		return Badge{glyphAuth, "needs sign-in", attention}
+		return Badge{badgeGlyphAuth, "needs sign-in", attention}
 	case "pending-result-confirmation":
-		return Badge{glyphAskResult, "review result", attention}
+		return Badge{badgeGlyphAskResult, "review result", attention}
 	case "completed":
 		if failed {
-			return Badge{glyphFailed, "failed", s().Foreground(p.Error).Bold(true)}
+			return Badge{badgeGlyphFailed, "failed", s().Foreground(p.Error).Bold(true)}
 		}
-		return Badge{glyphDone, "done", s().Foreground(p.Success)}
+		return Badge{badgeGlyphDone, "done", s().Foreground(p.Success)}
 	case "cancelled":
-		return Badge{glyphCancelled, "cancelled", s().Foreground(p.FgSubtle)}
+		return Badge{badgeGlyphCancelled, "cancelled", s().Foreground(p.FgSubtle)}
 	}
 	return th.unknownBadge(status)
 }
@@ -233,9 +233,9 @@ func (th Theme) McpBadge(kind, reason string) Badge {
 	p := th.Palette
 	switch kind {
 	case "starting":
-		return Badge{glyphStarting, "starting", s().Foreground(p.Info)}
+		return Badge{badgeGlyphStarting, "starting", s().Foreground(p.Info)}
 	case "ready":
-		return Badge{glyphReady, "ready", s().Foreground(p.Success)}
+		return Badge{badgeGlyphReady, "ready", s().Foreground(p.Success)}
 	case "authRequired":
 		label := "sign in"
 		switch reason {
@@ -244,11 +244,11 @@ func (th Theme) McpBadge(kind, reason string) Badge {
 		case "insufficientScope":
 			label = "needs access"
 		}
-		return Badge{glyphAuth, label, s().Foreground(p.Warning).Bold(true)}
+		return Badge{badgeGlyphAuth, label, s().Foreground(p.Warning).Bold(true)}
 	case "error":
-		return Badge{glyphFailed, "error", s().Foreground(p.Error).Bold(true)}
+		return Badge{badgeGlyphFailed, "error", s().Foreground(p.Error).Bold(true)}
 	case "stopped":
-		return Badge{glyphStopped, "stopped", s().Foreground(p.FgSubtle)}
+		return Badge{badgeGlyphStopped, "stopped", s().Foreground(p.FgSubtle)}
 	}
 	return th.unknownBadge(kind)
 }
@@ -256,9 +256,9 @@ func (th Theme) McpBadge(kind, reason string) Badge {
 // EnabledBadge marks whether an MCP server is enabled for the session.
 func (th Theme) EnabledBadge(enabled bool) Badge {
 	if enabled {
-		return Badge{glyphDone, "enabled", lipgloss.NewStyle().Foreground(th.Palette.FgMuted)}
+		return Badge{badgeGlyphDone, "enabled", lipgloss.NewStyle().Foreground(th.Palette.FgMuted)}
 	}
-	return Badge{glyphCancelled, "disabled", lipgloss.NewStyle().Foreground(th.Palette.FgSubtle).Strikethrough(!th.NoColor)}
+	return Badge{badgeGlyphCancelled, "disabled", lipgloss.NewStyle().Foreground(th.Palette.FgSubtle).Strikethrough(!th.NoColor)}
 }
 
 // ConnBadge returns the status-bar badge for the connection state.
@@ -267,15 +267,15 @@ func (th Theme) ConnBadge(state ConnState) Badge {
 	p := th.Palette
 	switch state {
 	case ConnConnecting:
-		return Badge{glyphStarting, "connecting", s.Foreground(p.OnAcc).Background(p.Info)}
+		return Badge{badgeGlyphStarting, "connecting", s.Foreground(p.OnAcc).Background(p.Info)}
 	case ConnReady:
-		return Badge{glyphReady, "connected", s.Foreground(p.OnAcc).Background(p.Success)}
+		return Badge{badgeGlyphReady, "connected", s.Foreground(p.OnAcc).Background(p.Success)}
 	case ConnReconnecting:
-		return Badge{glyphRetry, "reconnecting", s.Foreground(p.OnAcc).Background(p.Warning)}
+		return Badge{badgeGlyphRetry, "reconnecting", s.Foreground(p.OnAcc).Background(p.Warning)}
 	case ConnFailed:
-		return Badge{glyphFailed, "disconnected", s.Foreground(p.OnAcc).Background(p.Error)}
+		return Badge{badgeGlyphFailed, "disconnected", s.Foreground(p.OnAcc).Background(p.Error)}
 	}
-	return Badge{glyphUnknown, "unknown", s}
+	return Badge{badgeGlyphUnknown, "unknown", s}
 }
 
 func (th Theme) unknownBadge(name string) Badge {
@@ -283,5 +283,5 @@ func (th Theme) unknownBadge(name string) Badge {
 	if label == "" {
 		label = "unknown"
 	}
-	return Badge{glyphUnknown, Truncate(label, 24), lipgloss.NewStyle().Foreground(th.Palette.FgMuted)}
+	return Badge{badgeGlyphUnknown, Truncate(label, 24), lipgloss.NewStyle().Foreground(th.Palette.FgMuted)}
 }

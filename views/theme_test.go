@@ -9,21 +9,21 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-var toolCallStatuses = []string{
+var themeToolCallStatuses = []string{
 	"streaming", "pending-confirmation", "running", "auth-required",
 	"pending-result-confirmation", "completed", "cancelled",
 }
 
-var mcpKinds = []string{"starting", "ready", "authRequired", "error", "stopped"}
+var themeMcpKinds = []string{"starting", "ready", "authRequired", "error", "stopped"}
 
-// allBadges is every badge the theme can produce for known states.
-func allBadges(th Theme) map[string]Badge {
+// themeAllBadges is every badge the theme can produce for known states.
+func themeAllBadges(th Theme) map[string]Badge {
 	m := map[string]Badge{}
-	for _, s := range toolCallStatuses {
+	for _, s := range themeToolCallStatuses {
 		m["tool "+s] = th.ToolCallBadge(s, false)
 	}
 	m["tool completed failed"] = th.ToolCallBadge("completed", true)
-	for _, k := range mcpKinds {
+	for _, k := range themeMcpKinds {
 		m["mcp "+k] = th.McpBadge(k, "")
 	}
 	for _, r := range []string{"required", "expired", "insufficientScope"} {
@@ -39,7 +39,7 @@ func allBadges(th Theme) map[string]Badge {
 
 func TestBadgesAreOneCellGlyphPlusLabel(t *testing.T) {
 	th := NewTheme(true, false)
-	for name, b := range allBadges(th) {
+	for name, b := range themeAllBadges(th) {
 		if w := lipgloss.Width(b.Glyph); w != 1 {
 			t.Errorf("%s: glyph %q is %d cells wide, want 1", name, b.Glyph, w)
 		}
@@ -56,7 +56,7 @@ func TestBadgesAreOneCellGlyphPlusLabel(t *testing.T) {
 func TestBadgeLabelsAreDistinct(t *testing.T) {
 	th := NewTheme(true, true)
 	seen := map[string]string{}
-	for _, s := range toolCallStatuses {
+	for _, s := range themeToolCallStatuses {
 		b := th.ToolCallBadge(s, false)
 		if prev, dup := seen[b.Plain()]; dup {
 			t.Errorf("tool-call states %s and %s share badge %q", prev, s, b.Plain())
@@ -67,7 +67,7 @@ func TestBadgeLabelsAreDistinct(t *testing.T) {
 		t.Error("failed and successful completions look the same")
 	}
 	seen = map[string]string{}
-	for _, k := range mcpKinds {
+	for _, k := range themeMcpKinds {
 		b := th.McpBadge(k, "")
 		if prev, dup := seen[b.Plain()]; dup {
 			t.Errorf("MCP states %s and %s share badge %q", prev, k, b.Plain())
@@ -88,7 +88,7 @@ func TestUnknownStateBadgeIsSanitized(t *testing.T) {
 		if strings.ContainsAny(b.Label, "\x1b\n\u202e") {
 			t.Errorf("unknown badge label not sanitized: %q", b.Label)
 		}
-		if b.Glyph != glyphUnknown {
+		if b.Glyph != badgeGlyphUnknown {
 			t.Errorf("unknown badge glyph = %q", b.Glyph)
 		}
 	}
@@ -100,12 +100,12 @@ func TestUnknownStateBadgeIsSanitized(t *testing.T) {
 	}
 }
 
-var sgrRe = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+var themeSGRRe = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
 
 // colourParams returns the SGR parameters in s that set a colour.
 func colourParams(s string) []string {
 	var out []string
-	for _, m := range sgrRe.FindAllStringSubmatch(s, -1) {
+	for _, m := range themeSGRRe.FindAllStringSubmatch(s, -1) {
 		for _, p := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ';' || r == ':' }) {
 			n, err := strconv.Atoi(p)
 			if err != nil {
@@ -142,7 +142,7 @@ func themeSamples(th Theme) map[string]string {
 		"agent":         th.AgentMessage.Render("hello"),
 		"reasoning":     th.Reasoning.Render("hmm"),
 	}
-	for name, b := range allBadges(th) {
+	for name, b := range themeAllBadges(th) {
 		m["badge "+name] = b.String()
 	}
 	return m
