@@ -5,8 +5,8 @@
 // Naming is fixed because other code is written against it: a Go type is
 // named exactly like its $def, a field is its JSON name with the first letter
 // upper-cased (leading underscores dropped: `_meta` → Meta). Discriminated
-// unions become a wrapper struct holding a variant interface; see the
-// package documentation in types_gen.go's header for the rules.
+// unions become a wrapper struct holding a variant interface; the full rules
+// are in protocol/generate.go.
 package main
 
 import (
