@@ -143,7 +143,8 @@ func (c *Conn) Err() error {
 }
 
 // Close closes the connection and its transport. Pending calls fail with an
-// error wrapping ErrClosed.
+// error wrapping ErrClosed. Over WebSocket it waits for the peer to answer
+// the close frame, up to coder/websocket's 5s handshake timeout.
 func (c *Conn) Close() error {
 	c.shutdown(ErrConnClosedLocally, "closing")
 	return nil
@@ -269,7 +270,10 @@ func (c *Conn) write(ctx context.Context, m Message) error {
 
 func (c *Conn) readLoop() {
 	for {
-		frame, err := c.t.Read(c.ctx)
+		// Not c.ctx: cancelling a WebSocket read tears the socket down
+		// before Close can send the close frame and reason. Close (via
+		// shutdown) is what unblocks this read.
+		frame, err := c.t.Read(context.Background())
 		if err != nil {
 			c.shutdown(err, "read failed")
 			return

@@ -392,6 +392,9 @@ func TestMalformedAndUnknownFramesIgnored(t *testing.T) {
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
 			c, peer, log := newRawPair(t, kind, AcceptOptions{})
+			// The raw peer never reads, so it must close first or the Conn's
+			// close handshake waits out its 5s timeout.
+			t.Cleanup(func() { peer.tr.Close("test over") })
 			peer.send(`{"jsonrpc":"2.0","id":999,"result":1}`)
 			log.waitFor(t, "unknown id")
 
