@@ -343,6 +343,36 @@ func TestHydraRefresh(t *testing.T) {
 	if toks := env2.auth.Tokens(); len(toks) != 1 || toks[0].AccessToken != res.AccessToken {
 		t.Errorf("Tokens() after refresh = %v", toks)
 	}
+
+	// A revoked refresh token: the silent refresh fails, the dead token is
+	// dropped and the browser is asked instead.
+	key := tokenKey{Issuer: issuerID(h.issuer), Resource: testResource, ClientID: first.ClientID}
+	stored, _ := env2.auth.store.token(key)
+	resp, err := http.PostForm(h.public+"/oauth2/revoke", url.Values{"token": {stored.RefreshToken}, "client_id": {first.ClientID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("revoking the refresh token: HTTP %d", resp.StatusCode)
+	}
+	browser3 := newStandIn(t)
+	env3 := newTestEnv(t, env.dir, browser3.Open, time.Minute)
+	var shown string
+	res3, err := env3.auth.Authenticate(context.Background(), grantReq(requirementFor(h, ReasonExpired, nil, "files:read")),
+		func(u string) { shown = u })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := browser3.wait(); v.authURL != shown || shown == "" {
+		t.Errorf("onURL got %q, the browser %q", shown, v.authURL)
+	}
+	if res3.Source != SourceBrowser || res3.AccessToken == res.AccessToken {
+		t.Errorf("after a dead refresh token: %v, want a fresh browser grant", res3)
+	}
+	if n := len(env3.rec.find("/oauth2/token")); n != 2 {
+		t.Errorf("%d token requests, want the failed refresh and the code exchange", n)
+	}
 	checkNoLeaks(t)
 }
 
