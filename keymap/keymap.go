@@ -1,0 +1,479 @@
+package keymap
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+)
+
+// KeyMap is every binding of ahptui, grouped by the view that owns it. Key
+// names are bubbletea v2 keystrings (tea.KeyPressMsg.String()): "q",
+// "ctrl+c", "shift+tab", "pgdown", "space", "alt+enter". Shifted letters are
+// their upper-case text ("D").
+//
+// Which groups are live at once is decided by Context, not by the views:
+// ui asks Active(ctx) (or Help(ctx) for the help line) for the context that
+// has focus, and Validate checks that no two live bindings share a key.
+type KeyMap struct {
+	Global   GlobalKeys
+	Sessions SessionKeys
+	Chat     ChatKeys
+	Composer ComposerKeys
+	MCP      MCPKeys
+	Grant    GrantKeys
+	Input    InputKeys
+	Confirm  ConfirmKeys
+}
+
+// GlobalKeys work wherever focus is. Quit, Help and ToggleMCP are printable
+// keys, so they are live only outside text entry; Interrupt (ctrl+c) is the
+// quit that works everywhere.
+type GlobalKeys struct {
+	Quit      key.Binding
+	Interrupt key.Binding
+	Help      key.Binding
+	FocusNext key.Binding
+	FocusPrev key.Binding
+	Reconnect key.Binding
+	ToggleMCP key.Binding
+}
+
+// SessionKeys drive the session list.
+type SessionKeys struct {
+	Up      key.Binding
+	Down    key.Binding
+	Open    key.Binding
+	New     key.Binding
+	Dispose key.Binding // asks for confirmation (Confirm keys) first
+}
+
+// ChatKeys drive the transcript of the open chat.
+type ChatKeys struct {
+	ScrollUp      key.Binding
+	ScrollDown    key.Binding
+	PageUp        key.Binding
+	PageDown      key.Binding
+	Top           key.Binding
+	Bottom        key.Binding
+	FocusComposer key.Binding
+	NextToolCall  key.Binding
+	PrevToolCall  key.Binding
+	Approve       key.Binding // confirm a pending tool call or its result
+	Deny          key.Binding
+	ToggleExpand  key.Binding // reasoning / tool-call input and output
+	CancelTurn    key.Binding
+	NextBlocker   key.Binding // jump to the next item waiting for the user
+	SwitchChat    key.Binding
+}
+
+// ComposerKeys drive the message composer. Send and Queue share enter: the
+// ui enables exactly one of them with SetTurnRunning, so the help line says
+// what enter will do right now.
+type ComposerKeys struct {
+	Send    key.Binding
+	Queue   key.Binding
+	Newline key.Binding
+	Cancel  key.Binding // leave the composer, keeping the draft
+}
+
+// MCPKeys drive the MCP server panel.
+type MCPKeys struct {
+	Up     key.Binding
+	Down   key.Binding
+	Start  key.Binding // start, or restart a running server
+	Stop   key.Binding
+	Toggle key.Binding // enable/disable for this session
+	SignIn key.Binding // run the OAuth flow for an authRequired server
+}
+
+// GrantKeys answer an inline "grant additional access" prompt. They are live
+// together with ChatKeys while the selected chat item is such a prompt.
+type GrantKeys struct {
+	Accept  key.Binding // open the browser and run the OAuth flow
+	Decline key.Binding // refuse; the tool call fails
+	Cancel  key.Binding // abandon a flow already waiting on the browser
+	CopyURL key.Binding // copy the authorization URL when no browser opens
+}
+
+// InputKeys drive an input request (elicitation) form. Fields are text
+// entry, so only non-printable keys are bound here.
+type InputKeys struct {
+	NextField key.Binding
+	PrevField key.Binding
+	Submit    key.Binding
+	Decline   key.Binding
+}
+
+// ConfirmKeys answer a yes/no dialog (e.g. dispose session). Enter is not
+// "yes": a dialog that guards a destructive action must not be dismissed by
+// a stray enter.
+type ConfirmKeys struct {
+	Yes key.Binding
+	No  key.Binding
+}
+
+func bind(keys []string, helpKey, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
+}
+
+func keys(k ...string) []string { return k }
+
+// DefaultKeyMap returns ahptui's bindings.
+//
+// Choices worth knowing: j/k mirror the arrows in lists; a/y approve and x
+// denies so that "n" stays free for "decline" in a grant prompt next to
+// them; g is the OAuth key everywhere (sign in, accept a grant), so chat has
+// no g/G and uses home/end; ctrl+s submits forms (raw mode turns off XON/XOFF
+// flow control, so it reaches us).
+func DefaultKeyMap() KeyMap {
+	km := KeyMap{
+		Global: GlobalKeys{
+			Quit:      bind(keys("q", "ctrl+c"), "q", "quit"),
+			Interrupt: bind(keys("ctrl+c"), "ctrl+c", "quit"),
+			Help:      bind(keys("?"), "?", "help"),
+			FocusNext: bind(keys("tab"), "tab", "next panel"),
+			FocusPrev: bind(keys("shift+tab"), "shift+tab", "prev panel"),
+			Reconnect: bind(keys("ctrl+r"), "ctrl+r", "reconnect"),
+			ToggleMCP: bind(keys("m"), "m", "toggle MCP panel"),
+		},
+		Sessions: SessionKeys{
+			Up:      bind(keys("up", "k"), "↑/k", "up"),
+			Down:    bind(keys("down", "j"), "↓/j", "down"),
+			Open:    bind(keys("enter"), "enter", "open"),
+			New:     bind(keys("n"), "n", "new session"),
+			Dispose: bind(keys("d"), "d", "dispose"),
+		},
+		Chat: ChatKeys{
+			ScrollUp:      bind(keys("up", "k"), "↑/k", "scroll up"),
+			ScrollDown:    bind(keys("down", "j"), "↓/j", "scroll down"),
+			PageUp:        bind(keys("pgup"), "pgup", "page up"),
+			PageDown:      bind(keys("pgdown"), "pgdn", "page down"),
+			Top:           bind(keys("home"), "home", "top"),
+			Bottom:        bind(keys("end"), "end", "bottom"),
+			FocusComposer: bind(keys("i", "/"), "i", "write"),
+			NextToolCall:  bind(keys("]"), "]", "next tool call"),
+			PrevToolCall:  bind(keys("["), "[", "prev tool call"),
+			Approve:       bind(keys("a", "y"), "a/y", "approve"),
+			Deny:          bind(keys("x"), "x", "deny"),
+			ToggleExpand:  bind(keys("e"), "e", "expand"),
+			CancelTurn:    bind(keys("ctrl+x"), "ctrl+x", "cancel turn"),
+			NextBlocker:   bind(keys("!"), "!", "next needing you"),
+			SwitchChat:    bind(keys("c"), "c", "switch chat"),
+		},
+		Composer: ComposerKeys{
+			Send:    bind(keys("enter"), "enter", "send"),
+			Queue:   bind(keys("enter"), "enter", "queue"),
+			Newline: bind(keys("alt+enter", "ctrl+j"), "ctrl+j", "newline"),
+			Cancel:  bind(keys("esc"), "esc", "back"),
+		},
+		MCP: MCPKeys{
+			Up:     bind(keys("up", "k"), "↑/k", "up"),
+			Down:   bind(keys("down", "j"), "↓/j", "down"),
+			Start:  bind(keys("s"), "s", "start/restart"),
+			Stop:   bind(keys("t"), "t", "stop"),
+			Toggle: bind(keys("space"), "space", "enable/disable"),
+			SignIn: bind(keys("g"), "g", "sign in"),
+		},
+		Grant: GrantKeys{
+			Accept:  bind(keys("enter", "g"), "enter/g", "grant access"),
+			Decline: bind(keys("n"), "n", "decline"),
+			Cancel:  bind(keys("esc"), "esc", "cancel sign-in"),
+			CopyURL: bind(keys("u"), "u", "copy sign-in URL"),
+		},
+		Input: InputKeys{
+			NextField: bind(keys("tab"), "tab", "next field"),
+			PrevField: bind(keys("shift+tab"), "shift+tab", "prev field"),
+			Submit:    bind(keys("ctrl+s"), "ctrl+s", "submit"),
+			Decline:   bind(keys("esc"), "esc", "decline"),
+		},
+		Confirm: ConfirmKeys{
+			Yes: bind(keys("y"), "y", "yes"),
+			No:  bind(keys("n", "esc"), "n/esc", "no"),
+		},
+	}
+	km.Composer.SetTurnRunning(false)
+	return km
+}
+
+// SetTurnRunning switches enter between sending a message (idle chat) and
+// queueing it behind the running turn.
+func (k *ComposerKeys) SetTurnRunning(running bool) {
+	k.Send.SetEnabled(!running)
+	k.Queue.SetEnabled(running)
+}
+
+// ShortHelp implements help.KeyMap.
+func (k GlobalKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Help, k.Quit}
+}
+
+// FullHelp implements help.KeyMap.
+func (k GlobalKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.FocusNext, k.FocusPrev, k.ToggleMCP},
+		{k.Reconnect, k.Help, k.Quit},
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k SessionKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Open, k.New, k.Dispose}
+}
+
+// FullHelp implements help.KeyMap.
+func (k SessionKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.New, k.Dispose}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k ChatKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.FocusComposer, k.Approve, k.Deny, k.NextBlocker, k.CancelTurn}
+}
+
+// FullHelp implements help.KeyMap.
+func (k ChatKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.NextToolCall, k.PrevToolCall, k.NextBlocker, k.ToggleExpand},
+		{k.Approve, k.Deny, k.CancelTurn, k.FocusComposer, k.SwitchChat},
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k ComposerKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Send, k.Queue, k.Newline, k.Cancel}
+}
+
+// FullHelp implements help.KeyMap.
+func (k ComposerKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Send, k.Queue, k.Newline, k.Cancel}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k MCPKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Start, k.Stop, k.Toggle, k.SignIn}
+}
+
+// FullHelp implements help.KeyMap.
+func (k MCPKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down}, {k.Start, k.Stop, k.Toggle, k.SignIn}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k GrantKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Accept, k.Decline, k.Cancel, k.CopyURL}
+}
+
+// FullHelp implements help.KeyMap.
+func (k GrantKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Accept, k.Decline, k.Cancel, k.CopyURL}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k InputKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.NextField, k.Submit, k.Decline}
+}
+
+// FullHelp implements help.KeyMap.
+func (k InputKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.NextField, k.PrevField, k.Submit, k.Decline}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k ConfirmKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Yes, k.No}
+}
+
+// FullHelp implements help.KeyMap.
+func (k ConfirmKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Yes, k.No}}
+}
+
+// Context names what has the keyboard. Several groups are live at once in a
+// context; Active lists exactly which bindings.
+type Context int
+
+const (
+	ContextSessions  Context = iota // session list focused
+	ContextChat                     // transcript focused
+	ContextChatGrant                // transcript focused, a grant prompt selected
+	ContextComposer                 // composer focused (text entry)
+	ContextMCP                      // MCP panel focused
+	ContextInput                    // input request form open (modal, text entry)
+	ContextConfirm                  // yes/no dialog open (modal)
+)
+
+// Contexts lists every Context, for iteration in tests and docs.
+var Contexts = []Context{
+	ContextSessions, ContextChat, ContextChatGrant, ContextComposer,
+	ContextMCP, ContextInput, ContextConfirm,
+}
+
+func (c Context) String() string {
+	switch c {
+	case ContextSessions:
+		return "sessions"
+	case ContextChat:
+		return "chat"
+	case ContextChatGrant:
+		return "chat+grant"
+	case ContextComposer:
+		return "composer"
+	case ContextMCP:
+		return "mcp"
+	case ContextInput:
+		return "input"
+	case ContextConfirm:
+		return "confirm"
+	}
+	return fmt.Sprintf("Context(%d)", int(c))
+}
+
+// TextEntry reports whether printable keys in ctx type text rather than
+// trigger bindings.
+func (c Context) TextEntry() bool {
+	return c == ContextComposer || c == ContextInput
+}
+
+// Active returns the bindings live in ctx, the ones ui should match a key
+// press against, in matching order (view first, then global). Disabled
+// bindings are left out.
+func (k KeyMap) Active(ctx Context) []key.Binding {
+	g := k.Global
+	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP}
+	var view []key.Binding
+	switch ctx {
+	case ContextSessions:
+		view = flatten(k.Sessions.FullHelp())
+	case ContextChat:
+		view = flatten(k.Chat.FullHelp())
+	case ContextChatGrant:
+		view = append(flatten(k.Grant.FullHelp()), flatten(k.Chat.FullHelp())...)
+	case ContextComposer:
+		view = append(flatten(k.Composer.FullHelp()), k.Chat.CancelTurn)
+		nav = []key.Binding{g.Interrupt, g.FocusNext, g.FocusPrev, g.Reconnect}
+	case ContextMCP:
+		view = flatten(k.MCP.FullHelp())
+	case ContextInput:
+		view = flatten(k.Input.FullHelp())
+		nav = []key.Binding{g.Interrupt, g.Reconnect}
+	case ContextConfirm:
+		view = flatten(k.Confirm.FullHelp())
+		nav = []key.Binding{g.Interrupt}
+	}
+	var out []key.Binding
+	for _, b := range append(view, nav...) {
+		if b.Enabled() {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func flatten(groups [][]key.Binding) []key.Binding {
+	var out []key.Binding
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// Help returns what bubbles/help should show in ctx: the short line is the
+// view's most useful keys plus help and quit; the full view has a column per
+// group.
+func (k KeyMap) Help(ctx Context) help.KeyMap {
+	g := k.Global
+	var short []key.Binding
+	var full [][]key.Binding
+	switch ctx {
+	case ContextSessions:
+		short, full = k.Sessions.ShortHelp(), k.Sessions.FullHelp()
+	case ContextChat:
+		short, full = k.Chat.ShortHelp(), k.Chat.FullHelp()
+	case ContextChatGrant:
+		short = append(k.Grant.ShortHelp(), k.Chat.NextBlocker)
+		full = append(k.Grant.FullHelp(), k.Chat.FullHelp()...)
+	case ContextComposer:
+		short = append(k.Composer.ShortHelp(), k.Chat.CancelTurn)
+		full = append(k.Composer.FullHelp(), []key.Binding{k.Chat.CancelTurn, g.FocusNext, g.Reconnect, g.Interrupt})
+		return contextHelp{short: append(short, g.Interrupt), full: full}
+	case ContextMCP:
+		short, full = k.MCP.ShortHelp(), k.MCP.FullHelp()
+	case ContextInput:
+		short, full = k.Input.ShortHelp(), k.Input.FullHelp()
+		return contextHelp{short: append(short, g.Interrupt), full: append(full, []key.Binding{g.Reconnect, g.Interrupt})}
+	case ContextConfirm:
+		return contextHelp{short: k.Confirm.ShortHelp(), full: k.Confirm.FullHelp()}
+	}
+	return contextHelp{
+		short: append(short, g.ShortHelp()...),
+		full:  append(full, g.FullHelp()...),
+	}
+}
+
+type contextHelp struct {
+	short []key.Binding
+	full  [][]key.Binding
+}
+
+func (h contextHelp) ShortHelp() []key.Binding  { return h.short }
+func (h contextHelp) FullHelp() [][]key.Binding { return h.full }
+
+// ShortHelp implements help.KeyMap with the global keys, for a screen that
+// has no focused view yet (e.g. while connecting).
+func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
+
+// FullHelp implements help.KeyMap: every group, one column each, for a
+// complete key reference.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	var out [][]key.Binding
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm} {
+		out = append(out, flatten(g.FullHelp()))
+	}
+	return out
+}
+
+// Validate reports every key bound twice among the bindings live in one
+// context, and every printable key bound in a text-entry context (it would
+// eat what the user types). A binding with keys but no help text is
+// reported too: help is how users find it.
+func (k KeyMap) Validate() error {
+	var errs []error
+	for _, ctx := range Contexts {
+		owner := map[string]string{}
+		for _, b := range k.Active(ctx) {
+			h := b.Help()
+			name := h.Key + " (" + h.Desc + ")"
+			if h.Key == "" || h.Desc == "" {
+				errs = append(errs, fmt.Errorf("%s: binding %v has no help text", ctx, b.Keys()))
+			}
+			for _, kk := range b.Keys() {
+				if prev, dup := owner[kk]; dup {
+					errs = append(errs, fmt.Errorf("%s: key %q bound to both %s and %s", ctx, kk, prev, name))
+					continue
+				}
+				owner[kk] = name
+				if ctx.TextEntry() && printable(kk) {
+					errs = append(errs, fmt.Errorf("%s: printable key %q bound to %s would swallow typed text", ctx, kk, name))
+				}
+			}
+		}
+	}
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	return errors.Join(errs...)
+}
+
+// printable reports whether a keystring is text a user types: one rune, or
+// space. "shift+x" style names only occur without text, so they count as
+// keys.
+func printable(k string) bool {
+	if k == "space" {
+		return true
+	}
+	return utf8.RuneCountInString(k) == 1 && !strings.ContainsRune("\t\r\n", []rune(k)[0])
+}

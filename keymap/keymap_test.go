@@ -1,0 +1,176 @@
+package keymap
+
+import (
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+func TestDefaultKeyMapValidates(t *testing.T) {
+	km := DefaultKeyMap()
+	if err := km.Validate(); err != nil {
+		t.Fatalf("DefaultKeyMap has conflicts:\n%v", err)
+	}
+	km.Composer.SetTurnRunning(true)
+	if err := km.Validate(); err != nil {
+		t.Fatalf("DefaultKeyMap with a running turn has conflicts:\n%v", err)
+	}
+}
+
+// Validate must actually catch the mistakes it exists for.
+func TestValidateReportsConflicts(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*KeyMap)
+		want   string
+	}{
+		{"duplicate in chat", func(k *KeyMap) { k.Chat.Deny.SetKeys("a") }, `chat: key "a" bound to both`},
+		{"view vs global", func(k *KeyMap) { k.Sessions.New.SetKeys("q") }, `sessions: key "q" bound to both`},
+		{"grant vs chat", func(k *KeyMap) { k.Grant.Decline.SetKeys("x") }, `chat+grant: key "x" bound to both`},
+		{"printable in composer", func(k *KeyMap) { k.Composer.Cancel.SetKeys("q") }, `composer: printable key "q"`},
+		{"space in input form", func(k *KeyMap) { k.Input.Submit.SetKeys("space") }, `input: printable key "space"`},
+		{"send and queue both on", func(k *KeyMap) { k.Composer.Queue.SetEnabled(true) }, `composer: key "enter" bound to both`},
+		{"missing help", func(k *KeyMap) { k.MCP.Stop = key.NewBinding(key.WithKeys("t")) }, `mcp: binding [t] has no help text`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			km := DefaultKeyMap()
+			tc.mutate(&km)
+			err := km.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Every key name used must be exactly what bubbletea v2 reports for that
+// key press, or the binding can never match ("pgdn" vs "pgdown").
+func TestKeyNamesMatchBubbletea(t *testing.T) {
+	presses := map[string]tea.KeyPressMsg{
+		"up":        {Code: tea.KeyUp},
+		"down":      {Code: tea.KeyDown},
+		"pgup":      {Code: tea.KeyPgUp},
+		"pgdown":    {Code: tea.KeyPgDown},
+		"home":      {Code: tea.KeyHome},
+		"end":       {Code: tea.KeyEnd},
+		"enter":     {Code: tea.KeyEnter},
+		"esc":       {Code: tea.KeyEscape},
+		"tab":       {Code: tea.KeyTab},
+		"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
+		"space":     {Code: tea.KeySpace, Text: " "},
+		"alt+enter": {Code: tea.KeyEnter, Mod: tea.ModAlt},
+		"ctrl+j":    {Code: 'j', Mod: tea.ModCtrl},
+		"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
+		"ctrl+r":    {Code: 'r', Mod: tea.ModCtrl},
+		"ctrl+s":    {Code: 's', Mod: tea.ModCtrl},
+		"ctrl+x":    {Code: 'x', Mod: tea.ModCtrl},
+	}
+	km := DefaultKeyMap()
+	km.Composer.Queue.SetEnabled(true) // check its keys too
+	for _, col := range km.FullHelp() {
+		for _, b := range col {
+			for _, k := range b.Keys() {
+				msg, ok := presses[k]
+				if !ok {
+					if len([]rune(k)) != 1 {
+						t.Errorf("key %q (%s) is not a key name this test knows bubbletea produces", k, b.Help().Desc)
+						continue
+					}
+					r := []rune(k)[0]
+					msg = tea.KeyPressMsg{Code: r, Text: k}
+				}
+				if got := msg.String(); got != k {
+					t.Errorf("bubbletea names the press %q, binding says %q", got, k)
+				}
+				if !key.Matches(msg, b) {
+					t.Errorf("binding %s does not match its own key %q", b.Help().Desc, k)
+				}
+			}
+		}
+	}
+}
+
+// In text entry a typed letter must match no binding.
+func TestTextEntryContextsIgnoreLetters(t *testing.T) {
+	km := DefaultKeyMap()
+	for _, ctx := range []Context{ContextComposer, ContextInput} {
+		for _, r := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!?/[]- " {
+			msg := tea.KeyPressMsg{Code: r, Text: string(r)}
+			if key.Matches(msg, km.Active(ctx)...) {
+				t.Errorf("%s: typing %q triggers a binding", ctx, r)
+			}
+		}
+	}
+}
+
+func TestHelpRendersPerContext(t *testing.T) {
+	km := DefaultKeyMap()
+	h := help.New()
+	h.SetWidth(200)
+	want := map[Context][]string{
+		ContextSessions:  {"new session", "dispose", "quit"},
+		ContextChat:      {"approve", "deny", "cancel turn", "help"},
+		ContextChatGrant: {"grant access", "decline", "cancel sign-in"},
+		ContextComposer:  {"send", "newline", "ctrl+c"},
+		ContextMCP:       {"start/restart", "stop", "sign in", "enable/disable"},
+		ContextInput:     {"next field", "submit", "decline"},
+		ContextConfirm:   {"yes", "no"},
+	}
+	for _, ctx := range Contexts {
+		short := h.View(km.Help(ctx))
+		for _, w := range want[ctx] {
+			if !strings.Contains(short, w) {
+				t.Errorf("%s short help %q lacks %q", ctx, short, w)
+			}
+		}
+		h.ShowAll = true
+		if full := h.View(km.Help(ctx)); len(full) <= len(short)/2 {
+			t.Errorf("%s full help looks empty: %q", ctx, full)
+		}
+		h.ShowAll = false
+	}
+	// Composer help says what enter does now.
+	if s := h.View(km.Help(ContextComposer)); !strings.Contains(s, "send") || strings.Contains(s, "queue") {
+		t.Errorf("idle composer help = %q", s)
+	}
+	km.Composer.SetTurnRunning(true)
+	if s := h.View(km.Help(ContextComposer)); !strings.Contains(s, "queue") || strings.Contains(s, "send") {
+		t.Errorf("running composer help = %q", s)
+	}
+	// The full reference lists every group.
+	if n := len(km.FullHelp()); n != 8 {
+		t.Errorf("FullHelp has %d columns, want 8 groups", n)
+	}
+}
+
+func TestActiveMatchesExpectedBindings(t *testing.T) {
+	km := DefaultKeyMap()
+	tests := []struct {
+		ctx  Context
+		msg  tea.KeyPressMsg
+		want key.Binding
+	}{
+		{ContextChat, tea.KeyPressMsg{Code: 'y', Text: "y"}, km.Chat.Approve},
+		{ContextChatGrant, tea.KeyPressMsg{Code: tea.KeyEnter}, km.Grant.Accept},
+		{ContextConfirm, tea.KeyPressMsg{Code: 'y', Text: "y"}, km.Confirm.Yes},
+		{ContextComposer, tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl}, km.Chat.CancelTurn},
+		{ContextMCP, tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}, km.MCP.Toggle},
+		{ContextSessions, tea.KeyPressMsg{Code: 'q', Text: "q"}, km.Global.Quit},
+	}
+	for _, tc := range tests {
+		var hit *key.Binding
+		for _, b := range km.Active(tc.ctx) {
+			if key.Matches(tc.msg, b) {
+				hit = &b
+				break
+			}
+		}
+		if hit == nil || hit.Help() != tc.want.Help() {
+			t.Errorf("%s: %q matched %v, want %q", tc.ctx, tc.msg.String(), hit, tc.want.Help().Desc)
+		}
+	}
+}
