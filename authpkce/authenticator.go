@@ -59,6 +59,7 @@ type Authenticator struct {
 	name    string
 	now     func() time.Time
 	store   *store
+	regMu   sync.Mutex
 }
 
 // New opens the token store and returns an Authenticator.
@@ -71,7 +72,7 @@ func New(cfg Config) (*Authenticator, error) {
 		now:     cfg.Now,
 	}
 	if a.hc == nil {
-		a.hc = &http.Client{Timeout: 30 * time.Second}
+		a.hc = &http.Client{Timeout: 30 * time.Second, CheckRedirect: refuseInsecureRedirect}
 	}
 	if a.open == nil {
 		a.open = OpenSystemBrowser
@@ -254,20 +255,10 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 	redirectURI := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
 
 	if ci.id == "" {
-		regScopes := union(scopes, r.Resource.ScopesSupported)
-		if slices.Contains(md.ScopesSupported, "offline_access") {
-			regScopes = union(regScopes, []string{"offline_access"})
-		}
-		reg, err := register(ctx, a.hc, md, a.name, redirectURI, regScopes, a.now())
-		if err != nil {
+		if ci, err = a.registerOnce(ctx, md, iss, redirectURI, union(scopes, r.Resource.ScopesSupported)); err != nil {
 			ln.Close()
 			return nil, err
 		}
-		if err := a.store.putRegistration(iss, reg); err != nil {
-			ln.Close()
-			return nil, err
-		}
-		ci = identityFromRegistration(reg, md)
 	}
 	// A client we registered ourselves asks for offline_access where the
 	// server knows it, so `expired` can later be answered without the
@@ -312,6 +303,41 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 		}
 	}()
 	return g, nil
+}
+
+// registerOnce registers a client at md unless a concurrent grant for the
+// same authorization server just did, so parallel challenges do not leave
+// a trail of registrations behind.
+func (a *Authenticator) registerOnce(ctx context.Context, md *serverMetadata, iss, redirectURI string, scopes []string) (clientIdentity, error) {
+	a.regMu.Lock()
+	defer a.regMu.Unlock()
+	if reg, ok := a.store.registration(iss, a.now()); ok {
+		return identityFromRegistration(reg, md), nil
+	}
+	if slices.Contains(md.ScopesSupported, "offline_access") {
+		scopes = union(scopes, []string{"offline_access"})
+	}
+	reg, err := register(ctx, a.hc, md, a.name, redirectURI, scopes, a.now())
+	if err != nil {
+		return clientIdentity{}, err
+	}
+	if err := a.store.putRegistration(iss, reg); err != nil {
+		return clientIdentity{}, err
+	}
+	return identityFromRegistration(reg, md), nil
+}
+
+// refuseInsecureRedirect keeps a redirect from downgrading a request to
+// plain http off the loopback interface, where a code or a secret in the
+// body would travel in the clear.
+func refuseInsecureRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if req.URL.Scheme != "https" && !(req.URL.Scheme == "http" && isLoopbackHost(req.URL.Hostname())) {
+		return fmt.Errorf("refusing a redirect to %s: not https", req.URL.Redacted())
+	}
+	return nil
 }
 
 // Authenticate runs a whole grant and waits for it: Start then Grant.Wait.

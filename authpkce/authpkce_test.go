@@ -567,3 +567,29 @@ func TestClean(t *testing.T) {
 		t.Errorf("clean(%q) = %q", in[:20], out[:20])
 	}
 }
+
+func TestRefuseInsecureRedirect(t *testing.T) {
+	tests := []struct {
+		to      string
+		allowed bool
+	}{
+		{"https://as.example/next", true},
+		{"http://127.0.0.1:9/next", true},
+		{"http://as.example/next", false},
+		{"ftp://as.example/next", false},
+	}
+	for _, tt := range tests {
+		req := httptest.NewRequest(http.MethodGet, tt.to, nil)
+		if err := refuseInsecureRedirect(req, nil); (err == nil) != tt.allowed {
+			t.Errorf("redirect to %s: err = %v, allowed want %v", tt.to, err, tt.allowed)
+		}
+	}
+}
+
+func TestCheckBearer(t *testing.T) {
+	for typ, ok := range map[string]bool{"": true, "Bearer": true, "bearer": true, "DPoP": false, "mac": false} {
+		if err := checkBearer(typ, "https://as.example/token"); (err == nil) != ok {
+			t.Errorf("checkBearer(%q) = %v", typ, err)
+		}
+	}
+}

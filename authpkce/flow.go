@@ -285,6 +285,9 @@ func (a *Authenticator) exchange(ctx context.Context, f *flow, code string) (Tok
 	if err != nil {
 		return Token{}, tokenError(ctx, f.conf.Endpoint.TokenURL, err)
 	}
+	if err := checkBearer(ot.TokenType, f.conf.Endpoint.TokenURL); err != nil {
+		return Token{}, err
+	}
 	t := Token{
 		AccessToken:  ot.AccessToken,
 		RefreshToken: ot.RefreshToken,
@@ -379,6 +382,9 @@ func (a *Authenticator) refresh(ctx context.Context, md *serverMetadata, ci clie
 	if err := json.Unmarshal(body, &tr); err != nil || tr.AccessToken == "" {
 		return Token{}, fmt.Errorf("%w: %s answered the refresh without an access token; sign in again", ErrTokenEndpoint, md.TokenEndpoint)
 	}
+	if err := checkBearer(tr.TokenType, md.TokenEndpoint); err != nil {
+		return Token{}, err
+	}
 	t := Token{
 		AccessToken:  tr.AccessToken,
 		RefreshToken: tr.RefreshToken,
@@ -395,4 +401,15 @@ func (a *Authenticator) refresh(ctx context.Context, md *serverMetadata, ci clie
 		t.Scopes = strings.Fields(tr.Scope)
 	}
 	return t, nil
+}
+
+// checkBearer: AHP's `authenticate` carries RFC 6750 bearer tokens; a
+// sender-constrained token (DPoP, …) pushed as a bearer would fail later
+// and more obscurely.
+func checkBearer(tokenType, tokenURL string) error {
+	if tokenType == "" || strings.EqualFold(tokenType, "bearer") {
+		return nil
+	}
+	return fmt.Errorf("%w: %s issued a %q token, not a bearer token, which AHP cannot use; tell the authorization server's administrator",
+		ErrTokenEndpoint, tokenURL, clean(tokenType))
 }
