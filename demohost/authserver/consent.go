@@ -13,7 +13,8 @@ import (
 
 // Stable names the headless approver (and any test) relies on.
 const (
-	ConsentFormID      = "consent"
+	ConsentFormID      = "consent"      // the Approve form
+	DenyFormID         = "consent-deny" // the Deny form
 	FieldRequestID     = "request_id"
 	FieldCSRF          = "csrf_token"
 	FieldDecision      = "decision"
@@ -45,6 +46,7 @@ type consentView struct {
 	Scopes     []scopeView
 	Action     string
 	FormID     string
+	DenyFormID string
 	RequestID  string
 	CSRF       string
 	Approve    string
@@ -84,14 +86,20 @@ button.approve{background:#1f6feb;color:#fff;border-color:#1f6feb}
 {{if .Scopes}}<p>It asks for:</p>
 <ul>{{range .Scopes}}<li><code class="scope">{{.Name}}</code>{{if .Description}} – {{.Description}}{{end}}</li>{{end}}</ul>
 {{else}}<p>It asks for no scopes.</p>{{end}}
+<div class="buttons">
 <form id="{{.FormID}}" method="post" action="{{.Action}}">
 <input type="hidden" name="{{.FieldReqID}}" value="{{.RequestID}}">
 <input type="hidden" name="{{.FieldCSRF}}" value="{{.CSRF}}">
-<div class="buttons">
-<button type="submit" class="approve" name="{{.FieldDec}}" value="{{.Approve}}" autofocus>Approve</button>
-<button type="submit" class="deny" name="{{.FieldDec}}" value="{{.Deny}}">Deny</button>
-</div>
+<input type="hidden" name="{{.FieldDec}}" value="{{.Approve}}">
+<button type="submit" class="approve" autofocus>Approve</button>
 </form>
+<form id="{{.DenyFormID}}" method="post" action="{{.Action}}">
+<input type="hidden" name="{{.FieldReqID}}" value="{{.RequestID}}">
+<input type="hidden" name="{{.FieldCSRF}}" value="{{.CSRF}}">
+<input type="hidden" name="{{.FieldDec}}" value="{{.Deny}}">
+<button type="submit" class="deny">Deny</button>
+</form>
+</div>
 <p class="note">This is the ahptui demo authorization server on your own machine; nothing leaves 127.0.0.1.</p>
 </body>
 </html>
@@ -114,8 +122,9 @@ func setPageHeaders(w http.ResponseWriter) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	// No scripts at all, and the page may not be framed (clickjacking the
-	// Approve button).
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	// Approve button). No form-action: browsers apply it to the redirect
+	// after the POST, which goes to the client's loopback port.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 }
@@ -237,6 +246,7 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		Resources:  slices.Clone([]string(ar.GetRequestedAudience())),
 		Action:     AuthorizePath,
 		FormID:     ConsentFormID,
+		DenyFormID: DenyFormID,
 		RequestID:  id,
 		CSRF:       csrf,
 		Approve:    DecisionApprove,

@@ -89,11 +89,17 @@ func submitConsent(ctx context.Context, client *http.Client, authURL, decision s
 		return nil, fmt.Errorf("headless consent: consent page answered %s: %s", resp.Status, snippet(body))
 	}
 
-	action, fields, err := parseConsentForm(body)
+	formID := ConsentFormID
+	if decision == DecisionDeny {
+		formID = DenyFormID
+	}
+	action, fields, err := parseConsentForm(body, formID)
 	if err != nil {
 		return nil, fmt.Errorf("headless consent: %w", err)
 	}
-	fields.Set(FieldDecision, decision)
+	if fields.Get(FieldDecision) != decision {
+		return nil, fmt.Errorf("headless consent: form %q does not submit %s", formID, decision)
+	}
 	target, err := base.Parse(action)
 	if err != nil {
 		return nil, fmt.Errorf("headless consent: form action: %w", err)
@@ -140,9 +146,9 @@ func snippet(b []byte) string {
 	return s
 }
 
-// parseConsentForm finds <form id="consent"> and returns its action and
-// hidden inputs.
-func parseConsentForm(page []byte) (string, url.Values, error) {
+// parseConsentForm finds <form id=formID> and returns its action and hidden
+// inputs.
+func parseConsentForm(page []byte, formID string) (string, url.Values, error) {
 	z := html.NewTokenizer(strings.NewReader(string(page)))
 	inForm := false
 	action := ""
@@ -152,13 +158,13 @@ func parseConsentForm(page []byte) (string, url.Values, error) {
 		switch z.Next() {
 		case html.ErrorToken:
 			if !found {
-				return "", nil, fmt.Errorf("no <form id=%q> on the consent page", ConsentFormID)
+				return "", nil, fmt.Errorf("no <form id=%q> on the consent page", formID)
 			}
 			return action, fields, nil
 		case html.StartTagToken, html.SelfClosingTagToken:
 			t := z.Token()
 			switch {
-			case t.Data == "form" && attr(t, "id") == ConsentFormID:
+			case t.Data == "form" && attr(t, "id") == formID:
 				inForm, found = true, true
 				action = attr(t, "action")
 			case inForm && t.Data == "input" && attr(t, "type") == "hidden":

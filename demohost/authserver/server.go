@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-jose/go-jose/v3"
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/compose"
 	"github.com/ory/fosite/storage"
@@ -150,9 +151,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		SendDebugMessagesToClients: false,
 	}
 	// fosite fills these lazily on first use, which races between
-	// concurrent requests; setting them up front avoids that.
+	// concurrent requests; setting them up front avoids that. fosite's own
+	// JWKS fetcher would start cache goroutines that never stop and fetch
+	// remote URLs; no client here authenticates with keys, so refuse.
 	fcfg.ClientSecretsHasher = &fosite.BCrypt{Config: fcfg}
-	fcfg.JWKSFetcherStrategy = fosite.NewDefaultJWKSFetcherStrategy()
+	fcfg.JWKSFetcherStrategy = noJWKS{}
 
 	s.store = newClientStore(storage.NewMemoryStore())
 	if err := s.registerStaticClients(ctx, fcfg); err != nil {
@@ -331,6 +334,12 @@ func (s *Server) Introspect(ctx context.Context, token string) (Introspection, e
 		Subject:   ar.GetSession().GetSubject(),
 		ExpiresAt: ar.GetSession().GetExpiresAt(fosite.AccessToken),
 	}, nil
+}
+
+type noJWKS struct{}
+
+func (noJWKS) Resolve(context.Context, string, bool) (*jose.JSONWebKeySet, error) {
+	return nil, fosite.ErrInvalidClient.WithHint("This server does not accept key-based client authentication.")
 }
 
 func newSession() *fosite.DefaultSession {
