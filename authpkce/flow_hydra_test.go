@@ -394,8 +394,15 @@ func TestHydraConfidentialClient(t *testing.T) {
 	}
 	t.Run("right secret", func(t *testing.T) {
 		browser := newStandIn(t)
+		// The opener reports failure (no display), yet the user opened the
+		// URL by hand: the flow must not have given up.
+		browser.openErr = errors.New("no display")
 		env := newTestEnv(t, "", browser.Open, time.Minute)
-		_, res := dcrGrant(t, h, env, browser, requirementFor(h, ReasonRequired, &oc, "files:read"))
+		g, res := dcrGrant(t, h, env, browser, requirementFor(h, ReasonRequired, &oc, "files:read"))
+		checkNoLeaks(t) // the opener goroutine has finished: its error is recorded
+		if g.BrowserErr() == nil || !strings.Contains(g.BrowserErr().Error(), "open the sign-in URL yourself") {
+			t.Errorf("BrowserErr = %v", g.BrowserErr())
+		}
 		if res.ClientID != oc.ClientID {
 			t.Errorf("client %q, want %q", res.ClientID, oc.ClientID)
 		}
