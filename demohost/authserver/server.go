@@ -108,6 +108,9 @@ type Introspection struct {
 // Start listens on 127.0.0.1 with an ephemeral port and serves until Close
 // is called or ctx is done.
 func Start(ctx context.Context, cfg Config) (*Server, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("authserver: not starting: %w", err)
+	}
 	cfg = withDefaults(cfg)
 	if err := validateConfig(cfg); err != nil {
 		return nil, err
@@ -193,7 +196,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		defer close(s.done)
 		_ = s.srv.Serve(ln) // returns http.ErrServerClosed after Close
 	}()
-	s.stopCtx = context.AfterFunc(ctx, func() { _ = s.Close() })
+	s.stopCtx = context.AfterFunc(ctx, func() { _ = s.shutdown() })
 	return s, nil
 }
 
@@ -296,8 +299,14 @@ func (s *Server) Scopes() []string { return slices.Clone(s.cfg.Scopes) }
 // Close stops the listener, drops open connections and waits for the serving
 // goroutine to exit. It is safe to call more than once.
 func (s *Server) Close() error {
+	s.stopCtx()
+	return s.shutdown()
+}
+
+// shutdown is Close without touching stopCtx, which the context callback
+// may run before Start has even stored it.
+func (s *Server) shutdown() error {
 	s.closeOnce.Do(func() {
-		s.stopCtx()
 		err := s.srv.Close()
 		<-s.done
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -713,6 +714,42 @@ func TestTokenEndpointAuthStyles(t *testing.T) {
 			tok := fullFlow(t, ctx, s, conf, cb, "")
 			info, err := s.Introspect(ctx, tok.AccessToken)
 			if err != nil || !info.Active || len(info.Audience) != 0 {
+				t.Fatalf("introspection %+v err %v", info, err)
+			}
+		})
+	}
+}
+
+func TestStartWithDoneContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if s, err := Start(ctx, Config{}); err == nil {
+		s.Close()
+		t.Fatal("Start with a cancelled context succeeded")
+	}
+}
+
+// The demo host may run several sign-ins at once (one per resource); the
+// consent store and client registry must hold up under -race.
+func TestConcurrentFlows(t *testing.T) {
+	s := startServer(t, Config{})
+	for i := range 8 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			ctx := testCtx(t)
+			cb := startCallback(t)
+			clientID := s.PublicClientID()
+			if i%2 == 1 {
+				status, reg := register(t, ctx, s, map[string]any{"redirect_uris": []string{cb.URL}})
+				if status != http.StatusCreated {
+					t.Fatalf("register: %d %v", status, reg)
+				}
+				clientID = reg["client_id"].(string)
+			}
+			res := fmt.Sprintf("http://127.0.0.1:%d/ahp", 7000+i)
+			tok := fullFlow(t, ctx, s, oauthConf(s, clientID, cb.URL, "mcp:read"), cb, res)
+			info, err := s.Introspect(ctx, tok.AccessToken)
+			if err != nil || !info.Active || !slices.Equal(info.Audience, []string{res}) || info.ClientID != clientID {
 				t.Fatalf("introspection %+v err %v", info, err)
 			}
 		})
