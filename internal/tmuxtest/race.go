@@ -1,0 +1,5 @@
+//go:build race
+
+package tmuxtest
+
+const raceEnabled = true
