@@ -107,15 +107,16 @@ type Response struct {
 
 func (*Response) isMessage() {}
 
-// wireMessage is the union of every member a JSON-RPC object can carry; one
-// struct keeps Decode to a single json.Unmarshal call.
+// wireMessage is the union of every member a JSON-RPC object can carry.
+// A member spelled null has a nil pointer, except ID and Result, which keep
+// the raw "null" because it means something there.
 type wireMessage struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  *string         `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
+	JSONRPC string
+	ID      json.RawMessage
+	Method  *string
+	Params  json.RawMessage
+	Result  json.RawMessage
+	Error   *Error
 }
 
 // ErrBatchUnsupported is returned by Decode for a JSON array frame. AHP sends
@@ -145,14 +146,19 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // bad frame yields a *DecodeError (which wraps ErrBatchUnsupported for
 // arrays). Params and Result alias nothing in frame: they are copies.
 func Decode(frame []byte) (Message, error) {
-	trimmed := bytes.TrimLeft(frame, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		// Answerable: a batch is (usually) requests awaiting replies.
-		return nil, &DecodeError{Code: InvalidRequest, IsRequest: true, Err: ErrBatchUnsupported}
+	if !json.Valid(frame) {
+		var v json.RawMessage
+		err := json.Unmarshal(frame, &v) // only to describe the syntax error
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
+		return nil, &DecodeError{Code: ParseError, Err: err}
 	}
 	var w wireMessage
-	if err := json.Unmarshal(frame, &w); err != nil {
-		return nil, &DecodeError{Code: ParseError, Err: err}
+	if err := scanMessage(frame, &w); err != nil {
+		// Answerable: a batch is (usually) requests awaiting replies, and a
+		// request with a mistyped member still deserves an error reply.
+		return nil, &DecodeError{Code: InvalidRequest, IsRequest: true, Err: err}
 	}
 	var id *ID
 	if len(w.ID) > 0 && string(w.ID) != "null" {
