@@ -8,7 +8,11 @@
 // adds the consent step and the loopback-only client policy, and listens on
 // 127.0.0.1 with an ephemeral port.
 //
-// It never logs tokens or secrets and imports nothing from ahptui besides the
-// standard library and fosite; in particular never ui, views, keymap or
-// authpkce (tests exercise it with golang.org/x/oauth2 instead).
+// Clients must send redirect_uri (only http://127.0.0.1:PORT/callback is
+// accepted, any port), PKCE S256, and a state of at least 8 characters
+// (fosite's entropy rule). Authorization redirects are 303 See Other.
+//
+// It never logs tokens or secrets and imports no ahptui package; in
+// particular never ui, views, keymap or authpkce (tests exercise it with
+// golang.org/x/oauth2 instead).
 package authserver

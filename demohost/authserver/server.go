@@ -26,16 +26,24 @@ var DefaultScopes = []string{"mcp:read", "mcp:write", "mcp:admin", "tools:deploy
 
 // Endpoint paths, relative to the issuer.
 const (
-	MetadataPath     = "/.well-known/oauth-authorization-server"
-	AuthorizePath    = "/authorize"
-	TokenPath        = "/token"
-	RegisterPath     = "/register"
-	IntrospectPath   = "/introspect"
-	RevokePath       = "/revoke"
-	DefaultPublicID  = "ahptui-demo"
-	DefaultHostID    = "ahptui-demo-host"
-	DemoSubject      = "demo-user"
-	DemoUsername     = "demo"
+	MetadataPath   = "/.well-known/oauth-authorization-server"
+	AuthorizePath  = "/authorize"
+	TokenPath      = "/token"
+	RegisterPath   = "/register"
+	IntrospectPath = "/introspect"
+	RevokePath     = "/revoke"
+)
+
+// Defaults and the demo identity every approved grant belongs to.
+const (
+	DefaultPublicID = "ahptui-demo"
+	DefaultHostID   = "ahptui-demo-host"
+	DemoSubject     = "demo-user" // the token subject (sub)
+	DemoUsername    = "demo"      // shown on the consent page
+)
+
+// Bounds on what a client can make the server hold or read.
+const (
 	maxBodyBytes     = 64 << 10
 	maxPending       = 256
 	maxDynamicClient = 1024
