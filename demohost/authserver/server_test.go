@@ -470,6 +470,17 @@ func TestAuthorizeErrors(t *testing.T) {
 		}
 	})
 
+	t.Run("short state refused", func(t *testing.T) {
+		conf := oauthConf(s, s.PublicClientID(), cb.URL, "mcp:read")
+		redirect, err := ApproveHeadless(ctx, nil, conf.AuthCodeURL("abc", pkce))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if redirect.Query().Get("error") != "invalid_state" || redirect.Query().Get("code") != "" {
+			t.Fatalf("redirect %s", redirect)
+		}
+	})
+
 	t.Run("resource not served is invalid_target", func(t *testing.T) {
 		conf := oauthConf(s, s.PublicClientID(), cb.URL, "mcp:read")
 		redirect, err := ApproveHeadless(ctx, nil, conf.AuthCodeURL("state-target-1", pkce,
