@@ -1,0 +1,157 @@
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+// Sentinels for errors.Is on host errors that carry no structured data.
+// They match any host error with the same code (jsonrpc.Error.Is compares
+// codes only), e.g. errors.Is(err, protocol.ErrSessionNotFound).
+var (
+	ErrSessionNotFound            = jsonrpc.NewError(jsonrpc.SessionNotFound, "session not found")
+	ErrProviderNotFound           = jsonrpc.NewError(jsonrpc.ProviderNotFound, "provider not found")
+	ErrSessionAlreadyExists       = jsonrpc.NewError(jsonrpc.SessionAlreadyExists, "session already exists")
+	ErrTurnInProgress             = jsonrpc.NewError(jsonrpc.TurnInProgress, "turn in progress")
+	ErrUnsupportedProtocolVersion = jsonrpc.NewError(jsonrpc.UnsupportedProtocolVersion, "unsupported protocol version")
+	ErrContentNotFound            = jsonrpc.NewError(jsonrpc.ContentNotFound, "content not found")
+	ErrAuthRequired               = jsonrpc.NewError(jsonrpc.AuthRequired, "authentication required")
+	ErrNotFound                   = jsonrpc.NewError(jsonrpc.NotFound, "not found")
+	ErrPermissionDenied           = jsonrpc.NewError(jsonrpc.PermissionDenied, "permission denied")
+	ErrAlreadyExists              = jsonrpc.NewError(jsonrpc.AlreadyExists, "already exists")
+)
+
+// ErrClientClosed is returned by calls made after Close.
+var ErrClientClosed = errors.New("ahp client closed")
+
+// ErrNotConnected is returned by commands issued while the client is
+// reconnecting; retry once a ConnectionEvent{Status: StatusReady} arrives.
+var ErrNotConnected = errors.New("ahp client not connected (reconnecting): retry when the connection is ready")
+
+// HostError is a JSON-RPC error from the host for which the schemas define
+// no structured data (or whose data did not decode). Message and Data are
+// host text: untrusted. It wraps the *jsonrpc.Error, so errors.Is against
+// the Err* sentinels above works.
+type HostError struct {
+	Code    int64
+	Message string
+	Data    json.RawMessage
+	err     *jsonrpc.Error
+}
+
+func (e *HostError) Error() string {
+	name := jsonrpc.CodeName(e.Code)
+	if name == "" {
+		name = "error"
+	}
+	return fmt.Sprintf("host %s (%d): %s", name, e.Code, sanitize(e.Message))
+}
+
+func (e *HostError) Unwrap() error { return e.err }
+
+// AuthRequiredError (-32007): the host needs a token for one of Resources,
+// pushed with Client.Authenticate, before it will do what was asked.
+type AuthRequiredError struct {
+	Resources []ProtectedResourceMetadata
+	Message   string
+	err       *jsonrpc.Error
+}
+
+func (e *AuthRequiredError) Error() string {
+	names := make([]string, 0, len(e.Resources))
+	for _, r := range e.Resources {
+		names = append(names, sanitize(r.Resource))
+	}
+	return fmt.Sprintf("host requires authentication for %s: sign in, then retry (%s)",
+		strings.Join(names, ", "), sanitize(e.Message))
+}
+
+func (e *AuthRequiredError) Unwrap() error { return e.err }
+
+// UnsupportedProtocolVersionError (-32005): the host speaks none of the
+// versions we offered. Supported lists what it accepts (versions or SemVer
+// ranges, host text).
+type UnsupportedProtocolVersionError struct {
+	Offered   []string
+	Supported []string
+	Message   string
+	err       *jsonrpc.Error
+}
+
+func (e *UnsupportedProtocolVersionError) Error() string {
+	sup := make([]string, len(e.Supported))
+	for i, s := range e.Supported {
+		sup[i] = sanitize(s)
+	}
+	return fmt.Sprintf("host does not speak AHP %s (it accepts %s): use an ahptui release that supports one of those, or upgrade the host",
+		strings.Join(e.Offered, ", "), strings.Join(sup, ", "))
+}
+
+func (e *UnsupportedProtocolVersionError) Unwrap() error { return e.err }
+
+// PermissionDeniedError (-32009): the host refused access. Request, when
+// present, names a resourceRequest that would unlock the operation.
+type PermissionDeniedError struct {
+	Request *ResourceRequestParams
+	Message string
+	err     *jsonrpc.Error
+}
+
+func (e *PermissionDeniedError) Error() string {
+	return fmt.Sprintf("host denied permission: %s", sanitize(e.Message))
+}
+
+func (e *PermissionDeniedError) Unwrap() error { return e.err }
+
+// asHostError turns a *jsonrpc.Error from the host into the typed error for
+// its code. Other errors (transport, context) pass through unchanged.
+func asHostError(err error, offered []string) error {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) {
+		return err
+	}
+	switch je.Code {
+	case jsonrpc.AuthRequired:
+		var d AuthRequiredErrorData
+		if len(je.Data) > 0 && json.Unmarshal(je.Data, &d) == nil {
+			return &AuthRequiredError{Resources: d.Resources, Message: je.Message, err: je}
+		}
+		return &AuthRequiredError{Message: je.Message, err: je}
+	case jsonrpc.UnsupportedProtocolVersion:
+		var d UnsupportedProtocolVersionErrorData
+		if len(je.Data) > 0 {
+			_ = json.Unmarshal(je.Data, &d)
+		}
+		return &UnsupportedProtocolVersionError{Offered: offered, Supported: d.SupportedVersions, Message: je.Message, err: je}
+	case jsonrpc.PermissionDenied:
+		var d PermissionDeniedErrorData
+		if len(je.Data) > 0 {
+			_ = json.Unmarshal(je.Data, &d)
+		}
+		return &PermissionDeniedError{Request: d.Request, Message: je.Message, err: je}
+	}
+	return &HostError{Code: je.Code, Message: je.Message, Data: je.Data, err: je}
+}
+
+// sanitize strips control characters (terminal escapes) from host text and
+// bounds its length so an error line cannot take over the screen.
+func sanitize(s string) string {
+	const maxLen = 300
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			b.WriteRune(' ')
+			continue
+		}
+		b.WriteRune(r)
+		if b.Len() >= maxLen {
+			b.WriteString("…")
+			break
+		}
+	}
+	return b.String()
+}
