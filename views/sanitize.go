@@ -50,88 +50,86 @@ func SanitizeLine(s string) string {
 type sanitizer struct {
 	src string
 	out *strings.Builder
-	// col tracking for tab stops: the display width of out[colFrom:] is
-	// added to colBase lazily, only when a tab needs it.
+	// Tab stops need the display column, which is only worked out when a
+	// tab arrives: colBase is the column at out[colFrom:], measured lazily.
 	colBase int
 	colFrom int
 }
 
-// begin switches to copying mode, keeping src[:i] which is known clean.
-func (z *sanitizer) begin(i int) {
-	if z.out != nil {
-		return
+// flush copies the clean run src[start:i] to the output, starting the
+// output on the first call.
+func (z *sanitizer) flush(start, i int) {
+	if z.out == nil {
+		z.out = &strings.Builder{}
+		z.out.Grow(len(z.src))
 	}
-	z.out = &strings.Builder{}
-	z.out.Grow(len(z.src))
-	z.out.WriteString(z.src[:i])
-	z.colFrom = strings.LastIndexByte(z.src[:i], '\n') + 1
+	z.out.WriteString(z.src[start:i])
+}
+
+// column returns the display column at the end of the output so far.
+func (z *sanitizer) column() int {
+	seg := z.out.String()[z.colFrom:]
+	if k := strings.LastIndexByte(seg, '\n'); k >= 0 {
+		z.colBase, z.colFrom = 0, z.colFrom+k+1
+		seg = seg[k+1:]
+	}
+	return z.colBase + ansi.StringWidth(seg)
 }
 
 func sanitize(s string, oneLine bool) string {
 	z := sanitizer{src: s}
+	start := 0 // s[start:i] is clean and not yet copied
 	i := 0
 	for i < len(s) {
 		c := s[i]
-		// Printable ASCII: the hot path.
-		if c >= 0x20 && c < 0x7f {
-			if z.out != nil {
-				z.out.WriteByte(c)
-			}
+		// Printable ASCII and newlines: the hot path, no copying.
+		if (c >= 0x20 && c < 0x7f) || (c == '\n' && !oneLine) {
 			i++
 			continue
 		}
-		switch {
-		case c == '\n':
-			if oneLine {
-				z.begin(i)
-				z.out.WriteByte(' ')
-			} else if z.out != nil {
-				z.out.WriteByte('\n')
-				z.colBase, z.colFrom = 0, z.out.Len()
+		size := 1
+		var r rune
+		if c >= 0x80 {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if !(r == utf8.RuneError && size == 1) && (r > 0x9f) && !isBidiControl(r) {
+				i += size
+				continue
 			}
+		}
+		z.flush(start, i)
+		switch {
+		case c == '\n': // oneLine only
+			z.out.WriteByte(' ')
 			i++
 		case c == '\t':
-			z.begin(i)
 			if oneLine {
 				z.out.WriteByte(' ')
 			} else {
-				col := z.colBase + ansi.StringWidth(z.out.String()[z.colFrom:])
+				col := z.column()
 				n := TabWidth - col%TabWidth
 				z.out.WriteString("    "[:n])
 				z.colBase, z.colFrom = col+n, z.out.Len()
 			}
 			i++
 		case c == 0x1b:
-			z.begin(i)
 			i = skipEscape(s, i+1)
 		case c < 0x80:
 			// Remaining C0 controls and DEL.
-			z.begin(i)
 			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == utf8.RuneError && size == 1:
-				z.begin(i)
-				z.out.WriteRune(utf8.RuneError)
-				i++
-			case r >= 0x80 && r <= 0x9f:
-				z.begin(i)
-				i = skipC1(s, r, i+size)
-			case isBidiControl(r):
-				z.begin(i)
-				i += size
-			default:
-				if z.out != nil {
-					z.out.WriteString(s[i : i+size])
-				}
-				i += size
-			}
+		case r == utf8.RuneError && size == 1:
+			z.out.WriteRune(utf8.RuneError)
+			i++
+		case r >= 0x80 && r <= 0x9f:
+			i = skipC1(s, r, i+size)
+		default: // bidi control
+			i += size
 		}
+		start = i
 	}
 	if z.out == nil {
 		return s
 	}
+	z.out.WriteString(s[start:])
 	return z.out.String()
 }
 
