@@ -181,6 +181,11 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	id := Int64ID(c.nextID.Add(1))
 	ch := make(chan *Response, 1)
 	c.mu.Lock()
+	if !c.started {
+		c.mu.Unlock()
+		// Nobody would read the response: fail now rather than hang.
+		return fmt.Errorf("jsonrpc: call %s before Conn.Start", method)
+	}
 	select {
 	case <-c.done:
 		c.mu.Unlock()
@@ -255,12 +260,14 @@ func (c *Conn) write(ctx context.Context, m Message) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := withWriteTimeout(ctx, c.writeTimeout)
+	wctx, cancel := withWriteTimeout(ctx, c.writeTimeout)
 	defer cancel()
-	if err := c.t.Write(ctx, frame); err != nil {
-		// A write that failed half-way leaves the stream unusable; a
-		// timed-out peer is treated as gone.
-		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+	if err := c.t.Write(wctx, frame); err != nil {
+		// A dead transport, or a peer that did not take a frame within our
+		// write timeout, ends the connection. The caller's own
+		// cancellation or deadline only fails this write.
+		ourTimeout := wctx.Err() != nil && ctx.Err() == nil
+		if ourTimeout || errors.Is(err, ErrClosed) {
 			c.shutdown(fmt.Errorf("%w: write failed: %w", ErrClosed, err), "write failed")
 		}
 		return err

@@ -109,14 +109,30 @@ func (t *wsTransport) readErr(err error) error {
 }
 
 func (t *wsTransport) Write(ctx context.Context, frame []byte) error {
-	ctx, cancel := withWriteTimeout(ctx, t.writeTimeout)
-	defer cancel()
-	// websocket.Conn serializes writers and gives up on ctx; on a timeout it
-	// closes the connection, which is right: a peer that stopped reading
-	// mid-frame cannot be resynchronised.
-	if err := t.c.Write(ctx, websocket.MessageText, frame); err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("jsonrpc: websocket write timed out (peer is not reading); the connection was closed: %w", err)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("jsonrpc: websocket write not started: %w", err)
+	}
+	// websocket.Conn closes the whole connection when a write's ctx ends
+	// mid-frame (the stream cannot be resynchronised). A caller cancelling
+	// a Call must not kill the connection, so the write ignores
+	// cancellation and only honours deadlines: the caller's and the write
+	// timeout, whichever is sooner. A deadline hit means the peer stopped
+	// reading, and closing is then right.
+	wctx := context.WithoutCancel(ctx)
+	deadline, hasDeadline := ctx.Deadline()
+	if t.writeTimeout > 0 {
+		if d := time.Now().Add(t.writeTimeout); !hasDeadline || d.Before(deadline) {
+			deadline, hasDeadline = d, true
+		}
+	}
+	if hasDeadline {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithDeadline(wctx, deadline)
+		defer cancel()
+	}
+	if err := t.c.Write(wctx, websocket.MessageText, frame); err != nil {
+		if wctx.Err() != nil {
+			return fmt.Errorf("%w: websocket write timed out (peer is not reading), so the connection was closed: %w", ErrClosed, wctx.Err())
 		}
 		return fmt.Errorf("%w: websocket write: %w", ErrClosed, err)
 	}
