@@ -420,5 +420,26 @@ func (v *Validator) ValidateResult(method string, result any) error {
 	return v.Validate(def, result)
 }
 
+// ValidateResponse validates a response frame to a request of the given
+// method: it must be well-formed, and a successful result must match the
+// method's result $def. Error responses are accepted as they are.
+func (v *Validator) ValidateResponse(method string, frame []byte) error {
+	msg, err := jsonrpc.Decode(frame)
+	if err != nil {
+		return fmt.Errorf("schemacheck: %w", err)
+	}
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return fmt.Errorf("schemacheck: want a response to %s, got a request", method)
+	}
+	if resp.Error != nil {
+		return nil
+	}
+	if err := v.ValidateResult(method, resp.Result); err != nil {
+		return fmt.Errorf("schemacheck: %s result: %w", method, err)
+	}
+	return nil
+}
+
 // ErrUnknownDef is returned (wrapped) for a def name the schemas lack.
 var ErrUnknownDef = errors.New("schemacheck: unknown $def")

@@ -117,6 +117,15 @@ func TestMethodTables(t *testing.T) {
 	if err := v.ValidateResult("initialize", json.RawMessage(`{"serverSeq":"x"}`)); err == nil {
 		t.Error("invalid initialize result accepted")
 	}
+	if err := v.ValidateResponse("initialize", []byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"0.6.0","serverSeq":1,"snapshots":[]}}`)); err != nil {
+		t.Errorf("valid initialize response: %v", err)
+	}
+	if err := v.ValidateResponse("initialize", []byte(`{"jsonrpc":"2.0","id":1,"result":{"serverSeq":1}}`)); err == nil {
+		t.Error("initialize response without protocolVersion accepted")
+	}
+	if err := v.ValidateResponse("initialize", []byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"no"}}`)); err != nil {
+		t.Errorf("error response: %v", err)
+	}
 }
 
 // Round-trip fixtures whose type is a $def must validate, except those that
