@@ -130,8 +130,10 @@ func requireTmux(t testing.TB) string {
 // environment is ours minus TMUX, so a developer running tests inside tmux
 // does not end up talking to their own server.
 func (s *Session) run(args ...string) (string, error) {
-	cmd := exec.Command(s.tmux, append([]string{"-L", s.socket}, args...)...)
-	cmd.Env = withoutTMUX(os.Environ())
+	// -u and a UTF-8 LC_CTYPE: without them tmux draws every non-ASCII
+	// cell as "_" and measures widths with the C locale's tables.
+	cmd := exec.Command(s.tmux, append([]string{"-u", "-L", s.socket}, args...)...)
+	cmd.Env = withUTF8(withoutTMUX(os.Environ()))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -148,6 +150,23 @@ func withoutTMUX(env []string) []string {
 		}
 	}
 	return out
+}
+
+func withUTF8(env []string) []string {
+	for _, name := range []string{"LC_ALL=", "LC_CTYPE=", "LANG="} {
+		for _, e := range env {
+			if v, ok := strings.CutPrefix(e, name); ok && v != "" {
+				v = strings.ToLower(v)
+				if strings.Contains(v, "utf-8") || strings.Contains(v, "utf8") {
+					return env
+				}
+				// The first set variable decides the locale, and it is
+				// not UTF-8: override the character type only.
+				return append(env, "LC_CTYPE=C.UTF-8", "LC_ALL=")
+			}
+		}
+	}
+	return append(env, "LC_CTYPE=C.UTF-8")
 }
 
 func (s *Session) close() {

@@ -183,3 +183,20 @@ func TestMissingTmuxSkipsOrFailsOnCI(t *testing.T) {
 		}
 	}
 }
+
+// Even when the tests run from a C locale, the terminal must show UTF-8
+// text and measure wide runes as two cells, or every screen test with a
+// glyph would be wrong. (tmux 3.3 copes on its own; older ones and other
+// builds need the -u and LC_CTYPE that Session.run adds.)
+func TestUTF8WithoutUTF8Locale(t *testing.T) {
+	t.Setenv("LANG", "C")
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LC_CTYPE", "")
+	s := Start(t, Options{Width: 20, Height: 4, Cmd: []string{"sh", "-c", `printf '日本語日本語日本語日本語|\n● ✓\n'; read x`}})
+	screen := s.MustWaitFor("● ✓", wait)
+	lines := strings.Split(screen, "\n")
+	// 24 cells of CJK wrap after exactly 10 runes in a 20-column terminal.
+	if lines[0] != "日本語日本語日本語日" || lines[1] != "本語|" {
+		t.Fatalf("wide runes not measured as two cells:\n%s", screen)
+	}
+}
