@@ -46,7 +46,17 @@ type ConnOptions struct {
 	// WriteTimeout bounds each outbound frame on top of the caller's ctx;
 	// 0 means DefaultWriteTimeout, negative disables it.
 	WriteTimeout time.Duration
+	// MaxConcurrentRequests caps the peer's requests being handled at once;
+	// beyond it a request is answered at once with InternalError ("too many
+	// concurrent requests") instead of spawning another goroutine, so a
+	// flooding peer cannot exhaust memory. 0 means
+	// DefaultMaxConcurrentRequests, negative means no limit.
+	MaxConcurrentRequests int
 }
+
+// DefaultMaxConcurrentRequests is far above what an AHP peer needs (requests
+// are user-paced) yet bounds a runaway peer.
+const DefaultMaxConcurrentRequests = 1024
 
 // Conn is one JSON-RPC peer over a Transport. Create it with NewConn, then
 // Start it; it is safe for concurrent use.
@@ -57,6 +67,9 @@ type Conn struct {
 	writeTimeout time.Duration
 
 	nextID atomic.Int64
+
+	maxInFlight int64
+	inFlight    atomic.Int64
 
 	mu      sync.Mutex
 	pending map[ID]chan *Response
@@ -90,6 +103,10 @@ func NewConn(t Transport, h Handler, opts ConnOptions) *Conn {
 	if wt == 0 {
 		wt = DefaultWriteTimeout
 	}
+	maxInFlight := int64(opts.MaxConcurrentRequests)
+	if maxInFlight == 0 {
+		maxInFlight = DefaultMaxConcurrentRequests
+	}
 	if h == nil {
 		h = HandlerFunc(func(context.Context, *Request) (any, error) { return nil, ErrMethodNotFound })
 	}
@@ -98,6 +115,7 @@ func NewConn(t Transport, h Handler, opts ConnOptions) *Conn {
 		h:            h,
 		log:          log,
 		writeTimeout: wt,
+		maxInFlight:  maxInFlight,
 		pending:      make(map[ID]chan *Response),
 		qready:       make(chan struct{}, 1),
 		done:         make(chan struct{}),
@@ -299,6 +317,13 @@ func (c *Conn) readLoop() {
 				continue
 			}
 			c.log.Debug("jsonrpc: request received", "method", m.Method, "id", m.ID.String(), "bytes", len(frame))
+			if n := c.inFlight.Add(1); c.maxInFlight > 0 && n > c.maxInFlight {
+				c.inFlight.Add(-1)
+				c.log.Warn("jsonrpc: refused request: too many in flight", "method", m.Method, "id", m.ID.String())
+				resp := &Response{ID: m.ID, Error: NewError(InternalError, "too many concurrent requests; retry later")}
+				go c.write(context.Background(), resp)
+				continue
+			}
 			go c.handleRequest(m)
 		}
 	}
@@ -351,6 +376,9 @@ func (c *Conn) deliverResponse(r *Response) {
 
 func (c *Conn) handleRequest(req *Request) {
 	result, err := c.runHandler(req)
+	// Free the slot before replying: once the peer sees the reply it may
+	// send the next request at once.
+	c.inFlight.Add(-1)
 	resp := &Response{ID: req.ID}
 	if err != nil {
 		resp.Error = toWireError(err)

@@ -121,3 +121,36 @@ func TestCancelledCallLeavesConnOpen(t *testing.T) {
 		})
 	}
 }
+
+func TestTooManyConcurrentRequestsAnswered(t *testing.T) {
+	a, b := Pipe()
+	h := newTestHandler()
+	server := NewConn(a, h, ConnOptions{MaxConcurrentRequests: 2})
+	client := NewConn(b, nil, ConnOptions{})
+	server.Start(t.Context())
+	client.Start(t.Context())
+	t.Cleanup(func() { close(h.release); client.Close(); server.Close() })
+
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- client.Call(callCtx(t), "block", nil, nil) }()
+		<-h.started
+	}
+	err := client.Call(callCtx(t), "block", nil, nil)
+	var rpcErr *Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != InternalError || !strings.Contains(rpcErr.Message, "too many") {
+		t.Fatalf("third request: %v", err)
+	}
+	h.release <- struct{}{}
+	h.release <- struct{}{}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("blocked call: %v", err)
+		}
+	}
+	// Slots are given back once handlers finish.
+	var sum int
+	if err := client.Call(callCtx(t), "add", map[string]int{"A": 2, "B": 2}, &sum); err != nil || sum != 4 {
+		t.Fatalf("after release: %d, %v", sum, err)
+	}
+}
