@@ -262,3 +262,9 @@ func union(a []string, more ...[]string) []string {
 	}
 	return out
 }
+
+func (r Result) String() string {
+	return fmt.Sprintf("authpkce.Result{%s, Source: %s}", r.CachedToken, r.Source)
+}
+
+func (r Result) GoString() string { return r.String() }
