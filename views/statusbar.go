@@ -10,11 +10,13 @@ import (
 // ConnState is the connection's lifecycle as the status bar shows it.
 type ConnState int
 
+// The connection states. They carry a Conn prefix because views is shared
+// by many renderers and "Ready" alone would also name an MCP state.
 const (
-	ConnConnecting ConnState = iota
-	ConnReady
-	ConnReconnecting
-	ConnFailed
+	ConnConnecting   ConnState = iota // first connect and handshake
+	ConnReady                         // initialized; actions flow
+	ConnReconnecting                  // dropped; retrying with backoff
+	ConnFailed                        // gave up; FailedReason/FailedHint say why
 )
 
 func (s ConnState) String() string {

@@ -10,11 +10,12 @@ import (
 // Palette is the theme's colours, already resolved for the background.
 // Every field is lipgloss.NoColor{} when colour is off.
 type Palette struct {
-	Primary, Secondary                   color.Color
-	Fg, FgMuted, FgSubtle                color.Color
-	BgSubtle, BgSelected                 color.Color
-	Border, BorderFocus                  color.Color
-	Error, Warning, Success, Info, OnAcc color.Color
+	Primary, Secondary            color.Color
+	Fg, FgMuted, FgSubtle         color.Color
+	BgSubtle, BgSelected          color.Color
+	Border, BorderFocus           color.Color
+	Error, Warning, Success, Info color.Color
+	OnAccent                      color.Color // text on a coloured badge background
 }
 
 // Theme is the one place views get styles from; no view builds colours of
@@ -92,7 +93,7 @@ func NewTheme(isDark, noColor bool) Theme {
 		Warning:     c("#9A5B00", "#F5B544"),
 		Success:     c("#1B7F45", "#5BD68A"),
 		Info:        c("#1F63C0", "#74B4FF"),
-		OnAcc:       c("#FFFFFF", "#16151C"),
+		OnAccent:    c("#FFFFFF", "#16151C"),
 	}
 	s := lipgloss.NewStyle
 	th := Theme{IsDark: isDark, NoColor: noColor, Palette: p}
@@ -126,7 +127,7 @@ func NewTheme(isDark, noColor bool) Theme {
 	th.StatusVersion = th.StatusBar.Foreground(p.FgSubtle)
 	th.StatusMessage = th.StatusBar.Foreground(p.Fg)
 	th.StatusError = th.StatusBar.Foreground(p.Error).Bold(true)
-	th.StatusNeedsInput = s().Foreground(p.OnAcc).Background(p.Warning).Bold(true)
+	th.StatusNeedsInput = s().Foreground(p.OnAccent).Background(p.Warning).Bold(true)
 
 	th.HelpKey = s().Foreground(p.FgMuted).Bold(noColor)
 	th.HelpDesc = s().Foreground(p.FgSubtle)
@@ -267,13 +268,13 @@ func (th Theme) ConnBadge(state ConnState) Badge {
 	p := th.Palette
 	switch state {
 	case ConnConnecting:
-		return Badge{badgeGlyphStarting, "connecting", s.Foreground(p.OnAcc).Background(p.Info)}
+		return Badge{badgeGlyphStarting, "connecting", s.Foreground(p.OnAccent).Background(p.Info)}
 	case ConnReady:
-		return Badge{badgeGlyphReady, "connected", s.Foreground(p.OnAcc).Background(p.Success)}
+		return Badge{badgeGlyphReady, "connected", s.Foreground(p.OnAccent).Background(p.Success)}
 	case ConnReconnecting:
-		return Badge{badgeGlyphRetry, "reconnecting", s.Foreground(p.OnAcc).Background(p.Warning)}
+		return Badge{badgeGlyphRetry, "reconnecting", s.Foreground(p.OnAccent).Background(p.Warning)}
 	case ConnFailed:
-		return Badge{badgeGlyphFailed, "disconnected", s.Foreground(p.OnAcc).Background(p.Error)}
+		return Badge{badgeGlyphFailed, "disconnected", s.Foreground(p.OnAccent).Background(p.Error)}
 	}
 	return Badge{badgeGlyphUnknown, "unknown", s}
 }
