@@ -1,5 +1,76 @@
 package protocol
 
-// ReduceChangeset applies one action to a ChangesetState. (Not yet implemented: returns
-// the state unchanged until its reducer lands.)
-func ReduceChangeset(s ChangesetState, a StateAction, clock Clock) ChangesetState { return s }
+// ReduceChangeset applies one changeset/* action to a ChangesetState and
+// returns the new state. Any other action — unknown type, unknown file or
+// operation id, another channel's kind — returns s unchanged. Changeset
+// actions carry no timestamps, so clock is unused.
+func ReduceChangeset(s ChangesetState, a StateAction, clock Clock) ChangesetState {
+	switch a := a.Variant.(type) {
+	case ChangesetStatusChangedAction:
+		s.Status = a.Status
+		// error accompanies Error only: a recovered changeset keeps no stale cause.
+		s.Error = nil
+		if a.Status == ChangesetStatusError {
+			s.Error = a.Error
+		}
+	case ChangesetFileSetAction:
+		s.Files = cowUpsert(s.Files, a.File, func(f ChangesetFile) bool { return f.Id == a.File.Id })
+	case ChangesetFileRemovedAction:
+		i := indexOf(s.Files, func(f ChangesetFile) bool { return f.Id == a.FileId })
+		if i < 0 {
+			return s
+		}
+		s.Files = cowDelete(s.Files, i)
+	case ChangesetFilesReviewChangedAction:
+		want := make(map[string]bool, len(a.Files))
+		for _, id := range a.Files {
+			want[id] = true
+		}
+		var out []ChangesetFile
+		for i, f := range s.Files {
+			if !want[f.Id] {
+				continue
+			}
+			if out == nil {
+				out = cowSet(s.Files, i, f)
+			}
+			// Only the flag changes; edit and _meta are the server's.
+			reviewed := a.Reviewed
+			f.Reviewed = &reviewed
+			out[i] = f
+		}
+		if out == nil {
+			return s
+		}
+		s.Files = out
+	case ChangesetContentChangedAction:
+		s.Files = a.Files
+		if s.Files == nil {
+			s.Files = []ChangesetFile{} // required array on the wire
+		}
+		if a.Operations != nil {
+			s.Operations = a.Operations
+		}
+		s.Error = a.Error
+	case ChangesetOperationsChangedAction:
+		s.Operations = a.Operations // absent clears
+	case ChangesetOperationStatusChangedAction:
+		i := indexOf(s.Operations, func(o ChangesetOperation) bool { return o.Id == a.OperationId })
+		if i < 0 {
+			return s
+		}
+		op := s.Operations[i]
+		op.Status = a.Status
+		op.Error = nil
+		if a.Status == ChangesetOperationStatusError {
+			op.Error = a.Error
+		}
+		s.Operations = cowSet(s.Operations, i, op)
+	case ChangesetClearedAction:
+		if len(s.Files) == 0 {
+			return s
+		}
+		s.Files = []ChangesetFile{}
+	}
+	return s
+}

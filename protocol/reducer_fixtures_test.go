@@ -1,0 +1,406 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fixtureClock is the clock the conformance fixtures were made with: 9999 ms
+// after the epoch (chat modifiedAt "1970-01-01T00:00:09.999Z").
+func fixtureClock() time.Time { return time.UnixMilli(9999).UTC() }
+
+// reducerKinds lists the fixture `reducer` names in a fixed order (the fuzz
+// target indexes into it).
+var reducerKinds = []string{"root", "session", "chat", "terminal", "changeset", "annotations", "resourceWatch"}
+
+// decodeReducerState decodes raw as the state type of reducer kind.
+func decodeReducerState(kind string, raw []byte) (SnapshotStateVariant, error) {
+	switch kind {
+	case "root":
+		return decodeAs[RootState](raw)
+	case "session":
+		return decodeAs[SessionState](raw)
+	case "chat":
+		return decodeAs[ChatState](raw)
+	case "terminal":
+		return decodeAs[TerminalState](raw)
+	case "changeset":
+		return decodeAs[ChangesetState](raw)
+	case "annotations":
+		return decodeAs[AnnotationsState](raw)
+	case "resourceWatch":
+		return decodeAs[ResourceWatchState](raw)
+	}
+	return nil, fmt.Errorf("unknown reducer kind %q", kind)
+}
+
+// reducerFixture is one conformance fixture: apply actions in order to
+// initial with the reducer for kind and compare with expected.
+type reducerFixture struct {
+	Description string            `json:"description"`
+	Reducer     string            `json:"reducer"`
+	Initial     json.RawMessage   `json:"initial"`
+	Actions     []json.RawMessage `json:"actions"`
+	Expected    json.RawMessage   `json:"expected"`
+}
+
+func loadReducerFixtures(t testing.TB) (names []string, fixtures []reducerFixture) {
+	t.Helper()
+	dir := fixtureDir(t, "reducers")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no reducer fixtures in %s (%v); set AHP_TEST_CASES to the AHP test-cases folder", dir, err)
+	}
+	sort.Strings(files)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("read %s: %v", file, err)
+		}
+		var fx reducerFixture
+		if err := json.Unmarshal(data, &fx); err != nil {
+			t.Fatalf("%s is not a reducer fixture: %v", filepath.Base(file), err)
+		}
+		names = append(names, strings.TrimSuffix(filepath.Base(file), ".json"))
+		fixtures = append(fixtures, fx)
+	}
+	return names, fixtures
+}
+
+// TestReducerFixtures runs every AHP reducer conformance fixture through
+// Reduce with the fixture clock. The result must equal `expected` once null
+// members are dropped on both sides (the fixtures spell absent as null), and
+// no step may change the encoding of the state it was given (purity: the UI
+// keeps old snapshots). AHP_TEST_CASES=DIR runs another fixture set.
+func TestReducerFixtures(t *testing.T) {
+	names, fixtures := loadReducerFixtures(t)
+	passed := map[string]int{}
+	total := map[string]int{}
+	for i, fx := range fixtures {
+		total[fx.Reducer]++
+		ok := t.Run(names[i], func(t *testing.T) {
+			if msg := checkReducerCase(fx); msg != "" {
+				t.Errorf("%s.json (%s reducer): %s\n%s", names[i], fx.Reducer, fx.Description, msg)
+			}
+		})
+		if ok {
+			passed[fx.Reducer]++
+		}
+	}
+	for _, k := range reducerKinds {
+		if total[k] > 0 {
+			t.Logf("%s: %d of %d fixtures pass", k, passed[k], total[k])
+		}
+	}
+}
+
+// checkReducerCase applies the case and returns "" on success, or a readable
+// description of what went wrong.
+func checkReducerCase(fx reducerFixture) string {
+	state, err := decodeReducerState(fx.Reducer, fx.Initial)
+	if err != nil {
+		return fmt.Sprintf("decode initial as %s state: %v", fx.Reducer, err)
+	}
+	for i, raw := range fx.Actions {
+		var action StateAction
+		if err := json.Unmarshal(raw, &action); err != nil {
+			return fmt.Sprintf("decode actions[%d]: %v", i, err)
+		}
+		before, err := json.Marshal(state)
+		if err != nil {
+			return fmt.Sprintf("encode state before actions[%d]: %v", i, err)
+		}
+		next := Reduce(state, action, fixtureClock)
+		after, err := json.Marshal(state)
+		if err != nil {
+			return fmt.Sprintf("encode state after actions[%d]: %v", i, err)
+		}
+		if !bytes.Equal(before, after) {
+			return fmt.Sprintf("actions[%d] (%s) mutated the state it was given (reducers must copy on write):\n%s",
+				i, action.Kind(), jsonDiff(before, after))
+		}
+		state = next
+	}
+	got, err := json.Marshal(state)
+	if err != nil {
+		return fmt.Sprintf("encode result: %v", err)
+	}
+	want, err := withoutNulls(fx.Expected)
+	if err != nil {
+		return fmt.Sprintf("expected is not JSON: %v", err)
+	}
+	gotClean, err := withoutNulls(got)
+	if err != nil {
+		return fmt.Sprintf("result is not JSON: %v", err)
+	}
+	if d := jsonDiff(want, gotClean); d != "" {
+		var pretty bytes.Buffer
+		_ = json.Indent(&pretty, gotClean, "  ", "  ")
+		return fmt.Sprintf("result differs from expected (- missing, + unexpected, path: want/got):\n%s\n  got:\n  %s", d, pretty.String())
+	}
+	return ""
+}
+
+// withoutNulls re-encodes raw with every null object member removed.
+func withoutNulls(raw []byte) ([]byte, error) {
+	var v any
+	if err := decodeNumbers(raw, &v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(dropNulls(v))
+}
+
+// reducerCase is a hand-written case in fixture form, for actions and edge
+// cases the published fixtures do not cover.
+type reducerCase struct {
+	name, kind, initial, expected string
+	actions                       []string
+}
+
+func (c reducerCase) fixture() reducerFixture {
+	fx := reducerFixture{Description: c.name, Reducer: c.kind, Initial: json.RawMessage(c.initial), Expected: json.RawMessage(c.expected)}
+	for _, a := range c.actions {
+		fx.Actions = append(fx.Actions, json.RawMessage(a))
+	}
+	return fx
+}
+
+const (
+	sessBase = `"provider":"p","title":"T","lifecycle":"ready","activeClients":[],"chats":[]`
+	mcpTop   = `{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"ready"},"channel":"mcp://m1"}`
+	plugin   = `{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"skill","id":"s1","uri":"u","name":"S"},{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"starting"}}]}`
+	term     = `"title":"sh","claim":{"kind":"client","clientId":"c"}`
+)
+
+// TestReducerCases covers every non-chat action the published fixtures
+// leave out, plus the edge cases their semantics spell out.
+func TestReducerCases(t *testing.T) {
+	cases := []reducerCase{
+		// root
+		{name: "root/agentsChanged replaces a non-empty list with an empty one", kind: "root",
+			initial:  `{"agents":[{"provider":"a","displayName":"A","description":"d","models":[]}]}`,
+			actions:  []string{`{"type":"root/agentsChanged","agents":[]}`},
+			expected: `{"agents":[]}`},
+		{name: "root/terminalsChanged replaces the catalogue", kind: "root",
+			initial:  `{"agents":[],"terminals":[{"resource":"t:/1","title":"a","claim":{"kind":"client","clientId":"c"}}]}`,
+			actions:  []string{`{"type":"root/terminalsChanged","terminals":[]}`},
+			expected: `{"agents":[],"terminals":[]}`},
+		{name: "root/configChanged merge keeps other keys and adds new ones", kind: "root",
+			initial:  `{"agents":[],"config":{"schema":{"type":"object","properties":{}},"values":{"a":"1","b":"2"}}}`,
+			actions:  []string{`{"type":"root/configChanged","config":{"b":"3","c":"4"}}`, `{"type":"root/configChanged","config":{},"replace":false}`},
+			expected: `{"agents":[],"config":{"schema":{"type":"object","properties":{}},"values":{"a":"1","b":"3","c":"4"}}}`},
+		{name: "root ignores session actions", kind: "root",
+			initial:  `{"agents":[],"activeSessions":2}`,
+			actions:  []string{`{"type":"session/titleChanged","title":"x"}`, `{"type":"terminal/cleared"}`},
+			expected: `{"agents":[],"activeSessions":2}`},
+
+		// session lifecycle and metadata
+		{name: "session/ready keeps status and error-free lifecycle", kind: "session",
+			initial:  `{"provider":"p","title":"T","status":33,"lifecycle":"creating","activeClients":[],"chats":[]}`,
+			actions:  []string{`{"type":"session/ready"}`},
+			expected: `{"provider":"p","title":"T","status":33,"lifecycle":"ready","activeClients":[],"chats":[]}`},
+		{name: "session/isArchivedChanged sets and clears the archived bit only", kind: "session",
+			initial:  `{` + sessBase + `,"status":9}`,
+			actions:  []string{`{"type":"session/isArchivedChanged","isArchived":true}`},
+			expected: `{` + sessBase + `,"status":73}`},
+		{name: "session/isArchivedChanged false clears the bit", kind: "session",
+			initial:  `{` + sessBase + `,"status":97}`,
+			actions:  []string{`{"type":"session/isArchivedChanged","isArchived":false}`},
+			expected: `{` + sessBase + `,"status":33}`},
+		{name: "session/isReadChanged true sets the read bit, keeps unknown bits", kind: "session",
+			initial:  `{` + sessBase + `,"status":1025}`,
+			actions:  []string{`{"type":"session/isReadChanged","isRead":true}`},
+			expected: `{` + sessBase + `,"status":1057}`},
+		{name: "session/titleChanged to the empty string", kind: "session",
+			initial:  `{` + sessBase + `,"status":1}`,
+			actions:  []string{`{"type":"session/titleChanged","title":""}`},
+			expected: `{"provider":"p","title":"","lifecycle":"ready","activeClients":[],"chats":[],"status":1}`},
+		{name: "session/metaChanged replaces _meta wholesale, absent clears", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"_meta":{"git":{"branch":"main"},"keep":1}}`,
+			actions:  []string{`{"type":"session/metaChanged","_meta":{"git":{"branch":"dev"}}}`},
+			expected: `{` + sessBase + `,"status":1,"_meta":{"git":{"branch":"dev"}}}`},
+		{name: "session/metaChanged without _meta clears it", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"_meta":{"k":1}}`,
+			actions:  []string{`{"type":"session/metaChanged"}`},
+			expected: `{` + sessBase + `,"status":1}`},
+		{name: "session/serverToolsChanged replaces the tool list", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"serverTools":[{"name":"old"}]}`,
+			actions:  []string{`{"type":"session/serverToolsChanged","tools":[{"name":"a"},{"name":"b","description":"B"}]}`},
+			expected: `{` + sessBase + `,"status":1,"serverTools":[{"name":"a"},{"name":"b","description":"B"}]}`},
+		{name: "session/changesetsChanged without changesets clears the catalogue", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"changesets":[{"label":"L","uriTemplate":"u","changeKind":"session"}]}`,
+			actions:  []string{`{"type":"session/changesetsChanged"}`},
+			expected: `{` + sessBase + `,"status":1}`},
+		{name: "session/configChanged is a no-op without config", kind: "session",
+			initial:  `{` + sessBase + `,"status":1}`,
+			actions:  []string{`{"type":"session/configChanged","config":{"a":"b"},"replace":true}`},
+			expected: `{` + sessBase + `,"status":1}`},
+
+		// chats
+		{name: "session/chatAdded appends a new chat", kind: "session",
+			initial:  `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"chats":[{"resource":"c:/1","title":"1","status":1,"modifiedAt":"x"}]}`,
+			actions:  []string{`{"type":"session/chatAdded","summary":{"resource":"c:/2","title":"2","status":8,"modifiedAt":"y"}}`},
+			expected: `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"chats":[{"resource":"c:/1","title":"1","status":1,"modifiedAt":"x"},{"resource":"c:/2","title":"2","status":8,"modifiedAt":"y"}]}`},
+		{name: "session/chatRemoved removes the chat and clears a matching defaultChat", kind: "session",
+			initial:  `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"defaultChat":"c:/1","chats":[{"resource":"c:/1","title":"1","status":1,"modifiedAt":"x"}]}`,
+			actions:  []string{`{"type":"session/chatRemoved","chat":"c:/1"}`},
+			expected: `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"chats":[]}`},
+		{name: "session/chatRemoved keeps a defaultChat that names another chat", kind: "session",
+			initial:  `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"defaultChat":"c:/2","chats":[{"resource":"c:/1","title":"1","status":1,"modifiedAt":"x"},{"resource":"c:/2","title":"2","status":1,"modifiedAt":"x"}]}`,
+			actions:  []string{`{"type":"session/chatRemoved","chat":"c:/1"}`},
+			expected: `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"defaultChat":"c:/2","chats":[{"resource":"c:/2","title":"2","status":1,"modifiedAt":"x"}]}`},
+		{name: "session/chatUpdated merges present fields and ignores resource", kind: "session",
+			initial:  `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"chats":[{"resource":"c:/1","title":"1","status":1,"activity":"a","modifiedAt":"x","origin":{"kind":"user"}}]}`,
+			actions:  []string{`{"type":"session/chatUpdated","chat":"c:/1","changes":{"resource":"c:/evil","title":"new","status":8,"interactivity":"read-only","workingDirectory":"file:///w"}}`},
+			expected: `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"chats":[{"resource":"c:/1","title":"new","status":8,"activity":"a","modifiedAt":"x","origin":{"kind":"user"},"interactivity":"read-only","workingDirectory":"file:///w"}]}`},
+
+		// active clients
+		{name: "session/activeClientSet appends a new client", kind: "session",
+			initial:  `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[{"clientId":"a","tools":[]}],"chats":[]}`,
+			actions:  []string{`{"type":"session/activeClientSet","activeClient":{"clientId":"b","displayName":"B","tools":[{"name":"t"}]}}`},
+			expected: `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[{"clientId":"a","tools":[]},{"clientId":"b","displayName":"B","tools":[{"name":"t"}]}],"chats":[]}`},
+		{name: "session/activeClientRemoved of the last client leaves an empty array", kind: "session",
+			initial:  `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[{"clientId":"a","tools":[]}],"chats":[]}`,
+			actions:  []string{`{"type":"session/activeClientRemoved","clientId":"a"}`},
+			expected: `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"chats":[]}`},
+
+		// input needed
+		{name: "session/inputNeededSet on an idle, read, archived session keeps the flags", kind: "session",
+			initial:  `{` + sessBase + `,"status":97}`,
+			actions:  []string{`{"type":"session/inputNeededSet","request":{"kind":"chatInput","id":"r1","chat":"c:/1","request":{"id":"q","message":"?"}}}`},
+			expected: `{` + sessBase + `,"status":120,"inputNeeded":[{"kind":"chatInput","id":"r1","chat":"c:/1","request":{"id":"q","message":"?"}}]}`},
+		{name: "session/inputNeededRemoved of the last entry on an idle session stays idle", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"inputNeeded":[{"kind":"chatInput","id":"r1","chat":"c:/1","request":{"id":"q","message":"?"}}]}`,
+			actions:  []string{`{"type":"session/inputNeededRemoved","id":"r1"}`},
+			expected: `{` + sessBase + `,"status":1}`},
+
+		// customizations
+		{name: "session/customizationToggled on a top-level MCP server", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"customizations":[` + mcpTop + `]}`,
+			actions:  []string{`{"type":"session/customizationToggled","id":"m1","enabled":false}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":false,"state":{"kind":"ready"},"channel":"mcp://m1"}]}`},
+		{name: "session/customizationToggled re-enables a child and toggles an MCP child", kind: "session",
+			initial: `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`,
+			actions: []string{`{"type":"session/customizationToggled","id":"s1","enabled":true}`,
+				`{"type":"session/customizationToggled","id":"m2","enabled":false}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"skill","id":"s1","uri":"u","name":"S","enabled":true},{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":false,"state":{"kind":"starting"}}]}]}`},
+		{name: "session/customizationToggled on a container leaves children alone", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`,
+			actions:  []string{`{"type":"session/customizationToggled","id":"p1","enabled":false}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":false,"children":[{"type":"skill","id":"s1","uri":"u","name":"S"},{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"starting"}}]}]}`},
+		{name: "session/customizationToggled on an unknown customization type patches its enabled flag", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"customizations":[{"type":"future","id":"f1","enabled":true,"extra":{"x":1}}]}`,
+			actions:  []string{`{"type":"session/customizationToggled","id":"f1","enabled":false}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"future","id":"f1","enabled":false,"extra":{"x":1}}]}`},
+		{name: "session/customizationUpdated replaces children wholesale", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`,
+			actions:  []string{`{"type":"session/customizationUpdated","customization":{"type":"plugin","id":"p1","uri":"u","name":"P2","enabled":true,"children":[]}}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P2","enabled":true,"children":[]}]}`},
+		{name: "session/customizationRemoved of the only child keeps an empty children array", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"customizations":[{"type":"directory","id":"d1","uri":"u","name":"D","enabled":true,"contents":"skill","writable":false,"children":[{"type":"skill","id":"s1","uri":"u","name":"S"}]}]}`,
+			actions:  []string{`{"type":"session/customizationRemoved","id":"s1"}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"directory","id":"d1","uri":"u","name":"D","enabled":true,"contents":"skill","writable":false,"children":[]}]}`},
+		{name: "session/customizationRemoved of a top-level MCP server", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"customizations":[` + mcpTop + `,` + plugin + `]}`,
+			actions:  []string{`{"type":"session/customizationRemoved","id":"m1"}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`},
+		{name: "session/mcpServerStopRequested on a top-level server in authRequired", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"authRequired","reason":"required","resource":{"resource":"https://r","authorization_servers":["https://as"]}},"channel":"mcp://m1"}]}`,
+			actions:  []string{`{"type":"session/mcpServerStopRequested","id":"m1"}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"stopped"}}]}`},
+		{name: "session/mcpServerStartRequested on a container child in error", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"error","error":{"errorType":"x","message":"m"}},"channel":"mcp://m2"}]}]}`,
+			actions:  []string{`{"type":"session/mcpServerStartRequested","id":"m2"}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"starting"}}]}]}`},
+		{name: "session/mcpServerStartRequested and StopRequested are no-ops on non-MCP ids", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`,
+			actions:  []string{`{"type":"session/mcpServerStartRequested","id":"p1"}`, `{"type":"session/mcpServerStopRequested","id":"s1"}`, `{"type":"session/mcpServerStopRequested","id":"nope"}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`},
+		{name: "session/mcpServerStateChanged without channel clears it", kind: "session",
+			initial:  `{` + sessBase + `,"status":1,"customizations":[` + mcpTop + `]}`,
+			actions:  []string{`{"type":"session/mcpServerStateChanged","id":"m1","state":{"kind":"error","error":{"errorType":"x","message":"boom"}}}`},
+			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"error","error":{"errorType":"x","message":"boom"}}}]}`},
+		{name: "session ignores actions of other channels", kind: "session",
+			initial:  `{` + sessBase + `,"status":1}`,
+			actions:  []string{`{"type":"root/agentsChanged","agents":[]}`, `{"type":"terminal/cleared"}`, `{"type":"session/notYetInvented","x":1}`},
+			expected: `{` + sessBase + `,"status":1}`},
+
+		// terminal
+		{name: "terminal/input is a side effect only", kind: "terminal",
+			initial:  `{` + term + `,"content":[{"type":"unclassified","value":"$ "}]}`,
+			actions:  []string{`{"type":"terminal/input","data":"ls\r"}`},
+			expected: `{` + term + `,"content":[{"type":"unclassified","value":"$ "}]}`},
+		{name: "terminal/exited without exitCode clears it", kind: "terminal",
+			initial:  `{` + term + `,"content":[],"exitCode":3}`,
+			actions:  []string{`{"type":"terminal/exited"}`},
+			expected: `{` + term + `,"content":[]}`},
+		{name: "terminal/claimed transfers to a client", kind: "terminal",
+			initial:  `{"title":"sh","claim":{"kind":"session","session":"s:/1"},"content":[]}`,
+			actions:  []string{`{"type":"terminal/claimed","claim":{"kind":"client","clientId":"c2"}}`},
+			expected: `{"title":"sh","claim":{"kind":"client","clientId":"c2"},"content":[]}`},
+		{name: "terminal/commandFinished for an unknown command is a no-op", kind: "terminal",
+			initial:  `{` + term + `,"content":[{"type":"command","commandId":"a","commandLine":"x","output":"","timestamp":1,"isComplete":false}]}`,
+			actions:  []string{`{"type":"terminal/commandFinished","commandId":"b","exitCode":0}`},
+			expected: `{` + term + `,"content":[{"type":"command","commandId":"a","commandLine":"x","output":"","timestamp":1,"isComplete":false}]}`},
+		{name: "terminal/data on null content starts an unclassified part", kind: "terminal",
+			initial:  `{` + term + `,"content":null}`,
+			actions:  []string{`{"type":"terminal/data","data":"hi"}`},
+			expected: `{` + term + `,"content":[{"type":"unclassified","value":"hi"}]}`},
+
+		// changeset
+		{name: "changeset/contentChanged without error clears a previous error, keeps operations", kind: "changeset",
+			initial:  `{"status":"error","error":{"errorType":"e","message":"m"},"files":[],"operations":[{"id":"o","label":"O","scopes":["changeset"],"status":"idle"}]}`,
+			actions:  []string{`{"type":"changeset/contentChanged","files":[{"id":"f","edit":{"after":{"uri":"file:///f","content":{"uri":"c:/f"}}}}]}`},
+			expected: `{"status":"error","files":[{"id":"f","edit":{"after":{"uri":"file:///f","content":{"uri":"c:/f"}}}}],"operations":[{"id":"o","label":"O","scopes":["changeset"],"status":"idle"}]}`},
+		{name: "changeset/contentChanged with an empty operations list replaces it", kind: "changeset",
+			initial:  `{"status":"ready","files":[],"operations":[{"id":"o","label":"O","scopes":["changeset"],"status":"idle"}]}`,
+			actions:  []string{`{"type":"changeset/contentChanged","files":[],"operations":[]}`},
+			expected: `{"status":"ready","files":[],"operations":[]}`},
+		{name: "changeset/statusChanged to ready drops an error the action carries", kind: "changeset",
+			initial:  `{"status":"computing","files":[]}`,
+			actions:  []string{`{"type":"changeset/statusChanged","status":"ready","error":{"errorType":"e","message":"m"}}`},
+			expected: `{"status":"ready","files":[]}`},
+		{name: "changeset/operationStatusChanged without operations is a no-op", kind: "changeset",
+			initial:  `{"status":"ready","files":[]}`,
+			actions:  []string{`{"type":"changeset/operationStatusChanged","operationId":"o","status":"running"}`},
+			expected: `{"status":"ready","files":[]}`},
+		{name: "changeset/filesReviewChanged keeps edit and _meta", kind: "changeset",
+			initial:  `{"status":"ready","files":[{"id":"f","edit":{"after":{"uri":"file:///f","content":{"uri":"c:/f"}}},"_meta":{"k":1}}]}`,
+			actions:  []string{`{"type":"changeset/filesReviewChanged","files":["f","f"],"reviewed":true}`},
+			expected: `{"status":"ready","files":[{"id":"f","edit":{"after":{"uri":"file:///f","content":{"uri":"c:/f"}}},"_meta":{"k":1},"reviewed":true}]}`},
+
+		// annotations
+		{name: "annotations/updated cannot clear a range and leaves _meta", kind: "annotations",
+			initial:  `{"annotations":[{"id":"a","turnId":"t","resource":"file:///a","range":{"start":{"line":1,"character":0},"end":{"line":1,"character":2}},"resolved":true,"entries":[{"id":"e","text":"x"}],"_meta":{"k":1}}]}`,
+			actions:  []string{`{"type":"annotations/updated","annotationId":"a","resolved":false}`},
+			expected: `{"annotations":[{"id":"a","turnId":"t","resource":"file:///a","range":{"start":{"line":1,"character":0},"end":{"line":1,"character":2}},"resolved":false,"entries":[{"id":"e","text":"x"}],"_meta":{"k":1}}]}`},
+		{name: "annotations/entrySet keeps markdown text", kind: "annotations",
+			initial:  `{"annotations":[{"id":"a","turnId":"t","resource":"file:///a","resolved":false,"entries":[{"id":"e","text":"x"}]}]}`,
+			actions:  []string{`{"type":"annotations/entrySet","annotationId":"a","entry":{"id":"e2","text":{"markdown":"**b**"}}}`},
+			expected: `{"annotations":[{"id":"a","turnId":"t","resource":"file:///a","resolved":false,"entries":[{"id":"e","text":"x"},{"id":"e2","text":{"markdown":"**b**"}}]}]}`},
+		{name: "annotations/removed of the last annotation leaves an empty array", kind: "annotations",
+			initial:  `{"annotations":[{"id":"a","turnId":"t","resource":"file:///a","resolved":false,"entries":[{"id":"e","text":"x"}]}]}`,
+			actions:  []string{`{"type":"annotations/removed","annotationId":"a"}`},
+			expected: `{"annotations":[]}`},
+
+		// resource watch
+		{name: "resourceWatch ignores every action", kind: "resourceWatch",
+			initial:  `{"root":"file:///w","recursive":false,"excludes":{"items":["node_modules"]}}`,
+			actions:  []string{`{"type":"resourceWatch/changed","changes":{"items":[{"uri":"file:///w/a","type":"deleted"}]}}`, `{"type":"terminal/cleared"}`},
+			expected: `{"root":"file:///w","recursive":false,"excludes":{"items":["node_modules"]}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if msg := checkReducerCase(c.fixture()); msg != "" {
+				t.Errorf("%s reducer: %s\n%s", c.kind, c.name, msg)
+			}
+		})
+	}
+}
