@@ -19,7 +19,7 @@ go test -race -count=1 -timeout 30m ./...
 fuzztime="${AHPTUI_FUZZTIME:-10s}"
 while read -r pkg target; do
   [ -n "$pkg" ] || continue
-  go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg"
+  go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -fuzzminimizetime=3s "$pkg"
 done < <(grep -rl --include='*_test.go' '^func Fuzz' . | while read -r f; do
   pkg="./$(dirname "${f#./}")"
   grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //' | sed "s|^|$pkg |"
