@@ -1,5 +1,1012 @@
 package protocol
 
-// ReduceChat applies one action to a ChatState. (Not yet implemented: returns
-// the state unchanged until its reducer lands.)
-func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState { return s }
+import (
+	"encoding/json"
+	"math"
+	"time"
+)
+
+// ReduceChat applies one action to a ChatState and returns the new state.
+//
+// It follows the reducer semantics the AHP 0.6.0 schemas attach to every
+// chat/* action. An action it does not apply — a non-chat action, an unknown
+// type, a turnId that is not the active turn, a tool call or part or request
+// that does not exist or is in the wrong state — returns s itself, unchanged.
+//
+// s is never modified: the UI keeps old snapshots, and write-ahead
+// reconciliation replays pending actions over a new confirmed state, so two
+// results may grow from the same base. Only the path to the changed value is
+// copied; everything else (completed turns in particular) is shared. Streamed
+// text (chat/delta, chat/reasoning) grows through Text.Append, so a long
+// answer costs O(delta) per chunk plus O(number of response parts).
+//
+// modifiedAt is stamped from clock (time.Now when nil) by the actions that
+// start, end or truncate a turn and by input-request changes; streaming and
+// tool-call actions leave it alone, as the conformance fixtures require.
+func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
+	if clock == nil {
+		clock = time.Now
+	}
+	switch act := a.Variant.(type) {
+	case ChatTurnStartedAction:
+		return chatTurnStarted(s, act, clock)
+	case ChatDeltaAction:
+		return chatAppendText(s, act.TurnId, act.PartId, act.Content, false)
+	case ChatReasoningAction:
+		return chatAppendText(s, act.TurnId, act.PartId, act.Content, true)
+	case ChatResponsePartAction:
+		if !chatIsActiveTurn(s, act.TurnId) || act.Part.Variant == nil {
+			return s
+		}
+		return chatWithActiveParts(s, chatAppendPart(s.ActiveTurn.ResponseParts, act.Part))
+	case ChatUsageAction:
+		if !chatIsActiveTurn(s, act.TurnId) {
+			return s
+		}
+		at := *s.ActiveTurn
+		u := act.Usage
+		at.Usage = &u
+		s.ActiveTurn = &at
+		return s
+	case ChatTurnCompleteAction:
+		return chatEndTurn(s, act.TurnId, TurnStateComplete, act.Duration, nil, clock)
+	case ChatTurnCancelledAction:
+		return chatEndTurn(s, act.TurnId, TurnStateCancelled, act.Duration, nil, clock)
+	case ChatErrorAction:
+		e := act.Error
+		return chatEndTurn(s, act.TurnId, TurnStateError, act.Duration, &e, clock)
+	case ChatActivityChangedAction:
+		s.Activity = act.Activity
+		return s
+	case ChatDraftChangedAction:
+		s.Draft = act.Draft
+		return s
+
+	case ChatToolCallStartAction:
+		return chatToolCallStart(s, act)
+	case ChatToolCallDeltaAction:
+		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, false, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+			tc, ok := v.(ToolCallStreamingState)
+			if !ok {
+				return nil, false
+			}
+			if act.Meta != nil {
+				tc.Meta = act.Meta
+			}
+			in := act.Content
+			if tc.PartialInput != nil {
+				in = *tc.PartialInput + in
+			}
+			tc.PartialInput = &in
+			if act.InvocationMessage != nil {
+				tc.InvocationMessage = act.InvocationMessage
+			}
+			return tc, true
+		})
+	case ChatToolCallReadyAction:
+		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+			return chatToolCallReady(v, act)
+		})
+	case ChatToolCallApprovedAction:
+		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+			return chatToolCallApproved(v, act)
+		})
+	case ChatToolCallDeniedAction:
+		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+			return chatToolCallDenied(v, act)
+		})
+	case ChatToolCallCompleteAction:
+		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+			return chatToolCallComplete(v, act)
+		})
+	case ChatToolCallResultConfirmedAction:
+		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+			return chatToolCallResultConfirmed(v, act)
+		})
+	case ChatToolCallContentChangedAction:
+		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, false, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+			tc, ok := v.(ToolCallRunningState)
+			if !ok {
+				return nil, false
+			}
+			if act.Meta != nil {
+				tc.Meta = act.Meta
+			}
+			tc.Content = act.Content
+			return tc, true
+		})
+	case ChatToolCallAuthRequiredAction:
+		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+			return chatToolCallAuthRequired(v, act)
+		})
+	case ChatToolCallAuthResolvedAction:
+		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+			tc, ok := v.(ToolCallAuthRequiredState)
+			if !ok {
+				return nil, false
+			}
+			mcp := ToolCallContributor{Variant: tc.Contributor}
+			return ToolCallRunningState{
+				ToolCallId:        tc.ToolCallId,
+				ToolName:          tc.ToolName,
+				DisplayName:       tc.DisplayName,
+				Intention:         tc.Intention,
+				Contributor:       &mcp,
+				Meta:              chatMetaOr(act.Meta, tc.Meta),
+				InvocationMessage: tc.InvocationMessage,
+				ToolInput:         tc.ToolInput,
+				Confirmed:         tc.Confirmed,
+				SelectedOption:    tc.SelectedOption,
+				Status:            chatToolCallStatusRunning,
+				Content:           tc.Content,
+			}, true
+		})
+
+	case ChatTruncatedAction:
+		return chatTruncated(s, act, clock)
+	case ChatTurnsLoadedAction:
+		return chatTurnsLoaded(s, act)
+
+	case ChatInputRequestedAction:
+		return chatInputRequested(s, act, clock)
+	case ChatInputAnswerChangedAction:
+		return chatInputAnswerChanged(s, act, clock)
+	case ChatInputCompletedAction:
+		return chatInputCompleted(s, act, clock)
+
+	case ChatPendingMessageSetAction:
+		return chatPendingMessageSet(s, act)
+	case ChatPendingMessageRemovedAction:
+		return chatPendingMessageRemoved(s, act)
+	case ChatQueuedMessagesReorderedAction:
+		return chatQueuedMessagesReordered(s, act)
+	}
+	return s
+}
+
+// Tool call status and part kind discriminators, as the wire spells them.
+const (
+	chatToolCallStatusStreaming                 = "streaming"
+	chatToolCallStatusPendingConfirmation       = "pending-confirmation"
+	chatToolCallStatusRunning                   = "running"
+	chatToolCallStatusAuthRequired              = "auth-required"
+	chatToolCallStatusPendingResultConfirmation = "pending-result-confirmation"
+	chatToolCallStatusCompleted                 = "completed"
+	chatToolCallStatusCancelled                 = "cancelled"
+
+	chatResponsePartKindToolCall     = "toolCall"
+	chatResponsePartKindInputRequest = "inputRequest"
+)
+
+// chatStatusActivityMask covers the mutually exclusive activity bits (0–4) of a
+// SessionStatus. The bits above are flags (IsRead, IsArchived) that survive
+// every activity change.
+const chatStatusActivityMask SessionStatus = 1<<5 - 1
+
+// chatISOMillis is JavaScript's Date.toISOString layout, which the fixtures and
+// every TypeScript host use for modifiedAt.
+const chatISOMillis = "2006-01-02T15:04:05.000Z"
+
+func chatStamp(clock Clock) string { return clock().UTC().Format(chatISOMillis) }
+
+func chatIsActiveTurn(s ChatState, turnID string) bool {
+	return s.ActiveTurn != nil && s.ActiveTurn.Id == turnID
+}
+
+// chatSummaryStatus derives the activity bits from the live work in s and
+// keeps the flag bits. errored marks a turn that just ended with chat/error.
+func chatSummaryStatus(s ChatState, errored bool) SessionStatus {
+	var activity SessionStatus
+	switch {
+	case errored:
+		activity = SessionStatusError
+	case s.ActiveTurn != nil && chatActiveTurnNeedsInput(s.ActiveTurn):
+		activity = SessionStatusInputNeeded
+	case s.ActiveTurn != nil:
+		activity = SessionStatusInProgress
+	default:
+		activity = SessionStatusIdle
+	}
+	return s.Status&^chatStatusActivityMask | activity
+}
+
+// chatActiveTurnNeedsInput reports an open input request, or a tool call blocked
+// on the user: a parameter or result confirmation, or MCP authentication.
+func chatActiveTurnNeedsInput(at *ActiveTurn) bool {
+	for _, p := range at.ResponseParts {
+		switch v := p.Variant.(type) {
+		case InputRequestResponsePart:
+			if v.Response == nil {
+				return true
+			}
+		case ToolCallResponsePart:
+			switch v.ToolCall.Variant.(type) {
+			case ToolCallPendingConfirmationState, ToolCallPendingResultConfirmationState, ToolCallAuthRequiredState:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// chatWithActiveParts returns s with a fresh copy of its active turn holding
+// parts. The caller has checked that s has an active turn.
+func chatWithActiveParts(s ChatState, parts []ResponsePart) ChatState {
+	at := *s.ActiveTurn
+	at.ResponseParts = parts
+	s.ActiveTurn = &at
+	return s
+}
+
+// chatAppendPart returns parts followed by p in a new backing array, so two
+// results grown from one base never write into the same array.
+func chatAppendPart(parts []ResponsePart, p ResponsePart) []ResponsePart {
+	out := make([]ResponsePart, len(parts)+1)
+	copy(out, parts)
+	out[len(parts)] = p
+	return out
+}
+
+// chatReplacePart returns a copy of parts with parts[i] replaced by p.
+func chatReplacePart(parts []ResponsePart, i int, p ResponsePart) []ResponsePart {
+	out := make([]ResponsePart, len(parts))
+	copy(out, parts)
+	out[i] = p
+	return out
+}
+
+// ---- turn lifecycle -------------------------------------------------------
+
+func chatTurnStarted(s ChatState, act ChatTurnStartedAction, clock Clock) ChatState {
+	// A new turn replaces any active one, as the reference reducer does: the
+	// host only starts a turn when the previous one has ended, so a leftover
+	// here is stale optimistic state.
+	s.ActiveTurn = &ActiveTurn{
+		Id:            act.TurnId,
+		StartedAt:     act.StartedAt,
+		Message:       act.Message,
+		ResponseParts: []ResponsePart{},
+	}
+	s.Status = chatSummaryStatus(s, false) &^ SessionStatusIsRead
+	s.ModifiedAt = chatStamp(clock)
+	if act.QueuedMessageId != nil {
+		id := *act.QueuedMessageId
+		if s.SteeringMessage != nil && s.SteeringMessage.Id == id {
+			s.SteeringMessage = nil
+		}
+		s.QueuedMessages = chatWithoutQueued(s.QueuedMessages, id)
+	}
+	return s
+}
+
+// chatEndTurn moves the active turn turnID into the completed turns. Tool
+// calls that have not finished are cancelled with reason "skipped"; open
+// input requests stay in the transcript with no response.
+func chatEndTurn(s ChatState, turnID string, state TurnState, duration float64, errInfo *ErrorInfo, clock Clock) ChatState {
+	if !chatIsActiveTurn(s, turnID) {
+		return s
+	}
+	at := s.ActiveTurn
+	parts := at.ResponseParts
+	copied := false
+	for i, p := range parts {
+		tcp, ok := p.Variant.(ToolCallResponsePart)
+		if !ok {
+			continue
+		}
+		cancelled, ok := chatSkipToolCall(tcp.ToolCall.Variant)
+		if !ok {
+			continue
+		}
+		if !copied {
+			parts = append([]ResponsePart(nil), parts...)
+			copied = true
+		}
+		tcp.ToolCall = ToolCallState{Variant: cancelled}
+		parts[i] = ResponsePart{Variant: tcp}
+	}
+	if parts == nil {
+		parts = []ResponsePart{}
+	}
+	// Durations are producer-supplied and opaque; a negative one would only
+	// render as nonsense.
+	d := math.Max(0, duration)
+	if math.IsNaN(duration) {
+		d = 0
+	}
+	started := at.StartedAt
+	turn := Turn{
+		Id:            at.Id,
+		StartedAt:     &started,
+		Duration:      &d,
+		Message:       at.Message,
+		ResponseParts: parts,
+		Usage:         at.Usage,
+		State:         state,
+		Error:         errInfo,
+	}
+	// Completed turns are shared with older snapshots: always append into a
+	// new array. This is O(turns) once per turn, never per streamed delta.
+	turns := make([]Turn, len(s.Turns)+1)
+	copy(turns, s.Turns)
+	turns[len(s.Turns)] = turn
+	s.Turns = turns
+	s.ActiveTurn = nil
+	s.ModifiedAt = chatStamp(clock)
+	s.Status = chatSummaryStatus(s, errInfo != nil)
+	return s
+}
+
+// chatSkipToolCall returns the cancelled ("skipped") form of a tool call that
+// has not reached a terminal state. ok is false for completed, cancelled and
+// unknown states, which are kept as they are.
+func chatSkipToolCall(v ToolCallStateVariant) (ToolCallCancelledState, bool) {
+	c, ok := chatToolCallCommonOf(v)
+	if !ok {
+		return ToolCallCancelledState{}, false
+	}
+	out := ToolCallCancelledState{
+		ToolCallId:  c.ToolCallId,
+		ToolName:    c.ToolName,
+		DisplayName: c.DisplayName,
+		Intention:   c.Intention,
+		Contributor: c.Contributor,
+		Meta:        c.Meta,
+		Status:      chatToolCallStatusCancelled,
+		Reason:      ToolCallCancellationReasonSkipped,
+	}
+	switch tc := v.(type) {
+	case ToolCallStreamingState:
+		if tc.InvocationMessage != nil {
+			out.InvocationMessage = *tc.InvocationMessage
+		}
+	case ToolCallPendingConfirmationState:
+		out.InvocationMessage, out.ToolInput = tc.InvocationMessage, tc.ToolInput
+	case ToolCallRunningState:
+		out.InvocationMessage, out.ToolInput = tc.InvocationMessage, tc.ToolInput
+	case ToolCallAuthRequiredState:
+		out.InvocationMessage, out.ToolInput = tc.InvocationMessage, tc.ToolInput
+	case ToolCallPendingResultConfirmationState:
+		out.InvocationMessage, out.ToolInput = tc.InvocationMessage, tc.ToolInput
+	default:
+		return ToolCallCancelledState{}, false
+	}
+	return out, true
+}
+
+// chatAppendText appends streamed text to the markdown (or, for reasoning,
+// the reasoning) part partID of the active turn turnID. Parts are matched by
+// id in stream order, tool calls by toolCallId; the first match decides, and
+// a match of the wrong kind makes the action a no-op.
+func chatAppendText(s ChatState, turnID, partID, content string, reasoning bool) ChatState {
+	if !chatIsActiveTurn(s, turnID) {
+		return s
+	}
+	parts := s.ActiveTurn.ResponseParts
+	for i, p := range parts {
+		switch v := p.Variant.(type) {
+		case MarkdownResponsePart:
+			if v.Id != partID {
+				continue
+			}
+			if reasoning || content == "" {
+				return s
+			}
+			v.Content = v.Content.Append(content)
+			return chatWithActiveParts(s, chatReplacePart(parts, i, ResponsePart{Variant: v}))
+		case ReasoningResponsePart:
+			if v.Id != partID {
+				continue
+			}
+			if !reasoning || content == "" {
+				return s
+			}
+			v.Content = v.Content.Append(content)
+			return chatWithActiveParts(s, chatReplacePart(parts, i, ResponsePart{Variant: v}))
+		case ToolCallResponsePart:
+			if c, ok := chatToolCallCommonOf(v.ToolCall.Variant); ok && c.ToolCallId == partID {
+				return s
+			}
+		}
+	}
+	return s
+}
+
+// ---- truncation and paging --------------------------------------------------
+
+func chatTruncated(s ChatState, act ChatTruncatedAction, clock Clock) ChatState {
+	if act.TurnId == nil {
+		s.Turns = []Turn{}
+		s.TurnsNextCursor = nil
+	} else {
+		idx := -1
+		for i := range s.Turns {
+			if s.Turns[i].Id == *act.TurnId {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			return s
+		}
+		// Clip the capacity so a later append copies instead of
+		// overwriting the dropped turns that older snapshots still show.
+		s.Turns = s.Turns[: idx+1 : idx+1]
+	}
+	s.ActiveTurn = nil
+	s.ModifiedAt = chatStamp(clock)
+	s.Status = chatSummaryStatus(s, false)
+	return s
+}
+
+func chatTurnsLoaded(s ChatState, act ChatTurnsLoadedAction) ChatState {
+	have := make(map[string]struct{}, len(s.Turns))
+	for i := range s.Turns {
+		have[s.Turns[i].Id] = struct{}{}
+	}
+	turns := make([]Turn, 0, len(act.Turns)+len(s.Turns))
+	for _, t := range act.Turns {
+		if _, dup := have[t.Id]; !dup {
+			turns = append(turns, t)
+		}
+	}
+	s.Turns = append(turns, s.Turns...)
+	s.TurnsNextCursor = act.TurnsNextCursor
+	return s
+}
+
+// ---- pending messages -------------------------------------------------------
+
+// chatWithoutQueued returns queued without the message id; nil when that empties
+// it (the field is then absent), and queued itself when id is not there.
+func chatWithoutQueued(queued []PendingMessage, id string) []PendingMessage {
+	idx := -1
+	for i := range queued {
+		if queued[i].Id == id {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return queued
+	}
+	out := make([]PendingMessage, 0, len(queued)-1)
+	for i := range queued {
+		if queued[i].Id != id {
+			out = append(out, queued[i])
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func chatPendingMessageSet(s ChatState, act ChatPendingMessageSetAction) ChatState {
+	entry := PendingMessage{Id: act.Id, Message: act.Message}
+	switch act.Kind {
+	case PendingMessageKindSteering:
+		s.SteeringMessage = &entry
+	case PendingMessageKindQueued:
+		out := make([]PendingMessage, len(s.QueuedMessages), len(s.QueuedMessages)+1)
+		copy(out, s.QueuedMessages)
+		replaced := false
+		for i := range out {
+			if out[i].Id == act.Id {
+				out[i] = entry
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, entry)
+		}
+		s.QueuedMessages = out
+	default:
+		return s
+	}
+	return s
+}
+
+func chatPendingMessageRemoved(s ChatState, act ChatPendingMessageRemovedAction) ChatState {
+	switch act.Kind {
+	case PendingMessageKindSteering:
+		if s.SteeringMessage == nil || s.SteeringMessage.Id != act.Id {
+			return s
+		}
+		s.SteeringMessage = nil
+	case PendingMessageKindQueued:
+		s.QueuedMessages = chatWithoutQueued(s.QueuedMessages, act.Id)
+	}
+	return s
+}
+
+// chatQueuedMessagesReordered puts the named queued messages first, in the
+// given order; unknown and repeated ids are ignored and messages not named
+// keep their relative order at the end, so a stale client never drops one.
+func chatQueuedMessagesReordered(s ChatState, act ChatQueuedMessagesReorderedAction) ChatState {
+	if len(s.QueuedMessages) == 0 {
+		return s
+	}
+	byID := make(map[string]int, len(s.QueuedMessages))
+	for i := range s.QueuedMessages {
+		if _, dup := byID[s.QueuedMessages[i].Id]; !dup {
+			byID[s.QueuedMessages[i].Id] = i
+		}
+	}
+	placed := make([]bool, len(s.QueuedMessages))
+	out := make([]PendingMessage, 0, len(s.QueuedMessages))
+	for _, id := range act.Order {
+		i, ok := byID[id]
+		if !ok || placed[i] {
+			continue
+		}
+		placed[i] = true
+		out = append(out, s.QueuedMessages[i])
+	}
+	for i := range s.QueuedMessages {
+		if !placed[i] {
+			out = append(out, s.QueuedMessages[i])
+		}
+	}
+	s.QueuedMessages = out
+	return s
+}
+
+// ---- input requests ---------------------------------------------------------
+
+// chatOpenInputRequest finds the unresolved input-request part with the given
+// request id in the active turn.
+func chatOpenInputRequest(at *ActiveTurn, requestID string) (int, InputRequestResponsePart, bool) {
+	if at == nil {
+		return -1, InputRequestResponsePart{}, false
+	}
+	for i, p := range at.ResponseParts {
+		if v, ok := p.Variant.(InputRequestResponsePart); ok && v.Response == nil && v.Request.Id == requestID {
+			return i, v, true
+		}
+	}
+	return -1, InputRequestResponsePart{}, false
+}
+
+func chatInputRequested(s ChatState, act ChatInputRequestedAction, clock Clock) ChatState {
+	if s.ActiveTurn == nil {
+		return s
+	}
+	part := InputRequestResponsePart{Kind: chatResponsePartKindInputRequest, Request: act.Request}
+	parts := s.ActiveTurn.ResponseParts
+	if i, old, ok := chatOpenInputRequest(s.ActiveTurn, act.Request.Id); ok {
+		// Drafts other clients synced survive a re-request unless the host
+		// sends answers of its own.
+		if part.Request.Answers == nil {
+			part.Request.Answers = old.Request.Answers
+		}
+		parts = chatReplacePart(parts, i, ResponsePart{Variant: part})
+	} else {
+		parts = chatAppendPart(parts, ResponsePart{Variant: part})
+	}
+	s = chatWithActiveParts(s, parts)
+	s.Status = chatSummaryStatus(s, false) &^ SessionStatusIsRead
+	s.ModifiedAt = chatStamp(clock)
+	return s
+}
+
+func chatInputAnswerChanged(s ChatState, act ChatInputAnswerChangedAction, clock Clock) ChatState {
+	i, part, ok := chatOpenInputRequest(s.ActiveTurn, act.RequestId)
+	if !ok {
+		return s
+	}
+	answers := make(map[string]ChatInputAnswer, len(part.Request.Answers)+1)
+	for k, v := range part.Request.Answers {
+		answers[k] = v
+	}
+	if act.Answer == nil {
+		delete(answers, act.QuestionId)
+	} else {
+		answers[act.QuestionId] = *act.Answer
+	}
+	if len(answers) == 0 {
+		answers = nil
+	}
+	part.Request.Answers = answers
+	s = chatWithActiveParts(s, chatReplacePart(s.ActiveTurn.ResponseParts, i, ResponsePart{Variant: part}))
+	s.ModifiedAt = chatStamp(clock)
+	return s
+}
+
+func chatInputCompleted(s ChatState, act ChatInputCompletedAction, clock Clock) ChatState {
+	i, part, ok := chatOpenInputRequest(s.ActiveTurn, act.RequestId)
+	if !ok {
+		return s
+	}
+	// Final answers overlay the synced drafts.
+	answers := make(map[string]ChatInputAnswer, len(part.Request.Answers)+len(act.Answers))
+	for k, v := range part.Request.Answers {
+		answers[k] = v
+	}
+	for k, v := range act.Answers {
+		answers[k] = v
+	}
+	if len(answers) == 0 {
+		answers = nil
+	}
+	part.Request.Answers = answers
+	resp := act.Response
+	part.Response = &resp
+	s = chatWithActiveParts(s, chatReplacePart(s.ActiveTurn.ResponseParts, i, ResponsePart{Variant: part}))
+	s.Status = chatSummaryStatus(s, false)
+	s.ModifiedAt = chatStamp(clock)
+	return s
+}
+
+// ---- tool calls -------------------------------------------------------------
+
+// chatToolCallCommon holds the fields every tool call state carries.
+type chatToolCallCommon struct {
+	ToolCallId  string
+	ToolName    string
+	DisplayName string
+	Intention   *string
+	Contributor *ToolCallContributor
+	Meta        map[string]json.RawMessage
+}
+
+func chatToolCallCommonOf(v ToolCallStateVariant) (chatToolCallCommon, bool) {
+	switch tc := v.(type) {
+	case ToolCallStreamingState:
+		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+	case ToolCallPendingConfirmationState:
+		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+	case ToolCallRunningState:
+		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+	case ToolCallAuthRequiredState:
+		mcp := ToolCallContributor{Variant: tc.Contributor}
+		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, &mcp, tc.Meta}, true
+	case ToolCallPendingResultConfirmationState:
+		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+	case ToolCallCompletedState:
+		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+	case ToolCallCancelledState:
+		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+	}
+	return chatToolCallCommon{}, false
+}
+
+// chatMetaOr is the _meta a transition leaves: the action's when it sends one.
+func chatMetaOr(action, current map[string]json.RawMessage) map[string]json.RawMessage {
+	if action != nil {
+		return action
+	}
+	return current
+}
+
+// chatUpdateToolCall applies f to every tool call toolCallID of the active turn
+// turnID (there is normally one). f reports whether the transition applies
+// to the state it is given; if it applies to none the action is a no-op and
+// s comes back unchanged. refresh recomputes the chat status, for
+// transitions that can enter or leave a state blocked on the user.
+func chatUpdateToolCall(s ChatState, turnID, toolCallID string, refresh bool, f func(ToolCallStateVariant) (ToolCallStateVariant, bool)) ChatState {
+	if !chatIsActiveTurn(s, turnID) {
+		return s
+	}
+	parts := s.ActiveTurn.ResponseParts
+	changed := false
+	for i, p := range parts {
+		tcp, ok := p.Variant.(ToolCallResponsePart)
+		if !ok {
+			continue
+		}
+		c, ok := chatToolCallCommonOf(tcp.ToolCall.Variant)
+		if !ok || c.ToolCallId != toolCallID {
+			continue
+		}
+		next, ok := f(tcp.ToolCall.Variant)
+		if !ok {
+			continue
+		}
+		if !changed {
+			parts = append([]ResponsePart(nil), parts...)
+			changed = true
+		}
+		tcp.ToolCall = ToolCallState{Variant: next}
+		parts[i] = ResponsePart{Variant: tcp}
+	}
+	if !changed {
+		return s
+	}
+	s = chatWithActiveParts(s, parts)
+	if refresh {
+		s.Status = chatSummaryStatus(s, false)
+	}
+	return s
+}
+
+func chatToolCallStart(s ChatState, act ChatToolCallStartAction) ChatState {
+	if !chatIsActiveTurn(s, act.TurnId) {
+		return s
+	}
+	part := ToolCallResponsePart{
+		Kind: chatResponsePartKindToolCall,
+		ToolCall: ToolCallState{Variant: ToolCallStreamingState{
+			ToolCallId:  act.ToolCallId,
+			ToolName:    act.ToolName,
+			DisplayName: act.DisplayName,
+			Intention:   act.Intention,
+			Contributor: act.Contributor,
+			Meta:        act.Meta,
+			Status:      chatToolCallStatusStreaming,
+		}},
+	}
+	return chatWithActiveParts(s, chatAppendPart(s.ActiveTurn.ResponseParts, ResponsePart{Variant: part}))
+}
+
+// chatToolCallReady: parameters are complete (streaming), or a running tool needs
+// re-confirmation, or a pending confirmation is being updated. With
+// confirmed set the call goes straight to running.
+func chatToolCallReady(v ToolCallStateVariant, act ChatToolCallReadyAction) (ToolCallStateVariant, bool) {
+	var pending *ToolCallPendingConfirmationState
+	switch tc := v.(type) {
+	case ToolCallStreamingState, ToolCallRunningState:
+	case ToolCallPendingConfirmationState:
+		pending = &tc
+	default:
+		return nil, false
+	}
+	c, _ := chatToolCallCommonOf(v)
+	meta := chatMetaOr(act.Meta, c.Meta)
+	if act.Confirmed != nil {
+		return ToolCallRunningState{
+			ToolCallId:        c.ToolCallId,
+			ToolName:          c.ToolName,
+			DisplayName:       c.DisplayName,
+			Intention:         c.Intention,
+			Contributor:       c.Contributor,
+			Meta:              meta,
+			InvocationMessage: act.InvocationMessage,
+			ToolInput:         act.ToolInput,
+			Confirmed:         *act.Confirmed,
+			Status:            chatToolCallStatusRunning,
+		}, true
+	}
+	out := ToolCallPendingConfirmationState{
+		ToolCallId:        c.ToolCallId,
+		ToolName:          c.ToolName,
+		DisplayName:       c.DisplayName,
+		Intention:         c.Intention,
+		Contributor:       c.Contributor,
+		Meta:              meta,
+		InvocationMessage: act.InvocationMessage,
+		ToolInput:         act.ToolInput,
+		Status:            chatToolCallStatusPendingConfirmation,
+		ConfirmationTitle: act.ConfirmationTitle,
+		RiskAssessment:    act.RiskAssessment,
+		Edits:             act.Edits,
+		Editable:          act.Editable,
+		Options:           act.Options,
+	}
+	// Updating a pending confirmation keeps what the update does not resend.
+	if pending != nil {
+		if out.ToolInput == nil {
+			out.ToolInput = pending.ToolInput
+		}
+		if out.ConfirmationTitle == nil {
+			out.ConfirmationTitle = pending.ConfirmationTitle
+		}
+		if out.RiskAssessment == nil {
+			out.RiskAssessment = pending.RiskAssessment
+		}
+		if out.Edits == nil {
+			out.Edits = pending.Edits
+		}
+		if out.Editable == nil {
+			out.Editable = pending.Editable
+		}
+		if out.Options == nil {
+			out.Options = pending.Options
+		}
+	}
+	return out, true
+}
+
+// chatSelectedOption resolves the option the user picked from those offered.
+func chatSelectedOption(options []ConfirmationOption, id *string) *ConfirmationOption {
+	if id == nil || *id == "" {
+		return nil
+	}
+	for i := range options {
+		if options[i].Id == *id {
+			o := options[i]
+			return &o
+		}
+	}
+	return nil
+}
+
+func chatToolCallApproved(v ToolCallStateVariant, act ChatToolCallApprovedAction) (ToolCallStateVariant, bool) {
+	tc, ok := v.(ToolCallPendingConfirmationState)
+	if !ok {
+		return nil, false
+	}
+	in := tc.ToolInput
+	if act.EditedToolInput != nil {
+		in = act.EditedToolInput
+	}
+	return ToolCallRunningState{
+		ToolCallId:        tc.ToolCallId,
+		ToolName:          tc.ToolName,
+		DisplayName:       tc.DisplayName,
+		Intention:         tc.Intention,
+		Contributor:       tc.Contributor,
+		Meta:              chatMetaOr(act.Meta, tc.Meta),
+		InvocationMessage: tc.InvocationMessage,
+		ToolInput:         in,
+		Confirmed:         act.Confirmed,
+		SelectedOption:    chatSelectedOption(tc.Options, act.SelectedOptionId),
+		Status:            chatToolCallStatusRunning,
+	}, true
+}
+
+func chatToolCallDenied(v ToolCallStateVariant, act ChatToolCallDeniedAction) (ToolCallStateVariant, bool) {
+	tc, ok := v.(ToolCallPendingConfirmationState)
+	if !ok {
+		return nil, false
+	}
+	return ToolCallCancelledState{
+		ToolCallId:        tc.ToolCallId,
+		ToolName:          tc.ToolName,
+		DisplayName:       tc.DisplayName,
+		Intention:         tc.Intention,
+		Contributor:       tc.Contributor,
+		Meta:              chatMetaOr(act.Meta, tc.Meta),
+		InvocationMessage: tc.InvocationMessage,
+		ToolInput:         tc.ToolInput,
+		Status:            chatToolCallStatusCancelled,
+		Reason:            ToolCallCancellationReason(act.Reason),
+		ReasonMessage:     act.ReasonMessage,
+		UserSuggestion:    act.UserSuggestion,
+		SelectedOption:    chatSelectedOption(tc.Options, act.SelectedOptionId),
+	}, true
+}
+
+// chatToolCallComplete finishes a running call (or one still pending
+// confirmation, which then counts as confirmed "not-needed"). From
+// auth-required only a failed result applies — the client cancelling instead
+// of authenticating — and it always goes straight to completed, keeping the
+// partial content produced before the pause unless the result brings its own.
+func chatToolCallComplete(v ToolCallStateVariant, act ChatToolCallCompleteAction) (ToolCallStateVariant, bool) {
+	var (
+		invocation StringOrMarkdown
+		toolInput  *string
+		confirmed  = ToolCallConfirmationReasonNotNeeded
+		selected   *ConfirmationOption
+		content    []ToolResultContent
+		fromAuth   bool
+	)
+	switch tc := v.(type) {
+	case ToolCallRunningState:
+		invocation, toolInput, confirmed, selected = tc.InvocationMessage, tc.ToolInput, tc.Confirmed, tc.SelectedOption
+	case ToolCallPendingConfirmationState:
+		invocation, toolInput = tc.InvocationMessage, tc.ToolInput
+	case ToolCallAuthRequiredState:
+		if act.Result.Success {
+			return nil, false
+		}
+		invocation, toolInput, confirmed, selected = tc.InvocationMessage, tc.ToolInput, tc.Confirmed, tc.SelectedOption
+		content = tc.Content
+		fromAuth = true
+	default:
+		return nil, false
+	}
+	c, _ := chatToolCallCommonOf(v)
+	r := act.Result
+	if r.Content != nil {
+		content = r.Content
+	}
+	if act.RequiresResultConfirmation != nil && *act.RequiresResultConfirmation && !fromAuth {
+		return ToolCallPendingResultConfirmationState{
+			ToolCallId:        c.ToolCallId,
+			ToolName:          c.ToolName,
+			DisplayName:       c.DisplayName,
+			Intention:         c.Intention,
+			Contributor:       c.Contributor,
+			Meta:              chatMetaOr(act.Meta, c.Meta),
+			InvocationMessage: invocation,
+			ToolInput:         toolInput,
+			Success:           r.Success,
+			PastTenseMessage:  r.PastTenseMessage,
+			Content:           content,
+			StructuredContent: r.StructuredContent,
+			Error:             r.Error,
+			Confirmed:         confirmed,
+			SelectedOption:    selected,
+			Status:            chatToolCallStatusPendingResultConfirmation,
+		}, true
+	}
+	return ToolCallCompletedState{
+		ToolCallId:        c.ToolCallId,
+		ToolName:          c.ToolName,
+		DisplayName:       c.DisplayName,
+		Intention:         c.Intention,
+		Contributor:       c.Contributor,
+		Meta:              chatMetaOr(act.Meta, c.Meta),
+		InvocationMessage: invocation,
+		ToolInput:         toolInput,
+		Success:           r.Success,
+		PastTenseMessage:  r.PastTenseMessage,
+		Content:           content,
+		StructuredContent: r.StructuredContent,
+		Error:             r.Error,
+		Confirmed:         confirmed,
+		SelectedOption:    selected,
+		Status:            chatToolCallStatusCompleted,
+	}, true
+}
+
+func chatToolCallResultConfirmed(v ToolCallStateVariant, act ChatToolCallResultConfirmedAction) (ToolCallStateVariant, bool) {
+	tc, ok := v.(ToolCallPendingResultConfirmationState)
+	if !ok {
+		return nil, false
+	}
+	meta := chatMetaOr(act.Meta, tc.Meta)
+	if act.Approved {
+		return ToolCallCompletedState{
+			ToolCallId:        tc.ToolCallId,
+			ToolName:          tc.ToolName,
+			DisplayName:       tc.DisplayName,
+			Intention:         tc.Intention,
+			Contributor:       tc.Contributor,
+			Meta:              meta,
+			InvocationMessage: tc.InvocationMessage,
+			ToolInput:         tc.ToolInput,
+			Success:           tc.Success,
+			PastTenseMessage:  tc.PastTenseMessage,
+			Content:           tc.Content,
+			StructuredContent: tc.StructuredContent,
+			Error:             tc.Error,
+			Confirmed:         tc.Confirmed,
+			SelectedOption:    tc.SelectedOption,
+			Status:            chatToolCallStatusCompleted,
+		}, true
+	}
+	return ToolCallCancelledState{
+		ToolCallId:        tc.ToolCallId,
+		ToolName:          tc.ToolName,
+		DisplayName:       tc.DisplayName,
+		Intention:         tc.Intention,
+		Contributor:       tc.Contributor,
+		Meta:              meta,
+		InvocationMessage: tc.InvocationMessage,
+		ToolInput:         tc.ToolInput,
+		Status:            chatToolCallStatusCancelled,
+		Reason:            ToolCallCancellationReasonResultDenied,
+		SelectedOption:    tc.SelectedOption,
+	}, true
+}
+
+// chatToolCallAuthRequired pauses a running MCP-contributed call on an auth
+// challenge; calls from other contributors cannot be authenticated this way.
+func chatToolCallAuthRequired(v ToolCallStateVariant, act ChatToolCallAuthRequiredAction) (ToolCallStateVariant, bool) {
+	tc, ok := v.(ToolCallRunningState)
+	if !ok || tc.Contributor == nil {
+		return nil, false
+	}
+	mcp, ok := tc.Contributor.Variant.(ToolCallMcpContributor)
+	if !ok {
+		return nil, false
+	}
+	return ToolCallAuthRequiredState{
+		ToolCallId:        tc.ToolCallId,
+		ToolName:          tc.ToolName,
+		DisplayName:       tc.DisplayName,
+		Intention:         tc.Intention,
+		Contributor:       mcp,
+		Meta:              chatMetaOr(act.Meta, tc.Meta),
+		InvocationMessage: tc.InvocationMessage,
+		ToolInput:         tc.ToolInput,
+		Confirmed:         tc.Confirmed,
+		SelectedOption:    tc.SelectedOption,
+		Status:            chatToolCallStatusAuthRequired,
+		Auth:              act.Auth,
+		Content:           tc.Content,
+	}, true
+}
