@@ -173,7 +173,7 @@ func chatActive() ChatState {
 			{Variant: ToolCallResponsePart{Kind: "toolCall", ToolCall: ToolCallState{Variant: ToolCallRunningState{
 				ToolCallId: "tc", ToolName: "search", DisplayName: "Search", Contributor: &mcp,
 				InvocationMessage: PlainString("Searching"), Confirmed: ToolCallConfirmationReasonUserAction,
-				Status: "running",
+				Status:  "running",
 				Content: []ToolResultContent{{Variant: ToolResultTextContent{Type: "text", Text: "partial"}}},
 			}}}},
 		},
