@@ -593,3 +593,45 @@ func TestCheckBearer(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCallback feeds the loopback handler arbitrary queries: it must never
+// panic, never echo markup unescaped, and never let an error string carry
+// control characters to the terminal.
+func FuzzCallback(f *testing.F) {
+	f.Add("code=abc&state=S")
+	f.Add("error=access_denied&error_description=%3Cb%3Eno%3C%2Fb%3E&state=S")
+	f.Add("error=%1b%5b2J&state=S")
+	f.Add("state=S&code=")
+	f.Fuzz(func(t *testing.T, rawQuery string) {
+		fl, cancel := testFlow(t)
+		defer cancel()
+		rawQuery = strings.ReplaceAll(rawQuery, "state=S", "state="+fl.state)
+		got := make(chan callback, 1)
+		go func() {
+			select {
+			case cb := <-fl.callbacks:
+				cb.reply <- cb.err
+				got <- cb
+			case <-fl.ctx.Done():
+				got <- callback{}
+			}
+		}()
+		req := httptest.NewRequest(http.MethodGet, "/callback", nil)
+		req.URL.RawQuery = rawQuery
+		rec := httptest.NewRecorder()
+		fl.ServeHTTP(rec, req)
+		cancel()
+		cb := <-got
+		if cb.err != nil && strings.ContainsFunc(cb.err.Error(), func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			t.Errorf("error carries control characters: %q", cb.err)
+		}
+		body := rec.Body.String()
+		if i := strings.Index(body, "<body>"); i >= 0 {
+			inner := body[i+len("<body>"):]
+			inner = strings.NewReplacer("<h1>", "", "</h1>", "", "<p>", "", "</p>", "", "</body></html>", "").Replace(inner)
+			if strings.ContainsAny(inner, "<>") {
+				t.Errorf("page carries unescaped markup: %q", inner)
+			}
+		}
+	})
+}

@@ -34,15 +34,16 @@ import (
 const hydraVersion = "v2.3.0"
 
 var (
-	hydra    *hydraServer
-	hydraErr error
+	hydraOnce sync.Once
+	hydra     *hydraServer
+	hydraErr  error
 )
 
+// TestMain stops the shared hydra, which the first test that needs it
+// starts: runs that need none (-short, -run of unit tests, fuzz workers)
+// never pay for it.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if !testing.Short() {
-		hydra, hydraErr = startHydra()
-	}
 	code := m.Run()
 	if hydra != nil {
 		hydra.stop()
@@ -57,6 +58,7 @@ func needHydra(t *testing.T) *hydraServer {
 	if testing.Short() {
 		t.Skip("-short: skipping the hydra integration test")
 	}
+	hydraOnce.Do(func() { hydra, hydraErr = startHydra() })
 	if hydra != nil {
 		return hydra
 	}
@@ -180,6 +182,7 @@ ttl:
 	h.cmd = exec.Command(bin, "serve", "all", "--dev", "--sqa-opt-out", "--config", cfgPath)
 	h.cmd.Stdout, h.cmd.Stderr = logf, logf
 	h.cmd.Env = append(os.Environ(), "DSN=memory")
+	killWithParent(h.cmd)
 	if err := h.cmd.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
