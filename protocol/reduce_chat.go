@@ -314,10 +314,15 @@ func chatEndTurn(s ChatState, turnID string, state TurnState, duration float64, 
 	if math.IsNaN(duration) {
 		d = 0
 	}
-	started := at.StartedAt
+	// An active turn decoded without startedAt (older hosts) leaves the
+	// completed turn without one rather than with an empty timestamp.
+	var started *string
+	if at.StartedAt != "" {
+		started = &at.StartedAt
+	}
 	turn := Turn{
 		Id:            at.Id,
-		StartedAt:     &started,
+		StartedAt:     started,
 		Duration:      &d,
 		Message:       at.Message,
 		ResponseParts: parts,
