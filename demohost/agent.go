@@ -1,0 +1,510 @@
+package demohost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// turnRun is one scripted turn in progress. Its goroutine acts on the chat
+// under h.mu, and stops the moment the turn is cancelled, fails or the host
+// closes: every action goes through do, which checks that the run is still
+// the chat's current one.
+type turnRun struct {
+	h       *Host
+	chat    *chat
+	turnID  string
+	started time.Time
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wakeCh  chan struct{}
+
+	// An open step-up challenge (guarded by h.mu).
+	authResource string
+	authScopes   []string
+	authGranted  bool
+}
+
+var errStopped = errors.New("demohost: turn stopped")
+
+func (r *turnRun) wake() {
+	select {
+	case r.wakeCh <- struct{}{}:
+	default:
+	}
+}
+
+func (r *turnRun) stop() { r.cancel() }
+
+// do runs f under h.mu if the run is still live.
+func (r *turnRun) do(f func()) error {
+	r.h.mu.Lock()
+	defer r.h.mu.Unlock()
+	if r.ctx.Err() != nil || r.chat.run != r || r.h.closed {
+		return errStopped
+	}
+	f()
+	return nil
+}
+
+func (r *turnRun) act(vs ...protocol.StateActionVariant) error {
+	return r.do(func() {
+		for _, v := range vs {
+			r.h.applyLocked(r.chat.uri, v, nil)
+		}
+	})
+}
+
+func (r *turnRun) pause() error {
+	if !sleepCtx(r.ctx, r.h.cfg.StepDelay) {
+		return errStopped
+	}
+	return nil
+}
+
+// waitFor blocks until pred (called under h.mu) holds; client actions and
+// authenticate wake it.
+func (r *turnRun) waitFor(pred func() bool) error {
+	for {
+		var ok bool
+		if err := r.do(func() { ok = pred() }); err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-r.ctx.Done():
+			return errStopped
+		case <-r.wakeCh:
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// startTurnLocked starts the scripted agent on a message. turnID is set
+// when a client's chat/turnStarted was already applied; otherwise the host
+// starts the turn itself (a queued message or createChat's initialMessage).
+func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID *string) {
+	if h.closed {
+		return
+	}
+	id := ""
+	if turnID != nil {
+		id = *turnID
+	} else {
+		for {
+			ch.turnSeq++
+			id = fmt.Sprintf("host-turn-%d", ch.turnSeq)
+			if !hasTurn(ch.state.Turns, id) {
+				break
+			}
+		}
+		h.applyLocked(ch.uri, protocol.ChatTurnStartedAction{TurnId: id, StartedAt: h.now(), Message: msg, QueuedMessageId: queuedID}, nil)
+	}
+	ctx, cancel := context.WithCancel(h.ctx)
+	r := &turnRun{h: h, chat: ch, turnID: id, started: h.clock(), ctx: ctx, cancel: cancel, wakeCh: make(chan struct{}, 1)}
+	ch.run = r
+	steps := scriptFor(msg.Text)
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer cancel()
+		for _, st := range steps {
+			if err := st(r); err != nil {
+				return
+			}
+		}
+		_ = r.do(func() {
+			h.applyLocked(ch.uri, protocol.ChatActivityChangedAction{}, nil)
+			h.applyLocked(ch.uri, protocol.ChatTurnCompleteAction{TurnId: r.turnID, Duration: r.elapsed()}, nil)
+			ch.run = nil
+			h.consumeQueuedLocked(ch)
+		})
+	}()
+}
+
+func (r *turnRun) elapsed() float64 {
+	return float64(r.h.clock().Sub(r.started).Milliseconds())
+}
+
+// consumeQueuedLocked starts the next queued message when the chat is idle.
+func (h *Host) consumeQueuedLocked(ch *chat) {
+	if ch == nil || ch.run != nil || ch.state.ActiveTurn != nil || len(ch.state.QueuedMessages) == 0 {
+		return
+	}
+	next := ch.state.QueuedMessages[0]
+	h.applyLocked(ch.uri, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindQueued, Id: next.Id}, nil)
+	id := next.Id
+	h.startTurnLocked(ch, next.Message, nil, &id)
+}
+
+// failTurnLocked ends a running turn with chat/error.
+func (h *Host) failTurnLocked(ch *chat, errType, msg string) {
+	r := ch.run
+	if r == nil {
+		return
+	}
+	h.clearInputNeededLocked(ch, r)
+	r.stop()
+	ch.run = nil
+	if ch.state.ActiveTurn != nil {
+		h.applyLocked(ch.uri, protocol.ChatErrorAction{TurnId: r.turnID, Duration: r.elapsed(),
+			Error: protocol.ErrorInfo{ErrorType: errType, Message: msg}}, nil)
+	}
+}
+
+// clearInputNeededLocked removes the session-level entries a chat raised.
+func (h *Host) clearInputNeededLocked(ch *chat, _ *turnRun) {
+	s := h.sessions[ch.session]
+	if s == nil {
+		return
+	}
+	var ids []string
+	for _, in := range s.state.InputNeeded {
+		if id, chatURI := inputNeededKey(in); chatURI == ch.uri {
+			ids = append(ids, id)
+		}
+	}
+	for _, id := range ids {
+		h.applyLocked(s.uri, protocol.SessionInputNeededRemovedAction{Id: id}, nil)
+	}
+}
+
+func inputNeededKey(in protocol.SessionInputRequest) (id, chatURI string) {
+	switch v := in.Variant.(type) {
+	case protocol.SessionChatInputRequest:
+		return v.Id, v.Chat
+	case protocol.SessionToolConfirmationRequest:
+		return v.Id, v.Chat
+	case protocol.SessionToolClientExecutionRequest:
+		return v.Id, v.Chat
+	case protocol.SessionToolAuthenticationRequest:
+		return v.Id, v.Chat
+	}
+	return "", ""
+}
+
+func (r *turnRun) setInputNeeded(v protocol.SessionInputRequestVariant) error {
+	return r.do(func() {
+		r.h.applyLocked(r.chat.session, protocol.SessionInputNeededSetAction{Request: protocol.NewSessionInputRequest(v)}, nil)
+	})
+}
+
+func (r *turnRun) removeInputNeeded(id string) error {
+	return r.do(func() {
+		r.h.applyLocked(r.chat.session, protocol.SessionInputNeededRemovedAction{Id: id}, nil)
+	})
+}
+
+// ---- the script ----
+
+type step func(r *turnRun) error
+
+// scriptFor picks a scenario from the user's message, so tests (and people
+// trying the demo) can reach one flow directly; anything else gets the
+// full tour.
+func scriptFor(text string) []step {
+	t := strings.ToLower(text)
+	switch {
+	case strings.Contains(t, "deploy"):
+		return []step{activity("Deploying"), markdown("intro", "Deploying the preview build. This needs the **Deploy** server.\n\n"), deployStep, markdown("outro", "\nDone.")}
+	case strings.Contains(t, "approve"), strings.Contains(t, "confirm"), strings.Contains(t, "write"):
+		return []step{activity("Writing a file"), markdown("intro", "I will update `CHANGELOG.md`; approve the write to continue.\n\n"), writeFileStep, markdown("outro", "\nThat is all.")}
+	case strings.Contains(t, "ask"), strings.Contains(t, "question"):
+		return []step{activity("Waiting for your answer"), markdown("intro", "Before I go on I need one detail.\n\n"), askStep}
+	case strings.Contains(t, "stream"), strings.Contains(t, "hello"):
+		return []step{activity("Writing"), reasoning("think", "The user wants to see streaming. I will answer with a short markdown note."), markdown("answer", streamText)}
+	}
+	return []step{
+		activity("Thinking"),
+		reasoning("think", "Plan: look for the failing test, read the open issues, fix the changelog, deploy a preview, then ask where to ship."),
+		markdown("intro", streamText),
+		mcpToolStep("tc-search", ToolSearchFiles, "Search files", FilesystemServerID, `{"query":"TestReconnect"}`, "Searching for `TestReconnect`", "Found 3 matches for `TestReconnect`", "protocol/conn_test.go:88\nprotocol/mirror_test.go:41\ndemohost/host_test.go:120"),
+		mcpToolStep("tc-issues", ToolListIssues, "List issues", GitHubServerID, `{"state":"open"}`, "Listing open issues", "Listed 2 open issues", "#12 Reconnect loses pending actions\n#15 Step-up auth prompt is easy to miss"),
+		writeFileStep,
+		deployStep,
+		askStep,
+	}
+}
+
+const streamText = "## Streaming demo\n\nThis answer arrives as **many small deltas**, the way a model streams tokens.\n\n" +
+	"- Markdown renders as it grows\n- `code spans` and lists too\n\n```go\nfmt.Println(\"hello from the demo host\")\n```\n\nThat is the end of the stream.\n"
+
+func activity(s string) step {
+	return func(r *turnRun) error { return r.act(protocol.ChatActivityChangedAction{Activity: &s}) }
+}
+
+// chunks splits text into a few words per delta, as a model would stream.
+func chunks(text string) []string {
+	var out []string
+	words := strings.SplitAfter(text, " ")
+	for i := 0; i < len(words); i += 3 {
+		end := min(i+3, len(words))
+		out = append(out, strings.Join(words[i:end], ""))
+	}
+	return out
+}
+
+func markdown(partID, text string) step {
+	return func(r *turnRun) error {
+		id := r.turnID + "-" + partID
+		if err := r.act(protocol.ChatResponsePartAction{TurnId: r.turnID,
+			Part: protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: id, Content: protocol.NewText("")})}); err != nil {
+			return err
+		}
+		for _, c := range chunks(text) {
+			if err := r.pause(); err != nil {
+				return err
+			}
+			if err := r.act(protocol.ChatDeltaAction{TurnId: r.turnID, PartId: id, Content: c}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func reasoning(partID, text string) step {
+	return func(r *turnRun) error {
+		id := r.turnID + "-" + partID
+		if err := r.act(protocol.ChatResponsePartAction{TurnId: r.turnID,
+			Part: protocol.NewResponsePart(protocol.ReasoningResponsePart{Id: id, Content: protocol.NewText("")})}); err != nil {
+			return err
+		}
+		for _, c := range chunks(text) {
+			if err := r.pause(); err != nil {
+				return err
+			}
+			if err := r.act(protocol.ChatReasoningAction{TurnId: r.turnID, PartId: id, Content: c}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func mcpContributor(serverID string) *protocol.ToolCallContributor {
+	c := protocol.NewToolCallContributor(protocol.ToolCallMcpContributor{CustomizationId: serverID})
+	return &c
+}
+
+func textContent(s string) []protocol.ToolResultContent {
+	return []protocol.ToolResultContent{protocol.NewToolResultContent(protocol.ToolResultTextContent{Text: s})}
+}
+
+// mcpToolStep runs an MCP-contributed tool call that needs no confirmation.
+func mcpToolStep(id, name, display, serverID, input, invocation, past, output string) step {
+	return func(r *turnRun) error {
+		tcID := r.turnID + "-" + id
+		notNeeded := protocol.ToolCallConfirmationReasonNotNeeded
+		if err := r.act(protocol.ChatToolCallStartAction{TurnId: r.turnID, ToolCallId: tcID, ToolName: name, DisplayName: display, Contributor: mcpContributor(serverID)}); err != nil {
+			return err
+		}
+		if err := r.pause(); err != nil {
+			return err
+		}
+		if err := r.act(protocol.ChatToolCallReadyAction{TurnId: r.turnID, ToolCallId: tcID,
+			InvocationMessage: protocol.MarkdownString(invocation), ToolInput: &input, Confirmed: &notNeeded}); err != nil {
+			return err
+		}
+		if err := r.pause(); err != nil {
+			return err
+		}
+		return r.act(protocol.ChatToolCallCompleteAction{TurnId: r.turnID, ToolCallId: tcID,
+			Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.MarkdownString(past), Content: textContent(output)}})
+	}
+}
+
+// writeFileStep is a tool call that waits in pending-confirmation until a
+// client approves or denies it.
+func writeFileStep(r *turnRun) error {
+	tcID := r.turnID + "-tc-write"
+	input := `{"path":"CHANGELOG.md","content":"## Unreleased\n- Fix reconnect replay\n"}`
+	inv := protocol.MarkdownString("Write `CHANGELOG.md`")
+	title := protocol.PlainString("Allow the agent to write CHANGELOG.md?")
+	if err := r.act(protocol.ChatToolCallStartAction{TurnId: r.turnID, ToolCallId: tcID, ToolName: ToolWriteFile, DisplayName: "Write file", Contributor: mcpContributor(FilesystemServerID)}); err != nil {
+		return err
+	}
+	if err := r.pause(); err != nil {
+		return err
+	}
+	if err := r.act(protocol.ChatToolCallReadyAction{TurnId: r.turnID, ToolCallId: tcID, InvocationMessage: inv, ToolInput: &input, ConfirmationTitle: &title}); err != nil {
+		return err
+	}
+	pending := protocol.ToolCallPendingConfirmationState{ToolCallId: tcID, ToolName: ToolWriteFile, DisplayName: "Write file",
+		Contributor: mcpContributor(FilesystemServerID), InvocationMessage: inv, ToolInput: &input, ConfirmationTitle: &title}
+	inID := r.chat.uri + "#" + tcID
+	if err := r.setInputNeeded(protocol.SessionToolConfirmationRequest{Id: inID, Chat: r.chat.uri, TurnId: r.turnID,
+		ToolCall: protocol.NewToolCallConfirmationState(pending)}); err != nil {
+		return err
+	}
+	var state string
+	if err := r.waitFor(func() bool {
+		tc, ok := findToolCall(r.chat.state, r.turnID, tcID)
+		state = tc.Kind()
+		return !ok || state != "pending-confirmation"
+	}); err != nil {
+		return err
+	}
+	if err := r.removeInputNeeded(inID); err != nil {
+		return err
+	}
+	if state != "running" {
+		return markdown("denied", "\nUnderstood, I left `CHANGELOG.md` alone.\n")(r)
+	}
+	if err := r.pause(); err != nil {
+		return err
+	}
+	return r.act(protocol.ChatToolCallCompleteAction{TurnId: r.turnID, ToolCallId: tcID,
+		Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.MarkdownString("Wrote `CHANGELOG.md`"), Content: textContent("1 file changed, 2 insertions(+)")}})
+}
+
+// deployStep is an MCP tool call that hits step-up authorization while
+// running: it pauses in auth-required until a client pushes a token with
+// DeployScopes for the deploy resource, or cancels it.
+func deployStep(r *turnRun) error {
+	h := r.h
+	tcID := r.turnID + "-tc-deploy"
+	input := `{"environment":"preview"}`
+	inv := protocol.MarkdownString("Deploy the **preview** environment")
+	notNeeded := protocol.ToolCallConfirmationReasonNotNeeded
+	if err := r.act(protocol.ChatToolCallStartAction{TurnId: r.turnID, ToolCallId: tcID, ToolName: ToolDeploy, DisplayName: "Deploy", Contributor: mcpContributor(DeployServerID)}); err != nil {
+		return err
+	}
+	if err := r.pause(); err != nil {
+		return err
+	}
+	if err := r.act(protocol.ChatToolCallReadyAction{TurnId: r.turnID, ToolCallId: tcID, InvocationMessage: inv, ToolInput: &input, Confirmed: &notNeeded}); err != nil {
+		return err
+	}
+	if err := r.pause(); err != nil {
+		return err
+	}
+	resource := h.servers[DeployServerID].resource
+	inID := r.chat.uri + "#" + tcID
+	challenged := false
+	if err := r.do(func() {
+		if hasScopes(h.authorized[resource], DeployScopes) {
+			return
+		}
+		challenged = true
+		desc := "Deploying needs the tools:deploy scope; grant it to continue."
+		auth := protocol.McpAuthRequirement{Reason: protocol.McpAuthRequiredReasonInsufficientScope,
+			Resource: h.resources[resource], RequiredScopes: append([]string(nil), DeployScopes...), Description: &desc}
+		r.authResource, r.authScopes, r.authGranted = resource, DeployScopes, false
+		h.applyLocked(r.chat.uri, protocol.ChatToolCallAuthRequiredAction{TurnId: r.turnID, ToolCallId: tcID, Auth: auth}, nil)
+		h.applyLocked(r.chat.session, protocol.SessionInputNeededSetAction{Request: protocol.NewSessionInputRequest(protocol.SessionToolAuthenticationRequest{
+			Id: inID, Chat: r.chat.uri, TurnId: r.turnID,
+			ToolCall: protocol.ToolCallAuthRequiredState{ToolCallId: tcID, ToolName: ToolDeploy, DisplayName: "Deploy",
+				Contributor: protocol.ToolCallMcpContributor{CustomizationId: DeployServerID}, InvocationMessage: inv, ToolInput: &input,
+				Confirmed: notNeeded, Auth: auth},
+		})}, nil)
+	}); err != nil {
+		return err
+	}
+	if challenged {
+		var cancelled bool
+		if err := r.waitFor(func() bool {
+			tc, _ := findToolCall(r.chat.state, r.turnID, tcID)
+			cancelled = tc.Kind() != "auth-required"
+			return r.authGranted || cancelled
+		}); err != nil {
+			return err
+		}
+		if err := r.do(func() {
+			r.authResource, r.authScopes = "", nil
+			if !cancelled {
+				h.applyLocked(r.chat.uri, protocol.ChatToolCallAuthResolvedAction{TurnId: r.turnID, ToolCallId: tcID}, nil)
+			}
+			h.applyLocked(r.chat.session, protocol.SessionInputNeededRemovedAction{Id: inID}, nil)
+		}); err != nil {
+			return err
+		}
+		if cancelled {
+			return markdown("deploy-cancelled", "\nDeployment cancelled; nothing was deployed.\n")(r)
+		}
+		if err := r.pause(); err != nil {
+			return err
+		}
+	}
+	return r.act(protocol.ChatToolCallCompleteAction{TurnId: r.turnID, ToolCallId: tcID,
+		Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.MarkdownString("Deployed the **preview** environment"),
+			Content: textContent("https://preview.demo.invalid/build/42")}})
+}
+
+// askStep asks the user a question (elicitation) and waits for the answer.
+func askStep(r *turnRun) error {
+	reqID := r.turnID + "-ask"
+	msg := "Where should I ship the release?"
+	yes := true
+	staging := "Safe default"
+	req := protocol.ChatInputRequest{Id: reqID, Message: &msg, Questions: []protocol.ChatInputQuestion{
+		protocol.NewChatInputQuestion(protocol.ChatInputSingleSelectQuestion{Id: "target", Message: "Target environment", Required: &yes,
+			Options: []protocol.ChatInputOption{{Id: "staging", Label: "Staging", Description: &staging, Recommended: &yes}, {Id: "production", Label: "Production"}}}),
+		protocol.NewChatInputQuestion(protocol.ChatInputTextQuestion{Id: "notes", Message: "Anything the release notes should mention?"}),
+	}}
+	if err := r.act(protocol.ChatInputRequestedAction{Request: req}); err != nil {
+		return err
+	}
+	inID := r.chat.uri + "#" + reqID
+	if err := r.setInputNeeded(protocol.SessionChatInputRequest{Id: inID, Chat: r.chat.uri, Request: req}); err != nil {
+		return err
+	}
+	var answer string
+	var response protocol.ChatInputResponseKind
+	if err := r.waitFor(func() bool {
+		part, ok := inputPart(r.chat.state, reqID)
+		if !ok || part.Response == nil {
+			return !ok
+		}
+		response = *part.Response
+		if a, ok := part.Request.Answers["target"].Variant.(protocol.ChatInputAnswered); ok {
+			if sel, ok := a.Value.Variant.(protocol.ChatInputSelectedAnswerValue); ok {
+				answer = sel.Value
+			}
+		}
+		return true
+	}); err != nil {
+		return err
+	}
+	if err := r.removeInputNeeded(inID); err != nil {
+		return err
+	}
+	if response != protocol.ChatInputResponseKindAccept {
+		return markdown("no-answer", "\nNo problem, I will not ship anything.\n")(r)
+	}
+	if answer == "" {
+		answer = "staging"
+	}
+	return markdown("answer", "\nShipping to **"+answer+"**. Thanks!\n")(r)
+}
+
+func inputPart(c protocol.ChatState, id string) (protocol.InputRequestResponsePart, bool) {
+	if c.ActiveTurn == nil {
+		return protocol.InputRequestResponsePart{}, false
+	}
+	for _, p := range c.ActiveTurn.ResponseParts {
+		if ip, ok := p.Variant.(protocol.InputRequestResponsePart); ok && ip.Request.Id == id {
+			return ip, true
+		}
+	}
+	return protocol.InputRequestResponsePart{}, false
+}

@@ -1,0 +1,419 @@
+package demohost
+
+import (
+	"encoding/json"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// dispatchLocked validates and applies one client action (dispatchAction),
+// then lets the host react to it. Actions on unknown channels are ignored
+// without an echo, as the spec requires; re-sent actions (clientSeq not
+// above the last one seen from that clientId) are ignored because they
+// were already applied before the client's connection dropped.
+func (h *Host) dispatchLocked(c *conn, raw json.RawMessage) {
+	var p protocol.DispatchActionParams
+	if err := json.Unmarshal(raw, &p); err != nil || p.Action.Variant == nil {
+		h.log.Debug("demohost: unreadable dispatchAction ignored", "conn", c.id)
+		return
+	}
+	if !h.channelExists(p.Channel) {
+		return
+	}
+	if p.ClientSeq <= h.lastSeq[c.clientID] {
+		return
+	}
+	h.lastSeq[c.clientID] = p.ClientSeq
+	origin := protocol.ActionOrigin{ClientId: c.clientID, ClientSeq: p.ClientSeq}
+	if reason := h.checkActionLocked(c, p.Channel, p.Action.Variant); reason != "" {
+		h.rejectLocked(p.Channel, p.Action, origin, reason)
+		return
+	}
+	before := h.sessionOf(p.Channel)
+	h.applyLocked(p.Channel, p.Action.Variant, &origin)
+	h.reactLocked(p.Channel, p.Action.Variant, before)
+}
+
+// sessionOf is the session a session or chat channel belongs to.
+func (h *Host) sessionOf(channel string) *session {
+	if s := h.sessions[channel]; s != nil {
+		return s
+	}
+	if c := h.chats[channel]; c != nil {
+		return h.sessions[c.session]
+	}
+	return nil
+}
+
+// checkActionLocked returns why a client action is refused, or "".
+func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateActionVariant) string {
+	s := h.sessions[channel]
+	ch := h.chats[channel]
+	needSession := func() string {
+		if s == nil {
+			return "this action belongs on a session channel"
+		}
+		return ""
+	}
+	needChat := func() string {
+		if ch == nil {
+			return "this action belongs on a chat channel"
+		}
+		return ""
+	}
+	switch a := v.(type) {
+	case protocol.RootConfigChangedAction:
+		if channel != rootURI {
+			return "root/configChanged belongs on the root channel"
+		}
+		if h.root.Config == nil {
+			return "the demo host has no host-level settings"
+		}
+	case protocol.SessionTitleChangedAction, protocol.SessionIsReadChangedAction, protocol.SessionIsArchivedChangedAction:
+		return needSession()
+	case protocol.SessionConfigChangedAction:
+		if r := needSession(); r != "" {
+			return r
+		}
+		if s.state.Config == nil {
+			return "this session has no settings"
+		}
+	case protocol.SessionDefaultChatChangedAction:
+		if r := needSession(); r != "" {
+			return r
+		}
+		if a.DefaultChat != nil && !containsChat(s.state.Chats, *a.DefaultChat) {
+			return "defaultChat is not one of this session's chats"
+		}
+	case protocol.SessionActiveClientSetAction:
+		if r := needSession(); r != "" {
+			return r
+		}
+		if a.ActiveClient.ClientId != c.clientID {
+			return "a client can only set itself as an active client"
+		}
+	case protocol.SessionActiveClientRemovedAction:
+		if r := needSession(); r != "" {
+			return r
+		}
+		if a.ClientId != c.clientID {
+			return "a client can only remove itself from the active clients"
+		}
+	case protocol.SessionCustomizationToggledAction:
+		if r := needSession(); r != "" {
+			return r
+		}
+		if !customizationExists(s.state, a.Id) {
+			return "no customization with id " + clip(a.Id)
+		}
+	case protocol.SessionMcpServerStartRequestedAction:
+		if r := needSession(); r != "" {
+			return r
+		}
+		_, enabled, ok := findServer(s.state, a.Id)
+		if !ok {
+			return "no MCP server with id " + clip(a.Id)
+		}
+		if !enabled {
+			return "this MCP server is disabled; enable it before starting it"
+		}
+	case protocol.SessionMcpServerStopRequestedAction:
+		if r := needSession(); r != "" {
+			return r
+		}
+		if _, _, ok := findServer(s.state, a.Id); !ok {
+			return "no MCP server with id " + clip(a.Id)
+		}
+	case protocol.ChatTurnStartedAction:
+		if r := needChat(); r != "" {
+			return r
+		}
+		if a.Message.Origin.Kind != protocol.MessageKindUser {
+			return "a client may only send user messages"
+		}
+		if a.TurnId == "" {
+			return "turnId is empty"
+		}
+		if ch.state.ActiveTurn != nil {
+			return "a turn is already running; queue the message instead"
+		}
+		for _, t := range ch.state.Turns {
+			if t.Id == a.TurnId {
+				return "turnId " + clip(a.TurnId) + " is already used in this chat"
+			}
+		}
+	case protocol.ChatTurnCancelledAction:
+		if r := needChat(); r != "" {
+			return r
+		}
+		if ch.state.ActiveTurn == nil || ch.state.ActiveTurn.Id != a.TurnId {
+			return "no active turn to cancel"
+		}
+	case protocol.ChatTruncatedAction:
+		if r := needChat(); r != "" {
+			return r
+		}
+		if ch.state.ActiveTurn != nil {
+			return "cancel the running turn before truncating"
+		}
+		if a.TurnId != nil && !hasTurn(ch.state.Turns, *a.TurnId) {
+			return "no turn " + clip(*a.TurnId) + " in this chat"
+		}
+	case protocol.ChatToolCallApprovedAction:
+		return h.checkToolCall(ch, a.TurnId, a.ToolCallId, "pending-confirmation")
+	case protocol.ChatToolCallDeniedAction:
+		return h.checkToolCall(ch, a.TurnId, a.ToolCallId, "pending-confirmation")
+	case protocol.ChatToolCallResultConfirmedAction:
+		return h.checkToolCall(ch, a.TurnId, a.ToolCallId, "pending-result-confirmation")
+	case protocol.ChatToolCallCompleteAction:
+		if r := needChat(); r != "" {
+			return r
+		}
+		tc, ok := findToolCall(ch.state, a.TurnId, a.ToolCallId)
+		if !ok {
+			return "unknown tool call " + clip(a.ToolCallId)
+		}
+		switch st := tc.Variant.(type) {
+		case protocol.ToolCallAuthRequiredState:
+			if a.Result.Success {
+				return "a tool call waiting for authentication can only be cancelled (a failed result)"
+			}
+		case protocol.ToolCallRunningState:
+			if !ownedBy(st.Contributor, c.clientID) {
+				return "only the client that provides this tool may complete it"
+			}
+		default:
+			return "tool call is not running or waiting for authentication"
+		}
+	case protocol.ChatToolCallContentChangedAction:
+		if r := needChat(); r != "" {
+			return r
+		}
+		tc, ok := findToolCall(ch.state, a.TurnId, a.ToolCallId)
+		if !ok {
+			return "unknown tool call " + clip(a.ToolCallId)
+		}
+		st, running := tc.Variant.(protocol.ToolCallRunningState)
+		if !running || !ownedBy(st.Contributor, c.clientID) {
+			return "only the client that provides a running tool may stream its content"
+		}
+	case protocol.ChatPendingMessageSetAction:
+		if r := needChat(); r != "" {
+			return r
+		}
+		if a.Message.Origin.Kind != protocol.MessageKindUser {
+			return "a client may only send user messages"
+		}
+		if a.Id == "" {
+			return "pending message id is empty"
+		}
+	case protocol.ChatPendingMessageRemovedAction:
+		if r := needChat(); r != "" {
+			return r
+		}
+		if !hasPending(ch.state, a.Kind, a.Id) {
+			return "no pending message " + clip(a.Id)
+		}
+	case protocol.ChatQueuedMessagesReorderedAction, protocol.ChatDraftChangedAction:
+		return needChat()
+	case protocol.ChatInputAnswerChangedAction:
+		if r := needChat(); r != "" {
+			return r
+		}
+		req, ok := openInputRequest(ch.state, a.RequestId)
+		if !ok {
+			return "no open input request " + clip(a.RequestId)
+		}
+		if !hasQuestion(req, a.QuestionId) {
+			return "no question " + clip(a.QuestionId) + " in that input request"
+		}
+		if a.Answer != nil {
+			if ans, ok := a.Answer.Variant.(protocol.ChatInputAnswered); ok && ans.Value.Variant == nil {
+				return "an answered question needs a value"
+			}
+		}
+	case protocol.ChatInputCompletedAction:
+		if r := needChat(); r != "" {
+			return r
+		}
+		req, ok := openInputRequest(ch.state, a.RequestId)
+		if !ok {
+			return "no open input request " + clip(a.RequestId)
+		}
+		if a.Response == protocol.ChatInputResponseKindAccept {
+			for _, q := range req.Questions {
+				id, required := questionInfo(q)
+				if !required {
+					continue
+				}
+				ans, ok := a.Answers[id]
+				if !ok {
+					ans, ok = req.Answers[id]
+				}
+				if v, answered := ans.Variant.(protocol.ChatInputAnswered); !ok || !answered || v.State != "submitted" {
+					return "required question " + clip(id) + " has no submitted answer"
+				}
+			}
+		}
+	default:
+		return "action " + protocol.NewStateAction(v).Kind() + " is not client-dispatchable"
+	}
+	return ""
+}
+
+func (h *Host) checkToolCall(ch *chat, turnID, toolCallID, want string) string {
+	if ch == nil {
+		return "this action belongs on a chat channel"
+	}
+	tc, ok := findToolCall(ch.state, turnID, toolCallID)
+	if !ok {
+		return "unknown tool call " + clip(toolCallID)
+	}
+	if tc.Kind() != want {
+		return "tool call not " + want
+	}
+	return ""
+}
+
+// reactLocked is the host's side of an accepted client action: the agent
+// starts or stops, waiting scripts wake, MCP servers follow the user's
+// intent, queued messages are consumed.
+func (h *Host) reactLocked(channel string, v protocol.StateActionVariant, s *session) {
+	ch := h.chats[channel]
+	switch a := v.(type) {
+	case protocol.ChatTurnStartedAction:
+		h.startTurnLocked(ch, a.Message, &a.TurnId, nil)
+	case protocol.ChatTurnCancelledAction:
+		if ch.run != nil {
+			h.clearInputNeededLocked(ch, ch.run)
+			ch.run.stop()
+			ch.run = nil
+		}
+		h.consumeQueuedLocked(ch)
+	case protocol.ChatPendingMessageSetAction:
+		if a.Kind == protocol.PendingMessageKindQueued {
+			h.consumeQueuedLocked(ch)
+		}
+	case protocol.ChatToolCallApprovedAction, protocol.ChatToolCallDeniedAction,
+		protocol.ChatInputCompletedAction, protocol.ChatToolCallCompleteAction, protocol.ChatToolCallResultConfirmedAction:
+		if ch.run != nil {
+			ch.run.wake()
+		}
+	case protocol.SessionCustomizationToggledAction:
+		h.reconcileServersLocked(s)
+	case protocol.SessionMcpServerStartRequestedAction:
+		h.scheduleServerLocked(s, a.Id)
+	case protocol.SessionMcpServerStopRequestedAction:
+		s.srvGen[a.Id]++ // cancels a pending start
+	}
+}
+
+func containsChat(cs []protocol.ChatSummary, uri string) bool {
+	for _, c := range cs {
+		if c.Resource == uri {
+			return true
+		}
+	}
+	return false
+}
+
+func hasTurn(ts []protocol.Turn, id string) bool {
+	for _, t := range ts {
+		if t.Id == id {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPending(c protocol.ChatState, kind protocol.PendingMessageKind, id string) bool {
+	if kind == protocol.PendingMessageKindSteering {
+		return c.SteeringMessage != nil && c.SteeringMessage.Id == id
+	}
+	for _, m := range c.QueuedMessages {
+		if m.Id == id {
+			return true
+		}
+	}
+	return false
+}
+
+func ownedBy(ctr *protocol.ToolCallContributor, clientID string) bool {
+	if ctr == nil {
+		return false
+	}
+	cc, ok := ctr.Variant.(protocol.ToolCallClientContributor)
+	return ok && cc.ClientId != nil && *cc.ClientId == clientID
+}
+
+// findToolCall finds a tool call in the chat's active turn.
+func findToolCall(c protocol.ChatState, turnID, id string) (protocol.ToolCallState, bool) {
+	if c.ActiveTurn == nil || c.ActiveTurn.Id != turnID {
+		return protocol.ToolCallState{}, false
+	}
+	for _, p := range c.ActiveTurn.ResponseParts {
+		if tp, ok := p.Variant.(protocol.ToolCallResponsePart); ok && toolCallID(tp.ToolCall) == id {
+			return tp.ToolCall, true
+		}
+	}
+	return protocol.ToolCallState{}, false
+}
+
+func toolCallID(t protocol.ToolCallState) string {
+	switch v := t.Variant.(type) {
+	case protocol.ToolCallStreamingState:
+		return v.ToolCallId
+	case protocol.ToolCallPendingConfirmationState:
+		return v.ToolCallId
+	case protocol.ToolCallRunningState:
+		return v.ToolCallId
+	case protocol.ToolCallAuthRequiredState:
+		return v.ToolCallId
+	case protocol.ToolCallPendingResultConfirmationState:
+		return v.ToolCallId
+	case protocol.ToolCallCompletedState:
+		return v.ToolCallId
+	case protocol.ToolCallCancelledState:
+		return v.ToolCallId
+	}
+	return ""
+}
+
+// openInputRequest finds an unanswered input request in the active turn.
+func openInputRequest(c protocol.ChatState, id string) (protocol.ChatInputRequest, bool) {
+	if c.ActiveTurn == nil {
+		return protocol.ChatInputRequest{}, false
+	}
+	for _, p := range c.ActiveTurn.ResponseParts {
+		if ip, ok := p.Variant.(protocol.InputRequestResponsePart); ok && ip.Request.Id == id && ip.Response == nil {
+			return ip.Request, true
+		}
+	}
+	return protocol.ChatInputRequest{}, false
+}
+
+func hasQuestion(r protocol.ChatInputRequest, id string) bool {
+	for _, q := range r.Questions {
+		if qid, _ := questionInfo(q); qid == id {
+			return true
+		}
+	}
+	return false
+}
+
+func questionInfo(q protocol.ChatInputQuestion) (string, bool) {
+	req := func(p *bool) bool { return p != nil && *p }
+	switch v := q.Variant.(type) {
+	case protocol.ChatInputTextQuestion:
+		return v.Id, req(v.Required)
+	case protocol.ChatInputNumberQuestion:
+		return v.Id, req(v.Required)
+	case protocol.ChatInputBooleanQuestion:
+		return v.Id, req(v.Required)
+	case protocol.ChatInputSingleSelectQuestion:
+		return v.Id, req(v.Required)
+	case protocol.ChatInputMultiSelectQuestion:
+		return v.Id, req(v.Required)
+	}
+	return "", false
+}

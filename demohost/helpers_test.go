@@ -1,0 +1,413 @@
+package demohost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/ahptui/ahptui/demohost/authserver"
+	"github.com/ahptui/ahptui/internal/schemacheck"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+const waitTimeout = 15 * time.Second
+
+// startHost starts a host whose every frame (both ways) is schema-checked;
+// the test fails at cleanup if the host sent an invalid frame. Inbound
+// failures are left to the test (some send garbage on purpose).
+func startHost(t *testing.T, cfg Config) (*Host, *schemacheck.Validator) {
+	t.Helper()
+	v := schemacheck.MustLoad(t)
+	if cfg.StepDelay == 0 {
+		cfg.StepDelay = -1
+	}
+	cfg.Validate = v.ValidateMessage
+	h, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		for _, fe := range h.ValidationErrors() {
+			if fe.Dir == Outbound {
+				t.Errorf("host sent an invalid frame: %v", fe)
+			}
+		}
+	})
+	return h, v
+}
+
+// rawClient is a bare JSON-RPC peer over a real WebSocket: it records every
+// frame the host sends and validates each against the schemas.
+type rawClient struct {
+	t        *testing.T
+	tr       jsonrpc.Transport
+	v        *schemacheck.Validator
+	clientID string
+
+	mu      sync.Mutex
+	notes   []*jsonrpc.Request
+	resps   map[string]*jsonrpc.Response
+	changed chan struct{}
+	closed  bool
+	readErr error
+	nextID  int64
+	seq     int64 // clientSeq
+	done    chan struct{}
+}
+
+func dial(t *testing.T, h *Host, v *schemacheck.Validator, clientID string) *rawClient {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	tr, err := jsonrpc.Dial(ctx, h.URL(), jsonrpc.DialOptions{})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	c := &rawClient{t: t, tr: tr, v: v, clientID: clientID, resps: map[string]*jsonrpc.Response{}, changed: make(chan struct{}), done: make(chan struct{})}
+	go c.readLoop()
+	t.Cleanup(func() {
+		_ = tr.Close("test done")
+		<-c.done
+	})
+	return c
+}
+
+func (c *rawClient) readLoop() {
+	defer close(c.done)
+	for {
+		f, err := c.tr.Read(context.Background())
+		c.mu.Lock()
+		if err != nil {
+			c.closed, c.readErr = true, err
+			close(c.changed)
+			c.mu.Unlock()
+			return
+		}
+		if verr := c.v.ValidateMessage(f); verr != nil {
+			c.t.Errorf("host frame fails the schema: %v\n%s", verr, f)
+		}
+		m, err := jsonrpc.Decode(f)
+		if err != nil {
+			c.t.Errorf("host sent an undecodable frame: %v\n%s", err, f)
+		}
+		switch m := m.(type) {
+		case *jsonrpc.Request:
+			c.notes = append(c.notes, m)
+		case *jsonrpc.Response:
+			key := "null"
+			if m.ID != nil {
+				key = m.ID.String()
+			}
+			c.resps[key] = m
+		}
+		close(c.changed)
+		c.changed = make(chan struct{})
+		c.mu.Unlock()
+	}
+}
+
+// waitUntil blocks until cond (called under c.mu) holds.
+func (c *rawClient) waitUntil(what string, cond func() bool) {
+	c.t.Helper()
+	deadline := time.NewTimer(waitTimeout)
+	defer deadline.Stop()
+	for {
+		c.mu.Lock()
+		ok := cond()
+		ch, closed := c.changed, c.closed
+		c.mu.Unlock()
+		if ok {
+			return
+		}
+		if closed {
+			c.t.Fatalf("connection closed while waiting for %s: %v", what, c.readErr)
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			c.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func (c *rawClient) send(frame []byte) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	if err := c.tr.Write(ctx, frame); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+}
+
+func (c *rawClient) sendMsg(m jsonrpc.Message) {
+	c.t.Helper()
+	f, err := jsonrpc.Encode(m)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := c.v.ValidateMessage(f); err != nil {
+		c.t.Fatalf("test client frame fails the schema: %v\n%s", err, f)
+	}
+	c.send(f)
+}
+
+// call sends a request and waits for its response.
+func (c *rawClient) call(method string, params any) *jsonrpc.Response {
+	c.t.Helper()
+	c.mu.Lock()
+	c.nextID++
+	id := jsonrpc.Int64ID(c.nextID)
+	c.mu.Unlock()
+	raw, err := json.Marshal(params)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.sendMsg(&jsonrpc.Request{ID: &id, Method: method, Params: raw})
+	var resp *jsonrpc.Response
+	c.waitUntil("response to "+method, func() bool { resp = c.resps[id.String()]; return resp != nil })
+	return resp
+}
+
+// mustCall calls and decodes a successful result.
+func (c *rawClient) mustCall(method string, params, result any) {
+	c.t.Helper()
+	resp := c.call(method, params)
+	if resp.Error != nil {
+		c.t.Fatalf("%s: %v (data %s)", method, resp.Error, resp.Error.Data)
+	}
+	if err := c.v.ValidateResult(method, resp.Result); err != nil {
+		c.t.Errorf("%s result fails the schema: %v\n%s", method, err, resp.Result)
+	}
+	if result != nil {
+		if err := json.Unmarshal(resp.Result, result); err != nil {
+			c.t.Fatalf("decode %s result: %v\n%s", method, err, resp.Result)
+		}
+	}
+}
+
+func (c *rawClient) wantError(method string, params any, code int64) *jsonrpc.Error {
+	c.t.Helper()
+	resp := c.call(method, params)
+	if resp.Error == nil || resp.Error.Code != code {
+		c.t.Fatalf("%s: got %v / %s, want error %d", method, resp.Error, resp.Result, code)
+	}
+	return resp.Error
+}
+
+func (c *rawClient) initialize(subs ...string) protocol.InitializeResult {
+	c.t.Helper()
+	var res protocol.InitializeResult
+	c.mustCall("initialize", protocol.InitializeParams{ProtocolVersions: []string{"0.6.0"}, ClientId: c.clientID, InitialSubscriptions: subs}, &res)
+	return res
+}
+
+// dispatch sends a client action with the next clientSeq and returns it.
+func (c *rawClient) dispatch(channel string, a protocol.StateActionVariant) int64 {
+	c.t.Helper()
+	c.mu.Lock()
+	c.seq++
+	seq := c.seq
+	c.mu.Unlock()
+	c.dispatchSeq(channel, seq, a)
+	return seq
+}
+
+func (c *rawClient) dispatchSeq(channel string, seq int64, a protocol.StateActionVariant) {
+	c.t.Helper()
+	raw, err := json.Marshal(protocol.DispatchActionParams{Channel: channel, ClientSeq: seq, Action: protocol.NewStateAction(a)})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.sendMsg(&jsonrpc.Request{Method: "dispatchAction", Params: raw})
+}
+
+// envelopes decodes every action notification received so far.
+func (c *rawClient) envelopesLocked() []protocol.ActionEnvelope {
+	var out []protocol.ActionEnvelope
+	for _, n := range c.notes {
+		if n.Method != "action" {
+			continue
+		}
+		var e protocol.ActionEnvelope
+		if err := json.Unmarshal(n.Params, &e); err != nil {
+			c.t.Errorf("decode envelope: %v", err)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// waitEnvelope waits for an envelope on channel matching pred and returns it.
+func (c *rawClient) waitEnvelope(what, channel string, pred func(protocol.ActionEnvelope) bool) protocol.ActionEnvelope {
+	c.t.Helper()
+	var got protocol.ActionEnvelope
+	c.waitUntil(what, func() bool {
+		for _, e := range c.envelopesLocked() {
+			if (channel == "" || e.Channel == channel) && pred(e) {
+				got = e
+				return true
+			}
+		}
+		return false
+	})
+	return got
+}
+
+func (c *rawClient) waitEcho(what, channel string, seq int64) protocol.ActionEnvelope {
+	c.t.Helper()
+	return c.waitEnvelope(what, channel, func(e protocol.ActionEnvelope) bool {
+		return e.Origin != nil && e.Origin.ClientId == c.clientID && e.Origin.ClientSeq == seq
+	})
+}
+
+func (c *rawClient) countEnvelopes(pred func(protocol.ActionEnvelope) bool) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, e := range c.envelopesLocked() {
+		if pred(e) {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *rawClient) lastSeq() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var last int64
+	for _, e := range c.envelopesLocked() {
+		last = max(last, e.ServerSeq)
+	}
+	return last
+}
+
+func isType(kind string) func(protocol.ActionEnvelope) bool {
+	return func(e protocol.ActionEnvelope) bool { return e.Action.Kind() == kind }
+}
+
+func serverState(id, kind string) func(protocol.ActionEnvelope) bool {
+	return func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.SessionMcpServerStateChangedAction)
+		return ok && a.Id == id && a.State.Kind() == kind
+	}
+}
+
+func userMessage(text string) protocol.Message {
+	return protocol.Message{Text: text, Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}}
+}
+
+func turnStarted(id, text string) protocol.ChatTurnStartedAction {
+	return protocol.ChatTurnStartedAction{TurnId: id, StartedAt: isoTime(time.Now()), Message: userMessage(text)}
+}
+
+// ---- OAuth: a real authorization-code + PKCE grant against the demo AS ----
+
+type callback struct {
+	URL  string
+	hits chan url.Values
+}
+
+func startCallback(t *testing.T) *callback {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb := &callback{URL: "http://" + ln.Addr().String() + "/callback", hits: make(chan url.Values, 4)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /callback", func(w http.ResponseWriter, r *http.Request) {
+		cb.hits <- r.URL.Query()
+		_, _ = w.Write([]byte("signed in"))
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return cb
+}
+
+// registerClient performs RFC 7591 dynamic registration, as a client must
+// when a challenge carries no oauthClient.
+func registerClient(t *testing.T, issuer, redirect string, scopes []string) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{
+		"redirect_uris": []string{redirect}, "token_endpoint_auth_method": "none",
+		"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"},
+		"client_name": "demohost test", "scope": strings.Join(scopes, " "),
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, issuer+authserver.RegisterPath, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("register: %v", err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	id, _ := m["client_id"].(string)
+	if resp.StatusCode != http.StatusCreated || id == "" {
+		t.Fatalf("register: status %d %v", resp.StatusCode, m)
+	}
+	return id
+}
+
+// grant runs authorize (headless approve) → loopback callback → token
+// exchange with PKCE and the RFC 8707 resource, returning the access token.
+func grant(t *testing.T, issuer, clientID string, cb *callback, resource string, scopes []string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	conf := &oauth2.Config{ClientID: clientID, RedirectURL: cb.URL, Scopes: scopes, Endpoint: oauth2.Endpoint{
+		AuthURL: issuer + authserver.AuthorizePath, TokenURL: issuer + authserver.TokenPath, AuthStyle: oauth2.AuthStyleInParams}}
+	verifier := oauth2.GenerateVerifier()
+	state := "state-" + oauth2.GenerateVerifier()[:16]
+	redirect, err := authserver.ApproveHeadless(ctx, nil, conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resource)))
+	if err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	if err := authserver.RedirectError(redirect); err != nil {
+		t.Fatalf("authorization refused: %v", err)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, redirect.String(), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("deliver callback: %v", err)
+	}
+	resp.Body.Close()
+	var q url.Values
+	select {
+	case q = <-cb.hits:
+	case <-ctx.Done():
+		t.Fatal("callback never hit")
+	}
+	if q.Get("state") != state {
+		t.Fatalf("state mismatch")
+	}
+	tok, err := conf.Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", resource))
+	if err != nil {
+		t.Fatalf("token exchange: %v", err)
+	}
+	return tok.AccessToken
+}
+
+func resourceURL(h *Host, path string) string {
+	u := strings.TrimPrefix(strings.TrimSuffix(h.URL(), "/"), "ws://")
+	return fmt.Sprintf("http://%s%s", u, path)
+}

@@ -1,0 +1,349 @@
+package demohost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/ahptui/ahptui/demohost/authserver"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+// Defaults for Config's zero values.
+const (
+	DefaultStepDelay    = 400 * time.Millisecond
+	DefaultReplayBuffer = 4096
+	DefaultSendQueue    = 1024
+	// ProtocolVersion is the version the host offers; any 0.6.x is accepted.
+	ProtocolVersion = "0.6.0"
+	// Provider is the only agent provider the host knows.
+	Provider = "demo"
+)
+
+// Direction says which way a frame travelled, for Config.Tap and FrameError.
+type Direction string
+
+const (
+	Inbound  Direction = "in"  // client → host
+	Outbound Direction = "out" // host → client
+)
+
+// Config configures Start. The zero value gives a watchable demo: its own
+// authorization server, ~400ms between scripted steps and the seeded demo
+// session.
+type Config struct {
+	// Auth is an authorization server to use; nil starts one (configured by
+	// AuthConfig) that Close stops.
+	Auth       *authserver.Server
+	AuthConfig authserver.Config
+
+	// StepDelay paces the scripted agent (streaming chunks, MCP server
+	// start-up). 0 means DefaultStepDelay; negative means no delay at all,
+	// for tests that must not wait on the wall clock.
+	StepDelay time.Duration
+
+	// ReplayBuffer is how many action envelopes reconnect can replay;
+	// older gaps get snapshots. 0 means DefaultReplayBuffer.
+	ReplayBuffer int
+	// SendQueue bounds the frames queued for one client. A client that
+	// falls this far behind is disconnected so it never blocks the host.
+	// 0 means DefaultSendQueue.
+	SendQueue int
+
+	// Validate, when set, is called with every inbound and outbound frame
+	// (e.g. schemacheck's ValidateMessage). Failures never stop the host;
+	// they are kept for ValidationErrors.
+	Validate func(frame []byte) error
+	// Tap, when set, sees every frame in both directions (tokens in
+	// authenticate requests redacted), for recording transcripts. conn
+	// numbers connections from 1. It must not keep or modify frame.
+	Tap func(conn int64, dir Direction, frame []byte)
+
+	// NoDemoSession starts the host without the seeded demo session.
+	NoDemoSession bool
+
+	// Logger gets connection events (never params, never tokens); nil discards.
+	Logger *slog.Logger
+	// Clock stamps times; nil means time.Now.
+	Clock func() time.Time
+}
+
+// FrameError is a frame the Validate hook refused.
+type FrameError struct {
+	Conn  int64
+	Dir   Direction
+	Frame string
+	Err   error
+}
+
+func (e FrameError) Error() string {
+	return fmt.Sprintf("conn %d %s frame failed validation: %v: %s", e.Conn, e.Dir, e.Err, e.Frame)
+}
+
+// Host is a running demo host. Create it with Start.
+type Host struct {
+	cfg     Config
+	log     *slog.Logger
+	clock   func() time.Time
+	auth    *authserver.Server
+	ownAuth bool
+
+	ln  net.Listener
+	srv *http.Server
+	url string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+
+	mu     sync.Mutex
+	closed bool
+	nextID int64
+	seq    int64
+	// replay holds the last envelopes (ring buffer by insertion order).
+	replay      []replayEntry
+	replayFloor int64
+
+	root       protocol.RootState
+	sessions   map[string]*session
+	chats      map[string]*chat
+	conns      map[*conn]struct{}
+	lastSeq    map[string]int64    // clientId → last clientSeq seen
+	authorized map[string][]string // resource → scopes granted by a verified token
+	servers    map[string]serverSpec
+	resources  map[string]protocol.ProtectedResourceMetadata
+
+	valErrs []FrameError
+}
+
+type replayEntry struct {
+	channel string
+	origin  string // clientId of a rejected action, "" otherwise
+	seq     int64
+	params  []byte
+}
+
+// Start starts the authorization server (unless cfg.Auth is set) and the
+// WebSocket listener on 127.0.0.1 with an ephemeral port. The host serves
+// until Close or until ctx is done.
+func Start(ctx context.Context, cfg Config) (*Host, error) {
+	if cfg.StepDelay == 0 {
+		cfg.StepDelay = DefaultStepDelay
+	}
+	if cfg.ReplayBuffer <= 0 {
+		cfg.ReplayBuffer = DefaultReplayBuffer
+	}
+	if cfg.SendQueue <= 0 {
+		cfg.SendQueue = DefaultSendQueue
+	}
+	h := &Host{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		clock:      cfg.Clock,
+		sessions:   map[string]*session{},
+		chats:      map[string]*chat{},
+		conns:      map[*conn]struct{}{},
+		lastSeq:    map[string]int64{},
+		authorized: map[string][]string{},
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if h.clock == nil {
+		h.clock = time.Now
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+
+	h.auth = cfg.Auth
+	if h.auth == nil {
+		a, err := authserver.Start(h.ctx, cfg.AuthConfig)
+		if err != nil {
+			h.cancel()
+			return nil, fmt.Errorf("demohost: start the authorization server: %w", err)
+		}
+		h.auth, h.ownAuth = a, true
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		h.cancel()
+		if h.ownAuth {
+			_ = h.auth.Close()
+		}
+		return nil, fmt.Errorf("demohost: listen on 127.0.0.1: %w", err)
+	}
+	h.ln = ln
+	h.url = "ws://" + ln.Addr().String() + "/"
+	h.srv = &http.Server{Handler: http.HandlerFunc(h.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
+
+	h.mu.Lock()
+	h.initState("http://" + ln.Addr().String())
+	h.mu.Unlock()
+
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		if err := h.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			h.log.Warn("demohost: serve", "err", err)
+		}
+	}()
+	if ctx != nil {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			select {
+			case <-ctx.Done():
+				go h.Close()
+			case <-h.ctx.Done():
+			}
+		}()
+	}
+	return h, nil
+}
+
+// URL is the WebSocket address clients dial: ws://127.0.0.1:PORT/.
+func (h *Host) URL() string { return h.url }
+
+// AuthIssuer is the authorization server's issuer URL.
+func (h *Host) AuthIssuer() string { return h.auth.Issuer() }
+
+// Auth is the authorization server the host verifies tokens with.
+func (h *Host) Auth() *authserver.Server { return h.auth }
+
+// Close drops every connection, stops the scripted agent, the listener and
+// (when Start created it) the authorization server, and waits for every
+// goroutine to exit. It is safe to call more than once.
+func (h *Host) Close() error {
+	h.closeOnce.Do(func() {
+		h.mu.Lock()
+		h.closed = true
+		for c := range h.conns {
+			c.kill("host shutting down")
+		}
+		for _, ch := range h.chats {
+			if ch.run != nil {
+				ch.run.stop()
+			}
+		}
+		h.mu.Unlock()
+		h.cancel()
+		err := h.srv.Close()
+		h.wg.Wait()
+		if h.ownAuth {
+			err = errors.Join(err, h.auth.Close())
+		}
+		h.closeErr = err
+	})
+	return h.closeErr
+}
+
+// DropConnections abruptly closes every client connection (no JSON-RPC
+// goodbye), as a network failure would. Sessions, the replay buffer and
+// client sequence numbers are kept, so clients can reconnect and replay.
+func (h *Host) DropConnections() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.conns {
+		c.kill("connection dropped by the demo host")
+	}
+}
+
+// Restart simulates the host process restarting: connections drop, the
+// replay buffer, client sequence numbers and verified tokens are forgotten
+// (so a reconnecting client gets snapshots, never a replay, and must push
+// its tokens again), running turns fail. Sessions survive, as a host with
+// persistent sessions would keep them.
+func (h *Host) Restart() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.conns {
+		c.kill("demo host restarting")
+	}
+	h.replay = nil
+	h.replayFloor = h.seq + 1
+	h.lastSeq = map[string]int64{}
+	h.authorized = map[string][]string{}
+	for _, ch := range h.chats {
+		if ch.run != nil {
+			h.failTurnLocked(ch, "HostRestarted", "the agent host restarted while this turn was running")
+		}
+	}
+}
+
+// ValidationErrors returns the frames Config.Validate refused so far.
+func (h *Host) ValidationErrors() []FrameError {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]FrameError(nil), h.valErrs...)
+}
+
+// ServerSeq is the host's current global sequence number.
+func (h *Host) ServerSeq() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.seq
+}
+
+// ConnCount is the number of open client connections.
+func (h *Host) ConnCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.conns)
+}
+
+func (h *Host) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/" {
+		http.NotFound(w, r)
+		return
+	}
+	t, err := jsonrpc.Accept(w, r, jsonrpc.AcceptOptions{})
+	if err != nil {
+		h.log.Debug("demohost: upgrade failed", "err", err)
+		return
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		_ = t.Close("host shutting down")
+		return
+	}
+	h.nextID++
+	c := newConn(h, h.nextID, t)
+	h.conns[c] = struct{}{}
+	h.wg.Add(1)
+	h.mu.Unlock()
+	defer h.wg.Done()
+	c.serve()
+}
+
+// validate runs the Validate hook on one frame; callers hold no lock or mu,
+// as the caller says.
+func (h *Host) validateLocked(connID int64, dir Direction, frame []byte) {
+	if h.cfg.Validate == nil {
+		return
+	}
+	if err := h.cfg.Validate(frame); err != nil {
+		f := string(frame)
+		if len(f) > 2000 {
+			f = f[:2000] + "…"
+		}
+		h.valErrs = append(h.valErrs, FrameError{Conn: connID, Dir: dir, Frame: redactFrame(f), Err: err})
+	}
+}
+
+// now is the host clock in the wire's ISO 8601 form.
+func (h *Host) now() string { return isoTime(h.clock()) }
+
+func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func (h *Host) reduceClock() protocol.Clock { return protocol.Clock(h.clock) }

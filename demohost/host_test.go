@@ -1,0 +1,685 @@
+package demohost
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ahptui/ahptui/internal/schemacheck"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+func TestInitializeNegotiatesVersion(t *testing.T) {
+	h, v := startHost(t, Config{})
+	tests := []struct {
+		name     string
+		versions []string
+		clientID string
+		want     string
+		code     int64
+	}{
+		{"exact", []string{"0.6.0"}, "c1", "0.6.0", 0},
+		{"later patch", []string{"0.6.3"}, "c2", "0.6.3", 0},
+		{"first acceptable", []string{"0.7.0", "0.6.1", "0.6.0"}, "c3", "0.6.1", 0},
+		{"too old", []string{"0.1.0"}, "c4", "", jsonrpc.UnsupportedProtocolVersion},
+		{"no versions", []string{}, "c5", "", jsonrpc.InvalidParams},
+		{"no client id", []string{"0.6.0"}, "", "", jsonrpc.InvalidParams},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := dial(t, h, v, tt.clientID)
+			params := map[string]any{"channel": "ahp-root://", "protocolVersions": tt.versions, "clientId": tt.clientID,
+				"initialSubscriptions": []string{rootURI, DemoSessionURI, "ahp-session:/nope"}}
+			if tt.code != 0 {
+				raw, _ := json.Marshal(params)
+				id := jsonrpc.Int64ID(1)
+				// Sent unvalidated: some of these params are deliberately invalid.
+				f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: "initialize", Params: raw})
+				c.send(f)
+				var resp *jsonrpc.Response
+				c.waitUntil("initialize error", func() bool { resp = c.resps["1"]; return resp != nil })
+				if resp.Error == nil || resp.Error.Code != tt.code {
+					t.Fatalf("got %v %s, want code %d", resp.Error, resp.Result, tt.code)
+				}
+				if tt.code == jsonrpc.UnsupportedProtocolVersion {
+					var data protocol.UnsupportedProtocolVersionErrorData
+					if err := json.Unmarshal(resp.Error.Data, &data); err != nil || len(data.SupportedVersions) == 0 || data.SupportedVersions[0] != "0.6.0" {
+						t.Fatalf("error data %s: %v", resp.Error.Data, err)
+					}
+					if err := v.Validate("UnsupportedProtocolVersionErrorData", resp.Error.Data); err != nil {
+						t.Fatalf("error data fails the schema: %v", err)
+					}
+				}
+				return
+			}
+			var res protocol.InitializeResult
+			c.mustCall("initialize", params, &res)
+			if res.ProtocolVersion != tt.want {
+				t.Fatalf("protocolVersion = %q, want %q", res.ProtocolVersion, tt.want)
+			}
+			if len(res.Snapshots) != 2 {
+				t.Fatalf("got %d snapshots, want root and the demo session (the unknown one skipped)", len(res.Snapshots))
+			}
+			root, ok := res.Snapshots[0].State.Variant.(protocol.RootState)
+			if !ok || len(root.Agents) != 1 || root.Agents[0].Provider != Provider {
+				t.Fatalf("root snapshot = %#v", res.Snapshots[0].State.Variant)
+			}
+			sess, ok := res.Snapshots[1].State.Variant.(protocol.SessionState)
+			if !ok || sess.Title != DemoSessionTitle || len(sess.Customizations) != 3 {
+				t.Fatalf("session snapshot = %#v", res.Snapshots[1].State.Variant)
+			}
+			// A second initialize on the same connection is refused.
+			c.wantError("initialize", params, jsonrpc.InvalidRequest)
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "errs")
+	c.wantError("subscribe", map[string]any{"channel": DemoSessionURI}, jsonrpc.InvalidRequest) // before initialize
+	c.mustCall("ping", map[string]any{"channel": rootURI}, nil)                                   // ping works any time
+	c.initialize(rootURI)
+
+	c.wantError("frobnicate", map[string]any{"channel": rootURI}, jsonrpc.MethodNotFound)
+	// Bad params: sent raw, since they are invalid on purpose.
+	for i, raw := range []string{`{"channel":42}`, `[1,2]`, `"x"`} {
+		id := jsonrpc.Int64ID(int64(1000 + i))
+		f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: "subscribe", Params: json.RawMessage(raw)})
+		c.send(f)
+		var resp *jsonrpc.Response
+		c.waitUntil("bad params answer", func() bool { resp = c.resps[id.String()]; return resp != nil })
+		if resp.Error == nil || resp.Error.Code != jsonrpc.InvalidParams {
+			t.Fatalf("subscribe %s: got %v, want -32602", raw, resp.Error)
+		}
+	}
+	c.wantError("subscribe", map[string]any{"channel": "ahp-session:/missing"}, jsonrpc.SessionNotFound)
+
+	uri := "ahp-session:/twice"
+	c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
+	c.wantError("createSession", protocol.CreateSessionParams{Channel: uri}, jsonrpc.SessionAlreadyExists)
+	other := "other"
+	c.wantError("createSession", protocol.CreateSessionParams{Channel: "ahp-session:/p", Provider: &other}, jsonrpc.ProviderNotFound)
+	c.wantError("disposeSession", protocol.DisposeSessionParams{Channel: "ahp-session:/missing"}, jsonrpc.SessionNotFound)
+
+	// The catalogue: the demo session plus the new one, and root events.
+	var list protocol.ListSessionsResult
+	c.mustCall("listSessions", map[string]any{"channel": rootURI}, &list)
+	if len(list.Items) != 2 {
+		t.Fatalf("listSessions = %d items", len(list.Items))
+	}
+	one := int64(1)
+	c.mustCall("listSessions", protocol.ListSessionsParams{Limit: &one}, &list)
+	if len(list.Items) != 1 || list.NextCursor == nil {
+		t.Fatalf("paged listSessions = %+v", list)
+	}
+	c.mustCall("listSessions", protocol.ListSessionsParams{Cursor: list.NextCursor}, &list)
+	if len(list.Items) != 1 || list.NextCursor != nil {
+		t.Fatalf("second page = %+v", list)
+	}
+	bad := "garbage"
+	c.wantError("listSessions", protocol.ListSessionsParams{Cursor: &bad}, jsonrpc.InvalidParams)
+	c.waitUntil("root/sessionAdded", func() bool {
+		for _, n := range c.notes {
+			if n.Method == "root/sessionAdded" && strings.Contains(string(n.Params), uri) {
+				return true
+			}
+		}
+		return false
+	})
+	c.mustCall("disposeSession", protocol.DisposeSessionParams{Channel: uri}, nil)
+	c.waitUntil("root/sessionRemoved", func() bool {
+		for _, n := range c.notes {
+			if n.Method == "root/sessionRemoved" && strings.Contains(string(n.Params), uri) {
+				return true
+			}
+		}
+		return false
+	})
+	c.wantError("fetchTurns", protocol.FetchTurnsParams{Channel: "ahp-chat:/missing"}, jsonrpc.NotFound)
+	c.mustCall("fetchTurns", protocol.FetchTurnsParams{Channel: DemoChatURI}, nil)
+}
+
+func TestGarbageFramesSurvived(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "garbage")
+	c.initialize(rootURI)
+	for _, f := range []string{"not json at all", `[{"jsonrpc":"2.0","id":9,"method":"ping"}]`, `{"jsonrpc":"2.0","id":7}`, `{"jsonrpc":"1.0","id":8,"method":"ping"}`, "\x00\xff", `{}`} {
+		c.send([]byte(f))
+	}
+	c.waitUntil("an error answer to the parse error", func() bool { return c.resps["null"] != nil })
+	if e := c.resps["null"].Error; e == nil {
+		t.Fatalf("parse error answered with %s", c.resps["null"].Result)
+	}
+	c.mustCall("ping", map[string]any{"channel": rootURI}, nil)
+	// A notification for an unknown method is ignored without an answer.
+	c.sendMsg(&jsonrpc.Request{Method: "no/such/notification", Params: json.RawMessage(`{"channel":"ahp-root://"}`)})
+	c.mustCall("ping", map[string]any{"channel": rootURI}, nil)
+}
+
+func TestStreamedTurnWatchedByTwoClients(t *testing.T) {
+	h, v := startHost(t, Config{})
+	a := dial(t, h, v, "writer")
+	b := dial(t, h, v, "watcher")
+	a.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	var sub protocol.SubscribeResult
+	b.initialize()
+	for _, ch := range []string{rootURI, DemoSessionURI, DemoChatURI} {
+		b.mustCall("subscribe", protocol.SubscribeParams{Channel: ch}, &sub)
+		if sub.Snapshot == nil || sub.Snapshot.Resource != ch {
+			t.Fatalf("subscribe %s: snapshot %+v", ch, sub.Snapshot)
+		}
+	}
+	seq := a.dispatch(DemoChatURI, turnStarted("t1", "stream something"))
+	echo := a.waitEcho("turnStarted echo", DemoChatURI, seq)
+	if echo.RejectionReason != nil {
+		t.Fatalf("turnStarted rejected: %s", *echo.RejectionReason)
+	}
+	for _, c := range []*rawClient{a, b} {
+		c.waitEnvelope("turnComplete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			tc, ok := e.Action.Variant.(protocol.ChatTurnCompleteAction)
+			return ok && tc.TurnId == "t1"
+		})
+		if n := c.countEnvelopes(isType("chat/delta")); n < 10 {
+			t.Errorf("%s saw %d deltas, want a real stream", c.clientID, n)
+		}
+		if n := c.countEnvelopes(isType("chat/reasoning")); n == 0 {
+			t.Errorf("%s saw no reasoning", c.clientID)
+		}
+		// The session catalogue follows the chat (chatUpdated).
+		c.waitEnvelope("chatUpdated", DemoSessionURI, isType("session/chatUpdated"))
+	}
+	// serverSeq is one global, strictly increasing sequence.
+	a.mu.Lock()
+	var last int64
+	for _, e := range a.envelopesLocked() {
+		if e.ServerSeq <= last {
+			t.Errorf("serverSeq %d after %d", e.ServerSeq, last)
+		}
+		last = e.ServerSeq
+	}
+	a.mu.Unlock()
+	// Root subscribers heard about the status change.
+	a.waitUntil("root/sessionSummaryChanged", func() bool {
+		for _, n := range a.notes {
+			if n.Method == "root/sessionSummaryChanged" {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func TestApprovePendingToolCall(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "approver")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	c.dispatch(DemoChatURI, turnStarted("t1", "please write the changelog"))
+	tcID := "t1-tc-write"
+	c.waitEnvelope("pending confirmation", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+		r, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
+		return ok && r.ToolCallId == tcID && r.Confirmed == nil
+	})
+	c.waitEnvelope("inputNeeded toolConfirmation", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+		s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
+		return ok && s.Request.Kind() == "toolConfirmation"
+	})
+	// Completing someone else's server tool is refused.
+	bad := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnId: "t1", ToolCallId: tcID,
+		Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.PlainString("x")}})
+	if e := c.waitEcho("rejected complete", DemoChatURI, bad); e.RejectionReason == nil {
+		t.Fatal("a client completed a server tool call")
+	}
+	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnId: "t1", ToolCallId: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
+	if e := c.waitEcho("approve echo", DemoChatURI, seq); e.RejectionReason != nil {
+		t.Fatalf("approval rejected: %s", *e.RejectionReason)
+	}
+	c.waitEnvelope("tool call complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+		return ok && a.ToolCallId == tcID && a.Result.Success
+	})
+	c.waitEnvelope("inputNeeded removed", DemoSessionURI, isType("session/inputNeededRemoved"))
+	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+	// Approving again: the tool call is no longer pending.
+	again := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnId: "t1", ToolCallId: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
+	if e := c.waitEcho("second approve", DemoChatURI, again); e.RejectionReason == nil {
+		t.Fatal("a second approval was accepted")
+	}
+}
+
+func TestRejectsInvalidClientActions(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "rejects")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	tests := []struct {
+		name    string
+		channel string
+		action  protocol.StateActionVariant
+	}{
+		{"server-only action", DemoSessionURI, protocol.SessionReadyAction{}},
+		{"server-only chat action", DemoChatURI, protocol.ChatDeltaAction{TurnId: "x", PartId: "p", Content: "hi"}},
+		{"cancel without a turn", DemoChatURI, protocol.ChatTurnCancelledAction{TurnId: "nope"}},
+		{"unknown tool call", DemoChatURI, protocol.ChatToolCallApprovedAction{TurnId: "nope", ToolCallId: "nope", Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction}},
+		{"unknown customization", DemoSessionURI, protocol.SessionCustomizationToggledAction{Id: "nope", Enabled: false}},
+		{"agent message", DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "t9", StartedAt: "2026-01-01T00:00:00.000Z", Message: protocol.Message{Text: "x", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindAgent}}}},
+		{"session action on a chat", DemoChatURI, protocol.SessionTitleChangedAction{Title: "x"}},
+		{"input answer for no request", DemoChatURI, protocol.ChatInputCompletedAction{RequestId: "nope", Response: protocol.ChatInputResponseKindCancel}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seq := c.dispatch(tt.channel, tt.action)
+			e := c.waitEcho(tt.name, tt.channel, seq)
+			if e.RejectionReason == nil || *e.RejectionReason == "" {
+				t.Fatalf("accepted: %+v", e)
+			}
+		})
+	}
+	// Actions on a channel that does not exist are dropped without an echo;
+	// the next valid action proves the host went on.
+	c.dispatch("ahp-chat:/missing", protocol.ChatTurnCancelledAction{TurnId: "x"})
+	seq := c.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "Renamed"})
+	c.waitEcho("title echo", DemoSessionURI, seq)
+	if n := c.countEnvelopes(func(e protocol.ActionEnvelope) bool { return e.Channel == "ahp-chat:/missing" }); n != 0 {
+		t.Fatalf("%d envelopes for a missing channel", n)
+	}
+}
+
+func TestMcpServerTransitions(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "mcp")
+	res := c.initialize(rootURI, DemoSessionURI)
+	sess := res.Snapshots[1].State.Variant.(protocol.SessionState)
+	if _, _, ok := findServer(sess, DeployServerID); !ok {
+		t.Fatal("the plugin's MCP server is missing")
+	}
+	// Start-up outcomes: ready, error, authRequired (with metadata).
+	for _, w := range []struct{ id, kind string }{{FilesystemServerID, "ready"}, {DeployServerID, "ready"}, {FlakyServerID, "error"}, {GitHubServerID, "authRequired"}} {
+		c.waitEnvelope(w.id+" "+w.kind, DemoSessionURI, serverState(w.id, w.kind))
+	}
+	e := c.waitEnvelope("github authRequired", DemoSessionURI, serverState(GitHubServerID, "authRequired"))
+	ar := e.Action.Variant.(protocol.SessionMcpServerStateChangedAction).State.Variant.(protocol.McpServerAuthRequiredState)
+	if ar.Reason != protocol.McpAuthRequiredReasonRequired || ar.OauthClient == nil || ar.OauthClient.ClientId != h.Auth().PublicClientID() ||
+		ar.Resource.Resource != resourceURL(h, GitHubResourcePath) || len(ar.Resource.Authorization_servers) != 1 || ar.Resource.Authorization_servers[0] != h.AuthIssuer() {
+		t.Fatalf("authRequired state = %+v", ar)
+	}
+
+	// Stop, then start: stopped → starting → ready.
+	stop := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{Id: FilesystemServerID})
+	if e := c.waitEcho("stop echo", DemoSessionURI, stop); e.RejectionReason != nil {
+		t.Fatalf("stop rejected: %s", *e.RejectionReason)
+	}
+	readyBefore := c.countEnvelopes(serverState(FilesystemServerID, "ready"))
+	start := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{Id: FilesystemServerID})
+	if e := c.waitEcho("start echo", DemoSessionURI, start); e.RejectionReason != nil {
+		t.Fatalf("start rejected: %s", *e.RejectionReason)
+	}
+	c.waitUntil("filesystem ready again", func() bool {
+		n := 0
+		for _, e := range c.envelopesLocked() {
+			if serverState(FilesystemServerID, "ready")(e) {
+				n++
+			}
+		}
+		return n > readyBefore
+	})
+
+	// Disabling the plugin stops its servers; enabling starts them again.
+	off := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{Id: PluginID, Enabled: false})
+	c.waitEcho("toggle off", DemoSessionURI, off)
+	c.waitEnvelope("deploy stopped", DemoSessionURI, serverState(DeployServerID, "stopped"))
+	c.waitEnvelope("flaky stopped", DemoSessionURI, serverState(FlakyServerID, "stopped"))
+	// A disabled server cannot be started.
+	refused := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{Id: DeployServerID})
+	if e := c.waitEcho("start disabled", DemoSessionURI, refused); e.RejectionReason == nil {
+		t.Fatal("started a disabled server")
+	}
+	on := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{Id: PluginID, Enabled: true})
+	c.waitEcho("toggle on", DemoSessionURI, on)
+	c.waitEnvelope("deploy starting", DemoSessionURI, serverState(DeployServerID, "starting"))
+	c.waitUntil("deploy ready again", func() bool {
+		n := 0
+		for _, e := range c.envelopesLocked() {
+			if serverState(DeployServerID, "ready")(e) {
+				n++
+			}
+		}
+		return n >= 2
+	})
+}
+
+func TestSignInMakesProtectedServerReady(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "signin")
+	c.initialize(rootURI, DemoSessionURI)
+	c.waitEnvelope("github authRequired", DemoSessionURI, serverState(GitHubServerID, "authRequired"))
+	cb := startCallback(t)
+	github := resourceURL(h, GitHubResourcePath)
+
+	// Tokens the host must refuse: garbage, wrong audience, unknown resource.
+	c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: "not-a-token"}, jsonrpc.AuthRequired)
+	other := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, resourceURL(h, DeployResourcePath), []string{"mcp:read"})
+	e := c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: other}, jsonrpc.AuthRequired)
+	if err := v.Validate("AuthRequiredErrorData", e.Data); err != nil {
+		t.Fatalf("AuthRequired data fails the schema: %v (%s)", err, e.Data)
+	}
+	c.wantError("authenticate", protocol.AuthenticateParams{Resource: "https://elsewhere.invalid/", Token: other}, jsonrpc.InvalidParams)
+	noScope := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, []string{"mcp:write"})
+	c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: noScope}, jsonrpc.AuthRequired)
+
+	tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
+	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok, Scopes: GitHubScopes}, nil)
+	c.waitEnvelope("github ready", DemoSessionURI, serverState(GitHubServerID, "ready"))
+}
+
+// stepUpChallenge starts a deploy turn and waits for the tool call to ask
+// for more scopes, checking the challenge's shape.
+func stepUpChallenge(t *testing.T, h *Host, c *rawClient) string {
+	t.Helper()
+	c.dispatch(DemoChatURI, turnStarted("t1", "deploy the preview"))
+	tcID := "t1-tc-deploy"
+	e := c.waitEnvelope("toolCallAuthRequired", DemoChatURI, isType("chat/toolCallAuthRequired"))
+	ar := e.Action.Variant.(protocol.ChatToolCallAuthRequiredAction)
+	if ar.ToolCallId != tcID || ar.Auth.Reason != protocol.McpAuthRequiredReasonInsufficientScope || ar.Auth.OauthClient != nil ||
+		ar.Auth.Resource.Resource != resourceURL(h, DeployResourcePath) || len(ar.Auth.RequiredScopes) != 1 || ar.Auth.RequiredScopes[0] != "tools:deploy" {
+		t.Fatalf("challenge = %+v", ar)
+	}
+	c.waitEnvelope("inputNeeded toolAuthentication", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+		s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
+		return ok && s.Request.Kind() == "toolAuthentication"
+	})
+	start := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.ChatToolCallStartAction)
+		if !ok || a.Contributor == nil {
+			return false
+		}
+		m, ok := a.Contributor.Variant.(protocol.ToolCallMcpContributor)
+		return ok && m.CustomizationId == DeployServerID
+	})
+	if start != 1 {
+		t.Fatalf("deploy tool call not contributed by the deploy MCP server")
+	}
+	return tcID
+}
+
+func TestStepUpResolvedByPKCEGrant(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "stepup")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	tcID := stepUpChallenge(t, h, c)
+	deploy := resourceURL(h, DeployResourcePath)
+	cb := startCallback(t)
+	// No oauthClient in the challenge: register dynamically, as a client must.
+	clientID := registerClient(t, h.AuthIssuer(), cb.URL, []string{"mcp:read", "tools:deploy"})
+
+	weak := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"mcp:read"})
+	c.wantError("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: weak}, jsonrpc.AuthRequired)
+
+	tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"mcp:read", "tools:deploy"})
+	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok, Scopes: []string{"tools:deploy"}}, nil)
+	c.waitEnvelope("toolCallAuthResolved", DemoChatURI, isType("chat/toolCallAuthResolved"))
+	c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
+	c.waitEnvelope("deploy completes", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+		return ok && a.ToolCallId == tcID && a.Result.Success
+	})
+	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+}
+
+func TestStepUpCancelled(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "cancel")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	tcID := stepUpChallenge(t, h, c)
+	code := "cancelled"
+	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnId: "t1", ToolCallId: tcID, Result: protocol.ToolCallResult{
+		Success: false, PastTenseMessage: protocol.PlainString("Cancelled"), Error: &protocol.ToolCallResultError{Message: "cancelled by the user", Code: &code}}})
+	if e := c.waitEcho("cancel echo", DemoChatURI, seq); e.RejectionReason != nil {
+		t.Fatalf("cancel rejected: %s", *e.RejectionReason)
+	}
+	c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
+	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+	if n := c.countEnvelopes(isType("chat/toolCallAuthResolved")); n != 0 {
+		t.Fatal("a cancelled challenge was resolved")
+	}
+}
+
+func TestInputRequestAnswered(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "asker")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	c.dispatch(DemoChatURI, turnStarted("t1", "ask me"))
+	e := c.waitEnvelope("inputRequested", DemoChatURI, isType("chat/inputRequested"))
+	req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
+	c.waitEnvelope("inputNeeded chatInput", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+		s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
+		return ok && s.Request.Kind() == "chatInput"
+	})
+	// Accepting without the required answer is refused.
+	early := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestId: req.Id, Response: protocol.ChatInputResponseKindAccept})
+	if e := c.waitEcho("early accept", DemoChatURI, early); e.RejectionReason == nil {
+		t.Fatal("accepted an input request without its required answer")
+	}
+	ans := protocol.NewChatInputAnswer(protocol.ChatInputAnswered{State: "submitted",
+		Value: protocol.NewChatInputAnswerValue(protocol.ChatInputSelectedAnswerValue{Value: "production"})})
+	s1 := c.dispatch(DemoChatURI, protocol.ChatInputAnswerChangedAction{RequestId: req.Id, QuestionId: "target", Answer: &ans})
+	if e := c.waitEcho("answer", DemoChatURI, s1); e.RejectionReason != nil {
+		t.Fatalf("answer rejected: %s", *e.RejectionReason)
+	}
+	s2 := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestId: req.Id, Response: protocol.ChatInputResponseKindAccept})
+	if e := c.waitEcho("complete", DemoChatURI, s2); e.RejectionReason != nil {
+		t.Fatalf("completion rejected: %s", *e.RejectionReason)
+	}
+	c.waitEnvelope("answer used", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+		d, ok := e.Action.Variant.(protocol.ChatDeltaAction)
+		return ok && strings.Contains(d.Content, "production")
+	})
+	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+}
+
+func TestCancelAndQueuedMessages(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "queue")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	// The confirmation scenario blocks, so the turn is reliably running.
+	c.dispatch(DemoChatURI, turnStarted("t1", "please write it"))
+	c.waitEnvelope("pending confirmation", DemoChatURI, isType("chat/toolCallReady"))
+	busy := c.dispatch(DemoChatURI, turnStarted("t2", "another"))
+	if e := c.waitEcho("second turn", DemoChatURI, busy); e.RejectionReason == nil {
+		t.Fatal("a second turn started while one was running")
+	}
+	q := c.dispatch(DemoChatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, Id: "q1", Message: userMessage("stream next")})
+	c.waitEcho("queued", DemoChatURI, q)
+	cancel := c.dispatch(DemoChatURI, protocol.ChatTurnCancelledAction{TurnId: "t1"})
+	if e := c.waitEcho("cancel", DemoChatURI, cancel); e.RejectionReason != nil {
+		t.Fatalf("cancel rejected: %s", *e.RejectionReason)
+	}
+	c.waitEnvelope("queued message consumed", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.ChatTurnStartedAction)
+		return ok && e.Origin == nil && a.QueuedMessageId != nil && *a.QueuedMessageId == "q1"
+	})
+	c.waitEnvelope("queued turn completes", DemoChatURI, isType("chat/turnComplete"))
+	if n := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
+		return e.Origin == nil && e.Action.Kind() == "chat/toolCallComplete"
+	}); n != 0 {
+		t.Fatal("the cancelled turn kept running")
+	}
+}
+
+func TestDedupeRedispatchedClientSeq(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "dedupe")
+	c.initialize(rootURI, DemoSessionURI)
+	c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "first"})
+	c.waitEcho("first", DemoSessionURI, 1)
+	c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "duplicate"})
+	c.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "second"})
+	c.waitEcho("second", DemoSessionURI, 2)
+	if n := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
+		return ok && a.Title == "duplicate"
+	}); n != 0 {
+		t.Fatal("a re-dispatched clientSeq was applied again")
+	}
+	// The dedupe is per clientId and survives reconnection.
+	h.DropConnections()
+	c2 := dial(t, h, v, "dedupe")
+	var res json.RawMessage
+	c2.mustCall("reconnect", protocol.ReconnectParams{ClientId: "dedupe", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
+	c2.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "duplicate"})
+	c2.dispatchSeq(DemoSessionURI, 3, protocol.SessionTitleChangedAction{Title: "third"})
+	c2.waitEcho("third", DemoSessionURI, 3)
+	if n := c2.countEnvelopes(func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
+		return ok && a.Title == "duplicate"
+	}); n != 0 {
+		t.Fatal("a re-sent action was applied after reconnect")
+	}
+}
+
+func TestReconnectReplayAndMissing(t *testing.T) {
+	h, v := startHost(t, Config{})
+	a := dial(t, h, v, "replayer")
+	a.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	gone := "ahp-session:/doomed"
+	a.mustCall("createSession", protocol.CreateSessionParams{Channel: gone}, nil)
+	a.mustCall("subscribe", protocol.SubscribeParams{Channel: gone}, nil)
+	seq := a.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "before"})
+	a.waitEcho("before", DemoSessionURI, seq)
+	last := a.lastSeq()
+
+	h.DropConnections()
+	a.waitUntil("drop", func() bool { return a.closed })
+
+	b := dial(t, h, v, "other")
+	b.initialize(rootURI, DemoSessionURI)
+	bs := b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "while away"})
+	b.waitEcho("while away", DemoSessionURI, bs)
+	b.mustCall("disposeSession", protocol.DisposeSessionParams{Channel: gone}, nil)
+
+	a2 := dial(t, h, v, "replayer")
+	var res protocol.ReconnectResult
+	a2.mustCall("reconnect", protocol.ReconnectParams{ClientId: "replayer", LastSeenServerSeq: last,
+		Subscriptions: []string{rootURI, DemoSessionURI, DemoChatURI, gone}}, &res)
+	replay, ok := res.Variant.(protocol.ReconnectReplayResult)
+	if !ok {
+		t.Fatalf("reconnect result %T, want replay", res.Variant)
+	}
+	if len(replay.Missing) != 1 || replay.Missing[0] != gone {
+		t.Fatalf("missing = %v, want [%s]", replay.Missing, gone)
+	}
+	found := false
+	for _, e := range replay.Actions {
+		if e.ServerSeq <= last {
+			t.Errorf("replayed seq %d <= lastSeen %d", e.ServerSeq, last)
+		}
+		if tc, ok := e.Action.Variant.(protocol.SessionTitleChangedAction); ok && tc.Title == "while away" {
+			found = true
+		}
+		if e.Channel == gone {
+			t.Errorf("replayed an action of the disposed session")
+		}
+	}
+	if !found {
+		t.Fatalf("replay lacks the action made while disconnected: %+v", replay.Actions)
+	}
+	// Live again: new actions reach the reconnected client.
+	bs = b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "after"})
+	a2.waitEnvelope("live after reconnect", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+		tc, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
+		return ok && tc.Title == "after"
+	})
+}
+
+func TestReconnectFallsBackToSnapshot(t *testing.T) {
+	h, v := startHost(t, Config{ReplayBuffer: 4})
+	a := dial(t, h, v, "snap")
+	a.initialize(rootURI, DemoSessionURI)
+	last := a.lastSeq()
+	h.DropConnections()
+	b := dial(t, h, v, "busy")
+	b.initialize(DemoSessionURI)
+	for i := range 6 {
+		s := b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "t" + string(rune('a'+i))})
+		b.waitEcho("title", DemoSessionURI, s)
+	}
+	a2 := dial(t, h, v, "snap")
+	var res protocol.ReconnectResult
+	a2.mustCall("reconnect", protocol.ReconnectParams{ClientId: "snap", LastSeenServerSeq: last, Subscriptions: []string{rootURI, DemoSessionURI, "ahp-session:/never"}}, &res)
+	snap, ok := res.Variant.(protocol.ReconnectSnapshotResult)
+	if !ok || len(snap.Snapshots) != 2 {
+		t.Fatalf("reconnect = %#v, want two snapshots", res.Variant)
+	}
+	if st, ok := snap.Snapshots[1].State.Variant.(protocol.SessionState); !ok || st.Title != "tf" {
+		t.Fatalf("session snapshot title = %#v", snap.Snapshots[1].State.Variant)
+	}
+
+	// After a restart nothing can be replayed, even with no gap.
+	cur := h.ServerSeq()
+	h.Restart()
+	a3 := dial(t, h, v, "snap")
+	a3.mustCall("reconnect", protocol.ReconnectParams{ClientId: "snap", LastSeenServerSeq: cur, Subscriptions: []string{DemoSessionURI}}, &res)
+	if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
+		t.Fatalf("after Restart reconnect = %T, want snapshot", res.Variant)
+	}
+}
+
+func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
+	h, v := startHost(t, Config{SendQueue: 8})
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	slow, err := jsonrpc.Dial(ctx, h.URL(), jsonrpc.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close("done")
+	id := jsonrpc.Int64ID(1)
+	raw, _ := json.Marshal(protocol.InitializeParams{ProtocolVersions: []string{"0.6.0"}, ClientId: "slow", InitialSubscriptions: []string{DemoSessionURI}})
+	f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: "initialize", Params: raw})
+	if err := slow.Write(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+
+	fast := dial(t, h, v, "fast")
+	fast.initialize(DemoSessionURI)
+	big := strings.Repeat("x", 64<<10)
+	var seq int64
+	for i := range 300 {
+		seq = fast.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: big + string(rune('a'+i%26))})
+	}
+	fast.waitEcho("last big title", DemoSessionURI, seq)
+
+	// The slow client was cut off: reading now drains what it was sent and
+	// then hits the closed connection.
+	for {
+		if _, err := slow.Read(ctx); err != nil {
+			if ctx.Err() != nil {
+				t.Fatal("the slow client was never disconnected")
+			}
+			break
+		}
+	}
+}
+
+func TestCloseLeavesNoConnections(t *testing.T) {
+	v := schemacheck.MustLoad(t)
+	h, err := Start(context.Background(), Config{StepDelay: -1, Validate: v.ValidateMessage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, h, v, "closer")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	c.dispatch(DemoChatURI, turnStarted("t1", "please write")) // leaves a turn blocked on confirmation
+	c.waitEnvelope("blocked turn", DemoChatURI, isType("chat/toolCallReady"))
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.waitUntil("connection closed by Close", func() bool { return c.closed })
+	if n := h.ConnCount(); n != 0 {
+		t.Fatalf("%d connections after Close", n)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}

@@ -1,0 +1,368 @@
+package demohost
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+// rpcError is what a method handler returns instead of a result.
+type rpcError = *jsonrpc.Error
+
+func invalidParams(format string, args ...any) rpcError {
+	return jsonrpc.NewError(jsonrpc.InvalidParams, fmt.Sprintf(format, args...))
+}
+
+// handleRequest answers one request or consumes one notification.
+func (h *Host) handleRequest(c *conn, req *jsonrpc.Request) {
+	if req.Method == "authenticate" && req.ID != nil {
+		// Introspection talks to the token store: keep it outside h.mu.
+		res, err := h.authenticate(c, req.Params)
+		h.mu.Lock()
+		c.respondLocked(response(req.ID, res, err))
+		h.mu.Unlock()
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if req.IsNotification() {
+		switch req.Method {
+		case "dispatchAction":
+			if c.initialized {
+				h.dispatchLocked(c, req.Params)
+			}
+		case "unsubscribe":
+			var p protocol.UnsubscribeParams
+			if json.Unmarshal(req.Params, &p) == nil {
+				delete(c.subs, p.Channel)
+			}
+		}
+		return // unknown notifications are ignored, as JSON-RPC requires
+	}
+	var res any
+	var err rpcError
+	switch req.Method {
+	case "ping":
+		res = struct{}{}
+	case "initialize":
+		res, err = h.initializeLocked(c, req.Params)
+	case "reconnect":
+		res, err = h.reconnectLocked(c, req.Params)
+	default:
+		if !c.initialized {
+			if isKnownMethod(req.Method) {
+				err = jsonrpc.NewError(jsonrpc.InvalidRequest, "send initialize (or reconnect) before "+req.Method)
+			} else {
+				err = jsonrpc.NewError(jsonrpc.MethodNotFound, "method not found: "+clip(req.Method))
+			}
+			break
+		}
+		switch req.Method {
+		case "subscribe":
+			res, err = h.subscribeLocked(c, req.Params)
+		case "listSessions":
+			res, err = h.listSessionsLocked(req.Params)
+		case "createSession":
+			res, err = h.createSessionCmdLocked(c, req.Params)
+		case "disposeSession":
+			res, err = h.disposeSessionCmdLocked(req.Params)
+		case "createChat":
+			res, err = h.createChatLocked(c, req.Params)
+		case "fetchTurns":
+			res, err = h.fetchTurnsLocked(req.Params)
+		case "dispatchAction":
+			// Sent as a request by mistake: apply it and acknowledge.
+			h.dispatchLocked(c, req.Params)
+			res = struct{}{}
+		default:
+			err = jsonrpc.NewError(jsonrpc.MethodNotFound, "method not found: "+clip(req.Method))
+		}
+	}
+	c.respondLocked(response(req.ID, res, err))
+}
+
+func isKnownMethod(m string) bool {
+	switch m {
+	case "subscribe", "listSessions", "createSession", "disposeSession", "createChat", "fetchTurns", "authenticate", "dispatchAction":
+		return true
+	}
+	return false
+}
+
+func response(id *jsonrpc.ID, res any, err rpcError) *jsonrpc.Response {
+	if err != nil {
+		return &jsonrpc.Response{ID: id, Error: err}
+	}
+	raw, merr := json.Marshal(res)
+	if merr != nil {
+		return &jsonrpc.Response{ID: id, Error: jsonrpc.NewError(jsonrpc.InternalError, "the host could not encode its result")}
+	}
+	return &jsonrpc.Response{ID: id, Result: raw}
+}
+
+func clip(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "…"
+	}
+	return s
+}
+
+// decodeParams decodes params strictly enough to turn type errors into
+// InvalidParams; absent params decode as {}.
+func decodeParams(raw json.RawMessage, v any) rpcError {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if raw[0] != '{' {
+		return invalidParams("params must be an object")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return invalidParams("params do not match the method's schema: %v", errorText(err))
+	}
+	return nil
+}
+
+var version06 = regexp.MustCompile(`^0\.6\.(0|[1-9][0-9]*)(?:[-+].*)?$`)
+
+func (h *Host) initializeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
+	if c.initialized {
+		return nil, jsonrpc.NewError(jsonrpc.InvalidRequest, "this connection is already initialized")
+	}
+	var p protocol.InitializeParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.ClientId == "" || len(p.ProtocolVersions) == 0 {
+		return nil, invalidParams("initialize needs a clientId and at least one protocol version")
+	}
+	chosen := ""
+	for _, v := range p.ProtocolVersions {
+		if version06.MatchString(v) {
+			chosen = v
+			break
+		}
+	}
+	if chosen == "" {
+		return nil, jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion,
+			"the demo host speaks AHP 0.6.x only; offer "+ProtocolVersion,
+			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: []string{ProtocolVersion}})
+	}
+	c.clientID = p.ClientId
+	c.initialized = true
+	snaps := []protocol.Snapshot{}
+	for _, uri := range p.InitialSubscriptions {
+		if snap, ok := h.snapshotLocked(uri); ok {
+			c.subs[uri] = true
+			snaps = append(snaps, snap)
+		}
+	}
+	name, ver := "ahptui-demohost", ProtocolVersion
+	return protocol.InitializeResult{ProtocolVersion: chosen, ServerSeq: h.seq,
+		ServerInfo: &protocol.Implementation{Name: name, Version: &ver}, Snapshots: snaps}, nil
+}
+
+func (h *Host) reconnectLocked(c *conn, raw json.RawMessage) (any, rpcError) {
+	if c.initialized {
+		return nil, jsonrpc.NewError(jsonrpc.InvalidRequest, "this connection is already initialized")
+	}
+	var p protocol.ReconnectParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.ClientId == "" {
+		return nil, invalidParams("reconnect needs the clientId of the original connection")
+	}
+	c.clientID = p.ClientId
+	c.initialized = true
+
+	missing := []string{}
+	live := map[string]bool{}
+	for _, uri := range p.Subscriptions {
+		if h.channelExists(uri) {
+			live[uri] = true
+			c.subs[uri] = true
+		} else if !slices.Contains(missing, uri) {
+			missing = append(missing, uri)
+		}
+	}
+	if h.canReplayLocked(p.LastSeenServerSeq) {
+		actions := []json.RawMessage{}
+		for _, e := range h.replay {
+			if e.seq > p.LastSeenServerSeq && live[e.channel] && (e.origin == "" || e.origin == p.ClientId) {
+				actions = append(actions, e.params)
+			}
+		}
+		return struct {
+			Type    string            `json:"type"`
+			Actions []json.RawMessage `json:"actions"`
+			Missing []string          `json:"missing"`
+		}{"replay", actions, missing}, nil
+	}
+	snaps := []protocol.Snapshot{}
+	for _, uri := range p.Subscriptions {
+		if live[uri] {
+			snap, _ := h.snapshotLocked(uri)
+			snaps = append(snaps, snap)
+			delete(live, uri)
+		}
+	}
+	return protocol.ReconnectSnapshotResult{Snapshots: snaps}, nil
+}
+
+// canReplayLocked reports whether every envelope after lastSeen is still in
+// the buffer (and was produced by this incarnation of the host).
+func (h *Host) canReplayLocked(lastSeen int64) bool {
+	if lastSeen < h.replayFloor-1 || lastSeen > h.seq || lastSeen < 0 {
+		return false
+	}
+	if lastSeen == h.seq {
+		return true
+	}
+	return len(h.replay) > 0 && h.replay[0].seq <= lastSeen+1
+}
+
+func (h *Host) subscribeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
+	var p protocol.SubscribeParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Channel == "" {
+		return nil, invalidParams("subscribe needs a channel")
+	}
+	snap, ok := h.snapshotLocked(p.Channel)
+	if !ok {
+		if strings.HasPrefix(p.Channel, "ahp-session:") {
+			return nil, jsonrpc.NewError(jsonrpc.SessionNotFound, "no session "+clip(p.Channel)+"; list sessions or create it first")
+		}
+		return nil, jsonrpc.NewError(jsonrpc.NotFound, "the demo host has no channel "+clip(p.Channel))
+	}
+	c.subs[p.Channel] = true
+	return protocol.SubscribeResult{Snapshot: &snap}, nil
+}
+
+func (h *Host) listSessionsLocked(raw json.RawMessage) (any, rpcError) {
+	var p protocol.ListSessionsParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	all := h.sortedSummariesLocked()
+	start := 0
+	if p.Cursor != nil {
+		n, err := strconv.Atoi(strings.TrimPrefix(*p.Cursor, "offset:"))
+		if !strings.HasPrefix(*p.Cursor, "offset:") || err != nil || n < 0 || n > len(all) {
+			return nil, invalidParams("unknown listSessions cursor; start again without one")
+		}
+		start = n
+	}
+	end := len(all)
+	if p.Limit != nil {
+		if *p.Limit <= 0 {
+			return nil, invalidParams("limit must be positive")
+		}
+		if start+int(*p.Limit) < end {
+			end = start + int(*p.Limit)
+		}
+	}
+	res := protocol.ListSessionsResult{Items: all[start:end]}
+	if end < len(all) {
+		cur := "offset:" + strconv.Itoa(end)
+		res.NextCursor = &cur
+	}
+	return res, nil
+}
+
+func (h *Host) createSessionCmdLocked(c *conn, raw json.RawMessage) (any, rpcError) {
+	var p protocol.CreateSessionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(p.Channel, "ahp-session:/") || len(p.Channel) <= len("ahp-session:/") {
+		return nil, invalidParams("createSession needs a channel of the form ahp-session:/<id>")
+	}
+	if p.Provider != nil && *p.Provider != Provider {
+		return nil, jsonrpc.NewError(jsonrpc.ProviderNotFound, "the demo host only has the "+Provider+" agent")
+	}
+	if p.Fork != nil {
+		return nil, invalidParams("the demo host cannot fork sessions")
+	}
+	if h.sessions[p.Channel] != nil {
+		return nil, jsonrpc.NewError(jsonrpc.SessionAlreadyExists, "a session "+clip(p.Channel)+" already exists; pick a new URI")
+	}
+	if h.chats[defaultChatURI(p.Channel)] != nil {
+		return nil, jsonrpc.NewError(jsonrpc.SessionAlreadyExists, "that session id is taken; pick a new URI")
+	}
+	s := h.createSessionLocked(p.Channel, "New session", false)
+	if p.ActiveClient != nil && p.ActiveClient.ClientId == c.clientID {
+		h.applyLocked(s.uri, protocol.SessionActiveClientSetAction{ActiveClient: *p.ActiveClient}, nil)
+	}
+	return nil, nil
+}
+
+func (h *Host) disposeSessionCmdLocked(raw json.RawMessage) (any, rpcError) {
+	var p protocol.DisposeSessionParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s := h.sessions[p.Channel]
+	if s == nil {
+		return nil, jsonrpc.NewError(jsonrpc.SessionNotFound, "no session "+clip(p.Channel))
+	}
+	h.disposeSessionLocked(s)
+	return nil, nil
+}
+
+func (h *Host) createChatLocked(c *conn, raw json.RawMessage) (any, rpcError) {
+	var p protocol.CreateChatParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s := h.sessions[p.Channel]
+	if s == nil {
+		return nil, jsonrpc.NewError(jsonrpc.SessionNotFound, "no session "+clip(p.Channel))
+	}
+	if !strings.HasPrefix(p.Chat, "ahp-chat:/") || len(p.Chat) <= len("ahp-chat:/") {
+		return nil, invalidParams("createChat needs a chat URI of the form ahp-chat:/<id>")
+	}
+	if h.chats[p.Chat] != nil {
+		return nil, jsonrpc.NewError(jsonrpc.AlreadyExists, "a chat "+clip(p.Chat)+" already exists; pick a new URI")
+	}
+	if p.Source != nil {
+		return nil, invalidParams("the demo host cannot fork chats")
+	}
+	ch := &chat{uri: p.Chat, session: s.uri, state: protocol.ChatState{
+		Resource: p.Chat, Title: fmt.Sprintf("Chat %d", len(s.chats)+1), Status: protocol.SessionStatusIdle,
+		ModifiedAt: h.now(), Origin: &protocol.ChatOrigin{Variant: protocol.ChatUserOrigin{}}, Turns: []protocol.Turn{},
+	}}
+	h.chats[p.Chat] = ch
+	s.chats = append(s.chats, p.Chat)
+	h.applyLocked(s.uri, protocol.SessionChatAddedAction{Summary: chatSummary(ch.state)}, nil)
+	if p.InitialMessage != nil {
+		if p.InitialMessage.Origin.Kind != protocol.MessageKindUser {
+			return nil, invalidParams("initialMessage must come from the user")
+		}
+		h.startTurnLocked(ch, *p.InitialMessage, nil, nil)
+	}
+	return nil, nil
+}
+
+func (h *Host) fetchTurnsLocked(raw json.RawMessage) (any, rpcError) {
+	var p protocol.FetchTurnsParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	if h.chats[p.Channel] == nil {
+		return nil, jsonrpc.NewError(jsonrpc.NotFound, "no chat "+clip(p.Channel))
+	}
+	if p.Cursor != nil {
+		// Snapshots always carry every turn, so no cursor was ever issued.
+		return nil, invalidParams("unknown fetchTurns cursor: this chat has no older turns")
+	}
+	return protocol.FetchTurnsResult{}, nil
+}

@@ -1,0 +1,286 @@
+package demohost
+
+import (
+	"github.com/ahptui/ahptui/demohost/authserver"
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// The seeded demo session and the customizations every session gets.
+const (
+	DemoSessionURI   = "ahp-session:/demo"
+	DemoChatURI      = "ahp-chat:/demo"
+	DemoSessionTitle = "Demo: MCP servers, tools and sign-in"
+
+	// Top-level MCP servers.
+	GitHubServerID     = "mcp-github"     // protected: authRequired until a token for GitHubResource
+	FilesystemServerID = "mcp-filesystem" // starting → ready
+	// The plugin container and its children.
+	PluginID       = "plugin-devtools"
+	DeployServerID = "mcp-deploy" // ready; its deploy tool asks for step-up auth
+	FlakyServerID  = "mcp-flaky"  // starting → error
+	SkillID        = "skill-release-notes"
+
+	// Paths under the host's http://127.0.0.1:PORT origin naming the
+	// protected resources (RFC 8707 resource indicators).
+	GitHubResourcePath = "/mcp/github"
+	DeployResourcePath = "/mcp/deploy"
+)
+
+// Scopes the scripted servers ask for.
+var (
+	GitHubScopes = []string{"mcp:read"}     // McpServerAuthRequiredState.requiredScopes
+	DeployScopes = []string{"tools:deploy"} // the step-up challenge's requiredScopes
+)
+
+// Tool names the scripted turns call (ToolCallState.toolName).
+const (
+	ToolSearchFiles = "search_files" // mcp-filesystem, runs and completes
+	ToolListIssues  = "list_issues"  // mcp-github, runs and completes
+	ToolWriteFile   = "write_file"   // mcp-filesystem, needs confirmation
+	ToolDeploy      = "deploy"       // mcp-deploy, step-up auth mid-run
+)
+
+// serverOrder fixes the order of scripted transitions (maps iterate randomly).
+var serverOrder = []string{GitHubServerID, FilesystemServerID, DeployServerID, FlakyServerID}
+
+type serverOutcome int
+
+const (
+	outcomeReady serverOutcome = iota
+	outcomeError
+	outcomeProtected
+)
+
+type serverSpec struct {
+	id, name, parent string
+	outcome          serverOutcome
+	resource         string
+	scopes           []string
+	preregistered    bool
+}
+
+func demoServers(base string, auth *authserver.Server) (map[string]serverSpec, map[string]protocol.ProtectedResourceMetadata) {
+	servers := map[string]serverSpec{
+		GitHubServerID: {id: GitHubServerID, name: "GitHub", outcome: outcomeProtected,
+			resource: base + GitHubResourcePath, scopes: GitHubScopes, preregistered: true},
+		FilesystemServerID: {id: FilesystemServerID, name: "Filesystem", outcome: outcomeReady},
+		DeployServerID:     {id: DeployServerID, name: "Deploy", parent: PluginID, outcome: outcomeReady, resource: base + DeployResourcePath},
+		FlakyServerID:      {id: FlakyServerID, name: "Flaky", parent: PluginID, outcome: outcomeError},
+	}
+	resources := map[string]protocol.ProtectedResourceMetadata{}
+	for _, r := range []struct{ uri, name string }{
+		{base + GitHubResourcePath, "GitHub MCP server"},
+		{base + DeployResourcePath, "Deploy MCP server"},
+	} {
+		name := r.name
+		resources[r.uri] = protocol.ProtectedResourceMetadata{
+			Resource:                 r.uri,
+			Resource_name:            &name,
+			Authorization_servers:    []string{auth.Issuer()},
+			Scopes_supported:         auth.Scopes(),
+			Bearer_methods_supported: []string{"header"},
+		}
+	}
+	return servers, resources
+}
+
+func mcpCustomization(sp serverSpec) protocol.McpServerCustomization {
+	uri := "file:///demo/.mcp.json"
+	if sp.parent != "" {
+		uri = "file:///demo/plugins/devtools/plugin.json"
+	}
+	return protocol.McpServerCustomization{Id: sp.id, Uri: uri, Name: sp.name, Enabled: true,
+		State: protocol.NewMcpServerState(protocol.McpServerStartingState{})}
+}
+
+func demoCustomizations(servers map[string]serverSpec) []protocol.Customization {
+	desc := "Drafts release notes from merged pull requests."
+	return []protocol.Customization{
+		protocol.NewCustomization(mcpCustomization(servers[GitHubServerID])),
+		protocol.NewCustomization(mcpCustomization(servers[FilesystemServerID])),
+		protocol.NewCustomization(protocol.PluginCustomization{
+			Id: PluginID, Uri: "file:///demo/plugins/devtools", Name: "Dev Tools", Enabled: true,
+			Load: &protocol.CustomizationLoadState{Variant: protocol.CustomizationLoadedState{}},
+			Children: []protocol.ChildCustomization{
+				protocol.NewChildCustomization(mcpCustomization(servers[DeployServerID])),
+				protocol.NewChildCustomization(mcpCustomization(servers[FlakyServerID])),
+				protocol.NewChildCustomization(protocol.SkillCustomization{Id: SkillID,
+					Uri: "file:///demo/plugins/devtools/skills/release-notes/SKILL.md", Name: "Release notes", Description: &desc}),
+			},
+		}),
+	}
+}
+
+// findServer locates an MCP server customization and reports whether it is
+// effectively enabled (its container's flag included).
+func findServer(s protocol.SessionState, id string) (protocol.McpServerCustomization, bool, bool) {
+	for _, c := range s.Customizations {
+		switch v := c.Variant.(type) {
+		case protocol.McpServerCustomization:
+			if v.Id == id {
+				return v, v.Enabled, true
+			}
+		case protocol.PluginCustomization:
+			for _, ch := range v.Children {
+				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.Id == id {
+					return m, v.Enabled && m.Enabled, true
+				}
+			}
+		case protocol.DirectoryCustomization:
+			for _, ch := range v.Children {
+				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.Id == id {
+					return m, v.Enabled && m.Enabled, true
+				}
+			}
+		}
+	}
+	return protocol.McpServerCustomization{}, false, false
+}
+
+// customizationExists reports whether any customization (container or
+// child) has id.
+func customizationExists(s protocol.SessionState, id string) bool {
+	for _, c := range s.Customizations {
+		if customizationID(c.Variant) == id {
+			return true
+		}
+		var children []protocol.ChildCustomization
+		switch v := c.Variant.(type) {
+		case protocol.PluginCustomization:
+			children = v.Children
+		case protocol.DirectoryCustomization:
+			children = v.Children
+		}
+		for _, ch := range children {
+			if childID(ch.Variant) == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func customizationID(v protocol.CustomizationVariant) string {
+	switch v := v.(type) {
+	case protocol.McpServerCustomization:
+		return v.Id
+	case protocol.PluginCustomization:
+		return v.Id
+	case protocol.DirectoryCustomization:
+		return v.Id
+	}
+	return ""
+}
+
+func childID(v protocol.ChildCustomizationVariant) string {
+	switch v := v.(type) {
+	case protocol.McpServerCustomization:
+		return v.Id
+	case protocol.SkillCustomization:
+		return v.Id
+	case protocol.AgentCustomization:
+		return v.Id
+	case protocol.PromptCustomization:
+		return v.Id
+	case protocol.RuleCustomization:
+		return v.Id
+	case protocol.HookCustomization:
+		return v.Id
+	}
+	return ""
+}
+
+// startAllServersLocked schedules the start-up of every enabled server.
+func (h *Host) startAllServersLocked(s *session) {
+	for _, id := range serverOrder {
+		if _, enabled, ok := findServer(s.state, id); ok && enabled {
+			h.scheduleServerLocked(s, id)
+		}
+	}
+}
+
+// scheduleServerLocked moves a starting server to its scripted outcome
+// after a step, unless something changed it in between.
+func (h *Host) scheduleServerLocked(s *session, id string) {
+	s.srvGen[id]++
+	gen := s.srvGen[id]
+	h.after(func() {
+		if h.sessions[s.uri] != s || s.srvGen[id] != gen {
+			return
+		}
+		m, enabled, ok := findServer(s.state, id)
+		if !ok || !enabled || m.State.Kind() != "starting" {
+			return
+		}
+		h.applyLocked(s.uri, protocol.SessionMcpServerStateChangedAction{Id: id, State: h.serverOutcomeLocked(id)}, nil)
+	})
+}
+
+func (h *Host) serverOutcomeLocked(id string) protocol.McpServerState {
+	sp := h.servers[id]
+	switch sp.outcome {
+	case outcomeError:
+		stack := "at spawn (flaky-mcp)"
+		return protocol.NewMcpServerState(protocol.McpServerErrorState{Error: protocol.ErrorInfo{
+			ErrorType: "ConnectionRefused", Message: "flaky-mcp exited during start-up: connection refused", Stack: &stack}})
+	case outcomeProtected:
+		if hasScopes(h.authorized[sp.resource], sp.scopes) {
+			return protocol.NewMcpServerState(protocol.McpServerReadyState{})
+		}
+		return protocol.NewMcpServerState(h.serverAuthRequired(sp))
+	}
+	return protocol.NewMcpServerState(protocol.McpServerReadyState{})
+}
+
+func (h *Host) serverAuthRequired(sp serverSpec) protocol.McpServerAuthRequiredState {
+	desc := "Sign in to " + sp.name + " to use its tools."
+	st := protocol.McpServerAuthRequiredState{Reason: protocol.McpAuthRequiredReasonRequired,
+		Resource: h.resources[sp.resource], RequiredScopes: append([]string(nil), sp.scopes...), Description: &desc}
+	if sp.preregistered {
+		st.OauthClient = &protocol.McpOAuthClient{ClientId: h.auth.PublicClientID()}
+	}
+	return st
+}
+
+// setServerStateLocked changes a server's runtime state at once,
+// invalidating any scheduled transition.
+func (h *Host) setServerStateLocked(s *session, id string, st protocol.McpServerStateVariant) {
+	s.srvGen[id]++
+	h.applyLocked(s.uri, protocol.SessionMcpServerStateChangedAction{Id: id, State: protocol.NewMcpServerState(st)}, nil)
+}
+
+// reconcileServersLocked follows the user's intent after a toggle: a server
+// that is effectively disabled is stopped, one re-enabled is started.
+func (h *Host) reconcileServersLocked(s *session) {
+	for _, id := range serverOrder {
+		m, enabled, ok := findServer(s.state, id)
+		if !ok {
+			continue
+		}
+		kind := m.State.Kind()
+		switch {
+		case !enabled && kind != "stopped":
+			h.setServerStateLocked(s, id, protocol.McpServerStoppedState{})
+		case enabled && kind == "stopped":
+			h.setServerStateLocked(s, id, protocol.McpServerStartingState{})
+			h.scheduleServerLocked(s, id)
+		}
+	}
+}
+
+// hasScopes reports whether granted ⊇ need.
+func hasScopes(granted, need []string) bool {
+	for _, n := range need {
+		found := false
+		for _, g := range granted {
+			if g == n {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,388 @@
+package demohost
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+const rootURI = "ahp-root://"
+
+type session struct {
+	uri       string
+	state     protocol.SessionState
+	createdAt time.Time
+	chats     []string
+	// summary is the last SessionSummary announced on the root channel.
+	summary protocol.SessionSummary
+	// srvGen counts state changes per MCP server id so a delayed scripted
+	// transition notices it was overtaken (stopped, restarted, toggled).
+	srvGen map[string]int
+}
+
+type chat struct {
+	uri     string
+	session string
+	state   protocol.ChatState
+	run     *turnRun
+	turnSeq int
+}
+
+// initState builds the root state and, unless disabled, the demo session.
+// base is http://127.0.0.1:PORT, the host's own origin, under which the
+// protected MCP resources are named.
+func (h *Host) initState(base string) {
+	zero := int64(0)
+	h.root = protocol.RootState{
+		Agents: []protocol.AgentInfo{{
+			Provider:    Provider,
+			DisplayName: "Demo agent",
+			Description: "A scripted agent that walks through every state an AHP client must show.",
+			Models:      []protocol.SessionModelInfo{{Id: "demo-1", Provider: Provider, Name: "Demo model"}},
+		}},
+		ActiveSessions: &zero,
+	}
+	h.servers, h.resources = demoServers(base, h.auth)
+	if !h.cfg.NoDemoSession {
+		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, true)
+	}
+}
+
+// channelExists reports whether uri names live state.
+func (h *Host) channelExists(uri string) bool {
+	if uri == rootURI {
+		return true
+	}
+	if _, ok := h.sessions[uri]; ok {
+		return true
+	}
+	_, ok := h.chats[uri]
+	return ok
+}
+
+// snapshotLocked returns the channel's snapshot at the current serverSeq.
+func (h *Host) snapshotLocked(uri string) (protocol.Snapshot, bool) {
+	var st protocol.SnapshotStateVariant
+	switch {
+	case uri == rootURI:
+		st = h.root
+	case h.sessions[uri] != nil:
+		st = h.sessions[uri].state
+	case h.chats[uri] != nil:
+		st = h.chats[uri].state
+	default:
+		return protocol.Snapshot{}, false
+	}
+	return protocol.Snapshot{Resource: uri, State: protocol.SnapshotState{Variant: st}, FromSeq: h.seq}, true
+}
+
+// applyLocked reduces one action into the channel's state, sequences it,
+// keeps it for replay and sends it to the channel's subscribers. origin is
+// nil for host actions. It returns false when the channel does not exist.
+func (h *Host) applyLocked(channel string, v protocol.StateActionVariant, origin *protocol.ActionOrigin) bool {
+	action := protocol.NewStateAction(v)
+	switch {
+	case channel == rootURI:
+		h.root = protocol.Reduce(h.root, action, h.reduceClock()).(protocol.RootState)
+	case h.sessions[channel] != nil:
+		s := h.sessions[channel]
+		s.state = protocol.Reduce(s.state, action, h.reduceClock()).(protocol.SessionState)
+	case h.chats[channel] != nil:
+		c := h.chats[channel]
+		c.state = protocol.Reduce(c.state, action, h.reduceClock()).(protocol.ChatState)
+	default:
+		return false
+	}
+	h.seq++
+	env := protocol.ActionEnvelope{Channel: channel, Action: action, ServerSeq: h.seq, Origin: origin}
+	h.publishLocked(env, "")
+	switch {
+	case h.chats[channel] != nil:
+		h.syncChatSummaryLocked(h.chats[channel])
+	case h.sessions[channel] != nil:
+		h.syncSessionSummaryLocked(h.sessions[channel])
+	}
+	return true
+}
+
+// rejectLocked echoes a refused client action with its reason. The echo is
+// sequenced like any envelope (so replay after a reconnect still settles
+// the client's pending action) but only the dispatching client sees it.
+func (h *Host) rejectLocked(channel string, action protocol.StateAction, origin protocol.ActionOrigin, reason string) {
+	h.seq++
+	env := protocol.ActionEnvelope{Channel: channel, Action: action, ServerSeq: h.seq, Origin: &origin, RejectionReason: &reason}
+	h.publishLocked(env, origin.ClientId)
+}
+
+func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
+	params, err := json.Marshal(env)
+	if err != nil {
+		h.log.Error("demohost: encode action envelope", "type", env.Action.Kind(), "err", err)
+		return
+	}
+	h.replay = append(h.replay, replayEntry{channel: env.Channel, origin: onlyClient, seq: env.ServerSeq, params: params})
+	if over := len(h.replay) - h.cfg.ReplayBuffer; over > 0 {
+		// Copy down so the backing array does not grow without bound.
+		h.replay = append(h.replay[:0:0], h.replay[over:]...)
+	}
+	frame, err := encodeNotification("action", json.RawMessage(params))
+	if err != nil {
+		return
+	}
+	h.broadcastLocked(env.Channel, onlyClient, frame)
+}
+
+// broadcastLocked validates a frame once and queues it for every subscriber
+// of channel (only those whose clientId is onlyClient, when set).
+func (h *Host) broadcastLocked(channel, onlyClient string, frame []byte) {
+	validated := false
+	for c := range h.conns {
+		if !c.subs[channel] || (onlyClient != "" && c.clientID != onlyClient) {
+			continue
+		}
+		if !validated {
+			h.validateLocked(c.id, Outbound, frame)
+			validated = true
+		}
+		c.send(frame)
+	}
+}
+
+func (h *Host) notifyRootLocked(method string, params any) {
+	frame, err := encodeNotification(method, params)
+	if err != nil {
+		h.log.Error("demohost: encode notification", "method", method, "err", err)
+		return
+	}
+	h.broadcastLocked(rootURI, "", frame)
+}
+
+// createSessionLocked makes a session with the scripted customizations and
+// a default chat. ready sessions skip the creating phase (the seeded demo
+// session exists before anyone connects).
+func (h *Host) createSessionLocked(uri, title string, ready bool) *session {
+	now := h.clock()
+	s := &session{uri: uri, createdAt: now, srvGen: map[string]int{}}
+	s.state = protocol.SessionState{
+		Provider:       Provider,
+		Title:          title,
+		Status:         protocol.SessionStatusIdle,
+		Lifecycle:      protocol.SessionLifecycleCreating,
+		ActiveClients:  []protocol.SessionActiveClient{},
+		Chats:          []protocol.ChatSummary{},
+		Customizations: demoCustomizations(h.servers),
+	}
+	if ready {
+		s.state.Lifecycle = protocol.SessionLifecycleReady
+	}
+	h.sessions[uri] = s
+
+	chatURI := defaultChatURI(uri)
+	c := &chat{uri: chatURI, session: uri, state: protocol.ChatState{
+		Resource:   chatURI,
+		Title:      "Chat",
+		Status:     protocol.SessionStatusIdle,
+		ModifiedAt: isoTime(now),
+		Origin:     &protocol.ChatOrigin{Variant: protocol.ChatUserOrigin{}},
+		Turns:      []protocol.Turn{},
+	}}
+	h.chats[chatURI] = c
+	s.chats = append(s.chats, chatURI)
+	s.state.Chats = []protocol.ChatSummary{chatSummary(c.state)}
+	s.state.DefaultChat = &chatURI
+
+	s.summary = h.sessionSummaryLocked(s)
+	h.notifyRootLocked("root/sessionAdded", protocol.SessionAddedParams{Channel: rootURI, Summary: s.summary})
+	h.applyLocked(rootURI, protocol.RootActiveSessionsChangedAction{ActiveSessions: int64(len(h.sessions))}, nil)
+
+	if !ready {
+		h.after(func() {
+			if h.sessions[uri] == s {
+				h.applyLocked(uri, protocol.SessionReadyAction{}, nil)
+			}
+		})
+	}
+	h.startAllServersLocked(s)
+	return s
+}
+
+func defaultChatURI(sessionURI string) string {
+	id := strings.TrimPrefix(sessionURI, "ahp-session:/")
+	id = strings.TrimLeft(id, "/")
+	return "ahp-chat:/" + id
+}
+
+func chatSummary(c protocol.ChatState) protocol.ChatSummary {
+	return protocol.ChatSummary{Resource: c.Resource, Title: c.Title, Status: c.Status, Activity: c.Activity,
+		ModifiedAt: c.ModifiedAt, Origin: c.Origin, Interactivity: c.Interactivity, WorkingDirectory: c.WorkingDirectory}
+}
+
+// syncChatSummaryLocked keeps the session's chat catalogue in step with the
+// chat's own summary fields, as the chat-channel spec requires of producers.
+func (h *Host) syncChatSummaryLocked(c *chat) {
+	s := h.sessions[c.session]
+	if s == nil {
+		return
+	}
+	var old *protocol.ChatSummary
+	for i := range s.state.Chats {
+		if s.state.Chats[i].Resource == c.uri {
+			old = &s.state.Chats[i]
+		}
+	}
+	if old == nil {
+		return
+	}
+	cur := c.state
+	var ch protocol.PartialChatSummary
+	changed := false
+	if old.Title != cur.Title {
+		ch.Title, changed = &cur.Title, true
+	}
+	if old.Status != cur.Status {
+		ch.Status, changed = &cur.Status, true
+	}
+	if strPtr(old.Activity) != strPtr(cur.Activity) && cur.Activity != nil {
+		ch.Activity, changed = cur.Activity, true
+	}
+	if old.ModifiedAt != cur.ModifiedAt {
+		ch.ModifiedAt, changed = &cur.ModifiedAt, true
+	}
+	if changed {
+		h.applyLocked(s.uri, protocol.SessionChatUpdatedAction{Chat: c.uri, Changes: ch}, nil)
+	} else {
+		h.syncSessionSummaryLocked(s)
+	}
+}
+
+func strPtr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// sessionSummaryLocked derives the catalogue entry: activity bits from the
+// default chat, InputNeeded promoted from any chat or the session's
+// aggregate, read/archived flags from the session itself.
+func (h *Host) sessionSummaryLocked(s *session) protocol.SessionSummary {
+	const activityBits = protocol.SessionStatusIdle | protocol.SessionStatusError | protocol.SessionStatusInProgress | protocol.SessionStatusInputNeeded
+	var status protocol.SessionStatus
+	modified := isoTime(s.createdAt)
+	var activity *string
+	for i, cu := range s.chats {
+		c := h.chats[cu]
+		if c == nil {
+			continue
+		}
+		if i == 0 || (s.state.DefaultChat != nil && *s.state.DefaultChat == cu) {
+			status = c.state.Status & activityBits
+			activity = c.state.Activity
+		}
+		if c.state.Status&protocol.SessionStatusInputNeeded == protocol.SessionStatusInputNeeded {
+			status |= protocol.SessionStatusInputNeeded
+		}
+		if c.state.Status&protocol.SessionStatusError != 0 {
+			status |= protocol.SessionStatusError
+		}
+		if c.state.ModifiedAt > modified {
+			modified = c.state.ModifiedAt
+		}
+	}
+	if len(s.state.InputNeeded) > 0 {
+		status |= protocol.SessionStatusInputNeeded
+	}
+	if status == 0 {
+		status = protocol.SessionStatusIdle
+	}
+	status |= s.state.Status & (protocol.SessionStatusIsRead | protocol.SessionStatusIsArchived)
+	return protocol.SessionSummary{
+		Provider: s.state.Provider, Title: s.state.Title, Status: status, Activity: activity,
+		WorkingDirectory: s.state.WorkingDirectory, Resource: s.uri,
+		CreatedAt: isoTime(s.createdAt), ModifiedAt: modified,
+	}
+}
+
+// syncSessionSummaryLocked announces changed summary fields on the root
+// channel (root/sessionSummaryChanged carries only what changed).
+func (h *Host) syncSessionSummaryLocked(s *session) {
+	cur := h.sessionSummaryLocked(s)
+	old := s.summary
+	var ch protocol.PartialSessionSummary
+	changed := false
+	if old.Title != cur.Title {
+		ch.Title, changed = &cur.Title, true
+	}
+	if old.Status != cur.Status {
+		ch.Status, changed = &cur.Status, true
+	}
+	if strPtr(old.Activity) != strPtr(cur.Activity) && cur.Activity != nil {
+		ch.Activity, changed = cur.Activity, true
+	}
+	if old.ModifiedAt != cur.ModifiedAt {
+		ch.ModifiedAt, changed = &cur.ModifiedAt, true
+	}
+	s.summary = cur
+	if changed {
+		h.notifyRootLocked("root/sessionSummaryChanged", protocol.SessionSummaryChangedParams{Channel: rootURI, Session: s.uri, Changes: ch})
+	}
+}
+
+// disposeSessionLocked tears a session down with its chats.
+func (h *Host) disposeSessionLocked(s *session) {
+	for _, cu := range s.chats {
+		if c := h.chats[cu]; c != nil && c.run != nil {
+			c.run.stop()
+			c.run = nil
+		}
+		delete(h.chats, cu)
+	}
+	delete(h.sessions, s.uri)
+	for c := range h.conns {
+		delete(c.subs, s.uri)
+		for _, cu := range s.chats {
+			delete(c.subs, cu)
+		}
+	}
+	h.notifyRootLocked("root/sessionRemoved", protocol.SessionRemovedParams{Channel: rootURI, Session: s.uri})
+	h.applyLocked(rootURI, protocol.RootActiveSessionsChangedAction{ActiveSessions: int64(len(h.sessions))}, nil)
+}
+
+// sortedSummariesLocked lists sessions most recently modified first.
+func (h *Host) sortedSummariesLocked() []protocol.SessionSummary {
+	out := make([]protocol.SessionSummary, 0, len(h.sessions))
+	for _, s := range h.sessions {
+		out = append(out, h.sessionSummaryLocked(s))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ModifiedAt != out[j].ModifiedAt {
+			return out[i].ModifiedAt > out[j].ModifiedAt
+		}
+		return out[i].Resource < out[j].Resource
+	})
+	return out
+}
+
+// after runs f under h.mu once StepDelay has passed, unless the host closes.
+// Callers hold h.mu, which orders this Add before Close's Wait.
+func (h *Host) after(f func()) {
+	if h.closed {
+		return
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		if !sleepCtx(h.ctx, h.cfg.StepDelay) {
+			return
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.closed {
+			return
+		}
+		f()
+	}()
+}
