@@ -86,7 +86,7 @@ func TestReducerFixtures(t *testing.T) {
 	for i, fx := range fixtures {
 		total[fx.Reducer]++
 		ok := t.Run(names[i], func(t *testing.T) {
-			if msg := checkReducerCase(fx); msg != "" {
+			if msg := checkReducerCase(fx, Reduce); msg != "" {
 				t.Errorf("%s.json (%s reducer): %s\n%s", names[i], fx.Reducer, fx.Description, msg)
 			}
 		})
@@ -101,9 +101,13 @@ func TestReducerFixtures(t *testing.T) {
 	}
 }
 
-// checkReducerCase applies the case and returns "" on success, or a readable
-// description of what went wrong.
-func checkReducerCase(fx reducerFixture) string {
+// reduceFunc is the shape of Reduce; the harness takes it as a parameter so
+// its own test can feed it a deliberately broken reducer.
+type reduceFunc func(SnapshotStateVariant, StateAction, Clock) SnapshotStateVariant
+
+// checkReducerCase applies the case with reduce and returns "" on success,
+// or a readable description of what went wrong.
+func checkReducerCase(fx reducerFixture, reduce reduceFunc) string {
 	state, err := decodeReducerState(fx.Reducer, fx.Initial)
 	if err != nil {
 		return fmt.Sprintf("decode initial as %s state: %v", fx.Reducer, err)
@@ -117,7 +121,7 @@ func checkReducerCase(fx reducerFixture) string {
 		if err != nil {
 			return fmt.Sprintf("encode state before actions[%d]: %v", i, err)
 		}
-		next := Reduce(state, action, fixtureClock)
+		next := reduce(state, action, fixtureClock)
 		after, err := json.Marshal(state)
 		if err != nil {
 			return fmt.Sprintf("encode state after actions[%d]: %v", i, err)
@@ -173,10 +177,10 @@ func (c reducerCase) fixture() reducerFixture {
 }
 
 const (
-	sessBase = `"provider":"p","title":"T","lifecycle":"ready","activeClients":[],"chats":[]`
-	mcpTop   = `{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"ready"},"channel":"mcp://m1"}`
-	plugin   = `{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"skill","id":"s1","uri":"u","name":"S"},{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"starting"}}]}`
-	term     = `"title":"sh","claim":{"kind":"client","clientId":"c"}`
+	rcSession = `"provider":"p","title":"T","lifecycle":"ready","activeClients":[],"chats":[]`
+	rcMcpTop  = `{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"ready"},"channel":"mcp://m1"}`
+	rcPlugin  = `{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"skill","id":"s1","uri":"u","name":"S"},{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"starting"}}]}`
+	rcTerm    = `"title":"sh","claim":{"kind":"client","clientId":"c"}`
 )
 
 // TestReducerCases covers every non-chat action the published fixtures
@@ -207,41 +211,41 @@ func TestReducerCases(t *testing.T) {
 			actions:  []string{`{"type":"session/ready"}`},
 			expected: `{"provider":"p","title":"T","status":33,"lifecycle":"ready","activeClients":[],"chats":[]}`},
 		{name: "session/isArchivedChanged sets and clears the archived bit only", kind: "session",
-			initial:  `{` + sessBase + `,"status":9}`,
+			initial:  `{` + rcSession + `,"status":9}`,
 			actions:  []string{`{"type":"session/isArchivedChanged","isArchived":true}`},
-			expected: `{` + sessBase + `,"status":73}`},
+			expected: `{` + rcSession + `,"status":73}`},
 		{name: "session/isArchivedChanged false clears the bit", kind: "session",
-			initial:  `{` + sessBase + `,"status":97}`,
+			initial:  `{` + rcSession + `,"status":97}`,
 			actions:  []string{`{"type":"session/isArchivedChanged","isArchived":false}`},
-			expected: `{` + sessBase + `,"status":33}`},
+			expected: `{` + rcSession + `,"status":33}`},
 		{name: "session/isReadChanged true sets the read bit, keeps unknown bits", kind: "session",
-			initial:  `{` + sessBase + `,"status":1025}`,
+			initial:  `{` + rcSession + `,"status":1025}`,
 			actions:  []string{`{"type":"session/isReadChanged","isRead":true}`},
-			expected: `{` + sessBase + `,"status":1057}`},
+			expected: `{` + rcSession + `,"status":1057}`},
 		{name: "session/titleChanged to the empty string", kind: "session",
-			initial:  `{` + sessBase + `,"status":1}`,
+			initial:  `{` + rcSession + `,"status":1}`,
 			actions:  []string{`{"type":"session/titleChanged","title":""}`},
 			expected: `{"provider":"p","title":"","lifecycle":"ready","activeClients":[],"chats":[],"status":1}`},
 		{name: "session/metaChanged replaces _meta wholesale, absent clears", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"_meta":{"git":{"branch":"main"},"keep":1}}`,
+			initial:  `{` + rcSession + `,"status":1,"_meta":{"git":{"branch":"main"},"keep":1}}`,
 			actions:  []string{`{"type":"session/metaChanged","_meta":{"git":{"branch":"dev"}}}`},
-			expected: `{` + sessBase + `,"status":1,"_meta":{"git":{"branch":"dev"}}}`},
+			expected: `{` + rcSession + `,"status":1,"_meta":{"git":{"branch":"dev"}}}`},
 		{name: "session/metaChanged without _meta clears it", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"_meta":{"k":1}}`,
+			initial:  `{` + rcSession + `,"status":1,"_meta":{"k":1}}`,
 			actions:  []string{`{"type":"session/metaChanged"}`},
-			expected: `{` + sessBase + `,"status":1}`},
+			expected: `{` + rcSession + `,"status":1}`},
 		{name: "session/serverToolsChanged replaces the tool list", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"serverTools":[{"name":"old"}]}`,
+			initial:  `{` + rcSession + `,"status":1,"serverTools":[{"name":"old"}]}`,
 			actions:  []string{`{"type":"session/serverToolsChanged","tools":[{"name":"a"},{"name":"b","description":"B"}]}`},
-			expected: `{` + sessBase + `,"status":1,"serverTools":[{"name":"a"},{"name":"b","description":"B"}]}`},
+			expected: `{` + rcSession + `,"status":1,"serverTools":[{"name":"a"},{"name":"b","description":"B"}]}`},
 		{name: "session/changesetsChanged without changesets clears the catalogue", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"changesets":[{"label":"L","uriTemplate":"u","changeKind":"session"}]}`,
+			initial:  `{` + rcSession + `,"status":1,"changesets":[{"label":"L","uriTemplate":"u","changeKind":"session"}]}`,
 			actions:  []string{`{"type":"session/changesetsChanged"}`},
-			expected: `{` + sessBase + `,"status":1}`},
+			expected: `{` + rcSession + `,"status":1}`},
 		{name: "session/configChanged is a no-op without config", kind: "session",
-			initial:  `{` + sessBase + `,"status":1}`,
+			initial:  `{` + rcSession + `,"status":1}`,
 			actions:  []string{`{"type":"session/configChanged","config":{"a":"b"},"replace":true}`},
-			expected: `{` + sessBase + `,"status":1}`},
+			expected: `{` + rcSession + `,"status":1}`},
 
 		// chats
 		{name: "session/chatAdded appends a new chat", kind: "session",
@@ -273,86 +277,86 @@ func TestReducerCases(t *testing.T) {
 
 		// input needed
 		{name: "session/inputNeededSet on an idle, read, archived session keeps the flags", kind: "session",
-			initial:  `{` + sessBase + `,"status":97}`,
+			initial:  `{` + rcSession + `,"status":97}`,
 			actions:  []string{`{"type":"session/inputNeededSet","request":{"kind":"chatInput","id":"r1","chat":"c:/1","request":{"id":"q","message":"?"}}}`},
-			expected: `{` + sessBase + `,"status":120,"inputNeeded":[{"kind":"chatInput","id":"r1","chat":"c:/1","request":{"id":"q","message":"?"}}]}`},
+			expected: `{` + rcSession + `,"status":120,"inputNeeded":[{"kind":"chatInput","id":"r1","chat":"c:/1","request":{"id":"q","message":"?"}}]}`},
 		{name: "session/inputNeededRemoved of the last entry on an idle session stays idle", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"inputNeeded":[{"kind":"chatInput","id":"r1","chat":"c:/1","request":{"id":"q","message":"?"}}]}`,
+			initial:  `{` + rcSession + `,"status":1,"inputNeeded":[{"kind":"chatInput","id":"r1","chat":"c:/1","request":{"id":"q","message":"?"}}]}`,
 			actions:  []string{`{"type":"session/inputNeededRemoved","id":"r1"}`},
-			expected: `{` + sessBase + `,"status":1}`},
+			expected: `{` + rcSession + `,"status":1}`},
 
 		// customizations
 		{name: "session/customizationToggled on a top-level MCP server", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"customizations":[` + mcpTop + `]}`,
+			initial:  `{` + rcSession + `,"status":1,"customizations":[` + rcMcpTop + `]}`,
 			actions:  []string{`{"type":"session/customizationToggled","id":"m1","enabled":false}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":false,"state":{"kind":"ready"},"channel":"mcp://m1"}]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":false,"state":{"kind":"ready"},"channel":"mcp://m1"}]}`},
 		{name: "session/customizationToggled re-enables a child and toggles an MCP child", kind: "session",
-			initial: `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`,
+			initial: `{` + rcSession + `,"status":1,"customizations":[` + rcPlugin + `]}`,
 			actions: []string{`{"type":"session/customizationToggled","id":"s1","enabled":true}`,
 				`{"type":"session/customizationToggled","id":"m2","enabled":false}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"skill","id":"s1","uri":"u","name":"S","enabled":true},{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":false,"state":{"kind":"starting"}}]}]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"skill","id":"s1","uri":"u","name":"S","enabled":true},{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":false,"state":{"kind":"starting"}}]}]}`},
 		{name: "session/customizationToggled on a container leaves children alone", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`,
+			initial:  `{` + rcSession + `,"status":1,"customizations":[` + rcPlugin + `]}`,
 			actions:  []string{`{"type":"session/customizationToggled","id":"p1","enabled":false}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":false,"children":[{"type":"skill","id":"s1","uri":"u","name":"S"},{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"starting"}}]}]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":false,"children":[{"type":"skill","id":"s1","uri":"u","name":"S"},{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"starting"}}]}]}`},
 		{name: "session/customizationToggled on an unknown customization type patches its enabled flag", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"customizations":[{"type":"future","id":"f1","enabled":true,"extra":{"x":1}}]}`,
+			initial:  `{` + rcSession + `,"status":1,"customizations":[{"type":"future","id":"f1","enabled":true,"extra":{"x":1}}]}`,
 			actions:  []string{`{"type":"session/customizationToggled","id":"f1","enabled":false}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"future","id":"f1","enabled":false,"extra":{"x":1}}]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[{"type":"future","id":"f1","enabled":false,"extra":{"x":1}}]}`},
 		{name: "session/customizationUpdated replaces children wholesale", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`,
+			initial:  `{` + rcSession + `,"status":1,"customizations":[` + rcPlugin + `]}`,
 			actions:  []string{`{"type":"session/customizationUpdated","customization":{"type":"plugin","id":"p1","uri":"u","name":"P2","enabled":true,"children":[]}}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P2","enabled":true,"children":[]}]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P2","enabled":true,"children":[]}]}`},
 		{name: "session/customizationRemoved of the only child keeps an empty children array", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"customizations":[{"type":"directory","id":"d1","uri":"u","name":"D","enabled":true,"contents":"skill","writable":false,"children":[{"type":"skill","id":"s1","uri":"u","name":"S"}]}]}`,
+			initial:  `{` + rcSession + `,"status":1,"customizations":[{"type":"directory","id":"d1","uri":"u","name":"D","enabled":true,"contents":"skill","writable":false,"children":[{"type":"skill","id":"s1","uri":"u","name":"S"}]}]}`,
 			actions:  []string{`{"type":"session/customizationRemoved","id":"s1"}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"directory","id":"d1","uri":"u","name":"D","enabled":true,"contents":"skill","writable":false,"children":[]}]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[{"type":"directory","id":"d1","uri":"u","name":"D","enabled":true,"contents":"skill","writable":false,"children":[]}]}`},
 		{name: "session/customizationRemoved of a top-level MCP server", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"customizations":[` + mcpTop + `,` + plugin + `]}`,
+			initial:  `{` + rcSession + `,"status":1,"customizations":[` + rcMcpTop + `,` + rcPlugin + `]}`,
 			actions:  []string{`{"type":"session/customizationRemoved","id":"m1"}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[` + rcPlugin + `]}`},
 		{name: "session/mcpServerStopRequested on a top-level server in authRequired", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"authRequired","reason":"required","resource":{"resource":"https://r","authorization_servers":["https://as"]}},"channel":"mcp://m1"}]}`,
+			initial:  `{` + rcSession + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"authRequired","reason":"required","resource":{"resource":"https://r","authorization_servers":["https://as"]}},"channel":"mcp://m1"}]}`,
 			actions:  []string{`{"type":"session/mcpServerStopRequested","id":"m1"}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"stopped"}}]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"stopped"}}]}`},
 		{name: "session/mcpServerStartRequested on a container child in error", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"error","error":{"errorType":"x","message":"m"}},"channel":"mcp://m2"}]}]}`,
+			initial:  `{` + rcSession + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"error","error":{"errorType":"x","message":"m"}},"channel":"mcp://m2"}]}]}`,
 			actions:  []string{`{"type":"session/mcpServerStartRequested","id":"m2"}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"starting"}}]}]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[{"type":"plugin","id":"p1","uri":"u","name":"P","enabled":true,"children":[{"type":"mcpServer","id":"m2","uri":"u","name":"M2","enabled":true,"state":{"kind":"starting"}}]}]}`},
 		{name: "session/mcpServerStartRequested and StopRequested are no-ops on non-MCP ids", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`,
+			initial:  `{` + rcSession + `,"status":1,"customizations":[` + rcPlugin + `]}`,
 			actions:  []string{`{"type":"session/mcpServerStartRequested","id":"p1"}`, `{"type":"session/mcpServerStopRequested","id":"s1"}`, `{"type":"session/mcpServerStopRequested","id":"nope"}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[` + plugin + `]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[` + rcPlugin + `]}`},
 		{name: "session/mcpServerStateChanged without channel clears it", kind: "session",
-			initial:  `{` + sessBase + `,"status":1,"customizations":[` + mcpTop + `]}`,
+			initial:  `{` + rcSession + `,"status":1,"customizations":[` + rcMcpTop + `]}`,
 			actions:  []string{`{"type":"session/mcpServerStateChanged","id":"m1","state":{"kind":"error","error":{"errorType":"x","message":"boom"}}}`},
-			expected: `{` + sessBase + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"error","error":{"errorType":"x","message":"boom"}}}]}`},
+			expected: `{` + rcSession + `,"status":1,"customizations":[{"type":"mcpServer","id":"m1","uri":"u","name":"M","enabled":true,"state":{"kind":"error","error":{"errorType":"x","message":"boom"}}}]}`},
 		{name: "session ignores actions of other channels", kind: "session",
-			initial:  `{` + sessBase + `,"status":1}`,
+			initial:  `{` + rcSession + `,"status":1}`,
 			actions:  []string{`{"type":"root/agentsChanged","agents":[]}`, `{"type":"terminal/cleared"}`, `{"type":"session/notYetInvented","x":1}`},
-			expected: `{` + sessBase + `,"status":1}`},
+			expected: `{` + rcSession + `,"status":1}`},
 
 		// terminal
 		{name: "terminal/input is a side effect only", kind: "terminal",
-			initial:  `{` + term + `,"content":[{"type":"unclassified","value":"$ "}]}`,
+			initial:  `{` + rcTerm + `,"content":[{"type":"unclassified","value":"$ "}]}`,
 			actions:  []string{`{"type":"terminal/input","data":"ls\r"}`},
-			expected: `{` + term + `,"content":[{"type":"unclassified","value":"$ "}]}`},
+			expected: `{` + rcTerm + `,"content":[{"type":"unclassified","value":"$ "}]}`},
 		{name: "terminal/exited without exitCode clears it", kind: "terminal",
-			initial:  `{` + term + `,"content":[],"exitCode":3}`,
+			initial:  `{` + rcTerm + `,"content":[],"exitCode":3}`,
 			actions:  []string{`{"type":"terminal/exited"}`},
-			expected: `{` + term + `,"content":[]}`},
+			expected: `{` + rcTerm + `,"content":[]}`},
 		{name: "terminal/claimed transfers to a client", kind: "terminal",
 			initial:  `{"title":"sh","claim":{"kind":"session","session":"s:/1"},"content":[]}`,
 			actions:  []string{`{"type":"terminal/claimed","claim":{"kind":"client","clientId":"c2"}}`},
 			expected: `{"title":"sh","claim":{"kind":"client","clientId":"c2"},"content":[]}`},
 		{name: "terminal/commandFinished for an unknown command is a no-op", kind: "terminal",
-			initial:  `{` + term + `,"content":[{"type":"command","commandId":"a","commandLine":"x","output":"","timestamp":1,"isComplete":false}]}`,
+			initial:  `{` + rcTerm + `,"content":[{"type":"command","commandId":"a","commandLine":"x","output":"","timestamp":1,"isComplete":false}]}`,
 			actions:  []string{`{"type":"terminal/commandFinished","commandId":"b","exitCode":0}`},
-			expected: `{` + term + `,"content":[{"type":"command","commandId":"a","commandLine":"x","output":"","timestamp":1,"isComplete":false}]}`},
+			expected: `{` + rcTerm + `,"content":[{"type":"command","commandId":"a","commandLine":"x","output":"","timestamp":1,"isComplete":false}]}`},
 		{name: "terminal/data on null content starts an unclassified part", kind: "terminal",
-			initial:  `{` + term + `,"content":null}`,
+			initial:  `{` + rcTerm + `,"content":null}`,
 			actions:  []string{`{"type":"terminal/data","data":"hi"}`},
-			expected: `{` + term + `,"content":[{"type":"unclassified","value":"hi"}]}`},
+			expected: `{` + rcTerm + `,"content":[{"type":"unclassified","value":"hi"}]}`},
 
 		// changeset
 		{name: "changeset/contentChanged without error clears a previous error, keeps operations", kind: "changeset",
@@ -398,8 +402,111 @@ func TestReducerCases(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if msg := checkReducerCase(c.fixture()); msg != "" {
+			if msg := checkReducerCase(c.fixture(), Reduce); msg != "" {
 				t.Errorf("%s reducer: %s\n%s", c.kind, c.name, msg)
+			}
+		})
+	}
+}
+
+// TestReducerHarnessCatchesFailures proves the harness can fail: a wrong
+// result is reported path by path, and a reducer that writes into the
+// slice it was given is reported as impure even when its result is right.
+func TestReducerHarnessCatchesFailures(t *testing.T) {
+	fx := reducerCase{name: "rename", kind: "session",
+		initial:  `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"chats":[{"resource":"c:/1","title":"old","status":1,"modifiedAt":"x"}]}`,
+		actions:  []string{`{"type":"session/chatUpdated","chat":"c:/1","changes":{"title":"new"}}`},
+		expected: `{"provider":"p","title":"T","status":1,"lifecycle":"ready","activeClients":[],"chats":[{"resource":"c:/1","title":"new","status":1,"modifiedAt":"x"}]}`,
+	}.fixture()
+	if msg := checkReducerCase(fx, Reduce); msg != "" {
+		t.Fatalf("the real reducer should pass: %s", msg)
+	}
+
+	wrong := fx
+	wrong.Expected = json.RawMessage(strings.Replace(string(fx.Expected), `"new"`, `"other"`, 1))
+	if msg := checkReducerCase(wrong, Reduce); !strings.Contains(msg, "$.chats[0].title") {
+		t.Errorf("a wrong result should be reported with its path, got %q", msg)
+	}
+
+	mutating := func(st SnapshotStateVariant, a StateAction, c Clock) SnapshotStateVariant {
+		s := st.(SessionState)
+		if u, ok := a.Variant.(SessionChatUpdatedAction); ok && u.Changes.Title != nil {
+			s.Chats[0].Title = *u.Changes.Title // writes into the caller's backing array
+		}
+		return s
+	}
+	if msg := checkReducerCase(fx, mutating); !strings.Contains(msg, "mutated") {
+		t.Errorf("a reducer that mutates its input should be reported as impure, got %q", msg)
+	}
+}
+
+// withSpareCapacity returns s in a backing array with room to grow, the
+// case where an append-in-place reducer would let two branches overwrite
+// each other's tail.
+func withSpareCapacity[T any](s []T) []T {
+	out := make([]T, len(s), len(s)+8)
+	copy(out, s)
+	return out
+}
+
+// TestReducersBranchFromSharedBase applies two different appending actions
+// to the same base state, as write-ahead reconciliation does when it
+// replays pending actions over a snapshot the UI still shows. The second
+// branch must not disturb the first result, even when the base slices have
+// spare capacity.
+func TestReducersBranchFromSharedBase(t *testing.T) {
+	mustAction := func(raw string) StateAction {
+		t.Helper()
+		var a StateAction
+		if err := json.Unmarshal([]byte(raw), &a); err != nil {
+			t.Fatalf("decode %s: %v", raw, err)
+		}
+		return a
+	}
+	session := SessionState{Provider: "p", Title: "T", Lifecycle: SessionLifecycleReady,
+		ActiveClients: withSpareCapacity([]SessionActiveClient{{ClientId: "a", Tools: []ToolDefinition{}}}),
+		Chats:         withSpareCapacity([]ChatSummary{{Resource: "c:/1", ModifiedAt: "x"}}),
+		InputNeeded:   withSpareCapacity([]SessionInputRequest{}),
+	}
+	terminal := TerminalState{Title: "sh", Claim: TerminalClaim{Variant: TerminalClientClaim{Kind: "client", ClientId: "c"}},
+		Content: withSpareCapacity([]TerminalContentPart{{Variant: TerminalCommandPart{Type: "command", CommandId: "1", IsComplete: true}}}),
+	}
+	changeset := ChangesetState{Status: ChangesetStatusReady, Files: withSpareCapacity([]ChangesetFile{{Id: "a"}})}
+	annotations := AnnotationsState{Annotations: withSpareCapacity([]Annotation{{Id: "a", Entries: withSpareCapacity([]AnnotationEntry{{Id: "e"}})}})}
+	root := RootState{Agents: withSpareCapacity([]AgentInfo{}), Config: &RootConfigState{Values: map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}}}
+
+	cases := []struct {
+		name   string
+		base   SnapshotStateVariant
+		a1, a2 string
+	}{
+		{"chatAdded", session, `{"type":"session/chatAdded","summary":{"resource":"c:/2","title":"one","status":1,"modifiedAt":"y"}}`,
+			`{"type":"session/chatAdded","summary":{"resource":"c:/3","title":"two","status":1,"modifiedAt":"y"}}`},
+		{"activeClientSet", session, `{"type":"session/activeClientSet","activeClient":{"clientId":"b","tools":[]}}`,
+			`{"type":"session/activeClientSet","activeClient":{"clientId":"c","tools":[]}}`},
+		{"inputNeededSet", session, `{"type":"session/inputNeededSet","request":{"kind":"chatInput","id":"1","chat":"c:/1","request":{"id":"q","message":"one"}}}`,
+			`{"type":"session/inputNeededSet","request":{"kind":"chatInput","id":"2","chat":"c:/1","request":{"id":"q","message":"two"}}}`},
+		{"terminal data", terminal, `{"type":"terminal/data","data":"one"}`, `{"type":"terminal/data","data":"two"}`},
+		{"commandExecuted", terminal, `{"type":"terminal/commandExecuted","commandId":"2","commandLine":"one","timestamp":1}`,
+			`{"type":"terminal/commandExecuted","commandId":"3","commandLine":"two","timestamp":2}`},
+		{"fileSet", changeset, `{"type":"changeset/fileSet","file":{"id":"b","edit":{}}}`, `{"type":"changeset/fileSet","file":{"id":"c","edit":{}}}`},
+		{"annotations set", annotations, `{"type":"annotations/set","annotation":{"id":"b","turnId":"t","resource":"r","resolved":false,"entries":[]}}`,
+			`{"type":"annotations/set","annotation":{"id":"c","turnId":"t","resource":"r","resolved":false,"entries":[]}}`},
+		{"entrySet", annotations, `{"type":"annotations/entrySet","annotationId":"a","entry":{"id":"e1","text":"one"}}`,
+			`{"type":"annotations/entrySet","annotationId":"a","entry":{"id":"e2","text":"two"}}`},
+		{"root configChanged", root, `{"type":"root/configChanged","config":{"k":"one"}}`, `{"type":"root/configChanged","config":{"k":"two"}}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			first := Reduce(c.base, mustAction(c.a1), fixtureClock)
+			want, _ := json.Marshal(first)
+			second := Reduce(c.base, mustAction(c.a2), fixtureClock)
+			got, _ := json.Marshal(first)
+			if !bytes.Equal(want, got) {
+				t.Errorf("reducing the shared base with %s changed the earlier result:\n%s", c.a2, jsonDiff(want, got))
+			}
+			if s2, _ := json.Marshal(second); bytes.Equal(s2, want) {
+				t.Errorf("the two branches should differ; both are %s", s2)
 			}
 		})
 	}
