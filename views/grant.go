@@ -1,0 +1,193 @@
+package views
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/keymap"
+)
+
+// GrantPhase is where an inline "grant additional access" prompt stands.
+type GrantPhase int
+
+const (
+	// GrantOffered: the tool call or MCP server needs a token; the user has
+	// not acted yet.
+	GrantOffered GrantPhase = iota
+	// GrantWaiting: the OAuth flow runs and waits for the user to approve
+	// in the browser.
+	GrantWaiting
+	// GrantSucceeded: a token was obtained and pushed with authenticate.
+	GrantSucceeded
+	// GrantFailed: the flow failed or was refused; Err says why.
+	GrantFailed
+)
+
+// GrantView is what the UI knows about one OAuth grant it offers or runs.
+// Resource, Reason, Scopes and Description come from the host's
+// McpAuthRequirement and are sanitized when rendered; URL is the
+// authorization URL the client built (it embeds host-chosen values, so it is
+// sanitized too), Err is the client's own failure text.
+type GrantView struct {
+	Phase       GrantPhase
+	Resource    string   // the protected resource, e.g. "https://mcp.example.com/deploy"
+	Reason      string   // McpAuthRequiredReason: "required", "expired", "insufficientScope"
+	Scopes      []string // scopes the challenge asks for
+	Description string   // the host's hint, typically the OAuth error_description
+	URL         string   // authorization URL, while Waiting
+	// BrowserOpened says whether opening the browser worked; when it did
+	// not, the user must copy URL by hand.
+	BrowserOpened bool
+	Err           string // why it failed, when Failed
+}
+
+// keys is the binding set the views name in their inline hints. Hints are
+// rendered from the bindings, so help text and hints cannot disagree.
+var keys = keymap.DefaultKeyMap()
+
+// hintLine renders "key desc · key desc" for bindings, or "" when none.
+func hintLine(th Theme, bindings ...key.Binding) string {
+	var parts []string
+	for _, b := range bindings {
+		if !b.Enabled() {
+			continue
+		}
+		h := b.Help()
+		parts = append(parts, th.HelpKey.Render(h.Key)+" "+th.HelpDesc.Render(h.Desc))
+	}
+	return strings.Join(parts, th.Subtle.Render(" · "))
+}
+
+// reasonText says in words why a resource needs a grant.
+func reasonText(reason string, scopes []string) string {
+	switch reason {
+	case "insufficientScope":
+		if len(scopes) > 0 {
+			return "needs additional permission: " + strings.Join(scopes, ", ")
+		}
+		return "needs additional permission"
+	case "expired":
+		return "sign-in has expired and must be renewed"
+	case "required", "":
+		return "requires you to sign in"
+	}
+	return "requires authorization (" + reason + ")"
+}
+
+// RenderGrant draws the "grant additional access" prompt, framed, exactly
+// width cells wide. While Waiting the authorization URL is shown in full,
+// hard-wrapped so every character is visible and can be copied from a
+// terminal without a browser (the SSH case).
+func RenderGrant(th Theme, g GrantView, width int) string {
+	if width < 8 {
+		width = 8
+	}
+	inner := width - th.GrantBox.GetHorizontalFrameSize()
+	if inner < 1 {
+		inner = 1
+	}
+	return th.GrantBox.Width(width).Render(strings.Join(grantLines(th, g, inner), "\n"))
+}
+
+// grantLines is the prompt's content without its frame, inner cells wide.
+func grantLines(th Theme, g GrantView, inner int) []string {
+	var lines []string
+	add := func(style lipgloss.Style, s string) {
+		for _, l := range wrapLines(s, inner) {
+			lines = append(lines, style.Render(l))
+		}
+	}
+	resource := SanitizeLine(g.Resource)
+	if resource == "" {
+		resource = "this server"
+	}
+	scopes := make([]string, 0, len(g.Scopes))
+	for _, s := range g.Scopes {
+		if s = SanitizeLine(s); s != "" {
+			scopes = append(scopes, s)
+		}
+	}
+	switch g.Phase {
+	case GrantOffered:
+		add(th.GrantTitle, "⚠ Grant additional access")
+		add(th.Text, resource+" "+reasonText(SanitizeLine(g.Reason), scopes))
+		if len(scopes) > 0 && g.Reason != "insufficientScope" {
+			add(th.Muted, "scopes: "+strings.Join(scopes, ", "))
+		}
+		if d := Sanitize(g.Description); strings.TrimSpace(d) != "" {
+			add(th.Muted, d)
+		}
+		lines = append(lines, wrapLines(hintLine(th, keys.Grant.Accept, keys.Grant.Decline), inner)...)
+	case GrantWaiting:
+		add(th.GrantTitle, "◌ Waiting for you to approve in the browser…")
+		add(th.Muted, "resource: "+resource)
+		if g.BrowserOpened {
+			add(th.Text, "A browser window was opened. If it is not the right one, open this URL:")
+		} else {
+			add(th.Warning, "Could not open a browser. Open this URL yourself:")
+		}
+		// Hard-wrap, never word-wrap or truncate: a URL has no spaces to
+		// break at, and the user must be able to copy every character.
+		if strings.TrimSpace(g.URL) == "" {
+			add(th.Muted, "(the sign-in URL is not ready yet)")
+		}
+		lines = append(lines, urlLines(th, g.URL, inner)...)
+		lines = append(lines, wrapLines(hintLine(th, keys.Grant.Cancel, keys.Grant.CopyURL), inner)...)
+	case GrantSucceeded:
+		add(th.Success, "✓ access granted")
+		add(th.Muted, resource)
+	case GrantFailed:
+		msg := SanitizeLine(g.Err)
+		if msg == "" {
+			msg = "sign-in did not complete"
+		}
+		add(th.Error, "✗ access not granted: "+msg)
+		add(th.Muted, "Check the account and permissions in the browser, then try again.")
+		lines = append(lines, wrapLines(hintLine(th, retryBinding(), keys.Grant.Decline), inner)...)
+	default:
+		add(th.Muted, "grant: unknown state")
+	}
+	return lines
+}
+
+// urlLines hard-wraps a URL at width, never word-wrapping or truncating:
+// a URL has no spaces to break at, and the user must be able to copy every
+// character of it from the terminal.
+func urlLines(th Theme, url string, width int) []string {
+	url = SanitizeLine(url)
+	var lines []string
+	for url != "" {
+		piece := ansi.Cut(url, 0, width)
+		if piece == "" { // a wide rune wider than the box
+			piece = ansi.Cut(url, 0, width+1)
+		}
+		if piece == "" {
+			break
+		}
+		lines = append(lines, th.GrantURL.Render(piece))
+		url = url[len(piece):]
+	}
+	return lines
+}
+
+// retryBinding is the accept key described as what it does after a failure.
+func retryBinding() key.Binding {
+	b := keys.Grant.Accept
+	b.SetHelp(b.Help().Key, "try again")
+	return b
+}
+
+// wrapLines word-wraps s (already sanitized, possibly styled) to width,
+// breaking words longer than a line, and splits it into lines.
+func wrapLines(s string, width int) []string {
+	if width < 1 {
+		width = 1
+	}
+	if s == "" {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(s, width, ""), "\n")
+}

@@ -1,0 +1,273 @@
+package views
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// MCPServerRow is one MCP server as the MCP panel lists it. The panel and
+// the UI's key handling both index rows from MCPServerRows, so a selected
+// index always means the same server in both.
+type MCPServerRow struct {
+	ID       string // the McpServerCustomization id, for session/customizationToggled and start/stop actions
+	Name     string // raw host string; sanitized when rendered
+	ParentID string // the plugin or directory that contributes it; "" at top level
+	Parent   string // that container's name
+	Enabled  bool
+	// StateKind is the McpServerState kind as on the wire ("starting",
+	// "ready", "authRequired", "error", "stopped", or a newer host's kind).
+	StateKind string
+	// Auth is the challenge to answer when StateKind is "authRequired".
+	Auth *protocol.McpAuthRequirement
+	// Error is the failure message when StateKind is "error".
+	Error string
+}
+
+// MCPServerRows lists every MCP server in a session's customizations, in
+// the host's order: top-level servers and the servers inside each plugin or
+// directory, right after their container's position.
+func MCPServerRows(customizations []protocol.Customization) []MCPServerRow {
+	var rows []MCPServerRow
+	for _, c := range customizations {
+		switch v := c.Variant.(type) {
+		case protocol.McpServerCustomization:
+			rows = append(rows, mcpRow(v, "", ""))
+		case protocol.PluginCustomization:
+			rows = appendChildRows(rows, v.Children, v.Id, v.Name)
+		case protocol.DirectoryCustomization:
+			rows = appendChildRows(rows, v.Children, v.Id, v.Name)
+		}
+	}
+	return rows
+}
+
+func appendChildRows(rows []MCPServerRow, children []protocol.ChildCustomization, parentID, parent string) []MCPServerRow {
+	for _, ch := range children {
+		if s, ok := ch.Variant.(protocol.McpServerCustomization); ok {
+			rows = append(rows, mcpRow(s, parentID, parent))
+		}
+	}
+	return rows
+}
+
+func mcpRow(s protocol.McpServerCustomization, parentID, parent string) MCPServerRow {
+	r := MCPServerRow{ID: s.Id, Name: s.Name, ParentID: parentID, Parent: parent, Enabled: s.Enabled, StateKind: s.State.Kind()}
+	switch st := s.State.Variant.(type) {
+	case protocol.McpServerAuthRequiredState:
+		r.Auth = &protocol.McpAuthRequirement{Reason: st.Reason, OauthClient: st.OauthClient, Resource: st.Resource,
+			RequiredScopes: st.RequiredScopes, Description: st.Description}
+	case protocol.McpServerErrorState:
+		r.Error = st.Error.Message
+	}
+	if r.StateKind == "" {
+		r.StateKind = "unknown"
+	}
+	return r
+}
+
+// RenderMCPPanel draws the MCP server panel, framed, exactly width×height
+// cells. rows come from MCPServerRows; pending holds the ids of servers
+// with an optimistic action not yet confirmed by the host; grants holds
+// the sign-in flow the UI runs for a server, by id. A panel with room for a
+// single inner line (the strip under the chat on narrow terminals) shows
+// the servers as one line of badges.
+func RenderMCPPanel(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, grants map[string]GrantView, width, height int, focused bool) string {
+	if width < 4 || height < 3 {
+		return ""
+	}
+	frame, titleStyle := th.Panel, th.PanelTitle
+	if focused {
+		frame, titleStyle = th.PanelFocused, th.PanelTitleFocused
+	}
+	inner := width - frame.GetHorizontalFrameSize()
+	innerH := height - frame.GetVerticalFrameSize()
+	var body []string
+	if innerH == 1 {
+		body = []string{mcpStrip(th, rows, selected, pending, inner)}
+	} else {
+		title := titleStyle.Render(Truncate("MCP servers", inner))
+		body = append([]string{title}, mcpRowsWindow(th, rows, selected, pending, grants, inner, innerH-1, focused)...)
+	}
+	for len(body) < innerH {
+		body = append(body, "")
+	}
+	return frame.Width(width).Height(height).Render(strings.Join(body[:innerH], "\n"))
+}
+
+// mcpStrip is the one-line form: "● github ready  ⚠ deploy sign in …".
+func mcpStrip(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, inner int) string {
+	if len(rows) == 0 {
+		return th.Muted.Render(Truncate("MCP: no servers", inner))
+	}
+	var parts []string
+	for i, r := range rows {
+		b := th.McpBadge(r.StateKind, authReason(r))
+		s := b.Style.Render(b.Glyph) + " " + SanitizeLine(r.Name) + " " + b.Style.Render(b.Label)
+		if pending[r.ID] {
+			s += th.Muted.Render(" …")
+		}
+		if i == selected {
+			s = th.Selected.Render(">") + s
+		}
+		parts = append(parts, s)
+	}
+	return Truncate(strings.Join(parts, "  "), inner)
+}
+
+func authReason(r MCPServerRow) string {
+	if r.Auth != nil {
+		return string(r.Auth.Reason)
+	}
+	return ""
+}
+
+// mcpRowsWindow renders the rows into at most h lines, scrolled so the
+// selected row is fully visible.
+func mcpRowsWindow(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, grants map[string]GrantView, inner, h int, focused bool) []string {
+	if len(rows) == 0 {
+		return wrapLines(th.Muted.Render("No MCP servers in this session."), inner)
+	}
+	blocks := make([][]string, len(rows))
+	for i, r := range rows {
+		var g *GrantView
+		if gv, ok := grants[r.ID]; ok {
+			g = &gv
+		}
+		blocks[i] = mcpRowLines(th, r, i == selected, focused, pending[r.ID], g, inner)
+	}
+	return windowBlocks(blocks, selected, h)
+}
+
+// windowBlocks picks consecutive blocks around selected that fit in h
+// lines, starting as early as possible while keeping selected visible.
+func windowBlocks(blocks [][]string, selected, h int) []string {
+	if selected < 0 || selected >= len(blocks) {
+		selected = 0
+	}
+	// Find the first block such that blocks[first..selected] fit.
+	first, used := selected, len(blocks[selected])
+	for first > 0 && used+len(blocks[first-1]) <= h {
+		first--
+		used += len(blocks[first])
+	}
+	// Prefer showing from the top when everything up to selected fits.
+	total := 0
+	for i := 0; i <= selected; i++ {
+		total += len(blocks[i])
+	}
+	if total <= h {
+		first = 0
+	}
+	var out []string
+	for i := first; i < len(blocks) && len(out) < h; i++ {
+		out = append(out, blocks[i]...)
+	}
+	if len(out) > h {
+		out = out[:h]
+	}
+	return out
+}
+
+func mcpRowLines(th Theme, r MCPServerRow, selected, focused, pending bool, grant *GrantView, inner int) []string {
+	marker := "  "
+	if selected {
+		marker = "› "
+	}
+	name := SanitizeLine(r.Name)
+	if name == "" {
+		name = "(unnamed)"
+	}
+	nameStyle := th.Text.Bold(true)
+	line1 := marker + nameStyle.Render(name)
+	if pending {
+		line1 += th.Muted.Render(" ⋯ pending")
+	}
+	line1 = Truncate(line1, inner)
+	if selected && focused {
+		line1 = th.Selected.Render(Truncate(marker+name+pendingSuffix(pending), inner))
+	}
+	b := th.McpBadge(r.StateKind, authReason(r))
+	en := th.EnabledBadge(r.Enabled)
+	line2 := "  " + b.String() + th.Subtle.Render(" · ") + en.String()
+	lines := []string{line1}
+	lines = append(lines, wrapIndented(line2, inner, "  ")...)
+	if r.Parent != "" {
+		lines = append(lines, th.Subtle.Render(Truncate("  from "+SanitizeLine(r.Parent), inner)))
+	}
+	switch r.StateKind {
+	case "error":
+		if msg := SanitizeLine(r.Error); msg != "" {
+			for _, l := range wrapLines(msg, inner-2) {
+				lines = append(lines, "  "+th.Error.Render(l))
+			}
+		}
+	case "authRequired":
+		if grant == nil && r.Auth != nil {
+			var scopes []string
+			for _, s := range r.Auth.RequiredScopes {
+				scopes = append(scopes, SanitizeLine(s))
+			}
+			for _, l := range wrapLines(reasonText(string(r.Auth.Reason), scopes), inner-2) {
+				lines = append(lines, "  "+th.Warning.Render(l))
+			}
+			if selected {
+				lines = append(lines, wrapIndented(hintLine(th, keys.MCP.SignIn), inner, "  ")...)
+			}
+		}
+	}
+	if grant != nil {
+		lines = append(lines, mcpGrantLines(th, *grant, inner)...)
+	}
+	return lines
+}
+
+func pendingSuffix(p bool) string {
+	if p {
+		return " ⋯ pending"
+	}
+	return ""
+}
+
+// mcpGrantLines is the compact form of a grant in the narrow panel: the
+// phase in a line, and while waiting the URL in full, hard-wrapped.
+func mcpGrantLines(th Theme, g GrantView, inner int) []string {
+	var lines []string
+	ind := func(style lipgloss.Style, s string) {
+		for _, l := range wrapLines(s, inner-2) {
+			lines = append(lines, "  "+style.Render(l))
+		}
+	}
+	switch g.Phase {
+	case GrantOffered:
+		ind(th.Warning, "sign-in offered")
+	case GrantWaiting:
+		ind(th.Warning, "waiting for browser sign-in…")
+		if !g.BrowserOpened {
+			ind(th.Muted, "open this URL:")
+		}
+		for _, l := range urlLines(th, g.URL, inner-2) {
+			lines = append(lines, "  "+l)
+		}
+	case GrantSucceeded:
+		ind(th.Success, "✓ signed in")
+	case GrantFailed:
+		ind(th.Error, "✗ sign-in failed: "+SanitizeLine(g.Err))
+	}
+	return lines
+}
+
+// wrapIndented wraps s to width and indents continuation lines.
+func wrapIndented(s string, width int, indent string) []string {
+	ls := wrapLines(s, width)
+	if len(ls) <= 1 {
+		return ls
+	}
+	out := []string{ls[0]}
+	for _, l := range wrapLines(strings.Join(ls[1:], " "), width-len(indent)) {
+		out = append(out, indent+l)
+	}
+	return out
+}

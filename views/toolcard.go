@@ -1,0 +1,397 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// CardContext is what a tool-call card needs beyond the tool call itself.
+type CardContext struct {
+	// ServerName is the MCP server that contributes the tool ("" when the
+	// tool is not an MCP tool or the server is unknown). ServerNameFor
+	// resolves it from the session's customizations.
+	ServerName string
+	Selected   bool // the card has the transcript's selection: highlighted frame, key hints
+	Expanded   bool // show the whole input and result instead of their first lines
+	// Grant, when set, replaces the plain "needs sign-in" summary of an
+	// auth-required call with the grant prompt in its current phase.
+	Grant *GrantView
+}
+
+// Collapsed card sections show this many lines and say how many are hidden.
+const (
+	collapsedInputLines  = 3
+	collapsedResultLines = 6
+)
+
+// toolCall is the fields every ToolCallState variant may carry, in one
+// shape, so the card is drawn by one function.
+type toolCall struct {
+	id, status        string
+	name, intention   string
+	invocation        string
+	input             string
+	contributorMCP    string // customizationId of an MCP contributor
+	success           bool
+	hasResult         bool
+	pastTense         string
+	content           []protocol.ToolResultContent
+	errMsg, errCode   string
+	cancelReason      string
+	cancelMessage     string
+	confirmationTitle string
+	options           []protocol.ConfirmationOption
+	selectedOption    string
+	risk              string
+	auth              *protocol.McpAuthRequirement
+}
+
+func mcpContributor(c *protocol.ToolCallContributor) string {
+	if c == nil {
+		return ""
+	}
+	if m, ok := c.Variant.(protocol.ToolCallMcpContributor); ok {
+		return m.CustomizationId
+	}
+	return ""
+}
+
+func optLabel(o *protocol.ConfirmationOption) string {
+	if o == nil {
+		return ""
+	}
+	return o.Label
+}
+
+func strOr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func resultErr(e *protocol.ToolCallResultError) (string, string) {
+	if e == nil {
+		return "", ""
+	}
+	return e.Message, strOr(e.Code)
+}
+
+// normalizeToolCall flattens a ToolCallState variant. An unknown variant
+// (a newer host) keeps its status so the card still says what it is.
+func normalizeToolCall(tc protocol.ToolCallState) toolCall {
+	var t toolCall
+	switch v := tc.Variant.(type) {
+	case protocol.ToolCallStreamingState:
+		t = toolCall{id: v.ToolCallId, status: "streaming", name: nameOf(v.DisplayName, v.ToolName),
+			intention: strOr(v.Intention), input: strOr(v.PartialInput), contributorMCP: mcpContributor(v.Contributor)}
+		if v.InvocationMessage != nil {
+			t.invocation = v.InvocationMessage.Value
+		}
+	case protocol.ToolCallPendingConfirmationState:
+		t = toolCall{id: v.ToolCallId, status: "pending-confirmation", name: nameOf(v.DisplayName, v.ToolName),
+			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
+			contributorMCP: mcpContributor(v.Contributor), options: v.Options}
+		if v.ConfirmationTitle != nil {
+			t.confirmationTitle = v.ConfirmationTitle.Value
+		}
+		if v.RiskAssessment != nil {
+			if c, ok := v.RiskAssessment.Variant.(protocol.ToolCallRiskAssessmentCompleteState); ok {
+				t.risk = fmt.Sprintf("risk assessment: %s (safety %.0f%%)", c.Reason.Value, c.Safety*100)
+			} else {
+				t.risk = "risk assessment: in progress…"
+			}
+		}
+	case protocol.ToolCallRunningState:
+		t = toolCall{id: v.ToolCallId, status: "running", name: nameOf(v.DisplayName, v.ToolName),
+			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
+			contributorMCP: mcpContributor(v.Contributor), content: v.Content, selectedOption: optLabel(v.SelectedOption)}
+	case protocol.ToolCallAuthRequiredState:
+		auth := v.Auth
+		t = toolCall{id: v.ToolCallId, status: "auth-required", name: nameOf(v.DisplayName, v.ToolName),
+			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
+			contributorMCP: v.Contributor.CustomizationId, content: v.Content, auth: &auth}
+	case protocol.ToolCallPendingResultConfirmationState:
+		t = toolCall{id: v.ToolCallId, status: "pending-result-confirmation", name: nameOf(v.DisplayName, v.ToolName),
+			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
+			contributorMCP: mcpContributor(v.Contributor), hasResult: true, success: v.Success,
+			pastTense: v.PastTenseMessage.Value, content: v.Content}
+		t.errMsg, t.errCode = resultErr(v.Error)
+	case protocol.ToolCallCompletedState:
+		t = toolCall{id: v.ToolCallId, status: "completed", name: nameOf(v.DisplayName, v.ToolName),
+			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
+			contributorMCP: mcpContributor(v.Contributor), hasResult: true, success: v.Success,
+			pastTense: v.PastTenseMessage.Value, content: v.Content, selectedOption: optLabel(v.SelectedOption)}
+		t.errMsg, t.errCode = resultErr(v.Error)
+	case protocol.ToolCallCancelledState:
+		t = toolCall{id: v.ToolCallId, status: "cancelled", name: nameOf(v.DisplayName, v.ToolName),
+			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
+			contributorMCP: mcpContributor(v.Contributor), cancelReason: string(v.Reason),
+			selectedOption: optLabel(v.SelectedOption)}
+		if v.ReasonMessage != nil {
+			t.cancelMessage = v.ReasonMessage.Value
+		}
+	case protocol.UnknownToolCallState:
+		t = toolCall{status: v.Discriminator, name: "tool call"}
+	default:
+		t = toolCall{status: tc.Kind(), name: "tool call"}
+	}
+	return t
+}
+
+func nameOf(display, tool string) string {
+	if strings.TrimSpace(display) != "" {
+		return display
+	}
+	return tool
+}
+
+// ToolCallID returns the tool call's id whatever its state ("" for an
+// unknown variant).
+func ToolCallID(tc protocol.ToolCallState) string { return normalizeToolCall(tc).id }
+
+// RenderToolCard draws one tool call as a framed card exactly width cells
+// wide: a header with the state badge, the tool's name and its MCP server;
+// what it is doing; its input (collapsed to a few lines unless Expanded);
+// its result or why it failed or was cancelled; and, when the card is
+// selected and the call waits for the user, the keys that answer it.
+func RenderToolCard(th Theme, tc protocol.ToolCallState, ctx CardContext, width int) string {
+	if width < 10 {
+		width = 10
+	}
+	frame := th.Panel.Padding(0, 1)
+	if ctx.Selected {
+		frame = th.PanelFocused.Padding(0, 1)
+	}
+	inner := width - frame.GetHorizontalFrameSize()
+	lines := toolCardLines(th, normalizeToolCall(tc), ctx, inner)
+	return frame.Width(width).Render(strings.Join(lines, "\n"))
+}
+
+func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
+	var lines []string
+	add := func(style lipgloss.Style, s string) {
+		for _, l := range wrapLines(s, inner) {
+			lines = append(lines, style.Render(l))
+		}
+	}
+	addBlock := func(label, body string, max int) {
+		body = strings.TrimRight(Sanitize(body), "\n ")
+		if body == "" {
+			return
+		}
+		add(th.Subtle, label)
+		var bl []string
+		for _, l := range strings.Split(body, "\n") {
+			bl = append(bl, wrapLines(l, inner-2)...)
+			if len(bl) == 0 {
+				bl = append(bl, "")
+			}
+		}
+		shown := bl
+		if !ctx.Expanded && len(bl) > max {
+			shown = bl[:max]
+		}
+		for _, l := range shown {
+			lines = append(lines, "  "+th.Text.Render(l))
+		}
+		if hidden := len(bl) - len(shown); hidden > 0 {
+			more := fmt.Sprintf("  … %d more line%s", hidden, plural(hidden))
+			if ctx.Selected {
+				more += " (" + keys.Chat.ToggleExpand.Help().Key + " expand)"
+			}
+			lines = append(lines, th.Muted.Render(Truncate(more, inner)))
+		}
+	}
+
+	// Header: badge, name, server. The badge goes first so state is the
+	// first thing read in a column of cards.
+	badge := th.ToolCallBadge(t.status, t.hasResult && !t.success)
+	name := SanitizeLine(t.name)
+	if name == "" {
+		name = "tool"
+	}
+	head := badge.String() + "  " + th.Title.Render(name)
+	if s := SanitizeLine(ctx.ServerName); s != "" {
+		head += th.Muted.Render(" · " + s)
+	}
+	lines = append(lines, wrapLines(head, inner)...)
+
+	// What the tool is doing, in the host's words for this state.
+	switch {
+	case t.hasResult && strings.TrimSpace(t.pastTense) != "":
+		add(th.Text, SanitizeLine(t.pastTense))
+	case strings.TrimSpace(t.invocation) != "":
+		add(th.Text, SanitizeLine(t.invocation))
+	}
+	if s := SanitizeLine(t.intention); strings.TrimSpace(s) != "" {
+		add(th.Muted, "why: "+s)
+	}
+	if s := SanitizeLine(t.confirmationTitle); strings.TrimSpace(s) != "" {
+		add(th.Warning, s)
+	}
+	if t.risk != "" {
+		add(th.Muted, SanitizeLine(t.risk))
+	}
+	addBlock("input", t.input, collapsedInputLines)
+
+	switch t.status {
+	case "completed", "pending-result-confirmation", "running", "auth-required":
+		if t.hasResult && !t.success {
+			msg := SanitizeLine(t.errMsg)
+			if msg == "" {
+				msg = "the tool reported a failure"
+			}
+			if c := SanitizeLine(t.errCode); c != "" {
+				msg += " (" + c + ")"
+			}
+			add(th.Error, "error: "+msg)
+		}
+		if out := resultText(t.content); out != "" {
+			label := "result"
+			if !t.hasResult {
+				label = "output so far"
+			}
+			addBlock(label, out, collapsedResultLines)
+		}
+	case "cancelled":
+		why := cancelText(t.cancelReason)
+		if m := SanitizeLine(t.cancelMessage); strings.TrimSpace(m) != "" {
+			why += ": " + m
+		}
+		add(th.Muted, why)
+	}
+	if t.selectedOption != "" {
+		add(th.Subtle, "chosen: "+SanitizeLine(t.selectedOption))
+	}
+
+	// The part that asks something of the user.
+	switch t.status {
+	case "pending-confirmation":
+		if len(t.options) > 0 {
+			var opts []string
+			for _, o := range t.options {
+				opts = append(opts, SanitizeLine(o.Label))
+			}
+			add(th.Muted, "options: "+strings.Join(opts, " / "))
+		}
+		if ctx.Selected {
+			lines = append(lines, wrapLines(hintLine(th, keys.Chat.Approve, keys.Chat.Deny), inner)...)
+		}
+	case "pending-result-confirmation":
+		if ctx.Selected {
+			approve, deny := keys.Chat.Approve, keys.Chat.Deny
+			approve.SetHelp(approve.Help().Key, "accept result")
+			deny.SetHelp(deny.Help().Key, "reject result")
+			lines = append(lines, wrapLines(hintLine(th, approve, deny), inner)...)
+		}
+	case "auth-required":
+		switch {
+		case ctx.Grant != nil:
+			box := th.GrantBox
+			g := grantLines(th, *ctx.Grant, inner-box.GetHorizontalFrameSize())
+			lines = append(lines, strings.Split(box.Width(inner).Render(strings.Join(g, "\n")), "\n")...)
+		case t.auth != nil:
+			scopes := t.auth.RequiredScopes
+			res := SanitizeLine(t.auth.Resource.Resource)
+			if res == "" {
+				res = "the server"
+			}
+			var clean []string
+			for _, s := range scopes {
+				clean = append(clean, SanitizeLine(s))
+			}
+			add(th.Warning, res+" "+reasonText(string(t.auth.Reason), clean))
+			if ctx.Selected {
+				lines = append(lines, wrapLines(hintLine(th, keys.Grant.Accept, keys.Grant.Decline), inner)...)
+			}
+		}
+	}
+	return lines
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func cancelText(reason string) string {
+	switch reason {
+	case "denied":
+		return "denied by the user"
+	case "skipped":
+		return "skipped"
+	case "result-denied":
+		return "result rejected by the user"
+	case "":
+		return "cancelled"
+	}
+	return "cancelled (" + SanitizeLine(reason) + ")"
+}
+
+// resultText is the readable part of a tool result: text content in full,
+// other content kinds as a one-line summary.
+func resultText(content []protocol.ToolResultContent) string {
+	var parts []string
+	for _, c := range content {
+		switch v := c.Variant.(type) {
+		case protocol.ToolResultTextContent:
+			parts = append(parts, v.Text)
+		case protocol.ToolResultEmbeddedResourceContent:
+			parts = append(parts, fmt.Sprintf("[embedded %s, %d bytes base64]", v.ContentType, len(v.Data)))
+		case protocol.ToolResultResourceContent:
+			parts = append(parts, "[resource "+v.Uri+"]")
+		case protocol.ToolResultFileEditContent:
+			s := "[file edit"
+			if v.Diff != nil {
+				if v.Diff.Added != nil {
+					s += fmt.Sprintf(" +%d", *v.Diff.Added)
+				}
+				if v.Diff.Removed != nil {
+					s += fmt.Sprintf(" -%d", *v.Diff.Removed)
+				}
+			}
+			parts = append(parts, s+"]")
+		case protocol.ToolResultTerminalContent:
+			parts = append(parts, "[terminal "+v.Title+"]")
+		case protocol.ToolResultTerminalCompleteContent:
+			s := "[terminal finished"
+			if v.ExitCode != nil {
+				s += fmt.Sprintf(", exit code %d", *v.ExitCode)
+			}
+			s += "]"
+			if v.Preview != nil {
+				s += "\n" + *v.Preview
+			}
+			parts = append(parts, s)
+		case protocol.ToolResultSubagentContent:
+			parts = append(parts, "[subagent "+v.Title+"]")
+		default:
+			parts = append(parts, "["+c.Kind()+" content]")
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ServerNameFor returns the name of the MCP server a tool call comes from,
+// looked up by its contributor's customizationId among the session's
+// customizations (top level and inside plugins and directories); "" when
+// the tool is not an MCP tool or the server is not listed.
+func ServerNameFor(tc protocol.ToolCallState, customizations []protocol.Customization) string {
+	id := normalizeToolCall(tc).contributorMCP
+	if id == "" {
+		return ""
+	}
+	for _, r := range MCPServerRows(customizations) {
+		if r.ID == id {
+			return r.Name
+		}
+	}
+	return ""
+}

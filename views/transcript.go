@@ -1,0 +1,555 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// TranscriptOptions are the UI's view state over a chat: they change what
+// is drawn, never the chat.
+type TranscriptOptions struct {
+	// SelectedToolCall is the tool call id whose card has the selection
+	// (highlighted frame, key hints).
+	SelectedToolCall string
+	// Expanded holds reasoning part ids and tool call ids the user opened.
+	Expanded map[string]bool
+	// Grant holds the grant prompt to show in an auth-required tool call's
+	// card, by tool call id.
+	Grant map[string]GrantView
+}
+
+// Transcript renders a chat's turns into a scrollable viewport, fast enough
+// to redraw on every streamed delta. It caches each finished turn's lines by
+// (turn, width, the options that touch the turn), re-renders only the
+// active turn per frame (and of its markdown only the last paragraph), and
+// walks from the bottom only as far as the viewport needs.
+//
+// A Transcript is a cache: mutable, not safe for concurrent use, and it never
+// changes the chat it is given. Use one per open chat, from the UI goroutine.
+type Transcript struct {
+	th       Theme
+	chat     protocol.ChatState
+	servers  map[string]string // MCP customization id → server name
+	serverFP string            // fingerprint of servers, part of every cache key
+	turns    map[string]*renderedTurn
+	activeID string
+	streams  map[string]*markdownStream // active turn's markdown parts, by part id
+	userMsg  *renderedTurn              // active turn's user message
+}
+
+// renderedTurn is one turn's lines at one width and option set.
+type renderedTurn struct {
+	key   string
+	lines []string
+	cards map[string][2]int // tool call id → [first line, line count] within lines
+}
+
+// NewTranscript returns an empty transcript drawn with th.
+func NewTranscript(th Theme) *Transcript {
+	return &Transcript{th: th, turns: map[string]*renderedTurn{}, streams: map[string]*markdownStream{}}
+}
+
+// SetTheme switches the theme (e.g. after the terminal reported its
+// background) and drops every cached line.
+func (t *Transcript) SetTheme(th Theme) {
+	t.th = th
+	t.turns = map[string]*renderedTurn{}
+	t.streams = map[string]*markdownStream{}
+	t.userMsg = nil
+}
+
+// SetChat points the transcript at the newest snapshot of the chat and the
+// session's customizations (for the MCP server names on tool cards). It is
+// cheap: nothing is rendered until Render.
+func (t *Transcript) SetChat(chat protocol.ChatState, sessionCustomizations []protocol.Customization) {
+	t.chat = chat
+	servers := map[string]string{}
+	var fp strings.Builder
+	for _, r := range MCPServerRows(sessionCustomizations) {
+		servers[r.ID] = r.Name
+		fp.WriteString(r.ID)
+		fp.WriteByte(0)
+		fp.WriteString(r.Name)
+		fp.WriteByte(0)
+	}
+	t.servers = servers
+	if s := fp.String(); s != t.serverFP {
+		t.serverFP = s
+		t.turns = map[string]*renderedTurn{}
+		t.userMsg = nil
+	}
+	if len(t.turns) > len(chat.Turns)+64 {
+		live := make(map[string]bool, len(chat.Turns))
+		for _, tr := range chat.Turns {
+			live[tr.Id] = true
+		}
+		for id := range t.turns {
+			if !live[id] {
+				delete(t.turns, id)
+			}
+		}
+	}
+	if chat.ActiveTurn == nil || chat.ActiveTurn.Id != t.activeID {
+		t.streams = map[string]*markdownStream{}
+		t.userMsg = nil
+		t.activeID = ""
+		if chat.ActiveTurn != nil {
+			t.activeID = chat.ActiveTurn.Id
+		}
+	}
+}
+
+// segments is the number of blocks in the transcript: the finished turns,
+// then the active turn.
+func (t *Transcript) segments() int {
+	n := len(t.chat.Turns)
+	if t.chat.ActiveTurn != nil {
+		n++
+	}
+	return n
+}
+
+// segment returns block i's lines at width.
+func (t *Transcript) segment(i, width int, opts TranscriptOptions) *renderedTurn {
+	if i < len(t.chat.Turns) {
+		return t.finishedTurn(&t.chat.Turns[i], width, opts)
+	}
+	return t.activeTurn(t.chat.ActiveTurn, width, opts)
+}
+
+// Render returns the viewport: exactly height lines (padded with empty
+// lines when the transcript is shorter), none wider than width, ending
+// scrollFromBottom lines above the end of the transcript. A scroll offset
+// past the top is clamped so the first line shows at the top.
+func (t *Transcript) Render(width, height, scrollFromBottom int, opts TranscriptOptions) string {
+	if width < 1 || height < 1 {
+		return ""
+	}
+	scrollFromBottom = max(scrollFromBottom, 0)
+	need := scrollFromBottom + height
+	// Gather blocks from the bottom until the viewport is covered.
+	var chunks [][]string // bottom first
+	acc := 0
+	n := t.segments()
+	for i := n - 1; i >= 0 && acc < need; i-- {
+		if i < n-1 {
+			chunks = append(chunks, blankLine)
+			acc++
+		}
+		l := t.segment(i, width, opts).lines
+		chunks = append(chunks, l)
+		acc += len(l)
+	}
+	if acc < need { // reached the top
+		scrollFromBottom = max(0, acc-height)
+	}
+	// Lines [start, end) counted from the top of the gathered part.
+	end := acc - scrollFromBottom
+	start := max(0, end-height)
+	out := make([]string, 0, height)
+	pos := 0
+	for c := len(chunks) - 1; c >= 0 && pos < end; c-- {
+		l := chunks[c]
+		if pos+len(l) <= start {
+			pos += len(l)
+			continue
+		}
+		from := max(0, start-pos)
+		to := min(len(l), end-pos)
+		out = append(out, l[from:to]...)
+		pos += len(l)
+	}
+	for len(out) < height {
+		out = append(out, "")
+	}
+	return strings.Join(out, "\n")
+}
+
+var blankLine = []string{""}
+
+// TotalLines is the height of the whole transcript at width with opts. It
+// renders every turn not yet cached at this width, so the first call after
+// a resize costs a full render.
+func (t *Transcript) TotalLines(width int, opts TranscriptOptions) int {
+	total := 0
+	n := t.segments()
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			total++
+		}
+		total += len(t.segment(i, width, opts).lines)
+	}
+	return total
+}
+
+// LocateToolCall returns where a tool call's card is: its first line,
+// counted from the top of the transcript, and its height in lines.
+func (t *Transcript) LocateToolCall(width int, opts TranscriptOptions, toolCallID string) (top, height int, ok bool) {
+	pos := 0
+	n := t.segments()
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			pos++
+		}
+		r := t.segment(i, width, opts)
+		if c, found := r.cards[toolCallID]; found {
+			top, height, ok = pos+c[0], c[1], true
+		}
+		pos += len(r.lines)
+	}
+	return top, height, ok
+}
+
+// ScrollToToolCall returns the scrollFromBottom that shows a tool call's
+// card with its top at the top of a height-line viewport (or as close as
+// the transcript's end allows).
+func (t *Transcript) ScrollToToolCall(width, height int, opts TranscriptOptions, toolCallID string) (scrollFromBottom int, ok bool) {
+	top, _, ok := t.LocateToolCall(width, opts, toolCallID)
+	if !ok {
+		return 0, false
+	}
+	total := t.TotalLines(width, opts)
+	s := total - top - height
+	return min(max(s, 0), max(total-height, 0)), true
+}
+
+// ToolCallIDs lists the chat's tool call ids in transcript order, for
+// next/previous navigation.
+func (t *Transcript) ToolCallIDs() []string {
+	var ids []string
+	collect := func(parts []protocol.ResponsePart) {
+		for _, p := range parts {
+			if tc, ok := p.Variant.(protocol.ToolCallResponsePart); ok {
+				ids = append(ids, ToolCallID(tc.ToolCall))
+			}
+		}
+	}
+	for i := range t.chat.Turns {
+		collect(t.chat.Turns[i].ResponseParts)
+	}
+	if t.chat.ActiveTurn != nil {
+		collect(t.chat.ActiveTurn.ResponseParts)
+	}
+	return ids
+}
+
+// optionsKey is the part of opts that changes how parts render, restricted
+// to the parts given: a turn whose parts no option touches keeps its cache
+// whatever else is selected or expanded.
+func optionsKey(parts []protocol.ResponsePart, opts TranscriptOptions) string {
+	var b []byte
+	for _, p := range parts {
+		var id string
+		switch v := p.Variant.(type) {
+		case protocol.ReasoningResponsePart:
+			if opts.Expanded[v.Id] {
+				b = append(b, "r:"+v.Id+";"...)
+			}
+			continue
+		case protocol.ToolCallResponsePart:
+			id = ToolCallID(v.ToolCall)
+		default:
+			continue
+		}
+		if id == "" {
+			continue
+		}
+		if opts.SelectedToolCall == id {
+			b = append(b, "s:"+id+";"...)
+		}
+		if opts.Expanded[id] {
+			b = append(b, "e:"+id+";"...)
+		}
+		if g, ok := opts.Grant[id]; ok {
+			b = append(b, fmt.Sprintf("g:%s:%v;", id, g)...)
+		}
+	}
+	return string(b)
+}
+
+func (t *Transcript) finishedTurn(tr *protocol.Turn, width int, opts TranscriptOptions) *renderedTurn {
+	// The parts' backing array identifies the snapshot: reducers copy a
+	// turn's parts when they change them and share them when they don't.
+	var ptr uintptr
+	if len(tr.ResponseParts) > 0 {
+		ptr = uintptr(unsafe.Pointer(unsafe.SliceData(tr.ResponseParts)))
+	}
+	key := fmt.Sprintf("%d|%x|%d|%s|%s", width, ptr, len(tr.ResponseParts), tr.State, optionsKey(tr.ResponseParts, opts))
+	if r, ok := t.turns[tr.Id]; ok && r.key == key {
+		return r
+	}
+	r := &renderedTurn{key: key, cards: map[string][2]int{}}
+	r.lines = t.userLines(tr.Message, width)
+	r.lines = append(r.lines, "")
+	r.lines = t.appendParts(r, tr.ResponseParts, width, opts, false)
+	r.lines = t.appendFooter(r.lines, tr, width)
+	t.turns[tr.Id] = r
+	return r
+}
+
+func (t *Transcript) activeTurn(at *protocol.ActiveTurn, width int, opts TranscriptOptions) *renderedTurn {
+	if t.userMsg == nil || t.userMsg.key != fmt.Sprint(width) {
+		t.userMsg = &renderedTurn{key: fmt.Sprint(width), lines: t.userLines(at.Message, width)}
+	}
+	r := &renderedTurn{cards: map[string][2]int{}}
+	r.lines = make([]string, 0, len(t.userMsg.lines)+64)
+	r.lines = append(r.lines, t.userMsg.lines...)
+	r.lines = append(r.lines, "")
+	r.lines = t.appendParts(r, at.ResponseParts, width, opts, true)
+	// What the agent is doing now, in the host's words.
+	activity := "working…"
+	if a := SanitizeLine(strOr(t.chat.Activity)); strings.TrimSpace(a) != "" {
+		activity = a
+	}
+	if len(at.ResponseParts) > 0 {
+		r.lines = append(r.lines, "")
+	}
+	r.lines = append(r.lines, "  "+t.th.Info.Render(Truncate("◐ "+activity, width-2)))
+	if u := usageText(at.Usage); u != "" {
+		r.lines = append(r.lines, "  "+t.th.Subtle.Render(Truncate(u, width-2)))
+	}
+	return r
+}
+
+// userLines renders the message that started a turn: a label naming who
+// sent it, then its text behind a bar.
+func (t *Transcript) userLines(m protocol.Message, width int) []string {
+	th := t.th
+	label := "You"
+	switch m.Origin.Kind {
+	case protocol.MessageKindAgent:
+		label = "Agent"
+	case protocol.MessageKindTool:
+		label = "Tool"
+	case protocol.MessageKindSystemNotification:
+		label = "System"
+	}
+	text := strings.TrimRight(Sanitize(m.Text), "\n ")
+	inner := max(width-2, 1) // bar and padding
+	var body []string
+	body = append(body, th.UserLabel.Render(label))
+	for _, l := range strings.Split(text, "\n") {
+		w := wrapLines(l, inner)
+		if len(w) == 0 {
+			w = []string{""}
+		}
+		for _, x := range w {
+			body = append(body, th.Text.Render(x))
+		}
+	}
+	for _, a := range m.Attachments {
+		body = append(body, th.Muted.Render(Truncate("📎 "+SanitizeLine(attachmentLabel(a)), inner)))
+	}
+	return strings.Split(th.UserMessage.Render(strings.Join(body, "\n")), "\n")
+}
+
+func attachmentLabel(a protocol.MessageAttachment) string {
+	// Every variant carries a label; read it through JSON-free switch on
+	// the known ones and fall back to the kind.
+	switch v := a.Variant.(type) {
+	case protocol.MessageResourceAttachment:
+		return v.Label
+	case protocol.MessageEmbeddedResourceAttachment:
+		return v.Label
+	case protocol.MessageAnnotationsAttachment:
+		return v.Label
+	}
+	return a.Kind() + " attachment"
+}
+
+// appendParts renders response parts in stream order, one blank line
+// apart, indented under the turn.
+func (t *Transcript) appendParts(r *renderedTurn, parts []protocol.ResponsePart, width int, opts TranscriptOptions, active bool) []string {
+	th := t.th
+	lines := r.lines
+	inner := max(width-2, 1)
+	indent := func(ls []string) {
+		for _, l := range ls {
+			if l == "" {
+				lines = append(lines, "")
+			} else {
+				lines = append(lines, "  "+l)
+			}
+		}
+	}
+	for i, p := range parts {
+		if i > 0 {
+			lines = append(lines, "")
+		}
+		switch v := p.Variant.(type) {
+		case protocol.MarkdownResponsePart:
+			if active {
+				s, ok := t.streams[v.Id]
+				if !ok {
+					s = &markdownStream{}
+					t.streams[v.Id] = s
+				}
+				indent(s.render(th, v.Content.String(), inner))
+			} else {
+				indent(RenderMarkdown(th, v.Content.String(), inner))
+			}
+		case protocol.ReasoningResponsePart:
+			indent(reasoningLines(th, v, opts.Expanded[v.Id], inner))
+		case protocol.ToolCallResponsePart:
+			id := ToolCallID(v.ToolCall)
+			ctx := CardContext{
+				ServerName: t.servers[normalizeToolCall(v.ToolCall).contributorMCP],
+				Selected:   id != "" && id == opts.SelectedToolCall,
+				Expanded:   opts.Expanded[id],
+			}
+			if g, ok := opts.Grant[id]; ok {
+				ctx.Grant = &g
+			}
+			card := strings.Split(RenderToolCard(th, v.ToolCall, ctx, inner), "\n")
+			if id != "" {
+				r.cards[id] = [2]int{len(lines), len(card)}
+			}
+			indent(card)
+		case protocol.InputRequestResponsePart:
+			indent(inputRequestSummary(th, v, inner))
+		case protocol.SystemNotificationResponsePart:
+			text := Sanitize(v.Content.Value)
+			var ls []string
+			for j, l := range strings.Split(strings.TrimRight(text, "\n "), "\n") {
+				prefix := "  "
+				if j == 0 {
+					prefix = "ℹ "
+				}
+				for k, w := range wrapLines(l, inner-2) {
+					if k > 0 {
+						prefix = "  "
+					}
+					ls = append(ls, th.Info.Render(prefix+w))
+				}
+			}
+			indent(ls)
+		case protocol.ResourceReponsePart:
+			s := "[content " + SanitizeLine(v.Uri)
+			if v.ContentType != nil {
+				s += ", " + SanitizeLine(*v.ContentType)
+			}
+			if v.SizeHint != nil {
+				s += fmt.Sprintf(", %d bytes", *v.SizeHint)
+			}
+			indent([]string{th.Muted.Render(Truncate(s+"]", inner))})
+		default:
+			indent([]string{th.Muted.Render(Truncate("[a "+SanitizeLine(p.Kind())+" part this client cannot show]", inner))})
+		}
+	}
+	return lines
+}
+
+// reasoningLines shows reasoning collapsed to one line unless expanded:
+// it is the model's scratch work, useful on demand, noise by default.
+func reasoningLines(th Theme, p protocol.ReasoningResponsePart, expanded bool, width int) []string {
+	text := p.Content.String()
+	words := countWords(text)
+	if !expanded {
+		return []string{th.Reasoning.Render(Truncate(fmt.Sprintf("▸ Reasoning (%d word%s)", words, plural(words)), width))}
+	}
+	lines := []string{th.Reasoning.Render(Truncate(fmt.Sprintf("▾ Reasoning (%d word%s)", words, plural(words)), width))}
+	for _, l := range strings.Split(strings.TrimRight(Sanitize(text), "\n "), "\n") {
+		for _, w := range wrapLines(l, width-2) {
+			lines = append(lines, "  "+th.Reasoning.Render(w))
+		}
+	}
+	return lines
+}
+
+// countWords counts whitespace-separated words without allocating: it runs
+// on every frame while reasoning streams.
+func countWords(s string) int {
+	n := 0
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		space := c == ' ' || c == '\n' || c == '\t' || c == '\r'
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
+}
+
+// appendFooter adds how a finished turn ended (when not simply complete)
+// and its token usage.
+func (t *Transcript) appendFooter(lines []string, tr *protocol.Turn, width int) []string {
+	th := t.th
+	inner := max(width-2, 1)
+	var foot []string
+	switch tr.State {
+	case protocol.TurnStateError:
+		msg := "the turn failed"
+		if tr.Error != nil {
+			msg = SanitizeLine(tr.Error.Message)
+			if et := SanitizeLine(tr.Error.ErrorType); et != "" {
+				msg += " (" + et + ")"
+			}
+		}
+		for _, l := range wrapLines("✗ error: "+msg, inner) {
+			foot = append(foot, th.Error.Render(l))
+		}
+	case protocol.TurnStateCancelled:
+		foot = append(foot, th.Muted.Render("⊘ turn cancelled"))
+	}
+	if u := usageText(tr.Usage); u != "" {
+		foot = append(foot, th.Subtle.Render(Truncate(u, inner)))
+	}
+	if len(foot) > 0 {
+		if len(tr.ResponseParts) > 0 {
+			lines = append(lines, "")
+		}
+		for _, l := range foot {
+			lines = append(lines, "  "+l)
+		}
+	}
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// usageText is "1,234 in · 567 out · 89 cached · model", or "".
+func usageText(u *protocol.UsageInfo) string {
+	if u == nil {
+		return ""
+	}
+	var parts []string
+	if u.InputTokens != nil {
+		parts = append(parts, groupDigits(*u.InputTokens)+" in")
+	}
+	if u.OutputTokens != nil {
+		parts = append(parts, groupDigits(*u.OutputTokens)+" out")
+	}
+	if u.CacheReadTokens != nil && *u.CacheReadTokens > 0 {
+		parts = append(parts, groupDigits(*u.CacheReadTokens)+" cached")
+	}
+	if len(parts) > 0 {
+		parts[0] = "tokens: " + parts[0]
+	}
+	if u.Model != nil && strings.TrimSpace(*u.Model) != "" {
+		parts = append(parts, SanitizeLine(*u.Model))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func groupDigits(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
