@@ -135,7 +135,7 @@ func newFlow(ln net.Listener, conf *oauth2.Config, resource string, scopes []str
 func (a *Authenticator) run(ctx context.Context, g *Grant, f *flow, ci clientIdentity) {
 	f.ctx = ctx
 	srv := &http.Server{
-		Handler:           f,
+		Handler:           loopbackOnly(f),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          log.New(io.Discard, "", 0),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
@@ -195,6 +195,30 @@ func hostOf(u string) string {
 		return p.Host
 	}
 	return "the authorization server"
+}
+
+// loopbackOnly refuses requests that did not come from this machine to a
+// loopback name. The listener is bound to 127.0.0.1, but a web page can
+// still reach it through DNS rebinding (a hostname it controls resolving to
+// 127.0.0.1), which shows as a foreign Host header; such a request must
+// neither see the page nor use up the flow's single callback.
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if hh, _, err := net.SplitHostPort(host); err == nil {
+			host = hh
+		}
+		remote, _, err := net.SplitHostPort(r.RemoteAddr)
+		ip := net.ParseIP(remote)
+		if err != nil || ip == nil || !ip.IsLoopback() || !isLoopbackHost(host) {
+			writePage(w, http.StatusForbidden, page{
+				Title:  "Forbidden",
+				Detail: "This address only receives the sign-in callback from this computer's browser.",
+			})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // ServeHTTP is the loopback redirect endpoint. Only the first request to
