@@ -15,7 +15,7 @@ import (
 // escape sequences in it are inert text by the time glamour parses it, and
 // glamour's own output is filtered down to SGR styling: it would otherwise
 // emit OSC 8 hyperlinks whose target the host chose. Without colour the
-// output carries no escape sequences at all.
+// output carries attribute SGRs only (bold, italic), like the theme.
 //
 // Rendering is split at paragraph boundaries (see splitMarkdown) so that a
 // streaming answer can reuse everything above its last paragraph; finished
@@ -175,9 +175,6 @@ func renderChunk(th Theme, chunk string, width int) []string {
 		// than its formatting.
 		out = chunk
 	}
-	if th.NoColor {
-		out = ansi.Strip(out)
-	}
 	lines := strings.Split(out, "\n")
 	for i, l := range lines {
 		lines[i] = cleanLine(l)
@@ -319,7 +316,12 @@ func glamourFor(th Theme, width int) *glamourEntry {
 	var cfg gansi.StyleConfig
 	switch {
 	case th.NoColor:
+		// No colour, but emphasis as attributes rather than the ASCII
+		// style's literal asterisks, as the theme does without colour.
 		cfg = styles.NoTTYStyleConfig
+		on := true
+		cfg.Strong = gansi.StylePrimitive{Bold: &on}
+		cfg.Emph = gansi.StylePrimitive{Italic: &on}
 	case th.IsDark:
 		cfg = styles.DarkStyleConfig
 	default:

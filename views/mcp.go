@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -82,13 +83,16 @@ func RenderMCPPanel(th Theme, rows []MCPServerRow, selected int, pending map[str
 	if focused {
 		frame, titleStyle = th.PanelFocused, th.PanelTitleFocused
 	}
+	if width >= 12 {
+		frame = frame.Padding(0, 1)
+	}
 	inner := width - frame.GetHorizontalFrameSize()
 	innerH := height - frame.GetVerticalFrameSize()
 	var body []string
 	if innerH == 1 {
 		body = []string{mcpStrip(th, rows, selected, pending, inner)}
 	} else {
-		title := titleStyle.Render(Truncate("MCP servers", inner))
+		title := titleStyle.Render(Truncate(fmt.Sprintf("MCP servers (%d)", len(rows)), inner))
 		body = append([]string{title}, mcpRowsWindow(th, rows, selected, pending, grants, inner, innerH-1, focused)...)
 	}
 	for len(body) < innerH {
@@ -110,9 +114,23 @@ func mcpStrip(th Theme, rows []MCPServerRow, selected int, pending map[string]bo
 			s += th.Muted.Render(" …")
 		}
 		if i == selected {
-			s = th.Selected.Render(">") + s
+			s = th.Selected.Render("›") + s
 		}
 		parts = append(parts, s)
+	}
+	// Keep the selected server on screen: drop servers from the front
+	// until it fits, and say that some were dropped.
+	if selected > 0 && selected < len(parts) {
+		for first := 0; first < selected; first++ {
+			prefix := ""
+			if first > 0 {
+				prefix = "… "
+			}
+			if lipgloss.Width(prefix+strings.Join(parts[first:selected+1], "  ")) <= inner {
+				return Truncate(prefix+strings.Join(parts[first:], "  "), inner)
+			}
+		}
+		return Truncate("… "+strings.Join(parts[selected:], "  "), inner)
 	}
 	return Truncate(strings.Join(parts, "  "), inner)
 }
@@ -214,7 +232,9 @@ func mcpRowLines(th Theme, r MCPServerRow, selected, focused, pending bool, gran
 				lines = append(lines, "  "+th.Warning.Render(l))
 			}
 			if selected {
-				lines = append(lines, wrapIndented(hintLine(th, keys.MCP.SignIn), inner, "  ")...)
+				for _, l := range wrapLines(hintLine(th, keys.MCP.SignIn), inner-2) {
+					lines = append(lines, "  "+l)
+				}
 			}
 		}
 	}

@@ -187,10 +187,11 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 		add(th.Subtle, label)
 		var bl []string
 		for _, l := range strings.Split(body, "\n") {
-			bl = append(bl, wrapLines(l, inner-2)...)
-			if len(bl) == 0 {
-				bl = append(bl, "")
+			w := wrapLines(l, inner-2)
+			if len(w) == 0 {
+				w = []string{""}
 			}
+			bl = append(bl, w...)
 		}
 		shown := bl
 		if !ctx.Expanded && len(bl) > max {

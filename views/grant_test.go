@@ -1,0 +1,102 @@
+package views
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// grantURL is long and has no spaces, like a real authorization URL.
+const grantURL = "https://auth.example.com/oauth2/authorize?response_type=code&client_id=ahptui-7f3a9c&redirect_uri=http%3A%2F%2F127.0.0.1%3A53682%2Fcallback&scope=tools%3Adeploy&state=Zk9xR2VtQ0ZqTnBYc2hWd1lL&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&resource=https%3A%2F%2Fmcp.example.com%2Fdeploy"
+
+var grantCases = []struct {
+	name string
+	g    GrantView
+}{
+	{"offered", GrantView{Phase: GrantOffered, Resource: "https://mcp.example.com/deploy", Reason: "insufficientScope",
+		Scopes: []string{"tools:deploy"}, Description: "The deploy tool needs the tools:deploy scope."}},
+	{"offered_expired", GrantView{Phase: GrantOffered, Resource: "https://mcp.example.com/deploy", Reason: "expired",
+		Scopes: []string{"tools:read", "tools:deploy"}}},
+	{"waiting", GrantView{Phase: GrantWaiting, Resource: "https://mcp.example.com/deploy", URL: grantURL, BrowserOpened: true}},
+	{"waiting_no_browser", GrantView{Phase: GrantWaiting, Resource: "https://mcp.example.com/deploy", URL: grantURL}},
+	{"succeeded", GrantView{Phase: GrantSucceeded, Resource: "https://mcp.example.com/deploy"}},
+	{"failed", GrantView{Phase: GrantFailed, Resource: "https://mcp.example.com/deploy", Err: "the authorization server answered access_denied"}},
+}
+
+func TestRenderGrantGolden(t *testing.T) {
+	for _, tc := range grantCases {
+		for _, w := range goldenWidths {
+			out := RenderGrant(noColorTheme, tc.g, w)
+			checkScreen(t, noColorTheme, out, w)
+			checkGolden(t, "grant_"+tc.name, w, out)
+		}
+		out := RenderGrant(colorTheme, tc.g, 100)
+		checkScreen(t, colorTheme, out, 100)
+		checkGolden(t, "grant_"+tc.name+"_color", 100, out)
+	}
+}
+
+// The waiting prompt shows the URL in full at every width, whatever the
+// wrapping: a user on SSH copies it from the screen.
+func TestRenderGrantURLNeverTruncated(t *testing.T) {
+	for _, th := range []Theme{noColorTheme, colorTheme} {
+		for w := 12; w <= 250; w++ {
+			out := RenderGrant(th, grantCases[2].g, w)
+			checkScreen(t, th, out, w)
+			var b strings.Builder
+			for _, l := range strings.Split(ansi.Strip(out), "\n") {
+				// Strip the frame and padding; keep URL characters.
+				l = strings.Trim(l, "║│ ")
+				b.WriteString(l)
+			}
+			if !strings.Contains(b.String(), grantURL) {
+				t.Fatalf("w=%d: URL not fully visible:\n%s", w, ansi.Strip(out))
+			}
+		}
+	}
+}
+
+func TestRenderGrantContent(t *testing.T) {
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"offered", []string{"Grant additional access", "https://mcp.example.com/deploy needs additional permission: tools:deploy", "enter/g grant access", "n decline"}},
+		{"offered_expired", []string{"sign-in has expired", "scopes: tools:read, tools:deploy"}},
+		{"waiting", []string{"Waiting for you to approve in the browser…", "A browser window was opened", "esc cancel sign-in"}},
+		{"waiting_no_browser", []string{"Could not open a browser. Open this URL yourself:"}},
+		{"succeeded", []string{"✓ access granted"}},
+		{"failed", []string{"access not granted: the authorization server answered access_denied", "try again", "n decline"}},
+	}
+	for _, tc := range tests {
+		var g GrantView
+		for _, c := range grantCases {
+			if c.name == tc.name {
+				g = c.g
+			}
+		}
+		out := ansi.Strip(RenderGrant(noColorTheme, g, 160))
+		flat := strings.Join(strings.Fields(strings.NewReplacer("║", " ", "│", " ").Replace(out)), " ")
+		for _, w := range tc.want {
+			if !strings.Contains(flat, w) {
+				t.Errorf("%s: lacks %q:\n%s", tc.name, w, out)
+			}
+		}
+	}
+}
+
+func TestRenderGrantHostile(t *testing.T) {
+	evil := "\x1b]52;c;cm0=\x07\x1b[2Jx\r\u202e"
+	g := GrantView{Phase: GrantWaiting, Resource: evil, Reason: evil, Scopes: []string{evil}, Description: evil, URL: "https://a/" + evil, Err: evil}
+	for _, phase := range []GrantPhase{GrantOffered, GrantWaiting, GrantSucceeded, GrantFailed} {
+		g.Phase = phase
+		for _, th := range []Theme{noColorTheme, colorTheme} {
+			out := RenderGrant(th, g, 60)
+			checkScreen(t, th, out, 60)
+			if strings.Contains(ansi.Strip(out), "52;c") {
+				t.Fatalf("phase %d: payload visible", phase)
+			}
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+func mcpServer(id, name string, enabled bool, st protocol.McpServerStateVariant) protocol.McpServerCustomization {
+	return protocol.McpServerCustomization{Id: id, Name: name, Uri: "file:///mcp/" + id, Enabled: enabled, State: protocol.NewMcpServerState(st)}
+}
+
+// mcpCustomizations has a server in every state: two at top level, three
+// inside a plugin, one inside a directory, one with a state kind from a
+// newer host, and non-MCP customizations that must not show up.
+func mcpCustomizations() []protocol.Customization {
+	return []protocol.Customization{
+		protocol.NewCustomization(mcpServer("mcp-github", "github", true, protocol.McpServerReadyState{})),
+		protocol.NewCustomization(protocol.PluginCustomization{Id: "plugin-ops", Name: "ops-toolkit", Enabled: true,
+			Children: []protocol.ChildCustomization{
+				protocol.NewChildCustomization(mcpServer("mcp-deploy", "deploy-server", true, protocol.McpServerAuthRequiredState{
+					Reason: "insufficientScope", Resource: deployAuth.Resource, RequiredScopes: []string{"tools:deploy"}})),
+				protocol.NewChildCustomization(protocol.SkillCustomization{Id: "skill-1", Name: "a skill"}),
+				protocol.NewChildCustomization(mcpServer("mcp-metrics", "metrics", true, protocol.McpServerStartingState{})),
+				protocol.NewChildCustomization(mcpServer("mcp-db", "database", true, protocol.McpServerErrorState{
+					Error: protocol.ErrorInfo{ErrorType: "spawn", Message: "exec: \"pg-mcp\": executable file not found in $PATH"}})),
+			}}),
+		protocol.NewCustomization(protocol.DirectoryCustomization{Id: "dir-1", Name: ".agents", Enabled: true,
+			Children: []protocol.ChildCustomization{
+				protocol.NewChildCustomization(mcpServer("mcp-local", "local-files", false, protocol.McpServerStoppedState{})),
+			}}),
+		protocol.NewCustomization(mcpServer("mcp-future", "future", true, protocol.UnknownMcpServerState{Discriminator: "hibernating"})),
+	}
+}
+
+func TestMCPServerRows(t *testing.T) {
+	rows := MCPServerRows(mcpCustomizations())
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%s/%s/%s/%v/%s", r.ID, r.Name, r.Parent, r.Enabled, r.StateKind))
+	}
+	want := []string{
+		"mcp-github/github//true/ready",
+		"mcp-deploy/deploy-server/ops-toolkit/true/authRequired",
+		"mcp-metrics/metrics/ops-toolkit/true/starting",
+		"mcp-db/database/ops-toolkit/true/error",
+		"mcp-local/local-files/.agents/false/stopped",
+		"mcp-future/future//true/hibernating",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if rows[1].Auth == nil || rows[1].Auth.Resource.Resource != "https://mcp.example.com/deploy" || rows[1].Auth.RequiredScopes[0] != "tools:deploy" {
+		t.Errorf("auth requirement not carried: %+v", rows[1].Auth)
+	}
+	if rows[1].ParentID != "plugin-ops" {
+		t.Errorf("ParentID = %q", rows[1].ParentID)
+	}
+	if rows[3].Error == "" {
+		t.Error("error message not carried")
+	}
+	if MCPServerRows(nil) != nil {
+		t.Error("no customizations must give no rows")
+	}
+}
+
+func TestRenderMCPPanelGolden(t *testing.T) {
+	rows := MCPServerRows(mcpCustomizations())
+	pending := map[string]bool{"mcp-metrics": true}
+	grants := map[string]GrantView{}
+	for _, w := range goldenWidths {
+		out := RenderMCPPanel(noColorTheme, rows, 1, pending, grants, w, 30, true)
+		checkPanel(t, noColorTheme, out, w, 30)
+		checkGolden(t, "mcp_panel", w, out)
+	}
+	out := RenderMCPPanel(colorTheme, rows, 1, pending, grants, 100, 30, true)
+	checkPanel(t, colorTheme, out, 100, 30)
+	checkGolden(t, "mcp_panel_color", 100, out)
+
+	// The sizes the layout really gives it: a column and a strip.
+	for _, size := range [][2]int{{28, 20}, {44, 12}, {100, 3}} {
+		out := RenderMCPPanel(noColorTheme, rows, 3, pending, grants, size[0], size[1], false)
+		checkPanel(t, noColorTheme, out, size[0], size[1])
+		checkGolden(t, fmt.Sprintf("mcp_panel_h%d", size[1]), size[0], out)
+	}
+	// A sign-in in progress shows its URL in full even in a narrow column.
+	grants["mcp-deploy"] = GrantView{Phase: GrantWaiting, URL: grantURL}
+	out = RenderMCPPanel(noColorTheme, rows, 1, nil, grants, 36, 40, true)
+	checkPanel(t, noColorTheme, out, 36, 40)
+	checkGolden(t, "mcp_panel_grant", 36, out)
+}
+
+func checkPanel(t *testing.T, th Theme, out string, width, height int) {
+	t.Helper()
+	checkScreen(t, th, out, width)
+	if got := strings.Count(out, "\n") + 1; got != height {
+		t.Fatalf("panel is %d lines, want %d", got, height)
+	}
+}
+
+func TestRenderMCPPanelContent(t *testing.T) {
+	rows := MCPServerRows(mcpCustomizations())
+	out := ansi.Strip(RenderMCPPanel(noColorTheme, rows, 1, map[string]bool{"mcp-metrics": true}, nil, 60, 40, true))
+	for _, want := range []string{"MCP servers", "github", "● ready", "⚠ needs access", "needs additional permission: tools:deploy",
+		"g sign in", "◌ starting", "⋯ pending", "✗ error", "executable file not found", "○ stopped", "⊘ disabled",
+		"? hibernating", "from ops-toolkit", "from .agents"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("panel lacks %q:\n%s", want, out)
+		}
+	}
+	// The sign-in hint belongs to the selected row only.
+	out = ansi.Strip(RenderMCPPanel(noColorTheme, rows, 0, nil, nil, 60, 40, true))
+	if strings.Contains(out, "g sign in") {
+		t.Errorf("sign-in hint on an unselected row:\n%s", out)
+	}
+}
+
+// Whatever the selection, it is on screen.
+func TestRenderMCPPanelScrollsToSelection(t *testing.T) {
+	rows := MCPServerRows(mcpCustomizations())
+	for sel := range rows {
+		out := ansi.Strip(RenderMCPPanel(noColorTheme, rows, sel, nil, nil, 40, 8, true))
+		if !strings.Contains(out, "› "+rows[sel].Name) {
+			t.Errorf("selected row %d (%s) not visible:\n%s", sel, rows[sel].Name, out)
+		}
+	}
+}
+
+func TestRenderMCPPanelSizes(t *testing.T) {
+	rows := MCPServerRows(mcpCustomizations())
+	grants := map[string]GrantView{"mcp-deploy": {Phase: GrantWaiting, URL: grantURL}, "mcp-db": {Phase: GrantFailed, Err: "denied"}}
+	for _, th := range []Theme{noColorTheme, colorTheme} {
+		for w := 8; w <= 250; w += 11 {
+			for _, h := range []int{3, 4, 7, 20} {
+				checkPanel(t, th, RenderMCPPanel(th, rows, 2, map[string]bool{"mcp-github": true}, grants, w, h, w%2 == 0), w, h)
+			}
+		}
+		checkPanel(t, th, RenderMCPPanel(th, nil, 0, nil, nil, 40, 10, true), 40, 10)
+	}
+}
+
+func TestRenderMCPPanelHostile(t *testing.T) {
+	evil := "\x1b]52;c;cm0=\x07\x1b[2Jevil\r\u202e\x9b31m"
+	custom := []protocol.Customization{
+		protocol.NewCustomization(mcpServer("x", evil, true, protocol.McpServerErrorState{Error: protocol.ErrorInfo{Message: evil}})),
+		protocol.NewCustomization(protocol.PluginCustomization{Id: "p", Name: evil, Children: []protocol.ChildCustomization{
+			protocol.NewChildCustomization(mcpServer("y", evil, true, protocol.UnknownMcpServerState{Discriminator: evil})),
+		}}),
+	}
+	rows := MCPServerRows(custom)
+	for _, th := range []Theme{noColorTheme, colorTheme} {
+		for _, w := range goldenWidths {
+			out := RenderMCPPanel(th, rows, 0, nil, nil, w, 12, true)
+			checkPanel(t, th, out, w, 12)
+			if strings.Contains(ansi.Strip(out), "52;c") {
+				t.Fatal("payload visible")
+			}
+			if th.NoColor {
+				checkGolden(t, "mcp_panel_hostile", w, out)
+			}
+		}
+	}
+}

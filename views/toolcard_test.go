@@ -1,0 +1,231 @@
+package views
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func mcpContrib(id string) *protocol.ToolCallContributor {
+	c := protocol.ToolCallContributor{Variant: protocol.ToolCallMcpContributor{CustomizationId: id}}
+	return &c
+}
+
+func textResult(s string) []protocol.ToolResultContent {
+	return []protocol.ToolResultContent{protocol.NewToolResultContent(protocol.ToolResultTextContent{Text: s})}
+}
+
+const deployInput = "{\n  \"service\": \"api\",\n  \"environment\": \"production\",\n  \"version\": \"2026.11.29-1\",\n  \"strategy\": \"canary\",\n  \"notify\": [\"#deploys\"]\n}"
+
+var deployAuth = protocol.McpAuthRequirement{
+	Reason:         "insufficientScope",
+	Resource:       protocol.ProtectedResourceMetadata{Resource: "https://mcp.example.com/deploy"},
+	RequiredScopes: []string{"tools:deploy"},
+	Description:    ptr("The deploy tool needs the tools:deploy scope."),
+}
+
+// toolCardCases covers every ToolCallState variant, completed both ways.
+var toolCardCases = []struct {
+	name string
+	tc   protocol.ToolCallState
+	ctx  CardContext
+}{
+	{"streaming", protocol.NewToolCallState(protocol.ToolCallStreamingState{
+		ToolCallId: "tc-1", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
+		PartialInput: ptr("{\n  \"service\": \"api\",\n  \"envir"),
+	}), CardContext{ServerName: "deploy-server"}},
+	{"pending_confirmation", protocol.NewToolCallState(protocol.ToolCallPendingConfirmationState{
+		ToolCallId: "tc-2", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
+		Intention:         ptr("Ship the fix for the login bug"),
+		InvocationMessage: protocol.PlainString("Deploy api 2026.11.29-1 to production"),
+		ToolInput:         ptr(deployInput),
+		Options: []protocol.ConfirmationOption{
+			{Id: "once", Label: "Allow once", Kind: protocol.ConfirmationOptionKindApprove},
+			{Id: "always", Label: "Always allow", Kind: protocol.ConfirmationOptionKindApprove},
+			{Id: "no", Label: "Deny", Kind: protocol.ConfirmationOptionKindDeny},
+		},
+	}), CardContext{ServerName: "deploy-server", Selected: true}},
+	{"running", protocol.NewToolCallState(protocol.ToolCallRunningState{
+		ToolCallId: "tc-3", ToolName: "run_tests", DisplayName: "Run tests",
+		InvocationMessage: protocol.PlainString("go test ./..."), ToolInput: ptr(`{"pkg":"./..."}`),
+		Confirmed: protocol.ToolCallConfirmationReasonUserAction,
+		Content:   textResult("ok  \tgithub.com/ahptui/ahptui/protocol\t0.412s\n?   \tgithub.com/ahptui/ahptui/views\t[no test files]"),
+	}), CardContext{}},
+	{"auth_required", protocol.NewToolCallState(protocol.ToolCallAuthRequiredState{
+		ToolCallId: "tc-4", ToolName: "deploy", DisplayName: "Deploy service",
+		Contributor:       protocol.ToolCallMcpContributor{CustomizationId: "mcp-deploy"},
+		InvocationMessage: protocol.PlainString("Deploy api to production"),
+		Confirmed:         protocol.ToolCallConfirmationReasonUserAction, Auth: deployAuth,
+	}), CardContext{ServerName: "deploy-server", Selected: true}},
+	{"auth_required_grant_waiting", protocol.NewToolCallState(protocol.ToolCallAuthRequiredState{
+		ToolCallId: "tc-4", ToolName: "deploy", DisplayName: "Deploy service",
+		Contributor:       protocol.ToolCallMcpContributor{CustomizationId: "mcp-deploy"},
+		InvocationMessage: protocol.PlainString("Deploy api to production"),
+		Confirmed:         protocol.ToolCallConfirmationReasonUserAction, Auth: deployAuth,
+	}), CardContext{ServerName: "deploy-server", Selected: true, Grant: &GrantView{
+		Phase: GrantWaiting, Resource: "https://mcp.example.com/deploy", URL: grantURL, BrowserOpened: false}}},
+	{"pending_result_confirmation", protocol.NewToolCallState(protocol.ToolCallPendingResultConfirmationState{
+		ToolCallId: "tc-5", ToolName: "read_secret", DisplayName: "Read secret",
+		InvocationMessage: protocol.PlainString("Read DATABASE_URL"), Success: true,
+		PastTenseMessage: protocol.PlainString("Read DATABASE_URL"),
+		Content:          textResult("postgres://app:••••@db.internal:5432/app"),
+		Confirmed:        protocol.ToolCallConfirmationReasonSetting,
+	}), CardContext{Selected: true}},
+	{"completed_success", protocol.NewToolCallState(protocol.ToolCallCompletedState{
+		ToolCallId: "tc-6", ToolName: "read_file", DisplayName: "Read file",
+		InvocationMessage: protocol.PlainString("Reading views/theme.go"), ToolInput: ptr(`{"path":"views/theme.go"}`),
+		Success: true, PastTenseMessage: protocol.PlainString("Read views/theme.go"),
+		Content:   textResult(strings.Repeat("line of the file\n", 12)),
+		Confirmed: protocol.ToolCallConfirmationReasonNotNeeded,
+	}), CardContext{}},
+	{"completed_failure", protocol.NewToolCallState(protocol.ToolCallCompletedState{
+		ToolCallId: "tc-7", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
+		InvocationMessage: protocol.PlainString("Deploy api to production"),
+		Success:           false, PastTenseMessage: protocol.PlainString("Deploy failed"),
+		Error:     &protocol.ToolCallResultError{Message: "canary health check failed: 5xx rate 12%", Code: ptr("E_CANARY")},
+		Confirmed: protocol.ToolCallConfirmationReasonUserAction,
+	}), CardContext{ServerName: "deploy-server"}},
+	{"cancelled", protocol.NewToolCallState(protocol.ToolCallCancelledState{
+		ToolCallId: "tc-8", ToolName: "rm", DisplayName: "Delete files",
+		InvocationMessage: protocol.PlainString("rm -rf build/"), Reason: protocol.ToolCallCancellationReasonDenied,
+		ReasonMessage: ptr(protocol.PlainString("not now, the build is still needed")),
+	}), CardContext{}},
+}
+
+func TestRenderToolCardGolden(t *testing.T) {
+	for _, tc := range toolCardCases {
+		for _, w := range goldenWidths {
+			out := RenderToolCard(noColorTheme, tc.tc, tc.ctx, w)
+			checkScreen(t, noColorTheme, out, w)
+			checkGolden(t, "toolcard_"+tc.name, w, out)
+		}
+		out := RenderToolCard(colorTheme, tc.tc, tc.ctx, 100)
+		checkScreen(t, colorTheme, out, 100)
+		checkGolden(t, "toolcard_"+tc.name+"_color", 100, out)
+	}
+}
+
+// The card says in words what state the call is in and what the user can
+// do: readable without colour, and never offering keys that do nothing.
+func TestRenderToolCardContent(t *testing.T) {
+	find := func(name string) (protocol.ToolCallState, CardContext) {
+		for _, c := range toolCardCases {
+			if c.name == name {
+				return c.tc, c.ctx
+			}
+		}
+		t.Fatalf("no case %s", name)
+		return protocol.ToolCallState{}, CardContext{}
+	}
+	tests := []struct {
+		name     string
+		want     []string
+		wantNot  []string
+		selected *bool
+	}{
+		{"streaming", []string{"preparing", "Deploy service", "deploy-server"}, []string{"approve"}, nil},
+		{"pending_confirmation", []string{"needs approval", "a/y approve", "x deny", "Allow once", "why: Ship the fix", "more lines"}, nil, nil},
+		{"pending_confirmation", []string{"needs approval"}, []string{"a/y approve"}, ptr(false)},
+		{"running", []string{"running", "output so far", "ok"}, []string{"approve"}, nil},
+		{"auth_required", []string{"needs sign-in", "needs additional permission: tools:deploy", "enter/g grant access"}, nil, nil},
+		{"auth_required_grant_waiting", []string{"Waiting for you to approve in the browser", "Could not open a browser", "esc cancel sign-in"}, nil, nil},
+		{"pending_result_confirmation", []string{"review result", "accept result", "reject result"}, nil, nil},
+		{"completed_success", []string{"done", "Read views/theme.go", "6 more lines"}, []string{"error"}, nil},
+		{"completed_failure", []string{"failed", "error: canary health check failed: 5xx rate 12% (E_CANARY)"}, nil, nil},
+		{"cancelled", []string{"cancelled", "denied by the user: not now"}, nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			call, ctx := find(tc.name)
+			if tc.selected != nil {
+				ctx.Selected = *tc.selected
+			}
+			out := ansi.Strip(RenderToolCard(noColorTheme, call, ctx, 100))
+			flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "┃", " ", "║", " ").Replace(out)), " ")
+			for _, w := range tc.want {
+				if !strings.Contains(flat, w) {
+					t.Errorf("card lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.wantNot {
+				if strings.Contains(flat, w) {
+					t.Errorf("card has %q but should not:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderToolCardExpanded(t *testing.T) {
+	call := toolCardCases[6].tc // completed_success, 12 lines of result
+	short := RenderToolCard(noColorTheme, call, CardContext{}, 80)
+	long := RenderToolCard(noColorTheme, call, CardContext{Expanded: true}, 80)
+	if got := strings.Count(long, "line of the file"); got != 12 {
+		t.Errorf("expanded card shows %d result lines, want 12", got)
+	}
+	if got := strings.Count(short, "line of the file"); got != collapsedResultLines {
+		t.Errorf("collapsed card shows %d result lines, want %d", got, collapsedResultLines)
+	}
+}
+
+// A hostile tool name, server name, input and result are drawn inert.
+func TestRenderToolCardHostile(t *testing.T) {
+	evil := "\x1b]52;c;cm0gLXJmIC8=\x07\x1b[2J\x1b[31mevil\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\r\u202e\x9b1m"
+	call := protocol.NewToolCallState(protocol.ToolCallCompletedState{
+		ToolCallId: "tc-x", ToolName: evil, DisplayName: evil, Intention: ptr(evil),
+		InvocationMessage: protocol.PlainString(evil), ToolInput: ptr(evil + "\n" + evil),
+		Success: false, PastTenseMessage: protocol.MarkdownString(evil),
+		Error:   &protocol.ToolCallResultError{Message: evil, Code: ptr(evil)},
+		Content: textResult(evil),
+	})
+	for _, th := range []Theme{noColorTheme, colorTheme} {
+		for _, w := range goldenWidths {
+			out := RenderToolCard(th, call, CardContext{ServerName: evil, Selected: true, Expanded: true}, w)
+			checkScreen(t, th, out, w)
+			if plain := ansi.Strip(out); strings.Contains(plain, "52;c") || strings.Contains(plain, "[2J") {
+				t.Fatalf("escape payload visible: %q", plain)
+			}
+			if th.NoColor {
+				checkGolden(t, "toolcard_hostile", w, out)
+			}
+		}
+	}
+}
+
+func TestRenderToolCardWidths(t *testing.T) {
+	for _, th := range []Theme{noColorTheme, colorTheme} {
+		for _, tc := range toolCardCases {
+			for w := 10; w <= 250; w += 3 {
+				checkScreen(t, th, RenderToolCard(th, tc.tc, tc.ctx, w), w)
+			}
+		}
+	}
+}
+
+func TestServerNameFor(t *testing.T) {
+	custom := mcpCustomizations()
+	tests := []struct {
+		name string
+		tc   protocol.ToolCallState
+		want string
+	}{
+		{"top level", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a", Contributor: mcpContrib("mcp-github")}), "github"},
+		{"inside a plugin", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a", Contributor: mcpContrib("mcp-deploy")}), "deploy-server"},
+		{"inside a directory", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a", Contributor: mcpContrib("mcp-local")}), "local-files"},
+		{"auth-required contributor", toolCardCases[3].tc, "deploy-server"},
+		{"unknown server", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a", Contributor: mcpContrib("nope")}), ""},
+		{"client tool", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a",
+			Contributor: &protocol.ToolCallContributor{Variant: protocol.ToolCallClientContributor{}}}), ""},
+		{"no contributor", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a"}), ""},
+	}
+	for _, tc := range tests {
+		if got := ServerNameFor(tc.tc, custom); got != tc.want {
+			t.Errorf("%s: ServerNameFor = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
