@@ -1,0 +1,183 @@
+// Command ahptui is a terminal client for the Agent Host Protocol: it watches
+// and steers the AI agent sessions of one AHP host, and runs OAuth sign-in
+// when a tool call or MCP server needs it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/ui"
+	"github.com/ahptui/ahptui/views"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 0.6)
+
+Usage:
+  ahptui --host ws://HOST:PORT/   connect to an AHP host
+  ahptui --demo                   run the built-in demo host and connect to it
+
+Exactly one of --host and --demo is required.
+
+Examples:
+  ahptui --demo
+      Starts a scripted AHP host and its OAuth authorization server on
+      127.0.0.1 (ephemeral ports) inside this process and connects to it.
+      Open the demo session, send a message and watch tool calls, MCP
+      servers and the "grant additional access" prompt.
+  ahptui --host ws://127.0.0.1:8080/ --no-browser
+      Connects to a host; sign-in URLs are shown on screen for you to open
+      (handy over SSH) instead of launching a browser.
+  ahptui --demo --log /tmp/ahptui.log
+      Writes a debug log (never tokens) to /tmp/ahptui.log.
+
+Keys: press ? inside the app for every key; q quits.
+
+Flags:
+`
+
+type options struct {
+	host, configDir, logFile string
+	demo, noBrowser, version bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("ahptui", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.host, "host", "", "WebSocket URL of the AHP host (ws:// or wss://)")
+	fs.BoolVar(&o.demo, "demo", false, "start the in-process demo host and connect to it")
+	fs.BoolVar(&o.noBrowser, "no-browser", false, "never open a browser for sign-in; show the URL only")
+	fs.StringVar(&o.configDir, "config-dir", "", "where tokens and the client id live (default: the user config dir + /ahptui)")
+	fs.StringVar(&o.logFile, "log", "", "write a debug log to this file (off by default; never logs tokens)")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usageText)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q: use --host URL or --demo", fs.Arg(0))
+	}
+	if o.version {
+		return o, nil
+	}
+	if (o.host == "") == !o.demo {
+		return o, errors.New("give exactly one of --host ws://… or --demo (see --help)")
+	}
+	return o, nil
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "ahptui:", err)
+		return 2
+	}
+	if o.version {
+		fmt.Fprintln(stdout, "ahptui", version)
+		return 0
+	}
+	if err := runApp(o); err != nil {
+		fmt.Fprintln(stderr, "ahptui:", err)
+		return 1
+	}
+	return 0
+}
+
+func runApp(o options) error {
+	logger := slog.New(slog.DiscardHandler)
+	if o.logFile != "" {
+		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("open log file: %w", err)
+		}
+		defer f.Close()
+		logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	dir := o.configDir
+	if dir == "" {
+		base, err := os.UserConfigDir()
+		if err != nil {
+			return fmt.Errorf("no config directory (%w): pass --config-dir", err)
+		}
+		dir = filepath.Join(base, "ahptui")
+	}
+	clientID, err := protocol.LoadOrCreateClientID(dir)
+	if err != nil {
+		return fmt.Errorf("client id: %w (pass a writable --config-dir)", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	url := o.host
+	if o.demo {
+		host, err := demohost.Start(ctx, demohost.Config{Logger: logger.With("component", "demohost")})
+		if err != nil {
+			return fmt.Errorf("start the demo host: %w", err)
+		}
+		defer host.Close()
+		url = host.URL()
+	}
+
+	acfg := authpkce.Config{Dir: dir, MemoryOnly: o.demo}
+	if o.noBrowser {
+		acfg.OpenBrowser = func(string) error { return errors.New("--no-browser") }
+	}
+	auth, err := authpkce.New(acfg)
+	if err != nil {
+		return fmt.Errorf("token store: %w", err)
+	}
+
+	ver := version
+	m := ui.New(ui.Config{
+		Host: url,
+		Connect: func(ctx context.Context) (ui.Client, error) {
+			c, err := protocol.Dial(ctx, protocol.Options{
+				URL:        url,
+				ClientID:   clientID,
+				ClientInfo: protocol.Implementation{Name: "ahptui", Version: &ver},
+				Logger:     logger.With("component", "protocol"),
+			})
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		Auth:    auth,
+		NoColor: views.NoColorRequested(os.Getenv),
+		Dark:    true,
+		Logger:  logger.With("component", "ui"),
+	})
+	p := tea.NewProgram(m, tea.WithContext(ctx))
+	_, runErr := p.Run()
+	m.Shutdown()
+	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
+		return fmt.Errorf("terminal UI: %w", runErr)
+	}
+	return nil
+}

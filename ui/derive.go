@@ -1,0 +1,246 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// toolCall is the flattened view of a ToolCallState variant: the fields every
+// status shares plus what the UI acts on. Deriving it in one place keeps the
+// renderer and the key handler agreeing on what a card is.
+type toolCall struct {
+	ID, Name, Display, Status string
+	Invocation                string
+	Input                     string
+	Failed                    bool
+	Result                    string // past-tense message and text content
+	ErrMsg                    string
+	Server                    string // MCP customization id of the contributor, if any
+	Auth                      *protocol.McpAuthRequirement
+}
+
+func sm(s protocol.StringOrMarkdown) string { return s.Value }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func contributorServer(c *protocol.ToolCallContributor) string {
+	if c == nil {
+		return ""
+	}
+	if mc, ok := c.Variant.(protocol.ToolCallMcpContributor); ok {
+		return mc.CustomizationId
+	}
+	return ""
+}
+
+func resultText(content []protocol.ToolResultContent) string {
+	var b strings.Builder
+	for _, c := range content {
+		if t, ok := c.Variant.(protocol.ToolResultTextContent); ok {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+func flattenToolCall(s protocol.ToolCallState) toolCall {
+	switch v := s.Variant.(type) {
+	case protocol.ToolCallStreamingState:
+		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "streaming",
+			Invocation: sm(deref(v.InvocationMessage)), Input: deref(v.PartialInput), Server: contributorServer(v.Contributor)}
+	case protocol.ToolCallPendingConfirmationState:
+		inv := sm(v.InvocationMessage)
+		if v.ConfirmationTitle != nil && v.ConfirmationTitle.Value != "" {
+			inv = v.ConfirmationTitle.Value
+		}
+		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "pending-confirmation",
+			Invocation: inv, Input: deref(v.ToolInput), Server: contributorServer(v.Contributor)}
+	case protocol.ToolCallRunningState:
+		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "running",
+			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Result: resultText(v.Content),
+			Server: contributorServer(v.Contributor)}
+	case protocol.ToolCallAuthRequiredState:
+		auth := v.Auth
+		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "auth-required",
+			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Server: v.Contributor.CustomizationId,
+			Auth: &auth}
+	case protocol.ToolCallPendingResultConfirmationState:
+		tc := toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "pending-result-confirmation",
+			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Failed: !v.Success,
+			Result: joinNonEmpty(sm(v.PastTenseMessage), resultText(v.Content)), Server: contributorServer(v.Contributor)}
+		if v.Error != nil {
+			tc.ErrMsg = v.Error.Message
+		}
+		return tc
+	case protocol.ToolCallCompletedState:
+		tc := toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "completed",
+			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Failed: !v.Success,
+			Result: joinNonEmpty(sm(v.PastTenseMessage), resultText(v.Content)), Server: contributorServer(v.Contributor)}
+		if v.Error != nil {
+			tc.ErrMsg = v.Error.Message
+		}
+		return tc
+	case protocol.ToolCallCancelledState:
+		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "cancelled",
+			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput),
+			Result: sm(deref(v.ReasonMessage)), Server: contributorServer(v.Contributor)}
+	case protocol.UnknownToolCallState:
+		return toolCall{ID: "", Status: v.Discriminator}
+	}
+	return toolCall{}
+}
+
+func joinNonEmpty(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// itemKind is what a selectable transcript item is.
+type itemKind int
+
+const (
+	itemToolCall itemKind = iota
+	itemInput
+)
+
+// chatItem is one selectable thing in the transcript: a tool-call card or an
+// input request. chatItems derives the list once per frame for both the
+// renderer (highlight) and the keys (what approve acts on).
+type chatItem struct {
+	Kind   itemKind
+	ID     string // toolCallId or input request id
+	TurnID string
+	Active bool // in the running turn
+	Tool   toolCall
+	Input  protocol.InputRequestResponsePart
+}
+
+func chatItems(chat protocol.ChatState) []chatItem {
+	var out []chatItem
+	add := func(turnID string, parts []protocol.ResponsePart, active bool) {
+		for _, p := range parts {
+			switch v := p.Variant.(type) {
+			case protocol.ToolCallResponsePart:
+				tc := flattenToolCall(v.ToolCall)
+				if tc.ID == "" {
+					continue
+				}
+				out = append(out, chatItem{Kind: itemToolCall, ID: tc.ID, TurnID: turnID, Active: active, Tool: tc})
+			case protocol.InputRequestResponsePart:
+				out = append(out, chatItem{Kind: itemInput, ID: v.Request.Id, TurnID: turnID, Active: active, Input: v})
+			}
+		}
+	}
+	for _, t := range chat.Turns {
+		add(t.Id, t.ResponseParts, false)
+	}
+	if chat.ActiveTurn != nil {
+		add(chat.ActiveTurn.Id, chat.ActiveTurn.ResponseParts, true)
+	}
+	return out
+}
+
+// needsUser reports whether the item blocks on this user right now.
+func (it chatItem) needsUser(authServers map[string]bool) bool {
+	switch it.Kind {
+	case itemInput:
+		return it.Input.Response == nil && it.Active
+	case itemToolCall:
+		switch it.Tool.Status {
+		case "pending-confirmation", "pending-result-confirmation", "auth-required":
+			return true
+		case "running":
+			return authServers[it.Tool.Server]
+		}
+	}
+	return false
+}
+
+// mcpRow is one row of the MCP panel. mcpRows is the ONE derivation of the
+// panel: rendering and key handling both index into its result, so the row
+// a key acts on is the row the user sees highlighted.
+type mcpRow struct {
+	ID       string
+	Name     string
+	Depth    int  // 1 for a child of a plugin/directory container
+	Server   bool // an MCP server (start/stop apply); false for a container
+	Kind     string
+	Reason   string // authRequired reason
+	Enabled  bool
+	ErrMsg   string
+	Auth     *protocol.McpAuthRequirement
+	Children int // containers: how many children they hold
+}
+
+func mcpServerRow(s protocol.McpServerCustomization, depth int) mcpRow {
+	r := mcpRow{ID: s.Id, Name: s.Name, Depth: depth, Server: true, Enabled: s.Enabled, Kind: s.State.Kind()}
+	switch st := s.State.Variant.(type) {
+	case protocol.McpServerAuthRequiredState:
+		r.Reason = string(st.Reason)
+		r.Auth = &protocol.McpAuthRequirement{Reason: st.Reason, OauthClient: st.OauthClient, Resource: st.Resource,
+			RequiredScopes: st.RequiredScopes, Description: st.Description}
+	case protocol.McpServerErrorState:
+		r.ErrMsg = st.Error.Message
+	}
+	return r
+}
+
+func mcpRows(sess protocol.SessionState) []mcpRow {
+	var rows []mcpRow
+	children := func(cs []protocol.ChildCustomization) {
+		for _, c := range cs {
+			if s, ok := c.Variant.(protocol.McpServerCustomization); ok {
+				rows = append(rows, mcpServerRow(s, 1))
+			}
+		}
+	}
+	for _, c := range sess.Customizations {
+		switch v := c.Variant.(type) {
+		case protocol.McpServerCustomization:
+			rows = append(rows, mcpServerRow(v, 0))
+		case protocol.PluginCustomization:
+			rows = append(rows, mcpRow{ID: v.Id, Name: v.Name, Enabled: v.Enabled, Children: len(v.Children)})
+			children(v.Children)
+		case protocol.DirectoryCustomization:
+			rows = append(rows, mcpRow{ID: v.Id, Name: v.Name, Enabled: v.Enabled, Children: len(v.Children)})
+			children(v.Children)
+		}
+	}
+	return rows
+}
+
+// authRequiredServers maps MCP server ids in authRequired to true, so a
+// running tool call against one grows a grant prompt.
+func authRequiredServers(rows []mcpRow) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range rows {
+		if r.Kind == "authRequired" {
+			out[r.ID] = true
+		}
+	}
+	return out
+}
+
+func serverAuth(rows []mcpRow, id string) *protocol.McpAuthRequirement {
+	for _, r := range rows {
+		if r.ID == id && r.Auth != nil {
+			return r.Auth
+		}
+	}
+	return nil
+}

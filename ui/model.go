@@ -1,0 +1,671 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/keymap"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+type focus int
+
+const (
+	focusSessions focus = iota
+	focusChat
+	focusComposer
+	focusMCP
+)
+
+type modal int
+
+const (
+	modalNone modal = iota
+	modalConfirmDispose
+	modalNewSession
+	modalInput
+)
+
+type connInfo struct {
+	state        views.ConnState
+	attempt      int
+	cause        string
+	failedReason string
+	failedHint   string
+	version      string
+}
+
+// grantPhase is where one "grant additional access" flow is.
+type grantPhase int
+
+const (
+	grantPrompt grantPhase = iota // asking: accept or decline
+	grantStarting                 // discovery/registration before the URL exists
+	grantWaiting                  // browser open (or URL shown), waiting for the callback
+	grantPushing                  // token obtained, `authenticate` in flight
+	grantDone                     // host accepted the token
+	grantFailed                   // err says why; accept again retries
+	grantCancelled                // user pressed esc while waiting
+)
+
+// grantFlow is one OAuth flow, keyed by resource: a token serves every tool
+// call and server asking for the same resource, so one flow answers them all.
+type grantFlow struct {
+	resource    string
+	requirement authpkce.Requirement
+	phase       grantPhase
+	url         string
+	browserErr  error
+	browserSeen bool
+	err         error
+	cancel      context.CancelFunc
+	grant       *authpkce.Grant
+}
+
+// agentPrompt is an auth/required notification (or AuthRequiredError) for
+// an agent resource, shown until answered.
+type agentPrompt struct {
+	resource string
+	channel  string
+	reason   string
+	meta     *protocol.ProtectedResourceMetadata // from an AuthRequiredError
+}
+
+type pendingOp struct {
+	verb string
+	seq  int64
+	seen int // ChannelStateEvents for the session since dispatch
+}
+
+type newChoice struct {
+	provider, agentName string
+	model               *protocol.ModelSelection
+	modelName           string
+}
+
+// Model is the root Bubble Tea model of ahptui.
+type Model struct {
+	cfg   Config
+	keys  keymap.KeyMap
+	th    views.Theme
+	clock func() time.Time
+	log   *slog.Logger
+
+	isDark        bool
+	width, height int
+	layout        views.Layout
+	showMCP       bool
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	client Client
+	conn   connInfo
+	status string
+	isErr  bool
+
+	sessions []protocol.SessionSummary
+	sessSel  int
+	root     protocol.RootState
+
+	openSession string
+	sess        protocol.SessionState
+	hasSess     bool
+	openChat    string
+	chat        protocol.ChatState
+	hasChat     bool
+	models      map[string]*protocol.ModelSelection
+
+	focus   focus
+	modal   modal
+	confirm string
+	newSel  int
+	showAll bool // full help overlay
+
+	itemSel   string
+	expanded  map[string]bool
+	expandGen int
+	scroll    int
+	composer  textarea.Model
+	ourTurns  map[string]time.Time
+	blockerAt int
+
+	mcpSel     int
+	pendingMCP map[string]pendingOp
+
+	grants       map[string]*grantFlow
+	agentPrompts []agentPrompt
+
+	form *inputForm
+	help help.Model
+
+	cache  turnCache
+	closed bool
+}
+
+// New builds the model. Run it with tea.NewProgram(m); call Shutdown after
+// the program returns to wait for grant flows and close the client.
+func New(cfg Config) *Model {
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = randomID
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Tick == 0 {
+		cfg.Tick = 15 * time.Second
+	}
+	keys := keymap.DefaultKeyMap()
+	if cfg.Keys != nil {
+		keys = *cfg.Keys
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Model{
+		cfg: cfg, keys: keys, clock: cfg.Clock, log: cfg.Logger,
+		isDark: cfg.Dark, showMCP: true,
+		ctx: ctx, cancel: cancel,
+		conn:       connInfo{state: views.ConnConnecting},
+		models:     map[string]*protocol.ModelSelection{},
+		expanded:   map[string]bool{},
+		ourTurns:   map[string]time.Time{},
+		pendingMCP: map[string]pendingOp{},
+		grants:     map[string]*grantFlow{},
+		focus:      focusSessions,
+	}
+	m.composer = textarea.New()
+	m.composer.Placeholder = "Write a message…"
+	m.composer.ShowLineNumbers = false
+	m.composer.Prompt = "│ "
+	m.composer.CharLimit = 0
+	m.composer.KeyMap.InsertNewline = key.NewBinding(key.WithKeys(m.keys.Composer.Newline.Keys()...))
+	m.help = help.New()
+	m.applyTheme()
+	m.resize(100, 30)
+	return m
+}
+
+func (m *Model) applyTheme() {
+	m.th = views.NewTheme(m.isDark, m.cfg.NoColor)
+	m.help.Styles = m.th.Help
+	st := textarea.DefaultStyles(m.isDark)
+	st.Cursor.Blink = false
+	if m.cfg.NoColor {
+		plain := textarea.StyleState{}
+		st.Focused, st.Blurred = plain, plain
+		st.Cursor.Color = nil
+	}
+	m.composer.SetStyles(st)
+	m.cache.reset()
+}
+
+// Init starts connecting and asks the terminal for its background colour.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.connectCmd(), tea.RequestBackgroundColor}
+	if m.cfg.Tick > 0 {
+		cmds = append(cmds, m.tickCmd())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) tickCmd() tea.Cmd {
+	return tea.Tick(m.cfg.Tick, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+func (m *Model) connectCmd() tea.Cmd {
+	connect, ctx := m.cfg.Connect, m.ctx
+	return func() tea.Msg {
+		if connect == nil {
+			return connectedMsg{err: errors.New("no host configured: start with --host ws://… or --demo")}
+		}
+		c, err := connect(ctx)
+		return connectedMsg{client: c, err: err}
+	}
+}
+
+func waitEvent(ch <-chan protocol.Event) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return eventsClosed{}
+		}
+		return eventMsg{ev}
+	}
+}
+
+// Shutdown cancels every grant flow, waits for their loopback listeners to
+// close and closes the client. main calls it after the program exits; it is
+// safe to call more than once.
+func (m *Model) Shutdown() {
+	m.cancelGrants()
+	for _, g := range m.grants {
+		if g.grant != nil {
+			select {
+			case <-g.grant.Done():
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}
+	m.cancel()
+	if m.client != nil && !m.closed {
+		m.closed = true
+		_ = m.client.Close()
+	}
+}
+
+func (m *Model) cancelGrants() {
+	for _, g := range m.grants {
+		if g.grant != nil {
+			g.grant.Cancel()
+		}
+		if g.cancel != nil {
+			g.cancel()
+		}
+	}
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.cancelGrants()
+	c := m.client
+	closed := m.closed
+	m.closed = true
+	return tea.Sequence(func() tea.Msg {
+		if c != nil && !closed {
+			_ = c.Close()
+		}
+		return closedMsg{}
+	}, tea.Quit)
+}
+
+func (m *Model) setStatus(s string)  { m.status, m.isErr = s, false }
+func (m *Model) setError(err error) { m.status, m.isErr = err.Error(), true }
+
+func (m *Model) resize(w, h int) {
+	m.width, m.height = w, h
+	m.layout = views.ComputeLayout(w, h, m.showMCP)
+	cw := max(m.layout.Chat.W-2, 4)
+	m.composer.SetWidth(cw)
+	m.composer.SetHeight(composerHeight)
+	m.help.SetWidth(w)
+	m.cache.reset()
+}
+
+const composerHeight = 3
+
+// Update routes one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.isDark = msg.IsDark()
+		m.applyTheme()
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case tea.PasteMsg:
+		if m.focus == focusComposer && m.modal == modalNone {
+			var cmd tea.Cmd
+			m.composer, cmd = m.composer.Update(msg)
+			return m, cmd
+		}
+		if m.modal == modalInput && m.form != nil {
+			return m, m.form.update(msg)
+		}
+		return m, nil
+	case tea.MouseWheelMsg:
+		if m.layout.Chat.Contains(msg.X, msg.Y) || m.modal == modalNone {
+			switch msg.Button {
+			case tea.MouseWheelUp:
+				m.scrollBy(3)
+			case tea.MouseWheelDown:
+				m.scrollBy(-3)
+			}
+		}
+		return m, nil
+	case connectedMsg:
+		return m, m.onConnected(msg)
+	case eventMsg:
+		cmd := m.onEvent(msg.ev)
+		if m.client != nil {
+			return m, tea.Batch(cmd, waitEvent(m.client.Events()))
+		}
+		return m, cmd
+	case eventsClosed:
+		if !m.closed {
+			m.conn.state = views.ConnFailed
+			m.conn.failedReason = "the connection closed"
+			m.conn.failedHint = "restart ahptui"
+		}
+		return m, nil
+	case subscribedMsg:
+		if msg.err != nil {
+			m.setError(fmt.Errorf("could not open %s: %w", msg.channel, msg.err))
+			return m, m.maybeAuthError(msg.err, msg.channel)
+		}
+		m.refreshChannel(msg.channel)
+		return m, m.ensureChat()
+	case opDoneMsg:
+		if msg.err != nil {
+			m.setError(fmt.Errorf("%s failed: %w", msg.what, msg.err))
+			return m, m.maybeAuthError(msg.err, "")
+		}
+		m.setStatus(msg.what + ": done")
+		if msg.session != "" {
+			return m, m.openSessionCmd(msg.session)
+		}
+		return m, nil
+	case grantStartedMsg:
+		return m, m.onGrantStarted(msg)
+	case grantDoneMsg:
+		return m, m.onGrantDone(msg)
+	case authenticatedMsg:
+		g := m.grants[msg.resource]
+		if g != nil {
+			if msg.err != nil {
+				g.phase, g.err = grantFailed, msg.err
+				m.setError(fmt.Errorf("the host refused the token for %s: %w", msg.resource, msg.err))
+			} else {
+				g.phase = grantDone
+				m.setStatus("access granted for " + msg.resource)
+				m.dropAgentPrompt(msg.resource)
+			}
+		}
+		return m, nil
+	case browserCheckMsg:
+		return m, m.onBrowserCheck(msg)
+	case settleMsg:
+		if p, ok := m.pendingMCP[msg.id]; ok && p.seq == msg.seq {
+			delete(m.pendingMCP, msg.id)
+		}
+		return m, nil
+	case tickMsg:
+		for _, g := range m.grants {
+			if g.phase == grantWaiting && g.grant != nil && !g.browserSeen {
+				if err := g.grant.BrowserErr(); err != nil {
+					g.browserErr, g.browserSeen = err, true
+				}
+			}
+		}
+		m.cache.reset() // ages changed
+		return m, m.tickCmd()
+	case closedMsg:
+		return m, nil
+	}
+	if m.modal == modalInput && m.form != nil {
+		return m, m.form.update(msg)
+	}
+	if m.focus == focusComposer {
+		var cmd tea.Cmd
+		m.composer, cmd = m.composer.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.conn = connInfo{state: views.ConnFailed, failedReason: msg.err.Error(),
+			failedHint: "check the host address, then press ctrl+r to retry"}
+		var uv *protocol.UnsupportedProtocolVersionError
+		if errors.As(msg.err, &uv) {
+			m.conn.failedHint = fmt.Sprintf("the host speaks %v; this ahptui speaks %v", uv.Supported, protocol.SupportedProtocolVersions)
+		}
+		return nil
+	}
+	m.client = msg.client
+	m.conn = connInfo{state: views.ConnReady, version: m.client.ProtocolVersion()}
+	if r, ok := m.client.Root(); ok {
+		m.root = r
+	}
+	return waitEvent(m.client.Events())
+}
+
+func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
+	switch e := ev.(type) {
+	case protocol.ConnectionEvent:
+		cause := ""
+		if e.Cause != nil {
+			cause = e.Cause.Error()
+		}
+		switch e.Status {
+		case protocol.StatusConnecting:
+			m.conn.state = views.ConnConnecting
+		case protocol.StatusReady:
+			m.conn = connInfo{state: views.ConnReady, version: e.ProtocolVersion}
+			if m.conn.version == "" {
+				m.conn.version = m.client.ProtocolVersion()
+			}
+		case protocol.StatusReconnecting:
+			m.conn.state, m.conn.attempt, m.conn.cause = views.ConnReconnecting, e.Attempt, cause
+		case protocol.StatusFailed:
+			m.conn.state, m.conn.failedReason = views.ConnFailed, cause
+			m.conn.failedHint = "press ctrl+r to reconnect"
+		}
+	case protocol.ChannelStateEvent:
+		m.refreshChannel(e.Channel)
+		if e.Channel == m.openSession {
+			for id, p := range m.pendingMCP {
+				p.seen++
+				// The first event is our own optimistic apply; the next
+				// one is the host's echo (or a later change) settling it.
+				if p.seen >= 2 {
+					delete(m.pendingMCP, id)
+				} else {
+					m.pendingMCP[id] = p
+				}
+			}
+			return m.ensureChat()
+		}
+	case protocol.ChannelDroppedEvent:
+		if e.Channel == m.openSession || e.Channel == m.openChat {
+			m.setError(fmt.Errorf("stopped watching %s: %s", e.Channel, e.Reason))
+		}
+		if e.Channel == m.openChat {
+			m.openChat, m.hasChat = "", false
+		}
+		if e.Channel == m.openSession {
+			m.openSession, m.hasSess = "", false
+		}
+	case protocol.SessionsListedEvent:
+		m.sessions = append([]protocol.SessionSummary(nil), e.Sessions...)
+		m.sortSessions()
+	case protocol.SessionAddedEvent:
+		m.sessions = append(m.withoutSession(e.Summary.Resource), e.Summary)
+		m.sortSessions()
+	case protocol.SessionRemovedEvent:
+		m.sessions = m.withoutSession(e.Session)
+		if e.Session == m.openSession {
+			m.openSession, m.hasSess, m.openChat, m.hasChat = "", false, "", false
+		}
+		m.clampSessSel()
+	case protocol.SessionSummaryChangedEvent:
+		for i := range m.sessions {
+			if m.sessions[i].Resource == e.Session {
+				m.sessions[i] = applySummaryChanges(m.sessions[i], e.Changes)
+			}
+		}
+		m.sortSessions()
+	case protocol.AuthRequiredEvent:
+		reason := ""
+		if e.Params.Reason != nil {
+			reason = string(*e.Params.Reason)
+		}
+		m.addAgentPrompt(agentPrompt{resource: e.Params.Resource, channel: e.Params.Channel, reason: reason})
+	case protocol.ActionRejectedEvent:
+		if id, ok := m.pendingBySeq(e.ClientSeq); ok {
+			delete(m.pendingMCP, id)
+		}
+		m.setError(fmt.Errorf("host rejected %s: %s", e.Action.Kind(), views.SanitizeLine(e.Reason)))
+	case protocol.HostErrorEvent:
+		m.setError(fmt.Errorf("host error: %w", e.Err))
+	}
+	return nil
+}
+
+func (m *Model) pendingBySeq(seq int64) (string, bool) {
+	for id, p := range m.pendingMCP {
+		if p.seq == seq {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+func (m *Model) refreshChannel(ch string) {
+	if m.client == nil {
+		return
+	}
+	switch {
+	case ch == protocol.RootChannel:
+		if r, ok := m.client.Root(); ok {
+			m.root = r
+		}
+	case ch == m.openSession:
+		if s, ok := m.client.Session(ch); ok {
+			m.sess, m.hasSess = s, true
+		}
+	case ch == m.openChat:
+		if c, ok := m.client.Chat(ch); ok {
+			m.chat, m.hasChat = c, true
+			m.keys.Composer.SetTurnRunning(c.ActiveTurn != nil)
+		}
+	}
+}
+
+// ensureChat subscribes to the open session's default chat once the session
+// snapshot names it.
+func (m *Model) ensureChat() tea.Cmd {
+	if !m.hasSess || m.openChat != "" {
+		return nil
+	}
+	target := ""
+	if m.sess.DefaultChat != nil {
+		target = *m.sess.DefaultChat
+	} else if len(m.sess.Chats) > 0 {
+		target = m.sess.Chats[0].Resource
+	}
+	if target == "" {
+		return nil
+	}
+	return m.switchChat(target)
+}
+
+func (m *Model) switchChat(target string) tea.Cmd {
+	prev := m.openChat
+	m.openChat, m.hasChat, m.itemSel, m.scroll = target, false, "", 0
+	m.cache.reset()
+	c, ctx := m.client, m.ctx
+	if c == nil {
+		return nil
+	}
+	if ch, ok := c.Chat(target); ok {
+		m.chat, m.hasChat = ch, true
+	}
+	return func() tea.Msg {
+		if prev != "" && prev != target {
+			_ = c.Unsubscribe(ctx, prev)
+		}
+		return subscribedMsg{channel: target, err: c.Subscribe(ctx, target)}
+	}
+}
+
+func (m *Model) openSessionCmd(uri string) tea.Cmd {
+	if m.client == nil {
+		m.setError(errors.New("not connected yet: wait for the status bar to say ready"))
+		return nil
+	}
+	if uri == m.openSession {
+		return nil
+	}
+	prevS, prevC := m.openSession, m.openChat
+	m.openSession, m.hasSess, m.openChat, m.hasChat = uri, false, "", false
+	m.itemSel, m.scroll, m.mcpSel = "", 0, 0
+	m.pendingMCP = map[string]pendingOp{}
+	m.cache.reset()
+	for i, s := range m.sessions {
+		if s.Resource == uri {
+			m.sessSel = i
+		}
+	}
+	c, ctx := m.client, m.ctx
+	return func() tea.Msg {
+		if prevC != "" {
+			_ = c.Unsubscribe(ctx, prevC)
+		}
+		if prevS != "" {
+			_ = c.Unsubscribe(ctx, prevS)
+		}
+		return subscribedMsg{channel: uri, err: c.Subscribe(ctx, uri)}
+	}
+}
+
+func (m *Model) withoutSession(uri string) []protocol.SessionSummary {
+	out := make([]protocol.SessionSummary, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		if s.Resource != uri {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sortSessions keeps the most recently modified first, keeping the selected
+// session selected.
+func (m *Model) sortSessions() {
+	sel := ""
+	if m.sessSel >= 0 && m.sessSel < len(m.sessions) {
+		sel = m.sessions[m.sessSel].Resource
+	}
+	sort.SliceStable(m.sessions, func(i, j int) bool {
+		return m.sessions[i].ModifiedAt > m.sessions[j].ModifiedAt
+	})
+	for i, s := range m.sessions {
+		if s.Resource == sel {
+			m.sessSel = i
+		}
+	}
+	m.clampSessSel()
+}
+
+func (m *Model) clampSessSel() {
+	m.sessSel = max(0, min(m.sessSel, len(m.sessions)-1))
+}
+
+func applySummaryChanges(s protocol.SessionSummary, c protocol.PartialSessionSummary) protocol.SessionSummary {
+	if c.Title != nil {
+		s.Title = *c.Title
+	}
+	if c.Status != nil {
+		s.Status = *c.Status
+	}
+	if c.Activity != nil {
+		s.Activity = c.Activity
+	}
+	if c.ModifiedAt != nil {
+		s.ModifiedAt = *c.ModifiedAt
+	}
+	if c.Provider != nil {
+		s.Provider = *c.Provider
+	}
+	return s
+}
+
+func (m *Model) scrollBy(n int) {
+	m.scroll = max(0, m.scroll+n)
+}
+
+func (m *Model) turnRunning() bool { return m.hasChat && m.chat.ActiveTurn != nil }

@@ -1,0 +1,110 @@
+package ui
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"time"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/keymap"
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// Client is the part of *protocol.Client the UI uses. It is an interface so
+// model tests can wrap the real client (e.g. record every Dispatch) without
+// a fake host.
+type Client interface {
+	Events() <-chan protocol.Event
+	ProtocolVersion() string
+	Subscribe(ctx context.Context, channel string) error
+	Unsubscribe(ctx context.Context, channel string) error
+	CreateSession(ctx context.Context, p protocol.CreateSessionParams) error
+	DisposeSession(ctx context.Context, session string) error
+	Authenticate(ctx context.Context, resource, token string, scopes []string) error
+	Dispatch(channel string, action protocol.StateAction) (clientSeq int64, err error)
+	Reconnect()
+	Root() (protocol.RootState, bool)
+	Session(uri string) (protocol.SessionState, bool)
+	Chat(uri string) (protocol.ChatState, bool)
+	Close() error
+}
+
+// Authenticator starts OAuth grants; *authpkce.Authenticator implements it.
+type Authenticator interface {
+	Start(ctx context.Context, req authpkce.GrantRequest) (*authpkce.Grant, error)
+}
+
+// Config wires a Model to the outside world. Only Connect is required.
+type Config struct {
+	// Host is what the status bar names the host (e.g. the --host URL).
+	Host string
+	// Connect dials the host. It runs as a tea.Cmd so the UI is up (and says
+	// "connecting") before the network answers; ctrl+r calls it again after
+	// a failed first connect.
+	Connect func(ctx context.Context) (Client, error)
+	// Auth runs "grant additional access" flows; nil disables them (the
+	// prompt then says why).
+	Auth Authenticator
+	// Keys defaults to keymap.DefaultKeyMap().
+	Keys *keymap.KeyMap
+	// Clock stamps turns and ages sessions; nil means time.Now. Goldens fix it.
+	Clock func() time.Time
+	// NewID mints turn, message and session ids; nil means random hex.
+	NewID func() string
+	// NoColor switches colour off (NO_COLOR); the theme keeps meaning in text.
+	NoColor bool
+	// Dark is the background assumption until the terminal answers the
+	// background-colour query.
+	Dark bool
+	// Logger receives debug events (never tokens); nil discards.
+	Logger *slog.Logger
+	// Tick is how often ages and flow timers refresh; 0 means 15s, negative
+	// disables the ticker (goldens).
+	Tick time.Duration
+}
+
+func randomID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Messages the model's commands report back with. They are unexported: only
+// the model's own commands produce them.
+type (
+	connectedMsg struct {
+		client Client
+		err    error
+	}
+	eventMsg      struct{ ev protocol.Event }
+	eventsClosed  struct{}
+	subscribedMsg struct {
+		channel string
+		err     error
+	}
+	opDoneMsg struct {
+		what string // "create session", "dispose session", …
+		err  error
+		// session, when set, is opened on success (createSession).
+		session string
+	}
+	grantStartedMsg struct {
+		resource string
+		grant    *authpkce.Grant
+		err      error
+	}
+	grantDoneMsg struct {
+		resource string
+		result   authpkce.Result
+		err      error
+	}
+	authenticatedMsg struct {
+		resource string
+		err      error
+	}
+	tickMsg     time.Time
+	closedMsg   struct{}
+	settleMsg   struct{ id string; seq int64 }
+)
