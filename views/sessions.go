@@ -115,10 +115,11 @@ func sessionRow(th Theme, s protocol.SessionSummary, selected bool, width int, n
 		titleW = width - 2
 	}
 	var line1 string
-	if titleW < 4 { // too narrow for an age column
+	switch {
+	case titleW < 4 || age == "": // no age, or too narrow for an age column
 		line1 = Truncate(marker+title, width)
 		age = ""
-	} else {
+	default:
 		t := Truncate(title, titleW)
 		pad := width - 2 - lipgloss.Width(t) - ageW
 		line1 = marker + t + strings.Repeat(" ", max(pad, 1)) + age
