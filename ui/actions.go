@@ -312,10 +312,10 @@ const (
 	mcpToggle
 )
 
-func (m *Model) mcpAction(rows []mcpRow, verb mcpVerb) {
+func (m *Model) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	if m.mcpSel >= len(rows) {
 		m.setError(errors.New("no MCP server selected"))
-		return
+		return nil
 	}
 	r := rows[m.mcpSel]
 	var v protocol.StateActionVariant
@@ -324,7 +324,7 @@ func (m *Model) mcpAction(rows []mcpRow, verb mcpVerb) {
 	case mcpStart:
 		if !r.Server {
 			m.setError(fmt.Errorf("%s is a container: select one of its servers", views.SanitizeLine(r.Name)))
-			return
+			return nil
 		}
 		v, label = protocol.SessionMcpServerStartRequestedAction{Id: r.ID}, "starting"
 		if r.Kind == "ready" {
@@ -333,7 +333,7 @@ func (m *Model) mcpAction(rows []mcpRow, verb mcpVerb) {
 	case mcpStop:
 		if !r.Server {
 			m.setError(fmt.Errorf("%s is a container: select one of its servers", views.SanitizeLine(r.Name)))
-			return
+			return nil
 		}
 		v, label = protocol.SessionMcpServerStopRequestedAction{Id: r.ID}, "stopping"
 	case mcpToggle:
@@ -341,9 +341,20 @@ func (m *Model) mcpAction(rows []mcpRow, verb mcpVerb) {
 		label = map[bool]string{true: "enabling", false: "disabling"}[!r.Enabled]
 	}
 	seq, ok := m.dispatch(m.openSession, v)
-	if ok {
-		m.pendingMCP[r.ID] = pendingOp{verb: label, seq: seq}
+	if !ok {
+		return nil
 	}
+	after := ""
+	if s, ok := m.client.Session(m.openSession); ok {
+		for _, x := range mcpRows(s) {
+			if x.ID == r.ID {
+				after = rowSignature(x)
+			}
+		}
+	}
+	m.pendingMCP[r.ID] = pendingOp{verb: label, seq: seq, after: after}
+	id := r.ID
+	return tea.Tick(settleAfter, func(time.Time) tea.Msg { return settleMsg{id: id, seq: seq} })
 }
 
 func (m *Model) disposeCmd(uri string) tea.Cmd {

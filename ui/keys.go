@@ -304,11 +304,11 @@ func (m *Model) keyMCP(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Down):
 		m.mcpSel = max(0, min(len(rows)-1, m.mcpSel+1))
 	case key.Matches(msg, k.Start):
-		m.mcpAction(rows, mcpStart)
+		return m.mcpAction(rows, mcpStart), true
 	case key.Matches(msg, k.Stop):
-		m.mcpAction(rows, mcpStop)
+		return m.mcpAction(rows, mcpStop), true
 	case key.Matches(msg, k.Toggle):
-		m.mcpAction(rows, mcpToggle)
+		return m.mcpAction(rows, mcpToggle), true
 	case key.Matches(msg, k.SignIn):
 		if m.mcpSel < len(rows) && rows[m.mcpSel].Auth != nil {
 			return m.startGrant(*rows[m.mcpSel].Auth), true

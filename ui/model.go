@@ -50,13 +50,13 @@ type connInfo struct {
 type grantPhase int
 
 const (
-	grantPrompt grantPhase = iota // asking: accept or decline
-	grantStarting                 // discovery/registration before the URL exists
-	grantWaiting                  // browser open (or URL shown), waiting for the callback
-	grantPushing                  // token obtained, `authenticate` in flight
-	grantDone                     // host accepted the token
-	grantFailed                   // err says why; accept again retries
-	grantCancelled                // user pressed esc while waiting
+	grantPrompt    grantPhase = iota // asking: accept or decline
+	grantStarting                    // discovery/registration before the URL exists
+	grantWaiting                     // browser open (or URL shown), waiting for the callback
+	grantPushing                     // token obtained, `authenticate` in flight
+	grantDone                        // host accepted the token
+	grantFailed                      // err says why; accept again retries
+	grantCancelled                   // user pressed esc while waiting
 )
 
 // grantFlow is one OAuth flow, keyed by resource: a token serves every tool
@@ -82,11 +82,20 @@ type agentPrompt struct {
 	meta     *protocol.ProtectedResourceMetadata // from an AuthRequiredError
 }
 
+// pendingOp is an MCP action sent but not yet settled. The client tells us
+// about rejections but not confirmations, so a marker settles on the first
+// sign of the host's echo: a second state event for the session, the row
+// changing from what the optimistic apply made it, or settleAfter passing.
 type pendingOp struct {
-	verb string
-	seq  int64
-	seen int // ChannelStateEvents for the session since dispatch
+	verb  string
+	seq   int64
+	seen  int    // ChannelStateEvents for the session since dispatch
+	after string // the row's signature right after the optimistic apply
 }
+
+const settleAfter = 2 * time.Second
+
+func rowSignature(r mcpRow) string { return fmt.Sprintf("%s/%s/%v", r.Kind, r.Reason, r.Enabled) }
 
 type newChoice struct {
 	provider, agentName string
@@ -289,7 +298,7 @@ func (m *Model) quit() tea.Cmd {
 	}, tea.Quit)
 }
 
-func (m *Model) setStatus(s string)  { m.status, m.isErr = s, false }
+func (m *Model) setStatus(s string) { m.status, m.isErr = s, false }
 func (m *Model) setError(err error) { m.status, m.isErr = err.Error(), true }
 
 func (m *Model) resize(w, h int) {
@@ -458,11 +467,15 @@ func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
 	case protocol.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
 		if e.Channel == m.openSession {
+			sigs := map[string]string{}
+			for _, r := range mcpRows(m.sess) {
+				sigs[r.ID] = rowSignature(r)
+			}
 			for id, p := range m.pendingMCP {
 				p.seen++
 				// The first event is our own optimistic apply; the next
 				// one is the host's echo (or a later change) settling it.
-				if p.seen >= 2 {
+				if p.seen >= 2 || sigs[id] != p.after {
 					delete(m.pendingMCP, id)
 				} else {
 					m.pendingMCP[id] = p

@@ -104,7 +104,10 @@ type (
 		resource string
 		err      error
 	}
-	tickMsg     time.Time
-	closedMsg   struct{}
-	settleMsg   struct{ id string; seq int64 }
+	tickMsg   time.Time
+	closedMsg struct{}
+	settleMsg struct {
+		id  string
+		seq int64
+	}
 )

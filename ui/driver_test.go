@@ -1,0 +1,249 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/internal/schemacheck"
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// sentAction is one Dispatch the model made through the real client.
+type sentAction struct {
+	Channel   string
+	ClientSeq int64
+	Action    protocol.StateAction
+}
+
+// recordingClient is the real protocol client with Dispatch recorded, so a
+// test sees exactly what each key sent while the host still answers it.
+type recordingClient struct {
+	*protocol.Client
+	mu   sync.Mutex
+	sent []sentAction
+}
+
+func (r *recordingClient) Dispatch(ch string, a protocol.StateAction) (int64, error) {
+	seq, err := r.Client.Dispatch(ch, a)
+	if err == nil {
+		r.mu.Lock()
+		r.sent = append(r.sent, sentAction{ch, seq, a})
+		r.mu.Unlock()
+	}
+	return seq, err
+}
+
+func (r *recordingClient) take() []sentAction {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.sent
+	r.sent = nil
+	return out
+}
+
+// driver is a minimal Bubble Tea runtime for model tests: commands run in
+// goroutines and their messages come back to Update on the test goroutine,
+// in order, so the model sees exactly what the real program would.
+type driver struct {
+	t      *testing.T
+	m      *Model
+	rec    *recordingClient
+	host   *demohost.Host
+	msgs   chan tea.Msg
+	done   chan struct{}
+	schema *schemacheck.Validator
+}
+
+func (d *driver) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		msg := cmd()
+		if msg == nil {
+			return
+		}
+		select {
+		case d.msgs <- msg:
+		case <-d.done:
+		}
+	}()
+}
+
+func (d *driver) send(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			d.run(c)
+		}
+		return
+	}
+	_, cmd := d.m.Update(msg)
+	d.run(cmd)
+}
+
+// until feeds messages to the model until cond holds.
+func (d *driver) until(what string, cond func() bool) {
+	d.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case msg := <-d.msgs:
+			d.send(msg)
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for %s\nscreen:\n%s", what, d.m.Render())
+		}
+	}
+}
+
+func press(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	}
+	if rest, ok := strings.CutPrefix(k, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: []rune(rest)[0], Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+func (d *driver) keys(ks ...string) {
+	for _, k := range ks {
+		if got := press(k).String(); got != k {
+			d.t.Fatalf("test key %q builds %q", k, got)
+		}
+		d.send(press(k))
+	}
+}
+
+func (d *driver) typeText(s string) {
+	for _, r := range s {
+		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+// newDriver starts a demo host on 127.0.0.1, dials it with the real client
+// wrapped in a recorder, and connects a model to it.
+func newDriver(t *testing.T, auth Authenticator) *driver {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	host, err := demohost.Start(ctx, demohost.Config{StepDelay: -1})
+	if err != nil {
+		t.Fatalf("demohost: %v", err)
+	}
+	t.Cleanup(func() { _ = host.Close() })
+	c, err := protocol.Dial(ctx, protocol.Options{URL: host.URL(), ClientID: "ui-test",
+		ClientInfo: protocol.Implementation{Name: "ahptui-test"}})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	rec := &recordingClient{Client: c}
+	d := &driver{t: t, rec: rec, host: host, msgs: make(chan tea.Msg, 64), done: make(chan struct{}),
+		schema: schemacheck.MustLoad(t)}
+	n := 0
+	d.m = New(Config{
+		Host:    host.URL(),
+		Connect: func(context.Context) (Client, error) { return rec, nil },
+		Auth:    auth,
+		Tick:    -1,
+		NoColor: true,
+		NewID: func() string {
+			n++
+			return "id-" + string(rune('a'+n%26)) + time.Now().Format("150405.000000")
+		},
+	})
+	t.Cleanup(func() {
+		d.m.Shutdown()
+		close(d.done)
+	})
+	d.send(tea.WindowSizeMsg{Width: 160, Height: 50})
+	d.run(d.m.Init())
+	d.until("connected", func() bool { return d.m.client != nil })
+	return d
+}
+
+// openDemo opens the seeded demo session and waits for its chat.
+func (d *driver) openDemo() {
+	d.t.Helper()
+	d.until("session list", func() bool { return len(d.m.sessions) > 0 })
+	for i, s := range d.m.sessions {
+		if s.Resource == demohost.DemoSessionURI {
+			d.m.sessSel = i
+		}
+	}
+	d.keys("enter")
+	d.until("demo chat", func() bool { return d.m.hasChat && d.m.hasSess && d.m.openChat == demohost.DemoChatURI })
+}
+
+// sendMessage writes text in the composer and sends it.
+func (d *driver) sendMessage(text string) {
+	d.t.Helper()
+	d.keys("i")
+	d.typeText(text)
+	d.keys("enter", "esc")
+}
+
+// expectSent checks the recorded dispatches are exactly the given action
+// types, each schema-valid as DispatchActionParams.
+func (d *driver) expectSent(types ...string) []sentAction {
+	d.t.Helper()
+	sent := d.rec.take()
+	var got []string
+	for _, s := range sent {
+		got = append(got, s.Action.Kind())
+		params := protocol.DispatchActionParams{Channel: s.Channel, ClientSeq: s.ClientSeq, Action: s.Action}
+		if err := d.schema.Validate("DispatchActionParams", params); err != nil {
+			b, _ := json.Marshal(params)
+			d.t.Errorf("%s is not schema-valid: %v\n%s", s.Action.Kind(), err, b)
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(types, ",") {
+		d.t.Fatalf("sent %v, want %v (status: %q)", got, types, d.m.status)
+	}
+	return sent
+}
+
+// toolCallIn finds a tool call of the open chat in the given status.
+func (d *driver) itemWhere(pred func(chatItem) bool) (chatItem, bool) {
+	for _, it := range chatItems(d.m.chat) {
+		if pred(it) {
+			return it, true
+		}
+	}
+	return chatItem{}, false
+}
+
+func (d *driver) waitItem(what string, pred func(chatItem) bool) chatItem {
+	d.t.Helper()
+	var it chatItem
+	d.until(what, func() bool {
+		var ok bool
+		it, ok = d.itemWhere(pred)
+		return ok
+	})
+	return it
+}
+
+var _ = authpkce.ErrCanceled
