@@ -307,7 +307,13 @@ func (t *Transcript) activeTurn(at *protocol.ActiveTurn, width int, opts Transcr
 	if len(at.ResponseParts) > 0 {
 		r.lines = append(r.lines, "")
 	}
-	r.lines = append(r.lines, "  "+t.th.Info.Render(Truncate("◐ "+activity, width-2)))
+	if t.chat.Status.Has(protocol.SessionStatusInputNeeded) {
+		// Say so where the eye is: the end of the streaming turn.
+		wait := "◆ waiting for you · " + keys.Chat.NextBlocker.Help().Key + " " + keys.Chat.NextBlocker.Help().Desc
+		r.lines = append(r.lines, "  "+t.th.Warning.Bold(true).Render(Truncate(wait, width-2)))
+	} else {
+		r.lines = append(r.lines, "  "+t.th.Info.Render(Truncate("◐ "+activity, width-2)))
+	}
 	if u := usageText(at.Usage); u != "" {
 		r.lines = append(r.lines, "  "+t.th.Subtle.Render(Truncate(u, width-2)))
 	}

@@ -100,6 +100,13 @@ func TestTranscriptContent(t *testing.T) {
 	if strings.Contains(out, "old cookies are ignored and the user looks") {
 		t.Error("collapsed reasoning shows its text")
 	}
+	blocked := testChat()
+	blocked.Status = protocol.SessionStatusInputNeeded
+	tr.SetChat(blocked, nil)
+	if out := ansi.Strip(tr.Render(100, 300, 0, TranscriptOptions{})); !strings.Contains(out, "◆ waiting for you · ! next needing you") {
+		t.Errorf("a blocked chat does not say it waits for the user:\n%s", out)
+	}
+	tr.SetChat(testChat(), mcpCustomizations())
 	out = ansi.Strip(tr.Render(100, 300, 0, TranscriptOptions{Expanded: map[string]bool{"r1": true}}))
 	if !strings.Contains(out, "▾ Reasoning") || !strings.Contains(out, "old cookies are ignored and the user looks") {
 		t.Errorf("expanded reasoning not shown:\n%s", out)
