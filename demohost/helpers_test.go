@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,10 +58,17 @@ type rawClient struct {
 	tr       jsonrpc.Transport
 	v        *schemacheck.Validator
 	clientID string
+	// noValidate skips the per-frame schema check (for megabyte floods).
+	noValidate atomic.Bool
 
 	mu      sync.Mutex
 	notes   []*jsonrpc.Request
+	envs    []protocol.ActionEnvelope
 	resps   map[string]*jsonrpc.Response
+	methods map[string]string // request id → method, to read snapshots
+	// mirror is each channel's state as the host described it: snapshots
+	// from results, then every accepted envelope reduced in arrival order.
+	mirror  map[string]protocol.SnapshotStateVariant
 	changed chan struct{}
 	closed  bool
 	readErr error
@@ -77,7 +85,7 @@ func dial(t *testing.T, h *Host, v *schemacheck.Validator, clientID string) *raw
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
-	c := &rawClient{t: t, tr: tr, v: v, clientID: clientID, resps: map[string]*jsonrpc.Response{}, changed: make(chan struct{}), done: make(chan struct{})}
+	c := &rawClient{t: t, tr: tr, v: v, clientID: clientID, resps: map[string]*jsonrpc.Response{}, methods: map[string]string{}, mirror: map[string]protocol.SnapshotStateVariant{}, changed: make(chan struct{}), done: make(chan struct{})}
 	go c.readLoop()
 	t.Cleanup(func() {
 		_ = tr.Close("test done")
@@ -97,8 +105,10 @@ func (c *rawClient) readLoop() {
 			c.mu.Unlock()
 			return
 		}
-		if verr := c.v.ValidateMessage(f); verr != nil {
-			c.t.Errorf("host frame fails the schema: %v\n%s", verr, f)
+		if !c.noValidate.Load() {
+			if verr := c.v.ValidateMessage(f); verr != nil {
+				c.t.Errorf("host frame fails the schema: %v\n%s", verr, f)
+			}
 		}
 		m, err := jsonrpc.Decode(f)
 		if err != nil {
@@ -107,12 +117,22 @@ func (c *rawClient) readLoop() {
 		switch m := m.(type) {
 		case *jsonrpc.Request:
 			c.notes = append(c.notes, m)
+			if m.Method == "action" {
+				var e protocol.ActionEnvelope
+				if err := json.Unmarshal(m.Params, &e); err != nil {
+					c.t.Errorf("decode envelope: %v", err)
+				} else {
+					c.envs = append(c.envs, e)
+					c.applyLocked(e)
+				}
+			}
 		case *jsonrpc.Response:
 			key := "null"
 			if m.ID != nil {
 				key = m.ID.String()
 			}
 			c.resps[key] = m
+			c.absorbResultLocked(c.methods[key], m)
 		}
 		close(c.changed)
 		c.changed = make(chan struct{})
@@ -168,15 +188,27 @@ func (c *rawClient) sendMsg(m jsonrpc.Message) {
 // call sends a request and waits for its response.
 func (c *rawClient) call(method string, params any) *jsonrpc.Response {
 	c.t.Helper()
+	return c.callMaybeInvalid(method, params, true)
+}
+
+// callMaybeInvalid sends a request the test knows may be invalid unchecked.
+func (c *rawClient) callMaybeInvalid(method string, params any, validate bool) *jsonrpc.Response {
+	c.t.Helper()
 	c.mu.Lock()
 	c.nextID++
 	id := jsonrpc.Int64ID(c.nextID)
+	c.methods[id.String()] = method
 	c.mu.Unlock()
 	raw, err := json.Marshal(params)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	c.sendMsg(&jsonrpc.Request{ID: &id, Method: method, Params: raw})
+	if validate {
+		c.sendMsg(&jsonrpc.Request{ID: &id, Method: method, Params: raw})
+	} else {
+		f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: method, Params: raw})
+		c.send(f)
+	}
 	var resp *jsonrpc.Response
 	c.waitUntil("response to "+method, func() bool { resp = c.resps[id.String()]; return resp != nil })
 	return resp
@@ -235,21 +267,67 @@ func (c *rawClient) dispatchSeq(channel string, seq int64, a protocol.StateActio
 	c.sendMsg(&jsonrpc.Request{Method: "dispatchAction", Params: raw})
 }
 
-// envelopes decodes every action notification received so far.
-func (c *rawClient) envelopesLocked() []protocol.ActionEnvelope {
-	var out []protocol.ActionEnvelope
-	for _, n := range c.notes {
-		if n.Method != "action" {
-			continue
-		}
-		var e protocol.ActionEnvelope
-		if err := json.Unmarshal(n.Params, &e); err != nil {
-			c.t.Errorf("decode envelope: %v", err)
-			continue
-		}
-		out = append(out, e)
+// envelopesLocked is every action envelope received so far.
+func (c *rawClient) envelopesLocked() []protocol.ActionEnvelope { return c.envs }
+
+func (c *rawClient) applyLocked(e protocol.ActionEnvelope) {
+	if st, ok := c.mirror[e.Channel]; ok && e.RejectionReason == nil {
+		c.mirror[e.Channel] = protocol.Reduce(st, e.Action, nil)
 	}
-	return out
+}
+
+func (c *rawClient) absorbResultLocked(method string, r *jsonrpc.Response) {
+	if r.Error != nil {
+		return
+	}
+	setSnaps := func(snaps []protocol.Snapshot) {
+		for _, s := range snaps {
+			c.mirror[s.Resource] = s.State.Variant
+		}
+	}
+	switch method {
+	case "initialize":
+		var res protocol.InitializeResult
+		if json.Unmarshal(r.Result, &res) == nil {
+			setSnaps(res.Snapshots)
+		}
+	case "subscribe":
+		var res protocol.SubscribeResult
+		if json.Unmarshal(r.Result, &res) == nil && res.Snapshot != nil {
+			setSnaps([]protocol.Snapshot{*res.Snapshot})
+		}
+	case "reconnect":
+		var res protocol.ReconnectResult
+		if json.Unmarshal(r.Result, &res) != nil {
+			return
+		}
+		switch v := res.Variant.(type) {
+		case protocol.ReconnectSnapshotResult:
+			setSnaps(v.Snapshots)
+		case protocol.ReconnectReplayResult:
+			for _, e := range v.Actions {
+				c.applyLocked(e)
+			}
+		}
+	}
+}
+
+// sessionMirror is the client's view of a session (call with c.mu held).
+func (c *rawClient) sessionMirrorLocked(uri string) protocol.SessionState {
+	s, _ := c.mirror[uri].(protocol.SessionState)
+	return s
+}
+
+// waitServer waits until the mirrored session shows server id in kind.
+func (c *rawClient) waitServer(session, id, kind string) protocol.McpServerCustomization {
+	c.t.Helper()
+	var m protocol.McpServerCustomization
+	c.waitUntil(id+" "+kind, func() bool {
+		var ok bool
+		m, _, ok = findServer(c.sessionMirrorLocked(session), id)
+		return ok && m.State.Kind() == kind
+	})
+	return m
 }
 
 // waitEnvelope waits for an envelope on channel matching pred and returns it.

@@ -219,7 +219,7 @@ func (h *Host) reconnectLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 // canReplayLocked reports whether every envelope after lastSeen is still in
 // the buffer (and was produced by this incarnation of the host).
 func (h *Host) canReplayLocked(lastSeen int64) bool {
-	if lastSeen < h.replayFloor-1 || lastSeen > h.seq || lastSeen < 0 {
+	if lastSeen < h.replayFloor || lastSeen > h.seq || lastSeen < 0 {
 		return false
 	}
 	if lastSeen == h.seq {
