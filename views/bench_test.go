@@ -64,8 +64,8 @@ func benchStream(n int) string {
 // turn's markdown, and after each delta a 160×50 viewport rendered at the
 // bottom. Budget: < 4 ms per frame (ns/op here is per frame), so streaming
 // stays smooth at 60 deltas a second with room for the rest of the UI.
-// The one-time render of the finished turns at this width happens before
-// the timer starts, as it does once per resize in the program.
+// The first frame, which renders the finished turns it shows (once per
+// width in the program), is drawn before the timer starts.
 func BenchmarkTranscriptStreaming(b *testing.B) {
 	const deltas, deltaSize = 1000, 16
 	for _, noColor := range []bool{false, true} {

@@ -185,6 +185,30 @@ func (t *Transcript) TotalLines(width int, opts TranscriptOptions) int {
 	return total
 }
 
+// Warm renders up to maxTurns finished turns not yet cached at width with
+// opts, newest first, and reports whether every turn is now cached. The
+// first TotalLines or LocateToolCall at a new width renders the whole chat
+// (about a millisecond per turn with colour); a UI that calls Warm from an
+// idle tick after a resize spreads that cost over frames.
+func (t *Transcript) Warm(width int, opts TranscriptOptions, maxTurns int) (done bool) {
+	for i := len(t.chat.Turns) - 1; i >= 0; i-- {
+		if t.cached(&t.chat.Turns[i], width, opts) {
+			continue
+		}
+		if maxTurns <= 0 {
+			return false
+		}
+		t.finishedTurn(&t.chat.Turns[i], width, opts)
+		maxTurns--
+	}
+	return true
+}
+
+func (t *Transcript) cached(tr *protocol.Turn, width int, opts TranscriptOptions) bool {
+	r, ok := t.turns[tr.Id]
+	return ok && r.key == turnKey(tr, width, opts)
+}
+
 // LocateToolCall returns where a tool call's card is: its first line,
 // counted from the top of the transcript, and its height in lines.
 func (t *Transcript) LocateToolCall(width int, opts TranscriptOptions, toolCallID string) (top, height int, ok bool) {
@@ -270,14 +294,19 @@ func optionsKey(parts []protocol.ResponsePart, opts TranscriptOptions) string {
 	return string(b)
 }
 
-func (t *Transcript) finishedTurn(tr *protocol.Turn, width int, opts TranscriptOptions) *renderedTurn {
-	// The parts' backing array identifies the snapshot: reducers copy a
-	// turn's parts when they change them and share them when they don't.
+// turnKey identifies what a finished turn's lines depend on. The parts'
+// backing array identifies the snapshot: reducers copy a turn's parts when
+// they change them and share them when they don't.
+func turnKey(tr *protocol.Turn, width int, opts TranscriptOptions) string {
 	var ptr uintptr
 	if len(tr.ResponseParts) > 0 {
 		ptr = uintptr(unsafe.Pointer(unsafe.SliceData(tr.ResponseParts)))
 	}
-	key := fmt.Sprintf("%d|%x|%d|%s|%s", width, ptr, len(tr.ResponseParts), tr.State, optionsKey(tr.ResponseParts, opts))
+	return fmt.Sprintf("%d|%x|%d|%s|%s", width, ptr, len(tr.ResponseParts), tr.State, optionsKey(tr.ResponseParts, opts))
+}
+
+func (t *Transcript) finishedTurn(tr *protocol.Turn, width int, opts TranscriptOptions) *renderedTurn {
+	key := turnKey(tr, width, opts)
 	if r, ok := t.turns[tr.Id]; ok && r.key == key {
 		return r
 	}

@@ -320,3 +320,29 @@ func TestTranscriptEmpty(t *testing.T) {
 		t.Error("zero width must render nothing")
 	}
 }
+
+func TestTranscriptWarm(t *testing.T) {
+	chat := benchChat(30)
+	tr := NewTranscript(noColorTheme)
+	tr.SetChat(chat, nil)
+	calls := 0
+	for !tr.Warm(80, TranscriptOptions{}, 7) {
+		calls++
+		if calls > 10 {
+			t.Fatal("Warm never finished")
+		}
+	}
+	if calls != 4 { // 30 turns, 7 per call: 7+7+7+7 then 2 and done
+		t.Errorf("Warm took %d unfinished calls, want 4", calls)
+	}
+	for i := range chat.Turns {
+		if !tr.cached(&chat.Turns[i], 80, TranscriptOptions{}) {
+			t.Fatalf("turn %d not cached after Warm", i)
+		}
+	}
+	fresh := NewTranscript(noColorTheme)
+	fresh.SetChat(chat, nil)
+	if tr.TotalLines(80, TranscriptOptions{}) != fresh.TotalLines(80, TranscriptOptions{}) {
+		t.Error("warmed transcript measures differently")
+	}
+}
