@@ -46,7 +46,7 @@ type GrantView struct {
 
 // keys is the binding set the views name in their inline hints. Hints are
 // rendered from the bindings, so help text and hints cannot disagree.
-var keys = keymap.DefaultKeyMap()
+var hintKeys = keymap.DefaultKeyMap()
 
 // hintLine renders "key desc · key desc" for bindings, or "" when none.
 func hintLine(th Theme, bindings ...key.Binding) string {
@@ -120,7 +120,7 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 		if d := Sanitize(g.Description); strings.TrimSpace(d) != "" {
 			add(th.Muted, d)
 		}
-		lines = append(lines, wrapLines(hintLine(th, keys.Grant.Accept, keys.Grant.Decline), inner)...)
+		lines = append(lines, wrapLines(hintLine(th, hintKeys.Grant.Accept, hintKeys.Grant.Decline), inner)...)
 	case GrantWaiting:
 		add(th.GrantTitle, "◌ Waiting for you to approve in the browser…")
 		add(th.Muted, "resource: "+resource)
@@ -135,7 +135,7 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 			add(th.Muted, "(the sign-in URL is not ready yet)")
 		}
 		lines = append(lines, urlLines(th, g.URL, inner)...)
-		lines = append(lines, wrapLines(hintLine(th, keys.Grant.Cancel, keys.Grant.CopyURL), inner)...)
+		lines = append(lines, wrapLines(hintLine(th, hintKeys.Grant.Cancel, hintKeys.Grant.CopyURL), inner)...)
 	case GrantSucceeded:
 		add(th.Success, "✓ access granted")
 		add(th.Muted, resource)
@@ -146,7 +146,7 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 		}
 		add(th.Error, "✗ access not granted: "+msg)
 		add(th.Muted, "Check the account and permissions in the browser, then try again.")
-		lines = append(lines, wrapLines(hintLine(th, retryBinding(), keys.Grant.Decline), inner)...)
+		lines = append(lines, wrapLines(hintLine(th, retryBinding(), hintKeys.Grant.Decline), inner)...)
 	default:
 		add(th.Muted, "grant: unknown state")
 	}
@@ -175,7 +175,7 @@ func urlLines(th Theme, url string, width int) []string {
 
 // retryBinding is the accept key described as what it does after a failure.
 func retryBinding() key.Binding {
-	b := keys.Grant.Accept
+	b := hintKeys.Grant.Accept
 	b.SetHelp(b.Help().Key, "try again")
 	return b
 }

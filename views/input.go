@@ -203,9 +203,9 @@ func RenderInputRequest(th Theme, req protocol.ChatInputRequest, state InputForm
 	lines = append(lines, "")
 	var hints []string
 	if len(req.Questions) > 1 {
-		hints = append(hints, hintLine(th, keys.Input.NextField, keys.Input.PrevField))
+		hints = append(hints, hintLine(th, hintKeys.Input.NextField, hintKeys.Input.PrevField))
 	}
-	hints = append(hints, hintLine(th, keys.Input.Submit, keys.Input.Decline))
+	hints = append(hints, hintLine(th, hintKeys.Input.Submit, hintKeys.Input.Decline))
 	lines = append(lines, wrapLines(strings.Join(hints, th.Subtle.Render(" · ")), inner)...)
 	return frame.Width(width).Render(strings.Join(lines, "\n"))
 }

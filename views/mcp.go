@@ -232,7 +232,7 @@ func mcpRowLines(th Theme, r MCPServerRow, selected, focused, pending bool, gran
 				lines = append(lines, "  "+th.Warning.Render(l))
 			}
 			if selected {
-				for _, l := range wrapLines(hintLine(th, keys.MCP.SignIn), inner-2) {
+				for _, l := range wrapLines(hintLine(th, hintKeys.MCP.SignIn), inner-2) {
 					lines = append(lines, "  "+l)
 				}
 			}

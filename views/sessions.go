@@ -68,7 +68,7 @@ func RenderSessionList(th Theme, sessions []protocol.SessionSummary, selected in
 	}
 	if len(sessions) == 0 {
 		lines := wrapLines(th.Muted.Render("No sessions yet."), width)
-		lines = append(lines, wrapLines(hintLine(th, keys.Sessions.New), width)...)
+		lines = append(lines, wrapLines(hintLine(th, hintKeys.Sessions.New), width)...)
 		if len(lines) > height {
 			lines = lines[:height]
 		}

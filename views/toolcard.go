@@ -203,7 +203,7 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 		if hidden := len(bl) - len(shown); hidden > 0 {
 			more := fmt.Sprintf("  … %d more line%s", hidden, plural(hidden))
 			if ctx.Selected {
-				more += " (" + keys.Chat.ToggleExpand.Help().Key + " expand)"
+				more += " (" + hintKeys.Chat.ToggleExpand.Help().Key + " expand)"
 			}
 			lines = append(lines, th.Muted.Render(Truncate(more, inner)))
 		}
@@ -281,11 +281,11 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 			add(th.Muted, "options: "+strings.Join(opts, " / "))
 		}
 		if ctx.Selected {
-			lines = append(lines, wrapLines(hintLine(th, keys.Chat.Approve, keys.Chat.Deny), inner)...)
+			lines = append(lines, wrapLines(hintLine(th, hintKeys.Chat.Approve, hintKeys.Chat.Deny), inner)...)
 		}
 	case "pending-result-confirmation":
 		if ctx.Selected {
-			approve, deny := keys.Chat.Approve, keys.Chat.Deny
+			approve, deny := hintKeys.Chat.Approve, hintKeys.Chat.Deny
 			approve.SetHelp(approve.Help().Key, "accept result")
 			deny.SetHelp(deny.Help().Key, "reject result")
 			lines = append(lines, wrapLines(hintLine(th, approve, deny), inner)...)
@@ -308,7 +308,7 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 			}
 			add(th.Warning, res+" "+reasonText(string(t.auth.Reason), clean))
 			if ctx.Selected {
-				lines = append(lines, wrapLines(hintLine(th, keys.Grant.Accept, keys.Grant.Decline), inner)...)
+				lines = append(lines, wrapLines(hintLine(th, hintKeys.Grant.Accept, hintKeys.Grant.Decline), inner)...)
 			}
 		}
 	}

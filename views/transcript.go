@@ -338,7 +338,7 @@ func (t *Transcript) activeTurn(at *protocol.ActiveTurn, width int, opts Transcr
 	}
 	if t.chat.Status.Has(protocol.SessionStatusInputNeeded) {
 		// Say so where the eye is: the end of the streaming turn.
-		wait := "◆ waiting for you · " + keys.Chat.NextBlocker.Help().Key + " " + keys.Chat.NextBlocker.Help().Desc
+		wait := "◆ waiting for you · " + hintKeys.Chat.NextBlocker.Help().Key + " " + hintKeys.Chat.NextBlocker.Help().Desc
 		r.lines = append(r.lines, "  "+t.th.Warning.Bold(true).Render(Truncate(wait, width-2)))
 	} else {
 		r.lines = append(r.lines, "  "+t.th.Info.Render(Truncate("◐ "+activity, width-2)))
