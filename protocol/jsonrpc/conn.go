@@ -52,6 +52,12 @@ type ConnOptions struct {
 	// flooding peer cannot exhaust memory. 0 means
 	// DefaultMaxConcurrentRequests, negative means no limit.
 	MaxConcurrentRequests int
+	// MaxArrayElements caps the array elements (nested included) of one
+	// inbound frame; a frame over it closes the connection with an error
+	// wrapping ErrFrameTooBig, as an oversize frame does, because its
+	// decoded size is unbounded by its byte size. 0 means
+	// DefaultMaxArrayElements, negative means no limit.
+	MaxArrayElements int
 }
 
 // DefaultMaxConcurrentRequests is far above what an AHP peer needs (requests
@@ -70,6 +76,7 @@ type Conn struct {
 
 	maxInFlight int64
 	inFlight    atomic.Int64
+	maxElements int
 
 	mu      sync.Mutex
 	pending map[ID]chan *Response
@@ -107,6 +114,10 @@ func NewConn(t Transport, h Handler, opts ConnOptions) *Conn {
 	if maxInFlight == 0 {
 		maxInFlight = DefaultMaxConcurrentRequests
 	}
+	maxElements := opts.MaxArrayElements
+	if maxElements == 0 {
+		maxElements = DefaultMaxArrayElements
+	}
 	if h == nil {
 		h = HandlerFunc(func(context.Context, *Request) (any, error) { return nil, ErrMethodNotFound })
 	}
@@ -116,6 +127,7 @@ func NewConn(t Transport, h Handler, opts ConnOptions) *Conn {
 		log:          log,
 		writeTimeout: wt,
 		maxInFlight:  maxInFlight,
+		maxElements:  maxElements,
 		pending:      make(map[ID]chan *Response),
 		qready:       make(chan struct{}, 1),
 		done:         make(chan struct{}),
@@ -301,6 +313,11 @@ func (c *Conn) readLoop() {
 		frame, err := c.t.Read(context.Background())
 		if err != nil {
 			c.shutdown(err, "read failed")
+			return
+		}
+		if err := checkArrayElements(frame, c.maxElements); err != nil {
+			c.log.Warn("jsonrpc: closing: frame has too many array elements", "bytes", len(frame), "limit", c.maxElements)
+			c.shutdown(fmt.Errorf("%w (%w)", err, ErrClosed), "frame has too many array elements")
 			return
 		}
 		msg, err := Decode(frame)
