@@ -1,0 +1,663 @@
+package protocol
+
+// Hostile-host tests: protocol's Client, dialled over a real WebSocket on
+// 127.0.0.1, against protocol/internal/hostilehost, which sends what a
+// compromised or broken host could: control sequences in every text
+// field, frames far over the limit, huge arrays, deep nesting, envelopes
+// for channels never subscribed, duplicated and out-of-order serverSeq,
+// responses to requests never made, and requests for local files.
+//
+// Memory bound (stated and measured): with the 16 MiB frame limit, the
+// client's live heap after GC grows by less than 64 MiB over the whole
+// barrage (hostileHeapBudget), and it never holds an oversize frame.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ahptui/ahptui/protocol/internal/hostilehost"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+const (
+	// hostileWait bounds every wait of these tests.
+	hostileWait = 60 * time.Second
+	// hostileHeapBudget is the stated bound on live-heap growth.
+	hostileHeapBudget = 64 << 20
+
+	hostileSession = "ahp-session:/hostile"
+	hostileChat    = "ahp-chat:/hostile"
+)
+
+var (
+	hostileRoot = json.RawMessage(`{"agents":[{"provider":"p","displayName":"Agent","description":"An agent",` +
+		`"models":[{"id":"m1","provider":"p","name":"Model One"}]}],"activeSessions":1}`)
+	hostileSessionState = json.RawMessage(`{"provider":"p","title":"Session title","status":1,"lifecycle":"ready",` +
+		`"activeClients":[{"clientId":"other","displayName":"Other client","tools":[]}],` +
+		`"chats":[{"resource":"ahp-chat:/hostile","title":"Chat title","status":8,"modifiedAt":"1970-01-01T00:00:02.000Z"}]}`)
+	hostileChatState = json.RawMessage(`{"turns":[],"activeTurn":{"id":"turn-1","startedAt":"1970-01-01T00:00:01.000Z",` +
+		`"message":{"text":"Hello","origin":{"kind":"user"}},"responseParts":[{"kind":"markdown","id":"md-1","content":""}]},` +
+		`"resource":"ahp-chat:/hostile","title":"Chat title","status":8,"modifiedAt":"1970-01-01T00:00:02.000Z"}`)
+)
+
+// eventLog drains a client's events so the client never blocks on them, and
+// lets a test wait for one.
+type eventLog struct {
+	mu     sync.Mutex
+	events []Event
+	more   chan struct{} // closed and replaced on every append
+	closed bool
+}
+
+func watchEvents(c *Client) *eventLog {
+	l := &eventLog{more: make(chan struct{})}
+	go func() {
+		for e := range c.Events() {
+			l.mu.Lock()
+			l.events = append(l.events, e)
+			close(l.more)
+			l.more = make(chan struct{})
+			l.mu.Unlock()
+		}
+		l.mu.Lock()
+		l.closed = true
+		close(l.more)
+		l.mu.Unlock()
+	}()
+	return l
+}
+
+// waitFor returns the first event at index >= from matching ok, and its index.
+func (l *eventLog) waitFor(t *testing.T, ctx context.Context, from int, what string, ok func(Event) bool) (Event, int) {
+	t.Helper()
+	for {
+		l.mu.Lock()
+		for i := from; i < len(l.events); i++ {
+			if ok(l.events[i]) {
+				e := l.events[i]
+				l.mu.Unlock()
+				return e, i
+			}
+		}
+		from = len(l.events)
+		more, closed := l.more, l.closed
+		l.mu.Unlock()
+		if closed {
+			t.Fatalf("event stream closed while waiting for %s", what)
+		}
+		select {
+		case <-more:
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s; events so far: %s", what, l.summary())
+		}
+	}
+}
+
+func (l *eventLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.events)
+}
+
+func (l *eventLog) all() []Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Event(nil), l.events...)
+}
+
+func (l *eventLog) summary() string {
+	var b strings.Builder
+	for _, e := range l.all() {
+		fmt.Fprintf(&b, "\n  %T %s", e, eventText(e))
+	}
+	return b.String()
+}
+
+func eventText(e Event) string {
+	switch e := e.(type) {
+	case ConnectionEvent:
+		s := e.Status.String()
+		if e.Cause != nil {
+			s += ": " + e.Cause.Error()
+		}
+		return s
+	case HostErrorEvent:
+		return e.Err.Error()
+	case ChannelStateEvent:
+		return e.Channel
+	case ChannelDroppedEvent:
+		return e.Channel + ": " + e.Reason
+	}
+	return ""
+}
+
+func isStatus(s ConnStatus) func(Event) bool {
+	return func(e Event) bool {
+		ce, ok := e.(ConnectionEvent)
+		return ok && ce.Status == s
+	}
+}
+
+func isChannelState(ch string) func(Event) bool {
+	return func(e Event) bool {
+		ce, ok := e.(ChannelStateEvent)
+		return ok && ce.Channel == ch
+	}
+}
+
+type hostileRig struct {
+	host   *hostilehost.Host
+	client *Client
+	events *eventLog
+	conn   *hostilehost.Conn // the current connection
+	ctx    context.Context
+}
+
+// startHostile starts a host with the given states (nil: the default
+// root/session/chat), dials it and subscribes the session and chat.
+func startHostile(t *testing.T, states map[string]json.RawMessage, answer func(*hostilehost.Conn, *jsonrpc.Request) (any, *jsonrpc.Error, bool)) *hostileRig {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hostileWait)
+	t.Cleanup(cancel)
+	if states == nil {
+		states = map[string]json.RawMessage{
+			RootChannel: hostileRoot, hostileSession: hostileSessionState, hostileChat: hostileChatState,
+		}
+	}
+	h, err := hostilehost.Start(hostilehost.Config{States: states, ServerSeq: 10, Answer: answer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	id, err := LoadOrCreateClientID(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(ctx, Options{
+		URL: h.URL(), ClientID: id, ClientInfo: Implementation{Name: "ahptui-hostile-test"},
+		PingInterval: time.Hour, ReconnectInitial: 5 * time.Millisecond, ReconnectMax: 50 * time.Millisecond,
+		GiveUpAfter: 20 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	r := &hostileRig{host: h, client: c, events: watchEvents(c), ctx: ctx}
+	r.conn = r.nextConn(t)
+	if _, ok := states[hostileSession]; ok {
+		if err := c.Subscribe(ctx, hostileSession); err != nil {
+			t.Fatalf("subscribe session: %v", err)
+		}
+	}
+	if _, ok := states[hostileChat]; ok {
+		if err := c.Subscribe(ctx, hostileChat); err != nil {
+			t.Fatalf("subscribe chat: %v", err)
+		}
+	}
+	return r
+}
+
+// nextConn waits for the host's next connection to finish its handshake.
+func (r *hostileRig) nextConn(t *testing.T) *hostilehost.Conn {
+	t.Helper()
+	select {
+	case c := <-r.host.Conns():
+		select {
+		case <-c.Handshaken():
+			return c
+		case <-c.Done():
+			t.Fatalf("connection %d ended during the handshake: %v", c.ID, c.Err())
+		case <-r.ctx.Done():
+			t.Fatal("handshake never finished")
+		}
+	case <-r.ctx.Done():
+		t.Fatal("the client never connected")
+	}
+	return nil
+}
+
+func (r *hostileRig) send(t *testing.T, frame []byte) {
+	t.Helper()
+	if err := r.conn.Send(r.ctx, frame); err != nil {
+		t.Fatalf("send %d bytes: %v", len(frame), err)
+	}
+}
+
+// barrier sends a harmless title change on the session channel with a
+// fresh serverSeq and waits until the client shows it: every frame sent
+// before it has then been processed (notifications apply in order).
+func (r *hostileRig) barrier(t *testing.T, seq int64) {
+	t.Helper()
+	title := fmt.Sprintf("barrier-%d", seq)
+	from := r.events.len()
+	r.send(t, hostilehost.Envelope(hostileSession, seq, map[string]any{"type": "session/titleChanged", "title": title}))
+	r.events.waitFor(t, r.ctx, from, title, func(e Event) bool {
+		if !isChannelState(hostileSession)(e) {
+			return false
+		}
+		s, ok := r.client.Session(hostileSession)
+		return ok && s.Title == title
+	})
+}
+
+// assertUp checks the client is still Ready on the same connection and
+// answers a round trip.
+func (r *hostileRig) assertUp(t *testing.T) {
+	t.Helper()
+	if st := r.client.Status(); st != StatusReady {
+		t.Fatalf("client status %v, want Ready; events:%s", st, r.events.summary())
+	}
+	if _, err := r.client.ListSessions(r.ctx); err != nil {
+		t.Fatalf("client cannot list sessions after the barrage: %v", err)
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestHostileStrings: escape sequences and control characters in every text
+// field of every snapshot and of actions, notifications and errors. The
+// client keeps the host's text as data (sanitising is the views' job, see
+// views.Sanitize) but never chokes on it, and the error texts it makes
+// itself carry no control characters.
+func TestHostileStrings(t *testing.T) {
+	payload := hostilehost.AllEscapes()
+	states := map[string]json.RawMessage{
+		RootChannel:    hostilehost.Taint(hostileRoot, payload),
+		hostileSession: hostilehost.Taint(hostileSessionState, payload),
+		hostileChat:    hostilehost.Taint(hostileChatState, payload),
+	}
+	for ch, st := range states {
+		if _, err := DecodeSnapshotState(ch, st); err != nil {
+			t.Fatalf("tainted %s does not decode, so the test would not reach the client's state: %v", ch, err)
+		}
+	}
+	r := startHostile(t, states, func(_ *hostilehost.Conn, req *jsonrpc.Request) (any, *jsonrpc.Error, bool) {
+		if req.Method == "listSessions" {
+			return json.RawMessage(hostilehost.Taint(json.RawMessage(`{"items":[{"resource":"ahp-session:/hostile","provider":"p",`+
+				`"title":"Session title","status":1,"createdAt":"1970-01-01T00:00:01.000Z","modifiedAt":"1970-01-01T00:00:02.000Z"}]}`), payload)), nil, true
+		}
+		return nil, nil, false
+	})
+
+	seq := int64(10)
+	next := func() int64 { seq++; return seq }
+	for _, p := range hostilehost.Escapes {
+		r.send(t, hostilehost.Envelope(hostileChat, next(), map[string]any{"type": "chat/delta", "turnId": "turn-1", "partId": "md-1", "content": p}))
+		r.send(t, hostilehost.Envelope(hostileSession, next(), map[string]any{"type": "session/titleChanged", "title": p}))
+		r.send(t, hostilehost.Envelope(hostileChat, next(), map[string]any{"type": "chat/titleChanged", "title": p}))
+		for _, n := range []struct {
+			method string
+			params any
+		}{
+			{"root/sessionAdded", json.RawMessage(hostilehost.Taint(json.RawMessage(`{"summary":{"resource":"ahp-session:/x","provider":"p","title":"t","status":1,"createdAt":"1970-01-01T00:00:01.000Z","modifiedAt":"1970-01-01T00:00:02.000Z"}}`), p))},
+			{"root/sessionSummaryChanged", map[string]any{"session": hostileSession, "changes": map[string]any{"title": p}}},
+			{"auth/required", map[string]any{"resource": "https://r.example/" + p, "reason": "required"}},
+			{p, map[string]any{"x": p}},
+		} {
+			if err := r.conn.Notify(r.ctx, n.method, n.params); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A rejection of a dispatch we never made, with a hostile reason.
+		r.send(t, []byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/hostile","serverSeq":`+
+			fmt.Sprint(next())+`,"action":{"type":"session/titleChanged","title":"x"},"origin":{"clientId":"someone","clientSeq":1},`+
+			`"rejectionReason":`+mustJSON(t, p)+`}}`))
+	}
+	r.barrier(t, next())
+	r.assertUp(t)
+
+	chat, ok := r.client.Chat(hostileChat)
+	if !ok || chat.ActiveTurn == nil || len(chat.ActiveTurn.ResponseParts) == 0 {
+		t.Fatalf("chat state lost: %+v", chat)
+	}
+	md, ok := chat.ActiveTurn.ResponseParts[0].Variant.(MarkdownResponsePart)
+	if !ok || !strings.Contains(md.Content.String(), hostilehost.Escapes[0]) {
+		t.Errorf("the deltas did not apply as data; content = %q", md.Content.String())
+	}
+	for _, e := range r.events.all() {
+		var text string
+		switch e := e.(type) {
+		case HostErrorEvent:
+			text = e.Err.Error()
+		case ConnectionEvent:
+			if e.Cause != nil {
+				text = e.Cause.Error()
+			}
+		case ChannelDroppedEvent:
+			text = e.Reason
+		}
+		if i := strings.IndexFunc(text, isTermControl); i >= 0 {
+			t.Errorf("%T message carries control character %U: %q", e, []rune(text[i:])[0], text)
+		}
+	}
+}
+
+func isTermControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestHostileOversizeFrame: a 50 MB frame (and one just over the limit)
+// closes the connection; the client says why, reconnects cleanly and keeps
+// its state, and its heap never holds the frame.
+func TestHostileOversizeFrame(t *testing.T) {
+	r := startHostile(t, nil, nil)
+	r.barrier(t, 11)
+	before := heapInUse()
+	seq := int64(100)
+	for _, size := range []int{50_000_000, int(jsonrpc.DefaultReadLimit) + 1} {
+		from := r.events.len()
+		old := r.conn
+		seq++
+		// The write may fail once the client has closed on us mid-frame.
+		_ = r.conn.Send(r.ctx, hostilehost.HugeFrame(hostileSession, seq, size))
+		r.events.waitFor(t, r.ctx, from, "a host error naming the frame limit", func(e Event) bool {
+			he, ok := e.(HostErrorEvent)
+			return ok && errors.Is(he.Err, jsonrpc.ErrFrameTooBig) && strings.Contains(he.Err.Error(), "limit")
+		})
+		r.events.waitFor(t, r.ctx, from, "Reconnecting", isStatus(StatusReconnecting))
+		select {
+		case <-old.Done():
+		case <-r.ctx.Done():
+			t.Fatal("the oversize frame did not close the connection")
+		}
+		r.conn = r.nextConn(t)
+		r.events.waitFor(t, r.ctx, from, "Ready again", isStatus(StatusReady))
+		if s, ok := r.client.Session(hostileSession); !ok || strings.Contains(s.Title, "AAAA") {
+			t.Fatalf("session state after the oversize frame: ok=%v title len %d", ok, len(s.Title))
+		}
+		r.barrier(t, seq+1)
+		seq++
+		r.assertUp(t)
+	}
+	after := heapInUse()
+	growth := int64(after) - int64(before)
+	t.Logf("live heap: %d KiB before, %d KiB after two oversize frames (growth %d KiB; budget %d MiB)",
+		before>>10, after>>10, growth>>10, hostileHeapBudget>>20)
+	if growth > hostileHeapBudget {
+		t.Errorf("live heap grew by %d MiB, over the %d MiB budget", growth>>20, hostileHeapBudget>>20)
+	}
+}
+
+// TestHostileBigStructures: million-item arrays (each inside the byte
+// limit, but a million `{}` would decode into ~140 MB of structs), the
+// largest array the client accepts, 100k nested arrays and 100k nested
+// objects. Million-item frames close the connection (jsonrpc's
+// MaxArrayElements) and the client reconnects cleanly; the rest are taken
+// on the same connection. The live heap stays within hostileHeapBudget.
+func TestHostileBigStructures(t *testing.T) {
+	r := startHostile(t, nil, nil)
+	r.barrier(t, 11)
+	before := heapInUse()
+
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				runtime.ReadMemStats(&m)
+				if m.HeapAlloc > peak.Load() {
+					peak.Store(m.HeapAlloc)
+				}
+			}
+		}
+	}()
+
+	seq := int64(100)
+	million := []struct {
+		name  string
+		frame []byte
+	}{
+		{"1M numbers in an unknown member", hostilehost.ManyItems(hostileSession, 1, "session/titleChanged", "junk", "0", 1_000_000)},
+		{"1M strings as agents", hostilehost.ManyItems(RootChannel, 1, "root/agentsChanged", "agents", `"x"`, 1_000_000)},
+		{"1M empty objects as agents", hostilehost.ManyItems(RootChannel, 1, "root/agentsChanged", "agents", `{}`, 1_000_000)},
+		{"1M empty objects in an unknown action", hostilehost.ManyItems(hostileSession, 1, "session/chatsChanged", "chats", `{}`, 1_000_000)},
+	}
+	for _, f := range million {
+		if int64(len(f.frame)) > jsonrpc.DefaultReadLimit {
+			t.Fatalf("%s: %d bytes, over the byte limit; the test means to stay inside it", f.name, len(f.frame))
+		}
+		from := r.events.len()
+		old := r.conn
+		_ = r.conn.Send(r.ctx, f.frame)
+		r.events.waitFor(t, r.ctx, from, f.name+": a host error", func(e Event) bool {
+			he, ok := e.(HostErrorEvent)
+			return ok && errors.Is(he.Err, jsonrpc.ErrFrameTooBig) && strings.Contains(he.Err.Error(), "array elements")
+		})
+		select {
+		case <-old.Done():
+		case <-r.ctx.Done():
+			t.Fatalf("%s did not close the connection", f.name)
+		}
+		r.conn = r.nextConn(t)
+		r.events.waitFor(t, r.ctx, from, f.name+": Ready again", isStatus(StatusReady))
+		seq++
+		r.barrier(t, seq)
+		if root, _ := r.client.Root(); len(root.Agents) != 1 {
+			t.Fatalf("%s: root has %d agents, want the snapshot's 1", f.name, len(root.Agents))
+		}
+	}
+
+	// Inside every limit: the biggest `{}` array the client accepts, and
+	// nesting 100k deep. Same connection.
+	accepted := []struct {
+		name  string
+		frame []byte
+	}{
+		{"the largest accepted array of empty agents", hostilehost.ManyItems(RootChannel, seq+1, "root/agentsChanged", "agents", `{}`, jsonrpc.DefaultMaxArrayElements-10)},
+		{"100k nested arrays (notification)", hostilehost.DeepNesting("action", "", 100_000)},
+		{"100k nested arrays (request)", hostilehost.DeepNesting("resourceRead", "deep-1", 100_000)},
+		{"100k nested objects in an action", hostilehost.DeepObject(hostileSession, seq+2, 100_000)},
+	}
+	conn := r.conn
+	for _, f := range accepted {
+		r.send(t, f.frame)
+	}
+	r.barrier(t, seq+3)
+	if r.conn != conn || conn.Err() != nil {
+		t.Errorf("frames inside the limits dropped the connection: %v", conn.Err())
+	}
+	if root, _ := r.client.Root(); len(root.Agents) != jsonrpc.DefaultMaxArrayElements-10 {
+		t.Errorf("root has %d agents after the largest accepted agentsChanged", len(root.Agents))
+	}
+	close(stop)
+	<-sampled
+	r.assertUp(t)
+
+	after := heapInUse()
+	growth := int64(after) - int64(before)
+	t.Logf("live heap: %d KiB before, %d KiB after, growth %d KiB (the root state now holds %d agents); sampled peak %d MiB; budget %d MiB",
+		before>>10, after>>10, growth>>10, jsonrpc.DefaultMaxArrayElements-10, peak.Load()>>20, hostileHeapBudget>>20)
+	if growth > hostileHeapBudget {
+		t.Errorf("live heap grew by %d MiB, over the %d MiB budget", growth>>20, hostileHeapBudget>>20)
+	}
+	for _, fr := range conn.Inbound() {
+		if bytes.Contains(fr, []byte(`"deep-1"`)) && !bytes.Contains(fr, []byte(`"error"`)) {
+			t.Errorf("answer to the deep request is not an error: %.200s", fr)
+		}
+	}
+}
+
+// TestHostileSeqOrdering: duplicated, out-of-order and stale serverSeq
+// never apply an action twice; the state equals the in-order application
+// of each distinct envelope once.
+func TestHostileSeqOrdering(t *testing.T) {
+	r := startHostile(t, nil, nil)
+	delta := func(s string) map[string]any {
+		return map[string]any{"type": "chat/delta", "turnId": "turn-1", "partId": "md-1", "content": s}
+	}
+	sends := []struct {
+		seq int64
+		txt string
+	}{
+		{9, "STALE9"}, {10, "STALE10"}, // at or below the snapshot's fromSeq (10)
+		{11, "a"}, {12, "b"}, {12, "b"}, {11, "a"}, {13, "c"}, {13, "c"}, {12, "DUP12"},
+		{11, "DUP11"}, {20, "d"}, {15, "LATE15"}, {20, "DUP20"}, {21, "e"}, {-1, "NEG"}, {0, "ZERO"},
+	}
+	for _, s := range sends {
+		r.send(t, hostilehost.Envelope(hostileChat, s.seq, delta(s.txt)))
+	}
+	// The expected content is the distinct, increasing serverSeqs applied once.
+	want := "abcde"
+	from := 0
+	r.events.waitFor(t, r.ctx, from, "the chat to show "+want, func(e Event) bool {
+		c, ok := r.client.Chat(hostileChat)
+		return ok && isChannelState(hostileChat)(e) && c.ActiveTurn != nil && len(c.ActiveTurn.ResponseParts) == 1 &&
+			strings.HasSuffix(c.ActiveTurn.ResponseParts[0].Variant.(MarkdownResponsePart).Content.String(), "e")
+	})
+	r.barrier(t, 30)
+	c, _ := r.client.Chat(hostileChat)
+	got := c.ActiveTurn.ResponseParts[0].Variant.(MarkdownResponsePart).Content.String()
+	if got != want {
+		t.Errorf("content %q, want %q (duplicates or stale serverSeqs applied)", got, want)
+	}
+
+	// The whole state must equal the reducer run over the distinct envelopes.
+	st, err := DecodeSnapshotState(hostileChat, hostileChatState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := st.Variant
+	for _, s := range []string{"a", "b", "c", "d", "e"} {
+		var a StateAction
+		if err := json.Unmarshal([]byte(mustJSON(t, delta(s))), &a); err != nil {
+			t.Fatal(err)
+		}
+		exp = Reduce(exp, a, nil)
+	}
+	if g, w := mustJSON(t, c), mustJSON(t, exp); g != w {
+		t.Errorf("state differs from in-order application:\n got  %s\n want %s", g, w)
+	}
+	r.assertUp(t)
+}
+
+// TestHostileUnsubscribedAndUnsolicited: actions for channels never
+// subscribed, responses to requests never made and frames that are not
+// JSON-RPC leave the client up, on the same connection, with its state
+// and subscriptions untouched.
+func TestHostileUnsubscribedAndUnsolicited(t *testing.T) {
+	r := startHostile(t, nil, nil)
+	r.barrier(t, 11)
+	channelsBefore := strings.Join(sortedChannels(r.client), ",")
+	rootBefore, _ := r.client.Root()
+
+	count := 0
+	for i, ch := range []string{"ahp-session:/never", "ahp-chat:/never", "ahp-terminal:/never", "", "ahp-root:/", "AHP-ROOT://",
+		"ahp-session:/hostile/../never", "file:///etc/passwd", "\x1b[2J", strings.Repeat("x", 100000)} {
+		r.send(t, hostilehost.Envelope(ch, int64(12+i), map[string]any{"type": "session/titleChanged", "title": "INJECTED"}))
+		r.send(t, hostilehost.Envelope(ch, int64(12+i), map[string]any{"type": "root/agentsChanged", "agents": []any{}}))
+		count += 2
+	}
+	for _, f := range hostilehost.UnsolicitedResponses() {
+		r.send(t, f)
+		count++
+	}
+	for _, f := range hostilehost.Garbage() {
+		r.send(t, f)
+		count++
+	}
+	r.barrier(t, 40)
+	r.assertUp(t)
+	if r.conn.Err() != nil {
+		t.Errorf("connection dropped: %v", r.conn.Err())
+	}
+	if s, _ := r.client.Session(hostileSession); s.Title == "INJECTED" {
+		t.Error("an action for another channel changed the session")
+	}
+	for _, ch := range []string{"ahp-session:/never", "ahp-chat:/never"} {
+		if _, ok := r.client.State(ch); ok {
+			t.Errorf("client holds state for %s, which it never subscribed", ch)
+		}
+	}
+	if got := strings.Join(sortedChannels(r.client), ","); got != channelsBefore {
+		t.Errorf("channels changed: %s → %s", channelsBefore, got)
+	}
+	if root, _ := r.client.Root(); mustJSON(t, root) != mustJSON(t, rootBefore) {
+		t.Errorf("root state changed: %s", mustJSON(t, root))
+	}
+	t.Logf("%d unsubscribed-channel envelopes, unsolicited responses and garbage frames; client stayed up", count)
+}
+
+func sortedChannels(c *Client) []string {
+	chs := c.Channels()
+	for i := 1; i < len(chs); i++ {
+		for j := i; j > 0 && chs[j] < chs[j-1]; j-- {
+			chs[j], chs[j-1] = chs[j-1], chs[j]
+		}
+	}
+	return chs
+}
+
+// TestHostileFileRequests: the host asks the client for local files and
+// other client-side resources. Every request is answered with an error
+// (PermissionDenied for resource methods, MethodNotFound otherwise) and no
+// frame the client ever sends carries file contents.
+func TestHostileFileRequests(t *testing.T) {
+	r := startHostile(t, nil, nil)
+	passwd, _ := os.ReadFile("/etc/passwd")
+	firstLine, _, _ := bytes.Cut(passwd, []byte("\n"))
+	reqs := hostilehost.FileRequests()
+	for _, fr := range reqs {
+		reply, err := r.conn.Call(r.ctx, fr.Method, fr.Params)
+		if err != nil {
+			t.Fatalf("%s: %v", fr.Method, err)
+		}
+		resp := reply.Response
+		if resp.Error == nil || resp.Result != nil {
+			t.Errorf("%s %v answered with a result: %s", fr.Method, fr.Params, reply.Frame)
+			continue
+		}
+		want := jsonrpc.MethodNotFound
+		if strings.HasPrefix(fr.Method, "resource") || fr.Method == "createResourceWatch" {
+			want = jsonrpc.PermissionDenied
+		}
+		if fr.Method == "initialize" {
+			want = resp.Error.Code // any error: a host cannot initialize the client
+		}
+		if resp.Error.Code != want {
+			t.Errorf("%s: error code %d (%s), want %d", fr.Method, resp.Error.Code, resp.Error.Message, want)
+		}
+	}
+	r.assertUp(t)
+	for _, fr := range r.conn.Inbound() {
+		if len(firstLine) > 0 && bytes.Contains(fr, firstLine) {
+			t.Fatalf("a client frame carries /etc/passwd: %.200s", fr)
+		}
+		for _, secret := range []string{"root:x:0:0", "BEGIN OPENSSH", "PATH="} {
+			if bytes.Contains(fr, []byte(secret)) {
+				t.Errorf("a client frame carries %q: %.200s", secret, fr)
+			}
+		}
+	}
+	t.Logf("%d host → client requests for local resources, all refused", len(reqs))
+}

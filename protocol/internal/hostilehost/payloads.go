@@ -1,0 +1,242 @@
+package hostilehost
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Escapes are strings a hostile host puts in every text field: terminal
+// control sequences that clear the screen, move the cursor, retitle the
+// window, write the clipboard (OSC 52), open hyperlinks, switch screens,
+// query the terminal (its answer would be typed into our input), plus raw
+// C0/C1 controls, DEL, NUL, bidi overrides and invalid UTF-8.
+var Escapes = []string{
+	"\x1b[2J\x1b[H",              // clear screen, cursor home
+	"\x1b[10;20H",                // cursor position
+	"\x1b[5A\x1b[3C",             // cursor up / forward
+	"\x1b]0;pwned\x07",           // window title (BEL)
+	"\x1b]2;pwned\x1b\\",         // window title (ST)
+	"\x1b]52;c;cm0gLXJmIH4K\x07", // clipboard write
+	"\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\", // hyperlink
+	"\x1b[?1049h",                    // alternate screen
+	"\x1b[?25l",                      // hide cursor
+	"\x1b[6n",                        // cursor position report (answer is typed in)
+	"\x1b[21t",                       // title report
+	"\x1bP+q544e\x1b\\",              // DCS request
+	"\x1b_APC\x1b\\",                 // APC
+	"\x1b^PM\x1b\\",                  // PM
+	"\x1bc",                          // full reset
+	"\x1b7\x1b8",                     // save / restore cursor
+	"\x9b2J",                         // C1 CSI
+	"\x9d0;c1-title\x9c",             // C1 OSC … ST
+	"\u009b31m",                      // C1 CSI as UTF-8
+	"\x1b[31mred\x1b[0m",             // SGR (allowed through by a renderer that re-styles)
+	"a\rb",                           // carriage return overwrites
+	"abc\b\b\bxyz",                   // backspaces
+	"tab\there",                      // tab
+	"bell\x07",                       // BEL
+	"nul\x00byte",                    // NUL
+	"del\x7f",                        // DEL
+	"line\x0bvt\x0cff",               // VT, FF
+	"\u202egnp.exe",                  // right-to-left override
+	"\u2066isolate\u2069",            // bidi isolate
+	"zero\u200bwidth\ufeff",          // zero-width space, BOM
+	"\xff\xfe invalid utf-8 \xc3",    // invalid UTF-8
+	strings.Repeat("\x1b[1m", 1000),  // many sequences
+	strings.Repeat("W", 10000),       // very long word
+	"\x1b[999999999999999999999999C", // absurd parameter
+}
+
+// structuralKeys name JSON members whose string values the client must
+// understand (discriminators, identifiers, URIs, timestamps, enums):
+// Taint leaves them intact so the tainted state still decodes as the same
+// shapes and every *text* field carries the payload.
+var structuralKeys = map[string]bool{
+	"type": true, "kind": true, "id": true, "resource": true, "channel": true, "uri": true,
+	"turnId": true, "partId": true, "toolCallId": true, "session": true, "chat": true,
+	"provider": true, "lifecycle": true, "status": true, "state": true, "startedAt": true,
+	"modifiedAt": true, "createdAt": true, "clientId": true, "protocolVersion": true,
+	"defaultChat": true, "mimeType": true, "encoding": true, "reason": true, "confirmed": true,
+	"serverId": true, "requestId": true, "questionId": true, "terminal": true, "workingDirectory": true,
+}
+
+// Taint returns raw with payload appended to every string value that is
+// not under a structural key (see structuralKeys), at any depth. Invalid
+// JSON is returned unchanged.
+func Taint(raw json.RawMessage, payload string) json.RawMessage {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return raw
+	}
+	out, err := json.Marshal(taint(v, "", payload))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func taint(v any, key, payload string) any {
+	switch x := v.(type) {
+	case string:
+		if structuralKeys[key] {
+			return x
+		}
+		return x + payload
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = taint(e, key, payload)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = taint(e, k, payload)
+		}
+		return out
+	}
+	return v
+}
+
+// AllEscapes is every escape payload in one string, for a single taint
+// pass that covers them all.
+func AllEscapes() string { return strings.Join(Escapes, " | ") }
+
+// Envelope encodes an `action` notification frame.
+func Envelope(channel string, serverSeq int64, action any) []byte {
+	env := map[string]any{"channel": channel, "serverSeq": serverSeq, "action": action}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "action", "params": env})
+	return b
+}
+
+// HugeFrame is a syntactically valid `action` notification of at least n
+// bytes: a session/titleChanged whose title is n bytes of 'A'.
+func HugeFrame(channel string, serverSeq int64, n int) []byte {
+	var b bytes.Buffer
+	b.Grow(n + 200)
+	b.WriteString(`{"jsonrpc":"2.0","method":"action","params":{"channel":`)
+	b.WriteString(strconv.Quote(channel))
+	b.WriteString(`,"serverSeq":`)
+	b.WriteString(strconv.FormatInt(serverSeq, 10))
+	b.WriteString(`,"action":{"type":"session/titleChanged","title":"`)
+	b.Write(bytes.Repeat([]byte("A"), n))
+	b.WriteString(`"}}}`)
+	return b.Bytes()
+}
+
+// ManyItems is an `action` notification whose action carries an array of n
+// items under member, each item the JSON item (e.g. `0`, `"x"`, `{}`).
+func ManyItems(channel string, serverSeq int64, actionType, member, item string, n int) []byte {
+	var b bytes.Buffer
+	b.Grow(n*(len(item)+1) + 200)
+	b.WriteString(`{"jsonrpc":"2.0","method":"action","params":{"channel":`)
+	b.WriteString(strconv.Quote(channel))
+	b.WriteString(`,"serverSeq":`)
+	b.WriteString(strconv.FormatInt(serverSeq, 10))
+	b.WriteString(`,"action":{"type":`)
+	b.WriteString(strconv.Quote(actionType))
+	b.WriteString(`,`)
+	b.WriteString(strconv.Quote(member))
+	b.WriteString(`:[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(item)
+	}
+	b.WriteString(`]}}}`)
+	return b.Bytes()
+}
+
+// DeepNesting is a notification (or, with id, a request) whose params nest
+// depth arrays: `[[[…]]]`.
+func DeepNesting(method string, id string, depth int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0",`)
+	if id != "" {
+		b.WriteString(`"id":` + strconv.Quote(id) + `,`)
+	}
+	b.WriteString(`"method":` + strconv.Quote(method) + `,"params":{"deep":`)
+	b.Write(bytes.Repeat([]byte("["), depth))
+	b.Write(bytes.Repeat([]byte("]"), depth))
+	b.WriteString(`}}`)
+	return b.Bytes()
+}
+
+// DeepObject nests depth objects inside an action envelope's action, where
+// the client's union decoder must look into it.
+func DeepObject(channel string, serverSeq int64, depth int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","method":"action","params":{"channel":`)
+	b.WriteString(strconv.Quote(channel))
+	b.WriteString(`,"serverSeq":` + strconv.FormatInt(serverSeq, 10) + `,"action":{"type":"session/titleChanged","title":"t","x":`)
+	b.Write(bytes.Repeat([]byte(`{"a":`), depth))
+	b.WriteString(`0`)
+	b.Write(bytes.Repeat([]byte(`}`), depth))
+	b.WriteString(`}}}`)
+	return b.Bytes()
+}
+
+// UnsolicitedResponses are responses to requests the client never made:
+// ids it may or may not have used, every id type, results and errors.
+func UnsolicitedResponses() [][]byte {
+	var out [][]byte
+	for _, id := range []string{`0`, `1`, `2`, `3`, `999999`, `-1`, `"1"`, `"x"`, `1.5`, `1e400`, `null`, `{}`, `[]`, `true`} {
+		out = append(out,
+			[]byte(`{"jsonrpc":"2.0","id":`+id+`,"result":{"snapshot":{"resource":"ahp-root://","state":{"agents":[]},"fromSeq":0}}}`),
+			[]byte(`{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32007,"message":"\u001b[2Jauth","data":{"resources":[]}}}`),
+		)
+	}
+	return out
+}
+
+// Garbage is frames that are not valid JSON-RPC at all.
+func Garbage() [][]byte {
+	return [][]byte{
+		nil, []byte(""), []byte(" "), []byte("null"), []byte("[]"), []byte(`[{"jsonrpc":"2.0","method":"ping"}]`),
+		[]byte("{"), []byte(`{"jsonrpc":"1.0","method":"action"}`), []byte(`{"jsonrpc":"2.0"}`),
+		[]byte(`{"jsonrpc":"2.0","method":"action","params":"not an object"}`),
+		[]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":5}}`),
+		[]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-root://","serverSeq":"x","action":{}}}`),
+		[]byte(`{"jsonrpc":"2.0","method":"\u001b]0;t\u0007","params":{}}`),
+		[]byte("\xff\xfe\x00\x01"),
+		[]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-root://","serverSeq":1e400,"action":{"type":"root/agentsChanged","agents":[]}}}`),
+	}
+}
+
+// FileRequests are host → client requests for local files and other
+// client-side resources, with the parameters an attacker would use.
+func FileRequests() []struct {
+	Method string
+	Params map[string]any
+} {
+	type req = struct {
+		Method string
+		Params map[string]any
+	}
+	var out []req
+	for _, uri := range []string{"file:///etc/passwd", "file:///etc/shadow", "file:///proc/self/environ",
+		"file:///root/.ssh/id_rsa", "file://localhost/etc/hosts", "file:///etc/passwd%00.txt", "/etc/passwd", "../../../../etc/passwd"} {
+		out = append(out, req{"resourceRead", map[string]any{"channel": "ahp-root://", "uri": uri}})
+	}
+	out = append(out,
+		req{"resourceList", map[string]any{"channel": "ahp-root://", "uri": "file:///"}},
+		req{"resourceWrite", map[string]any{"channel": "ahp-root://", "uri": "file:///tmp/pwned", "data": "eA==", "encoding": "base64"}},
+		req{"resourceDelete", map[string]any{"channel": "ahp-root://", "uri": "file:///tmp/x"}},
+		req{"resourceMove", map[string]any{"channel": "ahp-root://", "source": "file:///etc/passwd", "destination": "file:///tmp/p"}},
+		req{"resourceCopy", map[string]any{"channel": "ahp-root://", "source": "file:///etc/passwd", "destination": "file:///tmp/p"}},
+		req{"resourceMkdir", map[string]any{"channel": "ahp-root://", "uri": "file:///tmp/d"}},
+		req{"resourceResolve", map[string]any{"channel": "ahp-root://", "uri": "file:///etc/passwd"}},
+		req{"resourceRequest", map[string]any{"channel": "ahp-root://", "uri": "file:///", "access": "read"}},
+		req{"createResourceWatch", map[string]any{"channel": "ahp-root://", "uri": "file:///etc"}},
+		req{"shell/exec", map[string]any{"command": "cat /etc/passwd"}},
+		req{"initialize", map[string]any{}},
+		req{"\x1b]0;x\x07", map[string]any{}},
+	)
+	return slices.Clip(out)
+}
