@@ -44,7 +44,7 @@ type GrantView struct {
 	Err           string // why it failed, when Failed
 }
 
-// keys is the binding set the views name in their inline hints. Hints are
+// hintKeys is the binding set the views name in their inline hints. Hints are
 // rendered from the bindings, so help text and hints cannot disagree.
 var hintKeys = keymap.DefaultKeyMap()
 
