@@ -3,8 +3,11 @@ package demohost
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
@@ -688,5 +691,135 @@ func TestCloseLeavesNoConnections(t *testing.T) {
 	}
 	if err := h.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// TestFullTour drives the default script, the one `ahptui --demo` shows:
+// reasoning, streamed markdown, MCP tool calls, a confirmation, step-up
+// auth and a question, to the end of the turn.
+func TestFullTour(t *testing.T) {
+	var mu sync.Mutex
+	var tapped []string
+	h, v := startHost(t, Config{Tap: func(_ int64, dir Direction, frame []byte) {
+		mu.Lock()
+		tapped = append(tapped, string(dir)+" "+string(frame))
+		mu.Unlock()
+	}})
+	c := dial(t, h, v, "tour")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	c.dispatch(DemoChatURI, turnStarted("t1", "show me everything"))
+
+	for _, id := range []string{"t1-tc-search", "t1-tc-issues"} {
+		e := c.waitEnvelope(id+" complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+			return ok && a.ToolCallId == id && a.Result.Success
+		})
+		_ = e
+	}
+	c.waitEnvelope("write pending", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
+		return ok && a.ToolCallId == "t1-tc-write"
+	})
+	deny := c.dispatch(DemoChatURI, protocol.ChatToolCallDeniedAction{TurnId: "t1", ToolCallId: "t1-tc-write", Reason: "denied"})
+	if e := c.waitEcho("deny", DemoChatURI, deny); e.RejectionReason != nil {
+		t.Fatalf("deny rejected: %s", *e.RejectionReason)
+	}
+	c.waitEnvelope("deploy challenge", DemoChatURI, isType("chat/toolCallAuthRequired"))
+	cb := startCallback(t)
+	deploy := resourceURL(h, DeployResourcePath)
+	clientID := registerClient(t, h.AuthIssuer(), cb.URL, DeployScopes)
+	tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, DeployScopes)
+	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok}, nil)
+	e := c.waitEnvelope("question", DemoChatURI, isType("chat/inputRequested"))
+	req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
+	decline := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestId: req.Id, Response: protocol.ChatInputResponseKindDecline})
+	c.waitEcho("decline", DemoChatURI, decline)
+	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+
+	// The mirrored chat holds one complete turn with every part kind.
+	c.mu.Lock()
+	chat, _ := c.mirror[DemoChatURI].(protocol.ChatState)
+	c.mu.Unlock()
+	if len(chat.Turns) != 1 || chat.ActiveTurn != nil || chat.Turns[0].State != protocol.TurnStateComplete {
+		t.Fatalf("chat after the tour: %d turns, active %v", len(chat.Turns), chat.ActiveTurn != nil)
+	}
+	kinds := map[string]int{}
+	for _, p := range chat.Turns[0].ResponseParts {
+		kinds[p.Kind()]++
+	}
+	for _, k := range []string{"reasoning", "markdown", "toolCall", "inputRequest"} {
+		if kinds[k] == 0 {
+			t.Errorf("the tour has no %s part (%v)", k, kinds)
+		}
+	}
+	// The tap saw the authenticate request, but never the token.
+	mu.Lock()
+	defer mu.Unlock()
+	sawAuth := false
+	for _, f := range tapped {
+		if strings.Contains(f, tok) {
+			t.Fatal("the frame tap leaked a bearer token")
+		}
+		sawAuth = sawAuth || strings.Contains(f, `"authenticate"`)
+	}
+	if !sawAuth {
+		t.Fatal("the tap missed the authenticate request")
+	}
+}
+
+func TestCreateSessionAndChat(t *testing.T) {
+	h, v := startHost(t, Config{NoDemoSession: true})
+	c := dial(t, h, v, "creator")
+	c.initialize(rootURI)
+	uri := "ahp-session:/fresh"
+	c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
+	var sub protocol.SubscribeResult
+	c.mustCall("subscribe", protocol.SubscribeParams{Channel: uri}, &sub)
+	c.waitUntil("session ready", func() bool { return c.sessionMirrorLocked(uri).Lifecycle == protocol.SessionLifecycleReady })
+	st := c.sessionMirrorLocked(uri)
+	if st.DefaultChat == nil || len(st.Chats) != 1 {
+		t.Fatalf("new session chats = %+v", st.Chats)
+	}
+	chatURI := "ahp-chat:/second"
+	msg := userMessage("stream to the new chat")
+	c.mustCall("createChat", protocol.CreateChatParams{Channel: uri, Chat: chatURI, InitialMessage: &msg}, nil)
+	c.wantError("createChat", protocol.CreateChatParams{Channel: uri, Chat: chatURI}, jsonrpc.AlreadyExists)
+	c.waitUntil("chat in catalogue", func() bool { return len(c.sessionMirrorLocked(uri).Chats) == 2 })
+	c.mustCall("subscribe", protocol.SubscribeParams{Channel: chatURI}, &sub)
+	c.waitUntil("initial message answered", func() bool {
+		ch, _ := c.mirror[chatURI].(protocol.ChatState)
+		return len(ch.Turns) == 1 && ch.ActiveTurn == nil
+	})
+}
+
+// TestNoGoroutineLeak: Close ends every goroutine the host started, even
+// with a turn blocked, an MCP start pending and clients connected.
+func TestNoGoroutineLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	v := schemacheck.MustLoad(t)
+	h, err := Start(context.Background(), Config{StepDelay: time.Hour, Validate: v.ValidateMessage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, h, v, "leaky")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	c.dispatch(DemoChatURI, turnStarted("t1", "hello"))
+	c.waitEcho("turn", DemoChatURI, 1)
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.waitUntil("closed", func() bool { return c.closed })
+	<-c.done
+	// Goroutines exit asynchronously after Close returns only in the
+	// runtime's bookkeeping (e.g. net/http's idle conns), so allow a grace
+	// period, checked against a deadline rather than a fixed sleep.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+2 {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines before, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		runtime.Gosched()
+		time.Sleep(10 * time.Millisecond)
 	}
 }
