@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -660,4 +661,148 @@ func TestHostileFileRequests(t *testing.T) {
 		}
 	}
 	t.Logf("%d host → client requests for local resources, all refused", len(reqs))
+}
+
+// TestTranscriptReplay feeds the host → client frames of every recorded
+// demohost session in ../testdata/transcripts to a fresh mirror (snapshots
+// from initialize/reconnect/subscribe results, action envelopes in wire
+// order) and checks it reproduces the state the recording client ended with.
+func TestTranscriptReplay(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "transcripts", "*.jsonl"))
+	if len(files) == 0 {
+		t.Fatal("no transcripts in ../testdata/transcripts; record them (see protocol/internal/hostilehost/record_test.go)")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var meta struct {
+				ClientID string `json:"clientId"`
+				Clock    string `json:"clock"`
+			}
+			var final map[string]json.RawMessage
+			type reqKey struct {
+				conn int64
+				id   string
+			}
+			methods := map[reqKey]string{}
+			var m *mirror
+			frames := 0
+			for n, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+				var l struct {
+					Meta  *json.RawMessage           `json:"meta"`
+					Final map[string]json.RawMessage `json:"final"`
+					Conn  int64                      `json:"conn"`
+					Dir   string                     `json:"dir"`
+					Frame json.RawMessage            `json:"frame"`
+				}
+				if err := json.Unmarshal(line, &l); err != nil {
+					t.Fatalf("line %d: %v", n+1, err)
+				}
+				switch {
+				case l.Meta != nil:
+					if err := json.Unmarshal(*l.Meta, &meta); err != nil {
+						t.Fatal(err)
+					}
+					at, err := time.Parse(time.RFC3339, meta.Clock)
+					if err != nil {
+						t.Fatalf("meta clock: %v", err)
+					}
+					m = newMirror(func() time.Time { return at })
+					continue
+				case l.Final != nil:
+					final = l.Final
+					continue
+				}
+				if m == nil {
+					t.Fatal("frames before the meta line")
+				}
+				frames++
+				msg, err := jsonrpc.Decode(l.Frame)
+				if err != nil {
+					t.Fatalf("line %d: recorded frame does not decode: %v", n+1, err)
+				}
+				switch x := msg.(type) {
+				case *jsonrpc.Request:
+					if l.Dir == "in" {
+						if x.ID != nil {
+							methods[reqKey{l.Conn, x.ID.String()}] = x.Method
+						} else if x.Method == "unsubscribe" {
+							var p UnsubscribeParams
+							_ = json.Unmarshal(x.Params, &p)
+							m.drop(p.Channel)
+						}
+						continue
+					}
+					if x.Method == "action" {
+						var env ActionEnvelope
+						if err := json.Unmarshal(x.Params, &env); err != nil {
+							t.Fatalf("line %d: envelope: %v", n+1, err)
+						}
+						m.applyEnvelope(env, meta.ClientID)
+					}
+				case *jsonrpc.Response:
+					if l.Dir != "out" || x.ID == nil || x.Error != nil {
+						continue
+					}
+					var snaps []Snapshot
+					switch methods[reqKey{l.Conn, x.ID.String()}] {
+					case "initialize":
+						var r InitializeResult
+						if err := json.Unmarshal(x.Result, &r); err != nil {
+							t.Fatal(err)
+						}
+						snaps = r.Snapshots
+					case "subscribe":
+						var r SubscribeResult
+						if err := json.Unmarshal(x.Result, &r); err != nil {
+							t.Fatal(err)
+						}
+						if r.Snapshot != nil {
+							snaps = []Snapshot{*r.Snapshot}
+						}
+					case "reconnect":
+						var r ReconnectResult
+						if err := json.Unmarshal(x.Result, &r); err != nil {
+							t.Fatal(err)
+						}
+						switch v := r.Variant.(type) {
+						case ReconnectSnapshotResult:
+							snaps = v.Snapshots
+						case ReconnectReplayResult:
+							for _, env := range v.Actions {
+								m.applyEnvelope(env, meta.ClientID)
+							}
+							for _, ch := range v.Missing {
+								m.drop(ch)
+							}
+						}
+					}
+					for _, s := range snaps {
+						m.setSnapshot(s.Resource, s.State.Variant, s.FromSeq)
+					}
+				}
+			}
+			if len(final) == 0 {
+				t.Fatal("transcript has no final state")
+			}
+			for ch, want := range final {
+				got, ok := m.state(ch)
+				if !ok {
+					t.Errorf("%s: replay has no state", ch)
+					continue
+				}
+				ws, err := DecodeSnapshotState(ch, want)
+				if err != nil {
+					t.Fatalf("%s: recorded final state: %v", ch, err)
+				}
+				if g, w := mustJSON(t, got), mustJSON(t, ws.Variant); g != w {
+					t.Errorf("%s: replayed state differs from the recorded one:\n got  %s\n want %s", ch, g, w)
+				}
+			}
+			t.Logf("%d frames replayed, %d channels match", frames, len(final))
+		})
+	}
 }
