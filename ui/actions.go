@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/views"
 )
 
 var (
@@ -164,7 +163,7 @@ func (m *Model) moveItem(d int) {
 	}
 	m.itemSel = ids[i]
 	m.scroll = 0
-	m.cache.pin = true
+	m.pin = true
 }
 
 // approve confirms the selected pending tool call or its result, or opens
@@ -181,9 +180,9 @@ func (m *Model) approve() tea.Cmd {
 			m.setError(errors.New("that input request is already answered"))
 			return nil
 		}
-		m.form = newInputForm(m.openChat, it.Input.Request, m.th)
+		m.form = newInputForm(m.openChat, it.Input.Request)
 		m.modal = modalInput
-		return m.form.focusCmd()
+		return nil
 	case it.Tool.Status == "pending-confirmation":
 		if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallApprovedAction{
 			TurnId: it.TurnID, ToolCallId: it.ID, Approved: true,
@@ -211,7 +210,7 @@ func (m *Model) deny() {
 	}
 	switch {
 	case it.Kind == itemInput:
-		m.form = newInputForm(m.openChat, it.Input.Request, m.th)
+		m.form = newInputForm(m.openChat, it.Input.Request)
 		m.declineInput()
 	case it.Tool.Status == "pending-confirmation":
 		if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallDeniedAction{
@@ -281,7 +280,7 @@ func (m *Model) nextBlocker() tea.Cmd {
 	}
 	m.itemSel = b.item
 	m.scroll = 0
-	m.cache.pin = true
+	m.pin = true
 	if b.chat != "" && b.chat != m.openChat {
 		cmd := m.switchChat(b.chat)
 		m.itemSel = b.item
@@ -322,19 +321,11 @@ func (m *Model) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	var label string
 	switch verb {
 	case mcpStart:
-		if !r.Server {
-			m.setError(fmt.Errorf("%s is a container: select one of its servers", views.SanitizeLine(r.Name)))
-			return nil
-		}
 		v, label = protocol.SessionMcpServerStartRequestedAction{Id: r.ID}, "starting"
-		if r.Kind == "ready" {
+		if r.StateKind == "ready" {
 			label = "restarting"
 		}
 	case mcpStop:
-		if !r.Server {
-			m.setError(fmt.Errorf("%s is a container: select one of its servers", views.SanitizeLine(r.Name)))
-			return nil
-		}
 		v, label = protocol.SessionMcpServerStopRequestedAction{Id: r.ID}, "stopping"
 	case mcpToggle:
 		v = protocol.SessionCustomizationToggledAction{Id: r.ID, Enabled: !r.Enabled}

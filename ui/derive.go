@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 // toolCall is the flattened view of a ToolCallState variant: the fields every
@@ -171,65 +172,19 @@ func (it chatItem) needsUser(authServers map[string]bool) bool {
 	return false
 }
 
-// mcpRow is one row of the MCP panel. mcpRows is the ONE derivation of the
-// panel: rendering and key handling both index into its result, so the row
-// a key acts on is the row the user sees highlighted.
-type mcpRow struct {
-	ID       string
-	Name     string
-	Depth    int  // 1 for a child of a plugin/directory container
-	Server   bool // an MCP server (start/stop apply); false for a container
-	Kind     string
-	Reason   string // authRequired reason
-	Enabled  bool
-	ErrMsg   string
-	Auth     *protocol.McpAuthRequirement
-	Children int // containers: how many children they hold
-}
+// mcpRow is one row of the MCP panel. mcpRows (views.MCPServerRows) is the
+// ONE derivation of the panel: rendering and key handling both index into
+// its result, so the row a key acts on is the row the user sees highlighted.
+type mcpRow = views.MCPServerRow
 
-func mcpServerRow(s protocol.McpServerCustomization, depth int) mcpRow {
-	r := mcpRow{ID: s.Id, Name: s.Name, Depth: depth, Server: true, Enabled: s.Enabled, Kind: s.State.Kind()}
-	switch st := s.State.Variant.(type) {
-	case protocol.McpServerAuthRequiredState:
-		r.Reason = string(st.Reason)
-		r.Auth = &protocol.McpAuthRequirement{Reason: st.Reason, OauthClient: st.OauthClient, Resource: st.Resource,
-			RequiredScopes: st.RequiredScopes, Description: st.Description}
-	case protocol.McpServerErrorState:
-		r.ErrMsg = st.Error.Message
-	}
-	return r
-}
-
-func mcpRows(sess protocol.SessionState) []mcpRow {
-	var rows []mcpRow
-	children := func(cs []protocol.ChildCustomization) {
-		for _, c := range cs {
-			if s, ok := c.Variant.(protocol.McpServerCustomization); ok {
-				rows = append(rows, mcpServerRow(s, 1))
-			}
-		}
-	}
-	for _, c := range sess.Customizations {
-		switch v := c.Variant.(type) {
-		case protocol.McpServerCustomization:
-			rows = append(rows, mcpServerRow(v, 0))
-		case protocol.PluginCustomization:
-			rows = append(rows, mcpRow{ID: v.Id, Name: v.Name, Enabled: v.Enabled, Children: len(v.Children)})
-			children(v.Children)
-		case protocol.DirectoryCustomization:
-			rows = append(rows, mcpRow{ID: v.Id, Name: v.Name, Enabled: v.Enabled, Children: len(v.Children)})
-			children(v.Children)
-		}
-	}
-	return rows
-}
+func mcpRows(sess protocol.SessionState) []mcpRow { return views.MCPServerRows(sess.Customizations) }
 
 // authRequiredServers maps MCP server ids in authRequired to true, so a
 // running tool call against one grows a grant prompt.
 func authRequiredServers(rows []mcpRow) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range rows {
-		if r.Kind == "authRequired" {
+		if r.StateKind == "authRequired" {
 			out[r.ID] = true
 		}
 	}

@@ -5,64 +5,179 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
 
-// inputForm answers one input request (elicitation): a text field per
-// question; choices are typed as option numbers or ids.
+// inputForm answers one input request (elicitation). Its state is
+// views.InputFormState, which views.RenderInputRequest draws; the keys below
+// edit it.
 type inputForm struct {
 	chat    string
 	request protocol.ChatInputRequest
-	fields  []textinput.Model
-	idx     int
-	err     string
+	state   views.InputFormState
 }
 
-func newInputForm(chat string, req protocol.ChatInputRequest, th views.Theme) *inputForm {
-	f := &inputForm{chat: chat, request: req}
-	for i, q := range req.Questions {
-		ti := textinput.New()
-		ti.Prompt = "> "
-		st := ti.Styles()
-		st.Cursor.Blink = false
-		ti.SetStyles(st)
-		ti.SetValue(defaultAnswer(q, req.Answers))
-		if i == 0 {
-			ti.Focus()
-		}
-		f.fields = append(f.fields, ti)
+func newInputForm(chat string, req protocol.ChatInputRequest) *inputForm {
+	f := &inputForm{chat: chat, request: req, state: views.InputFormState{Drafts: map[string]views.InputDraft{}}}
+	for _, q := range req.Questions {
+		id, _, _, _ := questionBase(q)
+		f.state.Drafts[id] = initialDraft(q, req.Answers)
 	}
 	return f
 }
 
-func (f *inputForm) focusCmd() tea.Cmd {
-	if len(f.fields) == 0 {
-		return nil
+// initialDraft starts from what another client already drafted, else the
+// question's default (the recommended option for a single choice).
+func initialDraft(q protocol.ChatInputQuestion, answers map[string]protocol.ChatInputAnswer) views.InputDraft {
+	id, _, _, _ := questionBase(q)
+	if a, ok := answers[id]; ok {
+		return views.DraftFromAnswer(a)
 	}
-	return f.fields[f.idx].Focus()
+	var d views.InputDraft
+	switch v := q.Variant.(type) {
+	case protocol.ChatInputTextQuestion:
+		d.Text = deref(v.DefaultValue)
+	case protocol.ChatInputNumberQuestion:
+		if v.DefaultValue != nil {
+			d.Text = strconv.FormatFloat(*v.DefaultValue, 'f', -1, 64)
+		}
+	case protocol.ChatInputBooleanQuestion:
+		d.Bool = v.DefaultValue
+	case protocol.ChatInputSingleSelectQuestion:
+		for i, o := range v.Options {
+			if deref(o.Recommended) {
+				d.Choice, d.Highlight = o.Id, i
+			}
+		}
+	case protocol.ChatInputMultiSelectQuestion:
+		d.Chosen = map[string]bool{}
+	}
+	d.Cursor = len(d.Text)
+	return d
 }
 
 func (f *inputForm) move(d int) tea.Cmd {
-	if len(f.fields) == 0 {
-		return nil
+	if n := len(f.request.Questions); n > 0 {
+		f.state.Focus = (f.state.Focus + d + n) % n
 	}
-	f.fields[f.idx].Blur()
-	f.idx = (f.idx + d + len(f.fields)) % len(f.fields)
-	return f.fields[f.idx].Focus()
+	return nil
 }
 
+// update edits the focused question's draft with one key.
 func (f *inputForm) update(msg tea.Msg) tea.Cmd {
-	if len(f.fields) == 0 {
+	if len(f.request.Questions) == 0 {
 		return nil
 	}
-	var cmd tea.Cmd
-	f.fields[f.idx], cmd = f.fields[f.idx].Update(msg)
-	return cmd
+	q := f.request.Questions[f.state.Focus]
+	id, _, _, _ := questionBase(q)
+	d := f.state.Drafts[id]
+	opts := questionOptions(q)
+	switch msg := msg.(type) {
+	case tea.PasteMsg:
+		d = insertText(d, msg.Content)
+	case tea.KeyPressMsg:
+		k := msg.String()
+		switch q.Variant.(type) {
+		case protocol.ChatInputBooleanQuestion:
+			switch k {
+			case "y", "t", "1":
+				d.Bool = ptrTo(true)
+			case "n", "f", "0":
+				d.Bool = ptrTo(false)
+			case "space", "left", "right", "up", "down":
+				d.Bool = ptrTo(d.Bool == nil || !*d.Bool)
+			}
+			f.state.Drafts[id] = d
+			return nil
+		case protocol.ChatInputSingleSelectQuestion, protocol.ChatInputMultiSelectQuestion:
+			_, multi := q.Variant.(protocol.ChatInputMultiSelectQuestion)
+			pick := func(i int) {
+				if i < 0 || i >= len(opts) {
+					return
+				}
+				d.Highlight = i
+				if multi {
+					if d.Chosen == nil {
+						d.Chosen = map[string]bool{}
+					}
+					d.Chosen[opts[i].Id] = !d.Chosen[opts[i].Id]
+				} else {
+					d.Choice = opts[i].Id
+				}
+			}
+			switch {
+			case k == "up":
+				d.Highlight = max(0, d.Highlight-1)
+			case k == "down":
+				d.Highlight = min(len(opts)-1, d.Highlight+1)
+			case k == "space" || k == "enter":
+				pick(d.Highlight)
+			case len(k) == 1 && k[0] >= '1' && k[0] <= '9' && d.Text == "":
+				pick(int(k[0] - '1'))
+			default:
+				d = editText(d, msg) // free-form input, when the question allows it
+			}
+			f.state.Drafts[id] = d
+			return nil
+		}
+		d = editText(d, msg)
+	}
+	f.state.Drafts[id] = d
+	return nil
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func insertText(d views.InputDraft, s string) views.InputDraft {
+	s = strings.ReplaceAll(s, "\n", " ")
+	d.Cursor = max(0, min(d.Cursor, len(d.Text)))
+	d.Text = d.Text[:d.Cursor] + s + d.Text[d.Cursor:]
+	d.Cursor += len(s)
+	return d
+}
+
+// editText is single-line editing: type, backspace, delete, move, clear.
+func editText(d views.InputDraft, msg tea.KeyPressMsg) views.InputDraft {
+	d.Cursor = max(0, min(d.Cursor, len(d.Text)))
+	switch msg.String() {
+	case "backspace":
+		if d.Cursor > 0 {
+			_, n := utf8.DecodeLastRuneInString(d.Text[:d.Cursor])
+			d.Text = d.Text[:d.Cursor-n] + d.Text[d.Cursor:]
+			d.Cursor -= n
+		}
+	case "delete":
+		if d.Cursor < len(d.Text) {
+			_, n := utf8.DecodeRuneInString(d.Text[d.Cursor:])
+			d.Text = d.Text[:d.Cursor] + d.Text[d.Cursor+n:]
+		}
+	case "left":
+		if d.Cursor > 0 {
+			_, n := utf8.DecodeLastRuneInString(d.Text[:d.Cursor])
+			d.Cursor -= n
+		}
+	case "right":
+		if d.Cursor < len(d.Text) {
+			_, n := utf8.DecodeRuneInString(d.Text[d.Cursor:])
+			d.Cursor += n
+		}
+	case "home", "ctrl+a":
+		d.Cursor = 0
+	case "end", "ctrl+e":
+		d.Cursor = len(d.Text)
+	case "ctrl+u":
+		d.Text, d.Cursor = d.Text[d.Cursor:], 0
+	default:
+		if msg.Text != "" {
+			d = insertText(d, msg.Text)
+		}
+	}
+	return d
 }
 
 func questionBase(q protocol.ChatInputQuestion) (id, title, message string, required bool) {
@@ -91,71 +206,17 @@ func questionOptions(q protocol.ChatInputQuestion) []protocol.ChatInputOption {
 	return nil
 }
 
-func defaultAnswer(q protocol.ChatInputQuestion, answers map[string]protocol.ChatInputAnswer) string {
-	id, _, _, _ := questionBase(q)
-	if a, ok := answers[id]; ok {
-		if ans, ok := a.Variant.(protocol.ChatInputAnswered); ok {
-			switch v := ans.Value.Variant.(type) {
-			case protocol.ChatInputTextAnswerValue:
-				return v.Value
-			case protocol.ChatInputNumberAnswerValue:
-				return strconv.FormatFloat(v.Value, 'f', -1, 64)
-			case protocol.ChatInputBooleanAnswerValue:
-				return map[bool]string{true: "yes", false: "no"}[v.Value]
-			case protocol.ChatInputSelectedAnswerValue:
-				return v.Value
-			case protocol.ChatInputSelectedManyAnswerValue:
-				return strings.Join(v.Value, ", ")
-			}
-		}
-	}
-	switch v := q.Variant.(type) {
-	case protocol.ChatInputTextQuestion:
-		return deref(v.DefaultValue)
-	case protocol.ChatInputNumberQuestion:
-		if v.DefaultValue != nil {
-			return strconv.FormatFloat(*v.DefaultValue, 'f', -1, 64)
-		}
-	case protocol.ChatInputBooleanQuestion:
-		if v.DefaultValue != nil {
-			return map[bool]string{true: "yes", false: "no"}[*v.DefaultValue]
-		}
-	case protocol.ChatInputSingleSelectQuestion:
-		for _, o := range v.Options {
-			if deref(o.Recommended) {
-				return o.Id
-			}
-		}
-	}
-	return ""
-}
-
-// pickOption resolves a typed choice: a 1-based number, an option id or a
-// label (case-insensitive).
-func pickOption(opts []protocol.ChatInputOption, s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(opts) {
-		return opts[n-1].Id, true
-	}
-	for _, o := range opts {
-		if o.Id == s || strings.EqualFold(o.Label, s) {
-			return o.Id, true
-		}
-	}
-	return "", false
-}
-
-// parseAnswer turns the typed text into an answer value; ok is false for an
-// empty optional answer.
-func parseAnswer(q protocol.ChatInputQuestion, text string) (protocol.ChatInputAnswerValue, bool, error) {
-	text = strings.TrimSpace(text)
+// answerFromDraft turns the draft into an answer value; ok is false for
+// an unanswered optional question.
+func answerFromDraft(q protocol.ChatInputQuestion, d views.InputDraft) (protocol.ChatInputAnswerValue, bool, error) {
 	_, title, msg, required := questionBase(q)
 	name := title
 	if name == "" {
 		name = msg
 	}
 	name = views.SanitizeLine(name)
-	if text == "" {
+	text := strings.TrimSpace(d.Text)
+	missing := func() (protocol.ChatInputAnswerValue, bool, error) {
 		if required {
 			return protocol.ChatInputAnswerValue{}, false, fmt.Errorf("%q needs an answer", name)
 		}
@@ -163,8 +224,14 @@ func parseAnswer(q protocol.ChatInputQuestion, text string) (protocol.ChatInputA
 	}
 	switch v := q.Variant.(type) {
 	case protocol.ChatInputTextQuestion:
+		if text == "" {
+			return missing()
+		}
 		return protocol.NewChatInputAnswerValue(protocol.ChatInputTextAnswerValue{Kind: "text", Value: text}), true, nil
 	case protocol.ChatInputNumberQuestion:
+		if text == "" {
+			return missing()
+		}
 		n, err := strconv.ParseFloat(text, 64)
 		if err != nil {
 			return protocol.ChatInputAnswerValue{}, false, fmt.Errorf("%q wants a number", name)
@@ -174,35 +241,34 @@ func parseAnswer(q protocol.ChatInputQuestion, text string) (protocol.ChatInputA
 		}
 		return protocol.NewChatInputAnswerValue(protocol.ChatInputNumberAnswerValue{Kind: "number", Value: n}), true, nil
 	case protocol.ChatInputBooleanQuestion:
-		switch strings.ToLower(text) {
-		case "y", "yes", "true", "1":
-			return protocol.NewChatInputAnswerValue(protocol.ChatInputBooleanAnswerValue{Kind: "boolean", Value: true}), true, nil
-		case "n", "no", "false", "0":
-			return protocol.NewChatInputAnswerValue(protocol.ChatInputBooleanAnswerValue{Kind: "boolean", Value: false}), true, nil
+		if d.Bool == nil {
+			return missing()
 		}
-		return protocol.ChatInputAnswerValue{}, false, fmt.Errorf("%q wants yes or no", name)
+		return protocol.NewChatInputAnswerValue(protocol.ChatInputBooleanAnswerValue{Kind: "boolean", Value: *d.Bool}), true, nil
 	case protocol.ChatInputSingleSelectQuestion:
-		if id, ok := pickOption(v.Options, text); ok {
-			return protocol.NewChatInputAnswerValue(protocol.ChatInputSelectedAnswerValue{Kind: "selected", Value: id}), true, nil
-		}
-		if deref(v.AllowFreeformInput) {
+		switch {
+		case d.Choice != "":
+			return protocol.NewChatInputAnswerValue(protocol.ChatInputSelectedAnswerValue{Kind: "selected", Value: d.Choice}), true, nil
+		case text != "" && deref(v.AllowFreeformInput):
 			return protocol.NewChatInputAnswerValue(protocol.ChatInputSelectedAnswerValue{Kind: "selected", Value: text, FreeformValues: []string{text}}), true, nil
 		}
-		return protocol.ChatInputAnswerValue{}, false, fmt.Errorf("%q: pick one of the listed options by number", name)
+		return missing()
 	case protocol.ChatInputMultiSelectQuestion:
 		ids := []string{}
+		for _, o := range v.Options {
+			if d.Chosen[o.Id] {
+				ids = append(ids, o.Id)
+			}
+		}
 		var free []string
-		for _, part := range strings.Split(text, ",") {
-			if strings.TrimSpace(part) == "" {
-				continue
-			}
-			if id, ok := pickOption(v.Options, part); ok {
-				ids = append(ids, id)
-			} else if deref(v.AllowFreeformInput) {
-				free = append(free, strings.TrimSpace(part))
-			} else {
-				return protocol.ChatInputAnswerValue{}, false, fmt.Errorf("%q: %q is not an option", name, strings.TrimSpace(part))
-			}
+		if text != "" && deref(v.AllowFreeformInput) {
+			free = []string{text}
+		}
+		if len(ids) == 0 && len(free) == 0 {
+			return missing()
+		}
+		if (v.Min != nil && int64(len(ids)) < *v.Min) || (v.Max != nil && int64(len(ids)) > *v.Max) {
+			return protocol.ChatInputAnswerValue{}, false, fmt.Errorf("%q: wrong number of choices", name)
 		}
 		return protocol.NewChatInputAnswerValue(protocol.ChatInputSelectedManyAnswerValue{Kind: "selected-many", Value: ids, FreeformValues: free}), true, nil
 	}
@@ -217,12 +283,10 @@ func (m *Model) submitInput() {
 	var order []string
 	for i, q := range f.request.Questions {
 		id, _, _, _ := questionBase(q)
-		v, ok, err := parseAnswer(q, f.fields[i].Value())
+		v, ok, err := answerFromDraft(q, f.state.Drafts[id])
 		if err != nil {
-			f.err = err.Error()
-			f.fields[f.idx].Blur()
-			f.idx = i
-			f.fields[i].Focus()
+			f.state.Error = err.Error()
+			f.state.Focus = i
 			return
 		}
 		if ok {

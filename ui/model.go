@@ -95,7 +95,13 @@ type pendingOp struct {
 
 const settleAfter = 2 * time.Second
 
-func rowSignature(r mcpRow) string { return fmt.Sprintf("%s/%s/%v", r.Kind, r.Reason, r.Enabled) }
+func rowSignature(r mcpRow) string {
+	reason := ""
+	if r.Auth != nil {
+		reason = string(r.Auth.Reason)
+	}
+	return fmt.Sprintf("%s/%s/%v", r.StateKind, reason, r.Enabled)
+}
 
 type newChoice struct {
 	provider, agentName string
@@ -158,7 +164,10 @@ type Model struct {
 	form *inputForm
 	help help.Model
 
-	cache  turnCache
+	// tr caches the open chat's rendered turns; pin asks the next frame
+	// to scroll the selected card into view.
+	tr  *views.Transcript
+	pin bool
 	closed bool
 }
 
@@ -217,7 +226,7 @@ func (m *Model) applyTheme() {
 		st.Cursor.Color = nil
 	}
 	m.composer.SetStyles(st)
-	m.cache.reset()
+	m.tr = nil
 }
 
 // Init starts connecting and asks the terminal for its background colour.
@@ -304,11 +313,11 @@ func (m *Model) setError(err error) { m.status, m.isErr = err.Error(), true }
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
 	m.layout = views.ComputeLayout(w, h, m.showMCP)
-	cw := max(m.layout.Chat.W-2, 4)
+	cw := max(m.layout.Chat.W-4, 4)
 	m.composer.SetWidth(cw)
 	m.composer.SetHeight(composerHeight)
 	m.help.SetWidth(w)
-	m.cache.reset()
+	m.tr = nil
 }
 
 const composerHeight = 3
@@ -409,7 +418,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				}
 			}
 		}
-		m.cache.reset() // ages changed
+		
 		return m, m.tickCmd()
 	case closedMsg:
 		return m, nil
@@ -580,7 +589,7 @@ func (m *Model) ensureChat() tea.Cmd {
 func (m *Model) switchChat(target string) tea.Cmd {
 	prev := m.openChat
 	m.openChat, m.hasChat, m.itemSel, m.scroll = target, false, "", 0
-	m.cache.reset()
+	m.tr = nil
 	c, ctx := m.client, m.ctx
 	if c == nil {
 		return nil
@@ -608,7 +617,7 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 	m.openSession, m.hasSess, m.openChat, m.hasChat = uri, false, "", false
 	m.itemSel, m.scroll, m.mcpSel = "", 0, 0
 	m.pendingMCP = map[string]pendingOp{}
-	m.cache.reset()
+	m.tr = nil
 	for i, s := range m.sessions {
 		if s.Resource == uri {
 			m.sessSel = i

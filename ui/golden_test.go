@@ -1,0 +1,128 @@
+package ui
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+var goldenSizes = []struct {
+	name string
+	w, h int
+}{{"60", 60, 32}, {"100", 100, 36}, {"160", 160, 40}}
+
+// screen runs m as a real Bubble Tea program (teatest) at w×h, sends msgs,
+// quits, and returns the final model's whole screen.
+func screen(t *testing.T, m *Model, w, h int, msgs ...tea.Msg) string {
+	t.Helper()
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
+	for _, msg := range msgs {
+		tm.Send(msg)
+	}
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	out := fm.Render()
+	if got := strings.Count(out, "\n") + 1; got != h {
+		t.Errorf("screen has %d lines, want %d", got, h)
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if lw := ansi.StringWidth(l); lw != w {
+			t.Errorf("line %d is %d cells wide, want %d: %q", i, lw, w, ansi.Strip(l))
+		}
+	}
+	return out
+}
+
+// sgr matches the attribute-only escape sequences our own NO_COLOR theme
+// emits (bold, reverse, …). Anything else in a NO_COLOR screen came from
+// somewhere it must not.
+var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+func checkGolden(t *testing.T, build func() *Model, msgs ...tea.Msg) {
+	for _, sz := range goldenSizes {
+		t.Run(sz.name, func(t *testing.T) {
+			out := screen(t, build(), sz.w, sz.h, msgs...)
+			if rest := sgr.ReplaceAllString(out, ""); strings.ContainsAny(rest, "\x1b\u009b") {
+				t.Errorf("screen has escape sequences besides SGR attributes: %q", rest)
+			}
+			golden.RequireEqual(t, ansi.Strip(out))
+		})
+	}
+}
+
+func TestGoldenMCPPanel(t *testing.T) {
+	checkGolden(t, func() *Model {
+		m := fxModel(fxChatState())
+		m.focus = focusMCP
+		m.mcpSel = 3 // Flaky: its error shows under it
+		return m
+	})
+}
+
+func TestGoldenChatCards(t *testing.T) {
+	checkGolden(t, func() *Model {
+		m := fxModel(fxChatState())
+		m.itemSel = "tc4"
+		return m
+	})
+}
+
+func TestGoldenGrantPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		flow *grantFlow
+	}{
+		{"before", nil},
+		{"during", &grantFlow{resource: fxDeploy, phase: grantWaiting, browserErr: errors.New("--no-browser"),
+			url: "http://127.0.0.1:4001/authorize?client_id=ahptui-demo&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127.0.0.1%3A40123%2Fcallback&resource=http%3A%2F%2F127.0.0.1%3A4000%2Fmcp%2Fdeploy&response_type=code&scope=tools%3Adeploy&state=QWERTYUIOPASDFGH"}},
+		{"after", &grantFlow{resource: fxDeploy, phase: grantDone}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkGolden(t, func() *Model {
+				m := fxModel(fxChatState(fxAuthPart()))
+				m.itemSel = "tc5"
+				if tc.flow != nil {
+					f := *tc.flow
+					m.grants[fxDeploy] = &f
+				}
+				return m
+			})
+		})
+	}
+}
+
+func TestGoldenStatusReconnecting(t *testing.T) {
+	checkGolden(t, func() *Model { return fxModel(fxChatState()) },
+		eventMsg{protocol.ConnectionEvent{Status: protocol.StatusReconnecting, Attempt: 3,
+			Cause: errors.New("read tcp 127.0.0.1:4000: connection reset by peer")}})
+}
+
+// hostile is a tool name and invocation that try every trick a host could
+// play on a terminal: clear screen, cursor moves, OSC 52 clipboard writes,
+// OSC 8 hyperlinks, 8-bit CSI, title changes, DCS, bidi reordering.
+const hostile = "evil\x1b[2J\x1b[H\x1b]52;c;cm0gLXJmIH4=\x07\x1b]8;;http://evil.invalid\x07click\x1b]8;;\x07\u009b31mred\x1b]0;pwned\x07\x1bP1$qm\x1b\\\u202eexe.txt\r\x1b[31m"
+
+func TestGoldenHostileToolName(t *testing.T) {
+	checkGolden(t, func() *Model {
+		chat := fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallId: "tc-evil", ToolName: hostile, DisplayName: hostile,
+			InvocationMessage: protocol.PlainString(hostile), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}))
+		chat.Title = hostile
+		m := fxModel(chat)
+		m.itemSel = "tc-evil"
+		m.sess.Title = hostile
+		m.sessions[0].Title = hostile
+		m.status = hostile
+		return m
+	})
+}
