@@ -66,6 +66,15 @@ func (r *turnRun) pause() error {
 	return nil
 }
 
+// pauseChunk paces streamed text faster than the other steps, so a
+// watchable demo still reads like a model typing.
+func (r *turnRun) pauseChunk() error {
+	if !sleepCtx(r.ctx, r.h.cfg.StepDelay/4) {
+		return errStopped
+	}
+	return nil
+}
+
 // waitFor blocks until pred (called under h.mu) holds; client actions and
 // authenticate wake it.
 func (r *turnRun) waitFor(pred func() bool) error {
@@ -271,7 +280,7 @@ func markdown(partID, text string) step {
 			return err
 		}
 		for _, c := range chunks(text) {
-			if err := r.pause(); err != nil {
+			if err := r.pauseChunk(); err != nil {
 				return err
 			}
 			if err := r.act(protocol.ChatDeltaAction{TurnId: r.turnID, PartId: id, Content: c}); err != nil {
@@ -290,7 +299,7 @@ func reasoning(partID, text string) step {
 			return err
 		}
 		for _, c := range chunks(text) {
-			if err := r.pause(); err != nil {
+			if err := r.pauseChunk(); err != nil {
 				return err
 			}
 			if err := r.act(protocol.ChatReasoningAction{TurnId: r.turnID, PartId: id, Content: c}); err != nil {

@@ -2,6 +2,53 @@
 // scripted agent and a real OAuth 2 authorization server, listening on
 // 127.0.0.1 ephemeral ports. It backs `ahptui --demo` and the tests.
 //
-// It uses protocol for wire types, reducers and JSON-RPC framing only, never
-// protocol's client, and never imports ui, views or keymap.
+// It uses protocol for wire types and reducers (protocol.Reduce keeps the
+// authoritative state, exactly as a client mirror would) and protocol/jsonrpc
+// for framing (Accept, Decode, Encode, error codes). It runs its own
+// per-connection loop instead of jsonrpc.Conn so that responses and action
+// notifications leave in the order the host produced them under one lock: a
+// subscribe result (snapshot at serverSeq N) always precedes the envelopes
+// sequenced after N. It never uses protocol's client, and never imports ui,
+// views or keymap.
+//
+// # Protocol surface
+//
+// initialize (any 0.6.x; otherwise -32005 with supportedVersions), reconnect
+// (replay from a bounded buffer, with missing for disposed channels, or
+// snapshots when the gap is too old or the host Restarted), ping, subscribe,
+// unsubscribe, listSessions (limit/cursor), createSession (-32003 when taken),
+// disposeSession, createChat, fetchTurns, authenticate and dispatchAction.
+// Every action gets one global serverSeq. Client actions are validated
+// (client-dispatchable only, wrong state, unknown tool call, …) and refused
+// ones are echoed with rejectionReason to the dispatching client only;
+// re-sent actions (clientSeq not above the last seen for that clientId) are
+// ignored. Root subscribers get root/sessionAdded, root/sessionRemoved and
+// root/sessionSummaryChanged. Each client has a bounded send queue: a client
+// that cannot keep up is disconnected, never waited for.
+//
+// # The scripted sessions
+//
+// DemoSessionURI (chat DemoChatURI) and HistorySessionURI (chat
+// HistoryChatURI, one finished turn) are seeded unless Config.NoDemoSession;
+// sessions created with createSession get the same customizations:
+//
+//   - mcp-github (top level): starting → authRequired (reason required,
+//     oauthClient = the authorization server's public client, resource
+//     http://127.0.0.1:PORT/mcp/github, requiredScopes [mcp:read]) until a
+//     token for that resource is pushed with authenticate → ready.
+//   - mcp-filesystem (top level): starting → ready.
+//   - plugin-devtools (PluginCustomization, loaded) with children mcp-deploy
+//     (→ ready), mcp-flaky (→ error) and skill-release-notes.
+//
+// Start/stop requests and customization toggles get the real transitions.
+// The message text picks the turn's script: "deploy" → a deploy tool call
+// (mcp-deploy) that pauses in auth-required (insufficientScope,
+// requiredScopes [tools:deploy], resource http://127.0.0.1:PORT/mcp/deploy,
+// no oauthClient) with a toolAuthentication inputNeeded entry until a token
+// with tools:deploy is pushed or the client cancels it with a failed
+// chat/toolCallComplete; "approve", "confirm" or "write" → a write_file call
+// pending confirmation; "ask" or "question" → an input request; "stream" or
+// "hello" → reasoning plus streamed markdown; anything else → the full tour
+// (all of the above in turn). Config.StepDelay paces it (negative: no
+// delay, for tests).
 package demohost

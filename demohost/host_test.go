@@ -112,8 +112,8 @@ func TestErrors(t *testing.T) {
 	// The catalogue: the demo session plus the new one, and root events.
 	var list protocol.ListSessionsResult
 	c.mustCall("listSessions", map[string]any{"channel": rootURI}, &list)
-	if len(list.Items) != 2 {
-		t.Fatalf("listSessions = %d items", len(list.Items))
+	if len(list.Items) != 3 || list.Items[2].Resource != HistorySessionURI {
+		t.Fatalf("listSessions = %+v, want 3 items, the history session last", list.Items)
 	}
 	one := int64(1)
 	c.mustCall("listSessions", protocol.ListSessionsParams{Limit: &one}, &list)
@@ -121,8 +121,8 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("paged listSessions = %+v", list)
 	}
 	var page2 protocol.ListSessionsResult
-	c.mustCall("listSessions", protocol.ListSessionsParams{Cursor: list.NextCursor}, &page2)
-	if len(page2.Items) != 1 || page2.NextCursor != nil || page2.Items[0].Resource == list.Items[0].Resource {
+	c.mustCall("listSessions", protocol.ListSessionsParams{Cursor: list.NextCursor, Limit: &one}, &page2)
+	if len(page2.Items) != 1 || page2.NextCursor == nil || page2.Items[0].Resource == list.Items[0].Resource {
 		t.Fatalf("second page = %+v", page2)
 	}
 	bad := "garbage"
@@ -821,5 +821,31 @@ func TestNoGoroutineLeak(t *testing.T) {
 		}
 		runtime.Gosched()
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestPacedStream runs a turn with real (tiny) step delays, the path the
+// watchable demo takes, and a server start staggered over several steps.
+func TestPacedStream(t *testing.T) {
+	h, v := startHost(t, Config{StepDelay: 2 * time.Millisecond})
+	c := dial(t, h, v, "paced")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	c.waitServer(DemoSessionURI, FlakyServerID, "error")
+	c.dispatch(DemoChatURI, turnStarted("t1", "hello, stream please"))
+	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	chat := c.mirror[DemoChatURI].(protocol.ChatState)
+	if len(chat.Turns) != 1 {
+		t.Fatalf("turns = %d", len(chat.Turns))
+	}
+	var md string
+	for _, p := range chat.Turns[0].ResponseParts {
+		if m, ok := p.Variant.(protocol.MarkdownResponsePart); ok {
+			md += m.Content.String()
+		}
+	}
+	if md != streamText {
+		t.Fatalf("streamed markdown = %q, want %q", md, streamText)
 	}
 }

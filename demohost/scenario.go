@@ -1,6 +1,8 @@
 package demohost
 
 import (
+	"time"
+
 	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/protocol"
 )
@@ -10,6 +12,12 @@ const (
 	DemoSessionURI   = "ahp-session:/demo"
 	DemoChatURI      = "ahp-chat:/demo"
 	DemoSessionTitle = "Demo: MCP servers, tools and sign-in"
+
+	// A second, idle session whose chat already holds a finished turn, so
+	// the session list and transcript have history to show at start-up.
+	HistorySessionURI   = "ahp-session:/history"
+	HistoryChatURI      = "ahp-chat:/history"
+	HistorySessionTitle = "Earlier: why TestReconnect flakes"
 
 	// Top-level MCP servers.
 	GitHubServerID     = "mcp-github"     // protected: authRequired until a token for GitHubResource
@@ -57,15 +65,17 @@ type serverSpec struct {
 	resource         string
 	scopes           []string
 	preregistered    bool
+	// steps staggers start-up so a watcher sees each server leave starting.
+	steps int
 }
 
 func demoServers(base string, auth *authserver.Server) (map[string]serverSpec, map[string]protocol.ProtectedResourceMetadata) {
 	servers := map[string]serverSpec{
 		GitHubServerID: {id: GitHubServerID, name: "GitHub", outcome: outcomeProtected,
-			resource: base + GitHubResourcePath, scopes: GitHubScopes, preregistered: true},
-		FilesystemServerID: {id: FilesystemServerID, name: "Filesystem", outcome: outcomeReady},
-		DeployServerID:     {id: DeployServerID, name: "Deploy", parent: PluginID, outcome: outcomeReady, resource: base + DeployResourcePath},
-		FlakyServerID:      {id: FlakyServerID, name: "Flaky", parent: PluginID, outcome: outcomeError},
+			resource: base + GitHubResourcePath, scopes: GitHubScopes, preregistered: true, steps: 3},
+		FilesystemServerID: {id: FilesystemServerID, name: "Filesystem", outcome: outcomeReady, steps: 2},
+		DeployServerID:     {id: DeployServerID, name: "Deploy", parent: PluginID, outcome: outcomeReady, resource: base + DeployResourcePath, steps: 4},
+		FlakyServerID:      {id: FlakyServerID, name: "Flaky", parent: PluginID, outcome: outcomeError, steps: 5},
 	}
 	resources := map[string]protocol.ProtectedResourceMetadata{}
 	for _, r := range []struct{ uri, name string }{
@@ -204,7 +214,7 @@ func (h *Host) startAllServersLocked(s *session) {
 func (h *Host) scheduleServerLocked(s *session, id string) {
 	s.srvGen[id]++
 	gen := s.srvGen[id]
-	h.after(func() {
+	h.afterSteps(h.servers[id].steps, func() {
 		if h.sessions[s.uri] != s || s.srvGen[id] != gen {
 			return
 		}
@@ -283,4 +293,40 @@ func hasScopes(granted, need []string) bool {
 		}
 	}
 	return true
+}
+
+// seedHistoryLocked fills the history session's chat with one finished
+// turn (user message, markdown, a completed MCP tool call, usage).
+func (h *Host) seedHistoryLocked(s *session) {
+	c := h.chats[HistoryChatURI]
+	if c == nil {
+		return
+	}
+	start := h.clock().Add(-time.Hour)
+	s.createdAt = start
+	startedAt := isoTime(start)
+	dur := 5400.0
+	in, out, model := int64(1200), int64(340), "demo-1"
+	input := `{"query":"TestReconnect"}`
+	turn := protocol.Turn{
+		Id: "history-1", StartedAt: &startedAt, Duration: &dur, State: protocol.TurnStateComplete,
+		Message: protocol.Message{Text: "Why does TestReconnect flake?", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}},
+		ResponseParts: []protocol.ResponsePart{
+			protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: "history-1-a", Content: protocol.NewText("Let me look for the test first.\n")}),
+			protocol.NewResponsePart(protocol.ToolCallResponsePart{ToolCall: protocol.NewToolCallState(protocol.ToolCallCompletedState{
+				ToolCallId: "history-1-tc", ToolName: ToolSearchFiles, DisplayName: "Search files", Contributor: mcpContributor(FilesystemServerID),
+				InvocationMessage: protocol.MarkdownString("Searching for `TestReconnect`"), ToolInput: &input,
+				Success: true, PastTenseMessage: protocol.MarkdownString("Found 1 match for `TestReconnect`"),
+				Content: textContent("protocol/conn_test.go:88"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded,
+			})}),
+			protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: "history-1-b", Content: protocol.NewText(
+				"It waits on a **fixed sleep** instead of the reconnect event. Wait on the event with a timeout instead.\n")}),
+		},
+		Usage: &protocol.UsageInfo{InputTokens: &in, OutputTokens: &out, Model: &model},
+	}
+	c.state.Turns = []protocol.Turn{turn}
+	c.state.Title = "Flaky test"
+	c.state.ModifiedAt = isoTime(start.Add(time.Duration(dur) * time.Millisecond))
+	s.state.Chats = []protocol.ChatSummary{chatSummary(c.state)}
+	s.summary = h.sessionSummaryLocked(s)
 }

@@ -47,6 +47,7 @@ func (h *Host) initState(base string) {
 	}
 	h.servers, h.resources = demoServers(base, h.auth)
 	if !h.cfg.NoDemoSession {
+		h.seedHistoryLocked(h.createSessionLocked(HistorySessionURI, HistorySessionTitle, true))
 		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, true)
 	}
 }
@@ -368,14 +369,17 @@ func (h *Host) sortedSummariesLocked() []protocol.SessionSummary {
 
 // after runs f under h.mu once StepDelay has passed, unless the host closes.
 // Callers hold h.mu, which orders this Add before Close's Wait.
-func (h *Host) after(f func()) {
+func (h *Host) after(f func()) { h.afterSteps(1, f) }
+
+// afterSteps is after with n steps of delay.
+func (h *Host) afterSteps(n int, f func()) {
 	if h.closed {
 		return
 	}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		if !sleepCtx(h.ctx, h.cfg.StepDelay) {
+		if !sleepCtx(h.ctx, time.Duration(n)*h.cfg.StepDelay) {
 			return
 		}
 		h.mu.Lock()
