@@ -106,7 +106,7 @@ func (m *Model) selectedItem() (chatItem, bool) {
 	if m.itemSel == "" || !m.hasChat {
 		return chatItem{}, false
 	}
-	for _, it := range chatItems(m.chat) {
+	for _, it := range m.items() {
 		if it.ID == m.itemSel {
 			return it, true
 		}
@@ -127,7 +127,7 @@ func (m *Model) selectDefaultItem() {
 		return
 	}
 	auth := authRequiredServers(mcpRows(m.sess))
-	for _, it := range chatItems(m.chat) {
+	for _, it := range m.items() {
 		if it.needsUser(auth) {
 			m.itemSel = it.ID
 			return
@@ -136,7 +136,7 @@ func (m *Model) selectDefaultItem() {
 }
 
 func (m *Model) moveItem(d int) {
-	items := chatItems(m.chat)
+	items := m.items()
 	ids := make([]string, 0, len(items)+1)
 	for _, it := range items {
 		ids = append(ids, it.ID)

@@ -131,6 +131,29 @@ type chatItem struct {
 	Input  protocol.InputRequestResponsePart
 }
 
+// itemsMemo remembers chatItems for one chat snapshot. Snapshots are
+// immutable, so the turns' backing array, their count and the active turn
+// pointer identify one; a key press on a long chat then costs no re-scan.
+type itemsMemo struct {
+	first  *protocol.Turn
+	n      int
+	active *protocol.ActiveTurn
+	items  []chatItem
+	valid  bool
+}
+
+func (m *Model) items() []chatItem {
+	var first *protocol.Turn
+	if len(m.chat.Turns) > 0 {
+		first = &m.chat.Turns[0]
+	}
+	mm := &m.itemsMemo
+	if !mm.valid || mm.first != first || mm.n != len(m.chat.Turns) || mm.active != m.chat.ActiveTurn {
+		*mm = itemsMemo{first: first, n: len(m.chat.Turns), active: m.chat.ActiveTurn, items: chatItems(m.chat), valid: true}
+	}
+	return mm.items
+}
+
 func chatItems(chat protocol.ChatState) []chatItem {
 	var out []chatItem
 	add := func(turnID string, parts []protocol.ResponsePart, active bool) {

@@ -36,7 +36,7 @@ func (s *stubClient) Authenticate(context.Context, string, string, []string) err
 func (s *stubClient) Dispatch(string, protocol.StateAction) (int64, error) {
 	return 0, errors.New("stub: read-only")
 }
-func (s *stubClient) Reconnect()                         {}
+func (s *stubClient) Reconnect()                       {}
 func (s *stubClient) Root() (protocol.RootState, bool) { return s.root, true }
 func (s *stubClient) Session(uri string) (protocol.SessionState, bool) {
 	v, ok := s.sessions[uri]

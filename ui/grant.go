@@ -95,7 +95,7 @@ func (m *Model) advertised() []string {
 		}
 	}
 	if m.hasChat {
-		for _, it := range chatItems(m.chat) {
+		for _, it := range m.items() {
 			if it.Tool.Auth != nil {
 				add(it.Tool.Auth.Resource.Resource)
 			}

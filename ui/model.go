@@ -166,9 +166,10 @@ type Model struct {
 
 	// tr caches the open chat's rendered turns; pin asks the next frame
 	// to scroll the selected card into view.
-	tr  *views.Transcript
-	pin bool
-	closed bool
+	tr        *views.Transcript
+	itemsMemo itemsMemo
+	pin       bool
+	closed    bool
 }
 
 // New builds the model. Run it with tea.NewProgram(m); call Shutdown after
@@ -418,7 +419,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				}
 			}
 		}
-		
+
 		return m, m.tickCmd()
 	case closedMsg:
 		return m, nil

@@ -103,7 +103,9 @@ func (m *Model) helpLine() string {
 }
 
 // box frames a panel exactly w×h cells the way views frames the MCP panel:
-// border, one cell of padding, the title on the first inside line.
+// border, one cell of padding, the title on the first inside line. It draws
+// the frame by hand: lipgloss's general Render costs a third of a frame on
+// a large chat, and this is on every key press.
 func (m *Model) box(title string, body []string, w, h int, focused bool) []string {
 	if w < 4 || h < 3 {
 		return nil
@@ -112,21 +114,22 @@ func (m *Model) box(title string, body []string, w, h int, focused bool) []strin
 	if focused {
 		frame, tst = m.th.PanelFocused, m.th.PanelTitleFocused
 	}
-	frame = frame.Padding(0, 1)
-	inner := w - frame.GetHorizontalFrameSize()
-	innerH := h - frame.GetVerticalFrameSize()
-	lines := make([]string, 0, innerH)
-	lines = append(lines, tst.Render(views.Truncate(title, inner)))
-	for _, b := range body {
-		if len(lines) == innerH {
-			break
+	b := frame.GetBorderStyle()
+	bc := lipgloss.NewStyle().Foreground(frame.GetBorderTopForeground())
+	inner := w - 4
+	left, right := bc.Render(b.Left)+" ", " "+bc.Render(b.Right)
+	out := make([]string, 0, h)
+	out = append(out, bc.Render(b.TopLeft+strings.Repeat(b.Top, w-2)+b.TopRight))
+	out = append(out, left+fit(tst.Render(views.Truncate(title, inner)), inner)+right)
+	for i := 0; i < h-3; i++ {
+		line := ""
+		if i < len(body) {
+			line = body[i]
 		}
-		lines = append(lines, fit(b, inner))
+		out = append(out, left+fit(line, inner)+right)
 	}
-	for len(lines) < innerH {
-		lines = append(lines, "")
-	}
-	return strings.Split(frame.Width(w).Height(h).Render(strings.Join(lines, "\n")), "\n")
+	out = append(out, bc.Render(b.BottomLeft+strings.Repeat(b.Bottom, w-2)+b.BottomRight))
+	return out
 }
 
 func drawBox(st lipgloss.Style, title string, body []string, w, h int) []string {
@@ -286,7 +289,7 @@ func (m *Model) transcriptOptions() views.TranscriptOptions {
 		opts.SelectedToolCall = m.itemSel
 	}
 	auth := authRequiredServers(mcpRows(m.sess))
-	for _, it := range chatItems(m.chat) {
+	for _, it := range m.items() {
 		if !it.Active || it.Kind != itemToolCall {
 			continue
 		}

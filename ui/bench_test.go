@@ -1,0 +1,75 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// benchChat is a realistic long session: 1000 finished turns, each a user
+// message, reasoning, two paragraphs of markdown and a finished tool call,
+// then a running turn whose tool call waits for approval.
+func benchChat() protocol.ChatState {
+	chat := fxChatState()
+	turns := make([]protocol.Turn, 0, 1000)
+	for i := range 1000 {
+		turns = append(turns, protocol.Turn{Id: fmt.Sprintf("b%d", i), Message: userMsg(fmt.Sprintf("Step %d: look at the next failing test and fix it.", i)),
+			State: protocol.TurnStateComplete, ResponseParts: []protocol.ResponsePart{
+				part(protocol.ReasoningResponsePart{Id: fmt.Sprintf("br%d", i), Content: protocol.NewText("Read the test, then the code under test.")}),
+				part(protocol.MarkdownResponsePart{Id: fmt.Sprintf("bm%d", i), Content: protocol.NewText(
+					"The failure comes from a **race** between the reader and `Close`.\n\nI moved the close into the reader loop so it runs after the last frame.")}),
+				tcPart(protocol.ToolCallCompletedState{ToolCallId: fmt.Sprintf("btc%d", i), ToolName: "search_files", DisplayName: "Search files",
+					Contributor: mcpBy("fs"), InvocationMessage: protocol.PlainString("Searching"), Success: true,
+					PastTenseMessage: protocol.PlainString("Found 2 matches"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}),
+			}})
+	}
+	chat.Turns = turns
+	return chat
+}
+
+// okStub accepts every dispatch, so the benchmark measures the model, not
+// an error path.
+type okStub struct{ *stubClient }
+
+func (okStub) Dispatch(string, protocol.StateAction) (int64, error) { return 1, nil }
+
+func benchModel(b *testing.B) *Model {
+	m := fxModel(benchChat())
+	m.client = okStub{m.client.(*stubClient)}
+	m.resize(160, 50)
+	m.itemSel = "tc4"
+	_ = m.Render() // warm the transcript cache, as the idle ticks would
+	return m
+}
+
+// BenchmarkKeyToFrame measures one key press to its action frame: Update
+// with the key (which dispatches the action) plus View, on a model holding
+// a 1000-turn chat at 160x50.
+//
+// Budget: under 1 ms of model work per key (ns/op < 1,000,000), so typing
+// and approving stay instant however long the session has run.
+func BenchmarkKeyToFrame(b *testing.B) {
+	for _, tc := range []struct{ name, key string }{
+		{"approve", "a"},   // dispatch chat/toolCallConfirmed
+		{"next-card", "]"}, // move the selection (re-renders two cards)
+		{"scroll", "k"},    // scroll the transcript
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			m := benchModel(b)
+			k := press(tc.key)
+			back := press("[")
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				m.focus = focusChat
+				if tc.key == "]" && i%2 == 1 {
+					m.Update(back)
+				} else {
+					m.Update(k)
+				}
+				_ = m.View()
+			}
+		})
+	}
+}
