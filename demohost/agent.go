@@ -27,6 +27,8 @@ type turnRun struct {
 	authResource string
 	authScopes   []string
 	authGranted  bool
+
+	steered int // steering messages consumed, to name their parts
 }
 
 var errStopped = errors.New("demohost: turn stopped")
@@ -272,8 +274,32 @@ func chunks(text string) []string {
 	return out
 }
 
+// consumeSteering takes a steering message the user set while the turn
+// runs (the spec lets the host consume it whenever it likes) and
+// acknowledges it in the response.
+func (r *turnRun) consumeSteering() error {
+	var text string
+	if err := r.do(func() {
+		sm := r.chat.state.SteeringMessage
+		if sm == nil {
+			return
+		}
+		text = sm.Message.Text
+		r.h.applyLocked(r.chat.uri, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindSteering, Id: sm.Id}, nil)
+	}); err != nil || text == "" {
+		return err
+	}
+	r.steered++
+	id := fmt.Sprintf("%s-steer-%d", r.turnID, r.steered)
+	return r.act(protocol.ChatResponsePartAction{TurnId: r.turnID, Part: protocol.NewResponsePart(protocol.MarkdownResponsePart{
+		Id: id, Content: protocol.NewText("\n> Noted: " + strings.ReplaceAll(text, "\n", " ") + "\n\n")})})
+}
+
 func markdown(partID, text string) step {
 	return func(r *turnRun) error {
+		if err := r.consumeSteering(); err != nil {
+			return err
+		}
 		id := r.turnID + "-" + partID
 		if err := r.act(protocol.ChatResponsePartAction{TurnId: r.turnID,
 			Part: protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: id, Content: protocol.NewText("")})}); err != nil {

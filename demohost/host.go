@@ -63,7 +63,8 @@ type Config struct {
 	Validate func(frame []byte) error
 	// Tap, when set, sees every frame in both directions (tokens in
 	// authenticate requests redacted), for recording transcripts. conn
-	// numbers connections from 1. It must not keep or modify frame.
+	// numbers connections from 1. It must not keep or modify frame, and it
+	// is called from several goroutines at once.
 	Tap func(conn int64, dir Direction, frame []byte)
 
 	// NoDemoSession starts the host without the seeded demo session.

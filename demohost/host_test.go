@@ -849,3 +849,24 @@ func TestPacedStream(t *testing.T) {
 		t.Fatalf("streamed markdown = %q, want %q", md, streamText)
 	}
 }
+
+func TestSteeringMessageConsumed(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "steer")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	c.dispatch(DemoChatURI, turnStarted("t1", "please write"))
+	c.waitEnvelope("pending confirmation", DemoChatURI, isType("chat/toolCallReady"))
+	s := c.dispatch(DemoChatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindSteering, Id: "s1", Message: userMessage("keep it short")})
+	c.waitEcho("steering set", DemoChatURI, s)
+	c.dispatch(DemoChatURI, protocol.ChatToolCallDeniedAction{TurnId: "t1", ToolCallId: "t1-tc-write", Reason: "denied"})
+	c.waitEnvelope("steering consumed", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.ChatPendingMessageRemovedAction)
+		return ok && e.Origin == nil && a.Kind == protocol.PendingMessageKindSteering && a.Id == "s1"
+	})
+	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if chat := c.mirror[DemoChatURI].(protocol.ChatState); chat.SteeringMessage != nil {
+		t.Fatal("steering message left pending")
+	}
+}
