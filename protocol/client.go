@@ -2,8 +2,12 @@ package protocol
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
@@ -16,97 +20,761 @@ var SupportedProtocolVersions = []string{"0.6.0"}
 // RootChannel is the URI of the root channel.
 const RootChannel = "ahp-root://"
 
-// Options configures Dial. Zero durations take the defaults below.
+// Defaults for zero Options fields.
+const (
+	DefaultPingInterval     = 15 * time.Second
+	DefaultPingTimeout      = 10 * time.Second
+	DefaultReconnectInitial = 250 * time.Millisecond
+	DefaultReconnectMax     = 10 * time.Second
+	DefaultGiveUpAfter      = 2 * time.Minute
+	// handshakeTimeout bounds dial + initialize/reconnect + resync of one
+	// attempt, so a host that accepts the socket and then stalls cannot
+	// stall the reconnect loop.
+	handshakeTimeout = 30 * time.Second
+	// maxSessionPages bounds listSessions paging against a host whose
+	// cursors never end.
+	maxSessionPages = 1000
+)
+
+// Options configures Dial. Zero durations take the Default* values.
 type Options struct {
 	URL        string         // ws://... or wss://...
 	ClientID   string         // stable per installation; see LoadOrCreateClientID
 	ClientInfo Implementation // {Name:"ahptui", Version:...}
-	Clock      Clock          // default time.Now
+	Clock      Clock          // default time.Now; stamps optimistic reductions
 	// Dial opens the transport; default is a WebSocket (jsonrpc.Dial) with
-	// MaxFrameBytes as its read limit.
+	// MaxFrameBytes as its read limit. A custom Dial enforces its own limit.
 	Dial func(ctx context.Context, url string) (jsonrpc.Transport, error)
 
-	PingInterval time.Duration // default 15s
-	PingTimeout  time.Duration // default 10s
+	PingInterval time.Duration // keep-alive period
+	PingTimeout  time.Duration // a ping unanswered this long drops the connection
 
-	ReconnectInitial time.Duration // first backoff, default 250ms
-	ReconnectMax     time.Duration // backoff cap, default 10s
-	// GiveUpAfter bounds the total reconnect time, then StatusFailed; default 2m.
+	ReconnectInitial time.Duration // first backoff (jittered, doubling)
+	ReconnectMax     time.Duration // backoff cap
+	// GiveUpAfter bounds the total time spent reconnecting; then the client
+	// reports StatusFailed and waits for Reconnect.
 	GiveUpAfter time.Duration
 
-	MaxFrameBytes int64        // inbound frame limit, default jsonrpc.DefaultReadLimit
+	MaxFrameBytes int64        // inbound frame limit; 0 = jsonrpc.DefaultReadLimit
 	Logger        *slog.Logger // never logs tokens or frame bodies; nil discards
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.PingInterval <= 0 {
+		o.PingInterval = DefaultPingInterval
+	}
+	if o.PingTimeout <= 0 {
+		o.PingTimeout = DefaultPingTimeout
+	}
+	if o.ReconnectInitial <= 0 {
+		o.ReconnectInitial = DefaultReconnectInitial
+	}
+	if o.ReconnectMax <= 0 {
+		o.ReconnectMax = DefaultReconnectMax
+	}
+	if o.ReconnectMax < o.ReconnectInitial {
+		o.ReconnectMax = o.ReconnectInitial
+	}
+	if o.GiveUpAfter <= 0 {
+		o.GiveUpAfter = DefaultGiveUpAfter
+	}
+	if o.MaxFrameBytes <= 0 {
+		o.MaxFrameBytes = jsonrpc.DefaultReadLimit
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Dial == nil {
+		limit := o.MaxFrameBytes
+		o.Dial = func(ctx context.Context, url string) (jsonrpc.Transport, error) {
+			return jsonrpc.Dial(ctx, url, jsonrpc.DialOptions{ReadLimit: limit})
+		}
+	}
+	return o
 }
 
 // Client is a connection to one AHP host plus the mirror of the channels it
 // subscribes to. It is safe for concurrent use.
+//
+// Dispatched actions carry a clientSeq that is unique for this clientId
+// across process restarts (it starts at the wall clock in microseconds), so
+// a host can dedupe by (clientId, clientSeq). After a reconnect every action
+// the host has not echoed is re-dispatched with its ORIGINAL clientSeq: a
+// host that already applied it (which the client cannot know after a
+// snapshot reconnect) is expected to dedupe, not apply it twice, and to
+// answer the duplicate with an echo to this client carrying the original
+// serverSeq; the mirror recognises an own echo at or below the snapshot's
+// fromSeq as "already included" and just drops the pending action.
 type Client struct {
-	opts Options
+	opts    Options
+	log     *slog.Logger
+	offered []string
+	events  *eventQueue
+	ctx     context.Context
+	cancel  context.CancelFunc
+	kick    chan struct{} // Reconnect(): skip backoff / leave Failed
+	wake    chan struct{} // outbox has work
+	wg      sync.WaitGroup
+
+	mu              sync.Mutex
+	closed          bool
+	cur             *link // current transport connection, nil while down
+	status          ConnStatus
+	protocolVersion string
+	serverInfo      *Implementation
+	mirror          *mirror
+	lastSeen        int64 // highest serverSeq applied (global across channels)
+	nextSeq         int64
+	tokens          []authToken
+	outbox          []outbound
 }
 
-// Dial connects, initializes (subscribing to ahp-root://) and lists sessions.
-// A host error comes back typed (see errors.go), e.g.
-// *UnsupportedProtocolVersionError.
+// authToken is a token pushed with authenticate, kept to re-push after a
+// reconnect (auth is per connection). Never logged.
+type authToken struct {
+	resource string
+	token    string
+	scopes   []string
+}
+
+// outbound is a dispatch waiting for the sender goroutine.
+type outbound struct {
+	link *link
+	p    pendingAction
+}
+
+// link is one transport connection and its handshake state. Fields other
+// than conn/cancel are guarded by Client.mu.
+type link struct {
+	conn   *jsonrpc.Conn
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	// syncing: the initialize/reconnect result is not applied yet, so
+	// envelopes are held to apply after it, in order.
+	syncing bool
+	held    []ActionEnvelope
+	// ready: handshake done; commands and dispatches may use this link.
+	ready bool
+	// subscribing holds envelopes for channels whose subscribe is in flight:
+	// they may overtake the snapshot and must apply after it.
+	subscribing map[string][]ActionEnvelope
+}
+
+// drop ends the link, recording why for the reconnect loop.
+func (l *link) drop(cause error) { l.cancel(cause) }
+
+// cause says why the link ended.
+func (l *link) cause() error {
+	if err := context.Cause(l.ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	if err := l.conn.Err(); err != nil {
+		return err
+	}
+	return errors.New("connection closed")
+}
+
+// Dial connects, initializes (subscribing to ahp-root://) and lists
+// sessions, then keeps the connection alive and reconnects on its own. A
+// host error comes back typed (see errors.go), e.g.
+// *UnsupportedProtocolVersionError. Dial does not retry a failed first
+// connection: the caller decides (it usually reports the error and exits).
 func Dial(ctx context.Context, opts Options) (*Client, error) {
-	return nil, errors.New("ahp client: not implemented yet")
+	if opts.URL == "" {
+		return nil, errors.New("ahp: no host URL: pass ws://host:port or wss://host:port")
+	}
+	if !validClientID(opts.ClientID) {
+		return nil, errors.New("ahp: no valid client id: use LoadOrCreateClientID")
+	}
+	opts = opts.withDefaults()
+	if opts.ClientInfo.Name == "" {
+		opts.ClientInfo.Name = "ahptui"
+	}
+	lctx, cancel := context.WithCancel(context.Background())
+	c := &Client{
+		opts:    opts,
+		log:     opts.Logger,
+		offered: append([]string(nil), SupportedProtocolVersions...),
+		events:  newEventQueue(),
+		ctx:     lctx,
+		cancel:  cancel,
+		kick:    make(chan struct{}, 1),
+		wake:    make(chan struct{}, 1),
+		mirror:  newMirror(opts.Clock),
+		nextSeq: time.Now().UnixMicro(),
+		status:  StatusConnecting,
+	}
+	c.events.push(ConnectionEvent{Status: StatusConnecting})
+	l, err := c.connect(ctx, true)
+	if err != nil {
+		c.cancel()
+		c.events.abandon()
+		return nil, err
+	}
+	c.wg.Add(2)
+	go c.sender()
+	go c.supervise(l)
+	return c, nil
 }
 
-// Events returns the client's event stream; it is closed after Close.
-func (c *Client) Events() <-chan Event { return nil }
+// Events returns the client's event stream, in order and never dropped
+// while the client is open; it is closed after Close.
+func (c *Client) Events() <-chan Event { return c.events.out }
 
 // ProtocolVersion is the version the host selected.
-func (c *Client) ProtocolVersion() string { return "" }
-
-// ServerInfo is the host's implementation identity, if it sent one.
-func (c *Client) ServerInfo() *Implementation { return nil }
-
-// Subscribe adds channel to the mirror; its snapshot arrives before it returns.
-func (c *Client) Subscribe(ctx context.Context, channel string) error { return nil }
-
-// Unsubscribe removes channel from the mirror.
-func (c *Client) Unsubscribe(ctx context.Context, channel string) error { return nil }
-
-// ListSessions fetches every page of the session list.
-func (c *Client) ListSessions(ctx context.Context) ([]SessionSummary, error) { return nil, nil }
-
-// CreateSession asks the host to create a session.
-func (c *Client) CreateSession(ctx context.Context, p CreateSessionParams) error { return nil }
-
-// DisposeSession asks the host to dispose a session.
-func (c *Client) DisposeSession(ctx context.Context, session string) error { return nil }
-
-// CreateChat asks the host to create a chat in a session.
-func (c *Client) CreateChat(ctx context.Context, p CreateChatParams) error { return nil }
-
-// FetchTurns asks the host to page older turns into a chat.
-func (c *Client) FetchTurns(ctx context.Context, p FetchTurnsParams) (FetchTurnsResult, error) {
-	return FetchTurnsResult{}, nil
+func (c *Client) ProtocolVersion() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.protocolVersion
 }
 
-// Authenticate pushes a token; it is remembered and re-pushed after reconnect.
-func (c *Client) Authenticate(ctx context.Context, resource, token string, scopes []string) error {
+// ServerInfo is the host's implementation identity, if it sent one (host
+// text: sanitize before display).
+func (c *Client) ServerInfo() *Implementation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.serverInfo == nil {
+		return nil
+	}
+	si := *c.serverInfo
+	return &si
+}
+
+// Status is the current connection status.
+func (c *Client) Status() ConnStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
+
+// ClientID is the clientId sent to the host.
+func (c *Client) ClientID() string { return c.opts.ClientID }
+
+// readyLink returns the link commands may use now.
+func (c *Client) readyLink() (*link, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClientClosed
+	}
+	if c.cur == nil || !c.cur.ready {
+		return nil, ErrNotConnected
+	}
+	return c.cur, nil
+}
+
+// call runs a command on the current connection, typing host errors.
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	l, err := c.readyLink()
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return c.callOn(ctx, l, method, params, result)
+}
+
+func (c *Client) callOn(ctx context.Context, l *link, method string, params, result any) error {
+	if err := l.conn.Call(ctx, method, params, result); err != nil {
+		return fmt.Errorf("%s: %w", method, asHostError(err, c.offered))
+	}
 	return nil
 }
 
-// Dispatch applies action optimistically and sends it (fire-and-forget).
-func (c *Client) Dispatch(channel string, action StateAction) (clientSeq int64, err error) {
-	return 0, nil
+// Subscribe adds channel to the mirror. For a state-bearing channel the
+// snapshot is in the mirror (and a ChannelStateEvent queued) when it
+// returns. Subscribing twice is a no-op.
+func (c *Client) Subscribe(ctx context.Context, channel string) error {
+	if ChannelKind(channel) == "" {
+		return fmt.Errorf("subscribe %q: not a channel URI this client understands", sanitize(channel))
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClientClosed
+	}
+	if c.mirror.subscribed(channel) {
+		c.mu.Unlock()
+		return nil
+	}
+	l := c.cur
+	if l == nil || !l.ready {
+		c.mu.Unlock()
+		return fmt.Errorf("subscribe: %w", ErrNotConnected)
+	}
+	if _, busy := l.subscribing[channel]; busy {
+		c.mu.Unlock()
+		return fmt.Errorf("subscribe %s: already in progress", channel)
+	}
+	l.subscribing[channel] = []ActionEnvelope{}
+	c.mu.Unlock()
+
+	var res SubscribeResult
+	err := c.callOn(ctx, l, "subscribe", SubscribeParams{Channel: channel}, &res)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	buf := l.subscribing[channel]
+	delete(l.subscribing, channel)
+	if err != nil {
+		return err
+	}
+	if c.cur != l || c.closed {
+		// The connection dropped mid-subscribe: the new one does not know
+		// about this channel.
+		return fmt.Errorf("subscribe %s: connection dropped, retry: %w", channel, ErrNotConnected)
+	}
+	if res.Snapshot == nil {
+		c.mirror.addStateless(channel)
+		return nil
+	}
+	if res.Snapshot.Resource != channel {
+		c.log.Warn("ahp: subscribe snapshot names another resource; using the requested channel", "channel", channel)
+	}
+	st := res.Snapshot.State.Variant
+	if st == nil {
+		return fmt.Errorf("subscribe %s: host sent a snapshot without state", channel)
+	}
+	c.mirror.setSnapshot(channel, st, res.Snapshot.FromSeq)
+	c.events.push(ChannelStateEvent{Channel: channel})
+	for _, env := range buf {
+		c.applyLocked(env)
+	}
+	return nil
 }
 
-// Reconnect drops the transport and takes the normal reconnect path.
-func (c *Client) Reconnect() {}
+// Unsubscribe removes channel from the mirror (its pending actions are
+// discarded) and tells the host.
+func (c *Client) Unsubscribe(ctx context.Context, channel string) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClientClosed
+	}
+	known := c.mirror.subscribed(channel)
+	c.mirror.drop(channel)
+	l := c.cur
+	c.mu.Unlock()
+	if !known || l == nil || !l.ready {
+		return nil
+	}
+	if err := l.conn.Notify(ctx, "unsubscribe", UnsubscribeParams{Channel: channel}); err != nil {
+		return fmt.Errorf("unsubscribe %s: %w", channel, err)
+	}
+	return nil
+}
+
+// ListSessions fetches every page of the session list.
+func (c *Client) ListSessions(ctx context.Context) ([]SessionSummary, error) {
+	l, err := c.readyLink()
+	if err != nil {
+		return nil, fmt.Errorf("listSessions: %w", err)
+	}
+	return c.listSessionsOn(ctx, l)
+}
+
+func (c *Client) listSessionsOn(ctx context.Context, l *link) ([]SessionSummary, error) {
+	out := []SessionSummary{}
+	var cursor *string
+	seen := map[string]bool{}
+	for range maxSessionPages {
+		var res ListSessionsResult
+		if err := c.callOn(ctx, l, "listSessions", ListSessionsParams{Cursor: cursor}, &res); err != nil {
+			return nil, err
+		}
+		out = append(out, res.Items...)
+		if res.NextCursor == nil || *res.NextCursor == "" || seen[*res.NextCursor] {
+			return out, nil
+		}
+		seen[*res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+	c.log.Warn("ahp: listSessions paging stopped at the page limit", "pages", maxSessionPages)
+	return out, nil
+}
+
+// CreateSession asks the host to create a session (p.Channel is the new
+// session's URI, chosen by the client). The host announces it with
+// root/sessionAdded.
+func (c *Client) CreateSession(ctx context.Context, p CreateSessionParams) error {
+	return c.call(ctx, "createSession", p, nil)
+}
+
+// DisposeSession asks the host to dispose a session.
+func (c *Client) DisposeSession(ctx context.Context, session string) error {
+	return c.call(ctx, "disposeSession", DisposeSessionParams{Channel: session}, nil)
+}
+
+// CreateChat asks the host to create a chat in a session.
+func (c *Client) CreateChat(ctx context.Context, p CreateChatParams) error {
+	return c.call(ctx, "createChat", p, nil)
+}
+
+// FetchTurns asks the host to page older turns into a chat; they arrive as
+// a chat/turnsLoaded action before the result.
+func (c *Client) FetchTurns(ctx context.Context, p FetchTurnsParams) (FetchTurnsResult, error) {
+	var res FetchTurnsResult
+	err := c.call(ctx, "fetchTurns", p, &res)
+	return res, err
+}
+
+// Authenticate pushes a bearer token for a protected resource. A token the
+// host accepts is remembered and pushed again after every reconnect, before
+// pending actions are re-dispatched (auth is per connection). While the
+// client is reconnecting the token is only remembered (nil is returned) and
+// goes out with the next handshake; a failure then is reported as a
+// HostErrorEvent.
+func (c *Client) Authenticate(ctx context.Context, resource, token string, scopes []string) error {
+	if resource == "" || token == "" {
+		return errors.New("authenticate: resource and token are required")
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClientClosed
+	}
+	l := c.cur
+	if l == nil || !l.ready {
+		c.rememberTokenLocked(resource, token, scopes)
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
+	p := AuthenticateParams{Resource: resource, Token: token, Scopes: append([]string(nil), scopes...)}
+	if err := c.callOn(ctx, l, "authenticate", p, nil); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.rememberTokenLocked(resource, token, scopes)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *Client) rememberTokenLocked(resource, token string, scopes []string) {
+	t := authToken{resource: resource, token: token, scopes: append([]string(nil), scopes...)}
+	for i := range c.tokens {
+		if c.tokens[i].resource == resource {
+			c.tokens[i] = t
+			return
+		}
+	}
+	c.tokens = append(c.tokens, t)
+}
+
+// Dispatch applies action to channel's optimistic state at once (queuing a
+// ChannelStateEvent) and sends it to the host without waiting (dispatchAction
+// is a notification). The host's echo confirms it; a rejection rolls it back
+// and queues an ActionRejectedEvent. While reconnecting, the action waits and
+// is sent after the handshake. It fails only if the channel has no state in
+// the mirror (subscribe first) or the client is closed.
+func (c *Client) Dispatch(channel string, action StateAction) (clientSeq int64, err error) {
+	if action.Variant == nil {
+		return 0, errors.New("dispatch: empty action")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return 0, ErrClientClosed
+	}
+	p := pendingAction{channel: channel, clientSeq: c.nextSeq, action: action}
+	if !c.mirror.applyLocal(p) {
+		return 0, fmt.Errorf("dispatch %s to %s: channel is not subscribed (or has no state): subscribe first", action.Kind(), sanitize(channel))
+	}
+	c.nextSeq++
+	c.events.push(ChannelStateEvent{Channel: channel})
+	if c.cur != nil && c.cur.ready {
+		c.outbox = append(c.outbox, outbound{link: c.cur, p: p})
+		c.signal()
+	}
+	return p.clientSeq, nil
+}
+
+func (c *Client) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// sender writes queued dispatches in order, off the caller's goroutine. A
+// dispatch meant for a link that is gone is skipped: the reconnect
+// re-dispatches every pending action.
+func (c *Client) sender() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.wake:
+		case <-c.ctx.Done():
+			return
+		}
+		for {
+			c.mu.Lock()
+			if len(c.outbox) == 0 {
+				c.mu.Unlock()
+				break
+			}
+			o := c.outbox[0]
+			c.outbox[0] = outbound{}
+			c.outbox = c.outbox[1:]
+			live := o.link == c.cur && o.link.ready
+			c.mu.Unlock()
+			if !live {
+				continue
+			}
+			err := o.link.conn.Notify(c.ctx, "dispatchAction", DispatchActionParams{
+				Channel: o.p.channel, ClientSeq: o.p.clientSeq, Action: o.p.action,
+			})
+			if err != nil {
+				c.log.Info("ahp: dispatch not sent; it is re-sent after reconnect", "clientSeq", o.p.clientSeq, "error", err.Error())
+			}
+		}
+	}
+}
+
+// Reconnect drops the transport and takes the normal reconnect path; after
+// StatusFailed it starts reconnecting again.
+func (c *Client) Reconnect() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	l := c.cur
+	c.mu.Unlock()
+	if l != nil {
+		l.drop(errors.New("reconnect requested"))
+	}
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
 
 // Root returns the optimistic root state.
-func (c *Client) Root() (RootState, bool) { return RootState{}, false }
+func (c *Client) Root() (RootState, bool) {
+	s, ok := c.State(RootChannel)
+	r, isRoot := s.(RootState)
+	return r, ok && isRoot
+}
 
 // Session returns the optimistic state of a session channel.
-func (c *Client) Session(uri string) (SessionState, bool) { return SessionState{}, false }
+func (c *Client) Session(uri string) (SessionState, bool) {
+	s, ok := c.State(uri)
+	r, isSession := s.(SessionState)
+	return r, ok && isSession
+}
 
 // Chat returns the optimistic state of a chat channel.
-func (c *Client) Chat(uri string) (ChatState, bool) { return ChatState{}, false }
+func (c *Client) Chat(uri string) (ChatState, bool) {
+	s, ok := c.State(uri)
+	r, isChat := s.(ChatState)
+	return r, ok && isChat
+}
 
-// State returns the optimistic state of any channel.
-func (c *Client) State(channel string) (any, bool) { return nil, false }
+// State returns the optimistic state of any subscribed channel: a
+// RootState, SessionState, ChatState, TerminalState, ChangesetState,
+// AnnotationsState, ResourceWatchState or UnknownSnapshotState. It is an
+// immutable snapshot: never modify it (slices and maps included).
+func (c *Client) State(channel string) (any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.mirror.state(channel)
+	if !ok {
+		return nil, false
+	}
+	return s, true
+}
 
-// Close ends the client.
-func (c *Client) Close() error { return nil }
+// Channels lists the subscribed channels (order unspecified).
+func (c *Client) Channels() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mirror.channelList()
+}
+
+// PendingCount is the number of actions dispatched to channel that the
+// host has not echoed yet (e.g. for an "unsynced" marker).
+func (c *Client) PendingCount(channel string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.mirror.channels[channel]; ok {
+		return len(ch.pending)
+	}
+	return 0
+}
+
+// LastSeenServerSeq is the highest serverSeq applied; reconnect resumes
+// from it.
+func (c *Client) LastSeenServerSeq() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastSeen
+}
+
+// Close ends the client: it closes the connection, stops reconnecting and
+// closes the Events channel (undelivered events are discarded).
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.status = StatusFailed
+	l := c.cur
+	c.cur = nil
+	c.mu.Unlock()
+	c.cancel()
+	if l != nil {
+		_ = l.conn.Close()
+	}
+	c.wg.Wait()
+	c.events.abandon()
+	return nil
+}
+
+// ---- inbound traffic ----
+
+// handler answers one link's requests and notifications.
+func (c *Client) handler(l *link) jsonrpc.Handler {
+	return jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		if req.IsNotification() {
+			c.onNotification(l, req)
+			return nil, nil
+		}
+		return nil, answerHostRequest(req.Method)
+	})
+}
+
+// answerHostRequest refuses every host → client request: ahptui publishes
+// no client-side resources and never lets the host read local files, but
+// every request is answered so the host is never left waiting.
+func answerHostRequest(method string) error {
+	switch method {
+	case "resourceRead", "resourceWrite", "resourceList", "resourceCopy", "resourceDelete",
+		"resourceMove", "resourceResolve", "resourceMkdir", "resourceRequest", "createResourceWatch":
+		return jsonrpc.NewError(jsonrpc.PermissionDenied, "ahptui serves no client-side resources")
+	}
+	return jsonrpc.ErrMethodNotFound
+}
+
+func (c *Client) onNotification(l *link, req *jsonrpc.Request) {
+	switch req.Method {
+	case "action":
+		var env ActionEnvelope
+		if err := json.Unmarshal(req.Params, &env); err != nil {
+			c.badEnvelope(l, req.Params, err)
+			return
+		}
+		c.onEnvelope(l, env)
+	case "root/sessionAdded":
+		var p SessionAddedParams
+		if c.decodeNotification(req, &p) {
+			c.pushIfCurrent(l, SessionAddedEvent{Summary: p.Summary})
+		}
+	case "root/sessionRemoved":
+		var p SessionRemovedParams
+		if c.decodeNotification(req, &p) {
+			c.pushIfCurrent(l, SessionRemovedEvent{Session: p.Session})
+		}
+	case "root/sessionSummaryChanged":
+		var p SessionSummaryChangedParams
+		if c.decodeNotification(req, &p) {
+			c.pushIfCurrent(l, SessionSummaryChangedEvent{Session: p.Session, Changes: p.Changes})
+		}
+	case "auth/required":
+		var p AuthRequiredParams
+		if c.decodeNotification(req, &p) {
+			c.pushIfCurrent(l, AuthRequiredEvent{Params: p})
+		}
+	default:
+		c.log.Debug("ahp: ignored notification", "method", sanitize(req.Method))
+	}
+}
+
+func (c *Client) decodeNotification(req *jsonrpc.Request, v any) bool {
+	if err := json.Unmarshal(req.Params, v); err != nil {
+		c.log.Warn("ahp: ignored malformed notification", "method", sanitize(req.Method), "error", err.Error())
+		c.events.push(HostErrorEvent{Err: fmt.Errorf("host sent a malformed %s notification (ignored): %w", sanitize(req.Method), err)})
+		return false
+	}
+	return true
+}
+
+func (c *Client) pushIfCurrent(l *link, e Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == l {
+		c.events.push(e)
+	}
+}
+
+// badEnvelope handles an action notification that does not decode: it is
+// ignored, but its serverSeq (if readable) still counts as seen, or the next
+// reconnect would ask for it again forever.
+func (c *Client) badEnvelope(l *link, raw json.RawMessage, err error) {
+	c.log.Warn("ahp: ignored malformed action envelope", "bytes", len(raw), "error", err.Error())
+	var seq struct {
+		ServerSeq int64 `json:"serverSeq"`
+	}
+	_ = json.Unmarshal(raw, &seq)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur != l {
+		return
+	}
+	if !l.syncing && seq.ServerSeq > c.lastSeen {
+		c.lastSeen = seq.ServerSeq
+	}
+	c.events.push(HostErrorEvent{Err: fmt.Errorf("host sent an action this client cannot decode (ignored): %w", err)})
+}
+
+func (c *Client) onEnvelope(l *link, env ActionEnvelope) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur != l {
+		return
+	}
+	if l.syncing {
+		l.held = append(l.held, env)
+		return
+	}
+	if buf, ok := l.subscribing[env.Channel]; ok {
+		l.subscribing[env.Channel] = append(buf, env)
+		return
+	}
+	c.applyLocked(env)
+}
+
+// applyLocked runs one envelope through reconciliation and queues the
+// resulting events. c.mu must be held.
+func (c *Client) applyLocked(env ActionEnvelope) {
+	if env.ServerSeq > c.lastSeen {
+		c.lastSeen = env.ServerSeq
+	}
+	out := c.mirror.applyEnvelope(env, c.opts.ClientID)
+	if !out.known {
+		c.log.Debug("ahp: ignored action for a channel not mirrored", "channel", sanitize(env.Channel), "serverSeq", env.ServerSeq)
+		return
+	}
+	if out.changed {
+		c.events.push(ChannelStateEvent{Channel: env.Channel})
+	}
+	if out.rejected != nil {
+		c.events.push(ActionRejectedEvent{
+			Channel:   env.Channel,
+			Action:    out.rejected.action,
+			ClientSeq: out.rejected.clientSeq,
+			Reason:    sanitize(out.reason),
+		})
+	}
+}
+
+// setStatusLocked records and announces a status change.
+func (c *Client) setStatusLocked(e ConnectionEvent) {
+	c.status = e.Status
+	c.events.push(e)
+}
+
+func joinURIs(uris []string) string { return strings.Join(uris, ", ") }

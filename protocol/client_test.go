@@ -1,0 +1,883 @@
+package protocol_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ahptui/ahptui/internal/schemacheck"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/internal/testhost"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+// waitTimeout bounds every wait on the event stream; generous so -race on a
+// loaded machine does not flake, but a lost event still fails the test.
+const waitTimeout = 10 * time.Second
+
+const (
+	sessionURI = "ahp-session:/s1"
+	chatURI    = "ahp-chat:/c1"
+	clientID   = "client-test-1"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// newHost starts a test host that validates every frame the client sends
+// against the AHP schemas (the test fails on any invalid frame).
+func newHost(t *testing.T, opts testhost.Options) *testhost.Host {
+	t.Helper()
+	v := schemacheck.MustLoad(t)
+	opts.Validate = v.ValidateMessage
+	h := testhost.New(t, opts)
+	h.SetState(sessionURI, testhost.NewSession("test", "first"))
+	h.SetState(chatURI, testhost.NewChat(chatURI))
+	h.AddSession(protocol.SessionSummary{Provider: "test", Title: "first", Status: protocol.SessionStatusIdle,
+		Resource: sessionURI, CreatedAt: "2026-01-01T00:00:00Z", ModifiedAt: "2026-01-01T00:00:00Z"})
+	return h
+}
+
+func options(h *testhost.Host) protocol.Options {
+	return protocol.Options{
+		URL:              h.URL,
+		ClientID:         clientID,
+		ClientInfo:       protocol.Implementation{Name: "ahptui", Version: ptr("test")},
+		ReconnectInitial: 5 * time.Millisecond,
+		ReconnectMax:     50 * time.Millisecond,
+		GiveUpAfter:      20 * time.Second,
+	}
+}
+
+// dial connects and waits for StatusReady.
+func dial(t *testing.T, h *testhost.Host, mod func(*protocol.Options)) *protocol.Client {
+	t.Helper()
+	opts := options(h)
+	if mod != nil {
+		mod(&opts)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	c, err := protocol.Dial(ctx, opts)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	return c
+}
+
+// waitEvent consumes events until one of type T satisfies pred.
+func waitEvent[T protocol.Event](t *testing.T, c *protocol.Client, pred func(T) bool) T {
+	t.Helper()
+	timer := time.NewTimer(waitTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case e, ok := <-c.Events():
+			if !ok {
+				t.Fatalf("event stream closed while waiting for %T", *new(T))
+			}
+			if v, ok := e.(T); ok && (pred == nil || pred(v)) {
+				return v
+			}
+		case <-timer.C:
+			var zero T
+			t.Fatalf("timed out waiting for %T", zero)
+		}
+	}
+}
+
+// waitUntil consumes events until cond holds (checked first and after each
+// event).
+func waitUntil(t *testing.T, c *protocol.Client, what string, cond func() bool) {
+	t.Helper()
+	timer := time.NewTimer(waitTimeout)
+	defer timer.Stop()
+	for !cond() {
+		select {
+		case _, ok := <-c.Events():
+			if !ok {
+				t.Fatalf("event stream closed while waiting for %s", what)
+			}
+		case <-timer.C:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func subscribe(t *testing.T, c *protocol.Client, ch string) {
+	t.Helper()
+	if err := c.Subscribe(ctxT(t), ch); err != nil {
+		t.Fatalf("Subscribe %s: %v", ch, err)
+	}
+}
+
+func title(s string) protocol.StateAction {
+	return protocol.NewStateAction(protocol.SessionTitleChangedAction{Title: s})
+}
+
+func userMsg(text string) protocol.Message {
+	return protocol.Message{Text: text, Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}}
+}
+
+func turnStarted(id string) protocol.StateAction {
+	return protocol.NewStateAction(protocol.ChatTurnStartedAction{TurnId: id, StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")})
+}
+
+func sessionTitle(t *testing.T, c *protocol.Client) string {
+	t.Helper()
+	s, ok := c.Session(sessionURI)
+	if !ok {
+		t.Fatalf("session %s not in mirror", sessionURI)
+	}
+	return s.Title
+}
+
+func hostTitle(t *testing.T, h *testhost.Host) string {
+	t.Helper()
+	st, _ := h.State(sessionURI)
+	return st.(protocol.SessionState).Title
+}
+
+// dispatchFrames returns the clientSeq of every dispatchAction on conn.
+func dispatchSeqs(t *testing.T, h *testhost.Host, conn int) []int64 {
+	t.Helper()
+	var out []int64
+	for _, f := range h.Frames() {
+		if f.Conn != conn || f.Method != "dispatchAction" {
+			continue
+		}
+		var m struct {
+			Params protocol.DispatchActionParams `json:"params"`
+		}
+		if err := json.Unmarshal(f.Raw, &m); err != nil {
+			t.Fatalf("decode dispatch frame: %v", err)
+		}
+		out = append(out, m.Params.ClientSeq)
+	}
+	return out
+}
+
+func TestDialInitializeSubscribe(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c, err := protocol.Dial(ctxT(t), options(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+
+	// The UI sees, in order: connecting, the root snapshot, the session list, ready.
+	want := []string{"connecting", "state ahp-root://", "sessions 1", "ready"}
+	var got []string
+	for len(got) < len(want) {
+		select {
+		case e := <-c.Events():
+			switch e := e.(type) {
+			case protocol.ConnectionEvent:
+				got = append(got, e.Status.String())
+			case protocol.ChannelStateEvent:
+				got = append(got, "state "+e.Channel)
+			case protocol.SessionsListedEvent:
+				got = append(got, fmt.Sprintf("sessions %d", len(e.Sessions)))
+			default:
+				got = append(got, fmt.Sprintf("%T", e))
+			}
+		case <-time.After(waitTimeout):
+			t.Fatalf("timed out; events so far %v", got)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events = %v, want %v", got, want)
+	}
+	if v := c.ProtocolVersion(); v != "0.6.0" {
+		t.Errorf("ProtocolVersion = %q", v)
+	}
+	if si := c.ServerInfo(); si == nil || si.Name != "testhost" {
+		t.Errorf("ServerInfo = %+v", si)
+	}
+	if _, ok := c.Root(); !ok {
+		t.Error("root state missing after Dial")
+	}
+
+	subscribe(t, c, sessionURI)
+	waitEvent(t, c, func(e protocol.ChannelStateEvent) bool { return e.Channel == sessionURI })
+	if got := sessionTitle(t, c); got != "first" {
+		t.Errorf("session title = %q", got)
+	}
+	subscribe(t, c, chatURI)
+	if _, ok := c.Chat(chatURI); !ok {
+		t.Error("chat state missing after Subscribe")
+	}
+	if err := c.Subscribe(ctxT(t), "ahp-session:/nope"); err == nil || !errors.Is(err, protocol.ErrNotFound) {
+		t.Errorf("Subscribe(unknown) = %v, want a NotFound host error", err)
+	}
+
+	// The first frames on the wire are initialize (with our identity and
+	// versions) and listSessions.
+	m := h.Methods(1)
+	if len(m) < 2 || m[0] != "initialize" || m[1] != "listSessions" {
+		t.Fatalf("methods = %v", m)
+	}
+	var init struct {
+		Params protocol.InitializeParams `json:"params"`
+	}
+	_ = json.Unmarshal(h.Frames()[0].Raw, &init)
+	p := init.Params
+	if p.ClientId != clientID || !slices.Equal(p.ProtocolVersions, []string{"0.6.0"}) ||
+		p.ClientInfo == nil || p.ClientInfo.Name != "ahptui" || p.Capabilities != nil ||
+		!slices.Equal(p.InitialSubscriptions, []string{protocol.RootChannel}) {
+		t.Errorf("initialize params = %+v", p)
+	}
+}
+
+func TestOptimisticDispatchThenEcho(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+
+	h.HoldDispatches()
+	seq, err := c.Dispatch(sessionURI, title("mine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Optimistic at once, before the host has done anything.
+	if got := sessionTitle(t, c); got != "mine" {
+		t.Fatalf("optimistic title = %q, want mine", got)
+	}
+	if n := c.PendingCount(sessionURI); n != 1 {
+		t.Fatalf("pending = %d, want 1", n)
+	}
+	h.ReleaseDispatches()
+	waitUntil(t, c, "echo", func() bool { return c.PendingCount(sessionURI) == 0 })
+	if got := sessionTitle(t, c); got != "mine" {
+		t.Errorf("confirmed title = %q", got)
+	}
+	if got := hostTitle(t, h); got != "mine" {
+		t.Errorf("host title = %q", got)
+	}
+	if seqs := dispatchSeqs(t, h, 1); !slices.Equal(seqs, []int64{seq}) {
+		t.Errorf("dispatched clientSeqs = %v, want [%d]", seqs, seq)
+	}
+	if c.LastSeenServerSeq() != h.Seq() {
+		t.Errorf("lastSeen = %d, host seq = %d", c.LastSeenServerSeq(), h.Seq())
+	}
+
+	if _, err := c.Dispatch("ahp-session:/not-subscribed", title("x")); err == nil {
+		t.Error("Dispatch to an unsubscribed channel succeeded")
+	}
+}
+
+func TestRejectionRollsBack(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+
+	h.RejectNext("session/titleChanged", "titles are locked\x1b[31m")
+	seq, err := c.Dispatch(sessionURI, title("mine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rej := waitEvent(t, c, func(e protocol.ActionRejectedEvent) bool { return true })
+	if rej.ClientSeq != seq || rej.Channel != sessionURI || rej.Action.Kind() != "session/titleChanged" {
+		t.Errorf("rejection = %+v", rej)
+	}
+	if strings.ContainsRune(rej.Reason, 0x1b) || !strings.Contains(rej.Reason, "titles are locked") {
+		t.Errorf("reason %q: want the host text without control characters", rej.Reason)
+	}
+	if got := sessionTitle(t, c); got != "first" {
+		t.Errorf("title after rejection = %q, want rollback to first", got)
+	}
+	if n := c.PendingCount(sessionURI); n != 0 {
+		t.Errorf("pending = %d", n)
+	}
+}
+
+func TestForeignActionRebasesPending(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, chatURI)
+	subscribe(t, c, sessionURI)
+
+	h.HoldDispatches()
+	if _, err := c.Dispatch(chatURI, turnStarted("t1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Dispatch(sessionURI, title("mine")); err != nil {
+		t.Fatal(err)
+	}
+	// Another client queues a message on the chat and renames the session
+	// while ours are still pending.
+	h.InjectFrom("other-client", 1, chatURI, protocol.NewStateAction(protocol.ChatPendingMessageSetAction{
+		Kind: protocol.PendingMessageKindQueued, Id: "q1", Message: userMsg("later")}))
+	h.InjectFrom("other-client", 2, sessionURI, title("theirs"))
+	waitUntil(t, c, "foreign actions", func() bool { return c.LastSeenServerSeq() == h.Seq() })
+
+	chat, _ := c.Chat(chatURI)
+	if chat.ActiveTurn == nil || chat.ActiveTurn.Id != "t1" {
+		t.Errorf("pending turnStarted lost on rebase: activeTurn = %+v", chat.ActiveTurn)
+	}
+	if len(chat.QueuedMessages) != 1 || chat.QueuedMessages[0].Id != "q1" {
+		t.Errorf("foreign queued message missing: %+v", chat.QueuedMessages)
+	}
+	// Our pending rename is replayed on top of theirs.
+	if got := sessionTitle(t, c); got != "mine" {
+		t.Errorf("optimistic title = %q, want mine (pending rebased on theirs)", got)
+	}
+
+	h.ReleaseDispatches()
+	waitUntil(t, c, "echoes", func() bool { return c.PendingCount(chatURI)+c.PendingCount(sessionURI) == 0 })
+	chat, _ = c.Chat(chatURI)
+	if chat.ActiveTurn == nil || len(chat.QueuedMessages) != 1 || sessionTitle(t, c) != "mine" {
+		t.Errorf("confirmed state wrong: turn %+v queued %d title %q", chat.ActiveTurn, len(chat.QueuedMessages), sessionTitle(t, c))
+	}
+}
+
+func TestReconnectByReplay(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	subscribe(t, c, chatURI)
+
+	// One action the host applies but whose echo is lost, one the host never
+	// sees: after the replay the first is confirmed, the second re-sent.
+	h.MuteEchoes(true)
+	seqA, _ := c.Dispatch(sessionURI, title("applied"))
+	if err := h.WaitDispatched(ctxT(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	h.MuteEchoes(false)
+	h.DropDispatches(true)
+	seqB, _ := c.Dispatch(chatURI, turnStarted("t1"))
+	if err := h.WaitDispatched(ctxT(t), 2); err != nil {
+		t.Fatal(err)
+	}
+	h.DropDispatches(false)
+
+	h.DropConnections()
+	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{Id: "x", Enabled: true}))
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitUntil(t, c, "pending settled", func() bool {
+		return c.PendingCount(sessionURI) == 0 && c.PendingCount(chatURI) == 0
+	})
+
+	m := h.Methods(2)
+	if len(m) == 0 || m[0] != "reconnect" || slices.Contains(m, "initialize") {
+		t.Fatalf("methods on the new connection = %v, want reconnect first and no initialize", m)
+	}
+	if got := dispatchSeqs(t, h, 2); !slices.Equal(got, []int64{seqB}) {
+		t.Errorf("re-dispatched clientSeqs = %v, want only the unseen one [%d] (not %d, confirmed by the replay)", got, seqB, seqA)
+	}
+	if got := sessionTitle(t, c); got != "applied" {
+		t.Errorf("title = %q", got)
+	}
+	chat, _ := c.Chat(chatURI)
+	if chat.ActiveTurn == nil || chat.ActiveTurn.Id != "t1" {
+		t.Errorf("re-dispatched turn missing: %+v", chat.ActiveTurn)
+	}
+	if c.LastSeenServerSeq() != h.Seq() {
+		t.Errorf("lastSeen %d != host seq %d", c.LastSeenServerSeq(), h.Seq())
+	}
+}
+
+func TestReconnectBySnapshot(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+
+	// The host applies our action but the echo is lost; the reconnect gets a
+	// snapshot, so the client cannot tell and re-sends the same clientSeq;
+	// the host dedupes and the pending action is settled without a second
+	// application.
+	h.MuteEchoes(true)
+	seq, _ := c.Dispatch(sessionURI, title("applied"))
+	if err := h.WaitDispatched(ctxT(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	h.MuteEchoes(false)
+	h.ForceSnapshot(true)
+	h.DropConnections()
+	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{Id: "x", Enabled: true}))
+
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitUntil(t, c, "pending settled", func() bool { return c.PendingCount(sessionURI) == 0 })
+
+	if got := dispatchSeqs(t, h, 2); !slices.Equal(got, []int64{seq}) {
+		t.Errorf("re-dispatched clientSeqs = %v, want the original [%d]", got, seq)
+	}
+	if got := sessionTitle(t, c); got != "applied" {
+		t.Errorf("title = %q", got)
+	}
+	if c.LastSeenServerSeq() != h.Seq() {
+		t.Errorf("lastSeen %d != host seq %d", c.LastSeenServerSeq(), h.Seq())
+	}
+	// Still live after the snapshot.
+	h.Inject(sessionURI, title("later"))
+	waitUntil(t, c, "live action", func() bool { return sessionTitle(t, c) == "later" })
+}
+
+func TestReplayBufferOverflowFallsBackToSnapshot(t *testing.T) {
+	h := newHost(t, testhost.Options{ReplayLimit: 2})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	h.DropConnections()
+	for i := range 5 {
+		h.Inject(sessionURI, title(fmt.Sprintf("t%d", i)))
+	}
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitUntil(t, c, "snapshot", func() bool { return sessionTitle(t, c) == "t4" })
+}
+
+func TestMissingChannelDropped(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	subscribe(t, c, chatURI)
+	h.SetMissing(sessionURI)
+	h.DropConnections()
+	d := waitEvent(t, c, func(e protocol.ChannelDroppedEvent) bool { return true })
+	if d.Channel != sessionURI || d.Reason == "" {
+		t.Errorf("dropped = %+v", d)
+	}
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	if _, ok := c.Session(sessionURI); ok {
+		t.Error("missing session still mirrored")
+	}
+	if _, ok := c.Chat(chatURI); !ok {
+		t.Error("chat dropped although not missing")
+	}
+	if slices.Contains(c.Channels(), sessionURI) {
+		t.Error("missing session still subscribed")
+	}
+}
+
+func TestTokensRepushedBeforeRedispatch(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	if err := c.Authenticate(ctxT(t), "https://api.example.com", "tok-1", []string{"repo"}); err != nil {
+		t.Fatal(err)
+	}
+	h.DropDispatches(true)
+	seq, _ := c.Dispatch(sessionURI, title("needs auth"))
+	if err := h.WaitDispatched(ctxT(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	h.DropDispatches(false)
+	h.DropConnections()
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitUntil(t, c, "re-dispatch echoed", func() bool { return c.PendingCount(sessionURI) == 0 })
+
+	m := h.Methods(2)
+	ia, id := slices.Index(m, "authenticate"), slices.Index(m, "dispatchAction")
+	if ia < 0 || id < 0 || ia > id {
+		t.Fatalf("methods on the new connection = %v: want authenticate before dispatchAction", m)
+	}
+	calls := h.AuthCalls()
+	if len(calls) != 2 || calls[1].Conn != 2 || calls[1].Token != "tok-1" || calls[1].Resource != "https://api.example.com" ||
+		!slices.Equal(calls[1].Scopes, []string{"repo"}) {
+		t.Errorf("auth calls = %+v", calls)
+	}
+	if got := dispatchSeqs(t, h, 2); !slices.Equal(got, []int64{seq}) {
+		t.Errorf("re-dispatched = %v, want [%d]", got, seq)
+	}
+}
+
+func TestAuthRequiredErrorCarriesMetadata(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	h.FailNext("createSession", jsonrpc.NewErrorData(jsonrpc.AuthRequired, "sign in", protocol.AuthRequiredErrorData{
+		Resources: []protocol.ProtectedResourceMetadata{{
+			Resource:              "https://api.example.com",
+			Authorization_servers: []string{"https://auth.example.com"},
+			Scopes_supported:      []string{"repo"},
+		}},
+	}))
+	err := c.CreateSession(ctxT(t), protocol.CreateSessionParams{Channel: "ahp-session:/new", Provider: ptr("test")})
+	var ar *protocol.AuthRequiredError
+	if !errors.As(err, &ar) {
+		t.Fatalf("err = %v (%T), want *AuthRequiredError", err, err)
+	}
+	if len(ar.Resources) != 1 || ar.Resources[0].Resource != "https://api.example.com" ||
+		!slices.Equal(ar.Resources[0].Authorization_servers, []string{"https://auth.example.com"}) {
+		t.Errorf("resources = %+v", ar.Resources)
+	}
+	if !errors.Is(err, protocol.ErrAuthRequired) {
+		t.Error("errors.Is(err, ErrAuthRequired) = false")
+	}
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.AuthRequired {
+		t.Errorf("does not wrap the *jsonrpc.Error: %v", err)
+	}
+
+	h.FailNext("disposeSession", jsonrpc.NewError(jsonrpc.SessionNotFound, "gone"))
+	err = c.DisposeSession(ctxT(t), sessionURI)
+	var he *protocol.HostError
+	if !errors.As(err, &he) || he.Code != jsonrpc.SessionNotFound || !errors.Is(err, protocol.ErrSessionNotFound) {
+		t.Errorf("dispose err = %v, want HostError SessionNotFound", err)
+	}
+}
+
+func TestOversizedFrameReconnects(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, func(o *protocol.Options) {
+		o.MaxFrameBytes = 64 << 10
+	})
+	subscribe(t, c, sessionURI)
+	big := fmt.Sprintf(`{"jsonrpc":"2.0","method":"root/sessionAdded","params":{"channel":"ahp-root://","pad":%q}}`, strings.Repeat("x", 128<<10))
+	h.SendRaw([]byte(big))
+	he := waitEvent(t, c, func(e protocol.HostErrorEvent) bool { return errors.Is(e.Err, jsonrpc.ErrFrameTooBig) })
+	if !strings.Contains(he.Err.Error(), "limit") {
+		t.Errorf("error %q does not explain the limit", he.Err)
+	}
+	re := waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	if !errors.Is(re.Cause, jsonrpc.ErrFrameTooBig) {
+		t.Errorf("reconnect cause = %v", re.Cause)
+	}
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	if got := sessionTitle(t, c); got != "first" {
+		t.Errorf("state after reconnect: title %q", got)
+	}
+}
+
+func TestUnsupportedVersionIsTyped(t *testing.T) {
+	h := newHost(t, testhost.Options{Versions: []string{"9.0.0"}})
+	_, err := protocol.Dial(ctxT(t), options(h))
+	var uv *protocol.UnsupportedProtocolVersionError
+	if !errors.As(err, &uv) {
+		t.Fatalf("err = %v (%T), want *UnsupportedProtocolVersionError", err, err)
+	}
+	if !slices.Equal(uv.Supported, []string{"9.0.0"}) || !slices.Equal(uv.Offered, []string{"0.6.0"}) {
+		t.Errorf("error = %+v", uv)
+	}
+	if !strings.Contains(err.Error(), "9.0.0") {
+		t.Errorf("message %q does not say what the host accepts", err)
+	}
+}
+
+func TestBadInputIsIgnored(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+
+	before := c.LastSeenServerSeq()
+	unknown := protocol.NewStateAction(protocol.UnknownStateAction{Discriminator: "future/thing", Raw: json.RawMessage(`{"type":"future/thing","x":1}`)})
+	h.Inject(sessionURI, unknown)
+	h.SendRaw([]byte(`{not json`))
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","id":987654,"result":{}}`))
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/titleChanged","title":"extra","surprise":true},"serverSeq":` +
+		fmt.Sprint(before+2) + `,"newField":{}}}`))
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/other","action":{"type":"session/titleChanged","title":"nope"},"serverSeq":` +
+		fmt.Sprint(before+3) + `}}`))
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/titleChanged","title":7},"serverSeq":` +
+		fmt.Sprint(before+4) + `}}`))
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"no/such/notification","params":{"channel":"ahp-root://"}}`))
+
+	he := waitEvent(t, c, func(e protocol.HostErrorEvent) bool { return true })
+	if !strings.Contains(he.Err.Error(), "cannot decode") {
+		t.Errorf("host error = %v", he.Err)
+	}
+	if got := c.LastSeenServerSeq(); got != before+4 {
+		t.Errorf("lastSeen = %d, want %d (unknown and undecodable actions still advance it)", got, before+4)
+	}
+	if got := sessionTitle(t, c); got != "extra" {
+		t.Errorf("title = %q, want extra (unknown fields ignored)", got)
+	}
+	if c.Status() != protocol.StatusReady || h.ConnCount() != 1 {
+		t.Errorf("connection disturbed: status %v, conns %d", c.Status(), h.ConnCount())
+	}
+	// Still fully working.
+	if _, err := c.ListSessions(ctxT(t)); err != nil {
+		t.Errorf("ListSessions after bad input: %v", err)
+	}
+}
+
+func TestHostRequestsAreRefused(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	dial(t, h, nil)
+	for _, m := range []string{"resourceRead", "resourceWrite", "resourceList", "resourceCopy", "resourceDelete",
+		"resourceMove", "resourceResolve", "resourceMkdir", "resourceRequest", "createResourceWatch"} {
+		err := h.CallClient(ctxT(t), m, map[string]any{"channel": "ahp-root://", "uri": "file:///etc/passwd"})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.PermissionDenied {
+			t.Errorf("%s answered %v, want PermissionDenied", m, err)
+		}
+	}
+	err := h.CallClient(ctxT(t), "somethingElse", nil)
+	if !errors.Is(err, jsonrpc.ErrMethodNotFound) {
+		t.Errorf("unknown request answered %v, want MethodNotFound", err)
+	}
+}
+
+func TestHostRestartRecovers(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	h.Inject(sessionURI, title("before restart"))
+	waitUntil(t, c, "title", func() bool { return sessionTitle(t, c) == "before restart" })
+
+	h.Restart()
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	m := h.Methods(2)
+	if len(m) < 2 || m[0] != "reconnect" || m[1] != "initialize" {
+		t.Fatalf("methods after restart = %v, want reconnect then initialize", m)
+	}
+	var init struct {
+		Params protocol.InitializeParams `json:"params"`
+	}
+	for _, f := range h.Frames() {
+		if f.Conn == 2 && f.Method == "initialize" {
+			_ = json.Unmarshal(f.Raw, &init)
+		}
+	}
+	if !slices.Contains(init.Params.InitialSubscriptions, sessionURI) || !slices.Contains(init.Params.InitialSubscriptions, protocol.RootChannel) {
+		t.Errorf("initialSubscriptions = %v", init.Params.InitialSubscriptions)
+	}
+	if c.LastSeenServerSeq() != 0 {
+		t.Errorf("lastSeen = %d, want the restarted host's 0", c.LastSeenServerSeq())
+	}
+	// The restarted host counts from 1 again; the client must follow.
+	if _, err := c.Dispatch(sessionURI, title("after restart")); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, c, "echo", func() bool { return c.PendingCount(sessionURI) == 0 })
+	h.Inject(sessionURI, title("host side"))
+	waitUntil(t, c, "live", func() bool { return sessionTitle(t, c) == "host side" })
+}
+
+func TestPingFailureReconnects(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, func(o *protocol.Options) {
+		o.PingInterval = 20 * time.Millisecond
+		o.PingTimeout = 100 * time.Millisecond
+	})
+	h.StallPings(true)
+	re := waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	if re.Cause == nil || !strings.Contains(re.Cause.Error(), "ping") {
+		t.Errorf("cause = %v, want a ping failure", re.Cause)
+	}
+	h.StallPings(false)
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+}
+
+func TestGiveUpAfterBoundedTime(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, func(o *protocol.Options) { o.GiveUpAfter = 300 * time.Millisecond })
+	h.Close()
+	f := waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusFailed })
+	if f.Cause == nil || !strings.Contains(f.Cause.Error(), "gave up") || !strings.Contains(f.Cause.Error(), "ctrl+r") {
+		t.Errorf("cause = %v, want a give-up message saying what to do", f.Cause)
+	}
+	if c.Status() != protocol.StatusFailed {
+		t.Errorf("status = %v", c.Status())
+	}
+	if _, err := c.ListSessions(ctxT(t)); !errors.Is(err, protocol.ErrNotConnected) {
+		t.Errorf("command while failed = %v, want ErrNotConnected", err)
+	}
+	// Reconnect() tries again (and fails again against a dead host).
+	c.Reconnect()
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusFailed })
+}
+
+func TestUserReconnect(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	c.Reconnect()
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	if h.ConnCount() != 2 {
+		t.Errorf("connections = %d, want 2", h.ConnCount())
+	}
+}
+
+func TestNotificationsBecomeEvents(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+
+	if err := c.CreateSession(ctxT(t), protocol.CreateSessionParams{Channel: "ahp-session:/s2", Provider: ptr("test")}); err != nil {
+		t.Fatal(err)
+	}
+	if a := waitEvent(t, c, func(e protocol.SessionAddedEvent) bool { return true }); a.Summary.Resource != "ahp-session:/s2" {
+		t.Errorf("added = %+v", a)
+	}
+	h.NotifyRoot("root/sessionSummaryChanged", protocol.SessionSummaryChangedParams{
+		Channel: protocol.RootChannel, Session: "ahp-session:/s2", Changes: protocol.PartialSessionSummary{Title: ptr("renamed")}})
+	if s := waitEvent(t, c, func(e protocol.SessionSummaryChangedEvent) bool { return true }); s.Session != "ahp-session:/s2" || s.Changes.Title == nil || *s.Changes.Title != "renamed" {
+		t.Errorf("summary changed = %+v", s)
+	}
+	reason := protocol.AuthRequiredReasonExpired
+	h.NotifyRoot("auth/required", protocol.AuthRequiredParams{Channel: protocol.RootChannel, Resource: "https://api.example.com", Reason: &reason})
+	if a := waitEvent(t, c, func(e protocol.AuthRequiredEvent) bool { return true }); a.Params.Resource != "https://api.example.com" {
+		t.Errorf("auth required = %+v", a)
+	}
+	if err := c.DisposeSession(ctxT(t), "ahp-session:/s2"); err != nil {
+		t.Fatal(err)
+	}
+	if r := waitEvent(t, c, func(e protocol.SessionRemovedEvent) bool { return true }); r.Session != "ahp-session:/s2" {
+		t.Errorf("removed = %+v", r)
+	}
+	sessions, err := c.ListSessions(ctxT(t))
+	if err != nil || len(sessions) != 1 {
+		t.Errorf("ListSessions = %d sessions, %v", len(sessions), err)
+	}
+}
+
+// TestEveryClientMessageIsSchemaValid sends every command and every action
+// the UI can dispatch through a host that validates each inbound frame
+// against the AHP schemas (invalid frames fail the test at cleanup).
+func TestEveryClientMessageIsSchemaValid(t *testing.T) {
+	v := schemacheck.MustLoad(t)
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	subscribe(t, c, chatURI)
+	ctx := ctxT(t)
+
+	text := func(s string) protocol.ChatInputAnswerValue {
+		return protocol.NewChatInputAnswerValue(protocol.ChatInputTextAnswerValue{Value: s})
+	}
+	answer := protocol.NewChatInputAnswer(protocol.ChatInputAnswered{Value: text("yes")})
+	actions := []struct {
+		channel string
+		action  protocol.StateActionVariant
+	}{
+		{chatURI, protocol.ChatTurnStartedAction{TurnId: "t1", StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")}},
+		{chatURI, protocol.ChatToolCallApprovedAction{TurnId: "t1", ToolCallId: "tc1", Confirmed: protocol.ToolCallConfirmationReasonUserAction}},
+		{chatURI, protocol.ChatToolCallDeniedAction{TurnId: "t1", ToolCallId: "tc2", Reason: "denied"}},
+		{chatURI, protocol.ChatToolCallResultConfirmedAction{TurnId: "t1", ToolCallId: "tc1", Approved: true}},
+		{chatURI, protocol.ChatToolCallCompleteAction{TurnId: "t1", ToolCallId: "tc3", Result: protocol.ToolCallResult{
+			Success: false, PastTenseMessage: protocol.PlainString("Cancelled"),
+			Error: &protocol.ToolCallResultError{Message: "cancelled by user", Code: ptr("cancelled")}}}},
+		{chatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, Id: "q1", Message: userMsg("next")}},
+		{chatURI, protocol.ChatInputAnswerChangedAction{RequestId: "r1", QuestionId: "q1", Answer: &answer}},
+		{chatURI, protocol.ChatInputCompletedAction{RequestId: "r1", Response: protocol.ChatInputResponseKindAccept,
+			Answers: map[string]protocol.ChatInputAnswer{"q1": answer}}},
+		{chatURI, protocol.ChatTurnCancelledAction{TurnId: "t1"}},
+		{sessionURI, protocol.SessionMcpServerStartRequestedAction{Id: "mcp1"}},
+		{sessionURI, protocol.SessionMcpServerStopRequestedAction{Id: "mcp1"}},
+		{sessionURI, protocol.SessionCustomizationToggledAction{Id: "cust1", Enabled: false}},
+		{sessionURI, protocol.SessionTitleChangedAction{Title: "renamed"}},
+	}
+	var seqs []int64
+	for _, a := range actions {
+		sa := protocol.NewStateAction(a.action)
+		if err := v.Validate("StateAction", sa); err != nil {
+			t.Errorf("%s: %v", sa.Kind(), err)
+		}
+		seq, err := c.Dispatch(a.channel, sa)
+		if err != nil {
+			t.Fatalf("Dispatch %s: %v", sa.Kind(), err)
+		}
+		seqs = append(seqs, seq)
+	}
+
+	if err := c.Authenticate(ctx, "https://api.example.com", "tok", []string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Authenticate(ctx, "https://api2.example.com", "tok", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateSession(ctx, protocol.CreateSessionParams{Channel: "ahp-session:/s3", Provider: ptr("test"),
+		WorkingDirectory: ptr("file:///tmp")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateChat(ctx, protocol.CreateChatParams{Channel: "ahp-session:/s3", Chat: "ahp-chat:/c3", InitialMessage: ptr(userMsg("hello"))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.FetchTurns(ctx, protocol.FetchTurnsParams{Channel: chatURI, Cursor: ptr("cur")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListSessions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Unsubscribe(ctx, chatURI); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DisposeSession(ctx, "ahp-session:/s3"); err != nil {
+		t.Fatal(err)
+	}
+	// A reconnect exercises reconnect, the token re-push and pings.
+	c.Reconnect()
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+
+	// The test must have seen every message kind, or it proves nothing.
+	if err := h.WaitFrames(ctx, func(fs []testhost.Frame) bool {
+		seen := map[string]bool{}
+		for _, f := range fs {
+			seen[f.Method] = true
+		}
+		for _, m := range []string{"initialize", "reconnect", "subscribe", "unsubscribe", "dispatchAction", "authenticate",
+			"createSession", "createChat", "fetchTurns", "listSessions", "disposeSession"} {
+			if !seen[m] {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := dispatchSeqs(t, h, 1); !slices.Equal(got, seqs) {
+		t.Errorf("dispatched clientSeqs = %v, want %v in order", got, seqs)
+	}
+}
+
+func TestEventsNeverBlockTheReader(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	// Nobody reads events while the host floods; the client must keep
+	// reading (its pings would otherwise fail) and deliver everything after.
+	const n = 500
+	for i := range n {
+		h.Inject(sessionURI, title(fmt.Sprint(i)))
+		h.NotifyRoot("root/sessionRemoved", protocol.SessionRemovedParams{Channel: protocol.RootChannel, Session: fmt.Sprint("ahp-session:/x", i)})
+	}
+	if _, err := c.ListSessions(ctxT(t)); err != nil {
+		t.Fatalf("client stalled while its events were unread: %v", err)
+	}
+	for i := range n {
+		r := waitEvent(t, c, func(e protocol.SessionRemovedEvent) bool { return true })
+		if want := fmt.Sprint("ahp-session:/x", i); r.Session != want {
+			t.Fatalf("event %d = %s, want %s (order lost)", i, r.Session, want)
+		}
+	}
+	if got := sessionTitle(t, c); got != fmt.Sprint(n-1) {
+		t.Errorf("title = %q", got)
+	}
+}
+
+func TestCloseEndsEvents(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.NewTimer(waitTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case _, ok := <-c.Events():
+			if !ok {
+				if _, err := c.Dispatch(protocol.RootChannel, title("x")); !errors.Is(err, protocol.ErrClientClosed) {
+					t.Errorf("Dispatch after Close = %v", err)
+				}
+				return
+			}
+		case <-timer.C:
+			t.Fatal("Events not closed after Close")
+		}
+	}
+}

@@ -1,0 +1,765 @@
+// Package testhost is an in-test AHP host for the protocol client's
+// integration tests. It serves real WebSockets on 127.0.0.1 (via
+// protocol/jsonrpc) and keeps authoritative state with protocol.Reduce, and
+// it can misbehave on demand: reject dispatches, inject foreign actions,
+// drop connections, forget clients, force snapshot reconnects, report
+// channels missing, stall pings, fail the next call of a method and send raw
+// frames.
+//
+// Dedupe contract (the one the client relies on after a reconnect): a
+// dispatch whose (clientId, clientSeq) the host has already processed is not
+// applied again; the host re-sends the envelope it produced the first time
+// (same serverSeq, same rejectionReason) to the dispatching connection only.
+package testhost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+// Options configures a Host.
+type Options struct {
+	// Versions the host speaks; default ["0.6.0"].
+	Versions []string
+	// ReplayLimit bounds the replay buffer (envelopes); default 1000.
+	ReplayLimit int
+	// Validate, if set, checks every inbound frame; failures are reported
+	// with t.Errorf when the test ends (e.g. schemacheck's ValidateMessage).
+	Validate func(frame []byte) error
+	// ReadLimit bounds inbound frames; 0 = jsonrpc default.
+	ReadLimit int64
+}
+
+// Frame is one inbound frame as recorded by the host.
+type Frame struct {
+	Conn   int    // connection number, from 1
+	Method string // "" for responses
+	Raw    []byte
+}
+
+// AuthCall is one authenticate request the host received.
+type AuthCall struct {
+	Conn     int
+	Resource string
+	Token    string
+	Scopes   []string
+}
+
+type originKey struct {
+	clientID  string
+	clientSeq int64
+}
+
+type hconn struct {
+	id       int
+	conn     *jsonrpc.Conn
+	t        jsonrpc.Transport
+	clientID string
+	subs     map[string]bool
+}
+
+// Host is the in-test AHP host. Its methods are safe for concurrent use.
+type Host struct {
+	t    testing.TB
+	opts Options
+	srv  *httptest.Server
+	// URL is the ws:// address clients dial.
+	URL string
+
+	mu            sync.Mutex
+	states        map[string]protocol.SnapshotStateVariant
+	sessions      []protocol.SessionSummary
+	seq           int64
+	buffer        []protocol.ActionEnvelope
+	known         map[string]bool
+	applied       map[originKey]protocol.ActionEnvelope
+	conns         map[*hconn]struct{}
+	nextConn      int
+	missing       map[string]bool
+	forceSnapshot bool
+	rejectNext    map[string]string
+	failNext      map[string]*jsonrpc.Error
+	stallPing     bool
+	dropDispatch  bool
+	muteEchoes    bool
+	holding       bool
+	held          []heldDispatch
+	frameSignal   chan struct{}
+	dispatched    int
+	auths         []AuthCall
+	frames        []Frame
+	invalid       []string
+}
+
+// New starts a host with a root channel holding an empty RootState. It is
+// closed, and invalid inbound frames reported, when the test ends.
+func New(t testing.TB, opts Options) *Host {
+	t.Helper()
+	if len(opts.Versions) == 0 {
+		opts.Versions = []string{"0.6.0"}
+	}
+	if opts.ReplayLimit <= 0 {
+		opts.ReplayLimit = 1000
+	}
+	h := &Host{
+		t:           t,
+		opts:        opts,
+		states:      map[string]protocol.SnapshotStateVariant{protocol.RootChannel: protocol.RootState{Agents: []protocol.AgentInfo{}}},
+		sessions:    []protocol.SessionSummary{},
+		known:       map[string]bool{},
+		applied:     map[originKey]protocol.ActionEnvelope{},
+		conns:       map[*hconn]struct{}{},
+		missing:     map[string]bool{},
+		rejectNext:  map[string]string{},
+		failNext:    map[string]*jsonrpc.Error{},
+		frameSignal: make(chan struct{}),
+	}
+	h.srv = httptest.NewServer(http.HandlerFunc(h.serveWS))
+	h.URL = "ws://" + strings.TrimPrefix(h.srv.URL, "http://")
+	t.Cleanup(func() {
+		h.Close()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, msg := range h.invalid {
+			t.Errorf("testhost: client sent an invalid frame: %s", msg)
+		}
+	})
+	return h
+}
+
+// Close drops every connection and stops the server.
+func (h *Host) Close() {
+	h.DropConnections()
+	h.srv.Close()
+}
+
+func (h *Host) serveWS(w http.ResponseWriter, r *http.Request) {
+	t, err := jsonrpc.Accept(w, r, jsonrpc.AcceptOptions{ReadLimit: h.opts.ReadLimit})
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	h.nextConn++
+	hc := &hconn{id: h.nextConn, subs: map[string]bool{}}
+	hc.t = &recTransport{Transport: t, h: h, id: hc.id}
+	hc.conn = jsonrpc.NewConn(hc.t, jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		return h.handle(ctx, hc, req)
+	}), jsonrpc.ConnOptions{})
+	h.conns[hc] = struct{}{}
+	h.mu.Unlock()
+	hc.conn.Start(context.Background())
+	<-hc.conn.Done()
+	h.mu.Lock()
+	delete(h.conns, hc)
+	h.mu.Unlock()
+}
+
+// recTransport records and validates every inbound frame.
+type recTransport struct {
+	jsonrpc.Transport
+	h  *Host
+	id int
+}
+
+func (r *recTransport) Read(ctx context.Context) ([]byte, error) {
+	b, err := r.Transport.Read(ctx)
+	if err == nil {
+		r.h.record(r.id, b)
+	}
+	return b, err
+}
+
+func (h *Host) record(conn int, b []byte) {
+	var peek struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(b, &peek)
+	var verr error
+	if h.opts.Validate != nil {
+		verr = h.opts.Validate(b)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.frames = append(h.frames, Frame{Conn: conn, Method: peek.Method, Raw: slices.Clone(b)})
+	h.signalLocked()
+	if verr != nil {
+		h.invalid = append(h.invalid, fmt.Sprintf("%s: %v", peek.Method, verr))
+	}
+}
+
+func decode[T any](req *jsonrpc.Request) (T, error) {
+	var v T
+	if err := json.Unmarshal(req.Params, &v); err != nil {
+		return v, jsonrpc.NewError(jsonrpc.InvalidParams, err.Error())
+	}
+	return v, nil
+}
+
+func (h *Host) handle(ctx context.Context, hc *hconn, req *jsonrpc.Request) (any, error) {
+	h.mu.Lock()
+	if e, ok := h.failNext[req.Method]; ok && !req.IsNotification() {
+		delete(h.failNext, req.Method)
+		h.mu.Unlock()
+		return nil, e
+	}
+	stall := h.stallPing
+	h.mu.Unlock()
+
+	switch req.Method {
+	case "initialize":
+		p, err := decode[protocol.InitializeParams](req)
+		if err != nil {
+			return nil, err
+		}
+		return h.initialize(hc, p)
+	case "reconnect":
+		p, err := decode[protocol.ReconnectParams](req)
+		if err != nil {
+			return nil, err
+		}
+		return h.reconnect(hc, p)
+	case "ping":
+		if stall {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return struct{}{}, nil
+	case "subscribe":
+		p, err := decode[protocol.SubscribeParams](req)
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		st, ok := h.states[p.Channel]
+		if !ok {
+			return nil, jsonrpc.NewError(jsonrpc.NotFound, "no such channel")
+		}
+		hc.subs[p.Channel] = true
+		return protocol.SubscribeResult{Snapshot: &protocol.Snapshot{Resource: p.Channel, State: protocol.SnapshotState{Variant: st}, FromSeq: h.seq}}, nil
+	case "unsubscribe":
+		p, err := decode[protocol.UnsubscribeParams](req)
+		if err == nil {
+			h.mu.Lock()
+			delete(hc.subs, p.Channel)
+			h.mu.Unlock()
+		}
+		return nil, nil
+	case "listSessions":
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return protocol.ListSessionsResult{Items: slices.Clone(h.sessions)}, nil
+	case "createSession":
+		p, err := decode[protocol.CreateSessionParams](req)
+		if err != nil {
+			return nil, err
+		}
+		return h.createSession(p)
+	case "disposeSession":
+		p, err := decode[protocol.DisposeSessionParams](req)
+		if err != nil {
+			return nil, err
+		}
+		return h.disposeSession(p.Channel)
+	case "createChat":
+		p, err := decode[protocol.CreateChatParams](req)
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.states[p.Chat] = newChat(p.Chat)
+		return struct{}{}, nil
+	case "fetchTurns":
+		return protocol.FetchTurnsResult{}, nil
+	case "authenticate":
+		p, err := decode[protocol.AuthenticateParams](req)
+		if err != nil {
+			return nil, err
+		}
+		h.mu.Lock()
+		h.auths = append(h.auths, AuthCall{Conn: hc.id, Resource: p.Resource, Token: p.Token, Scopes: p.Scopes})
+		h.mu.Unlock()
+		return protocol.AuthenticateResult{}, nil
+	case "dispatchAction":
+		p, err := decode[protocol.DispatchActionParams](req)
+		if err == nil {
+			h.dispatch(hc, p)
+		}
+		return nil, nil
+	}
+	return nil, jsonrpc.ErrMethodNotFound
+}
+
+func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
+	version := ""
+	for _, v := range p.ProtocolVersions {
+		if slices.Contains(h.opts.Versions, v) {
+			version = v
+			break
+		}
+	}
+	if version == "" {
+		return nil, jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion, "no common protocol version",
+			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: h.opts.Versions})
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.known[p.ClientId] = true
+	hc.clientID = p.ClientId
+	snaps := []protocol.Snapshot{}
+	for _, ch := range p.InitialSubscriptions {
+		if st, ok := h.states[ch]; ok {
+			hc.subs[ch] = true
+			snaps = append(snaps, protocol.Snapshot{Resource: ch, State: protocol.SnapshotState{Variant: st}, FromSeq: h.seq})
+		}
+	}
+	return protocol.InitializeResult{
+		ProtocolVersion: version,
+		ServerSeq:       h.seq,
+		ServerInfo:      &protocol.Implementation{Name: "testhost"},
+		Snapshots:       snaps,
+	}, nil
+}
+
+func (h *Host) reconnect(hc *hconn, p protocol.ReconnectParams) (any, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.known[p.ClientId] {
+		return nil, jsonrpc.NewError(jsonrpc.InvalidParams, "unknown clientId: initialize first")
+	}
+	hc.clientID = p.ClientId
+	canReplay := !h.forceSnapshot && p.LastSeenServerSeq <= h.seq &&
+		(p.LastSeenServerSeq == h.seq || (len(h.buffer) > 0 && h.buffer[0].ServerSeq <= p.LastSeenServerSeq+1))
+	if !canReplay {
+		snaps := []protocol.Snapshot{}
+		for _, ch := range p.Subscriptions {
+			if st, ok := h.states[ch]; ok && !h.missing[ch] {
+				hc.subs[ch] = true
+				snaps = append(snaps, protocol.Snapshot{Resource: ch, State: protocol.SnapshotState{Variant: st}, FromSeq: h.seq})
+			}
+		}
+		return protocol.ReconnectResult{Variant: protocol.ReconnectSnapshotResult{Snapshots: snaps}}, nil
+	}
+	missing := []string{}
+	for _, ch := range p.Subscriptions {
+		if _, ok := h.states[ch]; !ok || h.missing[ch] {
+			missing = append(missing, ch)
+			continue
+		}
+		hc.subs[ch] = true
+	}
+	actions := []protocol.ActionEnvelope{}
+	for _, env := range h.buffer {
+		if env.ServerSeq > p.LastSeenServerSeq && hc.subs[env.Channel] {
+			actions = append(actions, env)
+		}
+	}
+	return protocol.ReconnectResult{Variant: protocol.ReconnectReplayResult{Actions: actions, Missing: missing}}, nil
+}
+
+type heldDispatch struct {
+	hc *hconn
+	p  protocol.DispatchActionParams
+}
+
+func (h *Host) dispatch(hc *hconn, p protocol.DispatchActionParams) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	defer h.signalLocked()
+	h.dispatched++
+	if h.dropDispatch {
+		return
+	}
+	if h.holding {
+		h.held = append(h.held, heldDispatch{hc, p})
+		return
+	}
+	h.dispatchLocked(hc, p)
+}
+
+func (h *Host) dispatchLocked(hc *hconn, p protocol.DispatchActionParams) {
+	key := originKey{hc.clientID, p.ClientSeq}
+	if env, dup := h.applied[key]; dup {
+		_ = hc.conn.Notify(context.Background(), "action", env)
+		return
+	}
+	origin := &protocol.ActionOrigin{ClientId: hc.clientID, ClientSeq: p.ClientSeq}
+	reason, reject := h.rejectNext[p.Action.Kind()]
+	if reject {
+		delete(h.rejectNext, p.Action.Kind())
+	}
+	st, ok := h.states[p.Channel]
+	if !ok {
+		reject, reason = true, "no such channel"
+	}
+	var env protocol.ActionEnvelope
+	if reject {
+		env = h.appendLocked(p.Channel, p.Action, origin, &reason)
+	} else {
+		h.states[p.Channel] = protocol.Reduce(st, p.Action, nil)
+		env = h.appendLocked(p.Channel, p.Action, origin, nil)
+	}
+	h.applied[key] = env
+	if h.muteEchoes {
+		// Lose the echo to the origin (as if the connection died first);
+		// everyone else still sees it.
+		for other := range h.conns {
+			if other != hc && other.subs[env.Channel] {
+				_ = other.conn.Notify(context.Background(), "action", env)
+			}
+		}
+		return
+	}
+	h.broadcastLocked(env)
+}
+
+// appendLocked sequences an envelope into the replay buffer.
+func (h *Host) appendLocked(channel string, action protocol.StateAction, origin *protocol.ActionOrigin, rejection *string) protocol.ActionEnvelope {
+	h.seq++
+	env := protocol.ActionEnvelope{Channel: channel, Action: action, ServerSeq: h.seq, Origin: origin, RejectionReason: rejection}
+	h.buffer = append(h.buffer, env)
+	if over := len(h.buffer) - h.opts.ReplayLimit; over > 0 {
+		h.buffer = slices.Delete(h.buffer, 0, over)
+	}
+	return env
+}
+
+func (h *Host) broadcastLocked(env protocol.ActionEnvelope) {
+	for hc := range h.conns {
+		if hc.subs[env.Channel] {
+			_ = hc.conn.Notify(context.Background(), "action", env)
+		}
+	}
+}
+
+func (h *Host) notifyRootLocked(method string, params any) {
+	for hc := range h.conns {
+		if hc.subs[protocol.RootChannel] {
+			_ = hc.conn.Notify(context.Background(), method, params)
+		}
+	}
+}
+
+func (h *Host) createSession(p protocol.CreateSessionParams) (any, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.states[p.Channel]; ok {
+		return nil, jsonrpc.NewError(jsonrpc.SessionAlreadyExists, "session exists")
+	}
+	provider := "test"
+	if p.Provider != nil {
+		provider = *p.Provider
+	}
+	h.states[p.Channel] = NewSession(provider, "New Session")
+	now := time.Now().UTC().Format(time.RFC3339)
+	sum := protocol.SessionSummary{Provider: provider, Title: "New Session", Status: protocol.SessionStatusIdle, Resource: p.Channel, CreatedAt: now, ModifiedAt: now}
+	h.sessions = append(h.sessions, sum)
+	h.notifyRootLocked("root/sessionAdded", protocol.SessionAddedParams{Channel: protocol.RootChannel, Summary: sum})
+	return struct{}{}, nil
+}
+
+func (h *Host) disposeSession(uri string) (any, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.states[uri]; !ok {
+		return nil, jsonrpc.NewError(jsonrpc.SessionNotFound, "no such session")
+	}
+	delete(h.states, uri)
+	h.sessions = slices.DeleteFunc(h.sessions, func(s protocol.SessionSummary) bool { return s.Resource == uri })
+	h.notifyRootLocked("root/sessionRemoved", protocol.SessionRemovedParams{Channel: protocol.RootChannel, Session: uri})
+	return struct{}{}, nil
+}
+
+// NewSession returns a minimal ready SessionState.
+func NewSession(provider, title string) protocol.SessionState {
+	return protocol.SessionState{
+		Provider: provider, Title: title, Status: protocol.SessionStatusIdle,
+		Lifecycle: protocol.SessionLifecycleReady, ActiveClients: []protocol.SessionActiveClient{}, Chats: []protocol.ChatSummary{},
+	}
+}
+
+func newChat(uri string) protocol.ChatState {
+	return protocol.ChatState{Resource: uri, Status: protocol.SessionStatusIdle, ModifiedAt: "1970-01-01T00:00:00Z", Turns: []protocol.Turn{}}
+}
+
+// NewChat returns a minimal empty ChatState.
+func NewChat(uri string) protocol.ChatState { return newChat(uri) }
+
+// ---- test controls ----
+
+// SetState seeds (or replaces) a channel's state without telling clients.
+func (h *Host) SetState(channel string, st protocol.SnapshotStateVariant) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.states[channel] = st
+}
+
+// State returns the host's state of channel.
+func (h *Host) State(channel string) (protocol.SnapshotStateVariant, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st, ok := h.states[channel]
+	return st, ok
+}
+
+// AddSession adds a summary to the session list (no notification).
+func (h *Host) AddSession(s protocol.SessionSummary) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sessions = append(h.sessions, s)
+}
+
+// Inject applies a host-originated action (no origin) and broadcasts it.
+func (h *Host) Inject(channel string, action protocol.StateAction) protocol.ActionEnvelope {
+	return h.inject(channel, action, nil)
+}
+
+// InjectFrom applies an action as if another client dispatched it.
+func (h *Host) InjectFrom(clientID string, clientSeq int64, channel string, action protocol.StateAction) protocol.ActionEnvelope {
+	return h.inject(channel, action, &protocol.ActionOrigin{ClientId: clientID, ClientSeq: clientSeq})
+}
+
+func (h *Host) inject(channel string, action protocol.StateAction, origin *protocol.ActionOrigin) protocol.ActionEnvelope {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if st, ok := h.states[channel]; ok {
+		h.states[channel] = protocol.Reduce(st, action, nil)
+	}
+	env := h.appendLocked(channel, action, origin, nil)
+	h.broadcastLocked(env)
+	return env
+}
+
+// NotifyRoot sends a protocol notification to root subscribers.
+func (h *Host) NotifyRoot(method string, params any) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.notifyRootLocked(method, params)
+}
+
+// SendRaw writes frame as is to every connection.
+func (h *Host) SendRaw(frame []byte) {
+	for _, hc := range h.connList() {
+		_ = hc.t.Write(context.Background(), frame)
+	}
+}
+
+// CallClient sends a request to the newest connection and returns the
+// client's answer (nil result discarded).
+func (h *Host) CallClient(ctx context.Context, method string, params any) error {
+	cs := h.connList()
+	if len(cs) == 0 {
+		return errors.New("testhost: no connection")
+	}
+	return cs[len(cs)-1].conn.Call(ctx, method, params, nil)
+}
+
+func (h *Host) connList() []*hconn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*hconn, 0, len(h.conns))
+	for hc := range h.conns {
+		out = append(out, hc)
+	}
+	slices.SortFunc(out, func(a, b *hconn) int { return a.id - b.id })
+	return out
+}
+
+// DropConnections closes every connection (the client sees a dropped
+// transport).
+func (h *Host) DropConnections() {
+	for _, hc := range h.connList() {
+		_ = hc.conn.Close()
+	}
+}
+
+// Restart simulates a host restart: clients, the replay buffer, dedupe
+// memory and the sequence counter are forgotten (states survive, as if
+// persisted), and every connection drops.
+func (h *Host) Restart() {
+	h.mu.Lock()
+	h.known = map[string]bool{}
+	h.buffer = nil
+	h.applied = map[originKey]protocol.ActionEnvelope{}
+	h.seq = 0
+	h.mu.Unlock()
+	h.DropConnections()
+}
+
+// Forget makes the host answer the next reconnect of every known client
+// with an error (it no longer knows them).
+func (h *Host) Forget() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.known = map[string]bool{}
+}
+
+// ForceSnapshot makes reconnect answer with snapshots instead of a replay.
+func (h *Host) ForceSnapshot(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.forceSnapshot = on
+}
+
+// SetMissing makes reconnect report channel as missing (and drop it from
+// snapshot results).
+func (h *Host) SetMissing(channel string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.missing[channel] = true
+}
+
+// RejectNext rejects the next dispatch of actionType with reason.
+func (h *Host) RejectNext(actionType, reason string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.rejectNext[actionType] = reason
+}
+
+// FailNext answers the next request for method with err.
+func (h *Host) FailNext(method string, err *jsonrpc.Error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.failNext[method] = err
+}
+
+// DropDispatches makes the host ignore dispatchAction entirely (as if the
+// frames were lost).
+func (h *Host) DropDispatches(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dropDispatch = on
+}
+
+// MuteEchoes makes the host apply dispatches but not echo them to the
+// dispatching connection.
+func (h *Host) MuteEchoes(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.muteEchoes = on
+}
+
+// HoldDispatches queues dispatches unprocessed until ReleaseDispatches.
+func (h *Host) HoldDispatches() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.holding = true
+}
+
+// ReleaseDispatches processes the held dispatches in order and stops
+// holding.
+func (h *Host) ReleaseDispatches() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.holding = false
+	held := h.held
+	h.held = nil
+	for _, d := range held {
+		h.dispatchLocked(d.hc, d.p)
+	}
+}
+
+func (h *Host) signalLocked() {
+	close(h.frameSignal)
+	h.frameSignal = make(chan struct{})
+}
+
+// WaitDispatched blocks until the host has handled n dispatchAction
+// notifications in total (applied, rejected, held, dropped or deduped), or
+// ctx ends. Unlike WaitFrames it means the host has acted on them, so a
+// following DropDispatches/MuteEchoes change cannot race with them.
+func (h *Host) WaitDispatched(ctx context.Context, n int) error {
+	for {
+		h.mu.Lock()
+		done := h.dispatched >= n
+		sig := h.frameSignal
+		h.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-sig:
+		case <-ctx.Done():
+			return fmt.Errorf("testhost: waiting for %d dispatches: %w", n, ctx.Err())
+		}
+	}
+}
+
+// WaitFrames blocks until done(frames) is true for the inbound frames so
+// far, or ctx ends. done runs without the host's lock, so it may call the
+// host's methods.
+func (h *Host) WaitFrames(ctx context.Context, done func([]Frame) bool) error {
+	for {
+		h.mu.Lock()
+		frames := slices.Clone(h.frames)
+		sig := h.frameSignal
+		h.mu.Unlock()
+		if done(frames) {
+			return nil
+		}
+		select {
+		case <-sig:
+		case <-ctx.Done():
+			return fmt.Errorf("testhost: waiting for frames: %w", ctx.Err())
+		}
+	}
+}
+
+// StallPings makes ping requests go unanswered.
+func (h *Host) StallPings(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stallPing = on
+}
+
+// AuthCalls returns the authenticate requests received, in order.
+func (h *Host) AuthCalls() []AuthCall {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.auths)
+}
+
+// Frames returns every inbound frame, in arrival order.
+func (h *Host) Frames() []Frame {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.frames)
+}
+
+// Methods lists the methods received on connection conn, in order.
+func (h *Host) Methods(conn int) []string {
+	var out []string
+	for _, f := range h.Frames() {
+		if f.Conn == conn && f.Method != "" {
+			out = append(out, f.Method)
+		}
+	}
+	return out
+}
+
+// ConnCount is the number of connections accepted so far.
+func (h *Host) ConnCount() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.nextConn
+}
+
+// Seq is the host's current serverSeq.
+func (h *Host) Seq() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.seq
+}

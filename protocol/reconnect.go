@@ -1,0 +1,389 @@
+package protocol
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+// connect opens a transport and runs the handshake on it. fresh selects
+// initialize (first connection); otherwise reconnect is tried first and a
+// host that no longer knows us (it answers reconnect with an error, e.g.
+// after a restart) gets a fresh initialize with our subscriptions.
+//
+// ctx bounds the dial and the handshake only; the link lives until it is
+// dropped or the client closes.
+func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
+	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	defer cancel()
+	t, err := c.opts.Dial(hctx, c.opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w (is the host running and the URL right?)", c.opts.URL, err)
+	}
+	lctx, lcancel := context.WithCancelCause(c.ctx)
+	l := &link{ctx: lctx, cancel: lcancel, syncing: true, subscribing: map[string][]ActionEnvelope{}}
+	l.conn = jsonrpc.NewConn(t, c.handler(l), jsonrpc.ConnOptions{Logger: c.log})
+
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		lcancel(ErrClientClosed)
+		_ = t.Close("client closed")
+		return nil, ErrClientClosed
+	}
+	c.cur = l
+	c.mu.Unlock()
+	l.conn.Start(lctx)
+
+	if err := c.handshake(hctx, l, fresh); err != nil {
+		c.mu.Lock()
+		if c.cur == l {
+			c.cur = nil
+		}
+		c.mu.Unlock()
+		lcancel(err)
+		_ = l.conn.Close()
+		return nil, err
+	}
+	c.wg.Add(1)
+	go c.pinger(l)
+	return l, nil
+}
+
+// handshake brings a new link to Ready: initialize or reconnect, apply the
+// result, re-push tokens, re-dispatch pending actions, list sessions.
+func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
+	if fresh {
+		if err := c.initialize(ctx, l, []string{RootChannel}); err != nil {
+			return err
+		}
+	} else if err := c.resume(ctx, l); err != nil {
+		return err
+	}
+
+	// Auth is per connection: tokens go before any re-dispatched action that
+	// may need them.
+	c.mu.Lock()
+	tokens := slices.Clone(c.tokens)
+	c.mu.Unlock()
+	for _, t := range tokens {
+		p := AuthenticateParams{Resource: t.resource, Token: t.token, Scopes: t.scopes}
+		if err := c.callOn(ctx, l, "authenticate", p, nil); err != nil {
+			if !isHostAnswer(err) {
+				return err
+			}
+			c.mu.Lock()
+			c.forgetTokenLocked(t.resource, t.token)
+			c.events.push(HostErrorEvent{Err: fmt.Errorf("host refused the saved token for %s after reconnect; sign in again: %w", sanitize(t.resource), err)})
+			c.mu.Unlock()
+		}
+	}
+
+	// Mark ready and queue every pending action in one critical section, so
+	// a Dispatch racing with us is queued after them, never lost.
+	c.mu.Lock()
+	l.ready = true
+	for _, p := range c.mirror.allPending() {
+		c.outbox = append(c.outbox, outbound{link: l, p: p})
+	}
+	c.signal()
+	c.mu.Unlock()
+
+	sessions, err := c.listSessionsOn(ctx, l)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case err == nil:
+		c.events.push(SessionsListedEvent{Sessions: sessions})
+	case isHostAnswer(err):
+		c.events.push(HostErrorEvent{Err: fmt.Errorf("could not list sessions: %w", err)})
+	default:
+		l.ready = false
+		return err
+	}
+	if c.cur != l {
+		return errors.New("connection replaced during handshake")
+	}
+	c.setStatusLocked(ConnectionEvent{Status: StatusReady, ProtocolVersion: c.protocolVersion})
+	return nil
+}
+
+func (c *Client) forgetTokenLocked(resource, token string) {
+	c.tokens = slices.DeleteFunc(c.tokens, func(t authToken) bool {
+		return t.resource == resource && t.token == token
+	})
+}
+
+// isHostAnswer reports whether err is the host's JSON-RPC error (the
+// connection works) rather than a transport failure.
+func isHostAnswer(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je)
+}
+
+// initialize sends initialize with subs as initialSubscriptions and replaces
+// the confirmed state of every channel with the returned snapshots.
+func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
+	ci := c.opts.ClientInfo
+	p := InitializeParams{
+		ProtocolVersions:     slices.Clone(c.offered),
+		ClientId:             c.opts.ClientID,
+		ClientInfo:           &ci,
+		InitialSubscriptions: subs,
+	}
+	var res InitializeResult
+	if err := c.callOn(ctx, l, "initialize", p, &res); err != nil {
+		return err
+	}
+	if !slices.Contains(c.offered, res.ProtocolVersion) {
+		return fmt.Errorf("host selected AHP %q, which this client did not offer (%s): the host is not following version negotiation",
+			sanitize(res.ProtocolVersion), joinURIs(c.offered))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.protocolVersion = res.ProtocolVersion
+	c.serverInfo = res.ServerInfo
+	// A fresh handshake restarts the host's numbering as far as we know
+	// (a restarted host counts from scratch).
+	c.lastSeen = res.ServerSeq
+	c.installSnapshotsLocked(res.Snapshots, subs, "the host no longer has it")
+	c.flushHeldLocked(l)
+	return nil
+}
+
+// resume sends reconnect and applies a replay or snapshot result, falling
+// back to initialize when the host does not know us any more.
+func (c *Client) resume(ctx context.Context, l *link) error {
+	c.mu.Lock()
+	subs := c.mirror.channelList()
+	slices.Sort(subs)
+	last := c.lastSeen
+	c.mu.Unlock()
+	if !slices.Contains(subs, RootChannel) {
+		subs = append([]string{RootChannel}, subs...)
+	}
+
+	var res ReconnectResult
+	err := c.callOn(ctx, l, "reconnect", ReconnectParams{
+		ClientId: c.opts.ClientID, LastSeenServerSeq: last, Subscriptions: subs,
+	}, &res)
+	if err != nil {
+		if !isHostAnswer(err) {
+			return err
+		}
+		c.log.Info("ahp: host refused reconnect; starting a fresh session", "error", err.Error())
+		return c.initialize(ctx, l, subs)
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch r := res.Variant.(type) {
+	case ReconnectReplayResult:
+		for _, env := range r.Actions {
+			c.applyLocked(env)
+		}
+		for _, ch := range r.Missing {
+			c.dropChannelLocked(ch, "the host cannot resume it (disposed, or no longer permitted)")
+		}
+	case ReconnectSnapshotResult:
+		var maxSeq int64 = -1
+		for _, s := range r.Snapshots {
+			maxSeq = max(maxSeq, s.FromSeq)
+		}
+		if maxSeq >= 0 {
+			// Fresh snapshots carry the host's current position.
+			c.lastSeen = maxSeq
+		}
+		c.installSnapshotsLocked(r.Snapshots, subs, "the host sent no snapshot for it on reconnect")
+	default:
+		c.mu.Unlock()
+		c.log.Warn("ahp: unknown reconnect result; starting a fresh session", "type", sanitize(res.Kind()))
+		err := c.initialize(ctx, l, subs)
+		c.mu.Lock()
+		return err
+	}
+	c.flushHeldLocked(l)
+	return nil
+}
+
+// installSnapshotsLocked replaces confirmed states with snaps. A requested
+// state-bearing channel without a snapshot is dropped; a stateless one
+// stays subscribed.
+func (c *Client) installSnapshotsLocked(snaps []Snapshot, requested []string, why string) {
+	got := map[string]bool{}
+	for _, s := range snaps {
+		if !slices.Contains(requested, s.Resource) || s.State.Variant == nil {
+			c.log.Warn("ahp: ignored snapshot for a channel not requested", "channel", sanitize(s.Resource))
+			continue
+		}
+		got[s.Resource] = true
+		c.mirror.setSnapshot(s.Resource, s.State.Variant, s.FromSeq)
+		c.events.push(ChannelStateEvent{Channel: s.Resource})
+	}
+	for _, ch := range requested {
+		if got[ch] {
+			continue
+		}
+		if _, stateful := c.mirror.state(ch); stateful {
+			c.dropChannelLocked(ch, why)
+		}
+	}
+}
+
+func (c *Client) dropChannelLocked(channel, reason string) {
+	if !c.mirror.subscribed(channel) {
+		return
+	}
+	c.mirror.drop(channel)
+	c.events.push(ChannelDroppedEvent{Channel: channel, Reason: reason})
+}
+
+// flushHeldLocked applies envelopes that arrived during the handshake, after
+// its result, and lets later ones through directly.
+func (c *Client) flushHeldLocked(l *link) {
+	held := l.held
+	l.held = nil
+	l.syncing = false
+	for _, env := range held {
+		c.applyLocked(env)
+	}
+}
+
+// pinger keeps the link alive and drops it when the host stops answering.
+func (c *Client) pinger(l *link) {
+	defer c.wg.Done()
+	t := time.NewTicker(c.opts.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-l.ctx.Done():
+			return
+		case <-l.conn.Done():
+			return
+		}
+		pctx, cancel := context.WithTimeout(l.ctx, c.opts.PingTimeout)
+		err := l.conn.Call(pctx, "ping", PingParams{}, nil)
+		cancel()
+		if err != nil && !isHostAnswer(err) && l.ctx.Err() == nil {
+			l.drop(fmt.Errorf("host did not answer ping within %s: %w", c.opts.PingTimeout, err))
+			return
+		}
+	}
+}
+
+// supervise waits for the current link to end and reconnects.
+func (c *Client) supervise(l *link) {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-l.conn.Done():
+		case <-l.ctx.Done():
+		case <-c.ctx.Done():
+			return
+		}
+		cause := l.cause()
+		_ = l.conn.Close()
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return
+		}
+		if c.cur == l {
+			c.cur = nil
+		}
+		c.outbox = nil // re-dispatched from the mirror after the handshake
+		if errors.Is(cause, jsonrpc.ErrFrameTooBig) {
+			cause = fmt.Errorf("host sent a frame over the %d-byte limit, so the connection was closed: %w", c.opts.MaxFrameBytes, cause)
+			c.events.push(HostErrorEvent{Err: cause})
+		}
+		c.mu.Unlock()
+
+		for {
+			nl, err := c.reconnectLoop(cause)
+			if err == nil {
+				l = nl
+				break
+			}
+			if errors.Is(err, ErrClientClosed) {
+				return
+			}
+			c.mu.Lock()
+			if c.closed {
+				c.mu.Unlock()
+				return
+			}
+			c.setStatusLocked(ConnectionEvent{Status: StatusFailed, Cause: err})
+			c.mu.Unlock()
+			select {
+			case <-c.kick:
+				cause = errors.New("reconnect requested")
+			case <-c.ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// reconnectLoop retries with jittered exponential backoff until a handshake
+// succeeds, the client closes, or GiveUpAfter passes.
+func (c *Client) reconnectLoop(cause error) (*link, error) {
+	start := time.Now()
+	for attempt := 1; ; attempt++ {
+		elapsed := time.Since(start)
+		if elapsed >= c.opts.GiveUpAfter {
+			return nil, fmt.Errorf("gave up reconnecting to %s after %s (%d attempts): %w; check that the host is running, then press ctrl+r to retry",
+				c.opts.URL, elapsed.Round(time.Millisecond), attempt-1, cause)
+		}
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return nil, ErrClientClosed
+		}
+		c.setStatusLocked(ConnectionEvent{Status: StatusReconnecting, Attempt: attempt, Cause: cause})
+		c.mu.Unlock()
+
+		wait := min(c.backoff(attempt), c.opts.GiveUpAfter-elapsed)
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-c.kick:
+			timer.Stop()
+		case <-c.ctx.Done():
+			timer.Stop()
+			return nil, ErrClientClosed
+		}
+		l, err := c.connect(c.ctx, false)
+		if err == nil {
+			return l, nil
+		}
+		if errors.Is(err, ErrClientClosed) || c.ctx.Err() != nil {
+			return nil, ErrClientClosed
+		}
+		var uv *UnsupportedProtocolVersionError
+		if errors.As(err, &uv) {
+			// Retrying cannot help: the host changed versions under us.
+			return nil, err
+		}
+		c.log.Info("ahp: reconnect attempt failed", "attempt", attempt, "error", err.Error())
+		cause = err
+	}
+}
+
+// backoff is the wait before attempt n: ReconnectInitial doubling up to
+// ReconnectMax, with jitter in [d/2, d] so many clients of a restarted host
+// do not reconnect in lockstep.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.opts.ReconnectInitial
+	for i := 1; i < attempt && d < c.opts.ReconnectMax; i++ {
+		d *= 2
+	}
+	d = min(d, c.opts.ReconnectMax)
+	half := d / 2
+	return half + rand.N(half+1)
+}
