@@ -246,8 +246,10 @@ func (h *Host) syncChatSummaryLocked(c *chat) {
 	if old.Status != cur.Status {
 		ch.Status, changed = &cur.Status, true
 	}
-	if strPtr(old.Activity) != strPtr(cur.Activity) && cur.Activity != nil {
-		ch.Activity, changed = cur.Activity, true
+	if a := strPtr(cur.Activity); strPtr(old.Activity) != a {
+		// A partial summary cannot carry "absent", so a cleared activity
+		// travels as "" rather than leaving the old text in catalogues.
+		ch.Activity, changed = &a, true
 	}
 	if old.ModifiedAt != cur.ModifiedAt {
 		ch.ModifiedAt, changed = &cur.ModifiedAt, true
@@ -320,8 +322,8 @@ func (h *Host) syncSessionSummaryLocked(s *session) {
 	if old.Status != cur.Status {
 		ch.Status, changed = &cur.Status, true
 	}
-	if strPtr(old.Activity) != strPtr(cur.Activity) && cur.Activity != nil {
-		ch.Activity, changed = cur.Activity, true
+	if a := strPtr(cur.Activity); strPtr(old.Activity) != a {
+		ch.Activity, changed = &a, true
 	}
 	if old.ModifiedAt != cur.ModifiedAt {
 		ch.ModifiedAt, changed = &cur.ModifiedAt, true
