@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -55,21 +56,26 @@ type options struct {
 	demo, noBrowser, version bool
 }
 
-func parseFlags(args []string, stderr io.Writer) (options, error) {
+func parseFlags(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("ahptui", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.host, "host", "", "WebSocket URL of the AHP host (ws:// or wss://)")
+	// The flag package's own messages are replaced by ours: errors come back
+	// to run, and help goes to stdout (asked for, so not an error).
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.host, "host", "", "WebSocket `URL` of the AHP host (ws:// or wss://)")
 	fs.BoolVar(&o.demo, "demo", false, "start the in-process demo host and connect to it")
 	fs.BoolVar(&o.noBrowser, "no-browser", false, "never open a browser for sign-in; show the URL only")
-	fs.StringVar(&o.configDir, "config-dir", "", "where tokens and the client id live (default: the user config dir + /ahptui)")
-	fs.StringVar(&o.logFile, "log", "", "write a debug log to this file (off by default; never logs tokens)")
+	fs.StringVar(&o.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
+	fs.StringVar(&o.logFile, "log", "", "write a debug log to `FILE` (off by default; never logs tokens)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageText)
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usageText)
+			fs.VisitAll(func(f *flag.Flag) {
+				name, usage := flag.UnquoteUsage(f)
+				fmt.Fprintf(stdout, "  %s\n      %s\n", strings.TrimSpace("--"+f.Name+" "+name), usage)
+			})
+		}
 		return o, err
 	}
 	if fs.NArg() > 0 {
@@ -89,12 +95,13 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args, stderr)
+	o, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)
+		fmt.Fprintln(stderr, "run ahptui --help for usage")
 		return 2
 	}
 	if o.version {

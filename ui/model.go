@@ -565,6 +565,7 @@ func (m *Model) refreshChannel(ch string) {
 		if c, ok := m.client.Chat(ch); ok {
 			m.chat, m.hasChat = c, true
 			m.keys.Composer.SetTurnRunning(c.ActiveTurn != nil)
+			m.followBlocker()
 		}
 	}
 }
@@ -685,6 +686,26 @@ func applySummaryChanges(s protocol.SessionSummary, c protocol.PartialSessionSum
 		s.Provider = *c.Provider
 	}
 	return s
+}
+
+// followBlocker moves the transcript selection to the first card that
+// waits on the user when the selected one no longer does, so approve and
+// the grant keys act on what is waiting without hunting for it. It does not
+// scroll: a user reading older turns stays where they are.
+func (m *Model) followBlocker() {
+	if m.focus != focusChat || m.itemSel == agentPromptSel {
+		return
+	}
+	auth := authRequiredServers(mcpRows(m.sess))
+	if it, ok := m.selectedItem(); ok && it.needsUser(auth) {
+		return
+	}
+	for _, it := range m.items() {
+		if it.needsUser(auth) {
+			m.itemSel = it.ID
+			return
+		}
+	}
 }
 
 func (m *Model) scrollBy(n int) {

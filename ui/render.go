@@ -409,12 +409,7 @@ func (m *Model) overlay() string {
 	maxW := max(20, min(m.width-4, 72))
 	switch {
 	case m.showAll:
-		h := m.help
-		h.ShowAll = true
-		h.SetWidth(maxW - 4)
-		body := strings.Split(h.FullHelpView(m.keys.FullHelp()), "\n")
-		body = append(body, "", th.Muted.Render("any key closes this help"))
-		return strings.Join(drawBox(th.PanelFocused, th.PanelTitleFocused.Render("Keys"), body, min(m.width, maxW+8), min(m.height, len(body)+2)), "\n")
+		return m.fullHelp()
 	case m.modal == modalConfirmDispose:
 		title := m.confirm
 		for _, s := range m.sessions {
@@ -449,6 +444,92 @@ func (m *Model) overlay() string {
 		return m.renderForm(maxW)
 	}
 	return ""
+}
+
+// fullHelp is the ? overlay: every binding of the keymap, one bubbles/help
+// column per view, flowed into as many columns as the screen holds.
+func (m *Model) fullHelp() string {
+	th := m.th
+	k := m.keys
+	sections := []struct {
+		title  string
+		groups [][]key.Binding
+	}{
+		{"Everywhere", k.Global.FullHelp()}, {"Sessions", k.Sessions.FullHelp()}, {"Chat", k.Chat.FullHelp()},
+		{"Composer", k.Composer.FullHelp()}, {"MCP servers", k.MCP.FullHelp()}, {"Sign-in prompt", k.Grant.FullHelp()},
+		{"Input form", k.Input.FullHelp()}, {"Confirm", k.Confirm.FullHelp()},
+	}
+	h := m.help
+	h.ShowAll = true
+	h.SetWidth(0)
+	var blocks [][]string
+	for _, sec := range sections {
+		var flat []key.Binding
+		for _, g := range sec.groups {
+			for _, b := range g {
+				if len(b.Keys()) > 0 {
+					b.SetEnabled(true) // show send and queue both: enter does one or the other
+					flat = append(flat, b)
+				}
+			}
+		}
+		block := []string{th.Title.Render(sec.title)}
+		block = append(block, strings.Split(h.FullHelpView([][]key.Binding{flat}), "\n")...)
+		blocks = append(blocks, append(block, ""))
+	}
+	maxRows := max(6, m.height-6)
+	var cols [][]string
+	var col []string
+	for _, b := range blocks {
+		if len(col) > 0 && len(col)+len(b) > maxRows {
+			cols = append(cols, col)
+			col = nil
+		}
+		col = append(col, b...)
+	}
+	cols = append(cols, col)
+	rows := 0
+	for _, c := range cols {
+		rows = max(rows, len(c))
+	}
+	var parts []string
+	for i, c := range cols {
+		w := 0
+		for _, l := range c {
+			w = max(w, lipgloss.Width(l))
+		}
+		var b strings.Builder
+		for r := range rows {
+			if r > 0 {
+				b.WriteByte('\n')
+			}
+			l := ""
+			if r < len(c) {
+				l = c[r]
+			}
+			b.WriteString(fit(l, w))
+			if i < len(cols)-1 {
+				b.WriteString("   ")
+			}
+		}
+		parts = append(parts, b.String())
+	}
+	body := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, parts...), "\n")
+	body = append(body, th.Muted.Render("any key closes this help"))
+	w := 0
+	for _, l := range body {
+		w = max(w, lipgloss.Width(l))
+	}
+	w = min(m.width, w+4)
+	return strings.Join(drawBox(th.PanelFocused, th.PanelTitleFocused.Render("Keys"), indentAll(body), w, min(m.height, len(body)+2)), "\n")
+}
+
+func indentAll(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = " " + l
+	}
+	return out
 }
 
 func (m *Model) renderForm(w int) string {
