@@ -262,8 +262,8 @@ func (h *Host) DropConnections() {
 // Restart simulates the host process restarting: connections drop, the
 // replay buffer, client sequence numbers and verified tokens are forgotten
 // (so a reconnecting client gets snapshots, never a replay, and must push
-// its tokens again), running turns fail. Sessions survive, as a host with
-// persistent sessions would keep them.
+// its tokens again), running turns fail and MCP servers start again.
+// Sessions survive, as a host with persistent sessions would keep them.
 func (h *Host) Restart() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -277,6 +277,16 @@ func (h *Host) Restart() {
 	for _, ch := range h.chats {
 		if ch.run != nil {
 			h.failTurnLocked(ch, "HostRestarted", "the agent host restarted while this turn was running")
+		}
+	}
+	// MCP servers restart with the process; protected ones wait for a
+	// token again.
+	for _, s := range h.sessions {
+		for _, id := range serverOrder {
+			if _, enabled, ok := findServer(s.state, id); ok && enabled {
+				h.setServerStateLocked(s, id, protocol.McpServerStartingState{})
+				h.scheduleServerLocked(s, id)
+			}
 		}
 	}
 }

@@ -870,3 +870,26 @@ func TestSteeringMessageConsumed(t *testing.T) {
 		t.Fatal("steering message left pending")
 	}
 }
+
+func TestRestartNeedsTokensAgain(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "restart")
+	c.initialize(rootURI, DemoSessionURI)
+	c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+	cb := startCallback(t)
+	github := resourceURL(h, GitHubResourcePath)
+	tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
+	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
+	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+
+	h.Restart()
+	c2 := dial(t, h, v, "restart")
+	var res protocol.ReconnectResult
+	c2.mustCall("reconnect", protocol.ReconnectParams{ClientId: "restart", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
+	if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
+		t.Fatalf("reconnect after Restart = %T", res.Variant)
+	}
+	c2.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+	c2.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
+	c2.waitServer(DemoSessionURI, GitHubServerID, "ready")
+}
