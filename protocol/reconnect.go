@@ -66,33 +66,45 @@ func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
 		return err
 	}
 
-	// Auth is per connection: tokens go before any re-dispatched action that
-	// may need them.
-	c.mu.Lock()
-	tokens := slices.Clone(c.tokens)
-	c.mu.Unlock()
-	for _, t := range tokens {
-		p := AuthenticateParams{Resource: t.resource, Token: t.token, Scopes: t.scopes}
-		if err := c.callOn(ctx, l, "authenticate", p, nil); err != nil {
-			if !isHostAnswer(err) {
-				return err
+	// Auth is per connection: every token goes before any re-dispatched
+	// action that may need it. Tokens remembered by Authenticate while this
+	// handshake runs are picked up by the loop, so none is skipped.
+	pushed := map[[2]string]bool{}
+	for {
+		c.mu.Lock()
+		var todo []authToken
+		for _, t := range c.tokens {
+			if !pushed[tokenKey(t)] {
+				todo = append(todo, t)
 			}
-			c.mu.Lock()
-			c.forgetTokenLocked(t.resource, t.token)
-			c.events.push(HostErrorEvent{Err: fmt.Errorf("host refused the saved token for %s after reconnect; sign in again: %w", sanitize(t.resource), err)})
+		}
+		if len(todo) == 0 {
+			// Mark ready and queue every pending action in one critical
+			// section, so a Dispatch racing with us is queued after them,
+			// never lost.
+			l.ready = true
+			for _, p := range c.mirror.allPending() {
+				c.outbox = append(c.outbox, outbound{link: l, p: p})
+			}
+			c.signal()
 			c.mu.Unlock()
+			break
+		}
+		c.mu.Unlock()
+		for _, t := range todo {
+			pushed[tokenKey(t)] = true
+			p := AuthenticateParams{Resource: t.resource, Token: t.token, Scopes: t.scopes}
+			if err := c.callOn(ctx, l, "authenticate", p, nil); err != nil {
+				if !isHostAnswer(err) {
+					return err
+				}
+				c.mu.Lock()
+				c.forgetTokenLocked(t.resource, t.token)
+				c.events.push(HostErrorEvent{Err: fmt.Errorf("host refused the saved token for %s after reconnect; sign in again: %w", sanitize(t.resource), err)})
+				c.mu.Unlock()
+			}
 		}
 	}
-
-	// Mark ready and queue every pending action in one critical section, so
-	// a Dispatch racing with us is queued after them, never lost.
-	c.mu.Lock()
-	l.ready = true
-	for _, p := range c.mirror.allPending() {
-		c.outbox = append(c.outbox, outbound{link: l, p: p})
-	}
-	c.signal()
-	c.mu.Unlock()
 
 	sessions, err := c.listSessionsOn(ctx, l)
 	c.mu.Lock()
@@ -112,6 +124,10 @@ func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
 	c.setStatusLocked(ConnectionEvent{Status: StatusReady, ProtocolVersion: c.protocolVersion})
 	return nil
 }
+
+// tokenKey identifies a token version for the re-push loop (scopes do not
+// matter: a changed token is a new push).
+func tokenKey(t authToken) [2]string { return [2]string{t.resource, t.token} }
 
 func (c *Client) forgetTokenLocked(resource, token string) {
 	c.tokens = slices.DeleteFunc(c.tokens, func(t authToken) bool {
