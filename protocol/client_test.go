@@ -809,7 +809,11 @@ func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 	if err := c.DisposeSession(ctx, "ahp-session:/s3"); err != nil {
 		t.Fatal(err)
 	}
-	// A reconnect exercises reconnect, the token re-push and pings.
+	// All dispatches reach the first connection before we force a
+	// reconnect (which exercises reconnect and the token re-push).
+	if err := h.WaitDispatched(ctx, len(actions)); err != nil {
+		t.Fatal(err)
+	}
 	c.Reconnect()
 	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
 
