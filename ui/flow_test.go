@@ -101,7 +101,10 @@ func TestGrantFlowCancelAndQuit(t *testing.T) {
 	}
 	// Accept again, then quit: the flow is cancelled and the client closed.
 	d.keys("g")
-	d.until("waiting again", func() bool { g := d.m.grants[res]; return g.phase == grantWaiting && g.grant != nil && g.grant != grant })
+	d.until("waiting again", func() bool {
+		g := d.m.grants[res]
+		return g.phase == grantWaiting && g.grant != nil && g.grant != grant
+	})
 	grant = d.m.grants[res].grant
 	_, cmd := d.m.Update(press("q"))
 	select {
@@ -278,7 +281,9 @@ func TestCreateAndDisposeSession(t *testing.T) {
 		t.Fatal("n did not open the agent picker")
 	}
 	d.keys("enter")
-	d.until("new session open", func() bool { return len(d.m.sessions) == n+1 && d.m.hasSess && d.m.openSession != demohost.DemoSessionURI })
+	d.until("new session open", func() bool {
+		return len(d.m.sessions) == n+1 && d.m.hasSess && d.m.openSession != demohost.DemoSessionURI
+	})
 	created := d.m.openSession
 	d.m.focus = focusSessions
 	for i, s := range d.m.sessions {
