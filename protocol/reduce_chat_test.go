@@ -3,84 +3,16 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"reflect"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
 )
 
-// chatFixtureClock is the clock the conformance fixtures were recorded with.
+// chatFixtureClock is the clock the conformance fixtures were recorded with
+// (the shared harness in reducer_fixtures_test.go runs those fixtures).
 func chatFixtureClock() time.Time { return time.UnixMilli(9999) }
-
-type chatFixtureFile struct {
-	Description string            `json:"description"`
-	Reducer     string            `json:"reducer"`
-	Initial     json.RawMessage   `json:"initial"`
-	Actions     []json.RawMessage `json:"actions"`
-	Expected    json.RawMessage   `json:"expected"`
-}
-
-// chatLoadFixtures returns the chat reducer fixtures by file name.
-func chatLoadFixtures(t *testing.T) map[string]chatFixtureFile {
-	t.Helper()
-	dir := fixtureDir(t, "reducers")
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]chatFixtureFile{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fx chatFixtureFile
-		if err := json.Unmarshal(b, &fx); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if fx.Reducer == "chat" {
-			out[filepath.Base(f)] = fx
-		}
-	}
-	if len(out) == 0 {
-		t.Fatalf("no chat fixtures in %s", dir)
-	}
-	return out
-}
-
-// chatDropNulls removes null members from objects, recursively: the fixtures
-// spell an absent field as null.
-func chatDropNulls(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if e == nil {
-				delete(x, k)
-				continue
-			}
-			x[k] = chatDropNulls(e)
-		}
-	case []any:
-		for i := range x {
-			x[i] = chatDropNulls(x[i])
-		}
-	}
-	return v
-}
-
-func chatNormalizedJSON(t testing.TB, b []byte) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("decode %s: %v", b, err)
-	}
-	return chatDropNulls(v)
-}
 
 func chatMustJSON(t testing.TB, v any) []byte {
 	t.Helper()
@@ -89,51 +21,6 @@ func chatMustJSON(t testing.TB, v any) []byte {
 		t.Fatalf("encode: %v", err)
 	}
 	return b
-}
-
-// TestChatFixturesLocal runs only the chat reducer fixtures until the shared
-// harness (reducer_fixtures_test.go) exists. Besides the expected state it
-// checks purity: every intermediate state encodes the same after the next
-// action was applied to it twice (two branches from one base).
-func TestChatFixturesLocal(t *testing.T) {
-	fixtures := chatLoadFixtures(t)
-	names := make([]string, 0, len(fixtures))
-	for n := range fixtures {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fx := fixtures[name]
-		t.Run(strings.TrimSuffix(name, ".json"), func(t *testing.T) {
-			var s ChatState
-			if err := json.Unmarshal(fx.Initial, &s); err != nil {
-				t.Fatalf("decode initial: %v", err)
-			}
-			for i, raw := range fx.Actions {
-				var a StateAction
-				if err := json.Unmarshal(raw, &a); err != nil {
-					t.Fatalf("decode action %d: %v", i, err)
-				}
-				before := chatMustJSON(t, s)
-				next := ReduceChat(s, a, chatFixtureClock)
-				again := ReduceChat(s, a, chatFixtureClock)
-				if after := chatMustJSON(t, s); !bytes.Equal(before, after) {
-					t.Fatalf("action %d (%s) mutated its input state:\nbefore %s\nafter  %s", i, a.Kind(), before, after)
-				}
-				if n1, n2 := chatMustJSON(t, next), chatMustJSON(t, again); !bytes.Equal(n1, n2) {
-					t.Fatalf("action %d (%s): a second branch from the same base changed the first:\n%s\n%s", i, a.Kind(), n1, n2)
-				}
-				s = next
-			}
-			got := chatNormalizedJSON(t, chatMustJSON(t, s))
-			want := chatNormalizedJSON(t, fx.Expected)
-			if !reflect.DeepEqual(got, want) {
-				gb, _ := json.MarshalIndent(got, "", "  ")
-				wb, _ := json.MarshalIndent(want, "", "  ")
-				t.Errorf("%s\ngot  %s\nwant %s", fx.Description, gb, wb)
-			}
-		})
-	}
 }
 
 // ---- table tests for transitions the fixtures do not cover -----------------
