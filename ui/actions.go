@@ -394,3 +394,48 @@ func (m *Model) createSessionCmd(ch newChoice) tea.Cmd {
 		return opDoneMsg{what: "create session", err: err, session: uri}
 	}
 }
+
+// toggleExpand opens or closes the selected card's full input and result;
+// with no card selected it opens or closes the reasoning of the latest
+// turn (reasoning is collapsed by default).
+func (m *Model) toggleExpand() {
+	if m.itemSel != "" && m.itemSel != agentPromptSel {
+		m.expanded[m.itemSel] = !m.expanded[m.itemSel]
+		return
+	}
+	// The latest turn that has reasoning: the running one, else the newest
+	// finished turn with any.
+	var parts []protocol.ResponsePart
+	hasReasoning := func(ps []protocol.ResponsePart) bool {
+		for _, p := range ps {
+			if _, ok := p.Variant.(protocol.ReasoningResponsePart); ok {
+				return true
+			}
+		}
+		return false
+	}
+	if at := m.chat.ActiveTurn; at != nil && hasReasoning(at.ResponseParts) {
+		parts = at.ResponseParts
+	} else {
+		for i := len(m.chat.Turns) - 1; i >= 0 && parts == nil; i-- {
+			if hasReasoning(m.chat.Turns[i].ResponseParts) {
+				parts = m.chat.Turns[i].ResponseParts
+			}
+		}
+	}
+	var ids []string
+	open := true
+	for _, p := range parts {
+		if r, ok := p.Variant.(protocol.ReasoningResponsePart); ok {
+			ids = append(ids, r.Id)
+			open = open && m.expanded[r.Id]
+		}
+	}
+	if len(ids) == 0 {
+		m.setStatus("nothing to expand: select a card with [ ]")
+		return
+	}
+	for _, id := range ids {
+		m.expanded[id] = !open
+	}
+}

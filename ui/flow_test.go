@@ -313,3 +313,20 @@ func TestReconnectShowsInStatus(t *testing.T) {
 	}
 	d.until("ready again", func() bool { return d.m.conn.state == 1 })
 }
+
+func TestExpandReasoning(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(160, 60)
+	m.scroll = 1 << 20 // show the first turn, whose reasoning is collapsed
+	if strings.Contains(m.Render(), "Look for TestReconnect first.") {
+		t.Fatal("reasoning is not collapsed by default")
+	}
+	m.Update(press("e"))
+	if !m.expanded["r1"] {
+		t.Fatal("e did not expand the latest reasoning")
+	}
+	m.scroll = 1 << 20
+	if !strings.Contains(m.Render(), "Look for TestReconnect first.") {
+		t.Fatalf("expanded reasoning not shown:\n%s", m.Render())
+	}
+}

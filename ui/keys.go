@@ -256,12 +256,7 @@ func (m *Model) keyChat(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Deny):
 		m.deny()
 	case key.Matches(msg, k.ToggleExpand):
-		if m.itemSel != "" {
-			m.expanded[m.itemSel] = !m.expanded[m.itemSel]
-		} else {
-			m.expanded[""] = !m.expanded[""] // reasoning of every turn
-		}
-		m.expandGen++
+		m.toggleExpand()
 	case key.Matches(msg, k.CancelTurn):
 		m.cancelTurn()
 	case key.Matches(msg, k.NextBlocker):

@@ -122,12 +122,13 @@ type Model struct {
 	layout        views.Layout
 	showMCP       bool
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	client Client
-	conn   connInfo
-	status string
-	isErr  bool
+	ctx      context.Context
+	cancel   context.CancelFunc
+	client   Client
+	conn     connInfo
+	status   string
+	isErr    bool
+	statusAt time.Time
 
 	sessions []protocol.SessionSummary
 	sessSel  int
@@ -149,7 +150,6 @@ type Model struct {
 
 	itemSel   string
 	expanded  map[string]bool
-	expandGen int
 	scroll    int
 	composer  textarea.Model
 	ourTurns  map[string]time.Time
@@ -308,8 +308,12 @@ func (m *Model) quit() tea.Cmd {
 	}, tea.Quit)
 }
 
-func (m *Model) setStatus(s string) { m.status, m.isErr = s, false }
-func (m *Model) setError(err error) { m.status, m.isErr = err.Error(), true }
+func (m *Model) setStatus(s string) { m.status, m.isErr, m.statusAt = s, false, m.clock() }
+func (m *Model) setError(err error) { m.status, m.isErr, m.statusAt = err.Error(), true, m.clock() }
+
+// statusTTL is how long an informational status message stays; errors stay
+// until the next message, so one is never missed.
+const statusTTL = 10 * time.Second
 
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
@@ -412,6 +416,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tickMsg:
+		if !m.isErr && m.status != "" && m.clock().Sub(m.statusAt) >= statusTTL {
+			m.status = ""
+		}
 		for _, g := range m.grants {
 			if g.phase == grantWaiting && g.grant != nil && !g.browserSeen {
 				if err := g.grant.BrowserErr(); err != nil {
