@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 // fixedNow is the goldens' clock: ages and durations never drift.
@@ -178,7 +179,7 @@ func fxModel(chat protocol.ChatState) *Model {
 		NoColor: true, Tick: -1,
 	})
 	m.client = stub
-	m.conn.state, m.conn.version = 1, "0.6.0"
+	m.conn.state, m.conn.version = views.ConnReady, "0.6.0"
 	m.root = stub.root
 	m.sessions = fxSummaries()
 	m.openSession, m.sess, m.hasSess = fxSession, sess, true

@@ -16,6 +16,7 @@ import (
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 func newAuth(t *testing.T) *authpkce.Authenticator {
@@ -307,11 +308,11 @@ func TestReconnectShowsInStatus(t *testing.T) {
 	d := newDriver(t, nil)
 	d.openDemo()
 	d.host.DropConnections()
-	d.until("reconnecting", func() bool { return d.m.conn.state == 2 })
+	d.until("reconnecting", func() bool { return d.m.conn.state == views.ConnReconnecting })
 	if !strings.Contains(d.m.Render(), "reconnecting") {
 		t.Fatalf("status line does not say reconnecting:\n%s", d.m.Render())
 	}
-	d.until("ready again", func() bool { return d.m.conn.state == 1 })
+	d.until("ready again", func() bool { return d.m.conn.state == views.ConnReady })
 }
 
 func TestExpandReasoning(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/keymap"
+	"github.com/ahptui/ahptui/views"
 )
 
 // context is which keymap.Context has the keyboard right now.
@@ -98,8 +99,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) reconnect() tea.Cmd {
 	if m.client == nil {
-		m.conn = connInfo{state: m.conn.state}
-		m.conn.state = 0 // connecting
+		m.conn = connInfo{state: views.ConnConnecting}
 		m.setStatus("connecting…")
 		return m.connectCmd()
 	}

@@ -18,6 +18,13 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	// While a sign-in URL is on screen, let the terminal have the mouse so
+	// the user can select and copy the URL (wheel scrolling pauses).
+	for _, g := range m.grants {
+		if g.phase == grantWaiting && g.url != "" {
+			v.MouseMode = tea.MouseModeNone
+		}
+	}
 	v.WindowTitle = "ahptui"
 	return v
 }
