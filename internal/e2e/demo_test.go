@@ -1,0 +1,377 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/demohost/authserver"
+	"github.com/ahptui/ahptui/internal/tmuxtest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	tmuxtest.RemoveBuilds()
+	os.Exit(code)
+}
+
+// Generous per-step limits: the binary is built with -race and the demo host
+// paces its scripted agent at 400ms a step, so a healthy step takes 0.1–3s.
+// The limits only bound how long a broken build hangs.
+const (
+	startTimeout = 30 * time.Second
+	stepTimeout  = 15 * time.Second
+)
+
+// demoDeployScope and demoDeployResource are what the demo's deploy tool asks
+// for in its step-up challenge (demohost.DeployScopes, DeployResourcePath).
+var (
+	demoDeployScope    = demohost.DeployScopes[0]
+	demoDeployResource = demohost.DeployResourcePath
+)
+
+// user is a person at the terminal: they press keys, read the screen, and
+// say which step they were on when something did not show up.
+type user struct {
+	t *testing.T
+	s *tmuxtest.Session
+}
+
+// press sends tmux key names ("Enter", "Tab", "BTab", "Escape") or single
+// printable keys.
+func (u *user) press(keys ...string) {
+	u.t.Helper()
+	for _, k := range keys {
+		if len([]rune(k)) == 1 {
+			u.s.SendText(k)
+		} else {
+			u.s.SendKeys(k)
+		}
+	}
+}
+
+// see waits until match accepts the screen and returns that screen; on
+// timeout the test fails naming step and showing the last screen.
+func (u *user) see(step string, match func(screen string) bool) string {
+	u.t.Helper()
+	screen, err := u.s.WaitForFunc(match, stepTimeout)
+	if err != nil {
+		u.t.Fatalf("%s: %v", step, err)
+	}
+	return screen
+}
+
+func (u *user) seeText(step string, want string) string {
+	u.t.Helper()
+	return u.see(step, func(s string) bool { return strings.Contains(s, want) })
+}
+
+// helpLine is the key-help line above the status bar: what the app says the
+// keys do right now, i.e. which panel has focus.
+func helpLine(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	if len(lines) < 2 {
+		return ""
+	}
+	return lines[len(lines)-2]
+}
+
+func statusLine(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// focus presses key (Tab or BTab) until the help line offers hint, as a
+// person cycles focus until the panel they want lights up.
+func (u *user) focus(panel, key, hint string) {
+	u.t.Helper()
+	for range 4 {
+		if strings.Contains(helpLine(u.s.Capture()), hint) {
+			return
+		}
+		before := helpLine(u.s.Capture())
+		u.press(key)
+		// Wait for the key to land before judging the next screen.
+		_, _ = u.s.WaitForFunc(func(s string) bool { return helpLine(s) != before }, 2*time.Second)
+	}
+	u.t.Fatalf("could not focus the %s panel: the help line never offered %q\n%s", panel, hint, u.s.Capture())
+}
+
+// mcpBadgeIs matches a screen where server's MCP badge starts with want
+// (a trailing pending marker is allowed).
+func mcpBadgeIs(server, want string) func(string) bool {
+	return func(s string) bool {
+		b, ok := MCPBadge(s, server)
+		return ok && strings.HasPrefix(b, want)
+	}
+}
+
+// chatHas matches a screen whose chat panel (titled with the demo session's
+// title) contains every one of want.
+func chatHas(want ...string) func(string) bool {
+	return func(s string) bool {
+		lines, ok := Panel(s, chatTitle)
+		if !ok {
+			return false
+		}
+		chat := Flatten(lines)
+		for _, w := range want {
+			if !strings.Contains(chat, w) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// chatTitle is a prefix of the demo session's title short enough to survive
+// truncation in a narrow chat panel's border.
+var chatTitle = demohost.DemoSessionTitle[:len("Demo: MCP servers")]
+
+// TestDemoEndToEnd is issue 5's acceptance test. The real binary runs in tmux
+// against its built-in demo host (--demo --no-browser, a throwaway
+// --config-dir) and a "person" drives it by keys and reads it with
+// capture-pane:
+//
+//  1. waits for "connected" and the session list, opens the demo session;
+//  2. focuses the MCP panel, stops Filesystem (badge → stopped) and starts
+//     it again (badge → starting → ready), the other badges untouched;
+//  3. asks the agent to deploy; the deploy tool hits step-up auth; the grant
+//     prompt names the resource and scope; declines → the card shows the
+//     call failed as cancelled and the agent says nothing was deployed;
+//  4. asks again; accepts the grant; reads the authorization URL the prompt
+//     prints hard-wrapped in its box, checks it (PKCE S256, state, resource,
+//     scope, loopback redirect), approves it on the demo authorization
+//     server as a headless browser would, delivers the code by fetching the
+//     loopback redirect, and sees "access granted" and the tool call done;
+//  5. quits with q and expects exit status 0.
+//
+// It runs at 200×60 and at 100×40, where the URL wraps over twice the lines.
+func TestDemoEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: builds ahptui and drives it in tmux")
+	}
+	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
+	for _, size := range []struct{ w, h int }{{200, 60}, {100, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
+			runDemo(t, bin, size.w, size.h)
+		})
+	}
+}
+
+func runDemo(t *testing.T, bin string, w, h int) {
+	start := time.Now()
+	s := tmuxtest.Start(t, tmuxtest.Options{
+		Width: w, Height: h,
+		Cmd: []string{bin, "--demo", "--no-browser", "--config-dir", t.TempDir()},
+	})
+	u := &user{t: t, s: s}
+
+	// 1. Connected, with the demo session listed; open it.
+	screen, err := s.WaitForFunc(func(s string) bool {
+		sess, ok := Panel(s, "Sessions (")
+		return ok && strings.Contains(statusLine(s), "connected") && !strings.Contains(statusLine(s), "disconnected") &&
+			strings.Contains(strings.Join(sess, "\n"), "Demo: MCP")
+	}, startTimeout)
+	if err != nil {
+		t.Fatalf("start-up: never connected with the demo session listed: %v", err)
+	}
+	u.openDemoSession(screen)
+
+	// The demo's servers settle: Filesystem and Deploy ready, GitHub waits
+	// for sign-in, Flaky fails.
+	u.see("MCP servers settle", func(s string) bool {
+		return mcpBadgeIs("Filesystem", "● ready")(s) && mcpBadgeIs("Deploy", "● ready")(s) &&
+			mcpBadgeIs("GitHub", "⚠")(s) && mcpBadgeIs("Flaky", "✗ error")(s)
+	})
+
+	// 2. Stop and start an MCP server from the MCP panel.
+	u.focus("MCP", "Tab", "t stop")
+	u.press("k", "k", "k", "k", "k", "j") // GitHub is first; Filesystem second
+	u.press("t")
+	screen = u.see("Filesystem stopped after t", mcpBadgeIs("Filesystem", "○ stopped"))
+	for server, want := range map[string]string{"GitHub": "⚠", "Deploy": "● ready", "Flaky": "✗ error"} {
+		if !mcpBadgeIs(server, want)(screen) {
+			b, _ := MCPBadge(screen, server)
+			t.Errorf("stopping Filesystem changed %s's badge to %q (want %s…)", server, b, want)
+		}
+	}
+	u.press("s")
+	u.see("Filesystem starting after s", mcpBadgeIs("Filesystem", "◌ starting"))
+	u.see("Filesystem ready again", mcpBadgeIs("Filesystem", "● ready"))
+	t.Logf("%v: MCP stop/start seen", time.Since(start).Round(time.Millisecond))
+
+	// 3. Step-up auth, declined.
+	u.focus("chat", "BTab", "i write")
+	u.sendMessage("please deploy the preview")
+	u.awaitGrantPrompt("first deploy")
+	u.press("n")
+	screen = u.see("declined deploy is cancelled", chatHas("declined to grant access", "Deployment cancelled"))
+	chatText := PanelText(screen, chatTitle)
+	if card, _ := Panel(chatText, "✗ failed"); !strings.Contains(Flatten(card), "Deploy") || !strings.Contains(Flatten(card), "cancelled") {
+		t.Errorf("after declining, the Deploy card should say it failed as cancelled; card:\n%s\nchat:\n%s", card, chatText)
+	}
+	if strings.Contains(chatText, "Grant additional access") {
+		t.Errorf("after declining, the grant prompt is still on screen:\n%s", chatText)
+	}
+	u.see("turn ends after decline", func(s string) bool {
+		return chatHas("· idle")(s) && !strings.Contains(statusLine(s), "needs input")
+	})
+	t.Logf("%v: decline path seen", time.Since(start).Round(time.Millisecond))
+
+	// 4. Step-up auth, granted through the headless browser.
+	u.sendMessage("deploy again, please")
+	u.awaitGrantPrompt("second deploy")
+	u.press("g")
+	screen = u.see("authorization URL printed", func(s string) bool {
+		chat, ok := Panel(s, chatTitle)
+		if !ok {
+			return false
+		}
+		_, err := AuthURL(chat)
+		return err == nil
+	})
+	t.Logf("grant prompt with the sign-in URL:\n%s", PanelText(screen, chatTitle))
+	chat, _ := Panel(screen, chatTitle)
+	authURL, _ := AuthURL(chat)
+	if err := CheckAuthURL(authURL, demoDeployResource, demoDeployScope); err != nil {
+		t.Fatalf("the printed authorization URL is not a valid request:\n%s\n%v", authURL, err)
+	}
+	approveInHeadlessBrowser(t, authURL)
+	u.see("access granted", func(s string) bool { return strings.Contains(s, "access granted") })
+	screen = u.see("deploy completes", func(s string) bool {
+		lines, _ := Panel(s, chatTitle)
+		chat := Flatten(lines)
+		return regexp.MustCompile(`✓ done\s+Deploy`).MatchString(chat) &&
+			regexp.MustCompile(`Deployed the \**preview`).MatchString(chat)
+	})
+	t.Logf("after completion:\n%s", PanelText(screen, chatTitle))
+	u.see("turn ends after grant", func(s string) bool {
+		return chatHas("· idle")(s) && !strings.Contains(statusLine(s), "needs input")
+	})
+	t.Logf("%v: grant path seen", time.Since(start).Round(time.Millisecond))
+
+	// 5. Quit.
+	u.press("q")
+	if code, err := s.WaitExit(10 * time.Second); err != nil || code != 0 {
+		t.Fatalf("q: exit status %d, %v\n%s", code, err, s.Capture())
+	}
+}
+
+// openDemoSession moves the session cursor (›) down the list until it is
+// on the demo session, opens it, and checks the chat panel shows it.
+func (u *user) openDemoSession(screen string) {
+	u.t.Helper()
+	if !strings.Contains(helpLine(screen), "enter open") {
+		u.t.Fatalf("the session list should have focus at start; help line: %q", helpLine(screen))
+	}
+	onDemo := func(s string) bool {
+		sess, _ := Panel(s, "Sessions (")
+		for _, l := range sess {
+			if strings.Contains(l, "Demo: MCP") {
+				l = strings.TrimSpace(l)
+				return strings.HasPrefix(l, "›") || strings.HasPrefix(l, "▸")
+			}
+		}
+		return false
+	}
+	u.press("k", "k", "k", "k")
+	for range 8 {
+		screen = u.s.Capture()
+		if onDemo(screen) {
+			break
+		}
+		u.press("j")
+		_, _ = u.s.WaitForFunc(func(s string) bool { return s != screen }, 2*time.Second)
+	}
+	if !onDemo(screen) {
+		u.t.Fatalf("the session cursor never reached the demo session:\n%s", PanelText(screen, "Sessions ("))
+	}
+	u.press("Enter")
+	u.see("demo session opens", func(s string) bool {
+		_, ok := Panel(s, chatTitle)
+		_, mcp := MCPBadge(s, "Filesystem")
+		return ok && mcp
+	})
+}
+
+// sendMessage focuses the composer (i), types text and sends it (enter),
+// then waits for the message to show in the transcript.
+func (u *user) sendMessage(text string) {
+	u.t.Helper()
+	u.press("i")
+	u.see("composer focused", func(s string) bool { return strings.Contains(helpLine(s), "enter send") })
+	u.s.SendText(text)
+	u.press("Enter")
+	u.see("message "+text+" sent", chatHas(text))
+}
+
+// awaitGrantPrompt waits for the deploy tool's step-up prompt, leaves the
+// composer, selects the call that needs the user (!) and checks the prompt
+// names the resource and the scope and offers the grant keys.
+func (u *user) awaitGrantPrompt(step string) {
+	u.t.Helper()
+	u.see(step+": grant prompt appears", chatHas("Grant additional access"))
+	u.press("Escape")
+	u.see(step+": chat focused", func(s string) bool { return strings.Contains(helpLine(s), "i write") || strings.Contains(helpLine(s), "grant access") })
+	u.press("!")
+	screen := u.see(step+": prompt selected", func(s string) bool {
+		return strings.Contains(helpLine(s), "grant access") && strings.Contains(helpLine(s), "decline")
+	})
+	chat := PanelText(screen, chatTitle)
+	for _, want := range []string{"Grant additional access", demoDeployScope, demoDeployResource, "needs sign-in", "Deploy"} {
+		if !strings.Contains(chat, want) {
+			u.t.Errorf("%s: the grant prompt does not show %q:\n%s", step, want, chat)
+		}
+	}
+	u.t.Logf("%s: grant prompt:\n%s", step, chat)
+}
+
+// approveInHeadlessBrowser plays the browser: it approves the consent page
+// of the demo authorization server and then, as a browser follows the
+// redirect, fetches the loopback callback URL, which delivers the code to
+// the app's own 127.0.0.1 listener.
+func approveInHeadlessBrowser(t *testing.T, authURL *url.URL) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	redirect, err := authserver.ApproveHeadless(ctx, &http.Client{Jar: jar, Timeout: stepTimeout}, authURL.String())
+	if err != nil {
+		t.Fatalf("approving on the consent page: %v", err)
+	}
+	if err := authserver.RedirectError(redirect); err != nil {
+		t.Fatalf("the authorization server refused the request: %v", err)
+	}
+	wantRedirect, _ := url.Parse(authURL.Query().Get("redirect_uri"))
+	if redirect.Host != wantRedirect.Host || redirect.Path != wantRedirect.Path {
+		t.Fatalf("redirected to %s://%s%s, want the app's redirect_uri %s", redirect.Scheme, redirect.Host, redirect.Path, wantRedirect)
+	}
+	if got, want := redirect.Query().Get("state"), authURL.Query().Get("state"); got != want {
+		t.Fatalf("redirect state %q, want %q", got, want)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, redirect.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Timeout: stepTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := browser.Do(req)
+	if err != nil {
+		t.Fatalf("delivering the code to the app's loopback listener: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the app's loopback callback answered %s, want 200 OK", resp.Status)
+	}
+}
