@@ -321,7 +321,9 @@ func (u *user) awaitGrantPrompt(step string) {
 	u.t.Helper()
 	u.see(step+": grant prompt appears", chatHas("Grant additional access"))
 	u.press("Escape")
-	u.see(step+": chat focused", func(s string) bool { return strings.Contains(helpLine(s), "i write") || strings.Contains(helpLine(s), "grant access") })
+	u.see(step+": chat focused", func(s string) bool {
+		return strings.Contains(helpLine(s), "i write") || strings.Contains(helpLine(s), "grant access")
+	})
 	u.press("!")
 	screen := u.see(step+": prompt selected", func(s string) bool {
 		return strings.Contains(helpLine(s), "grant access") && strings.Contains(helpLine(s), "decline")
