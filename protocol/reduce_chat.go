@@ -309,9 +309,9 @@ func chatEndTurn(s ChatState, turnID string, state TurnState, duration float64, 
 		parts = []ResponsePart{}
 	}
 	// Durations are producer-supplied and opaque; a negative one would only
-	// render as nonsense.
+	// render as nonsense, and a non-finite one could not be encoded.
 	d := math.Max(0, duration)
-	if math.IsNaN(duration) {
+	if math.IsNaN(d) || math.IsInf(d, 0) {
 		d = 0
 	}
 	// An active turn decoded without startedAt (older hosts) leaves the
