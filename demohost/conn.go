@@ -47,6 +47,9 @@ func (c *conn) kill(reason string) {
 	}
 	c.dead = true
 	c.h.log.Debug("demohost: closing connection", "conn", c.id, "reason", reason)
+	if f := c.h.cfg.OnDisconnect; f != nil {
+		f(c.id, reason)
+	}
 	// Cancelling the context makes coder/websocket close the socket under a
 	// blocked Read or Write, so neither goroutine can outlive the host.
 	c.cancel()
@@ -73,7 +76,7 @@ func (c *conn) serve() {
 	}()
 	c.readLoop()
 	c.h.mu.Lock()
-	c.kill("reader finished")
+	c.kill("client closed the connection")
 	delete(c.h.conns, c)
 	c.h.mu.Unlock()
 	<-done

@@ -67,6 +67,11 @@ type Config struct {
 	// is called from several goroutines at once.
 	Tap func(conn int64, dir Direction, frame []byte)
 
+	// OnDisconnect, when set, is told (under the host's lock: it must not
+	// call back into the Host) why a connection ended, e.g. a client that
+	// stopped reading and overflowed its send queue.
+	OnDisconnect func(conn int64, reason string)
+
 	// NoDemoSession starts the host without the seeded demo session.
 	NoDemoSession bool
 

@@ -3,6 +3,8 @@ package demohost
 import (
 	"context"
 	"encoding/json"
+	"net"
+	"net/http"
 	"runtime"
 	"strings"
 	"sync"
@@ -625,17 +627,29 @@ func TestReconnectFallsBackToSnapshot(t *testing.T) {
 }
 
 func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
-	// Schema checks of megabytes of titles would dominate the run time here;
-	// every other test validates every frame.
+	disconnects := make(chan string, 16)
+	// Megabytes of schema checks would dominate this test; every other test
+	// validates every frame.
 	v := schemacheck.MustLoad(t)
-	h, err := Start(context.Background(), Config{SendQueue: 8, StepDelay: -1})
+	h, err := Start(context.Background(), Config{StepDelay: -1, SendQueue: 4, OnDisconnect: func(_ int64, reason string) { disconnects <- reason }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	slow, err := jsonrpc.Dial(ctx, h.URL(), jsonrpc.DialOptions{})
+	// A small receive buffer keeps the slow client's socket from absorbing
+	// megabytes before the host notices it is not reading.
+	dialer := &net.Dialer{}
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetReadBuffer(4096)
+		}
+		return c, err
+	}}
+	defer tr.CloseIdleConnections()
+	slow, err := jsonrpc.Dial(ctx, h.URL(), jsonrpc.DialOptions{HTTPClient: &http.Client{Transport: tr}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -647,27 +661,33 @@ func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Another client floods the session (without watching it, so only the
+	// slow client must absorb the echoes) and checks with a ping every few
+	// actions that the host still answers it promptly.
 	fast := dial(t, h, v, "fast")
 	fast.noValidate.Store(true)
-	fast.initialize(DemoSessionURI)
-	// ~12 MB through the slow client's socket buffers; the fast client waits
-	// for each echo, so only the slow one can fall behind.
-	big := strings.Repeat("x", 256<<10)
-	for i := range 48 {
-		seq := fast.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: big + string(rune('a'+i%26))})
-		fast.waitEcho("big title", DemoSessionURI, seq)
-	}
-
-	// The slow client was cut off: reading now drains what it was sent and
-	// then hits the closed connection.
-	ctx, cancel = context.WithTimeout(context.Background(), waitTimeout)
-	defer cancel()
-	for {
-		if _, err := slow.Read(ctx); err != nil {
-			if ctx.Err() != nil {
-				t.Fatal("the slow client was never disconnected")
+	fast.initialize()
+	big := strings.Repeat("x", 128<<10)
+	for i := 0; ; i++ {
+		raw, _ := json.Marshal(protocol.DispatchActionParams{Channel: DemoSessionURI, ClientSeq: int64(i + 1),
+			Action: protocol.NewStateAction(protocol.SessionTitleChangedAction{Title: big + string(rune('a'+i%26))})})
+		f, _ := jsonrpc.Encode(&jsonrpc.Request{Method: "dispatchAction", Params: raw})
+		fast.send(f)
+		if i%4 == 3 {
+			fast.mustCall("ping", map[string]any{"channel": rootURI}, nil)
+		}
+		select {
+		case reason := <-disconnects:
+			t.Logf("disconnected after %d titles", i+1)
+			if !strings.Contains(reason, "send queue full") {
+				t.Fatalf("disconnected for %q", reason)
 			}
-			break
+			fast.mustCall("ping", map[string]any{"channel": rootURI}, nil)
+			return
+		default:
+		}
+		if i > 500 {
+			t.Fatal("the slow client was never disconnected")
 		}
 	}
 }
