@@ -885,3 +885,46 @@ func TestCloseEndsEvents(t *testing.T) {
 		}
 	}
 }
+
+// An envelope that overtakes the result it follows (the host broadcasts it
+// before the subscribe/initialize/reconnect response is written) must be
+// applied after that result, not lost.
+func TestEnvelopeBeforeResultIsKept(t *testing.T) {
+	for _, method := range []string{"initialize", "subscribe", "reconnect"} {
+		t.Run(method, func(t *testing.T) {
+			h := newHost(t, testhost.Options{})
+			ch := sessionURI
+			if method == "initialize" {
+				ch = protocol.RootChannel
+			}
+			act := title("raced")
+			if method == "initialize" {
+				act = protocol.NewStateAction(protocol.RootActiveSessionsChangedAction{ActiveSessions: 42})
+			}
+			h.InjectDuring(method, ch, act)
+			c := dial(t, h, nil)
+			subscribe(t, c, sessionURI)
+			if method == "reconnect" {
+				// A missed action goes into the replay; the raced one comes
+				// after it and must not make the replay look stale.
+				h.DropConnections()
+				h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionActivityChangedAction{Activity: ptr("missed")}))
+				waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+				waitUntil(t, c, "replayed action applied", func() bool {
+					s, _ := c.Session(sessionURI)
+					return s.Activity != nil && *s.Activity == "missed"
+				})
+			}
+			waitUntil(t, c, "raced action applied", func() bool {
+				if method == "initialize" {
+					r, _ := c.Root()
+					return r.ActiveSessions != nil && *r.ActiveSessions == 42
+				}
+				return sessionTitle(t, c) == "raced"
+			})
+			if c.LastSeenServerSeq() != h.Seq() {
+				t.Errorf("lastSeen %d, host %d", c.LastSeenServerSeq(), h.Seq())
+			}
+		})
+	}
+}

@@ -46,8 +46,7 @@ func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
 			c.cur = nil
 		}
 		c.mu.Unlock()
-		lcancel(err)
-		_ = l.conn.Close()
+		lcancel(err) // shuts the conn down without waiting for the peer
 		return nil, err
 	}
 	c.wg.Add(1)
@@ -303,8 +302,10 @@ func (c *Client) supervise(l *link) {
 		case <-c.ctx.Done():
 			return
 		}
+		// No conn.Close here: the link's cancelled context (or the conn's
+		// own failure) is already shutting it down, and Close would wait
+		// for a dead peer's close handshake before we could reconnect.
 		cause := l.cause()
-		_ = l.conn.Close()
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()

@@ -98,6 +98,7 @@ type Host struct {
 	held          []heldDispatch
 	frameSignal   chan struct{}
 	dispatched    int
+	during        map[string]injection
 	auths         []AuthCall
 	frames        []Frame
 	invalid       []string
@@ -125,6 +126,7 @@ func New(t testing.TB, opts Options) *Host {
 		rejectNext:  map[string]string{},
 		failNext:    map[string]*jsonrpc.Error{},
 		frameSignal: make(chan struct{}),
+		during:      map[string]injection{},
 	}
 	h.srv = httptest.NewServer(http.HandlerFunc(h.serveWS))
 	h.URL = "ws://" + strings.TrimPrefix(h.srv.URL, "http://")
@@ -248,7 +250,9 @@ func (h *Host) handle(ctx context.Context, hc *hconn, req *jsonrpc.Request) (any
 			return nil, jsonrpc.NewError(jsonrpc.NotFound, "no such channel")
 		}
 		hc.subs[p.Channel] = true
-		return protocol.SubscribeResult{Snapshot: &protocol.Snapshot{Resource: p.Channel, State: protocol.SnapshotState{Variant: st}, FromSeq: h.seq}}, nil
+		res := protocol.SubscribeResult{Snapshot: &protocol.Snapshot{Resource: p.Channel, State: protocol.SnapshotState{Variant: st}, FromSeq: h.seq}}
+		h.injectDuringLocked("subscribe")
+		return res, nil
 	case "unsubscribe":
 		p, err := decode[protocol.UnsubscribeParams](req)
 		if err == nil {
@@ -326,12 +330,14 @@ func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
 			snaps = append(snaps, protocol.Snapshot{Resource: ch, State: protocol.SnapshotState{Variant: st}, FromSeq: h.seq})
 		}
 	}
-	return protocol.InitializeResult{
+	res := protocol.InitializeResult{
 		ProtocolVersion: version,
 		ServerSeq:       h.seq,
 		ServerInfo:      &protocol.Implementation{Name: "testhost"},
 		Snapshots:       snaps,
-	}, nil
+	}
+	h.injectDuringLocked("initialize")
+	return res, nil
 }
 
 func (h *Host) reconnect(hc *hconn, p protocol.ReconnectParams) (any, error) {
@@ -351,6 +357,7 @@ func (h *Host) reconnect(hc *hconn, p protocol.ReconnectParams) (any, error) {
 				snaps = append(snaps, protocol.Snapshot{Resource: ch, State: protocol.SnapshotState{Variant: st}, FromSeq: h.seq})
 			}
 		}
+		h.injectDuringLocked("reconnect")
 		return protocol.ReconnectResult{Variant: protocol.ReconnectSnapshotResult{Snapshots: snaps}}, nil
 	}
 	missing := []string{}
@@ -367,6 +374,7 @@ func (h *Host) reconnect(hc *hconn, p protocol.ReconnectParams) (any, error) {
 			actions = append(actions, env)
 		}
 	}
+	h.injectDuringLocked("reconnect")
 	return protocol.ReconnectResult{Variant: protocol.ReconnectReplayResult{Actions: actions, Missing: missing}}, nil
 }
 
@@ -541,6 +549,33 @@ func (h *Host) inject(channel string, action protocol.StateAction, origin *proto
 	env := h.appendLocked(channel, action, origin, nil)
 	h.broadcastLocked(env)
 	return env
+}
+
+type injection struct {
+	channel string
+	action  protocol.StateAction
+}
+
+// InjectDuring makes the next initialize, reconnect or subscribe (method)
+// apply and broadcast a host action after computing its result but before
+// answering, so the action's envelope reaches the client BEFORE the result
+// whose snapshot it follows — the race a client must survive.
+func (h *Host) InjectDuring(method, channel string, action protocol.StateAction) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.during[method] = injection{channel, action}
+}
+
+func (h *Host) injectDuringLocked(method string) {
+	in, ok := h.during[method]
+	if !ok {
+		return
+	}
+	delete(h.during, method)
+	if st, ok := h.states[in.channel]; ok {
+		h.states[in.channel] = protocol.Reduce(st, in.action, nil)
+	}
+	h.broadcastLocked(h.appendLocked(in.channel, in.action, nil, nil))
 }
 
 // NotifyRoot sends a protocol notification to root subscribers.
