@@ -741,7 +741,7 @@ func TestNotificationsBecomeEvents(t *testing.T) {
 func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 	v := schemacheck.MustLoad(t)
 	h := newHost(t, testhost.Options{})
-	c := dial(t, h, nil)
+	c := dial(t, h, func(o *protocol.Options) { o.PingInterval = 10 * time.Millisecond })
 	subscribe(t, c, sessionURI)
 	subscribe(t, c, chatURI)
 	ctx := ctxT(t)
@@ -823,7 +823,7 @@ func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 		for _, f := range fs {
 			seen[f.Method] = true
 		}
-		for _, m := range []string{"initialize", "reconnect", "subscribe", "unsubscribe", "dispatchAction", "authenticate",
+		for _, m := range []string{"initialize", "reconnect", "ping", "subscribe", "unsubscribe", "dispatchAction", "authenticate",
 			"createSession", "createChat", "fetchTurns", "listSessions", "disposeSession"} {
 			if !seen[m] {
 				return false
