@@ -3,6 +3,7 @@ package demohost
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
 	"runtime"
@@ -720,11 +721,13 @@ func TestCloseLeavesNoConnections(t *testing.T) {
 func TestFullTour(t *testing.T) {
 	var mu sync.Mutex
 	var tapped []string
-	h, v := startHost(t, Config{Tap: func(_ int64, dir Direction, frame []byte) {
-		mu.Lock()
-		tapped = append(tapped, string(dir)+" "+string(frame))
-		mu.Unlock()
-	}})
+	logs := &lockedBuffer{}
+	h, v := startHost(t, Config{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Tap: func(_ int64, dir Direction, frame []byte) {
+			mu.Lock()
+			tapped = append(tapped, string(dir)+" "+string(frame))
+			mu.Unlock()
+		}})
 	c := dial(t, h, v, "tour")
 	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
 	c.dispatch(DemoChatURI, turnStarted("t1", "show me everything"))
@@ -785,6 +788,26 @@ func TestFullTour(t *testing.T) {
 	if !sawAuth {
 		t.Fatal("the tap missed the authenticate request")
 	}
+	if l := logs.String(); strings.Contains(l, tok) || !strings.Contains(l, "token accepted") {
+		t.Fatalf("host log leaks the token or misses the acceptance:\n%s", l)
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *lockedBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedBuffer) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 func TestCreateSessionAndChat(t *testing.T) {
