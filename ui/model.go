@@ -168,6 +168,8 @@ type Model struct {
 	// to scroll the selected card into view.
 	tr        *views.Transcript
 	itemsMemo itemsMemo
+	mcpMemo   panelMemo
+	themeGen  int
 	pin       bool
 	closed    bool
 }
@@ -218,6 +220,7 @@ func New(cfg Config) *Model {
 
 func (m *Model) applyTheme() {
 	m.th = views.NewTheme(m.isDark, m.cfg.NoColor)
+	m.themeGen++
 	m.help.Styles = m.th.Help
 	st := textarea.DefaultStyles(m.isDark)
 	st.Cursor.Blink = false

@@ -406,7 +406,24 @@ func (m *Model) renderMCP(w, h int) []string {
 			grants[r.ID] = m.grantView(*r.Auth)
 		}
 	}
-	return strings.Split(views.RenderMCPPanel(m.th, rows, m.mcpSel, pending, grants, w, h, focused), "\n")
+	// The panel redraws on every frame but changes rarely; lipgloss framing
+	// makes it the costliest panel, so it is memoized on everything it shows.
+	var first *protocol.Customization
+	if len(m.sess.Customizations) > 0 {
+		first = &m.sess.Customizations[0]
+	}
+	key := fmt.Sprintf("%p|%d|%d|%v|%v|%d|%d|%v|%d", first, len(m.sess.Customizations), m.mcpSel, pending, grants, w, h, focused, m.themeGen)
+	if m.mcpMemo.key != key {
+		m.mcpMemo.key = key
+		m.mcpMemo.lines = strings.Split(views.RenderMCPPanel(m.th, rows, m.mcpSel, pending, grants, w, h, focused), "\n")
+	}
+	return m.mcpMemo.lines
+}
+
+// panelMemo is one memoized panel rendering.
+type panelMemo struct {
+	key   string
+	lines []string
 }
 
 // ---- overlays ----
