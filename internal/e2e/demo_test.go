@@ -196,6 +196,7 @@ func runDemo(t *testing.T, bin string, w, h int) {
 	// 2. Stop and start an MCP server from the MCP panel.
 	u.focus("MCP", "Tab", "t stop")
 	u.press("k", "k", "k", "k", "k", "j") // GitHub is first; Filesystem second
+	u.see("cursor on Filesystem", func(s string) bool { return MCPSelected(s) == "Filesystem" })
 	u.press("t")
 	screen = u.see("Filesystem stopped after t", mcpBadgeIs("Filesystem", "○ stopped"))
 	for server, want := range map[string]string{"GitHub": "⚠", "Deploy": "● ready", "Flaky": "✗ error"} {
@@ -231,6 +232,7 @@ func runDemo(t *testing.T, bin string, w, h int) {
 	u.sendMessage("deploy again, please")
 	u.awaitGrantPrompt("second deploy")
 	u.press("g")
+	u.see("prompt waits on the browser", chatHas("Waiting for you to approve"))
 	screen = u.see("authorization URL printed", func(s string) bool {
 		chat, ok := Panel(s, chatTitle)
 		if !ok {

@@ -170,6 +170,20 @@ func Flatten(lines []string) string {
 	return strings.Join(words, " ")
 }
 
+// MCPSelected is the name of the server the MCP panel's cursor (›) is on,
+// or "" when no row carries the cursor.
+func MCPSelected(screen string) string {
+	lines, _ := Panel(screen, "MCP servers (")
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if rest, ok := strings.CutPrefix(t, "›"); ok {
+			name, _, _ := strings.Cut(strings.TrimSpace(rest), " ⋯")
+			return strings.TrimSpace(name)
+		}
+	}
+	return ""
+}
+
 // trimFrame strips the borders and padding of (possibly nested) boxes from
 // both ends of a panel line.
 func trimFrame(l string) string { return strings.Trim(l, " "+verticals) }

@@ -9,13 +9,21 @@ import (
 )
 
 // The fixtures are real capture-pane screens of ahptui --demo --no-browser
-// waiting on the deploy tool's step-up sign-in, at 200×60 and 100×40: the
-// authorization URL is hard-wrapped over 4 and 9 lines of a card nested in
-// the chat panel, next to a wide emoji that shifts rune offsets.
+// waiting on the deploy tool's step-up sign-in. grant_200x60 and
+// grant_100x40 are from an earlier UI (badges right of the names, the
+// prompt directly in the card, a wide emoji shifting rune offsets);
+// grant_nested_100x40 is the current one (badges under the names, the
+// prompt boxed inside the card, the card's top border scrolled away).
+// The authorization URL is hard-wrapped over 4, 9 and 10 lines.
 const fixtureAuthURL = "http://127.0.0.1:46215/authorize?client_id=dyn-3TM7D0euL0z7ZGZdaanSALoH" +
 	"&code_challenge=VeF2Oc0sskxSwtcpNRLocfebdsnZJ10x6_aIVrG5-dQ&code_challenge_method=S256" +
 	"&redirect_uri=http%3A%2F%2F127.0.0.1%3A36955%2Fcallback&resource=http%3A%2F%2F127.0.0.1%3A44505%2Fmcp%2Fdeploy" +
 	"&response_type=code&scope=tools%3Adeploy&state=NVG5S5H334BQ26N4YVO6M64BPY"
+
+const fixtureNestedAuthURL = "http://127.0.0.1:38241/authorize?client_id=dyn-7kYR1UZmkcIXIYIcmRTFnccj" +
+	"&code_challenge=ypVrE65sK9r5hrBb6Zqg0KZw40VfpAtRF9-XRqSCd1g&code_challenge_method=S256" +
+	"&redirect_uri=http%3A%2F%2F127.0.0.1%3A34203%2Fcallback&resource=http%3A%2F%2F127.0.0.1%3A42139%2Fmcp%2Fdeploy" +
+	"&response_type=code&scope=tools%3Adeploy&state=76VHK4YB3BJRFR7LVGZYDBTX5T"
 
 func readFixture(t *testing.T, name string) string {
 	t.Helper()
@@ -28,14 +36,17 @@ func readFixture(t *testing.T, name string) string {
 
 func TestReadGrantScreen(t *testing.T) {
 	for _, tc := range []struct {
-		file  string
-		chat  string // a prefix of the chat panel's title (the session title)
-		badge map[string]string
+		file    string
+		chat    string // a prefix of the chat panel's title (the session title)
+		wantURL string
+		badge   map[string]string
 	}{
-		{"grant_200x60.txt", "Demo: MCP servers, tools and sign-in",
+		{"grant_200x60.txt", "Demo: MCP servers, tools and sign-in", fixtureAuthURL,
 			map[string]string{"GitHub": "⚠ sign in", "Filesystem": "● ready", "Deploy": "● ready", "Flaky": "✗ error"}},
-		{"grant_100x40.txt", "Demo: MCP servers",
+		{"grant_100x40.txt", "Demo: MCP servers", fixtureAuthURL,
 			map[string]string{"GitHub": "⚠ sign in", "Filesystem": "● ready", "Deploy": "● ready", "Flaky": "✗ error"}},
+		{"grant_nested_100x40.txt", "Demo: MCP servers", fixtureNestedAuthURL,
+			map[string]string{"GitHub": "⚠ sign in", "Filesystem": "○ stopped", "Deploy": "● ready", "Flaky": "✗ error"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			screen := readFixture(t, tc.file)
@@ -47,8 +58,8 @@ func TestReadGrantScreen(t *testing.T) {
 			if err != nil {
 				t.Fatalf("AuthURL: %v\nchat panel:\n%s", err, strings.Join(chat, "\n"))
 			}
-			if u.String() != fixtureAuthURL {
-				t.Errorf("AuthURL =\n %s\nwant\n %s", u, fixtureAuthURL)
+			if u.String() != tc.wantURL {
+				t.Errorf("AuthURL =\n %s\nwant\n %s", u, tc.wantURL)
 			}
 			if err := CheckAuthURL(u, "/mcp/deploy", "tools:deploy"); err != nil {
 				t.Errorf("CheckAuthURL: %v", err)
@@ -59,10 +70,27 @@ func TestReadGrantScreen(t *testing.T) {
 				}
 			}
 			sess, ok := Panel(screen, "Sessions (2)")
-			if !ok || !strings.Contains(sess[0], "Demo: MCP servers") {
-				t.Errorf("sessions panel = %q, %v; want the demo session first", sess, ok)
+			if flat := Flatten(sess); !ok || !strings.Contains(flat, "Demo: MCP ser") || strings.Index(flat, "Demo:") > strings.Index(flat, "Earlier:") {
+				t.Errorf("sessions panel = %q, %v; want the demo session first", flat, ok)
 			}
 		})
+	}
+}
+
+func TestMCPSelected(t *testing.T) {
+	for file, want := range map[string]string{
+		"mcp_stopped_100x40.txt":  "Filesystem",
+		"grant_nested_100x40.txt": "Filesystem",
+		"grant_200x60.txt":        "", // that UI drew the cursor in colour only
+	} {
+		screen := readFixture(t, file)
+		if got := MCPSelected(screen); got != want {
+			t.Errorf("%s: MCPSelected = %q, want %q", file, got, want)
+		}
+	}
+	screen := readFixture(t, "mcp_stopped_100x40.txt")
+	if b, ok := MCPBadge(screen, "Filesystem"); !ok || b != "○ stopped" {
+		t.Errorf("MCPBadge(Filesystem) = %q, %v; want ○ stopped", b, ok)
 	}
 }
 
