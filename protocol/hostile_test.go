@@ -41,14 +41,9 @@ const (
 )
 
 var (
-	hostileRoot = json.RawMessage(`{"agents":[{"provider":"p","displayName":"Agent","description":"An agent",` +
-		`"models":[{"id":"m1","provider":"p","name":"Model One"}]}],"activeSessions":1}`)
-	hostileSessionState = json.RawMessage(`{"provider":"p","title":"Session title","status":1,"lifecycle":"ready",` +
-		`"activeClients":[{"clientId":"other","displayName":"Other client","tools":[]}],` +
-		`"chats":[{"resource":"ahp-chat:/hostile","title":"Chat title","status":8,"modifiedAt":"1970-01-01T00:00:02.000Z"}]}`)
-	hostileChatState = json.RawMessage(`{"turns":[],"activeTurn":{"id":"turn-1","startedAt":"1970-01-01T00:00:01.000Z",` +
-		`"message":{"text":"Hello","origin":{"kind":"user"}},"responseParts":[{"kind":"markdown","id":"md-1","content":""}]},` +
-		`"resource":"ahp-chat:/hostile","title":"Chat title","status":8,"modifiedAt":"1970-01-01T00:00:02.000Z"}`)
+	hostileRoot         = hostilehost.SampleRoot
+	hostileSessionState = hostilehost.SampleSession
+	hostileChatState    = hostilehost.SampleChat
 )
 
 // eventLog drains a client's events so the client never blocks on them, and

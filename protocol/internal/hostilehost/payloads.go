@@ -240,3 +240,66 @@ func FileRequests() []struct {
 	)
 	return slices.Clip(out)
 }
+
+// Sample states for tests: a root with one agent, the session
+// ahp-session:/hostile with one chat, and the chat ahp-chat:/hostile with an
+// active turn whose markdown part md-1 takes deltas (turn-1). Their text
+// fields are what Taint poisons.
+var (
+	SampleRoot = json.RawMessage(`{"agents":[{"provider":"p","displayName":"Agent","description":"An agent",` +
+		`"models":[{"id":"m1","provider":"p","name":"Model One"}]}],"activeSessions":1}`)
+	SampleSession = json.RawMessage(`{"provider":"p","title":"Session title","status":1,"lifecycle":"ready",` +
+		`"activeClients":[{"clientId":"other","displayName":"Other client","tools":[]}],` +
+		`"chats":[{"resource":"ahp-chat:/hostile","title":"Chat title","status":8,"modifiedAt":"1970-01-01T00:00:02.000Z"}]}`)
+	SampleChat = json.RawMessage(`{"turns":[],"activeTurn":{"id":"turn-1","startedAt":"1970-01-01T00:00:01.000Z",` +
+		`"message":{"text":"Hello","origin":{"kind":"user"}},"responseParts":[{"kind":"markdown","id":"md-1","content":""}]},` +
+		`"resource":"ahp-chat:/hostile","title":"Chat title","status":8,"modifiedAt":"1970-01-01T00:00:02.000Z"}`)
+)
+
+// Corpus returns the hostile documents kept in testdata/hostile (file name
+// → content), which seed the union fuzzer and document what the hostile
+// host sends. Every entry is one JSON document.
+func Corpus() map[string][]byte {
+	all := AllEscapes()
+	out := map[string][]byte{
+		"escapes.json":         mustMarshal(Escapes),
+		"tainted-root.json":    Taint(SampleRoot, all),
+		"tainted-session.json": Taint(SampleSession, all),
+		"tainted-chat.json":    Taint(SampleChat, all),
+		"deep-array-10000.json": append(append(bytes.Repeat([]byte("["), 10000), bytes.Repeat([]byte("]"), 10000)...),
+			'\n'),
+	}
+	envelope := func(frame []byte) []byte {
+		var w struct {
+			Params json.RawMessage `json:"params"`
+		}
+		_ = json.Unmarshal(frame, &w)
+		return w.Params
+	}
+	out["envelope-delta-escapes.json"] = envelope(Envelope("ahp-chat:/hostile", 11,
+		map[string]any{"type": "chat/delta", "turnId": "turn-1", "partId": "md-1", "content": all}))
+	out["envelope-title-escapes.json"] = envelope(Envelope("ahp-session:/hostile", 12,
+		map[string]any{"type": "session/titleChanged", "title": all}))
+	out["envelope-foreign-channel.json"] = envelope(Envelope("ahp-session:/never", 13,
+		map[string]any{"type": "session/titleChanged", "title": "INJECTED"}))
+	out["envelope-negative-seq.json"] = envelope(Envelope("ahp-chat:/hostile", -1,
+		map[string]any{"type": "chat/delta", "turnId": "turn-1", "partId": "md-1", "content": "x"}))
+	out["envelope-deep-object-2000.json"] = envelope(DeepObject("ahp-session:/hostile", 14, 2000))
+	out["envelope-many-agents-2000.json"] = envelope(ManyItems("ahp-root://", 15, "root/agentsChanged", "agents", `{}`, 2000))
+	for i, fr := range UnsolicitedResponses()[:6] {
+		out["unsolicited-response-"+strconv.Itoa(i)+".json"] = fr
+	}
+	for i, r := range FileRequests()[:3] {
+		id := "host-" + strconv.Itoa(i)
+		out["request-"+r.Method+"-"+strconv.Itoa(i)+".json"] = mustMarshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": r.Method, "params": r.Params})
+	}
+	return out
+}
+
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
