@@ -388,23 +388,35 @@ func firstDiff(a, b []byte) string {
 	return fmt.Sprintf("at byte %d (victim %d bytes, reference %d bytes)\nvictim:    …%s…\nreference: …%s…", i, len(a), len(b), clip(a), clip(b))
 }
 
-// checkExactlyOnce verifies, from the host's ledger, that every action the
-// victim dispatched was applied exactly once and none was refused.
-func (e *env) checkExactlyOnce() {
-	e.t.Helper()
-	accepted := e.ledger.acceptedBy(victimID)
+// sentSince returns the victim's dispatches from index i on.
+func (e *env) sentSince(i int) []sentAction {
 	e.mu.Lock()
-	sent := append([]sentAction(nil), e.sent...)
-	e.mu.Unlock()
+	defer e.mu.Unlock()
+	return append([]sentAction(nil), e.sent[i:]...)
+}
+
+// sentCount is how many actions the victim dispatched so far.
+func (e *env) sentCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.sent)
+}
+
+// checkExactlyOnce verifies, from a host's ledger, that every action in
+// sent was applied exactly once by that host and that it applied no other
+// victim action and refused none.
+func (e *env) checkExactlyOnce(led *ledger, sent []sentAction) {
+	e.t.Helper()
+	accepted := led.acceptedBy(victimID)
 	for _, s := range sent {
 		if n := accepted[s.seq]; n != 1 {
 			e.t.Errorf("%s (clientSeq %d) applied %d times by the host, want exactly once", s.what, s.seq, n)
 		}
 	}
 	if len(accepted) != len(sent) {
-		e.t.Errorf("host applied %d distinct victim actions, the victim dispatched %d", len(accepted), len(sent))
+		e.t.Errorf("host applied %d distinct victim actions, the victim dispatched %d to it", len(accepted), len(sent))
 	}
-	for _, r := range e.ledger.rejectedFor(victimID) {
+	for _, r := range led.rejectedFor(victimID) {
 		e.t.Errorf("host refused victim action %s (clientSeq %d)", r.typ, r.origin.seq)
 	}
 }

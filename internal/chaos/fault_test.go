@@ -57,7 +57,7 @@ func TestConnectionFaults(t *testing.T) {
 			probe := newUIProbe(t, e.victim)
 			runFault(t, e, probe, f.name, func() { f.inject(t, e) })
 			s := e.proxy.Stats()
-			t.Logf("%s: proxy stats %+v, reconnect results %v", f.name, s, e.ledger.reconnectResults())
+			t.Logf("%s: proxy stats %+v, reconnect results %v", f.name, s, e.ledger.reconnectResults(victimID))
 		})
 	}
 }
@@ -138,10 +138,10 @@ func runFault(t *testing.T, e *env, probe *uiProbe, name string, inject func()) 
 			t.Errorf("%s: interrupted turn ended %s, want complete (a dropped client must not end the agent's turn)", name, tt.State)
 		}
 	}
-	e.checkExactlyOnce()
+	e.checkExactlyOnce(e.ledger, e.sentSince(0))
 	// The host kept its replay buffer, so the gap is replayed, not
 	// re-snapshotted.
-	if r := e.ledger.reconnectResults(); r["replay"] < 1 {
+	if r := e.ledger.reconnectResults(victimID); r["replay"] < 1 {
 		t.Errorf("%s: reconnect results %v, want a replay", name, r)
 	}
 	if got := e.ledger.count(func(a appliedAction) bool { return a.typ == "session/titleChanged" }); got != 2 {

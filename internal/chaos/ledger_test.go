@@ -34,8 +34,7 @@ type ledger struct {
 	connClient map[int64]string
 	auth       map[int64]int
 	reconnID   map[int64]map[string]bool // conn → ids of its reconnect requests
-	results    map[string]int            // "replay"/"snapshot" → count
-	resultLog  []string
+	results    []reconnectResult
 	actions    map[int64]appliedAction
 	rejections []appliedAction // echoed with rejectionReason to the dispatcher only
 }
@@ -45,7 +44,6 @@ func newLedger() *ledger {
 		connClient: map[int64]string{},
 		auth:       map[int64]int{},
 		reconnID:   map[int64]map[string]bool{},
-		results:    map[string]int{},
 		actions:    map[int64]appliedAction{},
 	}
 }
@@ -122,8 +120,7 @@ func (l *ledger) tap(conn int64, dir demohost.Direction, frame []byte) {
 			Type string `json:"type"`
 		}
 		if json.Unmarshal(f.Result, &r) == nil {
-			l.results[r.Type]++
-			l.resultLog = append(l.resultLog, r.Type)
+			l.results = append(l.results, reconnectResult{conn: conn, typ: r.Type})
 		}
 		delete(l.reconnID[conn], string(f.ID))
 	}
@@ -194,13 +191,21 @@ func (l *ledger) authOn(conn int64) int {
 	return l.auth[conn]
 }
 
-// reconnectResults returns the count of each reconnect result kind.
-func (l *ledger) reconnectResults() map[string]int {
+type reconnectResult struct {
+	conn int64
+	typ  string // "replay" or "snapshot"
+}
+
+// reconnectResults counts the kinds of reconnect result the host sent to
+// client.
+func (l *ledger) reconnectResults(client string) map[string]int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := map[string]int{}
-	for k, v := range l.results {
-		out[k] = v
+	for _, r := range l.results {
+		if l.connClient[r.conn] == client {
+			out[r.typ]++
+		}
 	}
 	return out
 }

@@ -1,0 +1,216 @@
+package chaos
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// TestHostRestart restarts the demo host under a running turn (same port,
+// replay buffer, dedupe table and verified tokens forgotten): the victim
+// must recover by snapshot, push its tokens again (the host forgot them; a
+// "deploy" turn after the restart only completes if the host accepted the
+// re-pushed token), and its actions dispatched while down must each be
+// applied once.
+func TestHostRestart(t *testing.T) {
+	e := newEnv(t, envConfig{stepDelay: faultStepDelay})
+	e.pushTokens()
+	probe := newUIProbe(t, e.victim)
+
+	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-restart", StartedAt: isoNow(),
+		Message: userMessage("deploy before restart")}, "start turn")
+	e.waitVictimChat("the turn to stream", func(c protocol.ChatState) bool {
+		return c.ActiveTurn != nil && c.ActiveTurn.Id == "turn-restart" && len(c.ActiveTurn.ResponseParts) > 0
+	})
+	connsBefore := len(e.ledger.connsOf(victimID))
+	mark := e.vrec.mark()
+
+	e.proxy.Refuse(true)
+	e.host.Restart()
+	e.setTitle("restart 1")
+	e.queue("q-restart-1", "deploy after restart")
+
+	ctx, cancel := e.waitCtx()
+	defer cancel()
+	rec, next, err := e.vrec.waitStatus(ctx, mark, protocol.StatusReconnecting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe.show(rec, "reconnecting", "")
+	e.setTitle("restart 2")
+	e.queue("q-restart-2", "stream after restart")
+	e.proxy.Refuse(false)
+	ready, _, err := e.vrec.waitStatus(ctx, next, protocol.StatusReady)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe.show(ready, "connected", "reconnecting")
+
+	conns := e.ledger.connsOf(victimID)
+	if len(conns) <= connsBefore {
+		t.Fatal("the host saw no new connection from the victim")
+	}
+	if n := e.ledger.authOn(conns[len(conns)-1]); n != tokensPushed {
+		t.Errorf("host saw %d authenticate requests on the victim's new connection, want %d", n, tokensPushed)
+	}
+	if r := e.ledger.reconnectResults(victimID); r["snapshot"] != 1 || r["replay"] != 0 {
+		t.Errorf("victim's reconnect results %v, want exactly one snapshot (replay is impossible after a restart)", r)
+	}
+
+	final := e.settled(e.direct, e.drec, func(c protocol.ChatState) error {
+		for _, text := range []string{"deploy before restart", "deploy after restart", "stream after restart"} {
+			if n := turnCount(c, text); n != 1 {
+				return fmt.Errorf("%d turns for %q, want 1", n, text)
+			}
+		}
+		return nil
+	})
+	for _, turn := range final.Turns {
+		switch turn.Message.Text {
+		case "deploy before restart":
+			if turn.State != protocol.TurnStateError {
+				t.Errorf("turn interrupted by the restart ended %s, want error", turn.State)
+			}
+		case "deploy after restart":
+			if turn.State != protocol.TurnStateComplete || !deployCompleted(turn) {
+				t.Errorf("deploy turn after the restart ended %s without a completed deploy: the re-pushed token was not used", turn.State)
+			}
+		}
+	}
+	// A client that connects only now sees the host's truth; the victim
+	// must match it too, not just the reference that lived through the
+	// restart.
+	fresh, frec := dialClient(t, e.host.URL(), "chaos-fresh", 0, 0)
+	for _, ch := range []string{demohost.DemoSessionURI, demohost.DemoChatURI} {
+		sctx, scancel := e.waitCtx()
+		if err := fresh.Subscribe(sctx, ch); err != nil {
+			t.Fatal(err)
+		}
+		scancel()
+	}
+	e.settled(fresh, frec, nil)
+	s, _ := e.direct.Session(demohost.DemoSessionURI)
+	if s.Title != "restart 2" {
+		t.Errorf("session title %q, want %q", s.Title, "restart 2")
+	}
+	e.checkExactlyOnce(e.ledger, e.sentSince(0))
+	for _, err := range e.vrec.hostErrors() {
+		t.Errorf("victim reported a host error: %v", err)
+	}
+}
+
+// deployCompleted reports whether turn holds a completed deploy tool call.
+func deployCompleted(turn protocol.Turn) bool {
+	for _, p := range turn.ResponseParts {
+		tc, ok := p.Variant.(protocol.ToolCallResponsePart)
+		if !ok {
+			continue
+		}
+		if c, ok := tc.ToolCall.Variant.(protocol.ToolCallCompletedState); ok && c.ToolName == demohost.ToolDeploy && c.Success {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHostReplacedBehindProxy swaps the host process itself: a new demo
+// host (fresh state, its own port) takes over behind the proxy while the
+// old one closes. Nothing of the old host survives, so the victim must
+// take the new host's snapshot wholesale, and its actions dispatched while
+// down must reach the new host once each. Its saved tokens name the old
+// host's resources: they are pushed again, refused, and reported.
+func TestHostReplacedBehindProxy(t *testing.T) {
+	e := newEnv(t, envConfig{stepDelay: faultStepDelay})
+	e.pushTokens()
+	probe := newUIProbe(t, e.victim)
+
+	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-old-host", StartedAt: isoNow(),
+		Message: userMessage("stream on the old host")}, "start turn")
+	e.waitVictimChat("the turn to stream", func(c protocol.ChatState) bool {
+		return c.ActiveTurn != nil && c.ActiveTurn.Id == "turn-old-host" && len(c.ActiveTurn.ResponseParts) > 0
+	})
+	oldLedger, oldSent := e.ledger, e.sentCount()
+	checkOld := func() { e.checkExactlyOnce(oldLedger, e.sentSince(0)[:oldSent]) }
+
+	// The new process comes up with its own state and ledger.
+	led2 := newLedger()
+	host2, err := demohost.Start(e.ctx, demohost.Config{StepDelay: faultStepDelay, Tap: led2.tap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = host2.Close() })
+	mark := e.vrec.mark()
+	e.proxy.Refuse(true)
+	e.proxy.SetUpstream(hostAddr(t, host2))
+	e.proxy.Drop()
+	_ = e.host.Close()
+	e.host, e.ledger = host2, led2
+	e.setTitle("new host 1")
+	e.queue("q-new-1", "stream after new host 1")
+
+	ctx, cancel := e.waitCtx()
+	defer cancel()
+	rec, next, err := e.vrec.waitStatus(ctx, mark, protocol.StatusReconnecting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe.show(rec, "reconnecting", "")
+	e.setTitle("new host 2")
+	e.queue("q-new-2", "stream after new host 2")
+	e.proxy.Refuse(false)
+	ready, _, err := e.vrec.waitStatus(ctx, next, protocol.StatusReady)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe.show(ready, "connected", "reconnecting")
+
+	conns := led2.connsOf(victimID)
+	if len(conns) != 1 {
+		t.Fatalf("new host saw %d victim connections, want 1", len(conns))
+	}
+	if n := led2.authOn(conns[0]); n != tokensPushed {
+		t.Errorf("new host saw %d authenticate requests from the victim, want %d (tokens re-pushed)", n, tokensPushed)
+	}
+	if r := led2.reconnectResults(victimID); r["snapshot"] != 1 {
+		t.Errorf("victim's reconnect results on the new host %v, want one snapshot", r)
+	}
+
+	ref, refRec := dialClient(t, host2.URL(), "chaos-direct-2", 0, 0)
+	for _, ch := range []string{demohost.DemoSessionURI, demohost.DemoChatURI} {
+		sctx, scancel := e.waitCtx()
+		if err := ref.Subscribe(sctx, ch); err != nil {
+			t.Fatal(err)
+		}
+		scancel()
+	}
+	final := e.settled(ref, refRec, func(c protocol.ChatState) error {
+		for _, text := range []string{"stream after new host 1", "stream after new host 2"} {
+			if n := turnCount(c, text); n != 1 {
+				return fmt.Errorf("%d turns for %q, want 1", n, text)
+			}
+		}
+		return nil
+	})
+	if n := turnCount(final, "stream on the old host"); n != 0 {
+		t.Errorf("the old host's turn survived into the new host's chat %d times", n)
+	}
+	checkOld()
+	e.checkExactlyOnce(led2, e.sentSince(oldSent))
+
+	// The old host's resources do not exist on the new one: each saved
+	// token is refused once and the user is told to sign in again.
+	refused := 0
+	for _, err := range e.vrec.hostErrors() {
+		if strings.Contains(err.Error(), "sign in again") {
+			refused++
+		} else {
+			t.Errorf("unexpected host error: %v", err)
+		}
+	}
+	if refused != tokensPushed {
+		t.Errorf("%d refused-token reports, want %d", refused, tokensPushed)
+	}
+}
