@@ -21,6 +21,7 @@ func (h *Host) dispatchLocked(c *conn, raw json.RawMessage) {
 		return
 	}
 	if p.ClientSeq <= h.lastSeq[c.clientID] {
+		h.echoDuplicateLocked(c, p.ClientSeq)
 		return
 	}
 	h.lastSeq[c.clientID] = p.ClientSeq
@@ -32,6 +33,26 @@ func (h *Host) dispatchLocked(c *conn, raw json.RawMessage) {
 	before := h.sessionOf(p.Channel)
 	h.applyLocked(p.Channel, p.Action.Variant, &origin)
 	h.reactLocked(p.Channel, p.Action.Variant, before)
+}
+
+// echoDuplicateLocked answers a re-sent action with the envelope the host
+// produced the first time (same serverSeq), to this connection only: the
+// client cannot know whether its action was applied before the link broke,
+// and this echo settles its pending action without applying it twice. An
+// action too old for the replay buffer, or one that was dropped (unknown
+// channel), gets nothing.
+func (h *Host) echoDuplicateLocked(c *conn, clientSeq int64) {
+	for i := len(h.replay) - 1; i >= 0; i-- {
+		e := h.replay[i]
+		if e.clientID == c.clientID && e.clientSeq == clientSeq {
+			frame, err := encodeNotification("action", json.RawMessage(e.params))
+			if err == nil {
+				h.validateLocked(c.id, Outbound, frame)
+				c.send(frame)
+			}
+			return
+		}
+	}
 }
 
 // sessionOf is the session a session or chat channel belongs to.

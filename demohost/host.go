@@ -135,8 +135,11 @@ type Host struct {
 type replayEntry struct {
 	channel string
 	origin  string // clientId of a rejected action, "" otherwise
-	seq     int64
-	params  []byte
+	// The dispatching client's identity, for answering a re-sent action.
+	clientID  string
+	clientSeq int64
+	seq       int64
+	params    []byte
 }
 
 // Start starts the authorization server (unless cfg.Auth is set) and the

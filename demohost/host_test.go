@@ -514,29 +514,42 @@ func TestDedupeRedispatchedClientSeq(t *testing.T) {
 	c := dial(t, h, v, "dedupe")
 	c.initialize(rootURI, DemoSessionURI)
 	c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "first"})
-	c.waitEcho("first", DemoSessionURI, 1)
+	first := c.waitEcho("first", DemoSessionURI, 1)
 	c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "duplicate"})
 	c.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "second"})
 	c.waitEcho("second", DemoSessionURI, 2)
-	if n := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
+	isDup := func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
 		return ok && a.Title == "duplicate"
-	}); n != 0 {
+	}
+	if n := c.countEnvelopes(isDup); n != 0 {
 		t.Fatal("a re-dispatched clientSeq was applied again")
 	}
+	// The duplicate is answered with the original envelope (same serverSeq),
+	// so a client that cannot know whether it was applied settles it.
+	echoes := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
+		return e.Origin != nil && e.Origin.ClientSeq == 1 && e.ServerSeq == first.ServerSeq
+	})
+	if echoes != 2 {
+		t.Fatalf("clientSeq 1 echoed %d times with its original serverSeq, want 2 (original + duplicate)", echoes)
+	}
+
 	// The dedupe is per clientId and survives reconnection.
 	h.DropConnections()
 	c2 := dial(t, h, v, "dedupe")
 	var res json.RawMessage
 	c2.mustCall("reconnect", protocol.ReconnectParams{ClientId: "dedupe", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
 	c2.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "duplicate"})
+	c2.waitEcho("re-sent 2", DemoSessionURI, 2)
 	c2.dispatchSeq(DemoSessionURI, 3, protocol.SessionTitleChangedAction{Title: "third"})
 	c2.waitEcho("third", DemoSessionURI, 3)
-	if n := c2.countEnvelopes(func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
-		return ok && a.Title == "duplicate"
-	}); n != 0 {
+	if n := c2.countEnvelopes(isDup); n != 0 {
 		t.Fatal("a re-sent action was applied after reconnect")
+	}
+	var sub protocol.SubscribeResult
+	c2.mustCall("subscribe", protocol.SubscribeParams{Channel: DemoSessionURI}, &sub)
+	if st := sub.Snapshot.State.Variant.(protocol.SessionState); st.Title != "third" {
+		t.Fatalf("title = %q", st.Title)
 	}
 }
 

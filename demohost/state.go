@@ -124,7 +124,11 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 		h.log.Error("demohost: encode action envelope", "type", env.Action.Kind(), "err", err)
 		return
 	}
-	h.replay = append(h.replay, replayEntry{channel: env.Channel, origin: onlyClient, seq: env.ServerSeq, params: params})
+	e := replayEntry{channel: env.Channel, origin: onlyClient, seq: env.ServerSeq, params: params}
+	if env.Origin != nil {
+		e.clientID, e.clientSeq = env.Origin.ClientId, env.Origin.ClientSeq
+	}
+	h.replay = append(h.replay, e)
 	if over := len(h.replay) - h.cfg.ReplayBuffer; over > 0 {
 		// Copy down so the backing array does not grow without bound.
 		h.replay = append(h.replay[:0:0], h.replay[over:]...)
