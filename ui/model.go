@@ -448,7 +448,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.conn = connInfo{state: views.ConnFailed, failedReason: msg.err.Error(),
-			failedHint: "check the host address, then press ctrl+r to retry"}
+			failedHint: "ctrl+r retries (check --host)"}
 		var uv *protocol.UnsupportedProtocolVersionError
 		if errors.As(msg.err, &uv) {
 			m.conn.failedHint = fmt.Sprintf("the host speaks %v; this ahptui speaks %v", uv.Supported, protocol.SupportedProtocolVersions)

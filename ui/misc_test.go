@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+func TestRejectionShowsAndClearsPending(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(120, 40)
+	m.pendingMCP["fs"] = pendingOp{verb: "stopping", seq: 7}
+	m.Update(eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Reason: "server is locked\x1b[2J",
+		Action: protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: "fs"})}})
+	if _, ok := m.pendingMCP["fs"]; ok {
+		t.Fatal("rejected action still marked pending")
+	}
+	if !m.isErr || !strings.Contains(m.status, "session/mcpServerStopRequested") || !strings.Contains(m.status, "server is locked") || strings.Contains(m.status, "\x1b") {
+		t.Fatalf("status %q", m.status)
+	}
+	if !strings.Contains(m.Render(), "server is locked") {
+		t.Fatal("rejection not on the status line")
+	}
+}
+
+func TestSwitchChat(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.sess.Chats = append(m.sess.Chats, protocol.ChatSummary{Resource: "ahp-chat:/fx-2", Title: "Worker"})
+	_, cmd := m.Update(press("c"))
+	if m.openChat != "ahp-chat:/fx-2" || cmd == nil {
+		t.Fatalf("c opened %q", m.openChat)
+	}
+	if msg := cmd().(subscribedMsg); msg.channel != "ahp-chat:/fx-2" || msg.err != nil {
+		t.Fatalf("subscribe %+v", msg)
+	}
+}
+
+func TestNextBlockerOpensOtherSession(t *testing.T) {
+	m := fxModel(fxChatState())
+	// The open session lists no inputNeeded; fx2 says it needs input.
+	_, cmd := m.Update(press("!"))
+	if m.openSession != "ahp-session:/fx2" || cmd == nil {
+		t.Fatalf("! opened %q", m.openSession)
+	}
+}
+
+func TestFailedConnectThenRetry(t *testing.T) {
+	calls := 0
+	stub := fxModel(fxChatState()).client
+	m := New(Config{Host: "ws://127.0.0.1:1/", NoColor: true, Tick: -1,
+		Connect: func(context.Context) (Client, error) {
+			calls++
+			if calls == 1 {
+				return nil, errors.New("dial tcp 127.0.0.1:1: connection refused")
+			}
+			return stub, nil
+		}})
+	m.resize(100, 30)
+	m.Update(m.connectCmd()())
+	if m.conn.state != views.ConnFailed || !strings.Contains(m.Render(), "connection refused") || !strings.Contains(m.Render(), "ctrl+r") {
+		t.Fatalf("failed connect not explained:\n%s", m.Render())
+	}
+	_, cmd := m.Update(press("ctrl+r"))
+	if m.conn.state != views.ConnConnecting {
+		t.Fatal("ctrl+r did not start connecting")
+	}
+	m.Update(cmd())
+	if m.conn.state != views.ConnReady || m.client == nil {
+		t.Fatal("retry did not connect")
+	}
+	m.Shutdown()
+}
+
+func TestReconnectKey(t *testing.T) {
+	d := newDriver(t, nil)
+	d.openDemo()
+	d.keys("ctrl+r")
+	d.until("reconnecting", func() bool { return d.m.conn.state == views.ConnReconnecting })
+	d.until("ready again", func() bool { return d.m.conn.state == views.ConnReady })
+}
+
+func TestResizeReflows(t *testing.T) {
+	m := fxModel(fxChatState())
+	for _, w := range []int{60, 80, 100, 140, 250} {
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 30})
+		lines := strings.Split(m.Render(), "\n")
+		if len(lines) != 30 {
+			t.Fatalf("%d cols: %d lines", w, len(lines))
+		}
+		for i, l := range lines {
+			if got := lipglossWidth(l); got != w {
+				t.Fatalf("%d cols: line %d is %d wide", w, i, got)
+			}
+		}
+	}
+}
+
+func lipglossWidth(s string) int { return ansi.StringWidth(s) }
