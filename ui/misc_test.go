@@ -103,3 +103,42 @@ func TestResizeReflows(t *testing.T) {
 }
 
 func lipglossWidth(s string) int { return ansi.StringWidth(s) }
+
+// A tool call running against a server that flips to authRequired gets a
+// grant prompt; declining cancels the call.
+func TestServerFlipGrantPrompt(t *testing.T) {
+	chat := fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallId: "tc-gh", ToolName: "list_issues", DisplayName: "List issues",
+		Contributor: mcpBy("gh"), InvocationMessage: protocol.PlainString("Listing issues"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}))
+	m := fxModel(chat)
+	m.resize(120, 50)
+	rec := &dispatchRecorder{Client: m.client}
+	m.client = rec
+	m.itemSel = "tc-gh"
+	if m.context().String() != "chat+grant" {
+		t.Fatalf("context %s", m.context())
+	}
+	screen := m.Render()
+	for _, want := range []string{"List issues is waiting", "GitHub MCP server", "mcp:read"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("prompt lacks %q:\n%s", want, screen)
+		}
+	}
+	m.Update(press("n"))
+	if len(rec.sent) != 1 {
+		t.Fatalf("sent %d actions", len(rec.sent))
+	}
+	a := rec.sent[0].Variant.(protocol.ChatToolCallCompleteAction)
+	if a.ToolCallId != "tc-gh" || a.TurnId != "t2" || a.Result.Success || deref(a.Result.Error.Code) != "cancelled" {
+		t.Fatalf("toolCallComplete = %+v", a)
+	}
+}
+
+type dispatchRecorder struct {
+	Client
+	sent []protocol.StateAction
+}
+
+func (r *dispatchRecorder) Dispatch(ch string, a protocol.StateAction) (int64, error) {
+	r.sent = append(r.sent, a)
+	return int64(len(r.sent)), nil
+}
