@@ -3,4 +3,13 @@
 // tea.Msg values through one command that waits on the event channel and
 // re-arms itself; long jobs (OAuth flows, reconnects) are tea.Cmds that
 // report back with a message and are cancelled through their context.
+//
+// The model holds the latest snapshots the client hands out and never
+// mutates them; everything it draws goes through views, which sanitizes host
+// strings. Keys come from keymap, matched per keymap.Context, so printable
+// keys reach the composer and input forms instead of bindings.
+//
+// ui talks to the host through the small Client interface (the methods of
+// *protocol.Client it uses), so tests can wrap the real client. It imports
+// protocol, authpkce, views and keymap; never demohost (tests may).
 package ui
