@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ahptui/ahptui/protocol/internal/hostilehost"
@@ -15,7 +16,11 @@ import (
 // JSON document, as the union fuzzer's seeding expects.
 func TestHostileCorpus(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "testdata", "hostile")
-	for name, want := range hostilehost.Corpus() {
+	corpus := hostilehost.Corpus()
+	for name, doc := range taintedDemoStates(t) {
+		corpus[name] = doc
+	}
+	for name, want := range corpus {
 		path := filepath.Join(dir, name)
 		if *record {
 			if err := os.WriteFile(path, want, 0o644); err != nil {
@@ -35,4 +40,32 @@ func TestHostileCorpus(t *testing.T) {
 			t.Errorf("%s is not one JSON document", name)
 		}
 	}
+}
+
+// taintedDemoStates poisons every text field of the states the recorded
+// demohost sessions ended with (MCP servers, tool calls, reasoning, input
+// requests…), for renderers to be tested against the richest real states.
+func taintedDemoStates(t *testing.T) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "transcripts", "*.jsonl"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+		var last struct {
+			Final map[string]json.RawMessage `json:"final"`
+		}
+		if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil || last.Final == nil {
+			t.Fatalf("%s: last line is not the final state", file)
+		}
+		base := strings.TrimSuffix(filepath.Base(file), ".jsonl")
+		for ch, st := range last.Final {
+			kind, _, _ := strings.Cut(strings.TrimPrefix(ch, "ahp-"), ":")
+			out["tainted-"+base+"-"+kind+".json"] = hostilehost.Taint(st, hostilehost.AllEscapes())
+		}
+	}
+	return out
 }
