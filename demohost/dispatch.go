@@ -39,12 +39,13 @@ func (h *Host) dispatchLocked(c *conn, raw json.RawMessage) {
 // produced the first time (same serverSeq), to this connection only: the
 // client cannot know whether its action was applied before the link broke,
 // and this echo settles its pending action without applying it twice. An
-// action too old for the replay buffer, or one that was dropped (unknown
-// channel), gets nothing.
+// action older than the client's last echoMemory envelopes, or one that was
+// dropped (unknown channel), gets nothing.
 func (h *Host) echoDuplicateLocked(c *conn, clientSeq int64) {
-	for i := len(h.replay) - 1; i >= 0; i-- {
-		e := h.replay[i]
-		if e.clientID == c.clientID && e.clientSeq == clientSeq {
+	sent := h.sentTo[c.clientID]
+	for i := len(sent) - 1; i >= 0; i-- {
+		e := sent[i]
+		if e.clientSeq == clientSeq {
 			frame, err := encodeNotification("action", json.RawMessage(e.params))
 			if err == nil {
 				h.validateLocked(c.id, Outbound, frame)

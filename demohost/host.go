@@ -21,6 +21,9 @@ const (
 	DefaultStepDelay    = 400 * time.Millisecond
 	DefaultReplayBuffer = 4096
 	DefaultSendQueue    = 1024
+	// echoMemory is how many of each client's own envelopes are kept to
+	// answer re-sent actions.
+	echoMemory = 256
 	// ProtocolVersion is the version the host offers; any 0.6.x is accepted.
 	ProtocolVersion = "0.6.0"
 	// Provider is the only agent provider the host knows.
@@ -120,11 +123,14 @@ type Host struct {
 	replay      []replayEntry
 	replayFloor int64
 
-	root       protocol.RootState
-	sessions   map[string]*session
-	chats      map[string]*chat
-	conns      map[*conn]struct{}
-	lastSeq    map[string]int64    // clientId → last clientSeq seen
+	root     protocol.RootState
+	sessions map[string]*session
+	chats    map[string]*chat
+	conns    map[*conn]struct{}
+	lastSeq  map[string]int64 // clientId → last clientSeq seen
+	// sentTo keeps each client's most recent envelopes (bounded) so a
+	// re-sent action is answered even after it left the replay buffer.
+	sentTo     map[string][]replayEntry
 	authorized map[string][]string // resource → scopes granted by a verified token
 	servers    map[string]serverSpec
 	resources  map[string]protocol.ProtectedResourceMetadata
@@ -163,6 +169,7 @@ func Start(ctx context.Context, cfg Config) (*Host, error) {
 		chats:      map[string]*chat{},
 		conns:      map[*conn]struct{}{},
 		lastSeq:    map[string]int64{},
+		sentTo:     map[string][]replayEntry{},
 		authorized: map[string][]string{},
 	}
 	if h.log == nil {
@@ -281,6 +288,7 @@ func (h *Host) Restart() {
 	h.replay = nil
 	h.replayFloor = h.seq + 1
 	h.lastSeq = map[string]int64{}
+	h.sentTo = map[string][]replayEntry{}
 	h.authorized = map[string][]string{}
 	for _, ch := range h.chats {
 		if ch.run != nil {

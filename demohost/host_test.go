@@ -611,6 +611,8 @@ func TestReconnectFallsBackToSnapshot(t *testing.T) {
 	h, v := startHost(t, Config{ReplayBuffer: 4})
 	a := dial(t, h, v, "snap")
 	a.initialize(rootURI, DemoSessionURI)
+	mine := a.dispatch(DemoSessionURI, protocol.SessionIsReadChangedAction{IsRead: true})
+	orig := a.waitEcho("isRead", DemoSessionURI, mine)
 	last := a.lastSeq()
 	h.DropConnections()
 	b := dial(t, h, v, "busy")
@@ -628,6 +630,12 @@ func TestReconnectFallsBackToSnapshot(t *testing.T) {
 	}
 	if st, ok := snap.Snapshots[1].State.Variant.(protocol.SessionState); !ok || st.Title != "tf" {
 		t.Fatalf("session snapshot title = %#v", snap.Snapshots[1].State.Variant)
+	}
+	// Re-sending an action the host applied long ago (beyond the replay
+	// buffer) still gets its original echo, not a second application.
+	a2.dispatchSeq(DemoSessionURI, mine, protocol.SessionIsReadChangedAction{IsRead: true})
+	if e := a2.waitEcho("re-sent isRead", DemoSessionURI, mine); e.ServerSeq != orig.ServerSeq {
+		t.Fatalf("duplicate echoed with serverSeq %d, want the original %d", e.ServerSeq, orig.ServerSeq)
 	}
 
 	// After a restart nothing can be replayed, even with no gap.

@@ -127,6 +127,11 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 	e := replayEntry{channel: env.Channel, origin: onlyClient, seq: env.ServerSeq, params: params}
 	if env.Origin != nil {
 		e.clientID, e.clientSeq = env.Origin.ClientId, env.Origin.ClientSeq
+		sent := append(h.sentTo[e.clientID], e)
+		if len(sent) > echoMemory {
+			sent = append(sent[:0:0], sent[len(sent)-echoMemory:]...)
+		}
+		h.sentTo[e.clientID] = sent
 	}
 	h.replay = append(h.replay, e)
 	if over := len(h.replay) - h.cfg.ReplayBuffer; over > 0 {
