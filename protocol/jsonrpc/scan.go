@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // scanMessage fills w from frame, which the caller has checked with
@@ -139,7 +140,10 @@ func internMethod(quoted []byte) string {
 	if m, ok := knownMethods[string(inner)]; ok {
 		return m
 	}
-	if bytes.IndexByte(inner, '\\') < 0 {
+	// The fast path only for valid UTF-8: json.Unmarshal turns invalid
+	// bytes into U+FFFD, and Decode must agree with it or a re-encoded
+	// message would change on every round trip.
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner)
 	}
 	var s string
