@@ -120,6 +120,7 @@ type Client struct {
 	wg      sync.WaitGroup
 
 	mu              sync.Mutex
+	changed         chan struct{} // closed and replaced on every status change
 	closed          bool
 	cur             *link // current transport connection, nil while down
 	status          ConnStatus
@@ -206,6 +207,7 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 		mirror:  newMirror(opts.Clock),
 		nextSeq: time.Now().UnixMicro(),
 		status:  StatusConnecting,
+		changed: make(chan struct{}),
 	}
 	c.events.push(ConnectionEvent{Status: StatusConnecting})
 	l, err := c.connect(ctx, true)
@@ -253,22 +255,41 @@ func (c *Client) Status() ConnStatus {
 // ClientID is the clientId sent to the host.
 func (c *Client) ClientID() string { return c.opts.ClientID }
 
-// readyLink returns the link commands may use now.
-func (c *Client) readyLink() (*link, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, ErrClientClosed
+// readyLink returns the link commands may use. While the client is
+// connecting or reconnecting it waits (bounded by ctx) for the handshake to
+// finish, so a command issued during a short outage just completes late;
+// after StatusFailed it fails at once with ErrNotConnected.
+func (c *Client) readyLink(ctx context.Context) (*link, error) {
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return nil, ErrClientClosed
+		}
+		if c.cur != nil && c.cur.ready {
+			l := c.cur
+			c.mu.Unlock()
+			return l, nil
+		}
+		if c.status == StatusFailed {
+			c.mu.Unlock()
+			return nil, ErrNotConnected
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %w", ErrNotConnected, context.Cause(ctx))
+		case <-c.ctx.Done():
+			return nil, ErrClientClosed
+		}
 	}
-	if c.cur == nil || !c.cur.ready {
-		return nil, ErrNotConnected
-	}
-	return c.cur, nil
 }
 
 // call runs a command on the current connection, typing host errors.
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	l, err := c.readyLink()
+	l, err := c.readyLink(ctx)
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
@@ -289,19 +310,18 @@ func (c *Client) Subscribe(ctx context.Context, channel string) error {
 	if ChannelKind(channel) == "" {
 		return fmt.Errorf("subscribe %q: not a channel URI this client understands", sanitize(channel))
 	}
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return ErrClientClosed
+	l, err := c.readyLink(ctx)
+	if err != nil {
+		return fmt.Errorf("subscribe %s: %w", channel, err)
 	}
+	c.mu.Lock()
 	if c.mirror.subscribed(channel) {
 		c.mu.Unlock()
 		return nil
 	}
-	l := c.cur
-	if l == nil || !l.ready {
+	if c.cur != l {
 		c.mu.Unlock()
-		return fmt.Errorf("subscribe: %w", ErrNotConnected)
+		return fmt.Errorf("subscribe %s: connection dropped, retry: %w", channel, ErrNotConnected)
 	}
 	if _, busy := l.subscribing[channel]; busy {
 		c.mu.Unlock()
@@ -311,7 +331,7 @@ func (c *Client) Subscribe(ctx context.Context, channel string) error {
 	c.mu.Unlock()
 
 	var res SubscribeResult
-	err := c.callOn(ctx, l, "subscribe", SubscribeParams{Channel: channel}, &res)
+	err = c.callOn(ctx, l, "subscribe", SubscribeParams{Channel: channel}, &res)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -367,7 +387,7 @@ func (c *Client) Unsubscribe(ctx context.Context, channel string) error {
 
 // ListSessions fetches every page of the session list.
 func (c *Client) ListSessions(ctx context.Context) ([]SessionSummary, error) {
-	l, err := c.readyLink()
+	l, err := c.readyLink(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listSessions: %w", err)
 	}
@@ -420,11 +440,12 @@ func (c *Client) FetchTurns(ctx context.Context, p FetchTurnsParams) (FetchTurns
 }
 
 // Authenticate pushes a bearer token for a protected resource. A token the
-// host accepts is remembered and pushed again after every reconnect, before
-// pending actions are re-dispatched (auth is per connection). While the
-// client is reconnecting the token is only remembered (nil is returned) and
-// goes out with the next handshake; a failure then is reported as a
-// HostErrorEvent.
+// host does not refuse is remembered and pushed again after every
+// reconnect, before pending actions are re-dispatched (auth is per
+// connection); a token the host refuses is returned as a typed error and
+// forgotten. While the client is reconnecting the token is only remembered
+// (nil is returned) and goes out with the next handshake; a refusal then is
+// reported as a HostErrorEvent.
 func (c *Client) Authenticate(ctx context.Context, resource, token string, scopes []string) error {
 	if resource == "" || token == "" {
 		return errors.New("authenticate: resource and token are required")
@@ -443,6 +464,13 @@ func (c *Client) Authenticate(ctx context.Context, resource, token string, scope
 	c.mu.Unlock()
 	p := AuthenticateParams{Resource: resource, Token: token, Scopes: append([]string(nil), scopes...)}
 	if err := c.callOn(ctx, l, "authenticate", p, nil); err != nil {
+		if !isHostAnswer(err) {
+			// The connection dropped (or ctx ended) before the host
+			// answered: keep the token so the next handshake pushes it.
+			c.mu.Lock()
+			c.rememberTokenLocked(resource, token, scopes)
+			c.mu.Unlock()
+		}
 		return err
 	}
 	c.mu.Lock()
@@ -775,6 +803,8 @@ func (c *Client) applyLocked(env ActionEnvelope) {
 func (c *Client) setStatusLocked(e ConnectionEvent) {
 	c.status = e.Status
 	c.events.push(e)
+	close(c.changed)
+	c.changed = make(chan struct{})
 }
 
 func joinURIs(uris []string) string { return strings.Join(uris, ", ") }

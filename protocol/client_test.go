@@ -928,3 +928,58 @@ func TestEnvelopeBeforeResultIsKept(t *testing.T) {
 		})
 	}
 }
+
+// A command issued while the client is reconnecting waits for the new
+// connection instead of failing.
+func TestCommandDuringReconnectWaitsForReady(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	h.RefuseConnections(true)
+	h.DropConnections()
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool {
+		return e.Status == protocol.StatusReconnecting && e.Attempt >= 2
+	})
+
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := c.ListSessions(ctxT(t))
+		done <- result{len(s), err}
+	}()
+	subDone := make(chan error, 1)
+	go func() { subDone <- c.Subscribe(ctxT(t), sessionURI) }()
+
+	h.RefuseConnections(false)
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	select {
+	case r := <-done:
+		if r.err != nil || r.n != 1 {
+			t.Errorf("ListSessions during reconnect = %d, %v", r.n, r.err)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("ListSessions still waiting after Ready")
+	}
+	select {
+	case err := <-subDone:
+		if err != nil {
+			t.Errorf("Subscribe during reconnect: %v", err)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("Subscribe still waiting after Ready")
+	}
+	if _, ok := c.Session(sessionURI); !ok {
+		t.Error("session not mirrored")
+	}
+	// A ctx that ends while reconnecting fails with ErrNotConnected.
+	h.RefuseConnections(true)
+	h.DropConnections()
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.ListSessions(ctx); !errors.Is(err, protocol.ErrNotConnected) {
+		t.Errorf("ListSessions with a dead ctx while reconnecting = %v", err)
+	}
+}

@@ -28,9 +28,11 @@ var (
 // ErrClientClosed is returned by calls made after Close.
 var ErrClientClosed = errors.New("ahp client closed")
 
-// ErrNotConnected is returned by commands issued while the client is
-// reconnecting; retry once a ConnectionEvent{Status: StatusReady} arrives.
-var ErrNotConnected = errors.New("ahp client not connected (reconnecting): retry when the connection is ready")
+// ErrNotConnected is returned by commands issued after the client gave up
+// reconnecting (StatusFailed), or whose ctx ended while it was still
+// reconnecting; retry once a ConnectionEvent{Status: StatusReady} arrives
+// (ctrl+r calls Client.Reconnect).
+var ErrNotConnected = errors.New("not connected to the AHP host: retry when the connection is ready")
 
 // HostError is a JSON-RPC error from the host for which the schemas define
 // no structured data (or whose data did not decode). Message and Data are

@@ -99,6 +99,7 @@ type Host struct {
 	frameSignal   chan struct{}
 	dispatched    int
 	during        map[string]injection
+	refuse        bool
 	auths         []AuthCall
 	frames        []Frame
 	invalid       []string
@@ -148,6 +149,13 @@ func (h *Host) Close() {
 }
 
 func (h *Host) serveWS(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	refuse := h.refuse
+	h.mu.Unlock()
+	if refuse {
+		http.Error(w, "testhost: refusing connections", http.StatusServiceUnavailable)
+		return
+	}
 	t, err := jsonrpc.Accept(w, r, jsonrpc.AcceptOptions{ReadLimit: h.opts.ReadLimit})
 	if err != nil {
 		return
@@ -611,6 +619,13 @@ func (h *Host) connList() []*hconn {
 	}
 	slices.SortFunc(out, func(a, b *hconn) int { return a.id - b.id })
 	return out
+}
+
+// RefuseConnections makes new WebSocket upgrades fail (503) while on.
+func (h *Host) RefuseConnections(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.refuse = on
 }
 
 // DropConnections closes every connection (the client sees a dropped
