@@ -3,6 +3,7 @@ package demohost
 import (
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
@@ -55,9 +56,39 @@ func (h *Host) authenticate(c *conn, raw json.RawMessage) (any, rpcError) {
 		return nil, authRequired("the token lacks required scopes; sign in again granting them")
 	}
 	h.authorized[p.Resource] = append([]string(nil), in.Scopes...)
+	h.grantGen[p.Resource]++
 	h.log.Info("demohost: token accepted", "conn", c.id, "resource", p.Resource, "scopes", in.Scopes)
 	h.resolveAuthLocked(p.Resource, in.Scopes)
+	if !in.ExpiresAt.IsZero() {
+		gen, resource := h.grantGen[p.Resource], p.Resource
+		h.afterDuration(time.Until(in.ExpiresAt), func() {
+			if h.grantGen[resource] == gen {
+				h.expireGrantLocked(resource)
+			}
+		})
+	}
 	return protocol.AuthenticateResult{}, nil
+}
+
+// expireGrantLocked forgets an expired token: protected servers on the
+// resource fall back to authRequired (reason expired) and root subscribers
+// get auth/required, so clients refresh and push a new token.
+func (h *Host) expireGrantLocked(resource string) {
+	delete(h.authorized, resource)
+	h.log.Info("demohost: token expired", "resource", resource)
+	for _, s := range h.sessions {
+		for _, id := range serverOrder {
+			sp := h.servers[id]
+			if sp.resource != resource || sp.outcome != outcomeProtected {
+				continue
+			}
+			if m, enabled, ok := findServer(s.state, id); ok && enabled && m.State.Kind() == "ready" {
+				h.setServerStateLocked(s, id, h.serverAuthRequired(sp, protocol.McpAuthRequiredReasonExpired))
+			}
+		}
+	}
+	reason := protocol.AuthRequiredReasonExpired
+	h.notifyRootLocked("auth/required", protocol.AuthRequiredParams{Channel: rootURI, Resource: resource, Reason: &reason})
 }
 
 // requiredScopesLocked is what a token for resource must grant: the

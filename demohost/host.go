@@ -132,6 +132,7 @@ type Host struct {
 	// re-sent action is answered even after it left the replay buffer.
 	sentTo     map[string][]replayEntry
 	authorized map[string][]string // resource → scopes granted by a verified token
+	grantGen   map[string]int      // resource → tokens accepted, so an old expiry timer stands down
 	servers    map[string]serverSpec
 	resources  map[string]protocol.ProtectedResourceMetadata
 
@@ -171,6 +172,7 @@ func Start(ctx context.Context, cfg Config) (*Host, error) {
 		lastSeq:    map[string]int64{},
 		sentTo:     map[string][]replayEntry{},
 		authorized: map[string][]string{},
+		grantGen:   map[string]int{},
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -290,6 +292,9 @@ func (h *Host) Restart() {
 	h.lastSeq = map[string]int64{}
 	h.sentTo = map[string][]replayEntry{}
 	h.authorized = map[string][]string{}
+	for r := range h.grantGen {
+		h.grantGen[r]++ // pending expiry timers belong to the old process
+	}
 	for _, ch := range h.chats {
 		if ch.run != nil {
 			h.failTurnLocked(ch, "HostRestarted", "the agent host restarted while this turn was running")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
@@ -956,4 +957,34 @@ func TestRestartNeedsTokensAgain(t *testing.T) {
 	c2.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
 	c2.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
 	c2.waitServer(DemoSessionURI, GitHubServerID, "ready")
+}
+
+func TestExpiredTokenAsksAgain(t *testing.T) {
+	h, v := startHost(t, Config{AuthConfig: authserver.Config{AccessTokenLifespan: time.Second}})
+	c := dial(t, h, v, "expiry")
+	c.initialize(rootURI, DemoSessionURI)
+	c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+	cb := startCallback(t)
+	github := resourceURL(h, GitHubResourcePath)
+	tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
+	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
+	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+
+	// The token lives one second: the host notices and asks again.
+	m := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+	if ar := m.State.Variant.(protocol.McpServerAuthRequiredState); ar.Reason != protocol.McpAuthRequiredReasonExpired {
+		t.Fatalf("reason = %q, want expired", ar.Reason)
+	}
+	c.waitUntil("auth/required", func() bool {
+		for _, n := range c.notes {
+			if n.Method == "auth/required" && strings.Contains(string(n.Params), `"expired"`) && strings.Contains(string(n.Params), github) {
+				return true
+			}
+		}
+		return false
+	})
+	c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, jsonrpc.AuthRequired)
+	fresh := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
+	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: fresh}, nil)
+	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
 }

@@ -237,14 +237,17 @@ func (h *Host) serverOutcomeLocked(id string) protocol.McpServerState {
 		if hasScopes(h.authorized[sp.resource], sp.scopes) {
 			return protocol.NewMcpServerState(protocol.McpServerReadyState{})
 		}
-		return protocol.NewMcpServerState(h.serverAuthRequired(sp))
+		return protocol.NewMcpServerState(h.serverAuthRequired(sp, protocol.McpAuthRequiredReasonRequired))
 	}
 	return protocol.NewMcpServerState(protocol.McpServerReadyState{})
 }
 
-func (h *Host) serverAuthRequired(sp serverSpec) protocol.McpServerAuthRequiredState {
+func (h *Host) serverAuthRequired(sp serverSpec, reason protocol.McpAuthRequiredReason) protocol.McpServerAuthRequiredState {
 	desc := "Sign in to " + sp.name + " to use its tools."
-	st := protocol.McpServerAuthRequiredState{Reason: protocol.McpAuthRequiredReasonRequired,
+	if reason == protocol.McpAuthRequiredReasonExpired {
+		desc = "Your " + sp.name + " sign-in expired; sign in again."
+	}
+	st := protocol.McpServerAuthRequiredState{Reason: reason,
 		Resource: h.resources[sp.resource], RequiredScopes: append([]string(nil), sp.scopes...), Description: &desc}
 	if sp.preregistered {
 		st.OauthClient = &protocol.McpOAuthClient{ClientId: h.auth.PublicClientID()}

@@ -383,14 +383,18 @@ func (h *Host) sortedSummariesLocked() []protocol.SessionSummary {
 func (h *Host) after(f func()) { h.afterSteps(1, f) }
 
 // afterSteps is after with n steps of delay.
-func (h *Host) afterSteps(n int, f func()) {
+func (h *Host) afterSteps(n int, f func()) { h.afterDuration(time.Duration(n)*h.cfg.StepDelay, f) }
+
+// afterDuration runs f under h.mu after d (wall clock), unless the host
+// closes first. Callers hold h.mu.
+func (h *Host) afterDuration(d time.Duration, f func()) {
 	if h.closed {
 		return
 	}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		if !sleepCtx(h.ctx, time.Duration(n)*h.cfg.StepDelay) {
+		if !sleepCtx(h.ctx, d) {
 			return
 		}
 		h.mu.Lock()
