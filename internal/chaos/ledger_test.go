@@ -1,7 +1,9 @@
 package chaos
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/ahptui/ahptui/demohost"
@@ -36,6 +38,8 @@ type ledger struct {
 	reconnID   map[int64]map[string]bool // conn → ids of its reconnect requests
 	results    []reconnectResult
 	actions    map[int64]appliedAction
+	changed    chan struct{} // closed and replaced on every frame
+	maxSeq     int64         // highest serverSeq seen in an envelope
 	rejections []appliedAction // echoed with rejectionReason to the dispatcher only
 }
 
@@ -45,6 +49,7 @@ func newLedger() *ledger {
 		auth:       map[int64]int{},
 		reconnID:   map[int64]map[string]bool{},
 		actions:    map[int64]appliedAction{},
+		changed:    make(chan struct{}),
 	}
 }
 
@@ -78,6 +83,10 @@ func (l *ledger) tap(conn int64, dir demohost.Direction, frame []byte) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	defer func() {
+		close(l.changed)
+		l.changed = make(chan struct{})
+	}()
 	if dir == demohost.Inbound {
 		switch f.Method {
 		case "initialize", "reconnect":
@@ -105,6 +114,7 @@ func (l *ledger) tap(conn int64, dir demohost.Direction, frame []byte) {
 		}
 		a := appliedAction{seq: e.ServerSeq, channel: e.Channel, typ: e.Action.Type, rejected: e.RejectionReason != nil,
 			title: e.Action.Title, id: e.Action.ID}
+		l.maxSeq = max(l.maxSeq, e.ServerSeq)
 		if e.Origin != nil {
 			a.origin = &origin{client: e.Origin.ClientID, seq: e.Origin.ClientSeq}
 		}
@@ -124,6 +134,43 @@ func (l *ledger) tap(conn int64, dir demohost.Direction, frame []byte) {
 		}
 		delete(l.reconnID[conn], string(f.ID))
 	}
+}
+
+// until waits until cond (called with l.mu held) holds, re-checking after
+// every frame the host sends or receives.
+func (l *ledger) until(ctx context.Context, what string, cond func() bool) error {
+	for {
+		l.mu.Lock()
+		ok := cond()
+		ch := l.changed
+		l.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the host to %s: %w", what, ctx.Err())
+		}
+	}
+}
+
+// highestSeq is the highest serverSeq the host has sent.
+func (l *ledger) highestSeq() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.maxSeq
+}
+
+// countLocked is count with l.mu held.
+func (l *ledger) countLocked(match func(appliedAction) bool) int {
+	n := 0
+	for _, a := range l.actions {
+		if match(a) {
+			n++
+		}
+	}
+	return n
 }
 
 // acceptedBy returns how many accepted envelopes carry each of client's
@@ -157,13 +204,7 @@ func (l *ledger) rejectedFor(client string) []appliedAction {
 func (l *ledger) count(match func(appliedAction) bool) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
-	for _, a := range l.actions {
-		if match(a) {
-			n++
-		}
-	}
-	return n
+	return l.countLocked(match)
 }
 
 // connsOf lists the host connections client opened, in order.
