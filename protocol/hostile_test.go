@@ -448,7 +448,11 @@ func TestHostileBigStructures(t *testing.T) {
 		_ = r.conn.Send(r.ctx, f.frame)
 		r.events.waitFor(t, r.ctx, from, f.name+": a host error", func(e Event) bool {
 			he, ok := e.(HostErrorEvent)
-			return ok && errors.Is(he.Err, jsonrpc.ErrFrameTooBig) && strings.Contains(he.Err.Error(), "array elements")
+			if ok && errors.Is(he.Err, jsonrpc.ErrFrameTooBig) && strings.Contains(he.Err.Error(), "array elements") {
+				t.Logf("%s: %v", f.name, he.Err)
+				return true
+			}
+			return false
 		})
 		select {
 		case <-old.Done():
