@@ -22,9 +22,20 @@
 // (client-dispatchable only, wrong state, unknown tool call, …) and refused
 // ones are echoed with rejectionReason to the dispatching client only;
 // re-sent actions (clientSeq not above the last seen for that clientId) are
-// ignored. Root subscribers get root/sessionAdded, root/sessionRemoved and
-// root/sessionSummaryChanged. Each client has a bounded send queue: a client
-// that cannot keep up is disconnected, never waited for.
+// not applied again but answered, to that connection, with the envelope the
+// host produced the first time (same serverSeq), so a client that cannot
+// know whether its action landed before the link broke settles it. Root
+// subscribers get root/sessionAdded, root/sessionRemoved,
+// root/sessionSummaryChanged and, when a pushed token expires,
+// auth/required (reason expired; the protected servers go back to
+// authRequired). Each client has a bounded send queue: a client that cannot
+// keep up is disconnected (Config.OnDisconnect says why), never waited for.
+//
+// authenticate accepts a token only when the authorization server's
+// introspection says it is active, its audience holds the resource and its
+// scopes cover what the resource (and any open challenge on it) needs;
+// otherwise -32007 with the resource's metadata, or -32602 for a resource
+// the host never advertised. Tokens are never logged, stored or tapped.
 //
 // # The scripted sessions
 //
