@@ -4536,51 +4536,70 @@ func (x SessionInputRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "kind".
+// UnmarshalJSON picks the variant by "kind". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *SessionInputRequest) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"kind"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "kind")
+	if !scanned {
+		var err error
+		if peek, err = peekSessionInputRequest(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode SessionInputRequest: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "chatInput":
 		var v SessionChatInputRequest
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode SessionInputRequest %q: %w", d, err)
+			return unionError("SessionInputRequest", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "toolConfirmation":
 		var v SessionToolConfirmationRequest
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode SessionInputRequest %q: %w", d, err)
+			return unionError("SessionInputRequest", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "toolClientExecution":
 		var v SessionToolClientExecutionRequest
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode SessionInputRequest %q: %w", d, err)
+			return unionError("SessionInputRequest", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "toolAuthentication":
 		var v SessionToolAuthenticationRequest
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode SessionInputRequest %q: %w", d, err)
+			return unionError("SessionInputRequest", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekSessionInputRequest(b)
+		return err
+	}
 	x.Variant = UnknownSessionInputRequest{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekSessionInputRequest reads the members SessionInputRequest dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekSessionInputRequest(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode SessionInputRequest: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // Customization types that appear as children of a
@@ -4656,51 +4675,70 @@ func (x CustomizationLoadState) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "kind".
+// UnmarshalJSON picks the variant by "kind". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *CustomizationLoadState) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"kind"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "kind")
+	if !scanned {
+		var err error
+		if peek, err = peekCustomizationLoadState(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode CustomizationLoadState: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "loading":
 		var v CustomizationLoadingState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode CustomizationLoadState %q: %w", d, err)
+			return unionError("CustomizationLoadState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "loaded":
 		var v CustomizationLoadedState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode CustomizationLoadState %q: %w", d, err)
+			return unionError("CustomizationLoadState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "degraded":
 		var v CustomizationDegradedState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode CustomizationLoadState %q: %w", d, err)
+			return unionError("CustomizationLoadState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "error":
 		var v CustomizationErrorState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode CustomizationLoadState %q: %w", d, err)
+			return unionError("CustomizationLoadState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekCustomizationLoadState(b)
+		return err
+	}
 	x.Variant = UnknownCustomizationLoadState{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekCustomizationLoadState reads the members CustomizationLoadState dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekCustomizationLoadState(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode CustomizationLoadState: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // Child customizations that live inside a {@link PluginCustomization} or
@@ -4767,65 +4805,84 @@ func (x ChildCustomization) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "type".
+// UnmarshalJSON picks the variant by "type". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ChildCustomization) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"type"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "type")
+	if !scanned {
+		var err error
+		if peek, err = peekChildCustomization(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ChildCustomization: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "agent":
 		var v AgentCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChildCustomization %q: %w", d, err)
+			return unionError("ChildCustomization", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "skill":
 		var v SkillCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChildCustomization %q: %w", d, err)
+			return unionError("ChildCustomization", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "prompt":
 		var v PromptCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChildCustomization %q: %w", d, err)
+			return unionError("ChildCustomization", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "rule":
 		var v RuleCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChildCustomization %q: %w", d, err)
+			return unionError("ChildCustomization", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "hook":
 		var v HookCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChildCustomization %q: %w", d, err)
+			return unionError("ChildCustomization", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "mcpServer":
 		var v McpServerCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChildCustomization %q: %w", d, err)
+			return unionError("ChildCustomization", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekChildCustomization(b)
+		return err
+	}
 	x.Variant = UnknownChildCustomization{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekChildCustomization reads the members ChildCustomization dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekChildCustomization(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ChildCustomization: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // A top-level customization active in a session. Either a container
@@ -4886,44 +4943,63 @@ func (x Customization) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "type".
+// UnmarshalJSON picks the variant by "type". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *Customization) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"type"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "type")
+	if !scanned {
+		var err error
+		if peek, err = peekCustomization(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode Customization: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "plugin":
 		var v PluginCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode Customization %q: %w", d, err)
+			return unionError("Customization", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "directory":
 		var v DirectoryCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode Customization %q: %w", d, err)
+			return unionError("Customization", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "mcpServer":
 		var v McpServerCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode Customization %q: %w", d, err)
+			return unionError("Customization", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekCustomization(b)
+		return err
+	}
 	x.Variant = UnknownCustomization{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekCustomization reads the members Customization dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekCustomization(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode Customization: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // Discriminated union of all MCP server lifecycle states.
@@ -4986,58 +5062,77 @@ func (x McpServerState) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "kind".
+// UnmarshalJSON picks the variant by "kind". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *McpServerState) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"kind"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "kind")
+	if !scanned {
+		var err error
+		if peek, err = peekMcpServerState(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode McpServerState: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "starting":
 		var v McpServerStartingState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode McpServerState %q: %w", d, err)
+			return unionError("McpServerState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "ready":
 		var v McpServerReadyState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode McpServerState %q: %w", d, err)
+			return unionError("McpServerState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "authRequired":
 		var v McpServerAuthRequiredState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode McpServerState %q: %w", d, err)
+			return unionError("McpServerState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "error":
 		var v McpServerErrorState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode McpServerState %q: %w", d, err)
+			return unionError("McpServerState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "stopped":
 		var v McpServerStoppedState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode McpServerState %q: %w", d, err)
+			return unionError("McpServerState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekMcpServerState(b)
+		return err
+	}
 	x.Variant = UnknownMcpServerState{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekMcpServerState reads the members McpServerState dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekMcpServerState(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode McpServerState: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // How a chat came into existence. Clients MAY use it to render
@@ -5101,44 +5196,63 @@ func (x ChatOrigin) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "kind".
+// UnmarshalJSON picks the variant by "kind". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ChatOrigin) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"kind"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "kind")
+	if !scanned {
+		var err error
+		if peek, err = peekChatOrigin(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ChatOrigin: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "user":
 		var v ChatUserOrigin
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatOrigin %q: %w", d, err)
+			return unionError("ChatOrigin", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "fork":
 		var v ChatForkOrigin
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatOrigin %q: %w", d, err)
+			return unionError("ChatOrigin", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "tool":
 		var v ChatToolOrigin
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatOrigin %q: %w", d, err)
+			return unionError("ChatOrigin", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekChatOrigin(b)
+		return err
+	}
 	x.Variant = UnknownChatOrigin{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekChatOrigin reads the members ChatOrigin dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekChatOrigin(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ChatOrigin: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // One question within a chat input request.
@@ -5205,65 +5319,84 @@ func (x ChatInputQuestion) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "kind".
+// UnmarshalJSON picks the variant by "kind". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ChatInputQuestion) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"kind"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "kind")
+	if !scanned {
+		var err error
+		if peek, err = peekChatInputQuestion(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ChatInputQuestion: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "text":
 		var v ChatInputTextQuestion
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputQuestion %q: %w", d, err)
+			return unionError("ChatInputQuestion", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "number":
 		var v ChatInputNumberQuestion
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputQuestion %q: %w", d, err)
+			return unionError("ChatInputQuestion", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "integer":
 		var v ChatInputNumberQuestion
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputQuestion %q: %w", d, err)
+			return unionError("ChatInputQuestion", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "boolean":
 		var v ChatInputBooleanQuestion
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputQuestion %q: %w", d, err)
+			return unionError("ChatInputQuestion", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "single-select":
 		var v ChatInputSingleSelectQuestion
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputQuestion %q: %w", d, err)
+			return unionError("ChatInputQuestion", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "multi-select":
 		var v ChatInputMultiSelectQuestion
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputQuestion %q: %w", d, err)
+			return unionError("ChatInputQuestion", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekChatInputQuestion(b)
+		return err
+	}
 	x.Variant = UnknownChatInputQuestion{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekChatInputQuestion reads the members ChatInputQuestion dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekChatInputQuestion(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ChatInputQuestion: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // The concrete value is in Variant (one of the ChatInputAnswerValueVariant types, stored by value);
@@ -5325,58 +5458,77 @@ func (x ChatInputAnswerValue) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "kind".
+// UnmarshalJSON picks the variant by "kind". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ChatInputAnswerValue) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"kind"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "kind")
+	if !scanned {
+		var err error
+		if peek, err = peekChatInputAnswerValue(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ChatInputAnswerValue: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "text":
 		var v ChatInputTextAnswerValue
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputAnswerValue %q: %w", d, err)
+			return unionError("ChatInputAnswerValue", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "number":
 		var v ChatInputNumberAnswerValue
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputAnswerValue %q: %w", d, err)
+			return unionError("ChatInputAnswerValue", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "boolean":
 		var v ChatInputBooleanAnswerValue
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputAnswerValue %q: %w", d, err)
+			return unionError("ChatInputAnswerValue", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "selected":
 		var v ChatInputSelectedAnswerValue
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputAnswerValue %q: %w", d, err)
+			return unionError("ChatInputAnswerValue", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "selected-many":
 		var v ChatInputSelectedManyAnswerValue
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputAnswerValue %q: %w", d, err)
+			return unionError("ChatInputAnswerValue", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekChatInputAnswerValue(b)
+		return err
+	}
 	x.Variant = UnknownChatInputAnswerValue{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekChatInputAnswerValue reads the members ChatInputAnswerValue dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekChatInputAnswerValue(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ChatInputAnswerValue: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // Draft, submitted, or skipped answer for one question.
@@ -5434,44 +5586,63 @@ func (x ChatInputAnswer) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "state".
+// UnmarshalJSON picks the variant by "state". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ChatInputAnswer) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"state"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "state")
+	if !scanned {
+		var err error
+		if peek, err = peekChatInputAnswer(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ChatInputAnswer: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "draft":
 		var v ChatInputAnswered
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputAnswer %q: %w", d, err)
+			return unionError("ChatInputAnswer", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "submitted":
 		var v ChatInputAnswered
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputAnswer %q: %w", d, err)
+			return unionError("ChatInputAnswer", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "skipped":
 		var v ChatInputSkipped
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatInputAnswer %q: %w", d, err)
+			return unionError("ChatInputAnswer", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekChatInputAnswer(b)
+		return err
+	}
 	x.Variant = UnknownChatInputAnswer{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekChatInputAnswer reads the members ChatInputAnswer dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekChatInputAnswer(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"state"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ChatInputAnswer: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // An attachment associated with a {@link Message}.
@@ -5533,51 +5704,70 @@ func (x MessageAttachment) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "type".
+// UnmarshalJSON picks the variant by "type". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *MessageAttachment) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"type"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "type")
+	if !scanned {
+		var err error
+		if peek, err = peekMessageAttachment(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode MessageAttachment: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "simple":
 		var v SimpleMessageAttachment
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode MessageAttachment %q: %w", d, err)
+			return unionError("MessageAttachment", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "embeddedResource":
 		var v MessageEmbeddedResourceAttachment
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode MessageAttachment %q: %w", d, err)
+			return unionError("MessageAttachment", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "resource":
 		var v MessageResourceAttachment
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode MessageAttachment %q: %w", d, err)
+			return unionError("MessageAttachment", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "annotations":
 		var v MessageAnnotationsAttachment
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode MessageAttachment %q: %w", d, err)
+			return unionError("MessageAttachment", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekMessageAttachment(b)
+		return err
+	}
 	x.Variant = UnknownMessageAttachment{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekMessageAttachment reads the members MessageAttachment dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekMessageAttachment(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode MessageAttachment: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // The concrete value is in Variant (one of the ResponsePartVariant types, stored by value);
@@ -5639,65 +5829,84 @@ func (x ResponsePart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "kind".
+// UnmarshalJSON picks the variant by "kind". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ResponsePart) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"kind"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "kind")
+	if !scanned {
+		var err error
+		if peek, err = peekResponsePart(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ResponsePart: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "markdown":
 		var v MarkdownResponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ResponsePart %q: %w", d, err)
+			return unionError("ResponsePart", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "contentRef":
 		var v ResourceReponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ResponsePart %q: %w", d, err)
+			return unionError("ResponsePart", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "toolCall":
 		var v ToolCallResponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ResponsePart %q: %w", d, err)
+			return unionError("ResponsePart", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "reasoning":
 		var v ReasoningResponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ResponsePart %q: %w", d, err)
+			return unionError("ResponsePart", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "systemNotification":
 		var v SystemNotificationResponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ResponsePart %q: %w", d, err)
+			return unionError("ResponsePart", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "inputRequest":
 		var v InputRequestResponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ResponsePart %q: %w", d, err)
+			return unionError("ResponsePart", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekResponsePart(b)
+		return err
+	}
 	x.Variant = UnknownResponsePart{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekResponsePart reads the members ResponsePart dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekResponsePart(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ResponsePart: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // The concrete value is in Variant (one of the ToolCallRiskAssessmentVariant types, stored by value);
@@ -5752,37 +5961,56 @@ func (x ToolCallRiskAssessment) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "status".
+// UnmarshalJSON picks the variant by "status". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ToolCallRiskAssessment) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"status"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "status")
+	if !scanned {
+		var err error
+		if peek, err = peekToolCallRiskAssessment(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ToolCallRiskAssessment: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "loading":
 		var v ToolCallRiskAssessmentLoadingState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallRiskAssessment %q: %w", d, err)
+			return unionError("ToolCallRiskAssessment", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "complete":
 		var v ToolCallRiskAssessmentCompleteState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallRiskAssessment %q: %w", d, err)
+			return unionError("ToolCallRiskAssessment", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekToolCallRiskAssessment(b)
+		return err
+	}
 	x.Variant = UnknownToolCallRiskAssessment{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekToolCallRiskAssessment reads the members ToolCallRiskAssessment dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekToolCallRiskAssessment(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"status"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ToolCallRiskAssessment: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // The concrete value is in Variant (one of the ToolCallContributorVariant types, stored by value);
@@ -5837,37 +6065,56 @@ func (x ToolCallContributor) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "kind".
+// UnmarshalJSON picks the variant by "kind". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ToolCallContributor) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"kind"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "kind")
+	if !scanned {
+		var err error
+		if peek, err = peekToolCallContributor(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ToolCallContributor: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "client":
 		var v ToolCallClientContributor
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallContributor %q: %w", d, err)
+			return unionError("ToolCallContributor", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "mcp":
 		var v ToolCallMcpContributor
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallContributor %q: %w", d, err)
+			return unionError("ToolCallContributor", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekToolCallContributor(b)
+		return err
+	}
 	x.Variant = UnknownToolCallContributor{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekToolCallContributor reads the members ToolCallContributor dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekToolCallContributor(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ToolCallContributor: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // Discriminated union of all tool call lifecycle states.
@@ -5937,72 +6184,91 @@ func (x ToolCallState) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "status".
+// UnmarshalJSON picks the variant by "status". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ToolCallState) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"status"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "status")
+	if !scanned {
+		var err error
+		if peek, err = peekToolCallState(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ToolCallState: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "streaming":
 		var v ToolCallStreamingState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallState %q: %w", d, err)
+			return unionError("ToolCallState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "pending-confirmation":
 		var v ToolCallPendingConfirmationState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallState %q: %w", d, err)
+			return unionError("ToolCallState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "running":
 		var v ToolCallRunningState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallState %q: %w", d, err)
+			return unionError("ToolCallState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "auth-required":
 		var v ToolCallAuthRequiredState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallState %q: %w", d, err)
+			return unionError("ToolCallState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "pending-result-confirmation":
 		var v ToolCallPendingResultConfirmationState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallState %q: %w", d, err)
+			return unionError("ToolCallState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "completed":
 		var v ToolCallCompletedState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallState %q: %w", d, err)
+			return unionError("ToolCallState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "cancelled":
 		var v ToolCallCancelledState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallState %q: %w", d, err)
+			return unionError("ToolCallState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekToolCallState(b)
+		return err
+	}
 	x.Variant = UnknownToolCallState{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekToolCallState reads the members ToolCallState dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekToolCallState(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"status"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ToolCallState: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // The two tool-call states that block on a client confirmation: parameter
@@ -6070,37 +6336,56 @@ func (x ToolCallConfirmationState) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "status".
+// UnmarshalJSON picks the variant by "status". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ToolCallConfirmationState) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"status"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "status")
+	if !scanned {
+		var err error
+		if peek, err = peekToolCallConfirmationState(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ToolCallConfirmationState: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "pending-confirmation":
 		var v ToolCallPendingConfirmationState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallConfirmationState %q: %w", d, err)
+			return unionError("ToolCallConfirmationState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "pending-result-confirmation":
 		var v ToolCallPendingResultConfirmationState
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolCallConfirmationState %q: %w", d, err)
+			return unionError("ToolCallConfirmationState", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekToolCallConfirmationState(b)
+		return err
+	}
 	x.Variant = UnknownToolCallConfirmationState{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekToolCallConfirmationState reads the members ToolCallConfirmationState dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekToolCallConfirmationState(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"status"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ToolCallConfirmationState: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // Content block in a tool result.
@@ -6176,72 +6461,91 @@ func (x ToolResultContent) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "type".
+// UnmarshalJSON picks the variant by "type". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ToolResultContent) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"type"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "type")
+	if !scanned {
+		var err error
+		if peek, err = peekToolResultContent(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ToolResultContent: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "text":
 		var v ToolResultTextContent
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolResultContent %q: %w", d, err)
+			return unionError("ToolResultContent", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "embeddedResource":
 		var v ToolResultEmbeddedResourceContent
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolResultContent %q: %w", d, err)
+			return unionError("ToolResultContent", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "resource":
 		var v ToolResultResourceContent
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolResultContent %q: %w", d, err)
+			return unionError("ToolResultContent", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "fileEdit":
 		var v ToolResultFileEditContent
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolResultContent %q: %w", d, err)
+			return unionError("ToolResultContent", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal":
 		var v ToolResultTerminalContent
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolResultContent %q: %w", d, err)
+			return unionError("ToolResultContent", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminalComplete":
 		var v ToolResultTerminalCompleteContent
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolResultContent %q: %w", d, err)
+			return unionError("ToolResultContent", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "subagent":
 		var v ToolResultSubagentContent
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ToolResultContent %q: %w", d, err)
+			return unionError("ToolResultContent", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekToolResultContent(b)
+		return err
+	}
 	x.Variant = UnknownToolResultContent{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekToolResultContent reads the members ToolResultContent dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekToolResultContent(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ToolResultContent: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // Describes who currently holds a terminal. A terminal may be claimed by
@@ -6297,37 +6601,56 @@ func (x TerminalClaim) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "kind".
+// UnmarshalJSON picks the variant by "kind". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *TerminalClaim) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"kind"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "kind")
+	if !scanned {
+		var err error
+		if peek, err = peekTerminalClaim(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode TerminalClaim: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "client":
 		var v TerminalClientClaim
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode TerminalClaim %q: %w", d, err)
+			return unionError("TerminalClaim", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session":
 		var v TerminalSessionClaim
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode TerminalClaim %q: %w", d, err)
+			return unionError("TerminalClaim", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekTerminalClaim(b)
+		return err
+	}
 	x.Variant = UnknownTerminalClaim{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekTerminalClaim reads the members TerminalClaim dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekTerminalClaim(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode TerminalClaim: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // A content part within terminal output.
@@ -6384,37 +6707,56 @@ func (x TerminalContentPart) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "type".
+// UnmarshalJSON picks the variant by "type". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *TerminalContentPart) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"type"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "type")
+	if !scanned {
+		var err error
+		if peek, err = peekTerminalContentPart(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode TerminalContentPart: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "unclassified":
 		var v TerminalUnclassifiedPart
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode TerminalContentPart %q: %w", d, err)
+			return unionError("TerminalContentPart", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "command":
 		var v TerminalCommandPart
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode TerminalContentPart %q: %w", d, err)
+			return unionError("TerminalContentPart", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekTerminalContentPart(b)
+		return err
+	}
 	x.Variant = UnknownTerminalContentPart{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekTerminalContentPart reads the members TerminalContentPart dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekTerminalContentPart(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode TerminalContentPart: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // A URI string (e.g. `ahp-root://`, `ahp-session:/<uuid>`, or `ahp-chat:/<uuid>`).
@@ -8999,37 +9341,56 @@ func (x ChatToolCallConfirmedAction) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "approved".
+// UnmarshalJSON picks the variant by "approved". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ChatToolCallConfirmedAction) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"approved"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "approved")
+	if !scanned {
+		var err error
+		if peek, err = peekChatToolCallConfirmedAction(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ChatToolCallConfirmedAction: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "true":
 		var v ChatToolCallApprovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatToolCallConfirmedAction %q: %w", d, err)
+			return unionError("ChatToolCallConfirmedAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "false":
 		var v ChatToolCallDeniedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatToolCallConfirmedAction %q: %w", d, err)
+			return unionError("ChatToolCallConfirmedAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekChatToolCallConfirmedAction(b)
+		return err
+	}
 	x.Variant = UnknownChatToolCallConfirmedAction{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekChatToolCallConfirmedAction reads the members ChatToolCallConfirmedAction dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekChatToolCallConfirmedAction(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"approved"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ChatToolCallConfirmedAction: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // The concrete value is in Variant (one of the ChatActionVariant types, stored by value);
@@ -9144,76 +9505,78 @@ func (x ChatAction) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "type".
+// UnmarshalJSON picks the variant by "type". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ChatAction) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D  json.RawMessage `json:"type"`
-		P0 json.RawMessage `json:"approved"`
+	var peek [2]json.RawMessage
+	scanned := scanMembers(b, peek[:], "type", "approved")
+	if !scanned {
+		var err error
+		if peek, err = peekChatAction(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ChatAction: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "chat/turnStarted":
 		var v ChatTurnStartedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/delta":
 		var v ChatDeltaAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/responsePart":
 		var v ChatResponsePartAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallStart":
 		var v ChatToolCallStartAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallDelta":
 		var v ChatToolCallDeltaAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallReady":
 		var v ChatToolCallReadyAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallConfirmed":
-		if discValue(peek.P0) == "true" {
+		if discValue(peek[1]) == "true" {
 			var v ChatToolCallApprovedAction
 			if err := json.Unmarshal(b, &v); err != nil {
-				return fmt.Errorf("decode ChatAction %q: %w", d, err)
+				return unionError("ChatAction", d, b, err)
 			}
 			x.Variant = v
 			return nil
 		}
-		if discValue(peek.P0) == "false" {
+		if discValue(peek[1]) == "false" {
 			var v ChatToolCallDeniedAction
 			if err := json.Unmarshal(b, &v); err != nil {
-				return fmt.Errorf("decode ChatAction %q: %w", d, err)
+				return unionError("ChatAction", d, b, err)
 			}
 			x.Variant = v
 			return nil
@@ -9221,146 +9584,163 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 	case "chat/toolCallComplete":
 		var v ChatToolCallCompleteAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallResultConfirmed":
 		var v ChatToolCallResultConfirmedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallContentChanged":
 		var v ChatToolCallContentChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallAuthRequired":
 		var v ChatToolCallAuthRequiredAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallAuthResolved":
 		var v ChatToolCallAuthResolvedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/turnComplete":
 		var v ChatTurnCompleteAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/turnCancelled":
 		var v ChatTurnCancelledAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/error":
 		var v ChatErrorAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/activityChanged":
 		var v ChatActivityChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/usage":
 		var v ChatUsageAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/reasoning":
 		var v ChatReasoningAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/truncated":
 		var v ChatTruncatedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/turnsLoaded":
 		var v ChatTurnsLoadedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/pendingMessageSet":
 		var v ChatPendingMessageSetAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/pendingMessageRemoved":
 		var v ChatPendingMessageRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/queuedMessagesReordered":
 		var v ChatQueuedMessagesReorderedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/draftChanged":
 		var v ChatDraftChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/inputRequested":
 		var v ChatInputRequestedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/inputAnswerChanged":
 		var v ChatInputAnswerChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/inputCompleted":
 		var v ChatInputCompletedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChatAction %q: %w", d, err)
+			return unionError("ChatAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekChatAction(b)
+		return err
+	}
 	x.Variant = UnknownChatAction{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekChatAction reads the members ChatAction dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekChatAction(b []byte) ([2]json.RawMessage, error) {
+	var p struct {
+		D  json.RawMessage `json:"type"`
+		P0 json.RawMessage `json:"approved"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [2]json.RawMessage{}, fmt.Errorf("decode ChatAction: %w", err)
+	}
+	return [2]json.RawMessage{p.D, p.P0}, nil
 }
 
 // Discriminated union of all state actions.
@@ -9609,279 +9989,281 @@ func (x StateAction) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "type".
+// UnmarshalJSON picks the variant by "type". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *StateAction) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D  json.RawMessage `json:"type"`
-		P0 json.RawMessage `json:"approved"`
+	var peek [2]json.RawMessage
+	scanned := scanMembers(b, peek[:], "type", "approved")
+	if !scanned {
+		var err error
+		if peek, err = peekStateAction(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode StateAction: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "root/agentsChanged":
 		var v RootAgentsChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "root/activeSessionsChanged":
 		var v RootActiveSessionsChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "root/terminalsChanged":
 		var v RootTerminalsChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "root/configChanged":
 		var v RootConfigChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/ready":
 		var v SessionReadyAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/creationFailed":
 		var v SessionCreationFailedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/chatAdded":
 		var v SessionChatAddedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/chatRemoved":
 		var v SessionChatRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/chatUpdated":
 		var v SessionChatUpdatedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/defaultChatChanged":
 		var v SessionDefaultChatChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/titleChanged":
 		var v SessionTitleChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/serverToolsChanged":
 		var v SessionServerToolsChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/activeClientSet":
 		var v SessionActiveClientSetAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/activeClientRemoved":
 		var v SessionActiveClientRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/inputNeededSet":
 		var v SessionInputNeededSetAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/inputNeededRemoved":
 		var v SessionInputNeededRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/customizationsChanged":
 		var v SessionCustomizationsChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/customizationToggled":
 		var v SessionCustomizationToggledAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/customizationUpdated":
 		var v SessionCustomizationUpdatedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/customizationRemoved":
 		var v SessionCustomizationRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/mcpServerStateChanged":
 		var v SessionMcpServerStateChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/mcpServerStartRequested":
 		var v SessionMcpServerStartRequestedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/mcpServerStopRequested":
 		var v SessionMcpServerStopRequestedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/isReadChanged":
 		var v SessionIsReadChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/isArchivedChanged":
 		var v SessionIsArchivedChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/activityChanged":
 		var v SessionActivityChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/changesetsChanged":
 		var v SessionChangesetsChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/configChanged":
 		var v SessionConfigChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "session/metaChanged":
 		var v SessionMetaChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/turnStarted":
 		var v ChatTurnStartedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/delta":
 		var v ChatDeltaAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/responsePart":
 		var v ChatResponsePartAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallStart":
 		var v ChatToolCallStartAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallDelta":
 		var v ChatToolCallDeltaAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallReady":
 		var v ChatToolCallReadyAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallConfirmed":
-		if discValue(peek.P0) == "true" {
+		if discValue(peek[1]) == "true" {
 			var v ChatToolCallApprovedAction
 			if err := json.Unmarshal(b, &v); err != nil {
-				return fmt.Errorf("decode StateAction %q: %w", d, err)
+				return unionError("StateAction", d, b, err)
 			}
 			x.Variant = v
 			return nil
 		}
-		if discValue(peek.P0) == "false" {
+		if discValue(peek[1]) == "false" {
 			var v ChatToolCallDeniedAction
 			if err := json.Unmarshal(b, &v); err != nil {
-				return fmt.Errorf("decode StateAction %q: %w", d, err)
+				return unionError("StateAction", d, b, err)
 			}
 			x.Variant = v
 			return nil
@@ -9889,321 +10271,338 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 	case "chat/toolCallComplete":
 		var v ChatToolCallCompleteAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallResultConfirmed":
 		var v ChatToolCallResultConfirmedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallContentChanged":
 		var v ChatToolCallContentChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallAuthRequired":
 		var v ChatToolCallAuthRequiredAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/toolCallAuthResolved":
 		var v ChatToolCallAuthResolvedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/turnComplete":
 		var v ChatTurnCompleteAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/turnCancelled":
 		var v ChatTurnCancelledAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/error":
 		var v ChatErrorAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/activityChanged":
 		var v ChatActivityChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/usage":
 		var v ChatUsageAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/reasoning":
 		var v ChatReasoningAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/pendingMessageSet":
 		var v ChatPendingMessageSetAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/pendingMessageRemoved":
 		var v ChatPendingMessageRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/queuedMessagesReordered":
 		var v ChatQueuedMessagesReorderedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/draftChanged":
 		var v ChatDraftChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/inputRequested":
 		var v ChatInputRequestedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/inputAnswerChanged":
 		var v ChatInputAnswerChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/inputCompleted":
 		var v ChatInputCompletedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/truncated":
 		var v ChatTruncatedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "chat/turnsLoaded":
 		var v ChatTurnsLoadedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "changeset/statusChanged":
 		var v ChangesetStatusChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "changeset/fileSet":
 		var v ChangesetFileSetAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "changeset/fileRemoved":
 		var v ChangesetFileRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "changeset/filesReviewChanged":
 		var v ChangesetFilesReviewChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "changeset/contentChanged":
 		var v ChangesetContentChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "changeset/operationsChanged":
 		var v ChangesetOperationsChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "changeset/operationStatusChanged":
 		var v ChangesetOperationStatusChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "changeset/cleared":
 		var v ChangesetClearedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "annotations/set":
 		var v AnnotationsSetAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "annotations/updated":
 		var v AnnotationsUpdatedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "annotations/removed":
 		var v AnnotationsRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "annotations/entrySet":
 		var v AnnotationsEntrySetAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "annotations/entryRemoved":
 		var v AnnotationsEntryRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/data":
 		var v TerminalDataAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/input":
 		var v TerminalInputAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/resized":
 		var v TerminalResizedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/claimed":
 		var v TerminalClaimedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/titleChanged":
 		var v TerminalTitleChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/cwdChanged":
 		var v TerminalCwdChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/exited":
 		var v TerminalExitedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/cleared":
 		var v TerminalClearedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/commandDetectionAvailable":
 		var v TerminalCommandDetectionAvailableAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/commandExecuted":
 		var v TerminalCommandExecutedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "terminal/commandFinished":
 		var v TerminalCommandFinishedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "resourceWatch/changed":
 		var v ResourceWatchChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode StateAction %q: %w", d, err)
+			return unionError("StateAction", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekStateAction(b)
+		return err
+	}
 	x.Variant = UnknownStateAction{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekStateAction reads the members StateAction dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekStateAction(b []byte) ([2]json.RawMessage, error) {
+	var p struct {
+		D  json.RawMessage `json:"type"`
+		P0 json.RawMessage `json:"approved"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [2]json.RawMessage{}, fmt.Errorf("decode StateAction: %w", err)
+	}
+	return [2]json.RawMessage{p.D, p.P0}, nil
 }
 
 // Discriminant for pending message kinds.
@@ -11585,37 +11984,56 @@ func (x ChangesetOperationTarget) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "kind".
+// UnmarshalJSON picks the variant by "kind". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ChangesetOperationTarget) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"kind"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "kind")
+	if !scanned {
+		var err error
+		if peek, err = peekChangesetOperationTarget(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ChangesetOperationTarget: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "resource":
 		var v ChangesetOperationResourceTarget
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChangesetOperationTarget %q: %w", d, err)
+			return unionError("ChangesetOperationTarget", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "range":
 		var v ChangesetOperationRangeTarget
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ChangesetOperationTarget %q: %w", d, err)
+			return unionError("ChangesetOperationTarget", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekChangesetOperationTarget(b)
+		return err
+	}
 	x.Variant = UnknownChangesetOperationTarget{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekChangesetOperationTarget reads the members ChangesetOperationTarget dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekChangesetOperationTarget(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ChangesetOperationTarget: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // Sent by the server when a protected resource requires (re-)authentication.
@@ -12071,37 +12489,56 @@ func (x ReconnectResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(x.Variant)
 }
 
-// UnmarshalJSON picks the variant by "type".
+// UnmarshalJSON picks the variant by "type". The discriminator is read with
+// scanMembers rather than a first json.Unmarshal, so b is decoded once.
 func (x *ReconnectResult) UnmarshalJSON(b []byte) error {
 	if isJSONNull(b) {
 		x.Variant = nil
 		return nil
 	}
-	var peek struct {
-		D json.RawMessage `json:"type"`
+	var peek [1]json.RawMessage
+	scanned := scanMembers(b, peek[:], "type")
+	if !scanned {
+		var err error
+		if peek, err = peekReconnectResult(b); err != nil {
+			return err
+		}
 	}
-	if err := json.Unmarshal(b, &peek); err != nil {
-		return fmt.Errorf("decode ReconnectResult: %w", err)
-	}
-	d := discValue(peek.D)
+	d := discValue(peek[0])
 	switch d {
 	case "replay":
 		var v ReconnectReplayResult
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ReconnectResult %q: %w", d, err)
+			return unionError("ReconnectResult", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	case "snapshot":
 		var v ReconnectSnapshotResult
 		if err := json.Unmarshal(b, &v); err != nil {
-			return fmt.Errorf("decode ReconnectResult %q: %w", d, err)
+			return unionError("ReconnectResult", d, b, err)
 		}
 		x.Variant = v
 		return nil
 	}
+	if scanned && !json.Valid(b) {
+		_, err := peekReconnectResult(b)
+		return err
+	}
 	x.Variant = UnknownReconnectResult{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// peekReconnectResult reads the members ReconnectResult dispatches on
+// with encoding/json: the exact path for input scanMembers does not handle.
+func peekReconnectResult(b []byte) ([1]json.RawMessage, error) {
+	var p struct {
+		D json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return [1]json.RawMessage{}, fmt.Errorf("decode ReconnectResult: %w", err)
+	}
+	return [1]json.RawMessage{p.D}, nil
 }
 
 // wireTypes returns a new zero value of each named wire type, by $def name.
@@ -12505,6 +12942,9 @@ func discValue(raw json.RawMessage) string {
 		return ""
 	}
 	if raw[0] == '"' {
+		if s, ok := plainJSONString(raw); ok {
+			return s
+		}
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			return s

@@ -43,6 +43,16 @@ func (s StringOrMarkdown) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON accepts either form.
 func (s *StringOrMarkdown) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
+	// Tool calls carry several of these; the common shapes skip a second
+	// validating json.Unmarshal (they are valid JSON by construction).
+	if v, ok := plainJSONString(b); ok {
+		*s = StringOrMarkdown{Value: v}
+		return nil
+	}
+	if v, ok := plainMarkdownObject(b); ok {
+		*s = StringOrMarkdown{Value: v, Markdown: true}
+		return nil
+	}
 	if len(b) > 0 && b[0] == '{' {
 		var m struct {
 			Markdown string `json:"markdown"`

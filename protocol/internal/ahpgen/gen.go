@@ -658,16 +658,19 @@ func (g *gen) emitUnion(u *union, s *schema) error {
 	g.p("// MarshalJSON encodes the held variant; an empty %s encodes as null.\n", n)
 	g.p("func (x %s) MarshalJSON() ([]byte, error) {\n\tif x.Variant == nil {\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn json.Marshal(x.Variant)\n}\n\n", n)
 
-	g.p("// UnmarshalJSON picks the variant by %q.\n", u.disc)
+	nPeek := 1 + len(u.peekProps)
+	peekKeys := []string{strconv.Quote(u.disc)}
+	for _, pp := range u.peekProps {
+		peekKeys = append(peekKeys, strconv.Quote(pp))
+	}
+	g.p("// UnmarshalJSON picks the variant by %q. The discriminator is read with\n", u.disc)
+	g.p("// scanMembers rather than a first json.Unmarshal, so b is decoded once.\n")
 	g.p("func (x *%s) UnmarshalJSON(b []byte) error {\n", n)
 	g.p("\tif isJSONNull(b) {\n\t\tx.Variant = nil\n\t\treturn nil\n\t}\n")
-	g.p("\tvar peek struct {\n\t\tD json.RawMessage `json:%q`\n", u.disc)
-	for i, pp := range u.peekProps {
-		g.p("\t\tP%d json.RawMessage `json:%q`\n", i, pp)
-	}
-	g.p("\t}\n")
-	g.p("\tif err := json.Unmarshal(b, &peek); err != nil {\n\t\treturn fmt.Errorf(\"decode %s: %%w\", err)\n\t}\n", n)
-	g.p("\td := discValue(peek.D)\n")
+	g.p("\tvar peek [%d]json.RawMessage\n", nPeek)
+	g.p("\tscanned := scanMembers(b, peek[:], %s)\n", strings.Join(peekKeys, ", "))
+	g.p("\tif !scanned {\n\t\tvar err error\n\t\tif peek, err = peek%s(b); err != nil {\n\t\t\treturn err\n\t\t}\n\t}\n", n)
+	g.p("\td := discValue(peek[0])\n")
 	g.p("\tswitch d {\n")
 
 	// Group variants by discriminator literal, keeping schema order.
@@ -688,7 +691,7 @@ func (g *gen) emitUnion(u *union, s *schema) error {
 	}
 	decode := func(indent, vname string) {
 		g.p("%svar v %s\n", indent, vname)
-		g.p("%sif err := json.Unmarshal(b, &v); err != nil {\n%s\treturn fmt.Errorf(\"decode %s %%q: %%w\", d, err)\n%s}\n", indent, indent, n, indent)
+		g.p("%sif err := json.Unmarshal(b, &v); err != nil {\n%s\treturn unionError(%q, d, b, err)\n%s}\n", indent, indent, n, indent)
 		g.p("%sx.Variant = v\n%sreturn nil\n", indent, indent)
 	}
 	for _, k := range order {
@@ -701,7 +704,7 @@ func (g *gen) emitUnion(u *union, s *schema) error {
 		for _, v := range vs {
 			var conds []string
 			for _, t := range v.ties {
-				conds = append(conds, fmt.Sprintf("discValue(peek.P%d) == %s", peekIdx[t[0]], strconv.Quote(literalText(json.RawMessage(t[1])))))
+				conds = append(conds, fmt.Sprintf("discValue(peek[%d]) == %s", 1+peekIdx[t[0]], strconv.Quote(literalText(json.RawMessage(t[1])))))
 			}
 			if len(conds) == 0 {
 				conds = []string{"true"}
@@ -712,7 +715,25 @@ func (g *gen) emitUnion(u *union, s *schema) error {
 		}
 	}
 	g.p("\t}\n")
+	// The scan does not validate nested values; Raw must be valid JSON, and
+	// the error for invalid input is the one the exact peek gives.
+	g.p("\tif scanned && !json.Valid(b) {\n\t\t_, err := peek%s(b)\n\t\treturn err\n\t}\n", n)
 	g.p("\tx.Variant = Unknown%s{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}\n\treturn nil\n}\n\n", n)
+
+	g.p("// peek%s reads the members %s dispatches on\n", n, n)
+	g.p("// with encoding/json: the exact path for input scanMembers does not handle.\n")
+	g.p("func peek%s(b []byte) ([%d]json.RawMessage, error) {\n", n, nPeek)
+	g.p("\tvar p struct {\n\t\tD json.RawMessage `json:%q`\n", u.disc)
+	for i, pp := range u.peekProps {
+		g.p("\t\tP%d json.RawMessage `json:%q`\n", i, pp)
+	}
+	g.p("\t}\n")
+	g.p("\tif err := json.Unmarshal(b, &p); err != nil {\n\t\treturn [%d]json.RawMessage{}, fmt.Errorf(\"decode %s: %%w\", err)\n\t}\n", nPeek, n)
+	fieldsList := []string{"p.D"}
+	for i := range u.peekProps {
+		fieldsList = append(fieldsList, fmt.Sprintf("p.P%d", i))
+	}
+	g.p("\treturn [%d]json.RawMessage{%s}, nil\n}\n\n", nPeek, strings.Join(fieldsList, ", "))
 	return nil
 }
 
@@ -752,6 +773,9 @@ func discValue(raw json.RawMessage) string {
 		return ""
 	}
 	if raw[0] == '"' {
+		if s, ok := plainJSONString(raw); ok {
+			return s
+		}
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			return s

@@ -1,0 +1,254 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// peekWithEncodingJSON is what the generated decoders did before
+// scanMembers: read the discriminator ("type") and a tie-breaker
+// ("approved") through encoding/json.
+func peekWithEncodingJSON(b []byte) (d, p json.RawMessage, err error) {
+	var peek struct {
+		D json.RawMessage `json:"type"`
+		P0 json.RawMessage `json:"approved"`
+	}
+	err = json.Unmarshal(b, &peek)
+	return peek.D, peek.P0, err
+}
+
+// scanTrickyInputs are valid and invalid objects shaped to trip a byte
+// scanner: duplicates, case, escapes, nesting, whitespace, odd values.
+var scanTrickyInputs = []string{
+	`{"type":"chat/delta"}`,
+	` {"type" : "chat/delta" , "approved":true } `,
+	"\t{\n\"type\"\r:\n\"x\"\n}\n",
+	`{}`,
+	` { } `,
+	`{"other":1}`,
+	// Duplicates: encoding/json keeps the last one.
+	`{"type":"a","type":"b"}`,
+	`{"type":"a","x":{"type":"c"},"type":"b"}`,
+	`{"type":"a","type":null}`,
+	`{"type":"a","type":7}`,
+	// Case folds like encoding/json's field matching.
+	`{"TYPE":"upper"}`,
+	`{"Type":"a","type":"b"}`,
+	`{"type":"a","tYpE":"b"}`,
+	`{"APPROVED":false,"type":"x"}`,
+	// Escaped or non-ASCII keys fall back to encoding/json.
+	`{"\u0074ype":"escaped"}`,
+	`{"type":"a","\u0074ype":"escaped-last"}`,
+	`{"typ\u0065":"a","type":"b"}`,
+	`{"\"type":"q"}`,
+	`{"ty\\pe":"q"}`,
+	"{\"\u212a\":1,\"type\":\"kelvin key\"}",
+	"{\"\u017ftatus\":1,\"type\":\"long s\"}",
+	"{\"t\xffype\":\"bad utf8 key\",\"type\":\"ok\"}",
+	// The same key name nested at every depth.
+	`{"x":{"type":"inner"},"type":"outer"}`,
+	`{"x":[{"type":"inner"},["type"]],"y":"type","type":"outer"}`,
+	`{"x":{"type":{"type":"deep"}}}`,
+	`{"x":"{\"type\":\"in string\"}","type":"outer"}`,
+	`{"x":"\\","type":"after backslash"}`,
+	`{"x":"\"}","type":"after quote"}`,
+	`{"x":"]}[{","type":"brackets in string"}`,
+	// Non-string and odd discriminators.
+	`{"type":1}`,
+	`{"type":-1.5e+10}`,
+	`{"type":true}`,
+	`{"type":false,"approved":null}`,
+	`{"type":null}`,
+	`{"type":{"a":[1,2,{"b":null}]}}`,
+	`{"type":[ 1 , "x" ]}`,
+	`{"type":""}`,
+	`{"type":"esc\u0061ped"}`,
+	`{"type":"tab\there"}`,
+	`{"type":"slash\/"}`,
+	`{"type":"\ud83d\ude00"}`,
+	"{\"type\":\"caf\u00e9\"}",
+	"{\"type\":\"bad\xffutf8\"}",
+	`{"type":"chat/delta","approved":"true"}`,
+	// Not objects.
+	`null`, `[]`, `[{"type":"x"}]`, `"type"`, `1`, `true`,
+	// Malformed: encoding/json rejects all of these.
+	``, ` `, `{`, `}`, `{"type"}`, `{"type":}`, `{"type":"a",}`, `{,"type":"a"}`,
+	`{"type":"a" "x":1}`, `{"type":"a"}}`, `{"type":"a"} x`, `{"type":"a"}{}`,
+	`{"type":"unterminated}`, `{"type":tru}`, `{"type":nul}`, `{"type":01}`,
+	`{"type":"a","x":[}`, `{"type":"a","x":{]}`, `{"type":"a","x":[1,]}`,
+	`{"x":{"y":1},"type":"a","z":{"q":[1,2}}`, `{type:"a"}`, `{'type':'a'}`,
+	"{\"type\":\"ctrl\x01\"}", "{\"ty\x01pe\":\"a\"}",
+	`{"type":"a","x":"\q"}`, `{"type":"a","x":"\u12"}`,
+	`{"type":1"x":2}`, `{"type":[1]"x":2}`,
+}
+
+// TestScanMembersMatchesEncodingJSON checks the rule the generated decoders
+// rely on: whenever scanMembers answers for valid JSON, its members equal
+// the ones encoding/json reads; on input encoding/json rejects, scanMembers
+// may answer (callers decode afterwards, which validates) but must not
+// panic.
+func TestScanMembersMatchesEncodingJSON(t *testing.T) {
+	for _, in := range scanTrickyInputs {
+		b := []byte(in)
+		wantD, wantP, err := peekWithEncodingJSON(b)
+		var got [2]json.RawMessage
+		ok := scanMembers(b, got[:], "type", "approved")
+		if err != nil {
+			continue // any answer is fine: the variant decode or json.Valid rejects it
+		}
+		if !ok {
+			// Falling back is always correct, but plain ASCII objects must
+			// take the fast path or the scan is pointless.
+			if strings.HasPrefix(strings.TrimSpace(in), "{") && isASCII(b) && !bytes.ContainsRune(b, '\\') {
+				t.Errorf("scanMembers(%s) fell back on plain valid input", in)
+			}
+			continue
+		}
+		if !bytes.Equal(got[0], wantD) || !bytes.Equal(got[1], wantP) {
+			t.Errorf("scanMembers(%s) = %q, %q; encoding/json reads %q, %q", in, got[0], got[1], wantD, wantP)
+		}
+		if (got[0] == nil) != (wantD == nil) || (got[1] == nil) != (wantP == nil) {
+			t.Errorf("scanMembers(%s): absent/present differs from encoding/json", in)
+		}
+		if discValue(got[0]) != discValue(wantD) {
+			t.Errorf("discValue differs for %s", in)
+		}
+	}
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestScanMembersFallsBack pins the inputs that must take the exact path:
+// an escaped or non-ASCII key might name the discriminator, and only
+// encoding/json knows how it folds.
+func TestScanMembersFallsBack(t *testing.T) {
+	for _, in := range []string{
+		`{"\u0074ype":"escaped"}`,
+		"{\"\u212a\":1}",
+		"{\"t\xffype\":\"x\"}",
+		`[]`, `"x"`, `1`, ``, `{`, `{"type":"a"} x`,
+	} {
+		var out [1]json.RawMessage
+		if scanMembers([]byte(in), out[:], "type") {
+			t.Errorf("scanMembers(%q) answered %q; want a fall back to encoding/json", in, out[0])
+		}
+	}
+}
+
+// TestUnionDecodeMatchesPeek decodes every tricky input as StateAction and
+// checks the result against the old two-pass decode: same variant kind, same
+// error or success, and unknown members kept byte for byte.
+func TestUnionDecodeMatchesPeek(t *testing.T) {
+	for _, in := range scanTrickyInputs {
+		b := []byte(in)
+		var got StateAction
+		gotErr := got.UnmarshalJSON(b)
+		wantD, wantP, peekErr := peekWithEncodingJSON(b)
+		if peekErr != nil {
+			if gotErr == nil && !isJSONNull(b) {
+				t.Errorf("StateAction.UnmarshalJSON(%q) succeeded; the old peek failed: %v", in, peekErr)
+			} else if gotErr != nil && !isJSONNull(b) && gotErr.Error() != fmt.Sprintf("decode StateAction: %v", peekErr) {
+				t.Errorf("StateAction.UnmarshalJSON(%q) error %q; the old decoder said %q", in, gotErr, "decode StateAction: "+peekErr.Error())
+			}
+			continue
+		}
+		d := discValue(wantD)
+		if gotErr != nil {
+			// Only a known discriminator with a bad variant body may fail.
+			if !strings.Contains(gotErr.Error(), fmt.Sprintf("decode StateAction %q", d)) {
+				t.Errorf("StateAction.UnmarshalJSON(%q): %v", in, gotErr)
+			}
+			continue
+		}
+		if got.Kind() != d {
+			t.Errorf("StateAction.UnmarshalJSON(%q) kind %q, want %q (approved %s)", in, got.Kind(), d, wantP)
+		}
+		if u, ok := got.Variant.(UnknownStateAction); ok && (!bytes.Equal(u.Raw, b) || u.Discriminator != d) {
+			t.Errorf("StateAction.UnmarshalJSON(%q) unknown = %q/%q, want raw input and %q", in, u.Discriminator, u.Raw, d)
+		}
+	}
+}
+
+// TestUnionDecodeInvalidBytesDirect calls UnmarshalJSON directly (bypassing
+// json.Unmarshal's validation) with objects whose outline scans fine but
+// whose nested values are broken: unknown discriminators must not be kept
+// as Raw, and the error must be the one the old decoder gave.
+func TestUnionDecodeInvalidBytesDirect(t *testing.T) {
+	for _, in := range []string{
+		`{"type":"nope","x":[}`,
+		`{"type":"nope","x":{"a":tru}}`,
+		`{"type":"chat/delta","x":[1,]}`,
+		`{"status":"weird","x":"\q"}`,
+	} {
+		for name, v := range map[string]json.Unmarshaler{"StateAction": new(StateAction), "ToolCallState": new(ToolCallState)} {
+			err := v.UnmarshalJSON([]byte(in))
+			if err == nil {
+				t.Errorf("%s.UnmarshalJSON(%s) accepted invalid JSON", name, in)
+				continue
+			}
+			var syn *json.SyntaxError
+			if !errors.As(err, &syn) || !strings.HasPrefix(err.Error(), "decode "+name+": ") {
+				t.Errorf("%s.UnmarshalJSON(%s) = %v; want the old `decode %s: <syntax error>`", name, in, err, name)
+			}
+		}
+	}
+}
+
+func TestPlainJSONString(t *testing.T) {
+	for _, in := range []string{
+		`""`, `"abc"`, `"caf` + "\u00e9" + `"`, `"a\"b"`, `"a\\b"`, `"\u0041"`, "\"bad\xff\"", "\"ctl\x01\"",
+		`"`, `abc`, `"abc`, `abc"`, `"a"b"`, `null`, `1`,
+	} {
+		got, ok := plainJSONString([]byte(in))
+		var want string
+		err := json.Unmarshal([]byte(in), &want)
+		if ok && (err != nil || got != want) {
+			t.Errorf("plainJSONString(%q) = %q; encoding/json: %q, %v", in, got, want, err)
+		}
+		if !ok && err == nil && in[0] == '"' && !bytes.ContainsAny([]byte(in), "\\\x01\xff") {
+			t.Errorf("plainJSONString(%q) fell back on a plain string", in)
+		}
+	}
+}
+
+func TestStringOrMarkdownFastPathMatches(t *testing.T) {
+	for _, in := range []string{
+		`"plain"`, ` "plain" `, `{"markdown":"**md**"}`, ` { "Markdown" : "x" } `, `{"MARKDOWN":"x"}`,
+		`{"markdown":"a","markdown":"b"}`, `{"markdown":"a\nb"}`, `{"markdown":1}`, `{"markdown":null}`, `{}`,
+		`{"markdown":"x","other":1}`, `{"markdown":"x"`, `{"markdown":"x"} y`, `"unterminated`, `{"markdown":"x}`,
+		`{"\u006darkdown":"esc"}`, `null`, `1`,
+	} {
+		var got StringOrMarkdown
+		gotErr := got.UnmarshalJSON([]byte(in))
+		var want StringOrMarkdown
+		var wantErr error
+		// The old decoder: encoding/json for both forms.
+		if b := bytes.TrimSpace([]byte(in)); len(b) > 0 && b[0] == '{' {
+			var m struct {
+				Markdown string `json:"markdown"`
+			}
+			if wantErr = json.Unmarshal(b, &m); wantErr == nil {
+				want = StringOrMarkdown{Value: m.Markdown, Markdown: true}
+			}
+		} else {
+			var v string
+			if wantErr = json.Unmarshal(b, &v); wantErr == nil {
+				want = StringOrMarkdown{Value: v}
+			}
+		}
+		if (gotErr == nil) != (wantErr == nil) || got != want {
+			t.Errorf("StringOrMarkdown(%s) = %+v, %v; want %+v, %v", in, got, gotErr, want, wantErr)
+		}
+	}
+}
