@@ -789,6 +789,13 @@ func (c *Client) applyLocked(env ActionEnvelope) {
 	if out.changed {
 		c.events.push(ChannelStateEvent{Channel: env.Channel})
 	}
+	if out.confirmed != nil {
+		c.events.push(ActionConfirmedEvent{
+			Channel:   env.Channel,
+			Action:    out.confirmed.action,
+			ClientSeq: out.confirmed.clientSeq,
+		})
+	}
 	if out.rejected != nil {
 		c.events.push(ActionRejectedEvent{
 			Channel:   env.Channel,

@@ -983,3 +983,40 @@ func TestCommandDuringReconnectWaitsForReady(t *testing.T) {
 		t.Errorf("ListSessions with a dead ctx while reconnecting = %v", err)
 	}
 }
+
+// TestEchoEmitsActionConfirmed: the host's echo of our own dispatch settles
+// it with an ActionConfirmedEvent (the UI clears its pending marker on it),
+// and a rejection does not also claim to be confirmed.
+func TestEchoEmitsActionConfirmed(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+
+	seq, err := c.Dispatch(sessionURI, title("mine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := waitEvent(t, c, func(e protocol.ActionConfirmedEvent) bool { return true })
+	if ok.ClientSeq != seq || ok.Channel != sessionURI || ok.Action.Kind() != "session/titleChanged" {
+		t.Errorf("confirmation = %+v, want clientSeq %d on %s", ok, seq, sessionURI)
+	}
+
+	h.RejectNext("session/titleChanged", "no")
+	seq2, err := c.Dispatch(sessionURI, title("again"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawConfirm bool
+	waitEvent(t, c, func(e protocol.Event) bool {
+		switch e := e.(type) {
+		case protocol.ActionConfirmedEvent:
+			sawConfirm = sawConfirm || e.ClientSeq == seq2
+		case protocol.ActionRejectedEvent:
+			return e.ClientSeq == seq2
+		}
+		return false
+	})
+	if sawConfirm {
+		t.Error("a rejected dispatch was also reported as confirmed")
+	}
+}

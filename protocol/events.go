@@ -91,6 +91,16 @@ type ActionRejectedEvent struct {
 	Reason    string
 }
 
+// ActionConfirmedEvent says the host accepted one of our dispatched actions:
+// its echo arrived and the action is now part of the confirmed state. With
+// ActionRejectedEvent it settles every dispatch, so the UI can clear a
+// "pending" marker exactly when the host answered rather than guessing.
+type ActionConfirmedEvent struct {
+	Channel   string
+	Action    StateAction
+	ClientSeq int64
+}
+
 // HostErrorEvent reports something the host sent that the client could not
 // use (a malformed frame, an envelope that does not decode). The connection
 // and the mirror are intact; the UI shows it and carries on.
@@ -105,6 +115,7 @@ func (SessionRemovedEvent) isEvent()        {}
 func (SessionSummaryChangedEvent) isEvent() {}
 func (AuthRequiredEvent) isEvent()          {}
 func (ActionRejectedEvent) isEvent()        {}
+func (ActionConfirmedEvent) isEvent()       {}
 func (HostErrorEvent) isEvent()             {}
 
 // eventQueue is an unbounded FIFO between producers (the connection reader,

@@ -113,6 +113,8 @@ type envelopeOutcome struct {
 	changed bool
 	// rejected is the pending action the host refused, if any.
 	rejected *pendingAction
+	// confirmed is the pending action the host accepted, if any.
+	confirmed *pendingAction
 	// reason is the host's rejection text for rejected.
 	reason string
 }
@@ -145,6 +147,8 @@ func (m *mirror) applyEnvelope(env ActionEnvelope, myID string) envelopeOutcome 
 		if rejected {
 			out.rejected = &p
 			out.reason = *env.RejectionReason
+		} else {
+			out.confirmed = &p
 		}
 	}
 	if !stale && !rejected {
