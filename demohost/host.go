@@ -75,7 +75,8 @@ type Config struct {
 	// stopped reading and overflowed its send queue.
 	OnDisconnect func(conn int64, reason string)
 
-	// NoDemoSession starts the host without the seeded demo session.
+	// NoDemoSession starts the host without the seeded demo and history
+	// sessions.
 	NoDemoSession bool
 
 	// Logger gets connection events (never params, never tokens); nil discards.

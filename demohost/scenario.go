@@ -20,7 +20,7 @@ const (
 	HistorySessionTitle = "Earlier: why TestReconnect flakes"
 
 	// Top-level MCP servers.
-	GitHubServerID     = "mcp-github"     // protected: authRequired until a token for GitHubResource
+	GitHubServerID     = "mcp-github"     // protected: authRequired until a token for GitHubResourcePath
 	FilesystemServerID = "mcp-filesystem" // starting → ready
 	// The plugin container and its children.
 	PluginID       = "plugin-devtools"
