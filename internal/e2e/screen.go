@@ -28,8 +28,66 @@ const (
 	horizontals = "─━═"
 )
 
-// cell returns the grapheme at column col of line ("" past its end).
-func cell(line string, col int) string { return ansi.Cut(line, col, col+1) }
+// grid is a screen split into cells: one grapheme per cell, a wide
+// grapheme followed by "" for the second cell it covers. Splitting once
+// keeps a poll of the screen linear in its size.
+type grid [][]string
+
+func newGrid(screen string) grid {
+	lines := strings.Split(screen, "\n")
+	g := make(grid, len(lines))
+	for i, line := range lines {
+		for line != "" {
+			c, w := ansi.FirstGraphemeCluster(line, ansi.GraphemeWidth)
+			if c == "" {
+				break
+			}
+			g[i] = append(g[i], c)
+			for ; w > 1; w-- {
+				g[i] = append(g[i], "")
+			}
+			line = line[len(c):]
+		}
+	}
+	return g
+}
+
+// cell is the grapheme at (row, col), "" past the end of the line.
+func (g grid) cell(row, col int) string {
+	if row < 0 || row >= len(g) || col < 0 || col >= len(g[row]) {
+		return ""
+	}
+	return g[row][col]
+}
+
+// cut is the text of columns [left, right) of row.
+func (g grid) cut(row, left, right int) string {
+	cs := g[row]
+	left, right = min(max(left, 0), len(cs)), min(max(right, 0), len(cs))
+	if left >= right {
+		return ""
+	}
+	return strings.Join(cs[left:right], "")
+}
+
+// find lists the columns where text starts in row.
+func (g grid) find(row int, text string) []int {
+	want := newGrid(text)[0]
+	var cols []int
+	for c := 0; c+len(want) <= len(g[row]); c++ {
+		match := true
+		for k, w := range want {
+			if g[row][c+k] != w {
+				match = false
+				break
+			}
+		}
+		if match {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}
 
 func isOneOf(s, set string) bool { return s != "" && strings.Contains(set, s) }
 
@@ -38,16 +96,13 @@ func isOneOf(s, set string) bool { return s != "" && strings.Contains(set, s) }
 // without the frame, trailing spaces trimmed. ok is false when no frame
 // around title is on screen. The first match from the top wins.
 func Panel(screen, title string) (lines []string, ok bool) {
-	rows := strings.Split(screen, "\n")
-	for r, line := range rows {
-		for off := 0; ; {
-			i := strings.Index(line[off:], title)
-			if i < 0 {
-				break
-			}
-			col := ansi.StringWidth(line[:off+i])
-			off += i + len(title)
-			if lines, ok := panelAt(rows, r, col); ok {
+	g := newGrid(screen)
+	for r := range g {
+		if !strings.Contains(strings.Join(g[r], ""), title) {
+			continue
+		}
+		for _, col := range g.find(r, title) {
+			if lines, ok := g.panelAt(r, col); ok {
 				return lines, true
 			}
 		}
@@ -56,14 +111,14 @@ func Panel(screen, title string) (lines []string, ok bool) {
 }
 
 // panelAt reads the frame around the title found at (row, col).
-func panelAt(rows []string, row, col int) (lines []string, ok bool) {
-	top, left, found := frameOrigin(rows, row, col)
+func (g grid) panelAt(row, col int) (lines []string, ok bool) {
+	top, left, found := g.frameOrigin(row, col)
 	if !found {
 		return nil, false
 	}
 	right := -1
-	for c := left + 1; c < ansi.StringWidth(rows[top]); c++ {
-		if isOneOf(cell(rows[top], c), topRights) {
+	for c := left + 1; c < len(g[top]); c++ {
+		if isOneOf(g.cell(top, c), topRights) {
 			right = c
 			break
 		}
@@ -71,11 +126,11 @@ func panelAt(rows []string, row, col int) (lines []string, ok bool) {
 	if right < 0 {
 		return nil, false
 	}
-	for r := top + 1; r < len(rows); r++ {
-		if isOneOf(cell(rows[r], left), bottomLefts) {
+	for r := top + 1; r < len(g); r++ {
+		if isOneOf(g.cell(r, left), bottomLefts) {
 			return lines, true
 		}
-		lines = append(lines, strings.TrimRight(ansi.Cut(rows[r], left+1, right), " "))
+		lines = append(lines, strings.TrimRight(g.cut(r, left+1, right), " "))
 	}
 	// No bottom border: the panel runs off the screen; what is visible is
 	// still what a person reads.
@@ -86,28 +141,26 @@ func panelAt(rows []string, row, col int) (lines []string, ok bool) {
 // along the row over the border's title decoration or blank padding to a
 // corner (title in the border) or a vertical (title inside), then up that
 // column to the corner.
-func frameOrigin(rows []string, row, col int) (top, left int, ok bool) {
+func (g grid) frameOrigin(row, col int) (top, left int, ok bool) {
 	c := col - 1
 	for ; c >= 0; c-- {
-		g := cell(rows[row], c)
-		if g == " " || isOneOf(g, horizontals) {
-			continue
+		if x := g.cell(row, c); x != " " && !isOneOf(x, horizontals) {
+			break
 		}
-		break
 	}
 	if c < 0 {
 		return 0, 0, false
 	}
-	switch g := cell(rows[row], c); {
-	case isOneOf(g, topLefts):
+	switch x := g.cell(row, c); {
+	case isOneOf(x, topLefts):
 		return row, c, true
-	case isOneOf(g, verticals):
+	case isOneOf(x, verticals):
 		for r := row - 1; r >= 0; r-- {
-			g := cell(rows[r], c)
-			if isOneOf(g, topLefts) {
+			x := g.cell(r, c)
+			if isOneOf(x, topLefts) {
 				return r, c, true
 			}
-			if !isOneOf(g, verticals) {
+			if !isOneOf(x, verticals) {
 				return 0, 0, false
 			}
 		}

@@ -128,3 +128,21 @@ func TestReadScreenRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A wide grapheme left of a panel takes two cells but one rune; the panel's
+// text must still come out whole on that row.
+func TestPanelCountsCells(t *testing.T) {
+	screen := strings.Join([]string{
+		"╭──────╮┏━ Right ━━┓",
+		"│ 🔑 x │┃ abc      ┃",
+		"│ 漢字 │┃ def      ┃",
+		"╰──────╯┗━━━━━━━━━━┛",
+	}, "\n")
+	got, ok := Panel(screen, "Right")
+	if want := []string{" abc", " def"}; !ok || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Panel(Right) = %q, %v; want %q", got, ok, want)
+	}
+	if got := Flatten(got); got != "abc def" {
+		t.Errorf("Flatten = %q", got)
+	}
+}
