@@ -248,7 +248,12 @@ func runDemo(t *testing.T, bin string, w, h int) {
 		t.Fatalf("the printed authorization URL is not a valid request:\n%s\n%v", authURL, err)
 	}
 	approveInHeadlessBrowser(t, authURL)
-	u.see("access granted", func(s string) bool { return strings.Contains(s, "access granted") })
+	screen = u.see("access granted", func(s string) bool { return strings.Contains(s, "access granted") })
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "access granted") {
+			t.Logf("access granted shown as: %s", strings.TrimSpace(l))
+		}
+	}
 	screen = u.see("deploy completes", func(s string) bool {
 		lines, _ := Panel(s, chatTitle)
 		chat := Flatten(lines)
