@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -23,9 +24,12 @@ type TranscriptOptions struct {
 
 // Transcript renders a chat's turns into a scrollable viewport, fast enough
 // to redraw on every streamed delta. It caches each finished turn's lines by
-// (turn, width, the options that touch the turn), re-renders only the
-// active turn per frame (and of its markdown only the last paragraph), and
-// walks from the bottom only as far as the viewport needs.
+// (turn, width, the options that touch the turn) and, inside a turn, each
+// part's lines by (the part's value, width, the options that touch the
+// part), so a selection that moves between cards redraws those two cards
+// and nothing else. Per frame it reassembles only the active turn from its
+// cached parts (re-rendering of a streaming markdown part only the last
+// paragraph), and walks from the bottom only as far as the viewport needs.
 //
 // A Transcript is a cache: mutable, not safe for concurrent use, and it never
 // changes the chat it is given. Use one per open chat, from the UI goroutine.
@@ -38,6 +42,7 @@ type Transcript struct {
 	activeID string
 	streams  map[string]*markdownStream // active turn's markdown parts, by part id
 	userMsg  *renderedTurn              // active turn's user message
+	active   []partLines                // active turn's parts as last drawn
 }
 
 // renderedTurn is one turn's lines at one width and option set.
@@ -45,6 +50,47 @@ type renderedTurn struct {
 	key   string
 	lines []string
 	cards map[string][2]int // tool call id → [first line, line count] within lines
+	// What the lines were assembled from, so that re-rendering the turn for
+	// a new option set (the selection moved onto or off one of its cards)
+	// redraws only the parts the options touch.
+	user    userKey
+	userLns []string
+	parts   []partLines
+}
+
+// partLines is one response part's rendered, indented lines and what they
+// depend on. Snapshots are immutable, so the same variant box (see
+// samePart) means the same content; key holds the width and the options
+// that touch the part.
+type partLines struct {
+	part  protocol.ResponsePart
+	key   string
+	lines []string
+}
+
+// samePart reports whether a and b are the very same variant value: the
+// same dynamic type and the same boxed data. Reducers build a new part
+// whenever they change one and share it otherwise (the premise of turnKey
+// too), so this identifies unchanged content without walking it. Different
+// boxes with equal content only cost a re-render.
+func samePart(a, b protocol.ResponsePart) bool {
+	wa := *(*[2]unsafe.Pointer)(unsafe.Pointer(&a.Variant))
+	wb := *(*[2]unsafe.Pointer)(unsafe.Pointer(&b.Variant))
+	return wa == wb && a.Variant != nil
+}
+
+// userKey is what a turn's user message lines depend on.
+type userKey struct {
+	width int
+	text  string // compared by content (pointer-equal in the common case)
+	kind  protocol.MessageKind
+	att   unsafe.Pointer // attachments' backing array: shared while unchanged
+	natt  int
+}
+
+func userKeyOf(m protocol.Message, width int) userKey {
+	return userKey{width: width, text: m.Text, kind: m.Origin.Kind,
+		att: unsafe.Pointer(unsafe.SliceData(m.Attachments)), natt: len(m.Attachments)}
 }
 
 // NewTranscript returns an empty transcript drawn with th.
@@ -59,6 +105,7 @@ func (t *Transcript) SetTheme(th Theme) {
 	t.turns = map[string]*renderedTurn{}
 	t.streams = map[string]*markdownStream{}
 	t.userMsg = nil
+	t.active = nil
 }
 
 // SetChat points the transcript at the newest snapshot of the chat and the
@@ -80,6 +127,7 @@ func (t *Transcript) SetChat(chat protocol.ChatState, sessionCustomizations []pr
 		t.serverFP = s
 		t.turns = map[string]*renderedTurn{}
 		t.userMsg = nil
+		t.active = nil
 	}
 	if len(t.turns) > len(chat.Turns)+64 {
 		live := make(map[string]bool, len(chat.Turns))
@@ -95,6 +143,7 @@ func (t *Transcript) SetChat(chat protocol.ChatState, sessionCustomizations []pr
 	if chat.ActiveTurn == nil || chat.ActiveTurn.Id != t.activeID {
 		t.streams = map[string]*markdownStream{}
 		t.userMsg = nil
+		t.active = nil
 		t.activeID = ""
 		if chat.ActiveTurn != nil {
 			t.activeID = chat.ActiveTurn.Id
@@ -227,17 +276,37 @@ func (t *Transcript) LocateToolCall(width int, opts TranscriptOptions, toolCallI
 	return top, height, ok
 }
 
+// LocateToolCallFromEnd is LocateToolCall counted from the other end: how
+// many lines lie from the card's first line to the end of the transcript
+// (the card's own lines included), and the card's height. It renders only
+// the turns from the card's down, so finding a card near the end of a
+// long chat costs those turns, not the whole chat.
+func (t *Transcript) LocateToolCallFromEnd(width int, opts TranscriptOptions, toolCallID string) (fromEnd, height int, ok bool) {
+	acc := 0
+	for i := t.segments() - 1; i >= 0; i-- {
+		if i < t.segments()-1 {
+			acc++ // the blank line between blocks
+		}
+		r := t.segment(i, width, opts)
+		if c, found := r.cards[toolCallID]; found {
+			return acc + len(r.lines) - c[0], c[1], true
+		}
+		acc += len(r.lines)
+	}
+	return 0, 0, false
+}
+
 // ScrollToToolCall returns the scrollFromBottom that shows a tool call's
 // card with its top at the top of a height-line viewport (or as close as
 // the transcript's end allows).
 func (t *Transcript) ScrollToToolCall(width, height int, opts TranscriptOptions, toolCallID string) (scrollFromBottom int, ok bool) {
-	top, _, ok := t.LocateToolCall(width, opts, toolCallID)
+	fromEnd, _, ok := t.LocateToolCallFromEnd(width, opts, toolCallID)
 	if !ok {
 		return 0, false
 	}
-	total := t.TotalLines(width, opts)
-	s := total - top - height
-	return min(max(s, 0), max(total-height, 0)), true
+	// The card's top is at total-fromEnd, so the offset never passes the
+	// top of the transcript: no need to know its total height.
+	return max(fromEnd-height, 0), true
 }
 
 // ToolCallIDs lists the chat's tool call ids in transcript order, for
@@ -310,13 +379,33 @@ func (t *Transcript) finishedTurn(tr *protocol.Turn, width int, opts TranscriptO
 	if r, ok := t.turns[tr.Id]; ok && r.key == key {
 		return r
 	}
-	r := &renderedTurn{key: key, cards: map[string][2]int{}}
-	r.lines = t.userLines(tr.Message, width)
+	old := t.turns[tr.Id]
+	r := &renderedTurn{key: key, cards: map[string][2]int{}, user: userKeyOf(tr.Message, width)}
+	if old != nil && old.user == r.user {
+		r.userLns = old.userLns
+	} else {
+		r.userLns = t.userLines(tr.Message, width)
+	}
+	var oldParts []partLines
+	if old != nil {
+		oldParts = old.parts
+	}
+	r.lines = make([]string, 0, len(r.userLns)+1+estimateLines(oldParts)+4)
+	r.lines = append(r.lines, r.userLns...)
 	r.lines = append(r.lines, "")
-	r.lines = t.appendParts(r, tr.ResponseParts, width, opts, false)
+	r.parts = make([]partLines, 0, len(tr.ResponseParts))
+	r.lines = t.appendParts(r, oldParts, tr.ResponseParts, width, opts, false)
 	r.lines = t.appendFooter(r.lines, tr, width)
 	t.turns[tr.Id] = r
 	return r
+}
+
+func estimateLines(parts []partLines) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p.lines) + 1
+	}
+	return n
 }
 
 func (t *Transcript) activeTurn(at *protocol.ActiveTurn, width int, opts TranscriptOptions) *renderedTurn {
@@ -324,10 +413,12 @@ func (t *Transcript) activeTurn(at *protocol.ActiveTurn, width int, opts Transcr
 		t.userMsg = &renderedTurn{key: fmt.Sprint(width), lines: t.userLines(at.Message, width)}
 	}
 	r := &renderedTurn{cards: map[string][2]int{}}
-	r.lines = make([]string, 0, len(t.userMsg.lines)+64)
+	r.lines = make([]string, 0, len(t.userMsg.lines)+estimateLines(t.active)+8)
 	r.lines = append(r.lines, t.userMsg.lines...)
 	r.lines = append(r.lines, "")
-	r.lines = t.appendParts(r, at.ResponseParts, width, opts, true)
+	r.parts = make([]partLines, 0, len(at.ResponseParts))
+	r.lines = t.appendParts(r, t.active, at.ResponseParts, width, opts, true)
+	t.active = r.parts
 	// What the agent is doing now, in the host's words.
 	activity := "working…"
 	if a := SanitizeLine(strOr(t.chat.Activity)); strings.TrimSpace(a) != "" {
@@ -396,85 +487,139 @@ func attachmentLabel(a protocol.MessageAttachment) string {
 }
 
 // appendParts renders response parts in stream order, one blank line
-// apart, indented under the turn.
-func (t *Transcript) appendParts(r *renderedTurn, parts []protocol.ResponsePart, width int, opts TranscriptOptions, active bool) []string {
-	th := t.th
+// apart, indented under the turn, into r (lines, cards and parts). A part
+// whose variant and key match old at the same index (parts only ever
+// append or change in place) reuses its lines: moving the selection across
+// a long turn redraws the two cards it touches, not the turn's markdown.
+func (t *Transcript) appendParts(r *renderedTurn, old []partLines, parts []protocol.ResponsePart, width int, opts TranscriptOptions, active bool) []string {
 	lines := r.lines
 	inner := max(width-2, 1)
-	indent := func(ls []string) {
-		for _, l := range ls {
-			if l == "" {
-				lines = append(lines, "")
-			} else {
-				lines = append(lines, "  "+l)
-			}
-		}
-	}
 	for i, p := range parts {
 		if i > 0 {
 			lines = append(lines, "")
 		}
-		switch v := p.Variant.(type) {
-		case protocol.MarkdownResponsePart:
-			if active {
-				s, ok := t.streams[v.Id]
-				if !ok {
-					s = &markdownStream{}
-					t.streams[v.Id] = s
-				}
-				indent(s.render(th, v.Content.String(), inner))
-			} else {
-				indent(RenderMarkdown(th, v.Content.String(), inner))
-			}
-		case protocol.ReasoningResponsePart:
-			indent(reasoningLines(th, v, opts.Expanded[v.Id], inner))
-		case protocol.ToolCallResponsePart:
-			id := ToolCallID(v.ToolCall)
-			ctx := CardContext{
-				ServerName: t.servers[normalizeToolCall(v.ToolCall).contributorMCP],
-				Selected:   id != "" && id == opts.SelectedToolCall,
-				Expanded:   opts.Expanded[id],
-			}
-			if g, ok := opts.Grant[id]; ok {
-				ctx.Grant = &g
-			}
-			card := strings.Split(RenderToolCard(th, v.ToolCall, ctx, inner), "\n")
-			if id != "" {
-				r.cards[id] = [2]int{len(lines), len(card)}
-			}
-			indent(card)
-		case protocol.InputRequestResponsePart:
-			indent(inputRequestSummary(th, v, inner))
-		case protocol.SystemNotificationResponsePart:
-			text := Sanitize(v.Content.Value)
-			var ls []string
-			for j, l := range strings.Split(strings.TrimRight(text, "\n "), "\n") {
-				prefix := "  "
-				if j == 0 {
-					prefix = "ℹ "
-				}
-				for k, w := range wrapLines(l, inner-2) {
-					if k > 0 {
-						prefix = "  "
-					}
-					ls = append(ls, th.Info.Render(prefix+w))
-				}
-			}
-			indent(ls)
-		case protocol.ResourceReponsePart:
-			s := "[content " + SanitizeLine(v.Uri)
-			if v.ContentType != nil {
-				s += ", " + SanitizeLine(*v.ContentType)
-			}
-			if v.SizeHint != nil {
-				s += fmt.Sprintf(", %d bytes", *v.SizeHint)
-			}
-			indent([]string{th.Muted.Render(Truncate(s+"]", inner))})
-		default:
-			indent([]string{th.Muted.Render(Truncate("[a "+SanitizeLine(p.Kind())+" part this client cannot show]", inner))})
+		key := partKey(t, p, width, opts)
+		var ls []string
+		if i < len(old) && old[i].key == key && samePart(old[i].part, p) {
+			ls = old[i].lines
+		} else {
+			ls = indentLines(t.renderPart(p, inner, opts, active))
 		}
+		if id := cardID(p); id != "" {
+			r.cards[id] = [2]int{len(lines), len(ls)}
+		}
+		r.parts = append(r.parts, partLines{part: p, key: key, lines: ls})
+		lines = append(lines, ls...)
 	}
 	return lines
+}
+
+// indentLines puts a part under its turn: two cells in, blank lines kept
+// empty so the viewport pads nothing.
+func indentLines(ls []string) []string {
+	for i, l := range ls {
+		if l != "" {
+			ls[i] = "  " + l
+		}
+	}
+	return ls
+}
+
+// cardID is the id a part is located and selected by: a tool call's id,
+// "" for anything else.
+func cardID(p protocol.ResponsePart) string {
+	if v, ok := p.Variant.(protocol.ToolCallResponsePart); ok {
+		return ToolCallID(v.ToolCall)
+	}
+	return ""
+}
+
+// partKey is the width and the options a part's lines depend on.
+func partKey(t *Transcript, p protocol.ResponsePart, width int, opts TranscriptOptions) string {
+	w := strconv.Itoa(width)
+	switch v := p.Variant.(type) {
+	case protocol.ReasoningResponsePart:
+		if opts.Expanded[v.Id] {
+			return w + "|e"
+		}
+	case protocol.ToolCallResponsePart:
+		n := normalizeToolCall(v.ToolCall)
+		if n.id == "" {
+			return w
+		}
+		k := w
+		if opts.SelectedToolCall == n.id {
+			k += "|s"
+		}
+		if opts.Expanded[n.id] {
+			k += "|e"
+		}
+		if g, ok := opts.Grant[n.id]; ok {
+			k += fmt.Sprintf("|g%v", g)
+		}
+		return k + "|" + t.servers[n.contributorMCP]
+	}
+	return w
+}
+
+// renderPart draws one response part at inner width, not yet indented.
+// The result is owned by the caller.
+func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts TranscriptOptions, active bool) []string {
+	th := t.th
+	switch v := p.Variant.(type) {
+	case protocol.MarkdownResponsePart:
+		if active {
+			s, ok := t.streams[v.Id]
+			if !ok {
+				s = &markdownStream{}
+				t.streams[v.Id] = s
+			}
+			// The stream keeps its lines; indenting must not write into them.
+			return append([]string(nil), s.render(th, v.Content.String(), inner)...)
+		}
+		return RenderMarkdown(th, v.Content.String(), inner)
+	case protocol.ReasoningResponsePart:
+		return reasoningLines(th, v, opts.Expanded[v.Id], inner)
+	case protocol.ToolCallResponsePart:
+		id := ToolCallID(v.ToolCall)
+		ctx := CardContext{
+			ServerName: t.servers[normalizeToolCall(v.ToolCall).contributorMCP],
+			Selected:   id != "" && id == opts.SelectedToolCall,
+			Expanded:   opts.Expanded[id],
+		}
+		if g, ok := opts.Grant[id]; ok {
+			ctx.Grant = &g
+		}
+		return strings.Split(RenderToolCard(th, v.ToolCall, ctx, inner), "\n")
+	case protocol.InputRequestResponsePart:
+		return inputRequestSummary(th, v, inner)
+	case protocol.SystemNotificationResponsePart:
+		text := Sanitize(v.Content.Value)
+		var ls []string
+		for j, l := range strings.Split(strings.TrimRight(text, "\n "), "\n") {
+			prefix := "  "
+			if j == 0 {
+				prefix = "ℹ "
+			}
+			for k, w := range wrapLines(l, inner-2) {
+				if k > 0 {
+					prefix = "  "
+				}
+				ls = append(ls, th.Info.Render(prefix+w))
+			}
+		}
+		return ls
+	case protocol.ResourceReponsePart:
+		s := "[content " + SanitizeLine(v.Uri)
+		if v.ContentType != nil {
+			s += ", " + SanitizeLine(*v.ContentType)
+		}
+		if v.SizeHint != nil {
+			s += fmt.Sprintf(", %d bytes", *v.SizeHint)
+		}
+		return []string{th.Muted.Render(Truncate(s+"]", inner))}
+	}
+	return []string{th.Muted.Render(Truncate("[a "+SanitizeLine(p.Kind())+" part this client cannot show]", inner))}
 }
 
 // reasoningLines shows reasoning collapsed to one line unless expanded:

@@ -237,6 +237,9 @@ func TestTranscriptLocateToolCall(t *testing.T) {
 		if !strings.HasPrefix(strings.TrimSpace(all[top]), "╭") && !strings.HasPrefix(strings.TrimSpace(all[top]), "┏") {
 			t.Errorf("%s: line %d is not the card's top border: %q", id, top, all[top])
 		}
+		if fromEnd, h2, ok := tr.LocateToolCallFromEnd(90, opts, id); !ok || fromEnd != total-top || h2 != h {
+			t.Errorf("%s: LocateToolCallFromEnd = %d, %d, %v; want %d, %d (total %d, top %d)", id, fromEnd, h2, ok, total-top, h, total, top)
+		}
 		scroll, ok := tr.ScrollToToolCall(90, 10, opts, id)
 		if !ok {
 			t.Fatal("ScrollToToolCall failed")
@@ -254,6 +257,9 @@ func TestTranscriptLocateToolCall(t *testing.T) {
 	}
 	if _, _, ok := tr.LocateToolCall(90, opts, "nope"); ok {
 		t.Error("found a tool call that does not exist")
+	}
+	if _, _, ok := tr.LocateToolCallFromEnd(90, opts, "nope"); ok {
+		t.Error("found from the end a tool call that does not exist")
 	}
 }
 
@@ -344,5 +350,47 @@ func TestTranscriptWarm(t *testing.T) {
 	fresh.SetChat(chat, nil)
 	if tr.TotalLines(80, TranscriptOptions{}) != fresh.TotalLines(80, TranscriptOptions{}) {
 		t.Error("warmed transcript measures differently")
+	}
+}
+
+// Moving the selection onto a card in a finished turn redraws that card
+// only: the turn's user message, reasoning and markdown keep the lines they
+// had (the same backing array), and the card's lines change.
+func TestTranscriptSelectionReusesParts(t *testing.T) {
+	chat := testChat()
+	tr := NewTranscript(colorTheme)
+	tr.SetChat(chat, mcpCustomizations())
+	before := tr.Render(100, 400, 0, TranscriptOptions{})
+	r0 := tr.turns["t1"]
+	if r0 == nil || len(r0.parts) != 3 {
+		t.Fatalf("turn t1 not cached with its 3 parts: %+v", r0)
+	}
+	old := append([]partLines(nil), r0.parts...)
+	oldUser := r0.userLns
+	opts := TranscriptOptions{SelectedToolCall: "tc-6"}
+	after := tr.Render(100, 400, 0, opts)
+	if before == after {
+		t.Fatal("selecting a card did not change the frame")
+	}
+	r1 := tr.turns["t1"]
+	if r1 == r0 {
+		t.Fatal("turn t1 was not rebuilt for the new selection")
+	}
+	same := func(a, b []string) bool { return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0] }
+	if !same(oldUser, r1.userLns) {
+		t.Error("user message re-rendered")
+	}
+	for i := 0; i < 2; i++ {
+		if !same(old[i].lines, r1.parts[i].lines) {
+			t.Errorf("part %d (%s) re-rendered", i, old[i].part.Kind())
+		}
+	}
+	if same(old[2].lines, r1.parts[2].lines) {
+		t.Error("the newly selected card kept its unselected lines")
+	}
+	fresh := NewTranscript(colorTheme)
+	fresh.SetChat(chat, mcpCustomizations())
+	if want := fresh.Render(100, 400, 0, opts); after != want {
+		t.Error("reused parts differ from a fresh render")
 	}
 }
