@@ -166,12 +166,13 @@ type Model struct {
 
 	// tr caches the open chat's rendered turns; pin asks the next frame
 	// to scroll the selected card into view.
-	tr        *views.Transcript
-	itemsMemo itemsMemo
-	mcpMemo   panelMemo
-	themeGen  int
-	pin       bool
-	closed    bool
+	tr           *views.Transcript
+	itemsMemo    itemsMemo
+	mcpMemo      panelMemo
+	composerMemo panelMemo // the blurred composer's last drawing
+	themeGen     int
+	pin          bool
+	closed       bool
 }
 
 // New builds the model. Run it with tea.NewProgram(m); call Shutdown after

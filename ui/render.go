@@ -87,8 +87,14 @@ func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	s = views.Truncate(s, w)
-	if d := w - lipgloss.Width(s); d > 0 {
+	// Measuring a styled line walks its grapheme clusters; fit runs on
+	// every line of every panel per frame, so measure once when it fits.
+	sw := lipgloss.Width(s)
+	if sw > w {
+		s = views.Truncate(s, w)
+		sw = lipgloss.Width(s)
+	}
+	if d := w - sw; d > 0 {
 		s += strings.Repeat(" ", d)
 	}
 	return s
@@ -270,7 +276,19 @@ func (m *Model) composerView() string {
 	if m.chat.Interactivity != nil && *m.chat.Interactivity != protocol.ChatInteractivityFull {
 		return m.th.Muted.Render("this chat is read-only") + "\n\n"
 	}
-	return m.composer.View()
+	if m.composer.Focused() {
+		return m.composer.View()
+	}
+	// Blurred, the composer shows no cursor and cannot change; the textarea
+	// measures every cell when drawn, a sixth of a frame, so keys that act
+	// on the transcript reuse its last drawing.
+	key := fmt.Sprintf("%d|%d|%d|%d|%d|%d|%s", m.composer.Width(), m.composer.Height(), m.composer.ScrollYOffset(),
+		m.composer.Line(), m.composer.Column(), m.themeGen, m.composer.Value())
+	if m.composerMemo.key != key || len(m.composerMemo.lines) != 1 {
+		m.composerMemo.key = key
+		m.composerMemo.lines = []string{m.composer.View()}
+	}
+	return m.composerMemo.lines[0]
 }
 
 // inputNeededLines lists the open session's blockers (at most a third of
@@ -354,13 +372,13 @@ func (m *Model) transcriptView(w, h int) string {
 	m.tr.SetChat(m.chat, m.sess.Customizations)
 	opts := m.transcriptOptions()
 	if m.pin && m.itemSel != "" {
-		if top, height, ok := m.tr.LocateToolCall(w, opts, m.itemSel); ok {
-			total := m.tr.TotalLines(w, opts)
-			bottom := total - m.scroll
-			if top < bottom-h || top+height > bottom {
-				if s, ok := m.tr.ScrollToToolCall(w, h, opts, m.itemSel); ok {
-					m.scroll = s
-				}
+		// Counted from the end, so only the turns below the card render:
+		// the first selection on a long chat does not draw the whole chat.
+		if fromEnd, height, ok := m.tr.LocateToolCallFromEnd(w, opts, m.itemSel); ok {
+			// The viewport shows lines [fromEnd of scroll+h, scroll) counted
+			// from the end; scroll only when the card is not all inside.
+			if fromEnd > m.scroll+h || fromEnd-height < m.scroll {
+				m.scroll = max(fromEnd-h, 0)
 			}
 		}
 	}
