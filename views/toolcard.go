@@ -17,8 +17,11 @@ type CardContext struct {
 	ServerName string
 	Selected   bool // the card has the transcript's selection: highlighted frame, key hints
 	Expanded   bool // show the whole input and result instead of their first lines
-	// Grant, when set, replaces the plain "needs sign-in" summary of an
-	// auth-required call with the grant prompt in its current phase.
+	// Grant, when set, is the grant prompt in its current phase: on an
+	// auth-required call it replaces the plain "needs sign-in" summary; on
+	// a running call it says the call waits because its MCP server needs
+	// sign-in (the server flipped to authRequired) and asks for it there.
+	// Other states ignore it.
 	Grant *GrantView
 }
 
@@ -290,12 +293,21 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 			deny.SetHelp(deny.Help().Key, "reject result")
 			lines = append(lines, wrapLines(hintLine(th, approve, deny), inner)...)
 		}
+	case "running":
+		// The call's MCP server flipped to authRequired: the call waits on
+		// the same sign-in an auth-required call asks for, so it asks for it
+		// in the same place, on its own card.
+		if ctx.Grant != nil {
+			add(th.Warning, "⚠ waiting: its MCP server needs sign-in")
+			lines = append(lines, grantBox(th, *ctx.Grant, inner)...)
+			if ctx.Selected && ctx.Grant.Phase == GrantOffered {
+				add(th.Muted, "declining cancels the call")
+			}
+		}
 	case "auth-required":
 		switch {
 		case ctx.Grant != nil:
-			box := th.GrantBox
-			g := grantLines(th, *ctx.Grant, inner-box.GetHorizontalFrameSize())
-			lines = append(lines, strings.Split(box.Width(inner).Render(strings.Join(g, "\n")), "\n")...)
+			lines = append(lines, grantBox(th, *ctx.Grant, inner)...)
 		case t.auth != nil:
 			scopes := t.auth.RequiredScopes
 			res := SanitizeLine(t.auth.Resource.Resource)
@@ -313,6 +325,13 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 		}
 	}
 	return lines
+}
+
+// grantBox is the grant prompt framed inside a card, inner cells wide.
+func grantBox(th Theme, g GrantView, inner int) []string {
+	box := th.GrantBox
+	gl := grantLines(th, g, inner-box.GetHorizontalFrameSize())
+	return strings.Split(box.Width(inner).Render(strings.Join(gl, "\n")), "\n")
 }
 
 func plural(n int) string {

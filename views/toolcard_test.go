@@ -95,6 +95,14 @@ var toolCardCases = []struct {
 		InvocationMessage: protocol.PlainString("rm -rf build/"), Reason: protocol.ToolCallCancellationReasonDenied,
 		ReasonMessage: ptr(protocol.PlainString("not now, the build is still needed")),
 	}), CardContext{}},
+	// A running MCP call whose server flipped to authRequired: the grant
+	// prompt sits on the card, like an auth-required call's.
+	{"running_server_needs_signin", protocol.NewToolCallState(protocol.ToolCallRunningState{
+		ToolCallId: "tc-9", ToolName: "list_issues", DisplayName: "List issues", Contributor: mcpContrib("mcp-gh"),
+		InvocationMessage: protocol.PlainString("Listing open issues"),
+		Confirmed:         protocol.ToolCallConfirmationReasonNotNeeded,
+	}), CardContext{ServerName: "GitHub", Selected: true, Grant: &GrantView{
+		Phase: GrantOffered, Resource: "GitHub (https://mcp.example.com/gh)", Reason: "required", Scopes: []string{"mcp:read"}}}},
 }
 
 func TestRenderToolCardGolden(t *testing.T) {

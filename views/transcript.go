@@ -17,8 +17,9 @@ type TranscriptOptions struct {
 	SelectedToolCall string
 	// Expanded holds reasoning part ids and tool call ids the user opened.
 	Expanded map[string]bool
-	// Grant holds the grant prompt to show in an auth-required tool call's
-	// card, by tool call id.
+	// Grant holds the grant prompt to show on a tool call's card, by tool
+	// call id: for an auth-required call, or a running one whose MCP server
+	// needs sign-in (see CardContext.Grant).
 	Grant map[string]GrantView
 }
 
