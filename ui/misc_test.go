@@ -118,9 +118,25 @@ func TestServerFlipGrantPrompt(t *testing.T) {
 		t.Fatalf("context %s", m.context())
 	}
 	screen := m.Render()
-	for _, want := range []string{"List issues is waiting", "GitHub MCP server", "mcp:read"} {
-		if !strings.Contains(screen, want) {
-			t.Fatalf("prompt lacks %q:\n%s", want, screen)
+	// The prompt is on the call's card: between the card's header and its
+	// bottom border.
+	lines := strings.Split(ansi.Strip(screen), "\n")
+	head, bottom := -1, -1
+	for i, l := range lines {
+		if head < 0 && strings.Contains(l, "List issues") {
+			head = i
+		}
+		if head >= 0 && i > head && bottom < 0 && strings.Contains(l, "┗") {
+			bottom = i
+		}
+	}
+	if head < 0 || bottom < 0 {
+		t.Fatalf("no card for the running call:\n%s", screen)
+	}
+	card := strings.Join(lines[head:bottom], "\n")
+	for _, want := range []string{"its MCP server needs sign-in", "Grant additional access", "GitHub MCP server", "mcp:read", "declining cancels the call"} {
+		if !strings.Contains(card, want) {
+			t.Fatalf("card lacks %q:\n%s", want, card)
 		}
 	}
 	m.Update(press("n"))

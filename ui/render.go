@@ -233,7 +233,6 @@ func (m *Model) renderChat(w, h int) []string {
 			prompts = append(prompts, m.hints(true, m.keys.Grant.Accept, "sign in", m.keys.Grant.Decline, "dismiss"))
 		}
 	}
-	prompts = append(prompts, m.serverFlipPrompts(inner)...)
 	th := max(1, innerH-len(body)-len(prompts)-(composerHeight+1))
 	body = append(body, strings.Split(m.transcriptView(inner, th), "\n")...)
 	body = append(body, prompts...)
@@ -306,42 +305,10 @@ func (m *Model) inputNeededLines() []string {
 	return lines
 }
 
-// serverFlipPrompts draws the grant prompt for running tool calls whose MCP
-// server flipped to authRequired. views' tool card draws a grant only for
-// auth-required calls, so these sit under the transcript, naming the call.
-func (m *Model) serverFlipPrompts(w int) []string {
-	auth := authRequiredServers(mcpRows(m.sess))
-	if len(auth) == 0 {
-		return nil
-	}
-	var out []string
-	for _, it := range m.items() {
-		if !it.Active || it.Kind != itemToolCall || it.Tool.Status != "running" || !auth[it.Tool.Server] {
-			continue
-		}
-		req := m.itemGrantRequirement(it)
-		if req == nil {
-			continue
-		}
-		name := it.Tool.Display
-		if name == "" {
-			name = it.Tool.Name
-		}
-		head := m.th.Warning.Render(views.Truncate("⚠ "+views.SanitizeLine(name)+" is waiting: its server needs sign-in", w))
-		out = append(out, head)
-		out = append(out, strings.Split(views.RenderGrant(m.th, m.grantView(*req), w), "\n")...)
-		if m.focus == focusChat && m.itemSel == it.ID {
-			out = append(out, m.hints(true, m.keys.Grant.Accept, "grant access", m.keys.Grant.Decline, "decline (cancels the call)"))
-		} else {
-			out = append(out, m.hints(false, m.keys.Grant.Accept, "grant access", m.keys.Grant.Decline, "decline"))
-		}
-	}
-	return out
-}
-
 // transcriptOptions is the view state the transcript draws with: the
 // selected card, what is expanded, and the grant prompt of every card that
-// asks for access.
+// asks for access — an auth-required call, or a running call whose MCP
+// server flipped to authRequired (the prompt sits on that call's card).
 func (m *Model) transcriptOptions() views.TranscriptOptions {
 	opts := views.TranscriptOptions{Expanded: m.expanded}
 	if m.focus == focusChat {
