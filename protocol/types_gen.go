@@ -4561,6 +4561,10 @@ func (x *SessionInputRequest) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "toolConfirmation":
+		if v, ok := decodePlainSessionToolConfirmationRequest(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionToolConfirmationRequest
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("SessionInputRequest", d, b, err)
@@ -4568,6 +4572,10 @@ func (x *SessionInputRequest) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "toolClientExecution":
+		if v, ok := decodePlainSessionToolClientExecutionRequest(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionToolClientExecutionRequest
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("SessionInputRequest", d, b, err)
@@ -4693,6 +4701,10 @@ func (x *CustomizationLoadState) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "loading":
+		if v, ok := decodePlainCustomizationLoadingState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v CustomizationLoadingState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("CustomizationLoadState", d, b, err)
@@ -4700,6 +4712,10 @@ func (x *CustomizationLoadState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "loaded":
+		if v, ok := decodePlainCustomizationLoadedState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v CustomizationLoadedState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("CustomizationLoadState", d, b, err)
@@ -4707,6 +4723,10 @@ func (x *CustomizationLoadState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "degraded":
+		if v, ok := decodePlainCustomizationDegradedState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v CustomizationDegradedState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("CustomizationLoadState", d, b, err)
@@ -4714,6 +4734,10 @@ func (x *CustomizationLoadState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "error":
+		if v, ok := decodePlainCustomizationErrorState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v CustomizationErrorState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("CustomizationLoadState", d, b, err)
@@ -4823,6 +4847,10 @@ func (x *ChildCustomization) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "agent":
+		if v, ok := decodePlainAgentCustomization(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v AgentCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChildCustomization", d, b, err)
@@ -4830,6 +4858,10 @@ func (x *ChildCustomization) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "skill":
+		if v, ok := decodePlainSkillCustomization(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SkillCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChildCustomization", d, b, err)
@@ -4837,6 +4869,10 @@ func (x *ChildCustomization) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "prompt":
+		if v, ok := decodePlainPromptCustomization(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v PromptCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChildCustomization", d, b, err)
@@ -4844,6 +4880,10 @@ func (x *ChildCustomization) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "rule":
+		if v, ok := decodePlainRuleCustomization(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v RuleCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChildCustomization", d, b, err)
@@ -4851,6 +4891,10 @@ func (x *ChildCustomization) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "hook":
+		if v, ok := decodePlainHookCustomization(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v HookCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChildCustomization", d, b, err)
@@ -5080,6 +5124,10 @@ func (x *McpServerState) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "starting":
+		if v, ok := decodePlainMcpServerStartingState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v McpServerStartingState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("McpServerState", d, b, err)
@@ -5087,6 +5135,10 @@ func (x *McpServerState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "ready":
+		if v, ok := decodePlainMcpServerReadyState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v McpServerReadyState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("McpServerState", d, b, err)
@@ -5108,6 +5160,10 @@ func (x *McpServerState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "stopped":
+		if v, ok := decodePlainMcpServerStoppedState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v McpServerStoppedState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("McpServerState", d, b, err)
@@ -5214,6 +5270,10 @@ func (x *ChatOrigin) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "user":
+		if v, ok := decodePlainChatUserOrigin(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatUserOrigin
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatOrigin", d, b, err)
@@ -5221,6 +5281,10 @@ func (x *ChatOrigin) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "fork":
+		if v, ok := decodePlainChatForkOrigin(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatForkOrigin
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatOrigin", d, b, err)
@@ -5228,6 +5292,10 @@ func (x *ChatOrigin) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "tool":
+		if v, ok := decodePlainChatToolOrigin(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolOrigin
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatOrigin", d, b, err)
@@ -5337,6 +5405,10 @@ func (x *ChatInputQuestion) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "text":
+		if v, ok := decodePlainChatInputTextQuestion(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputTextQuestion
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatInputQuestion", d, b, err)
@@ -5344,6 +5416,10 @@ func (x *ChatInputQuestion) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "number":
+		if v, ok := decodePlainChatInputNumberQuestion(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputNumberQuestion
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatInputQuestion", d, b, err)
@@ -5351,6 +5427,10 @@ func (x *ChatInputQuestion) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "integer":
+		if v, ok := decodePlainChatInputNumberQuestion(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputNumberQuestion
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatInputQuestion", d, b, err)
@@ -5358,6 +5438,10 @@ func (x *ChatInputQuestion) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "boolean":
+		if v, ok := decodePlainChatInputBooleanQuestion(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputBooleanQuestion
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatInputQuestion", d, b, err)
@@ -5476,6 +5560,10 @@ func (x *ChatInputAnswerValue) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "text":
+		if v, ok := decodePlainChatInputTextAnswerValue(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputTextAnswerValue
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatInputAnswerValue", d, b, err)
@@ -5497,6 +5585,10 @@ func (x *ChatInputAnswerValue) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "selected":
+		if v, ok := decodePlainChatInputSelectedAnswerValue(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputSelectedAnswerValue
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatInputAnswerValue", d, b, err)
@@ -5604,6 +5696,10 @@ func (x *ChatInputAnswer) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "draft":
+		if v, ok := decodePlainChatInputAnswered(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputAnswered
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatInputAnswer", d, b, err)
@@ -5611,6 +5707,10 @@ func (x *ChatInputAnswer) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "submitted":
+		if v, ok := decodePlainChatInputAnswered(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputAnswered
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatInputAnswer", d, b, err)
@@ -5618,6 +5718,10 @@ func (x *ChatInputAnswer) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "skipped":
+		if v, ok := decodePlainChatInputSkipped(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputSkipped
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatInputAnswer", d, b, err)
@@ -5722,6 +5826,10 @@ func (x *MessageAttachment) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "simple":
+		if v, ok := decodePlainSimpleMessageAttachment(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SimpleMessageAttachment
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("MessageAttachment", d, b, err)
@@ -5729,6 +5837,10 @@ func (x *MessageAttachment) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "embeddedResource":
+		if v, ok := decodePlainMessageEmbeddedResourceAttachment(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v MessageEmbeddedResourceAttachment
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("MessageAttachment", d, b, err)
@@ -5736,6 +5848,10 @@ func (x *MessageAttachment) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "resource":
+		if v, ok := decodePlainMessageResourceAttachment(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v MessageResourceAttachment
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("MessageAttachment", d, b, err)
@@ -5743,6 +5859,10 @@ func (x *MessageAttachment) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "annotations":
+		if v, ok := decodePlainMessageAnnotationsAttachment(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v MessageAnnotationsAttachment
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("MessageAttachment", d, b, err)
@@ -5847,6 +5967,10 @@ func (x *ResponsePart) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "markdown":
+		if v, ok := decodePlainMarkdownResponsePart(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v MarkdownResponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ResponsePart", d, b, err)
@@ -5854,6 +5978,10 @@ func (x *ResponsePart) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "contentRef":
+		if v, ok := decodePlainResourceReponsePart(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ResourceReponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ResponsePart", d, b, err)
@@ -5861,6 +5989,10 @@ func (x *ResponsePart) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "toolCall":
+		if v, ok := decodePlainToolCallResponsePart(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallResponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ResponsePart", d, b, err)
@@ -5868,6 +6000,10 @@ func (x *ResponsePart) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "reasoning":
+		if v, ok := decodePlainReasoningResponsePart(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ReasoningResponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ResponsePart", d, b, err)
@@ -5979,6 +6115,10 @@ func (x *ToolCallRiskAssessment) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "loading":
+		if v, ok := decodePlainToolCallRiskAssessmentLoadingState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallRiskAssessmentLoadingState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallRiskAssessment", d, b, err)
@@ -6083,6 +6223,10 @@ func (x *ToolCallContributor) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "client":
+		if v, ok := decodePlainToolCallClientContributor(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallClientContributor
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallContributor", d, b, err)
@@ -6090,6 +6234,10 @@ func (x *ToolCallContributor) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "mcp":
+		if v, ok := decodePlainToolCallMcpContributor(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallMcpContributor
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallContributor", d, b, err)
@@ -6202,6 +6350,10 @@ func (x *ToolCallState) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "streaming":
+		if v, ok := decodePlainToolCallStreamingState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallStreamingState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallState", d, b, err)
@@ -6479,6 +6631,10 @@ func (x *ToolResultContent) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "text":
+		if v, ok := decodePlainToolResultTextContent(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolResultTextContent
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolResultContent", d, b, err)
@@ -6486,6 +6642,10 @@ func (x *ToolResultContent) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "embeddedResource":
+		if v, ok := decodePlainToolResultEmbeddedResourceContent(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolResultEmbeddedResourceContent
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolResultContent", d, b, err)
@@ -6493,6 +6653,10 @@ func (x *ToolResultContent) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "resource":
+		if v, ok := decodePlainToolResultResourceContent(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolResultResourceContent
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolResultContent", d, b, err)
@@ -6500,6 +6664,10 @@ func (x *ToolResultContent) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "fileEdit":
+		if v, ok := decodePlainToolResultFileEditContent(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolResultFileEditContent
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolResultContent", d, b, err)
@@ -6507,6 +6675,10 @@ func (x *ToolResultContent) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminal":
+		if v, ok := decodePlainToolResultTerminalContent(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolResultTerminalContent
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolResultContent", d, b, err)
@@ -6514,6 +6686,10 @@ func (x *ToolResultContent) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminalComplete":
+		if v, ok := decodePlainToolResultTerminalCompleteContent(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolResultTerminalCompleteContent
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolResultContent", d, b, err)
@@ -6521,6 +6697,10 @@ func (x *ToolResultContent) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "subagent":
+		if v, ok := decodePlainToolResultSubagentContent(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolResultSubagentContent
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolResultContent", d, b, err)
@@ -6619,6 +6799,10 @@ func (x *TerminalClaim) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "client":
+		if v, ok := decodePlainTerminalClientClaim(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalClientClaim
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("TerminalClaim", d, b, err)
@@ -6626,6 +6810,10 @@ func (x *TerminalClaim) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session":
+		if v, ok := decodePlainTerminalSessionClaim(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalSessionClaim
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("TerminalClaim", d, b, err)
@@ -6725,6 +6913,10 @@ func (x *TerminalContentPart) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "unclassified":
+		if v, ok := decodePlainTerminalUnclassifiedPart(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalUnclassifiedPart
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("TerminalContentPart", d, b, err)
@@ -9530,6 +9722,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/delta":
+		if v, ok := decodePlainChatDeltaAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatDeltaAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9537,6 +9733,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/responsePart":
+		if v, ok := decodePlainChatResponsePartAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatResponsePartAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9544,6 +9744,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallStart":
+		if v, ok := decodePlainChatToolCallStartAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallStartAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9551,6 +9755,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallDelta":
+		if v, ok := decodePlainChatToolCallDeltaAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallDeltaAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9610,6 +9818,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallAuthResolved":
+		if v, ok := decodePlainChatToolCallAuthResolvedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallAuthResolvedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9638,6 +9850,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/activityChanged":
+		if v, ok := decodePlainChatActivityChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatActivityChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9652,6 +9868,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/reasoning":
+		if v, ok := decodePlainChatReasoningAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatReasoningAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9659,6 +9879,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/truncated":
+		if v, ok := decodePlainChatTruncatedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatTruncatedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9680,6 +9904,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/pendingMessageRemoved":
+		if v, ok := decodePlainChatPendingMessageRemovedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatPendingMessageRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9694,6 +9922,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/draftChanged":
+		if v, ok := decodePlainChatDraftChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatDraftChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9708,6 +9940,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/inputAnswerChanged":
+		if v, ok := decodePlainChatInputAnswerChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputAnswerChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9715,6 +9951,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/inputCompleted":
+		if v, ok := decodePlainChatInputCompletedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputCompletedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -10035,6 +10275,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/ready":
+		if v, ok := decodePlainSessionReadyAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionReadyAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10056,6 +10300,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/chatRemoved":
+		if v, ok := decodePlainSessionChatRemovedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionChatRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10070,6 +10318,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/defaultChatChanged":
+		if v, ok := decodePlainSessionDefaultChatChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionDefaultChatChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10077,6 +10329,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/titleChanged":
+		if v, ok := decodePlainSessionTitleChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionTitleChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10098,6 +10354,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/activeClientRemoved":
+		if v, ok := decodePlainSessionActiveClientRemovedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionActiveClientRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10105,6 +10365,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/inputNeededSet":
+		if v, ok := decodePlainSessionInputNeededSetAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionInputNeededSetAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10112,6 +10376,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/inputNeededRemoved":
+		if v, ok := decodePlainSessionInputNeededRemovedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionInputNeededRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10133,6 +10401,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/customizationUpdated":
+		if v, ok := decodePlainSessionCustomizationUpdatedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionCustomizationUpdatedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10140,6 +10412,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/customizationRemoved":
+		if v, ok := decodePlainSessionCustomizationRemovedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionCustomizationRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10147,6 +10423,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/mcpServerStateChanged":
+		if v, ok := decodePlainSessionMcpServerStateChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionMcpServerStateChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10154,6 +10434,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/mcpServerStartRequested":
+		if v, ok := decodePlainSessionMcpServerStartRequestedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionMcpServerStartRequestedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10161,6 +10445,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/mcpServerStopRequested":
+		if v, ok := decodePlainSessionMcpServerStopRequestedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionMcpServerStopRequestedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10182,6 +10470,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/activityChanged":
+		if v, ok := decodePlainSessionActivityChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionActivityChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10189,6 +10481,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/changesetsChanged":
+		if v, ok := decodePlainSessionChangesetsChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionChangesetsChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10203,6 +10499,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/metaChanged":
+		if v, ok := decodePlainSessionMetaChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionMetaChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10217,6 +10517,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/delta":
+		if v, ok := decodePlainChatDeltaAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatDeltaAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10224,6 +10528,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/responsePart":
+		if v, ok := decodePlainChatResponsePartAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatResponsePartAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10231,6 +10539,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallStart":
+		if v, ok := decodePlainChatToolCallStartAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallStartAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10238,6 +10550,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallDelta":
+		if v, ok := decodePlainChatToolCallDeltaAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallDeltaAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10297,6 +10613,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallAuthResolved":
+		if v, ok := decodePlainChatToolCallAuthResolvedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallAuthResolvedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10325,6 +10645,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/activityChanged":
+		if v, ok := decodePlainChatActivityChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatActivityChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10339,6 +10663,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/reasoning":
+		if v, ok := decodePlainChatReasoningAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatReasoningAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10353,6 +10681,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/pendingMessageRemoved":
+		if v, ok := decodePlainChatPendingMessageRemovedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatPendingMessageRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10367,6 +10699,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/draftChanged":
+		if v, ok := decodePlainChatDraftChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatDraftChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10381,6 +10717,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/inputAnswerChanged":
+		if v, ok := decodePlainChatInputAnswerChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputAnswerChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10388,6 +10728,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/inputCompleted":
+		if v, ok := decodePlainChatInputCompletedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputCompletedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10395,6 +10739,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/truncated":
+		if v, ok := decodePlainChatTruncatedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatTruncatedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10409,6 +10757,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "changeset/statusChanged":
+		if v, ok := decodePlainChangesetStatusChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChangesetStatusChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10423,6 +10775,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "changeset/fileRemoved":
+		if v, ok := decodePlainChangesetFileRemovedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChangesetFileRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10444,6 +10800,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "changeset/operationsChanged":
+		if v, ok := decodePlainChangesetOperationsChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChangesetOperationsChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10451,6 +10811,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "changeset/operationStatusChanged":
+		if v, ok := decodePlainChangesetOperationStatusChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChangesetOperationStatusChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10458,6 +10822,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "changeset/cleared":
+		if v, ok := decodePlainChangesetClearedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChangesetClearedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10472,6 +10840,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "annotations/updated":
+		if v, ok := decodePlainAnnotationsUpdatedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v AnnotationsUpdatedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10479,6 +10851,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "annotations/removed":
+		if v, ok := decodePlainAnnotationsRemovedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v AnnotationsRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10493,6 +10869,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "annotations/entryRemoved":
+		if v, ok := decodePlainAnnotationsEntryRemovedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v AnnotationsEntryRemovedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10500,6 +10880,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminal/data":
+		if v, ok := decodePlainTerminalDataAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalDataAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10507,6 +10891,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminal/input":
+		if v, ok := decodePlainTerminalInputAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalInputAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10521,6 +10909,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminal/claimed":
+		if v, ok := decodePlainTerminalClaimedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalClaimedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10528,6 +10920,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminal/titleChanged":
+		if v, ok := decodePlainTerminalTitleChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalTitleChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10535,6 +10931,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminal/cwdChanged":
+		if v, ok := decodePlainTerminalCwdChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalCwdChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10542,6 +10942,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminal/exited":
+		if v, ok := decodePlainTerminalExitedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalExitedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10549,6 +10953,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminal/cleared":
+		if v, ok := decodePlainTerminalClearedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalClearedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10556,6 +10964,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminal/commandDetectionAvailable":
+		if v, ok := decodePlainTerminalCommandDetectionAvailableAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalCommandDetectionAvailableAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10570,6 +10982,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "terminal/commandFinished":
+		if v, ok := decodePlainTerminalCommandFinishedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v TerminalCommandFinishedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -12002,6 +12418,10 @@ func (x *ChangesetOperationTarget) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "resource":
+		if v, ok := decodePlainChangesetOperationResourceTarget(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChangesetOperationResourceTarget
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChangesetOperationTarget", d, b, err)
@@ -12539,6 +12959,2592 @@ func peekReconnectResult(b []byte) ([1]json.RawMessage, error) {
 		return [1]json.RawMessage{}, fmt.Errorf("decode ReconnectResult: %w", err)
 	}
 	return [1]json.RawMessage{p.D}, nil
+}
+
+// decodePlainAgentCustomization fills a AgentCustomization on the fast path; see scanPlainObject.
+func decodePlainAgentCustomization(b []byte) (v AgentCustomization, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "uri":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "name":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Name = s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "description":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Description = &s
+		case "model":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Model = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainAnnotationsEntryRemovedAction fills a AnnotationsEntryRemovedAction on the fast path; see scanPlainObject.
+func decodePlainAnnotationsEntryRemovedAction(b []byte) (v AnnotationsEntryRemovedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "annotationId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.AnnotationId = s
+		case "entryId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.EntryId = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainAnnotationsRemovedAction fills a AnnotationsRemovedAction on the fast path; see scanPlainObject.
+func decodePlainAnnotationsRemovedAction(b []byte) (v AnnotationsRemovedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "annotationId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.AnnotationId = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainAnnotationsUpdatedAction fills a AnnotationsUpdatedAction on the fast path; see scanPlainObject.
+func decodePlainAnnotationsUpdatedAction(b []byte) (v AnnotationsUpdatedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "annotationId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.AnnotationId = s
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = &s
+		case "resource":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Resource = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChangesetClearedAction fills a ChangesetClearedAction on the fast path; see scanPlainObject.
+func decodePlainChangesetClearedAction(b []byte) (v ChangesetClearedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChangesetFileRemovedAction fills a ChangesetFileRemovedAction on the fast path; see scanPlainObject.
+func decodePlainChangesetFileRemovedAction(b []byte) (v ChangesetFileRemovedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "fileId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.FileId = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChangesetOperationResourceTarget fills a ChangesetOperationResourceTarget on the fast path; see scanPlainObject.
+func decodePlainChangesetOperationResourceTarget(b []byte) (v ChangesetOperationResourceTarget, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "resource":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Resource = s
+		case "side":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Side = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChangesetOperationStatusChangedAction fills a ChangesetOperationStatusChangedAction on the fast path; see scanPlainObject.
+func decodePlainChangesetOperationStatusChangedAction(b []byte) (v ChangesetOperationStatusChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "operationId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.OperationId = s
+		case "status":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Status = ChangesetOperationStatus(s)
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChangesetOperationsChangedAction fills a ChangesetOperationsChangedAction on the fast path; see scanPlainObject.
+func decodePlainChangesetOperationsChangedAction(b []byte) (v ChangesetOperationsChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChangesetStatusChangedAction fills a ChangesetStatusChangedAction on the fast path; see scanPlainObject.
+func decodePlainChangesetStatusChangedAction(b []byte) (v ChangesetStatusChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "status":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Status = ChangesetStatus(s)
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatActivityChangedAction fills a ChatActivityChangedAction on the fast path; see scanPlainObject.
+func decodePlainChatActivityChangedAction(b []byte) (v ChatActivityChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "activity":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Activity = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatDeltaAction fills a ChatDeltaAction on the fast path; see scanPlainObject.
+func decodePlainChatDeltaAction(b []byte) (v ChatDeltaAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "partId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.PartId = s
+		case "content":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Content = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatDraftChangedAction fills a ChatDraftChangedAction on the fast path; see scanPlainObject.
+func decodePlainChatDraftChangedAction(b []byte) (v ChatDraftChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatForkOrigin fills a ChatForkOrigin on the fast path; see scanPlainObject.
+func decodePlainChatForkOrigin(b []byte) (v ChatForkOrigin, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "chat":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Chat = s
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatInputAnswerChangedAction fills a ChatInputAnswerChangedAction on the fast path; see scanPlainObject.
+func decodePlainChatInputAnswerChangedAction(b []byte) (v ChatInputAnswerChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "requestId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.RequestId = s
+		case "questionId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.QuestionId = s
+		case "answer":
+			u := new(ChatInputAnswer)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.Answer = u
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatInputAnswered fills a ChatInputAnswered on the fast path; see scanPlainObject.
+func decodePlainChatInputAnswered(b []byte) (v ChatInputAnswered, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "state":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.State = s
+		case "value":
+			if raw[0] != '{' || v.Value.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatInputBooleanQuestion fills a ChatInputBooleanQuestion on the fast path; see scanPlainObject.
+func decodePlainChatInputBooleanQuestion(b []byte) (v ChatInputBooleanQuestion, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "title":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Title = &s
+		case "message":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Message = s
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatInputCompletedAction fills a ChatInputCompletedAction on the fast path; see scanPlainObject.
+func decodePlainChatInputCompletedAction(b []byte) (v ChatInputCompletedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "requestId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.RequestId = s
+		case "response":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Response = ChatInputResponseKind(s)
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatInputNumberQuestion fills a ChatInputNumberQuestion on the fast path; see scanPlainObject.
+func decodePlainChatInputNumberQuestion(b []byte) (v ChatInputNumberQuestion, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "title":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Title = &s
+		case "message":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Message = s
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatInputSelectedAnswerValue fills a ChatInputSelectedAnswerValue on the fast path; see scanPlainObject.
+func decodePlainChatInputSelectedAnswerValue(b []byte) (v ChatInputSelectedAnswerValue, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "value":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Value = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatInputSkipped fills a ChatInputSkipped on the fast path; see scanPlainObject.
+func decodePlainChatInputSkipped(b []byte) (v ChatInputSkipped, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "state":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.State = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatInputTextAnswerValue fills a ChatInputTextAnswerValue on the fast path; see scanPlainObject.
+func decodePlainChatInputTextAnswerValue(b []byte) (v ChatInputTextAnswerValue, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "value":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Value = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatInputTextQuestion fills a ChatInputTextQuestion on the fast path; see scanPlainObject.
+func decodePlainChatInputTextQuestion(b []byte) (v ChatInputTextQuestion, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "title":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Title = &s
+		case "message":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Message = s
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "format":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Format = &s
+		case "defaultValue":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.DefaultValue = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatPendingMessageRemovedAction fills a ChatPendingMessageRemovedAction on the fast path; see scanPlainObject.
+func decodePlainChatPendingMessageRemovedAction(b []byte) (v ChatPendingMessageRemovedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = PendingMessageKind(s)
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatReasoningAction fills a ChatReasoningAction on the fast path; see scanPlainObject.
+func decodePlainChatReasoningAction(b []byte) (v ChatReasoningAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "partId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.PartId = s
+		case "content":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Content = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatResponsePartAction fills a ChatResponsePartAction on the fast path; see scanPlainObject.
+func decodePlainChatResponsePartAction(b []byte) (v ChatResponsePartAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "part":
+			if raw[0] != '{' || v.Part.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatToolCallAuthResolvedAction fills a ChatToolCallAuthResolvedAction on the fast path; see scanPlainObject.
+func decodePlainChatToolCallAuthResolvedAction(b []byte) (v ChatToolCallAuthResolvedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "toolCallId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatToolCallDeltaAction fills a ChatToolCallDeltaAction on the fast path; see scanPlainObject.
+func decodePlainChatToolCallDeltaAction(b []byte) (v ChatToolCallDeltaAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "toolCallId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "content":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Content = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatToolCallStartAction fills a ChatToolCallStartAction on the fast path; see scanPlainObject.
+func decodePlainChatToolCallStartAction(b []byte) (v ChatToolCallStartAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "toolCallId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "toolName":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolName = s
+		case "displayName":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayName = s
+		case "intention":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Intention = &s
+		case "contributor":
+			u := new(ToolCallContributor)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.Contributor = u
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatToolOrigin fills a ChatToolOrigin on the fast path; see scanPlainObject.
+func decodePlainChatToolOrigin(b []byte) (v ChatToolOrigin, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "chat":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Chat = s
+		case "toolCallId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatTruncatedAction fills a ChatTruncatedAction on the fast path; see scanPlainObject.
+func decodePlainChatTruncatedAction(b []byte) (v ChatTruncatedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatUserOrigin fills a ChatUserOrigin on the fast path; see scanPlainObject.
+func decodePlainChatUserOrigin(b []byte) (v ChatUserOrigin, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainCustomizationDegradedState fills a CustomizationDegradedState on the fast path; see scanPlainObject.
+func decodePlainCustomizationDegradedState(b []byte) (v CustomizationDegradedState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "message":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Message = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainCustomizationErrorState fills a CustomizationErrorState on the fast path; see scanPlainObject.
+func decodePlainCustomizationErrorState(b []byte) (v CustomizationErrorState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "message":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Message = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainCustomizationLoadedState fills a CustomizationLoadedState on the fast path; see scanPlainObject.
+func decodePlainCustomizationLoadedState(b []byte) (v CustomizationLoadedState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainCustomizationLoadingState fills a CustomizationLoadingState on the fast path; see scanPlainObject.
+func decodePlainCustomizationLoadingState(b []byte) (v CustomizationLoadingState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainHookCustomization fills a HookCustomization on the fast path; see scanPlainObject.
+func decodePlainHookCustomization(b []byte) (v HookCustomization, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "uri":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "name":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Name = s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainMarkdownResponsePart fills a MarkdownResponsePart on the fast path; see scanPlainObject.
+func decodePlainMarkdownResponsePart(b []byte) (v MarkdownResponsePart, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "content":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Content = NewText(s)
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainMcpServerReadyState fills a McpServerReadyState on the fast path; see scanPlainObject.
+func decodePlainMcpServerReadyState(b []byte) (v McpServerReadyState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainMcpServerStartingState fills a McpServerStartingState on the fast path; see scanPlainObject.
+func decodePlainMcpServerStartingState(b []byte) (v McpServerStartingState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainMcpServerStoppedState fills a McpServerStoppedState on the fast path; see scanPlainObject.
+func decodePlainMcpServerStoppedState(b []byte) (v McpServerStoppedState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainMessageAnnotationsAttachment fills a MessageAnnotationsAttachment on the fast path; see scanPlainObject.
+func decodePlainMessageAnnotationsAttachment(b []byte) (v MessageAnnotationsAttachment, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "label":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Label = s
+		case "displayKind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayKind = &s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "resource":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Resource = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainMessageEmbeddedResourceAttachment fills a MessageEmbeddedResourceAttachment on the fast path; see scanPlainObject.
+func decodePlainMessageEmbeddedResourceAttachment(b []byte) (v MessageEmbeddedResourceAttachment, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "label":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Label = s
+		case "displayKind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayKind = &s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "data":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Data = s
+		case "contentType":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ContentType = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainMessageResourceAttachment fills a MessageResourceAttachment on the fast path; see scanPlainObject.
+func decodePlainMessageResourceAttachment(b []byte) (v MessageResourceAttachment, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "label":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Label = s
+		case "displayKind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayKind = &s
+		case "uri":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "contentType":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ContentType = &s
+		case "nonce":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Nonce = &s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainPromptCustomization fills a PromptCustomization on the fast path; see scanPlainObject.
+func decodePlainPromptCustomization(b []byte) (v PromptCustomization, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "uri":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "name":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Name = s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "description":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Description = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainReasoningResponsePart fills a ReasoningResponsePart on the fast path; see scanPlainObject.
+func decodePlainReasoningResponsePart(b []byte) (v ReasoningResponsePart, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "content":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Content = NewText(s)
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainResourceReponsePart fills a ResourceReponsePart on the fast path; see scanPlainObject.
+func decodePlainResourceReponsePart(b []byte) (v ResourceReponsePart, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "uri":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "contentType":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ContentType = &s
+		case "nonce":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Nonce = &s
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainRuleCustomization fills a RuleCustomization on the fast path; see scanPlainObject.
+func decodePlainRuleCustomization(b []byte) (v RuleCustomization, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "uri":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "name":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Name = s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "description":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Description = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionActiveClientRemovedAction fills a SessionActiveClientRemovedAction on the fast path; see scanPlainObject.
+func decodePlainSessionActiveClientRemovedAction(b []byte) (v SessionActiveClientRemovedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "clientId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ClientId = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionActivityChangedAction fills a SessionActivityChangedAction on the fast path; see scanPlainObject.
+func decodePlainSessionActivityChangedAction(b []byte) (v SessionActivityChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "activity":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Activity = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionChangesetsChangedAction fills a SessionChangesetsChangedAction on the fast path; see scanPlainObject.
+func decodePlainSessionChangesetsChangedAction(b []byte) (v SessionChangesetsChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionChatRemovedAction fills a SessionChatRemovedAction on the fast path; see scanPlainObject.
+func decodePlainSessionChatRemovedAction(b []byte) (v SessionChatRemovedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "chat":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Chat = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionCustomizationRemovedAction fills a SessionCustomizationRemovedAction on the fast path; see scanPlainObject.
+func decodePlainSessionCustomizationRemovedAction(b []byte) (v SessionCustomizationRemovedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionCustomizationUpdatedAction fills a SessionCustomizationUpdatedAction on the fast path; see scanPlainObject.
+func decodePlainSessionCustomizationUpdatedAction(b []byte) (v SessionCustomizationUpdatedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "customization":
+			if raw[0] != '{' || v.Customization.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionDefaultChatChangedAction fills a SessionDefaultChatChangedAction on the fast path; see scanPlainObject.
+func decodePlainSessionDefaultChatChangedAction(b []byte) (v SessionDefaultChatChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "defaultChat":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.DefaultChat = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionInputNeededRemovedAction fills a SessionInputNeededRemovedAction on the fast path; see scanPlainObject.
+func decodePlainSessionInputNeededRemovedAction(b []byte) (v SessionInputNeededRemovedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionInputNeededSetAction fills a SessionInputNeededSetAction on the fast path; see scanPlainObject.
+func decodePlainSessionInputNeededSetAction(b []byte) (v SessionInputNeededSetAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "request":
+			if raw[0] != '{' || v.Request.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionMcpServerStartRequestedAction fills a SessionMcpServerStartRequestedAction on the fast path; see scanPlainObject.
+func decodePlainSessionMcpServerStartRequestedAction(b []byte) (v SessionMcpServerStartRequestedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionMcpServerStateChangedAction fills a SessionMcpServerStateChangedAction on the fast path; see scanPlainObject.
+func decodePlainSessionMcpServerStateChangedAction(b []byte) (v SessionMcpServerStateChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "state":
+			if raw[0] != '{' || v.State.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		case "channel":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Channel = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionMcpServerStopRequestedAction fills a SessionMcpServerStopRequestedAction on the fast path; see scanPlainObject.
+func decodePlainSessionMcpServerStopRequestedAction(b []byte) (v SessionMcpServerStopRequestedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionMetaChangedAction fills a SessionMetaChangedAction on the fast path; see scanPlainObject.
+func decodePlainSessionMetaChangedAction(b []byte) (v SessionMetaChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionReadyAction fills a SessionReadyAction on the fast path; see scanPlainObject.
+func decodePlainSessionReadyAction(b []byte) (v SessionReadyAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionTitleChangedAction fills a SessionTitleChangedAction on the fast path; see scanPlainObject.
+func decodePlainSessionTitleChangedAction(b []byte) (v SessionTitleChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "title":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Title = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionToolClientExecutionRequest fills a SessionToolClientExecutionRequest on the fast path; see scanPlainObject.
+func decodePlainSessionToolClientExecutionRequest(b []byte) (v SessionToolClientExecutionRequest, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "chat":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Chat = s
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "clientId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ClientId = s
+		case "toolCall":
+			if raw[0] != '{' || v.ToolCall.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionToolConfirmationRequest fills a SessionToolConfirmationRequest on the fast path; see scanPlainObject.
+func decodePlainSessionToolConfirmationRequest(b []byte) (v SessionToolConfirmationRequest, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "chat":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Chat = s
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "toolCall":
+			if raw[0] != '{' || v.ToolCall.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSimpleMessageAttachment fills a SimpleMessageAttachment on the fast path; see scanPlainObject.
+func decodePlainSimpleMessageAttachment(b []byte) (v SimpleMessageAttachment, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "label":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Label = s
+		case "displayKind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayKind = &s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "modelRepresentation":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ModelRepresentation = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSkillCustomization fills a SkillCustomization on the fast path; see scanPlainObject.
+func decodePlainSkillCustomization(b []byte) (v SkillCustomization, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "uri":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "name":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Name = s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "description":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Description = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalClaimedAction fills a TerminalClaimedAction on the fast path; see scanPlainObject.
+func decodePlainTerminalClaimedAction(b []byte) (v TerminalClaimedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "claim":
+			if raw[0] != '{' || v.Claim.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalClearedAction fills a TerminalClearedAction on the fast path; see scanPlainObject.
+func decodePlainTerminalClearedAction(b []byte) (v TerminalClearedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalClientClaim fills a TerminalClientClaim on the fast path; see scanPlainObject.
+func decodePlainTerminalClientClaim(b []byte) (v TerminalClientClaim, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "clientId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ClientId = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalCommandDetectionAvailableAction fills a TerminalCommandDetectionAvailableAction on the fast path; see scanPlainObject.
+func decodePlainTerminalCommandDetectionAvailableAction(b []byte) (v TerminalCommandDetectionAvailableAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalCommandFinishedAction fills a TerminalCommandFinishedAction on the fast path; see scanPlainObject.
+func decodePlainTerminalCommandFinishedAction(b []byte) (v TerminalCommandFinishedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "commandId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.CommandId = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalCwdChangedAction fills a TerminalCwdChangedAction on the fast path; see scanPlainObject.
+func decodePlainTerminalCwdChangedAction(b []byte) (v TerminalCwdChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "cwd":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Cwd = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalDataAction fills a TerminalDataAction on the fast path; see scanPlainObject.
+func decodePlainTerminalDataAction(b []byte) (v TerminalDataAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "data":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Data = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalExitedAction fills a TerminalExitedAction on the fast path; see scanPlainObject.
+func decodePlainTerminalExitedAction(b []byte) (v TerminalExitedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalInputAction fills a TerminalInputAction on the fast path; see scanPlainObject.
+func decodePlainTerminalInputAction(b []byte) (v TerminalInputAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "data":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Data = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalSessionClaim fills a TerminalSessionClaim on the fast path; see scanPlainObject.
+func decodePlainTerminalSessionClaim(b []byte) (v TerminalSessionClaim, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "session":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Session = s
+		case "turnId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = &s
+		case "toolCallId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalTitleChangedAction fills a TerminalTitleChangedAction on the fast path; see scanPlainObject.
+func decodePlainTerminalTitleChangedAction(b []byte) (v TerminalTitleChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "title":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Title = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainTerminalUnclassifiedPart fills a TerminalUnclassifiedPart on the fast path; see scanPlainObject.
+func decodePlainTerminalUnclassifiedPart(b []byte) (v TerminalUnclassifiedPart, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "value":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Value = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolCallClientContributor fills a ToolCallClientContributor on the fast path; see scanPlainObject.
+func decodePlainToolCallClientContributor(b []byte) (v ToolCallClientContributor, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "clientId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ClientId = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolCallMcpContributor fills a ToolCallMcpContributor on the fast path; see scanPlainObject.
+func decodePlainToolCallMcpContributor(b []byte) (v ToolCallMcpContributor, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "customizationId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.CustomizationId = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolCallResponsePart fills a ToolCallResponsePart on the fast path; see scanPlainObject.
+func decodePlainToolCallResponsePart(b []byte) (v ToolCallResponsePart, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "toolCall":
+			if raw[0] != '{' || v.ToolCall.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolCallRiskAssessmentLoadingState fills a ToolCallRiskAssessmentLoadingState on the fast path; see scanPlainObject.
+func decodePlainToolCallRiskAssessmentLoadingState(b []byte) (v ToolCallRiskAssessmentLoadingState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = ToolCallRiskAssessmentKind(s)
+		case "status":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Status = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolCallStreamingState fills a ToolCallStreamingState on the fast path; see scanPlainObject.
+func decodePlainToolCallStreamingState(b []byte) (v ToolCallStreamingState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "toolCallId":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "toolName":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolName = s
+		case "displayName":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayName = s
+		case "intention":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Intention = &s
+		case "contributor":
+			u := new(ToolCallContributor)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.Contributor = u
+		case "status":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Status = s
+		case "partialInput":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.PartialInput = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolResultEmbeddedResourceContent fills a ToolResultEmbeddedResourceContent on the fast path; see scanPlainObject.
+func decodePlainToolResultEmbeddedResourceContent(b []byte) (v ToolResultEmbeddedResourceContent, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "data":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Data = s
+		case "contentType":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ContentType = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolResultFileEditContent fills a ToolResultFileEditContent on the fast path; see scanPlainObject.
+func decodePlainToolResultFileEditContent(b []byte) (v ToolResultFileEditContent, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolResultResourceContent fills a ToolResultResourceContent on the fast path; see scanPlainObject.
+func decodePlainToolResultResourceContent(b []byte) (v ToolResultResourceContent, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "uri":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "contentType":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.ContentType = &s
+		case "nonce":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Nonce = &s
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolResultSubagentContent fills a ToolResultSubagentContent on the fast path; see scanPlainObject.
+func decodePlainToolResultSubagentContent(b []byte) (v ToolResultSubagentContent, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "resource":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Resource = s
+		case "title":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Title = s
+		case "agentName":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.AgentName = &s
+		case "description":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Description = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolResultTerminalCompleteContent fills a ToolResultTerminalCompleteContent on the fast path; see scanPlainObject.
+func decodePlainToolResultTerminalCompleteContent(b []byte) (v ToolResultTerminalCompleteContent, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "resource":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Resource = &s
+		case "cwd":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Cwd = &s
+		case "preview":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Preview = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolResultTerminalContent fills a ToolResultTerminalContent on the fast path; see scanPlainObject.
+func decodePlainToolResultTerminalContent(b []byte) (v ToolResultTerminalContent, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "resource":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Resource = s
+		case "title":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Title = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolResultTextContent fills a ToolResultTextContent on the fast path; see scanPlainObject.
+func decodePlainToolResultTextContent(b []byte) (v ToolResultTextContent, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "text":
+			s, ok := plainJSONString(raw)
+			if !ok {
+				return false
+			}
+			v.Text = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
 }
 
 // wireTypes returns a new zero value of each named wire type, by $def name.

@@ -249,3 +249,55 @@ func unionError(union, d string, b []byte, err error) error {
 	}
 	return fmt.Errorf("decode %s %q: %w", union, d, err)
 }
+
+// scanPlainObject calls set with each member of the JSON object b, in order:
+// the raw key (between its quotes, neither unescaped nor case-folded) and
+// the raw value (never empty). It reports false when b is not an object
+// with a sound outline or when set refuses a member; the caller then decodes
+// b with encoding/json instead. Values are only skipped over here, so set
+// must accept a value only after checking it is valid (plainJSONString, or
+// a union decoder that succeeded), and must accept only its exact ASCII
+// field names: an escaped, differently cased or invalid key is refused and
+// goes through encoding/json's matching instead. Then an accepted b is
+// valid JSON.
+func scanPlainObject(b []byte, set func(key, raw []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		ke, ok := skipString(b, i)
+		if !ok {
+			return false
+		}
+		key := b[i+1 : ke-1]
+		i = skipSpace(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		vs := skipSpace(b, i+1)
+		ve, ok := skipValue(b, vs)
+		if !ok || ve <= vs || !set(key, b[vs:ve:ve]) {
+			return false
+		}
+		i = skipSpace(b, ve)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return skipSpace(b, i+1) == len(b)
+		default:
+			return false
+		}
+	}
+}

@@ -14,7 +14,7 @@ import (
 // ("approved") through encoding/json.
 func peekWithEncodingJSON(b []byte) (d, p json.RawMessage, err error) {
 	var peek struct {
-		D json.RawMessage `json:"type"`
+		D  json.RawMessage `json:"type"`
 		P0 json.RawMessage `json:"approved"`
 	}
 	err = json.Unmarshal(b, &peek)
@@ -249,6 +249,104 @@ func TestStringOrMarkdownFastPathMatches(t *testing.T) {
 		}
 		if (gotErr == nil) != (wantErr == nil) || got != want {
 			t.Errorf("StringOrMarkdown(%s) = %+v, %v; want %+v, %v", in, got, gotErr, want, wantErr)
+		}
+	}
+}
+
+// TestDecodePlainMatchesEncodingJSON checks the generated fast paths against
+// encoding/json: whenever a decodePlain function answers, the input is valid
+// JSON and the value equals what json.Unmarshal makes of it; it must answer
+// for the plain shapes a host sends every delta.
+func TestDecodePlainMatchesEncodingJSON(t *testing.T) {
+	tests := []struct {
+		in        string
+		wantPlain bool
+	}{
+		{`{"type":"chat/delta","turnId":"t","partId":"p","content":"abc"}`, true},
+		{` { "type" : "chat/delta" , "content" : "caf` + "\u00e9" + `" } `, true},
+		{`{"type":"chat/delta","content":"a","content":"b"}`, true},
+		{`{}`, true},
+		{`{"type":"chat/delta","content":"line\nbreak"}`, false},
+		{`{"type":"chat/delta","Content":"case"}`, false},
+		{`{"type":"chat/delta","\u0063ontent":"escaped key"}`, false},
+		{`{"type":"chat/delta","_meta":{"a":1}}`, false},
+		{`{"type":"chat/delta","extra":"x"}`, false},
+		{`{"type":"chat/delta","content":null}`, false},
+		{`{"type":"chat/delta","content":1}`, false},
+		{"{\"type\":\"chat/delta\",\"content\":\"bad\xff\"}", false},
+		{"{\"type\":\"chat/delta\",\"content\":\"ctl\x01\"}", false},
+		{`{"type":"chat/delta","content":"x",}`, false},
+		{`{"type":"chat/delta","content":"x"} y`, false},
+		{`{"type":"chat/delta","content":"x"`, false},
+		{`{"type":"chat/delta" "content":"x"}`, false},
+		{`{"type":"chat/delta","content"}`, false},
+		{`["type"]`, false},
+	}
+	for _, tt := range tests {
+		b := []byte(tt.in)
+		got, ok := decodePlainChatDeltaAction(b)
+		if ok != tt.wantPlain {
+			t.Errorf("decodePlainChatDeltaAction(%q) ok = %v, want %v", tt.in, ok, tt.wantPlain)
+		}
+		if !ok {
+			continue
+		}
+		var want ChatDeltaAction
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Errorf("decodePlainChatDeltaAction accepted %q, which encoding/json rejects: %v", tt.in, err)
+			continue
+		}
+		if got.Type != want.Type || got.TurnId != want.TurnId || got.PartId != want.PartId || got.Content != want.Content || got.Meta != nil {
+			t.Errorf("decodePlainChatDeltaAction(%q) = %+v, encoding/json %+v", tt.in, got, want)
+		}
+	}
+
+	md := []byte(`{"kind":"markdown","id":"md-1","content":"**hello** world"}`)
+	gotMD, ok := decodePlainMarkdownResponsePart(md)
+	var wantMD MarkdownResponsePart
+	if err := json.Unmarshal(md, &wantMD); err != nil || !ok {
+		t.Fatalf("markdown part: plain ok=%v, encoding/json err=%v", ok, err)
+	}
+	if gotMD.Kind != wantMD.Kind || gotMD.Id != wantMD.Id || !gotMD.Content.Equal(wantMD.Content) {
+		t.Errorf("decodePlainMarkdownResponsePart = %+v, encoding/json %+v", gotMD, wantMD)
+	}
+}
+
+// TestDecodePlainNestedUnion covers a fast path that hands a member to a
+// nested union decoder: it must give what encoding/json gives, and refuse
+// (so encoding/json reports the error) when the nested object is broken.
+func TestDecodePlainNestedUnion(t *testing.T) {
+	valid := []string{
+		`{"kind":"toolCall","toolCall":{"status":"completed","toolCallId":"tc","toolName":"read","displayName":"Read","invocationMessage":"Reading","success":true,"pastTenseMessage":{"markdown":"Read"},"content":[{"type":"text","text":"x"}],"confirmed":"not-needed","contributor":{"kind":"mcp","customizationId":"gh"}}}`,
+		`{"kind":"toolCall","toolCall":{"status":"from-the-future","x":[1,{"y":null}]}}`,
+		`{"kind":"toolCall","toolCall":{"status":"running","toolCallId":"tc","toolName":"t","displayName":"T","invocationMessage":"go","confirmed":"user-action"},"toolCall":{"status":"x"}}`,
+	}
+	for _, in := range valid {
+		got, ok := decodePlainToolCallResponsePart([]byte(in))
+		if !ok {
+			t.Errorf("decodePlainToolCallResponsePart(%s) refused", in)
+			continue
+		}
+		var want ToolCallResponsePart
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatalf("fixture %s: %v", in, err)
+		}
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if !bytes.Equal(g, w) {
+			t.Errorf("decodePlainToolCallResponsePart(%s)\n got  %s\n want %s", in, g, w)
+		}
+	}
+	for _, in := range []string{
+		`{"kind":"toolCall","toolCall":{"status":"nope","x":[}}`,
+		`{"kind":"toolCall","toolCall":{"status":"completed","success":tru}}`,
+		`{"kind":"toolCall","toolCall":nullx}`,
+		`{"kind":"toolCall","toolCall":null}`,
+		`{"kind":"toolCall","toolCall":[]}`,
+		`{"kind":"toolCall","toolCall":{"status":"weird"} }}`,
+	} {
+		if _, ok := decodePlainToolCallResponsePart([]byte(in)); ok {
+			t.Errorf("decodePlainToolCallResponsePart(%s) accepted; encoding/json must decide", in)
 		}
 	}
 }

@@ -18,6 +18,8 @@ type gen struct {
 	inline  []inlineType
 	emitted map[string]bool
 	shapes  map[string]string // shapeKey → first inline type name with that shape
+
+	plainDecoders map[string]bool // variants that got a decodePlain<Name> fast path
 }
 
 type inlineType struct {
@@ -76,7 +78,7 @@ type variant struct {
 }
 
 func newGen(ds *defSet) *gen {
-	return &gen{ds: ds, unions: map[string]*union{}, markers: map[string][]string{}, emitted: map[string]bool{}, shapes: map[string]string{}}
+	return &gen{ds: ds, unions: map[string]*union{}, markers: map[string][]string{}, emitted: map[string]bool{}, shapes: map[string]string{}, plainDecoders: map[string]bool{}}
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format, args...) }
@@ -461,6 +463,7 @@ func (g *gen) generate(pkg string) ([]byte, error) {
 			}
 		}
 	}
+	g.emitPlainDecoders()
 	g.emitRegistry()
 	g.emitHelpers()
 	return g.buf.Bytes(), nil
@@ -690,6 +693,10 @@ func (g *gen) emitUnion(u *union, s *schema) error {
 		peekIdx[pp] = i
 	}
 	decode := func(indent, vname string) {
+		if g.plainFields(vname) != nil {
+			g.p("%sif v, ok := decodePlain%s(b); ok {\n%s\tx.Variant = v\n%s\treturn nil\n%s}\n", indent, vname, indent, indent, indent)
+			g.plainDecoders[vname] = true
+		}
 		g.p("%svar v %s\n", indent, vname)
 		g.p("%sif err := json.Unmarshal(b, &v); err != nil {\n%s\treturn unionError(%q, d, b, err)\n%s}\n", indent, indent, n, indent)
 		g.p("%sx.Variant = v\n%sreturn nil\n", indent, indent)
@@ -805,4 +812,145 @@ func marshalUnknown(raw json.RawMessage, disc, value string) ([]byte, error) {
 	return json.Marshal(map[string]string{disc: value})
 }
 `)
+}
+
+// plainField is a property a decodePlain fast path can fill.
+type plainField struct {
+	json, name string
+	kind       string // "string", "Text", an enum type name, or "union"
+	typ        string // the union type for kind "union"
+	ptr        bool   // optional: the Go field is a pointer
+}
+
+// plainFields lists the properties of variant n that a decodePlain fast
+// path fills: strings without escapes, and objects of a generated union
+// (decoded by that union's own UnmarshalJSON). It is nil unless every
+// required property is one of those, so ordinary values of n take the
+// fast path. Types come from the schema, not goType, which has side effects
+// on inline-type emission.
+func (g *gen) plainFields(n string) []plainField {
+	s := g.ds.defs[n]
+	if s == nil || !s.isObject() {
+		return nil
+	}
+	var out []plainField
+	used := map[string]bool{}
+	for _, p := range s.Props {
+		name := goFieldName(p.Name)
+		for used[name] {
+			name += "_"
+		}
+		used[name] = true
+		req := s.isRequired(p.Name)
+		f := plainField{json: p.Name, name: name, ptr: !req}
+		f.kind = g.plainKind(n, p.Name, p.Schema)
+		if f.kind == "" && p.Schema.Ref != "" {
+			if _, ov := overrides[n+"."+p.Name]; !ov {
+				if u := refName(p.Schema.Ref); g.unions[u] != nil {
+					f.kind, f.typ = "union", u
+				}
+			}
+		}
+		switch {
+		case f.kind == "":
+			if req {
+				return nil
+			}
+			continue
+		case f.ptr && f.kind != "string" && f.kind != "union":
+			continue // optional Text or enum: rare, left to encoding/json
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// plainKind is "string", "Text" or the name of a string enum type when the
+// property decodes from a JSON string into that Go type, "" otherwise.
+func (g *gen) plainKind(owner, pname string, s *schema) string {
+	if o, ok := overrides[owner+"."+pname]; ok {
+		if o.goType == "Text" {
+			return "Text"
+		}
+		return ""
+	}
+	if s.Ref != "" {
+		n := refName(s.Ref)
+		t, ok := g.ds.defs[n]
+		if !ok || handWritten[n] || skipped[n] || n == "SessionStatus" || len(t.Props) > 0 {
+			return ""
+		}
+		if len(t.Enum) > 0 && (t.Type == "number" || t.Type == "integer") {
+			return ""
+		}
+		if len(t.Enum) > 0 || isConstUnion(t) {
+			for _, v := range constValues(t) {
+				if len(v) == 0 || v[0] != '"' {
+					return ""
+				}
+			}
+			return n
+		}
+		if t.Type == "string" && len(t.OneOf) == 0 {
+			return "string" // emitted as an alias of string
+		}
+		return ""
+	}
+	if cv := constValues(s); cv != nil {
+		for _, v := range cv {
+			if len(v) == 0 || v[0] != '"' {
+				return ""
+			}
+		}
+		return "string"
+	}
+	if s.Type == "string" && !s.Any && len(s.OneOf) == 0 {
+		return "string"
+	}
+	return ""
+}
+
+// emitPlainDecoders writes the fast paths the union decoders call: a variant
+// whose members are all strings without escapes, or objects that a nested
+// union decoder accepts, is valid JSON by construction (a union decoder
+// succeeds only on valid JSON), so it is filled directly instead of through
+// a second, validating json.Unmarshal. Anything else (an unknown, escaped or
+// differently-cased key, another kind of value, an escaped string, a nested
+// error) makes it report false, and the caller decodes with encoding/json as
+// before, which also words any error.
+func (g *gen) emitPlainDecoders() {
+	var names []string
+	for n := range g.plainDecoders {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fs := g.plainFields(n)
+		g.p("// decodePlain%s fills a %s on the fast path; see scanPlainObject.\n", n, n)
+		g.p("func decodePlain%s(b []byte) (v %s, ok bool) {\n", n, n)
+		g.p("\tok = scanPlainObject(b, func(key, raw []byte) bool {\n\t\tswitch string(key) {\n")
+		for _, f := range fs {
+			g.p("\t\tcase %q:\n", f.json)
+			switch {
+			case f.kind == "union" && f.ptr:
+				g.p("\t\t\tu := new(%s)\n\t\t\tif raw[0] != '{' || u.UnmarshalJSON(raw) != nil {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\tv.%s = u\n", f.typ, f.name)
+			case f.kind == "union":
+				g.p("\t\t\tif raw[0] != '{' || v.%s.UnmarshalJSON(raw) != nil {\n\t\t\t\treturn false\n\t\t\t}\n", f.name)
+			default:
+				g.p("\t\t\ts, ok := plainJSONString(raw)\n\t\t\tif !ok {\n\t\t\t\treturn false\n\t\t\t}\n")
+				switch {
+				case f.ptr:
+					g.p("\t\t\tv.%s = &s\n", f.name)
+				case f.kind == "string":
+					g.p("\t\t\tv.%s = s\n", f.name)
+				case f.kind == "Text":
+					g.p("\t\t\tv.%s = NewText(s)\n", f.name)
+				default:
+					g.p("\t\t\tv.%s = %s(s)\n", f.name, f.kind)
+				}
+			}
+		}
+		g.p("\t\tdefault:\n\t\t\treturn false\n\t\t}\n\t\treturn true\n\t})\n")
+		g.p("\treturn v, ok\n}\n\n")
+	}
 }
