@@ -304,9 +304,9 @@ func (u *user) openDemoSession(screen string) {
 	}
 	u.press("Enter")
 	u.see("demo session opens", func(s string) bool {
-		_, ok := Panel(s, chatTitle)
-		_, mcp := MCPBadge(s, "Filesystem")
-		return ok && mcp
+		_, chat := Panel(s, chatTitle)
+		_, mcp := Panel(s, "MCP servers (")
+		return chat && mcp
 	})
 }
 
@@ -382,5 +382,51 @@ func approveInHeadlessBrowser(t *testing.T, authURL *url.URL) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("the app's loopback callback answered %s, want 200 OK", resp.Status)
+	}
+}
+
+// TestGrantURLFitsSmallTerminal is a known gap, skipped unless
+// AHPTUI_E2E_KNOWN_GAPS=1: in an 80×24 terminal (a common SSH default) the
+// transcript is about six lines tall, so the sign-in URL a --no-browser user
+// must open (eight hard-wrapped lines at that width) is never on screen
+// whole; the user has to scroll and piece it together or rely on the
+// terminal's clipboard support (u). The test reads the screen after
+// accepting the grant and fails unless the whole URL is visible at once.
+func TestGrantURLFitsSmallTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: builds ahptui and drives it in tmux")
+	}
+	if os.Getenv("AHPTUI_E2E_KNOWN_GAPS") != "1" {
+		t.Skip("known gap: at 80×24 the sign-in URL does not fit on screen; set AHPTUI_E2E_KNOWN_GAPS=1 to check a fix")
+	}
+	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
+	s := tmuxtest.Start(t, tmuxtest.Options{Width: 80, Height: 24,
+		Cmd: []string{bin, "--demo", "--no-browser", "--config-dir", t.TempDir()}})
+	u := &user{t: t, s: s}
+	screen, err := s.WaitForFunc(func(s string) bool {
+		return strings.Contains(statusLine(s), "● connected") && strings.Contains(PanelText(s, "Sessions ("), "Demo: MCP")
+	}, startTimeout)
+	if err != nil {
+		t.Fatalf("start-up: %v", err)
+	}
+	u.openDemoSession(screen)
+	u.sendMessage("deploy")
+	u.see("step-up blocker listed", func(s string) bool { return strings.Contains(statusLine(s), "needs input") })
+	// Wait for escape to land: ESC followed at once by "!" reads as alt+!.
+	u.press("Escape")
+	u.see("chat focused", func(s string) bool { return !strings.Contains(helpLine(s), "esc back") })
+	u.press("!")
+	u.see("grant prompt selected", func(s string) bool { return strings.Contains(helpLine(s), "grant access") })
+	u.press("g")
+	screen, err = s.WaitForFunc(func(s string) bool {
+		chat, ok := Panel(s, chatTitle)
+		if !ok {
+			return false
+		}
+		_, err := AuthURL(chat)
+		return err == nil
+	}, 5*time.Second)
+	if err != nil {
+		t.Fatalf("after accepting the grant at 80×24 the whole sign-in URL is never on screen at once: %v", err)
 	}
 }
