@@ -51,6 +51,8 @@ type toolCall struct {
 	selectedOption    string
 	risk              string
 	auth              *protocol.McpAuthRequirement
+	// Which of the host's messages are markdown (StringOrMarkdown).
+	invocationMD, pastTenseMD, titleMD, cancelMD, riskMD bool
 }
 
 func mcpContributor(c *protocol.ToolCallContributor) string {
@@ -93,51 +95,60 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 		t = toolCall{id: v.ToolCallId, status: "streaming", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), input: strOr(v.PartialInput), contributorMCP: mcpContributor(v.Contributor)}
 		if v.InvocationMessage != nil {
-			t.invocation = v.InvocationMessage.Value
+			t.invocation, t.invocationMD = v.InvocationMessage.Value, v.InvocationMessage.Markdown
 		}
 	case protocol.ToolCallPendingConfirmationState:
 		t = toolCall{id: v.ToolCallId, status: "pending-confirmation", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: mcpContributor(v.Contributor), options: v.Options}
 		if v.ConfirmationTitle != nil {
-			t.confirmationTitle = v.ConfirmationTitle.Value
+			t.confirmationTitle, t.titleMD = v.ConfirmationTitle.Value, v.ConfirmationTitle.Markdown
 		}
 		if v.RiskAssessment != nil {
 			if c, ok := v.RiskAssessment.Variant.(protocol.ToolCallRiskAssessmentCompleteState); ok {
 				t.risk = fmt.Sprintf("risk assessment: %s (safety %.0f%%)", c.Reason.Value, c.Safety*100)
+				t.riskMD = c.Reason.Markdown
 			} else {
 				t.risk = "risk assessment: in progress…"
 			}
 		}
+		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallRunningState:
 		t = toolCall{id: v.ToolCallId, status: "running", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: mcpContributor(v.Contributor), content: v.Content, selectedOption: optLabel(v.SelectedOption)}
+		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallAuthRequiredState:
 		auth := v.Auth
 		t = toolCall{id: v.ToolCallId, status: "auth-required", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: v.Contributor.CustomizationId, content: v.Content, auth: &auth}
+		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallPendingResultConfirmationState:
 		t = toolCall{id: v.ToolCallId, status: "pending-result-confirmation", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: mcpContributor(v.Contributor), hasResult: true, success: v.Success,
 			pastTense: v.PastTenseMessage.Value, content: v.Content}
 		t.errMsg, t.errCode = resultErr(v.Error)
+		t.invocationMD = v.InvocationMessage.Markdown
+		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCompletedState:
 		t = toolCall{id: v.ToolCallId, status: "completed", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: mcpContributor(v.Contributor), hasResult: true, success: v.Success,
 			pastTense: v.PastTenseMessage.Value, content: v.Content, selectedOption: optLabel(v.SelectedOption)}
 		t.errMsg, t.errCode = resultErr(v.Error)
+		t.invocationMD = v.InvocationMessage.Markdown
+		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCancelledState:
 		t = toolCall{id: v.ToolCallId, status: "cancelled", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: mcpContributor(v.Contributor), cancelReason: string(v.Reason),
 			selectedOption: optLabel(v.SelectedOption)}
 		if v.ReasonMessage != nil {
-			t.cancelMessage = v.ReasonMessage.Value
+			t.cancelMessage, t.cancelMD = v.ReasonMessage.Value, v.ReasonMessage.Markdown
 		}
+		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.UnknownToolCallState:
 		t = toolCall{status: v.Discriminator, name: "tool call"}
 	default:
@@ -226,20 +237,23 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 	lines = append(lines, wrapLines(head, inner)...)
 
 	// What the tool is doing, in the host's words for this state.
+	msg := func(style lipgloss.Style, s string, markdown bool) {
+		lines = append(lines, messageLines(style, s, markdown, inner)...)
+	}
 	switch {
 	case t.hasResult && strings.TrimSpace(t.pastTense) != "":
-		add(th.Text, SanitizeLine(t.pastTense))
+		msg(th.Text, t.pastTense, t.pastTenseMD)
 	case strings.TrimSpace(t.invocation) != "":
-		add(th.Text, SanitizeLine(t.invocation))
+		msg(th.Text, t.invocation, t.invocationMD)
 	}
 	if s := SanitizeLine(t.intention); strings.TrimSpace(s) != "" {
 		add(th.Muted, "why: "+s)
 	}
 	if s := SanitizeLine(t.confirmationTitle); strings.TrimSpace(s) != "" {
-		add(th.Warning, s)
+		msg(th.Warning, t.confirmationTitle, t.titleMD)
 	}
 	if t.risk != "" {
-		add(th.Muted, SanitizeLine(t.risk))
+		msg(th.Muted, t.risk, t.riskMD)
 	}
 	addBlock("input", t.input, collapsedInputLines)
 
@@ -265,9 +279,10 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 	case "cancelled":
 		why := cancelText(t.cancelReason)
 		if m := SanitizeLine(t.cancelMessage); strings.TrimSpace(m) != "" {
-			why += ": " + m
+			msg(th.Muted, why+": "+t.cancelMessage, t.cancelMD)
+		} else {
+			add(th.Muted, why)
 		}
-		add(th.Muted, why)
 	}
 	if t.selectedOption != "" {
 		add(th.Subtle, "chosen: "+SanitizeLine(t.selectedOption))

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -103,6 +104,12 @@ var toolCardCases = []struct {
 		Confirmed:         protocol.ToolCallConfirmationReasonNotNeeded,
 	}), CardContext{ServerName: "GitHub", Selected: true, Grant: &GrantView{
 		Phase: GrantOffered, Resource: "GitHub (https://mcp.example.com/gh)", Reason: "required", Scopes: []string{"mcp:read"}}}},
+	// Host messages marked as markdown show their inline formatting.
+	{"markdown_messages", protocol.NewToolCallState(protocol.ToolCallPendingConfirmationState{
+		ToolCallId: "tc-10", ToolName: "deploy", DisplayName: "Deploy service",
+		InvocationMessage: protocol.MarkdownString("Deploy the **preview** environment of `api` from _main_ ([logs](https://ci.example.com/1))"),
+		ConfirmationTitle: ptr(protocol.MarkdownString("Allow **deploy** to touch *preview*?")),
+	}), CardContext{Selected: true}},
 }
 
 func TestRenderToolCardGolden(t *testing.T) {
@@ -235,5 +242,63 @@ func TestServerNameFor(t *testing.T) {
 		if got := ServerNameFor(tc.tc, custom); got != tc.want {
 			t.Errorf("%s: ServerNameFor = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+var (
+	sgrRE  = regexp.MustCompile("\x1b\\[[0-9;:]*m")
+	boldRE = regexp.MustCompile("\x1b\\[(?:[0-9;:]*;)?1(?:;[0-9;:]*)?m")
+)
+
+// A markdown message loses its markup, keeps its words, styles emphasis
+// (bold/italic SGR even without colour), keeps block syntax as text, is
+// sanitized, and every wrapped line closes its own styling.
+func TestMessageLinesMarkdown(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     string // the visible text, lines joined with a space
+		bold     bool
+	}{
+		{"emphasis", "Deploy the **preview** environment", "Deploy the preview environment", true},
+		{"code and link", "Run `go test` on [the repo](https://x.example)", "Run go test on the repo", false},
+		{"heading stays text", "# 3 files changed", "# 3 files changed", false},
+		{"list stays text", "- remove build/", "- remove build/", false},
+		{"ordered stays text", "1. first step", "1. first step", false},
+		{"bold at start", "**Careful**: deletes data", "Careful: deletes data", true},
+		{"only a rule", "---", "---", false},
+		{"html is text", "<b>hi</b> there", "<b>hi</b> there", false},
+		{"entity spelling an escape", "a &#27;[2J&#x9b;31m b &amp; c", "", false},
+		{"hostile", "Deploy \x1b]8;;http://evil\x07**now**\x1b[2J\u202e", "Deploy now", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, th := range []Theme{noColorTheme, colorTheme} {
+				for _, w := range []int{8, 20, 80} {
+					lines := messageLines(th.Text, tc.in, true, w)
+					out := strings.Join(lines, "\n")
+					checkScreen(t, th, out, w)
+					var vis []string
+					for _, l := range lines {
+						vis = append(vis, ansi.Strip(l))
+						if seqs := sgrRE.FindAllString(l, -1); len(seqs) > 0 && seqs[len(seqs)-1] != "\x1b[m" && seqs[len(seqs)-1] != "\x1b[0m" {
+							t.Errorf("line %q does not end its styling", l)
+						}
+					}
+					got := strings.Join(strings.Fields(strings.Join(vis, " ")), " ")
+					if w == 80 && tc.want != "" && got != tc.want {
+						t.Errorf("%q at %d: shows %q, want %q", tc.in, w, got, tc.want)
+					}
+					if tc.bold && w == 80 && !boldRE.MatchString(out) {
+						t.Errorf("%q: no bold in %q", tc.in, out)
+					}
+					if strings.Contains(got, "**") {
+						t.Errorf("%q: raw markup left in %q", tc.in, got)
+					}
+				}
+			}
+		})
+	}
+	// Plain messages are left alone, asterisks and all.
+	if got := ansi.Strip(strings.Join(messageLines(noColorTheme.Text, "a **b**", false, 80), "")); got != "a **b**" {
+		t.Errorf("plain message changed: %q", got)
 	}
 }
