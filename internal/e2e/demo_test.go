@@ -12,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
+
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
+	"github.com/ahptui/ahptui/keymap"
 )
 
 func TestMain(m *testing.M) {
@@ -44,6 +47,31 @@ type user struct {
 	t *testing.T
 	s *tmuxtest.Session
 }
+
+// km is the app's own key map: the test presses the keys the app binds and
+// looks for the hints the app prints, so a rebinding moves both at once.
+var km = keymap.DefaultKeyMap()
+
+// tmuxKeys maps bubbletea key names to tmux send-keys names.
+var tmuxKeys = map[string]string{
+	"enter": "Enter", "esc": "Escape", "tab": "Tab", "shift+tab": "BTab",
+	"up": "Up", "down": "Down", "space": "Space", "ctrl+c": "C-c",
+}
+
+// hit presses the first key of a binding.
+func (u *user) hit(b key.Binding) {
+	u.t.Helper()
+	k := b.Keys()[0]
+	if name, ok := tmuxKeys[k]; ok {
+		k = name
+	} else if len([]rune(k)) != 1 {
+		u.t.Fatalf("no tmux name for key %q; add it to tmuxKeys", k)
+	}
+	u.press(k)
+}
+
+// hint is how the help line shows a binding: "t stop".
+func hint(b key.Binding) string { return b.Help().Key + " " + b.Help().Desc }
 
 // press sends tmux key names ("Enter", "Tab", "BTab", "Escape") or single
 // printable keys.
@@ -91,14 +119,14 @@ func statusLine(screen string) string {
 
 // focus presses key (Tab or BTab) until the help line offers hint, as a
 // person cycles focus until the panel they want lights up.
-func (u *user) focus(panel, key, hint string) {
+func (u *user) focus(panel string, next key.Binding, hint string) {
 	u.t.Helper()
 	for range 4 {
 		if strings.Contains(helpLine(u.s.Capture()), hint) {
 			return
 		}
 		before := helpLine(u.s.Capture())
-		u.press(key)
+		u.hit(next)
 		// Wait for the key to land before judging the next screen.
 		_, _ = u.s.WaitForFunc(func(s string) bool { return helpLine(s) != before }, 2*time.Second)
 	}
@@ -194,10 +222,13 @@ func runDemo(t *testing.T, bin string, w, h int) {
 	})
 
 	// 2. Stop and start an MCP server from the MCP panel.
-	u.focus("MCP", "Tab", "t stop")
-	u.press("k", "k", "k", "k", "k", "j") // GitHub is first; Filesystem second
+	u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
+	for range 5 {
+		u.hit(km.MCP.Up)
+	}
+	u.hit(km.MCP.Down) // GitHub is first; Filesystem second
 	u.see("cursor on Filesystem", func(s string) bool { return MCPSelected(s) == "Filesystem" })
-	u.press("t")
+	u.hit(km.MCP.Stop)
 	screen = u.see("Filesystem stopped after t", mcpBadgeIs("Filesystem", "○ stopped"))
 	for server, want := range map[string]string{"GitHub": "⚠", "Deploy": "● ready", "Flaky": "✗ error"} {
 		if !mcpBadgeIs(server, want)(screen) {
@@ -205,16 +236,16 @@ func runDemo(t *testing.T, bin string, w, h int) {
 			t.Errorf("stopping Filesystem changed %s's badge to %q (want %s…)", server, b, want)
 		}
 	}
-	u.press("s")
+	u.hit(km.MCP.Start)
 	u.see("Filesystem starting after s", mcpBadgeIs("Filesystem", "◌ starting"))
 	u.see("Filesystem ready again", mcpBadgeIs("Filesystem", "● ready"))
 	t.Logf("%v: MCP stop/start seen", time.Since(start).Round(time.Millisecond))
 
 	// 3. Step-up auth, declined.
-	u.focus("chat", "BTab", "i write")
+	u.focus("chat", km.Global.FocusPrev, hint(km.Chat.FocusComposer))
 	u.sendMessage("please deploy the preview")
 	u.awaitGrantPrompt("first deploy")
-	u.press("n")
+	u.hit(km.Grant.Decline)
 	screen = u.see("declined deploy is cancelled", chatHas("declined to grant access", "Deployment cancelled"))
 	chatText := PanelText(screen, chatTitle)
 	if card, _ := Panel(chatText, "✗ failed"); !strings.Contains(Flatten(card), "Deploy") || !strings.Contains(Flatten(card), "cancelled") {
@@ -231,7 +262,7 @@ func runDemo(t *testing.T, bin string, w, h int) {
 	// 4. Step-up auth, granted through the headless browser.
 	u.sendMessage("deploy again, please")
 	u.awaitGrantPrompt("second deploy")
-	u.press("g")
+	u.hit(km.Grant.Accept)
 	u.see("prompt waits on the browser", chatHas("Waiting for you to approve"))
 	screen = u.see("authorization URL printed", func(s string) bool {
 		chat, ok := Panel(s, chatTitle)
@@ -267,7 +298,7 @@ func runDemo(t *testing.T, bin string, w, h int) {
 	t.Logf("%v: grant path seen", time.Since(start).Round(time.Millisecond))
 
 	// 5. Quit.
-	u.press("q")
+	u.hit(km.Global.Quit)
 	if code, err := s.WaitExit(10 * time.Second); err != nil || code != 0 {
 		t.Fatalf("q: exit status %d, %v\n%s", code, err, s.Capture())
 	}
@@ -277,7 +308,7 @@ func runDemo(t *testing.T, bin string, w, h int) {
 // on the demo session, opens it, and checks the chat panel shows it.
 func (u *user) openDemoSession(screen string) {
 	u.t.Helper()
-	if !strings.Contains(helpLine(screen), "enter open") {
+	if !strings.Contains(helpLine(screen), hint(km.Sessions.Open)) {
 		u.t.Fatalf("the session list should have focus at start; help line: %q", helpLine(screen))
 	}
 	onDemo := func(s string) bool {
@@ -290,19 +321,21 @@ func (u *user) openDemoSession(screen string) {
 		}
 		return false
 	}
-	u.press("k", "k", "k", "k")
+	for range 4 {
+		u.hit(km.Sessions.Up)
+	}
 	for range 8 {
 		screen = u.s.Capture()
 		if onDemo(screen) {
 			break
 		}
-		u.press("j")
+		u.hit(km.Sessions.Down)
 		_, _ = u.s.WaitForFunc(func(s string) bool { return s != screen }, 2*time.Second)
 	}
 	if !onDemo(screen) {
 		u.t.Fatalf("the session cursor never reached the demo session:\n%s", PanelText(screen, "Sessions ("))
 	}
-	u.press("Enter")
+	u.hit(km.Sessions.Open)
 	u.see("demo session opens", func(s string) bool {
 		_, chat := Panel(s, chatTitle)
 		_, mcp := Panel(s, "MCP servers (")
@@ -314,10 +347,10 @@ func (u *user) openDemoSession(screen string) {
 // then waits for the message to show in the transcript.
 func (u *user) sendMessage(text string) {
 	u.t.Helper()
-	u.press("i")
-	u.see("composer focused", func(s string) bool { return strings.Contains(helpLine(s), "enter send") })
+	u.hit(km.Chat.FocusComposer)
+	u.see("composer focused", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Composer.Send)) })
 	u.s.SendText(text)
-	u.press("Enter")
+	u.hit(km.Composer.Send)
 	u.see("message "+text+" sent", chatHas(text))
 }
 
@@ -327,13 +360,12 @@ func (u *user) sendMessage(text string) {
 func (u *user) awaitGrantPrompt(step string) {
 	u.t.Helper()
 	u.see(step+": grant prompt appears", chatHas("Grant additional access"))
-	u.press("Escape")
-	u.see(step+": chat focused", func(s string) bool {
-		return strings.Contains(helpLine(s), "i write") || strings.Contains(helpLine(s), "grant access")
-	})
-	u.press("!")
+	// Wait for escape to land: ESC followed at once by "!" reads as alt+!.
+	u.hit(km.Composer.Cancel)
+	u.see(step+": chat focused", func(s string) bool { return !strings.Contains(helpLine(s), hint(km.Composer.Cancel)) })
+	u.hit(km.Chat.NextBlocker)
 	screen := u.see(step+": prompt selected", func(s string) bool {
-		return strings.Contains(helpLine(s), "grant access") && strings.Contains(helpLine(s), "decline")
+		return strings.Contains(helpLine(s), hint(km.Grant.Accept)) && strings.Contains(helpLine(s), hint(km.Grant.Decline))
 	})
 	chat := PanelText(screen, chatTitle)
 	for _, want := range []string{"Grant additional access", demoDeployScope, demoDeployResource, "needs sign-in", "Deploy"} {
@@ -413,11 +445,11 @@ func TestGrantURLFitsSmallTerminal(t *testing.T) {
 	u.sendMessage("deploy")
 	u.see("step-up blocker listed", func(s string) bool { return strings.Contains(statusLine(s), "needs input") })
 	// Wait for escape to land: ESC followed at once by "!" reads as alt+!.
-	u.press("Escape")
-	u.see("chat focused", func(s string) bool { return !strings.Contains(helpLine(s), "esc back") })
-	u.press("!")
-	u.see("grant prompt selected", func(s string) bool { return strings.Contains(helpLine(s), "grant access") })
-	u.press("g")
+	u.hit(km.Composer.Cancel)
+	u.see("chat focused", func(s string) bool { return !strings.Contains(helpLine(s), hint(km.Composer.Cancel)) })
+	u.hit(km.Chat.NextBlocker)
+	u.see("grant prompt selected", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Grant.Accept)) })
+	u.hit(km.Grant.Accept)
 	screen, err = s.WaitForFunc(func(s string) bool {
 		chat, ok := Panel(s, chatTitle)
 		if !ok {
