@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -348,5 +349,70 @@ func TestDecodePlainNestedUnion(t *testing.T) {
 		if _, ok := decodePlainToolCallResponsePart([]byte(in)); ok {
 			t.Errorf("decodePlainToolCallResponsePart(%s) accepted; encoding/json must decide", in)
 		}
+	}
+}
+
+// FuzzScanDifferential compares the fast paths with encoding/json on
+// arbitrary bytes: scanMembers must read the same members as encoding/json
+// whenever it answers for valid JSON, and a union decoded through the fast
+// paths must equal the variant encoding/json decodes from the same bytes.
+// Seeds are the tricky inputs above; run it with -fuzz=FuzzScanDifferential.
+func FuzzScanDifferential(f *testing.F) {
+	for _, in := range scanTrickyInputs {
+		f.Add([]byte(in))
+	}
+	for _, in := range []string{
+		`{"type":"chat/delta","turnId":"t","partId":"p","content":"x"}`,
+		`{"kind":"toolCall","toolCall":{"status":"completed","toolCallId":"tc","toolName":"r","displayName":"R","invocationMessage":"m","success":true,"pastTenseMessage":{"markdown":"d"},"confirmed":"not-needed","content":[{"type":"text","text":"x"}]}}`,
+		`{"kind":"markdown","id":"m","content":"hi"}`,
+	} {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 4096 {
+			return
+		}
+		var got [2]json.RawMessage
+		ok := scanMembers(b, got[:], "type", "approved")
+		wantD, wantP, err := peekWithEncodingJSON(b)
+		if err == nil && ok && (!bytes.Equal(got[0], wantD) || !bytes.Equal(got[1], wantP)) {
+			t.Fatalf("scanMembers(%q) = %q, %q; encoding/json %q, %q", b, got[0], got[1], wantD, wantP)
+		}
+		checkUnionAgainstEncodingJSON(t, b, new(StateAction), func(v any) any { return v.(*StateAction).Variant })
+		checkUnionAgainstEncodingJSON(t, b, new(ResponsePart), func(v any) any { return v.(*ResponsePart).Variant })
+	})
+}
+
+// checkUnionAgainstEncodingJSON decodes b as the union u and, when that
+// succeeds with a known variant, decodes b again straight into that
+// variant's type with encoding/json; both must encode the same. When the
+// union decode fails, so must encoding/json's own validation or the variant
+// decode.
+func checkUnionAgainstEncodingJSON(t *testing.T, b []byte, u any, variant func(any) any) {
+	t.Helper()
+	err := json.Unmarshal(b, u)
+	if err != nil {
+		return
+	}
+	v := variant(u)
+	if v == nil {
+		return
+	}
+	rt := reflect.TypeOf(v)
+	if strings.HasPrefix(rt.Name(), "Unknown") {
+		raw := reflect.ValueOf(v).FieldByName("Raw").Bytes()
+		if !json.Valid(raw) {
+			t.Fatalf("%T kept invalid Raw %q", v, raw)
+		}
+		return
+	}
+	want := reflect.New(rt)
+	if err := json.Unmarshal(b, want.Interface()); err != nil {
+		t.Fatalf("%T decoded %q via the union, but encoding/json rejects it as the variant: %v", v, b, err)
+	}
+	g, err1 := json.Marshal(v)
+	w, err2 := json.Marshal(want.Elem().Interface())
+	if err1 != nil || err2 != nil || !bytes.Equal(g, w) {
+		t.Fatalf("%T from %q:\n union   %s (%v)\n variant %s (%v)", v, b, g, err1, w, err2)
 	}
 }
