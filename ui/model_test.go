@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
 )
@@ -207,7 +209,13 @@ func TestKeysInputRequest(t *testing.T) {
 		d.sendMessage("ask me")
 		d.expectSent("chat/turnStarted")
 		it := d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
-		d.keys("]", "a")
+		d.keys("]")
+		// The selected request is framed like a selected card and names
+		// the keys that answer it.
+		if scr := ansi.Strip(d.m.Render()); d.m.itemSel != it.ID || !strings.Contains(scr, "┃ ◆ Input requested") || !strings.Contains(scr, "answer · ") {
+			t.Fatalf("] did not select the input request (selection %q):\n%s", d.m.itemSel, scr)
+		}
+		d.keys("a")
 		if d.m.modal != modalInput {
 			t.Fatalf("a on an input request did not open the form")
 		}

@@ -401,6 +401,22 @@ func inputRequestSummary(th Theme, p protocol.InputRequestResponsePart, width in
 	return lines
 }
 
+// selectedInputRequest is an input request holding the transcript's
+// selection: its summary framed like a selected tool card, with the keys
+// that open its form or decline it while it waits for an answer.
+func selectedInputRequest(th Theme, p protocol.InputRequestResponsePart, width int) []string {
+	frame := th.PanelFocused.Padding(0, 1)
+	inner := max(width-frame.GetHorizontalFrameSize(), 1)
+	lines := inputRequestSummary(th, p, inner)
+	if p.Response == nil {
+		answer, decline := hintKeys.Chat.Approve, hintKeys.Chat.Deny
+		answer.SetHelp(answer.Help().Key, "answer")
+		decline.SetHelp(decline.Help().Key, "decline")
+		lines = append(lines, wrapLines(hintLine(th, answer, decline), inner)...)
+	}
+	return strings.Split(frame.Width(max(width, 4)).Render(strings.Join(lines, "\n")), "\n")
+}
+
 // answerText is a synchronized answer in words.
 func answerText(a protocol.ChatInputAnswer, q question) string {
 	switch v := a.Variant.(type) {

@@ -13,7 +13,8 @@ import (
 // is drawn, never the chat.
 type TranscriptOptions struct {
 	// SelectedToolCall is the tool call id whose card has the selection
-	// (highlighted frame, key hints).
+	// (highlighted frame, key hints), or the id of an input request, which
+	// is then framed like a selected card with the keys that answer it.
 	SelectedToolCall string
 	// Expanded holds reasoning part ids and tool call ids the user opened.
 	Expanded map[string]bool
@@ -259,7 +260,8 @@ func (t *Transcript) cached(tr *protocol.Turn, width int, opts TranscriptOptions
 	return ok && r.key == turnKey(tr, width, opts)
 }
 
-// LocateToolCall returns where a tool call's card is: its first line,
+// LocateToolCall returns where a tool call's card (or an input request,
+// by its id) is: its first line,
 // counted from the top of the transcript, and its height in lines.
 func (t *Transcript) LocateToolCall(width int, opts TranscriptOptions, toolCallID string) (top, height int, ok bool) {
 	pos := 0
@@ -526,11 +528,14 @@ func indentLines(ls []string) []string {
 	return ls
 }
 
-// cardID is the id a part is located and selected by: a tool call's id,
-// "" for anything else.
+// cardID is the id a part is located and selected by: a tool call's id or
+// an input request's, "" for anything else.
 func cardID(p protocol.ResponsePart) string {
-	if v, ok := p.Variant.(protocol.ToolCallResponsePart); ok {
+	switch v := p.Variant.(type) {
+	case protocol.ToolCallResponsePart:
 		return ToolCallID(v.ToolCall)
+	case protocol.InputRequestResponsePart:
+		return v.Request.Id
 	}
 	return ""
 }
@@ -542,6 +547,10 @@ func partKey(t *Transcript, p protocol.ResponsePart, width int, opts TranscriptO
 	case protocol.ReasoningResponsePart:
 		if opts.Expanded[v.Id] {
 			return w + "|e"
+		}
+	case protocol.InputRequestResponsePart:
+		if v.Request.Id != "" && v.Request.Id == opts.SelectedToolCall {
+			return w + "|s"
 		}
 	case protocol.ToolCallResponsePart:
 		n := normalizeToolCall(v.ToolCall)
@@ -593,6 +602,9 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 		}
 		return strings.Split(RenderToolCard(th, v.ToolCall, ctx, inner), "\n")
 	case protocol.InputRequestResponsePart:
+		if v.Request.Id != "" && v.Request.Id == opts.SelectedToolCall {
+			return selectedInputRequest(th, v, inner)
+		}
 		return inputRequestSummary(th, v, inner)
 	case protocol.SystemNotificationResponsePart:
 		text := Sanitize(v.Content.Value)

@@ -394,3 +394,47 @@ func TestTranscriptSelectionReusesParts(t *testing.T) {
 		t.Error("reused parts differ from a fresh render")
 	}
 }
+
+// An input request holding the selection is framed like a selected card
+// and, while it waits, names the keys that answer or decline it; it can be
+// located like a card so the UI scrolls to it. Unselected it is unchanged.
+func TestTranscriptSelectedInputRequest(t *testing.T) {
+	chat := testChat()
+	chat.ActiveTurn.ResponseParts = append(chat.ActiveTurn.ResponseParts,
+		protocol.NewResponsePart(protocol.InputRequestResponsePart{Request: testInputRequest()}))
+	for _, w := range goldenWidths {
+		tr := NewTranscript(noColorTheme)
+		tr.SetChat(chat, mcpCustomizations())
+		plain := ansi.Strip(tr.Render(w, 400, 0, TranscriptOptions{}))
+		opts := TranscriptOptions{SelectedToolCall: "req-1"}
+		fromEnd, h, ok := tr.LocateToolCallFromEnd(w, opts, "req-1")
+		if !ok || h < 4 {
+			t.Fatalf("w=%d: selected input request not located (h=%d ok=%v)", w, h, ok)
+		}
+		total := tr.TotalLines(w, opts)
+		all := strings.Split(tr.Render(w, total, 0, opts), "\n")
+		card := strings.Join(all[total-fromEnd:total-fromEnd+h], "\n")
+		checkScreen(t, noColorTheme, card, w)
+		checkGolden(t, "transcript_input_selected", w, card)
+		got := ansi.Strip(card)
+		for _, want := range []string{"┏", "◆ Input requested", "Environment", "answer", "decline", "┗"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("w=%d: selected input request lacks %q:\n%s", w, want, got)
+			}
+		}
+		if strings.Count(ansi.Strip(strings.Join(all, "\n")), "┏") <= strings.Count(plain, "┏") {
+			t.Errorf("w=%d: selecting the input request drew no frame", w)
+		}
+		// The answered request of turn t3 is selectable too, without keys.
+		opts.SelectedToolCall = "req-1"
+		chat2 := testChat()
+		tr2 := NewTranscript(noColorTheme)
+		tr2.SetChat(chat2, nil)
+		if _, _, ok := tr2.LocateToolCallFromEnd(w, opts, "req-1"); !ok {
+			t.Errorf("w=%d: answered input request not located", w)
+		}
+		if out := ansi.Strip(tr2.Render(w, 400, 0, opts)); strings.Contains(out, "answer · ") {
+			t.Errorf("w=%d: an answered request offers to answer it:\n%s", w, out)
+		}
+	}
+}
