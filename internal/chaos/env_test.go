@@ -309,7 +309,7 @@ func agree(victim, ref *protocol.Client, extra func(protocol.ChatState) error) e
 		return fmt.Errorf("chat not mirrored (reference %v, victim %v)", ok1, ok2)
 	}
 	if rc.ActiveTurn != nil {
-		return fmt.Errorf("turn %s still running", rc.ActiveTurn.Id)
+		return fmt.Errorf("turn %s (%q) still running: %s", rc.ActiveTurn.Id, rc.ActiveTurn.Message.Text, toolStates(rc.ActiveTurn.ResponseParts))
 	}
 	if len(rc.QueuedMessages) > 0 {
 		return fmt.Errorf("%d messages still queued", len(rc.QueuedMessages))
@@ -337,6 +337,18 @@ func agree(victim, ref *protocol.Client, extra func(protocol.ChatState) error) e
 		}
 	}
 	return nil
+}
+
+// toolStates lists the tool calls among parts with their states, to say
+// what a stuck turn waits for.
+func toolStates(parts []protocol.ResponsePart) string {
+	var out []string
+	for _, p := range parts {
+		if tc, ok := p.Variant.(protocol.ToolCallResponsePart); ok {
+			out = append(out, tc.ToolCall.Kind())
+		}
+	}
+	return "tool calls " + strings.Join(out, ", ")
 }
 
 // comparable is the JSON encoding of a mirrored state with every

@@ -38,8 +38,8 @@ type ledger struct {
 	reconnID   map[int64]map[string]bool // conn → ids of its reconnect requests
 	results    []reconnectResult
 	actions    map[int64]appliedAction
-	changed    chan struct{} // closed and replaced on every frame
-	maxSeq     int64         // highest serverSeq seen in an envelope
+	changed    chan struct{}   // closed and replaced on every frame
+	maxSeq     int64           // highest serverSeq seen in an envelope
 	rejections []appliedAction // echoed with rejectionReason to the dispatcher only
 }
 

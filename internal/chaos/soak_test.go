@@ -1,0 +1,260 @@
+package chaos
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/protocol"
+)
+
+const (
+	// defaultSoak is the soak length when AHPTUI_SOAK_DURATION is unset;
+	// maxSoak caps it so CI stays bounded.
+	defaultSoak = 45 * time.Second
+	maxSoak     = 2 * time.Minute
+
+	// soakStepDelay keeps a turn streaming for a fraction of a second, so
+	// every fault lands on a live stream.
+	soakStepDelay = 20 * time.Millisecond
+	// soakFaultEvery is the reconnect cadence.
+	soakFaultEvery = 2 * time.Second
+	// soakReplayBuffer is small enough that a longer outage (a stall lasts
+	// a ping timeout) often outgrows it and the client recovers by snapshot,
+	// while a drop is usually replayed: the soak exercises both paths. The
+	// host produces little during an outage, since the next queued message
+	// and every approval come from the victim.
+	soakReplayBuffer = 16
+	// soakTitleEvery paces session/titleChanged dispatches, which land
+	// before, during and after outages alike.
+	soakTitleEvery = 700 * time.Millisecond
+
+	// The leak bounds, measured after every client, the proxy and the host
+	// are closed, against a baseline taken before they started.
+	goroutineSlack = 5
+	heapSlack      = 16 << 20
+)
+
+func soakDuration(t *testing.T) time.Duration {
+	d := defaultSoak
+	if v := os.Getenv("AHPTUI_SOAK_DURATION"); v != "" {
+		p, err := time.ParseDuration(v)
+		if err != nil || p <= 0 {
+			t.Fatalf("AHPTUI_SOAK_DURATION=%q: want a positive Go duration such as 45s", v)
+		}
+		d = p
+	}
+	if d > maxSoak {
+		t.Logf("AHPTUI_SOAK_DURATION %s capped at %s", d, maxSoak)
+		d = maxSoak
+	}
+	return d
+}
+
+// soakStats is what one soak run did.
+type soakStats struct {
+	faults     map[string]int
+	reconnects int
+	replays    int
+	snapshots  int
+	turns      int
+	titles     int
+	approvals  int
+	dispatched int
+	peakG      int
+	peakHeap   uint64
+}
+
+// TestSoak streams a demo session without pause (tool calls, approvals,
+// queued messages, title changes) while the proxy breaks the link every
+// two seconds, then checks that nothing was lost or doubled and that the
+// goroutines and heap return to their baseline once everything is closed.
+func TestSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("soak skipped under -short")
+	}
+	dur := soakDuration(t)
+	baseG, baseHeap := quiesce(0)
+	var st soakStats
+	t.Run("run", func(t *testing.T) { st = runSoak(t, dur) })
+	if t.Failed() {
+		return
+	}
+	afterG, afterHeap := quiesce(baseG + goroutineSlack)
+	t.Logf("soak %s: faults %v, %d reconnects (%d replay, %d snapshot), %d turns, %d titles, %d approvals, %d dispatches",
+		dur, st.faults, st.reconnects, st.replays, st.snapshots, st.turns, st.titles, st.approvals, st.dispatched)
+	t.Logf("goroutines: baseline %d, peak %d, after Close %d (bound +%d); heap in use: baseline %.1f MiB, peak %.1f MiB, after Close+GC %.1f MiB (bound +%d MiB)",
+		baseG, st.peakG, afterG, goroutineSlack, mib(baseHeap), mib(st.peakHeap), mib(afterHeap), heapSlack>>20)
+	if afterG > baseG+goroutineSlack {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines after Close, baseline %d: leak\n%s", afterG, baseG, buf[:runtime.Stack(buf, true)])
+	}
+	if afterHeap > baseHeap+heapSlack {
+		t.Errorf("heap in use %.1f MiB after Close, baseline %.1f MiB: more than %d MiB retained", mib(afterHeap), mib(baseHeap), heapSlack>>20)
+	}
+	if st.reconnects < int(dur/soakFaultEvery)/2 {
+		t.Errorf("only %d reconnects in %s: the soak did not exercise reconnecting", st.reconnects, dur)
+	}
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// quiesce collects garbage and returns the goroutine count and heap in use.
+// With want > 0 it gives exiting goroutines (closed sockets' readers, idle
+// HTTP connections) up to 10 s to reach want: their exit is no event a test
+// can wait on, so this polls.
+func quiesce(want int) (int, uint64) {
+	deadline := time.Now().Add(10 * time.Second)
+	for want > 0 && runtime.NumGoroutine() > want && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+	}
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return runtime.NumGoroutine(), ms.HeapInuse
+}
+
+func runSoak(t *testing.T, dur time.Duration) soakStats {
+	e := newEnv(t, envConfig{stepDelay: soakStepDelay, replayBuffer: soakReplayBuffer})
+	e.pushTokens()
+	st := soakStats{faults: map[string]int{}}
+
+	faultTick := time.NewTicker(soakFaultEvery)
+	defer faultTick.Stop()
+	titleTick := time.NewTicker(soakTitleEvery)
+	defer titleTick.Stop()
+	end := time.NewTimer(dur)
+	defer end.Stop()
+
+	// Every script the demo agent knows that runs without a person:
+	// deploy (tool call; the pushed token avoids the challenge), write
+	// (tool call waiting for the approval the loop below gives) and stream.
+	scripts := []string{"deploy", "write", "stream"}
+	var texts []string
+	approved := map[string]bool{}
+	kinds := []string{"drop", "cut", "drop", "stall"}
+	lastTitle := ""
+	sample := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		st.peakG = max(st.peakG, runtime.NumGoroutine())
+		st.peakHeap = max(st.peakHeap, ms.HeapInuse)
+	}
+
+	// approve gives every confirmation the running turn waits for, once.
+	approve := func(c protocol.ChatState) {
+		if c.ActiveTurn == nil {
+			return
+		}
+		for _, p := range c.ActiveTurn.ResponseParts {
+			tc, ok := p.Variant.(protocol.ToolCallResponsePart)
+			if !ok {
+				continue
+			}
+			pc, ok := tc.ToolCall.Variant.(protocol.ToolCallPendingConfirmationState)
+			if !ok || approved[pc.ToolCallId] {
+				continue
+			}
+			approved[pc.ToolCallId] = true
+			e.dispatch(demohost.DemoChatURI, protocol.ChatToolCallApprovedAction{TurnId: c.ActiveTurn.Id, ToolCallId: pc.ToolCallId,
+				Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction}, "approve "+pc.ToolCallId)
+			st.approvals++
+		}
+	}
+
+	for running := true; running; {
+		wake := e.vrec.wake()
+		if c, ok := e.victim.Chat(demohost.DemoChatURI); ok {
+			if len(c.QueuedMessages) == 0 {
+				text := fmt.Sprintf("%s soak %d", scripts[len(texts)%len(scripts)], len(texts)+1)
+				e.queue(fmt.Sprintf("soak-%d", len(texts)+1), text)
+				texts = append(texts, text)
+			}
+			approve(c)
+		}
+		select {
+		case <-wake:
+		case <-titleTick.C:
+			st.titles++
+			lastTitle = fmt.Sprintf("soak title %d", st.titles)
+			e.setTitle(lastTitle)
+		case <-faultTick.C:
+			sample()
+			if e.victim.Status() != protocol.StatusReady {
+				continue // still reconnecting from the last fault
+			}
+			k := kinds[(st.faults["drop"]+st.faults["cut"]+st.faults["stall"])%len(kinds)]
+			switch k {
+			case "drop":
+				e.proxy.Drop()
+			case "cut":
+				e.proxy.CutNextServerWrite(64)
+			case "stall":
+				e.proxy.Stall()
+			}
+			st.faults[k]++
+		case <-end.C:
+			running = false
+		}
+	}
+
+	// Wind down: a cut armed last may still be waiting for a write; make
+	// sure the client is connected, then let the last turns finish.
+	ctx, cancel := e.waitCtx()
+	defer cancel()
+	if err := e.vrec.until(ctx, "the victim to be connected", func() bool {
+		return len(e.vrec.conns) > 0 && e.vrec.conns[len(e.vrec.conns)-1].Status == protocol.StatusReady
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The last queued turns may still ask for approval.
+	if err := waitAny(ctx, "the last turns to finish", func() bool {
+		c, ok := e.victim.Chat(demohost.DemoChatURI)
+		if ok {
+			approve(c)
+		}
+		return ok && c.ActiveTurn == nil && len(c.QueuedMessages) == 0
+	}, e.vrec); err != nil {
+		t.Fatal(err)
+	}
+	final := e.settled(e.direct, e.drec, func(c protocol.ChatState) error {
+		for _, text := range texts {
+			if n := turnCount(c, text); n != 1 {
+				return fmt.Errorf("%d turns for %q, want 1", n, text)
+			}
+		}
+		return nil
+	})
+	for _, turn := range final.Turns {
+		if turn.State != protocol.TurnStateComplete {
+			t.Errorf("turn %s (%q) ended %s, want complete", turn.Id, turn.Message.Text, turn.State)
+		}
+	}
+	if s, _ := e.direct.Session(demohost.DemoSessionURI); lastTitle != "" && s.Title != lastTitle {
+		t.Errorf("session title %q, want the last one dispatched, %q", s.Title, lastTitle)
+	}
+	e.checkExactlyOnce(e.ledger, e.sentSince(0))
+	for _, err := range e.vrec.hostErrors() {
+		t.Errorf("victim reported a host error: %v", err)
+	}
+	for _, ev := range e.vrec.connSince(0) {
+		if ev.Status == protocol.StatusReady {
+			st.reconnects++
+		}
+	}
+	st.reconnects-- // the first Ready is the initial connect
+	r := e.ledger.reconnectResults(victimID)
+	st.replays, st.snapshots = r["replay"], r["snapshot"]
+	st.turns = len(final.Turns)
+	st.dispatched = e.sentCount()
+	// A cut is armed on the tick but fires on the next large host write;
+	// count the ones that fired.
+	st.faults["cut"] = int(e.proxy.Stats().Cuts)
+	sample()
+	return st
+}
