@@ -4902,6 +4902,10 @@ func (x *ChildCustomization) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "mcpServer":
+		if v, ok := decodePlainMcpServerCustomization(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v McpServerCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChildCustomization", d, b, err)
@@ -5005,6 +5009,10 @@ func (x *Customization) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "plugin":
+		if v, ok := decodePlainPluginCustomization(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v PluginCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("Customization", d, b, err)
@@ -5012,6 +5020,10 @@ func (x *Customization) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "directory":
+		if v, ok := decodePlainDirectoryCustomization(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v DirectoryCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("Customization", d, b, err)
@@ -5019,6 +5031,10 @@ func (x *Customization) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "mcpServer":
+		if v, ok := decodePlainMcpServerCustomization(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v McpServerCustomization
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("Customization", d, b, err)
@@ -5578,6 +5594,10 @@ func (x *ChatInputAnswerValue) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "boolean":
+		if v, ok := decodePlainChatInputBooleanAnswerValue(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatInputBooleanAnswerValue
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatInputAnswerValue", d, b, err)
@@ -6011,6 +6031,10 @@ func (x *ResponsePart) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "systemNotification":
+		if v, ok := decodePlainSystemNotificationResponsePart(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SystemNotificationResponsePart
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ResponsePart", d, b, err)
@@ -6361,6 +6385,10 @@ func (x *ToolCallState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "pending-confirmation":
+		if v, ok := decodePlainToolCallPendingConfirmationState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallPendingConfirmationState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallState", d, b, err)
@@ -6368,6 +6396,10 @@ func (x *ToolCallState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "running":
+		if v, ok := decodePlainToolCallRunningState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallRunningState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallState", d, b, err)
@@ -6382,6 +6414,10 @@ func (x *ToolCallState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "pending-result-confirmation":
+		if v, ok := decodePlainToolCallPendingResultConfirmationState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallPendingResultConfirmationState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallState", d, b, err)
@@ -6389,6 +6425,10 @@ func (x *ToolCallState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "completed":
+		if v, ok := decodePlainToolCallCompletedState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallCompletedState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallState", d, b, err)
@@ -6396,6 +6436,10 @@ func (x *ToolCallState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "cancelled":
+		if v, ok := decodePlainToolCallCancelledState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallCancelledState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallState", d, b, err)
@@ -6506,6 +6550,10 @@ func (x *ToolCallConfirmationState) UnmarshalJSON(b []byte) error {
 	d := discValue(peek[0])
 	switch d {
 	case "pending-confirmation":
+		if v, ok := decodePlainToolCallPendingConfirmationState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallPendingConfirmationState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallConfirmationState", d, b, err)
@@ -6513,6 +6561,10 @@ func (x *ToolCallConfirmationState) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "pending-result-confirmation":
+		if v, ok := decodePlainToolCallPendingResultConfirmationState(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ToolCallPendingResultConfirmationState
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ToolCallConfirmationState", d, b, err)
@@ -9766,6 +9818,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallReady":
+		if v, ok := decodePlainChatToolCallReadyAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallReadyAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9797,6 +9853,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallResultConfirmed":
+		if v, ok := decodePlainChatToolCallResultConfirmedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallResultConfirmedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -9804,6 +9864,10 @@ func (x *ChatAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallContentChanged":
+		if v, ok := decodePlainChatToolCallContentChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallContentChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("ChatAction", d, b, err)
@@ -10387,6 +10451,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/customizationsChanged":
+		if v, ok := decodePlainSessionCustomizationsChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionCustomizationsChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10394,6 +10462,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/customizationToggled":
+		if v, ok := decodePlainSessionCustomizationToggledAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionCustomizationToggledAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10456,6 +10528,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/isReadChanged":
+		if v, ok := decodePlainSessionIsReadChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionIsReadChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10463,6 +10539,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "session/isArchivedChanged":
+		if v, ok := decodePlainSessionIsArchivedChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v SessionIsArchivedChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10561,6 +10641,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallReady":
+		if v, ok := decodePlainChatToolCallReadyAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallReadyAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10592,6 +10676,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallResultConfirmed":
+		if v, ok := decodePlainChatToolCallResultConfirmedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallResultConfirmedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -10599,6 +10687,10 @@ func (x *StateAction) UnmarshalJSON(b []byte) error {
 		x.Variant = v
 		return nil
 	case "chat/toolCallContentChanged":
+		if v, ok := decodePlainChatToolCallContentChangedAction(b); ok {
+			x.Variant = v
+			return nil
+		}
 		var v ChatToolCallContentChangedAction
 		if err := json.Unmarshal(b, &v); err != nil {
 			return unionError("StateAction", d, b, err)
@@ -12966,41 +13058,59 @@ func decodePlainAgentCustomization(b []byte) (v AgentCustomization, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "uri":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Uri = s
 		case "name":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Name = s
+		case "enabled":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Enabled = &b
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "description":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Description = &s
 		case "model":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Model = &s
+		case "disableModelInvocation":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.DisableModelInvocation = &b
+		case "disableUserInvocation":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.DisableUserInvocation = &b
 		default:
 			return false
 		}
@@ -13014,19 +13124,19 @@ func decodePlainAnnotationsEntryRemovedAction(b []byte) (v AnnotationsEntryRemov
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "annotationId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.AnnotationId = s
 		case "entryId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13044,13 +13154,13 @@ func decodePlainAnnotationsRemovedAction(b []byte) (v AnnotationsRemovedAction, 
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "annotationId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13068,29 +13178,35 @@ func decodePlainAnnotationsUpdatedAction(b []byte) (v AnnotationsUpdatedAction, 
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "annotationId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.AnnotationId = s
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.TurnId = &s
 		case "resource":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Resource = &s
+		case "resolved":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Resolved = &b
 		default:
 			return false
 		}
@@ -13104,7 +13220,7 @@ func decodePlainChangesetClearedAction(b []byte) (v ChangesetClearedAction, ok b
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13122,13 +13238,13 @@ func decodePlainChangesetFileRemovedAction(b []byte) (v ChangesetFileRemovedActi
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "fileId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13146,19 +13262,19 @@ func decodePlainChangesetOperationResourceTarget(b []byte) (v ChangesetOperation
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "resource":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Resource = s
 		case "side":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13176,19 +13292,19 @@ func decodePlainChangesetOperationStatusChangedAction(b []byte) (v ChangesetOper
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "operationId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.OperationId = s
 		case "status":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13206,7 +13322,7 @@ func decodePlainChangesetOperationsChangedAction(b []byte) (v ChangesetOperation
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13224,13 +13340,13 @@ func decodePlainChangesetStatusChangedAction(b []byte) (v ChangesetStatusChanged
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "status":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13248,13 +13364,13 @@ func decodePlainChatActivityChangedAction(b []byte) (v ChatActivityChangedAction
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "activity":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13272,25 +13388,25 @@ func decodePlainChatDeltaAction(b []byte) (v ChatDeltaAction, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.TurnId = s
 		case "partId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.PartId = s
 		case "content":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13308,7 +13424,7 @@ func decodePlainChatDraftChangedAction(b []byte) (v ChatDraftChangedAction, ok b
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13326,19 +13442,19 @@ func decodePlainChatForkOrigin(b []byte) (v ChatForkOrigin, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "chat":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Chat = s
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13356,19 +13472,19 @@ func decodePlainChatInputAnswerChangedAction(b []byte) (v ChatInputAnswerChanged
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "requestId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.RequestId = s
 		case "questionId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13392,7 +13508,7 @@ func decodePlainChatInputAnswered(b []byte) (v ChatInputAnswered, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "state":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13409,34 +13525,70 @@ func decodePlainChatInputAnswered(b []byte) (v ChatInputAnswered, ok bool) {
 	return v, ok
 }
 
+// decodePlainChatInputBooleanAnswerValue fills a ChatInputBooleanAnswerValue on the fast path; see scanPlainObject.
+func decodePlainChatInputBooleanAnswerValue(b []byte) (v ChatInputBooleanAnswerValue, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "value":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Value = b
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
 // decodePlainChatInputBooleanQuestion fills a ChatInputBooleanQuestion on the fast path; see scanPlainObject.
 func decodePlainChatInputBooleanQuestion(b []byte) (v ChatInputBooleanQuestion, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "title":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Title = &s
 		case "message":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Message = s
+		case "required":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Required = &b
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
+		case "defaultValue":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.DefaultValue = &b
 		default:
 			return false
 		}
@@ -13450,19 +13602,19 @@ func decodePlainChatInputCompletedAction(b []byte) (v ChatInputCompletedAction, 
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "requestId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.RequestId = s
 		case "response":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13480,25 +13632,31 @@ func decodePlainChatInputNumberQuestion(b []byte) (v ChatInputNumberQuestion, ok
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "title":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Title = &s
 		case "message":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Message = s
+		case "required":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Required = &b
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13516,13 +13674,13 @@ func decodePlainChatInputSelectedAnswerValue(b []byte) (v ChatInputSelectedAnswe
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "value":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13540,7 +13698,7 @@ func decodePlainChatInputSkipped(b []byte) (v ChatInputSkipped, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "state":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13558,13 +13716,13 @@ func decodePlainChatInputTextAnswerValue(b []byte) (v ChatInputTextAnswerValue, 
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "value":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13582,37 +13740,43 @@ func decodePlainChatInputTextQuestion(b []byte) (v ChatInputTextQuestion, ok boo
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "title":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Title = &s
 		case "message":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Message = s
+		case "required":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Required = &b
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "format":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Format = &s
 		case "defaultValue":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13630,19 +13794,19 @@ func decodePlainChatPendingMessageRemovedAction(b []byte) (v ChatPendingMessageR
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = PendingMessageKind(s)
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13660,25 +13824,25 @@ func decodePlainChatReasoningAction(b []byte) (v ChatReasoningAction, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.TurnId = s
 		case "partId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.PartId = s
 		case "content":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13696,13 +13860,13 @@ func decodePlainChatResponsePartAction(b []byte) (v ChatResponsePartAction, ok b
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13724,23 +13888,66 @@ func decodePlainChatToolCallAuthResolvedAction(b []byte) (v ChatToolCallAuthReso
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.TurnId = s
 		case "toolCallId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.ToolCallId = s
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatToolCallContentChangedAction fills a ChatToolCallContentChangedAction on the fast path; see scanPlainObject.
+func decodePlainChatToolCallContentChangedAction(b []byte) (v ChatToolCallContentChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "turnId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "toolCallId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "type":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "content":
+			l := make([]ToolResultContent, 0)
+			if !scanArray(raw, func(e []byte) bool {
+				var u ToolResultContent
+				if e[0] != '{' || u.UnmarshalJSON(e) != nil {
+					return false
+				}
+				l = append(l, u)
+				return true
+			}) {
+				return false
+			}
+			v.Content = l
 		default:
 			return false
 		}
@@ -13754,29 +13961,117 @@ func decodePlainChatToolCallDeltaAction(b []byte) (v ChatToolCallDeltaAction, ok
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.TurnId = s
 		case "toolCallId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.ToolCallId = s
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "content":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Content = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatToolCallReadyAction fills a ChatToolCallReadyAction on the fast path; see scanPlainObject.
+func decodePlainChatToolCallReadyAction(b []byte) (v ChatToolCallReadyAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "turnId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "toolCallId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "type":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "invocationMessage":
+			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		case "toolInput":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolInput = &s
+		case "riskAssessment":
+			u := new(ToolCallRiskAssessment)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.RiskAssessment = u
+		case "editable":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Editable = &b
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainChatToolCallResultConfirmedAction fills a ChatToolCallResultConfirmedAction on the fast path; see scanPlainObject.
+func decodePlainChatToolCallResultConfirmedAction(b []byte) (v ChatToolCallResultConfirmedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "turnId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.TurnId = s
+		case "toolCallId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "type":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "approved":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Approved = b
 		default:
 			return false
 		}
@@ -13790,37 +14085,37 @@ func decodePlainChatToolCallStartAction(b []byte) (v ChatToolCallStartAction, ok
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.TurnId = s
 		case "toolCallId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.ToolCallId = s
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "toolName":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.ToolName = s
 		case "displayName":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.DisplayName = s
 		case "intention":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13844,19 +14139,19 @@ func decodePlainChatToolOrigin(b []byte) (v ChatToolOrigin, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "chat":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Chat = s
 		case "toolCallId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13874,13 +14169,13 @@ func decodePlainChatTruncatedAction(b []byte) (v ChatTruncatedAction, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13898,7 +14193,7 @@ func decodePlainChatUserOrigin(b []byte) (v ChatUserOrigin, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13916,13 +14211,13 @@ func decodePlainCustomizationDegradedState(b []byte) (v CustomizationDegradedSta
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "message":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13940,13 +14235,13 @@ func decodePlainCustomizationErrorState(b []byte) (v CustomizationErrorState, ok
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "message":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13964,7 +14259,7 @@ func decodePlainCustomizationLoadedState(b []byte) (v CustomizationLoadedState, 
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -13982,11 +14277,90 @@ func decodePlainCustomizationLoadingState(b []byte) (v CustomizationLoadingState
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainDirectoryCustomization fills a DirectoryCustomization on the fast path; see scanPlainObject.
+func decodePlainDirectoryCustomization(b []byte) (v DirectoryCustomization, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "uri":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "name":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Name = s
+		case "enabled":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Enabled = b
+		case "clientId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ClientId = &s
+		case "load":
+			u := new(CustomizationLoadState)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.Load = u
+		case "children":
+			l := make([]ChildCustomization, 0)
+			if !scanArray(raw, func(e []byte) bool {
+				var u ChildCustomization
+				if e[0] != '{' || u.UnmarshalJSON(e) != nil {
+					return false
+				}
+				l = append(l, u)
+				return true
+			}) {
+				return false
+			}
+			v.Children = l
+		case "type":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "contents":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Contents = ChildCustomizationType(s)
+		case "writable":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Writable = b
 		default:
 			return false
 		}
@@ -14000,25 +14374,31 @@ func decodePlainHookCustomization(b []byte) (v HookCustomization, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "uri":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Uri = s
 		case "name":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Name = s
+		case "enabled":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Enabled = &b
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14036,23 +14416,75 @@ func decodePlainMarkdownResponsePart(b []byte) (v MarkdownResponsePart, ok bool)
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "content":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Content = NewText(s)
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainMcpServerCustomization fills a McpServerCustomization on the fast path; see scanPlainObject.
+func decodePlainMcpServerCustomization(b []byte) (v McpServerCustomization, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "uri":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "name":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Name = s
+		case "type":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "enabled":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Enabled = b
+		case "state":
+			if raw[0] != '{' || v.State.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		case "channel":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Channel = &s
 		default:
 			return false
 		}
@@ -14066,7 +14498,7 @@ func decodePlainMcpServerReadyState(b []byte) (v McpServerReadyState, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14084,7 +14516,7 @@ func decodePlainMcpServerStartingState(b []byte) (v McpServerStartingState, ok b
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14102,7 +14534,7 @@ func decodePlainMcpServerStoppedState(b []byte) (v McpServerStoppedState, ok boo
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14120,25 +14552,25 @@ func decodePlainMessageAnnotationsAttachment(b []byte) (v MessageAnnotationsAtta
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "label":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Label = s
 		case "displayKind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.DisplayKind = &s
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "resource":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14156,31 +14588,31 @@ func decodePlainMessageEmbeddedResourceAttachment(b []byte) (v MessageEmbeddedRe
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "label":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Label = s
 		case "displayKind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.DisplayKind = &s
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "data":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Data = s
 		case "contentType":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14198,41 +14630,114 @@ func decodePlainMessageResourceAttachment(b []byte) (v MessageResourceAttachment
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "label":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Label = s
 		case "displayKind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.DisplayKind = &s
 		case "uri":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Uri = s
 		case "contentType":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.ContentType = &s
 		case "nonce":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Nonce = &s
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainPluginCustomization fills a PluginCustomization on the fast path; see scanPlainObject.
+func decodePlainPluginCustomization(b []byte) (v PluginCustomization, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "id":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "uri":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Uri = s
+		case "name":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Name = s
+		case "enabled":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Enabled = b
+		case "clientId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ClientId = &s
+		case "load":
+			u := new(CustomizationLoadState)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.Load = u
+		case "children":
+			l := make([]ChildCustomization, 0)
+			if !scanArray(raw, func(e []byte) bool {
+				var u ChildCustomization
+				if e[0] != '{' || u.UnmarshalJSON(e) != nil {
+					return false
+				}
+				l = append(l, u)
+				return true
+			}) {
+				return false
+			}
+			v.Children = l
+		case "type":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "version":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Version = &s
 		default:
 			return false
 		}
@@ -14246,31 +14751,37 @@ func decodePlainPromptCustomization(b []byte) (v PromptCustomization, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "uri":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Uri = s
 		case "name":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Name = s
+		case "enabled":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Enabled = &b
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "description":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14288,19 +14799,19 @@ func decodePlainReasoningResponsePart(b []byte) (v ReasoningResponsePart, ok boo
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "content":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14318,25 +14829,25 @@ func decodePlainResourceReponsePart(b []byte) (v ResourceReponsePart, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "uri":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Uri = s
 		case "contentType":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.ContentType = &s
 		case "nonce":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Nonce = &s
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14354,35 +14865,47 @@ func decodePlainRuleCustomization(b []byte) (v RuleCustomization, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "uri":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Uri = s
 		case "name":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Name = s
+		case "enabled":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Enabled = &b
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "description":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Description = &s
+		case "alwaysApply":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.AlwaysApply = &b
 		default:
 			return false
 		}
@@ -14396,13 +14919,13 @@ func decodePlainSessionActiveClientRemovedAction(b []byte) (v SessionActiveClien
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "clientId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14420,13 +14943,13 @@ func decodePlainSessionActivityChangedAction(b []byte) (v SessionActivityChanged
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "activity":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14444,7 +14967,7 @@ func decodePlainSessionChangesetsChangedAction(b []byte) (v SessionChangesetsCha
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14462,13 +14985,13 @@ func decodePlainSessionChatRemovedAction(b []byte) (v SessionChatRemovedAction, 
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "chat":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14486,17 +15009,47 @@ func decodePlainSessionCustomizationRemovedAction(b []byte) (v SessionCustomizat
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionCustomizationToggledAction fills a SessionCustomizationToggledAction on the fast path; see scanPlainObject.
+func decodePlainSessionCustomizationToggledAction(b []byte) (v SessionCustomizationToggledAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "id":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Id = s
+		case "enabled":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Enabled = b
 		default:
 			return false
 		}
@@ -14510,7 +15063,7 @@ func decodePlainSessionCustomizationUpdatedAction(b []byte) (v SessionCustomizat
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14527,18 +15080,49 @@ func decodePlainSessionCustomizationUpdatedAction(b []byte) (v SessionCustomizat
 	return v, ok
 }
 
+// decodePlainSessionCustomizationsChangedAction fills a SessionCustomizationsChangedAction on the fast path; see scanPlainObject.
+func decodePlainSessionCustomizationsChangedAction(b []byte) (v SessionCustomizationsChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "customizations":
+			l := make([]Customization, 0)
+			if !scanArray(raw, func(e []byte) bool {
+				var u Customization
+				if e[0] != '{' || u.UnmarshalJSON(e) != nil {
+					return false
+				}
+				l = append(l, u)
+				return true
+			}) {
+				return false
+			}
+			v.Customizations = l
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
 // decodePlainSessionDefaultChatChangedAction fills a SessionDefaultChatChangedAction on the fast path; see scanPlainObject.
 func decodePlainSessionDefaultChatChangedAction(b []byte) (v SessionDefaultChatChangedAction, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "defaultChat":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14556,13 +15140,13 @@ func decodePlainSessionInputNeededRemovedAction(b []byte) (v SessionInputNeededR
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14580,7 +15164,7 @@ func decodePlainSessionInputNeededSetAction(b []byte) (v SessionInputNeededSetAc
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14597,18 +15181,66 @@ func decodePlainSessionInputNeededSetAction(b []byte) (v SessionInputNeededSetAc
 	return v, ok
 }
 
+// decodePlainSessionIsArchivedChangedAction fills a SessionIsArchivedChangedAction on the fast path; see scanPlainObject.
+func decodePlainSessionIsArchivedChangedAction(b []byte) (v SessionIsArchivedChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "isArchived":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.IsArchived = b
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSessionIsReadChangedAction fills a SessionIsReadChangedAction on the fast path; see scanPlainObject.
+func decodePlainSessionIsReadChangedAction(b []byte) (v SessionIsReadChangedAction, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "type":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Type = s
+		case "isRead":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.IsRead = b
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
 // decodePlainSessionMcpServerStartRequestedAction fills a SessionMcpServerStartRequestedAction on the fast path; see scanPlainObject.
 func decodePlainSessionMcpServerStartRequestedAction(b []byte) (v SessionMcpServerStartRequestedAction, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14626,13 +15258,13 @@ func decodePlainSessionMcpServerStateChangedAction(b []byte) (v SessionMcpServer
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14642,7 +15274,7 @@ func decodePlainSessionMcpServerStateChangedAction(b []byte) (v SessionMcpServer
 				return false
 			}
 		case "channel":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14660,13 +15292,13 @@ func decodePlainSessionMcpServerStopRequestedAction(b []byte) (v SessionMcpServe
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14684,7 +15316,7 @@ func decodePlainSessionMetaChangedAction(b []byte) (v SessionMetaChangedAction, 
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14702,7 +15334,7 @@ func decodePlainSessionReadyAction(b []byte) (v SessionReadyAction, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14720,13 +15352,13 @@ func decodePlainSessionTitleChangedAction(b []byte) (v SessionTitleChangedAction
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "title":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14744,31 +15376,31 @@ func decodePlainSessionToolClientExecutionRequest(b []byte) (v SessionToolClient
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "chat":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Chat = s
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.TurnId = s
 		case "clientId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14790,25 +15422,25 @@ func decodePlainSessionToolConfirmationRequest(b []byte) (v SessionToolConfirmat
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "chat":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Chat = s
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14830,25 +15462,25 @@ func decodePlainSimpleMessageAttachment(b []byte) (v SimpleMessageAttachment, ok
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "label":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Label = s
 		case "displayKind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.DisplayKind = &s
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "modelRepresentation":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14866,35 +15498,75 @@ func decodePlainSkillCustomization(b []byte) (v SkillCustomization, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "id":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Id = s
 		case "uri":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Uri = s
 		case "name":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Name = s
+		case "enabled":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Enabled = &b
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "description":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Description = &s
+		case "disableModelInvocation":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.DisableModelInvocation = &b
+		case "disableUserInvocation":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.DisableUserInvocation = &b
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainSystemNotificationResponsePart fills a SystemNotificationResponsePart on the fast path; see scanPlainObject.
+func decodePlainSystemNotificationResponsePart(b []byte) (v SystemNotificationResponsePart, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "kind":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Kind = s
+		case "content":
+			if (raw[0] != '"' && raw[0] != '{') || v.Content.UnmarshalJSON(raw) != nil {
+				return false
+			}
 		default:
 			return false
 		}
@@ -14908,7 +15580,7 @@ func decodePlainTerminalClaimedAction(b []byte) (v TerminalClaimedAction, ok boo
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14930,7 +15602,7 @@ func decodePlainTerminalClearedAction(b []byte) (v TerminalClearedAction, ok boo
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14948,13 +15620,13 @@ func decodePlainTerminalClientClaim(b []byte) (v TerminalClientClaim, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "clientId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14972,7 +15644,7 @@ func decodePlainTerminalCommandDetectionAvailableAction(b []byte) (v TerminalCom
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -14990,13 +15662,13 @@ func decodePlainTerminalCommandFinishedAction(b []byte) (v TerminalCommandFinish
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "commandId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15014,13 +15686,13 @@ func decodePlainTerminalCwdChangedAction(b []byte) (v TerminalCwdChangedAction, 
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "cwd":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15038,13 +15710,13 @@ func decodePlainTerminalDataAction(b []byte) (v TerminalDataAction, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "data":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15062,7 +15734,7 @@ func decodePlainTerminalExitedAction(b []byte) (v TerminalExitedAction, ok bool)
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15080,13 +15752,13 @@ func decodePlainTerminalInputAction(b []byte) (v TerminalInputAction, ok bool) {
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "data":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15104,25 +15776,25 @@ func decodePlainTerminalSessionClaim(b []byte) (v TerminalSessionClaim, ok bool)
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "session":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Session = s
 		case "turnId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.TurnId = &s
 		case "toolCallId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15140,13 +15812,13 @@ func decodePlainTerminalTitleChangedAction(b []byte) (v TerminalTitleChangedActi
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "title":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15164,17 +15836,81 @@ func decodePlainTerminalUnclassifiedPart(b []byte) (v TerminalUnclassifiedPart, 
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "value":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Value = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolCallCancelledState fills a ToolCallCancelledState on the fast path; see scanPlainObject.
+func decodePlainToolCallCancelledState(b []byte) (v ToolCallCancelledState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "toolCallId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "toolName":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolName = s
+		case "displayName":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayName = s
+		case "intention":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Intention = &s
+		case "contributor":
+			u := new(ToolCallContributor)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.Contributor = u
+		case "invocationMessage":
+			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		case "toolInput":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolInput = &s
+		case "status":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Status = s
+		case "reason":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Reason = ToolCallCancellationReason(s)
 		default:
 			return false
 		}
@@ -15188,17 +15924,104 @@ func decodePlainToolCallClientContributor(b []byte) (v ToolCallClientContributor
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "clientId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.ClientId = &s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolCallCompletedState fills a ToolCallCompletedState on the fast path; see scanPlainObject.
+func decodePlainToolCallCompletedState(b []byte) (v ToolCallCompletedState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "toolCallId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "toolName":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolName = s
+		case "displayName":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayName = s
+		case "intention":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Intention = &s
+		case "contributor":
+			u := new(ToolCallContributor)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.Contributor = u
+		case "invocationMessage":
+			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		case "toolInput":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolInput = &s
+		case "success":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Success = b
+		case "pastTenseMessage":
+			if (raw[0] != '"' && raw[0] != '{') || v.PastTenseMessage.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		case "content":
+			l := make([]ToolResultContent, 0)
+			if !scanArray(raw, func(e []byte) bool {
+				var u ToolResultContent
+				if e[0] != '{' || u.UnmarshalJSON(e) != nil {
+					return false
+				}
+				l = append(l, u)
+				return true
+			}) {
+				return false
+			}
+			v.Content = l
+		case "confirmed":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Confirmed = ToolCallConfirmationReason(s)
+		case "status":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Status = s
 		default:
 			return false
 		}
@@ -15212,17 +16035,174 @@ func decodePlainToolCallMcpContributor(b []byte) (v ToolCallMcpContributor, ok b
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = s
 		case "customizationId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.CustomizationId = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolCallPendingConfirmationState fills a ToolCallPendingConfirmationState on the fast path; see scanPlainObject.
+func decodePlainToolCallPendingConfirmationState(b []byte) (v ToolCallPendingConfirmationState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "toolCallId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "toolName":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolName = s
+		case "displayName":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayName = s
+		case "intention":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Intention = &s
+		case "contributor":
+			u := new(ToolCallContributor)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.Contributor = u
+		case "invocationMessage":
+			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		case "toolInput":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolInput = &s
+		case "status":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Status = s
+		case "riskAssessment":
+			u := new(ToolCallRiskAssessment)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.RiskAssessment = u
+		case "editable":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Editable = &b
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolCallPendingResultConfirmationState fills a ToolCallPendingResultConfirmationState on the fast path; see scanPlainObject.
+func decodePlainToolCallPendingResultConfirmationState(b []byte) (v ToolCallPendingResultConfirmationState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "toolCallId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "toolName":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolName = s
+		case "displayName":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayName = s
+		case "intention":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Intention = &s
+		case "contributor":
+			u := new(ToolCallContributor)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.Contributor = u
+		case "invocationMessage":
+			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		case "toolInput":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolInput = &s
+		case "success":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Success = b
+		case "pastTenseMessage":
+			if (raw[0] != '"' && raw[0] != '{') || v.PastTenseMessage.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		case "content":
+			l := make([]ToolResultContent, 0)
+			if !scanArray(raw, func(e []byte) bool {
+				var u ToolResultContent
+				if e[0] != '{' || u.UnmarshalJSON(e) != nil {
+					return false
+				}
+				l = append(l, u)
+				return true
+			}) {
+				return false
+			}
+			v.Content = l
+		case "confirmed":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Confirmed = ToolCallConfirmationReason(s)
+		case "status":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Status = s
 		default:
 			return false
 		}
@@ -15236,7 +16216,7 @@ func decodePlainToolCallResponsePart(b []byte) (v ToolCallResponsePart, ok bool)
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15258,17 +16238,94 @@ func decodePlainToolCallRiskAssessmentLoadingState(b []byte) (v ToolCallRiskAsse
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "kind":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Kind = ToolCallRiskAssessmentKind(s)
 		case "status":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Status = s
+		default:
+			return false
+		}
+		return true
+	})
+	return v, ok
+}
+
+// decodePlainToolCallRunningState fills a ToolCallRunningState on the fast path; see scanPlainObject.
+func decodePlainToolCallRunningState(b []byte) (v ToolCallRunningState, ok bool) {
+	ok = scanPlainObject(b, func(key, raw []byte) bool {
+		switch string(key) {
+		case "toolCallId":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolCallId = s
+		case "toolName":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolName = s
+		case "displayName":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.DisplayName = s
+		case "intention":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Intention = &s
+		case "contributor":
+			u := new(ToolCallContributor)
+			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
+				return false
+			}
+			v.Contributor = u
+		case "invocationMessage":
+			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
+				return false
+			}
+		case "toolInput":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.ToolInput = &s
+		case "confirmed":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Confirmed = ToolCallConfirmationReason(s)
+		case "status":
+			s, ok := jsonString(raw)
+			if !ok {
+				return false
+			}
+			v.Status = s
+		case "content":
+			l := make([]ToolResultContent, 0)
+			if !scanArray(raw, func(e []byte) bool {
+				var u ToolResultContent
+				if e[0] != '{' || u.UnmarshalJSON(e) != nil {
+					return false
+				}
+				l = append(l, u)
+				return true
+			}) {
+				return false
+			}
+			v.Content = l
 		default:
 			return false
 		}
@@ -15282,25 +16339,25 @@ func decodePlainToolCallStreamingState(b []byte) (v ToolCallStreamingState, ok b
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "toolCallId":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.ToolCallId = s
 		case "toolName":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.ToolName = s
 		case "displayName":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.DisplayName = s
 		case "intention":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15312,13 +16369,13 @@ func decodePlainToolCallStreamingState(b []byte) (v ToolCallStreamingState, ok b
 			}
 			v.Contributor = u
 		case "status":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Status = s
 		case "partialInput":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15336,19 +16393,19 @@ func decodePlainToolResultEmbeddedResourceContent(b []byte) (v ToolResultEmbedde
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "data":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Data = s
 		case "contentType":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15366,7 +16423,7 @@ func decodePlainToolResultFileEditContent(b []byte) (v ToolResultFileEditContent
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15384,25 +16441,25 @@ func decodePlainToolResultResourceContent(b []byte) (v ToolResultResourceContent
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "uri":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Uri = s
 		case "contentType":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.ContentType = &s
 		case "nonce":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Nonce = &s
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15420,31 +16477,31 @@ func decodePlainToolResultSubagentContent(b []byte) (v ToolResultSubagentContent
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "resource":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Resource = s
 		case "title":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Title = s
 		case "agentName":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.AgentName = &s
 		case "description":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15462,29 +16519,35 @@ func decodePlainToolResultTerminalCompleteContent(b []byte) (v ToolResultTermina
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "resource":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Resource = &s
 		case "cwd":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Cwd = &s
 		case "preview":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Preview = &s
+		case "truncated":
+			b, ok := jsonBool(raw)
+			if !ok {
+				return false
+			}
+			v.Truncated = &b
 		default:
 			return false
 		}
@@ -15498,19 +16561,19 @@ func decodePlainToolResultTerminalContent(b []byte) (v ToolResultTerminalContent
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "resource":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Resource = s
 		case "title":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
@@ -15528,13 +16591,13 @@ func decodePlainToolResultTextContent(b []byte) (v ToolResultTextContent, ok boo
 	ok = scanPlainObject(b, func(key, raw []byte) bool {
 		switch string(key) {
 		case "type":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
 			v.Type = s
 		case "text":
-			s, ok := plainJSONString(raw)
+			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}

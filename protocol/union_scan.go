@@ -301,3 +301,66 @@ func scanPlainObject(b []byte, set func(key, raw []byte) bool) bool {
 		}
 	}
 }
+
+// jsonString decodes a JSON string literal: directly when it needs no
+// unescaping, through encoding/json (which validates it) otherwise. ok is
+// false for anything but a valid string literal, null included: a null
+// leaves a Go string unchanged in encoding/json, which the caller's
+// fallback reproduces.
+func jsonString(raw []byte) (string, bool) {
+	if s, ok := plainJSONString(raw); ok {
+		return s, true
+	}
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// jsonBool decodes exactly `true` or `false`.
+func jsonBool(raw []byte) (v, ok bool) {
+	switch string(raw) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// scanArray calls elem with each raw element (never empty) of the JSON
+// array raw, in order. Like scanPlainObject it only skips over values:
+// elem must accept an element only after checking it is valid. It reports
+// false on a broken outline or the first refused element.
+func scanArray(raw []byte, elem func(e []byte) bool) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return skipSpace(raw, i+1) == len(raw)
+	}
+	for {
+		ve, ok := skipValue(raw, i)
+		if !ok || ve <= i || !elem(raw[i:ve:ve]) {
+			return false
+		}
+		i = skipSpace(raw, ve)
+		if i >= len(raw) {
+			return false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case ']':
+			return skipSpace(raw, i+1) == len(raw)
+		default:
+			return false
+		}
+	}
+}

@@ -267,14 +267,16 @@ func TestDecodePlainMatchesEncodingJSON(t *testing.T) {
 		{` { "type" : "chat/delta" , "content" : "caf` + "\u00e9" + `" } `, true},
 		{`{"type":"chat/delta","content":"a","content":"b"}`, true},
 		{`{}`, true},
-		{`{"type":"chat/delta","content":"line\nbreak"}`, false},
+		{`{"type":"chat/delta","content":"line\nbreak"}`, true}, // unescaped by encoding/json, value by value
 		{`{"type":"chat/delta","Content":"case"}`, false},
 		{`{"type":"chat/delta","\u0063ontent":"escaped key"}`, false},
 		{`{"type":"chat/delta","_meta":{"a":1}}`, false},
 		{`{"type":"chat/delta","extra":"x"}`, false},
 		{`{"type":"chat/delta","content":null}`, false},
 		{`{"type":"chat/delta","content":1}`, false},
-		{"{\"type\":\"chat/delta\",\"content\":\"bad\xff\"}", false},
+		{"{\"type\":\"chat/delta\",\"content\":\"bad\xff\"}", true}, // U+FFFD, as encoding/json does
+		{`{"type":"chat/delta","content":"bad\q"}`, false},
+		{`{"type":"chat/delta","content":"\ud800"}`, true},
 		{"{\"type\":\"chat/delta\",\"content\":\"ctl\x01\"}", false},
 		{`{"type":"chat/delta","content":"x",}`, false},
 		{`{"type":"chat/delta","content":"x"} y`, false},
@@ -365,6 +367,9 @@ func FuzzScanDifferential(f *testing.F) {
 		`{"type":"chat/delta","turnId":"t","partId":"p","content":"x"}`,
 		`{"kind":"toolCall","toolCall":{"status":"completed","toolCallId":"tc","toolName":"r","displayName":"R","invocationMessage":"m","success":true,"pastTenseMessage":{"markdown":"d"},"confirmed":"not-needed","content":[{"type":"text","text":"x"}]}}`,
 		`{"kind":"markdown","id":"m","content":"hi"}`,
+		`{"status":"completed","toolCallId":"t\u00e9","toolName":"r","displayName":"R","invocationMessage":{"markdown":"m"},"toolInput":"{\"p\":1}","success":false,"pastTenseMessage":"d","confirmed":"user-action","content":[],"contributor":{"kind":"mcp","customizationId":"c"}}`,
+		`{"status":"completed","success":true,"content":[{"type":"text","text":"a"},{"type":"future","x":1}],"content":[{"type":"text","text":"b"}]}`,
+		`{"type":"text","text":"x\ty"}`,
 	} {
 		f.Add([]byte(in))
 	}
@@ -380,6 +385,9 @@ func FuzzScanDifferential(f *testing.F) {
 		}
 		checkUnionAgainstEncodingJSON(t, b, new(StateAction), func(v any) any { return v.(*StateAction).Variant })
 		checkUnionAgainstEncodingJSON(t, b, new(ResponsePart), func(v any) any { return v.(*ResponsePart).Variant })
+		checkUnionAgainstEncodingJSON(t, b, new(ToolCallState), func(v any) any { return v.(*ToolCallState).Variant })
+		checkUnionAgainstEncodingJSON(t, b, new(ToolResultContent), func(v any) any { return v.(*ToolResultContent).Variant })
+		checkUnionAgainstEncodingJSON(t, b, new(ToolCallContributor), func(v any) any { return v.(*ToolCallContributor).Variant })
 	})
 }
 

@@ -844,11 +844,17 @@ func (g *gen) plainFields(n string) []plainField {
 		req := s.isRequired(p.Name)
 		f := plainField{json: p.Name, name: name, ptr: !req}
 		f.kind = g.plainKind(n, p.Name, p.Schema)
-		if f.kind == "" && p.Schema.Ref != "" {
-			if _, ov := overrides[n+"."+p.Name]; !ov {
-				if u := refName(p.Schema.Ref); g.unions[u] != nil {
-					f.kind, f.typ = "union", u
-				}
+		if _, ov := overrides[n+"."+p.Name]; f.kind == "" && !ov {
+			switch ps := p.Schema; {
+			case ps.Ref != "" && g.unions[refName(ps.Ref)] != nil:
+				f.kind, f.typ = "union", refName(ps.Ref)
+			case ps.Ref == "#/$defs/StringOrMarkdown":
+				f.kind = "StringOrMarkdown"
+			case ps.Type == "boolean" && ps.Const == nil:
+				f.kind = "bool"
+			case ps.Type == "array" && ps.Items != nil && ps.Items.Ref != "" && g.unions[refName(ps.Items.Ref)] != nil:
+				f.kind, f.typ = "[]union", refName(ps.Items.Ref)
+				f.ptr = false // optional slices are plain values with omitzero
 			}
 		}
 		switch {
@@ -857,8 +863,8 @@ func (g *gen) plainFields(n string) []plainField {
 				return nil
 			}
 			continue
-		case f.ptr && f.kind != "string" && f.kind != "union":
-			continue // optional Text or enum: rare, left to encoding/json
+		case f.ptr && f.kind != "string" && f.kind != "union" && f.kind != "bool":
+			continue // optional Text, enum or StringOrMarkdown: rare, left to encoding/json
 		}
 		out = append(out, f)
 	}
@@ -936,8 +942,23 @@ func (g *gen) emitPlainDecoders() {
 				g.p("\t\t\tu := new(%s)\n\t\t\tif raw[0] != '{' || u.UnmarshalJSON(raw) != nil {\n\t\t\t\treturn false\n\t\t\t}\n\t\t\tv.%s = u\n", f.typ, f.name)
 			case f.kind == "union":
 				g.p("\t\t\tif raw[0] != '{' || v.%s.UnmarshalJSON(raw) != nil {\n\t\t\t\treturn false\n\t\t\t}\n", f.name)
+			case f.kind == "StringOrMarkdown":
+				g.p("\t\t\tif (raw[0] != '\"' && raw[0] != '{') || v.%s.UnmarshalJSON(raw) != nil {\n\t\t\t\treturn false\n\t\t\t}\n", f.name)
+			case f.kind == "bool":
+				g.p("\t\t\tb, ok := jsonBool(raw)\n\t\t\tif !ok {\n\t\t\t\treturn false\n\t\t\t}\n")
+				if f.ptr {
+					g.p("\t\t\tv.%s = &b\n", f.name)
+				} else {
+					g.p("\t\t\tv.%s = b\n", f.name)
+				}
+			case f.kind == "[]union":
+				g.p("\t\t\tl := make([]%s, 0)\n", f.typ)
+				g.p("\t\t\tif !scanArray(raw, func(e []byte) bool {\n\t\t\t\tvar u %s\n", f.typ)
+				g.p("\t\t\t\tif e[0] != '{' || u.UnmarshalJSON(e) != nil {\n\t\t\t\t\treturn false\n\t\t\t\t}\n")
+				g.p("\t\t\t\tl = append(l, u)\n\t\t\t\treturn true\n\t\t\t}) {\n\t\t\t\treturn false\n\t\t\t}\n")
+				g.p("\t\t\tv.%s = l\n", f.name)
 			default:
-				g.p("\t\t\ts, ok := plainJSONString(raw)\n\t\t\tif !ok {\n\t\t\t\treturn false\n\t\t\t}\n")
+				g.p("\t\t\ts, ok := jsonString(raw)\n\t\t\tif !ok {\n\t\t\t\treturn false\n\t\t\t}\n")
 				switch {
 				case f.ptr:
 					g.p("\t\t\tv.%s = &s\n", f.name)
