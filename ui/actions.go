@@ -335,17 +335,8 @@ func (m *Model) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	after := ""
-	if s, ok := m.client.Session(m.openSession); ok {
-		for _, x := range mcpRows(s) {
-			if x.ID == r.ID {
-				after = rowSignature(x)
-			}
-		}
-	}
-	m.pendingMCP[r.ID] = pendingOp{verb: label, seq: seq, after: after}
-	id := r.ID
-	return tea.Tick(settleAfter, func(time.Time) tea.Msg { return settleMsg{id: id, seq: seq} })
+	m.pendingMCP[seq] = pendingOp{server: r.ID, verb: label, channel: m.openSession}
+	return tea.Tick(pendingTimeout, func(time.Time) tea.Msg { return settleMsg{seq: seq} })
 }
 
 func (m *Model) disposeCmd(uri string) tea.Cmd {

@@ -104,6 +104,30 @@ func (d *driver) until(what string, cond func() bool) {
 	}
 }
 
+// untilConfirmed feeds messages until the host's ActionConfirmedEvent for
+// seq has been handled, checking before every message (that one included)
+// that still holds — e.g. "the marker is still shown".
+func (d *driver) untilConfirmed(seq int64, still func() bool) {
+	d.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case msg := <-d.msgs:
+			if !still() {
+				d.t.Fatalf("settled before the host confirmed clientSeq %d (next message %T)\nscreen:\n%s", seq, msg, d.m.Render())
+			}
+			d.send(msg)
+			if em, ok := msg.(eventMsg); ok {
+				if c, ok := em.ev.(protocol.ActionConfirmedEvent); ok && c.ClientSeq == seq {
+					return
+				}
+			}
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for the host to confirm clientSeq %d\nscreen:\n%s", seq, d.m.Render())
+		}
+	}
+}
+
 func press(k string) tea.KeyPressMsg {
 	switch k {
 	case "enter":

@@ -16,10 +16,10 @@ import (
 func TestRejectionShowsAndClearsPending(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
-	m.pendingMCP["fs"] = pendingOp{verb: "stopping", seq: 7}
+	m.pendingMCP[7] = pendingOp{server: "fs", verb: "stopping", channel: fxSession}
 	m.Update(eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Reason: "server is locked\x1b[2J",
 		Action: protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: "fs"})}})
-	if _, ok := m.pendingMCP["fs"]; ok {
+	if _, ok := m.pendingMCP[7]; ok {
 		t.Fatal("rejected action still marked pending")
 	}
 	if !m.isErr || !strings.Contains(m.status, "session/mcpServerStopRequested") || !strings.Contains(m.status, "server is locked") || strings.Contains(m.status, "\x1b") {
@@ -27,6 +27,66 @@ func TestRejectionShowsAndClearsPending(t *testing.T) {
 	}
 	if !strings.Contains(m.Render(), "server is locked") {
 		t.Fatal("rejection not on the status line")
+	}
+}
+
+// TestPendingMarkerFollowsHostAnswers: an MCP marker belongs to one
+// clientSeq and only the host's answer for that clientSeq (or the channel
+// going away, or the 30 s safety net) removes it.
+func TestPendingMarkerFollowsHostAnswers(t *testing.T) {
+	stop := protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: "fs"})
+	for _, tc := range []struct {
+		name    string
+		msgs    []tea.Msg
+		cleared bool
+		status  string
+	}{
+		{"state events alone keep it", []tea.Msg{
+			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
+		}, false, ""},
+		{"another dispatch's echo keeps it", []tea.Msg{
+			eventMsg{protocol.ActionConfirmedEvent{Channel: fxSession, ClientSeq: 8, Action: stop}},
+		}, false, ""},
+		{"another dispatch's timeout keeps it", []tea.Msg{settleMsg{seq: 8}}, false, ""},
+		{"the host's echo settles it", []tea.Msg{
+			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{protocol.ActionConfirmedEvent{Channel: fxSession, ClientSeq: 7, Action: stop}},
+		}, true, ""},
+		{"a rejection settles it", []tea.Msg{
+			eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Action: stop, Reason: "no"}},
+		}, true, "host rejected"},
+		{"a dropped session ends it", []tea.Msg{
+			eventMsg{protocol.ChannelDroppedEvent{Channel: fxSession, Reason: "gone"}},
+		}, true, "stopped watching"},
+		{"a drop of another channel keeps it", []tea.Msg{
+			eventMsg{protocol.ChannelDroppedEvent{Channel: "ahp-session:/other", Reason: "gone"}},
+		}, false, ""},
+		{"the safety net says the host never answered", []tea.Msg{settleMsg{seq: 7}}, true, "no answer from host to stopping fs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := fxModel(fxChatState())
+			m.resize(120, 40)
+			m.focus = focusMCP
+			m.pendingMCP[7] = pendingOp{server: "fs", verb: "stopping", channel: fxSession}
+			if !strings.Contains(m.Render(), "⋯ pending") {
+				t.Fatalf("no marker drawn:\n%s", m.Render())
+			}
+			for _, msg := range tc.msgs {
+				m.Update(msg)
+			}
+			_, pending := m.pendingMCP[7]
+			if pending == tc.cleared {
+				t.Fatalf("pending = %v, want %v", pending, !tc.cleared)
+			}
+			if got := strings.Contains(m.Render(), "⋯ pending"); got != !tc.cleared {
+				t.Fatalf("marker drawn = %v, want %v:\n%s", got, !tc.cleared, m.Render())
+			}
+			if tc.status != "" && !strings.Contains(m.status, tc.status) {
+				t.Fatalf("status %q, want %q", m.status, tc.status)
+			}
+		})
 	}
 }
 

@@ -82,26 +82,22 @@ type agentPrompt struct {
 	meta     *protocol.ProtectedResourceMetadata // from an AuthRequiredError
 }
 
-// pendingOp is an MCP action sent but not yet settled. The client tells us
-// about rejections but not confirmations, so a marker settles on the first
-// sign of the host's echo: a second state event for the session, the row
-// changing from what the optimistic apply made it, or settleAfter passing.
+// pendingOp is an MCP action sent but not yet answered, keyed in
+// Model.pendingMCP by the clientSeq Dispatch returned. The host's echo
+// (protocol.ActionConfirmedEvent) or its rejection (ActionRejectedEvent)
+// for that clientSeq settles it; a dropped channel ends it. The client
+// re-dispatches un-echoed actions after a reconnect with the same clientSeq,
+// so a marker rightly survives a reconnect and settles on the late echo.
 type pendingOp struct {
-	verb  string
-	seq   int64
-	seen  int    // ChannelStateEvents for the session since dispatch
-	after string // the row's signature right after the optimistic apply
+	server  string // MCP customization id the marker is drawn on
+	verb    string // "stopping", "enabling", … for the status line
+	channel string // the session the action was dispatched on
 }
 
-const settleAfter = 2 * time.Second
-
-func rowSignature(r mcpRow) string {
-	reason := ""
-	if r.Auth != nil {
-		reason = string(r.Auth.Reason)
-	}
-	return fmt.Sprintf("%s/%s/%v", r.StateKind, reason, r.Enabled)
-}
+// pendingTimeout is only a safety net for a host that never answers: a
+// conformant host echoes or rejects every dispatch, so the marker normally
+// settles long before this and the timeout says so when it does not.
+const pendingTimeout = 30 * time.Second
 
 type newChoice struct {
 	provider, agentName string
@@ -156,7 +152,7 @@ type Model struct {
 	blockerAt int
 
 	mcpSel     int
-	pendingMCP map[string]pendingOp
+	pendingMCP map[int64]pendingOp
 
 	grants       map[string]*grantFlow
 	agentPrompts []agentPrompt
@@ -203,7 +199,7 @@ func New(cfg Config) *Model {
 		models:     map[string]*protocol.ModelSelection{},
 		expanded:   map[string]bool{},
 		ourTurns:   map[string]time.Time{},
-		pendingMCP: map[string]pendingOp{},
+		pendingMCP: map[int64]pendingOp{},
 		grants:     map[string]*grantFlow{},
 		focus:      focusSessions,
 	}
@@ -415,8 +411,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case browserCheckMsg:
 		return m, m.onBrowserCheck(msg)
 	case settleMsg:
-		if p, ok := m.pendingMCP[msg.id]; ok && p.seq == msg.seq {
-			delete(m.pendingMCP, msg.id)
+		if p, ok := m.pendingMCP[msg.seq]; ok {
+			delete(m.pendingMCP, msg.seq)
+			m.setError(fmt.Errorf("no answer from host to %s %s after %s: the panel shows the host's last known state; press ctrl+r to reconnect if it stays stuck",
+				p.verb, views.SanitizeLine(p.server), pendingTimeout))
 		}
 		return m, nil
 	case tickMsg:
@@ -488,23 +486,16 @@ func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
 	case protocol.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
 		if e.Channel == m.openSession {
-			sigs := map[string]string{}
-			for _, r := range mcpRows(m.sess) {
-				sigs[r.ID] = rowSignature(r)
-			}
-			for id, p := range m.pendingMCP {
-				p.seen++
-				// The first event is our own optimistic apply; the next
-				// one is the host's echo (or a later change) settling it.
-				if p.seen >= 2 || sigs[id] != p.after {
-					delete(m.pendingMCP, id)
-				} else {
-					m.pendingMCP[id] = p
-				}
-			}
 			return m.ensureChat()
 		}
 	case protocol.ChannelDroppedEvent:
+		// The client forgets a dropped channel's pending actions: nothing
+		// will answer them now.
+		for seq, p := range m.pendingMCP {
+			if p.channel == e.Channel {
+				delete(m.pendingMCP, seq)
+			}
+		}
 		if e.Channel == m.openSession || e.Channel == m.openChat {
 			m.setError(fmt.Errorf("stopped watching %s: %s", e.Channel, e.Reason))
 		}
@@ -539,24 +530,15 @@ func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
 			reason = string(*e.Params.Reason)
 		}
 		m.addAgentPrompt(agentPrompt{resource: e.Params.Resource, channel: e.Params.Channel, reason: reason})
+	case protocol.ActionConfirmedEvent:
+		delete(m.pendingMCP, e.ClientSeq)
 	case protocol.ActionRejectedEvent:
-		if id, ok := m.pendingBySeq(e.ClientSeq); ok {
-			delete(m.pendingMCP, id)
-		}
+		delete(m.pendingMCP, e.ClientSeq)
 		m.setError(fmt.Errorf("host rejected %s: %s", e.Action.Kind(), views.SanitizeLine(e.Reason)))
 	case protocol.HostErrorEvent:
 		m.setError(fmt.Errorf("host error: %w", e.Err))
 	}
 	return nil
-}
-
-func (m *Model) pendingBySeq(seq int64) (string, bool) {
-	for id, p := range m.pendingMCP {
-		if p.seq == seq {
-			return id, true
-		}
-	}
-	return "", false
 }
 
 func (m *Model) refreshChannel(ch string) {
@@ -629,7 +611,7 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 	prevS, prevC := m.openSession, m.openChat
 	m.openSession, m.hasSess, m.openChat, m.hasChat = uri, false, "", false
 	m.itemSel, m.scroll, m.mcpSel = "", 0, 0
-	m.pendingMCP = map[string]pendingOp{}
+	m.pendingMCP = map[int64]pendingOp{}
 	m.tr = nil
 	for i, s := range m.sessions {
 		if s.Resource == uri {

@@ -170,11 +170,18 @@ func TestKeysMCPServer(t *testing.T) {
 		if !strings.Contains(d.m.Render(), "⋯ pending") {
 			t.Fatalf("no pending marker %q after %s:\n%s", step.marker, step.key, d.m.Render())
 		}
-		// …which settles on the host's echo.
-		d.until(step.want+" settled", func() bool {
-			_, pending := d.m.pendingMCP[id]
-			return !pending && step.settled(mcpRows(d.m.sess)[d.m.mcpSel])
+		// …which stays through every state event (our optimistic apply,
+		// the host's echo re-applied) and settles exactly on the host's
+		// ActionConfirmedEvent for this clientSeq — not on a timer, not on
+		// the row looking done.
+		d.untilConfirmed(s.ClientSeq, func() bool {
+			_, pending := d.m.pendingMCP[s.ClientSeq]
+			return pending
 		})
+		if _, pending := d.m.pendingMCP[s.ClientSeq]; pending {
+			t.Fatalf("%s still pending after the host confirmed it", step.want)
+		}
+		d.until(step.want+" settled", func() bool { return step.settled(mcpRows(d.m.sess)[d.m.mcpSel]) })
 	}
 }
 

@@ -413,8 +413,10 @@ func (m *Model) renderMCP(w, h int) []string {
 	rows := mcpRows(m.sess)
 	m.mcpSel = max(0, min(m.mcpSel, len(rows)-1))
 	pending := map[string]bool{}
-	for id := range m.pendingMCP {
-		pending[id] = true
+	for _, p := range m.pendingMCP {
+		if p.channel == m.openSession {
+			pending[p.server] = true
+		}
 	}
 	grants := map[string]views.GrantView{}
 	for _, r := range rows {

@@ -106,8 +106,7 @@ type (
 	}
 	tickMsg   time.Time
 	closedMsg struct{}
-	settleMsg struct {
-		id  string
-		seq int64
-	}
+	// settleMsg fires pendingTimeout after an MCP dispatch; it only
+	// matters if the host never answered that clientSeq.
+	settleMsg struct{ seq int64 }
 )
