@@ -237,6 +237,20 @@ type reconnectResult struct {
 	typ  string // "replay" or "snapshot"
 }
 
+// resultsOf lists the kinds of reconnect result the host sent to client,
+// in order.
+func (l *ledger) resultsOf(client string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.results {
+		if l.connClient[r.conn] == client {
+			out = append(out, r.typ)
+		}
+	}
+	return out
+}
+
 // reconnectResults counts the kinds of reconnect result the host sent to
 // client.
 func (l *ledger) reconnectResults(client string) map[string]int {

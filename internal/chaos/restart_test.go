@@ -26,6 +26,7 @@ func TestHostRestart(t *testing.T) {
 		return c.ActiveTurn != nil && c.ActiveTurn.Id == "turn-restart" && len(c.ActiveTurn.ResponseParts) > 0
 	})
 	connsBefore := len(e.ledger.connsOf(victimID))
+	resultsBefore := len(e.ledger.resultsOf(victimID))
 	mark := e.vrec.mark()
 
 	e.proxy.Refuse(true)
@@ -56,8 +57,10 @@ func TestHostRestart(t *testing.T) {
 	if n := e.ledger.authOn(conns[len(conns)-1]); n != tokensPushed {
 		t.Errorf("host saw %d authenticate requests on the victim's new connection, want %d", n, tokensPushed)
 	}
-	if r := e.ledger.reconnectResults(victimID); r["snapshot"] != 1 || r["replay"] != 0 {
-		t.Errorf("victim's reconnect results %v, want exactly one snapshot (replay is impossible after a restart)", r)
+	// (A reconnect before the restart, e.g. a ping lost to a slow -race
+	// scheduler, would have been replayed; only the first one after counts.)
+	if r := e.ledger.resultsOf(victimID); len(r) <= resultsBefore || r[resultsBefore] != "snapshot" {
+		t.Errorf("victim's reconnect results %v (first %d before the restart), want a snapshot after it: replay is impossible", r, resultsBefore)
 	}
 
 	final := e.settled(e.direct, e.drec, func(c protocol.ChatState) error {
@@ -168,14 +171,14 @@ func TestHostReplacedBehindProxy(t *testing.T) {
 	probe.show(ready, "connected", "reconnecting")
 
 	conns := led2.connsOf(victimID)
-	if len(conns) != 1 {
-		t.Fatalf("new host saw %d victim connections, want 1", len(conns))
+	if len(conns) == 0 {
+		t.Fatal("new host saw no victim connection")
 	}
 	if n := led2.authOn(conns[0]); n != tokensPushed {
 		t.Errorf("new host saw %d authenticate requests from the victim, want %d (tokens re-pushed)", n, tokensPushed)
 	}
-	if r := led2.reconnectResults(victimID); r["snapshot"] != 1 {
-		t.Errorf("victim's reconnect results on the new host %v, want one snapshot", r)
+	if r := led2.resultsOf(victimID); len(r) == 0 || r[0] != "snapshot" {
+		t.Errorf("victim's reconnect results on the new host %v, want a snapshot first", r)
 	}
 
 	ref, refRec := dialClient(t, host2.URL(), "chaos-direct-2", 0, 0)
