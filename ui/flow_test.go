@@ -46,18 +46,26 @@ func approveInBrowser(t *testing.T, authURL string) {
 	resp.Body.Close()
 }
 
-// joinedScreen is the chat panel with the chat's frame and wrapping
-// undone enough to find a hard-wrapped URL: every line's text joined.
-func joinedScreen(m *Model) string {
+// overlayText is the sign-in overlay's inside joined without its frame or
+// spaces (the URL is hard-wrapped across its lines), or "" when it is not
+// on screen.
+func overlayText(m *Model) string {
 	var b strings.Builder
-	r := m.layout.Chat
-	for _, l := range strings.Split(m.Render(), "\n") {
-		l = ansi.Strip(ansi.Cut(l, r.X, r.X+r.W))
-		for _, f := range strings.FieldsFunc(l, func(r rune) bool { return strings.ContainsRune("│┃║ ", r) }) {
-			b.WriteString(f)
+	in := false
+	for _, l := range strings.Split(ansi.Strip(m.Render()), "\n") {
+		switch {
+		case strings.Contains(l, "━ "+views.GrantOverlayTitle+" ━"):
+			in = true
+			continue
+		case in && (strings.ContainsAny(string([]rune(l)[0]), "┗╰└╚")):
+			return b.String()
+		case in:
+			for _, f := range strings.FieldsFunc(l, func(r rune) bool { return strings.ContainsRune("│┃║ ", r) }) {
+				b.WriteString(f)
+			}
 		}
 	}
-	return b.String()
+	return ""
 }
 
 func TestGrantFlowForToolCall(t *testing.T) {
@@ -70,9 +78,23 @@ func TestGrantFlowForToolCall(t *testing.T) {
 	res := it.Tool.Auth.Resource.Resource
 	d.until("sign-in URL", func() bool { g := d.m.grants[res]; return g != nil && g.url != "" })
 	g := d.m.grants[res]
-	// The whole URL is on screen, for a user who cannot open a browser.
-	if !strings.Contains(joinedScreen(d.m), g.url) {
-		t.Fatalf("the sign-in URL is not on screen in full: %s\n%s", g.url, d.m.Render())
+	// The whole URL is on screen, for a user who cannot open a browser —
+	// also at 80×24, where the chat panel's card cannot hold it.
+	for _, size := range []struct{ w, h int }{{160, 50}, {80, 24}, {100, 30}} {
+		d.send(tea.WindowSizeMsg{Width: size.w, Height: size.h})
+		if got := overlayText(d.m); !strings.Contains(got, g.url) {
+			t.Fatalf("%dx%d: the sign-in URL is not on screen in full: %s\noverlay: %s\n%s", size.w, size.h, g.url, got, d.m.Render())
+		}
+		if hl := ansi.Strip(d.m.helpLine()); !strings.Contains(hl, "esc cancel") || !strings.Contains(hl, "u copy") {
+			t.Fatalf("%dx%d: help line %q does not offer cancel and copy", size.w, size.h, d.m.helpLine())
+		}
+	}
+	d.send(tea.WindowSizeMsg{Width: 160, Height: 50})
+	// The overlay is modal: a chat key does nothing, u copies the URL.
+	d.keys("x")
+	d.expectSent()
+	if _, cmd := d.m.Update(press("u")); cmd == nil || !strings.Contains(d.m.status, "copied") {
+		t.Fatalf("u on the overlay: status %q", d.m.status)
 	}
 	approveInBrowser(t, g.url)
 	d.until("access granted", func() bool { return d.m.grants[res].phase == grantDone })

@@ -85,7 +85,8 @@ func TestGoldenGrantPrompt(t *testing.T) {
 	}{
 		{"before", nil},
 		{"during", &grantFlow{resource: fxDeploy, phase: grantWaiting, browserErr: errors.New("--no-browser"),
-			url: "http://127.0.0.1:4001/authorize?client_id=ahptui-demo&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127.0.0.1%3A40123%2Fcallback&resource=http%3A%2F%2F127.0.0.1%3A4000%2Fmcp%2Fdeploy&response_type=code&scope=tools%3Adeploy&state=QWERTYUIOPASDFGH"}},
+			requirement: toRequirement(protocol.McpAuthRequirement{Resource: fxResource(fxDeploy, "Deploy MCP server")}),
+			url:         "http://127.0.0.1:4001/authorize?client_id=ahptui-demo&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&redirect_uri=http%3A%2F%2F127.0.0.1%3A40123%2Fcallback&resource=http%3A%2F%2F127.0.0.1%3A4000%2Fmcp%2Fdeploy&response_type=code&scope=tools%3Adeploy&state=QWERTYUIOPASDFGH"}},
 		{"after", &grantFlow{resource: fxDeploy, phase: grantDone}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/authpkce"
@@ -236,8 +237,49 @@ func (m *Model) onGrantDone(msg grantDoneMsg) tea.Cmd {
 	}
 }
 
+// waitingGrant is the flow whose sign-in URL the overlay shows: one
+// waiting on the browser with its URL known — the selected prompt's when
+// several wait, else the first by resource so the choice is stable.
+func (m *Model) waitingGrant() *grantFlow {
+	waiting := func(g *grantFlow) bool { return g != nil && g.phase == grantWaiting && g.url != "" }
+	if g := m.selectedFlow(); waiting(g) {
+		return g
+	}
+	var best *grantFlow
+	for _, g := range m.grants {
+		if waiting(g) && (best == nil || g.resource < best.resource) {
+			best = g
+		}
+	}
+	return best
+}
+
+// keyGrantOverlay handles keys while the sign-in overlay is up. The overlay
+// is modal: it covers the panels the other keys act on, so only cancel,
+// copy, quit, help and reconnect do anything.
+func (m *Model) keyGrantOverlay(msg tea.KeyPressMsg, g *grantFlow) tea.Cmd {
+	k := m.keys.Grant
+	switch {
+	case key.Matches(msg, k.Cancel):
+		m.cancelFlow(g)
+	case key.Matches(msg, k.CopyURL):
+		m.setStatus("sign-in URL copied to the clipboard")
+		return tea.SetClipboard(g.url)
+	case key.Matches(msg, m.keys.Global.Quit):
+		return m.quit()
+	case key.Matches(msg, m.keys.Global.Help):
+		m.showAll = true
+	case key.Matches(msg, m.keys.Global.Reconnect):
+		return m.reconnect()
+	}
+	return nil
+}
+
 func (m *Model) cancelGrant() {
-	g := m.selectedFlow()
+	m.cancelFlow(m.selectedFlow())
+}
+
+func (m *Model) cancelFlow(g *grantFlow) {
 	if g == nil || (g.phase != grantWaiting && g.phase != grantStarting) {
 		m.setStatus("no sign-in is waiting")
 		return

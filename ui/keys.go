@@ -45,6 +45,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.showAll = false
 		return nil
 	}
+	if g := m.waitingGrant(); g != nil && m.modal == modalNone {
+		return m.keyGrantOverlay(msg, g)
+	}
 	ctx := m.context()
 	switch ctx {
 	case keymap.ContextConfirm:

@@ -78,6 +78,13 @@ func (m *Model) Render() string {
 		base := lipgloss.NewLayer(out)
 		top := lipgloss.NewLayer(ov).X(x).Y(y).Z(1)
 		out = lipgloss.NewCompositor(base, top).Render()
+		// The compositor drops trailing blank cells; the screen stays
+		// exactly width×height so every frame overwrites the last.
+		lines := strings.Split(out, "\n")
+		for i := range lines {
+			lines[i] = fit(lines[i], l.Width)
+		}
+		out = strings.Join(lines, "\n")
 	}
 	return out
 }
@@ -111,6 +118,9 @@ func (m *Model) statusBar() views.StatusBar {
 }
 
 func (m *Model) helpLine() string {
+	if m.modal == modalNone && m.waitingGrant() != nil {
+		return m.help.ShortHelpView([]key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Global.Quit})
+	}
 	ctx := m.context()
 	return m.help.ShortHelpView(m.keys.Help(ctx).ShortHelp())
 }
@@ -487,6 +497,14 @@ func (m *Model) overlay() string {
 		return strings.Join(drawBox(th.PanelFocused, th.PanelTitleFocused.Render("New session"), body, min(maxW, 60), min(m.height, len(body)+2)), "\n")
 	case m.modal == modalInput && m.form != nil:
 		return m.renderForm(maxW)
+	}
+	if g := m.waitingGrant(); g != nil {
+		gv := views.GrantView{Phase: views.GrantWaiting, Resource: g.resource}
+		if name := g.requirement.Resource.ResourceName; name != "" {
+			gv.Resource = name + " (" + g.resource + ")"
+		}
+		m.applyFlow(&gv, g)
+		return views.RenderGrantOverlay(th, gv, m.width, m.height)
 	}
 	return ""
 }

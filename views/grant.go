@@ -191,3 +191,61 @@ func wrapLines(s string, width int) []string {
 	}
 	return strings.Split(ansi.Wrap(s, width, ""), "\n")
 }
+
+// GrantOverlayTitle is the title in the top border of RenderGrantOverlay's
+// frame, so tests and users can find the sheet.
+const GrantOverlayTitle = "Sign in"
+
+// RenderGrantOverlay draws a Waiting grant as a sheet exactly width cells
+// wide and at most height lines tall, meant to cover the screen's full
+// width. An inline prompt in a narrow chat panel hard-wraps a sign-in URL
+// over more lines than a small terminal (80×24, a common SSH default) shows
+// at once; here the URL wraps at the terminal's width, less the two border
+// cells, so it is whole on screen and a user without a browser can read or
+// select it. When height is short, the explanatory lines go first: the URL
+// and the cancel/copy keys are what the user cannot do without.
+func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
+	width = max(width, 8)
+	inner := width - 2
+	resource := SanitizeLine(g.Resource)
+	if resource == "" {
+		resource = "this server"
+	}
+	var head []string
+	add := func(dst *[]string, style lipgloss.Style, s string) {
+		for _, l := range wrapLines(s, inner) {
+			*dst = append(*dst, style.Render(l))
+		}
+	}
+	add(&head, th.GrantTitle, "◌ Waiting for you to approve in the browser…")
+	add(&head, th.Muted, "resource: "+resource)
+	if g.BrowserOpened {
+		add(&head, th.Text, "A browser window was opened. If it is not the right one, open this URL:")
+	} else {
+		add(&head, th.Warning, "Could not open a browser. Open this URL yourself:")
+	}
+	url := urlLines(th, g.URL, inner)
+	if len(url) == 0 {
+		add(&url, th.Muted, "(the sign-in URL is not ready yet)")
+	}
+	tail := wrapLines(hintLine(th, hintKeys.Grant.Cancel, hintKeys.Grant.CopyURL), inner)
+	room := max(0, height-2-len(url)-len(tail))
+	if len(head) > room {
+		head = head[:room]
+	}
+	body := append(append(head, url...), tail...)
+
+	st := th.PanelFocused
+	b := st.GetBorderStyle()
+	bc := lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())
+	title := th.PanelTitleFocused.Render(GrantOverlayTitle)
+	top := b.TopLeft + b.Top + " "
+	out := make([]string, 0, len(body)+2)
+	out = append(out, bc.Render(top)+title+bc.Render(" "+strings.Repeat(b.Top, max(0, inner-3-lipgloss.Width(title)))+b.TopRight))
+	for _, l := range body {
+		pad := max(0, inner-lipgloss.Width(l))
+		out = append(out, bc.Render(b.Left)+l+strings.Repeat(" ", pad)+bc.Render(b.Right))
+	}
+	out = append(out, bc.Render(b.BottomLeft+strings.Repeat(b.Bottom, inner)+b.BottomRight))
+	return strings.Join(out, "\n")
+}

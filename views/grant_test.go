@@ -100,3 +100,45 @@ func TestRenderGrantHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderGrantOverlay: the sheet is exactly the width asked, at most the
+// height, and however short the screen the whole URL and the cancel/copy
+// keys stay on it (the explanation goes first).
+func TestRenderGrantOverlay(t *testing.T) {
+	for _, tc := range []struct {
+		w, h     int
+		wantHead bool
+	}{{80, 24, true}, {160, 50, true}, {60, 9, false}, {40, 30, true}} {
+		for _, opened := range []bool{true, false} {
+			g := GrantView{Phase: GrantWaiting, Resource: "Deploy (https://mcp.example.com/deploy)\x1b[2J", URL: grantURL, BrowserOpened: opened}
+			out := RenderGrantOverlay(noColorTheme, g, tc.w, tc.h)
+			lines := strings.Split(out, "\n")
+			if len(lines) > tc.h {
+				t.Errorf("%dx%d: %d lines", tc.w, tc.h, len(lines))
+			}
+			if !strings.Contains(lines[0], GrantOverlayTitle) {
+				t.Errorf("%dx%d: no title in %q", tc.w, tc.h, lines[0])
+			}
+			var joined strings.Builder
+			for _, l := range lines {
+				if w := ansi.StringWidth(l); w != tc.w {
+					t.Errorf("%dx%d: line %q is %d wide", tc.w, tc.h, l, w)
+				}
+				joined.WriteString(strings.Trim(ansi.Strip(l), "┃│║ "))
+			}
+			text := joined.String()
+			if !strings.Contains(text, grantURL) {
+				t.Errorf("%dx%d: URL not whole:\n%s", tc.w, tc.h, out)
+			}
+			if strings.Contains(out, "\x1b[2J") {
+				t.Errorf("host text not sanitized")
+			}
+			if !strings.Contains(text, "esc") || !strings.Contains(text, "copy") {
+				t.Errorf("%dx%d: no cancel/copy hint:\n%s", tc.w, tc.h, out)
+			}
+			if got := strings.Contains(text, "Waiting for you to approve"); got != tc.wantHead {
+				t.Errorf("%dx%d: explanation shown = %v, want %v:\n%s", tc.w, tc.h, got, tc.wantHead, out)
+			}
+		}
+	}
+}
