@@ -231,7 +231,8 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 		name = "tool"
 	}
 	head := badge.String() + "  " + th.Title.Render(name)
-	if s := SanitizeLine(ctx.ServerName); s != "" {
+	// A server named like its tool ("Deploy · Deploy") says nothing twice.
+	if s := SanitizeLine(ctx.ServerName); s != "" && !strings.EqualFold(strings.TrimSpace(s), strings.TrimSpace(name)) {
 		head += th.Muted.Render(" · " + s)
 	}
 	lines = append(lines, wrapLines(head, inner)...)

@@ -302,3 +302,20 @@ func TestMessageLinesMarkdown(t *testing.T) {
 		t.Errorf("plain message changed: %q", got)
 	}
 }
+
+// TestToolCardServerNamedLikeTool: "Deploy · Deploy" says the name twice;
+// the server shows only when it differs from the tool's name.
+func TestToolCardServerNamedLikeTool(t *testing.T) {
+	call := protocol.NewToolCallState(protocol.ToolCallRunningState{ToolCallId: "c1", ToolName: "deploy",
+		DisplayName: "Deploy", InvocationMessage: protocol.PlainString("Deploying")})
+	for _, tc := range []struct{ server, want, not string }{
+		{"Deploy", "Deploy", "Deploy · Deploy"},
+		{"deploy ", "Deploy", "· deploy"},
+		{"Deploy MCP", "Deploy · Deploy MCP", ""},
+	} {
+		head := strings.Split(ansi.Strip(RenderToolCard(noColorTheme, call, CardContext{ServerName: tc.server}, 80)), "\n")[1]
+		if !strings.Contains(head, tc.want) || (tc.not != "" && strings.Contains(head, tc.not)) {
+			t.Errorf("server %q: header %q, want %q without %q", tc.server, head, tc.want, tc.not)
+		}
+	}
+}
