@@ -23,7 +23,7 @@ func RenderInputNeeded(th Theme, entries []protocol.SessionInputRequest, selecte
 	}
 	var lines []string
 	for i, e := range entries {
-		badge, what, detail := inputNeededText(th, e)
+		badge, what, detail, detailMD := inputNeededText(th, e)
 		marker := "  "
 		if i == selected {
 			marker = "› "
@@ -37,15 +37,36 @@ func RenderInputNeeded(th Theme, entries []protocol.SessionInputRequest, selecte
 		}
 		lines = append(lines, line)
 		if detail != "" {
-			lines = append(lines, th.Muted.Render(Truncate("    "+detail, width)))
+			lines = append(lines, detailLine(th, detail, detailMD, width))
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
+// detailLine draws a blocker's detail indented under it on one line. A
+// message the host marked as markdown (a tool's "Write `CHANGELOG.md`")
+// shows its inline formatting like the tool card does, not the raw
+// backticks; what does not fit ends in "…".
+func detailLine(th Theme, s string, markdown bool, width int) string {
+	const indent = "    "
+	if !markdown || width <= len(indent)+1 {
+		return th.Muted.Render(Truncate(indent+SanitizeLine(s), width))
+	}
+	lines := wrapFragments(inlineFragments(th.Muted, SanitizeLine(s)), width-len(indent)-1)
+	if len(lines) == 0 {
+		return ""
+	}
+	out := indent + lines[0]
+	if len(lines) > 1 {
+		out += th.Muted.Render("…")
+	}
+	return out
+}
+
 // inputNeededText describes one blocker: its badge, what it asks, and a
-// detail line (the tool's own message, the resource to sign in to).
-func inputNeededText(th Theme, e protocol.SessionInputRequest) (Badge, string, string) {
+// detail line (the tool's own message, the resource to sign in to) with
+// whether the host marked that line as markdown.
+func inputNeededText(th Theme, e protocol.SessionInputRequest) (Badge, string, string, bool) {
 	switch v := e.Variant.(type) {
 	case protocol.SessionChatInputRequest:
 		what := "answer: " + firstNonEmpty(SanitizeLine(strOr(v.Request.Message)), questionPrompt(v.Request), "input requested")
@@ -53,7 +74,7 @@ func inputNeededText(th Theme, e protocol.SessionInputRequest) (Badge, string, s
 		if n := len(v.Request.Questions); n > 1 {
 			detail = strconv.Itoa(n) + " questions"
 		}
-		return Badge{"◆", "question", th.Warning.Bold(true)}, what, detail
+		return Badge{"◆", "question", th.Warning.Bold(true)}, what, detail, false
 	case protocol.SessionToolConfirmationRequest:
 		var t toolCall
 		switch tc := v.ToolCall.Variant.(type) {
@@ -66,9 +87,9 @@ func inputNeededText(th Theme, e protocol.SessionInputRequest) (Badge, string, s
 		}
 		name := firstNonEmpty(SanitizeLine(t.name), "tool")
 		if t.status == "pending-result-confirmation" {
-			return th.ToolCallBadge(t.status, false), "review the result of " + name, SanitizeLine(t.pastTense)
+			return th.ToolCallBadge(t.status, false), "review the result of " + name, t.pastTense, t.pastTenseMD
 		}
-		return th.ToolCallBadge("pending-confirmation", false), "approve " + name, SanitizeLine(t.invocation)
+		return th.ToolCallBadge("pending-confirmation", false), "approve " + name, t.invocation, t.invocationMD
 	case protocol.SessionToolAuthenticationRequest:
 		t := normalizeToolCall(protocol.ToolCallState{Variant: v.ToolCall})
 		name := firstNonEmpty(SanitizeLine(t.name), "tool")
@@ -78,13 +99,13 @@ func inputNeededText(th Theme, e protocol.SessionInputRequest) (Badge, string, s
 			scopes = append(scopes, SanitizeLine(s))
 		}
 		return th.ToolCallBadge("auth-required", false), "grant access for " + name,
-			firstNonEmpty(res, "the server") + " " + reasonText(string(v.ToolCall.Auth.Reason), scopes)
+			firstNonEmpty(res, "the server") + " " + reasonText(string(v.ToolCall.Auth.Reason), scopes), false
 	case protocol.SessionToolClientExecutionRequest:
 		t := normalizeToolCall(v.ToolCall)
 		return th.ToolCallBadge("running", false), "run client tool " + firstNonEmpty(SanitizeLine(t.name), "tool"),
-			"for client " + SanitizeLine(v.ClientId)
+			"for client " + SanitizeLine(v.ClientId), false
 	}
-	return th.unknownBadge(e.Kind()), "waiting for you (" + firstNonEmpty(SanitizeLine(e.Kind()), "unknown") + ")", ""
+	return th.unknownBadge(e.Kind()), "waiting for you (" + firstNonEmpty(SanitizeLine(e.Kind()), "unknown") + ")", "", false
 }
 
 func questionPrompt(r protocol.ChatInputRequest) string {

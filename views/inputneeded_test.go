@@ -64,3 +64,40 @@ func TestRenderInputNeededWidths(t *testing.T) {
 		}
 	}
 }
+
+// TestInputNeededMarkdownDetail: a tool's markdown invocation shows its
+// meaning under the blocker (no raw backticks), a plain one stays literal,
+// and a long one stays within the width.
+func TestInputNeededMarkdownDetail(t *testing.T) {
+	entry := func(inv protocol.StringOrMarkdown) []protocol.SessionInputRequest {
+		return []protocol.SessionInputRequest{protocol.NewSessionInputRequest(protocol.SessionToolConfirmationRequest{
+			Id: "1", Chat: "ahp-chat:/c1", TurnId: "t1",
+			ToolCall: protocol.ToolCallConfirmationState{Variant: protocol.ToolCallPendingConfirmationState{
+				ToolCallId: "tc1", ToolName: "write_file", DisplayName: "Write file", InvocationMessage: inv}}})}
+	}
+	for _, tc := range []struct {
+		name      string
+		inv       protocol.StringOrMarkdown
+		width     int
+		want, not string
+	}{
+		{"markdown", protocol.MarkdownString("Write `CHANGELOG.md`"), 60, "Write CHANGELOG.md", "`"},
+		{"plain keeps backticks", protocol.PlainString("Write `CHANGELOG.md`"), 60, "Write `CHANGELOG.md`", ""},
+		{"long markdown", protocol.MarkdownString("Write **" + strings.Repeat("x", 80) + "** and more"), 30, "Write", "**"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, th := range []Theme{noColorTheme, colorTheme} {
+				out := RenderInputNeeded(th, entry(tc.inv), -1, tc.width)
+				plain := ansi.Strip(out)
+				if !strings.Contains(plain, tc.want) || (tc.not != "" && strings.Contains(plain, tc.not)) {
+					t.Errorf("got\n%s\nwant %q without %q", plain, tc.want, tc.not)
+				}
+				for _, l := range strings.Split(out, "\n") {
+					if w := ansi.StringWidth(l); w > tc.width {
+						t.Errorf("line %q is %d wide, over %d", l, w, tc.width)
+					}
+				}
+			}
+		})
+	}
+}
