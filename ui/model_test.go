@@ -222,6 +222,11 @@ func TestKeysInputRequest(t *testing.T) {
 		if scr := ansi.Strip(d.m.Render()); d.m.itemSel != it.ID || !strings.Contains(scr, "┃ ◆ Input requested") || !strings.Contains(scr, "answer · ") {
 			t.Fatalf("] did not select the input request (selection %q):\n%s", d.m.itemSel, scr)
 		}
+		// The help line names what a and x do to a question, not the
+		// tool-call verbs.
+		if hl := ansi.Strip(d.m.helpLine()); !strings.Contains(hl, "a/y answer") || !strings.Contains(hl, "x decline") || strings.Contains(hl, "approve") {
+			t.Fatalf("help line on a selected input request: %q", hl)
+		}
 		d.keys("a")
 		if d.m.modal != modalInput {
 			t.Fatalf("a on an input request did not open the form")

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -122,7 +123,25 @@ func (m *Model) helpLine() string {
 		return m.help.ShortHelpView([]key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Global.Quit})
 	}
 	ctx := m.context()
-	return m.help.ShortHelpView(m.keys.Help(ctx).ShortHelp())
+	short := m.keys.Help(ctx).ShortHelp()
+	// On a selected input request a/y opens its form and x declines it:
+	// say so, rather than "approve"/"deny" which name tool-call verbs.
+	if it, ok := m.selectedItem(); ok && it.Kind == itemInput && ctx == keymap.ContextChat {
+		short = append([]key.Binding(nil), short...)
+		for i, b := range short {
+			switch {
+			case sameKeys(b, m.keys.Chat.Approve):
+				short[i].SetHelp(b.Help().Key, "answer")
+			case sameKeys(b, m.keys.Chat.Deny):
+				short[i].SetHelp(b.Help().Key, "decline")
+			}
+		}
+	}
+	return m.help.ShortHelpView(short)
+}
+
+func sameKeys(a, b key.Binding) bool {
+	return strings.Join(a.Keys(), "\x00") == strings.Join(b.Keys(), "\x00")
 }
 
 // box frames a panel exactly w×h cells the way views frames the MCP panel:
