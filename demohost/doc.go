@@ -15,7 +15,9 @@
 //
 // initialize (any 0.6.x; otherwise -32005 with supportedVersions), reconnect
 // (replay from a bounded buffer, with missing for disposed channels, or
-// snapshots when the gap is too old or the host Restarted), ping, subscribe,
+// snapshots when the gap is too old, the host Restarted or this host never
+// served the clientId — its lastSeenServerSeq then counts another process's
+// history), ping, subscribe,
 // unsubscribe, listSessions (limit/cursor), createSession (-32003 when taken),
 // disposeSession, createChat, fetchTurns, authenticate and dispatchAction.
 // Every action gets one global serverSeq. Client actions are validated
@@ -24,7 +26,8 @@
 // re-sent actions (clientSeq not above the last seen for that clientId) are
 // not applied again but answered, to that connection, with the envelope the
 // host produced the first time (same serverSeq), so a client that cannot
-// know whether its action landed before the link broke settles it. Root
+// know whether its action landed before the link broke settles it; that
+// dedupe table survives Restart, like the sessions. Root
 // subscribers get root/sessionAdded, root/sessionRemoved,
 // root/sessionSummaryChanged and, when a pushed token expires,
 // auth/required (reason expired; the protected servers go back to

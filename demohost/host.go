@@ -129,6 +129,10 @@ type Host struct {
 	chats    map[string]*chat
 	conns    map[*conn]struct{}
 	lastSeq  map[string]int64 // clientId → last clientSeq seen
+	// served holds the clientIds this host has initialized or resumed.
+	// Only they may be replayed to: another process's lastSeenServerSeq is
+	// a number in someone else's history, however plausible it looks here.
+	served map[string]bool
 	// sentTo keeps each client's most recent envelopes (bounded) so a
 	// re-sent action is answered even after it left the replay buffer.
 	sentTo     map[string][]replayEntry
@@ -171,6 +175,7 @@ func Start(ctx context.Context, cfg Config) (*Host, error) {
 		chats:      map[string]*chat{},
 		conns:      map[*conn]struct{}{},
 		lastSeq:    map[string]int64{},
+		served:     map[string]bool{},
 		sentTo:     map[string][]replayEntry{},
 		authorized: map[string][]string{},
 		grantGen:   map[string]int{},
@@ -278,10 +283,12 @@ func (h *Host) DropConnections() {
 }
 
 // Restart simulates the host process restarting: connections drop, the
-// replay buffer, client sequence numbers and verified tokens are forgotten
-// (so a reconnecting client gets snapshots, never a replay, and must push
-// its tokens again), running turns fail and MCP servers start again.
-// Sessions survive, as a host with persistent sessions would keep them.
+// replay buffer and verified tokens are forgotten (so a reconnecting client
+// gets snapshots, never a replay, and must push its tokens again), running
+// turns fail and MCP servers start again. Sessions survive, as a host with
+// persistent sessions would keep them, and so does the clientSeq dedupe
+// table with its echoes: state persisted without it would apply a re-sent
+// action a second time when the client never saw the first echo.
 func (h *Host) Restart() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -290,8 +297,6 @@ func (h *Host) Restart() {
 	}
 	h.replay = nil
 	h.replayFloor = h.seq + 1
-	h.lastSeq = map[string]int64{}
-	h.sentTo = map[string][]replayEntry{}
 	h.authorized = map[string][]string{}
 	for r := range h.grantGen {
 		h.grantGen[r]++ // pending expiry timers belong to the old process

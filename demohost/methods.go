@@ -156,6 +156,7 @@ func (h *Host) initializeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	}
 	c.clientID = p.ClientId
 	c.initialized = true
+	h.served[p.ClientId] = true
 	snaps := []protocol.Snapshot{}
 	for _, uri := range p.InitialSubscriptions {
 		if snap, ok := h.snapshotLocked(uri); ok {
@@ -192,7 +193,9 @@ func (h *Host) reconnectLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 			missing = append(missing, uri)
 		}
 	}
-	if h.canReplayLocked(p.LastSeenServerSeq) {
+	known := h.served[p.ClientId]
+	h.served[p.ClientId] = true
+	if known && h.canReplayLocked(p.LastSeenServerSeq) {
 		actions := []json.RawMessage{}
 		for _, e := range h.replay {
 			if e.seq > p.LastSeenServerSeq && live[e.channel] && (e.origin == "" || e.origin == p.ClientId) {
