@@ -122,8 +122,10 @@ func deployCompleted(turn protocol.Turn) bool {
 // TestHostReplacedBehindProxy swaps the host process itself: a new demo
 // host (fresh state, its own port) takes over behind the proxy while the
 // old one closes. Nothing of the old host survives, so the victim must
-// take the new host's snapshot wholesale, and its actions dispatched while
-// down must reach the new host once each. Its saved tokens name the old
+// take the new host's snapshot wholesale, even when its lastSeenServerSeq
+// happens to be a number the new host has reached (no replay of another
+// process's history), and its actions dispatched while down must reach the
+// new host once each. Its saved tokens name the old
 // host's resources: they are pushed again, refused, and reported.
 func TestHostReplacedBehindProxy(t *testing.T) {
 	e := newEnv(t, envConfig{stepDelay: faultStepDelay})
@@ -145,6 +147,28 @@ func TestHostReplacedBehindProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = host2.Close() })
+	// Make the new host's numbering overtake the victim's position, so the
+	// victim's lastSeenServerSeq is a valid-looking number on the new host
+	// too: only the host can tell it belongs to another process.
+	other, orec := dialClient(t, host2.URL(), "chaos-other", 0, 0)
+	sctx, scancel := e.waitCtx()
+	if err := other.Subscribe(sctx, demohost.DemoSessionURI); err != nil {
+		t.Fatal(err)
+	}
+	scancel()
+	target := e.victim.LastSeenServerSeq() + 5
+	for i := 0; host2.ServerSeq() <= target; i++ {
+		if _, err := other.Dispatch(demohost.DemoSessionURI, protocol.NewStateAction(protocol.SessionTitleChangedAction{Title: fmt.Sprintf("filler %d", i)})); err != nil {
+			t.Fatal(err)
+		}
+		wctx, wcancel := e.waitCtx()
+		err := orec.until(wctx, "the filler echo", func() bool { return other.PendingCount(demohost.DemoSessionURI) == 0 })
+		wcancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = other.Close()
 	mark := e.vrec.mark()
 	e.proxy.Refuse(true)
 	e.proxy.SetUpstream(hostAddr(t, host2))
