@@ -218,3 +218,30 @@ func (r *dispatchRecorder) Dispatch(ch string, a protocol.StateAction) (int64, e
 	r.sent = append(r.sent, a)
 	return int64(len(r.sent)), nil
 }
+
+// TestAutoOpenNewestSession: on start the newest session opens by itself
+// (a newcomer sees a chat at once) while the session list keeps focus, and
+// only once: closing it does not pull the user back on the next listing.
+func TestAutoOpenNewestSession(t *testing.T) {
+	d := newDriver(t, nil)
+	d.until("session list", func() bool { return len(d.m.sessions) > 0 })
+	newest := d.m.sessions[0]
+	for _, s := range d.m.sessions {
+		if s.ModifiedAt > newest.ModifiedAt {
+			t.Fatalf("sessions not newest first: %+v", d.m.sessions)
+		}
+	}
+	d.until("newest session open", func() bool { return d.m.openSession == newest.Resource && d.m.hasSess && d.m.hasChat })
+	if d.m.focus != focusSessions || d.m.context().String() != "sessions" {
+		t.Fatalf("auto-open moved focus to %v (%s)", d.m.focus, d.m.context())
+	}
+	if scr := d.m.Render(); strings.Contains(scr, "Select a session and press enter") {
+		t.Fatalf("chat panel still empty after auto-open:\n%s", scr)
+	}
+	// Closed (e.g. disposed elsewhere), a later listing opens nothing.
+	d.send(eventMsg{protocol.SessionRemovedEvent{Session: newest.Resource}})
+	d.send(eventMsg{protocol.SessionsListedEvent{Sessions: d.m.sessions}})
+	if d.m.openSession != "" {
+		t.Fatalf("a second listing re-opened %s", d.m.openSession)
+	}
+}

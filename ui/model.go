@@ -169,6 +169,7 @@ type Model struct {
 	themeGen     int
 	pin          bool
 	closed       bool
+	autoOpened   bool // the first session list opened its newest session
 }
 
 // New builds the model. Run it with tea.NewProgram(m); call Shutdown after
@@ -508,6 +509,7 @@ func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
 	case protocol.SessionsListedEvent:
 		m.sessions = append([]protocol.SessionSummary(nil), e.Sessions...)
 		m.sortSessions()
+		return m.autoOpen()
 	case protocol.SessionAddedEvent:
 		m.sessions = append(m.withoutSession(e.Summary.Resource), e.Summary)
 		m.sortSessions()
@@ -628,6 +630,19 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 		}
 		return subscribedMsg{channel: uri, err: c.Subscribe(ctx, uri)}
 	}
+}
+
+// autoOpen opens the most recently modified session the first time the
+// host lists any, so a newcomer sees a chat at once instead of an empty
+// panel. Focus stays on the session list, where it was, so the keys the
+// help line offers still mean what they say; it happens once per run, so
+// a user who closed or disposed a session is not pulled back to another.
+func (m *Model) autoOpen() tea.Cmd {
+	if m.autoOpened || m.openSession != "" || len(m.sessions) == 0 || m.client == nil {
+		return nil
+	}
+	m.autoOpened = true
+	return m.openSessionCmd(m.sessions[0].Resource)
 }
 
 func (m *Model) withoutSession(uri string) []protocol.SessionSummary {

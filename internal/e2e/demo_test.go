@@ -213,6 +213,11 @@ func runDemo(t *testing.T, bin string, w, h int) {
 	if err != nil {
 		t.Fatalf("start-up: never connected with the demo session listed: %v", err)
 	}
+	// The newest session (the demo's) opens by itself, the list keeping focus.
+	screen = u.see("newest session opens by itself", func(s string) bool {
+		_, chat := Panel(s, chatTitle)
+		return chat && strings.Contains(helpLine(s), hint(km.Sessions.Open))
+	})
 	u.openDemoSession(screen)
 
 	// The demo's servers settle: Filesystem and Deploy ready, GitHub waits
