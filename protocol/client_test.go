@@ -463,6 +463,33 @@ func TestMissingChannelDropped(t *testing.T) {
 	}
 }
 
+// A dispatch still pending on a channel the host reports missing on
+// reconnect can never be echoed: it must be settled as rejected, not
+// dropped silently.
+func TestReconnectMissingRejectsPending(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	h.DropDispatches(true)
+	seq, err := c.Dispatch(sessionURI, title("never echoed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WaitDispatched(ctxT(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	h.SetMissing(sessionURI)
+	h.DropConnections()
+	r := waitEvent(t, c, func(e protocol.ActionRejectedEvent) bool { return true })
+	if r.Channel != sessionURI || r.ClientSeq != seq || !strings.Contains(r.Reason, "no longer has this channel") {
+		t.Errorf("rejected = %+v, want the pending dispatch %d on %s", r, seq, sessionURI)
+	}
+	if _, ok := r.Action.Variant.(protocol.SessionTitleChangedAction); !ok {
+		t.Errorf("rejected action = %T, want the dispatched title change", r.Action.Variant)
+	}
+	waitEvent(t, c, func(e protocol.ChannelDroppedEvent) bool { return e.Channel == sessionURI })
+}
+
 func TestTokensRepushedBeforeRedispatch(t *testing.T) {
 	h := newHost(t, testhost.Options{})
 	c := dial(t, h, nil)

@@ -250,11 +250,22 @@ func (c *Client) installSnapshotsLocked(snaps []Snapshot, requested []string, wh
 	}
 }
 
+// dropChannelLocked forgets a channel the host no longer serves. Its pending
+// dispatches can never be echoed now, so each is settled with an
+// ActionRejectedEvent (before the ChannelDroppedEvent): otherwise the UI
+// would show them as pending for good.
 func (c *Client) dropChannelLocked(channel, reason string) {
 	if !c.mirror.subscribed(channel) {
 		return
 	}
-	c.mirror.drop(channel)
+	for _, p := range c.mirror.drop(channel) {
+		c.events.push(ActionRejectedEvent{
+			Channel:   channel,
+			Action:    p.action,
+			ClientSeq: p.clientSeq,
+			Reason:    "the host no longer has this channel: " + reason,
+		})
+	}
 	c.events.push(ChannelDroppedEvent{Channel: channel, Reason: reason})
 }
 

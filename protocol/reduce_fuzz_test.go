@@ -29,7 +29,7 @@ var actionKindPrefix = map[string]string{
 //   - the result encodes, decodes again as the same kind, and re-encodes to
 //     the same bytes.
 func FuzzReducers(f *testing.F) {
-	_, fixtures := loadReducerFixtures(f)
+	fixtures := parsedReducerFixtures(f)
 	kindIndex := map[string]uint8{}
 	for i, k := range reducerKinds {
 		kindIndex[k] = uint8(i)

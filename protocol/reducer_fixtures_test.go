@@ -51,7 +51,18 @@ type reducerFixture struct {
 	Expected    json.RawMessage   `json:"expected"`
 }
 
-func loadReducerFixtures(t testing.TB) (names []string, fixtures []reducerFixture) {
+// reducerFixtureFile is one fixture file: its name without .json, and
+// either the parsed fixture or why it could not be read.
+type reducerFixtureFile struct {
+	name string
+	fx   reducerFixture
+	err  error
+}
+
+// loadReducerFixtures reads every reducer fixture. A file that cannot be
+// read or parsed is returned with its error rather than stopping the load,
+// so one broken file fails only its own subtest.
+func loadReducerFixtures(t testing.TB) []reducerFixtureFile {
 	t.Helper()
 	dir := fixtureDir(t, "reducers")
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -59,35 +70,50 @@ func loadReducerFixtures(t testing.TB) (names []string, fixtures []reducerFixtur
 		t.Fatalf("no reducer fixtures in %s (%v); set AHP_TEST_CASES to the AHP test-cases folder", dir, err)
 	}
 	sort.Strings(files)
+	out := make([]reducerFixtureFile, 0, len(files))
 	for _, file := range files {
+		f := reducerFixtureFile{name: strings.TrimSuffix(filepath.Base(file), ".json")}
 		data, err := os.ReadFile(file)
 		if err != nil {
-			t.Fatalf("read %s: %v", file, err)
+			f.err = fmt.Errorf("read %s: %w", file, err)
+		} else if err := json.Unmarshal(data, &f.fx); err != nil {
+			f.err = fmt.Errorf("%s is not a reducer fixture (fix or remove the file): %w", filepath.Base(file), err)
 		}
-		var fx reducerFixture
-		if err := json.Unmarshal(data, &fx); err != nil {
-			t.Fatalf("%s is not a reducer fixture: %v", filepath.Base(file), err)
-		}
-		names = append(names, strings.TrimSuffix(filepath.Base(file), ".json"))
-		fixtures = append(fixtures, fx)
+		out = append(out, f)
 	}
-	return names, fixtures
+	return out
+}
+
+// parsedReducerFixtures returns the fixtures that parsed; seed corpora use
+// it, while TestReducerFixtures reports the broken ones.
+func parsedReducerFixtures(t testing.TB) []reducerFixture {
+	var out []reducerFixture
+	for _, f := range loadReducerFixtures(t) {
+		if f.err == nil {
+			out = append(out, f.fx)
+		}
+	}
+	return out
 }
 
 // TestReducerFixtures runs every AHP reducer conformance fixture through
 // Reduce with the fixture clock. The result must equal `expected` once null
 // members are dropped on both sides (the fixtures spell absent as null), and
 // no step may change the encoding of the state it was given (purity: the UI
-// keeps old snapshots). AHP_TEST_CASES=DIR runs another fixture set.
+// keeps old snapshots). AHP_TEST_CASES=DIR runs another fixture set; a file
+// that does not parse fails its own subtest only.
 func TestReducerFixtures(t *testing.T) {
-	names, fixtures := loadReducerFixtures(t)
 	passed := map[string]int{}
 	total := map[string]int{}
-	for i, fx := range fixtures {
+	for _, f := range loadReducerFixtures(t) {
+		fx := f.fx
 		total[fx.Reducer]++
-		ok := t.Run(names[i], func(t *testing.T) {
+		ok := t.Run(f.name, func(t *testing.T) {
+			if f.err != nil {
+				t.Fatal(f.err)
+			}
 			if msg := checkReducerCase(fx, Reduce); msg != "" {
-				t.Errorf("%s.json (%s reducer): %s\n%s", names[i], fx.Reducer, fx.Description, msg)
+				t.Errorf("%s.json (%s reducer): %s\n%s", f.name, fx.Reducer, fx.Description, msg)
 			}
 		})
 		if ok {

@@ -389,44 +389,46 @@ func TestRoundTripReducerFixtureShapes(t *testing.T) {
 		t.Fatalf("no reducer fixtures in %s (%v)", dir, err)
 	}
 	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fx struct {
-			Reducer           string
-			Initial, Expected json.RawMessage
-			Actions           []json.RawMessage
-		}
-		if err := json.Unmarshal(data, &fx); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		st, ok := reducerStateTypes[fx.Reducer]
-		if !ok {
-			t.Errorf("%s: unknown reducer %q", filepath.Base(file), fx.Reducer)
-			continue
-		}
-		check := func(what, typ string, raw json.RawMessage) {
-			var v any
-			if err := decodeNumbers(raw, &v); err != nil {
-				t.Errorf("%s %s: %v", filepath.Base(file), what, err)
-				return
-			}
-			clean, _ := json.Marshal(dropNulls(v))
-			out, err := roundTrip(typ, clean)
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
+			data, err := os.ReadFile(file)
 			if err != nil {
-				t.Errorf("%s %s: %v", filepath.Base(file), what, err)
+				t.Fatal(err)
+			}
+			var fx struct {
+				Reducer           string
+				Initial, Expected json.RawMessage
+				Actions           []json.RawMessage
+			}
+			if err := json.Unmarshal(data, &fx); err != nil {
+				t.Fatalf("%s is not a reducer fixture (fix or remove the file): %v", filepath.Base(file), err)
+			}
+			st, ok := reducerStateTypes[fx.Reducer]
+			if !ok {
+				t.Errorf("%s: unknown reducer %q", filepath.Base(file), fx.Reducer)
 				return
 			}
-			if d := jsonDiff(clean, out); d != "" {
-				t.Errorf("%s %s (%s) re-encoded differently:\n%s", filepath.Base(file), what, typ, d)
+			check := func(what, typ string, raw json.RawMessage) {
+				var v any
+				if err := decodeNumbers(raw, &v); err != nil {
+					t.Errorf("%s %s: %v", filepath.Base(file), what, err)
+					return
+				}
+				clean, _ := json.Marshal(dropNulls(v))
+				out, err := roundTrip(typ, clean)
+				if err != nil {
+					t.Errorf("%s %s: %v", filepath.Base(file), what, err)
+					return
+				}
+				if d := jsonDiff(clean, out); d != "" {
+					t.Errorf("%s %s (%s) re-encoded differently:\n%s", filepath.Base(file), what, typ, d)
+				}
 			}
-		}
-		check("initial", st, fx.Initial)
-		check("expected", st, fx.Expected)
-		for i, a := range fx.Actions {
-			check(fmt.Sprintf("actions[%d]", i), "StateAction", a)
-		}
+			check("initial", st, fx.Initial)
+			check("expected", st, fx.Expected)
+			for i, a := range fx.Actions {
+				check(fmt.Sprintf("actions[%d]", i), "StateAction", a)
+			}
+		})
 	}
 }
 

@@ -101,7 +101,7 @@ func unionSeeds(tb testing.TB) []unionSeed {
 		seeds = append(seeds, unionSeed{target, bytes.Clone(b)})
 	}
 	add := func(b []byte) { addTo(-1, b) }
-	_, fixtures := loadReducerFixtures(tb)
+	fixtures := parsedReducerFixtures(tb)
 	for i, fx := range fixtures {
 		for _, a := range fx.Actions {
 			addTo(0, a)
