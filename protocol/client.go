@@ -51,8 +51,10 @@ type Options struct {
 
 	ReconnectInitial time.Duration // first backoff (jittered, doubling)
 	ReconnectMax     time.Duration // backoff cap
-	// GiveUpAfter bounds the total time spent reconnecting; then the client
-	// reports StatusFailed and waits for Reconnect.
+	// GiveUpAfter bounds the total time spent reconnecting, including the
+	// dial and handshake of the attempt in flight (each attempt's handshake
+	// timeout is cut to what is left of it); then the client reports
+	// StatusFailed and waits for Reconnect.
 	GiveUpAfter time.Duration
 
 	MaxFrameBytes int64        // inbound frame limit; 0 = jsonrpc.DefaultReadLimit

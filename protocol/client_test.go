@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -488,6 +489,37 @@ func TestReconnectMissingRejectsPending(t *testing.T) {
 		t.Errorf("rejected action = %T, want the dispatched title change", r.Action.Variant)
 	}
 	waitEvent(t, c, func(e protocol.ChannelDroppedEvent) bool { return e.Channel == sessionURI })
+}
+
+// A host that stops completing handshakes (here: the dial never returns)
+// must not hold the reconnect loop past GiveUpAfter for a whole handshake
+// timeout (30s): the attempt in flight is cut at the give-up budget.
+func TestReconnectGiveUpBoundsHandshake(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	var stall atomic.Bool
+	c := dial(t, h, func(o *protocol.Options) {
+		real := o.Dial
+		if real == nil {
+			real = func(ctx context.Context, url string) (jsonrpc.Transport, error) {
+				return jsonrpc.Dial(ctx, url, jsonrpc.DialOptions{})
+			}
+		}
+		o.Dial = func(ctx context.Context, url string) (jsonrpc.Transport, error) {
+			if stall.Load() {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return real(ctx, url)
+		}
+		o.GiveUpAfter = 300 * time.Millisecond
+	})
+	stall.Store(true)
+	start := time.Now()
+	h.DropConnections()
+	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusFailed })
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("gave up after %s, want about GiveUpAfter (300ms)", took)
+	}
 }
 
 func TestTokensRepushedBeforeRedispatch(t *testing.T) {

@@ -386,7 +386,12 @@ func (c *Client) reconnectLoop(cause error) (*link, error) {
 			timer.Stop()
 			return nil, ErrClientClosed
 		}
-		l, err := c.connect(c.ctx, false)
+		// The attempt's dial and handshake may not outlive the give-up
+		// budget: a host that accepts the socket and then stalls would
+		// otherwise hold the loop for the whole handshake timeout past it.
+		actx, cancel := context.WithDeadline(c.ctx, start.Add(c.opts.GiveUpAfter))
+		l, err := c.connect(actx, false)
+		cancel()
 		if err == nil {
 			return l, nil
 		}
