@@ -30,11 +30,13 @@ const (
 func ptr[T any](v T) *T { return &v }
 
 // newHost starts a test host that validates every frame the client sends
-// against the AHP schemas (the test fails on any invalid frame).
+// against the AHP schemas, including its responses to host requests (the
+// test fails on any invalid frame).
 func newHost(t *testing.T, opts testhost.Options) *testhost.Host {
 	t.Helper()
 	v := schemacheck.MustLoad(t)
 	opts.Validate = v.ValidateMessage
+	opts.ValidateResponse = v.ValidateResponse
 	h := testhost.New(t, opts)
 	h.SetState(sessionURI, testhost.NewSession("test", "first"))
 	h.SetState(chatURI, testhost.NewChat(chatURI))

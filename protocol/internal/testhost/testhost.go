@@ -38,6 +38,12 @@ type Options struct {
 	// Validate, if set, checks every inbound frame; failures are reported
 	// with t.Errorf when the test ends (e.g. schemacheck's ValidateMessage).
 	Validate func(frame []byte) error
+	// ValidateResponse, if set, checks every response the client sends to
+	// a host→client request (CallClient) against the method the host
+	// called (e.g. schemacheck's ValidateResponse); Validate cannot, since
+	// a response does not name its method. Failures are reported like
+	// Validate's.
+	ValidateResponse func(method string, frame []byte) error
 	// ReadLimit bounds inbound frames; 0 = jsonrpc default.
 	ReadLimit int64
 }
@@ -176,36 +182,77 @@ func (h *Host) serveWS(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 }
 
-// recTransport records and validates every inbound frame.
+// recTransport records and validates every inbound frame, and remembers
+// the method of each request the host sends so the client's response to it
+// can be validated against that method.
 type recTransport struct {
 	jsonrpc.Transport
 	h  *Host
 	id int
+
+	mu    sync.Mutex
+	calls map[string]string // raw JSON id of an outbound request → its method
+}
+
+func (r *recTransport) Write(ctx context.Context, frame []byte) error {
+	var peek struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(frame, &peek) == nil && peek.Method != "" && len(peek.ID) > 0 {
+		r.mu.Lock()
+		if r.calls == nil {
+			r.calls = map[string]string{}
+		}
+		r.calls[string(peek.ID)] = peek.Method
+		r.mu.Unlock()
+	}
+	return r.Transport.Write(ctx, frame)
+}
+
+// calledMethod returns (and forgets) the method of the host request that
+// the response with raw JSON id answers.
+func (r *recTransport) calledMethod(id json.RawMessage) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, ok := r.calls[string(id)]
+	delete(r.calls, string(id))
+	return m, ok
 }
 
 func (r *recTransport) Read(ctx context.Context) ([]byte, error) {
 	b, err := r.Transport.Read(ctx)
 	if err == nil {
-		r.h.record(r.id, b)
+		r.h.record(r, b)
 	}
 	return b, err
 }
 
-func (h *Host) record(conn int, b []byte) {
+func (h *Host) record(r *recTransport, b []byte) {
 	var peek struct {
-		Method string `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 	}
 	_ = json.Unmarshal(b, &peek)
 	var verr error
+	what := peek.Method
 	if h.opts.Validate != nil {
 		verr = h.opts.Validate(b)
 	}
+	if peek.Method == "" && len(peek.ID) > 0 {
+		if m, ok := r.calledMethod(peek.ID); ok {
+			what = "response to " + m
+			if verr == nil && h.opts.ValidateResponse != nil {
+				verr = h.opts.ValidateResponse(m, b)
+			}
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.frames = append(h.frames, Frame{Conn: conn, Method: peek.Method, Raw: slices.Clone(b)})
+	h.frames = append(h.frames, Frame{Conn: r.id, Method: peek.Method, Raw: slices.Clone(b)})
 	h.signalLocked()
 	if verr != nil {
-		h.invalid = append(h.invalid, fmt.Sprintf("%s: %v", peek.Method, verr))
+		h.invalid = append(h.invalid, fmt.Sprintf("%s: %v", what, verr))
 	}
 }
 

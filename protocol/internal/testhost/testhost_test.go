@@ -1,0 +1,89 @@
+package testhost_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ahptui/ahptui/internal/schemacheck"
+	"github.com/ahptui/ahptui/protocol/internal/testhost"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+// captureTB stands in for the test a Host belongs to, so this test can see
+// what the Host reports when that test ends.
+type captureTB struct {
+	testing.TB
+	mu       sync.Mutex
+	errs     []string
+	cleanups []func()
+}
+
+func (c *captureTB) Helper() {}
+
+func (c *captureTB) Errorf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
+
+func (c *captureTB) Cleanup(f func()) { c.cleanups = append(c.cleanups, f) }
+
+func (c *captureTB) end() []string {
+	for i := len(c.cleanups) - 1; i >= 0; i-- {
+		c.cleanups[i]()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.errs
+}
+
+// TestClientResponsesAreSchemaChecked: the client's answer to a host→client
+// request is checked against the result $def of the method the host called,
+// and a test whose client answers with an invalid result fails.
+func TestClientResponsesAreSchemaChecked(t *testing.T) {
+	v := schemacheck.MustLoad(t)
+	for _, tt := range []struct {
+		name    string
+		result  any
+		invalid bool
+	}{
+		{name: "valid resourceRead result", result: map[string]any{"data": "aGk=", "encoding": "base64"}},
+		{name: "resourceRead result without data", result: map[string]any{"encoding": "base64", "bogus": 1}, invalid: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctb := &captureTB{TB: t}
+			h := testhost.New(ctb, testhost.Options{Validate: v.ValidateMessage, ValidateResponse: v.ValidateResponse})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			tr, err := jsonrpc.Dial(ctx, h.URL, jsonrpc.DialOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn := jsonrpc.NewConn(tr, jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+				if req.Method != "resourceRead" {
+					return nil, jsonrpc.ErrMethodNotFound
+				}
+				return tt.result, nil
+			}), jsonrpc.ConnOptions{})
+			conn.Start(ctx)
+			// An answered ping proves the host has registered the connection.
+			if err := conn.Call(ctx, "ping", map[string]any{"channel": "ahp-root://"}, nil); err != nil {
+				t.Fatalf("ping: %v", err)
+			}
+			if err := h.CallClient(ctx, "resourceRead", map[string]any{"uri": "file:///a"}); err != nil {
+				t.Fatalf("CallClient: %v", err)
+			}
+			errs := ctb.end()
+			if !tt.invalid && len(errs) != 0 {
+				t.Errorf("a valid answer was reported: %q", errs)
+			}
+			if tt.invalid && (len(errs) != 1 || !strings.Contains(errs[0], "response to resourceRead")) {
+				t.Errorf("want one report of the invalid response to resourceRead, got %q", errs)
+			}
+		})
+	}
+}
