@@ -79,6 +79,14 @@ type Config struct {
 	// sessions.
 	NoDemoSession bool
 
+	// Addr is the 127.0.0.1 address to listen on; empty means any free
+	// port. Resource URLs are built from it, so a host restarted on the same
+	// Addr with the same Auth advertises the same protected resources — how
+	// a test plays "the user comes back to the same host" with saved tokens.
+	// Only loopback addresses are accepted: the demo is never reachable
+	// from another machine.
+	Addr string
+
 	// Logger gets connection events (never params, never tokens); nil discards.
 	Logger *slog.Logger
 	// Clock stamps times; nil means time.Now.
@@ -198,13 +206,25 @@ func Start(ctx context.Context, cfg Config) (*Host, error) {
 		h.auth, h.ownAuth = a, true
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := cfg.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	if host, _, err := net.SplitHostPort(addr); err != nil || host != "127.0.0.1" {
+		err = fmt.Errorf("demohost: listen address %q is not 127.0.0.1:port; the demo only listens on loopback", addr)
+		h.cancel()
+		if h.ownAuth {
+			_ = h.auth.Close()
+		}
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		h.cancel()
 		if h.ownAuth {
 			_ = h.auth.Close()
 		}
-		return nil, fmt.Errorf("demohost: listen on 127.0.0.1: %w", err)
+		return nil, fmt.Errorf("demohost: listen on %s: %w", addr, err)
 	}
 	h.ln = ln
 	h.url = "ws://" + ln.Addr().String() + "/"

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -987,4 +988,52 @@ func TestExpiredTokenAsksAgain(t *testing.T) {
 	fresh := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
 	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: fresh}, nil)
 	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+}
+
+// TestAddrRestartsOnSameResources: a host restarted on the same Addr with
+// the same authorization server advertises the same protected resources
+// (what a saved-token test relies on); an address off loopback is refused.
+func TestAddrRestartsOnSameResources(t *testing.T) {
+	ctx := context.Background()
+	as, err := authserver.Start(ctx, authserver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer as.Close()
+	h1, err := Start(ctx, Config{StepDelay: -1, Auth: as})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimSuffix(strings.TrimPrefix(h1.URL(), "ws://"), "/")
+	resources := func(h *Host) string {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		var out []string
+		for r := range h.resources {
+			out = append(out, r)
+		}
+		slices.Sort(out)
+		return strings.Join(out, " ")
+	}
+	res1 := resources(h1)
+	if !strings.Contains(res1, "http://"+addr+GitHubResourcePath) {
+		t.Fatalf("resources %q lack GitHub on %s", res1, addr)
+	}
+	if err := h1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := Start(ctx, Config{StepDelay: -1, Auth: as, Addr: addr})
+	if err != nil {
+		t.Fatalf("restart on %s: %v", addr, err)
+	}
+	defer h2.Close()
+	if h2.URL() != h1.URL() || resources(h2) != res1 {
+		t.Fatalf("restarted host at %s advertises %s, want %s at %s", h2.URL(), resources(h2), res1, h1.URL())
+	}
+	for _, bad := range []string{"0.0.0.0:0", ":0", "localhost:0", "192.168.1.1:0", "nonsense"} {
+		if h, err := Start(ctx, Config{StepDelay: -1, Auth: as, Addr: bad}); err == nil {
+			h.Close()
+			t.Errorf("Addr %q accepted", bad)
+		}
+	}
 }
