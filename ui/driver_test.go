@@ -60,6 +60,17 @@ type driver struct {
 	msgs   chan tea.Msg
 	done   chan struct{}
 	schema *schemacheck.Validator
+
+	stopOnce sync.Once
+}
+
+// stop shuts the model down (closing its client) and stops delivering
+// messages; safe to call more than once.
+func (d *driver) stop() {
+	d.stopOnce.Do(func() {
+		d.m.Shutdown()
+		close(d.done)
+	})
 }
 
 func (d *driver) run(cmd tea.Cmd) {
@@ -178,6 +189,15 @@ func newDriver(t *testing.T, auth Authenticator) *driver {
 		t.Fatalf("demohost: %v", err)
 	}
 	t.Cleanup(func() { _ = host.Close() })
+	return newDriverOn(t, host, auth)
+}
+
+// newDriverOn connects a fresh client and model to a running host; the
+// caller owns the host.
+func newDriverOn(t *testing.T, host *demohost.Host, auth Authenticator) *driver {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	c, err := protocol.Dial(ctx, protocol.Options{URL: host.URL(), ClientID: "ui-test",
 		ClientInfo: protocol.Implementation{Name: "ahptui-test"}})
 	if err != nil {
@@ -198,10 +218,7 @@ func newDriver(t *testing.T, auth Authenticator) *driver {
 			return "id-" + string(rune('a'+n%26)) + time.Now().Format("150405.000000")
 		},
 	})
-	t.Cleanup(func() {
-		d.m.Shutdown()
-		close(d.done)
-	})
+	t.Cleanup(d.stop)
 	d.send(tea.WindowSizeMsg{Width: 160, Height: 50})
 	d.run(d.m.Init())
 	d.until("connected", func() bool { return d.m.client != nil })

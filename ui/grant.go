@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 type browserCheckMsg struct{ resource string }
@@ -361,4 +364,122 @@ func (m *Model) maybeAuthError(err error, channel string) tea.Cmd {
 		m.addAgentPrompt(agentPrompt{resource: r.Resource, channel: channel, reason: "required", meta: &meta})
 	}
 	return nil
+}
+
+// savedTokens is what *authpkce.Authenticator offers beyond Start: the
+// unexpired tokens it keeps on disk. An Authenticator without it (a test
+// fake) just never pushes saved tokens.
+type savedTokens interface {
+	Tokens() []authpkce.CachedToken
+}
+
+// savedPushedMsg reports a saved token pushed without asking.
+type savedPushedMsg struct {
+	resource string
+	err      error
+}
+
+// tokenWant is a resource the host says needs a token, with the scopes a
+// token must carry to serve it.
+type tokenWant struct {
+	resource string
+	scopes   []string
+}
+
+// tokenWants lists what the host asks tokens for right now: every agent's
+// protectedResources (the spec: "Before interacting with a session backed
+// by such an agent, the client SHOULD authenticate"), MCP servers in
+// authRequired and auth-required tool calls in the running turn.
+func (m *Model) tokenWants() []tokenWant {
+	var out []tokenWant
+	for _, a := range m.root.Agents {
+		for _, p := range a.ProtectedResources {
+			out = append(out, tokenWant{resource: p.Resource})
+		}
+	}
+	if m.hasSess {
+		for _, r := range mcpRows(m.sess) {
+			if r.StateKind == "authRequired" && r.Auth != nil {
+				out = append(out, tokenWant{resource: r.Auth.Resource.Resource, scopes: r.Auth.RequiredScopes})
+			}
+		}
+	}
+	if m.hasChat {
+		for _, it := range m.items() {
+			if it.Active && it.Kind == itemToolCall && it.Tool.Status == "auth-required" && it.Tool.Auth != nil {
+				out = append(out, tokenWant{resource: it.Tool.Auth.Resource.Resource, scopes: it.Tool.Auth.RequiredScopes})
+			}
+		}
+	}
+	return out
+}
+
+// pushSavedTokens pushes, once per connection and resource (and required
+// scopes), a saved unexpired token issued for exactly a resource the host
+// asks for and covering its scopes, so a returning user is signed in
+// without a prompt. Only resources this host advertised are considered:
+// a token is never sent to a host that did not ask for that resource.
+func (m *Model) pushSavedTokens() tea.Cmd {
+	src, ok := m.cfg.Auth.(savedTokens)
+	if !ok || m.client == nil {
+		return nil
+	}
+	var todo []tokenWant
+	for _, w := range m.tokenWants() {
+		k := w.resource + "\x00" + strings.Join(w.scopes, " ")
+		if w.resource == "" || m.savedTried[k] {
+			continue
+		}
+		m.savedTried[k] = true
+		if g := m.grants[w.resource]; g != nil && (g.phase == grantStarting || g.phase == grantWaiting || g.phase == grantPushing) {
+			continue
+		}
+		todo = append(todo, w)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	advertised := m.advertised()
+	tokens := src.Tokens()
+	now := m.clock()
+	c, ctx := m.client, m.ctx
+	var cmds []tea.Cmd
+	pushed := map[string]bool{}
+	for _, w := range todo {
+		if pushed[w.resource] || authpkce.CheckAdvertised(w.resource, advertised) != nil {
+			continue
+		}
+		for _, t := range tokens {
+			if t.Resource != w.resource || t.AccessToken == "" || (!t.Expiry.IsZero() && !t.Expiry.After(now)) || !coversScopes(t.Scopes, w.scopes) {
+				continue
+			}
+			pushed[w.resource] = true
+			res, tok, scopes := w.resource, t.AccessToken, t.Scopes
+			m.log.Debug("pushing a saved token", "resource", res)
+			cmds = append(cmds, func() tea.Msg {
+				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes)}
+			})
+			break
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+func coversScopes(have, need []string) bool {
+	for _, n := range need {
+		if !slices.Contains(have, n) {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Model) onSavedPushed(msg savedPushedMsg) {
+	res := views.SanitizeLine(msg.resource)
+	if msg.err != nil {
+		m.setError(fmt.Errorf("the host refused the saved token for %s: %w (sign in again from its prompt)", res, msg.err))
+		return
+	}
+	m.dropAgentPrompt(msg.resource)
+	m.setStatus("signed in to " + res + " with a saved token")
 }

@@ -170,6 +170,9 @@ type Model struct {
 	pin          bool
 	closed       bool
 	autoOpened   bool // the first session list opened its newest session
+	// savedTried records, per resource and required scopes, that a saved
+	// token was looked for (and pushed if found) on this connection.
+	savedTried map[string]bool
 }
 
 // New builds the model. Run it with tea.NewProgram(m); call Shutdown after
@@ -202,6 +205,7 @@ func New(cfg Config) *Model {
 		ourTurns:   map[string]time.Time{},
 		pendingMCP: map[int64]pendingOp{},
 		grants:     map[string]*grantFlow{},
+		savedTried: map[string]bool{},
 		focus:      focusSessions,
 	}
 	m.composer = textarea.New()
@@ -364,10 +368,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onConnected(msg)
 	case eventMsg:
 		cmd := m.onEvent(msg.ev)
+		if _, ok := msg.ev.(protocol.ChannelStateEvent); ok {
+			cmd = tea.Batch(cmd, m.pushSavedTokens())
+		}
 		if m.client != nil {
 			return m, tea.Batch(cmd, waitEvent(m.client.Events()))
 		}
 		return m, cmd
+	case savedPushedMsg:
+		m.onSavedPushed(msg)
+		return m, nil
 	case eventsClosed:
 		if !m.closed {
 			m.conn.state = views.ConnFailed
@@ -381,7 +391,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.maybeAuthError(msg.err, msg.channel)
 		}
 		m.refreshChannel(msg.channel)
-		return m, m.ensureChat()
+		return m, tea.Batch(m.ensureChat(), m.pushSavedTokens())
 	case opDoneMsg:
 		if msg.err != nil {
 			m.setError(fmt.Errorf("%s failed: %w", msg.what, msg.err))
@@ -456,11 +466,12 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 		return nil
 	}
 	m.client = msg.client
+	m.savedTried = map[string]bool{}
 	m.conn = connInfo{state: views.ConnReady, version: m.client.ProtocolVersion()}
 	if r, ok := m.client.Root(); ok {
 		m.root = r
 	}
-	return waitEvent(m.client.Events())
+	return tea.Batch(waitEvent(m.client.Events()), m.pushSavedTokens())
 }
 
 func (m *Model) onEvent(ev protocol.Event) tea.Cmd {

@@ -1,0 +1,193 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/demohost/authserver"
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// TestSavedTokenSignsInAgain plays a returning user: the first run signs in
+// to GitHub through the (headless) browser and authpkce saves the token in
+// a directory; the host restarts on the same address with the same
+// authorization server; a second model with a fresh client and a fresh
+// Authenticator on the same directory gets GitHub ready with no browser and
+// no prompt, and says so on the status line.
+func TestSavedTokenSignsInAgain(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	as, err := authserver.Start(ctx, authserver.Config{})
+	if err != nil {
+		t.Fatalf("authserver: %v", err)
+	}
+	t.Cleanup(func() { _ = as.Close() })
+	dir := t.TempDir()
+	newAuthIn := func(browser func(string) error) *authpkce.Authenticator {
+		a, err := authpkce.New(authpkce.Config{Dir: dir, Timeout: 20 * time.Second, OpenBrowser: browser})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	githubRow := func(d *driver) (mcpRow, bool) {
+		for _, r := range mcpRows(d.m.sess) {
+			if r.ID == demohost.GitHubServerID {
+				return r, true
+			}
+		}
+		return mcpRow{}, false
+	}
+
+	// First run: sign in through the browser.
+	host1, err := demohost.Start(ctx, demohost.Config{StepDelay: -1, Auth: as})
+	if err != nil {
+		t.Fatalf("demohost: %v", err)
+	}
+	auth1 := newAuthIn(func(string) error { return errors.New("--no-browser") })
+	d1 := newDriverOn(t, host1, auth1)
+	d1.openDemo()
+	d1.until("GitHub asks for sign-in", func() bool { r, ok := githubRow(d1); return ok && r.StateKind == "authRequired" })
+	if got := auth1.Tokens(); len(got) != 0 {
+		t.Fatalf("fresh token dir holds %d tokens", len(got))
+	}
+	d1.keys("tab")
+	for d1.m.focus != focusMCP {
+		d1.keys("tab")
+	}
+	for i, r := range mcpRows(d1.m.sess) {
+		if r.ID == demohost.GitHubServerID {
+			d1.m.mcpSel = i
+		}
+	}
+	d1.keys("g")
+	r, _ := githubRow(d1)
+	res := r.Auth.Resource.Resource
+	d1.until("sign-in URL", func() bool { g := d1.m.grants[res]; return g != nil && g.url != "" })
+	approveInBrowser(t, d1.m.grants[res].url)
+	d1.until("GitHub ready after the browser sign-in", func() bool { r, ok := githubRow(d1); return ok && r.StateKind == "ready" })
+	saved := false
+	for _, tok := range auth1.Tokens() {
+		saved = saved || tok.Resource == res
+	}
+	if !saved {
+		t.Fatalf("no token saved for %s", res)
+	}
+	d1.stop()
+	addr := strings.TrimSuffix(strings.TrimPrefix(host1.URL(), "ws://"), "/")
+	if err := host1.Close(); err != nil {
+		t.Fatalf("close host: %v", err)
+	}
+
+	// Second run: same host address and authorization server, same token
+	// directory, new everything else. No browser may open.
+	host2, err := demohost.Start(ctx, demohost.Config{StepDelay: -1, Auth: as, Addr: addr})
+	if err != nil {
+		t.Fatalf("restart demohost on %s: %v", addr, err)
+	}
+	t.Cleanup(func() { _ = host2.Close() })
+	var browserOpened sync.Once
+	auth2 := newAuthIn(func(string) error {
+		browserOpened.Do(func() { t.Error("the second run opened a browser") })
+		return errors.New("--no-browser")
+	})
+	d2 := newDriverOn(t, host2, auth2)
+	d2.until("GitHub ready with the saved token", func() bool {
+		r, ok := githubRow(d2)
+		return d2.m.hasSess && ok && r.StateKind == "ready" && d2.m.status != ""
+	})
+	if !strings.Contains(d2.m.status, "signed in to "+res+" with a saved token") || d2.m.isErr {
+		t.Fatalf("status %q, want it to say a saved token signed in", d2.m.status)
+	}
+	if len(d2.m.grants) != 0 || len(d2.m.agentPrompts) != 0 {
+		t.Fatalf("the second run started a grant or a prompt: grants %v, prompts %v", d2.m.grants, d2.m.agentPrompts)
+	}
+}
+
+// fakeSaved is an Authenticator with saved tokens and no browser flow.
+type fakeSaved struct{ tokens []authpkce.CachedToken }
+
+func (f *fakeSaved) Start(context.Context, authpkce.GrantRequest) (*authpkce.Grant, error) {
+	return nil, errors.New("fake: no flows")
+}
+func (f *fakeSaved) Tokens() []authpkce.CachedToken { return f.tokens }
+
+// authRecorder is the stub client recording every authenticate.
+type authRecorder struct {
+	*stubClient
+	mu     sync.Mutex
+	pushed []string // resource|token
+}
+
+func (a *authRecorder) Authenticate(_ context.Context, resource, token string, _ []string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.pushed = append(a.pushed, resource+"|"+token)
+	return nil
+}
+
+// runAll runs a command and every command its batches hold, feeding the
+// messages back to the model.
+func runAll(m *Model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			runAll(m, c)
+		}
+	case nil:
+	default:
+		m.Update(msg)
+	}
+}
+
+// TestPushSavedTokensPicksExactly: a saved token is pushed only for the
+// exact resource the host asked for, only when its scopes cover the
+// requirement, only while unexpired, only for advertised resources, and
+// once per connection.
+func TestPushSavedTokensPicksExactly(t *testing.T) {
+	future, past := fixedNow.Add(time.Hour), fixedNow.Add(-time.Minute)
+	agentRes := "http://127.0.0.1:4000/agent"
+	for _, tc := range []struct {
+		name   string
+		tokens []authpkce.CachedToken
+		agent  bool // root advertises agentRes as a protectedResource
+		want   []string
+	}{
+		{"exact resource and scopes", []authpkce.CachedToken{{Resource: fxGitHub, AccessToken: "gh", Scopes: []string{"mcp:read", "x"}, Expiry: future}},
+			false, []string{fxGitHub + "|gh"}},
+		{"scopes do not cover", []authpkce.CachedToken{{Resource: fxGitHub, AccessToken: "gh", Scopes: []string{"x"}, Expiry: future}}, false, nil},
+		{"prefix of the resource is not it", []authpkce.CachedToken{{Resource: fxGitHub + "/more", AccessToken: "gh", Scopes: []string{"mcp:read"}, Expiry: future}}, false, nil},
+		{"expired", []authpkce.CachedToken{{Resource: fxGitHub, AccessToken: "gh", Scopes: []string{"mcp:read"}, Expiry: past}}, false, nil},
+		{"not advertised by this host", []authpkce.CachedToken{{Resource: agentRes, AccessToken: "ag", Expiry: future}}, false, nil},
+		{"agent protected resource", []authpkce.CachedToken{{Resource: agentRes, AccessToken: "ag", Expiry: future}}, true, []string{agentRes + "|ag"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := fxModel(fxChatState())
+			m.cfg.Auth = &fakeSaved{tokens: tc.tokens}
+			rec := &authRecorder{stubClient: m.client.(*stubClient)}
+			m.client = rec
+			if tc.agent {
+				m.root.Agents[0].ProtectedResources = []protocol.ProtectedResourceMetadata{{Resource: agentRes}}
+			}
+			runAll(m, m.pushSavedTokens())
+			runAll(m, m.pushSavedTokens()) // once per connection
+			if strings.Join(rec.pushed, ",") != strings.Join(tc.want, ",") {
+				t.Fatalf("pushed %v, want %v", rec.pushed, tc.want)
+			}
+			if len(tc.want) > 0 && !strings.Contains(m.status, "with a saved token") {
+				t.Fatalf("status %q", m.status)
+			}
+		})
+	}
+}
