@@ -156,3 +156,34 @@ func runFault(t *testing.T, e *env, probe *uiProbe, name string, inject func()) 
 		t.Errorf("%s: victim reported a host error: %v", name, err)
 	}
 }
+
+// TestSlowLinkIsNotAFault delays every chunk well below the ping timeout: a
+// slow link that still answers must not be dropped, and the victim still
+// ends equal to the reference with its actions applied once.
+func TestSlowLinkIsNotAFault(t *testing.T) {
+	e := newEnv(t, envConfig{stepDelay: faultStepDelay})
+	e.pushTokens()
+	mark := e.vrec.mark()
+	if n := e.proxy.Delay(victimPingTimeout / 8); n < 1 {
+		t.Fatal("no connection to delay")
+	}
+	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-slow", StartedAt: isoNow(),
+		Message: userMessage("stream over a slow link")}, "start turn")
+	e.setTitle("slow 1")
+	e.queue("q-slow", "deploy over a slow link")
+	e.settled(e.direct, e.drec, func(c protocol.ChatState) error {
+		for _, text := range []string{"stream over a slow link", "deploy over a slow link"} {
+			if n := turnCount(c, text); n != 1 {
+				return fmt.Errorf("%d turns for %q, want 1", n, text)
+			}
+		}
+		return nil
+	})
+	for _, ev := range e.vrec.connSince(mark) {
+		t.Errorf("slow link caused %s (attempt %d): %v", ev.Status, ev.Attempt, ev.Cause)
+	}
+	if s := e.proxy.Stats(); s.Accepted != 1 {
+		t.Errorf("proxy accepted %d connections, want the first one only", s.Accepted)
+	}
+	e.checkExactlyOnce(e.ledger, e.sentSince(0))
+}
