@@ -29,6 +29,10 @@ type turnRun struct {
 	authGranted  bool
 
 	steered int // steering messages consumed, to name their parts
+
+	// toolCancelled: a step's tool call was cancelled by the user, so the
+	// script's closing line ("Done.") would claim work that did not happen.
+	toolCancelled bool
 }
 
 var errStopped = errors.New("demohost: turn stopped")
@@ -236,7 +240,7 @@ func scriptFor(text string) []step {
 	t := strings.ToLower(text)
 	switch {
 	case strings.Contains(t, "deploy"):
-		return []step{activity("Deploying"), markdown("intro", "Deploying the preview build. This needs the **Deploy** server.\n\n"), deployStep, markdown("outro", "\nDone.")}
+		return []step{activity("Deploying"), markdown("intro", "Deploying the preview build. This needs the **Deploy** server.\n\n"), deployStep, closing("outro", "\nDone.")}
 	case strings.Contains(t, "approve"), strings.Contains(t, "confirm"), strings.Contains(t, "write"):
 		return []step{activity("Writing a file"), markdown("intro", "I will update `CHANGELOG.md`; approve the write to continue.\n\n"), writeFileStep, markdown("outro", "\nThat is all.")}
 	case strings.Contains(t, "ask"), strings.Contains(t, "question"):
@@ -293,6 +297,17 @@ func (r *turnRun) consumeSteering() error {
 	id := fmt.Sprintf("%s-steer-%d", r.turnID, r.steered)
 	return r.act(protocol.ChatResponsePartAction{TurnId: r.turnID, Part: protocol.NewResponsePart(protocol.MarkdownResponsePart{
 		Id: id, Content: protocol.NewText("\n> Noted: " + strings.ReplaceAll(text, "\n", " ") + "\n\n")})})
+}
+
+// closing is a script's last line, left out when a tool call of the turn
+// was cancelled: the agent has already said what did not happen.
+func closing(partID, text string) step {
+	return func(r *turnRun) error {
+		if r.toolCancelled {
+			return nil
+		}
+		return markdown(partID, text)(r)
+	}
 }
 
 func markdown(partID, text string) step {
@@ -474,6 +489,7 @@ func deployStep(r *turnRun) error {
 			return err
 		}
 		if cancelled {
+			r.toolCancelled = true
 			return markdown("deploy-cancelled", "\nDeployment cancelled; nothing was deployed.\n")(r)
 		}
 		if err := r.pause(); err != nil {

@@ -429,6 +429,9 @@ func TestStepUpResolvedByPKCEGrant(t *testing.T) {
 		return ok && a.ToolCallId == tcID && a.Result.Success
 	})
 	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+	if text := lastTurnMarkdown(h, DemoChatURI); !strings.Contains(text, "Done.") || strings.Contains(text, "cancelled") {
+		t.Fatalf("after a granted deploy the agent wrote %q", text)
+	}
 }
 
 func TestStepUpCancelled(t *testing.T) {
@@ -447,6 +450,29 @@ func TestStepUpCancelled(t *testing.T) {
 	if n := c.countEnvelopes(isType("chat/toolCallAuthResolved")); n != 0 {
 		t.Fatal("a cancelled challenge was resolved")
 	}
+	// The agent says nothing was deployed and does not then claim "Done.".
+	text := lastTurnMarkdown(h, DemoChatURI)
+	if !strings.Contains(text, "Deployment cancelled") || strings.Contains(text, "Done.") {
+		t.Fatalf("after a cancelled deploy the agent wrote %q", text)
+	}
+}
+
+// lastTurnMarkdown is the markdown the host's agent wrote in chat's last
+// finished turn.
+func lastTurnMarkdown(h *Host, chat string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	turns := h.chats[chat].state.Turns
+	if len(turns) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range turns[len(turns)-1].ResponseParts {
+		if md, ok := p.Variant.(protocol.MarkdownResponsePart); ok {
+			b.WriteString(md.Content.String())
+		}
+	}
+	return b.String()
 }
 
 func TestInputRequestAnswered(t *testing.T) {
