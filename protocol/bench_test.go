@@ -60,7 +60,8 @@ func benchChatDelta(b *testing.B, n int) {
 // markdown response part.
 //
 // Budget: < 1 µs per delta (< 10 ms/op) on a 2-core machine (measured
-// ≈380 ns/delta, 3 allocs and ≈295 B per delta).
+// ≈360-450 ns/delta unloaded, 2 allocs and ≈295 B per delta;
+// TestChatDeltaAllocs pins the allocation count).
 func BenchmarkChatDelta10k(b *testing.B) { benchChatDelta(b, 10_000) }
 
 // BenchmarkChatDelta100k applies 100,000 chat/delta actions of 16 bytes to

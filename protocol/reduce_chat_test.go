@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -485,4 +486,61 @@ func chatStreamingState() ChatState {
 		{Variant: MarkdownResponsePart{Kind: "markdown", Id: "md"}},
 	}}
 	return s
+}
+
+// TestChatDeltaAllocs pins the per-delta allocations of the streaming path:
+// the new active turn with its parts array (one block for up to 16 parts),
+// and the boxed text part; the text buffer's growth amortizes to ~0. Every
+// allocation is GC work repeated per streamed chunk, and the old path made
+// three. The base state must still encode the same afterwards (purity).
+func TestChatDeltaAllocs(t *testing.T) {
+	for _, tt := range []struct {
+		parts     int
+		reasoning bool
+		max       float64
+	}{
+		{parts: 1, max: 2.05},
+		{parts: 5, max: 2.05},
+		{parts: 16, reasoning: true, max: 2.05},
+		{parts: 40, max: 3.05}, // beyond the co-allocated sizes: turn and parts apart
+	} {
+		t.Run(fmt.Sprintf("%d parts reasoning=%v", tt.parts, tt.reasoning), func(t *testing.T) {
+			base := chatStreamingState()
+			parts := make([]ResponsePart, tt.parts)
+			for i := range parts {
+				id := fmt.Sprintf("p%d", i)
+				if tt.reasoning {
+					parts[i] = ResponsePart{Variant: ReasoningResponsePart{Kind: "reasoning", Id: id}}
+				} else {
+					parts[i] = ResponsePart{Variant: MarkdownResponsePart{Kind: "markdown", Id: id}}
+				}
+			}
+			at := *base.ActiveTurn
+			at.ResponseParts = parts
+			base.ActiveTurn = &at
+			before, err := json.Marshal(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			target := fmt.Sprintf("p%d", tt.parts-1)
+			var a StateAction
+			if tt.reasoning {
+				a = StateAction{Variant: ChatReasoningAction{Type: "chat/reasoning", TurnId: "t1", PartId: target, Content: "0123456789abcdef"}}
+			} else {
+				a = StateAction{Variant: ChatDeltaAction{Type: "chat/delta", TurnId: "t1", PartId: target, Content: "0123456789abcdef"}}
+			}
+			s := base
+			allocs := testing.AllocsPerRun(2000, func() { s = ReduceChat(s, a, chatFixtureClock) })
+			if allocs > tt.max {
+				t.Errorf("%.2f allocations per delta, budget %.2f", allocs, tt.max)
+			}
+			after, _ := json.Marshal(base)
+			if !bytes.Equal(before, after) {
+				t.Error("streaming changed the base state")
+			}
+			if got := s.ActiveTurn.ResponseParts[tt.parts-1].Variant; got == nil || len(s.ActiveTurn.ResponseParts) != tt.parts {
+				t.Fatalf("parts after streaming: %d, last %T", len(s.ActiveTurn.ResponseParts), got)
+			}
+		})
+	}
 }
