@@ -49,6 +49,8 @@ type Session struct {
 	target string
 	tmux   string
 	w, h   int
+	// statusFile receives the program's exit status when it exits.
+	statusFile string
 }
 
 // DefaultPoll is how often WaitFor re-reads the screen.
@@ -106,7 +108,14 @@ func Start(t testing.TB, opts Options) *Session {
 	for _, e := range opts.Env {
 		args = append(args, "-e", e)
 	}
-	args = append(args, "--")
+	// The program runs under a small sh wrapper that writes its exit status
+	// to a file once it has exited: tmux's own pane_dead_status is not
+	// reliable (tmux 3.3a can mark a pane dead before it reaps the process,
+	// and then never report a status), and WaitExit must not guess.
+	s.statusFile = filepath.Join(t.TempDir(), "exit-status")
+	args = append(args, "--", "sh", "-c",
+		`"$@"; s=$?; printf '%d' "$s" > "$0.tmp" && mv "$0.tmp" "$0"; exit "$s"`,
+		s.statusFile)
 	args = append(args, opts.Cmd...)
 	if _, err := s.run(args...); err != nil {
 		t.Fatalf("tmuxtest: start %q: %v", opts.Cmd, err)
@@ -330,16 +339,16 @@ func (s *Session) Size() (width, height int) {
 // Exited reports whether the program has exited and, if so, its exit status.
 func (s *Session) Exited() (exited bool, status int) {
 	s.t.Helper()
-	out, err := s.run("display-message", "-p", "-t", s.target, "#{pane_dead} #{pane_dead_status}")
-	if err != nil {
-		s.t.Fatalf("tmuxtest: %v", err)
-	}
-	f := strings.Fields(out)
-	if len(f) == 0 || f[0] != "1" {
+	b, err := os.ReadFile(s.statusFile)
+	if errors.Is(err, os.ErrNotExist) {
 		return false, 0
 	}
-	if len(f) > 1 {
-		status, _ = strconv.Atoi(f[1])
+	if err != nil {
+		s.t.Fatalf("tmuxtest: read exit status: %v", err)
+	}
+	status, err = strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		s.t.Fatalf("tmuxtest: exit status file holds %q", b)
 	}
 	return true, status
 }
