@@ -92,8 +92,11 @@ type Conn struct {
 	cancel context.CancelFunc
 
 	closeOnce sync.Once
-	done      chan struct{}
-	err       error // why it closed; written once before done closes
+	// abortTransport makes shutdown drop the transport without a close
+	// handshake (set when the owner's context ended).
+	abortTransport atomic.Bool
+	done           chan struct{}
+	err            error // why it closed; written once before done closes
 }
 
 // ErrConnClosedLocally is Conn.Err after Close was called.
@@ -152,6 +155,11 @@ func (c *Conn) Start(ctx context.Context) {
 		if err == nil {
 			return // cancelled by our own shutdown
 		}
+		// The owner gave up on this connection (for instance its peer stopped
+		// answering pings): no one will answer a polite close handshake, so
+		// drop the socket at once instead of holding it for the handshake's
+		// timeout.
+		c.abortTransport.Store(true)
 		c.shutdown(fmt.Errorf("%w: context ended: %w", ErrClosed, err), "client context ended")
 	})
 	go c.readLoop()
@@ -190,7 +198,11 @@ func (c *Conn) shutdown(why error, reason string) {
 		if cancel != nil {
 			cancel()
 		}
-		_ = c.t.Close(reason)
+		if a, ok := c.t.(Aborter); ok && c.abortTransport.Load() {
+			_ = a.Abort()
+		} else {
+			_ = c.t.Close(reason)
+		}
 		c.qmu.Lock()
 		c.qdone = true
 		c.qmu.Unlock()

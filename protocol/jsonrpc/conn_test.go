@@ -550,3 +550,52 @@ func TestWriteTimesOutWhenPeerNeverReads(t *testing.T) {
 		}
 	})
 }
+
+// abortRecorder is a Pipe end that reports how the Conn let go of it.
+type abortRecorder struct {
+	Transport
+	how chan string
+}
+
+func (r *abortRecorder) Close(reason string) error {
+	r.how <- "close"
+	return r.Transport.Close(reason)
+}
+
+func (r *abortRecorder) Abort() error {
+	r.how <- "abort"
+	return r.Transport.Close("aborted")
+}
+
+// A Conn whose owner's context ends drops its transport at once (the peer is
+// presumed dead and would never answer a close handshake); an explicit Close
+// still closes politely.
+func TestContextEndAbortsTransportCloseIsPolite(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		end  func(c *Conn, cancel context.CancelFunc)
+		want string
+	}{
+		{"context ended", func(_ *Conn, cancel context.CancelFunc) { cancel() }, "abort"},
+		{"Close", func(c *Conn, _ context.CancelFunc) { _ = c.Close() }, "close"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := Pipe()
+			defer b.Close("test over")
+			rec := &abortRecorder{Transport: a, how: make(chan string, 4)}
+			c := NewConn(rec, nil, ConnOptions{})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			c.Start(ctx)
+			tc.end(c, cancel)
+			select {
+			case got := <-rec.how:
+				if got != tc.want {
+					t.Fatalf("transport was let go by %s, want %s", got, tc.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("transport was never closed")
+			}
+		})
+	}
+}

@@ -22,6 +22,13 @@ type Transport interface {
 	Close(reason string) error
 }
 
+// Aborter is implemented by transports that can drop the connection at once,
+// without the close handshake Close performs. A Conn whose context ends uses
+// it: its owner has given up on the peer, which will not answer a handshake.
+type Aborter interface {
+	Abort() error
+}
+
 var (
 	// ErrClosed reports that the transport or connection is closed.
 	ErrClosed = errors.New("jsonrpc: connection closed")

@@ -139,6 +139,16 @@ func (t *wsTransport) Write(ctx context.Context, frame []byte) error {
 	return nil
 }
 
+// Abort closes the underlying connection immediately, with no close
+// handshake.
+func (t *wsTransport) Abort() error {
+	err := t.c.CloseNow()
+	if err == nil || errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return fmt.Errorf("jsonrpc: websocket abort: %w", err)
+}
+
 func (t *wsTransport) Close(reason string) error {
 	// A close reason must fit in a control frame (123 bytes).
 	for len(reason) > 123 {
