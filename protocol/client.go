@@ -366,8 +366,11 @@ func (c *Client) Subscribe(ctx context.Context, channel string) error {
 	return nil
 }
 
-// Unsubscribe removes channel from the mirror (its pending actions are
-// discarded) and tells the host.
+// Unsubscribe removes channel from the mirror and tells the host. Pending
+// actions on it are forgotten without an event: they were already sent, the
+// host will still apply or reject them, and the caller has chosen to stop
+// watching the outcome (a ChannelDroppedEvent or ActionRejectedEvent here
+// would claim something the host never said).
 func (c *Client) Unsubscribe(ctx context.Context, channel string) error {
 	c.mu.Lock()
 	if c.closed {
