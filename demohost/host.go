@@ -128,8 +128,8 @@ type Host struct {
 	closed bool
 	nextID int64
 	seq    int64
-	// replay holds the last envelopes (ring buffer by insertion order).
-	replay      []replayEntry
+	// replay holds the last ReplayBuffer envelopes, oldest first.
+	replay      replayRing
 	replayFloor int64
 
 	root     protocol.RootState
@@ -315,7 +315,7 @@ func (h *Host) Restart() {
 	for c := range h.conns {
 		c.kill("demo host restarting")
 	}
-	h.replay = nil
+	h.replay.reset()
 	h.replayFloor = h.seq + 1
 	h.authorized = map[string][]string{}
 	for r := range h.grantGen {

@@ -278,6 +278,10 @@ func TestRejectsInvalidClientActions(t *testing.T) {
 		{"agent message", DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "t9", StartedAt: "2026-01-01T00:00:00.000Z", Message: protocol.Message{Text: "x", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindAgent}}}},
 		{"session action on a chat", DemoChatURI, protocol.SessionTitleChangedAction{Title: "x"}},
 		{"input answer for no request", DemoChatURI, protocol.ChatInputCompletedAction{RequestId: "nope", Response: protocol.ChatInputResponseKindCancel}},
+		// The spec requires refusing a defaultChat that is not one of the session's chats.
+		{"default chat not in session", DemoSessionURI, protocol.SessionDefaultChatChangedAction{DefaultChat: ptr("ahp-chat:/not-here")}},
+		{"remove unknown queued message", DemoChatURI, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindQueued, Id: "nope"}},
+		{"remove unknown steering message", DemoChatURI, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindSteering, Id: "nope"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -197,8 +197,8 @@ func (h *Host) reconnectLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	h.served[p.ClientId] = true
 	if known && h.canReplayLocked(p.LastSeenServerSeq) {
 		actions := []json.RawMessage{}
-		for _, e := range h.replay {
-			if e.seq > p.LastSeenServerSeq && live[e.channel] && (e.origin == "" || e.origin == p.ClientId) {
+		for i := range h.replay.len() {
+			if e := h.replay.at(i); e.seq > p.LastSeenServerSeq && live[e.channel] && (e.origin == "" || e.origin == p.ClientId) {
 				actions = append(actions, e.params)
 			}
 		}
@@ -228,7 +228,7 @@ func (h *Host) canReplayLocked(lastSeen int64) bool {
 	if lastSeen == h.seq {
 		return true
 	}
-	return len(h.replay) > 0 && h.replay[0].seq <= lastSeen+1
+	return h.replay.len() > 0 && h.replay.at(0).seq <= lastSeen+1
 }
 
 func (h *Host) subscribeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
@@ -339,6 +339,11 @@ func (h *Host) createChatLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if p.Source != nil {
 		return nil, invalidParams("the demo host cannot fork chats")
 	}
+	// Refuse before anything is created: an error after session/chatAdded
+	// would leave a chat every subscriber sees but the caller thinks failed.
+	if p.InitialMessage != nil && p.InitialMessage.Origin.Kind != protocol.MessageKindUser {
+		return nil, invalidParams("initialMessage must come from the user")
+	}
 	ch := &chat{uri: p.Chat, session: s.uri, state: protocol.ChatState{
 		Resource: p.Chat, Title: fmt.Sprintf("Chat %d", len(s.chats)+1), Status: protocol.SessionStatusIdle,
 		ModifiedAt: h.now(), Origin: &protocol.ChatOrigin{Variant: protocol.ChatUserOrigin{}}, Turns: []protocol.Turn{},
@@ -347,9 +352,6 @@ func (h *Host) createChatLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	s.chats = append(s.chats, p.Chat)
 	h.applyLocked(s.uri, protocol.SessionChatAddedAction{Summary: chatSummary(ch.state)}, nil)
 	if p.InitialMessage != nil {
-		if p.InitialMessage.Origin.Kind != protocol.MessageKindUser {
-			return nil, invalidParams("initialMessage must come from the user")
-		}
 		h.startTurnLocked(ch, *p.InitialMessage, nil, nil)
 	}
 	return nil, nil

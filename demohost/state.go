@@ -133,11 +133,7 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 		}
 		h.sentTo[e.clientID] = sent
 	}
-	h.replay = append(h.replay, e)
-	if over := len(h.replay) - h.cfg.ReplayBuffer; over > 0 {
-		// Copy down so the backing array does not grow without bound.
-		h.replay = append(h.replay[:0:0], h.replay[over:]...)
-	}
+	h.replay.push(e, h.cfg.ReplayBuffer)
 	frame, err := encodeNotification("action", json.RawMessage(params))
 	if err != nil {
 		return
@@ -405,3 +401,35 @@ func (h *Host) afterDuration(d time.Duration, f func()) {
 		f()
 	}()
 }
+
+// replayRing keeps the newest envelopes for reconnect. Once full, a push
+// overwrites the oldest slot: O(1) per action, where copying the buffer
+// down cost a ReplayBuffer-sized copy on every action.
+type replayRing struct {
+	buf   []replayEntry
+	start int // index of the oldest entry
+	n     int
+}
+
+// push appends e, dropping the oldest entry when limit entries are held.
+func (r *replayRing) push(e replayEntry, limit int) {
+	if r.n < limit {
+		if len(r.buf) < limit && r.start == 0 {
+			r.buf = append(r.buf, e)
+			r.n++
+			return
+		}
+		r.buf[(r.start+r.n)%len(r.buf)] = e
+		r.n++
+		return
+	}
+	r.buf[r.start] = e
+	r.start = (r.start + 1) % len(r.buf)
+}
+
+func (r *replayRing) len() int { return r.n }
+
+// at returns the i-th oldest entry.
+func (r *replayRing) at(i int) replayEntry { return r.buf[(r.start+i)%len(r.buf)] }
+
+func (r *replayRing) reset() { *r = replayRing{} }
