@@ -184,11 +184,19 @@ func newDriver(t *testing.T, auth Authenticator) *driver {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	host, err := demohost.Start(ctx, demohost.Config{StepDelay: -1})
+	// Every frame the UI's client sends and the host answers is
+	// schema-checked; an invalid one fails the test at cleanup.
+	v := schemacheck.MustLoad(t)
+	host, err := demohost.Start(ctx, demohost.Config{StepDelay: -1, Validate: v.ValidateMessage})
 	if err != nil {
 		t.Fatalf("demohost: %v", err)
 	}
-	t.Cleanup(func() { _ = host.Close() })
+	t.Cleanup(func() {
+		_ = host.Close()
+		for _, fe := range host.ValidationErrors() {
+			t.Errorf("invalid frame: %v", fe)
+		}
+	})
 	return newDriverOn(t, host, auth)
 }
 

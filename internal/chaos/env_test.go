@@ -16,6 +16,7 @@ import (
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/internal/faultproxy"
+	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -76,12 +77,21 @@ func newEnv(t testing.TB, cfg envConfig) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	e := &env{t: t, ctx: ctx, ledger: newLedger()}
-	host, err := demohost.Start(ctx, demohost.Config{StepDelay: cfg.stepDelay, ReplayBuffer: cfg.replayBuffer, Tap: e.ledger.tap})
+	// Every frame both ways is schema-checked, faults or not: a reconnect
+	// or re-dispatch must never put an invalid frame on the wire.
+	v := schemacheck.MustLoad(t)
+	host, err := demohost.Start(ctx, demohost.Config{StepDelay: cfg.stepDelay, ReplayBuffer: cfg.replayBuffer, Tap: e.ledger.tap,
+		Validate: v.ValidateMessage})
 	if err != nil {
 		t.Fatalf("start demo host: %v", err)
 	}
 	e.host = host
-	t.Cleanup(func() { _ = host.Close() })
+	t.Cleanup(func() {
+		_ = host.Close()
+		for _, fe := range host.ValidationErrors() {
+			t.Errorf("invalid frame: %v", fe)
+		}
+	})
 	e.proxy, err = faultproxy.Start(hostAddr(t, host))
 	if err != nil {
 		t.Fatalf("start fault proxy: %v", err)
