@@ -327,7 +327,11 @@ func (c *Client) supervise(l *link) {
 		}
 		c.outbox = nil // re-dispatched from the mirror after the handshake
 		if errors.Is(cause, jsonrpc.ErrFrameTooBig) {
-			cause = fmt.Errorf("host sent a frame over the %d-byte limit, so the connection was closed: %w", c.opts.MaxFrameBytes, cause)
+			// The wrapped error names the limit that was hit (the byte
+			// limit, or the array-element limit of a frame well inside it),
+			// so it is the message; naming the byte limit here would
+			// mislead whoever has to raise the right one.
+			cause = fmt.Errorf("host sent a frame the client refuses to read, reconnecting: %w", cause)
 			c.events.push(HostErrorEvent{Err: cause})
 		}
 		c.mu.Unlock()
