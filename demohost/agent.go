@@ -22,6 +22,10 @@ type turnRun struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wakeCh  chan struct{}
+	// owner is the clientId whose message started the turn ("" when no
+	// client did). Auth is per connection, so only a token pushed by one
+	// of the owner's connections resolves this turn's step-up challenge.
+	owner string
 
 	// An open step-up challenge (guarded by h.mu).
 	authResource string
@@ -117,7 +121,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // startTurnLocked starts the scripted agent on a message. turnID is set
 // when a client's chat/turnStarted was already applied; otherwise the host
 // starts the turn itself (a queued message or createChat's initialMessage).
-func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID *string) {
+func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID *string, owner string) {
 	if h.closed {
 		return
 	}
@@ -135,7 +139,7 @@ func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID 
 		h.applyLocked(ch.uri, protocol.ChatTurnStartedAction{TurnId: id, StartedAt: h.now(), Message: msg, QueuedMessageId: queuedID}, nil)
 	}
 	ctx, cancel := context.WithCancel(h.ctx)
-	r := &turnRun{h: h, chat: ch, turnID: id, started: h.clock(), ctx: ctx, cancel: cancel, wakeCh: make(chan struct{}, 1)}
+	r := &turnRun{h: h, chat: ch, turnID: id, started: h.clock(), ctx: ctx, cancel: cancel, wakeCh: make(chan struct{}, 1), owner: owner}
 	ch.run = r
 	steps := scriptFor(msg.Text)
 	h.wg.Add(1)
@@ -168,7 +172,9 @@ func (h *Host) consumeQueuedLocked(ch *chat) {
 	next := ch.state.QueuedMessages[0]
 	h.applyLocked(ch.uri, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindQueued, Id: next.Id}, nil)
 	id := next.Id
-	h.startTurnLocked(ch, next.Message, nil, &id)
+	owner := ch.queuedBy[id]
+	delete(ch.queuedBy, id)
+	h.startTurnLocked(ch, next.Message, nil, &id, owner)
 }
 
 // failTurnLocked ends a running turn with chat/error.
@@ -452,7 +458,7 @@ func deployStep(r *turnRun) error {
 	inID := r.chat.uri + "#" + tcID
 	challenged := false
 	if err := r.do(func() {
-		if hasScopes(h.authorized[resource], DeployScopes) {
+		if h.grantedLocked(r.owner, resource, DeployScopes) {
 			return
 		}
 		challenged = true

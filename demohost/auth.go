@@ -11,9 +11,10 @@ import (
 
 // authenticate verifies a pushed bearer token with the authorization
 // server (introspection: active, audience includes the resource, scopes
-// cover what the resource and any pending challenge on it need) and then
-// unblocks whatever waited for it. The token is never logged or stored:
-// only the scopes it proved are kept.
+// cover what the resource and any pending challenge of this client on it
+// need) and then unblocks whatever waited for it. The token is never
+// logged or stored: only the scopes it proved are kept, on the connection
+// (authentication status is per connection, authentication.md).
 func (h *Host) authenticate(c *conn, raw json.RawMessage) (any, rpcError) {
 	h.mu.Lock()
 	ok := c.initialized
@@ -51,35 +52,60 @@ func (h *Host) authenticate(c *conn, raw json.RawMessage) (any, rpcError) {
 
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	need := h.requiredScopesLocked(p.Resource)
+	need := h.requiredScopesLocked(c, p.Resource)
 	if !hasScopes(in.Scopes, need) {
 		return nil, authRequired("the token lacks required scopes; sign in again granting them")
 	}
-	h.authorized[p.Resource] = append([]string(nil), in.Scopes...)
-	h.grantGen[p.Resource]++
+	if c.dead {
+		return nil, jsonrpc.NewError(jsonrpc.InternalError, "the connection closed while the token was checked; reconnect and push it again")
+	}
+	c.grants[p.Resource] = append([]string(nil), in.Scopes...)
+	c.grantGen[p.Resource]++
 	h.log.Info("demohost: token accepted", "conn", c.id, "resource", p.Resource, "scopes", in.Scopes)
-	h.resolveAuthLocked(p.Resource, in.Scopes)
+	h.resolveAuthLocked(c, p.Resource, in.Scopes)
 	if !in.ExpiresAt.IsZero() {
-		gen, resource := h.grantGen[p.Resource], p.Resource
+		gen, resource := c.grantGen[p.Resource], p.Resource
 		h.afterDuration(time.Until(in.ExpiresAt), func() {
-			if h.grantGen[resource] == gen {
-				h.expireGrantLocked(resource)
+			if !c.dead && c.grantGen[resource] == gen {
+				h.expireGrantLocked(c, resource)
 			}
 		})
 	}
 	return protocol.AuthenticateResult{}, nil
 }
 
-// expireGrantLocked forgets an expired token: protected servers on the
-// resource fall back to authRequired (reason expired) and root subscribers
-// get auth/required, so clients refresh and push a new token.
-func (h *Host) expireGrantLocked(resource string) {
-	delete(h.authorized, resource)
-	h.log.Info("demohost: token expired", "resource", resource)
+// grantedLocked reports whether a live connection of clientID (of any
+// client when clientID is "") pushed a verified token for resource whose
+// scopes cover need.
+func (h *Host) grantedLocked(clientID, resource string, need []string) bool {
+	for c := range h.conns {
+		if c.dead || (clientID != "" && c.clientID != clientID) {
+			continue
+		}
+		if g, ok := c.grants[resource]; ok && hasScopes(g, need) {
+			return true
+		}
+	}
+	return false
+}
+
+// challengedBy reports whether a token pushed by c may resolve r's
+// step-up challenge: only the client whose message started the turn can
+// (any client for a turn no client started).
+func challengedBy(r *turnRun, c *conn) bool { return r.owner == "" || r.owner == c.clientID }
+
+// expireGrantLocked forgets c's expired token: protected servers on the
+// resource fall back to authRequired (reason expired) unless another
+// connection still holds a token for them, and c — only c, since auth is
+// per connection — gets auth/required if it watches the root channel, so
+// it refreshes and pushes a new token.
+func (h *Host) expireGrantLocked(c *conn, resource string) {
+	delete(c.grants, resource)
+	h.log.Info("demohost: token expired", "conn", c.id, "resource", resource)
 	for _, s := range h.sessions {
 		for _, id := range serverOrder {
 			sp := h.servers[id]
-			if sp.resource != resource || sp.outcome != outcomeProtected {
+			if sp.resource != resource || sp.outcome != outcomeProtected || h.grantedLocked("", resource, sp.scopes) {
 				continue
 			}
 			if m, enabled, ok := findServer(s.state, id); ok && enabled && m.State.Kind() == "ready" {
@@ -87,13 +113,23 @@ func (h *Host) expireGrantLocked(resource string) {
 			}
 		}
 	}
+	if !c.subs[rootURI] {
+		return
+	}
 	reason := protocol.AuthRequiredReasonExpired
-	h.notifyRootLocked("auth/required", protocol.AuthRequiredParams{Channel: rootURI, Resource: resource, Reason: &reason})
+	frame, err := encodeNotification("auth/required", protocol.AuthRequiredParams{Channel: rootURI, Resource: resource, Reason: &reason})
+	if err != nil {
+		h.log.Error("demohost: encode auth/required", "err", err)
+		return
+	}
+	h.validateLocked(c.id, Outbound, frame)
+	c.send(frame)
 }
 
-// requiredScopesLocked is what a token for resource must grant: the
-// server's own scopes plus those of every open challenge on it.
-func (h *Host) requiredScopesLocked(resource string) []string {
+// requiredScopesLocked is what a token pushed on c for resource must
+// grant: the server's own scopes plus those of every open challenge on it
+// that c may resolve.
+func (h *Host) requiredScopesLocked(c *conn, resource string) []string {
 	var need []string
 	add := func(ss []string) {
 		for _, s := range ss {
@@ -107,17 +143,19 @@ func (h *Host) requiredScopesLocked(resource string) []string {
 			add(sp.scopes)
 		}
 	}
-	for _, c := range h.chats {
-		if c.run != nil && c.run.authResource == resource {
-			add(c.run.authScopes)
+	for _, ch := range h.chats {
+		if r := ch.run; r != nil && r.authResource == resource && challengedBy(r, c) {
+			add(r.authScopes)
 		}
 	}
 	return need
 }
 
-// resolveAuthLocked moves servers waiting on resource to ready and resumes
-// tool calls whose step-up challenge the new scopes satisfy.
-func (h *Host) resolveAuthLocked(resource string, scopes []string) {
+// resolveAuthLocked moves servers waiting on resource to ready (MCP
+// servers are session state shared by every client: the host uses
+// whichever connection's token it has) and resumes the step-up challenges
+// of c's client that the new scopes satisfy.
+func (h *Host) resolveAuthLocked(c *conn, resource string, scopes []string) {
 	for _, s := range h.sessions {
 		for _, id := range serverOrder {
 			sp := h.servers[id]
@@ -129,8 +167,8 @@ func (h *Host) resolveAuthLocked(resource string, scopes []string) {
 			}
 		}
 	}
-	for _, c := range h.chats {
-		if r := c.run; r != nil && r.authResource == resource && hasScopes(scopes, r.authScopes) {
+	for _, ch := range h.chats {
+		if r := ch.run; r != nil && r.authResource == resource && challengedBy(r, c) && hasScopes(scopes, r.authScopes) {
 			r.authGranted = true
 			r.wake()
 		}

@@ -32,12 +32,21 @@ type conn struct {
 	initialized bool
 	dead        bool
 	subs        map[string]bool
+	// grants holds, per resource, the scopes a token pushed on this
+	// connection proved (never the token). Authentication status is per
+	// connection (authentication.md), so it dies with the connection and
+	// a reconnecting client pushes its tokens again.
+	grants map[string][]string
+	// grantGen counts tokens accepted per resource, so the expiry timer of
+	// a replaced token stands down.
+	grantGen map[string]int
 }
 
 func newConn(h *Host, id int64, t jsonrpc.Transport) *conn {
 	ctx, cancel := context.WithCancel(h.ctx)
 	return &conn{h: h, id: id, t: t, ctx: ctx, cancel: cancel,
-		out: make(chan []byte, h.cfg.SendQueue), subs: map[string]bool{}}
+		out: make(chan []byte, h.cfg.SendQueue), subs: map[string]bool{},
+		grants: map[string][]string{}, grantGen: map[string]int{}}
 }
 
 // kill ends the connection without blocking; h.mu must be held.

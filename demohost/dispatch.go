@@ -32,7 +32,7 @@ func (h *Host) dispatchLocked(c *conn, raw json.RawMessage) {
 	}
 	before := h.sessionOf(p.Channel)
 	h.applyLocked(p.Channel, p.Action.Variant, &origin)
-	h.reactLocked(p.Channel, p.Action.Variant, before)
+	h.reactLocked(c, p.Channel, p.Action.Variant, before)
 }
 
 // echoDuplicateLocked answers a re-sent action with the envelope the host
@@ -48,7 +48,7 @@ func (h *Host) echoDuplicateLocked(c *conn, clientSeq int64) {
 		if e.clientSeq == clientSeq {
 			frame, err := encodeNotification("action", json.RawMessage(e.params))
 			if err == nil {
-				h.validateLocked(c.id, Outbound, frame)
+				h.validateFrameLocked(c.id, Outbound, frame, e.unknownAction)
 				c.send(frame)
 			}
 			return
@@ -300,11 +300,11 @@ func (h *Host) checkToolCall(ch *chat, turnID, toolCallID, want string) string {
 // reactLocked is the host's side of an accepted client action: the agent
 // starts or stops, waiting scripts wake, MCP servers follow the user's
 // intent, queued messages are consumed.
-func (h *Host) reactLocked(channel string, v protocol.StateActionVariant, s *session) {
+func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVariant, s *session) {
 	ch := h.chats[channel]
 	switch a := v.(type) {
 	case protocol.ChatTurnStartedAction:
-		h.startTurnLocked(ch, a.Message, &a.TurnId, nil)
+		h.startTurnLocked(ch, a.Message, &a.TurnId, nil, c.clientID)
 	case protocol.ChatTurnCancelledAction:
 		if ch.run != nil {
 			h.clearInputNeededLocked(ch, ch.run)
@@ -314,6 +314,10 @@ func (h *Host) reactLocked(channel string, v protocol.StateActionVariant, s *ses
 		h.consumeQueuedLocked(ch)
 	case protocol.ChatPendingMessageSetAction:
 		if a.Kind == protocol.PendingMessageKindQueued {
+			if ch.queuedBy == nil {
+				ch.queuedBy = map[string]string{}
+			}
+			ch.queuedBy[a.Id] = c.clientID
 			h.consumeQueuedLocked(ch)
 		}
 	case protocol.ChatToolCallApprovedAction, protocol.ChatToolCallDeniedAction,

@@ -29,9 +29,10 @@
 // know whether its action landed before the link broke settles it; that
 // dedupe table survives Restart, like the sessions. Root
 // subscribers get root/sessionAdded, root/sessionRemoved,
-// root/sessionSummaryChanged and, when a pushed token expires,
-// auth/required (reason expired; the protected servers go back to
-// authRequired). Each client has a bounded send queue: a client that cannot
+// root/sessionSummaryChanged; when a pushed token expires, the connection
+// that pushed it (if it watches the root channel) gets auth/required
+// (reason expired) and the protected servers go back to authRequired
+// unless another connection's token still covers them. Each client has a bounded send queue: a client that cannot
 // keep up is disconnected (Config.OnDisconnect says why), never waited for.
 //
 // authenticate accepts a token only when the authorization server's
@@ -39,6 +40,15 @@
 // scopes cover what the resource (and any open challenge on it) needs;
 // otherwise -32007 with the resource's metadata, or -32602 for a resource
 // the host never advertised. Tokens are never logged, stored or tapped.
+//
+// Authentication status is per connection, as authentication.md says: the
+// scopes a token proved are kept on the connection that pushed it and die
+// with it (clients re-push tokens after reconnecting, before re-sending
+// actions). A step-up challenge belongs to the client whose message
+// started the turn (queued messages: the client that queued it), and only
+// a token pushed on one of that client's connections resumes it. MCP
+// servers are session state shared by every client, so a protected server
+// is ready while any connection's token covers it.
 //
 // # The scripted sessions
 //

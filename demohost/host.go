@@ -99,6 +99,14 @@ type FrameError struct {
 	Dir   Direction
 	Frame string
 	Err   error
+	// UnknownAction is set (to the action's type) when the frame is the
+	// host's rejection echo of a client action whose type this protocol
+	// version does not define. The spec requires echoing every invalid
+	// action with a rejectionReason (the client must drop it from its
+	// pending queue), and the echo repeats the action, so it cannot match
+	// the closed StateAction schema. A test that dispatches unknown types
+	// on purpose excludes these explicitly; any other failure is real.
+	UnknownAction string
 }
 
 func (e FrameError) Error() string {
@@ -143,11 +151,9 @@ type Host struct {
 	served map[string]bool
 	// sentTo keeps each client's most recent envelopes (bounded) so a
 	// re-sent action is answered even after it left the replay buffer.
-	sentTo     map[string][]replayEntry
-	authorized map[string][]string // resource → scopes granted by a verified token
-	grantGen   map[string]int      // resource → tokens accepted, so an old expiry timer stands down
-	servers    map[string]serverSpec
-	resources  map[string]protocol.ProtectedResourceMetadata
+	sentTo    map[string][]replayEntry
+	servers   map[string]serverSpec
+	resources map[string]protocol.ProtectedResourceMetadata
 
 	valErrs []FrameError
 }
@@ -160,6 +166,9 @@ type replayEntry struct {
 	clientSeq int64
 	seq       int64
 	params    []byte
+	// unknownAction is the type of a rejected action this protocol
+	// version does not define (see FrameError.UnknownAction).
+	unknownAction string
 }
 
 // Start starts the authorization server (unless cfg.Auth is set) and the
@@ -176,17 +185,15 @@ func Start(ctx context.Context, cfg Config) (*Host, error) {
 		cfg.SendQueue = DefaultSendQueue
 	}
 	h := &Host{
-		cfg:        cfg,
-		log:        cfg.Logger,
-		clock:      cfg.Clock,
-		sessions:   map[string]*session{},
-		chats:      map[string]*chat{},
-		conns:      map[*conn]struct{}{},
-		lastSeq:    map[string]int64{},
-		served:     map[string]bool{},
-		sentTo:     map[string][]replayEntry{},
-		authorized: map[string][]string{},
-		grantGen:   map[string]int{},
+		cfg:      cfg,
+		log:      cfg.Logger,
+		clock:    cfg.Clock,
+		sessions: map[string]*session{},
+		chats:    map[string]*chat{},
+		conns:    map[*conn]struct{}{},
+		lastSeq:  map[string]int64{},
+		served:   map[string]bool{},
+		sentTo:   map[string][]replayEntry{},
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -317,10 +324,8 @@ func (h *Host) Restart() {
 	}
 	h.replay.reset()
 	h.replayFloor = h.seq + 1
-	h.authorized = map[string][]string{}
-	for r := range h.grantGen {
-		h.grantGen[r]++ // pending expiry timers belong to the old process
-	}
+	// Verified tokens lived on the killed connections (grantedLocked skips
+	// dead ones), so they are forgotten with them.
 	for _, ch := range h.chats {
 		if ch.run != nil {
 			h.failTurnLocked(ch, "HostRestarted", "the agent host restarted while this turn was running")
@@ -387,6 +392,12 @@ func (h *Host) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // validate runs the Validate hook on one frame; callers hold no lock or mu,
 // as the caller says.
 func (h *Host) validateLocked(connID int64, dir Direction, frame []byte) {
+	h.validateFrameLocked(connID, dir, frame, "")
+}
+
+// validateFrameLocked is validateLocked for a frame that may be the echo
+// of an unknown action type (unknownAction, see FrameError).
+func (h *Host) validateFrameLocked(connID int64, dir Direction, frame []byte, unknownAction string) {
 	if h.cfg.Validate == nil {
 		return
 	}
@@ -395,7 +406,7 @@ func (h *Host) validateLocked(connID int64, dir Direction, frame []byte) {
 		if len(f) > 2000 {
 			f = f[:2000] + "…"
 		}
-		h.valErrs = append(h.valErrs, FrameError{Conn: connID, Dir: dir, Frame: redactFrame(f), Err: err})
+		h.valErrs = append(h.valErrs, FrameError{Conn: connID, Dir: dir, Frame: redactFrame(f), Err: err, UnknownAction: unknownAction})
 	}
 }
 

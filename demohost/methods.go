@@ -352,7 +352,7 @@ func (h *Host) createChatLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	s.chats = append(s.chats, p.Chat)
 	h.applyLocked(s.uri, protocol.SessionChatAddedAction{Summary: chatSummary(ch.state)}, nil)
 	if p.InitialMessage != nil {
-		h.startTurnLocked(ch, *p.InitialMessage, nil, nil)
+		h.startTurnLocked(ch, *p.InitialMessage, nil, nil, c.clientID)
 	}
 	return nil, nil
 }

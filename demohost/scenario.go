@@ -234,7 +234,7 @@ func (h *Host) serverOutcomeLocked(id string) protocol.McpServerState {
 		return protocol.NewMcpServerState(protocol.McpServerErrorState{Error: protocol.ErrorInfo{
 			ErrorType: "ConnectionRefused", Message: "flaky-mcp exited during start-up: connection refused", Stack: &stack}})
 	case outcomeProtected:
-		if hasScopes(h.authorized[sp.resource], sp.scopes) {
+		if h.grantedLocked("", sp.resource, sp.scopes) {
 			return protocol.NewMcpServerState(protocol.McpServerReadyState{})
 		}
 		return protocol.NewMcpServerState(h.serverAuthRequired(sp, protocol.McpAuthRequiredReasonRequired))

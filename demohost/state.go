@@ -29,6 +29,9 @@ type chat struct {
 	state   protocol.ChatState
 	run     *turnRun
 	turnSeq int
+	// queuedBy maps a queued message id to the clientId that queued it,
+	// so the turn it starts belongs to that client (see turnRun.owner).
+	queuedBy map[string]string
 }
 
 // initState builds the root state and, unless disabled, the demo session.
@@ -125,6 +128,9 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 		return
 	}
 	e := replayEntry{channel: env.Channel, origin: onlyClient, seq: env.ServerSeq, params: params}
+	if u, ok := env.Action.Variant.(protocol.UnknownStateAction); ok {
+		e.unknownAction = u.Discriminator
+	}
 	if env.Origin != nil {
 		e.clientID, e.clientSeq = env.Origin.ClientId, env.Origin.ClientSeq
 		sent := append(h.sentTo[e.clientID], e)
@@ -138,19 +144,19 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 	if err != nil {
 		return
 	}
-	h.broadcastLocked(env.Channel, onlyClient, frame)
+	h.broadcastLocked(env.Channel, onlyClient, frame, e.unknownAction)
 }
 
 // broadcastLocked validates a frame once and queues it for every subscriber
 // of channel (only those whose clientId is onlyClient, when set).
-func (h *Host) broadcastLocked(channel, onlyClient string, frame []byte) {
+func (h *Host) broadcastLocked(channel, onlyClient string, frame []byte, unknownAction string) {
 	validated := false
 	for c := range h.conns {
 		if !c.subs[channel] || (onlyClient != "" && c.clientID != onlyClient) {
 			continue
 		}
 		if !validated {
-			h.validateLocked(c.id, Outbound, frame)
+			h.validateFrameLocked(c.id, Outbound, frame, unknownAction)
 			validated = true
 		}
 		c.send(frame)
@@ -163,7 +169,7 @@ func (h *Host) notifyRootLocked(method string, params any) {
 		h.log.Error("demohost: encode notification", "method", method, "err", err)
 		return
 	}
-	h.broadcastLocked(rootURI, "", frame)
+	h.broadcastLocked(rootURI, "", frame, "")
 }
 
 // createSessionLocked makes a session with the scripted customizations and
