@@ -17,7 +17,7 @@ var (
 	errNoURL     = errors.New("no sign-in URL yet: accept the grant first")
 	errNoSignIn  = errors.New("this server does not need sign-in")
 	errNoClient  = errors.New("not connected: wait for ready, or press ctrl+r")
-	errNothingTo = errors.New("nothing selected that needs an answer: use [ and ] to pick a card")
+	errNothingTo = errors.New("nothing here waits for an answer: ! jumps to what does, [ ] pick a card")
 )
 
 // isoTime formats t the way AHP timestamps are written.
@@ -264,15 +264,53 @@ func (m *Model) blockers() []blocker {
 	return out
 }
 
+// jumpTargets is blockers plus what the open chat shows as waiting but the
+// host has not (yet) listed in the session's inputNeeded, so ! reaches every
+// card that offers keys.
+func (m *Model) jumpTargets() []blocker {
+	all := m.blockers()
+	var out, others []blocker
+	for _, b := range all {
+		if b.session == m.openSession && b.item != "" {
+			out = append(out, b)
+		} else {
+			others = append(others, b)
+		}
+	}
+	if m.hasChat {
+		listed := map[string]bool{}
+		for _, b := range out {
+			if b.chat == m.openChat {
+				listed[b.item] = true
+			}
+		}
+		auth := authRequiredServers(mcpRows(m.sess))
+		for _, it := range m.items() {
+			if it.needsUser(auth) && !listed[it.ID] {
+				out = append(out, blocker{m.openSession, m.openChat, it.ID})
+			}
+		}
+	}
+	return append(out, others...)
+}
+
 // nextBlocker jumps to the next thing waiting for the user: opens its
 // session and chat and selects the card.
 func (m *Model) nextBlocker() tea.Cmd {
-	bs := m.blockers()
+	bs := m.jumpTargets()
 	if len(bs) == 0 {
 		m.setStatus("nothing is waiting for you")
 		return nil
 	}
-	m.blockerAt = (m.blockerAt + 1) % len(bs)
+	// Continue after the selected card; from anywhere else start at the
+	// first target, so the first ! lands on what waits here.
+	next := 0
+	for i, b := range bs {
+		if b.session == m.openSession && b.item != "" && b.item == m.itemSel {
+			next = i + 1
+		}
+	}
+	m.blockerAt = next % len(bs)
 	b := bs[m.blockerAt]
 	m.focus = focusChat
 	if b.session != m.openSession {
@@ -423,7 +461,7 @@ func (m *Model) toggleExpand() {
 		}
 	}
 	if len(ids) == 0 {
-		m.setStatus("nothing to expand: select a card with [ ]")
+		m.setStatus("nothing to expand: [ ] pick a card, i writes a message")
 		return
 	}
 	for _, id := range ids {

@@ -48,6 +48,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if g := m.waitingGrant(); g != nil && m.modal == modalNone {
 		return m.keyGrantOverlay(msg, g)
 	}
+	if m.modal == modalNone && m.focus == focusChat {
+		if cmd, done := m.keyUnselected(msg); done {
+			return cmd
+		}
+	}
 	ctx := m.context()
 	switch ctx {
 	case keymap.ContextConfirm:
@@ -98,6 +103,38 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.resize(m.width, m.height)
 	}
 	return nil
+}
+
+// keyUnselected makes the keys a blocker's card shows work when nothing is
+// selected: they act on the newest blocker of the open chat (or the agent's
+// sign-in prompt), and when nothing waits they say so instead of doing
+// nothing. done reports that the key was fully handled here.
+func (m *Model) keyUnselected(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool) {
+	if m.itemSel == agentPromptSel && len(m.agentPrompts) > 0 {
+		return nil, false
+	}
+	if _, ok := m.selectedItem(); ok {
+		return nil, false
+	}
+	c, gr := m.keys.Chat, m.keys.Grant
+	answers := key.Matches(msg, c.Approve) || key.Matches(msg, c.Deny)
+	grants := key.Matches(msg, gr.Accept) || key.Matches(msg, gr.Decline) || key.Matches(msg, gr.CopyURL)
+	if !answers && !grants {
+		return nil, false
+	}
+	if it, ok := m.newestBlocker(); ok {
+		m.itemSel, m.scroll, m.pin = it.ID, 0, true
+		return nil, false
+	}
+	if grants && len(m.agentPrompts) > 0 {
+		m.itemSel = agentPromptSel
+		return nil, false
+	}
+	if grants {
+		m.setStatus(errNothingTo.Error())
+		return nil, true
+	}
+	return nil, false
 }
 
 func (m *Model) reconnect() tea.Cmd {

@@ -103,8 +103,8 @@ func TestSwitchChat(t *testing.T) {
 }
 
 func TestNextBlockerOpensOtherSession(t *testing.T) {
-	m := fxModel(fxChatState())
-	// The open session lists no inputNeeded; fx2 says it needs input.
+	m := fxModel(calmChat())
+	// Nothing waits in the open session; fx2 says it needs input.
 	_, cmd := m.Update(press("!"))
 	if m.openSession != "ahp-session:/fx2" || cmd == nil {
 		t.Fatalf("! opened %q", m.openSession)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -173,6 +174,11 @@ type Model struct {
 	// savedTried records, per resource and required scopes, that a saved
 	// token was looked for (and pushed if found) on this connection.
 	savedTried map[string]bool
+	// seenBlockers holds the ids of the open chat's items that have waited
+	// on the user (seenChat is the chat they belong to), so only a blocker
+	// that is new moves the selection and focus to itself.
+	seenBlockers map[string]bool
+	seenChat     string
 }
 
 // New builds the model. Run it with tea.NewProgram(m); call Shutdown after
@@ -572,8 +578,65 @@ func (m *Model) refreshChannel(ch string) {
 			m.chat, m.hasChat = c, true
 			m.keys.Composer.SetTurnRunning(c.ActiveTurn != nil)
 			m.followBlocker()
+			m.noticeBlockers()
 		}
 	}
+	if ch == m.openSession && m.hasChat {
+		// An MCP server flipping to authRequired makes its running calls wait.
+		m.noticeBlockers()
+	}
+}
+
+// noticeBlockers brings a blocker that just appeared in the open chat
+// within reach of the keys its card shows. From an empty composer or a
+// transcript with nothing selected it selects the newest one and focuses
+// the transcript; a composer holding a draft keeps focus (the user is
+// typing), and the card says how to get there instead.
+func (m *Model) noticeBlockers() {
+	if m.seenChat != m.openChat || m.seenBlockers == nil {
+		m.seenChat, m.seenBlockers = m.openChat, map[string]bool{}
+	}
+	auth := authRequiredServers(mcpRows(m.sess))
+	newest := ""
+	for _, it := range m.items() {
+		if it.needsUser(auth) && !m.seenBlockers[it.ID] {
+			m.seenBlockers[it.ID] = true
+			newest = it.ID
+		}
+	}
+	if newest == "" || m.modal != modalNone {
+		return
+	}
+	switch m.focus {
+	case focusComposer:
+		if strings.TrimSpace(m.composer.Value()) != "" {
+			return
+		}
+		m.composer.Blur()
+		m.focus = focusChat
+	case focusChat:
+		if m.itemSel == agentPromptSel {
+			return
+		}
+		if _, ok := m.selectedItem(); ok {
+			return
+		}
+	default:
+		return
+	}
+	m.itemSel, m.scroll, m.pin = newest, 0, true
+}
+
+// newestBlocker is the open chat's most recent item that waits on the user.
+func (m *Model) newestBlocker() (chatItem, bool) {
+	auth := authRequiredServers(mcpRows(m.sess))
+	items := m.items()
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].needsUser(auth) {
+			return items[i], true
+		}
+	}
+	return chatItem{}, false
 }
 
 // ensureChat subscribes to the open session's default chat once the session

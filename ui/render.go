@@ -344,6 +344,18 @@ func (m *Model) transcriptOptions() views.TranscriptOptions {
 		opts.SelectedToolCall = m.itemSel
 	}
 	auth := authRequiredServers(mcpRows(m.sess))
+	if m.focus == focusComposer {
+		// The card's keys are transcript keys: say how to get there.
+		reach := fmt.Sprintf("%s then %s to answer", m.keys.Composer.Cancel.Help().Key, m.keys.Chat.NextBlocker.Help().Key)
+		for _, it := range m.items() {
+			if it.needsUser(auth) {
+				if opts.Reach == nil {
+					opts.Reach = map[string]string{}
+				}
+				opts.Reach[it.ID] = reach
+			}
+		}
+	}
 	for _, it := range m.items() {
 		if !it.Active || it.Kind != itemToolCall {
 			continue

@@ -42,6 +42,9 @@ type GrantView struct {
 	// not, the user must copy URL by hand.
 	BrowserOpened bool
 	Err           string // why it failed, when Failed
+	// Reach, when set, replaces the accept/decline hints: those keys do not
+	// work from where the user is, and Reach says how to get there.
+	Reach string
 }
 
 // hintKeys is the binding set the views name in their inline hints. Hints are
@@ -120,7 +123,11 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 		if d := Sanitize(g.Description); strings.TrimSpace(d) != "" {
 			add(th.Muted, d)
 		}
-		lines = append(lines, wrapLines(hintLine(th, hintKeys.Grant.Accept, hintKeys.Grant.Decline), inner)...)
+		if g.Reach != "" {
+			lines = append(lines, reachLines(th, g.Reach, inner)...)
+		} else {
+			lines = append(lines, wrapLines(hintLine(th, hintKeys.Grant.Accept, hintKeys.Grant.Decline), inner)...)
+		}
 	case GrantWaiting:
 		add(th.GrantTitle, "◌ Waiting for you to approve in the browser…")
 		add(th.Muted, "resource: "+resource)
@@ -146,7 +153,11 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 		}
 		add(th.Error, "✗ access not granted: "+msg)
 		add(th.Muted, "Check the account and permissions in the browser, then try again.")
-		lines = append(lines, wrapLines(hintLine(th, retryBinding(), hintKeys.Grant.Decline), inner)...)
+		if g.Reach != "" {
+			lines = append(lines, reachLines(th, g.Reach, inner)...)
+		} else {
+			lines = append(lines, wrapLines(hintLine(th, retryBinding(), hintKeys.Grant.Decline), inner)...)
+		}
 	default:
 		add(th.Muted, "grant: unknown state")
 	}

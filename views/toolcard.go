@@ -23,6 +23,10 @@ type CardContext struct {
 	// sign-in (the server flipped to authRequired) and asks for it there.
 	// Other states ignore it.
 	Grant *GrantView
+	// Reach, when set on a card that is not selected, replaces its key
+	// hints: the keys do not work from where the user is, and Reach says
+	// how to get there ("esc then ! to answer").
+	Reach string
 }
 
 // Collapsed card sections show this many lines and say how many are hidden.
@@ -301,8 +305,13 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 		}
 		if ctx.Selected {
 			lines = append(lines, wrapLines(hintLine(th, hintKeys.Chat.Approve, hintKeys.Chat.Deny), inner)...)
+		} else if ctx.Reach != "" {
+			lines = append(lines, reachLines(th, ctx.Reach, inner)...)
 		}
 	case "pending-result-confirmation":
+		if !ctx.Selected && ctx.Reach != "" {
+			lines = append(lines, reachLines(th, ctx.Reach, inner)...)
+		}
 		if ctx.Selected {
 			approve, deny := hintKeys.Chat.Approve, hintKeys.Chat.Deny
 			approve.SetHelp(approve.Help().Key, "accept result")
@@ -315,7 +324,7 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 		// in the same place, on its own card.
 		if ctx.Grant != nil {
 			add(th.Warning, "⚠ waiting: its MCP server needs sign-in")
-			lines = append(lines, grantBox(th, *ctx.Grant, inner)...)
+			lines = append(lines, grantBox(th, ctx.grant(), inner)...)
 			if ctx.Selected && ctx.Grant.Phase == GrantOffered {
 				add(th.Muted, "declining cancels the call")
 			}
@@ -323,7 +332,7 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 	case "auth-required":
 		switch {
 		case ctx.Grant != nil:
-			lines = append(lines, grantBox(th, *ctx.Grant, inner)...)
+			lines = append(lines, grantBox(th, ctx.grant(), inner)...)
 		case t.auth != nil:
 			scopes := t.auth.RequiredScopes
 			res := SanitizeLine(t.auth.Resource.Resource)
@@ -337,10 +346,31 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 			add(th.Warning, res+" "+reasonText(string(t.auth.Reason), clean))
 			if ctx.Selected {
 				lines = append(lines, wrapLines(hintLine(th, hintKeys.Grant.Accept, hintKeys.Grant.Decline), inner)...)
+			} else if ctx.Reach != "" {
+				lines = append(lines, reachLines(th, ctx.Reach, inner)...)
 			}
 		}
 	}
 	return lines
+}
+
+// grant is the card's grant prompt, told how to reach its keys when they
+// do not work from where the user is.
+func (ctx CardContext) grant() GrantView {
+	g := *ctx.Grant
+	if !ctx.Selected && ctx.Reach != "" {
+		g.Reach = ctx.Reach
+	}
+	return g
+}
+
+// reachLines say how to get to a card's keys from where the user is.
+func reachLines(th Theme, reach string, inner int) []string {
+	var out []string
+	for _, l := range wrapLines("→ "+SanitizeLine(reach), inner) {
+		out = append(out, th.Warning.Render(l))
+	}
+	return out
 }
 
 // grantBox is the grant prompt framed inside a card, inner cells wide.

@@ -22,6 +22,10 @@ type TranscriptOptions struct {
 	// call id: for an auth-required call, or a running one whose MCP server
 	// needs sign-in (see CardContext.Grant).
 	Grant map[string]GrantView
+	// Reach holds, by tool call or input request id, what to press to get
+	// to a card's keys when they do not work from where the user is (e.g.
+	// typing in the composer): shown instead of the card's key hints.
+	Reach map[string]string
 }
 
 // Transcript renders a chat's turns into a scrollable viewport, fast enough
@@ -362,6 +366,9 @@ func optionsKey(parts []protocol.ResponsePart, opts TranscriptOptions) string {
 		if g, ok := opts.Grant[id]; ok {
 			b = append(b, fmt.Sprintf("g:%s:%v;", id, g)...)
 		}
+		if r, ok := opts.Reach[id]; ok {
+			b = append(b, "R:"+id+":"+r+";"...)
+		}
 	}
 	return string(b)
 }
@@ -552,6 +559,9 @@ func partKey(t *Transcript, p protocol.ResponsePart, width int, opts TranscriptO
 		if v.Request.Id != "" && v.Request.Id == opts.SelectedToolCall {
 			return w + "|s"
 		}
+		if r, ok := opts.Reach[v.Request.Id]; ok {
+			return w + "|r" + r
+		}
 	case protocol.ToolCallResponsePart:
 		n := normalizeToolCall(v.ToolCall)
 		if n.id == "" {
@@ -566,6 +576,9 @@ func partKey(t *Transcript, p protocol.ResponsePart, width int, opts TranscriptO
 		}
 		if g, ok := opts.Grant[n.id]; ok {
 			k += fmt.Sprintf("|g%v", g)
+		}
+		if r, ok := opts.Reach[n.id]; ok {
+			k += "|r" + r
 		}
 		return k + "|" + t.servers[n.contributorMCP]
 	}
@@ -596,6 +609,7 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 			ServerName: t.servers[normalizeToolCall(v.ToolCall).contributorMCP],
 			Selected:   id != "" && id == opts.SelectedToolCall,
 			Expanded:   opts.Expanded[id],
+			Reach:      opts.Reach[id],
 		}
 		if g, ok := opts.Grant[id]; ok {
 			ctx.Grant = &g
@@ -605,7 +619,11 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 		if v.Request.Id != "" && v.Request.Id == opts.SelectedToolCall {
 			return selectedInputRequest(th, v, inner)
 		}
-		return inputRequestSummary(th, v, inner)
+		lines := inputRequestSummary(th, v, inner)
+		if r := SanitizeLine(opts.Reach[v.Request.Id]); r != "" && v.Response == nil {
+			lines = append(lines, reachLines(th, r, inner)...)
+		}
+		return lines
 	case protocol.SystemNotificationResponsePart:
 		text := Sanitize(v.Content.Value)
 		var ls []string
