@@ -389,7 +389,8 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		if err := c.Authenticate(ctx, st.Resource.Resource, res.AccessToken, res.Scopes); err != nil {
 			t.Fatalf("authenticate github: %v", err)
 		}
-		w.wait(t, "github ready", func() bool { m, _ := mcpServer(session(), gh); return m.State.Kind() == "ready" })
+		// Wait on what the consumer recorded: the mirror runs ahead of it.
+		w.wait(t, "github ready", func() bool { k := w.servers[gh]; return len(k) > 0 && k[len(k)-1] == "ready" })
 		if kinds := w.serverKinds(gh); !slices.Contains(kinds, "authRequired") || kinds[len(kinds)-1] != "ready" {
 			t.Fatalf("github states seen = %v", kinds)
 		}
@@ -435,6 +436,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		if !ok || done.Success || done.Error == nil || done.Error.Code == nil || *done.Error.Code != "cancelled" {
 			t.Fatalf("cancelled tool call = %s %+v", tc.Kind(), tc.Variant)
 		}
+		w.wait(t, "completed call seen by the consumer", func() bool { k := w.tools[tcID]; return len(k) > 0 && k[len(k)-1] == "completed" })
 		if kinds := w.toolKinds(tcID); slices.Contains(kinds, "running") && slices.Index(kinds, "running") > slices.Index(kinds, "auth-required") {
 			t.Fatalf("a cancelled call resumed running: %v", kinds)
 		}
@@ -469,6 +471,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		}
 		// chat/toolCallAuthResolved moves the call from auth-required back
 		// to running before it completes.
+		w.wait(t, "completed call seen by the consumer", func() bool { k := w.tools[tcID]; return len(k) > 0 && k[len(k)-1] == "completed" })
 		kinds := w.toolKinds(tcID)
 		i := slices.Index(kinds, "auth-required")
 		if i < 0 || !slices.Equal(kinds[i:], []string{"auth-required", "running", "completed"}) {
