@@ -18,13 +18,100 @@ var actionKindPrefix = map[string]string{
 	"changeset": "changeset/", "annotations": "annotations/", "resourceWatch": "resourceWatch/",
 }
 
+// missingTargetFields lists, per action type, the members naming things
+// that must already exist in the state for the action to do anything: a
+// turn, part, tool call, input request, pending message or customization.
+// An action whose target is missing is stale or hostile; the reducer must
+// ignore it rather than create, stamp or reshuffle anything. Actions that
+// create their target (turnStarted, toolCallStart's tool call, the
+// pendingMessageSet and customizationUpdated upserts) are not listed.
+var missingTargetFields = map[string][]string{
+	"chat/delta":                      {"turnId", "partId"},
+	"chat/reasoning":                  {"turnId", "partId"},
+	"chat/responsePart":               {"turnId"},
+	"chat/usage":                      {"turnId"},
+	"chat/turnComplete":               {"turnId"},
+	"chat/turnCancelled":              {"turnId"},
+	"chat/error":                      {"turnId"},
+	"chat/toolCallStart":              {"turnId"},
+	"chat/toolCallDelta":              {"turnId", "toolCallId"},
+	"chat/toolCallReady":              {"turnId", "toolCallId"},
+	"chat/toolCallConfirmed":          {"turnId", "toolCallId"},
+	"chat/toolCallComplete":           {"turnId", "toolCallId"},
+	"chat/toolCallResultConfirmed":    {"turnId", "toolCallId"},
+	"chat/toolCallContentChanged":     {"turnId", "toolCallId"},
+	"chat/toolCallAuthRequired":       {"turnId", "toolCallId"},
+	"chat/toolCallAuthResolved":       {"turnId", "toolCallId"},
+	"chat/inputAnswerChanged":         {"requestId"},
+	"chat/inputCompleted":             {"requestId"},
+	"chat/pendingMessageRemoved":      {"id"},
+	"session/customizationToggled":    {"id"},
+	"session/customizationRemoved":    {"id"},
+	"session/mcpServerStateChanged":   {"id"},
+	"session/mcpServerStartRequested": {"id"},
+	"session/mcpServerStopRequested":  {"id"},
+}
+
+// missingTarget reports the first target member of actionJSON whose id
+// occurs nowhere in the encoded state: not as any string value or key. The
+// check is deliberately blunt — an id that appears anywhere (even in an
+// unrelated field) counts as present — so it never flags a real target.
+func missingTarget(actionType string, actionJSON, stateJSON []byte) (string, bool) {
+	fields := missingTargetFields[actionType]
+	if len(fields) == 0 {
+		return "", false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(actionJSON, &m) != nil {
+		return "", false
+	}
+	for _, f := range fields {
+		var id string
+		if json.Unmarshal(m[f], &id) != nil {
+			continue
+		}
+		quoted, _ := json.Marshal(id)
+		if !bytes.Contains(stateJSON, quoted) {
+			return f + "=" + string(quoted), true
+		}
+	}
+	return "", false
+}
+
+// withMissingTarget returns copies of actionJSON with each of its target
+// members pointed at an id no state holds, for seeding.
+func withMissingTarget(actionJSON []byte) [][]byte {
+	var m map[string]any
+	if json.Unmarshal(actionJSON, &m) != nil {
+		return nil
+	}
+	typ, _ := m["type"].(string)
+	var out [][]byte
+	for _, f := range missingTargetFields[typ] {
+		if _, ok := m[f].(string); !ok {
+			continue
+		}
+		c := make(map[string]any, len(m))
+		for k, v := range m {
+			c[k] = v
+		}
+		c[f] = "fuzz-no-such-" + f
+		if b, err := json.Marshal(c); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // FuzzReducers feeds (state kind, state JSON, action JSON) to Reduce. It is
 // seeded with every conformance fixture's initial state and each of its
 // actions — and each action against every other kind's state — so a plain
 // `go test` replays them all. Properties:
 //   - Reduce never panics;
 //   - it never changes the encoding of the state it was given (purity);
-//   - an unknown action type, or an action of another channel kind, leaves
+//   - an unknown action type, an action of another channel kind, or one of
+//     its own kind aimed at a turn, part, tool call, request, message or
+//     customization the state does not hold (missingTargetFields), leaves
 //     the state encode-equal;
 //   - the result encodes, decodes again as the same kind, and re-encodes to
 //     the same bytes.
@@ -45,6 +132,9 @@ func FuzzReducers(f *testing.F) {
 		}
 		for _, a := range fx.Actions {
 			f.Add(k, []byte(fx.Initial), []byte(a))
+			for _, stale := range withMissingTarget(a) {
+				f.Add(k, []byte(fx.Initial), stale)
+			}
 		}
 	}
 	// Cross-kind seeds: each kind's state against one action of every other kind.
@@ -93,6 +183,9 @@ func FuzzReducers(f *testing.F) {
 		}
 		if !strings.HasPrefix(action.Kind(), actionKindPrefix[kind]) && !bytes.Equal(before, out) {
 			t.Fatalf("%s reducer applied %s, an action of another channel:\n%s", kind, action.Kind(), jsonDiff(before, out))
+		}
+		if which, missing := missingTarget(action.Kind(), actionJSON, before); missing && !bytes.Equal(before, out) {
+			t.Fatalf("%s reducer changed state on %s aimed at %s, which the state does not hold:\n%s", kind, action.Kind(), which, jsonDiff(before, out))
 		}
 		again, err := decodeReducerState(kind, out)
 		if err != nil {
