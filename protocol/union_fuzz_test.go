@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -85,28 +88,68 @@ type unionSeed struct {
 	data   []byte
 }
 
-// unionSeeds gathers the seed documents, deduplicated. Seeds whose type is
-// known go to that target only, so the baseline-coverage pass a short CI
-// fuzz run starts with stays a few seconds.
+// unionSeeds gathers the seed documents, deduplicated by shape: a document
+// whose structure (see jsonShape: member names, value kinds and the
+// discriminator values) repeats one already kept for the same target adds
+// no coverage, only baseline-coverage time — the short CI fuzz run spent
+// ~8 of its 10 s replaying ~1,870 seeds before it fuzzed at all. Seeds
+// whose type is known go to that target only; the rest go to each target
+// that decodes them (the hand-written shapes at the end go to all, so the
+// error paths stay seeded).
 func unionSeeds(tb testing.TB) []unionSeed {
 	tb.Helper()
 	var seeds []unionSeed
 	seen := map[string]bool{}
 	addTo := func(target int, b []byte) {
 		b = bytes.TrimSpace(b)
-		if len(b) == 0 || len(b) > maxUnionFuzzInput || seen[string(b)] {
+		if len(b) == 0 || len(b) > maxUnionFuzzInput {
 			return
 		}
-		seen[string(b)] = true
+		key := strconv.Itoa(target) + " " + jsonShape(b)
+		if seen[key] {
+			return
+		}
+		seen[key] = true
 		seeds = append(seeds, unionSeed{target, bytes.Clone(b)})
 	}
-	add := func(b []byte) { addTo(-1, b) }
+	add := func(b []byte) {
+		for i, tgt := range unionTargets {
+			if v := tgt.new(); json.Unmarshal(bytes.TrimSpace(b), v) == nil && knownVariant(v) {
+				addTo(i, b)
+			}
+		}
+	}
+	// nested seeds the unions found inside documents (response parts,
+	// tool call states, customizations, input requests…) from every
+	// object nested in b, so those targets get the fixtures' diversity too.
+	nested := func(b []byte) {
+		var v any
+		if json.Unmarshal(b, &v) != nil {
+			return
+		}
+		walkObjects(v, func(o map[string]any) {
+			if ob, err := json.Marshal(o); err == nil {
+				add(ob)
+			}
+		})
+	}
 	fixtures := parsedReducerFixtures(tb)
+	envelopeTypes := map[string]bool{}
 	for i, fx := range fixtures {
+		nested(fx.Initial)
 		for _, a := range fx.Actions {
 			addTo(0, a)
-			env, _ := json.Marshal(map[string]any{"channel": "ahp-session:/s1", "action": a, "serverSeq": i + 1})
-			addTo(1, env)
+			nested(a)
+			// The envelope decoder hands the action to StateAction's, which
+			// the line above seeds in full: one envelope per action type.
+			var typ struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(a, &typ) == nil && !envelopeTypes[typ.Type] {
+				envelopeTypes[typ.Type] = true
+				env, _ := json.Marshal(map[string]any{"channel": "ahp-session:/s1", "action": a, "serverSeq": i + 1})
+				addTo(1, env)
+			}
 		}
 	}
 	rt, _ := filepath.Glob(filepath.Join(fixtureDir(tb, "round-trips"), "*.json"))
@@ -116,6 +159,7 @@ func unionSeeds(tb testing.TB) []unionSeed {
 		}
 		if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &fx) == nil {
 			add(fx.Input)
+			nested(fx.Input)
 		}
 	}
 	hostile, _ := filepath.Glob(filepath.Join("..", "testdata", "hostile", "*.json"))
@@ -128,6 +172,8 @@ func unionSeeds(tb testing.TB) []unionSeed {
 	for _, fr := range transcriptFrames(tb) {
 		add(fr.Params)
 		add(fr.Result)
+		nested(fr.Params)
+		nested(fr.Result)
 		// Snapshots sit one level down (initialize/subscribe results).
 		var res struct {
 			Snapshot  json.RawMessage   `json:"snapshot"`
@@ -148,9 +194,110 @@ func unionSeeds(tb testing.TB) []unionSeed {
 		`{"resource":"ahp-unknown:/x","state":{"a":1},"fromSeq":0}`,
 		`{"resource":"ahp-root://","state":null,"fromSeq":0}`,
 	} {
-		add([]byte(s))
+		addTo(-1, []byte(s))
 	}
 	return seeds
+}
+
+// walkObjects calls f for every object in v, v itself included.
+func walkObjects(v any, f func(map[string]any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		f(x)
+		for _, e := range x {
+			walkObjects(e, f)
+		}
+	case []any:
+		for _, e := range x {
+			walkObjects(e, f)
+		}
+	}
+}
+
+// knownVariant reports whether a decoded target holds something its type
+// knows: a union's known variant (every object decodes, as its Unknown
+// variant at worst), an envelope with an action, a snapshot of a resource.
+// Seeding a target with documents of other types only replays its
+// fallback path.
+func knownVariant(v any) bool {
+	switch x := v.(type) {
+	case *ActionEnvelope:
+		return x.Channel != "" && x.Action.Variant != nil
+	case *Snapshot:
+		return x.Resource != ""
+	}
+	f := reflect.ValueOf(v).Elem().FieldByName("Variant")
+	if !f.IsValid() || f.IsNil() {
+		return false
+	}
+	return !strings.HasPrefix(f.Elem().Type().Name(), "Unknown")
+}
+
+// shapeDiscriminators are the members whose string values select a
+// variant (or a state), so they are part of a document's shape.
+var shapeDiscriminators = map[string]bool{"type": true, "kind": true, "status": true, "state": true, "reason": true, "confirmed": true, "resource": true, "channel": true}
+
+// jsonShape describes the structure of a JSON document: object member
+// names with the shape of their values, the distinct shapes of array
+// elements, the kind of each scalar, and the values of discriminator
+// members. Two documents of one shape exercise the same decoder paths.
+// Invalid JSON is its own shape (its bytes).
+func jsonShape(b []byte) string {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return "!" + string(b)
+	}
+	var sb strings.Builder
+	writeShape(&sb, "", v)
+	return sb.String()
+}
+
+func writeShape(sb *strings.Builder, key string, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		sb.WriteByte('{')
+		for _, k := range keys {
+			sb.WriteString(strconv.Quote(k))
+			sb.WriteByte(':')
+			writeShape(sb, k, x[k])
+			sb.WriteByte(',')
+		}
+		sb.WriteByte('}')
+	case []any:
+		elems := map[string]bool{}
+		for _, e := range x {
+			var eb strings.Builder
+			writeShape(&eb, key, e)
+			elems[eb.String()] = true
+		}
+		distinct := make([]string, 0, len(elems))
+		for e := range elems {
+			distinct = append(distinct, e)
+		}
+		sort.Strings(distinct)
+		sb.WriteString("[" + strings.Join(distinct, "|") + "]")
+	case string:
+		if shapeDiscriminators[key] {
+			// Channel and resource URIs matter by scheme only.
+			if i := strings.Index(x, ":"); i >= 0 && (key == "resource" || key == "channel") {
+				x = x[:i]
+			}
+			sb.WriteString(strconv.Quote(x))
+		} else {
+			sb.WriteByte('s')
+		}
+	case float64:
+		sb.WriteByte('n')
+	case bool:
+		sb.WriteByte('b')
+	default:
+		sb.WriteByte('z')
+	}
 }
 
 // transcriptFrame is one line of a testdata/transcripts/*.jsonl file.
