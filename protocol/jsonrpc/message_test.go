@@ -3,6 +3,10 @@ package jsonrpc
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 	"testing"
 )
 
@@ -169,8 +173,15 @@ func BenchmarkDecodeActionNotification(b *testing.B) {
 }
 
 // FuzzDecode checks that no frame makes Decode panic and that anything it
-// accepts survives Encode and a second Decode unchanged.
+// accepts survives Encode and a second Decode unchanged. Seeds: a few
+// hand-written frames, and frames built from the AHP conformance fixtures
+// (fixtureFrames): every reducer fixture action as an `action`
+// notification, every round-trip input as notification params, request
+// params and a response result.
 func FuzzDecode(f *testing.F) {
+	for _, fr := range fixtureFrames(f) {
+		f.Add(fr)
+	}
 	for _, s := range []string{
 		string(actionFrame),
 		`{"jsonrpc":"2.0","id":1,"result":{"a":[1,2,{"b":"}"}]}}`,
@@ -201,4 +212,132 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("unstable: %s vs %s", b, b2)
 		}
 	})
+}
+
+// fixtureDir finds a folder of the AHP test cases: AHP_TEST_CASES, or
+// ../shared/ahp/test-cases, relative to the repository root (the folder
+// holding go.mod) unless absolute — as the protocol package's tests do.
+func fixtureDir(tb testing.TB, sub string) string {
+	tb.Helper()
+	root := os.Getenv("AHP_TEST_CASES")
+	if root == "" {
+		root = filepath.Join("..", "shared", "ahp", "test-cases")
+	}
+	if !filepath.IsAbs(root) {
+		repo, err := os.Getwd()
+		if err != nil {
+			tb.Fatalf("fixtures: cannot read the working directory: %v", err)
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(repo, "go.mod")); err == nil {
+				break
+			}
+			parent := filepath.Dir(repo)
+			if parent == repo {
+				tb.Fatalf("fixtures: no go.mod above the working directory; set AHP_TEST_CASES to an absolute path")
+			}
+			repo = parent
+		}
+		root = filepath.Join(repo, root)
+	}
+	dir := filepath.Join(root, sub)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		tb.Fatalf("fixtures: %s is not a folder (%v); set AHP_TEST_CASES to the AHP test-cases folder (the one holding round-trips/ and reducers/)", dir, err)
+	}
+	return dir
+}
+
+// fixtureChannels gives each reducer kind a channel URI of its scheme, so
+// the built action frames look like the host's.
+var fixtureChannels = map[string]string{
+	"root": "ahp-root://", "session": "ahp-session:/s1", "chat": "ahp-chat:/c1",
+	"terminal": "ahp-terminal:/t1", "changeset": "ahp-changeset:/x1",
+	"annotations": "ahp-annotations:/a1", "resourceWatch": "ahp-watch:/w1",
+}
+
+// fixtureFrames wraps the conformance fixtures into JSON-RPC frames, the
+// shapes a host really sends, deduplicated.
+func fixtureFrames(tb testing.TB) [][]byte {
+	tb.Helper()
+	var frames [][]byte
+	seen := map[string]bool{}
+	add := func(v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			tb.Fatalf("fixture frame: %v", err)
+		}
+		if !seen[string(b)] {
+			seen[string(b)] = true
+			frames = append(frames, b)
+		}
+	}
+	files := func(sub string) []string {
+		fs, _ := filepath.Glob(filepath.Join(fixtureDir(tb, sub), "*.json"))
+		sort.Strings(fs)
+		if len(fs) == 0 {
+			tb.Fatalf("fixtures: no *.json in %s", sub)
+		}
+		return fs
+	}
+	seq := 0
+	for _, file := range files("reducers") {
+		var fx struct {
+			Reducer string            `json:"reducer"`
+			Actions []json.RawMessage `json:"actions"`
+		}
+		if err := readJSON(file, &fx); err != nil {
+			tb.Fatal(err)
+		}
+		for _, a := range fx.Actions {
+			seq++
+			add(map[string]any{"jsonrpc": "2.0", "method": "action", "params": map[string]any{
+				"channel": fixtureChannels[fx.Reducer], "action": a, "serverSeq": seq,
+			}})
+		}
+	}
+	for _, file := range files("round-trips") {
+		var fx struct {
+			Input json.RawMessage `json:"input"`
+		}
+		if err := readJSON(file, &fx); err != nil {
+			tb.Fatal(err)
+		}
+		if len(fx.Input) == 0 {
+			continue
+		}
+		seq++
+		// Params must be structured (JSON-RPC 2.0 §4.2); any value is a result.
+		if c := fx.Input[0]; c == '{' || c == '[' {
+			add(map[string]any{"jsonrpc": "2.0", "method": "action", "params": fx.Input})
+			add(map[string]any{"jsonrpc": "2.0", "id": seq, "method": "subscribe", "params": fx.Input})
+		}
+		add(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprintf("r-%d", seq), "result": fx.Input})
+	}
+	return frames
+}
+
+func readJSON(file string, v any) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("fixtures: %w", err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("fixtures: %s: %w", file, err)
+	}
+	return nil
+}
+
+// TestFixtureFrames keeps FuzzDecode's fixture seeds honest: they exist,
+// and Decode accepts every one (they are frames a real host sends).
+func TestFixtureFrames(t *testing.T) {
+	frames := fixtureFrames(t)
+	if len(frames) < 100 {
+		t.Fatalf("only %d fixture frames; the fixtures hold several hundred actions", len(frames))
+	}
+	for _, fr := range frames {
+		if _, err := Decode(fr); err != nil {
+			t.Errorf("Decode rejected a fixture frame: %v\n%.300s", err, fr)
+		}
+	}
+	t.Logf("%d frames from the conformance fixtures", len(frames))
 }
