@@ -127,3 +127,26 @@ func TestGoldenHostileToolName(t *testing.T) {
 		return m
 	})
 }
+
+// At 60×20 and 80×24 the MCP panel is a short strip under the chat; it
+// must still show every server's state (it once showed a single name).
+func TestGoldenMCPPanelSmall(t *testing.T) {
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"60x20", 60, 20}, {"80x24", 80, 24}} {
+		t.Run(sz.name, func(t *testing.T) {
+			m := fxModel(fxChatState())
+			m.focus = focusMCP
+			m.mcpSel = 3
+			out := ansi.Strip(screen(t, m, sz.w, sz.h))
+			for _, r := range mcpRows(m.sess) {
+				b := m.th.McpBadge(r.StateKind, "")
+				if !strings.Contains(out, r.Name+" "+b.Glyph) {
+					t.Errorf("%s and its state are not on screen:\n%s", r.Name, out)
+				}
+			}
+			golden.RequireEqual(t, out)
+		})
+	}
+}

@@ -58,7 +58,7 @@ const (
 	MaxMCPWide      = 44
 	MinChatHeight   = 5
 	MinMCPBelow     = 3 // a bordered single row of badges
-	MaxMCPBelow     = 7
+	MaxMCPBelow     = 8
 	minHelpHeight   = 6 // below this many rows the help line gives way
 )
 
@@ -92,7 +92,9 @@ func ComputeLayout(width, height int, showMCP bool) Layout {
 			sessW = min(sessW, w-MinChatWidth)
 		}
 		if showMCP && mainH-MinMCPBelow >= MinChatHeight {
-			mcpH = layoutClamp(mainH/4, MinMCPBelow, MaxMCPBelow)
+			// A third: at 60×20 the panel keeps a title and three lines, at
+			// 80×24 four, enough for every server in the compact form.
+			mcpH = layoutClamp(mainH/3, MinMCPBelow, MaxMCPBelow)
 			mcpH = min(mcpH, mainH-MinChatHeight)
 		}
 	} else {

@@ -147,7 +147,7 @@ func ExampleComputeLayout() {
 			size[0], size[1], l.Sessions, l.Chat, l.MCP, l.MCPBelow)
 	}
 	// Output:
-	// 60x24 sessions={0 0 18 17} chat={18 0 42 17} mcp={0 17 60 5} below=true
+	// 60x24 sessions={0 0 18 15} chat={18 0 42 15} mcp={0 15 60 7} below=true
 	// 100x30 sessions={0 0 24 28} chat={24 0 48 28} mcp={72 0 28 28} below=false
 	// 160x48 sessions={0 0 34 46} chat={34 0 87 46} mcp={121 0 39 46} below=false
 	// 250x60 sessions={0 0 36 58} chat={36 0 170 58} mcp={206 0 44 58} below=false

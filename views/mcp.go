@@ -149,14 +149,128 @@ func mcpRowsWindow(th Theme, rows []MCPServerRow, selected int, pending map[stri
 		return wrapLines(th.Muted.Render("No MCP servers in this session."), inner)
 	}
 	blocks := make([][]string, len(rows))
+	total := 0
 	for i, r := range rows {
 		var g *GrantView
 		if gv, ok := grants[r.ID]; ok {
 			g = &gv
 		}
 		blocks[i] = mcpRowLines(th, r, i == selected, focused, pending[r.ID], g, inner)
+		total += len(blocks[i])
+	}
+	if total > h {
+		// Too short for every server's details: one line per server, so
+		// each one's state is on screen (a short panel once showed a single
+		// name and nothing else).
+		if selected >= 0 && selected < len(rows) && len(rows)-1+len(blocks[selected]) <= h {
+			// The selected server in full, the others one line each.
+			one := mcpCompact(th, rows, selected, pending, inner, len(rows), focused, true)
+			var lines []string
+			for i := range rows {
+				if i == selected {
+					lines = append(lines, blocks[i]...)
+				} else {
+					lines = append(lines, one[i])
+				}
+			}
+			return lines
+		}
+		lines := mcpCompact(th, rows, selected, pending, inner, h, focused, false)
+		if selected >= 0 && selected < len(rows) {
+			// Room left: what the selected server says beyond its state.
+			var g *GrantView
+			if gv, ok := grants[rows[selected].ID]; ok {
+				g = &gv
+			}
+			if d := mcpRowDetail(th, rows[selected], true, g, inner); len(d) > 0 && len(lines)+len(d) <= h {
+				lines = append(lines, d...)
+			}
+		}
+		return lines
 	}
 	return windowBlocks(blocks, selected, h)
+}
+
+// mcpCompact lists servers one line each ("›Filesystem ○ stopped"), in as
+// many columns as fit side by side (each as wide as its longest entry),
+// scrolled so the selected one shows. oneColumn asks for a single column,
+// one line per row in row order.
+func mcpCompact(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, inner, h int, focused, oneColumn bool) []string {
+	plain := make([]string, len(rows))
+	cells := make([]string, len(rows))
+	for i, r := range rows {
+		marker := "  "
+		if !oneColumn {
+			marker = " " // columns are tight: one cell is enough to point
+		}
+		if i == selected {
+			marker = "›" + marker[1:]
+		}
+		name := SanitizeLine(r.Name)
+		if name == "" {
+			name = "(unnamed)"
+		}
+		b := th.McpBadge(r.StateKind, authReason(r))
+		text := name + " " + b.Glyph + " " + b.Label
+		styled := th.Text.Bold(true).Render(name) + " " + b.Style.Render(b.Glyph+" "+b.Label)
+		if !r.Enabled {
+			text += " · off"
+			styled += th.Muted.Render(" · off")
+		}
+		if pending[r.ID] {
+			text += " ⋯"
+			styled += th.Muted.Render(" ⋯")
+		}
+		plain[i] = marker + text
+		cells[i] = marker + styled
+		if i == selected && focused {
+			cells[i] = th.Selected.Render(plain[i])
+		}
+	}
+	const gap = 2
+	n := len(rows)
+	nLines, widths := n, []int{inner}
+	if !oneColumn {
+		for lines := 1; lines <= n; lines++ {
+			cols := (n + lines - 1) / lines
+			ws := make([]int, cols)
+			total := gap * (cols - 1)
+			for i := range rows {
+				ws[i/lines] = max(ws[i/lines], lipgloss.Width(plain[i]))
+			}
+			for _, w := range ws {
+				total += w
+			}
+			if total <= inner || cols == 1 {
+				nLines, widths = lines, ws
+				if cols == 1 {
+					widths = []int{inner}
+				}
+				break
+			}
+		}
+	}
+	out := make([]string, nLines)
+	for i := range rows {
+		// Column-major, so the order reads down like the full list.
+		line, col := i%nLines, i/nLines
+		c := Truncate(cells[i], widths[col])
+		if col > 0 {
+			out[line] += strings.Repeat(" ", gap)
+		}
+		if pad := widths[col] - lipgloss.Width(c); pad > 0 && i+nLines < n {
+			c += strings.Repeat(" ", pad)
+		}
+		out[line] += c
+	}
+	if len(out) <= h {
+		return out
+	}
+	first := 0
+	if sel := selected % nLines; selected >= 0 && sel >= h {
+		first = sel - h + 1
+	}
+	return out[first : first+h]
 }
 
 // windowBlocks picks consecutive blocks around selected that fit in h
@@ -215,6 +329,13 @@ func mcpRowLines(th Theme, r MCPServerRow, selected, focused, pending bool, gran
 	if r.Parent != "" {
 		lines = append(lines, th.Subtle.Render(Truncate("  from "+SanitizeLine(r.Parent), inner)))
 	}
+	return append(lines, mcpRowDetail(th, r, selected, grant, inner)...)
+}
+
+// mcpRowDetail is what a row says beyond its name and state: the error, the
+// sign-in it needs and the grant flow running for it.
+func mcpRowDetail(th Theme, r MCPServerRow, selected bool, grant *GrantView, inner int) []string {
+	var lines []string
 	switch r.StateKind {
 	case "error":
 		if msg := SanitizeLine(r.Error); msg != "" {

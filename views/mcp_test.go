@@ -124,7 +124,8 @@ func TestRenderMCPPanelScrollsToSelection(t *testing.T) {
 	rows := MCPServerRows(mcpCustomizations())
 	for sel := range rows {
 		out := ansi.Strip(RenderMCPPanel(noColorTheme, rows, sel, nil, nil, 40, 8, true))
-		if !strings.Contains(out, "› "+rows[sel].Name) {
+		// The compact form points with "›" and no space.
+		if !strings.Contains(out, "› "+rows[sel].Name) && !strings.Contains(out, "›"+rows[sel].Name) {
 			t.Errorf("selected row %d (%s) not visible:\n%s", sel, rows[sel].Name, out)
 		}
 	}
@@ -163,5 +164,30 @@ func TestRenderMCPPanelHostile(t *testing.T) {
 				checkGolden(t, "mcp_panel_hostile", w, out)
 			}
 		}
+	}
+}
+
+// A panel as short as the layout gives it at 60×20 and 80×24 (a title and
+// three or four lines inside) still shows every server with its state: one line per
+// server, in columns when they fit. Once it showed a single name.
+func TestRenderMCPPanelShortShowsEveryServer(t *testing.T) {
+	all := MCPServerRows(mcpCustomizations())
+	for _, size := range [][2]int{{60, 6}, {80, 7}} {
+		rows := all
+		if size[0] == 60 {
+			// Six long names cannot share 56 cells in three lines; four
+			// (as many as the demo host has) must.
+			rows = all[:4]
+		}
+		out := RenderMCPPanel(noColorTheme, rows, 3, nil, nil, size[0], size[1], true)
+		checkPanel(t, noColorTheme, out, size[0], size[1])
+		plain := ansi.Strip(out)
+		for _, r := range rows {
+			b := noColorTheme.McpBadge(r.StateKind, authReason(r))
+			if !strings.Contains(plain, SanitizeLine(r.Name)+" "+b.Glyph) {
+				t.Errorf("%dx%d: %s and its state are missing:\n%s", size[0], size[1], r.Name, plain)
+			}
+		}
+		checkGolden(t, fmt.Sprintf("mcp_panel_short%d", size[1]), size[0], out)
 	}
 }
