@@ -40,9 +40,10 @@ const (
 
 	// A leak per reconnect that Close frees would pass the bounds above, so
 	// the soak also samples while it runs, at two quiet moments with the
-	// victim connected (no turn running, nothing queued): once after
-	// soakWarmup of the run (connections, caches and the host's replay
-	// ring are warm by then) and once at the end, before anything closes.
+	// victim connected (no turn running, nothing queued): once after a
+	// quarter of the run (soakWarmupFraction; connections, caches and the
+	// host's replay ring are warm by then) and once at the end, before
+	// anything closes.
 	// Between them lie ~3/4 of the reconnects (≈15 in the default 45 s);
 	// the late sample may exceed the early one by at most midGoroutineSlack
 	// goroutines (a leak of two per reconnect fails) and midHeapSlack of
@@ -52,8 +53,8 @@ const (
 	// Not counted: goroutines parked in demohost's (*Host).afterDuration.
 	// The demo host schedules one per authenticate call, sleeping until the
 	// token's expiry (an hour) even after that connection died, so each
-	// reconnect adds two that only Close ends — a demo-host defect (its
-	// owner has been told), not the client's, and this test is about the
+	// reconnect adds two that only Close ends — a demo-host defect (reported
+	// to its owner), not the client's, and this test is about the
 	// client. They are counted and logged separately.
 	soakWarmupFraction = 4 // warm-up is dur / soakWarmupFraction
 	midGoroutineSlack  = 20
