@@ -200,7 +200,9 @@ func (it chatItem) needsUser(authServers map[string]bool) bool {
 // its result, so the row a key acts on is the row the user sees highlighted.
 type mcpRow = views.MCPServerRow
 
-func mcpRows(sess protocol.SessionState) []mcpRow { return views.MCPServerRows(sess.Customizations) }
+func mcpRows(sess protocol.SessionState) []mcpRow {
+	return views.MCPServerRows(views.SessionCustomizations(sess))
+}
 
 // authRequiredServers maps MCP server ids in authRequired to true, so a
 // running tool call against one grows a grant prompt.

@@ -377,7 +377,7 @@ func (m *Model) transcriptView(w, h int) string {
 	if m.tr == nil {
 		m.tr = views.NewTranscript(m.th)
 	}
-	m.tr.SetChat(m.chat, m.sess.Customizations)
+	m.tr.SetChat(m.chat, views.SessionCustomizations(m.sess))
 	opts := m.transcriptOptions()
 	if m.pin && m.itemSel != "" {
 		// Counted from the end, so only the turns below the card render:
@@ -474,7 +474,13 @@ func (m *Model) renderMCP(w, h int) []string {
 	if len(m.sess.Customizations) > 0 {
 		first = &m.sess.Customizations[0]
 	}
-	key := fmt.Sprintf("%p|%d|%d|%v|%v|%d|%d|%v|%d", first, len(m.sess.Customizations), m.mcpSel, pending, grants, w, h, focused, m.themeGen)
+	// Client plugins (activeClients) add servers too.
+	var clients *protocol.SessionActiveClient
+	if len(m.sess.ActiveClients) > 0 {
+		clients = &m.sess.ActiveClients[0]
+	}
+	key := fmt.Sprintf("%p|%d|%p|%d|%d|%v|%v|%d|%d|%v|%d", first, len(m.sess.Customizations), clients, len(m.sess.ActiveClients),
+		m.mcpSel, pending, grants, w, h, focused, m.themeGen)
 	if m.mcpMemo.key != key {
 		m.mcpMemo.key = key
 		m.mcpMemo.lines = strings.Split(views.RenderMCPPanel(m.th, rows, m.mcpSel, pending, grants, w, h, focused), "\n")

@@ -29,29 +29,71 @@ type MCPServerRow struct {
 
 // MCPServerRows lists every MCP server in a session's customizations, in
 // the host's order: top-level servers and the servers inside each plugin or
-// directory, right after their container's position.
+// directory, right after their container's position. A server id listed
+// twice (a host may surface a client's plugin and its children again at top
+// level) is listed once, where it first appears.
 func MCPServerRows(customizations []protocol.Customization) []MCPServerRow {
 	var rows []MCPServerRow
+	seen := map[string]bool{}
+	add := func(r MCPServerRow) {
+		if !seen[r.ID] {
+			seen[r.ID] = true
+			rows = append(rows, r)
+		}
+	}
 	for _, c := range customizations {
 		switch v := c.Variant.(type) {
 		case protocol.McpServerCustomization:
-			rows = append(rows, mcpRow(v, "", ""))
+			add(mcpRow(v, "", ""))
 		case protocol.PluginCustomization:
-			rows = appendChildRows(rows, v.Children, v.Id, v.Name)
+			addChildRows(add, v.Children, v.Id, v.Name)
 		case protocol.DirectoryCustomization:
-			rows = appendChildRows(rows, v.Children, v.Id, v.Name)
+			addChildRows(add, v.Children, v.Id, v.Name)
 		}
 	}
 	return rows
 }
 
-func appendChildRows(rows []MCPServerRow, children []protocol.ChildCustomization, parentID, parent string) []MCPServerRow {
+func addChildRows(add func(MCPServerRow), children []protocol.ChildCustomization, parentID, parent string) {
 	for _, ch := range children {
 		if s, ok := ch.Variant.(protocol.McpServerCustomization); ok {
-			rows = append(rows, mcpRow(s, parentID, parent))
+			add(mcpRow(s, parentID, parent))
 		}
 	}
-	return rows
+}
+
+// SessionCustomizations is every customization of a session the panel and
+// the cards name servers from: the session's own list, then the plugins its
+// active clients publish (ClientPluginCustomization, whose children hold the
+// client-contributed MCP servers) that the host has not surfaced in that
+// list itself. With no client plugins it returns sess.Customizations as is.
+func SessionCustomizations(sess protocol.SessionState) []protocol.Customization {
+	var extra []protocol.Customization
+	var listed map[string]bool
+	for _, ac := range sess.ActiveClients {
+		for _, p := range ac.Customizations {
+			if listed == nil {
+				listed = map[string]bool{}
+				for _, c := range sess.Customizations {
+					if v, ok := c.Variant.(protocol.PluginCustomization); ok {
+						listed[v.Id] = true
+					}
+				}
+			}
+			if listed[p.Id] {
+				continue
+			}
+			listed[p.Id] = true
+			extra = append(extra, protocol.NewCustomization(protocol.PluginCustomization{
+				Id: p.Id, Uri: p.Uri, Name: p.Name, Icons: p.Icons, Range: p.Range, Meta: p.Meta, Enabled: p.Enabled,
+				ClientId: p.ClientId, Load: p.Load, Children: p.Children, Type: p.Type, Version: p.Version,
+			}))
+		}
+	}
+	if len(extra) == 0 {
+		return sess.Customizations
+	}
+	return append(append([]protocol.Customization(nil), sess.Customizations...), extra...)
 }
 
 func mcpRow(s protocol.McpServerCustomization, parentID, parent string) MCPServerRow {

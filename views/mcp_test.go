@@ -191,3 +191,49 @@ func TestRenderMCPPanelShortShowsEveryServer(t *testing.T) {
 		checkGolden(t, fmt.Sprintf("mcp_panel_short%d", size[1]), size[0], out)
 	}
 }
+
+// Servers a client contributes arrive as children of its
+// ClientPluginCustomization in activeClients; the panel and the cards must
+// name them, once even when the host also surfaces the plugin at top level.
+func TestClientPluginServers(t *testing.T) {
+	browser := protocol.McpServerCustomization{Id: "mcp-browser", Uri: "file:///client/plugin.json", Name: "Browser tools",
+		Enabled: true, State: protocol.NewMcpServerState(protocol.McpServerReadyState{})}
+	plugin := protocol.ClientPluginCustomization{Id: "client-plugin", Uri: "file:///client/plugin.json", Name: "VS Code tools",
+		Enabled: true, Type: "plugin", Children: []protocol.ChildCustomization{protocol.NewChildCustomization(browser)}}
+	sess := protocol.SessionState{Customizations: mcpCustomizations(),
+		ActiveClients: []protocol.SessionActiveClient{{ClientId: "vscode", Tools: []protocol.ToolDefinition{},
+			Customizations: []protocol.ClientPluginCustomization{plugin}}}}
+	tc := protocol.NewToolCallState(protocol.ToolCallRunningState{ToolCallId: "tc-b", ToolName: "open_page",
+		Contributor:       &protocol.ToolCallContributor{Variant: protocol.ToolCallMcpContributor{CustomizationId: "mcp-browser"}},
+		InvocationMessage: protocol.PlainString("Open the page"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded})
+
+	count := func(rows []MCPServerRow) (n int, parent string) {
+		for _, r := range rows {
+			if r.ID == "mcp-browser" {
+				n++
+				parent = r.Parent
+			}
+		}
+		return n, parent
+	}
+	if n, _ := count(MCPServerRows(sess.Customizations)); n != 0 {
+		t.Fatalf("fixture: the session's own list already has the client server")
+	}
+	rows := MCPServerRows(SessionCustomizations(sess))
+	if n, parent := count(rows); n != 1 || parent != "VS Code tools" {
+		t.Fatalf("client server listed %d times under %q, want once under VS Code tools", n, parent)
+	}
+	if got := ServerNameFor(tc, SessionCustomizations(sess)); got != "Browser tools" {
+		t.Fatalf("ServerNameFor = %q, want Browser tools", got)
+	}
+	if out := ansi.Strip(RenderMCPPanel(noColorTheme, rows, 0, nil, nil, 44, 40, false)); !strings.Contains(out, "Browser tools") {
+		t.Fatalf("panel lacks the client's server:\n%s", out)
+	}
+	// The host surfaced the plugin (with its children) at top level too.
+	surfaced := sess
+	surfaced.Customizations = append(append([]protocol.Customization(nil), sess.Customizations...), protocol.NewCustomization(protocol.PluginCustomization{
+		Id: plugin.Id, Uri: plugin.Uri, Name: plugin.Name, Enabled: true, Type: "plugin", Children: plugin.Children}))
+	if n, _ := count(MCPServerRows(SessionCustomizations(surfaced))); n != 1 {
+		t.Fatalf("surfaced client server listed %d times, want once", n)
+	}
+}

@@ -447,8 +447,9 @@ func resultText(content []protocol.ToolResultContent) string {
 
 // ServerNameFor returns the name of the MCP server a tool call comes from,
 // looked up by its contributor's customizationId among the session's
-// customizations (top level and inside plugins and directories); "" when
-// the tool is not an MCP tool or the server is not listed.
+// customizations (top level and inside plugins and directories; pass
+// SessionCustomizations(sess) to include the plugins of active clients); ""
+// when the tool is not an MCP tool or the server is not listed.
 func ServerNameFor(tc protocol.ToolCallState, customizations []protocol.Customization) string {
 	id := normalizeToolCall(tc).contributorMCP
 	if id == "" {

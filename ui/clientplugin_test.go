@@ -1,0 +1,39 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// An MCP server a client contributes (a child of its ClientPluginCustomization
+// in activeClients) shows in the panel and names its tool calls' cards.
+func TestClientPluginServerShown(t *testing.T) {
+	browser := protocol.McpServerCustomization{Id: "mcp-browser", Uri: "file:///client/plugin.json", Name: "Browser tools",
+		Enabled: true, State: protocol.NewMcpServerState(protocol.McpServerReadyState{})}
+	m := fxModel(fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallId: "tc-b", ToolName: "open_page", DisplayName: "Open page",
+		Contributor: mcpBy("mcp-browser"), InvocationMessage: protocol.PlainString("Open the page"),
+		Confirmed: protocol.ToolCallConfirmationReasonNotNeeded})))
+	m.sess.ActiveClients = []protocol.SessionActiveClient{{ClientId: "vscode", Tools: []protocol.ToolDefinition{},
+		Customizations: []protocol.ClientPluginCustomization{{Id: "client-plugin", Uri: "file:///client/plugin.json",
+			Name: "VS Code tools", Enabled: true, Type: "plugin", Children: []protocol.ChildCustomization{protocol.NewChildCustomization(browser)}}}}}
+	m.itemSel = "tc-b"
+	m.resize(160, 60)
+	out := ansi.Strip(m.Render())
+	if !strings.Contains(out, "Open page · Browser tools") {
+		t.Errorf("the card does not name the client's server:\n%s", out)
+	}
+	found := false
+	for _, r := range mcpRows(m.sess) {
+		found = found || r.ID == "mcp-browser"
+	}
+	if !found {
+		t.Errorf("the MCP rows lack the client's server")
+	}
+	if panel := strings.Count(out, "Browser tools"); panel < 2 {
+		t.Errorf("the MCP panel does not list the client's server:\n%s", out)
+	}
+}
