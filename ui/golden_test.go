@@ -150,3 +150,43 @@ func TestGoldenMCPPanelSmall(t *testing.T) {
 		})
 	}
 }
+
+// allStatesChat is the fixture chat with a card in every tool-call state:
+// completed and cancelled in the finished turn; streaming, pending
+// confirmation, running, pending result confirmation and auth-required in
+// the running one.
+func allStatesChat() protocol.ChatState {
+	return fxChatState(
+		tcPart(protocol.ToolCallStreamingState{ToolCallId: "tc-s", ToolName: "grep", DisplayName: "Search code",
+			PartialInput: ptr(`{"pattern": "Reconn`), InvocationMessage: ptr(protocol.PlainString("Searching the code"))}),
+		tcPart(protocol.ToolCallRunningState{ToolCallId: "tc-r", ToolName: "run_tests", DisplayName: "Run tests",
+			Contributor: mcpBy("fs"), InvocationMessage: protocol.PlainString("Running go test ./..."),
+			Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}),
+		tcPart(protocol.ToolCallPendingResultConfirmationState{ToolCallId: "tc-p", ToolName: "read_env", DisplayName: "Read env",
+			InvocationMessage: protocol.PlainString("Read .env"), Success: true,
+			PastTenseMessage: protocol.PlainString("Read 3 variables"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}),
+		fxAuthPart(),
+	)
+}
+
+// One teatest golden shows a card in each of the seven tool-call states, at
+// each width; the screen is tall enough for every card, and the test names
+// the states it must find so a golden that lost one cannot pass.
+func TestGoldenAllToolCallStates(t *testing.T) {
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{{"60", 60, 100}, {"100", 100, 86}, {"160", 160, 78}} {
+		t.Run(sz.name, func(t *testing.T) {
+			m := fxModel(allStatesChat())
+			m.itemSel = "tc-p"
+			out := ansi.Strip(screen(t, m, sz.w, sz.h))
+			for _, want := range []string{"Search files", "Delete build cache", "Search code", "Write file", "Run tests", "Read env", "Deploy"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("the %s card is not on screen", want)
+				}
+			}
+			golden.RequireEqual(t, out)
+		})
+	}
+}
