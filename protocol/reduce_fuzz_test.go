@@ -3,6 +3,8 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,14 +81,15 @@ func missingTarget(actionType string, actionJSON, stateJSON []byte) (string, boo
 }
 
 // withMissingTarget returns copies of actionJSON with each of its target
-// members pointed at an id no state holds, for seeding.
-func withMissingTarget(actionJSON []byte) [][]byte {
+// members pointed at an id no state holds, for seeding, keyed by action
+// type and member.
+func withMissingTarget(actionJSON []byte) map[string][]byte {
 	var m map[string]any
 	if json.Unmarshal(actionJSON, &m) != nil {
 		return nil
 	}
 	typ, _ := m["type"].(string)
-	var out [][]byte
+	out := map[string][]byte{}
 	for _, f := range missingTargetFields[typ] {
 		if _, ok := m[f].(string); !ok {
 			continue
@@ -97,7 +100,7 @@ func withMissingTarget(actionJSON []byte) [][]byte {
 		}
 		c[f] = "fuzz-no-such-" + f
 		if b, err := json.Marshal(c); err == nil {
-			out = append(out, b)
+			out[typ+" "+f] = b
 		}
 	}
 	return out
@@ -122,6 +125,7 @@ func FuzzReducers(f *testing.F) {
 		kindIndex[k] = uint8(i)
 	}
 	initials := map[string][]byte{}
+	staleSeen := map[string]bool{}
 	for _, fx := range fixtures {
 		k, ok := kindIndex[fx.Reducer]
 		if !ok {
@@ -132,8 +136,14 @@ func FuzzReducers(f *testing.F) {
 		}
 		for _, a := range fx.Actions {
 			f.Add(k, []byte(fx.Initial), []byte(a))
-			for _, stale := range withMissingTarget(a) {
-				f.Add(k, []byte(fx.Initial), stale)
+			// One stale variant per action type and target member keeps
+			// the seed corpus (and a short fuzz run's baseline) small.
+			stale := withMissingTarget(a)
+			for _, key := range slices.Sorted(maps.Keys(stale)) {
+				if !staleSeen[key] {
+					staleSeen[key] = true
+					f.Add(k, []byte(fx.Initial), stale[key])
+				}
 			}
 		}
 	}

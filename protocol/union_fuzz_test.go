@@ -224,7 +224,7 @@ func knownVariant(v any) bool {
 	case *ActionEnvelope:
 		return x.Channel != "" && x.Action.Variant != nil
 	case *Snapshot:
-		return x.Resource != ""
+		return x.Resource != "" && x.State.Variant != nil
 	}
 	f := reflect.ValueOf(v).Elem().FieldByName("Variant")
 	if !f.IsValid() || f.IsNil() {
