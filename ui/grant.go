@@ -179,10 +179,12 @@ func (m *Model) onGrantStarted(msg grantStartedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
-		g.phase, g.err = grantFailed, msg.err
 		if errors.Is(msg.err, authpkce.ErrCanceled) || errors.Is(msg.err, context.Canceled) {
-			g.phase = grantCancelled
+			g.phase, g.err = grantCancelled, nil
+			m.setStatus("sign-in cancelled")
+			return nil
 		}
+		g.phase, g.err = grantFailed, msg.err
 		m.setError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
 		return nil
 	}

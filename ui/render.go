@@ -419,6 +419,7 @@ func (m *Model) applyFlow(gv *views.GrantView, g *grantFlow) {
 		gv.Phase = views.GrantWaiting
 		gv.URL = g.url
 		gv.BrowserOpened = g.browserSeen && g.browserErr == nil
+		gv.BrowserDisabled = m.cfg.NoBrowser || browserDisabledErr(g.browserErr)
 	case grantDone:
 		gv.Phase = views.GrantSucceeded
 	case grantFailed:
@@ -427,8 +428,15 @@ func (m *Model) applyFlow(gv *views.GrantView, g *grantFlow) {
 			gv.Err = g.err.Error()
 		}
 	case grantCancelled:
-		gv.Phase, gv.Err = views.GrantFailed, "sign-in cancelled"
+		gv.Phase = views.GrantCancelled
 	}
+}
+
+// browserDisabledErr recognises the error main's --no-browser opener
+// returns, for a caller that does not set Config.NoBrowser: the flag is a
+// choice, not a failure to report.
+func browserDisabledErr(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "--no-browser")
 }
 
 func (m *Model) agentGrantView(p agentPrompt) views.GrantView {

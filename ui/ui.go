@@ -65,6 +65,10 @@ type Config struct {
 	// Tick is how often ages and flow timers refresh; 0 means 15s, negative
 	// disables the ticker (goldens).
 	Tick time.Duration
+	// NoBrowser says the user turned browser opening off (--no-browser): a
+	// sign-in then asks them to open the URL rather than reporting that a
+	// browser could not be opened, which would read as a failure.
+	NoBrowser bool
 }
 
 func randomID() string {

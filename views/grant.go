@@ -24,6 +24,9 @@ const (
 	GrantSucceeded
 	// GrantFailed: the flow failed or was refused; Err says why.
 	GrantFailed
+	// GrantCancelled: the user cancelled the sign-in; not a failure, and
+	// accepting again starts over.
+	GrantCancelled
 )
 
 // GrantView is what the UI knows about one OAuth grant it offers or runs.
@@ -41,11 +44,17 @@ type GrantView struct {
 	// BrowserOpened says whether opening the browser worked; when it did
 	// not, the user must copy URL by hand.
 	BrowserOpened bool
-	Err           string // why it failed, when Failed
+	// BrowserDisabled says the user asked for no browser (--no-browser):
+	// opening the URL by hand is the plan, not a failure.
+	BrowserDisabled bool
+	Err             string // why it failed, when Failed
 	// Reach, when set, replaces the accept/decline hints: those keys do not
 	// work from where the user is, and Reach says how to get there.
 	Reach string
 }
+
+// browserDisabledText asks a --no-browser user to open the sign-in URL.
+const browserDisabledText = "Open this URL in a browser:"
 
 // hintKeys is the binding set the views name in their inline hints. Hints are
 // rendered from the bindings, so help text and hints cannot disagree.
@@ -131,9 +140,12 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 	case GrantWaiting:
 		add(th.GrantTitle, "◌ Waiting for you to approve in the browser…")
 		add(th.Muted, "resource: "+resource)
-		if g.BrowserOpened {
+		switch {
+		case g.BrowserOpened:
 			add(th.Text, "A browser window was opened. If it is not the right one, open this URL:")
-		} else {
+		case g.BrowserDisabled:
+			add(th.Text, browserDisabledText)
+		default:
 			add(th.Warning, "Could not open a browser. Open this URL yourself:")
 		}
 		// Hard-wrap, never word-wrap or truncate: a URL has no spaces to
@@ -153,6 +165,13 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 		}
 		add(th.Error, "✗ access not granted: "+msg)
 		add(th.Muted, "Check the account and permissions in the browser, then try again.")
+		if g.Reach != "" {
+			lines = append(lines, reachLines(th, g.Reach, inner)...)
+		} else {
+			lines = append(lines, wrapLines(hintLine(th, retryBinding(), hintKeys.Grant.Decline), inner)...)
+		}
+	case GrantCancelled:
+		add(th.Muted, "sign-in cancelled")
 		if g.Reach != "" {
 			lines = append(lines, reachLines(th, g.Reach, inner)...)
 		} else {
@@ -230,9 +249,12 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 	}
 	add(&head, th.GrantTitle, "◌ Waiting for you to approve in the browser…")
 	add(&head, th.Muted, "resource: "+resource)
-	if g.BrowserOpened {
+	switch {
+	case g.BrowserOpened:
 		add(&head, th.Text, "A browser window was opened. If it is not the right one, open this URL:")
-	} else {
+	case g.BrowserDisabled:
+		add(&head, th.Text, browserDisabledText)
+	default:
 		add(&head, th.Warning, "Could not open a browser. Open this URL yourself:")
 	}
 	url := urlLines(th, g.URL, inner)

@@ -142,3 +142,38 @@ func TestRenderGrantOverlay(t *testing.T) {
 		}
 	}
 }
+
+// --no-browser is the user's choice: the prompt asks them to open the URL,
+// in the card and in the overlay, instead of reporting a failure.
+func TestRenderGrantBrowserDisabled(t *testing.T) {
+	g := GrantView{Phase: GrantWaiting, Resource: "https://mcp.example.com/deploy", URL: grantURL}
+	for name, render := range map[string]func(GrantView) string{
+		"card":    func(g GrantView) string { return RenderGrant(noColorTheme, g, 120) },
+		"overlay": func(g GrantView) string { return RenderGrantOverlay(noColorTheme, g, 120, 40) },
+	} {
+		failed := ansi.Strip(render(g))
+		if !strings.Contains(failed, "Could not open a browser") {
+			t.Errorf("%s: a real failure is not reported:\n%s", name, failed)
+		}
+		g.BrowserDisabled = true
+		chosen := ansi.Strip(render(g))
+		if !strings.Contains(chosen, "Open this URL in a browser:") || strings.Contains(chosen, "Could not") {
+			t.Errorf("%s: --no-browser reads as a failure:\n%s", name, chosen)
+		}
+		g.BrowserDisabled = false
+	}
+}
+
+// Cancelling is the user's choice: it says so, without a failure mark, in
+// the card and in the MCP panel.
+func TestRenderGrantCancelled(t *testing.T) {
+	g := GrantView{Phase: GrantCancelled, Resource: "https://mcp.example.com/deploy"}
+	card := ansi.Strip(RenderGrant(noColorTheme, g, 100))
+	if !strings.Contains(card, "sign-in cancelled") || strings.Contains(card, "✗") || strings.Contains(card, "failed") {
+		t.Errorf("card:\n%s", card)
+	}
+	panel := ansi.Strip(strings.Join(mcpGrantLines(noColorTheme, g, 40), "\n"))
+	if !strings.Contains(panel, "sign-in cancelled") || strings.Contains(panel, "failed") {
+		t.Errorf("panel:\n%s", panel)
+	}
+}

@@ -438,6 +438,8 @@ func mcpGrantLines(th Theme, g GrantView, inner int) []string {
 		ind(th.Success, "✓ signed in")
 	case GrantFailed:
 		ind(th.Error, "✗ sign-in failed: "+SanitizeLine(g.Err))
+	case GrantCancelled:
+		ind(th.Muted, "sign-in cancelled")
 	}
 	return lines
 }
