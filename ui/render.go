@@ -137,6 +137,39 @@ func (m *Model) helpLine() string {
 			}
 		}
 	}
+	return m.fitHelp(short)
+}
+
+// fitHelp renders the short help in the terminal's width. When it does not
+// fit it drops the view's own hints from the end first and the global ones
+// after, never "? help": that is where every other key is listed, so it
+// must survive the narrowest terminal.
+func (m *Model) fitHelp(short []key.Binding) string {
+	measure := m.help
+	measure.SetWidth(0)
+	short = append([]key.Binding(nil), short...)
+	isHelp := func(b key.Binding) bool { return sameKeys(b, m.keys.Global.Help) }
+	isGlobal := func(b key.Binding) bool {
+		g := m.keys.Global
+		return isHelp(b) || sameKeys(b, g.Quit) || sameKeys(b, g.Interrupt)
+	}
+	for lipgloss.Width(measure.ShortHelpView(short)) > m.width {
+		drop := -1
+		for i := len(short) - 1; i >= 0 && drop < 0; i-- {
+			if !isGlobal(short[i]) {
+				drop = i
+			}
+		}
+		for i := len(short) - 1; i >= 0 && drop < 0; i-- {
+			if !isHelp(short[i]) {
+				drop = i
+			}
+		}
+		if drop < 0 {
+			break
+		}
+		short = append(short[:drop], short[drop+1:]...)
+	}
 	return m.help.ShortHelpView(short)
 }
 
