@@ -157,6 +157,24 @@ func RenderStatusBar(th Theme, sb StatusBar, width int) string {
 		rightText = " " + right + " "
 	}
 	middleRoom := avail - lipgloss.Width(rightText)
+	if sb.State == ConnFailed && middleWant > middleRoom {
+		// Short of room the remedy stays whole: what to do matters more
+		// than the detail of what went wrong, which is cut instead.
+		hint := strings.TrimSpace(SanitizeLine(sb.FailedHint))
+		reason := strings.TrimSpace(SanitizeLine(sb.FailedReason))
+		if hint != "" {
+			r := middleRoom - 2 - lipgloss.Width(sep) - lipgloss.Width(hint)
+			switch {
+			case reason != "" && r >= minReason:
+				middle = []statusPart{{Truncate(reason, r), th.StatusError}, {hint, th.StatusMessage}}
+			default:
+				middle = []statusPart{{hint, th.StatusMessage}}
+				if reason != "" {
+					middle = append(middle, statusPart{reason, th.StatusError})
+				}
+			}
+		}
+	}
 
 	var b strings.Builder
 	b.WriteString(badge.Style.Render(badgeText))
@@ -211,6 +229,10 @@ func renderMiddle(b *strings.Builder, base lipgloss.Style, parts []statusPart, s
 	}
 	return used
 }
+
+// minReason is the fewest cells a cut failure reason keeps beside its
+// remedy; with less it moves after the remedy.
+const minReason = 8
 
 func statusJoin(a, b, sep string) string {
 	switch {

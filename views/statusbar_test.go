@@ -139,3 +139,23 @@ func BenchmarkRenderStatusBar(b *testing.B) {
 		_ = RenderStatusBar(th, sb, 160)
 	}
 }
+
+// A failure's remedy is never the part that is cut: the host goes first,
+// then the reason shrinks, and the hint stays whole at 60 and 100 columns.
+func TestStatusBarKeepsRemedy(t *testing.T) {
+	sb := StatusBar{State: ConnFailed, Host: "wss://agents.example.com:8443/ahp", ProtocolVersion: "0.6.0",
+		FailedReason: "gave up reconnecting after 2m0s: dial tcp 10.0.0.7:8443: connect: connection refused",
+		FailedHint:   "press ctrl+r to reconnect"}
+	for _, w := range []int{60, 100} {
+		out := ansi.Strip(RenderStatusBar(noColorTheme, sb, w))
+		if !strings.Contains(out, "press ctrl+r to reconnect") {
+			t.Errorf("width %d: remedy cut: %q", w, out)
+		}
+		if !strings.Contains(out, "gave up") {
+			t.Errorf("width %d: reason dropped although there is room: %q", w, out)
+		}
+		if ansi.StringWidth(out) != w {
+			t.Errorf("width %d: bar is %d cells", w, ansi.StringWidth(out))
+		}
+	}
+}
