@@ -101,12 +101,34 @@ type GrantKeys struct {
 }
 
 // InputKeys drive an input request (elicitation) form. Fields are text
-// entry, so only non-printable keys are bound here.
+// entry, so the form-wide keys (NextField … Decline, the ones Active lists)
+// are non-printable. The choice keys act only on the focused question of
+// their kind — ChoiceUp … PickNumber on a single or multiple choice, Yes,
+// No and Toggle on a yes/no question — where nothing is typed (a choice
+// with free text takes digits only while its text is empty).
 type InputKeys struct {
 	NextField key.Binding
 	PrevField key.Binding
 	Submit    key.Binding
 	Decline   key.Binding
+
+	ChoiceUp   key.Binding
+	ChoiceDown key.Binding
+	Pick       key.Binding // choose the highlighted option (toggle it on a multiple choice)
+	PickNumber key.Binding // choose option 1-9 by its number
+	Yes        key.Binding
+	No         key.Binding
+	Toggle     key.Binding // flip a yes/no answer
+}
+
+// ChoiceHelp is what the form's hint offers on a single or multiple choice.
+func (k InputKeys) ChoiceHelp() []key.Binding {
+	return []key.Binding{k.ChoiceUp, k.ChoiceDown, k.Pick, k.PickNumber}
+}
+
+// BooleanHelp is what the form's hint offers on a yes/no question.
+func (k InputKeys) BooleanHelp() []key.Binding {
+	return []key.Binding{k.Yes, k.No, k.Toggle}
 }
 
 // ConfirmKeys answer a yes/no dialog (e.g. dispose session). Enter is not
@@ -190,6 +212,14 @@ func DefaultKeyMap() KeyMap {
 			PrevField: bind(keys("shift+tab"), "shift+tab", "prev field"),
 			Submit:    bind(keys("ctrl+s"), "ctrl+s", "submit"),
 			Decline:   bind(keys("esc"), "esc", "decline"),
+
+			ChoiceUp:   bind(keys("up"), "↑", "previous option"),
+			ChoiceDown: bind(keys("down"), "↓", "next option"),
+			Pick:       bind(keys("space", "enter"), "space", "choose"),
+			PickNumber: bind(keys("1", "2", "3", "4", "5", "6", "7", "8", "9"), "1-9", "choose by number"),
+			Yes:        bind(keys("y", "t", "1"), "y", "yes"),
+			No:         bind(keys("n", "f", "0"), "n", "no"),
+			Toggle:     bind(keys("space", "left", "right", "up", "down"), "space", "toggle"),
 		},
 		Confirm: ConfirmKeys{
 			Yes: bind(keys("y"), "y", "yes"),
@@ -433,7 +463,11 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
 	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm} {
-		out = append(out, flatten(g.FullHelp()))
+		col := flatten(g.FullHelp())
+		if _, ok := g.(InputKeys); ok {
+			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)
+		}
+		out = append(out, col)
 	}
 	return out
 }
@@ -461,6 +495,25 @@ func (k KeyMap) Validate() error {
 				if ctx.TextEntry() && printable(kk) {
 					errs = append(errs, fmt.Errorf("%s: printable key %q bound to %s would swallow typed text", ctx, kk, name))
 				}
+			}
+		}
+	}
+	// The choice keys are live, with the form-wide keys, on a question of
+	// their kind.
+	for kind, group := range map[string][]key.Binding{"input choice": k.Input.ChoiceHelp(), "input yes/no": k.Input.BooleanHelp()} {
+		owner := map[string]string{}
+		for _, b := range append(flatten(k.Input.FullHelp()), group...) {
+			h := b.Help()
+			name := h.Key + " (" + h.Desc + ")"
+			if h.Key == "" || h.Desc == "" {
+				errs = append(errs, fmt.Errorf("%s: binding %v has no help text", kind, b.Keys()))
+			}
+			for _, kk := range b.Keys() {
+				if prev, dup := owner[kk]; dup {
+					errs = append(errs, fmt.Errorf("%s: key %q bound to both %s and %s", kind, kk, prev, name))
+					continue
+				}
+				owner[kk] = name
 			}
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 // tmuxKeyNames maps bubbletea key names to what tmux send-keys calls them.
 var tmuxKeyNames = map[string]string{
-	"up": "Up", "down": "Down", "pgup": "PPage", "pgdown": "NPage",
+	"up": "Up", "down": "Down", "left": "Left", "right": "Right", "pgup": "PPage", "pgdown": "NPage",
 	"home": "Home", "end": "End", "enter": "Enter", "esc": "Escape",
 	"tab": "Tab", "shift+tab": "BTab", "space": "Space",
 	"alt+enter": "M-Enter", "ctrl+j": "C-j", "ctrl+c": "C-c",

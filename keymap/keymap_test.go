@@ -53,6 +53,8 @@ func TestKeyNamesMatchBubbletea(t *testing.T) {
 	presses := map[string]tea.KeyPressMsg{
 		"up":        {Code: tea.KeyUp},
 		"down":      {Code: tea.KeyDown},
+		"left":      {Code: tea.KeyLeft},
+		"right":     {Code: tea.KeyRight},
 		"pgup":      {Code: tea.KeyPgUp},
 		"pgdown":    {Code: tea.KeyPgDown},
 		"home":      {Code: tea.KeyHome},

@@ -180,7 +180,7 @@ func (m *Model) approve() tea.Cmd {
 			m.setError(errors.New("that input request is already answered"))
 			return nil
 		}
-		m.form = newInputForm(m.openChat, it.Input.Request)
+		m.form = newInputForm(m.openChat, it.Input.Request, m.keys.Input)
 		m.modal = modalInput
 		return nil
 	case it.Tool.Status == "pending-confirmation":
@@ -210,7 +210,7 @@ func (m *Model) deny() {
 	}
 	switch {
 	case it.Kind == itemInput:
-		m.form = newInputForm(m.openChat, it.Input.Request)
+		m.form = newInputForm(m.openChat, it.Input.Request, m.keys.Input)
 		m.declineInput()
 	case it.Tool.Status == "pending-confirmation":
 		if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallDeniedAction{

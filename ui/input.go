@@ -7,8 +7,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -20,10 +22,11 @@ type inputForm struct {
 	chat    string
 	request protocol.ChatInputRequest
 	state   views.InputFormState
+	keys    keymap.InputKeys
 }
 
-func newInputForm(chat string, req protocol.ChatInputRequest) *inputForm {
-	f := &inputForm{chat: chat, request: req, state: views.InputFormState{Drafts: map[string]views.InputDraft{}}}
+func newInputForm(chat string, req protocol.ChatInputRequest, keys keymap.InputKeys) *inputForm {
+	f := &inputForm{chat: chat, request: req, state: views.InputFormState{Drafts: map[string]views.InputDraft{}}, keys: keys}
 	for _, q := range req.Questions {
 		id, _, _, _ := questionBase(q)
 		f.state.Drafts[id] = initialDraft(q, req.Answers)
@@ -82,14 +85,15 @@ func (f *inputForm) update(msg tea.Msg) tea.Cmd {
 		d = insertText(d, msg.Content)
 	case tea.KeyPressMsg:
 		k := msg.String()
+		ks := f.keys
 		switch q.Variant.(type) {
 		case protocol.ChatInputBooleanQuestion:
-			switch k {
-			case "y", "t", "1":
+			switch {
+			case key.Matches(msg, ks.Yes):
 				d.Bool = ptrTo(true)
-			case "n", "f", "0":
+			case key.Matches(msg, ks.No):
 				d.Bool = ptrTo(false)
-			case "space", "left", "right", "up", "down":
+			case key.Matches(msg, ks.Toggle):
 				d.Bool = ptrTo(d.Bool == nil || !*d.Bool)
 			}
 			f.state.Drafts[id] = d
@@ -111,13 +115,13 @@ func (f *inputForm) update(msg tea.Msg) tea.Cmd {
 				}
 			}
 			switch {
-			case k == "up":
+			case key.Matches(msg, ks.ChoiceUp):
 				d.Highlight = max(0, d.Highlight-1)
-			case k == "down":
+			case key.Matches(msg, ks.ChoiceDown):
 				d.Highlight = min(len(opts)-1, d.Highlight+1)
-			case k == "space" || k == "enter":
+			case key.Matches(msg, ks.Pick):
 				pick(d.Highlight)
-			case len(k) == 1 && k[0] >= '1' && k[0] <= '9' && d.Text == "":
+			case key.Matches(msg, ks.PickNumber) && len(k) == 1 && k[0] >= '1' && k[0] <= '9' && d.Text == "":
 				pick(int(k[0] - '1'))
 			default:
 				d = editText(d, msg) // free-form input, when the question allows it

@@ -202,6 +202,17 @@ func RenderInputRequest(th Theme, req protocol.ChatInputRequest, state InputForm
 	}
 	lines = append(lines, "")
 	var hints []string
+	if state.Focus >= 0 && state.Focus < len(req.Questions) {
+		// The keys that answer the focused question, by its kind.
+		switch req.Questions[state.Focus].Variant.(type) {
+		case protocol.ChatInputSingleSelectQuestion, protocol.ChatInputMultiSelectQuestion:
+			up, down := hintKeys.Input.ChoiceUp, hintKeys.Input.ChoiceDown
+			up.SetHelp(up.Help().Key+"/"+down.Help().Key, "move")
+			hints = append(hints, hintLine(th, up, hintKeys.Input.Pick, hintKeys.Input.PickNumber))
+		case protocol.ChatInputBooleanQuestion:
+			hints = append(hints, hintLine(th, hintKeys.Input.BooleanHelp()...))
+		}
+	}
 	if len(req.Questions) > 1 {
 		hints = append(hints, hintLine(th, hintKeys.Input.NextField, hintKeys.Input.PrevField))
 	}

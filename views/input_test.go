@@ -133,3 +133,35 @@ func TestDraftFromAnswer(t *testing.T) {
 		t.Errorf("skipped answer gave a draft: %+v", d)
 	}
 }
+
+// The form's hint offers the keys that answer the focused question, by its
+// kind, from keymap.Input (they were hard-coded and never shown).
+func TestInputFormHintNamesChoiceKeys(t *testing.T) {
+	req := protocol.ChatInputRequest{Id: "r", Questions: []protocol.ChatInputQuestion{
+		{Variant: protocol.ChatInputSingleSelectQuestion{Id: "env", Message: "Where?", Options: []protocol.ChatInputOption{{Id: "a", Label: "staging"}}}},
+		{Variant: protocol.ChatInputBooleanQuestion{Id: "ok", Message: "Notify?"}},
+		{Variant: protocol.ChatInputTextQuestion{Id: "why", Message: "Why?"}},
+	}}
+	for _, tc := range []struct {
+		focus    int
+		want     []string
+		wantNone []string
+	}{
+		{0, []string{"↑/↓ move", "space choose", "1-9 choose by number", "ctrl+s submit"}, []string{"y yes"}},
+		{1, []string{"y yes", "n no", "space toggle", "ctrl+s submit"}, []string{"1-9"}},
+		{2, []string{"ctrl+s submit", "tab next field"}, []string{"y yes", "1-9"}},
+	} {
+		st := InputFormState{Focus: tc.focus, Drafts: map[string]InputDraft{}}
+		out := ansi.Strip(RenderInputRequest(noColorTheme, req, st, 120))
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("focus %d: hint lacks %q:\n%s", tc.focus, w, out)
+			}
+		}
+		for _, w := range tc.wantNone {
+			if strings.Contains(out, w) {
+				t.Errorf("focus %d: hint offers %q for the wrong kind:\n%s", tc.focus, w, out)
+			}
+		}
+	}
+}
