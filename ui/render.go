@@ -124,18 +124,32 @@ func (m *Model) helpLine() string {
 	}
 	ctx := m.context()
 	short := m.keys.Help(ctx).ShortHelp()
-	// On a selected input request a/y opens its form and x declines it:
-	// say so, rather than "approve"/"deny" which name tool-call verbs.
-	if it, ok := m.selectedItem(); ok && it.Kind == itemInput && ctx == keymap.ContextChat {
-		short = append([]key.Binding(nil), short...)
-		for i, b := range short {
-			switch {
-			case sameKeys(b, m.keys.Chat.Approve):
-				short[i].SetHelp(b.Help().Key, "answer")
-			case sameKeys(b, m.keys.Chat.Deny):
-				short[i].SetHelp(b.Help().Key, "decline")
-			}
+	if ctx == keymap.ContextChat {
+		// a/y and x act on the selected card, or on the newest blocker when
+		// nothing is selected: offer them only when that waits on the user,
+		// and on an input request say they answer and decline it rather than
+		// "approve"/"deny", which name tool-call verbs.
+		it, ok := m.selectedItem()
+		if !ok {
+			it, ok = m.newestBlocker()
 		}
+		live := ok && it.needsUser(authRequiredServers(mcpRows(m.sess)))
+		out := make([]key.Binding, 0, len(short))
+		for _, b := range short {
+			answer := sameKeys(b, m.keys.Chat.Approve) || sameKeys(b, m.keys.Chat.Deny)
+			if answer && !live {
+				continue
+			}
+			if answer && it.Kind == itemInput {
+				desc := "answer"
+				if sameKeys(b, m.keys.Chat.Deny) {
+					desc = "decline"
+				}
+				b.SetHelp(b.Help().Key, desc)
+			}
+			out = append(out, b)
+		}
+		short = out
 	}
 	return m.fitHelp(short)
 }
@@ -598,7 +612,7 @@ func (m *Model) fullHelp() string {
 	}{
 		{"Everywhere", k.Global.FullHelp()}, {"Sessions", k.Sessions.FullHelp()}, {"Chat", k.Chat.FullHelp()},
 		{"Composer", k.Composer.FullHelp()}, {"MCP servers", k.MCP.FullHelp()}, {"Sign-in prompt", k.Grant.FullHelp()},
-		{"Input form", k.Input.FullHelp()}, {"Confirm", k.Confirm.FullHelp()},
+		{"Input form", append(k.Input.FullHelp(), k.Input.ChoiceHelp(), k.Input.BooleanHelp())}, {"Confirm", k.Confirm.FullHelp()},
 	}
 	h := m.help
 	h.ShowAll = true
@@ -608,10 +622,18 @@ func (m *Model) fullHelp() string {
 		var flat []key.Binding
 		for _, g := range sec.groups {
 			for _, b := range g {
-				if len(b.Keys()) > 0 {
-					b.SetEnabled(true) // show send and queue both: enter does one or the other
-					flat = append(flat, b)
+				switch {
+				case len(b.Keys()) == 0:
+					continue
+				case sameKeys(b, k.Composer.Queue) && b.Help() == k.Composer.Queue.Help():
+					// Send and Queue share enter, one enabled at a time: one
+					// line says both.
+					continue
+				case sameKeys(b, k.Composer.Send) && b.Help() == k.Composer.Send.Help():
+					b.SetHelp(b.Help().Key, b.Help().Desc+" (while a turn runs: "+k.Composer.Queue.Help().Desc+")")
 				}
+				b.SetEnabled(true)
+				flat = append(flat, b)
 			}
 		}
 		block := []string{th.Title.Render(sec.title)}
