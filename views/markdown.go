@@ -327,6 +327,9 @@ func glamourFor(th Theme, width int) *glamourEntry {
 	default:
 		cfg = styles.LightStyleConfig
 	}
+	// Inline code keeps its colour but not the styles' padding spaces,
+	// which read as stray blanks in running text ("update  CHANGELOG.md ;").
+	cfg.Code.Prefix, cfg.Code.Suffix = "", ""
 	// The transcript places and spaces blocks itself.
 	zero := uint(0)
 	cfg.Document.Margin = &zero

@@ -208,3 +208,13 @@ func TestCleanLine(t *testing.T) {
 		}
 	}
 }
+
+// Inline code sits in the sentence without padding spaces, in every theme.
+func TestMarkdownInlineCodeUnpadded(t *testing.T) {
+	for _, th := range []Theme{noColorTheme, colorTheme, NewTheme(false, false)} {
+		got := ansi.Strip(strings.Join(RenderMarkdown(th, "I will update `CHANGELOG.md`; ok", 60), "\n"))
+		if !strings.Contains(got, "update CHANGELOG.md; ok") {
+			t.Errorf("dark=%v nocolor=%v: %q", th.IsDark, th.NoColor, got)
+		}
+	}
+}
