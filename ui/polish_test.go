@@ -80,3 +80,14 @@ func TestFullHelpEnterOnce(t *testing.T) {
 		}
 	}
 }
+
+// The chat header marks "needs input" with the session list's glyph.
+func TestChatHeaderNeedsInputGlyph(t *testing.T) {
+	chat := fxChatState()
+	chat.Status = protocol.SessionStatusInputNeeded
+	m := fxModel(chat)
+	h := ansi.Strip(m.chatHeader(60))
+	if !strings.Contains(h, "◆ needs input") || strings.Contains(h, "!") {
+		t.Errorf("chat header %q, want the ◆ glyph the session list uses", h)
+	}
+}

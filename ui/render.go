@@ -338,7 +338,7 @@ func (m *Model) chatHeader(w int) string {
 func (m *Model) sessionStatus(st protocol.SessionStatus) (string, lipgloss.Style) {
 	switch {
 	case st.Has(protocol.SessionStatusInputNeeded):
-		return "! needs input", m.th.Warning.Bold(true)
+		return "◆ needs input", m.th.Warning.Bold(true) // the session list's glyph
 	case st.Has(protocol.SessionStatusError):
 		return "✗ error", m.th.Error
 	case st.Has(protocol.SessionStatusInProgress):
