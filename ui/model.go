@@ -117,6 +117,7 @@ type Model struct {
 	isDark        bool
 	width, height int
 	layout        views.Layout
+	baseLayout    views.Layout // ComputeLayout's; layout may give the chat what the MCP strip does not need
 	showMCP       bool
 
 	ctx      context.Context
@@ -329,6 +330,7 @@ const statusTTL = 10 * time.Second
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
 	m.layout = views.ComputeLayout(w, h, m.showMCP)
+	m.baseLayout = m.layout
 	cw := max(m.layout.Chat.W-4, 4)
 	m.composer.SetWidth(cw)
 	m.composer.SetHeight(composerHeight)

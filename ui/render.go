@@ -33,6 +33,7 @@ func (m *Model) View() tea.View {
 // Render is the screen as a string, exactly width×height cells; View wraps
 // it. Tests and goldens call it directly.
 func (m *Model) Render() string {
+	m.fitMCPStrip()
 	l := m.layout
 	if l.Width <= 0 || l.Height <= 0 {
 		return ""
@@ -88,6 +89,27 @@ func (m *Model) Render() string {
 		out = strings.Join(lines, "\n")
 	}
 	return out
+}
+
+// fitMCPStrip gives the chat the rows the MCP strip under it does not need
+// for the open session's servers while it is not focused, so a short
+// terminal keeps every line of transcript it can.
+func (m *Model) fitMCPStrip() {
+	l := m.baseLayout
+	// Focused, the panel keeps its rows: there the selected server's error
+	// or sign-in detail shows under the list.
+	if l.MCPBelow && m.hasSess && m.focus != focusMCP {
+		need := max(views.MinMCPBelow, views.MCPPanelHeight(m.th, mcpRows(m.sess), l.MCP.W))
+		if d := l.MCP.H - need; d > 0 {
+			l.MCP.Y += d
+			l.MCP.H -= d
+			l.Chat.H += d
+			if !l.Sessions.Empty() {
+				l.Sessions.H += d
+			}
+		}
+	}
+	m.layout = l
 }
 
 // fit truncates or pads s to exactly w cells.

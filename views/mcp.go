@@ -143,6 +143,22 @@ func RenderMCPPanel(th Theme, rows []MCPServerRow, selected int, pending map[str
 	return frame.Width(width).Height(height).Render(strings.Join(body[:innerH], "\n"))
 }
 
+// MCPPanelHeight is the fewest rows (frame included) in which RenderMCPPanel
+// shows every one of rows with its state at width: the title and the
+// compact one-line-per-server form. A strip under the chat needs no more.
+func MCPPanelHeight(th Theme, rows []MCPServerRow, width int) int {
+	frame := th.Panel
+	if width >= 12 {
+		frame = frame.Padding(0, 1)
+	}
+	inner := width - frame.GetHorizontalFrameSize()
+	lines := 1
+	if len(rows) > 0 && inner > 0 {
+		lines = len(mcpCompact(th, rows, -1, nil, inner, len(rows), false, false))
+	}
+	return frame.GetVerticalFrameSize() + 1 + lines
+}
+
 // mcpStrip is the one-line form: "● github ready  ⚠ deploy sign in …".
 func mcpStrip(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, inner int) string {
 	if len(rows) == 0 {
