@@ -279,7 +279,10 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 		return n
 	}
 	// quiet waits, queueing nothing new, until the victim is connected and
-	// the session idle: no turn running, nothing queued.
+	// the session idle: no turn running, nothing queued, and the turn of
+	// the last message queued finished. The last condition matters: the
+	// host starts a queued message by removing it from the queue and then
+	// starting its turn, and between those two actions the chat looks idle.
 	quiet := func(what string) {
 		ctx, cancel := e.waitCtx()
 		defer cancel()
@@ -293,7 +296,8 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 			if ok {
 				approve(c)
 			}
-			return ok && c.ActiveTurn == nil && len(c.QueuedMessages) == 0
+			return ok && c.ActiveTurn == nil && len(c.QueuedMessages) == 0 &&
+				(len(texts) == 0 || turnCount(c, texts[len(texts)-1]) > 0)
 		}, e.vrec); err != nil {
 			t.Fatal(err)
 		}
