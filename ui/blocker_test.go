@@ -136,3 +136,14 @@ func TestBlockerKeysWithNothingSelected(t *testing.T) {
 		})
 	}
 }
+
+// Text typed at the transcript (e.g. right after opening a session with
+// enter) says where typing goes instead of vanishing.
+func TestTypingAtTranscriptSaysHowToWrite(t *testing.T) {
+	m := fxModel(calmChat())
+	m.itemSel = ""
+	m.Update(press("h"))
+	if !strings.Contains(m.status, "press i to write") {
+		t.Fatalf("status %q", m.status)
+	}
+}

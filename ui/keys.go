@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -101,6 +103,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.focus = focusChat
 		}
 		m.resize(m.width, m.height)
+	case m.focus == focusChat && msg.Text != "" && m.hasChat:
+		// Typed text reaching the transcript was meant for the composer.
+		m.setStatus(fmt.Sprintf("the chat has the keys, not the composer: press %s to write a message",
+			m.keys.Chat.FocusComposer.Help().Key))
 	}
 	return nil
 }
