@@ -175,10 +175,13 @@ func runApp(o options) error {
 			}
 			return c, nil
 		},
-		Auth:    auth,
-		NoColor: views.NoColorRequested(os.Getenv),
-		Dark:    true,
-		Logger:  logger.With("component", "ui"),
+		Auth: auth,
+		// Say so directly rather than leave the UI to recognise the
+		// opener's error text.
+		NoBrowser: o.noBrowser,
+		NoColor:   views.NoColorRequested(os.Getenv),
+		Dark:      true,
+		Logger:    logger.With("component", "ui"),
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	_, runErr := p.Run()

@@ -65,7 +65,10 @@ func (h *Host) authenticate(c *conn, raw json.RawMessage) (any, rpcError) {
 	h.resolveAuthLocked(c, p.Resource, in.Scopes)
 	if !in.ExpiresAt.IsZero() {
 		gen, resource := c.grantGen[p.Resource], p.Resource
-		h.afterDuration(time.Until(in.ExpiresAt), func() {
+		// Bounded by the connection: a token's grant dies with its
+		// connection, and so must the goroutine waiting for its expiry (one
+		// per authenticate would otherwise pile up across reconnects).
+		h.afterDurationCtx(c.ctx, time.Until(in.ExpiresAt), func() {
 			if !c.dead && c.grantGen[resource] == gen {
 				h.expireGrantLocked(c, resource)
 			}

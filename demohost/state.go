@@ -1,6 +1,7 @@
 package demohost
 
 import (
+	"context"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -389,14 +390,19 @@ func (h *Host) afterSteps(n int, f func()) { h.afterDuration(time.Duration(n)*h.
 
 // afterDuration runs f under h.mu after d (wall clock), unless the host
 // closes first. Callers hold h.mu.
-func (h *Host) afterDuration(d time.Duration, f func()) {
+func (h *Host) afterDuration(d time.Duration, f func()) { h.afterDurationCtx(h.ctx, d, f) }
+
+// afterDurationCtx is afterDuration bounded by ctx (derived from h.ctx):
+// work that belongs to one connection passes the connection's context, so
+// its timer goroutine ends with the connection instead of outliving it.
+func (h *Host) afterDurationCtx(ctx context.Context, d time.Duration, f func()) {
 	if h.closed {
 		return
 	}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		if !sleepCtx(h.ctx, d) {
+		if !sleepCtx(ctx, d) {
 			return
 		}
 		h.mu.Lock()
