@@ -154,7 +154,7 @@ func toolCallKinds(ch protocol.ChatState) map[string]string {
 	add := func(parts []protocol.ResponsePart) {
 		for _, p := range parts {
 			if tp, ok := p.Variant.(protocol.ToolCallResponsePart); ok {
-				if id := toolCallID(tp.ToolCall); id != "" {
+				if id := tp.ToolCall.ID(); id != "" {
 					out[id] = tp.ToolCall.Kind()
 				}
 			}
@@ -167,26 +167,6 @@ func toolCallKinds(ch protocol.ChatState) map[string]string {
 		add(ch.ActiveTurn.ResponseParts)
 	}
 	return out
-}
-
-func toolCallID(t protocol.ToolCallState) string {
-	switch v := t.Variant.(type) {
-	case protocol.ToolCallStreamingState:
-		return v.ToolCallId
-	case protocol.ToolCallPendingConfirmationState:
-		return v.ToolCallId
-	case protocol.ToolCallRunningState:
-		return v.ToolCallId
-	case protocol.ToolCallAuthRequiredState:
-		return v.ToolCallId
-	case protocol.ToolCallPendingResultConfirmationState:
-		return v.ToolCallId
-	case protocol.ToolCallCompletedState:
-		return v.ToolCallId
-	case protocol.ToolCallCancelledState:
-		return v.ToolCallId
-	}
-	return ""
 }
 
 // findToolCall returns the tool call id in the chat's turn turnID (active
@@ -202,7 +182,7 @@ func findToolCall(ch protocol.ChatState, turnID, id string) (protocol.ToolCallSt
 		}
 	}
 	for _, p := range parts {
-		if tp, ok := p.Variant.(protocol.ToolCallResponsePart); ok && toolCallID(tp.ToolCall) == id {
+		if tp, ok := p.Variant.(protocol.ToolCallResponsePart); ok && tp.ToolCall.ID() == id {
 			return tp.ToolCall, true
 		}
 	}

@@ -378,31 +378,11 @@ func findToolCall(c protocol.ChatState, turnID, id string) (protocol.ToolCallSta
 		return protocol.ToolCallState{}, false
 	}
 	for _, p := range c.ActiveTurn.ResponseParts {
-		if tp, ok := p.Variant.(protocol.ToolCallResponsePart); ok && toolCallID(tp.ToolCall) == id {
+		if tp, ok := p.Variant.(protocol.ToolCallResponsePart); ok && tp.ToolCall.ID() == id {
 			return tp.ToolCall, true
 		}
 	}
 	return protocol.ToolCallState{}, false
-}
-
-func toolCallID(t protocol.ToolCallState) string {
-	switch v := t.Variant.(type) {
-	case protocol.ToolCallStreamingState:
-		return v.ToolCallId
-	case protocol.ToolCallPendingConfirmationState:
-		return v.ToolCallId
-	case protocol.ToolCallRunningState:
-		return v.ToolCallId
-	case protocol.ToolCallAuthRequiredState:
-		return v.ToolCallId
-	case protocol.ToolCallPendingResultConfirmationState:
-		return v.ToolCallId
-	case protocol.ToolCallCompletedState:
-		return v.ToolCallId
-	case protocol.ToolCallCancelledState:
-		return v.ToolCallId
-	}
-	return ""
 }
 
 // openInputRequest finds an unanswered input request in the active turn.

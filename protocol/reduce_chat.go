@@ -735,6 +735,13 @@ func chatToolCallCommonOf(v ToolCallStateVariant) (chatToolCallCommon, bool) {
 	return chatToolCallCommon{}, false
 }
 
+// ID is the tool call's id in whichever state it is, or "" for a state this
+// client does not know (it has no id field it could trust).
+func (x ToolCallState) ID() string {
+	c, _ := chatToolCallCommonOf(x.Variant)
+	return c.ToolCallId
+}
+
 // chatMetaOr is the _meta a transition leaves: the action's when it sends one.
 func chatMetaOr(action, current map[string]json.RawMessage) map[string]json.RawMessage {
 	if action != nil {

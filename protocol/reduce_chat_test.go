@@ -544,3 +544,27 @@ func TestChatDeltaAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestToolCallStateID checks every known state reports its own id (the host
+// and tests find tool calls by it) and an unknown one reports none.
+func TestToolCallStateID(t *testing.T) {
+	cases := []struct {
+		v    ToolCallStateVariant
+		want string
+	}{
+		{ToolCallStreamingState{ToolCallId: "a"}, "a"},
+		{ToolCallPendingConfirmationState{ToolCallId: "b"}, "b"},
+		{ToolCallRunningState{ToolCallId: "c"}, "c"},
+		{ToolCallAuthRequiredState{ToolCallId: "d"}, "d"},
+		{ToolCallPendingResultConfirmationState{ToolCallId: "e"}, "e"},
+		{ToolCallCompletedState{ToolCallId: "f"}, "f"},
+		{ToolCallCancelledState{ToolCallId: "g"}, "g"},
+		{UnknownToolCallState{Discriminator: "future"}, ""},
+		{nil, ""},
+	}
+	for _, c := range cases {
+		if got := (ToolCallState{Variant: c.v}).ID(); got != c.want {
+			t.Errorf("%T: ID() = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
