@@ -250,27 +250,53 @@ func (h *Host) syncChatSummaryLocked(c *chat) {
 		return
 	}
 	cur := c.state
-	var ch protocol.PartialChatSummary
-	changed := false
-	if old.Title != cur.Title {
-		ch.Title, changed = &cur.Title, true
-	}
-	if old.Status != cur.Status {
-		ch.Status, changed = &cur.Status, true
-	}
-	if a := strPtr(cur.Activity); strPtr(old.Activity) != a {
-		// A partial summary cannot carry "absent", so a cleared activity
-		// travels as "" rather than leaving the old text in catalogues.
-		ch.Activity, changed = &a, true
-	}
-	if old.ModifiedAt != cur.ModifiedAt {
-		ch.ModifiedAt, changed = &cur.ModifiedAt, true
-	}
+	d, changed := summaryFields{old.Title, old.Status, old.Activity, old.ModifiedAt}.
+		changes(summaryFields{cur.Title, cur.Status, cur.Activity, cur.ModifiedAt})
+	ch := protocol.PartialChatSummary{Title: d.title, Status: d.status, Activity: d.activity, ModifiedAt: d.modifiedAt}
 	if changed {
 		h.applyLocked(s.uri, protocol.SessionChatUpdatedAction{Chat: c.uri, Changes: ch}, nil)
 	} else {
 		h.syncSessionSummaryLocked(s)
 	}
+}
+
+// summaryFields are what a chat catalogue entry and a session summary both
+// announce when they change. One comparison serves both notifications so
+// they cannot drift apart on what counts as a change.
+type summaryFields struct {
+	title      string
+	status     protocol.SessionStatus
+	activity   *string
+	modifiedAt string
+}
+
+// summaryDelta is the partial-summary form of the fields that changed: nil
+// for a field that did not.
+type summaryDelta struct {
+	title      *string
+	status     *protocol.SessionStatus
+	activity   *string
+	modifiedAt *string
+}
+
+// changes reports which of cur's fields differ from old's, pointing into a
+// copy of cur, and whether any did.
+func (old summaryFields) changes(cur summaryFields) (d summaryDelta, changed bool) {
+	if old.title != cur.title {
+		d.title, changed = &cur.title, true
+	}
+	if old.status != cur.status {
+		d.status, changed = &cur.status, true
+	}
+	if a := strPtr(cur.activity); strPtr(old.activity) != a {
+		// A partial summary cannot carry "absent", so a cleared activity
+		// travels as "" rather than leaving the old text in catalogues.
+		d.activity, changed = &a, true
+	}
+	if old.modifiedAt != cur.modifiedAt {
+		d.modifiedAt, changed = &cur.modifiedAt, true
+	}
+	return d, changed
 }
 
 func strPtr(p *string) string {
@@ -326,20 +352,9 @@ func (h *Host) sessionSummaryLocked(s *session) protocol.SessionSummary {
 func (h *Host) syncSessionSummaryLocked(s *session) {
 	cur := h.sessionSummaryLocked(s)
 	old := s.summary
-	var ch protocol.PartialSessionSummary
-	changed := false
-	if old.Title != cur.Title {
-		ch.Title, changed = &cur.Title, true
-	}
-	if old.Status != cur.Status {
-		ch.Status, changed = &cur.Status, true
-	}
-	if a := strPtr(cur.Activity); strPtr(old.Activity) != a {
-		ch.Activity, changed = &a, true
-	}
-	if old.ModifiedAt != cur.ModifiedAt {
-		ch.ModifiedAt, changed = &cur.ModifiedAt, true
-	}
+	d, changed := summaryFields{old.Title, old.Status, old.Activity, old.ModifiedAt}.
+		changes(summaryFields{cur.Title, cur.Status, cur.Activity, cur.ModifiedAt})
+	ch := protocol.PartialSessionSummary{Title: d.title, Status: d.status, Activity: d.activity, ModifiedAt: d.modifiedAt}
 	s.summary = cur
 	if changed {
 		h.notifyRootLocked("root/sessionSummaryChanged", protocol.SessionSummaryChangedParams{Channel: rootURI, Session: s.uri, Changes: ch})
