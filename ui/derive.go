@@ -54,6 +54,18 @@ func resultText(content []protocol.ToolResultContent) string {
 	return b.String()
 }
 
+// resultToolCall is the card of a tool call that has its result, whether
+// the result awaits the user's confirmation or the call has completed.
+func resultToolCall(status string, v protocol.ToolCallCompletedState) toolCall {
+	tc := toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: status,
+		Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Failed: !v.Success,
+		Result: joinNonEmpty(sm(v.PastTenseMessage), resultText(v.Content)), Server: contributorServer(v.Contributor)}
+	if v.Error != nil {
+		tc.ErrMsg = v.Error.Message
+	}
+	return tc
+}
+
 func flattenToolCall(s protocol.ToolCallState) toolCall {
 	switch v := s.Variant.(type) {
 	case protocol.ToolCallStreamingState:
@@ -76,21 +88,11 @@ func flattenToolCall(s protocol.ToolCallState) toolCall {
 			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Server: v.Contributor.CustomizationId,
 			Auth: &auth}
 	case protocol.ToolCallPendingResultConfirmationState:
-		tc := toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "pending-result-confirmation",
-			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Failed: !v.Success,
-			Result: joinNonEmpty(sm(v.PastTenseMessage), resultText(v.Content)), Server: contributorServer(v.Contributor)}
-		if v.Error != nil {
-			tc.ErrMsg = v.Error.Message
-		}
-		return tc
+		// The schema gives both result-bearing states the same fields, so
+		// the conversion compiles only while one card builder fits both.
+		return resultToolCall("pending-result-confirmation", protocol.ToolCallCompletedState(v))
 	case protocol.ToolCallCompletedState:
-		tc := toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "completed",
-			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Failed: !v.Success,
-			Result: joinNonEmpty(sm(v.PastTenseMessage), resultText(v.Content)), Server: contributorServer(v.Contributor)}
-		if v.Error != nil {
-			tc.ErrMsg = v.Error.Message
-		}
-		return tc
+		return resultToolCall("completed", v)
 	case protocol.ToolCallCancelledState:
 		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "cancelled",
 			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput),
