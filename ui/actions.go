@@ -191,11 +191,7 @@ func (m *Model) approve() tea.Cmd {
 			m.setStatus("approved " + it.Tool.Name)
 		}
 	case it.Tool.Status == "pending-result-confirmation":
-		if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallResultConfirmedAction{
-			TurnId: it.TurnID, ToolCallId: it.ID, Approved: true,
-		}); ok {
-			m.setStatus("result of " + it.Tool.Name + " approved")
-		}
+		m.confirmResult(it, true)
 	default:
 		m.setError(fmt.Errorf("%s is %s: nothing to approve", it.Tool.Name, it.Tool.Status))
 	}
@@ -220,13 +216,23 @@ func (m *Model) deny() {
 			m.setStatus("denied " + it.Tool.Name)
 		}
 	case it.Tool.Status == "pending-result-confirmation":
-		if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallResultConfirmedAction{
-			TurnId: it.TurnID, ToolCallId: it.ID, Approved: false,
-		}); ok {
-			m.setStatus("result of " + it.Tool.Name + " denied")
-		}
+		m.confirmResult(it, false)
 	default:
 		m.setError(fmt.Errorf("%s is %s: nothing to deny", it.Tool.Name, it.Tool.Status))
+	}
+}
+
+// confirmResult answers the result confirmation of tool call it; approving
+// and denying a result differ only in the answer and the word reported.
+func (m *Model) confirmResult(it chatItem, approved bool) {
+	if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallResultConfirmedAction{
+		TurnId: it.TurnID, ToolCallId: it.ID, Approved: approved,
+	}); ok {
+		verdict := "denied"
+		if approved {
+			verdict = "approved"
+		}
+		m.setStatus("result of " + it.Tool.Name + " " + verdict)
 	}
 }
 
