@@ -972,27 +972,7 @@ func chatToolCallComplete(v ToolCallStateVariant, act ChatToolCallCompleteAction
 	if r.Content != nil {
 		content = r.Content
 	}
-	if act.RequiresResultConfirmation != nil && *act.RequiresResultConfirmation && !fromAuth {
-		return ToolCallPendingResultConfirmationState{
-			ToolCallId:        c.ToolCallId,
-			ToolName:          c.ToolName,
-			DisplayName:       c.DisplayName,
-			Intention:         c.Intention,
-			Contributor:       c.Contributor,
-			Meta:              chatMetaOr(act.Meta, c.Meta),
-			InvocationMessage: invocation,
-			ToolInput:         toolInput,
-			Success:           r.Success,
-			PastTenseMessage:  r.PastTenseMessage,
-			Content:           content,
-			StructuredContent: r.StructuredContent,
-			Error:             r.Error,
-			Confirmed:         confirmed,
-			SelectedOption:    selected,
-			Status:            chatToolCallStatusPendingResultConfirmation,
-		}, true
-	}
-	return ToolCallCompletedState{
+	out := ToolCallCompletedState{
 		ToolCallId:        c.ToolCallId,
 		ToolName:          c.ToolName,
 		DisplayName:       c.DisplayName,
@@ -1009,7 +989,15 @@ func chatToolCallComplete(v ToolCallStateVariant, act ChatToolCallCompleteAction
 		Confirmed:         confirmed,
 		SelectedOption:    selected,
 		Status:            chatToolCallStatusCompleted,
-	}, true
+	}
+	if act.RequiresResultConfirmation != nil && *act.RequiresResultConfirmation && !fromAuth {
+		// The two result-bearing states have the same fields; only the
+		// status says whether the user still has to confirm the result.
+		pending := ToolCallPendingResultConfirmationState(out)
+		pending.Status = chatToolCallStatusPendingResultConfirmation
+		return pending, true
+	}
+	return out, true
 }
 
 func chatToolCallResultConfirmed(v ToolCallStateVariant, act ChatToolCallResultConfirmedAction) (ToolCallStateVariant, bool) {
@@ -1019,24 +1007,11 @@ func chatToolCallResultConfirmed(v ToolCallStateVariant, act ChatToolCallResultC
 	}
 	meta := chatMetaOr(act.Meta, tc.Meta)
 	if act.Approved {
-		return ToolCallCompletedState{
-			ToolCallId:        tc.ToolCallId,
-			ToolName:          tc.ToolName,
-			DisplayName:       tc.DisplayName,
-			Intention:         tc.Intention,
-			Contributor:       tc.Contributor,
-			Meta:              meta,
-			InvocationMessage: tc.InvocationMessage,
-			ToolInput:         tc.ToolInput,
-			Success:           tc.Success,
-			PastTenseMessage:  tc.PastTenseMessage,
-			Content:           tc.Content,
-			StructuredContent: tc.StructuredContent,
-			Error:             tc.Error,
-			Confirmed:         tc.Confirmed,
-			SelectedOption:    tc.SelectedOption,
-			Status:            chatToolCallStatusCompleted,
-		}, true
+		// An approved result completes the call with every field it had.
+		done := ToolCallCompletedState(tc)
+		done.Meta = meta
+		done.Status = chatToolCallStatusCompleted
+		return done, true
 	}
 	return ToolCallCancelledState{
 		ToolCallId:        tc.ToolCallId,
