@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -80,6 +81,154 @@ func TestTextConcurrentBranchesRace(t *testing.T) {
 	}
 }
 
+// textOf is the content a Text built from these deltas must hold.
+func textOf(parts ...string) string { return strings.Join(parts, "") }
+
+// pattern returns n bytes that differ from chunk to chunk and within one,
+// so a byte read from the wrong chunk or offset shows.
+func pattern(tag byte, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[(i*7+i/textChunkSize)%36]
+	}
+	if n > 0 {
+		b[0] = tag
+	}
+	return string(b)
+}
+
+// Branches taken after the text spans several chunks share the full chunks
+// but must not write into the partial one, whichever wins the tail.
+func TestTextBranchesAfterChunkBoundary(t *testing.T) {
+	for _, baseLen := range []int{textChunkSize, textChunkSize + 1, 2*textChunkSize + 100, 3*textChunkSize - 1} {
+		t.Run(fmt.Sprint(baseLen), func(t *testing.T) {
+			prefix := pattern('P', baseLen)
+			var base Text
+			for i := 0; i < baseLen; i += 1000 {
+				base = base.Append(prefix[i:min(i+1000, baseLen)])
+			}
+			left := base.Append("LEFT")
+			right := base.Append("RIGHT")
+			// Extend both far enough to cross the next chunk boundary.
+			more := pattern('m', textChunkSize+10)
+			left2 := left.Append(more)
+			right2 := right.Append(more).Append("!")
+			checks := []struct {
+				name string
+				got  Text
+				want string
+			}{
+				{"base", base, prefix},
+				{"left", left, textOf(prefix, "LEFT")},
+				{"right", right, textOf(prefix, "RIGHT")},
+				{"left2", left2, textOf(prefix, "LEFT", more)},
+				{"right2", right2, textOf(prefix, "RIGHT", more, "!")},
+			}
+			for _, c := range checks {
+				if c.got.Len() != len(c.want) || c.got.String() != c.want {
+					t.Errorf("%s: len %d, want %d; content differs: %v", c.name, c.got.Len(), len(c.want), c.got.String() != c.want)
+				}
+				if !c.got.Equal(NewText(c.want)) {
+					t.Errorf("%s: not Equal to NewText of its content", c.name)
+				}
+			}
+			if left.Equal(right) || left2.Equal(base) {
+				t.Error("Equal ignores content")
+			}
+			// The loser of the tail copied only its partial last chunk: the
+			// full chunks are the base's own.
+			full := baseLen / textChunkSize
+			lc, rc, bc := left.st.list.Load().chunks, right.st.list.Load().chunks, base.st.list.Load().chunks
+			for i := range full {
+				if &lc[i][0] != &bc[i][0] || &rc[i][0] != &bc[i][0] {
+					t.Errorf("full chunk %d was copied", i)
+				}
+			}
+		})
+	}
+}
+
+// Run with -race: readers of older values while the owner streams across
+// several chunk boundaries and readers of the newest values build the
+// joined string.
+func TestTextReadOldWhileOwnerAppendsRace(t *testing.T) {
+	const delta = 16
+	total := 5*textChunkSize + 123
+	want := pattern('S', total)
+	cur := NewText(want[:delta])
+	old := []Text{cur}
+	for i := delta; i < textChunkSize+delta*3; i += delta {
+		cur = cur.Append(want[i:min(i+delta, total)])
+	}
+	old = append(old, cur) // spans two chunks, String builds the mirror
+	stop := make(chan struct{})
+	newest := make(chan Text, 64)
+	var wg sync.WaitGroup
+	for _, o := range old {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if o.String() != want[:o.Len()] {
+					t.Errorf("old value of length %d changed", o.Len())
+					return
+				}
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for v := range newest {
+			if v.String() != want[:v.Len()] {
+				t.Errorf("value of length %d reads wrong bytes", v.Len())
+			}
+		}
+	}()
+	for i := cur.Len(); i < total; i += delta {
+		cur = cur.Append(want[i:min(i+delta, total)])
+		if i%(textChunkSize/4) < delta {
+			newest <- cur
+		}
+	}
+	close(newest)
+	close(stop)
+	wg.Wait()
+	if cur.String() != want {
+		t.Fatalf("final text differs (len %d, want %d)", cur.Len(), total)
+	}
+}
+
+// Repeated String on a long value must not join the chunks again.
+func TestTextStringCached(t *testing.T) {
+	want := pattern('C', 3*textChunkSize+5)
+	var v Text
+	for i := 0; i < len(want); i += 100 {
+		v = v.Append(want[i:min(i+100, len(want))])
+	}
+	if v.String() != want {
+		t.Fatal("content differs")
+	}
+	if a := testing.AllocsPerRun(100, func() { _ = v.String() }); a != 0 {
+		t.Errorf("String allocates %.1f times per call once built", a)
+	}
+	short := NewText(want[:textChunkSize+1])
+	if short.String() != want[:textChunkSize+1] || short.String() != want[:textChunkSize+1] {
+		t.Error("NewText of more than one chunk differs")
+	}
+	// Older values of the same store read from the same joined copy.
+	older := v
+	v = v.Append("tail")
+	if v.String() != want+"tail" || older.String() != want {
+		t.Error("older value changed after the store's joined copy grew")
+	}
+}
+
 func TestTextJSON(t *testing.T) {
 	var part MarkdownResponsePart
 	in := `{"kind":"markdown","id":"p1","content":"# hi \u2603"}`
@@ -93,6 +242,15 @@ func TestTextJSON(t *testing.T) {
 	}
 	if want := `{"kind":"markdown","id":"p1","content":"# hi ☃ more"}`; string(out) != want {
 		t.Fatalf("got %s, want %s", out, want)
+	}
+	long := NewText(pattern('J', 2*textChunkSize+7))
+	raw, err := json.Marshal(long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Text
+	if err := json.Unmarshal(raw, &back); err != nil || !back.Equal(long) {
+		t.Fatalf("multi-chunk round trip: err %v, equal %v", err, back.Equal(long))
 	}
 }
 
