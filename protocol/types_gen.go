@@ -17007,17 +17007,8 @@ var unionDiscriminators = map[string]string{
 // discValue returns a discriminator's text: the string for a JSON string,
 // the literal itself otherwise, "" when absent.
 func discValue(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	if raw[0] == '"' {
-		if s, ok := plainJSONString(raw); ok {
-			return s
-		}
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
+	if s, ok := jsonString(raw); ok {
+		return s
 	}
 	return string(raw)
 }
