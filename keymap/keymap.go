@@ -472,6 +472,32 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return out
 }
 
+// checkBindings reports, for one set of bindings live at the same time
+// (named where), a binding without help text, a key bound twice and, when
+// textEntry, a printable key that would swallow typed text.
+func checkBindings(where string, bindings []key.Binding, textEntry bool) []error {
+	var errs []error
+	owner := map[string]string{}
+	for _, b := range bindings {
+		h := b.Help()
+		name := h.Key + " (" + h.Desc + ")"
+		if h.Key == "" || h.Desc == "" {
+			errs = append(errs, fmt.Errorf("%s: binding %v has no help text", where, b.Keys()))
+		}
+		for _, kk := range b.Keys() {
+			if prev, dup := owner[kk]; dup {
+				errs = append(errs, fmt.Errorf("%s: key %q bound to both %s and %s", where, kk, prev, name))
+				continue
+			}
+			owner[kk] = name
+			if textEntry && printable(kk) {
+				errs = append(errs, fmt.Errorf("%s: printable key %q bound to %s would swallow typed text", where, kk, name))
+			}
+		}
+	}
+	return errs
+}
+
 // Validate reports every key bound twice among the bindings live in one
 // context, and every printable key bound in a text-entry context (it would
 // eat what the user types). A binding with keys but no help text is
@@ -479,43 +505,12 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 func (k KeyMap) Validate() error {
 	var errs []error
 	for _, ctx := range Contexts {
-		owner := map[string]string{}
-		for _, b := range k.Active(ctx) {
-			h := b.Help()
-			name := h.Key + " (" + h.Desc + ")"
-			if h.Key == "" || h.Desc == "" {
-				errs = append(errs, fmt.Errorf("%s: binding %v has no help text", ctx, b.Keys()))
-			}
-			for _, kk := range b.Keys() {
-				if prev, dup := owner[kk]; dup {
-					errs = append(errs, fmt.Errorf("%s: key %q bound to both %s and %s", ctx, kk, prev, name))
-					continue
-				}
-				owner[kk] = name
-				if ctx.TextEntry() && printable(kk) {
-					errs = append(errs, fmt.Errorf("%s: printable key %q bound to %s would swallow typed text", ctx, kk, name))
-				}
-			}
-		}
+		errs = append(errs, checkBindings(ctx.String(), k.Active(ctx), ctx.TextEntry())...)
 	}
 	// The choice keys are live, with the form-wide keys, on a question of
 	// their kind.
 	for kind, group := range map[string][]key.Binding{"input choice": k.Input.ChoiceHelp(), "input yes/no": k.Input.BooleanHelp()} {
-		owner := map[string]string{}
-		for _, b := range append(flatten(k.Input.FullHelp()), group...) {
-			h := b.Help()
-			name := h.Key + " (" + h.Desc + ")"
-			if h.Key == "" || h.Desc == "" {
-				errs = append(errs, fmt.Errorf("%s: binding %v has no help text", kind, b.Keys()))
-			}
-			for _, kk := range b.Keys() {
-				if prev, dup := owner[kk]; dup {
-					errs = append(errs, fmt.Errorf("%s: key %q bound to both %s and %s", kind, kk, prev, name))
-					continue
-				}
-				owner[kk] = name
-			}
-		}
+		errs = append(errs, checkBindings(kind, append(flatten(k.Input.FullHelp()), group...), false)...)
 	}
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
 	return errors.Join(errs...)
