@@ -413,6 +413,6 @@ func (h *Host) validateFrameLocked(connID int64, dir Direction, frame []byte, un
 // now is the host clock in the wire's ISO 8601 form.
 func (h *Host) now() string { return isoTime(h.clock()) }
 
-func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+func isoTime(t time.Time) string { return protocol.Timestamp(t) }
 
 func (h *Host) reduceClock() protocol.Clock { return protocol.Clock(h.clock) }

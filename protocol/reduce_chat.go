@@ -166,13 +166,13 @@ func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
 
 // Tool call status and part kind discriminators, as the wire spells them.
 const (
-	chatToolCallStatusStreaming                 = "streaming"
-	chatToolCallStatusPendingConfirmation       = "pending-confirmation"
-	chatToolCallStatusRunning                   = "running"
-	chatToolCallStatusAuthRequired              = "auth-required"
-	chatToolCallStatusPendingResultConfirmation = "pending-result-confirmation"
-	chatToolCallStatusCompleted                 = "completed"
-	chatToolCallStatusCancelled                 = "cancelled"
+	chatToolCallStatusStreaming                 = ToolCallStatusStreaming
+	chatToolCallStatusPendingConfirmation       = ToolCallStatusPendingConfirmation
+	chatToolCallStatusRunning                   = ToolCallStatusRunning
+	chatToolCallStatusAuthRequired              = ToolCallStatusAuthRequired
+	chatToolCallStatusPendingResultConfirmation = ToolCallStatusPendingResultConfirmation
+	chatToolCallStatusCompleted                 = ToolCallStatusCompleted
+	chatToolCallStatusCancelled                 = ToolCallStatusCancelled
 
 	chatResponsePartKindToolCall     = "toolCall"
 	chatResponsePartKindInputRequest = "inputRequest"
@@ -183,11 +183,7 @@ const (
 // every activity change.
 const chatStatusActivityMask SessionStatus = 1<<5 - 1
 
-// chatISOMillis is JavaScript's Date.toISOString layout, which the fixtures and
-// every TypeScript host use for modifiedAt.
-const chatISOMillis = "2006-01-02T15:04:05.000Z"
-
-func chatStamp(clock Clock) string { return clock().UTC().Format(chatISOMillis) }
+func chatStamp(clock Clock) string { return Timestamp(clock()) }
 
 func chatIsActiveTurn(s ChatState, turnID string) bool {
 	return s.ActiveTurn != nil && s.ActiveTurn.Id == turnID

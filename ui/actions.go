@@ -20,9 +20,6 @@ var (
 	errNothingTo = errors.New("nothing here waits for an answer: ! jumps to what does, [ ] pick a card")
 )
 
-// isoTime formats t the way AHP timestamps are written.
-func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
-
 func (m *Model) dispatch(channel string, v protocol.StateActionVariant) (int64, bool) {
 	if m.client == nil {
 		m.setError(errNoClient)
@@ -70,7 +67,7 @@ func (m *Model) submitComposer() tea.Cmd {
 	turnID := m.cfg.NewID()
 	now := m.clock()
 	_, ok := m.dispatch(m.openChat, protocol.ChatTurnStartedAction{
-		TurnId: turnID, StartedAt: isoTime(now), Message: m.userMessage(text),
+		TurnId: turnID, StartedAt: protocol.Timestamp(now), Message: m.userMessage(text),
 	})
 	if ok {
 		m.ourTurns[turnID] = now
@@ -183,17 +180,17 @@ func (m *Model) approve() tea.Cmd {
 		m.form = newInputForm(m.openChat, it.Input.Request, m.keys.Input)
 		m.modal = modalInput
 		return nil
-	case it.Tool.Status == "pending-confirmation":
+	case it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation:
 		if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallApprovedAction{
 			TurnId: it.TurnID, ToolCallId: it.ID, Approved: true,
 			Confirmed: protocol.ToolCallConfirmationReasonUserAction,
 		}); ok {
-			m.setStatus("approved " + it.Tool.Name)
+			m.setStatus("approved " + it.Tool.Name())
 		}
-	case it.Tool.Status == "pending-result-confirmation":
+	case it.Tool.Status() == protocol.ToolCallStatusPendingResultConfirmation:
 		m.confirmResult(it, true)
 	default:
-		m.setError(fmt.Errorf("%s is %s: nothing to approve", it.Tool.Name, it.Tool.Status))
+		m.setError(fmt.Errorf("%s is %s: nothing to approve", it.Tool.Name(), it.Tool.Status()))
 	}
 	return nil
 }
@@ -208,17 +205,17 @@ func (m *Model) deny() {
 	case it.Kind == itemInput:
 		m.form = newInputForm(m.openChat, it.Input.Request, m.keys.Input)
 		m.declineInput()
-	case it.Tool.Status == "pending-confirmation":
+	case it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation:
 		if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallDeniedAction{
 			TurnId: it.TurnID, ToolCallId: it.ID, Approved: false,
 			Reason: string(protocol.ToolCallCancellationReasonDenied),
 		}); ok {
-			m.setStatus("denied " + it.Tool.Name)
+			m.setStatus("denied " + it.Tool.Name())
 		}
-	case it.Tool.Status == "pending-result-confirmation":
+	case it.Tool.Status() == protocol.ToolCallStatusPendingResultConfirmation:
 		m.confirmResult(it, false)
 	default:
-		m.setError(fmt.Errorf("%s is %s: nothing to deny", it.Tool.Name, it.Tool.Status))
+		m.setError(fmt.Errorf("%s is %s: nothing to deny", it.Tool.Name(), it.Tool.Status()))
 	}
 }
 
@@ -232,7 +229,7 @@ func (m *Model) confirmResult(it chatItem, approved bool) {
 		if approved {
 			verdict = "approved"
 		}
-		m.setStatus("result of " + it.Tool.Name + " " + verdict)
+		m.setStatus("result of " + it.Tool.Name() + " " + verdict)
 	}
 }
 

@@ -1,27 +1,9 @@
 package ui
 
 import (
-	"strings"
-
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
-
-// toolCall is the flattened view of a ToolCallState variant: the fields every
-// status shares plus what the UI acts on. Deriving it in one place keeps the
-// renderer and the key handler agreeing on what a card is.
-type toolCall struct {
-	ID, Name, Display, Status string
-	Invocation                string
-	Input                     string
-	Failed                    bool
-	Result                    string // past-tense message and text content
-	ErrMsg                    string
-	Server                    string // MCP customization id of the contributor, if any
-	Auth                      *protocol.McpAuthRequirement
-}
-
-func sm(s protocol.StringOrMarkdown) string { return s.Value }
 
 func deref[T any](p *T) T {
 	var zero T
@@ -29,88 +11,6 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
-}
-
-func contributorServer(c *protocol.ToolCallContributor) string {
-	if c == nil {
-		return ""
-	}
-	if mc, ok := c.Variant.(protocol.ToolCallMcpContributor); ok {
-		return mc.CustomizationId
-	}
-	return ""
-}
-
-func resultText(content []protocol.ToolResultContent) string {
-	var b strings.Builder
-	for _, c := range content {
-		if t, ok := c.Variant.(protocol.ToolResultTextContent); ok {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
-
-// resultToolCall is the card of a tool call that has its result, whether
-// the result awaits the user's confirmation or the call has completed.
-func resultToolCall(status string, v protocol.ToolCallCompletedState) toolCall {
-	tc := toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: status,
-		Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Failed: !v.Success,
-		Result: joinNonEmpty(sm(v.PastTenseMessage), resultText(v.Content)), Server: contributorServer(v.Contributor)}
-	if v.Error != nil {
-		tc.ErrMsg = v.Error.Message
-	}
-	return tc
-}
-
-func flattenToolCall(s protocol.ToolCallState) toolCall {
-	switch v := s.Variant.(type) {
-	case protocol.ToolCallStreamingState:
-		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "streaming",
-			Invocation: sm(deref(v.InvocationMessage)), Input: deref(v.PartialInput), Server: contributorServer(v.Contributor)}
-	case protocol.ToolCallPendingConfirmationState:
-		inv := sm(v.InvocationMessage)
-		if v.ConfirmationTitle != nil && v.ConfirmationTitle.Value != "" {
-			inv = v.ConfirmationTitle.Value
-		}
-		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "pending-confirmation",
-			Invocation: inv, Input: deref(v.ToolInput), Server: contributorServer(v.Contributor)}
-	case protocol.ToolCallRunningState:
-		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "running",
-			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Result: resultText(v.Content),
-			Server: contributorServer(v.Contributor)}
-	case protocol.ToolCallAuthRequiredState:
-		auth := v.Auth
-		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "auth-required",
-			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Server: v.Contributor.CustomizationId,
-			Auth: &auth}
-	case protocol.ToolCallPendingResultConfirmationState:
-		// The schema gives both result-bearing states the same fields, so
-		// the conversion compiles only while one card builder fits both.
-		return resultToolCall("pending-result-confirmation", protocol.ToolCallCompletedState(v))
-	case protocol.ToolCallCompletedState:
-		return resultToolCall("completed", v)
-	case protocol.ToolCallCancelledState:
-		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "cancelled",
-			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput),
-			Result: sm(deref(v.ReasonMessage)), Server: contributorServer(v.Contributor)}
-	case protocol.UnknownToolCallState:
-		return toolCall{ID: "", Status: v.Discriminator}
-	}
-	return toolCall{}
-}
-
-func joinNonEmpty(parts ...string) string {
-	var out []string
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, "\n")
 }
 
 // itemKind is what a selectable transcript item is.
@@ -129,7 +29,7 @@ type chatItem struct {
 	ID     string // toolCallId or input request id
 	TurnID string
 	Active bool // in the running turn
-	Tool   toolCall
+	Tool   protocol.ToolCallState
 	Input  protocol.InputRequestResponsePart
 }
 
@@ -162,11 +62,11 @@ func chatItems(chat protocol.ChatState) []chatItem {
 		for _, p := range parts {
 			switch v := p.Variant.(type) {
 			case protocol.ToolCallResponsePart:
-				tc := flattenToolCall(v.ToolCall)
-				if tc.ID == "" {
+				id := v.ToolCall.ID()
+				if id == "" {
 					continue
 				}
-				out = append(out, chatItem{Kind: itemToolCall, ID: tc.ID, TurnID: turnID, Active: active, Tool: tc})
+				out = append(out, chatItem{Kind: itemToolCall, ID: id, TurnID: turnID, Active: active, Tool: v.ToolCall})
 			case protocol.InputRequestResponsePart:
 				out = append(out, chatItem{Kind: itemInput, ID: v.Request.Id, TurnID: turnID, Active: active, Input: v})
 			}
@@ -187,12 +87,7 @@ func (it chatItem) needsUser(authServers map[string]bool) bool {
 	case itemInput:
 		return it.Input.Response == nil && it.Active
 	case itemToolCall:
-		switch it.Tool.Status {
-		case "pending-confirmation", "pending-result-confirmation", "auth-required":
-			return true
-		case "running":
-			return authServers[it.Tool.Server]
-		}
+		return it.Tool.WaitsOnUser(func(id string) bool { return authServers[id] })
 	}
 	return false
 }

@@ -187,3 +187,9 @@ func fxModel(chat protocol.ChatState) *Model {
 	m.focus = focusChat
 	return m
 }
+
+// toolFailed reports a completed tool call whose result says it failed.
+func toolFailed(tc protocol.ToolCallState) bool {
+	c, ok := tc.Variant.(protocol.ToolCallCompletedState)
+	return ok && !c.Success
+}

@@ -73,9 +73,9 @@ func TestGrantFlowForToolCall(t *testing.T) {
 	d.openDemo()
 	d.sendMessage("deploy the preview")
 	d.expectSent("chat/turnStarted")
-	it := d.waitItem("auth-required deploy", func(it chatItem) bool { return it.Tool.Status == "auth-required" })
+	it := d.waitItem("auth-required deploy", func(it chatItem) bool { return it.Tool.Status() == protocol.ToolCallStatusAuthRequired })
 	d.keys("]", "g")
-	res := it.Tool.Auth.Resource.Resource
+	res := it.Tool.AuthRequirement().Resource.Resource
 	d.until("sign-in URL", func() bool { g := d.m.grants[res]; return g != nil && g.url != "" })
 	g := d.m.grants[res]
 	// The whole URL is on screen, for a user who cannot open a browser —
@@ -98,7 +98,9 @@ func TestGrantFlowForToolCall(t *testing.T) {
 	}
 	approveInBrowser(t, g.url)
 	d.until("access granted", func() bool { return d.m.grants[res].phase == grantDone })
-	d.waitItem("deploy resumed and done", func(x chatItem) bool { return x.ID == it.ID && x.Tool.Status == "completed" && !x.Tool.Failed })
+	d.waitItem("deploy resumed and done", func(x chatItem) bool {
+		return x.ID == it.ID && x.Tool.Status() == protocol.ToolCallStatusCompleted && !toolFailed(x.Tool)
+	})
 	d.expectSent() // authenticate is a command, not an action
 }
 
@@ -107,9 +109,9 @@ func TestGrantFlowCancelAndQuit(t *testing.T) {
 	d.openDemo()
 	d.sendMessage("deploy the preview")
 	d.expectSent("chat/turnStarted")
-	it := d.waitItem("auth-required deploy", func(it chatItem) bool { return it.Tool.Status == "auth-required" })
+	it := d.waitItem("auth-required deploy", func(it chatItem) bool { return it.Tool.Status() == protocol.ToolCallStatusAuthRequired })
 	d.keys("]", "g")
-	res := it.Tool.Auth.Resource.Resource
+	res := it.Tool.AuthRequirement().Resource.Resource
 	d.until("waiting", func() bool { g := d.m.grants[res]; return g != nil && g.grant != nil })
 	grant := d.m.grants[res].grant
 	d.keys("esc")
@@ -118,7 +120,7 @@ func TestGrantFlowCancelAndQuit(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("esc did not end the grant (loopback listener still open)")
 	}
-	d.until("cancelled", func() bool { return d.m.grants[res].phase == grantCancelled })
+	d.until("flow cancelled", func() bool { return d.m.grants[res].phase == grantCancelled })
 	if _, err := http.Get(grant.RedirectURI()); err == nil {
 		t.Errorf("loopback listener %s still answers after cancel", grant.RedirectURI())
 	}

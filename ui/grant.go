@@ -26,12 +26,12 @@ func (m *Model) itemGrantRequirement(it chatItem) *protocol.McpAuthRequirement {
 	if it.Kind != itemToolCall {
 		return nil
 	}
-	switch it.Tool.Status {
-	case "auth-required":
-		return it.Tool.Auth
-	case "running":
-		if it.Tool.Server != "" {
-			return serverAuth(mcpRows(m.sess), it.Tool.Server)
+	switch it.Tool.Status() {
+	case protocol.ToolCallStatusAuthRequired:
+		return it.Tool.AuthRequirement()
+	case protocol.ToolCallStatusRunning:
+		if s := it.Tool.McpServer(); s != "" {
+			return serverAuth(mcpRows(m.sess), s)
 		}
 	}
 	return nil
@@ -100,8 +100,8 @@ func (m *Model) advertised() []string {
 	}
 	if m.hasChat {
 		for _, it := range m.items() {
-			if it.Tool.Auth != nil {
-				add(it.Tool.Auth.Resource.Resource)
+			if a := it.Tool.AuthRequirement(); a != nil {
+				add(a.Resource.Resource)
 			}
 		}
 	}
@@ -316,7 +316,7 @@ func (m *Model) declineGrant() {
 	if g := m.grants[m.itemGrant(it)]; g != nil && (g.phase == grantWaiting || g.phase == grantStarting) {
 		m.cancelGrant()
 	}
-	code := "cancelled"
+	code := protocol.ToolCallErrorCodeCancelled
 	_, ok = m.dispatch(m.openChat, protocol.ChatToolCallCompleteAction{
 		TurnId: it.TurnID, ToolCallId: it.ID,
 		Result: protocol.ToolCallResult{
@@ -326,7 +326,7 @@ func (m *Model) declineGrant() {
 		},
 	})
 	if ok {
-		m.setStatus("access declined: " + it.Tool.Name + " cancelled")
+		m.setStatus("access declined: " + it.Tool.Name() + " cancelled")
 	}
 }
 
@@ -408,8 +408,8 @@ func (m *Model) tokenWants() []tokenWant {
 	}
 	if m.hasChat {
 		for _, it := range m.items() {
-			if it.Active && it.Kind == itemToolCall && it.Tool.Status == "auth-required" && it.Tool.Auth != nil {
-				out = append(out, tokenWant{resource: it.Tool.Auth.Resource.Resource, scopes: it.Tool.Auth.RequiredScopes})
+			if a := it.Tool.AuthRequirement(); it.Active && it.Kind == itemToolCall && a != nil {
+				out = append(out, tokenWant{resource: a.Resource.Resource, scopes: a.RequiredScopes})
 			}
 		}
 	}

@@ -204,7 +204,7 @@ func TestServerFlipGrantPrompt(t *testing.T) {
 		t.Fatalf("sent %d actions", len(rec.sent))
 	}
 	a := rec.sent[0].Variant.(protocol.ChatToolCallCompleteAction)
-	if a.ToolCallId != "tc-gh" || a.TurnId != "t2" || a.Result.Success || deref(a.Result.Error.Code) != "cancelled" {
+	if a.ToolCallId != "tc-gh" || a.TurnId != "t2" || a.Result.Success || deref(a.Result.Error.Code) != protocol.ToolCallErrorCodeCancelled {
 		t.Fatalf("toolCallComplete = %+v", a)
 	}
 }

@@ -55,7 +55,7 @@ func TestKeysApproveAndDenyToolCall(t *testing.T) {
 			d.openDemo()
 			d.sendMessage("please write the changelog")
 			d.expectSent("chat/turnStarted")
-			it := d.waitItem("pending confirmation", func(it chatItem) bool { return it.Tool.Status == "pending-confirmation" })
+			it := d.waitItem("pending confirmation", func(it chatItem) bool { return it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation })
 			d.keys("]")
 			if d.m.itemSel != it.ID {
 				t.Fatalf("] selected %q, want %q", d.m.itemSel, it.ID)
@@ -74,11 +74,13 @@ func TestKeysApproveAndDenyToolCall(t *testing.T) {
 			default:
 				t.Fatalf("sent %T", a)
 			}
-			want := "running"
+			want := protocol.ToolCallStatusRunning
 			if !tc.approved {
-				want = "cancelled"
+				want = protocol.ToolCallStatusCancelled
 			}
-			d.waitItem("tool call "+want, func(x chatItem) bool { return x.ID == it.ID && (x.Tool.Status == want || x.Tool.Status == "completed") })
+			d.waitItem("tool call "+want, func(x chatItem) bool {
+				return x.ID == it.ID && (x.Tool.Status() == want || x.Tool.Status() == protocol.ToolCallStatusCompleted)
+			})
 		})
 	}
 }
@@ -190,7 +192,7 @@ func TestKeyDeclineGrant(t *testing.T) {
 	d.openDemo()
 	d.sendMessage("deploy the preview")
 	d.expectSent("chat/turnStarted")
-	it := d.waitItem("auth-required deploy", func(it chatItem) bool { return it.Tool.Status == "auth-required" })
+	it := d.waitItem("auth-required deploy", func(it chatItem) bool { return it.Tool.Status() == protocol.ToolCallStatusAuthRequired })
 	d.keys("]")
 	if d.m.context().String() != "chat+grant" {
 		t.Fatalf("context %s, want chat+grant", d.m.context())
@@ -203,10 +205,12 @@ func TestKeyDeclineGrant(t *testing.T) {
 	}
 	d.keys("n")
 	a := d.expectSent("chat/toolCallComplete")[0].Action.Variant.(protocol.ChatToolCallCompleteAction)
-	if a.ToolCallId != it.ID || a.TurnId != it.TurnID || a.Result.Success || a.Result.Error == nil || deref(a.Result.Error.Code) != "cancelled" {
+	if a.ToolCallId != it.ID || a.TurnId != it.TurnID || a.Result.Success || a.Result.Error == nil || deref(a.Result.Error.Code) != protocol.ToolCallErrorCodeCancelled {
 		t.Fatalf("toolCallComplete = %+v", a)
 	}
-	d.waitItem("deploy failed", func(x chatItem) bool { return x.ID == it.ID && x.Tool.Status == "completed" && x.Tool.Failed })
+	d.waitItem("deploy failed", func(x chatItem) bool {
+		return x.ID == it.ID && x.Tool.Status() == protocol.ToolCallStatusCompleted && toolFailed(x.Tool)
+	})
 }
 
 func TestKeysInputRequest(t *testing.T) {

@@ -426,10 +426,7 @@ func (m *Model) transcriptOptions() views.TranscriptOptions {
 		}
 	}
 	for _, it := range m.items() {
-		if !it.Active || it.Kind != itemToolCall {
-			continue
-		}
-		if it.Tool.Status != "auth-required" && !(it.Tool.Status == "running" && auth[it.Tool.Server]) {
+		if !it.Active || it.Kind != itemToolCall || !it.Tool.WaitsOnUser(func(id string) bool { return auth[id] }) {
 			continue
 		}
 		if req := m.itemGrantRequirement(it); req != nil {

@@ -83,13 +83,13 @@ func inputNeededText(th Theme, e protocol.SessionInputRequest) (Badge, string, s
 		case protocol.ToolCallPendingResultConfirmationState:
 			t = normalizeToolCall(protocol.NewToolCallState(tc))
 		default:
-			t = toolCall{name: "tool", status: "pending-confirmation"}
+			t = toolCall{name: "tool", status: protocol.ToolCallStatusPendingConfirmation}
 		}
 		name := firstNonEmpty(SanitizeLine(t.name), "tool")
-		if t.status == "pending-result-confirmation" {
+		if t.status == protocol.ToolCallStatusPendingResultConfirmation {
 			return th.ToolCallBadge(t.status, false), "review the result of " + name, t.pastTense, t.pastTenseMD
 		}
-		return th.ToolCallBadge("pending-confirmation", false), "approve " + name, t.invocation, t.invocationMD
+		return th.ToolCallBadge(protocol.ToolCallStatusPendingConfirmation, false), "approve " + name, t.invocation, t.invocationMD
 	case protocol.SessionToolAuthenticationRequest:
 		t := normalizeToolCall(protocol.ToolCallState{Variant: v.ToolCall})
 		name := firstNonEmpty(SanitizeLine(t.name), "tool")
@@ -98,11 +98,11 @@ func inputNeededText(th Theme, e protocol.SessionInputRequest) (Badge, string, s
 		for _, s := range v.ToolCall.Auth.RequiredScopes {
 			scopes = append(scopes, SanitizeLine(s))
 		}
-		return th.ToolCallBadge("auth-required", false), "grant access for " + name,
+		return th.ToolCallBadge(protocol.ToolCallStatusAuthRequired, false), "grant access for " + name,
 			firstNonEmpty(res, "the server") + " " + reasonText(string(v.ToolCall.Auth.Reason), scopes), false
 	case protocol.SessionToolClientExecutionRequest:
 		t := normalizeToolCall(v.ToolCall)
-		return th.ToolCallBadge("running", false), "run client tool " + firstNonEmpty(SanitizeLine(t.name), "tool"),
+		return th.ToolCallBadge(protocol.ToolCallStatusRunning, false), "run client tool " + firstNonEmpty(SanitizeLine(t.name), "tool"),
 			"for client " + SanitizeLine(v.ClientId), false
 	}
 	return th.unknownBadge(e.Kind()), "waiting for you (" + firstNonEmpty(SanitizeLine(e.Kind()), "unknown") + ")", "", false

@@ -5,6 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
+
+	"github.com/ahptui/ahptui/protocol"
 )
 
 // Palette is the theme's colours, already resolved for the background.
@@ -195,8 +197,8 @@ const (
 )
 
 // ToolCallBadge returns the badge for a tool call's status as spelled on
-// the wire ("streaming", "pending-confirmation", "running", "auth-required",
-// "pending-result-confirmation", "completed", "cancelled"). failed marks a
+// the wire (protocol.ToolCallStatus*); "running" and "cancelled" read well
+// as they are, so their label is the status itself. failed marks a
 // completed call whose result is an error. An unknown status (a newer host)
 // still gets a readable badge carrying its sanitized name.
 func (th Theme) ToolCallBadge(status string, failed bool) Badge {
@@ -204,23 +206,23 @@ func (th Theme) ToolCallBadge(status string, failed bool) Badge {
 	p := th.Palette
 	attention := s().Foreground(p.Warning).Bold(true)
 	switch status {
-	case "streaming":
+	case protocol.ToolCallStatusStreaming:
 		return Badge{badgeGlyphStreaming, "preparing", s().Foreground(p.FgMuted)}
-	case "pending-confirmation":
+	case protocol.ToolCallStatusPendingConfirmation:
 		return Badge{badgeGlyphAsk, "needs approval", attention}
-	case "running":
-		return Badge{badgeGlyphRunning, "running", s().Foreground(p.Info)}
-	case "auth-required":
+	case protocol.ToolCallStatusRunning:
+		return Badge{badgeGlyphRunning, protocol.ToolCallStatusRunning, s().Foreground(p.Info)}
+	case protocol.ToolCallStatusAuthRequired:
 		return Badge{badgeGlyphAuth, "needs sign-in", attention}
-	case "pending-result-confirmation":
+	case protocol.ToolCallStatusPendingResultConfirmation:
 		return Badge{badgeGlyphAskResult, "review result", attention}
-	case "completed":
+	case protocol.ToolCallStatusCompleted:
 		if failed {
 			return Badge{badgeGlyphFailed, "failed", s().Foreground(p.Error).Bold(true)}
 		}
 		return Badge{badgeGlyphDone, "done", s().Foreground(p.Success)}
-	case "cancelled":
-		return Badge{badgeGlyphCancelled, "cancelled", s().Foreground(p.FgSubtle)}
+	case protocol.ToolCallStatusCancelled:
+		return Badge{badgeGlyphCancelled, protocol.ToolCallStatusCancelled, s().Foreground(p.FgSubtle)}
 	}
 	return th.unknownBadge(status)
 }

@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/ahptui/ahptui/protocol"
 )
 
 var themeToolCallStatuses = []string{
-	"streaming", "pending-confirmation", "running", "auth-required",
-	"pending-result-confirmation", "completed", "cancelled",
+	protocol.ToolCallStatusStreaming, protocol.ToolCallStatusPendingConfirmation, protocol.ToolCallStatusRunning, protocol.ToolCallStatusAuthRequired,
+	protocol.ToolCallStatusPendingResultConfirmation, protocol.ToolCallStatusCompleted, protocol.ToolCallStatusCancelled,
 }
 
 var themeMcpKinds = []string{"starting", "ready", "authRequired", "error", "stopped"}
@@ -22,7 +24,7 @@ func themeAllBadges(th Theme) map[string]Badge {
 	for _, s := range themeToolCallStatuses {
 		m["tool "+s] = th.ToolCallBadge(s, false)
 	}
-	m["tool completed failed"] = th.ToolCallBadge("completed", true)
+	m["tool completed failed"] = th.ToolCallBadge(protocol.ToolCallStatusCompleted, true)
 	for _, k := range themeMcpKinds {
 		m["mcp "+k] = th.McpBadge(k, "")
 	}
@@ -63,7 +65,7 @@ func TestBadgeLabelsAreDistinct(t *testing.T) {
 		}
 		seen[b.Plain()] = s
 	}
-	if th.ToolCallBadge("completed", true).Plain() == th.ToolCallBadge("completed", false).Plain() {
+	if th.ToolCallBadge(protocol.ToolCallStatusCompleted, true).Plain() == th.ToolCallBadge(protocol.ToolCallStatusCompleted, false).Plain() {
 		t.Error("failed and successful completions look the same")
 	}
 	seen = map[string]string{}

@@ -59,16 +59,6 @@ type toolCall struct {
 	invocationMD, pastTenseMD, titleMD, cancelMD, riskMD bool
 }
 
-func mcpContributor(c *protocol.ToolCallContributor) string {
-	if c == nil {
-		return ""
-	}
-	if m, ok := c.Variant.(protocol.ToolCallMcpContributor); ok {
-		return m.CustomizationId
-	}
-	return ""
-}
-
 func optLabel(o *protocol.ConfirmationOption) string {
 	if o == nil {
 		return ""
@@ -96,15 +86,12 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 	var t toolCall
 	switch v := tc.Variant.(type) {
 	case protocol.ToolCallStreamingState:
-		t = toolCall{id: v.ToolCallId, status: "streaming", name: nameOf(v.DisplayName, v.ToolName),
-			intention: strOr(v.Intention), input: strOr(v.PartialInput), contributorMCP: mcpContributor(v.Contributor)}
+		t = toolCall{intention: strOr(v.Intention), input: strOr(v.PartialInput)}
 		if v.InvocationMessage != nil {
 			t.invocation, t.invocationMD = v.InvocationMessage.Value, v.InvocationMessage.Markdown
 		}
 	case protocol.ToolCallPendingConfirmationState:
-		t = toolCall{id: v.ToolCallId, status: "pending-confirmation", name: nameOf(v.DisplayName, v.ToolName),
-			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
-			contributorMCP: mcpContributor(v.Contributor), options: v.Options}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), options: v.Options}
 		if v.ConfirmationTitle != nil {
 			t.confirmationTitle, t.titleMD = v.ConfirmationTitle.Value, v.ConfirmationTitle.Markdown
 		}
@@ -118,59 +105,38 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 		}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallRunningState:
-		t = toolCall{id: v.ToolCallId, status: "running", name: nameOf(v.DisplayName, v.ToolName),
-			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
-			contributorMCP: mcpContributor(v.Contributor), content: v.Content, selectedOption: optLabel(v.SelectedOption)}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), content: v.Content, selectedOption: optLabel(v.SelectedOption)}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallAuthRequiredState:
 		auth := v.Auth
-		t = toolCall{id: v.ToolCallId, status: "auth-required", name: nameOf(v.DisplayName, v.ToolName),
-			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
-			contributorMCP: v.Contributor.CustomizationId, content: v.Content, auth: &auth}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), content: v.Content, auth: &auth}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallPendingResultConfirmationState:
-		t = toolCall{id: v.ToolCallId, status: "pending-result-confirmation", name: nameOf(v.DisplayName, v.ToolName),
-			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
-			contributorMCP: mcpContributor(v.Contributor), hasResult: true, success: v.Success,
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), hasResult: true, success: v.Success,
 			pastTense: v.PastTenseMessage.Value, content: v.Content}
 		t.errMsg, t.errCode = resultErr(v.Error)
 		t.invocationMD = v.InvocationMessage.Markdown
 		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCompletedState:
-		t = toolCall{id: v.ToolCallId, status: "completed", name: nameOf(v.DisplayName, v.ToolName),
-			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
-			contributorMCP: mcpContributor(v.Contributor), hasResult: true, success: v.Success,
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), hasResult: true, success: v.Success,
 			pastTense: v.PastTenseMessage.Value, content: v.Content, selectedOption: optLabel(v.SelectedOption)}
 		t.errMsg, t.errCode = resultErr(v.Error)
 		t.invocationMD = v.InvocationMessage.Markdown
 		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCancelledState:
-		t = toolCall{id: v.ToolCallId, status: "cancelled", name: nameOf(v.DisplayName, v.ToolName),
-			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
-			contributorMCP: mcpContributor(v.Contributor), cancelReason: string(v.Reason),
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), cancelReason: string(v.Reason),
 			selectedOption: optLabel(v.SelectedOption)}
 		if v.ReasonMessage != nil {
 			t.cancelMessage, t.cancelMD = v.ReasonMessage.Value, v.ReasonMessage.Markdown
 		}
 		t.invocationMD = v.InvocationMessage.Markdown
-	case protocol.UnknownToolCallState:
-		t = toolCall{status: v.Discriminator, name: "tool call"}
-	default:
-		t = toolCall{status: tc.Kind(), name: "tool call"}
 	}
+	// The fields every state shares come from protocol's accessors, the
+	// one derivation the key handling in ui uses too.
+	t.id, t.status, t.contributorMCP = tc.ID(), tc.Status(), tc.McpServer()
+	t.name = firstNonEmpty(tc.Name(), "tool call")
 	return t
 }
-
-func nameOf(display, tool string) string {
-	if strings.TrimSpace(display) != "" {
-		return display
-	}
-	return tool
-}
-
-// ToolCallID returns the tool call's id whatever its state ("" for an
-// unknown variant).
-func ToolCallID(tc protocol.ToolCallState) string { return normalizeToolCall(tc).id }
 
 // RenderToolCard draws one tool call as a framed card exactly width cells
 // wide: a header with the state badge, the tool's name and its MCP server;
@@ -263,7 +229,7 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 	addBlock("input", t.input, collapsedInputLines)
 
 	switch t.status {
-	case "completed", "pending-result-confirmation", "running", "auth-required":
+	case protocol.ToolCallStatusCompleted, protocol.ToolCallStatusPendingResultConfirmation, protocol.ToolCallStatusRunning, protocol.ToolCallStatusAuthRequired:
 		if t.hasResult && !t.success {
 			msg := SanitizeLine(t.errMsg)
 			if msg == "" {
@@ -281,7 +247,7 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 			}
 			addBlock(label, out, collapsedResultLines)
 		}
-	case "cancelled":
+	case protocol.ToolCallStatusCancelled:
 		why := cancelText(t.cancelReason)
 		if m := SanitizeLine(t.cancelMessage); strings.TrimSpace(m) != "" {
 			msg(th.Muted, why+": "+t.cancelMessage, t.cancelMD)
@@ -295,7 +261,7 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 
 	// The part that asks something of the user.
 	switch t.status {
-	case "pending-confirmation":
+	case protocol.ToolCallStatusPendingConfirmation:
 		if len(t.options) > 0 {
 			var opts []string
 			for _, o := range t.options {
@@ -308,7 +274,7 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 		} else if ctx.Reach != "" {
 			lines = append(lines, reachLines(th, ctx.Reach, inner)...)
 		}
-	case "pending-result-confirmation":
+	case protocol.ToolCallStatusPendingResultConfirmation:
 		if !ctx.Selected && ctx.Reach != "" {
 			lines = append(lines, reachLines(th, ctx.Reach, inner)...)
 		}
@@ -318,7 +284,7 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 			deny.SetHelp(deny.Help().Key, "reject result")
 			lines = append(lines, wrapLines(hintLine(th, approve, deny), inner)...)
 		}
-	case "running":
+	case protocol.ToolCallStatusRunning:
 		// The call's MCP server flipped to authRequired: the call waits on
 		// the same sign-in an auth-required call asks for, so it asks for it
 		// in the same place, on its own card.
@@ -329,7 +295,7 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 				add(th.Muted, "declining cancels the call")
 			}
 		}
-	case "auth-required":
+	case protocol.ToolCallStatusAuthRequired:
 		switch {
 		case ctx.Grant != nil:
 			lines = append(lines, grantBox(th, ctx.grant(), inner)...)
@@ -396,7 +362,7 @@ func cancelText(reason string) string {
 	case "result-denied":
 		return "result rejected by the user"
 	case "":
-		return "cancelled"
+		return protocol.ToolCallStatusCancelled
 	}
 	return "cancelled (" + SanitizeLine(reason) + ")"
 }

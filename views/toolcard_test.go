@@ -36,7 +36,7 @@ var toolCardCases = []struct {
 	tc   protocol.ToolCallState
 	ctx  CardContext
 }{
-	{"streaming", protocol.NewToolCallState(protocol.ToolCallStreamingState{
+	{protocol.ToolCallStatusStreaming, protocol.NewToolCallState(protocol.ToolCallStreamingState{
 		ToolCallId: "tc-1", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
 		PartialInput: ptr("{\n  \"service\": \"api\",\n  \"envir"),
 	}), CardContext{ServerName: "deploy-server"}},
@@ -51,7 +51,7 @@ var toolCardCases = []struct {
 			{Id: "no", Label: "Deny", Kind: protocol.ConfirmationOptionKindDeny},
 		},
 	}), CardContext{ServerName: "deploy-server", Selected: true}},
-	{"running", protocol.NewToolCallState(protocol.ToolCallRunningState{
+	{protocol.ToolCallStatusRunning, protocol.NewToolCallState(protocol.ToolCallRunningState{
 		ToolCallId: "tc-3", ToolName: "run_tests", DisplayName: "Run tests",
 		InvocationMessage: protocol.PlainString("go test ./..."), ToolInput: ptr(`{"pkg":"./..."}`),
 		Confirmed: protocol.ToolCallConfirmationReasonUserAction,
@@ -91,7 +91,7 @@ var toolCardCases = []struct {
 		Error:     &protocol.ToolCallResultError{Message: "canary health check failed: 5xx rate 12%", Code: ptr("E_CANARY")},
 		Confirmed: protocol.ToolCallConfirmationReasonUserAction,
 	}), CardContext{ServerName: "deploy-server"}},
-	{"cancelled", protocol.NewToolCallState(protocol.ToolCallCancelledState{
+	{protocol.ToolCallStatusCancelled, protocol.NewToolCallState(protocol.ToolCallCancelledState{
 		ToolCallId: "tc-8", ToolName: "rm", DisplayName: "Delete files",
 		InvocationMessage: protocol.PlainString("rm -rf build/"), Reason: protocol.ToolCallCancellationReasonDenied,
 		ReasonMessage: ptr(protocol.PlainString("not now, the build is still needed")),
@@ -143,16 +143,16 @@ func TestRenderToolCardContent(t *testing.T) {
 		wantNot  []string
 		selected *bool
 	}{
-		{"streaming", []string{"preparing", "Deploy service", "deploy-server"}, []string{"approve"}, nil},
+		{protocol.ToolCallStatusStreaming, []string{"preparing", "Deploy service", "deploy-server"}, []string{"approve"}, nil},
 		{"pending_confirmation", []string{"needs approval", "a/y approve", "x deny", "Allow once", "why: Ship the fix", "more lines"}, nil, nil},
 		{"pending_confirmation", []string{"needs approval"}, []string{"a/y approve"}, ptr(false)},
-		{"running", []string{"running", "output so far", "ok"}, []string{"approve"}, nil},
+		{protocol.ToolCallStatusRunning, []string{protocol.ToolCallStatusRunning, "output so far", "ok"}, []string{"approve"}, nil},
 		{"auth_required", []string{"needs sign-in", "needs additional permission: tools:deploy", "enter/g grant access"}, nil, nil},
 		{"auth_required_grant_waiting", []string{"Waiting for you to approve in the browser", "Could not open a browser", "esc cancel sign-in"}, nil, nil},
 		{"pending_result_confirmation", []string{"review result", "accept result", "reject result"}, nil, nil},
 		{"completed_success", []string{"done", "Read views/theme.go", "6 more lines"}, []string{"error"}, nil},
 		{"completed_failure", []string{"failed", "error: canary health check failed: 5xx rate 12% (E_CANARY)"}, nil, nil},
-		{"cancelled", []string{"cancelled", "denied by the user: not now"}, nil, nil},
+		{protocol.ToolCallStatusCancelled, []string{protocol.ToolCallStatusCancelled, "denied by the user: not now"}, nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

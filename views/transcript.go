@@ -323,7 +323,7 @@ func (t *Transcript) ToolCallIDs() []string {
 	collect := func(parts []protocol.ResponsePart) {
 		for _, p := range parts {
 			if tc, ok := p.Variant.(protocol.ToolCallResponsePart); ok {
-				ids = append(ids, ToolCallID(tc.ToolCall))
+				ids = append(ids, tc.ToolCall.ID())
 			}
 		}
 	}
@@ -350,7 +350,7 @@ func optionsKey(parts []protocol.ResponsePart, opts TranscriptOptions) string {
 			}
 			continue
 		case protocol.ToolCallResponsePart:
-			id = ToolCallID(v.ToolCall)
+			id = v.ToolCall.ID()
 		default:
 			continue
 		}
@@ -540,7 +540,7 @@ func indentLines(ls []string) []string {
 func cardID(p protocol.ResponsePart) string {
 	switch v := p.Variant.(type) {
 	case protocol.ToolCallResponsePart:
-		return ToolCallID(v.ToolCall)
+		return v.ToolCall.ID()
 	case protocol.InputRequestResponsePart:
 		return v.Request.Id
 	}
@@ -604,7 +604,7 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 	case protocol.ReasoningResponsePart:
 		return reasoningLines(th, v, opts.Expanded[v.Id], inner)
 	case protocol.ToolCallResponsePart:
-		id := ToolCallID(v.ToolCall)
+		id := v.ToolCall.ID()
 		ctx := CardContext{
 			ServerName: t.servers[normalizeToolCall(v.ToolCall).contributorMCP],
 			Selected:   id != "" && id == opts.SelectedToolCall,

@@ -1,0 +1,73 @@
+package protocol
+
+import "strings"
+
+// Tool call statuses as the wire spells them: the discriminator of each
+// ToolCallState variant. They are the one copy of these words outside the
+// generated types, so the UI compares against names, never literals.
+const (
+	ToolCallStatusStreaming                 = "streaming"
+	ToolCallStatusPendingConfirmation       = "pending-confirmation"
+	ToolCallStatusRunning                   = "running"
+	ToolCallStatusAuthRequired              = "auth-required"
+	ToolCallStatusPendingResultConfirmation = "pending-result-confirmation"
+	ToolCallStatusCompleted                 = "completed"
+	ToolCallStatusCancelled                 = "cancelled"
+)
+
+// ToolCallErrorCodeCancelled is the error code of a tool call the user
+// refused to let go on (e.g. declined the sign-in it waited for), so the
+// agent stops waiting rather than retrying.
+const ToolCallErrorCodeCancelled = "cancelled"
+
+// Status is the tool call's status discriminator, the variant's own for a
+// state this client does not know (so a card can still name it).
+func (x ToolCallState) Status() string { return x.Kind() }
+
+// Name is what a person calls the tool: its display name, else its tool
+// name ("" for an unknown state).
+func (x ToolCallState) Name() string {
+	c, _ := chatToolCallCommonOf(x.Variant)
+	if strings.TrimSpace(c.DisplayName) != "" {
+		return c.DisplayName
+	}
+	return c.ToolName
+}
+
+// McpServer is the customization id of the MCP server that contributes
+// the tool, or "" when the tool is not an MCP server's.
+func (x ToolCallState) McpServer() string {
+	c, _ := chatToolCallCommonOf(x.Variant)
+	if c.Contributor == nil {
+		return ""
+	}
+	if mc, ok := c.Contributor.Variant.(ToolCallMcpContributor); ok {
+		return mc.CustomizationId
+	}
+	return ""
+}
+
+// AuthRequirement is the sign-in challenge of an auth-required tool call,
+// nil in every other state.
+func (x ToolCallState) AuthRequirement() *McpAuthRequirement {
+	if v, ok := x.Variant.(ToolCallAuthRequiredState); ok {
+		auth := v.Auth
+		return &auth
+	}
+	return nil
+}
+
+// WaitsOnUser reports whether the call cannot go on without the user
+// (approval of the call or its result, or sign-in). A running call whose
+// MCP server needs sign-in waits too; the caller knows the servers, so it
+// says so through serverNeedsSignIn.
+func (x ToolCallState) WaitsOnUser(serverNeedsSignIn func(customizationID string) bool) bool {
+	switch x.Status() {
+	case ToolCallStatusPendingConfirmation, ToolCallStatusPendingResultConfirmation, ToolCallStatusAuthRequired:
+		return true
+	case ToolCallStatusRunning:
+		s := x.McpServer()
+		return s != "" && serverNeedsSignIn != nil && serverNeedsSignIn(s)
+	}
+	return false
+}
