@@ -100,11 +100,11 @@ func (m *Model) cancelTurn() {
 }
 
 func (m *Model) selectedItem() (chatItem, bool) {
-	if m.itemSel == "" || !m.hasChat {
+	if m.sel.item == "" || !m.hasChat {
 		return chatItem{}, false
 	}
 	for _, it := range m.items() {
-		if it.ID == m.itemSel {
+		if it.ID == m.sel.item {
 			return it, true
 		}
 	}
@@ -114,19 +114,19 @@ func (m *Model) selectedItem() (chatItem, bool) {
 // selectDefaultItem selects the first item that needs the user, so focusing
 // the chat puts approve/deny on the card that is waiting.
 func (m *Model) selectDefaultItem() {
-	if m.itemSel != "" {
+	if m.sel != (chatSel{}) {
 		if _, ok := m.selectedItem(); ok {
 			return
 		}
 	}
 	if len(m.agentPrompts) > 0 {
-		m.itemSel = agentPromptSel
+		m.sel = chatSel{prompt: true}
 		return
 	}
 	auth := authRequiredServers(mcpRows(m.sess))
 	for _, it := range m.items() {
 		if it.needsUser(auth) {
-			m.itemSel = it.ID
+			m.sel = chatSel{item: it.ID}
 			return
 		}
 	}
@@ -134,19 +134,19 @@ func (m *Model) selectDefaultItem() {
 
 func (m *Model) moveItem(d int) {
 	items := m.items()
-	ids := make([]string, 0, len(items)+1)
+	sels := make([]chatSel, 0, len(items)+1)
 	for _, it := range items {
-		ids = append(ids, it.ID)
+		sels = append(sels, chatSel{item: it.ID})
 	}
 	if len(m.agentPrompts) > 0 {
-		ids = append(ids, agentPromptSel)
+		sels = append(sels, chatSel{prompt: true})
 	}
-	if len(ids) == 0 {
+	if len(sels) == 0 {
 		return
 	}
 	i := -1
-	for j, id := range ids {
-		if id == m.itemSel {
+	for j, s := range sels {
+		if s == m.sel {
 			i = j
 		}
 	}
@@ -154,11 +154,11 @@ func (m *Model) moveItem(d int) {
 	case i < 0 && d > 0:
 		i = 0
 	case i < 0:
-		i = len(ids) - 1
+		i = len(sels) - 1
 	default:
-		i = max(0, min(len(ids)-1, i+d))
+		i = max(0, min(len(sels)-1, i+d))
 	}
-	m.itemSel = ids[i]
+	m.sel = sels[i]
 	m.scroll = 0
 	m.pin = true
 }
@@ -309,7 +309,7 @@ func (m *Model) nextBlocker() tea.Cmd {
 	// first target, so the first ! lands on what waits here.
 	next := 0
 	for i, b := range bs {
-		if b.session == m.openSession && b.item != "" && b.item == m.itemSel {
+		if b.session == m.openSession && b.item != "" && b.item == m.sel.item {
 			next = i + 1
 		}
 	}
@@ -319,12 +319,12 @@ func (m *Model) nextBlocker() tea.Cmd {
 	if b.session != m.openSession {
 		return m.openSessionCmd(b.session)
 	}
-	m.itemSel = b.item
+	m.sel = chatSel{item: b.item}
 	m.scroll = 0
 	m.pin = true
 	if b.chat != "" && b.chat != m.openChat {
 		cmd := m.switchChat(b.chat)
-		m.itemSel = b.item
+		m.sel = chatSel{item: b.item}
 		return cmd
 	}
 	return nil
@@ -431,8 +431,8 @@ func (m *Model) createSessionCmd(ch newChoice) tea.Cmd {
 // with no card selected it opens or closes the reasoning of the latest
 // turn (reasoning is collapsed by default).
 func (m *Model) toggleExpand() {
-	if m.itemSel != "" && m.itemSel != agentPromptSel {
-		m.expanded[m.itemSel] = !m.expanded[m.itemSel]
+	if m.sel.item != "" {
+		m.expanded[m.sel.item] = !m.expanded[m.sel.item]
 		return
 	}
 	// The latest turn that has reasoning: the running one, else the newest

@@ -50,8 +50,8 @@ func TestNewBlockerFromEmptyComposerFocusesIt(t *testing.T) {
 	m.focus = focusComposer
 	m.composer.Focus()
 	arrive(m, withBlocker(calmChat(), fxAuthPart()))
-	if m.focus != focusChat || m.itemSel != "tc5" {
-		t.Fatalf("focus %v selection %q, want the chat focused on tc5", m.focus, m.itemSel)
+	if m.focus != focusChat || m.sel.item != "tc5" {
+		t.Fatalf("focus %v selection %q, want the chat focused on tc5", m.focus, m.sel.item)
 	}
 	if m.context() != keymap.ContextChatGrant {
 		t.Fatalf("context %v, want the grant keys live", m.context())
@@ -89,8 +89,8 @@ func TestNewBlockerKeepsDraftAndSaysHowToReachIt(t *testing.T) {
 	// esc then ! reaches it, and the keys work there.
 	m.Update(press("esc"))
 	m.Update(press("!"))
-	if m.itemSel != "tc5" || m.context() != keymap.ContextChatGrant {
-		t.Fatalf("esc ! selected %q (context %v), want tc5 with grant keys", m.itemSel, m.context())
+	if m.sel.item != "tc5" || m.context() != keymap.ContextChatGrant {
+		t.Fatalf("esc ! selected %q (context %v), want tc5 with grant keys", m.sel.item, m.context())
 	}
 }
 
@@ -99,10 +99,10 @@ func TestNewBlockerKeepsDraftAndSaysHowToReachIt(t *testing.T) {
 func TestNewBlockerSelectedInIdleTranscript(t *testing.T) {
 	m := fxModel(calmChat())
 	m.refreshChannel(fxChat)
-	m.itemSel = ""
+	m.sel = chatSel{}
 	arrive(m, withBlocker(calmChat(), fxAuthPart()))
-	if m.itemSel != "tc5" {
-		t.Fatalf("selection %q, want the new blocker tc5", m.itemSel)
+	if m.sel.item != "tc5" {
+		t.Fatalf("selection %q, want the new blocker tc5", m.sel.item)
 	}
 }
 
@@ -125,10 +125,10 @@ func TestBlockerKeysWithNothingSelected(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := fxModel(tc.chat)
-			m.itemSel = ""
+			m.sel = chatSel{}
 			m.Update(press(tc.key))
-			if m.itemSel != tc.sel {
-				t.Fatalf("selection %q, want %q", m.itemSel, tc.sel)
+			if m.sel.item != tc.sel {
+				t.Fatalf("selection %q, want %q", m.sel.item, tc.sel)
 			}
 			if !strings.Contains(m.status, tc.status) {
 				t.Fatalf("status %q, want it to mention %q", m.status, tc.status)
@@ -141,7 +141,7 @@ func TestBlockerKeysWithNothingSelected(t *testing.T) {
 // enter) says where typing goes instead of vanishing.
 func TestTypingAtTranscriptSaysHowToWrite(t *testing.T) {
 	m := fxModel(calmChat())
-	m.itemSel = ""
+	m.sel = chatSel{}
 	m.Update(press("h"))
 	if !strings.Contains(m.status, "press i to write") {
 		t.Fatalf("status %q", m.status)

@@ -216,8 +216,8 @@ func TestAgentAuthRequiredPrompt(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
 	m.Update(eventMsg{protocol.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: "https://agent.example/api"}}})
-	if len(m.agentPrompts) != 1 || m.itemSel != agentPromptSel {
-		t.Fatalf("auth/required did not open a prompt: %+v sel %q", m.agentPrompts, m.itemSel)
+	if len(m.agentPrompts) != 1 || !m.sel.prompt {
+		t.Fatalf("auth/required did not open a prompt: %+v sel %q", m.agentPrompts, m.sel.item)
 	}
 	if !strings.Contains(m.Render(), "agent.example/api") {
 		t.Fatalf("prompt not shown:\n%s", m.Render())

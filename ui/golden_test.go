@@ -73,7 +73,7 @@ func TestGoldenMCPPanel(t *testing.T) {
 func TestGoldenChatCards(t *testing.T) {
 	checkGolden(t, func() *Model {
 		m := fxModel(fxChatState())
-		m.itemSel = "tc4"
+		m.sel.item = "tc4"
 		return m
 	})
 }
@@ -92,7 +92,7 @@ func TestGoldenGrantPrompt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			checkGolden(t, func() *Model {
 				m := fxModel(fxChatState(fxAuthPart()))
-				m.itemSel = "tc5"
+				m.sel.item = "tc5"
 				if tc.flow != nil {
 					f := *tc.flow
 					m.grants[fxDeploy] = &f
@@ -120,7 +120,7 @@ func TestGoldenHostileToolName(t *testing.T) {
 			InvocationMessage: protocol.PlainString(hostile), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}))
 		chat.Title = hostile
 		m := fxModel(chat)
-		m.itemSel = "tc-evil"
+		m.sel.item = "tc-evil"
 		m.sess.Title = hostile
 		m.sessions[0].Title = hostile
 		m.status = hostile
@@ -179,7 +179,7 @@ func TestGoldenAllToolCallStates(t *testing.T) {
 	}{{"60", 60, 100}, {"100", 100, 86}, {"160", 160, 78}} {
 		t.Run(sz.name, func(t *testing.T) {
 			m := fxModel(allStatesChat())
-			m.itemSel = "tc-p"
+			m.sel.item = "tc-p"
 			out := ansi.Strip(screen(t, m, sz.w, sz.h))
 			for _, want := range []string{"Search files", "Delete build cache", "Search code", "Write file", "Run tests", "Read env", "Deploy"} {
 				if !strings.Contains(out, want) {

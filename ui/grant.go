@@ -46,7 +46,7 @@ func (m *Model) itemGrant(it chatItem) string {
 
 // selectedFlow is the grant flow behind the selected prompt, if one started.
 func (m *Model) selectedFlow() *grantFlow {
-	if m.itemSel == agentPromptSel && len(m.agentPrompts) > 0 {
+	if m.sel.prompt && len(m.agentPrompts) > 0 {
 		return m.grants[m.agentPrompts[0].resource]
 	}
 	if it, ok := m.selectedItem(); ok {
@@ -109,7 +109,7 @@ func (m *Model) advertised() []string {
 }
 
 func (m *Model) acceptGrant() tea.Cmd {
-	if m.itemSel == agentPromptSel && len(m.agentPrompts) > 0 {
+	if m.sel.prompt && len(m.agentPrompts) > 0 {
 		return m.startGrantReq(m.agentRequirement(m.agentPrompts[0]))
 	}
 	it, ok := m.selectedItem()
@@ -303,9 +303,9 @@ func (m *Model) cancelFlow(g *grantFlow) {
 // error code "cancelled" so the agent stops waiting for a token that will
 // not come; an agent-resource prompt is just dismissed.
 func (m *Model) declineGrant() {
-	if m.itemSel == agentPromptSel && len(m.agentPrompts) > 0 {
+	if m.sel.prompt && len(m.agentPrompts) > 0 {
 		m.dropAgentPrompt(m.agentPrompts[0].resource)
-		m.itemSel = ""
+		m.sel = chatSel{}
 		m.setStatus("sign-in declined")
 		return
 	}
@@ -338,8 +338,8 @@ func (m *Model) addAgentPrompt(p agentPrompt) {
 		}
 	}
 	m.agentPrompts = append(m.agentPrompts, p)
-	if m.focus == focusChat && m.itemSel == "" {
-		m.itemSel = agentPromptSel
+	if m.focus == focusChat && m.sel == (chatSel{}) {
+		m.sel = chatSel{prompt: true}
 	}
 	m.setStatus("the host asks you to sign in to " + p.resource + ": focus the chat and press g")
 }
@@ -380,6 +380,9 @@ type savedPushedMsg struct {
 	resource string
 	err      error
 }
+
+// savedKey is one resource with the scopes a token for it must carry.
+type savedKey struct{ resource, scopes string }
 
 // tokenWant is a resource the host says needs a token, with the scopes a
 // token must carry to serve it.
@@ -428,7 +431,7 @@ func (m *Model) pushSavedTokens() tea.Cmd {
 	}
 	var todo []tokenWant
 	for _, w := range m.tokenWants() {
-		k := w.resource + "\x00" + strings.Join(w.scopes, " ")
+		k := savedKey{w.resource, strings.Join(w.scopes, " ")}
 		if w.resource == "" || m.savedTried[k] {
 			continue
 		}

@@ -27,7 +27,7 @@ func (m *Model) context() keymap.Context {
 		if it, ok := m.selectedItem(); ok && m.itemGrant(it) != "" {
 			return keymap.ContextChatGrant
 		}
-		if len(m.agentPrompts) > 0 && m.itemSel == agentPromptSel {
+		if len(m.agentPrompts) > 0 && m.sel.prompt {
 			return keymap.ContextChatGrant
 		}
 		return keymap.ContextChat
@@ -35,7 +35,13 @@ func (m *Model) context() keymap.Context {
 	return keymap.ContextSessions
 }
 
-const agentPromptSel = "\x00agent-grant"
+// chatSel is what the transcript's selection is on: a card (a tool call or
+// an input request, by id) or the agent's sign-in prompt under the
+// transcript, which has no id of its own. The zero value selects nothing.
+type chatSel struct {
+	item   string
+	prompt bool
+}
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := m.keys.Global
@@ -116,7 +122,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // sign-in prompt), and when nothing waits they say so instead of doing
 // nothing. done reports that the key was fully handled here.
 func (m *Model) keyUnselected(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool) {
-	if m.itemSel == agentPromptSel && len(m.agentPrompts) > 0 {
+	if m.sel.prompt && len(m.agentPrompts) > 0 {
 		return nil, false
 	}
 	if _, ok := m.selectedItem(); ok {
@@ -129,11 +135,11 @@ func (m *Model) keyUnselected(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool) {
 		return nil, false
 	}
 	if it, ok := m.newestBlocker(); ok {
-		m.itemSel, m.scroll, m.pin = it.ID, 0, true
+		m.sel, m.scroll, m.pin = chatSel{item: it.ID}, 0, true
 		return nil, false
 	}
 	if grants && len(m.agentPrompts) > 0 {
-		m.itemSel = agentPromptSel
+		m.sel = chatSel{prompt: true}
 		return nil, false
 	}
 	if grants {

@@ -173,7 +173,7 @@ func TestServerFlipGrantPrompt(t *testing.T) {
 	m.resize(120, 50)
 	rec := &dispatchRecorder{Client: m.client}
 	m.client = rec
-	m.itemSel = "tc-gh"
+	m.sel.item = "tc-gh"
 	if m.context().String() != "chat+grant" {
 		t.Fatalf("context %s", m.context())
 	}

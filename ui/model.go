@@ -146,7 +146,7 @@ type Model struct {
 	newSel  int
 	showAll bool // full help overlay
 
-	itemSel   string
+	sel       chatSel
 	expanded  map[string]bool
 	scroll    int
 	composer  textarea.Model
@@ -174,7 +174,7 @@ type Model struct {
 	autoOpened   bool // the first session list opened its newest session
 	// savedTried records, per resource and required scopes, that a saved
 	// token was looked for (and pushed if found) on this connection.
-	savedTried map[string]bool
+	savedTried map[savedKey]bool
 	// seenBlockers holds the ids of the open chat's items that have waited
 	// on the user (seenChat is the chat they belong to), so only a blocker
 	// that is new moves the selection and focus to itself.
@@ -212,7 +212,7 @@ func New(cfg Config) *Model {
 		ourTurns:   map[string]time.Time{},
 		pendingMCP: map[int64]pendingOp{},
 		grants:     map[string]*grantFlow{},
-		savedTried: map[string]bool{},
+		savedTried: map[savedKey]bool{},
 		focus:      focusSessions,
 	}
 	m.composer = textarea.New()
@@ -224,6 +224,7 @@ func New(cfg Config) *Model {
 	m.help = help.New()
 	m.applyTheme()
 	m.resize(100, 30)
+	m.settle()
 	return m
 }
 
@@ -340,8 +341,15 @@ func (m *Model) resize(w, h int) {
 
 const composerHeight = 3
 
-// Update routes one message.
+// Update routes one message, then settles what View reads (layout, MCP
+// selection, the scroll a new selection asks for), so View only draws.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.route(msg)
+	m.settle()
+	return m, cmd
+}
+
+func (m *Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
@@ -474,7 +482,7 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 		return nil
 	}
 	m.client = msg.client
-	m.savedTried = map[string]bool{}
+	m.savedTried = map[savedKey]bool{}
 	m.conn = connInfo{state: views.ConnReady, version: m.client.ProtocolVersion()}
 	if r, ok := m.client.Root(); ok {
 		m.root = r
@@ -617,7 +625,7 @@ func (m *Model) noticeBlockers() {
 		m.composer.Blur()
 		m.focus = focusChat
 	case focusChat:
-		if m.itemSel == agentPromptSel {
+		if m.sel.prompt {
 			return
 		}
 		if _, ok := m.selectedItem(); ok {
@@ -626,7 +634,7 @@ func (m *Model) noticeBlockers() {
 	default:
 		return
 	}
-	m.itemSel, m.scroll, m.pin = newest, 0, true
+	m.sel, m.scroll, m.pin = chatSel{item: newest}, 0, true
 }
 
 // newestBlocker is the open chat's most recent item that waits on the user.
@@ -661,7 +669,7 @@ func (m *Model) ensureChat() tea.Cmd {
 
 func (m *Model) switchChat(target string) tea.Cmd {
 	prev := m.openChat
-	m.openChat, m.hasChat, m.itemSel, m.scroll = target, false, "", 0
+	m.openChat, m.hasChat, m.sel, m.scroll = target, false, chatSel{}, 0
 	m.tr = nil
 	c, ctx := m.client, m.ctx
 	if c == nil {
@@ -688,7 +696,7 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 	}
 	prevS, prevC := m.openSession, m.openChat
 	m.openSession, m.hasSess, m.openChat, m.hasChat = uri, false, "", false
-	m.itemSel, m.scroll, m.mcpSel = "", 0, 0
+	m.sel, m.scroll, m.mcpSel = chatSel{}, 0, 0
 	m.pendingMCP = map[int64]pendingOp{}
 	m.tr = nil
 	for i, s := range m.sessions {
@@ -777,7 +785,7 @@ func applySummaryChanges(s protocol.SessionSummary, c protocol.PartialSessionSum
 // the grant keys act on what is waiting without hunting for it. It does not
 // scroll: a user reading older turns stays where they are.
 func (m *Model) followBlocker() {
-	if m.focus != focusChat || m.itemSel == agentPromptSel {
+	if m.focus != focusChat || m.sel.prompt {
 		return
 	}
 	auth := authRequiredServers(mcpRows(m.sess))
@@ -786,7 +794,7 @@ func (m *Model) followBlocker() {
 	}
 	for _, it := range m.items() {
 		if it.needsUser(auth) {
-			m.itemSel = it.ID
+			m.sel = chatSel{item: it.ID}
 			return
 		}
 	}

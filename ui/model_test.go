@@ -57,8 +57,8 @@ func TestKeysApproveAndDenyToolCall(t *testing.T) {
 			d.expectSent("chat/turnStarted")
 			it := d.waitItem("pending confirmation", func(it chatItem) bool { return it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation })
 			d.keys("]")
-			if d.m.itemSel != it.ID {
-				t.Fatalf("] selected %q, want %q", d.m.itemSel, it.ID)
+			if d.m.sel.item != it.ID {
+				t.Fatalf("] selected %q, want %q", d.m.sel.item, it.ID)
 			}
 			d.keys(tc.key)
 			s := d.expectSent(tc.want)[0]
@@ -223,8 +223,8 @@ func TestKeysInputRequest(t *testing.T) {
 		d.keys("]")
 		// The selected request is framed like a selected card and names
 		// the keys that answer it.
-		if scr := ansi.Strip(d.m.Render()); d.m.itemSel != it.ID || !strings.Contains(scr, "┃ ◆ Input requested") || !strings.Contains(scr, "answer · ") {
-			t.Fatalf("] did not select the input request (selection %q):\n%s", d.m.itemSel, scr)
+		if scr := ansi.Strip(d.m.Render()); d.m.sel.item != it.ID || !strings.Contains(scr, "┃ ◆ Input requested") || !strings.Contains(scr, "answer · ") {
+			t.Fatalf("] did not select the input request (selection %q):\n%s", d.m.sel.item, scr)
 		}
 		// The help line names what a and x do to a question, not the
 		// tool-call verbs.

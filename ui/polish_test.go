@@ -17,7 +17,7 @@ func TestHelpLineKeepsHelp(t *testing.T) {
 		for _, f := range []focus{focusSessions, focusChat, focusMCP} {
 			m := fxModel(fxChatState(fxAuthPart()))
 			m.focus = f
-			m.itemSel = "tc5"
+			m.sel.item = "tc5"
 			m.resize(w, 30)
 			line := ansi.Strip(m.helpLine())
 			if !strings.Contains(line, "? help") || ansi.StringWidth(line) > w {
@@ -48,7 +48,7 @@ func TestHelpLineNoStaleAnswerKeys(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := fxModel(tc.chat)
-			m.itemSel = tc.sel
+			m.sel = chatSel{item: tc.sel}
 			m.resize(200, 40)
 			line := ansi.Strip(m.helpLine())
 			for _, w := range tc.want {

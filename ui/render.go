@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -33,8 +34,7 @@ func (m *Model) View() tea.View {
 // Render is the screen as a string, exactly width×height cells; View wraps
 // it. Tests and goldens call it directly.
 func (m *Model) Render() string {
-	m.fitMCPStrip()
-	l := m.layout
+	l := m.fittedLayout()
 	if l.Width <= 0 || l.Height <= 0 {
 		return ""
 	}
@@ -49,7 +49,7 @@ func (m *Model) Render() string {
 	}
 	panels := []panel{
 		{l.Sessions, m.renderSessions(l.Sessions.W, l.Sessions.H)},
-		{l.Chat, m.renderChat(l.Chat.W, l.Chat.H)},
+		{l.Chat, m.renderChat(l.Chat)},
 	}
 	if !l.MCP.Empty() {
 		panels = append(panels, panel{l.MCP, m.renderMCP(l.MCP.W, l.MCP.H)})
@@ -91,10 +91,11 @@ func (m *Model) Render() string {
 	return out
 }
 
-// fitMCPStrip gives the chat the rows the MCP strip under it does not need
-// for the open session's servers while it is not focused, so a short
-// terminal keeps every line of transcript it can.
-func (m *Model) fitMCPStrip() {
+// fittedLayout gives the chat the rows the MCP strip under it does not
+// need for the open session's servers while it is not focused, so a short
+// terminal keeps every line of transcript it can. It only reads: Update
+// stores its result in m.layout, and Render asks it afresh.
+func (m *Model) fittedLayout() views.Layout {
 	l := m.baseLayout
 	// Focused, the panel keeps its rows: there the selected server's error
 	// or sign-in detail shows under the list.
@@ -109,7 +110,34 @@ func (m *Model) fitMCPStrip() {
 			}
 		}
 	}
-	m.layout = l
+	return l
+}
+
+// settle brings the state View reads in line after a message: the fitted
+// layout, the MCP selection within the panel's rows, and the scroll that
+// shows a card the selection just moved to. View then only draws.
+func (m *Model) settle() {
+	m.layout = m.fittedLayout()
+	m.mcpSel = max(0, min(m.mcpSel, len(mcpRows(m.sess))-1))
+	if !m.pin || m.openSession == "" || !m.hasChat {
+		return
+	}
+	m.pin = false
+	if m.sel.item == "" {
+		return
+	}
+	_, _, w, h := m.chatParts(m.layout.Chat)
+	opts := m.transcriptOptions()
+	tr := m.transcript()
+	// Counted from the end, so only the turns below the card render:
+	// the first selection on a long chat does not draw the whole chat.
+	if fromEnd, height, ok := tr.LocateToolCallFromEnd(w, opts, m.sel.item); ok {
+		// The viewport shows lines [fromEnd of scroll+h, scroll) counted
+		// from the end; scroll only when the card is not all inside.
+		if fromEnd > m.scroll+h || fromEnd-height < m.scroll {
+			m.scroll = max(fromEnd-h, 0)
+		}
+	}
 }
 
 // fit truncates or pads s to exactly w cells.
@@ -210,7 +238,7 @@ func (m *Model) fitHelp(short []key.Binding) string {
 }
 
 func sameKeys(a, b key.Binding) bool {
-	return strings.Join(a.Keys(), "\x00") == strings.Join(b.Keys(), "\x00")
+	return slices.Equal(a.Keys(), b.Keys())
 }
 
 // box frames a panel exactly w×h cells the way views frames the MCP panel:
@@ -288,7 +316,7 @@ func (m *Model) renderSessions(w, h int) []string {
 // ---- chat panel ----
 
 func (m *Model) transcriptHeight() int {
-	return max(1, m.layout.Chat.H-3-1-(composerHeight+1)-len(m.inputNeededLines()))
+	return max(1, m.layout.Chat.H-3-1-(composerHeight+1)-len(m.inputNeededLines(m.layout.Chat)))
 }
 
 func (m *Model) chatTitle() string {
@@ -306,7 +334,25 @@ func (m *Model) chatTitle() string {
 	return t
 }
 
-func (m *Model) renderChat(w, h int) []string {
+// chatParts is the chat panel's layout inside rect: the lines above the
+// transcript, the agent sign-in prompts below it, and the transcript's
+// own width and height. Render draws with it and settle scrolls with it,
+// so both agree on where a card lands.
+func (m *Model) chatParts(rect views.Rect) (header, prompts []string, w, h int) {
+	inner, innerH := rect.W-4, rect.H-3
+	header = append(header, m.chatHeader(inner))
+	header = append(header, m.inputNeededLines(rect)...)
+	for i, p := range m.agentPrompts {
+		prompts = append(prompts, strings.Split(views.RenderGrant(m.th, m.agentGrantView(p), inner), "\n")...)
+		if i == 0 && m.sel.prompt && m.focus == focusChat {
+			prompts = append(prompts, m.hints(true, m.keys.Grant.Accept, "sign in", m.keys.Grant.Decline, "dismiss"))
+		}
+	}
+	return header, prompts, inner, max(1, innerH-len(header)-len(prompts)-(composerHeight+1))
+}
+
+func (m *Model) renderChat(rect views.Rect) []string {
+	w, h := rect.W, rect.H
 	if w <= 0 || h <= 0 {
 		return nil
 	}
@@ -322,17 +368,9 @@ func (m *Model) renderChat(w, h int) []string {
 		body = append(body, m.th.Muted.Render("opening…"))
 		return m.box(m.chatTitle(), body, w, h, focused)
 	}
-	body = append(body, m.chatHeader(inner))
-	body = append(body, m.inputNeededLines()...)
-	var prompts []string
-	for i, p := range m.agentPrompts {
-		prompts = append(prompts, strings.Split(views.RenderGrant(m.th, m.agentGrantView(p), inner), "\n")...)
-		if i == 0 && m.itemSel == agentPromptSel && m.focus == focusChat {
-			prompts = append(prompts, m.hints(true, m.keys.Grant.Accept, "sign in", m.keys.Grant.Decline, "dismiss"))
-		}
-	}
-	th := max(1, innerH-len(body)-len(prompts)-(composerHeight+1))
-	body = append(body, strings.Split(m.transcriptView(inner, th), "\n")...)
+	header, prompts, tw, th := m.chatParts(rect)
+	body = append(body, header...)
+	body = append(body, strings.Split(m.transcriptView(tw, th), "\n")...)
 	body = append(body, prompts...)
 	for len(body) < innerH-(composerHeight+1) {
 		body = append(body, "")
@@ -390,12 +428,12 @@ func (m *Model) composerView() string {
 
 // inputNeededLines lists the open session's blockers (at most a third of
 // the chat), so a watcher sees everything that waits on them.
-func (m *Model) inputNeededLines() []string {
+func (m *Model) inputNeededLines(chat views.Rect) []string {
 	if !m.hasSess || len(m.sess.InputNeeded) == 0 {
 		return nil
 	}
-	limit := max(2, m.layout.Chat.H/4)
-	s := views.RenderInputNeeded(m.th, m.sess.InputNeeded, -1, max(1, m.layout.Chat.W-4))
+	limit := max(2, chat.H/4)
+	s := views.RenderInputNeeded(m.th, m.sess.InputNeeded, -1, max(1, chat.W-4))
 	lines := strings.Split(s, "\n")
 	if len(lines) > limit {
 		lines = append(lines[:limit-1], m.th.Warning.Render(fmt.Sprintf("…and more: press %s to jump", m.keys.Chat.NextBlocker.Help().Key)))
@@ -410,7 +448,7 @@ func (m *Model) inputNeededLines() []string {
 func (m *Model) transcriptOptions() views.TranscriptOptions {
 	opts := views.TranscriptOptions{Expanded: m.expanded}
 	if m.focus == focusChat {
-		opts.SelectedToolCall = m.itemSel
+		opts.SelectedToolCall = m.sel.item
 	}
 	auth := authRequiredServers(mcpRows(m.sess))
 	if m.focus == focusComposer {
@@ -439,25 +477,18 @@ func (m *Model) transcriptOptions() views.TranscriptOptions {
 	return opts
 }
 
-func (m *Model) transcriptView(w, h int) string {
+// transcript is the open chat's turn cache, made on first use. It keeps
+// rendered turns between frames; filling it changes nothing View shows.
+func (m *Model) transcript() *views.Transcript {
 	if m.tr == nil {
 		m.tr = views.NewTranscript(m.th)
 	}
 	m.tr.SetChat(m.chat, views.SessionCustomizations(m.sess))
-	opts := m.transcriptOptions()
-	if m.pin && m.itemSel != "" {
-		// Counted from the end, so only the turns below the card render:
-		// the first selection on a long chat does not draw the whole chat.
-		if fromEnd, height, ok := m.tr.LocateToolCallFromEnd(w, opts, m.itemSel); ok {
-			// The viewport shows lines [fromEnd of scroll+h, scroll) counted
-			// from the end; scroll only when the card is not all inside.
-			if fromEnd > m.scroll+h || fromEnd-height < m.scroll {
-				m.scroll = max(fromEnd-h, 0)
-			}
-		}
-	}
-	m.pin = false
-	return m.tr.Render(w, h, m.scroll, opts)
+	return m.tr
+}
+
+func (m *Model) transcriptView(w, h int) string {
+	return m.transcript().Render(w, h, m.scroll, m.transcriptOptions())
 }
 
 // grantView is what the prompt for req shows, given the flow running for
@@ -526,7 +557,7 @@ func (m *Model) renderMCP(w, h int) []string {
 		return m.box("MCP servers", []string{m.th.Muted.Render("open a session to see its servers")}, w, h, focused)
 	}
 	rows := mcpRows(m.sess)
-	m.mcpSel = max(0, min(m.mcpSel, len(rows)-1))
+	sel := max(0, min(m.mcpSel, len(rows)-1))
 	pending := map[string]bool{}
 	for _, p := range m.pendingMCP {
 		if p.channel == m.openSession {
@@ -554,10 +585,10 @@ func (m *Model) renderMCP(w, h int) []string {
 		clients = &m.sess.ActiveClients[0]
 	}
 	key := fmt.Sprintf("%p|%d|%p|%d|%d|%v|%v|%d|%d|%v|%d", first, len(m.sess.Customizations), clients, len(m.sess.ActiveClients),
-		m.mcpSel, pending, grants, w, h, focused, m.themeGen)
+		sel, pending, grants, w, h, focused, m.themeGen)
 	if m.mcpMemo.key != key {
 		m.mcpMemo.key = key
-		m.mcpMemo.lines = strings.Split(views.RenderMCPPanel(m.th, rows, m.mcpSel, pending, grants, w, h, focused), "\n")
+		m.mcpMemo.lines = strings.Split(views.RenderMCPPanel(m.th, rows, sel, pending, grants, w, h, focused), "\n")
 	}
 	return m.mcpMemo.lines
 }
