@@ -38,7 +38,7 @@ func benchModel(b *testing.B) *Model {
 	m := fxModel(benchChat())
 	m.client = okStub{m.client.(*stubClient)}
 	m.resize(160, 50)
-	m.sel.item = "tc4"
+	m.chatPanel.sel.item = "tc4"
 	_ = m.Render() // warm the transcript cache, as the idle ticks would
 	return m
 }

@@ -48,21 +48,21 @@ func TestNewBlockerFromEmptyComposerFocusesIt(t *testing.T) {
 	m := fxModel(calmChat())
 	m.refreshChannel(fxChat)
 	m.focus = focusComposer
-	m.composer.Focus()
+	m.chatPanel.composer.Focus()
 	arrive(m, withBlocker(calmChat(), fxAuthPart()))
-	if m.focus != focusChat || m.sel.item != "tc5" {
-		t.Fatalf("focus %v selection %q, want the chat focused on tc5", m.focus, m.sel.item)
+	if m.focus != focusChat || m.chatPanel.sel.item != "tc5" {
+		t.Fatalf("focus %v selection %q, want the chat focused on tc5", m.focus, m.chatPanel.sel.item)
 	}
 	if m.context() != keymap.ContextChatGrant {
 		t.Fatalf("context %v, want the grant keys live", m.context())
 	}
 	m.Update(press("n"))
-	if m.composer.Value() != "" {
-		t.Fatalf("n typed into the composer: %q", m.composer.Value())
+	if m.chatPanel.composer.Value() != "" {
+		t.Fatalf("n typed into the composer: %q", m.chatPanel.composer.Value())
 	}
 	// The stub refuses every dispatch: the error names the action n sent.
-	if !strings.Contains(m.status, "toolCallComplete") {
-		t.Fatalf("n did not decline the grant; status %q", m.status)
+	if !strings.Contains(m.status.text, "toolCallComplete") {
+		t.Fatalf("n did not decline the grant; status %q", m.status.text)
 	}
 }
 
@@ -72,11 +72,11 @@ func TestNewBlockerKeepsDraftAndSaysHowToReachIt(t *testing.T) {
 	m := fxModel(calmChat())
 	m.refreshChannel(fxChat)
 	m.focus = focusComposer
-	m.composer.Focus()
+	m.chatPanel.composer.Focus()
 	typeInto(m, "half a thought")
 	arrive(m, withBlocker(calmChat(), fxAuthPart()))
-	if m.focus != focusComposer || m.composer.Value() != "half a thought" {
-		t.Fatalf("focus %v draft %q: the draft's owner lost the keyboard", m.focus, m.composer.Value())
+	if m.focus != focusComposer || m.chatPanel.composer.Value() != "half a thought" {
+		t.Fatalf("focus %v draft %q: the draft's owner lost the keyboard", m.focus, m.chatPanel.composer.Value())
 	}
 	m.resize(120, 60)
 	screen := ansi.Strip(m.Render())
@@ -89,8 +89,8 @@ func TestNewBlockerKeepsDraftAndSaysHowToReachIt(t *testing.T) {
 	// esc then ! reaches it, and the keys work there.
 	m.Update(press("esc"))
 	m.Update(press("!"))
-	if m.sel.item != "tc5" || m.context() != keymap.ContextChatGrant {
-		t.Fatalf("esc ! selected %q (context %v), want tc5 with grant keys", m.sel.item, m.context())
+	if m.chatPanel.sel.item != "tc5" || m.context() != keymap.ContextChatGrant {
+		t.Fatalf("esc ! selected %q (context %v), want tc5 with grant keys", m.chatPanel.sel.item, m.context())
 	}
 }
 
@@ -99,10 +99,10 @@ func TestNewBlockerKeepsDraftAndSaysHowToReachIt(t *testing.T) {
 func TestNewBlockerSelectedInIdleTranscript(t *testing.T) {
 	m := fxModel(calmChat())
 	m.refreshChannel(fxChat)
-	m.sel = chatSel{}
+	m.chatPanel.sel = chatSel{}
 	arrive(m, withBlocker(calmChat(), fxAuthPart()))
-	if m.sel.item != "tc5" {
-		t.Fatalf("selection %q, want the new blocker tc5", m.sel.item)
+	if m.chatPanel.sel.item != "tc5" {
+		t.Fatalf("selection %q, want the new blocker tc5", m.chatPanel.sel.item)
 	}
 }
 
@@ -125,13 +125,13 @@ func TestBlockerKeysWithNothingSelected(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := fxModel(tc.chat)
-			m.sel = chatSel{}
+			m.chatPanel.sel = chatSel{}
 			m.Update(press(tc.key))
-			if m.sel.item != tc.sel {
-				t.Fatalf("selection %q, want %q", m.sel.item, tc.sel)
+			if m.chatPanel.sel.item != tc.sel {
+				t.Fatalf("selection %q, want %q", m.chatPanel.sel.item, tc.sel)
 			}
-			if !strings.Contains(m.status, tc.status) {
-				t.Fatalf("status %q, want it to mention %q", m.status, tc.status)
+			if !strings.Contains(m.status.text, tc.status) {
+				t.Fatalf("status %q, want it to mention %q", m.status.text, tc.status)
 			}
 		})
 	}
@@ -141,9 +141,9 @@ func TestBlockerKeysWithNothingSelected(t *testing.T) {
 // enter) says where typing goes instead of vanishing.
 func TestTypingAtTranscriptSaysHowToWrite(t *testing.T) {
 	m := fxModel(calmChat())
-	m.sel = chatSel{}
+	m.chatPanel.sel = chatSel{}
 	m.Update(press("h"))
-	if !strings.Contains(m.status, "press i to write") {
-		t.Fatalf("status %q", m.status)
+	if !strings.Contains(m.status.text, "press i to write") {
+		t.Fatalf("status %q", m.status.text)
 	}
 }

@@ -20,7 +20,7 @@ func TestClientPluginServerShown(t *testing.T) {
 	m.sess.ActiveClients = []protocol.SessionActiveClient{{ClientId: "vscode", Tools: []protocol.ToolDefinition{},
 		Customizations: []protocol.ClientPluginCustomization{{Id: "client-plugin", Uri: "file:///client/plugin.json",
 			Name: "VS Code tools", Enabled: true, Type: "plugin", Children: []protocol.ChildCustomization{protocol.NewChildCustomization(browser)}}}}}
-	m.sel.item = "tc-b"
+	m.chatPanel.sel.item = "tc-b"
 	m.resize(160, 60)
 	out := ansi.Strip(m.Render())
 	if !strings.Contains(out, "Open page · Browser tools") {

@@ -236,10 +236,10 @@ func newDriverOn(t *testing.T, host *demohost.Host, auth Authenticator) *driver 
 // openDemo opens the seeded demo session and waits for its chat.
 func (d *driver) openDemo() {
 	d.t.Helper()
-	d.until("session list", func() bool { return len(d.m.sessions) > 0 })
-	for i, s := range d.m.sessions {
+	d.until("session list", func() bool { return len(d.m.sessions.list) > 0 })
+	for i, s := range d.m.sessions.list {
 		if s.Resource == demohost.DemoSessionURI {
-			d.m.sessSel = i
+			d.m.sessions.sel = i
 		}
 	}
 	d.keys("enter")
@@ -269,7 +269,7 @@ func (d *driver) expectSent(types ...string) []sentAction {
 		}
 	}
 	if strings.Join(got, ",") != strings.Join(types, ",") {
-		d.t.Fatalf("sent %v, want %v (status: %q)", got, types, d.m.status)
+		d.t.Fatalf("sent %v, want %v (status: %q)", got, types, d.m.status.text)
 	}
 	return sent
 }

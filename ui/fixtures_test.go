@@ -179,9 +179,9 @@ func fxModel(chat protocol.ChatState) *Model {
 		NoColor: true, Tick: -1,
 	})
 	m.client = stub
-	m.conn.state, m.conn.version = views.ConnReady, "0.6.0"
+	m.status.conn.state, m.status.conn.version = views.ConnReady, "0.6.0"
 	m.root = stub.root
-	m.sessions = fxSummaries()
+	m.sessions.list = fxSummaries()
 	m.openSession, m.sess, m.hasSess = fxSession, sess, true
 	m.openChat, m.chat, m.hasChat = fxChat, chat, true
 	m.focus = focusChat

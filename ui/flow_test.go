@@ -76,8 +76,8 @@ func TestGrantFlowForToolCall(t *testing.T) {
 	it := d.waitItem("auth-required deploy", func(it chatItem) bool { return it.Tool.Status() == protocol.ToolCallStatusAuthRequired })
 	d.keys("]", "g")
 	res := it.Tool.AuthRequirement().Resource.Resource
-	d.until("sign-in URL", func() bool { g := d.m.grants[res]; return g != nil && g.url != "" })
-	g := d.m.grants[res]
+	d.until("sign-in URL", func() bool { g := d.m.signin.grants[res]; return g != nil && g.url != "" })
+	g := d.m.signin.grants[res]
 	// The whole URL is on screen, for a user who cannot open a browser —
 	// also at 80×24, where the chat panel's card cannot hold it.
 	for _, size := range []struct{ w, h int }{{160, 50}, {80, 24}, {100, 30}} {
@@ -93,11 +93,11 @@ func TestGrantFlowForToolCall(t *testing.T) {
 	// The overlay is modal: a chat key does nothing, u copies the URL.
 	d.keys("x")
 	d.expectSent()
-	if _, cmd := d.m.Update(press("u")); cmd == nil || !strings.Contains(d.m.status, "copied") {
-		t.Fatalf("u on the overlay: status %q", d.m.status)
+	if _, cmd := d.m.Update(press("u")); cmd == nil || !strings.Contains(d.m.status.text, "copied") {
+		t.Fatalf("u on the overlay: status %q", d.m.status.text)
 	}
 	approveInBrowser(t, g.url)
-	d.until("access granted", func() bool { return d.m.grants[res].phase == grantDone })
+	d.until("access granted", func() bool { return d.m.signin.grants[res].phase == grantDone })
 	d.waitItem("deploy resumed and done", func(x chatItem) bool {
 		return x.ID == it.ID && x.Tool.Status() == protocol.ToolCallStatusCompleted && !toolFailed(x.Tool)
 	})
@@ -112,25 +112,25 @@ func TestGrantFlowCancelAndQuit(t *testing.T) {
 	it := d.waitItem("auth-required deploy", func(it chatItem) bool { return it.Tool.Status() == protocol.ToolCallStatusAuthRequired })
 	d.keys("]", "g")
 	res := it.Tool.AuthRequirement().Resource.Resource
-	d.until("waiting", func() bool { g := d.m.grants[res]; return g != nil && g.grant != nil })
-	grant := d.m.grants[res].grant
+	d.until("waiting", func() bool { g := d.m.signin.grants[res]; return g != nil && g.grant != nil })
+	grant := d.m.signin.grants[res].grant
 	d.keys("esc")
 	select {
 	case <-grant.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("esc did not end the grant (loopback listener still open)")
 	}
-	d.until("flow cancelled", func() bool { return d.m.grants[res].phase == grantCancelled })
+	d.until("flow cancelled", func() bool { return d.m.signin.grants[res].phase == grantCancelled })
 	if _, err := http.Get(grant.RedirectURI()); err == nil {
 		t.Errorf("loopback listener %s still answers after cancel", grant.RedirectURI())
 	}
 	// Accept again, then quit: the flow is cancelled and the client closed.
 	d.keys("g")
 	d.until("waiting again", func() bool {
-		g := d.m.grants[res]
+		g := d.m.signin.grants[res]
 		return g.phase == grantWaiting && g.grant != nil && g.grant != grant
 	})
-	grant = d.m.grants[res].grant
+	grant = d.m.signin.grants[res].grant
 	_, cmd := d.m.Update(press("q"))
 	select {
 	case <-grant.Done():
@@ -187,13 +187,13 @@ func TestMCPSignIn(t *testing.T) {
 	d.m.focus = focusMCP
 	for i, r := range mcpRows(d.m.sess) {
 		if r.ID == demohost.GitHubServerID {
-			d.m.mcpSel = i
+			d.m.mcp.sel = i
 		}
 	}
 	d.keys("g")
 	var res string
 	d.until("sign-in URL", func() bool {
-		for r, g := range d.m.grants {
+		for r, g := range d.m.signin.grants {
 			if g.url != "" {
 				res = r
 				return true
@@ -201,7 +201,7 @@ func TestMCPSignIn(t *testing.T) {
 		}
 		return false
 	})
-	approveInBrowser(t, d.m.grants[res].url)
+	approveInBrowser(t, d.m.signin.grants[res].url)
 	d.until("github ready", func() bool {
 		for _, r := range mcpRows(d.m.sess) {
 			if r.ID == demohost.GitHubServerID {
@@ -216,8 +216,8 @@ func TestAgentAuthRequiredPrompt(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
 	m.Update(eventMsg{protocol.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: "https://agent.example/api"}}})
-	if len(m.agentPrompts) != 1 || !m.sel.prompt {
-		t.Fatalf("auth/required did not open a prompt: %+v sel %q", m.agentPrompts, m.sel.item)
+	if len(m.signin.prompts) != 1 || !m.chatPanel.sel.prompt {
+		t.Fatalf("auth/required did not open a prompt: %+v sel %q", m.signin.prompts, m.chatPanel.sel.item)
 	}
 	if !strings.Contains(m.Render(), "agent.example/api") {
 		t.Fatalf("prompt not shown:\n%s", m.Render())
@@ -226,12 +226,12 @@ func TestAgentAuthRequiredPrompt(t *testing.T) {
 		t.Fatalf("context %s", m.context())
 	}
 	m.Update(press("n"))
-	if len(m.agentPrompts) != 0 {
+	if len(m.signin.prompts) != 0 {
 		t.Fatalf("n did not dismiss the agent prompt")
 	}
 	// An AuthRequiredError from a command opens the same prompt.
 	m.Update(opDoneMsg{what: "create session", err: &protocol.AuthRequiredError{Resources: []protocol.ProtectedResourceMetadata{{Resource: "https://agent.example/api"}}}})
-	if len(m.agentPrompts) != 1 {
+	if len(m.signin.prompts) != 1 {
 		t.Fatalf("AuthRequiredError did not open a prompt")
 	}
 }
@@ -246,7 +246,7 @@ func TestComposerTakesPrintableKeys(t *testing.T) {
 			t.Fatalf("%q acted as a binding in the composer", k)
 		}
 	}
-	if got := m.composer.Value(); got != "q?max!gn" {
+	if got := m.chatPanel.composer.Value(); got != "q?max!gn" {
 		t.Fatalf("composer holds %q", got)
 	}
 	_, cmd := m.Update(press("ctrl+c"))
@@ -261,12 +261,12 @@ func TestMouseWheelScrollsTranscript(t *testing.T) {
 	_ = m.Render()
 	before := m.Render()
 	m.Update(tea.MouseWheelMsg{X: m.layout.Chat.X + 5, Y: 5, Button: tea.MouseWheelUp})
-	if m.scroll == 0 || m.Render() == before {
+	if m.chatPanel.scroll == 0 || m.Render() == before {
 		t.Fatal("wheel up did not scroll the transcript")
 	}
 	m.Update(tea.MouseWheelMsg{X: m.layout.Chat.X + 5, Y: 5, Button: tea.MouseWheelDown})
-	if m.scroll != 0 {
-		t.Fatalf("wheel down left scroll at %d", m.scroll)
+	if m.chatPanel.scroll != 0 {
+		t.Fatalf("wheel down left scroll at %d", m.chatPanel.scroll)
 	}
 }
 
@@ -298,8 +298,8 @@ func (lightGrey) RGBA() (r, g, b, a uint32) { return 0xeeee, 0xeeee, 0xeeee, 0xf
 
 func TestCreateAndDisposeSession(t *testing.T) {
 	d := newDriver(t, nil)
-	d.until("session list", func() bool { return len(d.m.sessions) > 0 })
-	n := len(d.m.sessions)
+	d.until("session list", func() bool { return len(d.m.sessions.list) > 0 })
+	n := len(d.m.sessions.list)
 	d.m.focus = focusSessions
 	d.keys("n")
 	if d.m.modal != modalNewSession {
@@ -307,13 +307,13 @@ func TestCreateAndDisposeSession(t *testing.T) {
 	}
 	d.keys("enter")
 	d.until("new session open", func() bool {
-		return len(d.m.sessions) == n+1 && d.m.hasSess && d.m.openSession != demohost.DemoSessionURI
+		return len(d.m.sessions.list) == n+1 && d.m.hasSess && d.m.openSession != demohost.DemoSessionURI
 	})
 	created := d.m.openSession
 	d.m.focus = focusSessions
-	for i, s := range d.m.sessions {
+	for i, s := range d.m.sessions.list {
 		if s.Resource == created {
-			d.m.sessSel = i
+			d.m.sessions.sel = i
 		}
 	}
 	d.keys("d")
@@ -321,36 +321,36 @@ func TestCreateAndDisposeSession(t *testing.T) {
 		t.Fatal("d did not ask for confirmation")
 	}
 	d.keys("n")
-	if d.m.modal != modalNone || len(d.m.sessions) != n+1 {
+	if d.m.modal != modalNone || len(d.m.sessions.list) != n+1 {
 		t.Fatal("n did not keep the session")
 	}
 	d.keys("d", "y")
-	d.until("session disposed", func() bool { return len(d.m.sessions) == n })
+	d.until("session disposed", func() bool { return len(d.m.sessions.list) == n })
 }
 
 func TestReconnectShowsInStatus(t *testing.T) {
 	d := newDriver(t, nil)
 	d.openDemo()
 	d.host.DropConnections()
-	d.until("reconnecting", func() bool { return d.m.conn.state == views.ConnReconnecting })
+	d.until("reconnecting", func() bool { return d.m.status.conn.state == views.ConnReconnecting })
 	if !strings.Contains(d.m.Render(), "reconnecting") {
 		t.Fatalf("status line does not say reconnecting:\n%s", d.m.Render())
 	}
-	d.until("ready again", func() bool { return d.m.conn.state == views.ConnReady })
+	d.until("ready again", func() bool { return d.m.status.conn.state == views.ConnReady })
 }
 
 func TestExpandReasoning(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(160, 60)
-	m.scroll = 1 << 20 // show the first turn, whose reasoning is collapsed
+	m.chatPanel.scroll = 1 << 20 // show the first turn, whose reasoning is collapsed
 	if strings.Contains(m.Render(), "Look for TestReconnect first.") {
 		t.Fatal("reasoning is not collapsed by default")
 	}
 	m.Update(press("e"))
-	if !m.expanded["r1"] {
+	if !m.chatPanel.expanded["r1"] {
 		t.Fatal("e did not expand the latest reasoning")
 	}
-	m.scroll = 1 << 20
+	m.chatPanel.scroll = 1 << 20
 	if !strings.Contains(m.Render(), "Look for TestReconnect first.") {
 		t.Fatalf("expanded reasoning not shown:\n%s", m.Render())
 	}

@@ -65,7 +65,7 @@ func TestGoldenMCPPanel(t *testing.T) {
 	checkGolden(t, func() *Model {
 		m := fxModel(fxChatState())
 		m.focus = focusMCP
-		m.mcpSel = 3 // Flaky: its error shows under it
+		m.mcp.sel = 3 // Flaky: its error shows under it
 		return m
 	})
 }
@@ -73,7 +73,7 @@ func TestGoldenMCPPanel(t *testing.T) {
 func TestGoldenChatCards(t *testing.T) {
 	checkGolden(t, func() *Model {
 		m := fxModel(fxChatState())
-		m.sel.item = "tc4"
+		m.chatPanel.sel.item = "tc4"
 		return m
 	})
 }
@@ -92,10 +92,10 @@ func TestGoldenGrantPrompt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			checkGolden(t, func() *Model {
 				m := fxModel(fxChatState(fxAuthPart()))
-				m.sel.item = "tc5"
+				m.chatPanel.sel.item = "tc5"
 				if tc.flow != nil {
 					f := *tc.flow
-					m.grants[fxDeploy] = &f
+					m.signin.grants[fxDeploy] = &f
 				}
 				return m
 			})
@@ -120,10 +120,10 @@ func TestGoldenHostileToolName(t *testing.T) {
 			InvocationMessage: protocol.PlainString(hostile), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}))
 		chat.Title = hostile
 		m := fxModel(chat)
-		m.sel.item = "tc-evil"
+		m.chatPanel.sel.item = "tc-evil"
 		m.sess.Title = hostile
-		m.sessions[0].Title = hostile
-		m.status = hostile
+		m.sessions.list[0].Title = hostile
+		m.status.text = hostile
 		return m
 	})
 }
@@ -138,7 +138,7 @@ func TestGoldenMCPPanelSmall(t *testing.T) {
 		t.Run(sz.name, func(t *testing.T) {
 			m := fxModel(fxChatState())
 			m.focus = focusMCP
-			m.mcpSel = 3
+			m.mcp.sel = 3
 			out := ansi.Strip(screen(t, m, sz.w, sz.h))
 			for _, r := range mcpRows(m.sess) {
 				b := m.th.McpBadge(r.StateKind, "")
@@ -179,7 +179,7 @@ func TestGoldenAllToolCallStates(t *testing.T) {
 	}{{"60", 60, 100}, {"100", 100, 86}, {"160", 160, 78}} {
 		t.Run(sz.name, func(t *testing.T) {
 			m := fxModel(allStatesChat())
-			m.sel.item = "tc-p"
+			m.chatPanel.sel.item = "tc-p"
 			out := ansi.Strip(screen(t, m, sz.w, sz.h))
 			for _, want := range []string{"Search files", "Delete build cache", "Search code", "Write file", "Run tests", "Read env", "Deploy"} {
 				if !strings.Contains(out, want) {

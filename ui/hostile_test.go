@@ -37,9 +37,9 @@ func TestHostileStatesRender(t *testing.T) {
 					m := fxModel(chat)
 					m.root = root
 					m.sess = sess
-					m.sessions = []protocol.SessionSummary{{Provider: sess.Provider, Title: sess.Title, Status: sess.Status,
+					m.sessions.list = []protocol.SessionSummary{{Provider: sess.Provider, Title: sess.Title, Status: sess.Status,
 						Activity: sess.Activity, Resource: fxSession, CreatedAt: "2026-01-02T14:00:00.000Z", ModifiedAt: "2026-01-02T15:02:00.000Z"}}
-					m.status = chat.Title
+					m.status.text = chat.Title
 					out := screen(t, m, sz.w, sz.h)
 					assertInert(t, out)
 					if !strings.Contains(ansi.Strip(out), " | ") {

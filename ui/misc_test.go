@@ -16,14 +16,14 @@ import (
 func TestRejectionShowsAndClearsPending(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
-	m.pendingMCP[7] = pendingOp{server: "fs", verb: "stopping", channel: fxSession}
+	m.mcp.pending[7] = pendingOp{server: "fs", verb: "stopping", channel: fxSession}
 	m.Update(eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Reason: "server is locked\x1b[2J",
 		Action: protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: "fs"})}})
-	if _, ok := m.pendingMCP[7]; ok {
+	if _, ok := m.mcp.pending[7]; ok {
 		t.Fatal("rejected action still marked pending")
 	}
-	if !m.isErr || !strings.Contains(m.status, "session/mcpServerStopRequested") || !strings.Contains(m.status, "server is locked") || strings.Contains(m.status, "\x1b") {
-		t.Fatalf("status %q", m.status)
+	if !m.status.isErr || !strings.Contains(m.status.text, "session/mcpServerStopRequested") || !strings.Contains(m.status.text, "server is locked") || strings.Contains(m.status.text, "\x1b") {
+		t.Fatalf("status %q", m.status.text)
 	}
 	if !strings.Contains(m.Render(), "server is locked") {
 		t.Fatal("rejection not on the status line")
@@ -69,22 +69,22 @@ func TestPendingMarkerFollowsHostAnswers(t *testing.T) {
 			m := fxModel(fxChatState())
 			m.resize(120, 40)
 			m.focus = focusMCP
-			m.pendingMCP[7] = pendingOp{server: "fs", verb: "stopping", channel: fxSession}
+			m.mcp.pending[7] = pendingOp{server: "fs", verb: "stopping", channel: fxSession}
 			if !strings.Contains(m.Render(), "⋯ pending") {
 				t.Fatalf("no marker drawn:\n%s", m.Render())
 			}
 			for _, msg := range tc.msgs {
 				m.Update(msg)
 			}
-			_, pending := m.pendingMCP[7]
+			_, pending := m.mcp.pending[7]
 			if pending == tc.cleared {
 				t.Fatalf("pending = %v, want %v", pending, !tc.cleared)
 			}
 			if got := strings.Contains(m.Render(), "⋯ pending"); got != !tc.cleared {
 				t.Fatalf("marker drawn = %v, want %v:\n%s", got, !tc.cleared, m.Render())
 			}
-			if tc.status != "" && !strings.Contains(m.status, tc.status) {
-				t.Fatalf("status %q, want %q", m.status, tc.status)
+			if tc.status != "" && !strings.Contains(m.status.text, tc.status) {
+				t.Fatalf("status %q, want %q", m.status.text, tc.status)
 			}
 		})
 	}
@@ -124,15 +124,15 @@ func TestFailedConnectThenRetry(t *testing.T) {
 		}})
 	m.resize(100, 30)
 	m.Update(m.connectCmd()())
-	if m.conn.state != views.ConnFailed || !strings.Contains(m.Render(), "connection refused") || !strings.Contains(m.Render(), "ctrl+r") {
+	if m.status.conn.state != views.ConnFailed || !strings.Contains(m.Render(), "connection refused") || !strings.Contains(m.Render(), "ctrl+r") {
 		t.Fatalf("failed connect not explained:\n%s", m.Render())
 	}
 	_, cmd := m.Update(press("ctrl+r"))
-	if m.conn.state != views.ConnConnecting {
+	if m.status.conn.state != views.ConnConnecting {
 		t.Fatal("ctrl+r did not start connecting")
 	}
 	m.Update(cmd())
-	if m.conn.state != views.ConnReady || m.client == nil {
+	if m.status.conn.state != views.ConnReady || m.client == nil {
 		t.Fatal("retry did not connect")
 	}
 	m.Shutdown()
@@ -142,8 +142,8 @@ func TestReconnectKey(t *testing.T) {
 	d := newDriver(t, nil)
 	d.openDemo()
 	d.keys("ctrl+r")
-	d.until("reconnecting", func() bool { return d.m.conn.state == views.ConnReconnecting })
-	d.until("ready again", func() bool { return d.m.conn.state == views.ConnReady })
+	d.until("reconnecting", func() bool { return d.m.status.conn.state == views.ConnReconnecting })
+	d.until("ready again", func() bool { return d.m.status.conn.state == views.ConnReady })
 }
 
 func TestResizeReflows(t *testing.T) {
@@ -173,7 +173,7 @@ func TestServerFlipGrantPrompt(t *testing.T) {
 	m.resize(120, 50)
 	rec := &dispatchRecorder{Client: m.client}
 	m.client = rec
-	m.sel.item = "tc-gh"
+	m.chatPanel.sel.item = "tc-gh"
 	if m.context().String() != "chat+grant" {
 		t.Fatalf("context %s", m.context())
 	}
@@ -224,11 +224,11 @@ func (r *dispatchRecorder) Dispatch(ch string, a protocol.StateAction) (int64, e
 // only once: closing it does not pull the user back on the next listing.
 func TestAutoOpenNewestSession(t *testing.T) {
 	d := newDriver(t, nil)
-	d.until("session list", func() bool { return len(d.m.sessions) > 0 })
-	newest := d.m.sessions[0]
-	for _, s := range d.m.sessions {
+	d.until("session list", func() bool { return len(d.m.sessions.list) > 0 })
+	newest := d.m.sessions.list[0]
+	for _, s := range d.m.sessions.list {
 		if s.ModifiedAt > newest.ModifiedAt {
-			t.Fatalf("sessions not newest first: %+v", d.m.sessions)
+			t.Fatalf("sessions not newest first: %+v", d.m.sessions.list)
 		}
 	}
 	d.until("newest session open", func() bool { return d.m.openSession == newest.Resource && d.m.hasSess && d.m.hasChat })
@@ -240,7 +240,7 @@ func TestAutoOpenNewestSession(t *testing.T) {
 	}
 	// Closed (e.g. disposed elsewhere), a later listing opens nothing.
 	d.send(eventMsg{protocol.SessionRemovedEvent{Session: newest.Resource}})
-	d.send(eventMsg{protocol.SessionsListedEvent{Sessions: d.m.sessions}})
+	d.send(eventMsg{protocol.SessionsListedEvent{Sessions: d.m.sessions.list}})
 	if d.m.openSession != "" {
 		t.Fatalf("a second listing re-opened %s", d.m.openSession)
 	}

@@ -31,7 +31,7 @@ func TestKeysQueueAndCancelWhileRunning(t *testing.T) {
 	d.openDemo()
 	d.sendMessage("ask me a question")
 	d.expectSent("chat/turnStarted")
-	d.until("running turn", func() bool { return d.m.turnRunning() })
+	d.until("running turn", func() bool { return d.m.chatPanel.turnRunning() })
 	d.sendMessage("and then ship it")
 	q := d.expectSent("chat/pendingMessageSet")[0].Action.Variant.(protocol.ChatPendingMessageSetAction)
 	if q.Kind != protocol.PendingMessageKindQueued || q.Message.Text != "and then ship it" || q.Id == "" {
@@ -57,8 +57,8 @@ func TestKeysApproveAndDenyToolCall(t *testing.T) {
 			d.expectSent("chat/turnStarted")
 			it := d.waitItem("pending confirmation", func(it chatItem) bool { return it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation })
 			d.keys("]")
-			if d.m.sel.item != it.ID {
-				t.Fatalf("] selected %q, want %q", d.m.sel.item, it.ID)
+			if d.m.chatPanel.sel.item != it.ID {
+				t.Fatalf("] selected %q, want %q", d.m.chatPanel.sel.item, it.ID)
 			}
 			d.keys(tc.key)
 			s := d.expectSent(tc.want)[0]
@@ -135,13 +135,13 @@ func TestKeysMCPServer(t *testing.T) {
 	rows := mcpRows(d.m.sess)
 	for i, r := range rows {
 		if r.ID == demohost.FilesystemServerID {
-			for d.m.mcpSel < i {
+			for d.m.mcp.sel < i {
 				d.keys("j")
 			}
 		}
 	}
-	if rows[d.m.mcpSel].ID != demohost.FilesystemServerID {
-		t.Fatalf("selected %s", rows[d.m.mcpSel].ID)
+	if rows[d.m.mcp.sel].ID != demohost.FilesystemServerID {
+		t.Fatalf("selected %s", rows[d.m.mcp.sel].ID)
 	}
 	for _, step := range []struct {
 		key, want, marker string
@@ -177,13 +177,13 @@ func TestKeysMCPServer(t *testing.T) {
 		// ActionConfirmedEvent for this clientSeq — not on a timer, not on
 		// the row looking done.
 		d.untilConfirmed(s.ClientSeq, func() bool {
-			_, pending := d.m.pendingMCP[s.ClientSeq]
+			_, pending := d.m.mcp.pending[s.ClientSeq]
 			return pending
 		})
-		if _, pending := d.m.pendingMCP[s.ClientSeq]; pending {
+		if _, pending := d.m.mcp.pending[s.ClientSeq]; pending {
 			t.Fatalf("%s still pending after the host confirmed it", step.want)
 		}
-		d.until(step.want+" settled", func() bool { return step.settled(mcpRows(d.m.sess)[d.m.mcpSel]) })
+		d.until(step.want+" settled", func() bool { return step.settled(mcpRows(d.m.sess)[d.m.mcp.sel]) })
 	}
 }
 
@@ -223,8 +223,8 @@ func TestKeysInputRequest(t *testing.T) {
 		d.keys("]")
 		// The selected request is framed like a selected card and names
 		// the keys that answer it.
-		if scr := ansi.Strip(d.m.Render()); d.m.sel.item != it.ID || !strings.Contains(scr, "┃ ◆ Input requested") || !strings.Contains(scr, "answer · ") {
-			t.Fatalf("] did not select the input request (selection %q):\n%s", d.m.sel.item, scr)
+		if scr := ansi.Strip(d.m.Render()); d.m.chatPanel.sel.item != it.ID || !strings.Contains(scr, "┃ ◆ Input requested") || !strings.Contains(scr, "answer · ") {
+			t.Fatalf("] did not select the input request (selection %q):\n%s", d.m.chatPanel.sel.item, scr)
 		}
 		// The help line names what a and x do to a question, not the
 		// tool-call verbs.
@@ -250,7 +250,7 @@ func TestKeysInputRequest(t *testing.T) {
 		if ans.Value != "production" {
 			t.Fatalf("target answer = %+v", ans)
 		}
-		d.until("agent reads the answer", func() bool { return strings.Contains(d.m.Render(), "production") && !d.m.turnRunning() })
+		d.until("agent reads the answer", func() bool { return strings.Contains(d.m.Render(), "production") && !d.m.chatPanel.turnRunning() })
 	})
 	t.Run("decline", func(t *testing.T) {
 		d := newDriver(t, nil)

@@ -17,7 +17,7 @@ func TestHelpLineKeepsHelp(t *testing.T) {
 		for _, f := range []focus{focusSessions, focusChat, focusMCP} {
 			m := fxModel(fxChatState(fxAuthPart()))
 			m.focus = f
-			m.sel.item = "tc5"
+			m.chatPanel.sel.item = "tc5"
 			m.resize(w, 30)
 			line := ansi.Strip(m.helpLine())
 			if !strings.Contains(line, "? help") || ansi.StringWidth(line) > w {
@@ -48,7 +48,7 @@ func TestHelpLineNoStaleAnswerKeys(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := fxModel(tc.chat)
-			m.sel = chatSel{item: tc.sel}
+			m.chatPanel.sel = chatSel{item: tc.sel}
 			m.resize(200, 40)
 			line := ansi.Strip(m.helpLine())
 			for _, w := range tc.want {
@@ -86,7 +86,7 @@ func TestChatHeaderNeedsInputGlyph(t *testing.T) {
 	chat := fxChatState()
 	chat.Status = protocol.SessionStatusInputNeeded
 	m := fxModel(chat)
-	h := ansi.Strip(m.chatHeader(60))
+	h := ansi.Strip(m.chatPanel.chatHeader(60))
 	if !strings.Contains(h, "◆ needs input") || strings.Contains(h, "!") {
 		t.Errorf("chat header %q, want the ◆ glyph the session list uses", h)
 	}

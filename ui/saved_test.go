@@ -65,14 +65,14 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 	}
 	for i, r := range mcpRows(d1.m.sess) {
 		if r.ID == demohost.GitHubServerID {
-			d1.m.mcpSel = i
+			d1.m.mcp.sel = i
 		}
 	}
 	d1.keys("g")
 	r, _ := githubRow(d1)
 	res := r.Auth.Resource.Resource
-	d1.until("sign-in URL", func() bool { g := d1.m.grants[res]; return g != nil && g.url != "" })
-	approveInBrowser(t, d1.m.grants[res].url)
+	d1.until("sign-in URL", func() bool { g := d1.m.signin.grants[res]; return g != nil && g.url != "" })
+	approveInBrowser(t, d1.m.signin.grants[res].url)
 	d1.until("GitHub ready after the browser sign-in", func() bool { r, ok := githubRow(d1); return ok && r.StateKind == "ready" })
 	saved := false
 	for _, tok := range auth1.Tokens() {
@@ -102,13 +102,13 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 	d2 := newDriverOn(t, host2, auth2)
 	d2.until("GitHub ready with the saved token", func() bool {
 		r, ok := githubRow(d2)
-		return d2.m.hasSess && ok && r.StateKind == "ready" && d2.m.status != ""
+		return d2.m.hasSess && ok && r.StateKind == "ready" && d2.m.status.text != ""
 	})
-	if !strings.Contains(d2.m.status, "signed in to "+res+" with a saved token") || d2.m.isErr {
-		t.Fatalf("status %q, want it to say a saved token signed in", d2.m.status)
+	if !strings.Contains(d2.m.status.text, "signed in to "+res+" with a saved token") || d2.m.status.isErr {
+		t.Fatalf("status %q, want it to say a saved token signed in", d2.m.status.text)
 	}
-	if len(d2.m.grants) != 0 || len(d2.m.agentPrompts) != 0 {
-		t.Fatalf("the second run started a grant or a prompt: grants %v, prompts %v", d2.m.grants, d2.m.agentPrompts)
+	if len(d2.m.signin.grants) != 0 || len(d2.m.signin.prompts) != 0 {
+		t.Fatalf("the second run started a grant or a prompt: grants %v, prompts %v", d2.m.signin.grants, d2.m.signin.prompts)
 	}
 }
 
@@ -180,13 +180,13 @@ func TestPushSavedTokensPicksExactly(t *testing.T) {
 			if tc.agent {
 				m.root.Agents[0].ProtectedResources = []protocol.ProtectedResourceMetadata{{Resource: agentRes}}
 			}
-			runAll(m, m.pushSavedTokens())
-			runAll(m, m.pushSavedTokens()) // once per connection
+			runAll(m, m.signin.pushSavedTokens())
+			runAll(m, m.signin.pushSavedTokens()) // once per connection
 			if strings.Join(rec.pushed, ",") != strings.Join(tc.want, ",") {
 				t.Fatalf("pushed %v, want %v", rec.pushed, tc.want)
 			}
-			if len(tc.want) > 0 && !strings.Contains(m.status, "with a saved token") {
-				t.Fatalf("status %q", m.status)
+			if len(tc.want) > 0 && !strings.Contains(m.status.text, "with a saved token") {
+				t.Fatalf("status %q", m.status.text)
 			}
 		})
 	}

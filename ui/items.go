@@ -1,9 +1,6 @@
 package ui
 
-import (
-	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/views"
-)
+import "github.com/ahptui/ahptui/protocol"
 
 func deref[T any](p *T) T {
 	var zero T
@@ -44,14 +41,14 @@ type itemsMemo struct {
 	valid  bool
 }
 
-func (m *Model) items() []chatItem {
+func (cp *chatPanel) items() []chatItem {
 	var first *protocol.Turn
-	if len(m.chat.Turns) > 0 {
-		first = &m.chat.Turns[0]
+	if len(cp.chat.Turns) > 0 {
+		first = &cp.chat.Turns[0]
 	}
-	mm := &m.itemsMemo
-	if !mm.valid || mm.first != first || mm.n != len(m.chat.Turns) || mm.active != m.chat.ActiveTurn {
-		*mm = itemsMemo{first: first, n: len(m.chat.Turns), active: m.chat.ActiveTurn, items: chatItems(m.chat), valid: true}
+	mm := &cp.itemsMemo
+	if !mm.valid || mm.first != first || mm.n != len(cp.chat.Turns) || mm.active != cp.chat.ActiveTurn {
+		*mm = itemsMemo{first: first, n: len(cp.chat.Turns), active: cp.chat.ActiveTurn, items: chatItems(cp.chat), valid: true}
 	}
 	return mm.items
 }
@@ -90,34 +87,4 @@ func (it chatItem) needsUser(authServers map[string]bool) bool {
 		return it.Tool.WaitsOnUser(func(id string) bool { return authServers[id] })
 	}
 	return false
-}
-
-// mcpRow is one row of the MCP panel. mcpRows (views.MCPServerRows) is the
-// ONE derivation of the panel: rendering and key handling both index into
-// its result, so the row a key acts on is the row the user sees highlighted.
-type mcpRow = views.MCPServerRow
-
-func mcpRows(sess protocol.SessionState) []mcpRow {
-	return views.MCPServerRows(views.SessionCustomizations(sess))
-}
-
-// authRequiredServers maps MCP server ids in authRequired to true, so a
-// running tool call against one grows a grant prompt.
-func authRequiredServers(rows []mcpRow) map[string]bool {
-	out := map[string]bool{}
-	for _, r := range rows {
-		if r.StateKind == "authRequired" {
-			out[r.ID] = true
-		}
-	}
-	return out
-}
-
-func serverAuth(rows []mcpRow, id string) *protocol.McpAuthRequirement {
-	for _, r := range rows {
-		if r.ID == id && r.Auth != nil {
-			return r.Auth
-		}
-	}
-	return nil
 }

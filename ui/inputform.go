@@ -9,7 +9,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
@@ -281,8 +280,8 @@ func answerFromDraft(q protocol.ChatInputQuestion, d views.InputDraft) (protocol
 
 // submitInput sends each answer as a draft (chat/inputAnswerChanged), then
 // accepts the request with the final answers (chat/inputCompleted).
-func (m *Model) submitInput() {
-	f := m.form
+func (a *app) submitInput() {
+	f := a.form
 	answers := map[string]protocol.ChatInputAnswer{}
 	var order []string
 	for i, q := range f.request.Questions {
@@ -300,27 +299,27 @@ func (m *Model) submitInput() {
 	}
 	for _, id := range order {
 		draft := protocol.NewChatInputAnswer(protocol.ChatInputAnswered{State: "draft", Value: answers[id].Variant.(protocol.ChatInputAnswered).Value})
-		if _, ok := m.dispatch(f.chat, protocol.ChatInputAnswerChangedAction{RequestId: f.request.Id, QuestionId: id, Answer: &draft}); !ok {
+		if _, ok := a.dispatch(f.chat, protocol.ChatInputAnswerChangedAction{RequestId: f.request.Id, QuestionId: id, Answer: &draft}); !ok {
 			return
 		}
 	}
-	if _, ok := m.dispatch(f.chat, protocol.ChatInputCompletedAction{
+	if _, ok := a.dispatch(f.chat, protocol.ChatInputCompletedAction{
 		RequestId: f.request.Id, Response: protocol.ChatInputResponseKindAccept, Answers: answers,
 	}); ok {
-		m.setStatus("answers submitted")
+		a.setStatus("answers submitted")
 	}
-	m.form, m.modal = nil, modalNone
+	a.form, a.modal = nil, modalNone
 }
 
-func (m *Model) declineInput() {
-	f := m.form
+func (a *app) declineInput() {
+	f := a.form
 	if f == nil {
 		return
 	}
-	if _, ok := m.dispatch(f.chat, protocol.ChatInputCompletedAction{
+	if _, ok := a.dispatch(f.chat, protocol.ChatInputCompletedAction{
 		RequestId: f.request.Id, Response: protocol.ChatInputResponseKindDecline,
 	}); ok {
-		m.setStatus("input request declined")
+		a.setStatus("input request declined")
 	}
-	m.form, m.modal = nil, modalNone
+	a.form, a.modal = nil, modalNone
 }

@@ -1,0 +1,76 @@
+package ui
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+	"github.com/ahptui/ahptui/keymap"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// app is what every component reads and none owns alone: configuration,
+// keys, theme, the client and the snapshots it handed out for the watched
+// channels. The root model writes the snapshots (it owns subscriptions);
+// components read them and change them only by asking the root through
+// requestSession and requestChat.
+type app struct {
+	cfg      Config
+	keys     keymap.KeyMap
+	th       views.Theme
+	themeGen int
+	clock    func() time.Time
+	log      *slog.Logger
+	ctx      context.Context
+	client   Client
+
+	width, height int
+	// layout is the settled layout (Update keeps it; Render recomputes).
+	layout views.Layout
+	// focus is the panel with the keyboard. The root moves it between
+	// panels; the chat moves it between its transcript and composer.
+	focus focus
+	modal modal
+	// form is the open input form (an answer to an input request).
+	form *inputForm
+
+	root        protocol.RootState
+	openSession string
+	sess        protocol.SessionState
+	hasSess     bool
+	openChat    string
+	chat        protocol.ChatState
+	hasChat     bool
+	// models is the model picked for each session this client created.
+	models map[string]*protocol.ModelSelection
+
+	status *statusLine
+
+	// requestSession opens a session; requestChat switches the open
+	// session's chat. Both are the root's and return its command.
+	requestSession func(uri string) tea.Cmd
+	requestChat    func(uri string) tea.Cmd
+}
+
+// Model is the root Bubble Tea model of ahptui. It routes messages to the
+// components (session list, chat, MCP panel, sign-in manager, input form,
+// status line), owns the subscriptions and lays the panels out.
+type Model struct {
+	*app
+
+	sessions  *sessionList
+	chatPanel *chatPanel
+	mcp       *mcpPanel
+	signin    *signIn
+
+	cancel     context.CancelFunc
+	isDark     bool
+	baseLayout views.Layout // ComputeLayout's; layout may give the chat what the MCP strip does not need
+	showMCP    bool
+	showAll    bool // full help overlay
+	help       help.Model
+	closed     bool
+}

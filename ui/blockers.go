@@ -1,0 +1,103 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// blocker is one thing somewhere that waits on the user.
+type blocker struct {
+	session, chat, item string
+}
+
+func (cp *chatPanel) blockers() []blocker {
+	var out []blocker
+	if cp.hasSess {
+		for _, r := range cp.sess.InputNeeded {
+			switch v := r.Variant.(type) {
+			case protocol.SessionChatInputRequest:
+				out = append(out, blocker{cp.openSession, v.Chat, v.Request.Id})
+			case protocol.SessionToolConfirmationRequest:
+				id := ""
+				switch tc := v.ToolCall.Variant.(type) {
+				case protocol.ToolCallPendingConfirmationState:
+					id = tc.ToolCallId
+				case protocol.ToolCallPendingResultConfirmationState:
+					id = tc.ToolCallId
+				}
+				out = append(out, blocker{cp.openSession, v.Chat, id})
+			case protocol.SessionToolAuthenticationRequest:
+				out = append(out, blocker{cp.openSession, v.Chat, v.ToolCall.ToolCallId})
+			}
+		}
+	}
+	for _, s := range cp.sessions.list {
+		if s.Resource != cp.openSession && s.Status.Has(protocol.SessionStatusInputNeeded) {
+			out = append(out, blocker{session: s.Resource})
+		}
+	}
+	return out
+}
+
+// jumpTargets is blockers plus what the open chat shows as waiting but the
+// host has not (yet) listed in the session's inputNeeded, so ! reaches every
+// card that offers keys.
+func (cp *chatPanel) jumpTargets() []blocker {
+	all := cp.blockers()
+	var out, others []blocker
+	for _, b := range all {
+		if b.session == cp.openSession && b.item != "" {
+			out = append(out, b)
+		} else {
+			others = append(others, b)
+		}
+	}
+	if cp.hasChat {
+		listed := map[string]bool{}
+		for _, b := range out {
+			if b.chat == cp.openChat {
+				listed[b.item] = true
+			}
+		}
+		auth := authRequiredServers(mcpRows(cp.sess))
+		for _, it := range cp.items() {
+			if it.needsUser(auth) && !listed[it.ID] {
+				out = append(out, blocker{cp.openSession, cp.openChat, it.ID})
+			}
+		}
+	}
+	return append(out, others...)
+}
+
+// nextBlocker jumps to the next thing waiting for the user: opens its
+// session and chat and selects the card.
+func (cp *chatPanel) nextBlocker() tea.Cmd {
+	bs := cp.jumpTargets()
+	if len(bs) == 0 {
+		cp.setStatus("nothing is waiting for you")
+		return nil
+	}
+	// Continue after the selected card; from anywhere else start at the
+	// first target, so the first ! lands on what waits here.
+	next := 0
+	for i, b := range bs {
+		if b.session == cp.openSession && b.item != "" && b.item == cp.sel.item {
+			next = i + 1
+		}
+	}
+	cp.blockerAt = next % len(bs)
+	b := bs[cp.blockerAt]
+	cp.focus = focusChat
+	if b.session != cp.openSession {
+		return cp.requestSession(b.session)
+	}
+	cp.sel = chatSel{item: b.item}
+	cp.scroll = 0
+	cp.pin = true
+	if b.chat != "" && b.chat != cp.openChat {
+		cmd := cp.requestChat(b.chat)
+		cp.sel = chatSel{item: b.item}
+		return cmd
+	}
+	return nil
+}

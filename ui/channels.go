@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"errors"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// ensureChat subscribes to the open session's default chat once the session
+// snapshot names it.
+func (m *Model) ensureChat() tea.Cmd {
+	if !m.hasSess || m.openChat != "" {
+		return nil
+	}
+	target := ""
+	if m.sess.DefaultChat != nil {
+		target = *m.sess.DefaultChat
+	} else if len(m.sess.Chats) > 0 {
+		target = m.sess.Chats[0].Resource
+	}
+	if target == "" {
+		return nil
+	}
+	return m.switchChat(target)
+}
+
+func (m *Model) switchChat(target string) tea.Cmd {
+	prev := m.openChat
+	m.openChat, m.hasChat, m.chatPanel.sel, m.chatPanel.scroll = target, false, chatSel{}, 0
+	m.chatPanel.tr = nil
+	c, ctx := m.client, m.ctx
+	if c == nil {
+		return nil
+	}
+	if ch, ok := c.Chat(target); ok {
+		m.chat, m.hasChat = ch, true
+	}
+	return func() tea.Msg {
+		if prev != "" && prev != target {
+			_ = c.Unsubscribe(ctx, prev)
+		}
+		return subscribedMsg{channel: target, err: c.Subscribe(ctx, target)}
+	}
+}
+
+func (m *Model) openSessionCmd(uri string) tea.Cmd {
+	if m.client == nil {
+		m.setError(errors.New("not connected yet: wait for the status bar to say ready"))
+		return nil
+	}
+	if uri == m.openSession {
+		return nil
+	}
+	prevS, prevC := m.openSession, m.openChat
+	m.openSession, m.hasSess, m.openChat, m.hasChat = uri, false, "", false
+	m.chatPanel.sel, m.chatPanel.scroll, m.mcp.sel = chatSel{}, 0, 0
+	m.mcp.pending = map[int64]pendingOp{}
+	m.chatPanel.tr = nil
+	for i, s := range m.sessions.list {
+		if s.Resource == uri {
+			m.sessions.sel = i
+		}
+	}
+	c, ctx := m.client, m.ctx
+	return func() tea.Msg {
+		if prevC != "" {
+			_ = c.Unsubscribe(ctx, prevC)
+		}
+		if prevS != "" {
+			_ = c.Unsubscribe(ctx, prevS)
+		}
+		return subscribedMsg{channel: uri, err: c.Subscribe(ctx, uri)}
+	}
+}

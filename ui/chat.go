@@ -1,0 +1,198 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	"github.com/ahptui/ahptui/views"
+)
+
+// chatPanel is the open chat: its transcript (selection, expansion,
+// scroll), the composer, and the cards that wait on the user.
+type chatPanel struct {
+	*app
+	signin   *signIn      // grant flows and agent prompts drawn in the chat
+	sessions *sessionList // other sessions' blockers, for !
+
+	sel       chatSel
+	expanded  map[string]bool
+	scroll    int
+	pin       bool // settle scrolls the selected card into view
+	composer  textarea.Model
+	ourTurns  map[string]time.Time
+	blockerAt int
+
+	// tr caches the open chat's rendered turns.
+	tr           *views.Transcript
+	itemsMemo    itemsMemo
+	composerMemo panelMemo // the blurred composer's last drawing
+	// seenBlockers holds the ids of the open chat's items that have waited
+	// on the user (seenChat is the chat they belong to), so only a blocker
+	// that is new moves the selection and focus to itself.
+	seenBlockers map[string]bool
+	seenChat     string
+}
+
+func newChatPanel(a *app, signin *signIn, sessions *sessionList) *chatPanel {
+	cp := &chatPanel{app: a, signin: signin, sessions: sessions,
+		expanded: map[string]bool{}, ourTurns: map[string]time.Time{}}
+	cp.composer = textarea.New()
+	cp.composer.Placeholder = "Write a message…"
+	cp.composer.ShowLineNumbers = false
+	cp.composer.Prompt = "│ "
+	cp.composer.CharLimit = 0
+	cp.composer.KeyMap.InsertNewline = key.NewBinding(key.WithKeys(a.keys.Composer.Newline.Keys()...))
+	return cp
+}
+
+// chatSel is what the transcript's selection is on: a card (a tool call or
+// an input request, by id) or the agent's sign-in prompt under the
+// transcript, which has no id of its own. The zero value selects nothing.
+type chatSel struct {
+	item   string
+	prompt bool
+}
+
+// noticeBlockers brings a blocker that just appeared in the open chat
+// within reach of the keys its card shows. From an empty composer or a
+// transcript with nothing selected it selects the newest one and focuses
+// the transcript; a composer holding a draft keeps focus (the user is
+// typing), and the card says how to get there instead.
+func (cp *chatPanel) noticeBlockers() {
+	if cp.seenChat != cp.openChat || cp.seenBlockers == nil {
+		cp.seenChat, cp.seenBlockers = cp.openChat, map[string]bool{}
+	}
+	auth := authRequiredServers(mcpRows(cp.sess))
+	newest := ""
+	for _, it := range cp.items() {
+		if it.needsUser(auth) && !cp.seenBlockers[it.ID] {
+			cp.seenBlockers[it.ID] = true
+			newest = it.ID
+		}
+	}
+	if newest == "" || cp.modal != modalNone {
+		return
+	}
+	switch cp.focus {
+	case focusComposer:
+		if strings.TrimSpace(cp.composer.Value()) != "" {
+			return
+		}
+		cp.composer.Blur()
+		cp.focus = focusChat
+	case focusChat:
+		if cp.sel.prompt {
+			return
+		}
+		if _, ok := cp.selectedItem(); ok {
+			return
+		}
+	default:
+		return
+	}
+	cp.sel, cp.scroll, cp.pin = chatSel{item: newest}, 0, true
+}
+
+// newestBlocker is the open chat's most recent item that waits on the user.
+func (cp *chatPanel) newestBlocker() (chatItem, bool) {
+	auth := authRequiredServers(mcpRows(cp.sess))
+	items := cp.items()
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].needsUser(auth) {
+			return items[i], true
+		}
+	}
+	return chatItem{}, false
+}
+
+// followBlocker moves the transcript selection to the first card that
+// waits on the user when the selected one no longer does, so approve and
+// the grant keys act on what is waiting without hunting for it. It does not
+// scroll: a user reading older turns stays where they are.
+func (cp *chatPanel) followBlocker() {
+	if cp.focus != focusChat || cp.sel.prompt {
+		return
+	}
+	auth := authRequiredServers(mcpRows(cp.sess))
+	if it, ok := cp.selectedItem(); ok && it.needsUser(auth) {
+		return
+	}
+	for _, it := range cp.items() {
+		if it.needsUser(auth) {
+			cp.sel = chatSel{item: it.ID}
+			return
+		}
+	}
+}
+
+func (cp *chatPanel) scrollBy(n int) {
+	cp.scroll = max(0, cp.scroll+n)
+}
+
+func (cp *chatPanel) turnRunning() bool { return cp.hasChat && cp.chat.ActiveTurn != nil }
+
+func (cp *chatPanel) selectedItem() (chatItem, bool) {
+	if cp.sel.item == "" || !cp.hasChat {
+		return chatItem{}, false
+	}
+	for _, it := range cp.items() {
+		if it.ID == cp.sel.item {
+			return it, true
+		}
+	}
+	return chatItem{}, false
+}
+
+// selectDefaultItem selects the first item that needs the user, so focusing
+// the chat puts approve/deny on the card that is waiting.
+func (cp *chatPanel) selectDefaultItem() {
+	if cp.sel != (chatSel{}) {
+		if _, ok := cp.selectedItem(); ok {
+			return
+		}
+	}
+	if len(cp.signin.prompts) > 0 {
+		cp.sel = chatSel{prompt: true}
+		return
+	}
+	auth := authRequiredServers(mcpRows(cp.sess))
+	for _, it := range cp.items() {
+		if it.needsUser(auth) {
+			cp.sel = chatSel{item: it.ID}
+			return
+		}
+	}
+}
+
+func (cp *chatPanel) moveItem(d int) {
+	items := cp.items()
+	sels := make([]chatSel, 0, len(items)+1)
+	for _, it := range items {
+		sels = append(sels, chatSel{item: it.ID})
+	}
+	if len(cp.signin.prompts) > 0 {
+		sels = append(sels, chatSel{prompt: true})
+	}
+	if len(sels) == 0 {
+		return
+	}
+	i := -1
+	for j, s := range sels {
+		if s == cp.sel {
+			i = j
+		}
+	}
+	switch {
+	case i < 0 && d > 0:
+		i = 0
+	case i < 0:
+		i = len(sels) - 1
+	default:
+		i = max(0, min(len(sels)-1, i+d))
+	}
+	cp.sel = sels[i]
+	cp.scroll = 0
+	cp.pin = true
+}

@@ -1,0 +1,138 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// keyUnselected makes the keys a blocker's card shows work when nothing is
+// selected: they act on the newest blocker of the open chat (or the agent's
+// sign-in prompt), and when nothing waits they say so instead of doing
+// nothing. done reports that the key was fully handled here.
+func (cp *chatPanel) keyUnselected(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool) {
+	if cp.sel.prompt && len(cp.signin.prompts) > 0 {
+		return nil, false
+	}
+	if _, ok := cp.selectedItem(); ok {
+		return nil, false
+	}
+	c, gr := cp.keys.Chat, cp.keys.Grant
+	answers := key.Matches(msg, c.Approve) || key.Matches(msg, c.Deny)
+	grants := key.Matches(msg, gr.Accept) || key.Matches(msg, gr.Decline) || key.Matches(msg, gr.CopyURL)
+	if !answers && !grants {
+		return nil, false
+	}
+	if it, ok := cp.newestBlocker(); ok {
+		cp.sel, cp.scroll, cp.pin = chatSel{item: it.ID}, 0, true
+		return nil, false
+	}
+	if grants && len(cp.signin.prompts) > 0 {
+		cp.sel = chatSel{prompt: true}
+		return nil, false
+	}
+	if grants {
+		cp.setStatus(errNothingTo.Error())
+		return nil, true
+	}
+	return nil, false
+}
+
+// keyComposer edits the draft; the root handles focus and reconnect keys
+// before it gets here, as it does for every panel.
+func (cp *chatPanel) keyComposer(msg tea.KeyPressMsg) tea.Cmd {
+	k := cp.keys.Composer
+	switch {
+	case key.Matches(msg, k.Send), key.Matches(msg, k.Queue):
+		return cp.submitComposer()
+	case key.Matches(msg, k.Cancel):
+		cp.composer.Blur()
+		cp.focus = focusChat
+		return nil
+	case key.Matches(msg, cp.keys.Chat.CancelTurn):
+		cp.cancelTurn()
+		return nil
+	}
+	var cmd tea.Cmd
+	cp.composer, cmd = cp.composer.Update(msg)
+	return cmd
+}
+
+func (cp *chatPanel) keyChat(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := cp.keys.Chat
+	page := max(1, cp.transcriptHeight()-2)
+	switch {
+	case key.Matches(msg, k.ScrollUp):
+		cp.scrollBy(1)
+	case key.Matches(msg, k.ScrollDown):
+		cp.scrollBy(-1)
+	case key.Matches(msg, k.PageUp):
+		cp.scrollBy(page)
+	case key.Matches(msg, k.PageDown):
+		cp.scrollBy(-page)
+	case key.Matches(msg, k.Top):
+		cp.scroll = 1 << 30
+	case key.Matches(msg, k.Bottom):
+		cp.scroll = 0
+	case key.Matches(msg, k.FocusComposer):
+		if !cp.hasChat {
+			cp.setError(errNoChat)
+			return nil, true
+		}
+		cp.focus = focusComposer
+		return cp.composer.Focus(), true
+	case key.Matches(msg, k.NextToolCall):
+		cp.moveItem(1)
+	case key.Matches(msg, k.PrevToolCall):
+		cp.moveItem(-1)
+	case key.Matches(msg, k.Approve):
+		return cp.approve(), true
+	case key.Matches(msg, k.Deny):
+		cp.deny()
+	case key.Matches(msg, k.ToggleExpand):
+		cp.toggleExpand()
+	case key.Matches(msg, k.CancelTurn):
+		cp.cancelTurn()
+	case key.Matches(msg, k.NextBlocker):
+		return cp.nextBlocker(), true
+	case key.Matches(msg, k.SwitchChat):
+		return cp.nextChat(), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (cp *chatPanel) keyGrant(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := cp.keys.Grant
+	switch {
+	case key.Matches(msg, k.Accept):
+		return cp.acceptGrant(), true
+	case key.Matches(msg, k.Decline):
+		cp.declineGrant()
+	case key.Matches(msg, k.Cancel):
+		cp.cancelGrant()
+	case key.Matches(msg, k.CopyURL):
+		if g := cp.selectedFlow(); g != nil && g.url != "" {
+			cp.setStatus("sign-in URL copied to the clipboard")
+			return tea.SetClipboard(g.url), true
+		}
+		cp.setError(errNoURL)
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (cp *chatPanel) nextChat() tea.Cmd {
+	if !cp.hasSess || len(cp.sess.Chats) < 2 {
+		cp.setStatus("this session has one chat")
+		return nil
+	}
+	i := 0
+	for j, c := range cp.sess.Chats {
+		if c.Resource == cp.openChat {
+			i = j
+		}
+	}
+	return cp.requestChat(cp.sess.Chats[(i+1)%len(cp.sess.Chats)].Resource)
+}

@@ -1,0 +1,186 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+func (cp *chatPanel) transcriptHeight() int {
+	return max(1, cp.layout.Chat.H-3-1-(composerHeight+1)-len(cp.inputNeededLines(cp.layout.Chat)))
+}
+
+func (cp *chatPanel) chatTitle() string {
+	if !cp.hasSess {
+		return "Chat"
+	}
+	t := views.SanitizeLine(cp.sess.Title)
+	if len(cp.sess.Chats) > 1 {
+		for i, c := range cp.sess.Chats {
+			if c.Resource == cp.openChat {
+				t += fmt.Sprintf(" · chat %d/%d %s", i+1, len(cp.sess.Chats), views.SanitizeLine(c.Title))
+			}
+		}
+	}
+	return t
+}
+
+// chatParts is the chat panel's layout inside rect: the lines above the
+// transcript, the agent sign-in prompts below it, and the transcript's
+// own width and height. Render draws with it and settle scrolls with it,
+// so both agree on where a card lands.
+func (cp *chatPanel) chatParts(rect views.Rect) (header, prompts []string, w, h int) {
+	inner, innerH := rect.W-4, rect.H-3
+	header = append(header, cp.chatHeader(inner))
+	header = append(header, cp.inputNeededLines(rect)...)
+	for i, p := range cp.signin.prompts {
+		prompts = append(prompts, strings.Split(views.RenderGrant(cp.th, cp.signin.agentGrantView(p), inner), "\n")...)
+		if i == 0 && cp.sel.prompt && cp.focus == focusChat {
+			prompts = append(prompts, cp.hints(true, cp.keys.Grant.Accept, "sign in", cp.keys.Grant.Decline, "dismiss"))
+		}
+	}
+	return header, prompts, inner, max(1, innerH-len(header)-len(prompts)-(composerHeight+1))
+}
+
+func (cp *chatPanel) renderChat(rect views.Rect) []string {
+	w, h := rect.W, rect.H
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	inner, innerH := w-4, h-3
+	focused := cp.focus == focusChat || cp.focus == focusComposer
+	var body []string
+	if cp.openSession == "" {
+		body = append(body, "", cp.th.Muted.Render("Select a session and press enter to open it,"),
+			cp.th.Muted.Render("or press n for a new one."))
+		return cp.box("Chat", body, w, h, focused)
+	}
+	if !cp.hasChat {
+		body = append(body, cp.th.Muted.Render("opening…"))
+		return cp.box(cp.chatTitle(), body, w, h, focused)
+	}
+	header, prompts, tw, th := cp.chatParts(rect)
+	body = append(body, header...)
+	body = append(body, strings.Split(cp.transcriptView(tw, th), "\n")...)
+	body = append(body, prompts...)
+	for len(body) < innerH-(composerHeight+1) {
+		body = append(body, "")
+	}
+	body = append(body, cp.th.Subtle.Render(strings.Repeat("─", inner)))
+	body = append(body, strings.Split(cp.composerView(), "\n")...)
+	return cp.box(cp.chatTitle(), body, w, h, focused)
+}
+
+func (cp *chatPanel) chatHeader(w int) string {
+	label, st := cp.sessionStatus(cp.chat.Status)
+	parts := st.Render(label)
+	if cp.chat.Activity != nil && *cp.chat.Activity != "" {
+		parts += cp.th.Muted.Render(" · " + views.SanitizeLine(*cp.chat.Activity))
+	}
+	if n := len(cp.chat.QueuedMessages); n > 0 {
+		parts += cp.th.Muted.Render(fmt.Sprintf(" · %d queued", n))
+	}
+	if cp.scroll > 0 {
+		parts += cp.th.Muted.Render(" · scrolled (end to follow)")
+	}
+	return fit(parts, w)
+}
+
+func (cp *chatPanel) sessionStatus(st protocol.SessionStatus) (string, lipgloss.Style) {
+	switch {
+	case st.Has(protocol.SessionStatusInputNeeded):
+		return "◆ needs input", cp.th.Warning.Bold(true) // the session list's glyph
+	case st.Has(protocol.SessionStatusError):
+		return "✗ error", cp.th.Error
+	case st.Has(protocol.SessionStatusInProgress):
+		return "◐ working", cp.th.Info
+	}
+	return "· idle", cp.th.Muted
+}
+
+func (cp *chatPanel) composerView() string {
+	if cp.chat.Interactivity != nil && *cp.chat.Interactivity != protocol.ChatInteractivityFull {
+		return cp.th.Muted.Render("this chat is read-only") + "\n\n"
+	}
+	if cp.composer.Focused() {
+		return cp.composer.View()
+	}
+	// Blurred, the composer shows no cursor and cannot change; the textarea
+	// measures every cell when drawn, a sixth of a frame, so keys that act
+	// on the transcript reuse its last drawing.
+	key := fmt.Sprintf("%d|%d|%d|%d|%d|%d|%s", cp.composer.Width(), cp.composer.Height(), cp.composer.ScrollYOffset(),
+		cp.composer.Line(), cp.composer.Column(), cp.themeGen, cp.composer.Value())
+	if cp.composerMemo.key != key || len(cp.composerMemo.lines) != 1 {
+		cp.composerMemo.key = key
+		cp.composerMemo.lines = []string{cp.composer.View()}
+	}
+	return cp.composerMemo.lines[0]
+}
+
+// inputNeededLines lists the open session's blockers (at most a third of
+// the chat), so a watcher sees everything that waits on them.
+func (cp *chatPanel) inputNeededLines(chat views.Rect) []string {
+	if !cp.hasSess || len(cp.sess.InputNeeded) == 0 {
+		return nil
+	}
+	limit := max(2, chat.H/4)
+	s := views.RenderInputNeeded(cp.th, cp.sess.InputNeeded, -1, max(1, chat.W-4))
+	lines := strings.Split(s, "\n")
+	if len(lines) > limit {
+		lines = append(lines[:limit-1], cp.th.Warning.Render(fmt.Sprintf("…and more: press %s to jump", cp.keys.Chat.NextBlocker.Help().Key)))
+	}
+	return lines
+}
+
+// transcriptOptions is the view state the transcript draws with: the
+// selected card, what is expanded, and the grant prompt of every card that
+// asks for access — an auth-required call, or a running call whose MCP
+// server flipped to authRequired (the prompt sits on that call's card).
+func (cp *chatPanel) transcriptOptions() views.TranscriptOptions {
+	opts := views.TranscriptOptions{Expanded: cp.expanded}
+	if cp.focus == focusChat {
+		opts.SelectedToolCall = cp.sel.item
+	}
+	auth := authRequiredServers(mcpRows(cp.sess))
+	if cp.focus == focusComposer {
+		// The card's keys are transcript keys: say how to get there.
+		reach := fmt.Sprintf("%s then %s to answer", cp.keys.Composer.Cancel.Help().Key, cp.keys.Chat.NextBlocker.Help().Key)
+		for _, it := range cp.items() {
+			if it.needsUser(auth) {
+				if opts.Reach == nil {
+					opts.Reach = map[string]string{}
+				}
+				opts.Reach[it.ID] = reach
+			}
+		}
+	}
+	for _, it := range cp.items() {
+		if !it.Active || it.Kind != itemToolCall || !it.Tool.WaitsOnUser(func(id string) bool { return auth[id] }) {
+			continue
+		}
+		if req := cp.itemGrantRequirement(it); req != nil {
+			if opts.Grant == nil {
+				opts.Grant = map[string]views.GrantView{}
+			}
+			opts.Grant[it.ID] = cp.signin.grantView(*req)
+		}
+	}
+	return opts
+}
+
+// transcript is the open chat's turn cache, made on first use. It keeps
+// rendered turns between frames; filling it changes nothing View shows.
+func (cp *chatPanel) transcript() *views.Transcript {
+	if cp.tr == nil {
+		cp.tr = views.NewTranscript(cp.th)
+	}
+	cp.tr.SetChat(cp.chat, views.SessionCustomizations(cp.sess))
+	return cp.tr
+}
+
+func (cp *chatPanel) transcriptView(w, h int) string {
+	return cp.transcript().Render(w, h, cp.scroll, cp.transcriptOptions())
+}

@@ -1,0 +1,19 @@
+package ui
+
+type focus int
+
+const (
+	focusSessions focus = iota
+	focusChat
+	focusComposer
+	focusMCP
+)
+
+type modal int
+
+const (
+	modalNone modal = iota
+	modalConfirmDispose
+	modalNewSession
+	modalInput
+)

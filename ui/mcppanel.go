@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// mcpPanel is the open session's MCP servers: the selection, and the
+// start/stop/toggle actions sent but not yet answered.
+type mcpPanel struct {
+	*app
+	signin  *signIn // sign-in prompts drawn under a server
+	sel     int
+	pending map[int64]pendingOp
+	memo    panelMemo
+}
+
+// pendingOp is an MCP action sent but not yet answered, keyed in
+// Model.pendingMCP by the clientSeq Dispatch returned. The host's echo
+// (protocol.ActionConfirmedEvent) or its rejection (ActionRejectedEvent)
+// for that clientSeq settles it; a dropped channel ends it. The client
+// re-dispatches un-echoed actions after a reconnect with the same clientSeq,
+// so a marker rightly survives a reconnect and settles on the late echo.
+type pendingOp struct {
+	server  string // MCP customization id the marker is drawn on
+	verb    string // "stopping", "enabling", … for the status line
+	channel string // the session the action was dispatched on
+}
+
+// pendingTimeout is only a safety net for a host that never answers: a
+// conformant host echoes or rejects every dispatch, so the marker normally
+// settles long before this and the timeout says so when it does not.
+const pendingTimeout = 30 * time.Second
+
+type mcpVerb int
+
+const (
+	mcpStart mcpVerb = iota
+	mcpStop
+	mcpToggle
+)
+
+func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
+	if mp.sel >= len(rows) {
+		mp.setError(errors.New("no MCP server selected"))
+		return nil
+	}
+	r := rows[mp.sel]
+	var v protocol.StateActionVariant
+	var label string
+	switch verb {
+	case mcpStart:
+		v, label = protocol.SessionMcpServerStartRequestedAction{Id: r.ID}, "starting"
+		if r.StateKind == "ready" {
+			label = "restarting"
+		}
+	case mcpStop:
+		v, label = protocol.SessionMcpServerStopRequestedAction{Id: r.ID}, "stopping"
+	case mcpToggle:
+		v = protocol.SessionCustomizationToggledAction{Id: r.ID, Enabled: !r.Enabled}
+		label = map[bool]string{true: "enabling", false: "disabling"}[!r.Enabled]
+	}
+	seq, ok := mp.dispatch(mp.openSession, v)
+	if !ok {
+		return nil
+	}
+	mp.pending[seq] = pendingOp{server: r.ID, verb: label, channel: mp.openSession}
+	return tea.Tick(pendingTimeout, func(time.Time) tea.Msg { return settleMsg{seq: seq} })
+}
+
+func (mp *mcpPanel) keyMCP(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := mp.keys.MCP
+	rows := mcpRows(mp.sess)
+	switch {
+	case key.Matches(msg, k.Up):
+		mp.sel = max(0, mp.sel-1)
+	case key.Matches(msg, k.Down):
+		mp.sel = max(0, min(len(rows)-1, mp.sel+1))
+	case key.Matches(msg, k.Start):
+		return mp.mcpAction(rows, mcpStart), true
+	case key.Matches(msg, k.Stop):
+		return mp.mcpAction(rows, mcpStop), true
+	case key.Matches(msg, k.Toggle):
+		return mp.mcpAction(rows, mcpToggle), true
+	case key.Matches(msg, k.SignIn):
+		if mp.sel < len(rows) && rows[mp.sel].Auth != nil {
+			return mp.signin.startGrant(*rows[mp.sel].Auth), true
+		}
+		mp.setError(errNoSignIn)
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (mp *mcpPanel) renderMCP(w, h int) []string {
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	focused := mp.focus == focusMCP
+	if !mp.hasSess {
+		return mp.box("MCP servers", []string{mp.th.Muted.Render("open a session to see its servers")}, w, h, focused)
+	}
+	rows := mcpRows(mp.sess)
+	sel := max(0, min(mp.sel, len(rows)-1))
+	pending := map[string]bool{}
+	for _, p := range mp.pending {
+		if p.channel == mp.openSession {
+			pending[p.server] = true
+		}
+	}
+	grants := map[string]views.GrantView{}
+	for _, r := range rows {
+		if r.Auth == nil {
+			continue
+		}
+		if g := mp.signin.grants[r.Auth.Resource.Resource]; g != nil {
+			grants[r.ID] = mp.signin.grantView(*r.Auth)
+		}
+	}
+	// The panel redraws on every frame but changes rarely; lipgloss framing
+	// makes it the costliest panel, so it is memoized on everything it shows.
+	var first *protocol.Customization
+	if len(mp.sess.Customizations) > 0 {
+		first = &mp.sess.Customizations[0]
+	}
+	// Client plugins (activeClients) add servers too.
+	var clients *protocol.SessionActiveClient
+	if len(mp.sess.ActiveClients) > 0 {
+		clients = &mp.sess.ActiveClients[0]
+	}
+	key := fmt.Sprintf("%p|%d|%p|%d|%d|%v|%v|%d|%d|%v|%d", first, len(mp.sess.Customizations), clients, len(mp.sess.ActiveClients),
+		sel, pending, grants, w, h, focused, mp.themeGen)
+	if mp.memo.key != key {
+		mp.memo.key = key
+		mp.memo.lines = strings.Split(views.RenderMCPPanel(mp.th, rows, sel, pending, grants, w, h, focused), "\n")
+	}
+	return mp.memo.lines
+}

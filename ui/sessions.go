@@ -1,0 +1,221 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// sessionList is the session list panel and its two dialogs (dispose
+// confirmation, new-session picker).
+type sessionList struct {
+	*app
+	list    []protocol.SessionSummary
+	sel     int
+	confirm string // the session the dispose dialog asks about
+	newSel  int    // the highlighted choice of the new-session picker
+	// autoOpened records that the first session list opened its newest
+	// session, which happens once per run.
+	autoOpened bool
+}
+
+type newChoice struct {
+	provider, agentName string
+	model               *protocol.ModelSelection
+	modelName           string
+}
+
+func (sl *sessionList) renderSessions(w, h int) []string {
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	inner, innerH := w-4, h-3
+	title := fmt.Sprintf("Sessions (%d)", len(sl.list))
+	var body string
+	if sl.client == nil && len(sl.list) == 0 {
+		body = sl.th.Muted.Render("waiting for the host…")
+	} else {
+		body = views.RenderSessionList(sl.th, sl.list, sl.sel, inner, innerH, sl.clock())
+	}
+	// Mark the open session: the list highlights the cursor, not what is open.
+	return sl.box(title, strings.Split(body, "\n"), w, h, sl.focus == focusSessions)
+}
+
+func (sl *sessionList) keySessions(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := sl.keys.Sessions
+	switch {
+	case key.Matches(msg, k.Up):
+		sl.sel = max(0, sl.sel-1)
+	case key.Matches(msg, k.Down):
+		sl.sel = min(len(sl.list)-1, sl.sel+1)
+		sl.clampSessSel()
+	case key.Matches(msg, k.Open):
+		if sl.sel < len(sl.list) {
+			cmd := sl.requestSession(sl.list[sl.sel].Resource)
+			sl.focus = focusChat
+			return cmd, true
+		}
+	case key.Matches(msg, k.New):
+		if len(sl.newChoices()) == 0 {
+			sl.setError(errNoAgents)
+			return nil, true
+		}
+		sl.modal, sl.newSel = modalNewSession, 0
+	case key.Matches(msg, k.Dispose):
+		if sl.sel < len(sl.list) {
+			sl.modal, sl.confirm = modalConfirmDispose, sl.list[sl.sel].Resource
+		}
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+func (sl *sessionList) keyConfirm(msg tea.KeyPressMsg) tea.Cmd {
+	k := sl.keys.Confirm
+	switch {
+	case key.Matches(msg, k.Yes):
+		uri := sl.confirm
+		sl.modal, sl.confirm = modalNone, ""
+		return sl.disposeCmd(uri)
+	case key.Matches(msg, k.No):
+		sl.modal, sl.confirm = modalNone, ""
+	}
+	return nil
+}
+
+// keyNewSession drives the agent/model picker: up/down choose, enter
+// creates, esc/n backs out.
+func (sl *sessionList) keyNewSession(msg tea.KeyPressMsg) tea.Cmd {
+	choices := sl.newChoices()
+	switch {
+	case key.Matches(msg, sl.keys.Sessions.Up):
+		sl.newSel = max(0, sl.newSel-1)
+	case key.Matches(msg, sl.keys.Sessions.Down):
+		sl.newSel = min(len(choices)-1, sl.newSel+1)
+	case key.Matches(msg, sl.keys.Sessions.Open), key.Matches(msg, sl.keys.Confirm.Yes):
+		sl.modal = modalNone
+		if sl.newSel < len(choices) {
+			return sl.createSessionCmd(choices[sl.newSel])
+		}
+	case key.Matches(msg, sl.keys.Confirm.No):
+		sl.modal = modalNone
+	}
+	return nil
+}
+
+func (sl *sessionList) withoutSession(uri string) []protocol.SessionSummary {
+	out := make([]protocol.SessionSummary, 0, len(sl.list))
+	for _, s := range sl.list {
+		if s.Resource != uri {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sortSessions keeps the most recently modified first, keeping the selected
+// session selected.
+func (sl *sessionList) sortSessions() {
+	sel := ""
+	if sl.sel >= 0 && sl.sel < len(sl.list) {
+		sel = sl.list[sl.sel].Resource
+	}
+	sort.SliceStable(sl.list, func(i, j int) bool {
+		return sl.list[i].ModifiedAt > sl.list[j].ModifiedAt
+	})
+	for i, s := range sl.list {
+		if s.Resource == sel {
+			sl.sel = i
+		}
+	}
+	sl.clampSessSel()
+}
+
+func (sl *sessionList) clampSessSel() {
+	sl.sel = max(0, min(sl.sel, len(sl.list)-1))
+}
+
+func applySummaryChanges(s protocol.SessionSummary, c protocol.PartialSessionSummary) protocol.SessionSummary {
+	if c.Title != nil {
+		s.Title = *c.Title
+	}
+	if c.Status != nil {
+		s.Status = *c.Status
+	}
+	if c.Activity != nil {
+		s.Activity = c.Activity
+	}
+	if c.ModifiedAt != nil {
+		s.ModifiedAt = *c.ModifiedAt
+	}
+	if c.Provider != nil {
+		s.Provider = *c.Provider
+	}
+	return s
+}
+
+// autoOpen opens the most recently modified session the first time the
+// host lists any, so a newcomer sees a chat at once instead of an empty
+// panel. Focus stays on the session list, where it was, so the keys the
+// help line offers still mean what they say; it happens once per run, so
+// a user who closed or disposed a session is not pulled back to another.
+func (sl *sessionList) autoOpen() tea.Cmd {
+	if sl.autoOpened || sl.openSession != "" || len(sl.list) == 0 || sl.client == nil {
+		return nil
+	}
+	sl.autoOpened = true
+	return sl.requestSession(sl.list[0].Resource)
+}
+
+// newChoices lists every agent × model the root state offers (an agent
+// without models is one choice with the host's default model).
+func (sl *sessionList) newChoices() []newChoice {
+	var out []newChoice
+	for _, a := range sl.root.Agents {
+		if len(a.Models) == 0 {
+			out = append(out, newChoice{provider: a.Provider, agentName: a.DisplayName})
+			continue
+		}
+		for _, md := range a.Models {
+			out = append(out, newChoice{provider: a.Provider, agentName: a.DisplayName,
+				model: &protocol.ModelSelection{Id: md.Id}, modelName: md.Name})
+		}
+	}
+	return out
+}
+
+func (sl *sessionList) createSessionCmd(ch newChoice) tea.Cmd {
+	c, ctx := sl.client, sl.ctx
+	if c == nil {
+		sl.setError(errNoClient)
+		return nil
+	}
+	uri := "ahp-session:/" + sl.cfg.NewID()
+	sl.models[uri] = ch.model
+	provider := ch.provider
+	sl.setStatus("creating session…")
+	return func() tea.Msg {
+		err := c.CreateSession(ctx, protocol.CreateSessionParams{Channel: uri, Provider: &provider})
+		return opDoneMsg{what: "create session", err: err, session: uri}
+	}
+}
+
+func (sl *sessionList) disposeCmd(uri string) tea.Cmd {
+	c, ctx := sl.client, sl.ctx
+	if c == nil {
+		sl.setError(errNoClient)
+		return nil
+	}
+	if uri == sl.openSession {
+		sl.openSession, sl.hasSess, sl.openChat, sl.hasChat = "", false, "", false
+	}
+	return func() tea.Msg {
+		return opDoneMsg{what: "dispose session", err: c.DisposeSession(ctx, uri)}
+	}
+}

@@ -1,0 +1,317 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// signIn is the sign-in manager: the OAuth flows by resource, the agent's
+// sign-in prompts, and the saved tokens pushed without asking.
+type signIn struct {
+	*app
+	chat    *chatPanel // the open chat's items, for what the host asks tokens for
+	grants  map[string]*grantFlow
+	prompts []agentPrompt
+	// savedTried records, per resource and required scopes, that a saved
+	// token was looked for (and pushed if found) on this connection.
+	savedTried map[savedKey]bool
+}
+
+// grantPhase is where one "grant additional access" flow is.
+type grantPhase int
+
+const (
+	grantPrompt    grantPhase = iota // asking: accept or decline
+	grantStarting                    // discovery/registration before the URL exists
+	grantWaiting                     // browser open (or URL shown), waiting for the callback
+	grantPushing                     // token obtained, `authenticate` in flight
+	grantDone                        // host accepted the token
+	grantFailed                      // err says why; accept again retries
+	grantCancelled                   // user pressed esc while waiting
+)
+
+// grantFlow is one OAuth flow, keyed by resource: a token serves every tool
+// call and server asking for the same resource, so one flow answers them all.
+type grantFlow struct {
+	resource    string
+	requirement authpkce.Requirement
+	phase       grantPhase
+	url         string
+	browserErr  error
+	browserSeen bool
+	err         error
+	cancel      context.CancelFunc
+	grant       *authpkce.Grant
+}
+
+// agentPrompt is an auth/required notification (or AuthRequiredError) for
+// an agent resource, shown until answered.
+type agentPrompt struct {
+	resource string
+	channel  string
+	reason   string
+	meta     *protocol.ProtectedResourceMetadata // from an AuthRequiredError
+}
+
+type browserCheckMsg struct{ resource string }
+
+func toAuthMetadata(p protocol.ProtectedResourceMetadata) authpkce.ProtectedResourceMetadata {
+	// The field names of both follow RFC 9728, so the wire JSON maps across.
+	var out authpkce.ProtectedResourceMetadata
+	if b, err := json.Marshal(p); err == nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	return out
+}
+
+func toRequirement(r protocol.McpAuthRequirement) authpkce.Requirement {
+	req := authpkce.Requirement{
+		Reason:         authpkce.Reason(r.Reason),
+		Resource:       toAuthMetadata(r.Resource),
+		RequiredScopes: r.RequiredScopes,
+		Description:    deref(r.Description),
+	}
+	if r.OauthClient != nil {
+		req.OAuthClient = &authpkce.Client{ClientID: r.OauthClient.ClientId, ClientSecret: deref(r.OauthClient.ClientSecret)}
+	}
+	return req
+}
+
+// advertised lists every protected resource the host declared on this
+// connection; authpkce refuses a challenge for anything else.
+func (si *signIn) advertised() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(r string) {
+		if r != "" && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	for _, a := range si.root.Agents {
+		for _, p := range a.ProtectedResources {
+			add(p.Resource)
+		}
+	}
+	for _, r := range mcpRows(si.sess) {
+		if r.Auth != nil {
+			add(r.Auth.Resource.Resource)
+		}
+	}
+	if si.hasChat {
+		for _, it := range si.chat.items() {
+			if a := it.Tool.AuthRequirement(); a != nil {
+				add(a.Resource.Resource)
+			}
+		}
+	}
+	return out
+}
+
+func (si *signIn) startGrant(r protocol.McpAuthRequirement) tea.Cmd {
+	return si.startGrantReq(toRequirement(r))
+}
+
+func (si *signIn) agentRequirement(p agentPrompt) authpkce.Requirement {
+	req := authpkce.Requirement{Reason: authpkce.Reason(p.reason), Resource: authpkce.ProtectedResourceMetadata{Resource: p.resource}}
+	if req.Reason == "" {
+		req.Reason = authpkce.ReasonRequired
+	}
+	if p.meta != nil {
+		req.Resource = toAuthMetadata(*p.meta)
+		return req
+	}
+	for _, a := range si.root.Agents {
+		for _, pr := range a.ProtectedResources {
+			if pr.Resource == p.resource {
+				req.Resource = toAuthMetadata(pr)
+			}
+		}
+	}
+	return req
+}
+
+func (si *signIn) startGrantReq(req authpkce.Requirement) tea.Cmd {
+	res := req.Resource.Resource
+	if si.cfg.Auth == nil {
+		si.setError(errors.New("sign-in is not available in this build: no authenticator configured"))
+		return nil
+	}
+	if g := si.grants[res]; g != nil {
+		switch g.phase {
+		case grantStarting, grantWaiting, grantPushing:
+			si.setStatus("already signing in to " + res)
+			return nil
+		}
+	}
+	ctx, cancel := context.WithCancel(si.ctx)
+	g := &grantFlow{resource: res, requirement: req, phase: grantStarting, cancel: cancel}
+	si.grants[res] = g
+	auth := si.cfg.Auth
+	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised()}
+	si.log.Debug("grant start", "resource", res, "reason", string(req.Reason))
+	return func() tea.Msg {
+		grant, err := auth.Start(ctx, gr)
+		return grantStartedMsg{resource: res, grant: grant, err: err}
+	}
+}
+
+func (si *signIn) onGrantStarted(msg grantStartedMsg) tea.Cmd {
+	g := si.grants[msg.resource]
+	if g == nil {
+		if msg.grant != nil {
+			msg.grant.Cancel()
+		}
+		return nil
+	}
+	if msg.err != nil {
+		if errors.Is(msg.err, authpkce.ErrCanceled) || errors.Is(msg.err, context.Canceled) {
+			g.phase, g.err = grantCancelled, nil
+			si.setStatus("sign-in cancelled")
+			return nil
+		}
+		g.phase, g.err = grantFailed, msg.err
+		si.setError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
+		return nil
+	}
+	g.grant, g.url, g.phase = msg.grant, msg.grant.URL(), grantWaiting
+	grant, res := msg.grant, msg.resource
+	wait := func() tea.Msg {
+		<-grant.Done()
+		r, err := grant.Result()
+		return grantDoneMsg{resource: res, result: r, err: err}
+	}
+	check := tea.Tick(300*time.Millisecond, func(time.Time) tea.Msg { return browserCheckMsg{res} })
+	return tea.Batch(wait, check)
+}
+
+func (si *signIn) onBrowserCheck(msg browserCheckMsg) tea.Cmd {
+	g := si.grants[msg.resource]
+	if g == nil || g.grant == nil || g.phase != grantWaiting {
+		return nil
+	}
+	if err := g.grant.BrowserErr(); err != nil {
+		g.browserErr = err
+	}
+	g.browserSeen = true
+	return nil
+}
+
+func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
+	g := si.grants[msg.resource]
+	if g == nil {
+		return nil
+	}
+	if msg.err != nil {
+		if errors.Is(msg.err, authpkce.ErrCanceled) {
+			g.phase, g.err = grantCancelled, nil
+			si.setStatus("sign-in cancelled")
+			return nil
+		}
+		g.phase, g.err = grantFailed, msg.err
+		si.setError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
+		return nil
+	}
+	if si.client == nil {
+		g.phase, g.err = grantFailed, errNoClient
+		return nil
+	}
+	g.phase = grantPushing
+	c, ctx, res := si.client, si.ctx, msg.result
+	resource := msg.resource
+	if res.Resource != "" {
+		resource = res.Resource
+	}
+	return func() tea.Msg {
+		err := c.Authenticate(ctx, resource, res.AccessToken, res.Scopes)
+		return authenticatedMsg{resource: msg.resource, err: err}
+	}
+}
+
+// waitingGrant is the flow whose sign-in URL the overlay shows: one
+// waiting on the browser with its URL known — the selected prompt's when
+// several wait, else the first by resource so the choice is stable.
+func (si *signIn) waitingGrant() *grantFlow {
+	waiting := func(g *grantFlow) bool { return g != nil && g.phase == grantWaiting && g.url != "" }
+	if g := si.chat.selectedFlow(); waiting(g) {
+		return g
+	}
+	var best *grantFlow
+	for _, g := range si.grants {
+		if waiting(g) && (best == nil || g.resource < best.resource) {
+			best = g
+		}
+	}
+	return best
+}
+
+func (si *signIn) cancelFlow(g *grantFlow) {
+	if g == nil || (g.phase != grantWaiting && g.phase != grantStarting) {
+		si.setStatus("no sign-in is waiting")
+		return
+	}
+	if g.grant != nil {
+		g.grant.Cancel()
+	}
+	if g.cancel != nil {
+		g.cancel()
+	}
+	g.phase = grantCancelled
+	si.setStatus("sign-in cancelled")
+}
+
+func (si *signIn) addAgentPrompt(p agentPrompt) {
+	for i, q := range si.prompts {
+		if q.resource == p.resource {
+			si.prompts[i] = p
+			return
+		}
+	}
+	si.prompts = append(si.prompts, p)
+	if si.focus == focusChat && si.chat.sel == (chatSel{}) {
+		si.chat.sel = chatSel{prompt: true}
+	}
+	si.setStatus("the host asks you to sign in to " + p.resource + ": focus the chat and press g")
+}
+
+func (si *signIn) dropAgentPrompt(resource string) {
+	out := si.prompts[:0:0]
+	for _, p := range si.prompts {
+		if p.resource != resource {
+			out = append(out, p)
+		}
+	}
+	si.prompts = out
+}
+
+// maybeAuthError turns an AuthRequired error from a command into the same
+// prompt an auth/required notification opens.
+func (si *signIn) maybeAuthError(err error, channel string) tea.Cmd {
+	var ae *protocol.AuthRequiredError
+	if !errors.As(err, &ae) {
+		return nil
+	}
+	for _, r := range ae.Resources {
+		meta := r
+		si.addAgentPrompt(agentPrompt{resource: r.Resource, channel: channel, reason: "required", meta: &meta})
+	}
+	return nil
+}
+
+func (si *signIn) cancelGrants() {
+	for _, g := range si.grants {
+		if g.grant != nil {
+			g.grant.Cancel()
+		}
+		if g.cancel != nil {
+			g.cancel()
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// savedTokens is what *authpkce.Authenticator offers beyond Start: the
+// unexpired tokens it keeps on disk. An Authenticator without it (a test
+// fake) just never pushes saved tokens.
+type savedTokens interface {
+	Tokens() []authpkce.CachedToken
+}
+
+// savedPushedMsg reports a saved token pushed without asking.
+type savedPushedMsg struct {
+	resource string
+	err      error
+}
+
+// savedKey is one resource with the scopes a token for it must carry.
+type savedKey struct{ resource, scopes string }
+
+// tokenWant is a resource the host says needs a token, with the scopes a
+// token must carry to serve it.
+type tokenWant struct {
+	resource string
+	scopes   []string
+}
+
+// tokenWants lists what the host asks tokens for right now: every agent's
+// protectedResources (the spec: "Before interacting with a session backed
+// by such an agent, the client SHOULD authenticate"), MCP servers in
+// authRequired and auth-required tool calls in the running turn.
+func (si *signIn) tokenWants() []tokenWant {
+	var out []tokenWant
+	for _, a := range si.root.Agents {
+		for _, p := range a.ProtectedResources {
+			out = append(out, tokenWant{resource: p.Resource})
+		}
+	}
+	if si.hasSess {
+		for _, r := range mcpRows(si.sess) {
+			if r.StateKind == "authRequired" && r.Auth != nil {
+				out = append(out, tokenWant{resource: r.Auth.Resource.Resource, scopes: r.Auth.RequiredScopes})
+			}
+		}
+	}
+	if si.hasChat {
+		for _, it := range si.chat.items() {
+			if a := it.Tool.AuthRequirement(); it.Active && it.Kind == itemToolCall && a != nil {
+				out = append(out, tokenWant{resource: a.Resource.Resource, scopes: a.RequiredScopes})
+			}
+		}
+	}
+	return out
+}
+
+// pushSavedTokens pushes, once per connection and resource (and required
+// scopes), a saved unexpired token issued for exactly a resource the host
+// asks for and covering its scopes, so a returning user is signed in
+// without a prompt. Only resources this host advertised are considered:
+// a token is never sent to a host that did not ask for that resource.
+func (si *signIn) pushSavedTokens() tea.Cmd {
+	src, ok := si.cfg.Auth.(savedTokens)
+	if !ok || si.client == nil {
+		return nil
+	}
+	var todo []tokenWant
+	for _, w := range si.tokenWants() {
+		k := savedKey{w.resource, strings.Join(w.scopes, " ")}
+		if w.resource == "" || si.savedTried[k] {
+			continue
+		}
+		si.savedTried[k] = true
+		if g := si.grants[w.resource]; g != nil && (g.phase == grantStarting || g.phase == grantWaiting || g.phase == grantPushing) {
+			continue
+		}
+		todo = append(todo, w)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	advertised := si.advertised()
+	tokens := src.Tokens()
+	now := si.clock()
+	c, ctx := si.client, si.ctx
+	var cmds []tea.Cmd
+	pushed := map[string]bool{}
+	for _, w := range todo {
+		if pushed[w.resource] || authpkce.CheckAdvertised(w.resource, advertised) != nil {
+			continue
+		}
+		for _, t := range tokens {
+			if t.Resource != w.resource || t.AccessToken == "" || (!t.Expiry.IsZero() && !t.Expiry.After(now)) || !coversScopes(t.Scopes, w.scopes) {
+				continue
+			}
+			pushed[w.resource] = true
+			res, tok, scopes := w.resource, t.AccessToken, t.Scopes
+			si.log.Debug("pushing a saved token", "resource", res)
+			cmds = append(cmds, func() tea.Msg {
+				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes)}
+			})
+			break
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+func coversScopes(have, need []string) bool {
+	for _, n := range need {
+		if !slices.Contains(have, n) {
+			return false
+		}
+	}
+	return true
+}
+
+func (si *signIn) onSavedPushed(msg savedPushedMsg) {
+	res := views.SanitizeLine(msg.resource)
+	if msg.err != nil {
+		si.setError(fmt.Errorf("the host refused the saved token for %s: %w (sign in again from its prompt)", res, msg.err))
+		return
+	}
+	si.dropAgentPrompt(msg.resource)
+	si.setStatus("signed in to " + res + " with a saved token")
+}
+
+// mcpRow is one row of the MCP panel. mcpRows (views.MCPServerRows) is the
+// ONE derivation of the panel: rendering and key handling both index into
+// its result, so the row a key acts on is the row the user sees highlighted.
+type mcpRow = views.MCPServerRow
+
+func mcpRows(sess protocol.SessionState) []mcpRow {
+	return views.MCPServerRows(views.SessionCustomizations(sess))
+}
+
+// authRequiredServers maps MCP server ids in authRequired to true, so a
+// running tool call against one grows a grant prompt.
+func authRequiredServers(rows []mcpRow) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range rows {
+		if r.StateKind == "authRequired" {
+			out[r.ID] = true
+		}
+	}
+	return out
+}
+
+func serverAuth(rows []mcpRow, id string) *protocol.McpAuthRequirement {
+	for _, r := range rows {
+		if r.ID == id && r.Auth != nil {
+			return r.Auth
+		}
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// grantView is what the prompt for req shows, given the flow running for
+// its resource (if any).
+func (si *signIn) grantView(req protocol.McpAuthRequirement) views.GrantView {
+	scopes := req.RequiredScopes
+	if len(scopes) == 0 {
+		scopes = req.Resource.Scopes_supported
+	}
+	gv := views.GrantView{Resource: req.Resource.Resource, Reason: string(req.Reason), Scopes: scopes,
+		Description: deref(req.Description)}
+	if name := deref(req.Resource.Resource_name); name != "" {
+		gv.Resource = name + " (" + req.Resource.Resource + ")"
+	}
+	si.applyFlow(&gv, si.grants[req.Resource.Resource])
+	return gv
+}
+
+func (si *signIn) applyFlow(gv *views.GrantView, g *grantFlow) {
+	if g == nil {
+		return
+	}
+	switch g.phase {
+	case grantStarting, grantWaiting, grantPushing:
+		gv.Phase = views.GrantWaiting
+		gv.URL = g.url
+		gv.BrowserOpened = g.browserSeen && g.browserErr == nil
+		gv.BrowserDisabled = si.cfg.NoBrowser || browserDisabledErr(g.browserErr)
+	case grantDone:
+		gv.Phase = views.GrantSucceeded
+	case grantFailed:
+		gv.Phase = views.GrantFailed
+		if g.err != nil {
+			gv.Err = g.err.Error()
+		}
+	case grantCancelled:
+		gv.Phase = views.GrantCancelled
+	}
+}
+
+// browserDisabledErr recognises the error main's --no-browser opener
+// returns, for a caller that does not set Config.NoBrowser: the flag is a
+// choice, not a failure to report.
+func browserDisabledErr(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "--no-browser")
+}
+
+func (si *signIn) agentGrantView(p agentPrompt) views.GrantView {
+	req := si.agentRequirement(p)
+	gv := views.GrantView{Resource: p.resource, Reason: p.reason, Scopes: req.Resource.ScopesSupported}
+	if req.Resource.ResourceName != "" {
+		gv.Resource = req.Resource.ResourceName + " (" + p.resource + ")"
+	}
+	si.applyFlow(&gv, si.grants[p.resource])
+	return gv
+}
