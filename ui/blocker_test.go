@@ -56,13 +56,10 @@ func TestNewBlockerFromEmptyComposerFocusesIt(t *testing.T) {
 	if m.context() != keymap.ContextChatGrant {
 		t.Fatalf("context %v, want the grant keys live", m.context())
 	}
-	m.Update(press("n"))
+	// The stub refuses every dispatch: the error names the action n sent.
+	pressUntil(t, m, "n", "n to decline the grant", statusHas(m, "toolCallComplete"))
 	if m.chatPanel.composer.Value() != "" {
 		t.Fatalf("n typed into the composer: %q", m.chatPanel.composer.Value())
-	}
-	// The stub refuses every dispatch: the error names the action n sent.
-	if !strings.Contains(m.status.text, "toolCallComplete") {
-		t.Fatalf("n did not decline the grant; status %q", m.status.text)
 	}
 }
 
@@ -126,12 +123,9 @@ func TestBlockerKeysWithNothingSelected(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := fxModel(tc.chat)
 			m.chatPanel.sel = chatSel{}
-			m.Update(press(tc.key))
+			pressUntil(t, m, tc.key, "a status mentioning "+tc.status, statusHas(m, tc.status))
 			if m.chatPanel.sel.item != tc.sel {
 				t.Fatalf("selection %q, want %q", m.chatPanel.sel.item, tc.sel)
-			}
-			if !strings.Contains(m.status.text, tc.status) {
-				t.Fatalf("status %q, want it to mention %q", m.status.text, tc.status)
 			}
 		})
 	}
@@ -142,8 +136,5 @@ func TestBlockerKeysWithNothingSelected(t *testing.T) {
 func TestTypingAtTranscriptSaysHowToWrite(t *testing.T) {
 	m := fxModel(calmChat())
 	m.chatPanel.sel = chatSel{}
-	m.Update(press("h"))
-	if !strings.Contains(m.status.text, "press i to write") {
-		t.Fatalf("status %q", m.status.text)
-	}
+	pressUntil(t, m, "h", "where typing goes", statusHas(m, "press i to write"))
 }

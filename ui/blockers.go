@@ -74,8 +74,7 @@ func (cp *chatPanel) jumpTargets() []blocker {
 func (cp *chatPanel) nextBlocker() tea.Cmd {
 	bs := cp.jumpTargets()
 	if len(bs) == 0 {
-		cp.setStatus("nothing is waiting for you")
-		return nil
+		return reportInfo("nothing is waiting for you")
 	}
 	// Continue after the selected card; from anywhere else start at the
 	// first target, so the first ! lands on what waits here.

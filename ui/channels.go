@@ -45,8 +45,7 @@ func (m *Model) switchChat(target string) tea.Cmd {
 
 func (m *Model) openSessionCmd(uri string) tea.Cmd {
 	if m.client == nil {
-		m.setError(errors.New("not connected yet: wait for the status bar to say ready"))
-		return nil
+		return reportError(errors.New("not connected yet: wait for the status bar to say ready"))
 	}
 	if uri == m.openSession {
 		return nil

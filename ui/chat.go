@@ -196,3 +196,11 @@ func (cp *chatPanel) moveItem(d int) {
 	cp.scroll = 0
 	cp.pin = true
 }
+
+// offerPrompt selects the agent's sign-in prompt when the transcript has
+// the keys and nothing is selected, so g answers it at once.
+func (cp *chatPanel) offerPrompt() {
+	if cp.focus == focusChat && cp.sel == (chatSel{}) {
+		cp.sel = chatSel{prompt: true}
+	}
+}

@@ -27,37 +27,33 @@ func (cp *chatPanel) submitComposer() tea.Cmd {
 		return nil
 	}
 	if !cp.hasChat {
-		cp.setError(errNoChat)
-		return nil
+		return reportError(errNoChat)
 	}
 	if cp.turnRunning() {
-		_, ok := cp.dispatch(cp.openChat, protocol.ChatPendingMessageSetAction{
+		if _, err := cp.dispatch(cp.openChat, protocol.ChatPendingMessageSetAction{
 			Kind: protocol.PendingMessageKindQueued, Id: cp.cfg.NewID(), Message: cp.userMessage(text),
-		})
-		if ok {
-			cp.composer.Reset()
-			cp.setStatus("message queued: it starts when the running turn ends")
+		}); err != nil {
+			return reportError(err)
 		}
-		return nil
+		cp.composer.Reset()
+		return reportInfo("message queued: it starts when the running turn ends")
 	}
 	turnID := cp.cfg.NewID()
 	now := cp.clock()
-	_, ok := cp.dispatch(cp.openChat, protocol.ChatTurnStartedAction{
+	if _, err := cp.dispatch(cp.openChat, protocol.ChatTurnStartedAction{
 		TurnId: turnID, StartedAt: protocol.Timestamp(now), Message: cp.userMessage(text),
-	})
-	if ok {
-		cp.ourTurns[turnID] = now
-		cp.composer.Reset()
-		cp.scroll = 0
-		cp.setStatus("")
+	}); err != nil {
+		return reportError(err)
 	}
-	return nil
+	cp.ourTurns[turnID] = now
+	cp.composer.Reset()
+	cp.scroll = 0
+	return reportInfo("")
 }
 
-func (cp *chatPanel) cancelTurn() {
+func (cp *chatPanel) cancelTurn() tea.Cmd {
 	if !cp.turnRunning() {
-		cp.setError(errors.New("no turn is running"))
-		return
+		return reportError(errors.New("no turn is running"))
 	}
 	t := cp.chat.ActiveTurn
 	start, ok := cp.ourTurns[t.Id]
@@ -70,9 +66,7 @@ func (cp *chatPanel) cancelTurn() {
 		}
 	}
 	d := float64(max(cp.clock().Sub(start), 0).Milliseconds())
-	if _, ok := cp.dispatch(cp.openChat, protocol.ChatTurnCancelledAction{TurnId: t.Id, Duration: d}); ok {
-		cp.setStatus("turn cancelled")
-	}
+	return cp.dispatchThen(cp.openChat, protocol.ChatTurnCancelledAction{TurnId: t.Id, Duration: d}, "turn cancelled")
 }
 
 // approve confirms the selected pending tool call or its result, or opens
@@ -80,78 +74,66 @@ func (cp *chatPanel) cancelTurn() {
 func (cp *chatPanel) approve() tea.Cmd {
 	it, ok := cp.selectedItem()
 	if !ok {
-		cp.setError(errNothingTo)
-		return nil
+		return reportError(errNothingTo)
 	}
 	switch {
 	case it.Kind == itemInput:
 		if it.Input.Response != nil {
-			cp.setError(errors.New("that input request is already answered"))
-			return nil
+			return reportError(errors.New("that input request is already answered"))
 		}
 		cp.form = newInputForm(cp.openChat, it.Input.Request, cp.keys.Input)
 		cp.modal = modalInput
 		return nil
 	case it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation:
-		if _, ok := cp.dispatch(cp.openChat, protocol.ChatToolCallApprovedAction{
+		return cp.dispatchThen(cp.openChat, protocol.ChatToolCallApprovedAction{
 			TurnId: it.TurnID, ToolCallId: it.ID, Approved: true,
 			Confirmed: protocol.ToolCallConfirmationReasonUserAction,
-		}); ok {
-			cp.setStatus("approved " + it.Tool.Name())
-		}
+		}, "approved "+it.Tool.Name())
 	case it.Tool.Status() == protocol.ToolCallStatusPendingResultConfirmation:
-		cp.confirmResult(it, true)
-	default:
-		cp.setError(fmt.Errorf("%s is %s: nothing to approve", it.Tool.Name(), it.Tool.Status()))
+		return cp.confirmResult(it, true)
 	}
-	return nil
+	return reportError(fmt.Errorf("%s is %s: nothing to approve", it.Tool.Name(), it.Tool.Status()))
 }
 
-func (cp *chatPanel) deny() {
+func (cp *chatPanel) deny() tea.Cmd {
 	it, ok := cp.selectedItem()
 	if !ok {
-		cp.setError(errNothingTo)
-		return
+		return reportError(errNothingTo)
 	}
 	switch {
 	case it.Kind == itemInput:
 		cp.form = newInputForm(cp.openChat, it.Input.Request, cp.keys.Input)
-		cp.declineInput()
+		return cp.declineInput()
 	case it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation:
-		if _, ok := cp.dispatch(cp.openChat, protocol.ChatToolCallDeniedAction{
+		return cp.dispatchThen(cp.openChat, protocol.ChatToolCallDeniedAction{
 			TurnId: it.TurnID, ToolCallId: it.ID, Approved: false,
 			Reason: string(protocol.ToolCallCancellationReasonDenied),
-		}); ok {
-			cp.setStatus("denied " + it.Tool.Name())
-		}
+		}, "denied "+it.Tool.Name())
 	case it.Tool.Status() == protocol.ToolCallStatusPendingResultConfirmation:
-		cp.confirmResult(it, false)
-	default:
-		cp.setError(fmt.Errorf("%s is %s: nothing to deny", it.Tool.Name(), it.Tool.Status()))
+		return cp.confirmResult(it, false)
 	}
+	return reportError(fmt.Errorf("%s is %s: nothing to deny", it.Tool.Name(), it.Tool.Status()))
 }
 
 // confirmResult answers the result confirmation of tool call it; approving
 // and denying a result differ only in the answer and the word reported.
-func (cp *chatPanel) confirmResult(it chatItem, approved bool) {
-	if _, ok := cp.dispatch(cp.openChat, protocol.ChatToolCallResultConfirmedAction{
-		TurnId: it.TurnID, ToolCallId: it.ID, Approved: approved,
-	}); ok {
-		verdict := "denied"
-		if approved {
-			verdict = "approved"
-		}
-		cp.setStatus("result of " + it.Tool.Name() + " " + verdict)
+func (cp *chatPanel) confirmResult(it chatItem, approved bool) tea.Cmd {
+	verdict := "denied"
+	if approved {
+		verdict = "approved"
 	}
+	return cp.dispatchThen(cp.openChat, protocol.ChatToolCallResultConfirmedAction{
+		TurnId: it.TurnID, ToolCallId: it.ID, Approved: approved,
+	}, "result of "+it.Tool.Name()+" "+verdict)
 }
 
 // toggleExpand opens or closes the selected card's full input and result;
 // with no card selected it opens or closes the reasoning of the latest
 // turn (reasoning is collapsed by default).
-func (cp *chatPanel) toggleExpand() {
+func (cp *chatPanel) toggleExpand() tea.Cmd {
 	if cp.sel.item != "" {
 		cp.expanded[cp.sel.item] = !cp.expanded[cp.sel.item]
-		return
+		return nil
 	}
 	// The latest turn that has reasoning: the running one, else the newest
 	// finished turn with any.
@@ -182,12 +164,12 @@ func (cp *chatPanel) toggleExpand() {
 		}
 	}
 	if len(ids) == 0 {
-		cp.setStatus("nothing to expand: [ ] pick a card, i writes a message")
-		return
+		return reportInfo("nothing to expand: [ ] pick a card, i writes a message")
 	}
 	for _, id := range ids {
 		cp.expanded[id] = !open
 	}
+	return nil
 }
 
 // itemGrantRequirement is the auth challenge a transcript item shows a grant
@@ -243,34 +225,31 @@ func (cp *chatPanel) acceptGrant() tea.Cmd {
 // declineGrant refuses the prompt. For a tool call that fails the call with
 // error code "cancelled" so the agent stops waiting for a token that will
 // not come; an agent-resource prompt is just dismissed.
-func (cp *chatPanel) declineGrant() {
+func (cp *chatPanel) declineGrant() tea.Cmd {
 	if cp.sel.prompt && len(cp.signin.prompts) > 0 {
 		cp.signin.dropAgentPrompt(cp.signin.prompts[0].resource)
 		cp.sel = chatSel{}
-		cp.setStatus("sign-in declined")
-		return
+		return reportInfo("sign-in declined")
 	}
 	it, ok := cp.selectedItem()
 	if !ok || cp.itemGrant(it) == "" {
-		return
+		return nil
 	}
 	if g := cp.signin.grants[cp.itemGrant(it)]; g != nil && (g.phase == grantWaiting || g.phase == grantStarting) {
+		// The report of the flow's end is superseded by the one below.
 		cp.cancelGrant()
 	}
 	code := protocol.ToolCallErrorCodeCancelled
-	_, ok = cp.dispatch(cp.openChat, protocol.ChatToolCallCompleteAction{
+	return cp.dispatchThen(cp.openChat, protocol.ChatToolCallCompleteAction{
 		TurnId: it.TurnID, ToolCallId: it.ID,
 		Result: protocol.ToolCallResult{
 			Success:          false,
 			PastTenseMessage: protocol.PlainString("Access was not granted"),
 			Error:            &protocol.ToolCallResultError{Message: "The user declined to grant access", Code: &code},
 		},
-	})
-	if ok {
-		cp.setStatus("access declined: " + it.Tool.Name() + " cancelled")
-	}
+	}, "access declined: "+it.Tool.Name()+" cancelled")
 }
 
-func (cp *chatPanel) cancelGrant() {
-	cp.signin.cancelFlow(cp.selectedFlow())
+func (cp *chatPanel) cancelGrant() tea.Cmd {
+	return cp.signin.cancelFlow(cp.selectedFlow())
 }

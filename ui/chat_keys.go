@@ -31,8 +31,7 @@ func (cp *chatPanel) keyUnselected(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool)
 		return nil, false
 	}
 	if grants {
-		cp.setStatus(errNothingTo.Error())
-		return nil, true
+		return reportInfo(errNothingTo.Error()), true
 	}
 	return nil, false
 }
@@ -49,8 +48,7 @@ func (cp *chatPanel) keyComposer(msg tea.KeyPressMsg) tea.Cmd {
 		cp.focus = focusChat
 		return nil
 	case key.Matches(msg, cp.keys.Chat.CancelTurn):
-		cp.cancelTurn()
-		return nil
+		return cp.cancelTurn()
 	}
 	var cmd tea.Cmd
 	cp.composer, cmd = cp.composer.Update(msg)
@@ -75,8 +73,7 @@ func (cp *chatPanel) keyChat(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		cp.scroll = 0
 	case key.Matches(msg, k.FocusComposer):
 		if !cp.hasChat {
-			cp.setError(errNoChat)
-			return nil, true
+			return reportError(errNoChat), true
 		}
 		cp.focus = focusComposer
 		return cp.composer.Focus(), true
@@ -87,11 +84,11 @@ func (cp *chatPanel) keyChat(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Approve):
 		return cp.approve(), true
 	case key.Matches(msg, k.Deny):
-		cp.deny()
+		return cp.deny(), true
 	case key.Matches(msg, k.ToggleExpand):
-		cp.toggleExpand()
+		return cp.toggleExpand(), true
 	case key.Matches(msg, k.CancelTurn):
-		cp.cancelTurn()
+		return cp.cancelTurn(), true
 	case key.Matches(msg, k.NextBlocker):
 		return cp.nextBlocker(), true
 	case key.Matches(msg, k.SwitchChat):
@@ -108,25 +105,21 @@ func (cp *chatPanel) keyGrant(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Accept):
 		return cp.acceptGrant(), true
 	case key.Matches(msg, k.Decline):
-		cp.declineGrant()
+		return cp.declineGrant(), true
 	case key.Matches(msg, k.Cancel):
-		cp.cancelGrant()
+		return cp.cancelGrant(), true
 	case key.Matches(msg, k.CopyURL):
 		if g := cp.selectedFlow(); g != nil && g.url != "" {
-			cp.setStatus("sign-in URL copied to the clipboard")
-			return tea.SetClipboard(g.url), true
+			return tea.Batch(tea.SetClipboard(g.url), reportInfo("sign-in URL copied to the clipboard")), true
 		}
-		cp.setError(errNoURL)
-	default:
-		return nil, false
+		return reportError(errNoURL), true
 	}
-	return nil, true
+	return nil, false
 }
 
 func (cp *chatPanel) nextChat() tea.Cmd {
 	if !cp.hasSess || len(cp.sess.Chats) < 2 {
-		cp.setStatus("this session has one chat")
-		return nil
+		return reportInfo("this session has one chat")
 	}
 	i := 0
 	for j, c := range cp.sess.Chats {

@@ -3,8 +3,11 @@ package ui
 import (
 	"context"
 	"errors"
+	"strings"
+	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -192,4 +195,63 @@ func fxModel(chat protocol.ChatState) *Model {
 func toolFailed(tc protocol.ToolCallState) bool {
 	c, ok := tc.Variant.(protocol.ToolCallCompletedState)
 	return ok && !c.Success
+}
+
+// pump is the Bubble Tea runtime in small for model tests without a
+// driver: it runs cmd's commands in goroutines and hands their messages to
+// Update on the test goroutine (running what Update returns the same way)
+// until cond holds. Status reports are messages, so a test that checks the
+// status line after a key pumps until the report arrives. Commands that
+// never finish (waiting on the stub's events, a long tick) are abandoned
+// when pump returns.
+func pump(t *testing.T, m *Model, cmd tea.Cmd, what string, cond func() bool) {
+	t.Helper()
+	msgs := make(chan tea.Msg)
+	done := make(chan struct{})
+	defer close(done)
+	var run func(tea.Cmd)
+	run = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		go func() {
+			msg := c()
+			if msg == nil {
+				return
+			}
+			select {
+			case msgs <- msg:
+			case <-done:
+			}
+		}()
+	}
+	run(cmd)
+	deadline := time.After(5 * time.Second)
+	for !cond() {
+		select {
+		case msg := <-msgs:
+			if b, ok := msg.(tea.BatchMsg); ok {
+				for _, c := range b {
+					run(c)
+				}
+				continue
+			}
+			_, next := m.Update(msg)
+			run(next)
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s (status %q)", what, m.status.text)
+		}
+	}
+}
+
+// pressUntil presses k and pumps until cond holds.
+func pressUntil(t *testing.T, m *Model, k, what string, cond func() bool) {
+	t.Helper()
+	_, cmd := m.Update(press(k))
+	pump(t, m, cmd, what, cond)
+}
+
+// statusHas is a pump condition: the status line mentions s.
+func statusHas(m *Model, s string) func() bool {
+	return func() bool { return strings.Contains(m.status.text, s) }
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
@@ -121,24 +122,29 @@ func helpKeyOf(v any) string {
 
 func ansiStrip(s string) string { return ansi.Strip(s) }
 
-func (a *app) dispatch(channel string, v protocol.StateActionVariant) (int64, bool) {
+// dispatch sends one action on channel (optimistically: the client applies
+// it at once) and returns its clientSeq; the error says what could not be
+// sent, for the status line.
+func (a *app) dispatch(channel string, v protocol.StateActionVariant) (int64, error) {
 	if a.client == nil {
-		a.setError(errNoClient)
-		return 0, false
+		return 0, errNoClient
 	}
-	seq, err := a.client.Dispatch(channel, protocol.NewStateAction(v))
+	act := protocol.NewStateAction(v)
+	seq, err := a.client.Dispatch(channel, act)
 	if err != nil {
-		a.setError(fmt.Errorf("could not send %s: %w", protocol.NewStateAction(v).Kind(), err))
-		return 0, false
+		return 0, fmt.Errorf("could not send %s: %w", act.Kind(), err)
 	}
-	a.log.Debug("dispatch", "channel", channel, "type", protocol.NewStateAction(v).Kind(), "clientSeq", seq)
-	return seq, true
+	a.log.Debug("dispatch", "channel", channel, "type", act.Kind(), "clientSeq", seq)
+	return seq, nil
 }
 
-func (a *app) setStatus(s string) { a.status.text, a.status.isErr, a.status.at = s, false, a.clock() }
-
-func (a *app) setError(err error) {
-	a.status.text, a.status.isErr, a.status.at = err.Error(), true, a.clock()
+// dispatchThen sends one action and reports done on the status line, or
+// the error when it could not be sent.
+func (a *app) dispatchThen(channel string, v protocol.StateActionVariant, done string) tea.Cmd {
+	if _, err := a.dispatch(channel, v); err != nil {
+		return reportError(err)
+	}
+	return reportInfo(done)
 }
 
 // panelMemo is one memoized panel rendering.

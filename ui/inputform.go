@@ -280,7 +280,7 @@ func answerFromDraft(q protocol.ChatInputQuestion, d views.InputDraft) (protocol
 
 // submitInput sends each answer as a draft (chat/inputAnswerChanged), then
 // accepts the request with the final answers (chat/inputCompleted).
-func (a *app) submitInput() {
+func (a *app) submitInput() tea.Cmd {
 	f := a.form
 	answers := map[string]protocol.ChatInputAnswer{}
 	var order []string
@@ -290,7 +290,7 @@ func (a *app) submitInput() {
 		if err != nil {
 			f.state.Error = err.Error()
 			f.state.Focus = i
-			return
+			return nil
 		}
 		if ok {
 			answers[id] = protocol.NewChatInputAnswer(protocol.ChatInputAnswered{State: "submitted", Value: v})
@@ -299,27 +299,23 @@ func (a *app) submitInput() {
 	}
 	for _, id := range order {
 		draft := protocol.NewChatInputAnswer(protocol.ChatInputAnswered{State: "draft", Value: answers[id].Variant.(protocol.ChatInputAnswered).Value})
-		if _, ok := a.dispatch(f.chat, protocol.ChatInputAnswerChangedAction{RequestId: f.request.Id, QuestionId: id, Answer: &draft}); !ok {
-			return
+		if _, err := a.dispatch(f.chat, protocol.ChatInputAnswerChangedAction{RequestId: f.request.Id, QuestionId: id, Answer: &draft}); err != nil {
+			return reportError(err)
 		}
 	}
-	if _, ok := a.dispatch(f.chat, protocol.ChatInputCompletedAction{
-		RequestId: f.request.Id, Response: protocol.ChatInputResponseKindAccept, Answers: answers,
-	}); ok {
-		a.setStatus("answers submitted")
-	}
 	a.form, a.modal = nil, modalNone
+	return a.dispatchThen(f.chat, protocol.ChatInputCompletedAction{
+		RequestId: f.request.Id, Response: protocol.ChatInputResponseKindAccept, Answers: answers,
+	}, "answers submitted")
 }
 
-func (a *app) declineInput() {
+func (a *app) declineInput() tea.Cmd {
 	f := a.form
 	if f == nil {
-		return
-	}
-	if _, ok := a.dispatch(f.chat, protocol.ChatInputCompletedAction{
-		RequestId: f.request.Id, Response: protocol.ChatInputResponseKindDecline,
-	}); ok {
-		a.setStatus("input request declined")
+		return nil
 	}
 	a.form, a.modal = nil, modalNone
+	return a.dispatchThen(f.chat, protocol.ChatInputCompletedAction{
+		RequestId: f.request.Id, Response: protocol.ChatInputResponseKindDecline,
+	}, "input request declined")
 }

@@ -114,7 +114,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.resize(m.width, m.height)
 	case m.focus == focusChat && msg.Text != "" && m.hasChat:
 		// Typed text reaching the transcript was meant for the composer.
-		m.setStatus(fmt.Sprintf("the chat has the keys, not the composer: press %s to write a message",
+		return reportInfo(fmt.Sprintf("the chat has the keys, not the composer: press %s to write a message",
 			m.keys.Chat.FocusComposer.Help().Key))
 	}
 	return nil
@@ -123,12 +123,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) reconnect() tea.Cmd {
 	if m.client == nil {
 		m.status.conn = connInfo{state: views.ConnConnecting}
-		m.setStatus("connecting…")
-		return m.connectCmd()
+		return tea.Batch(reportInfo("connecting…"), m.connectCmd())
 	}
 	m.client.Reconnect()
-	m.setStatus("reconnecting on request")
-	return nil
+	return reportInfo("reconnecting on request")
 }
 
 func (m *Model) focusOrder() []focus {
@@ -170,11 +168,9 @@ func (m *Model) keyInput(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.PrevField):
 		return f.move(-1)
 	case key.Matches(msg, k.Submit):
-		m.submitInput()
-		return nil
+		return m.submitInput()
 	case key.Matches(msg, k.Decline):
-		m.declineInput()
-		return nil
+		return m.declineInput()
 	case key.Matches(msg, m.keys.Global.Reconnect):
 		return m.reconnect()
 	}
@@ -188,10 +184,9 @@ func (m *Model) keyGrantOverlay(msg tea.KeyPressMsg, g *grantFlow) tea.Cmd {
 	k := m.keys.Grant
 	switch {
 	case key.Matches(msg, k.Cancel):
-		m.signin.cancelFlow(g)
+		return m.signin.cancelFlow(g)
 	case key.Matches(msg, k.CopyURL):
-		m.setStatus("sign-in URL copied to the clipboard")
-		return tea.SetClipboard(g.url)
+		return tea.Batch(tea.SetClipboard(g.url), reportInfo("sign-in URL copied to the clipboard"))
 	case key.Matches(msg, m.keys.Global.Quit):
 		return m.quit()
 	case key.Matches(msg, m.keys.Global.Help):

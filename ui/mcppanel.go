@@ -49,8 +49,7 @@ const (
 
 func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	if mp.sel >= len(rows) {
-		mp.setError(errors.New("no MCP server selected"))
-		return nil
+		return reportError(errors.New("no MCP server selected"))
 	}
 	r := rows[mp.sel]
 	var v protocol.StateActionVariant
@@ -67,9 +66,9 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 		v = protocol.SessionCustomizationToggledAction{Id: r.ID, Enabled: !r.Enabled}
 		label = map[bool]string{true: "enabling", false: "disabling"}[!r.Enabled]
 	}
-	seq, ok := mp.dispatch(mp.openSession, v)
-	if !ok {
-		return nil
+	seq, err := mp.dispatch(mp.openSession, v)
+	if err != nil {
+		return reportError(err)
 	}
 	mp.pending[seq] = pendingOp{server: r.ID, verb: label, channel: mp.openSession}
 	return tea.Tick(pendingTimeout, func(time.Time) tea.Msg { return settleMsg{seq: seq} })
@@ -93,7 +92,7 @@ func (mp *mcpPanel) keyMCP(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		if mp.sel < len(rows) && rows[mp.sel].Auth != nil {
 			return mp.signin.startGrant(*rows[mp.sel].Auth), true
 		}
-		mp.setError(errNoSignIn)
+		return reportError(errNoSignIn), true
 	default:
 		return nil, false
 	}
@@ -143,4 +142,26 @@ func (mp *mcpPanel) renderMCP(w, h int) []string {
 		mp.memo.lines = strings.Split(views.RenderMCPPanel(mp.th, rows, sel, pending, grants, w, h, focused), "\n")
 	}
 	return mp.memo.lines
+}
+
+// onSettle fires pendingTimeout after an action: if the host never
+// answered it, the marker goes and the status line says so.
+func (mp *mcpPanel) onSettle(msg settleMsg) tea.Cmd {
+	p, ok := mp.pending[msg.seq]
+	if !ok {
+		return nil
+	}
+	delete(mp.pending, msg.seq)
+	return reportError(fmt.Errorf("no answer from host to %s %s after %s: the panel shows the host's last known state; press ctrl+r to reconnect if it stays stuck",
+		p.verb, views.SanitizeLine(p.server), pendingTimeout))
+}
+
+// dropChannel forgets the pending actions of a dropped channel: the
+// client forgets them too, so nothing will answer them now.
+func (mp *mcpPanel) dropChannel(ch string) {
+	for seq, p := range mp.pending {
+		if p.channel == ch {
+			delete(mp.pending, seq)
+		}
+	}
 }

@@ -17,8 +17,9 @@ func TestRejectionShowsAndClearsPending(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
 	m.mcp.pending[7] = pendingOp{server: "fs", verb: "stopping", channel: fxSession}
-	m.Update(eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Reason: "server is locked\x1b[2J",
+	_, cmd := m.Update(eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Reason: "server is locked\x1b[2J",
 		Action: protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: "fs"})}})
+	pump(t, m, cmd, "the rejection reported", func() bool { return m.status.isErr })
 	if _, ok := m.mcp.pending[7]; ok {
 		t.Fatal("rejected action still marked pending")
 	}
@@ -74,7 +75,10 @@ func TestPendingMarkerFollowsHostAnswers(t *testing.T) {
 				t.Fatalf("no marker drawn:\n%s", m.Render())
 			}
 			for _, msg := range tc.msgs {
-				m.Update(msg)
+				_, cmd := m.Update(msg)
+				if tc.status != "" {
+					pump(t, m, cmd, "status "+tc.status, statusHas(m, tc.status))
+				}
 			}
 			_, pending := m.mcp.pending[7]
 			if pending == tc.cleared {
@@ -131,10 +135,7 @@ func TestFailedConnectThenRetry(t *testing.T) {
 	if m.status.conn.state != views.ConnConnecting {
 		t.Fatal("ctrl+r did not start connecting")
 	}
-	m.Update(cmd())
-	if m.status.conn.state != views.ConnReady || m.client == nil {
-		t.Fatal("retry did not connect")
-	}
+	pump(t, m, cmd, "the retry to connect", func() bool { return m.status.conn.state == views.ConnReady && m.client != nil })
 	m.Shutdown()
 }
 

@@ -201,9 +201,11 @@ func (m *Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Batch(cmd, waitEvent(m.client.Events()))
 		}
 		return m, cmd
-	case savedPushedMsg:
-		m.signin.onSavedPushed(msg)
+	case statusMsg:
+		m.status.update(msg, m.clock())
 		return m, nil
+	case savedPushedMsg:
+		return m, m.signin.onSavedPushed(msg)
 	case eventsClosed:
 		if !m.closed {
 			m.status.conn.state = views.ConnFailed
@@ -213,51 +215,31 @@ func (m *Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case subscribedMsg:
 		if msg.err != nil {
-			m.setError(fmt.Errorf("could not open %s: %w", msg.channel, msg.err))
-			return m, m.signin.maybeAuthError(msg.err, msg.channel)
+			return m, m.failed(fmt.Errorf("could not open %s: %w", msg.channel, msg.err), msg.channel)
 		}
 		m.refreshChannel(msg.channel)
 		return m, tea.Batch(m.ensureChat(), m.signin.pushSavedTokens())
 	case opDoneMsg:
 		if msg.err != nil {
-			m.setError(fmt.Errorf("%s failed: %w", msg.what, msg.err))
-			return m, m.signin.maybeAuthError(msg.err, "")
+			return m, m.failed(fmt.Errorf("%s failed: %w", msg.what, msg.err), "")
 		}
-		m.setStatus(msg.what + ": done")
+		cmd := reportInfo(msg.what + ": done")
 		if msg.session != "" {
-			return m, m.openSessionCmd(msg.session)
+			cmd = tea.Batch(cmd, m.openSessionCmd(msg.session))
 		}
-		return m, nil
+		return m, cmd
 	case grantStartedMsg:
 		return m, m.signin.onGrantStarted(msg)
 	case grantDoneMsg:
 		return m, m.signin.onGrantDone(msg)
 	case authenticatedMsg:
-		g := m.signin.grants[msg.resource]
-		if g != nil {
-			if msg.err != nil {
-				g.phase, g.err = grantFailed, msg.err
-				m.setError(fmt.Errorf("the host refused the token for %s: %w", msg.resource, msg.err))
-			} else {
-				g.phase = grantDone
-				m.setStatus("access granted for " + msg.resource)
-				m.signin.dropAgentPrompt(msg.resource)
-			}
-		}
-		return m, nil
+		return m, m.signin.onAuthenticated(msg)
 	case browserCheckMsg:
 		return m, m.signin.onBrowserCheck(msg)
 	case settleMsg:
-		if p, ok := m.mcp.pending[msg.seq]; ok {
-			delete(m.mcp.pending, msg.seq)
-			m.setError(fmt.Errorf("no answer from host to %s %s after %s: the panel shows the host's last known state; press ctrl+r to reconnect if it stays stuck",
-				p.verb, views.SanitizeLine(p.server), pendingTimeout))
-		}
-		return m, nil
+		return m, m.mcp.onSettle(msg)
 	case tickMsg:
-		if !m.status.isErr && m.status.text != "" && m.clock().Sub(m.status.at) >= statusTTL {
-			m.status.text = ""
-		}
+		m.status.expire(m.clock())
 		for _, g := range m.signin.grants {
 			if g.phase == grantWaiting && g.grant != nil && !g.browserSeen {
 				if err := g.grant.BrowserErr(); err != nil {
@@ -329,13 +311,10 @@ func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
 	case protocol.ChannelDroppedEvent:
 		// The client forgets a dropped channel's pending actions: nothing
 		// will answer them now.
-		for seq, p := range m.mcp.pending {
-			if p.channel == e.Channel {
-				delete(m.mcp.pending, seq)
-			}
-		}
+		m.mcp.dropChannel(e.Channel)
+		var cmd tea.Cmd
 		if e.Channel == m.openSession || e.Channel == m.openChat {
-			m.setError(fmt.Errorf("stopped watching %s: %s", e.Channel, e.Reason))
+			cmd = reportError(fmt.Errorf("stopped watching %s: %s", e.Channel, e.Reason))
 		}
 		if e.Channel == m.openChat {
 			m.openChat, m.hasChat = "", false
@@ -343,39 +322,27 @@ func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
 		if e.Channel == m.openSession {
 			m.openSession, m.hasSess = "", false
 		}
-	case protocol.SessionsListedEvent:
-		m.sessions.list = append([]protocol.SessionSummary(nil), e.Sessions...)
-		m.sessions.sortSessions()
-		return m.sessions.autoOpen()
-	case protocol.SessionAddedEvent:
-		m.sessions.list = append(m.sessions.withoutSession(e.Summary.Resource), e.Summary)
-		m.sessions.sortSessions()
+		return cmd
+	case protocol.SessionsListedEvent, protocol.SessionAddedEvent, protocol.SessionSummaryChangedEvent:
+		return m.sessions.update(ev)
 	case protocol.SessionRemovedEvent:
-		m.sessions.list = m.sessions.withoutSession(e.Session)
 		if e.Session == m.openSession {
 			m.openSession, m.hasSess, m.openChat, m.hasChat = "", false, "", false
 		}
-		m.sessions.clampSessSel()
-	case protocol.SessionSummaryChangedEvent:
-		for i := range m.sessions.list {
-			if m.sessions.list[i].Resource == e.Session {
-				m.sessions.list[i] = applySummaryChanges(m.sessions.list[i], e.Changes)
-			}
-		}
-		m.sessions.sortSessions()
+		return m.sessions.update(ev)
 	case protocol.AuthRequiredEvent:
 		reason := ""
 		if e.Params.Reason != nil {
 			reason = string(*e.Params.Reason)
 		}
-		m.signin.addAgentPrompt(agentPrompt{resource: e.Params.Resource, channel: e.Params.Channel, reason: reason})
+		return m.signin.addAgentPrompt(agentPrompt{resource: e.Params.Resource, channel: e.Params.Channel, reason: reason})
 	case protocol.ActionConfirmedEvent:
 		delete(m.mcp.pending, e.ClientSeq)
 	case protocol.ActionRejectedEvent:
 		delete(m.mcp.pending, e.ClientSeq)
-		m.setError(fmt.Errorf("host rejected %s: %s", e.Action.Kind(), views.SanitizeLine(e.Reason)))
+		return reportError(fmt.Errorf("host rejected %s: %s", e.Action.Kind(), views.SanitizeLine(e.Reason)))
 	case protocol.HostErrorEvent:
-		m.setError(fmt.Errorf("host error: %w", e.Err))
+		return reportError(fmt.Errorf("host error: %w", e.Err))
 	}
 	return nil
 }
@@ -405,4 +372,13 @@ func (m *Model) refreshChannel(ch string) {
 		// An MCP server flipping to authRequired makes its running calls wait.
 		m.chatPanel.noticeBlockers()
 	}
+}
+
+// failed reports a command's error, unless it asks for sign-in: then the
+// prompt it opens is the report (one message, so the two cannot race).
+func (m *Model) failed(err error, channel string) tea.Cmd {
+	if cmd := m.signin.maybeAuthError(err, channel); cmd != nil {
+		return cmd
+	}
+	return reportError(err)
 }

@@ -147,7 +147,8 @@ func runAll(m *Model, cmd tea.Cmd) {
 		}
 	case nil:
 	default:
-		m.Update(msg)
+		_, next := m.Update(msg)
+		runAll(m, next)
 	}
 }
 

@@ -62,8 +62,7 @@ func (sl *sessionList) keySessions(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 	case key.Matches(msg, k.New):
 		if len(sl.newChoices()) == 0 {
-			sl.setError(errNoAgents)
-			return nil, true
+			return reportError(errNoAgents), true
 		}
 		sl.modal, sl.newSel = modalNewSession, 0
 	case key.Matches(msg, k.Dispose):
@@ -193,24 +192,21 @@ func (sl *sessionList) newChoices() []newChoice {
 func (sl *sessionList) createSessionCmd(ch newChoice) tea.Cmd {
 	c, ctx := sl.client, sl.ctx
 	if c == nil {
-		sl.setError(errNoClient)
-		return nil
+		return reportError(errNoClient)
 	}
 	uri := "ahp-session:/" + sl.cfg.NewID()
 	sl.models[uri] = ch.model
 	provider := ch.provider
-	sl.setStatus("creating session…")
-	return func() tea.Msg {
+	return tea.Batch(reportInfo("creating session…"), func() tea.Msg {
 		err := c.CreateSession(ctx, protocol.CreateSessionParams{Channel: uri, Provider: &provider})
 		return opDoneMsg{what: "create session", err: err, session: uri}
-	}
+	})
 }
 
 func (sl *sessionList) disposeCmd(uri string) tea.Cmd {
 	c, ctx := sl.client, sl.ctx
 	if c == nil {
-		sl.setError(errNoClient)
-		return nil
+		return reportError(errNoClient)
 	}
 	if uri == sl.openSession {
 		sl.openSession, sl.hasSess, sl.openChat, sl.hasChat = "", false, "", false
@@ -218,4 +214,29 @@ func (sl *sessionList) disposeCmd(uri string) tea.Cmd {
 	return func() tea.Msg {
 		return opDoneMsg{what: "dispose session", err: c.DisposeSession(ctx, uri)}
 	}
+}
+
+// update applies the host's session list events: the list, the additions,
+// removals and summary changes. The first listing opens the newest session.
+func (sl *sessionList) update(ev protocol.Event) tea.Cmd {
+	switch e := ev.(type) {
+	case protocol.SessionsListedEvent:
+		sl.list = append([]protocol.SessionSummary(nil), e.Sessions...)
+		sl.sortSessions()
+		return sl.autoOpen()
+	case protocol.SessionAddedEvent:
+		sl.list = append(sl.withoutSession(e.Summary.Resource), e.Summary)
+		sl.sortSessions()
+	case protocol.SessionRemovedEvent:
+		sl.list = sl.withoutSession(e.Session)
+		sl.clampSessSel()
+	case protocol.SessionSummaryChangedEvent:
+		for i := range sl.list {
+			if sl.list[i].Resource == e.Session {
+				sl.list[i] = applySummaryChanges(sl.list[i], e.Changes)
+			}
+		}
+		sl.sortSessions()
+	}
+	return nil
 }

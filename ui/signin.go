@@ -141,14 +141,12 @@ func (si *signIn) agentRequirement(p agentPrompt) authpkce.Requirement {
 func (si *signIn) startGrantReq(req authpkce.Requirement) tea.Cmd {
 	res := req.Resource.Resource
 	if si.cfg.Auth == nil {
-		si.setError(errors.New("sign-in is not available in this build: no authenticator configured"))
-		return nil
+		return reportError(errors.New("sign-in is not available in this build: no authenticator configured"))
 	}
 	if g := si.grants[res]; g != nil {
 		switch g.phase {
 		case grantStarting, grantWaiting, grantPushing:
-			si.setStatus("already signing in to " + res)
-			return nil
+			return reportInfo("already signing in to " + res)
 		}
 	}
 	ctx, cancel := context.WithCancel(si.ctx)
@@ -174,12 +172,10 @@ func (si *signIn) onGrantStarted(msg grantStartedMsg) tea.Cmd {
 	if msg.err != nil {
 		if errors.Is(msg.err, authpkce.ErrCanceled) || errors.Is(msg.err, context.Canceled) {
 			g.phase, g.err = grantCancelled, nil
-			si.setStatus("sign-in cancelled")
-			return nil
+			return reportInfo("sign-in cancelled")
 		}
 		g.phase, g.err = grantFailed, msg.err
-		si.setError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
-		return nil
+		return reportError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
 	}
 	g.grant, g.url, g.phase = msg.grant, msg.grant.URL(), grantWaiting
 	grant, res := msg.grant, msg.resource
@@ -212,12 +208,10 @@ func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
 	if msg.err != nil {
 		if errors.Is(msg.err, authpkce.ErrCanceled) {
 			g.phase, g.err = grantCancelled, nil
-			si.setStatus("sign-in cancelled")
-			return nil
+			return reportInfo("sign-in cancelled")
 		}
 		g.phase, g.err = grantFailed, msg.err
-		si.setError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
-		return nil
+		return reportError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
 	}
 	if si.client == nil {
 		g.phase, g.err = grantFailed, errNoClient
@@ -252,10 +246,9 @@ func (si *signIn) waitingGrant() *grantFlow {
 	return best
 }
 
-func (si *signIn) cancelFlow(g *grantFlow) {
+func (si *signIn) cancelFlow(g *grantFlow) tea.Cmd {
 	if g == nil || (g.phase != grantWaiting && g.phase != grantStarting) {
-		si.setStatus("no sign-in is waiting")
-		return
+		return reportInfo("no sign-in is waiting")
 	}
 	if g.grant != nil {
 		g.grant.Cancel()
@@ -264,21 +257,34 @@ func (si *signIn) cancelFlow(g *grantFlow) {
 		g.cancel()
 	}
 	g.phase = grantCancelled
-	si.setStatus("sign-in cancelled")
+	return reportInfo("sign-in cancelled")
 }
 
-func (si *signIn) addAgentPrompt(p agentPrompt) {
+// onAuthenticated is the host's answer to a token a flow obtained.
+func (si *signIn) onAuthenticated(msg authenticatedMsg) tea.Cmd {
+	g := si.grants[msg.resource]
+	if g == nil {
+		return nil
+	}
+	if msg.err != nil {
+		g.phase, g.err = grantFailed, msg.err
+		return reportError(fmt.Errorf("the host refused the token for %s: %w", msg.resource, msg.err))
+	}
+	g.phase = grantDone
+	si.dropAgentPrompt(msg.resource)
+	return reportInfo("access granted for " + msg.resource)
+}
+
+func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {
 	for i, q := range si.prompts {
 		if q.resource == p.resource {
 			si.prompts[i] = p
-			return
+			return nil
 		}
 	}
 	si.prompts = append(si.prompts, p)
-	if si.focus == focusChat && si.chat.sel == (chatSel{}) {
-		si.chat.sel = chatSel{prompt: true}
-	}
-	si.setStatus("the host asks you to sign in to " + p.resource + ": focus the chat and press g")
+	si.chat.offerPrompt()
+	return reportInfo("the host asks you to sign in to " + p.resource + ": focus the chat and press g")
 }
 
 func (si *signIn) dropAgentPrompt(resource string) {
@@ -292,17 +298,22 @@ func (si *signIn) dropAgentPrompt(resource string) {
 }
 
 // maybeAuthError turns an AuthRequired error from a command into the same
-// prompt an auth/required notification opens.
+// prompt an auth/required notification opens. It returns the report of
+// the newest prompt it opened, which says more than the error does, or
+// nil when it opened none.
 func (si *signIn) maybeAuthError(err error, channel string) tea.Cmd {
 	var ae *protocol.AuthRequiredError
 	if !errors.As(err, &ae) {
 		return nil
 	}
+	var report tea.Cmd
 	for _, r := range ae.Resources {
 		meta := r
-		si.addAgentPrompt(agentPrompt{resource: r.Resource, channel: channel, reason: "required", meta: &meta})
+		if cmd := si.addAgentPrompt(agentPrompt{resource: r.Resource, channel: channel, reason: "required", meta: &meta}); cmd != nil {
+			report = cmd
+		}
 	}
-	return nil
+	return report
 }
 
 func (si *signIn) cancelGrants() {

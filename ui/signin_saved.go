@@ -122,14 +122,13 @@ func coversScopes(have, need []string) bool {
 	return true
 }
 
-func (si *signIn) onSavedPushed(msg savedPushedMsg) {
+func (si *signIn) onSavedPushed(msg savedPushedMsg) tea.Cmd {
 	res := views.SanitizeLine(msg.resource)
 	if msg.err != nil {
-		si.setError(fmt.Errorf("the host refused the saved token for %s: %w (sign in again from its prompt)", res, msg.err))
-		return
+		return reportError(fmt.Errorf("the host refused the saved token for %s: %w (sign in again from its prompt)", res, msg.err))
 	}
 	si.dropAgentPrompt(msg.resource)
-	si.setStatus("signed in to " + res + " with a saved token")
+	return reportInfo("signed in to " + res + " with a saved token")
 }
 
 // mcpRow is one row of the MCP panel. mcpRows (views.MCPServerRows) is the

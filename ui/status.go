@@ -3,6 +3,7 @@ package ui
 import (
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -26,4 +27,40 @@ type connInfo struct {
 	failedReason string
 	failedHint   string
 	version      string
+}
+
+// statusMsg is a message for the status line. Components never write the
+// status line; they return reportInfo or reportError and the root hands
+// the message to it, so what the bar says is decided in one place.
+type statusMsg struct {
+	text string
+	err  error
+}
+
+// reportInfo says text on the status line ("" clears it).
+func reportInfo(text string) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: text} }
+}
+
+// reportError shows err on the status line, with what the user can do
+// about it (advice), until the next message.
+func reportError(err error) tea.Cmd {
+	return func() tea.Msg { return statusMsg{err: err} }
+}
+
+// update takes one message for the status line.
+func (s *statusLine) update(msg statusMsg, now time.Time) {
+	s.at = now
+	if msg.err != nil {
+		s.text, s.isErr = withAdvice(msg.err), true
+		return
+	}
+	s.text, s.isErr = msg.text, false
+}
+
+// expire drops an informational message older than statusTTL.
+func (s *statusLine) expire(now time.Time) {
+	if !s.isErr && s.text != "" && now.Sub(s.at) >= statusTTL {
+		s.text = ""
+	}
 }
