@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/lipgloss/v2"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -17,15 +16,7 @@ func (cp *chatPanel) chatTitle() string {
 	if !cp.hasSess {
 		return "Chat"
 	}
-	t := views.SanitizeLine(cp.sess.Title)
-	if len(cp.sess.Chats) > 1 {
-		for i, c := range cp.sess.Chats {
-			if c.Resource == cp.openChat {
-				t += fmt.Sprintf(" · chat %d/%d %s", i+1, len(cp.sess.Chats), views.SanitizeLine(c.Title))
-			}
-		}
-	}
-	return t
+	return views.ChatTitle(cp.sess, cp.openChat)
 }
 
 // chatParts is the chat panel's layout inside rect: the lines above the
@@ -39,71 +30,36 @@ func (cp *chatPanel) chatParts(rect views.Rect) (header, prompts []string, w, h 
 	for i, p := range cp.signin.prompts {
 		prompts = append(prompts, strings.Split(views.RenderGrant(cp.th, cp.signin.agentGrantView(p), inner), "\n")...)
 		if i == 0 && cp.sel.prompt && cp.focus == focusChat {
-			prompts = append(prompts, cp.hints(true, cp.keys.Grant.Accept, "sign in", cp.keys.Grant.Decline, "dismiss"))
+			prompts = append(prompts, views.KeyHints(cp.th, true, cp.keys.Grant.Accept, "sign in", cp.keys.Grant.Decline, "dismiss"))
 		}
 	}
 	return header, prompts, inner, max(1, innerH-len(header)-len(prompts)-(composerHeight+1))
 }
 
 func (cp *chatPanel) renderChat(rect views.Rect) []string {
-	w, h := rect.W, rect.H
-	if w <= 0 || h <= 0 {
-		return nil
+	p := views.ChatPanel{Title: cp.chatTitle(), Focused: cp.focus == focusChat || cp.focus == focusComposer,
+		ComposerHeight: composerHeight}
+	switch {
+	case cp.openSession == "":
+		p.Title, p.Empty = "Chat", views.RenderChatPlaceholder(cp.th)
+	case !cp.hasChat:
+		p.Empty = []string{cp.th.Muted.Render("opening…")}
+	default:
+		var tw, th int
+		p.Header, p.Prompts, tw, th = cp.chatParts(rect)
+		p.Transcript = cp.transcriptView(tw, th)
+		p.Composer = cp.composerView()
 	}
-	inner, innerH := w-4, h-3
-	focused := cp.focus == focusChat || cp.focus == focusComposer
-	var body []string
-	if cp.openSession == "" {
-		body = append(body, "", cp.th.Muted.Render("Select a session and press enter to open it,"),
-			cp.th.Muted.Render("or press n for a new one."))
-		return cp.box("Chat", body, w, h, focused)
-	}
-	if !cp.hasChat {
-		body = append(body, cp.th.Muted.Render("opening…"))
-		return cp.box(cp.chatTitle(), body, w, h, focused)
-	}
-	header, prompts, tw, th := cp.chatParts(rect)
-	body = append(body, header...)
-	body = append(body, strings.Split(cp.transcriptView(tw, th), "\n")...)
-	body = append(body, prompts...)
-	for len(body) < innerH-(composerHeight+1) {
-		body = append(body, "")
-	}
-	body = append(body, cp.th.Subtle.Render(strings.Repeat("─", inner)))
-	body = append(body, strings.Split(cp.composerView(), "\n")...)
-	return cp.box(cp.chatTitle(), body, w, h, focused)
+	return views.RenderChatPanel(cp.th, p, rect.W, rect.H)
 }
 
 func (cp *chatPanel) chatHeader(w int) string {
-	label, st := cp.sessionStatus(cp.chat.Status)
-	parts := st.Render(label)
-	if cp.chat.Activity != nil && *cp.chat.Activity != "" {
-		parts += cp.th.Muted.Render(" · " + views.SanitizeLine(*cp.chat.Activity))
-	}
-	if n := len(cp.chat.QueuedMessages); n > 0 {
-		parts += cp.th.Muted.Render(fmt.Sprintf(" · %d queued", n))
-	}
-	if cp.scroll > 0 {
-		parts += cp.th.Muted.Render(" · scrolled (end to follow)")
-	}
-	return fit(parts, w)
-}
-
-func (cp *chatPanel) sessionStatus(st protocol.SessionStatus) (string, lipgloss.Style) {
-	switch {
-	case st.Has(protocol.SessionStatusInputNeeded):
-		return "◆ needs input", cp.th.Warning.Bold(true) // the session list's glyph
-	case st.Has(protocol.SessionStatusError):
-		return "✗ error", cp.th.Error
-	case st.Has(protocol.SessionStatusInProgress):
-		return "◐ working", cp.th.Info
-	}
-	return "· idle", cp.th.Muted
+	return views.RenderChatHeader(cp.th, cp.chat, cp.scroll > 0, w)
 }
 
 func (cp *chatPanel) composerView() string {
 	if cp.chat.Interactivity != nil && *cp.chat.Interactivity != protocol.ChatInteractivityFull {
-		return cp.th.Muted.Render("this chat is read-only") + "\n\n"
+		return views.RenderReadOnlyComposer(cp.th, composerHeight)
 	}
 	if cp.composer.Focused() {
 		return cp.composer.View()

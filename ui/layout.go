@@ -1,11 +1,8 @@
 package ui
 
 import (
-	"strings"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/views"
 )
@@ -33,57 +30,14 @@ func (m *Model) Render() string {
 	if l.Width <= 0 || l.Height <= 0 {
 		return ""
 	}
-	screen := make([]string, l.Height)
-	blank := strings.Repeat(" ", l.Width)
-	for i := range screen {
-		screen[i] = ""
-	}
-	type panel struct {
-		r     views.Rect
-		lines []string
-	}
-	panels := []panel{
-		{l.Sessions, m.sessions.renderSessions(l.Sessions.W, l.Sessions.H)},
-		{l.Chat, m.chatPanel.renderChat(l.Chat)},
+	panels := []views.ScreenPanel{
+		{Rect: l.Sessions, Lines: m.sessions.renderSessions(l.Sessions.W, l.Sessions.H)},
+		{Rect: l.Chat, Lines: m.chatPanel.renderChat(l.Chat)},
 	}
 	if !l.MCP.Empty() {
-		panels = append(panels, panel{l.MCP, m.mcp.renderMCP(l.MCP.W, l.MCP.H)})
+		panels = append(panels, views.ScreenPanel{Rect: l.MCP, Lines: m.mcp.renderMCP(l.MCP.W, l.MCP.H)})
 	}
-	// Panels tile the screen left to right within each row band, so
-	// appending in X order builds every line.
-	for _, p := range panels {
-		if p.r.Empty() {
-			continue
-		}
-		for i := 0; i < p.r.H && i < len(p.lines); i++ {
-			screen[p.r.Y+i] += p.lines[i]
-		}
-	}
-	if !l.Help.Empty() {
-		screen[l.Help.Y] = fit(m.helpLine(), l.Width)
-	}
-	screen[l.Status.Y] = views.RenderStatusBar(m.th, m.statusBar(), l.Width)
-	for i := range screen {
-		if screen[i] == "" {
-			screen[i] = blank
-		}
-	}
-	out := strings.Join(screen, "\n")
-	if ov := m.overlay(); ov != "" {
-		w, h := lipgloss.Size(ov)
-		x, y := max(0, (l.Width-w)/2), max(0, (l.Height-h)/2)
-		base := lipgloss.NewLayer(out)
-		top := lipgloss.NewLayer(ov).X(x).Y(y).Z(1)
-		out = lipgloss.NewCompositor(base, top).Render()
-		// The compositor drops trailing blank cells; the screen stays
-		// exactly width×height so every frame overwrites the last.
-		lines := strings.Split(out, "\n")
-		for i := range lines {
-			lines[i] = fit(lines[i], l.Width)
-		}
-		out = strings.Join(lines, "\n")
-	}
-	return out
+	return views.ComposeScreen(l, panels, m.helpLine(), views.RenderStatusBar(m.th, m.statusBar(), l.Width), m.overlay())
 }
 
 // fittedLayout gives the chat the rows the MCP strip under it does not
@@ -163,13 +117,13 @@ func (m *Model) helpLine() string {
 		live := ok && it.needsUser(authRequiredServers(mcpRows(m.sess)))
 		out := make([]key.Binding, 0, len(short))
 		for _, b := range short {
-			answer := sameKeys(b, m.keys.Chat.Approve) || sameKeys(b, m.keys.Chat.Deny)
+			answer := views.SameKeys(b, m.keys.Chat.Approve) || views.SameKeys(b, m.keys.Chat.Deny)
 			if answer && !live {
 				continue
 			}
 			if answer && it.Kind == itemInput {
 				desc := "answer"
-				if sameKeys(b, m.keys.Chat.Deny) {
+				if views.SameKeys(b, m.keys.Chat.Deny) {
 					desc = "decline"
 				}
 				b.SetHelp(b.Help().Key, desc)
@@ -178,176 +132,28 @@ func (m *Model) helpLine() string {
 		}
 		short = out
 	}
-	return m.fitHelp(short)
+	return views.FitShortHelp(m.help, m.keys.Global, short, m.width)
 }
 
-// fitHelp renders the short help in the terminal's width. When it does not
-// fit it drops the view's own hints from the end first and the global ones
-// after, never "? help": that is where every other key is listed, so it
-// must survive the narrowest terminal.
-func (m *Model) fitHelp(short []key.Binding) string {
-	measure := m.help
-	measure.SetWidth(0)
-	short = append([]key.Binding(nil), short...)
-	isHelp := func(b key.Binding) bool { return sameKeys(b, m.keys.Global.Help) }
-	isGlobal := func(b key.Binding) bool {
-		g := m.keys.Global
-		return isHelp(b) || sameKeys(b, g.Quit) || sameKeys(b, g.Interrupt)
-	}
-	for lipgloss.Width(measure.ShortHelpView(short)) > m.width {
-		drop := -1
-		for i := len(short) - 1; i >= 0 && drop < 0; i-- {
-			if !isGlobal(short[i]) {
-				drop = i
-			}
-		}
-		for i := len(short) - 1; i >= 0 && drop < 0; i-- {
-			if !isHelp(short[i]) {
-				drop = i
-			}
-		}
-		if drop < 0 {
-			break
-		}
-		short = append(short[:drop], short[drop+1:]...)
-	}
-	return m.help.ShortHelpView(short)
-}
-
+// overlay is what covers the panels, if anything: the full help, a
+// dialog, the input form or the sign-in URL of a waiting flow.
 func (m *Model) overlay() string {
-	th := m.th
-	maxW := max(20, min(m.width-4, 72))
+	maxW := views.DialogWidth(m.width)
 	switch {
 	case m.showAll:
-		return m.fullHelp()
+		return views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height)
 	case m.modal == modalConfirmDispose:
-		title := m.sessions.confirm
-		for _, s := range m.sessions.list {
-			if s.Resource == m.sessions.confirm {
-				title = s.Title
-			}
-		}
-		body := []string{
-			"Dispose session " + th.Title.Render("“"+views.SanitizeLine(title)+"”") + "?",
-			th.Muted.Render("Its chats end and the host forgets it."),
-			"",
-			m.hints(true, m.keys.Confirm.Yes, "dispose", m.keys.Confirm.No, "keep"),
-		}
-		return strings.Join(drawBox(th.PanelFocused, th.PanelTitleFocused.Render("Dispose"), body, min(maxW, 60), len(body)+2), "\n")
+		return views.RenderDisposeDialog(m.th, m.keys, m.sessions.confirmTitle(), maxW)
 	case m.modal == modalNewSession:
-		choices := m.sessions.newChoices()
-		body := []string{th.Muted.Render("Pick the agent and model:")}
-		for i, c := range choices {
-			label := views.SanitizeLine(c.agentName)
-			if c.modelName != "" {
-				label += " · " + views.SanitizeLine(c.modelName)
-			}
-			if i == m.sessions.newSel {
-				body = append(body, th.Selected.Render("▸ "+label))
-			} else {
-				body = append(body, "  "+label)
-			}
-		}
-		body = append(body, "", m.hints(true, m.keys.Sessions.Open, "create", m.keys.Confirm.No, "cancel"))
-		return strings.Join(drawBox(th.PanelFocused, th.PanelTitleFocused.Render("New session"), body, min(maxW, 60), min(m.height, len(body)+2)), "\n")
+		return views.RenderNewSessionDialog(m.th, m.keys, m.sessions.newChoiceViews(), m.sessions.newSel, maxW, m.height)
 	case m.modal == modalInput && m.form != nil:
 		return views.RenderInputRequest(m.th, m.form.request, m.form.state, maxW)
 	}
 	if g := m.signin.waitingGrant(); g != nil {
-		gv := views.GrantView{Phase: views.GrantWaiting, Resource: g.resource}
-		if name := g.requirement.Resource.ResourceName; name != "" {
-			gv.Resource = name + " (" + g.resource + ")"
-		}
-		m.signin.applyFlow(&gv, g)
-		return views.RenderGrantOverlay(th, gv, m.width, m.height)
+		return views.RenderGrantOverlay(m.th, m.signin.overlayView(g), m.width, m.height)
 	}
 	return ""
 }
 
-// fullHelp is the ? overlay: every binding of the keymap, one bubbles/help
-// column per view, flowed into as many columns as the screen holds.
-func (m *Model) fullHelp() string {
-	th := m.th
-	k := m.keys
-	sections := []struct {
-		title  string
-		groups [][]key.Binding
-	}{
-		{"Everywhere", k.Global.FullHelp()}, {"Sessions", k.Sessions.FullHelp()}, {"Chat", k.Chat.FullHelp()},
-		{"Composer", k.Composer.FullHelp()}, {"MCP servers", k.MCP.FullHelp()}, {"Sign-in prompt", k.Grant.FullHelp()},
-		{"Input form", append(k.Input.FullHelp(), k.Input.ChoiceHelp(), k.Input.BooleanHelp())}, {"Confirm", k.Confirm.FullHelp()},
-	}
-	h := m.help
-	h.ShowAll = true
-	h.SetWidth(0)
-	var blocks [][]string
-	for _, sec := range sections {
-		var flat []key.Binding
-		for _, g := range sec.groups {
-			for _, b := range g {
-				switch {
-				case len(b.Keys()) == 0:
-					continue
-				case sameKeys(b, k.Composer.Queue) && b.Help() == k.Composer.Queue.Help():
-					// Send and Queue share enter, one enabled at a time: one
-					// line says both.
-					continue
-				case sameKeys(b, k.Composer.Send) && b.Help() == k.Composer.Send.Help():
-					b.SetHelp(b.Help().Key, b.Help().Desc+" (while a turn runs: "+k.Composer.Queue.Help().Desc+")")
-				}
-				b.SetEnabled(true)
-				flat = append(flat, b)
-			}
-		}
-		block := []string{th.Title.Render(sec.title)}
-		block = append(block, strings.Split(h.FullHelpView([][]key.Binding{flat}), "\n")...)
-		blocks = append(blocks, append(block, ""))
-	}
-	maxRows := max(6, m.height-6)
-	var cols [][]string
-	var col []string
-	for _, b := range blocks {
-		if len(col) > 0 && len(col)+len(b) > maxRows {
-			cols = append(cols, col)
-			col = nil
-		}
-		col = append(col, b...)
-	}
-	cols = append(cols, col)
-	rows := 0
-	for _, c := range cols {
-		rows = max(rows, len(c))
-	}
-	var parts []string
-	for i, c := range cols {
-		w := 0
-		for _, l := range c {
-			w = max(w, lipgloss.Width(l))
-		}
-		var b strings.Builder
-		for r := range rows {
-			if r > 0 {
-				b.WriteByte('\n')
-			}
-			l := ""
-			if r < len(c) {
-				l = c[r]
-			}
-			b.WriteString(fit(l, w))
-			if i < len(cols)-1 {
-				b.WriteString("   ")
-			}
-		}
-		parts = append(parts, b.String())
-	}
-	body := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, parts...), "\n")
-	body = append(body, th.Muted.Render("any key closes this help"))
-	w := 0
-	for _, l := range body {
-		w = max(w, lipgloss.Width(l))
-	}
-	w = min(m.width, w+4)
-	return strings.Join(drawBox(th.PanelFocused, th.PanelTitleFocused.Render("Keys"), indentAll(body), w, min(m.height, len(body)+2)), "\n")
-}
-
+// composerHeight is the composer's height in lines.
 const composerHeight = 3

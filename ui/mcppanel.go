@@ -105,7 +105,7 @@ func (mp *mcpPanel) renderMCP(w, h int) []string {
 	}
 	focused := mp.focus == focusMCP
 	if !mp.hasSess {
-		return mp.box("MCP servers", []string{mp.th.Muted.Render("open a session to see its servers")}, w, h, focused)
+		return views.RenderPanel(mp.th, "MCP servers", []string{mp.th.Muted.Render("open a session to see its servers")}, w, h, focused)
 	}
 	rows := mcpRows(mp.sess)
 	sel := max(0, min(mp.sel, len(rows)-1))

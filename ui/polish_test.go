@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 // However narrow the terminal, the help line keeps "? help": the view's
@@ -70,7 +71,7 @@ func TestHelpLineNoStaleAnswerKeys(t *testing.T) {
 func TestFullHelpEnterOnce(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(200, 60)
-	out := ansi.Strip(m.fullHelp())
+	out := ansi.Strip(views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height))
 	if n := len(regexp.MustCompile(`enter\s+(send|queue)`).FindAllString(out, -1)); n != 1 {
 		t.Errorf("enter is listed %d times in the composer section:\n%s", n, out)
 	}

@@ -43,7 +43,7 @@ func (sl *sessionList) renderSessions(w, h int) []string {
 		body = views.RenderSessionList(sl.th, sl.list, sl.sel, inner, innerH, sl.clock())
 	}
 	// Mark the open session: the list highlights the cursor, not what is open.
-	return sl.box(title, strings.Split(body, "\n"), w, h, sl.focus == focusSessions)
+	return views.RenderPanel(sl.th, title, strings.Split(body, "\n"), w, h, sl.focus == focusSessions)
 }
 
 func (sl *sessionList) keySessions(msg tea.KeyPressMsg) (tea.Cmd, bool) {
@@ -239,4 +239,25 @@ func (sl *sessionList) update(ev protocol.Event) tea.Cmd {
 		sl.sortSessions()
 	}
 	return nil
+}
+
+// confirmTitle is the title of the session the dispose dialog asks about.
+func (sl *sessionList) confirmTitle() string {
+	for _, s := range sl.list {
+		if s.Resource == sl.confirm {
+			return s.Title
+		}
+	}
+	return sl.confirm
+}
+
+// newChoiceViews is the new-session picker's choices as the dialog
+// shows them.
+func (sl *sessionList) newChoiceViews() []views.NewSessionChoice {
+	choices := sl.newChoices()
+	out := make([]views.NewSessionChoice, len(choices))
+	for i, c := range choices {
+		out[i] = views.NewSessionChoice{Agent: c.agentName, Model: c.modelName}
+	}
+	return out
 }

@@ -61,3 +61,13 @@ func (si *signIn) agentGrantView(p agentPrompt) views.GrantView {
 	si.applyFlow(&gv, si.grants[p.resource])
 	return gv
 }
+
+// overlayView is what the sign-in overlay shows of the waiting flow g.
+func (si *signIn) overlayView(g *grantFlow) views.GrantView {
+	gv := views.GrantView{Phase: views.GrantWaiting, Resource: g.resource}
+	if name := g.requirement.Resource.ResourceName; name != "" {
+		gv.Resource = name + " (" + g.resource + ")"
+	}
+	si.applyFlow(&gv, g)
+	return gv
+}

@@ -1,0 +1,101 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// ChatTitle is the chat panel's title: the session's title and, when the
+// session has several chats, which one is open.
+func ChatTitle(sess protocol.SessionState, openChat string) string {
+	t := SanitizeLine(sess.Title)
+	if len(sess.Chats) > 1 {
+		for i, c := range sess.Chats {
+			if c.Resource == openChat {
+				t += fmt.Sprintf(" · chat %d/%d %s", i+1, len(sess.Chats), SanitizeLine(c.Title))
+			}
+		}
+	}
+	return t
+}
+
+// RenderChatHeader is the line above the transcript: what the chat is
+// doing, its queue, and whether the view is scrolled away from the end.
+func RenderChatHeader(th Theme, chat protocol.ChatState, scrolled bool, w int) string {
+	label, st := chatActivity(th, chat.Status)
+	parts := st.Render(label)
+	if chat.Activity != nil && *chat.Activity != "" {
+		parts += th.Muted.Render(" · " + SanitizeLine(*chat.Activity))
+	}
+	if n := len(chat.QueuedMessages); n > 0 {
+		parts += th.Muted.Render(fmt.Sprintf(" · %d queued", n))
+	}
+	if scrolled {
+		parts += th.Muted.Render(" · scrolled (end to follow)")
+	}
+	return Fit(parts, w)
+}
+
+func chatActivity(th Theme, st protocol.SessionStatus) (string, lipgloss.Style) {
+	switch {
+	case st.Has(protocol.SessionStatusInputNeeded):
+		return "◆ needs input", th.Warning.Bold(true) // the session list's glyph
+	case st.Has(protocol.SessionStatusError):
+		return "✗ error", th.Error
+	case st.Has(protocol.SessionStatusInProgress):
+		return "◐ working", th.Info
+	}
+	return "· idle", th.Muted
+}
+
+// ChatPanel is what the chat panel shows, already drawn piece by piece.
+type ChatPanel struct {
+	Title   string
+	Focused bool
+	// Empty, when set, replaces everything below the title (no session
+	// open, or the chat still opening).
+	Empty []string
+	// Header sits above the transcript, Prompts below it, then a rule and
+	// the composer (ComposerHeight lines).
+	Header, Prompts []string
+	Transcript      string
+	Composer        string
+	ComposerHeight  int
+}
+
+// RenderChatPanel frames the chat panel exactly w×h cells.
+func RenderChatPanel(th Theme, p ChatPanel, w, h int) []string {
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	if p.Empty != nil {
+		return RenderPanel(th, p.Title, p.Empty, w, h, p.Focused)
+	}
+	inner, innerH := w-4, h-3
+	var body []string
+	body = append(body, p.Header...)
+	body = append(body, strings.Split(p.Transcript, "\n")...)
+	body = append(body, p.Prompts...)
+	for len(body) < innerH-(p.ComposerHeight+1) {
+		body = append(body, "")
+	}
+	body = append(body, th.Subtle.Render(strings.Repeat("─", inner)))
+	body = append(body, strings.Split(p.Composer, "\n")...)
+	return RenderPanel(th, p.Title, body, w, h, p.Focused)
+}
+
+// RenderChatPlaceholder is the chat panel's body with no session open.
+func RenderChatPlaceholder(th Theme) []string {
+	return []string{"", th.Muted.Render("Select a session and press enter to open it,"),
+		th.Muted.Render("or press n for a new one.")}
+}
+
+// RenderReadOnlyComposer stands in for the composer of a chat the user
+// cannot write to, as tall as the composer (height lines).
+func RenderReadOnlyComposer(th Theme, height int) string {
+	return th.Muted.Render("this chat is read-only") + strings.Repeat("\n", max(0, height-1))
+}

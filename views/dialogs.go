@@ -1,0 +1,48 @@
+package views
+
+import (
+	"github.com/ahptui/ahptui/keymap"
+)
+
+// dialogMaxWidth is how wide a dialog may grow on a wide terminal.
+const dialogMaxWidth = 60
+
+// RenderDisposeDialog asks whether to dispose the session titled title (a
+// host string: sanitized here). maxW is the room the screen leaves.
+func RenderDisposeDialog(th Theme, k keymap.KeyMap, title string, maxW int) string {
+	body := []string{
+		"Dispose session " + th.Title.Render("“"+SanitizeLine(title)+"”") + "?",
+		th.Muted.Render("Its chats end and the host forgets it."),
+		"",
+		KeyHints(th, true, k.Confirm.Yes, "dispose", k.Confirm.No, "keep"),
+	}
+	return RenderDialog(th, "Dispose", body, min(maxW, dialogMaxWidth), len(body)+2)
+}
+
+// NewSessionChoice is one agent × model the new-session picker offers,
+// in the host's words (sanitized when drawn).
+type NewSessionChoice struct {
+	Agent, Model string
+}
+
+// RenderNewSessionDialog is the agent/model picker with choice selected,
+// at most maxW×maxH cells.
+func RenderNewSessionDialog(th Theme, k keymap.KeyMap, choices []NewSessionChoice, selected, maxW, maxH int) string {
+	body := []string{th.Muted.Render("Pick the agent and model:")}
+	for i, c := range choices {
+		label := SanitizeLine(c.Agent)
+		if c.Model != "" {
+			label += " · " + SanitizeLine(c.Model)
+		}
+		if i == selected {
+			body = append(body, th.Selected.Render("▸ "+label))
+		} else {
+			body = append(body, "  "+label)
+		}
+	}
+	body = append(body, "", KeyHints(th, true, k.Sessions.Open, "create", k.Confirm.No, "cancel"))
+	return RenderDialog(th, "New session", body, min(maxW, dialogMaxWidth), min(maxH, len(body)+2))
+}
+
+// DialogWidth is the room a dialog gets on a screen width cells wide.
+func DialogWidth(width int) int { return max(20, min(width-4, 72)) }
