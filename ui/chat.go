@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,10 @@ type chatPanel struct {
 	// that is new moves the selection and focus to itself.
 	seenBlockers map[string]bool
 	seenChat     string
+	// waiting is the ids of the open chat's items that wait on the user,
+	// as of the last snapshot: a streamed chunk that leaves it unchanged
+	// (most of them) moves no selection and focus.
+	waiting []string
 }
 
 func newChatPanel(a *app, signin *signIn, sessions *sessionList) *chatPanel {
@@ -203,4 +208,24 @@ func (cp *chatPanel) offerPrompt() {
 	if cp.focus == focusChat && cp.sel == (chatSel{}) {
 		cp.sel = chatSel{prompt: true}
 	}
+}
+
+// blockersChanged runs when the open chat or session has a new snapshot:
+// when the set of items that wait on the user changed, the selection
+// follows them (followBlocker) and a new one comes within reach
+// (noticeBlockers).
+func (cp *chatPanel) blockersChanged() {
+	auth := authRequiredServers(mcpRows(cp.sess))
+	var waiting []string
+	for _, it := range cp.items() {
+		if it.needsUser(auth) {
+			waiting = append(waiting, it.ID)
+		}
+	}
+	if slices.Equal(waiting, cp.waiting) && cp.seenChat == cp.openChat {
+		return
+	}
+	cp.waiting = waiting
+	cp.followBlocker()
+	cp.noticeBlockers()
 }

@@ -31,13 +31,16 @@ type chatItem struct {
 }
 
 // itemsMemo remembers chatItems for one chat snapshot. Snapshots are
-// immutable, so the turns' backing array, their count and the active turn
-// pointer identify one; a key press on a long chat then costs no re-scan.
+// immutable, so the turns' backing array and their count identify the
+// finished turns' items, and the active turn pointer the running turn's.
+// A streamed chunk replaces only the active turn, so it re-scans only
+// that turn's parts; a key press on a long chat re-scans nothing.
 type itemsMemo struct {
 	first  *protocol.Turn
 	n      int
+	done   []chatItem // the finished turns' items
 	active *protocol.ActiveTurn
-	items  []chatItem
+	items  []chatItem // done, then the active turn's
 	valid  bool
 }
 
@@ -47,33 +50,49 @@ func (cp *chatPanel) items() []chatItem {
 		first = &cp.chat.Turns[0]
 	}
 	mm := &cp.itemsMemo
-	if !mm.valid || mm.first != first || mm.n != len(cp.chat.Turns) || mm.active != cp.chat.ActiveTurn {
-		*mm = itemsMemo{first: first, n: len(cp.chat.Turns), active: cp.chat.ActiveTurn, items: chatItems(cp.chat), valid: true}
+	if !mm.valid || mm.first != first || mm.n != len(cp.chat.Turns) {
+		var done []chatItem
+		for _, t := range cp.chat.Turns {
+			done = appendItems(done, t.Id, t.ResponseParts, false)
+		}
+		*mm = itemsMemo{first: first, n: len(cp.chat.Turns), done: done}
+	}
+	if !mm.valid || mm.active != cp.chat.ActiveTurn {
+		mm.active, mm.valid = cp.chat.ActiveTurn, true
+		// A fresh slice: callers may hold the previous snapshot's items.
+		mm.items = mm.done[:len(mm.done):len(mm.done)]
+		if at := cp.chat.ActiveTurn; at != nil {
+			mm.items = appendItems(mm.items, at.Id, at.ResponseParts, true)
+		}
 	}
 	return mm.items
 }
 
+// chatItems lists every selectable item of chat, finished turns first.
 func chatItems(chat protocol.ChatState) []chatItem {
 	var out []chatItem
-	add := func(turnID string, parts []protocol.ResponsePart, active bool) {
-		for _, p := range parts {
-			switch v := p.Variant.(type) {
-			case protocol.ToolCallResponsePart:
-				id := v.ToolCall.ID()
-				if id == "" {
-					continue
-				}
-				out = append(out, chatItem{Kind: itemToolCall, ID: id, TurnID: turnID, Active: active, Tool: v.ToolCall})
-			case protocol.InputRequestResponsePart:
-				out = append(out, chatItem{Kind: itemInput, ID: v.Request.Id, TurnID: turnID, Active: active, Input: v})
-			}
-		}
-	}
 	for _, t := range chat.Turns {
-		add(t.Id, t.ResponseParts, false)
+		out = appendItems(out, t.Id, t.ResponseParts, false)
 	}
-	if chat.ActiveTurn != nil {
-		add(chat.ActiveTurn.Id, chat.ActiveTurn.ResponseParts, true)
+	if at := chat.ActiveTurn; at != nil {
+		out = appendItems(out, at.Id, at.ResponseParts, true)
+	}
+	return out
+}
+
+// appendItems appends the selectable parts of one turn to out.
+func appendItems(out []chatItem, turnID string, parts []protocol.ResponsePart, active bool) []chatItem {
+	for _, p := range parts {
+		switch v := p.Variant.(type) {
+		case protocol.ToolCallResponsePart:
+			id := v.ToolCall.ID()
+			if id == "" {
+				continue
+			}
+			out = append(out, chatItem{Kind: itemToolCall, ID: id, TurnID: turnID, Active: active, Tool: v.ToolCall})
+		case protocol.InputRequestResponsePart:
+			out = append(out, chatItem{Kind: itemInput, ID: v.Request.Id, TurnID: turnID, Active: active, Input: v})
+		}
 	}
 	return out
 }

@@ -45,7 +45,7 @@ func New(cfg Config) *Model {
 	m.sessions = &sessionList{app: a}
 	m.signin = &signIn{app: a, grants: map[string]*grantFlow{}, savedTried: map[savedKey]bool{}}
 	m.chatPanel = newChatPanel(a, m.signin, m.sessions)
-	m.signin.chat = m.chatPanel
+	m.signin.chatPanel = m.chatPanel
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}
 	// Components ask the root to change which channels are watched; the
 	// root owns the subscriptions.
@@ -195,7 +195,7 @@ func (m *Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case eventMsg:
 		cmd := m.onEvent(msg.ev)
 		if _, ok := msg.ev.(protocol.ChannelStateEvent); ok {
-			cmd = tea.Batch(cmd, m.signin.pushSavedTokens())
+			cmd = tea.Batch(cmd, m.signin.stateChanged())
 		}
 		if m.client != nil {
 			return m, tea.Batch(cmd, waitEvent(m.client.Events()))
@@ -274,7 +274,7 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 		return nil
 	}
 	m.client = msg.client
-	m.signin.savedTried = map[savedKey]bool{}
+	m.signin.savedTried, m.signin.lastWants = map[savedKey]bool{}, nil
 	m.status.conn = connInfo{state: views.ConnReady, version: m.client.ProtocolVersion()}
 	if r, ok := m.client.Root(); ok {
 		m.root = r
@@ -364,13 +364,12 @@ func (m *Model) refreshChannel(ch string) {
 		if c, ok := m.client.Chat(ch); ok {
 			m.chat, m.hasChat = c, true
 			m.keys.Composer.SetTurnRunning(c.ActiveTurn != nil)
-			m.chatPanel.followBlocker()
-			m.chatPanel.noticeBlockers()
+			m.chatPanel.blockersChanged()
 		}
 	}
 	if ch == m.openSession && m.hasChat {
 		// An MCP server flipping to authRequired makes its running calls wait.
-		m.chatPanel.noticeBlockers()
+		m.chatPanel.blockersChanged()
 	}
 }
 

@@ -16,12 +16,14 @@ import (
 // sign-in prompts, and the saved tokens pushed without asking.
 type signIn struct {
 	*app
-	chat    *chatPanel // the open chat's items, for what the host asks tokens for
-	grants  map[string]*grantFlow
-	prompts []agentPrompt
+	chatPanel *chatPanel // the open chat: its items and selection
+	grants    map[string]*grantFlow
+	prompts   []agentPrompt
 	// savedTried records, per resource and required scopes, that a saved
 	// token was looked for (and pushed if found) on this connection.
 	savedTried map[savedKey]bool
+	// lastWants is what the host asked tokens for at the last snapshot.
+	lastWants []tokenWant
 }
 
 // grantPhase is where one "grant additional access" flow is.
@@ -106,7 +108,7 @@ func (si *signIn) advertised() []string {
 		}
 	}
 	if si.hasChat {
-		for _, it := range si.chat.items() {
+		for _, it := range si.chatPanel.items() {
 			if a := it.Tool.AuthRequirement(); a != nil {
 				add(a.Resource.Resource)
 			}
@@ -234,7 +236,7 @@ func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
 // several wait, else the first by resource so the choice is stable.
 func (si *signIn) waitingGrant() *grantFlow {
 	waiting := func(g *grantFlow) bool { return g != nil && g.phase == grantWaiting && g.url != "" }
-	if g := si.chat.selectedFlow(); waiting(g) {
+	if g := si.chatPanel.selectedFlow(); waiting(g) {
 		return g
 	}
 	var best *grantFlow
@@ -283,7 +285,7 @@ func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {
 		}
 	}
 	si.prompts = append(si.prompts, p)
-	si.chat.offerPrompt()
+	si.chatPanel.offerPrompt()
 	return reportInfo("the host asks you to sign in to " + p.resource + ": focus the chat and press g")
 }
 

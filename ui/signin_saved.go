@@ -52,14 +52,30 @@ func (si *signIn) tokenWants() []tokenWant {
 			}
 		}
 	}
-	if si.hasChat {
-		for _, it := range si.chat.items() {
-			if a := it.Tool.AuthRequirement(); it.Active && it.Kind == itemToolCall && a != nil {
-				out = append(out, tokenWant{resource: a.Resource.Resource, scopes: a.RequiredScopes})
+	if si.hasChat && si.chat.ActiveTurn != nil {
+		for _, p := range si.chat.ActiveTurn.ResponseParts {
+			if tc, ok := p.Variant.(protocol.ToolCallResponsePart); ok {
+				if a := tc.ToolCall.AuthRequirement(); a != nil {
+					out = append(out, tokenWant{resource: a.Resource.Resource, scopes: a.RequiredScopes})
+				}
 			}
 		}
 	}
 	return out
+}
+
+// stateChanged runs on every new snapshot of a watched channel and acts
+// only when what the host asks tokens for changed: a streamed chunk of
+// text (most snapshots) changes nothing that concerns sign-in.
+func (si *signIn) stateChanged() tea.Cmd {
+	wants := si.tokenWants()
+	if slices.EqualFunc(wants, si.lastWants, func(a, b tokenWant) bool {
+		return a.resource == b.resource && slices.Equal(a.scopes, b.scopes)
+	}) {
+		return nil
+	}
+	si.lastWants = wants
+	return si.pushSavedTokens()
 }
 
 // pushSavedTokens pushes, once per connection and resource (and required
