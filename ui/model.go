@@ -265,12 +265,11 @@ func (m *Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 	if msg.err != nil {
-		m.status.conn = connInfo{state: views.ConnFailed, failedReason: msg.err.Error(),
-			failedHint: "ctrl+r retries (check --host)"}
-		var uv *protocol.UnsupportedProtocolVersionError
-		if errors.As(msg.err, &uv) {
-			m.status.conn.failedHint = fmt.Sprintf("the host speaks %v; this ahptui speaks %v", uv.Supported, protocol.SupportedProtocolVersions)
+		hint := advice(msg.err)
+		if hint == "" {
+			hint = connectAdvice
 		}
+		m.status.conn = connInfo{state: views.ConnFailed, failedReason: msg.err.Error(), failedHint: hint}
 		return nil
 	}
 	m.client = msg.client
