@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
 	"github.com/ahptui/ahptui/protocol"
@@ -156,45 +157,85 @@ func RenderToolCard(th Theme, tc protocol.ToolCallState, ctx CardContext, width 
 	return frame.Width(width).Render(strings.Join(lines, "\n"))
 }
 
+// toolCardLines draws a card's inside in four steps: the header, what the
+// tool is doing, its outcome so far, and what it asks of the user.
 func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
-	var lines []string
-	add := func(style lipgloss.Style, s string) {
-		for _, l := range wrapLines(s, inner) {
-			lines = append(lines, style.Render(l))
-		}
-	}
-	addBlock := func(label, body string, max int) {
-		body = strings.TrimRight(Sanitize(body), "\n ")
-		if body == "" {
-			return
-		}
-		add(th.Subtle, label)
-		var bl []string
-		for _, l := range strings.Split(body, "\n") {
-			w := wrapLines(l, inner-2)
-			if len(w) == 0 {
-				w = []string{""}
-			}
-			bl = append(bl, w...)
-		}
-		shown := bl
-		if !ctx.Expanded && len(bl) > max {
-			shown = bl[:max]
-		}
-		for _, l := range shown {
-			lines = append(lines, "  "+th.Text.Render(l))
-		}
-		if hidden := len(bl) - len(shown); hidden > 0 {
-			more := fmt.Sprintf("  … %d more line%s", hidden, plural(hidden))
-			if ctx.Selected {
-				more += " (" + hintKeys.Chat.ToggleExpand.Help().Key + " expand)"
-			}
-			lines = append(lines, th.Muted.Render(Truncate(more, inner)))
-		}
-	}
+	c := &card{th: th, ctx: ctx, inner: inner}
+	c.header(t)
+	c.doing(t)
+	c.outcome(t)
+	c.ask(t)
+	return c.lines
+}
 
-	// Header: badge, name, server. The badge goes first so state is the
-	// first thing read in a column of cards.
+// card accumulates the lines of one tool-call card inner cells wide.
+type card struct {
+	th    Theme
+	ctx   CardContext
+	inner int
+	lines []string
+}
+
+// add wraps s in the card's width, every line in style.
+func (c *card) add(style lipgloss.Style, s string) {
+	for _, l := range wrapLines(s, c.inner) {
+		c.lines = append(c.lines, style.Render(l))
+	}
+}
+
+// msg adds one of the host's messages, markdown when it says so.
+func (c *card) msg(style lipgloss.Style, s string, markdown bool) {
+	c.lines = append(c.lines, messageLines(style, s, markdown, c.inner)...)
+}
+
+// hints adds the key hints of a selected card.
+func (c *card) hints(bindings ...key.Binding) {
+	c.lines = append(c.lines, wrapLines(hintLine(c.th, bindings...), c.inner)...)
+}
+
+// reach adds how to get to an unselected card's keys, when known.
+func (c *card) reach() {
+	if c.ctx.Reach != "" {
+		c.lines = append(c.lines, reachLines(c.th, c.ctx.Reach, c.inner)...)
+	}
+}
+
+// block adds a labelled, indented body (input, result) of at most max
+// lines unless the card is expanded, saying how many lines are hidden.
+func (c *card) block(label, body string, max int) {
+	body = strings.TrimRight(Sanitize(body), "\n ")
+	if body == "" {
+		return
+	}
+	c.add(c.th.Subtle, label)
+	var bl []string
+	for _, l := range strings.Split(body, "\n") {
+		w := wrapLines(l, c.inner-2)
+		if len(w) == 0 {
+			w = []string{""}
+		}
+		bl = append(bl, w...)
+	}
+	shown := bl
+	if !c.ctx.Expanded && len(bl) > max {
+		shown = bl[:max]
+	}
+	for _, l := range shown {
+		c.lines = append(c.lines, "  "+c.th.Text.Render(l))
+	}
+	if hidden := len(bl) - len(shown); hidden > 0 {
+		more := fmt.Sprintf("  … %d more line%s", hidden, plural(hidden))
+		if c.ctx.Selected {
+			more += " (" + hintKeys.Chat.ToggleExpand.Help().Key + " expand)"
+		}
+		c.lines = append(c.lines, c.th.Muted.Render(Truncate(more, c.inner)))
+	}
+}
+
+// header is the badge, the tool's name and its server. The badge goes
+// first so state is the first thing read in a column of cards.
+func (c *card) header(t toolCall) {
+	th := c.th
 	badge := th.ToolCallBadge(t.status, t.hasResult && !t.success)
 	name := SanitizeLine(t.name)
 	if name == "" {
@@ -202,32 +243,38 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 	}
 	head := badge.String() + "  " + th.Title.Render(name)
 	// A server named like its tool ("Deploy · Deploy") says nothing twice.
-	if s := SanitizeLine(ctx.ServerName); s != "" && !strings.EqualFold(strings.TrimSpace(s), strings.TrimSpace(name)) {
+	if s := SanitizeLine(c.ctx.ServerName); s != "" && !strings.EqualFold(strings.TrimSpace(s), strings.TrimSpace(name)) {
 		head += th.Muted.Render(" · " + s)
 	}
-	lines = append(lines, wrapLines(head, inner)...)
+	c.lines = append(c.lines, wrapLines(head, c.inner)...)
+}
 
-	// What the tool is doing, in the host's words for this state.
-	msg := func(style lipgloss.Style, s string, markdown bool) {
-		lines = append(lines, messageLines(style, s, markdown, inner)...)
-	}
+// doing is what the tool is doing, in the host's words for this state,
+// and its input.
+func (c *card) doing(t toolCall) {
+	th := c.th
 	switch {
 	case t.hasResult && strings.TrimSpace(t.pastTense) != "":
-		msg(th.Text, t.pastTense, t.pastTenseMD)
+		c.msg(th.Text, t.pastTense, t.pastTenseMD)
 	case strings.TrimSpace(t.invocation) != "":
-		msg(th.Text, t.invocation, t.invocationMD)
+		c.msg(th.Text, t.invocation, t.invocationMD)
 	}
 	if s := SanitizeLine(t.intention); strings.TrimSpace(s) != "" {
-		add(th.Muted, "why: "+s)
+		c.add(th.Muted, "why: "+s)
 	}
 	if s := SanitizeLine(t.confirmationTitle); strings.TrimSpace(s) != "" {
-		msg(th.Warning, t.confirmationTitle, t.titleMD)
+		c.msg(th.Warning, t.confirmationTitle, t.titleMD)
 	}
 	if t.risk != "" {
-		msg(th.Muted, t.risk, t.riskMD)
+		c.msg(th.Muted, t.risk, t.riskMD)
 	}
-	addBlock("input", t.input, collapsedInputLines)
+	c.block("input", t.input, collapsedInputLines)
+}
 
+// outcome is the result so far: an error, the output, why the call was
+// cancelled, the option the user chose.
+func (c *card) outcome(t toolCall) {
+	th := c.th
 	switch t.status {
 	case protocol.ToolCallStatusCompleted, protocol.ToolCallStatusPendingResultConfirmation, protocol.ToolCallStatusRunning, protocol.ToolCallStatusAuthRequired:
 		if t.hasResult && !t.success {
@@ -235,31 +282,35 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 			if msg == "" {
 				msg = "the tool reported a failure"
 			}
-			if c := SanitizeLine(t.errCode); c != "" {
-				msg += " (" + c + ")"
+			if code := SanitizeLine(t.errCode); code != "" {
+				msg += " (" + code + ")"
 			}
-			add(th.Error, "error: "+msg)
+			c.add(th.Error, "error: "+msg)
 		}
 		if out := resultText(t.content); out != "" {
 			label := "result"
 			if !t.hasResult {
 				label = "output so far"
 			}
-			addBlock(label, out, collapsedResultLines)
+			c.block(label, out, collapsedResultLines)
 		}
 	case protocol.ToolCallStatusCancelled:
 		why := cancelText(t.cancelReason)
 		if m := SanitizeLine(t.cancelMessage); strings.TrimSpace(m) != "" {
-			msg(th.Muted, why+": "+t.cancelMessage, t.cancelMD)
+			c.msg(th.Muted, why+": "+t.cancelMessage, t.cancelMD)
 		} else {
-			add(th.Muted, why)
+			c.add(th.Muted, why)
 		}
 	}
 	if t.selectedOption != "" {
-		add(th.Subtle, "chosen: "+SanitizeLine(t.selectedOption))
+		c.add(th.Subtle, "chosen: "+SanitizeLine(t.selectedOption))
 	}
+}
 
-	// The part that asks something of the user.
+// ask is the part that asks something of the user: the options and keys
+// of a confirmation, or the sign-in the call waits for.
+func (c *card) ask(t toolCall) {
+	th, ctx := c.th, c.ctx
 	switch t.status {
 	case protocol.ToolCallStatusPendingConfirmation:
 		if len(t.options) > 0 {
@@ -267,57 +318,54 @@ func toolCardLines(th Theme, t toolCall, ctx CardContext, inner int) []string {
 			for _, o := range t.options {
 				opts = append(opts, SanitizeLine(o.Label))
 			}
-			add(th.Muted, "options: "+strings.Join(opts, " / "))
+			c.add(th.Muted, "options: "+strings.Join(opts, " / "))
 		}
 		if ctx.Selected {
-			lines = append(lines, wrapLines(hintLine(th, hintKeys.Chat.Approve, hintKeys.Chat.Deny), inner)...)
-		} else if ctx.Reach != "" {
-			lines = append(lines, reachLines(th, ctx.Reach, inner)...)
+			c.hints(hintKeys.Chat.Approve, hintKeys.Chat.Deny)
+		} else {
+			c.reach()
 		}
 	case protocol.ToolCallStatusPendingResultConfirmation:
-		if !ctx.Selected && ctx.Reach != "" {
-			lines = append(lines, reachLines(th, ctx.Reach, inner)...)
+		if !ctx.Selected {
+			c.reach()
+			return
 		}
-		if ctx.Selected {
-			approve, deny := hintKeys.Chat.Approve, hintKeys.Chat.Deny
-			approve.SetHelp(approve.Help().Key, "accept result")
-			deny.SetHelp(deny.Help().Key, "reject result")
-			lines = append(lines, wrapLines(hintLine(th, approve, deny), inner)...)
-		}
+		approve, deny := hintKeys.Chat.Approve, hintKeys.Chat.Deny
+		approve.SetHelp(approve.Help().Key, "accept result")
+		deny.SetHelp(deny.Help().Key, "reject result")
+		c.hints(approve, deny)
 	case protocol.ToolCallStatusRunning:
 		// The call's MCP server flipped to authRequired: the call waits on
 		// the same sign-in an auth-required call asks for, so it asks for it
 		// in the same place, on its own card.
 		if ctx.Grant != nil {
-			add(th.Warning, "⚠ waiting: its MCP server needs sign-in")
-			lines = append(lines, grantBox(th, ctx.grant(), inner)...)
+			c.add(th.Warning, "⚠ waiting: its MCP server needs sign-in")
+			c.lines = append(c.lines, grantBox(th, ctx.grant(), c.inner)...)
 			if ctx.Selected && ctx.Grant.Phase == GrantOffered {
-				add(th.Muted, "declining cancels the call")
+				c.add(th.Muted, "declining cancels the call")
 			}
 		}
 	case protocol.ToolCallStatusAuthRequired:
 		switch {
 		case ctx.Grant != nil:
-			lines = append(lines, grantBox(th, ctx.grant(), inner)...)
+			c.lines = append(c.lines, grantBox(th, ctx.grant(), c.inner)...)
 		case t.auth != nil:
-			scopes := t.auth.RequiredScopes
 			res := SanitizeLine(t.auth.Resource.Resource)
 			if res == "" {
 				res = "the server"
 			}
 			var clean []string
-			for _, s := range scopes {
+			for _, s := range t.auth.RequiredScopes {
 				clean = append(clean, SanitizeLine(s))
 			}
-			add(th.Warning, res+" "+reasonText(string(t.auth.Reason), clean))
+			c.add(th.Warning, res+" "+reasonText(string(t.auth.Reason), clean))
 			if ctx.Selected {
-				lines = append(lines, wrapLines(hintLine(th, hintKeys.Grant.Accept, hintKeys.Grant.Decline), inner)...)
-			} else if ctx.Reach != "" {
-				lines = append(lines, reachLines(th, ctx.Reach, inner)...)
+				c.hints(hintKeys.Grant.Accept, hintKeys.Grant.Decline)
+			} else {
+				c.reach()
 			}
 		}
 	}
-	return lines
 }
 
 // grant is the card's grant prompt, told how to reach its keys when they
