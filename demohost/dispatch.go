@@ -2,6 +2,9 @@ package demohost
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/ahptui/ahptui/protocol"
 )
@@ -26,8 +29,8 @@ func (h *Host) dispatchLocked(c *conn, raw json.RawMessage) {
 	}
 	h.lastSeq[c.clientID] = p.ClientSeq
 	origin := protocol.ActionOrigin{ClientId: c.clientID, ClientSeq: p.ClientSeq}
-	if reason := h.checkActionLocked(c, p.Channel, p.Action.Variant); reason != "" {
-		h.rejectLocked(p.Channel, p.Action, origin, reason)
+	if err := h.checkActionLocked(c, p.Channel, p.Action.Variant); err != nil {
+		h.rejectLocked(p.Channel, p.Action, origin, err.Error())
 		return
 	}
 	before := h.sessionOf(p.Channel)
@@ -67,234 +70,246 @@ func (h *Host) sessionOf(channel string) *session {
 	return nil
 }
 
-// checkActionLocked returns why a client action is refused, or "".
-func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateActionVariant) string {
-	s := h.sessions[channel]
-	ch := h.chats[channel]
-	needSession := func() string {
+var (
+	errNeedSession = errors.New("this action belongs on a session channel")
+	errNeedChat    = errors.New("this action belongs on a chat channel")
+)
+
+// checkActionLocked says why a client action is refused (the rejection
+// reason the client sees), or nil. It routes by the action's domain:
+// the root's, a session's or a chat's; a chat action is checked further
+// by what it acts on (turns, tool calls, pending messages, input).
+func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateActionVariant) error {
+	kind := protocol.NewStateAction(v).Kind()
+	switch {
+	case strings.HasPrefix(kind, "root/"):
+		return h.checkRootAction(channel, v)
+	case strings.HasPrefix(kind, "session/"):
+		s := h.sessions[channel]
 		if s == nil {
-			return "this action belongs on a session channel"
+			return errNeedSession
 		}
-		return ""
-	}
-	needChat := func() string {
+		return checkSessionAction(c, s, v)
+	case strings.HasPrefix(kind, "chat/"):
+		ch := h.chats[channel]
 		if ch == nil {
-			return "this action belongs on a chat channel"
+			return errNeedChat
 		}
-		return ""
+		return checkChatAction(c, ch, v)
 	}
+	return notDispatchable(v)
+}
+
+func notDispatchable(v protocol.StateActionVariant) error {
+	return fmt.Errorf("action %s is not client-dispatchable", protocol.NewStateAction(v).Kind())
+}
+
+func (h *Host) checkRootAction(channel string, v protocol.StateActionVariant) error {
+	if _, ok := v.(protocol.RootConfigChangedAction); !ok {
+		return notDispatchable(v)
+	}
+	if channel != rootURI {
+		return errors.New("root/configChanged belongs on the root channel")
+	}
+	if h.root.Config == nil {
+		return errors.New("the demo host has no host-level settings")
+	}
+	return nil
+}
+
+func checkSessionAction(c *conn, s *session, v protocol.StateActionVariant) error {
 	switch a := v.(type) {
-	case protocol.RootConfigChangedAction:
-		if channel != rootURI {
-			return "root/configChanged belongs on the root channel"
-		}
-		if h.root.Config == nil {
-			return "the demo host has no host-level settings"
-		}
 	case protocol.SessionTitleChangedAction, protocol.SessionIsReadChangedAction, protocol.SessionIsArchivedChangedAction:
-		return needSession()
+		return nil
 	case protocol.SessionConfigChangedAction:
-		if r := needSession(); r != "" {
-			return r
-		}
 		if s.state.Config == nil {
-			return "this session has no settings"
+			return errors.New("this session has no settings")
 		}
 	case protocol.SessionDefaultChatChangedAction:
-		if r := needSession(); r != "" {
-			return r
-		}
 		if a.DefaultChat != nil && !containsChat(s.state.Chats, *a.DefaultChat) {
-			return "defaultChat is not one of this session's chats"
+			return errors.New("defaultChat is not one of this session's chats")
 		}
 	case protocol.SessionActiveClientSetAction:
-		if r := needSession(); r != "" {
-			return r
-		}
 		if a.ActiveClient.ClientId != c.clientID {
-			return "a client can only set itself as an active client"
+			return errors.New("a client can only set itself as an active client")
 		}
 	case protocol.SessionActiveClientRemovedAction:
-		if r := needSession(); r != "" {
-			return r
-		}
 		if a.ClientId != c.clientID {
-			return "a client can only remove itself from the active clients"
+			return errors.New("a client can only remove itself from the active clients")
 		}
 	case protocol.SessionCustomizationToggledAction:
-		if r := needSession(); r != "" {
-			return r
-		}
 		if !customizationExists(s.state, a.Id) {
-			return "no customization with id " + clip(a.Id)
+			return errors.New("no customization with id " + clip(a.Id))
 		}
 	case protocol.SessionMcpServerStartRequestedAction:
-		if r := needSession(); r != "" {
-			return r
-		}
 		_, enabled, ok := findServer(s.state, a.Id)
 		if !ok {
-			return "no MCP server with id " + clip(a.Id)
+			return errors.New("no MCP server with id " + clip(a.Id))
 		}
 		if !enabled {
-			return "this MCP server is disabled; enable it before starting it"
+			return errors.New("this MCP server is disabled; enable it before starting it")
 		}
 	case protocol.SessionMcpServerStopRequestedAction:
-		if r := needSession(); r != "" {
-			return r
-		}
 		if _, _, ok := findServer(s.state, a.Id); !ok {
-			return "no MCP server with id " + clip(a.Id)
+			return errors.New("no MCP server with id " + clip(a.Id))
 		}
-	case protocol.ChatTurnStartedAction:
-		if r := needChat(); r != "" {
-			return r
-		}
+	default:
+		return notDispatchable(v)
+	}
+	return nil
+}
+
+func checkChatAction(c *conn, ch *chat, v protocol.StateActionVariant) error {
+	switch a := v.(type) {
+	case protocol.ChatTurnStartedAction, protocol.ChatTurnCancelledAction, protocol.ChatTruncatedAction:
+		return checkTurnAction(ch, a)
+	case protocol.ChatToolCallApprovedAction, protocol.ChatToolCallDeniedAction, protocol.ChatToolCallResultConfirmedAction,
+		protocol.ChatToolCallCompleteAction, protocol.ChatToolCallContentChangedAction:
+		return checkToolCallAction(c, ch, a)
+	case protocol.ChatPendingMessageSetAction:
 		if a.Message.Origin.Kind != protocol.MessageKindUser {
-			return "a client may only send user messages"
+			return errors.New("a client may only send user messages")
+		}
+		if a.Id == "" {
+			return errors.New("pending message id is empty")
+		}
+	case protocol.ChatPendingMessageRemovedAction:
+		if !hasPending(ch.state, a.Kind, a.Id) {
+			return errors.New("no pending message " + clip(a.Id))
+		}
+	case protocol.ChatQueuedMessagesReorderedAction, protocol.ChatDraftChangedAction:
+		return nil
+	case protocol.ChatInputAnswerChangedAction, protocol.ChatInputCompletedAction:
+		return checkInputAction(ch, a)
+	default:
+		return notDispatchable(v)
+	}
+	return nil
+}
+
+// checkTurnAction checks starting, cancelling and truncating turns.
+func checkTurnAction(ch *chat, v protocol.StateActionVariant) error {
+	switch a := v.(type) {
+	case protocol.ChatTurnStartedAction:
+		if a.Message.Origin.Kind != protocol.MessageKindUser {
+			return errors.New("a client may only send user messages")
 		}
 		if a.TurnId == "" {
-			return "turnId is empty"
+			return errors.New("turnId is empty")
 		}
 		if ch.state.ActiveTurn != nil {
-			return "a turn is already running; queue the message instead"
+			return errors.New("a turn is already running; queue the message instead")
 		}
-		for _, t := range ch.state.Turns {
-			if t.Id == a.TurnId {
-				return "turnId " + clip(a.TurnId) + " is already used in this chat"
-			}
+		if hasTurn(ch.state.Turns, a.TurnId) {
+			return errors.New("turnId " + clip(a.TurnId) + " is already used in this chat")
 		}
 	case protocol.ChatTurnCancelledAction:
-		if r := needChat(); r != "" {
-			return r
-		}
 		if ch.state.ActiveTurn == nil || ch.state.ActiveTurn.Id != a.TurnId {
-			return "no active turn to cancel"
+			return errors.New("no active turn to cancel")
 		}
 	case protocol.ChatTruncatedAction:
-		if r := needChat(); r != "" {
-			return r
-		}
 		if ch.state.ActiveTurn != nil {
-			return "cancel the running turn before truncating"
+			return errors.New("cancel the running turn before truncating")
 		}
 		if a.TurnId != nil && !hasTurn(ch.state.Turns, *a.TurnId) {
-			return "no turn " + clip(*a.TurnId) + " in this chat"
+			return errors.New("no turn " + clip(*a.TurnId) + " in this chat")
 		}
+	}
+	return nil
+}
+
+// checkToolCallAction checks the answers to a tool call's confirmations
+// and what a client that provides a tool may do with its call.
+func checkToolCallAction(c *conn, ch *chat, v protocol.StateActionVariant) error {
+	switch a := v.(type) {
 	case protocol.ChatToolCallApprovedAction:
-		return h.checkToolCall(ch, a.TurnId, a.ToolCallId, "pending-confirmation")
+		return checkToolCallIs(ch, a.TurnId, a.ToolCallId, protocol.ToolCallStatusPendingConfirmation)
 	case protocol.ChatToolCallDeniedAction:
-		return h.checkToolCall(ch, a.TurnId, a.ToolCallId, "pending-confirmation")
+		return checkToolCallIs(ch, a.TurnId, a.ToolCallId, protocol.ToolCallStatusPendingConfirmation)
 	case protocol.ChatToolCallResultConfirmedAction:
-		return h.checkToolCall(ch, a.TurnId, a.ToolCallId, "pending-result-confirmation")
+		return checkToolCallIs(ch, a.TurnId, a.ToolCallId, protocol.ToolCallStatusPendingResultConfirmation)
 	case protocol.ChatToolCallCompleteAction:
-		if r := needChat(); r != "" {
-			return r
-		}
 		tc, ok := findToolCall(ch.state, a.TurnId, a.ToolCallId)
 		if !ok {
-			return "unknown tool call " + clip(a.ToolCallId)
+			return errors.New("unknown tool call " + clip(a.ToolCallId))
 		}
 		switch st := tc.Variant.(type) {
 		case protocol.ToolCallAuthRequiredState:
 			if a.Result.Success {
-				return "a tool call waiting for authentication can only be cancelled (a failed result)"
+				return errors.New("a tool call waiting for authentication can only be cancelled (a failed result)")
 			}
 		case protocol.ToolCallRunningState:
 			if !ownedBy(st.Contributor, c.clientID) {
-				return "only the client that provides this tool may complete it"
+				return errors.New("only the client that provides this tool may complete it")
 			}
 		default:
-			return "tool call is not running or waiting for authentication"
+			return errors.New("tool call is not running or waiting for authentication")
 		}
 	case protocol.ChatToolCallContentChangedAction:
-		if r := needChat(); r != "" {
-			return r
-		}
 		tc, ok := findToolCall(ch.state, a.TurnId, a.ToolCallId)
 		if !ok {
-			return "unknown tool call " + clip(a.ToolCallId)
+			return errors.New("unknown tool call " + clip(a.ToolCallId))
 		}
 		st, running := tc.Variant.(protocol.ToolCallRunningState)
 		if !running || !ownedBy(st.Contributor, c.clientID) {
-			return "only the client that provides a running tool may stream its content"
+			return errors.New("only the client that provides a running tool may stream its content")
 		}
-	case protocol.ChatPendingMessageSetAction:
-		if r := needChat(); r != "" {
-			return r
-		}
-		if a.Message.Origin.Kind != protocol.MessageKindUser {
-			return "a client may only send user messages"
-		}
-		if a.Id == "" {
-			return "pending message id is empty"
-		}
-	case protocol.ChatPendingMessageRemovedAction:
-		if r := needChat(); r != "" {
-			return r
-		}
-		if !hasPending(ch.state, a.Kind, a.Id) {
-			return "no pending message " + clip(a.Id)
-		}
-	case protocol.ChatQueuedMessagesReorderedAction, protocol.ChatDraftChangedAction:
-		return needChat()
+	}
+	return nil
+}
+
+// checkInputAction checks drafting and completing the answers to an
+// open input request.
+func checkInputAction(ch *chat, v protocol.StateActionVariant) error {
+	switch a := v.(type) {
 	case protocol.ChatInputAnswerChangedAction:
-		if r := needChat(); r != "" {
-			return r
-		}
 		req, ok := openInputRequest(ch.state, a.RequestId)
 		if !ok {
-			return "no open input request " + clip(a.RequestId)
+			return errors.New("no open input request " + clip(a.RequestId))
 		}
 		if !hasQuestion(req, a.QuestionId) {
-			return "no question " + clip(a.QuestionId) + " in that input request"
+			return errors.New("no question " + clip(a.QuestionId) + " in that input request")
 		}
 		if a.Answer != nil {
 			if ans, ok := a.Answer.Variant.(protocol.ChatInputAnswered); ok && ans.Value.Variant == nil {
-				return "an answered question needs a value"
+				return errors.New("an answered question needs a value")
 			}
 		}
 	case protocol.ChatInputCompletedAction:
-		if r := needChat(); r != "" {
-			return r
-		}
 		req, ok := openInputRequest(ch.state, a.RequestId)
 		if !ok {
-			return "no open input request " + clip(a.RequestId)
+			return errors.New("no open input request " + clip(a.RequestId))
 		}
-		if a.Response == protocol.ChatInputResponseKindAccept {
-			for _, q := range req.Questions {
-				id, required := questionInfo(q)
-				if !required {
-					continue
-				}
-				ans, ok := a.Answers[id]
-				if !ok {
-					ans, ok = req.Answers[id]
-				}
-				if v, answered := ans.Variant.(protocol.ChatInputAnswered); !ok || !answered || v.State != "submitted" {
-					return "required question " + clip(id) + " has no submitted answer"
-				}
+		if a.Response != protocol.ChatInputResponseKindAccept {
+			return nil
+		}
+		for _, q := range req.Questions {
+			id, required := questionInfo(q)
+			if !required {
+				continue
+			}
+			ans, ok := a.Answers[id]
+			if !ok {
+				ans, ok = req.Answers[id]
+			}
+			if v, answered := ans.Variant.(protocol.ChatInputAnswered); !ok || !answered || v.State != "submitted" {
+				return errors.New("required question " + clip(id) + " has no submitted answer")
 			}
 		}
-	default:
-		return "action " + protocol.NewStateAction(v).Kind() + " is not client-dispatchable"
 	}
-	return ""
+	return nil
 }
 
-func (h *Host) checkToolCall(ch *chat, turnID, toolCallID, want string) string {
-	if ch == nil {
-		return "this action belongs on a chat channel"
-	}
+// checkToolCallIs checks that the tool call exists and is in state want.
+func checkToolCallIs(ch *chat, turnID, toolCallID, want string) error {
 	tc, ok := findToolCall(ch.state, turnID, toolCallID)
 	if !ok {
-		return "unknown tool call " + clip(toolCallID)
+		return errors.New("unknown tool call " + clip(toolCallID))
 	}
-	if tc.Kind() != want {
-		return "tool call not " + want
+	if tc.Status() != want {
+		return errors.New("tool call not " + want)
 	}
-	return ""
+	return nil
 }
 
 // reactLocked is the host's side of an accepted client action: the agent
