@@ -55,7 +55,7 @@ func (cp *chatPanel) keyComposer(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-func (cp *chatPanel) keyChat(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+func (cp *chatPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := cp.keys.Chat
 	page := max(1, cp.transcriptHeight()-2)
 	switch {

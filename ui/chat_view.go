@@ -36,7 +36,7 @@ func (cp *chatPanel) chatParts(rect views.Rect) (header, prompts []string, w, h 
 	return header, prompts, inner, max(1, innerH-len(header)-len(prompts)-(composerHeight+1))
 }
 
-func (cp *chatPanel) renderChat(rect views.Rect) []string {
+func (cp *chatPanel) view(rect views.Rect) []string {
 	p := views.ChatPanel{Title: cp.chatTitle(), Focused: cp.focus == focusChat || cp.focus == focusComposer,
 		ComposerHeight: composerHeight}
 	switch {

@@ -81,16 +81,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	handled := true
 	switch ctx {
 	case keymap.ContextSessions:
-		cmd, handled = m.sessions.keySessions(msg)
+		cmd, handled = m.sessions.handleKey(msg)
 	case keymap.ContextChat:
-		cmd, handled = m.chatPanel.keyChat(msg)
+		cmd, handled = m.chatPanel.handleKey(msg)
 	case keymap.ContextChatGrant:
 		cmd, handled = m.chatPanel.keyGrant(msg)
 		if !handled {
-			cmd, handled = m.chatPanel.keyChat(msg)
+			cmd, handled = m.chatPanel.handleKey(msg)
 		}
 	case keymap.ContextMCP:
-		cmd, handled = m.mcp.keyMCP(msg)
+		cmd, handled = m.mcp.handleKey(msg)
 	}
 	if handled {
 		return cmd

@@ -31,13 +31,13 @@ func (m *Model) Render() string {
 		return ""
 	}
 	panels := []views.ScreenPanel{
-		{Rect: l.Sessions, Lines: m.sessions.renderSessions(l.Sessions.W, l.Sessions.H)},
-		{Rect: l.Chat, Lines: m.chatPanel.renderChat(l.Chat)},
+		{Rect: l.Sessions, Lines: m.sessions.view(l.Sessions.W, l.Sessions.H)},
+		{Rect: l.Chat, Lines: m.chatPanel.view(l.Chat)},
 	}
 	if !l.MCP.Empty() {
-		panels = append(panels, views.ScreenPanel{Rect: l.MCP, Lines: m.mcp.renderMCP(l.MCP.W, l.MCP.H)})
+		panels = append(panels, views.ScreenPanel{Rect: l.MCP, Lines: m.mcp.view(l.MCP.W, l.MCP.H)})
 	}
-	return views.ComposeScreen(l, panels, m.helpLine(), views.RenderStatusBar(m.th, m.statusBar(), l.Width), m.overlay())
+	return views.ComposeScreen(l, panels, m.helpLine(), m.status.view(m.th, m.cfg.Host, len(m.chatPanel.blockers()), l.Width), m.overlay())
 }
 
 // fittedLayout gives the chat the rows the MCP strip under it does not
@@ -89,15 +89,6 @@ func (m *Model) settle() {
 	}
 }
 
-func (m *Model) statusBar() views.StatusBar {
-	sb := views.StatusBar{
-		Host: m.cfg.Host, ProtocolVersion: m.status.conn.version, State: m.status.conn.state,
-		Attempt: m.status.conn.attempt, Cause: m.status.conn.cause,
-		FailedReason: m.status.conn.failedReason, FailedHint: m.status.conn.failedHint,
-		NeedsInput: len(m.chatPanel.blockers()), Message: m.status.text, MessageIsError: m.status.isErr,
-	}
-	return sb
-}
 
 func (m *Model) helpLine() string {
 	if m.modal == modalNone && m.signin.waitingGrant() != nil {

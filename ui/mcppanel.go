@@ -74,7 +74,7 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	return tea.Tick(pendingTimeout, func(time.Time) tea.Msg { return settleMsg{seq: seq} })
 }
 
-func (mp *mcpPanel) keyMCP(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+func (mp *mcpPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := mp.keys.MCP
 	rows := mcpRows(mp.sess)
 	switch {
@@ -99,7 +99,7 @@ func (mp *mcpPanel) keyMCP(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-func (mp *mcpPanel) renderMCP(w, h int) []string {
+func (mp *mcpPanel) view(w, h int) []string {
 	if w <= 0 || h <= 0 {
 		return nil
 	}

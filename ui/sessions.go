@@ -30,7 +30,7 @@ type newChoice struct {
 	modelName           string
 }
 
-func (sl *sessionList) renderSessions(w, h int) []string {
+func (sl *sessionList) view(w, h int) []string {
 	if w <= 0 || h <= 0 {
 		return nil
 	}
@@ -46,7 +46,7 @@ func (sl *sessionList) renderSessions(w, h int) []string {
 	return views.RenderPanel(sl.th, title, strings.Split(body, "\n"), w, h, sl.focus == focusSessions)
 }
 
-func (sl *sessionList) keySessions(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+func (sl *sessionList) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := sl.keys.Sessions
 	switch {
 	case key.Matches(msg, k.Up):

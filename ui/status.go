@@ -64,3 +64,14 @@ func (s *statusLine) expire(now time.Time) {
 		s.text = ""
 	}
 }
+
+// view is the status bar width cells wide for host, counting needsInput
+// things that wait on the user.
+func (s *statusLine) view(th views.Theme, host string, needsInput, width int) string {
+	return views.RenderStatusBar(th, views.StatusBar{
+		Host: host, ProtocolVersion: s.conn.version, State: s.conn.state,
+		Attempt: s.conn.attempt, Cause: s.conn.cause,
+		FailedReason: s.conn.failedReason, FailedHint: s.conn.failedHint,
+		NeedsInput: needsInput, Message: s.text, MessageIsError: s.isErr,
+	}, width)
+}
