@@ -197,51 +197,17 @@ func toolFailed(tc protocol.ToolCallState) bool {
 	return ok && !c.Success
 }
 
-// pump is the Bubble Tea runtime in small for model tests without a
-// driver: it runs cmd's commands in goroutines and hands their messages to
-// Update on the test goroutine (running what Update returns the same way)
-// until cond holds. Status reports are messages, so a test that checks the
-// status line after a key pumps until the report arrives. Commands that
-// never finish (waiting on the stub's events, a long tick) are abandoned
-// when pump returns.
+// pump runs cmd the way the program would (see driver) on a model
+// without a host, handing the messages back to Update until cond holds.
+// Status reports are messages, so a test that checks the status line
+// after a key pumps until the report arrives. Commands that never finish
+// (waiting on the stub's events, a long tick) are abandoned on return.
 func pump(t *testing.T, m *Model, cmd tea.Cmd, what string, cond func() bool) {
 	t.Helper()
-	msgs := make(chan tea.Msg)
-	done := make(chan struct{})
-	defer close(done)
-	var run func(tea.Cmd)
-	run = func(c tea.Cmd) {
-		if c == nil {
-			return
-		}
-		go func() {
-			msg := c()
-			if msg == nil {
-				return
-			}
-			select {
-			case msgs <- msg:
-			case <-done:
-			}
-		}()
-	}
-	run(cmd)
-	deadline := time.After(5 * time.Second)
-	for !cond() {
-		select {
-		case msg := <-msgs:
-			if b, ok := msg.(tea.BatchMsg); ok {
-				for _, c := range b {
-					run(c)
-				}
-				continue
-			}
-			_, next := m.Update(msg)
-			run(next)
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s (status %q)", what, m.status.text)
-		}
-	}
+	d := &driver{t: t, m: m, msgs: make(chan tea.Msg), done: make(chan struct{})}
+	defer close(d.done)
+	d.run(cmd)
+	d.until(what, cond)
 }
 
 // pressUntil presses k and pumps until cond holds.
