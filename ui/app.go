@@ -16,7 +16,9 @@ import (
 // keys, theme, the client and the snapshots it handed out for the watched
 // channels. The root model writes the snapshots (it owns subscriptions);
 // components read them and change them only by asking the root through
-// requestSession and requestChat.
+// requestSession, requestChat and closeSession. focus, modal and form are
+// shared UI state: a component sets them to take the keyboard into
+// itself, open its dialog or open the input form.
 type app struct {
 	cfg      Config
 	keys     keymap.KeyMap
@@ -53,6 +55,9 @@ type app struct {
 	// session's chat. Both are the root's and return its command.
 	requestSession func(uri string) tea.Cmd
 	requestChat    func(uri string) tea.Cmd
+	// closeSession stops showing session uri if it is the open one (it
+	// is being disposed).
+	closeSession func(uri string)
 }
 
 // Model is the root Bubble Tea model of ahptui. It routes messages to the

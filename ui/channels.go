@@ -71,3 +71,12 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 		return subscribedMsg{channel: uri, err: c.Subscribe(ctx, uri)}
 	}
 }
+
+// closeSession forgets the open session and chat when uri is the open
+// session, so a session being disposed is not drawn while the host
+// removes it.
+func (m *Model) closeSession(uri string) {
+	if uri == m.openSession {
+		m.openSession, m.hasSess, m.openChat, m.hasChat = "", false, "", false
+	}
+}

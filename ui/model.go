@@ -51,6 +51,7 @@ func New(cfg Config) *Model {
 	// root owns the subscriptions.
 	a.requestSession = m.openSessionCmd
 	a.requestChat = m.switchChat
+	a.closeSession = m.closeSession
 	m.help = help.New()
 	m.applyTheme()
 	m.resize(100, 30)
@@ -325,9 +326,7 @@ func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
 	case protocol.SessionsListedEvent, protocol.SessionAddedEvent, protocol.SessionSummaryChangedEvent:
 		return m.sessions.update(ev)
 	case protocol.SessionRemovedEvent:
-		if e.Session == m.openSession {
-			m.openSession, m.hasSess, m.openChat, m.hasChat = "", false, "", false
-		}
+		m.closeSession(e.Session)
 		return m.sessions.update(ev)
 	case protocol.AuthRequiredEvent:
 		reason := ""

@@ -208,9 +208,7 @@ func (sl *sessionList) disposeCmd(uri string) tea.Cmd {
 	if c == nil {
 		return reportError(errNoClient)
 	}
-	if uri == sl.openSession {
-		sl.openSession, sl.hasSess, sl.openChat, sl.hasChat = "", false, "", false
-	}
+	sl.closeSession(uri)
 	return func() tea.Msg {
 		return opDoneMsg{what: "dispose session", err: c.DisposeSession(ctx, uri)}
 	}
