@@ -2,6 +2,7 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/ahptui/ahptui/protocol"
 )
 

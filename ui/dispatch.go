@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/ahptui/ahptui/protocol"
 )
 

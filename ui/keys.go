@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/views"
 )

@@ -3,6 +3,7 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/views"
 )
@@ -88,7 +89,6 @@ func (m *Model) settle() {
 		}
 	}
 }
-
 
 func (m *Model) helpLine() string {
 	if m.modal == modalNone && m.signin.waitingGrant() != nil {

@@ -8,6 +8,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -23,7 +24,7 @@ type mcpPanel struct {
 }
 
 // pendingOp is an MCP action sent but not yet answered, keyed in
-// Model.pendingMCP by the clientSeq Dispatch returned. The host's echo
+// mcpPanel.pending by the clientSeq Dispatch returned. The host's echo
 // (protocol.ActionConfirmedEvent) or its rejection (ActionRejectedEvent)
 // for that clientSeq settles it; a dropped channel ends it. The client
 // re-dispatches un-echoed actions after a reconnect with the same clientSeq,

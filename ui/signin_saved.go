@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
