@@ -70,7 +70,7 @@ func (cp *chatPanel) noticeBlockers() {
 	if cp.seenChat != cp.openChat || cp.seenBlockers == nil {
 		cp.seenChat, cp.seenBlockers = cp.openChat, map[string]bool{}
 	}
-	auth := authRequiredServers(mcpRows(cp.sess))
+	auth := cp.signin.waitingServers()
 	newest := ""
 	for _, it := range cp.items() {
 		if it.needsUser(auth) && !cp.seenBlockers[it.ID] {
@@ -103,7 +103,7 @@ func (cp *chatPanel) noticeBlockers() {
 
 // newestBlocker is the open chat's most recent item that waits on the user.
 func (cp *chatPanel) newestBlocker() (chatItem, bool) {
-	auth := authRequiredServers(mcpRows(cp.sess))
+	auth := cp.signin.waitingServers()
 	items := cp.items()
 	for i := len(items) - 1; i >= 0; i-- {
 		if items[i].needsUser(auth) {
@@ -121,7 +121,7 @@ func (cp *chatPanel) followBlocker() {
 	if cp.focus != focusChat || cp.sel.prompt {
 		return
 	}
-	auth := authRequiredServers(mcpRows(cp.sess))
+	auth := cp.signin.waitingServers()
 	if it, ok := cp.selectedItem(); ok && it.needsUser(auth) {
 		return
 	}
@@ -163,7 +163,7 @@ func (cp *chatPanel) selectDefaultItem() {
 		cp.sel = chatSel{prompt: true}
 		return
 	}
-	auth := authRequiredServers(mcpRows(cp.sess))
+	auth := cp.signin.waitingServers()
 	for _, it := range cp.items() {
 		if it.needsUser(auth) {
 			cp.sel = chatSel{item: it.ID}
@@ -216,7 +216,7 @@ func (cp *chatPanel) offerPrompt() {
 // follows them (followBlocker) and a new one comes within reach
 // (noticeBlockers).
 func (cp *chatPanel) blockersChanged() {
-	auth := authRequiredServers(mcpRows(cp.sess))
+	auth := cp.signin.waitingServers()
 	var waiting []string
 	for _, it := range cp.items() {
 		if it.needsUser(auth) {

@@ -185,7 +185,7 @@ func (cp *chatPanel) itemGrantRequirement(it chatItem) *protocol.McpAuthRequirem
 		return it.Tool.AuthRequirement()
 	case protocol.ToolCallStatusRunning:
 		if s := it.Tool.McpServer(); s != "" {
-			return serverAuth(mcpRows(cp.sess), s)
+			return cp.signin.serverAuth(s)
 		}
 	}
 	return nil

@@ -60,7 +60,7 @@ func (cp *chatPanel) jumpTargets() []blocker {
 				listed[b.item] = true
 			}
 		}
-		auth := authRequiredServers(mcpRows(cp.sess))
+		auth := cp.signin.waitingServers()
 		for _, it := range cp.items() {
 			if it.needsUser(auth) && !listed[it.ID] {
 				out = append(out, blocker{cp.openSession, cp.openChat, it.ID})

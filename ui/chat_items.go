@@ -59,8 +59,10 @@ func (cp *chatPanel) items() []chatItem {
 	}
 	if !mm.valid || mm.active != cp.chat.ActiveTurn {
 		mm.active, mm.valid = cp.chat.ActiveTurn, true
-		// A fresh slice: callers may hold the previous snapshot's items.
-		mm.items = mm.done[:len(mm.done):len(mm.done)]
+		// The running turn's items go after the finished ones, into the
+		// same backing array when it has room: nothing keeps a previous
+		// snapshot's items past the update that replaced the snapshot.
+		mm.items = mm.done
 		if at := cp.chat.ActiveTurn; at != nil {
 			mm.items = appendItems(mm.items, at.Id, at.ResponseParts, true)
 		}

@@ -100,7 +100,7 @@ func (cp *chatPanel) transcriptOptions() views.TranscriptOptions {
 	if cp.focus == focusChat {
 		opts.SelectedToolCall = cp.sel.item
 	}
-	auth := authRequiredServers(mcpRows(cp.sess))
+	auth := cp.signin.waitingServers()
 	if cp.focus == focusComposer {
 		// The card's keys are transcript keys: say how to get there.
 		reach := fmt.Sprintf("%s then %s to answer", cp.keys.Composer.Cancel.Help().Key, cp.keys.Chat.NextBlocker.Help().Key)

@@ -50,7 +50,7 @@ func (m *Model) fittedLayout() views.Layout {
 	// Focused, the panel keeps its rows: there the selected server's error
 	// or sign-in detail shows under the list.
 	if l.MCPBelow && m.hasSess && m.focus != focusMCP {
-		need := max(views.MinMCPBelow, views.MCPPanelHeight(m.th, mcpRows(m.sess), l.MCP.W))
+		need := max(views.MinMCPBelow, views.MCPPanelHeight(m.th, m.signin.servers(), l.MCP.W))
 		if d := l.MCP.H - need; d > 0 {
 			l.MCP.Y += d
 			l.MCP.H -= d
@@ -68,7 +68,7 @@ func (m *Model) fittedLayout() views.Layout {
 // shows a card the selection just moved to. View then only draws.
 func (m *Model) settle() {
 	m.layout = m.fittedLayout()
-	m.mcp.sel = max(0, min(m.mcp.sel, len(mcpRows(m.sess))-1))
+	m.mcp.sel = max(0, min(m.mcp.sel, len(m.signin.servers())-1))
 	if !m.chatPanel.pin || m.openSession == "" || !m.hasChat {
 		return
 	}
@@ -105,7 +105,7 @@ func (m *Model) helpLine() string {
 		if !ok {
 			it, ok = m.chatPanel.newestBlocker()
 		}
-		live := ok && it.needsUser(authRequiredServers(mcpRows(m.sess)))
+		live := ok && it.needsUser(m.signin.waitingServers())
 		out := make([]key.Binding, 0, len(short))
 		for _, b := range short {
 			answer := views.SameKeys(b, m.keys.Chat.Approve) || views.SameKeys(b, m.keys.Chat.Deny)

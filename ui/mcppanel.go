@@ -77,7 +77,7 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 
 func (mp *mcpPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := mp.keys.MCP
-	rows := mcpRows(mp.sess)
+	rows := mp.signin.servers()
 	switch {
 	case key.Matches(msg, k.Up):
 		mp.sel = max(0, mp.sel-1)
@@ -108,7 +108,7 @@ func (mp *mcpPanel) view(w, h int) []string {
 	if !mp.hasSess {
 		return views.RenderPanel(mp.th, "MCP servers", []string{mp.th.Muted.Render("open a session to see its servers")}, w, h, focused)
 	}
-	rows := mcpRows(mp.sess)
+	rows := mp.signin.servers()
 	sel := max(0, min(mp.sel, len(rows)-1))
 	pending := map[string]bool{}
 	for _, p := range mp.pending {

@@ -24,7 +24,8 @@ type signIn struct {
 	// token was looked for (and pushed if found) on this connection.
 	savedTried map[savedKey]bool
 	// lastWants is what the host asked tokens for at the last snapshot.
-	lastWants []tokenWant
+	lastWants   []tokenWant
+	serversMemo serversMemo
 }
 
 // grantPhase is where one "grant additional access" flow is.
@@ -103,7 +104,7 @@ func (si *signIn) advertised() []string {
 			add(p.Resource)
 		}
 	}
-	for _, r := range mcpRows(si.sess) {
+	for _, r := range si.servers() {
 		if r.Auth != nil {
 			add(r.Auth.Resource.Resource)
 		}

@@ -47,7 +47,7 @@ func (si *signIn) tokenWants() []tokenWant {
 		}
 	}
 	if si.hasSess {
-		for _, r := range mcpRows(si.sess) {
+		for _, r := range si.servers() {
 			if r.StateKind == "authRequired" && r.Auth != nil {
 				out = append(out, tokenWant{resource: r.Auth.Resource.Resource, scopes: r.Auth.RequiredScopes})
 			}
@@ -146,34 +146,4 @@ func (si *signIn) onSavedPushed(msg savedPushedMsg) tea.Cmd {
 	}
 	si.dropAgentPrompt(msg.resource)
 	return reportInfo("signed in to " + res + " with a saved token")
-}
-
-// mcpRow is one row of the MCP panel. mcpRows (views.MCPServerRows) is the
-// ONE derivation of the panel: rendering and key handling both index into
-// its result, so the row a key acts on is the row the user sees highlighted.
-type mcpRow = views.MCPServerRow
-
-func mcpRows(sess protocol.SessionState) []mcpRow {
-	return views.MCPServerRows(views.SessionCustomizations(sess))
-}
-
-// authRequiredServers maps MCP server ids in authRequired to true, so a
-// running tool call against one grows a grant prompt.
-func authRequiredServers(rows []mcpRow) map[string]bool {
-	out := map[string]bool{}
-	for _, r := range rows {
-		if r.StateKind == "authRequired" {
-			out[r.ID] = true
-		}
-	}
-	return out
-}
-
-func serverAuth(rows []mcpRow, id string) *protocol.McpAuthRequirement {
-	for _, r := range rows {
-		if r.ID == id && r.Auth != nil {
-			return r.Auth
-		}
-	}
-	return nil
 }
