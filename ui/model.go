@@ -156,32 +156,33 @@ func (m *Model) resize(w, h int) {
 // Update routes one message, then settles what View reads (layout, MCP
 // selection, the scroll a new selection asks for), so View only draws.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := m.route(msg)
+	cmd := m.route(msg)
 	m.settle()
 	return m, cmd
 }
 
-func (m *Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
+// route hands one message to the component it concerns.
+func (m *Model) route(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return m, nil
+		return nil
 	case tea.BackgroundColorMsg:
 		m.isDark = msg.IsDark()
 		m.applyTheme()
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
-		return m, m.handleKey(msg)
+		return m.handleKey(msg)
 	case tea.PasteMsg:
 		if m.focus == focusComposer && m.modal == modalNone {
 			var cmd tea.Cmd
 			m.chatPanel.composer, cmd = m.chatPanel.composer.Update(msg)
-			return m, cmd
+			return cmd
 		}
 		if m.modal == modalInput && m.form != nil {
-			return m, m.form.update(msg)
+			return m.form.update(msg)
 		}
-		return m, nil
+		return nil
 	case tea.MouseWheelMsg:
 		if m.layout.Chat.Contains(msg.X, msg.Y) || m.modal == modalNone {
 			switch msg.Button {
@@ -191,78 +192,71 @@ func (m *Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.chatPanel.scrollBy(-3)
 			}
 		}
-		return m, nil
+		return nil
 	case connectedMsg:
-		return m, m.onConnected(msg)
+		return m.onConnected(msg)
 	case eventMsg:
 		cmd := m.onEvent(msg.ev)
 		if _, ok := msg.ev.(protocol.ChannelStateEvent); ok {
 			cmd = tea.Batch(cmd, m.signin.stateChanged())
 		}
 		if m.client != nil {
-			return m, tea.Batch(cmd, waitEvent(m.client.Events()))
+			return tea.Batch(cmd, waitEvent(m.client.Events()))
 		}
-		return m, cmd
+		return cmd
 	case statusMsg:
 		m.status.update(msg, m.clock())
-		return m, nil
+		return nil
 	case savedPushedMsg:
-		return m, m.signin.onSavedPushed(msg)
+		return m.signin.onSavedPushed(msg)
 	case eventsClosed:
 		if !m.closed {
 			m.status.conn.state = views.ConnFailed
 			m.status.conn.failedReason = "the connection closed"
 			m.status.conn.failedHint = "restart ahptui"
 		}
-		return m, nil
+		return nil
 	case subscribedMsg:
 		if msg.err != nil {
-			return m, m.failed(fmt.Errorf("could not open %s: %w", msg.channel, msg.err), msg.channel)
+			return m.failed(fmt.Errorf("could not open %s: %w", msg.channel, msg.err), msg.channel)
 		}
 		m.refreshChannel(msg.channel)
-		return m, tea.Batch(m.ensureChat(), m.signin.pushSavedTokens())
+		return tea.Batch(m.ensureChat(), m.signin.pushSavedTokens())
 	case opDoneMsg:
 		if msg.err != nil {
-			return m, m.failed(fmt.Errorf("%s failed: %w", msg.what, msg.err), "")
+			return m.failed(fmt.Errorf("%s failed: %w", msg.what, msg.err), "")
 		}
 		cmd := reportInfo(msg.what + ": done")
 		if msg.session != "" {
 			cmd = tea.Batch(cmd, m.openSessionCmd(msg.session))
 		}
-		return m, cmd
+		return cmd
 	case grantStartedMsg:
-		return m, m.signin.onGrantStarted(msg)
+		return m.signin.onGrantStarted(msg)
 	case grantDoneMsg:
-		return m, m.signin.onGrantDone(msg)
+		return m.signin.onGrantDone(msg)
 	case authenticatedMsg:
-		return m, m.signin.onAuthenticated(msg)
+		return m.signin.onAuthenticated(msg)
 	case browserCheckMsg:
-		return m, m.signin.onBrowserCheck(msg)
+		return m.signin.onBrowserCheck(msg)
 	case settleMsg:
-		return m, m.mcp.onSettle(msg)
+		return m.mcp.onSettle(msg)
 	case tickMsg:
 		m.status.expire(m.clock())
-		for _, g := range m.signin.grants {
-			if g.phase == grantWaiting && g.grant != nil && !g.browserSeen {
-				if err := g.grant.BrowserErr(); err != nil {
-					g.browserErr, g.browserSeen = err, true
-				}
-			}
-		}
-
-		return m, m.tickCmd()
+		m.signin.tick()
+		return m.tickCmd()
 	case closedMsg:
-		return m, nil
+		return nil
 	}
 	if m.modal == modalInput && m.form != nil {
-		return m, m.form.update(msg)
+		return m.form.update(msg)
 	}
 	if m.focus == focusComposer {
 		var cmd tea.Cmd
 		m.chatPanel.composer, cmd = m.chatPanel.composer.Update(msg)
-		return m, cmd
+		return cmd
 	}
-	return m, nil
+	return nil
 }
 
 func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
@@ -275,7 +269,7 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 		return nil
 	}
 	m.client = msg.client
-	m.signin.savedTried, m.signin.lastWants = map[savedKey]bool{}, nil
+	m.signin.newConnection()
 	m.status.conn = connInfo{state: views.ConnReady, version: m.client.ProtocolVersion()}
 	if r, ok := m.client.Root(); ok {
 		m.root = r

@@ -330,3 +330,21 @@ func (si *signIn) cancelGrants() {
 		}
 	}
 }
+
+// tick notices a browser that failed to open for a flow waiting on it,
+// so the prompt can say to open the URL by hand.
+func (si *signIn) tick() {
+	for _, g := range si.grants {
+		if g.phase == grantWaiting && g.grant != nil && !g.browserSeen {
+			if err := g.grant.BrowserErr(); err != nil {
+				g.browserErr, g.browserSeen = err, true
+			}
+		}
+	}
+}
+
+// newConnection forgets which saved tokens were tried: tokens belong to
+// the connection, so a new one is signed in afresh.
+func (si *signIn) newConnection() {
+	si.savedTried, si.lastWants = map[savedKey]bool{}, nil
+}
