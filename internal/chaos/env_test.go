@@ -157,7 +157,7 @@ func userMessage(text string) protocol.Message {
 	return protocol.Message{Text: text, Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}}
 }
 
-func isoNow() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+func isoNow() string { return protocol.Timestamp(time.Now()) }
 
 // queue sends a message the way the UI does while a turn runs: as a queued
 // message, which the host turns into a turn of its own when the chat is
