@@ -43,7 +43,7 @@ func (cp *chatPanel) view(rect views.Rect) []string {
 	case cp.openSession == "":
 		p.Title, p.Empty = "Chat", views.RenderChatPlaceholder(cp.th)
 	case !cp.hasChat:
-		p.Empty = []string{cp.th.Muted.Render("opening…")}
+		p.Empty = views.RenderChatOpening(cp.th)
 	default:
 		var tw, th int
 		p.Header, p.Prompts, tw, th = cp.chatParts(rect)
@@ -82,13 +82,8 @@ func (cp *chatPanel) inputNeededLines(chat views.Rect) []string {
 	if !cp.hasSess || len(cp.sess.InputNeeded) == 0 {
 		return nil
 	}
-	limit := max(2, chat.H/4)
-	s := views.RenderInputNeeded(cp.th, cp.sess.InputNeeded, -1, max(1, chat.W-4))
-	lines := strings.Split(s, "\n")
-	if len(lines) > limit {
-		lines = append(lines[:limit-1], cp.th.Warning.Render(fmt.Sprintf("…and more: press %s to jump", cp.keys.Chat.NextBlocker.Help().Key)))
-	}
-	return lines
+	return views.RenderInputNeededLines(cp.th, cp.sess.InputNeeded, max(1, chat.W-4), max(2, chat.H/4),
+		cp.keys.Chat.NextBlocker.Help().Key)
 }
 
 // transcriptOptions is the view state the transcript draws with: the

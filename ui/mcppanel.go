@@ -106,7 +106,7 @@ func (mp *mcpPanel) view(w, h int) []string {
 	}
 	focused := mp.focus == focusMCP
 	if !mp.hasSess {
-		return views.RenderPanel(mp.th, "MCP servers", []string{mp.th.Muted.Render("open a session to see its servers")}, w, h, focused)
+		return views.RenderMCPPanelNoSession(mp.th, w, h, focused)
 	}
 	rows := mp.signin.servers()
 	sel := max(0, min(mp.sel, len(rows)-1))

@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -32,19 +30,8 @@ type newChoice struct {
 }
 
 func (sl *sessionList) view(w, h int) []string {
-	if w <= 0 || h <= 0 {
-		return nil
-	}
-	inner, innerH := w-4, h-3
-	title := fmt.Sprintf("Sessions (%d)", len(sl.list))
-	var body string
-	if sl.client == nil && len(sl.list) == 0 {
-		body = sl.th.Muted.Render("waiting for the host…")
-	} else {
-		body = views.RenderSessionList(sl.th, sl.list, sl.sel, inner, innerH, sl.clock())
-	}
-	// Mark the open session: the list highlights the cursor, not what is open.
-	return views.RenderPanel(sl.th, title, strings.Split(body, "\n"), w, h, sl.focus == focusSessions)
+	waiting := sl.client == nil && len(sl.list) == 0
+	return views.RenderSessionsPanel(sl.th, sl.list, sl.sel, waiting, sl.clock(), w, h, sl.focus == focusSessions)
 }
 
 func (sl *sessionList) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
