@@ -26,8 +26,8 @@ func (m *Model) ensureChat() tea.Cmd {
 
 func (m *Model) switchChat(target string) tea.Cmd {
 	prev := m.openChat
-	m.openChat, m.hasChat, m.chatPanel.sel, m.chatPanel.scroll = target, false, chatSel{}, 0
-	m.chatPanel.tr = nil
+	m.openChat, m.hasChat = target, false
+	m.chatPanel.reset()
 	c, ctx := m.client, m.ctx
 	if c == nil {
 		return nil
@@ -52,9 +52,8 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 	}
 	prevS, prevC := m.openSession, m.openChat
 	m.openSession, m.hasSess, m.openChat, m.hasChat = uri, false, "", false
-	m.chatPanel.sel, m.chatPanel.scroll, m.mcp.sel = chatSel{}, 0, 0
-	m.mcp.pending = map[int64]pendingOp{}
-	m.chatPanel.tr = nil
+	m.chatPanel.reset()
+	m.mcp.reset()
 	for i, s := range m.sessions.list {
 		if s.Resource == uri {
 			m.sessions.sel = i

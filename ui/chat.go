@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/views"
 )
@@ -229,4 +230,48 @@ func (cp *chatPanel) blockersChanged() {
 	cp.waiting = waiting
 	cp.followBlocker()
 	cp.noticeBlockers()
+}
+
+// reset forgets the selection, scroll and drawn turns of the chat that
+// was open: another chat (or none) is opening.
+func (cp *chatPanel) reset() {
+	cp.sel, cp.scroll, cp.tr = chatSel{}, 0, nil
+}
+
+// resize fits the composer to a chat panel width cells wide.
+func (cp *chatPanel) resize(width int) {
+	cp.composer.SetWidth(max(width-4, 4))
+	cp.composer.SetHeight(composerHeight)
+	cp.tr = nil
+}
+
+// applyTheme restyles the composer for the background (and NO_COLOR) and
+// drops the turns drawn in the old theme.
+func (cp *chatPanel) applyTheme(dark bool) {
+	st := textarea.DefaultStyles(dark)
+	st.Cursor.Blink = false
+	if cp.cfg.NoColor {
+		plain := textarea.StyleState{}
+		st.Focused, st.Blurred = plain, plain
+		st.Cursor.Color = nil
+	}
+	cp.composer.SetStyles(st)
+	cp.tr = nil
+}
+
+// updateComposer hands a message (a key, a paste, a cursor blink) to the
+// composer.
+func (cp *chatPanel) updateComposer(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	cp.composer, cmd = cp.composer.Update(msg)
+	return cmd
+}
+
+// leaveComposer hands the keyboard back to the transcript when the
+// composer has it.
+func (cp *chatPanel) leaveComposer() {
+	if cp.focus == focusComposer {
+		cp.composer.Blur()
+		cp.focus = focusChat
+	}
 }

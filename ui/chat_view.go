@@ -135,3 +135,25 @@ func (cp *chatPanel) transcript() *views.Transcript {
 func (cp *chatPanel) transcriptView(w, h int) string {
 	return cp.transcript().Render(w, h, cp.scroll, cp.transcriptOptions())
 }
+
+// settle scrolls the card the selection just moved to (pin) into view,
+// in a chat panel laid out in rect. Update runs it; View only draws.
+func (cp *chatPanel) settle(rect views.Rect) {
+	if !cp.pin || cp.openSession == "" || !cp.hasChat {
+		return
+	}
+	cp.pin = false
+	if cp.sel.item == "" {
+		return
+	}
+	_, _, w, h := cp.chatParts(rect)
+	// Counted from the end, so only the turns below the card render:
+	// the first selection on a long chat does not draw the whole chat.
+	if fromEnd, height, ok := cp.transcript().LocateToolCallFromEnd(w, cp.transcriptOptions(), cp.sel.item); ok {
+		// The viewport shows lines [fromEnd of scroll+h, scroll) counted
+		// from the end; scroll only when the card is not all inside.
+		if fromEnd > cp.scroll+h || fromEnd-height < cp.scroll {
+			cp.scroll = max(fromEnd-h, 0)
+		}
+	}
+}

@@ -139,10 +139,7 @@ func (m *Model) focusOrder() []focus {
 }
 
 func (m *Model) cycleFocus(d int) {
-	if m.focus == focusComposer {
-		m.chatPanel.composer.Blur()
-		m.focus = focusChat
-	}
+	m.chatPanel.leaveComposer()
 	order := m.focusOrder()
 	i := 0
 	for j, f := range order {

@@ -69,25 +69,7 @@ func (m *Model) fittedLayout() views.Layout {
 func (m *Model) settle() {
 	m.layout = m.fittedLayout()
 	m.mcp.sel = max(0, min(m.mcp.sel, len(m.signin.servers())-1))
-	if !m.chatPanel.pin || m.openSession == "" || !m.hasChat {
-		return
-	}
-	m.chatPanel.pin = false
-	if m.chatPanel.sel.item == "" {
-		return
-	}
-	_, _, w, h := m.chatPanel.chatParts(m.layout.Chat)
-	opts := m.chatPanel.transcriptOptions()
-	tr := m.chatPanel.transcript()
-	// Counted from the end, so only the turns below the card render:
-	// the first selection on a long chat does not draw the whole chat.
-	if fromEnd, height, ok := tr.LocateToolCallFromEnd(w, opts, m.chatPanel.sel.item); ok {
-		// The viewport shows lines [fromEnd of scroll+h, scroll) counted
-		// from the end; scroll only when the card is not all inside.
-		if fromEnd > m.chatPanel.scroll+h || fromEnd-height < m.chatPanel.scroll {
-			m.chatPanel.scroll = max(fromEnd-h, 0)
-		}
-	}
+	m.chatPanel.settle(m.layout.Chat)
 }
 
 func (m *Model) helpLine() string {

@@ -166,3 +166,9 @@ func (mp *mcpPanel) dropChannel(ch string) {
 		}
 	}
 }
+
+// reset forgets the selection and pending markers of the session that was
+// open: another one is opening.
+func (mp *mcpPanel) reset() {
+	mp.sel, mp.pending = 0, map[int64]pendingOp{}
+}

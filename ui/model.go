@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/keymap"
@@ -64,15 +63,7 @@ func (m *Model) applyTheme() {
 	m.th = views.NewTheme(m.isDark, m.cfg.NoColor)
 	m.themeGen++
 	m.help.Styles = m.th.Help
-	st := textarea.DefaultStyles(m.isDark)
-	st.Cursor.Blink = false
-	if m.cfg.NoColor {
-		plain := textarea.StyleState{}
-		st.Focused, st.Blurred = plain, plain
-		st.Cursor.Color = nil
-	}
-	m.chatPanel.composer.SetStyles(st)
-	m.chatPanel.tr = nil
+	m.chatPanel.applyTheme(m.isDark)
 }
 
 // Init starts connecting and asks the terminal for its background colour.
@@ -146,11 +137,8 @@ func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
 	m.layout = views.ComputeLayout(w, h, m.showMCP)
 	m.baseLayout = m.layout
-	cw := max(m.layout.Chat.W-4, 4)
-	m.chatPanel.composer.SetWidth(cw)
-	m.chatPanel.composer.SetHeight(composerHeight)
+	m.chatPanel.resize(m.layout.Chat.W)
 	m.help.SetWidth(w)
-	m.chatPanel.tr = nil
 }
 
 // Update routes one message, then settles what View reads (layout, MCP
@@ -175,9 +163,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.handleKey(msg)
 	case tea.PasteMsg:
 		if m.focus == focusComposer && m.modal == modalNone {
-			var cmd tea.Cmd
-			m.chatPanel.composer, cmd = m.chatPanel.composer.Update(msg)
-			return cmd
+			return m.chatPanel.updateComposer(msg)
 		}
 		if m.modal == modalInput && m.form != nil {
 			return m.form.update(msg)
@@ -252,9 +238,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.form.update(msg)
 	}
 	if m.focus == focusComposer {
-		var cmd tea.Cmd
-		m.chatPanel.composer, cmd = m.chatPanel.composer.Update(msg)
-		return cmd
+		return m.chatPanel.updateComposer(msg)
 	}
 	return nil
 }
