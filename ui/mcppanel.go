@@ -127,16 +127,7 @@ func (mp *mcpPanel) view(w, h int) []string {
 	}
 	// The panel redraws on every frame but changes rarely; lipgloss framing
 	// makes it the costliest panel, so it is memoized on everything it shows.
-	var first *protocol.Customization
-	if len(mp.sess.Customizations) > 0 {
-		first = &mp.sess.Customizations[0]
-	}
-	// Client plugins (activeClients) add servers too.
-	var clients *protocol.SessionActiveClient
-	if len(mp.sess.ActiveClients) > 0 {
-		clients = &mp.sess.ActiveClients[0]
-	}
-	key := fmt.Sprintf("%p|%d|%p|%d|%d|%v|%v|%d|%d|%v|%d", first, len(mp.sess.Customizations), clients, len(mp.sess.ActiveClients),
+	key := fmt.Sprintf("%v|%d|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
 		sel, pending, grants, w, h, focused, mp.themeGen)
 	if mp.memo.key != key {
 		mp.memo.key = key

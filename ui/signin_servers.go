@@ -5,14 +5,32 @@ import (
 	"github.com/ahptui/ahptui/views"
 )
 
-// serversMemo is the open session's MCP servers, derived once per session
-// snapshot. Snapshots are immutable, so the customizations' and active
-// clients' backing arrays and lengths identify what the rows come from.
-type serversMemo struct {
+// customizationsID identifies what a session's MCP servers come from: its
+// customizations and its active clients' (client plugins add servers).
+// Snapshots are immutable, so their backing arrays and lengths identify
+// them without comparing contents.
+type customizationsID struct {
 	first   *protocol.Customization
 	n       int
 	clients *protocol.SessionActiveClient
 	nc      int
+}
+
+func customizationsOf(sess protocol.SessionState) customizationsID {
+	id := customizationsID{n: len(sess.Customizations), nc: len(sess.ActiveClients)}
+	if id.n > 0 {
+		id.first = &sess.Customizations[0]
+	}
+	if id.nc > 0 {
+		id.clients = &sess.ActiveClients[0]
+	}
+	return id
+}
+
+// serversMemo is the open session's MCP servers, derived once per session
+// snapshot.
+type serversMemo struct {
+	id      customizationsID
 	rows    []mcpRow
 	waiting map[string]bool
 	valid   bool
@@ -39,21 +57,13 @@ func (si *signIn) serverAuth(id string) *protocol.McpAuthRequirement {
 }
 
 func (si *signIn) refreshServers() {
-	var first *protocol.Customization
-	if len(si.sess.Customizations) > 0 {
-		first = &si.sess.Customizations[0]
-	}
-	var clients *protocol.SessionActiveClient
-	if len(si.sess.ActiveClients) > 0 {
-		clients = &si.sess.ActiveClients[0]
-	}
+	id := customizationsOf(si.sess)
 	mm := &si.serversMemo
-	if mm.valid && mm.first == first && mm.n == len(si.sess.Customizations) && mm.clients == clients && mm.nc == len(si.sess.ActiveClients) {
+	if mm.valid && mm.id == id {
 		return
 	}
 	rows := mcpRows(si.sess)
-	*mm = serversMemo{first: first, n: len(si.sess.Customizations), clients: clients, nc: len(si.sess.ActiveClients),
-		rows: rows, waiting: authRequiredServers(rows), valid: true}
+	*mm = serversMemo{id: id, rows: rows, waiting: authRequiredServers(rows), valid: true}
 }
 
 // mcpRow is one row of the MCP panel. mcpRows (views.MCPServerRows) is the
