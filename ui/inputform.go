@@ -320,3 +320,25 @@ func (a *app) declineInput() tea.Cmd {
 		RequestId: f.request.Id, Response: protocol.ChatInputResponseKindDecline,
 	}, "input request declined")
 }
+
+// formKey handles a key while the input form is open: move between
+// questions, submit, decline, or edit the focused answer.
+func (a *app) formKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := a.keys.Input
+	f := a.form
+	if f == nil {
+		a.modal = modalNone
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.NextField):
+		return f.move(1)
+	case key.Matches(msg, k.PrevField):
+		return f.move(-1)
+	case key.Matches(msg, k.Submit):
+		return a.submitInput()
+	case key.Matches(msg, k.Decline):
+		return a.declineInput()
+	}
+	return f.update(msg)
+}

@@ -61,7 +61,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.sessions.keyConfirm(msg)
 	case keymap.ContextInput:
-		return m.keyInput(msg)
+		if key.Matches(msg, g.Reconnect) {
+			return m.reconnect()
+		}
+		return m.formKey(msg)
 	case keymap.ContextComposer:
 		// Focus and reconnect keys work from the composer too; every other
 		// key edits the draft.
@@ -151,28 +154,6 @@ func (m *Model) cycleFocus(d int) {
 	if m.focus == focusChat {
 		m.chatPanel.selectDefaultItem()
 	}
-}
-
-func (m *Model) keyInput(msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys.Input
-	f := m.form
-	if f == nil {
-		m.modal = modalNone
-		return nil
-	}
-	switch {
-	case key.Matches(msg, k.NextField):
-		return f.move(1)
-	case key.Matches(msg, k.PrevField):
-		return f.move(-1)
-	case key.Matches(msg, k.Submit):
-		return m.submitInput()
-	case key.Matches(msg, k.Decline):
-		return m.declineInput()
-	case key.Matches(msg, m.keys.Global.Reconnect):
-		return m.reconnect()
-	}
-	return f.update(msg)
 }
 
 // keyGrantOverlay handles keys while the sign-in overlay is up. The overlay
