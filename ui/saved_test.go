@@ -192,3 +192,34 @@ func TestPushSavedTokensPicksExactly(t *testing.T) {
 		})
 	}
 }
+
+// stateChanged acts on what concerns sign-in and nothing else: an
+// auth-required tool call appearing in the running turn gets its saved
+// token pushed, and streamed chunks around it (a new running turn with
+// the same parts) push nothing. BenchmarkStreamDelta holds the cost of
+// the chunks that do not concern it.
+func TestSavedTokensOnAuthChanges(t *testing.T) {
+	m := fxModel(calmChat())
+	m.cfg.Auth = &fakeSaved{tokens: []authpkce.CachedToken{{Resource: fxDeploy, AccessToken: "dep",
+		Scopes: []string{"tools:deploy"}, Expiry: fixedNow.Add(time.Hour)}}}
+	rec := &authRecorder{stubClient: m.client.(*stubClient)}
+	m.client = rec
+	runAll(m, m.signin.stateChanged()) // the first look: the session's servers
+	chunk := func() {
+		at := *m.chat.ActiveTurn
+		m.chat.ActiveTurn = &at
+	}
+	chunk()
+	if cmd := m.signin.stateChanged(); cmd != nil {
+		t.Fatal("a streamed chunk had sign-in work to do")
+	}
+	m.chat = withBlocker(m.chat, fxAuthPart())
+	runAll(m, m.signin.stateChanged())
+	if got := strings.Join(rec.pushed, ","); got != fxDeploy+"|dep" {
+		t.Fatalf("pushed %q, want the deploy token once the call asks for it", got)
+	}
+	chunk()
+	if cmd := m.signin.stateChanged(); cmd != nil {
+		t.Fatal("a chunk after the auth-required call had sign-in work to do")
+	}
+}
