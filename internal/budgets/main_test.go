@@ -43,6 +43,18 @@ func good() map[string][]string {
 	}
 }
 
+// checkChanged checks the good sample after change, at tolerance 2.
+func checkChanged(t *testing.T, change func(map[string][]string)) []Row {
+	t.Helper()
+	v := good()
+	change(v)
+	res, err := Parse(strings.NewReader(sample(v)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Check(res, Budgets, 2)
+}
+
 func TestCheck(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -83,13 +95,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := good()
-			tt.change(v)
-			res, err := Parse(strings.NewReader(sample(v)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rows := Check(res, Budgets, 2)
+			rows := checkChanged(t, tt.change)
 			var table bytes.Buffer
 			Print(&table, rows, 2)
 			if got := Failed(rows); got != tt.fail {
@@ -133,6 +139,60 @@ func TestParse(t *testing.T) {
 	} {
 		if _, err := Parse(strings.NewReader(bad)); err == nil {
 			t.Errorf("Parse(%q) accepted a failed or garbled run", bad)
+		}
+	}
+}
+
+func TestRerunPattern(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(map[string][]string)
+		want   string
+	}{
+		{name: "nothing over tolerance", change: func(map[string][]string) {}, want: ""},
+		{name: "a warning is not re-measured", change: func(v map[string][]string) {
+			v["ApplySnapshot1000Turns"] = []string{"90000000"}
+		}, want: ""},
+		{name: "one over tolerance", change: func(v map[string][]string) {
+			v["ApplySnapshot1000Turns"] = []string{"120000000"}
+		}, want: "^Benchmark(ApplySnapshot1000Turns)$"},
+		{name: "a sub-benchmark is re-measured through its parent", change: func(v map[string][]string) {
+			v["KeyToFrame/next-card"] = []string{"2500000"}
+		}, want: "^Benchmark(KeyToFrame)$"},
+		{name: "a relative budget brings its reference", change: func(v map[string][]string) {
+			v["ChatDelta100k"] = []string{"202000000"}
+		}, want: "^Benchmark(ChatDelta100k|ChatDelta10k)$"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RerunPattern(checkChanged(t, tt.change), Budgets); got != tt.want {
+				t.Errorf("RerunPattern = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A re-measurement appended to the first output is judged on the best of
+// all runs: load in the first runs is forgiven, a regression in every run
+// is not.
+func TestRemeasureAppended(t *testing.T) {
+	first := good()
+	first["ApplySnapshot1000Turns"] = []string{"120000000", "130000000", "125000000"}
+	for _, tt := range []struct {
+		name  string
+		again []string
+		fail  bool
+	}{
+		{"load in the first runs only", []string{"36000000", "90000000"}, false},
+		{"slow in every run", []string{"110000000", "105000000"}, true},
+	} {
+		again := map[string][]string{"ApplySnapshot1000Turns": tt.again}
+		res, err := Parse(strings.NewReader(sample(first) + sample(again)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Failed(Check(res, Budgets, 2)); got != tt.fail {
+			t.Errorf("%s: Failed = %v, want %v", tt.name, got, tt.fail)
 		}
 	}
 }
