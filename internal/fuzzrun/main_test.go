@@ -89,11 +89,11 @@ func TestFailureMessage(t *testing.T) {
 
 func TestClassify(t *testing.T) {
 	exit1 := errors.New("exit status 1")
-	passed := Replay{Input: Input{ID: "a601188e72616176", Path: "p/testdata/fuzz/FuzzX/a601188e72616176"}, Slowest: 2 * time.Millisecond}
+	passed := Replay{Input: Input{ID: "a601188e72616176", Path: "p/testdata/fuzz/FuzzX/a601188e72616176"}, Fastest: 2 * time.Millisecond}
 	failed := passed
 	failed.Failed = true
 	slow := passed
-	slow.Slowest = 11 * time.Second
+	slow.Fastest = 11 * time.Second
 	for _, tt := range []struct {
 		name    string
 		err     error
@@ -123,6 +123,29 @@ func TestClassify(t *testing.T) {
 		if got != Pass && reason == "" {
 			t.Errorf("%s: %v without a reason", tt.name, got)
 		}
+	}
+}
+
+func TestFastestRun(t *testing.T) {
+	out := `=== RUN   FuzzX
+=== RUN   FuzzX/a601188e72616176
+--- PASS: FuzzX (4.20s)
+    --- PASS: FuzzX/a601188e72616176 (4.20s)
+=== RUN   FuzzX
+=== RUN   FuzzX/a601188e72616176
+--- PASS: FuzzX (3.50s)
+    --- PASS: FuzzX/a601188e72616176 (3.50s)
+=== RUN   FuzzX
+=== RUN   FuzzX/a601188e72616176
+--- FAIL: FuzzX (9.10s)
+    --- FAIL: FuzzX/a601188e72616176 (9.10s)
+FAIL
+`
+	if got := fastestRun([]byte(out)); got != 3500*time.Millisecond {
+		t.Errorf("fastestRun = %v, want 3.5s (the parent's line does not count)", got)
+	}
+	if got := fastestRun([]byte("ok  \texample.com/m/p\t0.01s\n")); got != 0 {
+		t.Errorf("fastestRun without -v lines = %v, want 0", got)
 	}
 }
 
