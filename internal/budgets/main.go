@@ -12,25 +12,25 @@
 // catches the regressions that matter (an accidental quadratic, a lost
 // cache) without failing on a busy machine.
 //
-// A burst of load can still push the best of three runs past the
-// tolerance. So a failure is confirmed before it counts: with -rerun FILE
-// the check writes a `go test -bench` pattern naming the benchmarks over
-// tolerance (and those their budgets are relative to) to FILE, the caller
-// measures just those again and appends the runs to the same output, and
-// a second check judges the best of all runs. A real regression is slow in
-// every run and fails again; load is not in every run. Missing results are
-// not re-measured: a renamed or skipped benchmark stays missing.
+// A busy machine can still push the best of three runs past the
+// tolerance, without the code costing more: load takes the process off
+// the CPU, it does not add CPU time. So with -confirm-cpu a ns/op result
+// over tolerance is measured again as CPU time per operation (cpu.go)
+// before it fails, and the check judges that; a regression costs CPU
+// time and still fails. Missing results are not re-measured: a renamed
+// or skipped benchmark stays missing.
 //
 // Usage:
 //
 //	go test -run '^$' -bench … -count=3 ./protocol/ ./views/ ./ui/ > bench.txt
-//	go run ./internal/budgets [-tolerance 2] [-rerun pattern.txt] bench.txt
+//	go run ./internal/budgets [-tolerance 2] [-confirm-cpu] bench.txt
 //
 // With no file it reads standard input.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -190,46 +190,6 @@ func Failed(rows []Row) bool {
 	return false
 }
 
-// RerunPattern is a `go test -bench` pattern of the benchmarks whose rows
-// failed over tolerance, with the benchmarks their budgets are relative
-// to, or "" when none did. Sub-benchmarks are named by their parent, which
-// runs them all.
-func RerunPattern(rows []Row, budgets []Budget) string {
-	relative := map[string]string{}
-	for _, b := range budgets {
-		relative[strings.TrimSuffix(b.Name, "/*")] = b.Relative
-	}
-	names := map[string]bool{}
-	for _, r := range rows {
-		if r.Status != Fail {
-			continue
-		}
-		base, _, _ := strings.Cut(r.Name, "/")
-		names[base] = true
-		if ref := relative[base]; ref != "" {
-			names[ref] = true
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	list := make([]string, 0, len(names))
-	for n := range names {
-		list = append(list, regexp.QuoteMeta(n))
-	}
-	sort.Strings(list)
-	return "^Benchmark(" + strings.Join(list, "|") + ")$"
-}
-
-func missing(rows []Row) bool {
-	for _, r := range rows {
-		if r.Status == Missing {
-			return true
-		}
-	}
-	return false
-}
-
 // Print writes the table.
 func Print(w io.Writer, rows []Row, tolerance float64) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -255,7 +215,7 @@ func human(v float64) string {
 
 func main() {
 	tolerance := flag.Float64("tolerance", 2, "fail only above this multiple of a budget (warn above 1×)")
-	rerun := flag.String("rerun", "", "when over tolerance, write the -bench pattern of the benchmarks to measure again to this file (go run cannot pass an exit code through)")
+	confirm := flag.Bool("confirm-cpu", false, "confirm a ns/op result over tolerance by the benchmark's CPU time per op before failing")
 	flag.Parse()
 	if *tolerance < 1 {
 		fmt.Fprintln(os.Stderr, "budgets: -tolerance must be at least 1")
@@ -271,23 +231,40 @@ func main() {
 		defer f.Close()
 		in = f
 	}
-	res, err := Parse(in)
+	out, err := io.ReadAll(in)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "budgets: %v\n", err)
+		os.Exit(2)
+	}
+	res, err := Parse(bytes.NewReader(out))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "budgets: %v\n", err)
 		os.Exit(1)
 	}
 	rows := Check(res, Budgets, *tolerance)
 	Print(os.Stdout, rows, *tolerance)
-	if p := RerunPattern(rows, Budgets); *rerun != "" && p != "" && !missing(rows) {
-		if err := os.WriteFile(*rerun, []byte(p+"\n"), 0o644); err != nil {
-			fmt.Fprintf(os.Stderr, "budgets: %v\n", err)
-			os.Exit(2)
+	if Failed(rows) && *confirm && !missing(rows) {
+		meta, err := Meta(bytes.NewReader(out))
+		if err == nil {
+			rows, err = ConfirmByCPU(".", res, meta, rows, Budgets, *tolerance, os.Stdout)
 		}
-		fmt.Fprintf(os.Stderr, "budgets: over tolerance in this measurement; measure %s again to confirm\n", p)
-		os.Exit(1)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "budgets: %v\n", err)
+			os.Exit(1)
+		}
+		Print(os.Stdout, rows, *tolerance)
 	}
 	if Failed(rows) {
 		fmt.Fprintln(os.Stderr, "budgets: a benchmark is over its budget beyond the tolerance (or was not measured); see the table above and the benchmark's doc comment")
 		os.Exit(1)
 	}
+}
+
+func missing(rows []Row) bool {
+	for _, r := range rows {
+		if r.Status == Missing {
+			return true
+		}
+	}
+	return false
 }
