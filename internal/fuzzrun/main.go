@@ -45,6 +45,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"maps"
@@ -68,7 +71,33 @@ func (t Target) corpusDir() string {
 	return filepath.Join(t.Pkg, "testdata", "fuzz", t.Name)
 }
 
-var fuzzFunc = regexp.MustCompile(`(?m)^func (Fuzz[A-Za-z0-9_]*)\(\w+ \*testing\.F\)`)
+// fuzzTargets lists the fuzz targets a test file declares: top-level
+// functions named Fuzz… taking one *testing.F. The file is parsed, not
+// grepped, so a fuzz target written inside a string (as this command's own
+// tests write throwaway modules) is not taken for one.
+func fuzzTargets(path string, src []byte) ([]string, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	var names []string
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Fuzz") || len(fn.Type.Params.List) != 1 {
+			continue
+		}
+		star, ok := fn.Type.Params.List[0].Type.(*ast.StarExpr)
+		if !ok {
+			continue
+		}
+		if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "F" {
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "testing" {
+				names = append(names, fn.Name.Name)
+			}
+		}
+	}
+	return names, nil
+}
 
 // Discover lists the fuzz targets of every package under root, sorted by
 // package then name. Hidden folders and testdata are skipped, as the go
@@ -97,8 +126,12 @@ func Discover(root string) ([]Target, error) {
 		if err != nil {
 			return fmt.Errorf("discover fuzz targets: %w", err)
 		}
-		for _, m := range fuzzFunc.FindAllSubmatch(src, -1) {
-			out = append(out, Target{Pkg: "./" + filepath.ToSlash(rel), Name: string(m[1])})
+		names, err := fuzzTargets(path, src)
+		if err != nil {
+			return fmt.Errorf("discover fuzz targets: %w", err)
+		}
+		for _, n := range names {
+			out = append(out, Target{Pkg: "./" + filepath.ToSlash(rel), Name: n})
 		}
 		return nil
 	})

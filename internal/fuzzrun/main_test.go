@@ -164,11 +164,11 @@ func TestSummary(t *testing.T) {
 
 func TestDiscover(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "a/x_test.go", "package a\n\nimport \"testing\"\n\nfunc FuzzB(f *testing.F) {}\nfunc FuzzA(f *testing.F) {}\nfunc FuzzHelper(x int) {}\n// func FuzzComment(f *testing.F) {}\n")
-	write(t, root, "a/testdata/y_test.go", "func FuzzInTestdata(f *testing.F) {}\n")
-	write(t, root, ".hidden/z_test.go", "func FuzzHidden(f *testing.F) {}\n")
-	write(t, root, "b/c/z_test.go", "func FuzzC(f *testing.F) {}\n")
-	write(t, root, "b/c/z.go", "func FuzzNotATest(f *testing.F) {}\n")
+	write(t, root, "a/x_test.go", "package a\n\nimport \"testing\"\n\nfunc FuzzB(f *testing.F) {}\nfunc FuzzA(f *testing.F) {}\nfunc FuzzHelper(x int) {}\n// func FuzzComment(f *testing.F) {}\nvar src = `\nfunc FuzzInAString(f *testing.F) {}\n`\nfunc (T) FuzzMethod(f *testing.F) {}\n")
+	write(t, root, "a/testdata/y_test.go", "package y\nfunc FuzzInTestdata(f *testing.F) {}\n")
+	write(t, root, ".hidden/z_test.go", "package z\nfunc FuzzHidden(f *testing.F) {}\n")
+	write(t, root, "b/c/z_test.go", "package c\nimport \"testing\"\nfunc FuzzC(f *testing.F) {}\n")
+	write(t, root, "b/c/z.go", "package c\nfunc FuzzNotATest(f *testing.F) {}\n")
 	got, err := Discover(root)
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +192,9 @@ func TestDiscoverFindsThisRepositorysTargets(t *testing.T) {
 		if !found[want] {
 			t.Errorf("Discover(repo) misses %s: %v", want, got)
 		}
+	}
+	if found["./internal/fuzzrun FuzzX"] {
+		t.Errorf("Discover(repo) took the throwaway module's FuzzX in this package's tests for a target")
 	}
 }
 
