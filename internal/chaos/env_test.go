@@ -37,6 +37,16 @@ const (
 	victimPingInterval = 100 * time.Millisecond
 	victimPingTimeout  = 3 * time.Second
 
+	// tooSlowForPings is the per-chunk delay of a link that is alive but
+	// too slow: a ping's round trip takes 3x the ping timeout, so it
+	// fails; one way takes 1.5x, so a dispatch sent into the delay lands
+	// at the host after the victim gave up on the link and its echo goes
+	// nowhere. It stays well under the host's 10 s write timeout
+	// (jsonrpc.DefaultWriteTimeout): 3x the timeout, 9 s, let the host
+	// give up on the delayed link too and drop what was still in flight,
+	// which failed TestLostEcho under load.
+	tooSlowForPings = victimPingTimeout * 3 / 2
+
 	victimID = "chaos-victim"
 	directID = "chaos-direct"
 )

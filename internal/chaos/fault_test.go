@@ -37,7 +37,7 @@ func TestConnectionFaults(t *testing.T) {
 		{"delay", func(t *testing.T, e *env) {
 			// Longer than the ping timeout: the link is alive but too slow,
 			// which the client can only tell by its pings.
-			if n := e.proxy.Delay(3 * victimPingTimeout); n < 1 {
+			if n := e.proxy.Delay(tooSlowForPings); n < 1 {
 				t.Fatal("no connection to delay")
 			}
 		}},
