@@ -347,10 +347,15 @@ func (u *user) openDemoSession(screen string) {
 		u.t.Fatalf("the session cursor never reached the demo session:\n%s", PanelText(screen, "Sessions ("))
 	}
 	u.hit(km.Sessions.Open)
+	// The demo session is already shown (the newest opens by itself), so
+	// the panels alone do not say the key landed. Open also moves the
+	// focus to the chat: once the help line stops offering "enter open",
+	// it has, and only then may the next key (focus cycling) be pressed,
+	// or it would be judged against the list's focus.
 	u.see("demo session opens", func(s string) bool {
 		_, chat := Panel(s, chatTitle)
 		_, mcp := Panel(s, "MCP servers (")
-		return chat && mcp
+		return chat && mcp && !strings.Contains(helpLine(s), hint(km.Sessions.Open))
 	})
 }
 
