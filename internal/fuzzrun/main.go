@@ -512,6 +512,11 @@ func Summary(res Result) string {
 		}
 	}
 	s := fmt.Sprintf("%-24s %-20s %s; %s", res.Name, res.Pkg, last, seeds)
+	if last == "no execs line" && res.Verdict == Pass {
+		// -fuzztime counts the baseline run over the seeds, which on a
+		// busy machine can use all of it: the run passed without fuzzing.
+		s += " [NOT FUZZED: the seed baseline took the whole -fuzztime]"
+	}
 	if len(res.Infra) > 0 {
 		s += fmt.Sprintf(" [RETRIED after: %s]", strings.Join(res.Infra, "; "))
 	}

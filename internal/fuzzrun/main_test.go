@@ -156,6 +156,10 @@ func TestSummary(t *testing.T) {
 			t.Errorf("summary %q lacks %q", got, want)
 		}
 	}
+	baselineOnly := "fuzz: elapsed: 0s, gathering baseline coverage: 0/342 completed\nfuzz: elapsed: 10s, gathering baseline coverage: 342/342 completed, now fuzzing with 1 workers\nPASS\n"
+	if got := Summary(Result{Target: Target{Pkg: "./p", Name: "FuzzX"}, Output: []byte(baselineOnly)}); !strings.Contains(got, "NOT FUZZED") {
+		t.Errorf("a run that only gathered its baseline does not say so: %q", got)
+	}
 	got = Summary(Result{Target: Target{Pkg: "./p", Name: "FuzzX"}, Output: []byte(outPass), Infra: []string{`"context deadline exceeded" with no input written`}})
 	if !strings.Contains(got, "RETRIED") {
 		t.Errorf("a retried target's summary does not say so: %q", got)
