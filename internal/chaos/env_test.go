@@ -42,9 +42,8 @@ const (
 	// fails; one way takes 1.5x, so a dispatch sent into the delay lands
 	// at the host after the victim gave up on the link and its echo goes
 	// nowhere. It stays well under the host's 10 s write timeout
-	// (jsonrpc.DefaultWriteTimeout): 3x the timeout, 9 s, let the host
-	// give up on the delayed link too and drop what was still in flight,
-	// which failed TestLostEcho under load.
+	// (jsonrpc.DefaultWriteTimeout), which 3x the timeout (9 s) came
+	// close to, so the host never gives up on the delayed link first.
 	tooSlowForPings = victimPingTimeout * 3 / 2
 
 	victimID = "chaos-victim"
