@@ -31,7 +31,10 @@ func screen(t *testing.T, m *Model, w, h int, msgs ...tea.Msg) string {
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	// The program ends at once after Quit; the timeout only bounds a hung
+	// one, so it is generous: 5 s was within reach of a -race test binary
+	// on a 2-core machine at load averages of 30 and more.
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
 	out := fm.Render()
 	if got := strings.Count(out, "\n") + 1; got != h {
 		t.Errorf("screen has %d lines, want %d", got, h)

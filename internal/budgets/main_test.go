@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sample builds go test -bench output for the budgeted benchmarks; each
@@ -41,6 +45,18 @@ func good() map[string][]string {
 		"KeyToFrame/approve":          {"251282", "266074", "305844"},
 		"KeyToFrame/next-card":        {"402258", "379085", "387964"},
 	}
+}
+
+// checkChanged checks the good sample after change, at tolerance 2.
+func checkChanged(t *testing.T, change func(map[string][]string)) []Row {
+	t.Helper()
+	v := good()
+	change(v)
+	res, err := Parse(strings.NewReader(sample(v)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Check(res, Budgets, 2)
 }
 
 func TestCheck(t *testing.T) {
@@ -83,13 +99,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := good()
-			tt.change(v)
-			res, err := Parse(strings.NewReader(sample(v)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			rows := Check(res, Budgets, 2)
+			rows := checkChanged(t, tt.change)
 			var table bytes.Buffer
 			Print(&table, rows, 2)
 			if got := Failed(rows); got != tt.fail {
@@ -134,5 +144,170 @@ func TestParse(t *testing.T) {
 		if _, err := Parse(strings.NewReader(bad)); err == nil {
 			t.Errorf("Parse(%q) accepted a failed or garbled run", bad)
 		}
+	}
+}
+
+func TestBenchPattern(t *testing.T) {
+	for name, want := range map[string]string{
+		"ApplySnapshot1000Turns": "^BenchmarkApplySnapshot1000Turns$",
+		"KeyToFrame/next-card":   "^BenchmarkKeyToFrame$/^next-card$",
+		"X/a.b":                  `^BenchmarkX$/^a\.b$`,
+	} {
+		if got := benchPattern(name); got != want {
+			t.Errorf("benchPattern(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestCPUCandidates(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(map[string][]string)
+		want   []string
+	}{
+		{name: "nothing over tolerance", change: func(map[string][]string) {}},
+		{name: "a warning is not measured", change: func(v map[string][]string) {
+			v["ApplySnapshot1000Turns"] = []string{"90000000"}
+		}},
+		{name: "one over tolerance", change: func(v map[string][]string) {
+			v["ApplySnapshot1000Turns"] = []string{"120000000"}
+		}, want: []string{"ApplySnapshot1000Turns"}},
+		{name: "a sub-benchmark by its own name", change: func(v map[string][]string) {
+			v["KeyToFrame/next-card"] = []string{"2500000"}
+		}, want: []string{"KeyToFrame/next-card"}},
+		{name: "a relative budget brings its reference", change: func(v map[string][]string) {
+			v["ChatDelta100k"] = []string{"202000000"}
+		}, want: []string{"ChatDelta100k", "ChatDelta10k"}},
+		{name: "a reference brings what is relative to it", change: func(v map[string][]string) {
+			v["ChatDelta10k"] = []string{"25000000"}
+		}, want: []string{"ChatDelta100k", "ChatDelta10k"}},
+		{name: "a custom metric keeps its wall-clock verdict", change: func(v map[string][]string) {
+			v["TranscriptStreaming/color"] = []string{"9.5"}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := good()
+			tt.change(v)
+			res, err := Parse(strings.NewReader(sample(v)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := cpuCandidates(Check(res, Budgets, 2), Budgets, res)
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("cpuCandidates = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMeta(t *testing.T) {
+	out := "pkg: example.com/a\nBenchmarkX-2 \t 100\t 12 ns/op\nBenchmarkX-2 \t 300\t 11 ns/op\npkg: example.com/b\nBenchmarkY/sub-2 \t 7\t 5 ns/op\n"
+	meta, err := Meta(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := meta["X"]; m.pkg != "example.com/a" {
+		t.Errorf("X: %+v, want example.com/a", m)
+	}
+	if m := meta["Y/sub"]; m.pkg != "example.com/b" {
+		t.Errorf("Y/sub: %+v, want example.com/b", m)
+	}
+}
+
+func TestIterations(t *testing.T) {
+	for _, tt := range []struct {
+		limit, wall float64
+		want        int
+	}{
+		{limit: 50_000_000, wall: 35_000_000, want: 2},     // ApplySnapshot1000Turns: 200 ms of work at its budget
+		{limit: 5_000, wall: 2_500, want: 20_000},          // DecodeActionEnvelope
+		{limit: 5_000, wall: 1_000_000, want: 5_000},       // far over budget: capped at 20 s of wall clock
+		{limit: 0, wall: 30_000_000, want: 4},              // a relative budget: sized by its wall clock
+		{limit: 50_000_000, wall: 20_000_000_000, want: 1}, // never below one
+	} {
+		if got := iterations(tt.limit, tt.wall, minCPUWork); got != tt.want {
+			t.Errorf("iterations(%g, %g) = %d, want %d", tt.limit, tt.wall, got, tt.want)
+		}
+	}
+}
+
+// TestConfirmByCPU runs the confirmation on a real module: a benchmark
+// whose wall clock is slow while it costs almost no CPU (it sleeps, as a
+// benchmark does while a busy neighbour holds the cores) is cleared, one
+// that burns the CPU it is charged for still fails.
+func TestConfirmByCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a throwaway module's benchmarks; skipped under -short")
+	}
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod": "module budgetstest.example/m\n\ngo 1.26\n",
+		"p/p_test.go": `package p
+
+import (
+	"testing"
+	"time"
+)
+
+var sink int
+
+func BenchmarkSleepy(b *testing.B) {
+	for b.Loop() {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func BenchmarkBusy(b *testing.B) {
+	for b.Loop() {
+		for i := range 1_500_000 {
+			sink += i * i
+		}
+	}
+}
+`,
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	budgets := []Budget{
+		{Name: "Sleepy", Metric: "ns/op", Limit: 200_000, Source: "test"},
+		{Name: "Busy", Metric: "ns/op", Limit: 200_000, Source: "test"},
+	}
+	// The wall clock said 1 ms/op for both: 5x over, a failure at 2x.
+	// Busy costs about 3x its budget in CPU time as well.
+	wall := "pkg: budgetstest.example/m/p\nBenchmarkSleepy-2 \t 10\t 1000000 ns/op\nBenchmarkBusy-2 \t 10\t 1000000 ns/op\n"
+	res, err := Parse(strings.NewReader(wall))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := Meta(strings.NewReader(wall))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := Check(res, budgets, 2)
+	if !Failed(rows) {
+		t.Fatal("the wall-clock sample should fail before confirmation")
+	}
+	var log bytes.Buffer
+	// 50 ms of work per measurement keeps the test short.
+	rows, err = confirmByCPU(root, res, meta, rows, budgets, 2, &log, 50*time.Millisecond)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	var table bytes.Buffer
+	Print(&table, rows, 2)
+	t.Logf("%s%s", log.String(), table.String())
+	status := map[string]Status{}
+	for _, r := range rows {
+		status[r.Name] = r.Status
+	}
+	if status["Sleepy"] != OK || status["Busy"] != Fail {
+		t.Errorf("after CPU confirmation Sleepy is %s, Busy %s; want ok and FAIL\n%s%s", status["Sleepy"], status["Busy"], log.String(), table.String())
 	}
 }

@@ -25,10 +25,26 @@ const (
 	// cores a reconnect plus a scripted turn can take seconds.
 	waitTimeout = 30 * time.Second
 
-	// The victim pings often so a stall is noticed quickly; the timeout
-	// leaves room for a slow -race scheduler without spurious reconnects.
+	// The victim pings often so a stall is noticed soon after the
+	// timeout. The timeout itself must leave room for a -race process on
+	// a loaded 2-core machine to answer: at 600 ms, CI runs at load
+	// averages around 30 saw spurious ping failures, which dropped the
+	// link under an authenticate call in setup and put the victim in
+	// "reconnecting" before a test injected its fault (TestConnectionFaults
+	// drop and stall). 3 s costs a stall a few more seconds to notice,
+	// and guards nothing less: every fault that must be noticed (a stall,
+	// a delay of 3× the timeout) is still noticed only through the pings.
 	victimPingInterval = 100 * time.Millisecond
-	victimPingTimeout  = 600 * time.Millisecond
+	victimPingTimeout  = 3 * time.Second
+
+	// tooSlowForPings is the per-chunk delay of a link that is alive but
+	// too slow: a ping's round trip takes 3x the ping timeout, so it
+	// fails; one way takes 1.5x, so a dispatch sent into the delay lands
+	// at the host after the victim gave up on the link and its echo goes
+	// nowhere. It stays well under the host's 10 s write timeout
+	// (jsonrpc.DefaultWriteTimeout), which 3x the timeout (9 s) came
+	// close to, so the host never gives up on the delayed link first.
+	tooSlowForPings = victimPingTimeout * 3 / 2
 
 	victimID = "chaos-victim"
 	directID = "chaos-direct"

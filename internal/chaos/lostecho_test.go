@@ -37,7 +37,7 @@ func TestLostEcho(t *testing.T) {
 			lastSeen := e.victim.LastSeenServerSeq()
 
 			e.proxy.Refuse(true)
-			e.proxy.Delay(3 * victimPingTimeout)
+			e.proxy.Delay(tooSlowForPings)
 			title := "lost echo " + c.name
 			e.setTitle(title)
 			e.queue("q-lost", "stream after the lost echo")

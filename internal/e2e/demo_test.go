@@ -128,8 +128,12 @@ func (u *user) focus(panel string, next key.Binding, hint string) {
 		}
 		before := helpLine(u.s.Capture())
 		u.hit(next)
-		// Wait for the key to land before judging the next screen.
-		_, _ = u.s.WaitForFunc(func(s string) bool { return helpLine(s) != before }, 2*time.Second)
+		// Wait for the key to land before judging the next screen: a
+		// second press before the first has landed would skip a panel.
+		// The help line changing is that event; stepTimeout (not a
+		// guess at how long a busy machine takes) only bounds a broken
+		// build, and the loop then judges the screen as it is.
+		_, _ = u.s.WaitForFunc(func(s string) bool { return helpLine(s) != before }, stepTimeout)
 	}
 	u.t.Fatalf("could not focus the %s panel: the help line never offered %q\n%s", panel, hint, u.s.Capture())
 }
@@ -300,7 +304,7 @@ func runDemo(t *testing.T, bin string, w, h int) {
 
 	// 5. Quit.
 	u.hit(km.Global.Quit)
-	if code, err := s.WaitExit(10 * time.Second); err != nil || code != 0 {
+	if code, err := s.WaitExit(stepTimeout); err != nil || code != 0 {
 		t.Fatalf("q: exit status %d, %v\n%s", code, err, s.Capture())
 	}
 }
@@ -323,16 +327,7 @@ func (u *user) openDemoSession(screen string) {
 	if !strings.Contains(helpLine(screen), hint(km.Sessions.Open)) {
 		u.t.Fatalf("the session list should have focus at start; help line: %q", helpLine(screen))
 	}
-	onDemo := func(s string) bool {
-		sess, _ := Panel(s, "Sessions (")
-		for _, l := range sess {
-			if strings.Contains(l, "Demo: MCP") {
-				l = strings.TrimSpace(l)
-				return strings.HasPrefix(l, "›") || strings.HasPrefix(l, "▸")
-			}
-		}
-		return false
-	}
+	onDemo := func(s string) bool { return strings.Contains(sessionCursor(s), "Demo: MCP") }
 	for range 4 {
 		u.hit(km.Sessions.Up)
 	}
@@ -342,17 +337,37 @@ func (u *user) openDemoSession(screen string) {
 			break
 		}
 		u.hit(km.Sessions.Down)
-		_, _ = u.s.WaitForFunc(func(s string) bool { return s != screen }, 2*time.Second)
+		// Wait for the cursor to move (any other change on the screen
+		// is not the key landing); stepTimeout bounds a cursor at the
+		// end of the list.
+		before := sessionCursor(screen)
+		_, _ = u.s.WaitForFunc(func(s string) bool { return sessionCursor(s) != before }, stepTimeout)
 	}
 	if !onDemo(screen) {
 		u.t.Fatalf("the session cursor never reached the demo session:\n%s", PanelText(screen, "Sessions ("))
 	}
 	u.hit(km.Sessions.Open)
+	// The demo session is already shown (the newest opens by itself), so
+	// the panels alone do not say the key landed. Open also moves the
+	// focus to the chat: once the help line stops offering "enter open",
+	// it has, and only then may the next key (focus cycling) be pressed,
+	// or it would be judged against the list's focus.
 	u.see("demo session opens", func(s string) bool {
 		_, chat := Panel(s, chatTitle)
 		_, mcp := Panel(s, "MCP servers (")
-		return chat && mcp
+		return chat && mcp && !strings.Contains(helpLine(s), hint(km.Sessions.Open))
 	})
+}
+
+// sessionCursor is the session row the cursor (›) is on, "" when none.
+func sessionCursor(screen string) string {
+	sess, _ := Panel(screen, "Sessions (")
+	for _, l := range sess {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "›") || strings.HasPrefix(t, "▸") {
+			return t
+		}
+	}
+	return ""
 }
 
 // sendMessage focuses the composer (i), types text and sends it (enter),
