@@ -106,3 +106,73 @@ func BenchmarkTranscriptStreaming(b *testing.B) {
 		})
 	}
 }
+
+// benchMCPCustomizations is a session with n MCP servers in a mix of
+// states (every seventh in error, every eleventh waiting for sign-in), half
+// of them inside plugins.
+func benchMCPCustomizations(n int) []protocol.Customization {
+	server := func(i int) protocol.McpServerCustomization {
+		var st protocol.McpServerStateVariant = protocol.McpServerReadyState{}
+		switch {
+		case i%7 == 3:
+			st = protocol.McpServerErrorState{Error: protocol.ErrorInfo{ErrorType: "spawn", Message: fmt.Sprintf("exec: \"mcp-%d\": executable file not found in $PATH", i)}}
+		case i%11 == 5:
+			st = protocol.McpServerAuthRequiredState{Reason: "insufficientScope", Resource: protocol.ProtectedResourceMetadata{Resource: fmt.Sprintf("https://mcp.example.com/%d", i)}, RequiredScopes: []string{"tools:read"}}
+		case i%5 == 1:
+			st = protocol.McpServerStartingState{}
+		}
+		return protocol.McpServerCustomization{Id: fmt.Sprintf("mcp-%d", i), Name: fmt.Sprintf("server-%04d", i), Uri: "file:///mcp", Enabled: i%13 != 0, State: protocol.NewMcpServerState(st)}
+	}
+	var cs []protocol.Customization
+	for i := 0; i < n; {
+		if i%20 == 10 && i+10 <= n {
+			var children []protocol.ChildCustomization
+			for j := 0; j < 10; j++ {
+				children = append(children, protocol.NewChildCustomization(server(i+j)))
+			}
+			cs = append(cs, protocol.NewCustomization(protocol.PluginCustomization{Id: fmt.Sprintf("plugin-%d", i), Name: fmt.Sprintf("toolkit-%d", i), Enabled: true, Children: children}))
+			i += 10
+			continue
+		}
+		cs = append(cs, protocol.NewCustomization(server(i)))
+		i++
+	}
+	return cs
+}
+
+// BenchmarkMCPPanel measures the MCP panel's share of a frame after the
+// selection moved (so the panel must be drawn again) with 10 and 1000
+// servers: rows derived from the session, the height the narrow layout
+// asks for, and the panel drawn. wide is the 40×30 panel beside the chat,
+// narrow the 160-column strip under it (8 rows, servers in columns).
+//
+// Budget: < 4 ms per frame each, and 1000 servers under 20x the cost of 10
+// (layout linear in the servers: mcpCompact once measured widths inside a
+// loop over line counts, 612 ms a frame at 1000 servers).
+func BenchmarkMCPPanel(b *testing.B) {
+	th := NewTheme(true, false)
+	for _, layout := range []struct {
+		name string
+		w, h int
+	}{{"wide", 40, 30}, {"narrow", 160, 8}} {
+		for _, n := range []int{10, 1000} {
+			b.Run(fmt.Sprintf("%s/%d", layout.name, n), func(b *testing.B) {
+				cs := benchMCPCustomizations(n)
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					rows := MCPServerRows(cs)
+					h := layout.h
+					if layout.name == "narrow" {
+						h = min(h, MCPPanelHeight(th, rows, layout.w))
+					}
+					out := RenderMCPPanel(th, rows, i%n, nil, nil, layout.w, h, true)
+					if len(out) == 0 {
+						b.Fatal("empty panel")
+					}
+					i += 37
+				}
+			})
+		}
+	}
+}

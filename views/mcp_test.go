@@ -237,3 +237,47 @@ func TestClientPluginServers(t *testing.T) {
 		t.Fatalf("surfaced client server listed %d times, want once", n)
 	}
 }
+
+// TestMCPCompactLayoutSearch checks the layout search that starts at the
+// narrowest entry's bound against trying every line count from one: both
+// must pick the same (fewest) lines and column widths.
+func TestMCPCompactLayoutSearch(t *testing.T) {
+	th := NewTheme(true, false)
+	for _, tc := range []struct {
+		names []string
+		inner int
+	}{
+		{[]string{"a", "b", "c", "d"}, 40},
+		{[]string{"a-very-long-server-name", "b", "c", "d", "e", "f", "g"}, 50},
+		{[]string{"x", "yy", "zzz", "a-very-long-server-name-indeed", "b"}, 30},
+		{[]string{"one", "two"}, 8},
+		{strings.Split(strings.Repeat("srv ", 37), " ")[:37], 160},
+	} {
+		var rows []MCPServerRow
+		for i, n := range tc.names {
+			rows = append(rows, MCPServerRow{ID: fmt.Sprint(i), Name: n, Enabled: i%3 != 0, StateKind: []string{"ready", "error", "starting"}[i%3]})
+		}
+		got := mcpCompactLayoutFor(th, rows, nil, tc.inner, false)
+		// Every line count from one, as the layout was once found.
+		want := mcpCompactLayout{lines: len(rows), widths: []int{tc.inner}}
+		for lines := 1; lines < len(rows); lines++ {
+			cols := (len(rows) + lines - 1) / lines
+			ws := make([]int, cols)
+			total := 2 * (cols - 1)
+			for i, r := range rows {
+				_, _, text := mcpCompactText(th, r, false)
+				ws[i/lines] = max(ws[i/lines], ansi.StringWidth(" "+text))
+			}
+			for _, w := range ws {
+				total += w
+			}
+			if total <= tc.inner {
+				want = mcpCompactLayout{lines: lines, widths: ws}
+				break
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%d rows at %d: layout %v, want %v", len(rows), tc.inner, got, want)
+		}
+	}
+}
