@@ -141,13 +141,13 @@ func TestMarkdownStreamMatchesFullRender(t *testing.T) {
 	for _, th := range []Theme{noColorTheme, colorTheme} {
 		var m markdownStream
 		for n := 0; n <= len(src); n += 3 {
-			got := strings.Join(m.render(th, src[:n], 60), "\n")
+			got := strings.Join(flattenPieces(m.render(th, src[:n], 60, "")), "\n")
 			want := strings.Join(RenderMarkdown(th, src[:n], 60), "\n")
 			if got != want {
 				t.Fatalf("noColor=%v prefix %d:\nstream:\n%s\nfull:\n%s", th.NoColor, n, got, want)
 			}
 		}
-		if m.stable == "" {
+		if len(m.ckpts) == 0 {
 			t.Error("the stream never cached a prefix")
 		}
 	}
@@ -155,8 +155,8 @@ func TestMarkdownStreamMatchesFullRender(t *testing.T) {
 
 func TestMarkdownStreamRestartsOnEdit(t *testing.T) {
 	var m markdownStream
-	m.render(colorTheme, "para one\n\npara two\n\npara three", 40)
-	got := ansi.Strip(strings.Join(m.render(colorTheme, "other\n\ntext", 40), "\n"))
+	m.render(colorTheme, "para one\n\npara two\n\npara three", 40, "")
+	got := ansi.Strip(strings.Join(flattenPieces(m.render(colorTheme, "other\n\ntext", 40, "")), "\n"))
 	if strings.Contains(got, "para") || !strings.Contains(got, "other") {
 		t.Errorf("an edited text kept stale lines: %q", got)
 	}
