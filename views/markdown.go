@@ -148,10 +148,7 @@ func renderChunk(th Theme, chunk string, width int) []string {
 		// than its formatting.
 		out = chunk
 	}
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		lines[i] = cleanLine(l)
-	}
+	lines := renderedLines(out)
 	for len(lines) > 0 && ansi.Strip(lines[0]) == "" {
 		lines = lines[1:]
 	}
@@ -159,6 +156,18 @@ func renderChunk(th Theme, chunk string, width int) []string {
 		lines = lines[:len(lines)-1]
 	}
 	return fitLines(lines, width)
+}
+
+// renderedLines is the one step every piece of glamour output passes
+// through before it may reach the terminal — whole answers, streamed
+// chunks and code segments alike (markdownStream renders only through
+// renderChunk) — so a stricter post-render filter belongs here.
+func renderedLines(out string) []string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = cleanLine(l)
+	}
+	return lines
 }
 
 // cleanLine reduces one line of glamour output to what it shows: escape

@@ -34,8 +34,9 @@ type TranscriptOptions struct {
 // part's lines by (the part's value, width, the options that touch the
 // part), so a selection that moves between cards redraws those two cards
 // and nothing else. Per frame it reassembles only the active turn from its
-// cached parts (re-rendering of a streaming markdown part only the last
-// paragraph), and walks from the bottom only as far as the viewport needs.
+// cached parts (a streaming markdown part renders only its open paragraph
+// or code segment, see markdownStream), and walks from the bottom only as
+// far as the viewport needs.
 //
 // A Transcript is a cache: mutable, not safe for concurrent use, and it never
 // changes the chat it is given. Use one per open chat, from the UI goroutine.
