@@ -42,8 +42,8 @@ func sample(vals map[string][]string) string {
 func good() map[string][]string {
 	return map[string][]string{
 		"DecodeActionEnvelope":        {"2603", "2494", "2537"},
-		"ChatDelta10k":                {"2022770", "2230614", "2206514"},
-		"ChatDelta100k":               {"26789192", "28129875", "26893312"},
+		"ChatDelta10k":                {"2022770 cpu-ns/op", "2230614 cpu-ns/op", "2206514 cpu-ns/op"},
+		"ChatDelta100k":               {"26789192 cpu-ns/op", "28129875 cpu-ns/op", "26893312 cpu-ns/op"},
 		"ApplySnapshot1000Turns":      {"35182939", "33864419", "33974142"},
 		"TranscriptStreaming/color":   {"0.2355", "0.2393", "0.2454"},
 		"TranscriptStreaming/nocolor": {"0.1041", "0.09802", "0.09792"},
@@ -89,7 +89,7 @@ func TestCheck(t *testing.T) {
 			v["TranscriptStreaming/nocolor"] = []string{"8.5"}
 		}, status: map[string]Status{"TranscriptStreaming/nocolor": Fail, "TranscriptStreaming/color": OK}},
 		{name: "quadratic streaming fails the relative budget", fail: true, change: func(v map[string][]string) {
-			v["ChatDelta100k"] = []string{"202000000"} // 100x the 10k run
+			v["ChatDelta100k"] = []string{"202000000 cpu-ns/op"} // 100x the 10k run
 		}, status: map[string]Status{"ChatDelta100k": Fail, "ChatDelta10k": OK}},
 		{name: "a missing benchmark fails", fail: true, change: func(v map[string][]string) {
 			delete(v, "ApplySnapshot1000Turns")
@@ -103,12 +103,12 @@ func TestCheck(t *testing.T) {
 		}, status: map[string]Status{"ChatDelta100k": Missing}},
 		{name: "a median ratio ignores one lucky run", change: func(v map[string][]string) {
 			// Best 100k over best 10k would be 13x; the medians are 10.5x.
-			v["ChatDelta10k"] = []string{"1500000", "2000000", "2100000"}
-			v["ChatDelta100k"] = []string{"20000000", "21000000", "30000000"}
+			v["ChatDelta10k"] = []string{"1500000 cpu-ns/op", "2000000 cpu-ns/op", "2100000 cpu-ns/op"}
+			v["ChatDelta100k"] = []string{"20000000 cpu-ns/op", "21000000 cpu-ns/op", "30000000 cpu-ns/op"}
 		}, status: map[string]Status{"ChatDelta100k": OK}},
 		{name: "a median ratio over budget warns", change: func(v map[string][]string) {
-			v["ChatDelta10k"] = []string{"2000000", "2000000", "2000000"}
-			v["ChatDelta100k"] = []string{"21000000", "23000000", "24000000"} // 11.5x
+			v["ChatDelta10k"] = []string{"2000000 cpu-ns/op", "2000000 cpu-ns/op", "2000000 cpu-ns/op"}
+			v["ChatDelta100k"] = []string{"21000000 cpu-ns/op", "23000000 cpu-ns/op", "24000000 cpu-ns/op"} // 11.5x
 		}, status: map[string]Status{"ChatDelta100k": Warn}},
 		{name: "a code block whose frame grows with the block fails", fail: true, change: func(v map[string][]string) {
 			v["StreamingCodeBlock/256K"] = []string{"3.9"} // under 4 ms, but…
