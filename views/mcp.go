@@ -162,37 +162,77 @@ func MCPPanelHeight(th Theme, rows []MCPServerRow, width int) int {
 }
 
 // mcpStrip is the one-line form: "● github ready  ⚠ deploy sign in …".
+// Only the entries that reach the line are styled: with a thousand
+// servers the line shows a handful.
 func mcpStrip(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, inner int) string {
 	if len(rows) == 0 {
 		return th.Muted.Render(Truncate("MCP: no servers", inner))
 	}
-	var parts []string
-	for i, r := range rows {
+	const sep = 2 // "  " between entries
+	part := func(i int) (plain, styled string) {
+		r := rows[i]
 		b := th.McpBadge(r.StateKind, authReason(r))
-		s := b.Style.Render(b.Glyph) + " " + SanitizeLine(r.Name) + " " + b.Style.Render(b.Label)
+		name := SanitizeLine(r.Name)
+		plain = b.Glyph + " " + name + " " + b.Label
+		styled = b.Style.Render(b.Glyph) + " " + name + " " + b.Style.Render(b.Label)
 		if pending[r.ID] {
-			s += th.Muted.Render(" …")
+			plain += " …"
+			styled += th.Muted.Render(" …")
 		}
 		if i == selected {
-			s = th.Selected.Render("›") + s
+			plain = "›" + plain
+			styled = th.Selected.Render("›") + styled
 		}
-		parts = append(parts, s)
+		return plain, styled
 	}
 	// Keep the selected server on screen: drop servers from the front
 	// until it fits, and say that some were dropped.
-	if selected > 0 && selected < len(parts) {
-		for first := 0; first < selected; first++ {
-			prefix := ""
-			if first > 0 {
-				prefix = "… "
+	first, prefix := 0, ""
+	if selected > 0 && selected < len(rows) {
+		first, prefix = selected, "… "
+		// Widths of the entries up to the selected one, summed from it
+		// backwards: the earliest first whose run still fits wins.
+		total := 0
+		fits := -1
+		for i := selected; i >= 0; i-- {
+			p, _ := part(i)
+			total += lipgloss.Width(p)
+			if i < selected {
+				total += sep
 			}
-			if lipgloss.Width(prefix+strings.Join(parts[first:selected+1], "  ")) <= inner {
-				return Truncate(prefix+strings.Join(parts[first:], "  "), inner)
+			pre := 0
+			if i > 0 {
+				pre = 2 // "… "
+			}
+			if total+pre <= inner {
+				fits = i
+			}
+			if total > inner {
+				break
 			}
 		}
-		return Truncate("… "+strings.Join(parts[selected:], "  "), inner)
+		if fits >= 0 {
+			first = fits
+			if fits == 0 {
+				prefix = ""
+			}
+		}
 	}
-	return Truncate(strings.Join(parts, "  "), inner)
+	// Entries from first until the line overflows: Truncate cuts there
+	// whatever follows.
+	var b strings.Builder
+	b.WriteString(prefix)
+	w := lipgloss.Width(prefix)
+	for i := first; i < len(rows) && w <= inner; i++ {
+		p, st := part(i)
+		if i > first {
+			b.WriteString("  ")
+			w += sep
+		}
+		b.WriteString(st)
+		w += lipgloss.Width(p)
+	}
+	return Truncate(b.String(), inner)
 }
 
 func authReason(r MCPServerRow) string {

@@ -281,3 +281,51 @@ func TestMCPCompactLayoutSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPStripMatchesFullLine checks the strip that styles only what
+// reaches the line against building every entry and cutting the joined
+// line, as it once did, for each selection at several widths. (The
+// duplicate rows exercise long lines; the strip lists rows as given.)
+func TestMCPStripMatchesFullLine(t *testing.T) {
+	th := NewTheme(true, false)
+	rows := MCPServerRows(mcpCustomizations())
+	rows = append(rows, rows...)
+	pending := map[string]bool{"mcp-metrics": true}
+	full := func(selected, inner int) string {
+		var parts []string
+		for i, r := range rows {
+			b := th.McpBadge(r.StateKind, authReason(r))
+			s := b.Style.Render(b.Glyph) + " " + SanitizeLine(r.Name) + " " + b.Style.Render(b.Label)
+			if pending[r.ID] {
+				s += th.Muted.Render(" …")
+			}
+			if i == selected {
+				s = th.Selected.Render("›") + s
+			}
+			parts = append(parts, s)
+		}
+		if selected > 0 && selected < len(parts) {
+			for first := 0; first < selected; first++ {
+				prefix := ""
+				if first > 0 {
+					prefix = "… "
+				}
+				if ansi.StringWidth(prefix+strings.Join(parts[first:selected+1], "  ")) <= inner {
+					return Truncate(prefix+strings.Join(parts[first:], "  "), inner)
+				}
+			}
+			return Truncate("… "+strings.Join(parts[selected:], "  "), inner)
+		}
+		return Truncate(strings.Join(parts, "  "), inner)
+	}
+	for _, inner := range []int{8, 20, 37, 60, 120, 400} {
+		for sel := -1; sel <= len(rows); sel++ {
+			// The full line also carried the empty style runs of every
+			// entry cut off (ansi.Truncate keeps escapes): the strip is
+			// that line without them.
+			if got, want := mcpStrip(th, rows, sel, pending, inner), full(sel, inner); !strings.HasPrefix(want, got) || ansi.Strip(got) != ansi.Strip(want) {
+				t.Fatalf("selected %d at %d:\n got %q\nwant %q", sel, inner, got, want)
+			}
+		}
+	}
+}
