@@ -97,9 +97,17 @@ func scanBoundaries(src string, yield func(int) bool) {
 // stream can carry it from one frame to the next instead of rescanning.
 type mdScan struct {
 	inFence  bool
-	fence    string // the open fence's marker, "```" or "~~~"
+	fence    string // the open fence's run of backticks or tildes
 	blank    bool   // the previous line was blank (and complete)
 	seenText bool
+}
+
+// fenceRun is the length of the run of backticks or tildes s starts with.
+func fenceRun(s string) int {
+	if s == "" || (s[0] != '`' && s[0] != '~') {
+		return 0
+	}
+	return len(s) - len(strings.TrimLeft(s, s[:1]))
 }
 
 // boundaryBefore reports whether line starts a new chunk: a blank line
@@ -115,12 +123,14 @@ func (sc mdScan) boundaryBefore(line string) bool {
 func (sc *mdScan) feed(line string, complete bool) {
 	trimmed := strings.TrimLeft(line, " ")
 	isBlank := strings.TrimSpace(line) == ""
-	if indent := len(line) - len(trimmed); indent < 4 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
-		marker := trimmed[:3]
+	if run := fenceRun(trimmed); run >= 3 && len(line)-len(trimmed) < 4 {
+		// CommonMark's fences: a backtick fence's info string has no
+		// backtick ("```go``` here" is inline code), and only a run of
+		// the same character at least as long closes it.
 		switch {
-		case !sc.inFence:
-			sc.inFence, sc.fence = true, marker
-		case marker == sc.fence && strings.TrimSpace(strings.TrimLeft(trimmed, marker[:1])) == "":
+		case !sc.inFence && (trimmed[0] == '~' || !strings.Contains(trimmed[run:], "`")):
+			sc.inFence, sc.fence = true, trimmed[:run]
+		case sc.inFence && trimmed[0] == sc.fence[0] && run >= len(sc.fence) && strings.TrimSpace(trimmed[run:]) == "":
 			sc.inFence = false
 		}
 	}

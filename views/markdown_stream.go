@@ -68,7 +68,8 @@ type codeBlock struct {
 	active   bool     // the open chunk has a fence at the left margin
 	header   string   // the opening fence line, newline included
 	closer   string   // a closing fence line for rendering a segment alone
-	pre      []string // the chunk's text before the fence, rendered, indented
+	pre      []string // the chunk's text before the fence and the gap after it, rendered, indented
+	stand    int      // lines of the one-line stand-in block (see openCode)
 	segs     []string // code lines of the finished segments, rendered, indented
 	nsegs    int
 	segStart int // clean offset where the open segment starts
@@ -177,11 +178,11 @@ func (m *markdownStream) feedLine(th Theme, line string, rawLen int) {
 	st.rawN += rawLen
 	switch {
 	case !wasFence && st.scan.inFence:
-		if body[0] == '`' || body[0] == '~' {
+		if body[0] != ' ' {
 			m.openCode(th, off, line)
 		} else {
-			// Indented fences may belong to a list item: render the chunk
-			// whole, as a finished one would be.
+			// An indented fence may belong to a list item: render the
+			// chunk whole, as a finished one would be.
 			*cb = codeBlock{}
 		}
 	case !cb.active || cb.end != 0:
@@ -208,15 +209,27 @@ func (m *markdownStream) feedLine(th Theme, line string, rawLen int) {
 // now, once.
 func (m *markdownStream) openCode(th Theme, off int, header string) {
 	st := &m.st
-	run := len(header) - len(strings.TrimLeft(header, header[:1]))
-	st.code = codeBlock{
+	run := fenceRun(header)
+	cb := codeBlock{
 		active:   true,
 		header:   header,
 		closer:   header[:run] + "\n",
-		pre:      m.indented(renderChunk(th, string(st.clean[st.chunk:off]), m.width)),
 		segStart: len(st.clean),
 	}
+	// The gap glamour leaves between the text and the block (one blank
+	// line, or more after an empty heading) comes from rendering them
+	// together, with a one-line block standing in for the code.
+	cb.stand = len(renderChunk(th, cb.header+standIn+cb.closer, m.width))
+	if pre := string(st.clean[st.chunk:off]); strings.TrimSpace(pre) != "" {
+		all := renderChunk(th, pre+cb.header+standIn+cb.closer, m.width)
+		cb.pre = m.indented(all[:max(0, len(all)-cb.stand)])
+	}
+	st.code = cb
 }
+
+// standIn is the code line of the one-line block rendered in place of a
+// segmented block, to learn what glamour draws around it.
+const standIn = "x\n"
 
 // cutSegment renders the open segment, which ends at clean offset end, and
 // keeps its lines. The lines a segment starts or ends with that are blank
@@ -245,6 +258,9 @@ func (m *markdownStream) cutSegment(th Theme, end int) {
 // blankEdges counts the blank lines src starts and ends with; a src of
 // blank lines only counts them once, as leading.
 func blankEdges(src string) (lead, trail int) {
+	if src == "" {
+		return 0, 0
+	}
 	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
 	for lead < len(lines) && strings.TrimSpace(lines[lead]) == "" {
 		lead++
@@ -272,16 +288,19 @@ func (m *markdownStream) finishChunk(th Theme, end int) {
 	st.code = codeBlock{}
 }
 
-// codeChunk is the open chunk with a segmented code block: the text before
-// the fence, the code, and after it the text past the closing fence (post,
-// while the block is closed) or the open segment with partial appended
+// codeChunk is the open chunk with a segmented code block, as pieces of
+// one chunk: the text before the fence with the gap after it, the code,
+// and after it the text past the closing fence (with the gap before it,
+// while the block is closed) or the open segment with tail appended
 // (while it is open).
 func (m *markdownStream) codeChunk(th Theme, tail string) [][]string {
 	cb := &m.st.code
-	code := [][]string{cb.segs}
-	var post []string
+	pieces := [][]string{cb.pre, cb.segs}
 	if cb.end != 0 {
-		post = m.indented(renderChunk(th, tail, m.width))
+		if strings.TrimSpace(tail) != "" {
+			all := renderChunk(th, cb.header+standIn+cb.closer+tail, m.width)
+			pieces = append(pieces, m.indented(all[min(cb.stand, len(all)):]))
+		}
 	} else if seg := string(m.st.clean[cb.segStart:]) + tail; strings.TrimSpace(seg) != "" {
 		if tail != "" {
 			seg += "\n"
@@ -290,27 +309,22 @@ func (m *markdownStream) codeChunk(th Theme, tail string) [][]string {
 		if lead, _ := blankEdges(seg); lead > 0 && (cb.nsegs > 0 || len(cb.pre) > 0) {
 			open = make([]string, lead)
 		}
-		open = append(open, m.indented(renderChunk(th, cb.header+seg+cb.closer, m.width))...)
-		code = append(code, open)
+		pieces = append(pieces, append(open, m.indented(renderChunk(th, cb.header+seg+cb.closer, m.width))...))
 	}
-	if len(post) == 0 {
-		// The chunk ends with the code: blank lines at its end go, as
-		// renderChunk drops them from a whole chunk.
-		last := code[len(code)-1]
-		for len(code) > 1 && len(last) == 0 {
-			code = code[:len(code)-1]
-			last = code[len(code)-1]
-		}
+	// Blank lines at the chunk's end go, as renderChunk drops them from a
+	// whole chunk.
+	for len(pieces) > 0 {
+		last := pieces[len(pieces)-1]
 		for len(last) > 0 && last[len(last)-1] == "" {
 			last = last[:len(last)-1]
 		}
-		code[len(code)-1] = last
+		if len(last) > 0 {
+			pieces[len(pieces)-1] = last
+			break
+		}
+		pieces = pieces[:len(pieces)-1]
 	}
-	var out [][]string
-	for _, group := range [][][]string{{cb.pre}, code, {post}} {
-		out = appendPieces(out, group)
-	}
-	return out
+	return pieces
 }
 
 // appendPieces appends a group of pieces that together form one chunk,

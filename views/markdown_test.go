@@ -119,6 +119,8 @@ func TestSplitMarkdown(t *testing.T) {
 		{"indented code stays", "text\n\n    code\n\nb", []string{"text\n\n    code\n\n", "b"}},
 		{"next block not arrived yet", "a\n\n", []string{"a\n\n"}},
 		{"leading blank lines", "\n\na", []string{"\n\na"}},
+		{"a shorter run does not close a fence", "~~~~\nx\n~~~\n\ny\n~~~~\n\nz", []string{"~~~~\nx\n~~~\n\ny\n~~~~\n\n", "z"}},
+		{"backticks in the info string: no fence", "```go``` inline\n\nb", []string{"```go``` inline\n\n", "b"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
