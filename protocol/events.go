@@ -118,6 +118,43 @@ func (ActionRejectedEvent) isEvent()        {}
 func (ActionConfirmedEvent) isEvent()       {}
 func (HostErrorEvent) isEvent()             {}
 
+// eventBuffer is how many events the pump moves ahead into the out
+// channel, so that ReceiveEvents finds a burst waiting there rather than
+// one event per hand-over. Events that wait in the buffer can no longer
+// be coalesced by push; ReceiveEvents coalesces them instead.
+const eventBuffer = 64
+
+// ReceiveEvents waits for the next event on ch (Client.Events()) and
+// returns it with the events already waiting behind it, at most max in
+// all, in order; consecutive ChannelStateEvents for the same channel are
+// coalesced, as the client's queue does. ok is false once ch is closed and
+// drained. A UI that applies the whole batch in one update draws one frame
+// for a burst of deltas instead of one per delta.
+func ReceiveEvents(ch <-chan Event, max int) (batch []Event, ok bool) {
+	e, ok := <-ch
+	if !ok {
+		return nil, false
+	}
+	batch = append(batch, e)
+	for len(batch) < max {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				return batch, true
+			}
+			if cs, isCS := e.(ChannelStateEvent); isCS {
+				if last, lastCS := batch[len(batch)-1].(ChannelStateEvent); lastCS && last.Channel == cs.Channel {
+					continue
+				}
+			}
+			batch = append(batch, e)
+		default:
+			return batch, true
+		}
+	}
+	return batch, true
+}
+
 // eventQueue is an unbounded FIFO between producers (the connection reader,
 // Dispatch, the reconnect loop) and the UI's channel. Producers never block:
 // a slow UI must not stall the reader, or pings would time out and the
@@ -135,7 +172,7 @@ type eventQueue struct {
 func newEventQueue() *eventQueue {
 	q := &eventQueue{
 		wake: make(chan struct{}, 1),
-		out:  make(chan Event),
+		out:  make(chan Event, eventBuffer),
 		done: make(chan struct{}),
 	}
 	go q.pump()

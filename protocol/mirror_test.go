@@ -222,26 +222,49 @@ func TestEventQueueUnboundedAndOrdered(t *testing.T) {
 		q.push(ChannelStateEvent{Channel: "a"}) // coalesced with the previous one
 	}
 	q.push(ChannelStateEvent{Channel: "b"})
-	timeout := time.After(10 * time.Second)
-	for i := range n {
-		for _, want := range []Event{SessionRemovedEvent{Session: fmt.Sprint(i)}, ChannelStateEvent{Channel: "a"}} {
-			select {
-			case e := <-q.out:
-				if e != want {
-					t.Fatalf("event = %#v, want %#v", e, want)
+	// Read as the UI does, in batches. A state event that already waited
+	// in the channel's buffer when its repeat was pushed is coalesced by
+	// ReceiveEvents, within a batch; the reader folds repeats across
+	// batches (it re-reads the state either way).
+	var got []Event
+	batches := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for len(got) < 2*n+1 {
+			batch, ok := ReceiveEvents(q.out, 100)
+			if !ok {
+				return
+			}
+			batches++
+			for _, e := range batch {
+				if len(got) > 0 && e == (ChannelStateEvent{Channel: "a"}) && got[len(got)-1] == e {
+					continue
 				}
-			case <-timeout:
-				t.Fatal("timed out")
+				got = append(got, e)
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out")
+	}
+	if len(got) != 2*n+1 {
+		t.Fatalf("got %d events, want %d", len(got), 2*n+1)
+	}
+	for i := range n {
+		for j, want := range []Event{SessionRemovedEvent{Session: fmt.Sprint(i)}, ChannelStateEvent{Channel: "a"}} {
+			if e := got[2*i+j]; e != want {
+				t.Fatalf("event %d = %#v, want %#v", 2*i+j, e, want)
 			}
 		}
 	}
-	select {
-	case e := <-q.out:
-		if e != (ChannelStateEvent{Channel: "b"}) {
-			t.Fatalf("last event %#v", e)
-		}
-	case <-timeout:
-		t.Fatal("timed out")
+	if e := got[2*n]; e != (ChannelStateEvent{Channel: "b"}) {
+		t.Fatalf("last event %#v", e)
+	}
+	if batches >= 2*n {
+		t.Errorf("%d events arrived in %d batches: queued events were not batched", 2*n+1, batches)
 	}
 	q.close()
 	q.push(HostErrorEvent{}) // after close: discarded
@@ -250,8 +273,35 @@ func TestEventQueueUnboundedAndOrdered(t *testing.T) {
 		if ok {
 			t.Fatal("event delivered after close")
 		}
-	case <-timeout:
+	case <-time.After(10 * time.Second):
 		t.Fatal("out not closed")
+	}
+}
+
+// TestReceiveEventsBatches checks the batch a UI applies in one update:
+// everything already queued, in order, at most max, with consecutive state
+// events for one channel coalesced, and the end of the stream reported.
+func TestReceiveEventsBatches(t *testing.T) {
+	ch := make(chan Event, 10)
+	for _, e := range []Event{
+		ChannelStateEvent{Channel: "a"}, ChannelStateEvent{Channel: "a"}, HostErrorEvent{},
+		ChannelStateEvent{Channel: "a"}, ChannelStateEvent{Channel: "b"}, SessionRemovedEvent{Session: "s"},
+	} {
+		ch <- e
+	}
+	close(ch)
+	for _, tc := range []struct {
+		want string
+		ok   bool
+	}{
+		{"[{a} {<nil>} {a} {b}]", true},
+		{"[{s}]", true},
+		{"[]", false},
+	} {
+		batch, ok := ReceiveEvents(ch, 4)
+		if got := fmt.Sprint(batch); got != tc.want || ok != tc.ok {
+			t.Errorf("batch %s (ok %v), want %s (ok %v)", got, ok, tc.want, tc.ok)
+		}
 	}
 }
 

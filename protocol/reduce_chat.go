@@ -384,12 +384,9 @@ func chatEndTurn(s ChatState, turnID string, state TurnState, duration float64, 
 		State:         state,
 		Error:         errInfo,
 	}
-	// Completed turns are shared with older snapshots: always append into a
-	// new array. This is O(turns) once per turn, never per streamed delta.
-	turns := make([]Turn, len(s.Turns)+1)
-	copy(turns, s.Turns)
-	turns[len(s.Turns)] = turn
-	s.Turns = turns
+	// Completed turns are shared with older snapshots; appendTurn extends
+	// in place only the array no other snapshot has grown (amortized O(1)).
+	s.Turns = appendTurn(s.Turns, turn)
 	s.ActiveTurn = nil
 	s.ModifiedAt = chatStamp(clock)
 	s.Status = chatSummaryStatus(s, errInfo != nil)

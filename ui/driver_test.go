@@ -128,8 +128,15 @@ func (d *driver) untilConfirmed(seq int64, still func() bool) {
 				d.t.Fatalf("settled before the host confirmed clientSeq %d (next message %T)\nscreen:\n%s", seq, msg, d.m.Render())
 			}
 			d.send(msg)
-			if em, ok := msg.(eventMsg); ok {
-				if c, ok := em.ev.(protocol.ActionConfirmedEvent); ok && c.ClientSeq == seq {
+			var evs []protocol.Event
+			switch em := msg.(type) {
+			case eventMsg:
+				evs = []protocol.Event{em.ev}
+			case eventsMsg:
+				evs = em.evs
+			}
+			for _, ev := range evs {
+				if c, ok := ev.(protocol.ActionConfirmedEvent); ok && c.ClientSeq == seq {
 					return
 				}
 			}

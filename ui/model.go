@@ -90,14 +90,40 @@ func (m *Model) connectCmd() tea.Cmd {
 	}
 }
 
+// maxEventBatch bounds the events one update applies, so a key pressed
+// during a flood waits for at most one batch.
+const maxEventBatch = 256
+
+// waitEvent waits for the next protocol events: everything already queued
+// arrives as one message, so a burst of deltas costs one update and one
+// frame, not one per delta.
 func waitEvent(ch <-chan protocol.Event) tea.Cmd {
 	return func() tea.Msg {
-		ev, ok := <-ch
+		evs, ok := protocol.ReceiveEvents(ch, maxEventBatch)
 		if !ok {
 			return eventsClosed{}
 		}
-		return eventMsg{ev}
+		return eventsMsg{evs}
 	}
+}
+
+// onEvents applies a batch of events in order, then waits for the next.
+func (m *Model) onEvents(evs []protocol.Event) tea.Cmd {
+	var cmds []tea.Cmd
+	stateChanged := false
+	for _, ev := range evs {
+		cmds = append(cmds, m.onEvent(ev))
+		if _, ok := ev.(protocol.ChannelStateEvent); ok {
+			stateChanged = true
+		}
+	}
+	if stateChanged {
+		cmds = append(cmds, m.signin.stateChanged())
+	}
+	if m.client != nil {
+		cmds = append(cmds, waitEvent(m.client.Events()))
+	}
+	return tea.Batch(cmds...)
 }
 
 // Shutdown cancels every grant flow, waits for their loopback listeners to
@@ -182,14 +208,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case connectedMsg:
 		return m.onConnected(msg)
 	case eventMsg:
-		cmd := m.onEvent(msg.ev)
-		if _, ok := msg.ev.(protocol.ChannelStateEvent); ok {
-			cmd = tea.Batch(cmd, m.signin.stateChanged())
-		}
-		if m.client != nil {
-			return tea.Batch(cmd, waitEvent(m.client.Events()))
-		}
-		return cmd
+		return m.onEvents([]protocol.Event{msg.ev})
+	case eventsMsg:
+		return m.onEvents(msg.evs)
 	case statusMsg:
 		m.status.update(msg, m.clock())
 		return nil

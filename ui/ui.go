@@ -85,6 +85,7 @@ type (
 		err    error
 	}
 	eventMsg      struct{ ev protocol.Event }
+	eventsMsg     struct{ evs []protocol.Event } // a burst, applied in one update
 	eventsClosed  struct{}
 	subscribedMsg struct {
 		channel string

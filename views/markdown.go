@@ -45,44 +45,6 @@ func appendChunk(out, chunk []string) []string {
 	return append(out, chunk...)
 }
 
-// markdownStream renders a markdown part that is still growing. It keeps
-// the rendered lines of the stable prefix (the text up to the last paragraph
-// boundary) and re-renders only the tail, so a frame costs one glamour run
-// over the last paragraph however long the answer has become.
-type markdownStream struct {
-	width   int
-	noColor bool
-	isDark  bool
-	stable  string   // source of the cached prefix; ends at a chunk boundary
-	lines   []string // rendered stable prefix
-}
-
-// render returns the lines for src, which is expected to extend the source
-// of the previous call; anything else (an edit, a new width or theme)
-// starts over.
-func (m *markdownStream) render(th Theme, src string, width int) []string {
-	if width < 1 {
-		width = 1
-	}
-	src = Sanitize(src)
-	if m.width != width || m.noColor != th.NoColor || m.isDark != th.IsDark || !strings.HasPrefix(src, m.stable) {
-		*m = markdownStream{width: width, noColor: th.NoColor, isDark: th.IsDark}
-	}
-	rest := src[len(m.stable):]
-	if cut := lastBoundary(rest); cut > 0 {
-		for _, chunk := range splitMarkdown(rest[:cut]) {
-			m.lines = appendChunk(m.lines, renderChunk(th, chunk, width))
-		}
-		m.stable = src[:len(m.stable)+cut]
-		rest = rest[cut:]
-	}
-	out := m.lines
-	if tail := renderChunk(th, rest, width); len(tail) > 0 {
-		out = appendChunk(append([]string(nil), m.lines...), tail)
-	}
-	return out
-}
-
 // splitMarkdown cuts src into chunks that render the same alone as they do
 // together: it cuts at a blank line outside fenced code when the next line
 // starts a new block at the left margin (an indented line could continue a
@@ -109,22 +71,10 @@ func firstBoundary(src string) int {
 	return b
 }
 
-// lastBoundary returns the offset of the last chunk boundary in src, or -1.
-func lastBoundary(src string) int {
-	b := -1
-	scanBoundaries(src, func(off int) bool { b = off; return true })
-	return b
-}
-
 // scanBoundaries calls yield with the offset of every chunk boundary in src
-// until yield returns false. A boundary needs the first character of the
-// next block to have arrived: until then a streaming text might still be
-// growing an indented continuation.
+// until yield returns false.
 func scanBoundaries(src string, yield func(int) bool) {
-	inFence := false
-	var fence string
-	blank := false // previous line was blank
-	seenText := false
+	var sc mdScan
 	for off := 0; off < len(src); {
 		end := strings.IndexByte(src[off:], '\n')
 		complete := end >= 0
@@ -132,27 +82,10 @@ func scanBoundaries(src string, yield func(int) bool) {
 			end = len(src) - off
 		}
 		line := src[off : off+end]
-		trimmed := strings.TrimLeft(line, " ")
-		isBlank := strings.TrimSpace(line) == ""
-		if !inFence && blank && seenText && !isBlank && len(line) > 0 && line[0] != ' ' {
-			if !yield(off) {
-				return
-			}
+		if sc.boundaryBefore(line) && !yield(off) {
+			return
 		}
-		indent := len(line) - len(trimmed)
-		if indent < 4 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
-			marker := trimmed[:3]
-			switch {
-			case !inFence:
-				inFence, fence = true, marker
-			case marker == fence && strings.TrimSpace(strings.TrimLeft(trimmed, marker[:1])) == "":
-				inFence = false
-			}
-		}
-		if !isBlank {
-			seenText = true
-		}
-		blank = isBlank && complete
+		sc.feed(line, complete)
 		if !complete {
 			break
 		}
@@ -160,11 +93,61 @@ func scanBoundaries(src string, yield func(int) bool) {
 	}
 }
 
+// mdScan is the state of the chunk-boundary scan at a line start, so a
+// stream can carry it from one frame to the next instead of rescanning.
+type mdScan struct {
+	inFence  bool
+	fence    string // the open fence's run of backticks or tildes
+	blank    bool   // the previous line was blank (and complete)
+	seenText bool
+}
+
+// fenceRun is the length of the run of backticks or tildes s starts with.
+func fenceRun(s string) int {
+	if s == "" || (s[0] != '`' && s[0] != '~') {
+		return 0
+	}
+	return len(s) - len(strings.TrimLeft(s, s[:1]))
+}
+
+// boundaryBefore reports whether line starts a new chunk: a blank line
+// outside fenced code, then text at the left margin. A boundary needs the
+// first character of the next block to have arrived: until then a
+// streaming text might still be growing an indented continuation.
+func (sc mdScan) boundaryBefore(line string) bool {
+	return !sc.inFence && sc.blank && sc.seenText && len(line) > 0 && line[0] != ' ' && strings.TrimSpace(line) != ""
+}
+
+// feed moves the scan past line (without its newline; complete when the
+// newline has arrived).
+func (sc *mdScan) feed(line string, complete bool) {
+	trimmed := strings.TrimLeft(line, " ")
+	isBlank := strings.TrimSpace(line) == ""
+	if run := fenceRun(trimmed); run >= 3 && len(line)-len(trimmed) < 4 {
+		// CommonMark's fences: a backtick fence's info string has no
+		// backtick ("```go``` here" is inline code), and only a run of
+		// the same character at least as long closes it.
+		switch {
+		case !sc.inFence && (trimmed[0] == '~' || !strings.Contains(trimmed[run:], "`")):
+			sc.inFence, sc.fence = true, trimmed[:run]
+		case sc.inFence && trimmed[0] == sc.fence[0] && run >= len(sc.fence) && strings.TrimSpace(trimmed[run:]) == "":
+			sc.inFence = false
+		}
+	}
+	if !isBlank {
+		sc.seenText = true
+	}
+	sc.blank = isBlank && complete
+}
+
 // renderChunk renders one chunk to lines: no leading or trailing blank
 // lines, only SGR escapes (none without colour), no line wider than width.
 func renderChunk(th Theme, chunk string, width int) []string {
 	if strings.TrimSpace(chunk) == "" {
 		return nil
+	}
+	if renderChunkHook != nil {
+		renderChunkHook(chunk)
 	}
 	r := glamourFor(th, width)
 	r.mu.Lock()
@@ -175,10 +158,7 @@ func renderChunk(th Theme, chunk string, width int) []string {
 		// than its formatting.
 		out = chunk
 	}
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		lines[i] = cleanLine(l)
-	}
+	lines := renderedLines(out)
 	for len(lines) > 0 && ansi.Strip(lines[0]) == "" {
 		lines = lines[1:]
 	}
@@ -186,6 +166,18 @@ func renderChunk(th Theme, chunk string, width int) []string {
 		lines = lines[:len(lines)-1]
 	}
 	return fitLines(lines, width)
+}
+
+// renderedLines is the one step every piece of glamour output passes
+// through before it may reach the terminal — whole answers, streamed
+// chunks and code segments alike (markdownStream renders only through
+// renderChunk) — so a stricter post-render filter belongs here.
+func renderedLines(out string) []string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = cleanLine(l)
+	}
+	return lines
 }
 
 // cleanLine reduces one line of glamour output to what it shows: escape
@@ -293,6 +285,10 @@ func fitLines(lines []string, width int) []string {
 	}
 	return out
 }
+
+// renderChunkHook, when set (by tests only), sees every chunk handed to
+// glamour: how tests check that a frame's work does not grow with the text.
+var renderChunkHook func(chunk string)
 
 type glamourEntry struct {
 	mu sync.Mutex // a TermRenderer keeps per-render state

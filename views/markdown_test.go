@@ -119,6 +119,8 @@ func TestSplitMarkdown(t *testing.T) {
 		{"indented code stays", "text\n\n    code\n\nb", []string{"text\n\n    code\n\n", "b"}},
 		{"next block not arrived yet", "a\n\n", []string{"a\n\n"}},
 		{"leading blank lines", "\n\na", []string{"\n\na"}},
+		{"a shorter run does not close a fence", "~~~~\nx\n~~~\n\ny\n~~~~\n\nz", []string{"~~~~\nx\n~~~\n\ny\n~~~~\n\n", "z"}},
+		{"backticks in the info string: no fence", "```go``` inline\n\nb", []string{"```go``` inline\n\n", "b"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,13 +143,13 @@ func TestMarkdownStreamMatchesFullRender(t *testing.T) {
 	for _, th := range []Theme{noColorTheme, colorTheme} {
 		var m markdownStream
 		for n := 0; n <= len(src); n += 3 {
-			got := strings.Join(m.render(th, src[:n], 60), "\n")
+			got := strings.Join(flattenPieces(m.render(th, src[:n], 60, "")), "\n")
 			want := strings.Join(RenderMarkdown(th, src[:n], 60), "\n")
 			if got != want {
 				t.Fatalf("noColor=%v prefix %d:\nstream:\n%s\nfull:\n%s", th.NoColor, n, got, want)
 			}
 		}
-		if m.stable == "" {
+		if len(m.ckpts) == 0 {
 			t.Error("the stream never cached a prefix")
 		}
 	}
@@ -155,8 +157,8 @@ func TestMarkdownStreamMatchesFullRender(t *testing.T) {
 
 func TestMarkdownStreamRestartsOnEdit(t *testing.T) {
 	var m markdownStream
-	m.render(colorTheme, "para one\n\npara two\n\npara three", 40)
-	got := ansi.Strip(strings.Join(m.render(colorTheme, "other\n\ntext", 40), "\n"))
+	m.render(colorTheme, "para one\n\npara two\n\npara three", 40, "")
+	got := ansi.Strip(strings.Join(flattenPieces(m.render(colorTheme, "other\n\ntext", 40, "")), "\n"))
 	if strings.Contains(got, "para") || !strings.Contains(got, "other") {
 		t.Errorf("an edited text kept stale lines: %q", got)
 	}

@@ -2,7 +2,9 @@ package views
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 
@@ -154,43 +156,83 @@ func MCPPanelHeight(th Theme, rows []MCPServerRow, width int) int {
 	inner := width - frame.GetHorizontalFrameSize()
 	lines := 1
 	if len(rows) > 0 && inner > 0 {
-		lines = len(mcpCompact(th, rows, -1, nil, inner, len(rows), false, false))
+		lines = mcpCompactLayoutFor(th, rows, nil, inner, false).lines
 	}
 	return frame.GetVerticalFrameSize() + 1 + lines
 }
 
 // mcpStrip is the one-line form: "● github ready  ⚠ deploy sign in …".
+// Only the entries that reach the line are styled: with a thousand
+// servers the line shows a handful.
 func mcpStrip(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, inner int) string {
 	if len(rows) == 0 {
 		return th.Muted.Render(Truncate("MCP: no servers", inner))
 	}
-	var parts []string
-	for i, r := range rows {
+	const sep = 2 // "  " between entries
+	part := func(i int) (plain, styled string) {
+		r := rows[i]
 		b := th.McpBadge(r.StateKind, authReason(r))
-		s := b.Style.Render(b.Glyph) + " " + SanitizeLine(r.Name) + " " + b.Style.Render(b.Label)
+		name := SanitizeLine(r.Name)
+		plain = b.Glyph + " " + name + " " + b.Label
+		styled = b.Style.Render(b.Glyph) + " " + name + " " + b.Style.Render(b.Label)
 		if pending[r.ID] {
-			s += th.Muted.Render(" …")
+			plain += " …"
+			styled += th.Muted.Render(" …")
 		}
 		if i == selected {
-			s = th.Selected.Render("›") + s
+			plain = "›" + plain
+			styled = th.Selected.Render("›") + styled
 		}
-		parts = append(parts, s)
+		return plain, styled
 	}
 	// Keep the selected server on screen: drop servers from the front
 	// until it fits, and say that some were dropped.
-	if selected > 0 && selected < len(parts) {
-		for first := 0; first < selected; first++ {
-			prefix := ""
-			if first > 0 {
-				prefix = "… "
+	first, prefix := 0, ""
+	if selected > 0 && selected < len(rows) {
+		first, prefix = selected, "… "
+		// Widths of the entries up to the selected one, summed from it
+		// backwards: the earliest first whose run still fits wins.
+		total := 0
+		fits := -1
+		for i := selected; i >= 0; i-- {
+			p, _ := part(i)
+			total += lipgloss.Width(p)
+			if i < selected {
+				total += sep
 			}
-			if lipgloss.Width(prefix+strings.Join(parts[first:selected+1], "  ")) <= inner {
-				return Truncate(prefix+strings.Join(parts[first:], "  "), inner)
+			pre := 0
+			if i > 0 {
+				pre = 2 // "… "
+			}
+			if total+pre <= inner {
+				fits = i
+			}
+			if total > inner {
+				break
 			}
 		}
-		return Truncate("… "+strings.Join(parts[selected:], "  "), inner)
+		if fits >= 0 {
+			first = fits
+			if fits == 0 {
+				prefix = ""
+			}
+		}
 	}
-	return Truncate(strings.Join(parts, "  "), inner)
+	// Entries from first until the line overflows: Truncate cuts there
+	// whatever follows.
+	var b strings.Builder
+	b.WriteString(prefix)
+	w := lipgloss.Width(prefix)
+	for i := first; i < len(rows) && w <= inner; i++ {
+		p, st := part(i)
+		if i > first {
+			b.WriteString("  ")
+			w += sep
+		}
+		b.WriteString(st)
+		w += lipgloss.Width(p)
+	}
+	return Truncate(b.String(), inner)
 }
 
 func authReason(r MCPServerRow) string {
@@ -206,21 +248,30 @@ func mcpRowsWindow(th Theme, rows []MCPServerRow, selected int, pending map[stri
 	if len(rows) == 0 {
 		return wrapLines(th.Muted.Render("No MCP servers in this session."), inner)
 	}
+	// Blocks are drawn as needed: once they overflow h the panel turns
+	// compact, and a thousand servers must not each be drawn in full.
 	blocks := make([][]string, len(rows))
-	total := 0
-	for i, r := range rows {
-		var g *GrantView
-		if gv, ok := grants[r.ID]; ok {
-			g = &gv
+	block := func(i int) []string {
+		if blocks[i] == nil {
+			var g *GrantView
+			if gv, ok := grants[rows[i].ID]; ok {
+				g = &gv
+			}
+			blocks[i] = mcpRowLines(th, rows[i], i == selected, focused, pending[rows[i].ID], g, inner)
 		}
-		blocks[i] = mcpRowLines(th, r, i == selected, focused, pending[r.ID], g, inner)
-		total += len(blocks[i])
+		return blocks[i]
+	}
+	total := 0
+	for i := range rows {
+		if total += len(block(i)); total > h {
+			break
+		}
 	}
 	if total > h {
 		// Too short for every server's details: one line per server, so
 		// each one's state is on screen (a short panel once showed a single
 		// name and nothing else).
-		if selected >= 0 && selected < len(rows) && len(rows)-1+len(blocks[selected]) <= h {
+		if selected >= 0 && selected < len(rows) && len(rows)-1+len(block(selected)) <= h {
 			// The selected server in full, the others one line each.
 			one := mcpCompact(th, rows, selected, pending, inner, len(rows), focused, true)
 			var lines []string
@@ -252,83 +303,175 @@ func mcpRowsWindow(th Theme, rows []MCPServerRow, selected int, pending map[stri
 // mcpCompact lists servers one line each ("›Filesystem ○ stopped"), in as
 // many columns as fit side by side (each as wide as its longest entry),
 // scrolled so the selected one shows. oneColumn asks for a single column,
-// one line per row in row order.
+// one line per row in row order. Only the h lines shown are styled; the
+// layout comes from mcpCompactLayoutFor (cached).
 func mcpCompact(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, inner, h int, focused, oneColumn bool) []string {
-	plain := make([]string, len(rows))
-	cells := make([]string, len(rows))
-	for i, r := range rows {
-		marker := "  "
-		if !oneColumn {
-			marker = " " // columns are tight: one cell is enough to point
-		}
-		if i == selected {
-			marker = "›" + marker[1:]
-		}
-		name := SanitizeLine(r.Name)
-		if name == "" {
-			name = "(unnamed)"
-		}
-		b := th.McpBadge(r.StateKind, authReason(r))
-		text := name + " " + b.Glyph + " " + b.Label
-		styled := th.Text.Bold(true).Render(name) + " " + b.Style.Render(b.Glyph+" "+b.Label)
-		if !r.Enabled {
-			text += " · off"
-			styled += th.Muted.Render(" · off")
-		}
-		if pending[r.ID] {
-			text += " ⋯"
-			styled += th.Muted.Render(" ⋯")
-		}
-		plain[i] = marker + text
-		cells[i] = marker + styled
-		if i == selected && focused {
-			cells[i] = th.Selected.Render(plain[i])
-		}
-	}
 	const gap = 2
 	n := len(rows)
-	nLines, widths := n, []int{inner}
-	if !oneColumn {
-		for lines := 1; lines <= n; lines++ {
-			cols := (n + lines - 1) / lines
-			ws := make([]int, cols)
-			total := gap * (cols - 1)
-			for i := range rows {
-				ws[i/lines] = max(ws[i/lines], lipgloss.Width(plain[i]))
-			}
-			for _, w := range ws {
-				total += w
-			}
-			if total <= inner || cols == 1 {
-				nLines, widths = lines, ws
-				if cols == 1 {
-					widths = []int{inner}
-				}
-				break
-			}
-		}
-	}
-	out := make([]string, nLines)
-	for i := range rows {
-		// Column-major, so the order reads down like the full list.
-		line, col := i%nLines, i/nLines
-		c := Truncate(cells[i], widths[col])
-		if col > 0 {
-			out[line] += strings.Repeat(" ", gap)
-		}
-		if pad := widths[col] - lipgloss.Width(c); pad > 0 && i+nLines < n {
-			c += strings.Repeat(" ", pad)
-		}
-		out[line] += c
-	}
-	if len(out) <= h {
-		return out
-	}
+	l := mcpCompactLayoutFor(th, rows, pending, inner, oneColumn)
 	first := 0
-	if sel := selected % nLines; selected >= 0 && sel >= h {
+	if sel := selected % l.lines; l.lines > h && selected >= 0 && sel >= h {
 		first = sel - h + 1
 	}
-	return out[first : first+h]
+	out := make([]string, 0, min(h, l.lines))
+	for line := first; line < l.lines && len(out) < h; line++ {
+		var b strings.Builder
+		// Column-major, so the order reads down like the full list.
+		for col, i := 0, line; i < n; col, i = col+1, i+l.lines {
+			c := Truncate(mcpCompactCell(th, rows[i], i == selected, focused, pending[rows[i].ID], oneColumn), l.widths[col])
+			if col > 0 {
+				b.WriteString(strings.Repeat(" ", gap))
+			}
+			b.WriteString(c)
+			if pad := l.widths[col] - lipgloss.Width(c); pad > 0 && i+l.lines < n {
+				b.WriteString(strings.Repeat(" ", pad))
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// mcpCompactMarker points at the selected server; columns are tight, so
+// there one cell is enough.
+func mcpCompactMarker(selected, oneColumn bool) string {
+	switch {
+	case selected && oneColumn:
+		return "› "
+	case selected:
+		return "›"
+	case oneColumn:
+		return "  "
+	}
+	return " "
+}
+
+// mcpCompactText is a compact entry without its marker or styling: what
+// the column widths are measured on.
+func mcpCompactText(th Theme, r MCPServerRow, pending bool) (name string, b Badge, text string) {
+	name = SanitizeLine(r.Name)
+	if name == "" {
+		name = "(unnamed)"
+	}
+	b = th.McpBadge(r.StateKind, authReason(r))
+	text = name + " " + b.Glyph + " " + b.Label
+	if !r.Enabled {
+		text += " · off"
+	}
+	if pending {
+		text += " ⋯"
+	}
+	return name, b, text
+}
+
+// mcpCompactCell is one compact entry, styled.
+func mcpCompactCell(th Theme, r MCPServerRow, selected, focused, pending, oneColumn bool) string {
+	marker := mcpCompactMarker(selected, oneColumn)
+	name, b, text := mcpCompactText(th, r, pending)
+	if selected && focused {
+		return th.Selected.Render(marker + text)
+	}
+	styled := th.Text.Bold(true).Render(name) + " " + b.Style.Render(b.Glyph+" "+b.Label)
+	if !r.Enabled {
+		styled += th.Muted.Render(" · off")
+	}
+	if pending {
+		styled += th.Muted.Render(" ⋯")
+	}
+	return marker + styled
+}
+
+// mcpCompactLayout is how many lines the compact list takes and how wide
+// each of its columns is.
+type mcpCompactLayout struct {
+	lines  int
+	widths []int
+}
+
+// mcpLayoutMemo keeps the last compact layout: the UI asks for it on every
+// frame (MCPPanelHeight for the narrow layout, the panel itself), and
+// measuring a thousand entries costs about a millisecond while hashing
+// what they depend on costs a few microseconds.
+var mcpLayoutMemo struct {
+	mu     sync.Mutex
+	key    uint64
+	layout mcpCompactLayout
+}
+
+var mcpLayoutSeed = maphash.MakeSeed()
+
+// mcpCompactLayoutFor returns the compact layout of rows at inner width:
+// the fewest lines whose columns fit side by side (or one column of one
+// line per row). It is linear in the rows: each entry is measured once,
+// and the search for the line count starts at the count the narrowest
+// entries would allow.
+func mcpCompactLayoutFor(th Theme, rows []MCPServerRow, pending map[string]bool, inner int, oneColumn bool) mcpCompactLayout {
+	n := len(rows)
+	if oneColumn || n == 0 {
+		return mcpCompactLayout{lines: max(n, 1), widths: []int{inner}}
+	}
+	var h maphash.Hash
+	h.SetSeed(mcpLayoutSeed)
+	fmt.Fprintf(&h, "%d|%v|%v|%d|", inner, th.IsDark, th.NoColor, n)
+	for _, r := range rows {
+		h.WriteString(r.Name)
+		h.WriteByte(0)
+		h.WriteString(r.StateKind)
+		h.WriteByte(0)
+		h.WriteString(authReason(r))
+		h.WriteByte(0)
+		var flags byte
+		if r.Enabled {
+			flags |= 1
+		}
+		if pending[r.ID] {
+			flags |= 2
+		}
+		h.WriteByte(flags)
+	}
+	key := h.Sum64()
+	mcpLayoutMemo.mu.Lock()
+	if mcpLayoutMemo.key == key && mcpLayoutMemo.layout.lines > 0 {
+		l := mcpLayoutMemo.layout
+		mcpLayoutMemo.mu.Unlock()
+		return l
+	}
+	mcpLayoutMemo.mu.Unlock()
+
+	const gap = 2
+	ws := make([]int, n)
+	narrowest := inner
+	for i, r := range rows {
+		_, _, text := mcpCompactText(th, r, pending[r.ID])
+		ws[i] = lipgloss.Width(mcpCompactMarker(false, false) + text)
+		narrowest = min(narrowest, ws[i])
+	}
+	// No line count below the one that fits n columns of the narrowest
+	// entry can fit; from there each try costs one pass over the widths.
+	maxCols := max(1, (inner+gap)/(narrowest+gap))
+	l := mcpCompactLayout{lines: n, widths: []int{inner}}
+	for lines := max(1, (n+maxCols-1)/maxCols); lines <= n; lines++ {
+		cols := (n + lines - 1) / lines
+		if cols == 1 {
+			break
+		}
+		colW := make([]int, cols)
+		total := gap * (cols - 1)
+		for i, w := range ws {
+			colW[i/lines] = max(colW[i/lines], w)
+		}
+		for _, w := range colW {
+			total += w
+		}
+		if total <= inner {
+			l = mcpCompactLayout{lines: lines, widths: colW}
+			break
+		}
+	}
+	mcpLayoutMemo.mu.Lock()
+	mcpLayoutMemo.key, mcpLayoutMemo.layout = key, l
+	mcpLayoutMemo.mu.Unlock()
+	return l
 }
 
 // windowBlocks picks consecutive blocks around selected that fit in h

@@ -237,3 +237,95 @@ func TestClientPluginServers(t *testing.T) {
 		t.Fatalf("surfaced client server listed %d times, want once", n)
 	}
 }
+
+// TestMCPCompactLayoutSearch checks the layout search that starts at the
+// narrowest entry's bound against trying every line count from one: both
+// must pick the same (fewest) lines and column widths.
+func TestMCPCompactLayoutSearch(t *testing.T) {
+	th := NewTheme(true, false)
+	for _, tc := range []struct {
+		names []string
+		inner int
+	}{
+		{[]string{"a", "b", "c", "d"}, 40},
+		{[]string{"a-very-long-server-name", "b", "c", "d", "e", "f", "g"}, 50},
+		{[]string{"x", "yy", "zzz", "a-very-long-server-name-indeed", "b"}, 30},
+		{[]string{"one", "two"}, 8},
+		{strings.Split(strings.Repeat("srv ", 37), " ")[:37], 160},
+	} {
+		var rows []MCPServerRow
+		for i, n := range tc.names {
+			rows = append(rows, MCPServerRow{ID: fmt.Sprint(i), Name: n, Enabled: i%3 != 0, StateKind: []string{"ready", "error", "starting"}[i%3]})
+		}
+		got := mcpCompactLayoutFor(th, rows, nil, tc.inner, false)
+		// Every line count from one, as the layout was once found.
+		want := mcpCompactLayout{lines: len(rows), widths: []int{tc.inner}}
+		for lines := 1; lines < len(rows); lines++ {
+			cols := (len(rows) + lines - 1) / lines
+			ws := make([]int, cols)
+			total := 2 * (cols - 1)
+			for i, r := range rows {
+				_, _, text := mcpCompactText(th, r, false)
+				ws[i/lines] = max(ws[i/lines], ansi.StringWidth(" "+text))
+			}
+			for _, w := range ws {
+				total += w
+			}
+			if total <= tc.inner {
+				want = mcpCompactLayout{lines: lines, widths: ws}
+				break
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%d rows at %d: layout %v, want %v", len(rows), tc.inner, got, want)
+		}
+	}
+}
+
+// TestMCPStripMatchesFullLine checks the strip that styles only what
+// reaches the line against building every entry and cutting the joined
+// line, as it once did, for each selection at several widths. (The
+// duplicate rows exercise long lines; the strip lists rows as given.)
+func TestMCPStripMatchesFullLine(t *testing.T) {
+	th := NewTheme(true, false)
+	rows := MCPServerRows(mcpCustomizations())
+	rows = append(rows, rows...)
+	pending := map[string]bool{"mcp-metrics": true}
+	full := func(selected, inner int) string {
+		var parts []string
+		for i, r := range rows {
+			b := th.McpBadge(r.StateKind, authReason(r))
+			s := b.Style.Render(b.Glyph) + " " + SanitizeLine(r.Name) + " " + b.Style.Render(b.Label)
+			if pending[r.ID] {
+				s += th.Muted.Render(" …")
+			}
+			if i == selected {
+				s = th.Selected.Render("›") + s
+			}
+			parts = append(parts, s)
+		}
+		if selected > 0 && selected < len(parts) {
+			for first := 0; first < selected; first++ {
+				prefix := ""
+				if first > 0 {
+					prefix = "… "
+				}
+				if ansi.StringWidth(prefix+strings.Join(parts[first:selected+1], "  ")) <= inner {
+					return Truncate(prefix+strings.Join(parts[first:], "  "), inner)
+				}
+			}
+			return Truncate("… "+strings.Join(parts[selected:], "  "), inner)
+		}
+		return Truncate(strings.Join(parts, "  "), inner)
+	}
+	for _, inner := range []int{8, 20, 37, 60, 120, 400} {
+		for sel := -1; sel <= len(rows); sel++ {
+			// The full line also carried the empty style runs of every
+			// entry cut off (ansi.Truncate keeps escapes): the strip is
+			// that line without them.
+			if got, want := mcpStrip(th, rows, sel, pending, inner), full(sel, inner); !strings.HasPrefix(want, got) || ansi.Strip(got) != ansi.Strip(want) {
+				t.Fatalf("selected %d at %d:\n got %q\nwant %q", sel, inner, got, want)
+			}
+		}
+	}
+}

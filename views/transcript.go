@@ -34,8 +34,9 @@ type TranscriptOptions struct {
 // part's lines by (the part's value, width, the options that touch the
 // part), so a selection that moves between cards redraws those two cards
 // and nothing else. Per frame it reassembles only the active turn from its
-// cached parts (re-rendering of a streaming markdown part only the last
-// paragraph), and walks from the bottom only as far as the viewport needs.
+// cached parts (a streaming markdown part renders only its open paragraph
+// or code segment, see markdownStream), and walks from the bottom only as
+// far as the viewport needs.
 //
 // A Transcript is a cache: mutable, not safe for concurrent use, and it never
 // changes the chat it is given. Use one per open chat, from the UI goroutine.
@@ -509,17 +510,34 @@ func (t *Transcript) appendParts(r *renderedTurn, old []partLines, parts []proto
 			lines = append(lines, "")
 		}
 		key := partKey(t, p, width, opts)
+		start := len(lines)
+		md, streaming := p.Variant.(protocol.MarkdownResponsePart)
 		var ls []string
-		if i < len(old) && old[i].key == key && samePart(old[i].part, p) {
+		switch {
+		case i < len(old) && old[i].key == key && samePart(old[i].part, p):
 			ls = old[i].lines
-		} else {
-			ls = indentLines(t.renderPart(p, inner, opts, active))
+			lines = append(lines, ls...)
+		case streaming && active:
+			// The stream's lines come indented and shared: copied into
+			// lines, never written. lines is not written below its length
+			// again, so the part's lines are a view of it.
+			s, ok := t.streams[md.Id]
+			if !ok {
+				s = &markdownStream{}
+				t.streams[md.Id] = s
+			}
+			for _, piece := range s.render(t.th, md.Content.String(), inner, "  ") {
+				lines = append(lines, piece...)
+			}
+			ls = lines[start:len(lines):len(lines)]
+		default:
+			ls = indentLines(t.renderPart(p, inner, opts))
+			lines = append(lines, ls...)
 		}
 		if id := cardID(p); id != "" {
-			r.cards[id] = [2]int{len(lines), len(ls)}
+			r.cards[id] = [2]int{start, len(ls)}
 		}
 		r.parts = append(r.parts, partLines{part: p, key: key, lines: ls})
-		lines = append(lines, ls...)
 	}
 	return lines
 }
@@ -587,19 +605,10 @@ func partKey(t *Transcript, p protocol.ResponsePart, width int, opts TranscriptO
 
 // renderPart draws one response part at inner width, not yet indented.
 // The result is owned by the caller.
-func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts TranscriptOptions, active bool) []string {
+func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts TranscriptOptions) []string {
 	th := t.th
 	switch v := p.Variant.(type) {
 	case protocol.MarkdownResponsePart:
-		if active {
-			s, ok := t.streams[v.Id]
-			if !ok {
-				s = &markdownStream{}
-				t.streams[v.Id] = s
-			}
-			// The stream keeps its lines; indenting must not write into them.
-			return append([]string(nil), s.render(th, v.Content.String(), inner)...)
-		}
 		return RenderMarkdown(th, v.Content.String(), inner)
 	case protocol.ReasoningResponsePart:
 		return reasoningLines(th, v, opts.Expanded[v.Id], inner)
