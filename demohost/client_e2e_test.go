@@ -133,12 +133,12 @@ func mcpServer(s protocol.SessionState, id string) (protocol.McpServerCustomizat
 	for _, c := range s.Customizations {
 		switch v := c.Variant.(type) {
 		case protocol.McpServerCustomization:
-			if v.Id == id {
+			if v.ID == id {
 				return v, true
 			}
 		case protocol.PluginCustomization:
 			for _, ch := range v.Children {
-				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.Id == id {
+				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.ID == id {
 					return m, true
 				}
 			}
@@ -173,11 +173,11 @@ func toolCallKinds(ch protocol.ChatState) map[string]string {
 // or finished).
 func findToolCall(ch protocol.ChatState, turnID, id string) (protocol.ToolCallState, bool) {
 	var parts []protocol.ResponsePart
-	if ch.ActiveTurn != nil && ch.ActiveTurn.Id == turnID {
+	if ch.ActiveTurn != nil && ch.ActiveTurn.ID == turnID {
 		parts = ch.ActiveTurn.ResponseParts
 	}
 	for _, t := range ch.Turns {
-		if t.Id == turnID {
+		if t.ID == turnID {
 			parts = t.ResponseParts
 		}
 	}
@@ -190,11 +190,11 @@ func findToolCall(ch protocol.ChatState, turnID, id string) (protocol.ToolCallSt
 }
 
 func finishedTurn(ch protocol.ChatState, turnID string) (protocol.Turn, bool) {
-	if ch.ActiveTurn != nil && ch.ActiveTurn.Id == turnID {
+	if ch.ActiveTurn != nil && ch.ActiveTurn.ID == turnID {
 		return protocol.Turn{}, false
 	}
 	for _, t := range ch.Turns {
-		if t.Id == turnID {
+		if t.ID == turnID {
 			return t, true
 		}
 	}
@@ -203,7 +203,7 @@ func finishedTurn(ch protocol.ChatState, turnID string) (protocol.Turn, bool) {
 
 func hasInputNeeded(s protocol.SessionState, id string) bool {
 	for _, r := range s.InputNeeded {
-		if v, ok := r.Variant.(protocol.SessionToolAuthenticationRequest); ok && v.Id == id {
+		if v, ok := r.Variant.(protocol.SessionToolAuthenticationRequest); ok && v.ID == id {
 			return true
 		}
 	}
@@ -215,19 +215,12 @@ func hasInputNeeded(s protocol.SessionState, id string) bool {
 // otherwise.
 func requirement(reason protocol.McpAuthRequiredReason, prm protocol.ProtectedResourceMetadata, scopes []string, oc *protocol.McpOAuthClient, desc *string) authpkce.Requirement {
 	r := authpkce.Requirement{
-		Reason: authpkce.Reason(reason),
-		Resource: authpkce.ProtectedResourceMetadata{
-			Resource:             prm.Resource,
-			AuthorizationServers: slices.Clone(prm.Authorization_servers),
-			ScopesSupported:      slices.Clone(prm.Scopes_supported),
-		},
+		Reason:         authpkce.Reason(reason),
+		Resource:       prm,
 		RequiredScopes: slices.Clone(scopes),
 	}
-	if prm.Resource_name != nil {
-		r.Resource.ResourceName = *prm.Resource_name
-	}
 	if oc != nil {
-		r.OAuthClient = &authpkce.Client{ClientID: oc.ClientId}
+		r.OAuthClient = &authpkce.Client{ClientID: oc.ClientID}
 		if oc.ClientSecret != nil {
 			r.OAuthClient.ClientSecret = *oc.ClientSecret
 		}
@@ -334,11 +327,11 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		}
 		w.wait(t, "filesystem ready", seen("ready"))
 		from := len(w.serverKinds(fs)) - 1
-		if _, err := c.Dispatch(demohost.DemoSessionURI, protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: fs})); err != nil {
+		if _, err := c.Dispatch(demohost.DemoSessionURI, protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{ID: fs})); err != nil {
 			t.Fatal(err)
 		}
 		w.wait(t, "filesystem stopped", seen("stopped"))
-		if _, err := c.Dispatch(demohost.DemoSessionURI, protocol.NewStateAction(protocol.SessionMcpServerStartRequestedAction{Id: fs})); err != nil {
+		if _, err := c.Dispatch(demohost.DemoSessionURI, protocol.NewStateAction(protocol.SessionMcpServerStartRequestedAction{ID: fs})); err != nil {
 			t.Fatal(err)
 		}
 		want := []string{"ready", "stopped", "starting", "ready"}
@@ -363,8 +356,8 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		}
 		req := requirement(st.Reason, st.Resource, st.RequiredScopes, st.OauthClient, st.Description)
 		res := grant(req)
-		if res.ClientID != st.OauthClient.ClientId {
-			t.Fatalf("grant used client %q, want the pre-registered %q", res.ClientID, st.OauthClient.ClientId)
+		if res.ClientID != st.OauthClient.ClientID {
+			t.Fatalf("grant used client %q, want the pre-registered %q", res.ClientID, st.OauthClient.ClientID)
 		}
 		if err := c.Authenticate(ctx, st.Resource.Resource, res.AccessToken, res.Scopes); err != nil {
 			t.Fatalf("authenticate github: %v", err)
@@ -380,7 +373,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 	// later deploy would not ask again.
 	deploy := func(t *testing.T, turnID string) (string, protocol.ToolCallAuthRequiredState) {
 		t.Helper()
-		if _, err := c.Dispatch(demohost.DemoChatURI, protocol.NewStateAction(protocol.ChatTurnStartedAction{TurnId: turnID, StartedAt: time.Now().UTC().Format(time.RFC3339Nano),
+		if _, err := c.Dispatch(demohost.DemoChatURI, protocol.NewStateAction(protocol.ChatTurnStartedAction{TurnID: turnID, StartedAt: time.Now().UTC().Format(time.RFC3339Nano),
 			Message: protocol.Message{Text: "please deploy", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}}})); err != nil {
 			t.Fatal(err)
 		}
@@ -400,7 +393,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		const turnID = "e2e-cancel"
 		tcID, _ := deploy(t, turnID)
 		code := "cancelled"
-		if _, err := c.Dispatch(demohost.DemoChatURI, protocol.NewStateAction(protocol.ChatToolCallCompleteAction{TurnId: turnID, ToolCallId: tcID, Result: protocol.ToolCallResult{
+		if _, err := c.Dispatch(demohost.DemoChatURI, protocol.NewStateAction(protocol.ChatToolCallCompleteAction{TurnID: turnID, ToolCallID: tcID, Result: protocol.ToolCallResult{
 			Success: false, PastTenseMessage: protocol.PlainString("Cancelled"),
 			Error: &protocol.ToolCallResultError{Message: "cancelled by the user", Code: &code}}})); err != nil {
 			t.Fatal(err)

@@ -25,7 +25,7 @@ func (h *Host) dispatchLocked(c *conn, raw json.RawMessage) {
 		return
 	}
 	h.lastSeq[c.clientID] = p.ClientSeq
-	origin := protocol.ActionOrigin{ClientId: c.clientID, ClientSeq: p.ClientSeq}
+	origin := protocol.ActionOrigin{ClientID: c.clientID, ClientSeq: p.ClientSeq}
 	if reason := h.checkActionLocked(c, p.Channel, p.Action.Variant); reason != "" {
 		h.rejectLocked(p.Channel, p.Action, origin, reason)
 		return
@@ -111,30 +111,30 @@ func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateAction
 		if r := needSession(); r != "" {
 			return r
 		}
-		if a.ActiveClient.ClientId != c.clientID {
+		if a.ActiveClient.ClientID != c.clientID {
 			return "a client can only set itself as an active client"
 		}
 	case protocol.SessionActiveClientRemovedAction:
 		if r := needSession(); r != "" {
 			return r
 		}
-		if a.ClientId != c.clientID {
+		if a.ClientID != c.clientID {
 			return "a client can only remove itself from the active clients"
 		}
 	case protocol.SessionCustomizationToggledAction:
 		if r := needSession(); r != "" {
 			return r
 		}
-		if !customizationExists(s.state, a.Id) {
-			return "no customization with id " + clip(a.Id)
+		if !customizationExists(s.state, a.ID) {
+			return "no customization with id " + clip(a.ID)
 		}
 	case protocol.SessionMcpServerStartRequestedAction:
 		if r := needSession(); r != "" {
 			return r
 		}
-		_, enabled, ok := findServer(s.state, a.Id)
+		_, enabled, ok := findServer(s.state, a.ID)
 		if !ok {
-			return "no MCP server with id " + clip(a.Id)
+			return "no MCP server with id " + clip(a.ID)
 		}
 		if !enabled {
 			return "this MCP server is disabled; enable it before starting it"
@@ -143,8 +143,8 @@ func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateAction
 		if r := needSession(); r != "" {
 			return r
 		}
-		if _, _, ok := findServer(s.state, a.Id); !ok {
-			return "no MCP server with id " + clip(a.Id)
+		if _, _, ok := findServer(s.state, a.ID); !ok {
+			return "no MCP server with id " + clip(a.ID)
 		}
 	case protocol.ChatTurnStartedAction:
 		if r := needChat(); r != "" {
@@ -153,22 +153,22 @@ func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateAction
 		if a.Message.Origin.Kind != protocol.MessageKindUser {
 			return "a client may only send user messages"
 		}
-		if a.TurnId == "" {
+		if a.TurnID == "" {
 			return "turnId is empty"
 		}
 		if ch.state.ActiveTurn != nil {
 			return "a turn is already running; queue the message instead"
 		}
 		for _, t := range ch.state.Turns {
-			if t.Id == a.TurnId {
-				return "turnId " + clip(a.TurnId) + " is already used in this chat"
+			if t.ID == a.TurnID {
+				return "turnId " + clip(a.TurnID) + " is already used in this chat"
 			}
 		}
 	case protocol.ChatTurnCancelledAction:
 		if r := needChat(); r != "" {
 			return r
 		}
-		if ch.state.ActiveTurn == nil || ch.state.ActiveTurn.Id != a.TurnId {
+		if ch.state.ActiveTurn == nil || ch.state.ActiveTurn.ID != a.TurnID {
 			return "no active turn to cancel"
 		}
 	case protocol.ChatTruncatedAction:
@@ -178,22 +178,22 @@ func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateAction
 		if ch.state.ActiveTurn != nil {
 			return "cancel the running turn before truncating"
 		}
-		if a.TurnId != nil && !hasTurn(ch.state.Turns, *a.TurnId) {
-			return "no turn " + clip(*a.TurnId) + " in this chat"
+		if a.TurnID != nil && !hasTurn(ch.state.Turns, *a.TurnID) {
+			return "no turn " + clip(*a.TurnID) + " in this chat"
 		}
 	case protocol.ChatToolCallApprovedAction:
-		return h.checkToolCall(ch, a.TurnId, a.ToolCallId, "pending-confirmation")
+		return h.checkToolCall(ch, a.TurnID, a.ToolCallID, "pending-confirmation")
 	case protocol.ChatToolCallDeniedAction:
-		return h.checkToolCall(ch, a.TurnId, a.ToolCallId, "pending-confirmation")
+		return h.checkToolCall(ch, a.TurnID, a.ToolCallID, "pending-confirmation")
 	case protocol.ChatToolCallResultConfirmedAction:
-		return h.checkToolCall(ch, a.TurnId, a.ToolCallId, "pending-result-confirmation")
+		return h.checkToolCall(ch, a.TurnID, a.ToolCallID, "pending-result-confirmation")
 	case protocol.ChatToolCallCompleteAction:
 		if r := needChat(); r != "" {
 			return r
 		}
-		tc, ok := findToolCall(ch.state, a.TurnId, a.ToolCallId)
+		tc, ok := findToolCall(ch.state, a.TurnID, a.ToolCallID)
 		if !ok {
-			return "unknown tool call " + clip(a.ToolCallId)
+			return "unknown tool call " + clip(a.ToolCallID)
 		}
 		switch st := tc.Variant.(type) {
 		case protocol.ToolCallAuthRequiredState:
@@ -211,9 +211,9 @@ func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateAction
 		if r := needChat(); r != "" {
 			return r
 		}
-		tc, ok := findToolCall(ch.state, a.TurnId, a.ToolCallId)
+		tc, ok := findToolCall(ch.state, a.TurnID, a.ToolCallID)
 		if !ok {
-			return "unknown tool call " + clip(a.ToolCallId)
+			return "unknown tool call " + clip(a.ToolCallID)
 		}
 		st, running := tc.Variant.(protocol.ToolCallRunningState)
 		if !running || !ownedBy(st.Contributor, c.clientID) {
@@ -226,15 +226,15 @@ func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateAction
 		if a.Message.Origin.Kind != protocol.MessageKindUser {
 			return "a client may only send user messages"
 		}
-		if a.Id == "" {
+		if a.ID == "" {
 			return "pending message id is empty"
 		}
 	case protocol.ChatPendingMessageRemovedAction:
 		if r := needChat(); r != "" {
 			return r
 		}
-		if !hasPending(ch.state, a.Kind, a.Id) {
-			return "no pending message " + clip(a.Id)
+		if !hasPending(ch.state, a.Kind, a.ID) {
+			return "no pending message " + clip(a.ID)
 		}
 	case protocol.ChatQueuedMessagesReorderedAction, protocol.ChatDraftChangedAction:
 		return needChat()
@@ -242,12 +242,12 @@ func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateAction
 		if r := needChat(); r != "" {
 			return r
 		}
-		req, ok := openInputRequest(ch.state, a.RequestId)
+		req, ok := openInputRequest(ch.state, a.RequestID)
 		if !ok {
-			return "no open input request " + clip(a.RequestId)
+			return "no open input request " + clip(a.RequestID)
 		}
-		if !hasQuestion(req, a.QuestionId) {
-			return "no question " + clip(a.QuestionId) + " in that input request"
+		if !hasQuestion(req, a.QuestionID) {
+			return "no question " + clip(a.QuestionID) + " in that input request"
 		}
 		if a.Answer != nil {
 			if ans, ok := a.Answer.Variant.(protocol.ChatInputAnswered); ok && ans.Value.Variant == nil {
@@ -258,9 +258,9 @@ func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateAction
 		if r := needChat(); r != "" {
 			return r
 		}
-		req, ok := openInputRequest(ch.state, a.RequestId)
+		req, ok := openInputRequest(ch.state, a.RequestID)
 		if !ok {
-			return "no open input request " + clip(a.RequestId)
+			return "no open input request " + clip(a.RequestID)
 		}
 		if a.Response == protocol.ChatInputResponseKindAccept {
 			for _, q := range req.Questions {
@@ -304,7 +304,7 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 	ch := h.chats[channel]
 	switch a := v.(type) {
 	case protocol.ChatTurnStartedAction:
-		h.startTurnLocked(ch, a.Message, &a.TurnId, nil, c.clientID)
+		h.startTurnLocked(ch, a.Message, &a.TurnID, nil, c.clientID)
 	case protocol.ChatTurnCancelledAction:
 		if ch.run != nil {
 			h.clearInputNeededLocked(ch, ch.run)
@@ -317,7 +317,7 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 			if ch.queuedBy == nil {
 				ch.queuedBy = map[string]string{}
 			}
-			ch.queuedBy[a.Id] = c.clientID
+			ch.queuedBy[a.ID] = c.clientID
 			h.consumeQueuedLocked(ch)
 		}
 	case protocol.ChatToolCallApprovedAction, protocol.ChatToolCallDeniedAction,
@@ -328,9 +328,9 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 	case protocol.SessionCustomizationToggledAction:
 		h.reconcileServersLocked(s)
 	case protocol.SessionMcpServerStartRequestedAction:
-		h.scheduleServerLocked(s, a.Id)
+		h.scheduleServerLocked(s, a.ID)
 	case protocol.SessionMcpServerStopRequestedAction:
-		s.srvGen[a.Id]++ // cancels a pending start
+		s.srvGen[a.ID]++ // cancels a pending start
 	}
 }
 
@@ -345,7 +345,7 @@ func containsChat(cs []protocol.ChatSummary, uri string) bool {
 
 func hasTurn(ts []protocol.Turn, id string) bool {
 	for _, t := range ts {
-		if t.Id == id {
+		if t.ID == id {
 			return true
 		}
 	}
@@ -354,10 +354,10 @@ func hasTurn(ts []protocol.Turn, id string) bool {
 
 func hasPending(c protocol.ChatState, kind protocol.PendingMessageKind, id string) bool {
 	if kind == protocol.PendingMessageKindSteering {
-		return c.SteeringMessage != nil && c.SteeringMessage.Id == id
+		return c.SteeringMessage != nil && c.SteeringMessage.ID == id
 	}
 	for _, m := range c.QueuedMessages {
-		if m.Id == id {
+		if m.ID == id {
 			return true
 		}
 	}
@@ -369,12 +369,12 @@ func ownedBy(ctr *protocol.ToolCallContributor, clientID string) bool {
 		return false
 	}
 	cc, ok := ctr.Variant.(protocol.ToolCallClientContributor)
-	return ok && cc.ClientId != nil && *cc.ClientId == clientID
+	return ok && cc.ClientID != nil && *cc.ClientID == clientID
 }
 
 // findToolCall finds a tool call in the chat's active turn.
 func findToolCall(c protocol.ChatState, turnID, id string) (protocol.ToolCallState, bool) {
-	if c.ActiveTurn == nil || c.ActiveTurn.Id != turnID {
+	if c.ActiveTurn == nil || c.ActiveTurn.ID != turnID {
 		return protocol.ToolCallState{}, false
 	}
 	for _, p := range c.ActiveTurn.ResponseParts {
@@ -391,7 +391,7 @@ func openInputRequest(c protocol.ChatState, id string) (protocol.ChatInputReques
 		return protocol.ChatInputRequest{}, false
 	}
 	for _, p := range c.ActiveTurn.ResponseParts {
-		if ip, ok := p.Variant.(protocol.InputRequestResponsePart); ok && ip.Request.Id == id && ip.Response == nil {
+		if ip, ok := p.Variant.(protocol.InputRequestResponsePart); ok && ip.Request.ID == id && ip.Response == nil {
 			return ip.Request, true
 		}
 	}
@@ -411,15 +411,15 @@ func questionInfo(q protocol.ChatInputQuestion) (string, bool) {
 	req := func(p *bool) bool { return p != nil && *p }
 	switch v := q.Variant.(type) {
 	case protocol.ChatInputTextQuestion:
-		return v.Id, req(v.Required)
+		return v.ID, req(v.Required)
 	case protocol.ChatInputNumberQuestion:
-		return v.Id, req(v.Required)
+		return v.ID, req(v.Required)
 	case protocol.ChatInputBooleanQuestion:
-		return v.Id, req(v.Required)
+		return v.ID, req(v.Required)
 	case protocol.ChatInputSingleSelectQuestion:
-		return v.Id, req(v.Required)
+		return v.ID, req(v.Required)
 	case protocol.ChatInputMultiSelectQuestion:
-		return v.Id, req(v.Required)
+		return v.ID, req(v.Required)
 	}
 	return "", false
 }

@@ -42,7 +42,7 @@ func BenchmarkDecodeActionEnvelope(b *testing.B) {
 // Every iteration starts from the same immutable base state.
 func benchChatDelta(b *testing.B, n int) {
 	base := chatStreamingState()
-	a := StateAction{Variant: ChatDeltaAction{Type: "chat/delta", TurnId: "t1", PartId: "md", Content: "0123456789abcdef"}}
+	a := StateAction{Variant: ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "0123456789abcdef"}}
 	b.ReportAllocs()
 	for b.Loop() {
 		s := base
@@ -76,7 +76,7 @@ func BenchmarkChatDelta100k(b *testing.B) { benchChatDelta(b, 100_000) }
 // each with a user message, two markdown parts and two completed tool calls.
 func chatSnapshotJSON(tb testing.TB, turns int) []byte {
 	tb.Helper()
-	mcp := ToolCallContributor{Variant: ToolCallMcpContributor{Kind: "mcp", CustomizationId: "github"}}
+	mcp := ToolCallContributor{Variant: ToolCallMcpContributor{Kind: "mcp", CustomizationID: "github"}}
 	para := strings.Repeat("Streaming answers stay linear because text grows at its end. ", 6)
 	s := ChatState{
 		Resource:   "ahp-chat:/bench",
@@ -91,7 +91,7 @@ func chatSnapshotJSON(tb testing.TB, turns int) []byte {
 		in, out := int64(1200+i), int64(340)
 		tool := func(n int) ResponsePart {
 			return ResponsePart{Variant: ToolCallResponsePart{Kind: "toolCall", ToolCall: ToolCallState{Variant: ToolCallCompletedState{
-				ToolCallId:        fmt.Sprintf("tc-%d-%d", i, n),
+				ToolCallID:        fmt.Sprintf("tc-%d-%d", i, n),
 				ToolName:          "read_file",
 				DisplayName:       "Read File",
 				Contributor:       &mcp,
@@ -105,15 +105,15 @@ func chatSnapshotJSON(tb testing.TB, turns int) []byte {
 			}}}}
 		}
 		s.Turns[i] = Turn{
-			Id:        fmt.Sprintf("turn-%d", i),
+			ID:        fmt.Sprintf("turn-%d", i),
 			StartedAt: &started,
 			Duration:  &d,
 			Message:   Message{Text: fmt.Sprintf("Question %d: what does this code do?", i), Origin: MessageOrigin{Kind: MessageKindUser}},
 			ResponseParts: []ResponsePart{
-				{Variant: MarkdownResponsePart{Kind: "markdown", Id: fmt.Sprintf("md-%d-a", i), Content: NewText(para)}},
+				{Variant: MarkdownResponsePart{Kind: "markdown", ID: fmt.Sprintf("md-%d-a", i), Content: NewText(para)}},
 				tool(1),
 				tool(2),
-				{Variant: MarkdownResponsePart{Kind: "markdown", Id: fmt.Sprintf("md-%d-b", i), Content: NewText(para)}},
+				{Variant: MarkdownResponsePart{Kind: "markdown", ID: fmt.Sprintf("md-%d-b", i), Content: NewText(para)}},
 			},
 			Usage: &UsageInfo{InputTokens: &in, OutputTokens: &out, Model: chatStrPtr("gpt-bench")},
 			State: TurnStateComplete,
@@ -137,7 +137,7 @@ func chatSnapshotJSON(tb testing.TB, turns int) []byte {
 // loaded machine can push single runs past the budget.
 func BenchmarkApplySnapshot1000Turns(b *testing.B) {
 	raw := chatSnapshotJSON(b, 1000)
-	start := StateAction{Variant: ChatTurnStartedAction{Type: "chat/turnStarted", TurnId: "turn-new", StartedAt: "2026-07-20T10:00:01.000Z", Message: chatMsg("next")}}
+	start := StateAction{Variant: ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "turn-new", StartedAt: "2026-07-20T10:00:01.000Z", Message: chatMsg("next")}}
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -135,7 +135,7 @@ func userMsg(text string) protocol.Message {
 }
 
 func turnStarted(id string) protocol.StateAction {
-	return protocol.NewStateAction(protocol.ChatTurnStartedAction{TurnId: id, StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")})
+	return protocol.NewStateAction(protocol.ChatTurnStartedAction{TurnID: id, StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")})
 }
 
 func sessionTitle(t *testing.T, c *protocol.Client) string {
@@ -237,7 +237,7 @@ func TestDialInitializeSubscribe(t *testing.T) {
 	}
 	_ = json.Unmarshal(h.Frames()[0].Raw, &init)
 	p := init.Params
-	if p.ClientId != clientID || !slices.Equal(p.ProtocolVersions, []string{"0.6.0"}) ||
+	if p.ClientID != clientID || !slices.Equal(p.ProtocolVersions, []string{"0.6.0"}) ||
 		p.ClientInfo == nil || p.ClientInfo.Name != "ahptui" || p.Capabilities != nil ||
 		!slices.Equal(p.InitialSubscriptions, []string{protocol.RootChannel}) {
 		t.Errorf("initialize params = %+v", p)
@@ -322,15 +322,15 @@ func TestForeignActionRebasesPending(t *testing.T) {
 	// Another client queues a message on the chat and renames the session
 	// while ours are still pending.
 	h.InjectFrom("other-client", 1, chatURI, protocol.NewStateAction(protocol.ChatPendingMessageSetAction{
-		Kind: protocol.PendingMessageKindQueued, Id: "q1", Message: userMsg("later")}))
+		Kind: protocol.PendingMessageKindQueued, ID: "q1", Message: userMsg("later")}))
 	h.InjectFrom("other-client", 2, sessionURI, title("theirs"))
 	waitUntil(t, c, "foreign actions", func() bool { return c.LastSeenServerSeq() == h.Seq() })
 
 	chat, _ := c.Chat(chatURI)
-	if chat.ActiveTurn == nil || chat.ActiveTurn.Id != "t1" {
+	if chat.ActiveTurn == nil || chat.ActiveTurn.ID != "t1" {
 		t.Errorf("pending turnStarted lost on rebase: activeTurn = %+v", chat.ActiveTurn)
 	}
-	if len(chat.QueuedMessages) != 1 || chat.QueuedMessages[0].Id != "q1" {
+	if len(chat.QueuedMessages) != 1 || chat.QueuedMessages[0].ID != "q1" {
 		t.Errorf("foreign queued message missing: %+v", chat.QueuedMessages)
 	}
 	// Our pending rename is replayed on top of theirs.
@@ -368,7 +368,7 @@ func TestReconnectByReplay(t *testing.T) {
 	h.DropDispatches(false)
 
 	h.DropConnections()
-	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{Id: "x", Enabled: true}))
+	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: "x", Enabled: true}))
 	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
 	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
 	waitUntil(t, c, "pending settled", func() bool {
@@ -386,7 +386,7 @@ func TestReconnectByReplay(t *testing.T) {
 		t.Errorf("title = %q", got)
 	}
 	chat, _ := c.Chat(chatURI)
-	if chat.ActiveTurn == nil || chat.ActiveTurn.Id != "t1" {
+	if chat.ActiveTurn == nil || chat.ActiveTurn.ID != "t1" {
 		t.Errorf("re-dispatched turn missing: %+v", chat.ActiveTurn)
 	}
 	if c.LastSeenServerSeq() != h.Seq() {
@@ -411,7 +411,7 @@ func TestReconnectBySnapshot(t *testing.T) {
 	h.MuteEchoes(false)
 	h.ForceSnapshot(true)
 	h.DropConnections()
-	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{Id: "x", Enabled: true}))
+	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: "x", Enabled: true}))
 
 	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
 	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
@@ -561,9 +561,9 @@ func TestAuthRequiredErrorCarriesMetadata(t *testing.T) {
 	c := dial(t, h, nil)
 	h.FailNext("createSession", jsonrpc.NewErrorData(jsonrpc.AuthRequired, "sign in", protocol.AuthRequiredErrorData{
 		Resources: []protocol.ProtectedResourceMetadata{{
-			Resource:              "https://api.example.com",
-			Authorization_servers: []string{"https://auth.example.com"},
-			Scopes_supported:      []string{"repo"},
+			Resource:             "https://api.example.com",
+			AuthorizationServers: []string{"https://auth.example.com"},
+			ScopesSupported:      []string{"repo"},
 		}},
 	}))
 	err := c.CreateSession(ctxT(t), protocol.CreateSessionParams{Channel: "ahp-session:/new", Provider: ptr("test")})
@@ -572,7 +572,7 @@ func TestAuthRequiredErrorCarriesMetadata(t *testing.T) {
 		t.Fatalf("err = %v (%T), want *AuthRequiredError", err, err)
 	}
 	if len(ar.Resources) != 1 || ar.Resources[0].Resource != "https://api.example.com" ||
-		!slices.Equal(ar.Resources[0].Authorization_servers, []string{"https://auth.example.com"}) {
+		!slices.Equal(ar.Resources[0].AuthorizationServers, []string{"https://auth.example.com"}) {
 		t.Errorf("resources = %+v", ar.Resources)
 	}
 	if !errors.Is(err, protocol.ErrAuthRequired) {
@@ -815,21 +815,21 @@ func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 		channel string
 		action  protocol.StateActionVariant
 	}{
-		{chatURI, protocol.ChatTurnStartedAction{TurnId: "t1", StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")}},
-		{chatURI, protocol.ChatToolCallApprovedAction{TurnId: "t1", ToolCallId: "tc1", Confirmed: protocol.ToolCallConfirmationReasonUserAction}},
-		{chatURI, protocol.ChatToolCallDeniedAction{TurnId: "t1", ToolCallId: "tc2", Reason: "denied"}},
-		{chatURI, protocol.ChatToolCallResultConfirmedAction{TurnId: "t1", ToolCallId: "tc1", Approved: true}},
-		{chatURI, protocol.ChatToolCallCompleteAction{TurnId: "t1", ToolCallId: "tc3", Result: protocol.ToolCallResult{
+		{chatURI, protocol.ChatTurnStartedAction{TurnID: "t1", StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")}},
+		{chatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: "tc1", Confirmed: protocol.ToolCallConfirmationReasonUserAction}},
+		{chatURI, protocol.ChatToolCallDeniedAction{TurnID: "t1", ToolCallID: "tc2", Reason: "denied"}},
+		{chatURI, protocol.ChatToolCallResultConfirmedAction{TurnID: "t1", ToolCallID: "tc1", Approved: true}},
+		{chatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: "tc3", Result: protocol.ToolCallResult{
 			Success: false, PastTenseMessage: protocol.PlainString("Cancelled"),
 			Error: &protocol.ToolCallResultError{Message: "cancelled by user", Code: ptr("cancelled")}}}},
-		{chatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, Id: "q1", Message: userMsg("next")}},
-		{chatURI, protocol.ChatInputAnswerChangedAction{RequestId: "r1", QuestionId: "q1", Answer: &answer}},
-		{chatURI, protocol.ChatInputCompletedAction{RequestId: "r1", Response: protocol.ChatInputResponseKindAccept,
+		{chatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, ID: "q1", Message: userMsg("next")}},
+		{chatURI, protocol.ChatInputAnswerChangedAction{RequestID: "r1", QuestionID: "q1", Answer: &answer}},
+		{chatURI, protocol.ChatInputCompletedAction{RequestID: "r1", Response: protocol.ChatInputResponseKindAccept,
 			Answers: map[string]protocol.ChatInputAnswer{"q1": answer}}},
-		{chatURI, protocol.ChatTurnCancelledAction{TurnId: "t1"}},
-		{sessionURI, protocol.SessionMcpServerStartRequestedAction{Id: "mcp1"}},
-		{sessionURI, protocol.SessionMcpServerStopRequestedAction{Id: "mcp1"}},
-		{sessionURI, protocol.SessionCustomizationToggledAction{Id: "cust1", Enabled: false}},
+		{chatURI, protocol.ChatTurnCancelledAction{TurnID: "t1"}},
+		{sessionURI, protocol.SessionMcpServerStartRequestedAction{ID: "mcp1"}},
+		{sessionURI, protocol.SessionMcpServerStopRequestedAction{ID: "mcp1"}},
+		{sessionURI, protocol.SessionCustomizationToggledAction{ID: "cust1", Enabled: false}},
 		{sessionURI, protocol.SessionTitleChangedAction{Title: "renamed"}},
 	}
 	var seqs []int64

@@ -131,7 +131,7 @@ func (m *mirror) applyEnvelope(env ActionEnvelope, myID string) envelopeOutcome 
 	}
 	out := envelopeOutcome{known: true}
 	own := -1
-	if env.Origin != nil && env.Origin.ClientId == myID {
+	if env.Origin != nil && env.Origin.ClientID == myID {
 		for i, p := range ch.pending {
 			if p.clientSeq == env.Origin.ClientSeq {
 				own = i

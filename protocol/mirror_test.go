@@ -54,8 +54,8 @@ func env(seq int64, title string, origin *ActionOrigin, reject string) *ActionEn
 	return e
 }
 
-func mine(seq int64) *ActionOrigin   { return &ActionOrigin{ClientId: me, ClientSeq: seq} }
-func theirs(seq int64) *ActionOrigin { return &ActionOrigin{ClientId: "other", ClientSeq: seq} }
+func mine(seq int64) *ActionOrigin   { return &ActionOrigin{ClientID: me, ClientSeq: seq} }
+func theirs(seq int64) *ActionOrigin { return &ActionOrigin{ClientID: "other", ClientSeq: seq} }
 
 func TestMirrorReconciliation(t *testing.T) {
 	tests := []struct {
@@ -177,7 +177,7 @@ func TestMirrorSnapshotsAreImmutable(t *testing.T) {
 	m.setSnapshot(mChat, ChatState{Resource: mChat, Status: SessionStatusIdle, ModifiedAt: "1970-01-01T00:00:00Z", Turns: []Turn{}}, 1)
 	before, _ := m.state(mChat)
 	m.applyLocal(pendingAction{channel: mChat, clientSeq: 1, action: NewStateAction(ChatTurnStartedAction{
-		TurnId: "t1", StartedAt: "2026-01-01T00:00:00Z", Message: Message{Text: "hi", Origin: MessageOrigin{Kind: MessageKindUser}}})})
+		TurnID: "t1", StartedAt: "2026-01-01T00:00:00Z", Message: Message{Text: "hi", Origin: MessageOrigin{Kind: MessageKindUser}}})})
 	after, _ := m.state(mChat)
 	if before.(ChatState).ActiveTurn != nil {
 		t.Error("earlier snapshot changed by a later dispatch")
@@ -330,7 +330,7 @@ func TestHostErrorTypes(t *testing.T) {
 				var u *UnsupportedProtocolVersionError
 				return errors.As(e, &u) && u.Supported[0] == "^0.7.0" && strings.Contains(e.Error(), "^0.7.0")
 			}, ErrUnsupportedProtocolVersion},
-		{jsonrpc.NewErrorData(jsonrpc.PermissionDenied, "denied", PermissionDeniedErrorData{Request: &ResourceRequestParams{Uri: "file:///x"}}),
+		{jsonrpc.NewErrorData(jsonrpc.PermissionDenied, "denied", PermissionDeniedErrorData{Request: &ResourceRequestParams{URI: "file:///x"}}),
 			func(e error) bool { var p *PermissionDeniedError; return errors.As(e, &p) && p.Request != nil }, ErrPermissionDenied},
 		{jsonrpc.NewError(jsonrpc.SessionNotFound, "x"), isHostErr(jsonrpc.SessionNotFound), ErrSessionNotFound},
 		{jsonrpc.NewError(jsonrpc.ProviderNotFound, "x"), isHostErr(jsonrpc.ProviderNotFound), ErrProviderNotFound},

@@ -147,7 +147,7 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 	ci := c.opts.ClientInfo
 	p := InitializeParams{
 		ProtocolVersions:     slices.Clone(c.offered),
-		ClientId:             c.opts.ClientID,
+		ClientID:             c.opts.ClientID,
 		ClientInfo:           &ci,
 		InitialSubscriptions: subs,
 	}
@@ -185,7 +185,7 @@ func (c *Client) resume(ctx context.Context, l *link) error {
 
 	var res ReconnectResult
 	err := c.callOn(ctx, l, "reconnect", ReconnectParams{
-		ClientId: c.opts.ClientID, LastSeenServerSeq: last, Subscriptions: subs,
+		ClientID: c.opts.ClientID, LastSeenServerSeq: last, Subscriptions: subs,
 	}, &res)
 	if err != nil {
 		if !isHostAnswer(err) {

@@ -490,15 +490,15 @@ func TestReducersBranchFromSharedBase(t *testing.T) {
 		return a
 	}
 	session := SessionState{Provider: "p", Title: "T", Lifecycle: SessionLifecycleReady,
-		ActiveClients: withSpareCapacity([]SessionActiveClient{{ClientId: "a", Tools: []ToolDefinition{}}}),
+		ActiveClients: withSpareCapacity([]SessionActiveClient{{ClientID: "a", Tools: []ToolDefinition{}}}),
 		Chats:         withSpareCapacity([]ChatSummary{{Resource: "c:/1", ModifiedAt: "x"}}),
 		InputNeeded:   withSpareCapacity([]SessionInputRequest{}),
 	}
-	terminal := TerminalState{Title: "sh", Claim: TerminalClaim{Variant: TerminalClientClaim{Kind: "client", ClientId: "c"}},
-		Content: withSpareCapacity([]TerminalContentPart{{Variant: TerminalCommandPart{Type: "command", CommandId: "1", IsComplete: true}}}),
+	terminal := TerminalState{Title: "sh", Claim: TerminalClaim{Variant: TerminalClientClaim{Kind: "client", ClientID: "c"}},
+		Content: withSpareCapacity([]TerminalContentPart{{Variant: TerminalCommandPart{Type: "command", CommandID: "1", IsComplete: true}}}),
 	}
-	changeset := ChangesetState{Status: ChangesetStatusReady, Files: withSpareCapacity([]ChangesetFile{{Id: "a"}})}
-	annotations := AnnotationsState{Annotations: withSpareCapacity([]Annotation{{Id: "a", Entries: withSpareCapacity([]AnnotationEntry{{Id: "e"}})}})}
+	changeset := ChangesetState{Status: ChangesetStatusReady, Files: withSpareCapacity([]ChangesetFile{{ID: "a"}})}
+	annotations := AnnotationsState{Annotations: withSpareCapacity([]Annotation{{ID: "a", Entries: withSpareCapacity([]AnnotationEntry{{ID: "e"}})}})}
 	root := RootState{Agents: withSpareCapacity([]AgentInfo{}), Config: &RootConfigState{Values: map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}}}
 
 	cases := []struct {

@@ -22,7 +22,7 @@ func newWireValue(name string) (any, bool) {
 	case "StringOrMarkdown":
 		return new(StringOrMarkdown), true
 	case "JsonPrimitive":
-		return new(JsonPrimitive), true
+		return new(JSONPrimitive), true
 	case "JsonRpcMessage":
 		return new(JsonRpcMessage), true
 	case "SnapshotState":
@@ -228,17 +228,17 @@ func TestRoundTripVariantDiscriminatorForced(t *testing.T) {
 		want    string
 		decoded any
 	}{
-		{"delta", NewStateAction(ChatDeltaAction{TurnId: "t1", PartId: "p1", Content: "hi"}),
+		{"delta", NewStateAction(ChatDeltaAction{TurnID: "t1", PartID: "p1", Content: "hi"}),
 			`{"turnId":"t1","partId":"p1","content":"hi","type":"chat/delta"}`, ChatDeltaAction{}},
-		{"denied", NewStateAction(ChatToolCallDeniedAction{TurnId: "t", ToolCallId: "c", Reason: "denied"}),
+		{"denied", NewStateAction(ChatToolCallDeniedAction{TurnID: "t", ToolCallID: "c", Reason: "denied"}),
 			`{"turnId":"t","toolCallId":"c","type":"chat/toolCallConfirmed","approved":false,"reason":"denied"}`, ChatToolCallDeniedAction{}},
-		{"approved", NewStateAction(ChatToolCallApprovedAction{TurnId: "t", ToolCallId: "c", Confirmed: ToolCallConfirmationReasonUserAction}),
+		{"approved", NewStateAction(ChatToolCallApprovedAction{TurnID: "t", ToolCallID: "c", Confirmed: ToolCallConfirmationReasonUserAction}),
 			`{"turnId":"t","toolCallId":"c","type":"chat/toolCallConfirmed","approved":true,"confirmed":"user-action"}`, ChatToolCallApprovedAction{}},
-		{"running", NewToolCallState(ToolCallRunningState{ToolCallId: "c", ToolName: "x", DisplayName: "X", InvocationMessage: PlainString("go"), ToolInput: ptr("{}")}),
+		{"running", NewToolCallState(ToolCallRunningState{ToolCallID: "c", ToolName: "x", DisplayName: "X", InvocationMessage: PlainString("go"), ToolInput: ptr("{}")}),
 			``, ToolCallRunningState{}},
-		{"integer question keeps kind", NewChatInputQuestion(ChatInputNumberQuestion{Id: "q", Message: "m", Kind: "integer"}),
+		{"integer question keeps kind", NewChatInputQuestion(ChatInputNumberQuestion{ID: "q", Message: "m", Kind: "integer"}),
 			`{"id":"q","message":"m","kind":"integer"}`, ChatInputNumberQuestion{}},
-		{"number question default kind", NewChatInputQuestion(ChatInputNumberQuestion{Id: "q", Message: "m"}),
+		{"number question default kind", NewChatInputQuestion(ChatInputNumberQuestion{ID: "q", Message: "m"}),
 			`{"id":"q","message":"m","kind":"number"}`, ChatInputNumberQuestion{}},
 	}
 	for _, tt := range tests {

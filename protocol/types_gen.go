@@ -49,37 +49,37 @@ type ProtectedResourceMetadata struct {
 	Resource string `json:"resource"`
 
 	// OPTIONAL. Human-readable name of the protected resource.
-	Resource_name *string `json:"resource_name,omitempty"`
+	ResourceName *string `json:"resource_name,omitempty"`
 
 	// OPTIONAL. JSON array of OAuth authorization server identifier URLs.
-	Authorization_servers []string `json:"authorization_servers,omitzero"`
+	AuthorizationServers []string `json:"authorization_servers,omitzero"`
 
 	// OPTIONAL. URL of the protected resource's JWK Set document.
-	Jwks_uri *string `json:"jwks_uri,omitempty"`
+	JwksURI *string `json:"jwks_uri,omitempty"`
 
 	// RECOMMENDED. JSON array of OAuth 2.0 scope values used in authorization requests.
-	Scopes_supported []string `json:"scopes_supported,omitzero"`
+	ScopesSupported []string `json:"scopes_supported,omitzero"`
 
 	// OPTIONAL. JSON array of Bearer Token presentation methods supported.
-	Bearer_methods_supported []string `json:"bearer_methods_supported,omitzero"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported,omitzero"`
 
 	// OPTIONAL. JSON array of JWS signing algorithms supported.
-	Resource_signing_alg_values_supported []string `json:"resource_signing_alg_values_supported,omitzero"`
+	ResourceSigningAlgValuesSupported []string `json:"resource_signing_alg_values_supported,omitzero"`
 
 	// OPTIONAL. JSON array of JWE encryption algorithms (alg) supported.
-	Resource_encryption_alg_values_supported []string `json:"resource_encryption_alg_values_supported,omitzero"`
+	ResourceEncryptionAlgValuesSupported []string `json:"resource_encryption_alg_values_supported,omitzero"`
 
 	// OPTIONAL. JSON array of JWE encryption algorithms (enc) supported.
-	Resource_encryption_enc_values_supported []string `json:"resource_encryption_enc_values_supported,omitzero"`
+	ResourceEncryptionEncValuesSupported []string `json:"resource_encryption_enc_values_supported,omitzero"`
 
 	// OPTIONAL. URL of human-readable documentation for the resource.
-	Resource_documentation *string `json:"resource_documentation,omitempty"`
+	ResourceDocumentation *string `json:"resource_documentation,omitempty"`
 
 	// OPTIONAL. URL of the resource's data-usage policy.
-	Resource_policy_uri *string `json:"resource_policy_uri,omitempty"`
+	ResourcePolicyURI *string `json:"resource_policy_uri,omitempty"`
 
 	// OPTIONAL. URL of the resource's terms of service.
-	Resource_tos_uri *string `json:"resource_tos_uri,omitempty"`
+	ResourceTosURI *string `json:"resource_tos_uri,omitempty"`
 
 	// AHP extension. Whether authentication is required for this resource.
 	//
@@ -116,7 +116,7 @@ type ConfigPropertySchema struct {
 	Default json.RawMessage `json:"default,omitzero"`
 
 	// JSON Schema: allowed values. May be primitives of any JSON type.
-	Enum []JsonPrimitive `json:"enum,omitzero"`
+	Enum []JSONPrimitive `json:"enum,omitzero"`
 
 	// Display extension: human-readable label per enum value (parallel array)
 	EnumLabels []string `json:"enumLabels,omitzero"`
@@ -202,7 +202,7 @@ type TextSelection struct {
 // A reference to large content stored outside the state tree.
 type ContentRef struct {
 	// Content URI
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Approximate size in bytes
 	SizeHint *int64 `json:"sizeHint,omitempty"`
@@ -231,7 +231,7 @@ type FileEdit struct {
 
 // The file state before the edit. Absent for file creations or for in-place file edits.
 type FileEditBefore struct {
-	Uri     string     `json:"uri"`
+	URI     string     `json:"uri"`
 	Content ContentRef `json:"content"`
 }
 
@@ -377,7 +377,7 @@ type MultipleChatsCapability struct {
 
 type SessionModelInfo struct {
 	// Model identifier
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Provider this model belongs to
 	Provider string `json:"provider"`
@@ -417,12 +417,12 @@ type SessionModelInfo struct {
 // {@link SessionModelInfo.configSchema}.
 type ModelSelection struct {
 	// Model identifier
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Model-specific configuration values. Values are JSON primitives: most
 	// pickers produce strings, but some (e.g. a numeric context-size picker)
 	// produce numbers or booleans, which are carried through as-is.
-	Config map[string]JsonPrimitive `json:"config,omitzero"`
+	Config map[string]JSONPrimitive `json:"config,omitzero"`
 }
 
 // Live agent-host configuration metadata.
@@ -601,7 +601,7 @@ type SessionState struct {
 // automatically remove an active client when that client disconnects.
 type SessionActiveClient struct {
 	// Client identifier (matches `clientId` from `initialize`)
-	ClientId string `json:"clientId"`
+	ClientID string `json:"clientId"`
 
 	// Human-readable client name (e.g. `"VS Code"`)
 	DisplayName *string `json:"displayName,omitempty"`
@@ -625,7 +625,7 @@ type SessionInputRequestBase struct {
 	// (for example from the chat URI plus the underlying request or tool-call
 	// id); consumers MUST treat it as opaque. It is the key for the
 	// `session/inputNeededSet` / `session/inputNeededRemoved` upsert convention.
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// The chat the underlying request lives in. This is the channel a client
 	// dispatches its response to — it does not need to have subscribed to that
@@ -645,7 +645,7 @@ type SessionChatInputRequest struct {
 	// (for example from the chat URI plus the underlying request or tool-call
 	// id); consumers MUST treat it as opaque. It is the key for the
 	// `session/inputNeededSet` / `session/inputNeededRemoved` upsert convention.
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// The chat the underlying request lives in. This is the channel a client
 	// dispatches its response to — it does not need to have subscribed to that
@@ -680,7 +680,7 @@ type SessionToolConfirmationRequest struct {
 	// (for example from the chat URI plus the underlying request or tool-call
 	// id); consumers MUST treat it as opaque. It is the key for the
 	// `session/inputNeededSet` / `session/inputNeededRemoved` upsert convention.
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// The chat the underlying request lives in. This is the channel a client
 	// dispatches its response to — it does not need to have subscribed to that
@@ -689,7 +689,7 @@ type SessionToolConfirmationRequest struct {
 	Kind string `json:"kind"`
 
 	// The turn the tool call belongs to.
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// The tool call awaiting confirmation.
 	ToolCall ToolCallConfirmationState `json:"toolCall"`
@@ -722,7 +722,7 @@ type SessionToolClientExecutionRequest struct {
 	// (for example from the chat URI plus the underlying request or tool-call
 	// id); consumers MUST treat it as opaque. It is the key for the
 	// `session/inputNeededSet` / `session/inputNeededRemoved` upsert convention.
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// The chat the underlying request lives in. This is the channel a client
 	// dispatches its response to — it does not need to have subscribed to that
@@ -731,11 +731,11 @@ type SessionToolClientExecutionRequest struct {
 	Kind string `json:"kind"`
 
 	// The turn the tool call belongs to.
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// The `clientId` expected to execute the tool. Matches the `clientId` of the
 	// tool call's client {@link ToolCallContributor}.
-	ClientId string `json:"clientId"`
+	ClientID string `json:"clientId"`
 
 	// The running tool call the session wants the owning client to execute. The
 	// host only ever populates this with a {@link ToolCallRunningState} (i.e. a
@@ -771,7 +771,7 @@ type SessionToolAuthenticationRequest struct {
 	// (for example from the chat URI plus the underlying request or tool-call
 	// id); consumers MUST treat it as opaque. It is the key for the
 	// `session/inputNeededSet` / `session/inputNeededRemoved` upsert convention.
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// The chat the underlying request lives in. This is the channel a client
 	// dispatches its response to — it does not need to have subscribed to that
@@ -780,7 +780,7 @@ type SessionToolAuthenticationRequest struct {
 	Kind string `json:"kind"`
 
 	// The turn the tool call belongs to.
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// The tool call awaiting authentication.
 	ToolCall ToolCallAuthRequiredState `json:"toolCall"`
@@ -798,7 +798,7 @@ func (v SessionToolAuthenticationRequest) MarshalJSON() ([]byte, error) {
 // Server-owned project metadata for a session.
 type ProjectInfo struct {
 	// Project URI
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable project name
 	DisplayName string `json:"displayName"`
@@ -910,7 +910,7 @@ type ChangesSummary struct {
 // A message with no `agent` selected uses the provider's default behavior.
 type AgentSelection struct {
 	// Stable agent URI (matches an {@link AgentCustomization.uri}).
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 }
 
 // A session configuration property descriptor.
@@ -931,7 +931,7 @@ type SessionConfigPropertySchema struct {
 	Default json.RawMessage `json:"default,omitzero"`
 
 	// JSON Schema: allowed values. May be primitives of any JSON type.
-	Enum []JsonPrimitive `json:"enum,omitzero"`
+	Enum []JSONPrimitive `json:"enum,omitzero"`
 
 	// Display extension: human-readable label per enum value (parallel array)
 	EnumLabels []string `json:"enumLabels,omitzero"`
@@ -1061,7 +1061,7 @@ type CustomizationBase struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1070,7 +1070,7 @@ type CustomizationBase struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1159,7 +1159,7 @@ type ContainerCustomizationBase struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1168,7 +1168,7 @@ type ContainerCustomizationBase struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1194,7 +1194,7 @@ type ContainerCustomizationBase struct {
 
 	// `clientId` of the client that contributed this container. Absent for
 	// server-originated entries.
-	ClientId *string `json:"clientId,omitempty"`
+	ClientID *string `json:"clientId,omitempty"`
 
 	// Host-reported load state. Absent means the host has not yet reported
 	// a load state for this container.
@@ -1213,7 +1213,7 @@ type PluginCustomization struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1222,7 +1222,7 @@ type PluginCustomization struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1248,7 +1248,7 @@ type PluginCustomization struct {
 
 	// `clientId` of the client that contributed this container. Absent for
 	// server-originated entries.
-	ClientId *string `json:"clientId,omitempty"`
+	ClientID *string `json:"clientId,omitempty"`
 
 	// Host-reported load state. Absent means the host has not yet reported
 	// a load state for this container.
@@ -1293,7 +1293,7 @@ type ClientPluginCustomization struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1302,7 +1302,7 @@ type ClientPluginCustomization struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1328,7 +1328,7 @@ type ClientPluginCustomization struct {
 
 	// `clientId` of the client that contributed this container. Absent for
 	// server-originated entries.
-	ClientId *string `json:"clientId,omitempty"`
+	ClientID *string `json:"clientId,omitempty"`
 
 	// Host-reported load state. Absent means the host has not yet reported
 	// a load state for this container.
@@ -1374,7 +1374,7 @@ type DirectoryCustomization struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1383,7 +1383,7 @@ type DirectoryCustomization struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1409,7 +1409,7 @@ type DirectoryCustomization struct {
 
 	// `clientId` of the client that contributed this container. Absent for
 	// server-originated entries.
-	ClientId *string `json:"clientId,omitempty"`
+	ClientID *string `json:"clientId,omitempty"`
 
 	// Host-reported load state. Absent means the host has not yet reported
 	// a load state for this container.
@@ -1451,7 +1451,7 @@ type ChildCustomizationBase struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1460,7 +1460,7 @@ type ChildCustomizationBase struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1504,7 +1504,7 @@ type AgentCustomization struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1513,7 +1513,7 @@ type AgentCustomization struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1596,7 +1596,7 @@ type SkillCustomization struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1605,7 +1605,7 @@ type SkillCustomization struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1669,7 +1669,7 @@ type PromptCustomization struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1678,7 +1678,7 @@ type PromptCustomization struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1739,7 +1739,7 @@ type RuleCustomization struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1748,7 +1748,7 @@ type RuleCustomization struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1810,7 +1810,7 @@ type HookCustomization struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1819,7 +1819,7 @@ type HookCustomization struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1876,7 +1876,7 @@ type McpServerCustomization struct {
 	// Session-unique opaque identifier. Used by every action that targets a
 	// specific customization. Minted by whoever publishes the customization
 	// (typically the agent host).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Source URI for this customization. A plugin URL, a file URI, or a
 	// directory URI.
@@ -1885,7 +1885,7 @@ type McpServerCustomization struct {
 	// server declared inline in a `plugins.json` manifest — `uri` points
 	// to the containing file and {@link CustomizationBase.range | `range`}
 	// narrows it to the declaration's span.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Human-readable name.
 	Name string `json:"name"`
@@ -1953,7 +1953,7 @@ type McpServerCustomizationApps struct {
 	// the AHP host can satisfy for Views backed by this server. The
 	// client feeds these straight through into the `hostCapabilities` of
 	// the `ui/initialize` response delivered to the View.
-	Capabilities AhpMcpUiHostCapabilities `json:"capabilities"`
+	Capabilities AhpMcpUIHostCapabilities `json:"capabilities"`
 }
 
 // The subset of MCP App
@@ -1990,12 +1990,12 @@ type McpServerCustomizationApps struct {
 //     `mcpMethodCall`. When `sampling.tools` is present, the host also
 //     accepts SEP-1577 `tools` / `toolChoice` / `tool_use` content blocks
 //     inside `CreateMessageRequest`.
-type AhpMcpUiHostCapabilities struct {
+type AhpMcpUIHostCapabilities struct {
 	// Producer proxies the MCP `tools/*` methods to the upstream server.
-	ServerTools *AhpMcpUiHostCapabilitiesServerTools `json:"serverTools,omitempty"`
+	ServerTools *AhpMcpUIHostCapabilitiesServerTools `json:"serverTools,omitempty"`
 
 	// Producer proxies the MCP `resources/*` methods to the upstream server.
-	ServerResources *AhpMcpUiHostCapabilitiesServerResources `json:"serverResources,omitempty"`
+	ServerResources *AhpMcpUIHostCapabilitiesServerResources `json:"serverResources,omitempty"`
 
 	// Producer accepts `notifications/message` log entries from the App via `mcpNotification`.
 	Logging map[string]json.RawMessage `json:"logging,omitzero"`
@@ -2005,14 +2005,14 @@ type AhpMcpUiHostCapabilities struct {
 }
 
 // Producer proxies the MCP `tools/*` methods to the upstream server.
-type AhpMcpUiHostCapabilitiesServerTools struct {
+type AhpMcpUIHostCapabilitiesServerTools struct {
 	ListChanged *bool `json:"listChanged,omitempty"`
 }
 
 // Producer proxies the MCP `resources/*` methods to the upstream server.
 //
 // It has the same shape as AhpMcpUiHostCapabilitiesServerTools, so it is the same Go type.
-type AhpMcpUiHostCapabilitiesServerResources = AhpMcpUiHostCapabilitiesServerTools
+type AhpMcpUIHostCapabilitiesServerResources = AhpMcpUIHostCapabilitiesServerTools
 
 // Server is registered with the host but has not yet started.
 type McpServerStartingState struct {
@@ -2046,7 +2046,7 @@ func (v McpServerReadyState) MarshalJSON() ([]byte, error) {
 // registration when resolving an MCP authentication challenge.
 type McpOAuthClient struct {
 	// OAuth client identifier registered with the authorization server.
-	ClientId string `json:"clientId"`
+	ClientID string `json:"clientId"`
 
 	// OAuth client secret for a confidential client. Absence means the client is
 	// public and uses a secretless flow such as authorization code with PKCE.
@@ -2312,7 +2312,7 @@ type ChatSummary struct {
 // current turn naturally finishes.
 type PendingMessage struct {
 	// Unique identifier for this pending message
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// The message that will start the next turn
 	Message Message `json:"message"`
@@ -2321,7 +2321,7 @@ type PendingMessage struct {
 // A choice in a select-style question.
 type ChatInputOption struct {
 	// Stable option identifier; for MCP enum values this is the enum string
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Display label
 	Label string `json:"label"`
@@ -2335,7 +2335,7 @@ type ChatInputOption struct {
 
 type ChatInputQuestionBase struct {
 	// Stable question identifier used as the key in `answers`
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Short display title
 	Title *string `json:"title,omitempty"`
@@ -2350,7 +2350,7 @@ type ChatInputQuestionBase struct {
 // Text question within a chat input request.
 type ChatInputTextQuestion struct {
 	// Stable question identifier used as the key in `answers`
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Short display title
 	Title *string `json:"title,omitempty"`
@@ -2387,7 +2387,7 @@ func (v ChatInputTextQuestion) MarshalJSON() ([]byte, error) {
 // Numeric question within a chat input request.
 type ChatInputNumberQuestion struct {
 	// Stable question identifier used as the key in `answers`
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Short display title
 	Title *string `json:"title,omitempty"`
@@ -2423,7 +2423,7 @@ func (v ChatInputNumberQuestion) MarshalJSON() ([]byte, error) {
 // Boolean question within a chat input request.
 type ChatInputBooleanQuestion struct {
 	// Stable question identifier used as the key in `answers`
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Short display title
 	Title *string `json:"title,omitempty"`
@@ -2451,7 +2451,7 @@ func (v ChatInputBooleanQuestion) MarshalJSON() ([]byte, error) {
 // Single-select question within a chat input request.
 type ChatInputSingleSelectQuestion struct {
 	// Stable question identifier used as the key in `answers`
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Short display title
 	Title *string `json:"title,omitempty"`
@@ -2482,7 +2482,7 @@ func (v ChatInputSingleSelectQuestion) MarshalJSON() ([]byte, error) {
 // Multi-select question within a chat input request.
 type ChatInputMultiSelectQuestion struct {
 	// Stable question identifier used as the key in `answers`
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Short display title
 	Title *string `json:"title,omitempty"`
@@ -2523,13 +2523,13 @@ func (v ChatInputMultiSelectQuestion) MarshalJSON() ([]byte, error) {
 // and submit responses with `chat/inputCompleted`.
 type ChatInputRequest struct {
 	// Stable request identifier
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Display message for the request as a whole
 	Message *string `json:"message,omitempty"`
 
 	// URL the user should review or open, for URL-style elicitations
-	Url *URI `json:"url,omitempty"`
+	URL *URI `json:"url,omitempty"`
 
 	// Ordered questions to ask the user
 	Questions []ChatInputQuestion `json:"questions,omitzero"`
@@ -2654,7 +2654,7 @@ func (v ChatInputSkipped) MarshalJSON() ([]byte, error) {
 // A completed request/response cycle.
 type Turn struct {
 	// Turn identifier
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// ISO 8601 timestamp when this turn started.
 	StartedAt *string `json:"startedAt,omitempty"`
@@ -2684,7 +2684,7 @@ type Turn struct {
 // An in-progress turn — the assistant is actively streaming.
 type ActiveTurn struct {
 	// Turn identifier
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// ISO 8601 timestamp when this turn started.
 	StartedAt string `json:"startedAt"`
@@ -2922,7 +2922,7 @@ type MessageResourceAttachment struct {
 	Meta map[string]json.RawMessage `json:"_meta,omitzero"`
 
 	// Content URI
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Approximate size in bytes
 	SizeHint *int64 `json:"sizeHint,omitempty"`
@@ -2995,7 +2995,7 @@ type MessageAnnotationsAttachment struct {
 
 	// Specific {@link Annotation.id | annotation ids} to reference. When
 	// omitted, the attachment references all annotations on the channel.
-	AnnotationIds []string `json:"annotationIds,omitzero"`
+	AnnotationIDs []string `json:"annotationIds,omitzero"`
 }
 
 func (MessageAnnotationsAttachment) isMessageAttachment() {}
@@ -3012,7 +3012,7 @@ type MarkdownResponsePart struct {
 	Kind string `json:"kind"`
 
 	// Part identifier, used by `chat/delta` to target this part for content appends
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Markdown content
 	Content Text `json:"content"`
@@ -3030,7 +3030,7 @@ func (v MarkdownResponsePart) MarshalJSON() ([]byte, error) {
 // A content part that's a reference to large content stored outside the state tree.
 type ResourceReponsePart struct {
 	// Content URI
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Approximate size in bytes
 	SizeHint *int64 `json:"sizeHint,omitempty"`
@@ -3082,7 +3082,7 @@ type ReasoningResponsePart struct {
 	Kind string `json:"kind"`
 
 	// Part identifier, used by `chat/reasoning` to target this part for content appends
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Accumulated reasoning text
 	Content Text `json:"content"`
@@ -3204,7 +3204,7 @@ func (v ToolCallRiskAssessmentCompleteState) MarshalJSON() ([]byte, error) {
 // "Approve in this Session" or "Deny with reason."
 type ConfirmationOption struct {
 	// Unique identifier for the option, returned in the confirmed action
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Human-readable label displayed to the user
 	Label string `json:"label"`
@@ -3228,7 +3228,7 @@ type ToolCallClientContributor struct {
 	//
 	// When set, the identified client is responsible for executing the tool and
 	// dispatching `chat/toolCallComplete` with the result.
-	ClientId *string `json:"clientId,omitempty"`
+	ClientID *string `json:"clientId,omitempty"`
 }
 
 func (ToolCallClientContributor) isToolCallContributor() {}
@@ -3244,7 +3244,7 @@ type ToolCallMcpContributor struct {
 	Kind string `json:"kind"`
 
 	// Customization ID of the corresponding MCP server in {@link SessionState.customizations}.
-	CustomizationId string `json:"customizationId"`
+	CustomizationID string `json:"customizationId"`
 }
 
 func (ToolCallMcpContributor) isToolCallContributor() {}
@@ -3259,7 +3259,7 @@ func (v ToolCallMcpContributor) MarshalJSON() ([]byte, error) {
 // Metadata common to all tool call states.
 type ToolCallBase struct {
 	// Unique tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Internal tool name (for debugging/logging)
 	ToolName string `json:"toolName"`
@@ -3321,7 +3321,7 @@ type ToolCallResultError struct {
 // LM is streaming the tool call parameters.
 type ToolCallStreamingState struct {
 	// Unique tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Internal tool name (for debugging/logging)
 	ToolName string `json:"toolName"`
@@ -3363,7 +3363,7 @@ func (v ToolCallStreamingState) MarshalJSON() ([]byte, error) {
 // (e.g. a mid-execution permission check).
 type ToolCallPendingConfirmationState struct {
 	// Unique tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Internal tool name (for debugging/logging)
 	ToolName string `json:"toolName"`
@@ -3438,7 +3438,7 @@ type ToolCallPostConfirmationFields struct {
 // Tool is actively executing.
 type ToolCallRunningState struct {
 	// Unique tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Internal tool name (for debugging/logging)
 	ToolName string `json:"toolName"`
@@ -3517,7 +3517,7 @@ func (v ToolCallRunningState) MarshalJSON() ([]byte, error) {
 // multi-kind `contributor` on other tool call states).
 type ToolCallAuthRequiredState struct {
 	// Unique tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Internal tool name (for debugging/logging)
 	ToolName string `json:"toolName"`
@@ -3570,7 +3570,7 @@ func (v ToolCallAuthRequiredState) MarshalJSON() ([]byte, error) {
 // Tool finished executing, waiting for client to approve the result.
 type ToolCallPendingResultConfirmationState struct {
 	// Unique tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Internal tool name (for debugging/logging)
 	ToolName string `json:"toolName"`
@@ -3642,7 +3642,7 @@ type ToolCallPendingResultConfirmationStateError = ToolCallResultError
 // Tool completed successfully or with an error.
 type ToolCallCompletedState struct {
 	// Unique tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Internal tool name (for debugging/logging)
 	ToolName string `json:"toolName"`
@@ -3713,7 +3713,7 @@ type ToolCallCompletedStateError = ToolCallResultError
 // Tool call was cancelled before execution.
 type ToolCallCancelledState struct {
 	// Unique tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Internal tool name (for debugging/logging)
 	ToolName string `json:"toolName"`
@@ -3809,7 +3809,7 @@ func (v ToolResultEmbeddedResourceContent) MarshalJSON() ([]byte, error) {
 // Wraps {@link ContentRef} for lazy-loading large results.
 type ToolResultResourceContent struct {
 	// Content URI
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Approximate size in bytes
 	SizeHint *int64 `json:"sizeHint,omitempty"`
@@ -3982,7 +3982,7 @@ type TerminalClientClaim struct {
 	Kind string `json:"kind"`
 
 	// The `clientId` of the claiming client
-	ClientId string `json:"clientId"`
+	ClientID string `json:"clientId"`
 }
 
 func (TerminalClientClaim) isTerminalClaim() {}
@@ -4003,10 +4003,10 @@ type TerminalSessionClaim struct {
 	Session URI `json:"session"`
 
 	// Optional turn identifier within the session
-	TurnId *string `json:"turnId,omitempty"`
+	TurnID *string `json:"turnId,omitempty"`
 
 	// Optional tool call identifier within the turn
-	ToolCallId *string `json:"toolCallId,omitempty"`
+	ToolCallID *string `json:"toolCallId,omitempty"`
 }
 
 func (TerminalSessionClaim) isTerminalClaim() {}
@@ -4083,7 +4083,7 @@ type TerminalCommandPart struct {
 
 	// Stable id matching the `commandId` on the corresponding
 	// `terminal/commandExecuted` and `terminal/commandFinished` actions.
-	CommandId string `json:"commandId"`
+	CommandID string `json:"commandId"`
 
 	// The command line submitted to the shell.
 	CommandLine string `json:"commandLine"`
@@ -4140,7 +4140,7 @@ type Changeset struct {
 	// | `{originalTurnId}` and `{modifiedTurnId}`   | Diff between two turns. Both variables MUST be present.                              |
 	//
 	// Future protocol versions MAY add new well-known variables.
-	UriTemplate string `json:"uriTemplate"`
+	URITemplate string `json:"uriTemplate"`
 
 	// Optional longer description.
 	Description *string `json:"description,omitempty"`
@@ -4216,7 +4216,7 @@ type ChangesetState struct {
 type ChangesetFile struct {
 	// Stable identifier within the changeset. Typically `after.uri`
 	// (or `before.uri` for deletions).
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Reuses the existing {@link FileEdit} shape. Clients derive line
 	// additions, deletions, and rename/create/delete semantics from this.
@@ -4253,7 +4253,7 @@ type ChangesetFile struct {
 // protocol-level [Actions](/guide/actions) that mutate state.
 type ChangesetOperation struct {
 	// Stable identifier, unique within this changeset.
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Human-readable button/menu label.
 	Label string `json:"label"`
@@ -4335,11 +4335,11 @@ type AnnotationsState struct {
 type Annotation struct {
 	// Stable identifier within the annotations channel. Assigned by the client
 	// that dispatches the creating {@link AnnotationsSetAction}.
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Turn that produced the file versions this annotation is anchored to.
 	// Matches a {@link Turn.id} on the owning session.
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// The file the annotation is anchored to.
 	Resource URI `json:"resource"`
@@ -4369,7 +4369,7 @@ type AnnotationEntry struct {
 	// Stable identifier within the enclosing annotation. Assigned by the client
 	// that dispatches the {@link AnnotationsEntrySetAction} (or the enclosing
 	// {@link AnnotationsSetAction}) introducing the entry.
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Entry body. A bare `string` is rendered as plain text; pass
 	// `{ markdown: "…" }` to opt into Markdown rendering. See
@@ -4461,7 +4461,7 @@ type ResourceWatchState struct {
 // A single change observed by a resource watcher.
 type ResourceChange struct {
 	// The URI of the resource that changed.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// The kind of change observed.
 	Type ResourceChangeType `json:"type"`
@@ -7184,7 +7184,7 @@ const (
 
 // Identifies the client that originally dispatched an action.
 type ActionOrigin struct {
-	ClientId  string `json:"clientId"`
+	ClientID  string `json:"clientId"`
 	ClientSeq int64  `json:"clientSeq"`
 }
 
@@ -7606,7 +7606,7 @@ type SessionActiveClientRemovedAction struct {
 	Type string `json:"type"`
 
 	// The `clientId` of the active client to remove.
-	ClientId string `json:"clientId"`
+	ClientID string `json:"clientId"`
 }
 
 func (SessionActiveClientRemovedAction) isStateAction() {}
@@ -7658,7 +7658,7 @@ type SessionInputNeededRemovedAction struct {
 	Type string `json:"type"`
 
 	// The `id` of the input request to remove.
-	Id string `json:"id"`
+	ID string `json:"id"`
 }
 
 func (SessionInputNeededRemovedAction) isStateAction() {}
@@ -7704,7 +7704,7 @@ type SessionCustomizationToggledAction struct {
 	Type string `json:"type"`
 
 	// The id of the container or child to toggle.
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// Whether to enable or disable the targeted customization.
 	Enabled bool `json:"enabled"`
@@ -7752,7 +7752,7 @@ type SessionCustomizationRemovedAction struct {
 	Type string `json:"type"`
 
 	// The id of the customization to remove.
-	Id string `json:"id"`
+	ID string `json:"id"`
 }
 
 func (SessionCustomizationRemovedAction) isStateAction() {}
@@ -7788,7 +7788,7 @@ type SessionMcpServerStateChangedAction struct {
 	Type string `json:"type"`
 
 	// The id of the {@link McpServerCustomization} to update.
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// The new lifecycle state.
 	State McpServerState `json:"state"`
@@ -7824,7 +7824,7 @@ type SessionMcpServerStartRequestedAction struct {
 	Type string `json:"type"`
 
 	// The id of the {@link McpServerCustomization} to start.
-	Id string `json:"id"`
+	ID string `json:"id"`
 }
 
 func (SessionMcpServerStartRequestedAction) isStateAction() {}
@@ -7856,7 +7856,7 @@ type SessionMcpServerStopRequestedAction struct {
 	Type string `json:"type"`
 
 	// The id of the {@link McpServerCustomization} to stop.
-	Id string `json:"id"`
+	ID string `json:"id"`
 }
 
 func (SessionMcpServerStopRequestedAction) isStateAction() {}
@@ -7916,10 +7916,10 @@ func (v SessionMetaChangedAction) MarshalJSON() ([]byte, error) {
 // enclosing {@link ActionEnvelope}'s `channel` field.
 type ToolCallActionBase struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -7937,7 +7937,7 @@ type ChatTurnStartedAction struct {
 	Type string `json:"type"`
 
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// ISO 8601 timestamp when this turn started.
 	StartedAt string `json:"startedAt"`
@@ -7946,7 +7946,7 @@ type ChatTurnStartedAction struct {
 	Message Message `json:"message"`
 
 	// If this turn was auto-started from a queued message, the ID of that message
-	QueuedMessageId *string `json:"queuedMessageId,omitempty"`
+	QueuedMessageID *string `json:"queuedMessageId,omitempty"`
 
 	// Additional provider-specific metadata for this action.
 	//
@@ -7976,10 +7976,10 @@ type ChatDeltaAction struct {
 	Type string `json:"type"`
 
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Identifier of the response part to append to
-	PartId string `json:"partId"`
+	PartID string `json:"partId"`
 
 	// Text chunk
 	Content string `json:"content"`
@@ -8009,7 +8009,7 @@ type ChatResponsePartAction struct {
 	Type string `json:"type"`
 
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Response part (markdown or content ref)
 	Part ResponsePart `json:"part"`
@@ -8043,10 +8043,10 @@ func (v ChatResponsePartAction) MarshalJSON() ([]byte, error) {
 // server executes the call against the named `McpServerCustomization`.
 type ChatToolCallStartAction struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -8084,10 +8084,10 @@ func (v ChatToolCallStartAction) MarshalJSON() ([]byte, error) {
 // Streaming partial parameters for a tool call.
 type ChatToolCallDeltaAction struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -8130,10 +8130,10 @@ func (v ChatToolCallDeltaAction) MarshalJSON() ([]byte, error) {
 // owning client can begin execution immediately.
 type ChatToolCallReadyAction struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -8185,10 +8185,10 @@ func (v ChatToolCallReadyAction) MarshalJSON() ([]byte, error) {
 // Client approves a pending tool call. The tool transitions to `running`.
 type ChatToolCallApprovedAction struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -8209,7 +8209,7 @@ type ChatToolCallApprovedAction struct {
 	EditedToolInput *string `json:"editedToolInput,omitempty"`
 
 	// ID of the selected confirmation option, if the server provided options
-	SelectedOptionId *string `json:"selectedOptionId,omitempty"`
+	SelectedOptionID *string `json:"selectedOptionId,omitempty"`
 }
 
 func (ChatToolCallApprovedAction) isChatToolCallConfirmedAction() {}
@@ -8230,10 +8230,10 @@ func (v ChatToolCallApprovedAction) MarshalJSON() ([]byte, error) {
 // not recognize the tool or cannot execute it.
 type ChatToolCallDeniedAction struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -8257,7 +8257,7 @@ type ChatToolCallDeniedAction struct {
 	ReasonMessage *StringOrMarkdown `json:"reasonMessage,omitempty"`
 
 	// ID of the selected confirmation option, if the server provided options
-	SelectedOptionId *string `json:"selectedOptionId,omitempty"`
+	SelectedOptionID *string `json:"selectedOptionId,omitempty"`
 }
 
 func (ChatToolCallDeniedAction) isChatToolCallConfirmedAction() {}
@@ -8304,10 +8304,10 @@ func (v ChatToolCallDeniedAction) MarshalJSON() ([]byte, error) {
 // (`chat/toolCallAuthResolved`) before completing successfully.
 type ChatToolCallCompleteAction struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -8340,10 +8340,10 @@ func (v ChatToolCallCompleteAction) MarshalJSON() ([]byte, error) {
 // If `approved` is `false`, the tool transitions to `cancelled` with reason `result-denied`.
 type ChatToolCallResultConfirmedAction struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -8381,10 +8381,10 @@ func (v ChatToolCallResultConfirmedAction) MarshalJSON() ([]byte, error) {
 // `clientId`.
 type ChatToolCallContentChangedAction struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -8424,10 +8424,10 @@ func (v ChatToolCallContentChangedAction) MarshalJSON() ([]byte, error) {
 // {@link ToolCallContributorKind.MCP | MCP-kind}.
 type ChatToolCallAuthRequiredAction struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -8461,10 +8461,10 @@ func (v ChatToolCallAuthRequiredAction) MarshalJSON() ([]byte, error) {
 // (kind `toolAuthentication`) once this is dispatched.
 type ChatToolCallAuthResolvedAction struct {
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Tool call identifier
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 
 	// Additional provider-specific metadata for this tool call.
 	//
@@ -8491,7 +8491,7 @@ type ChatTurnCompleteAction struct {
 	Type string `json:"type"`
 
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Elapsed turn duration in milliseconds, measured by the producer's own
 	// clock. Clients MUST NOT derive this by subtracting timestamps — cross-
@@ -8524,7 +8524,7 @@ type ChatTurnCancelledAction struct {
 	Type string `json:"type"`
 
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Elapsed turn duration in milliseconds, measured by the producer's own
 	// clock. Clients MUST NOT derive this by subtracting timestamps — cross-
@@ -8557,7 +8557,7 @@ type ChatErrorAction struct {
 	Type string `json:"type"`
 
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Elapsed turn duration in milliseconds, measured by the producer's own
 	// clock. Clients MUST NOT derive this by subtracting timestamps — cross-
@@ -8617,7 +8617,7 @@ type ChatUsageAction struct {
 	Type string `json:"type"`
 
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Token usage data
 	Usage UsageInfo `json:"usage"`
@@ -8650,10 +8650,10 @@ type ChatReasoningAction struct {
 	Type string `json:"type"`
 
 	// Turn identifier
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 
 	// Identifier of the reasoning response part to append to
-	PartId string `json:"partId"`
+	PartID string `json:"partId"`
 
 	// Reasoning text chunk
 	Content string `json:"content"`
@@ -8691,7 +8691,7 @@ type ChatTruncatedAction struct {
 	Type string `json:"type"`
 
 	// Keep turns up to and including this turn. Omit to clear all turns.
-	TurnId *string `json:"turnId,omitempty"`
+	TurnID *string `json:"turnId,omitempty"`
 }
 
 func (ChatTruncatedAction) isChatAction()  {}
@@ -8747,7 +8747,7 @@ type ChatPendingMessageSetAction struct {
 	Kind PendingMessageKind `json:"kind"`
 
 	// Unique identifier for this pending message
-	Id string `json:"id"`
+	ID string `json:"id"`
 
 	// The message content
 	Message Message `json:"message"`
@@ -8775,7 +8775,7 @@ type ChatPendingMessageRemovedAction struct {
 	Kind PendingMessageKind `json:"kind"`
 
 	// Identifier of the pending message to remove
-	Id string `json:"id"`
+	ID string `json:"id"`
 }
 
 func (ChatPendingMessageRemovedAction) isChatAction()  {}
@@ -8869,10 +8869,10 @@ type ChatInputAnswerChangedAction struct {
 	Type string `json:"type"`
 
 	// Input request identifier
-	RequestId string `json:"requestId"`
+	RequestID string `json:"requestId"`
 
 	// Question identifier within the input request
-	QuestionId string `json:"questionId"`
+	QuestionID string `json:"questionId"`
 
 	// Updated answer, or `undefined` to clear an answer draft
 	Answer *ChatInputAnswer `json:"answer,omitempty"`
@@ -8897,7 +8897,7 @@ type ChatInputCompletedAction struct {
 	Type string `json:"type"`
 
 	// Input request identifier
-	RequestId string `json:"requestId"`
+	RequestID string `json:"requestId"`
 
 	// Completion outcome
 	Response ChatInputResponseKind `json:"response"`
@@ -9103,7 +9103,7 @@ type TerminalCommandExecutedAction struct {
 
 	// Stable identifier for this command, scoped to the terminal URI.
 	// Allows correlating `commandExecuted` → `commandFinished` pairs.
-	CommandId string `json:"commandId"`
+	CommandID string `json:"commandId"`
 
 	// The command line text that was submitted
 	CommandLine string `json:"commandLine"`
@@ -9131,7 +9131,7 @@ type TerminalCommandFinishedAction struct {
 	Type string `json:"type"`
 
 	// Matches the `commandId` from the corresponding `commandExecuted`
-	CommandId string `json:"commandId"`
+	CommandID string `json:"commandId"`
 
 	// Shell exit code. `undefined` if the shell did not report one.
 	ExitCode *int64 `json:"exitCode,omitempty"`
@@ -9198,7 +9198,7 @@ type ChangesetFileRemovedAction struct {
 	Type string `json:"type"`
 
 	// The {@link ChangesetFile.id} of the file to remove.
-	FileId string `json:"fileId"`
+	FileID string `json:"fileId"`
 }
 
 func (ChangesetFileRemovedAction) isStateAction() {}
@@ -9312,7 +9312,7 @@ type ChangesetOperationStatusChangedAction struct {
 	Type string `json:"type"`
 
 	// The {@link ChangesetOperation.id} whose status changed.
-	OperationId string `json:"operationId"`
+	OperationID string `json:"operationId"`
 
 	// New execution status.
 	Status ChangesetOperationStatus `json:"status"`
@@ -9405,12 +9405,12 @@ type AnnotationsUpdatedAction struct {
 	Type string `json:"type"`
 
 	// The {@link Annotation.id} of the annotation to update.
-	AnnotationId string `json:"annotationId"`
+	AnnotationID string `json:"annotationId"`
 
 	// Re-anchors the annotation to the file versions this turn produced.
 	// Matches a {@link Turn.id} on the owning session. Omit to leave the
 	// current {@link Annotation.turnId} unchanged.
-	TurnId *string `json:"turnId,omitempty"`
+	TurnID *string `json:"turnId,omitempty"`
 
 	// Re-anchors the annotation to this file. Omit to leave the current
 	// {@link Annotation.resource} unchanged.
@@ -9446,7 +9446,7 @@ type AnnotationsRemovedAction struct {
 	Type string `json:"type"`
 
 	// The {@link Annotation.id} of the annotation to remove.
-	AnnotationId string `json:"annotationId"`
+	AnnotationID string `json:"annotationId"`
 }
 
 func (AnnotationsRemovedAction) isStateAction() {}
@@ -9467,7 +9467,7 @@ type AnnotationsEntrySetAction struct {
 	Type string `json:"type"`
 
 	// The {@link Annotation.id} the entry belongs to.
-	AnnotationId string `json:"annotationId"`
+	AnnotationID string `json:"annotationId"`
 
 	// The new or replacement entry.
 	Entry AnnotationEntry `json:"entry"`
@@ -9493,10 +9493,10 @@ type AnnotationsEntryRemovedAction struct {
 	Type string `json:"type"`
 
 	// The {@link Annotation.id} the entry belongs to.
-	AnnotationId string `json:"annotationId"`
+	AnnotationID string `json:"annotationId"`
 
 	// The {@link AnnotationEntry.id} to remove.
-	EntryId string `json:"entryId"`
+	EntryID string `json:"entryId"`
 }
 
 func (AnnotationsEntryRemovedAction) isStateAction() {}
@@ -11228,7 +11228,7 @@ type InitializeParams struct {
 	ProtocolVersions []string `json:"protocolVersions"`
 
 	// Unique client identifier
-	ClientId string `json:"clientId"`
+	ClientID string `json:"clientId"`
 
 	// Optional identity of the client implementation (name and version).
 	// Informational only — see {@link Implementation} for how it may and may not
@@ -11352,7 +11352,7 @@ type ReconnectParams struct {
 	Channel string `json:"channel"`
 
 	// Client identifier from the original connection
-	ClientId string `json:"clientId"`
+	ClientID string `json:"clientId"`
 
 	// Last `serverSeq` the client received
 	LastSeenServerSeq int64 `json:"lastSeenServerSeq"`
@@ -11508,7 +11508,7 @@ type ResourceReadParams struct {
 	Channel string `json:"channel"`
 
 	// Content URI from a `ContentRef`
-	Uri string `json:"uri"`
+	URI string `json:"uri"`
 
 	// Preferred encoding for the returned data (default: server-chosen)
 	Encoding *ContentEncoding `json:"encoding,omitempty"`
@@ -11555,7 +11555,7 @@ type ResourceWriteParams struct {
 	Channel string `json:"channel"`
 
 	// Target file URI on the server filesystem
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Content encoded as a string
 	Data string `json:"data"`
@@ -11618,7 +11618,7 @@ type ResourceListParams struct {
 	Channel string `json:"channel"`
 
 	// Directory URI on the server filesystem
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 }
 
 // MarshalJSON writes ResourceListParams with its pinned literal fields set.
@@ -11694,7 +11694,7 @@ type ResourceDeleteParams struct {
 	Channel string `json:"channel"`
 
 	// URI of the resource to delete
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// If `true` and the target is a directory, delete it and all its contents
 	// recursively. If `false` (default), deleting a non-empty directory MUST fail.
@@ -11741,7 +11741,7 @@ type ResourceRequestParams struct {
 	// Resource URI being requested. Typically a `file:` URI on the receiver's
 	// filesystem, but any URI scheme that the receiver mediates access to is
 	// allowed.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Whether the caller needs read access to the resource.
 	Read *bool `json:"read,omitempty"`
@@ -11812,7 +11812,7 @@ type ResourceResolveParams struct {
 	Channel string `json:"channel"`
 
 	// URI to resolve
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// When `true` (default), follow symlinks and report the metadata of the
 	// link target — and set `uri` in the result to the canonical (realpath)
@@ -11832,7 +11832,7 @@ func (v ResourceResolveParams) MarshalJSON() ([]byte, error) {
 type ResourceResolveResult struct {
 	// Canonical URI after symlink resolution. Equal to the requested URI when
 	// `followSymlinks` is `false` or the URI does not traverse a symlink.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// Resource kind.
 	Type ResourceType `json:"type"`
@@ -11869,7 +11869,7 @@ type ResourceMkdirParams struct {
 	Channel string `json:"channel"`
 
 	// Directory URI to create (parents created as needed).
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 }
 
 // MarshalJSON writes ResourceMkdirParams with its pinned literal fields set.
@@ -12080,7 +12080,7 @@ type SessionForkSource struct {
 	Session URI `json:"session"`
 
 	// Turn ID in the source session; content up to and including this turn's response is copied
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 }
 
 type CreateSessionParams struct {
@@ -12222,7 +12222,7 @@ type ChatForkSource struct {
 	Chat URI `json:"chat"`
 
 	// Turn ID in the source chat; content up to and including this turn's response is copied
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 }
 
 // Creates a new chat within a session.
@@ -12310,7 +12310,7 @@ type InvokeChangesetOperationParams struct {
 	Channel URI `json:"channel"`
 
 	// Matches {@link ChangesetOperation.id} from the changeset's `operations` list.
-	OperationId string `json:"operationId"`
+	OperationID string `json:"operationId"`
 
 	// Target of the operation. Required iff the chosen scope is
 	// `'resource'` or `'range'`. Omit for changeset-scoped operations.
@@ -12352,7 +12352,7 @@ type CreateResourceWatchParams struct {
 	Channel string `json:"channel"`
 
 	// URI to watch.
-	Uri URI `json:"uri"`
+	URI URI `json:"uri"`
 
 	// If `true`, the receiver MUST report changes for descendants of `uri`.
 	// If `false` (default), only changes to `uri` itself — and, when `uri`
@@ -12805,14 +12805,14 @@ const (
 )
 
 // Standard JSON-RPC 2.0 error codes.
-type JsonRpcErrorCode int64
+type JSONRPCErrorCode int64
 
 const (
-	JsonRpcErrorCodeParseError     JsonRpcErrorCode = -32700
-	JsonRpcErrorCodeInvalidRequest JsonRpcErrorCode = -32600
-	JsonRpcErrorCodeMethodNotFound JsonRpcErrorCode = -32601
-	JsonRpcErrorCodeInvalidParams  JsonRpcErrorCode = -32602
-	JsonRpcErrorCodeInternalError  JsonRpcErrorCode = -32603
+	JSONRPCErrorCodeParseError     JSONRPCErrorCode = -32700
+	JSONRPCErrorCodeInvalidRequest JSONRPCErrorCode = -32600
+	JSONRPCErrorCodeMethodNotFound JSONRPCErrorCode = -32601
+	JSONRPCErrorCodeInvalidParams  JSONRPCErrorCode = -32602
+	JSONRPCErrorCodeInternalError  JSONRPCErrorCode = -32603
 )
 
 // AHP application-specific error codes.
@@ -12880,7 +12880,7 @@ type ChatForkOrigin struct {
 	Chat URI `json:"chat"`
 
 	// Turn of the source chat the fork was taken at.
-	TurnId string `json:"turnId"`
+	TurnID string `json:"turnId"`
 }
 
 func (ChatForkOrigin) isChatOrigin() {}
@@ -12900,7 +12900,7 @@ type ChatToolOrigin struct {
 	Chat URI `json:"chat"`
 
 	// The spawning tool call.
-	ToolCallId string `json:"toolCallId"`
+	ToolCallID string `json:"toolCallId"`
 }
 
 func (ChatToolOrigin) isChatOrigin() {}
@@ -13062,13 +13062,13 @@ func decodePlainAgentCustomization(b []byte) (v AgentCustomization, ok bool) {
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "uri":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "name":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13134,13 +13134,13 @@ func decodePlainAnnotationsEntryRemovedAction(b []byte) (v AnnotationsEntryRemov
 			if !ok {
 				return false
 			}
-			v.AnnotationId = s
+			v.AnnotationID = s
 		case "entryId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.EntryId = s
+			v.EntryID = s
 		default:
 			return false
 		}
@@ -13164,7 +13164,7 @@ func decodePlainAnnotationsRemovedAction(b []byte) (v AnnotationsRemovedAction, 
 			if !ok {
 				return false
 			}
-			v.AnnotationId = s
+			v.AnnotationID = s
 		default:
 			return false
 		}
@@ -13188,13 +13188,13 @@ func decodePlainAnnotationsUpdatedAction(b []byte) (v AnnotationsUpdatedAction, 
 			if !ok {
 				return false
 			}
-			v.AnnotationId = s
+			v.AnnotationID = s
 		case "turnId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.TurnId = &s
+			v.TurnID = &s
 		case "resource":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13248,7 +13248,7 @@ func decodePlainChangesetFileRemovedAction(b []byte) (v ChangesetFileRemovedActi
 			if !ok {
 				return false
 			}
-			v.FileId = s
+			v.FileID = s
 		default:
 			return false
 		}
@@ -13302,7 +13302,7 @@ func decodePlainChangesetOperationStatusChangedAction(b []byte) (v ChangesetOper
 			if !ok {
 				return false
 			}
-			v.OperationId = s
+			v.OperationID = s
 		case "status":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13398,13 +13398,13 @@ func decodePlainChatDeltaAction(b []byte) (v ChatDeltaAction, ok bool) {
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "partId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.PartId = s
+			v.PartID = s
 		case "content":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13458,7 +13458,7 @@ func decodePlainChatForkOrigin(b []byte) (v ChatForkOrigin, ok bool) {
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		default:
 			return false
 		}
@@ -13482,13 +13482,13 @@ func decodePlainChatInputAnswerChangedAction(b []byte) (v ChatInputAnswerChanged
 			if !ok {
 				return false
 			}
-			v.RequestId = s
+			v.RequestID = s
 		case "questionId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.QuestionId = s
+			v.QuestionID = s
 		case "answer":
 			u := new(ChatInputAnswer)
 			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
@@ -13558,7 +13558,7 @@ func decodePlainChatInputBooleanQuestion(b []byte) (v ChatInputBooleanQuestion, 
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "title":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13612,7 +13612,7 @@ func decodePlainChatInputCompletedAction(b []byte) (v ChatInputCompletedAction, 
 			if !ok {
 				return false
 			}
-			v.RequestId = s
+			v.RequestID = s
 		case "response":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13636,7 +13636,7 @@ func decodePlainChatInputNumberQuestion(b []byte) (v ChatInputNumberQuestion, ok
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "title":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13744,7 +13744,7 @@ func decodePlainChatInputTextQuestion(b []byte) (v ChatInputTextQuestion, ok boo
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "title":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13810,7 +13810,7 @@ func decodePlainChatPendingMessageRemovedAction(b []byte) (v ChatPendingMessageR
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		default:
 			return false
 		}
@@ -13834,13 +13834,13 @@ func decodePlainChatReasoningAction(b []byte) (v ChatReasoningAction, ok bool) {
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "partId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.PartId = s
+			v.PartID = s
 		case "content":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13870,7 +13870,7 @@ func decodePlainChatResponsePartAction(b []byte) (v ChatResponsePartAction, ok b
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "part":
 			if raw[0] != '{' || v.Part.UnmarshalJSON(raw) != nil {
 				return false
@@ -13892,13 +13892,13 @@ func decodePlainChatToolCallAuthResolvedAction(b []byte) (v ChatToolCallAuthReso
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "toolCallId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "type":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13922,13 +13922,13 @@ func decodePlainChatToolCallContentChangedAction(b []byte) (v ChatToolCallConten
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "toolCallId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "type":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -13965,13 +13965,13 @@ func decodePlainChatToolCallDeltaAction(b []byte) (v ChatToolCallDeltaAction, ok
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "toolCallId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "type":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14001,13 +14001,13 @@ func decodePlainChatToolCallReadyAction(b []byte) (v ChatToolCallReadyAction, ok
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "toolCallId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "type":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14053,13 +14053,13 @@ func decodePlainChatToolCallResultConfirmedAction(b []byte) (v ChatToolCallResul
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "toolCallId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "type":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14089,13 +14089,13 @@ func decodePlainChatToolCallStartAction(b []byte) (v ChatToolCallStartAction, ok
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "toolCallId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "type":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14155,7 +14155,7 @@ func decodePlainChatToolOrigin(b []byte) (v ChatToolOrigin, ok bool) {
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		default:
 			return false
 		}
@@ -14179,7 +14179,7 @@ func decodePlainChatTruncatedAction(b []byte) (v ChatTruncatedAction, ok bool) {
 			if !ok {
 				return false
 			}
-			v.TurnId = &s
+			v.TurnID = &s
 		default:
 			return false
 		}
@@ -14299,13 +14299,13 @@ func decodePlainDirectoryCustomization(b []byte) (v DirectoryCustomization, ok b
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "uri":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "name":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14323,7 +14323,7 @@ func decodePlainDirectoryCustomization(b []byte) (v DirectoryCustomization, ok b
 			if !ok {
 				return false
 			}
-			v.ClientId = &s
+			v.ClientID = &s
 		case "load":
 			u := new(CustomizationLoadState)
 			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
@@ -14378,13 +14378,13 @@ func decodePlainHookCustomization(b []byte) (v HookCustomization, ok bool) {
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "uri":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "name":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14426,7 +14426,7 @@ func decodePlainMarkdownResponsePart(b []byte) (v MarkdownResponsePart, ok bool)
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "content":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14450,13 +14450,13 @@ func decodePlainMcpServerCustomization(b []byte) (v McpServerCustomization, ok b
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "uri":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "name":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14646,7 +14646,7 @@ func decodePlainMessageResourceAttachment(b []byte) (v MessageResourceAttachment
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "contentType":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14682,13 +14682,13 @@ func decodePlainPluginCustomization(b []byte) (v PluginCustomization, ok bool) {
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "uri":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "name":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14706,7 +14706,7 @@ func decodePlainPluginCustomization(b []byte) (v PluginCustomization, ok bool) {
 			if !ok {
 				return false
 			}
-			v.ClientId = &s
+			v.ClientID = &s
 		case "load":
 			u := new(CustomizationLoadState)
 			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
@@ -14755,13 +14755,13 @@ func decodePlainPromptCustomization(b []byte) (v PromptCustomization, ok bool) {
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "uri":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "name":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14809,7 +14809,7 @@ func decodePlainReasoningResponsePart(b []byte) (v ReasoningResponsePart, ok boo
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "content":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14833,7 +14833,7 @@ func decodePlainResourceReponsePart(b []byte) (v ResourceReponsePart, ok bool) {
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "contentType":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14869,13 +14869,13 @@ func decodePlainRuleCustomization(b []byte) (v RuleCustomization, ok bool) {
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "uri":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "name":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -14929,7 +14929,7 @@ func decodePlainSessionActiveClientRemovedAction(b []byte) (v SessionActiveClien
 			if !ok {
 				return false
 			}
-			v.ClientId = s
+			v.ClientID = s
 		default:
 			return false
 		}
@@ -15019,7 +15019,7 @@ func decodePlainSessionCustomizationRemovedAction(b []byte) (v SessionCustomizat
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		default:
 			return false
 		}
@@ -15043,7 +15043,7 @@ func decodePlainSessionCustomizationToggledAction(b []byte) (v SessionCustomizat
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "enabled":
 			b, ok := jsonBool(raw)
 			if !ok {
@@ -15150,7 +15150,7 @@ func decodePlainSessionInputNeededRemovedAction(b []byte) (v SessionInputNeededR
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		default:
 			return false
 		}
@@ -15244,7 +15244,7 @@ func decodePlainSessionMcpServerStartRequestedAction(b []byte) (v SessionMcpServ
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		default:
 			return false
 		}
@@ -15268,7 +15268,7 @@ func decodePlainSessionMcpServerStateChangedAction(b []byte) (v SessionMcpServer
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "state":
 			if raw[0] != '{' || v.State.UnmarshalJSON(raw) != nil {
 				return false
@@ -15302,7 +15302,7 @@ func decodePlainSessionMcpServerStopRequestedAction(b []byte) (v SessionMcpServe
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		default:
 			return false
 		}
@@ -15380,7 +15380,7 @@ func decodePlainSessionToolClientExecutionRequest(b []byte) (v SessionToolClient
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "chat":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -15398,13 +15398,13 @@ func decodePlainSessionToolClientExecutionRequest(b []byte) (v SessionToolClient
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "clientId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.ClientId = s
+			v.ClientID = s
 		case "toolCall":
 			if raw[0] != '{' || v.ToolCall.UnmarshalJSON(raw) != nil {
 				return false
@@ -15426,7 +15426,7 @@ func decodePlainSessionToolConfirmationRequest(b []byte) (v SessionToolConfirmat
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "chat":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -15444,7 +15444,7 @@ func decodePlainSessionToolConfirmationRequest(b []byte) (v SessionToolConfirmat
 			if !ok {
 				return false
 			}
-			v.TurnId = s
+			v.TurnID = s
 		case "toolCall":
 			if raw[0] != '{' || v.ToolCall.UnmarshalJSON(raw) != nil {
 				return false
@@ -15502,13 +15502,13 @@ func decodePlainSkillCustomization(b []byte) (v SkillCustomization, ok bool) {
 			if !ok {
 				return false
 			}
-			v.Id = s
+			v.ID = s
 		case "uri":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "name":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -15630,7 +15630,7 @@ func decodePlainTerminalClientClaim(b []byte) (v TerminalClientClaim, ok bool) {
 			if !ok {
 				return false
 			}
-			v.ClientId = s
+			v.ClientID = s
 		default:
 			return false
 		}
@@ -15672,7 +15672,7 @@ func decodePlainTerminalCommandFinishedAction(b []byte) (v TerminalCommandFinish
 			if !ok {
 				return false
 			}
-			v.CommandId = s
+			v.CommandID = s
 		default:
 			return false
 		}
@@ -15792,13 +15792,13 @@ func decodePlainTerminalSessionClaim(b []byte) (v TerminalSessionClaim, ok bool)
 			if !ok {
 				return false
 			}
-			v.TurnId = &s
+			v.TurnID = &s
 		case "toolCallId":
 			s, ok := jsonString(raw)
 			if !ok {
 				return false
 			}
-			v.ToolCallId = &s
+			v.ToolCallID = &s
 		default:
 			return false
 		}
@@ -15864,7 +15864,7 @@ func decodePlainToolCallCancelledState(b []byte) (v ToolCallCancelledState, ok b
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "toolName":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -15934,7 +15934,7 @@ func decodePlainToolCallClientContributor(b []byte) (v ToolCallClientContributor
 			if !ok {
 				return false
 			}
-			v.ClientId = &s
+			v.ClientID = &s
 		default:
 			return false
 		}
@@ -15952,7 +15952,7 @@ func decodePlainToolCallCompletedState(b []byte) (v ToolCallCompletedState, ok b
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "toolName":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -16045,7 +16045,7 @@ func decodePlainToolCallMcpContributor(b []byte) (v ToolCallMcpContributor, ok b
 			if !ok {
 				return false
 			}
-			v.CustomizationId = s
+			v.CustomizationID = s
 		default:
 			return false
 		}
@@ -16063,7 +16063,7 @@ func decodePlainToolCallPendingConfirmationState(b []byte) (v ToolCallPendingCon
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "toolName":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -16133,7 +16133,7 @@ func decodePlainToolCallPendingResultConfirmationState(b []byte) (v ToolCallPend
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "toolName":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -16266,7 +16266,7 @@ func decodePlainToolCallRunningState(b []byte) (v ToolCallRunningState, ok bool)
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "toolName":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -16343,7 +16343,7 @@ func decodePlainToolCallStreamingState(b []byte) (v ToolCallStreamingState, ok b
 			if !ok {
 				return false
 			}
-			v.ToolCallId = s
+			v.ToolCallID = s
 		case "toolName":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -16445,7 +16445,7 @@ func decodePlainToolResultResourceContent(b []byte) (v ToolResultResourceContent
 			if !ok {
 				return false
 			}
-			v.Uri = s
+			v.URI = s
 		case "contentType":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -16620,9 +16620,9 @@ var wireTypes = map[string]func() any{
 	"AgentInfo":                func() any { return new(AgentInfo) },
 	"AgentSelection":           func() any { return new(AgentSelection) },
 	"AhpErrorCode":             func() any { return new(AhpErrorCode) },
-	"AhpMcpUiHostCapabilities": func() any { return new(AhpMcpUiHostCapabilities) },
-	"AhpMcpUiHostCapabilitiesServerResources":     func() any { return new(AhpMcpUiHostCapabilitiesServerResources) },
-	"AhpMcpUiHostCapabilitiesServerTools":         func() any { return new(AhpMcpUiHostCapabilitiesServerTools) },
+	"AhpMcpUiHostCapabilities": func() any { return new(AhpMcpUIHostCapabilities) },
+	"AhpMcpUiHostCapabilitiesServerResources":     func() any { return new(AhpMcpUIHostCapabilitiesServerResources) },
+	"AhpMcpUiHostCapabilitiesServerTools":         func() any { return new(AhpMcpUIHostCapabilitiesServerTools) },
 	"Annotation":                                  func() any { return new(Annotation) },
 	"AnnotationEntry":                             func() any { return new(AnnotationEntry) },
 	"AnnotationsEntryRemovedAction":               func() any { return new(AnnotationsEntryRemovedAction) },
@@ -16765,7 +16765,7 @@ var wireTypes = map[string]func() any{
 	"InputRequestResponsePart":                    func() any { return new(InputRequestResponsePart) },
 	"InvokeChangesetOperationParams":              func() any { return new(InvokeChangesetOperationParams) },
 	"InvokeChangesetOperationResult":              func() any { return new(InvokeChangesetOperationResult) },
-	"JsonRpcErrorCode":                            func() any { return new(JsonRpcErrorCode) },
+	"JsonRpcErrorCode":                            func() any { return new(JSONRPCErrorCode) },
 	"ListSessionsParams":                          func() any { return new(ListSessionsParams) },
 	"ListSessionsResult":                          func() any { return new(ListSessionsResult) },
 	"MarkdownResponsePart":                        func() any { return new(MarkdownResponsePart) },

@@ -299,7 +299,7 @@ func TestDecodePlainMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("decodePlainChatDeltaAction accepted %q, which encoding/json rejects: %v", tt.in, err)
 			continue
 		}
-		if got.Type != want.Type || got.TurnId != want.TurnId || got.PartId != want.PartId || got.Content != want.Content || got.Meta != nil {
+		if got.Type != want.Type || got.TurnID != want.TurnID || got.PartID != want.PartID || got.Content != want.Content || got.Meta != nil {
 			t.Errorf("decodePlainChatDeltaAction(%q) = %+v, encoding/json %+v", tt.in, got, want)
 		}
 	}
@@ -310,7 +310,7 @@ func TestDecodePlainMatchesEncodingJSON(t *testing.T) {
 	if err := json.Unmarshal(md, &wantMD); err != nil || !ok {
 		t.Fatalf("markdown part: plain ok=%v, encoding/json err=%v", ok, err)
 	}
-	if gotMD.Kind != wantMD.Kind || gotMD.Id != wantMD.Id || !gotMD.Content.Equal(wantMD.Content) {
+	if gotMD.Kind != wantMD.Kind || gotMD.ID != wantMD.ID || !gotMD.Content.Equal(wantMD.Content) {
 		t.Errorf("decodePlainMarkdownResponsePart = %+v, encoding/json %+v", gotMD, wantMD)
 	}
 }

@@ -59,7 +59,7 @@ func (m *Model) submitComposer() tea.Cmd {
 	}
 	if m.turnRunning() {
 		_, ok := m.dispatch(m.openChat, protocol.ChatPendingMessageSetAction{
-			Kind: protocol.PendingMessageKindQueued, Id: m.cfg.NewID(), Message: m.userMessage(text),
+			Kind: protocol.PendingMessageKindQueued, ID: m.cfg.NewID(), Message: m.userMessage(text),
 		})
 		if ok {
 			m.composer.Reset()
@@ -70,7 +70,7 @@ func (m *Model) submitComposer() tea.Cmd {
 	turnID := m.cfg.NewID()
 	now := m.clock()
 	_, ok := m.dispatch(m.openChat, protocol.ChatTurnStartedAction{
-		TurnId: turnID, StartedAt: isoTime(now), Message: m.userMessage(text),
+		TurnID: turnID, StartedAt: isoTime(now), Message: m.userMessage(text),
 	})
 	if ok {
 		m.ourTurns[turnID] = now
@@ -87,7 +87,7 @@ func (m *Model) cancelTurn() {
 		return
 	}
 	t := m.chat.ActiveTurn
-	start, ok := m.ourTurns[t.Id]
+	start, ok := m.ourTurns[t.ID]
 	if !ok {
 		// Not our turn: the host's start stamp is the best we have.
 		if ts, err := time.Parse(time.RFC3339Nano, t.StartedAt); err == nil {
@@ -97,7 +97,7 @@ func (m *Model) cancelTurn() {
 		}
 	}
 	d := float64(max(m.clock().Sub(start), 0).Milliseconds())
-	if _, ok := m.dispatch(m.openChat, protocol.ChatTurnCancelledAction{TurnId: t.Id, Duration: d}); ok {
+	if _, ok := m.dispatch(m.openChat, protocol.ChatTurnCancelledAction{TurnID: t.ID, Duration: d}); ok {
 		m.setStatus("turn cancelled")
 	}
 }
@@ -185,7 +185,7 @@ func (m *Model) approve() tea.Cmd {
 		return nil
 	case it.Tool.Status == "pending-confirmation":
 		if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallApprovedAction{
-			TurnId: it.TurnID, ToolCallId: it.ID, Approved: true,
+			TurnID: it.TurnID, ToolCallID: it.ID, Approved: true,
 			Confirmed: protocol.ToolCallConfirmationReasonUserAction,
 		}); ok {
 			m.setStatus("approved " + it.Tool.Name)
@@ -210,7 +210,7 @@ func (m *Model) deny() {
 		m.declineInput()
 	case it.Tool.Status == "pending-confirmation":
 		if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallDeniedAction{
-			TurnId: it.TurnID, ToolCallId: it.ID, Approved: false,
+			TurnID: it.TurnID, ToolCallID: it.ID, Approved: false,
 			Reason: string(protocol.ToolCallCancellationReasonDenied),
 		}); ok {
 			m.setStatus("denied " + it.Tool.Name)
@@ -226,7 +226,7 @@ func (m *Model) deny() {
 // and denying a result differ only in the answer and the word reported.
 func (m *Model) confirmResult(it chatItem, approved bool) {
 	if _, ok := m.dispatch(m.openChat, protocol.ChatToolCallResultConfirmedAction{
-		TurnId: it.TurnID, ToolCallId: it.ID, Approved: approved,
+		TurnID: it.TurnID, ToolCallID: it.ID, Approved: approved,
 	}); ok {
 		verdict := "denied"
 		if approved {
@@ -247,18 +247,18 @@ func (m *Model) blockers() []blocker {
 		for _, r := range m.sess.InputNeeded {
 			switch v := r.Variant.(type) {
 			case protocol.SessionChatInputRequest:
-				out = append(out, blocker{m.openSession, v.Chat, v.Request.Id})
+				out = append(out, blocker{m.openSession, v.Chat, v.Request.ID})
 			case protocol.SessionToolConfirmationRequest:
 				id := ""
 				switch tc := v.ToolCall.Variant.(type) {
 				case protocol.ToolCallPendingConfirmationState:
-					id = tc.ToolCallId
+					id = tc.ToolCallID
 				case protocol.ToolCallPendingResultConfirmationState:
-					id = tc.ToolCallId
+					id = tc.ToolCallID
 				}
 				out = append(out, blocker{m.openSession, v.Chat, id})
 			case protocol.SessionToolAuthenticationRequest:
-				out = append(out, blocker{m.openSession, v.Chat, v.ToolCall.ToolCallId})
+				out = append(out, blocker{m.openSession, v.Chat, v.ToolCall.ToolCallID})
 			}
 		}
 	}
@@ -365,14 +365,14 @@ func (m *Model) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	var label string
 	switch verb {
 	case mcpStart:
-		v, label = protocol.SessionMcpServerStartRequestedAction{Id: r.ID}, "starting"
+		v, label = protocol.SessionMcpServerStartRequestedAction{ID: r.ID}, "starting"
 		if r.StateKind == "ready" {
 			label = "restarting"
 		}
 	case mcpStop:
-		v, label = protocol.SessionMcpServerStopRequestedAction{Id: r.ID}, "stopping"
+		v, label = protocol.SessionMcpServerStopRequestedAction{ID: r.ID}, "stopping"
 	case mcpToggle:
-		v = protocol.SessionCustomizationToggledAction{Id: r.ID, Enabled: !r.Enabled}
+		v = protocol.SessionCustomizationToggledAction{ID: r.ID, Enabled: !r.Enabled}
 		label = map[bool]string{true: "enabling", false: "disabling"}[!r.Enabled]
 	}
 	seq, ok := m.dispatch(m.openSession, v)
@@ -408,7 +408,7 @@ func (m *Model) newChoices() []newChoice {
 		}
 		for _, md := range a.Models {
 			out = append(out, newChoice{provider: a.Provider, agentName: a.DisplayName,
-				model: &protocol.ModelSelection{Id: md.Id}, modelName: md.Name})
+				model: &protocol.ModelSelection{ID: md.ID}, modelName: md.Name})
 		}
 	}
 	return out
@@ -462,8 +462,8 @@ func (m *Model) toggleExpand() {
 	open := true
 	for _, p := range parts {
 		if r, ok := p.Variant.(protocol.ReasoningResponsePart); ok {
-			ids = append(ids, r.Id)
-			open = open && m.expanded[r.Id]
+			ids = append(ids, r.ID)
+			open = open && m.expanded[r.ID]
 		}
 	}
 	if len(ids) == 0 {

@@ -36,7 +36,7 @@ func contributorServer(c *protocol.ToolCallContributor) string {
 		return ""
 	}
 	if mc, ok := c.Variant.(protocol.ToolCallMcpContributor); ok {
-		return mc.CustomizationId
+		return mc.CustomizationID
 	}
 	return ""
 }
@@ -57,7 +57,7 @@ func resultText(content []protocol.ToolResultContent) string {
 // resultToolCall is the card of a tool call that has its result, whether
 // the result awaits the user's confirmation or the call has completed.
 func resultToolCall(status string, v protocol.ToolCallCompletedState) toolCall {
-	tc := toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: status,
+	tc := toolCall{ID: v.ToolCallID, Name: v.ToolName, Display: v.DisplayName, Status: status,
 		Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Failed: !v.Success,
 		Result: joinNonEmpty(sm(v.PastTenseMessage), resultText(v.Content)), Server: contributorServer(v.Contributor)}
 	if v.Error != nil {
@@ -69,23 +69,23 @@ func resultToolCall(status string, v protocol.ToolCallCompletedState) toolCall {
 func flattenToolCall(s protocol.ToolCallState) toolCall {
 	switch v := s.Variant.(type) {
 	case protocol.ToolCallStreamingState:
-		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "streaming",
+		return toolCall{ID: v.ToolCallID, Name: v.ToolName, Display: v.DisplayName, Status: "streaming",
 			Invocation: sm(deref(v.InvocationMessage)), Input: deref(v.PartialInput), Server: contributorServer(v.Contributor)}
 	case protocol.ToolCallPendingConfirmationState:
 		inv := sm(v.InvocationMessage)
 		if v.ConfirmationTitle != nil && v.ConfirmationTitle.Value != "" {
 			inv = v.ConfirmationTitle.Value
 		}
-		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "pending-confirmation",
+		return toolCall{ID: v.ToolCallID, Name: v.ToolName, Display: v.DisplayName, Status: "pending-confirmation",
 			Invocation: inv, Input: deref(v.ToolInput), Server: contributorServer(v.Contributor)}
 	case protocol.ToolCallRunningState:
-		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "running",
+		return toolCall{ID: v.ToolCallID, Name: v.ToolName, Display: v.DisplayName, Status: "running",
 			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Result: resultText(v.Content),
 			Server: contributorServer(v.Contributor)}
 	case protocol.ToolCallAuthRequiredState:
 		auth := v.Auth
-		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "auth-required",
-			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Server: v.Contributor.CustomizationId,
+		return toolCall{ID: v.ToolCallID, Name: v.ToolName, Display: v.DisplayName, Status: "auth-required",
+			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput), Server: v.Contributor.CustomizationID,
 			Auth: &auth}
 	case protocol.ToolCallPendingResultConfirmationState:
 		// The schema gives both result-bearing states the same fields, so
@@ -94,7 +94,7 @@ func flattenToolCall(s protocol.ToolCallState) toolCall {
 	case protocol.ToolCallCompletedState:
 		return resultToolCall("completed", v)
 	case protocol.ToolCallCancelledState:
-		return toolCall{ID: v.ToolCallId, Name: v.ToolName, Display: v.DisplayName, Status: "cancelled",
+		return toolCall{ID: v.ToolCallID, Name: v.ToolName, Display: v.DisplayName, Status: "cancelled",
 			Invocation: sm(v.InvocationMessage), Input: deref(v.ToolInput),
 			Result: sm(deref(v.ReasonMessage)), Server: contributorServer(v.Contributor)}
 	case protocol.UnknownToolCallState:
@@ -168,15 +168,15 @@ func chatItems(chat protocol.ChatState) []chatItem {
 				}
 				out = append(out, chatItem{Kind: itemToolCall, ID: tc.ID, TurnID: turnID, Active: active, Tool: tc})
 			case protocol.InputRequestResponsePart:
-				out = append(out, chatItem{Kind: itemInput, ID: v.Request.Id, TurnID: turnID, Active: active, Input: v})
+				out = append(out, chatItem{Kind: itemInput, ID: v.Request.ID, TurnID: turnID, Active: active, Input: v})
 			}
 		}
 	}
 	for _, t := range chat.Turns {
-		add(t.Id, t.ResponseParts, false)
+		add(t.ID, t.ResponseParts, false)
 	}
 	if chat.ActiveTurn != nil {
-		add(chat.ActiveTurn.Id, chat.ActiveTurn.ResponseParts, true)
+		add(chat.ActiveTurn.ID, chat.ActiveTurn.ResponseParts, true)
 	}
 	return out
 }

@@ -116,7 +116,7 @@ const hostile = "evil\x1b[2J\x1b[H\x1b]52;c;cm0gLXJmIH4=\x07\x1b]8;;http://evil.
 
 func TestGoldenHostileToolName(t *testing.T) {
 	checkGolden(t, func() *Model {
-		chat := fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallId: "tc-evil", ToolName: hostile, DisplayName: hostile,
+		chat := fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallID: "tc-evil", ToolName: hostile, DisplayName: hostile,
 			InvocationMessage: protocol.PlainString(hostile), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}))
 		chat.Title = hostile
 		m := fxModel(chat)
@@ -157,12 +157,12 @@ func TestGoldenMCPPanelSmall(t *testing.T) {
 // the running one.
 func allStatesChat() protocol.ChatState {
 	return fxChatState(
-		tcPart(protocol.ToolCallStreamingState{ToolCallId: "tc-s", ToolName: "grep", DisplayName: "Search code",
+		tcPart(protocol.ToolCallStreamingState{ToolCallID: "tc-s", ToolName: "grep", DisplayName: "Search code",
 			PartialInput: ptr(`{"pattern": "Reconn`), InvocationMessage: ptr(protocol.PlainString("Searching the code"))}),
-		tcPart(protocol.ToolCallRunningState{ToolCallId: "tc-r", ToolName: "run_tests", DisplayName: "Run tests",
+		tcPart(protocol.ToolCallRunningState{ToolCallID: "tc-r", ToolName: "run_tests", DisplayName: "Run tests",
 			Contributor: mcpBy("fs"), InvocationMessage: protocol.PlainString("Running go test ./..."),
 			Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}),
-		tcPart(protocol.ToolCallPendingResultConfirmationState{ToolCallId: "tc-p", ToolName: "read_env", DisplayName: "Read env",
+		tcPart(protocol.ToolCallPendingResultConfirmationState{ToolCallID: "tc-p", ToolName: "read_env", DisplayName: "Read env",
 			InvocationMessage: protocol.PlainString("Read .env"), Success: true,
 			PastTenseMessage: protocol.PlainString("Read 3 variables"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}),
 		fxAuthPart(),

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -55,24 +54,15 @@ func (m *Model) selectedFlow() *grantFlow {
 	return nil
 }
 
-func toAuthMetadata(p protocol.ProtectedResourceMetadata) authpkce.ProtectedResourceMetadata {
-	// The field names of both follow RFC 9728, so the wire JSON maps across.
-	var out authpkce.ProtectedResourceMetadata
-	if b, err := json.Marshal(p); err == nil {
-		_ = json.Unmarshal(b, &out)
-	}
-	return out
-}
-
 func toRequirement(r protocol.McpAuthRequirement) authpkce.Requirement {
 	req := authpkce.Requirement{
 		Reason:         authpkce.Reason(r.Reason),
-		Resource:       toAuthMetadata(r.Resource),
+		Resource:       r.Resource,
 		RequiredScopes: r.RequiredScopes,
 		Description:    deref(r.Description),
 	}
 	if r.OauthClient != nil {
-		req.OAuthClient = &authpkce.Client{ClientID: r.OauthClient.ClientId, ClientSecret: deref(r.OauthClient.ClientSecret)}
+		req.OAuthClient = &authpkce.Client{ClientID: r.OauthClient.ClientID, ClientSecret: deref(r.OauthClient.ClientSecret)}
 	}
 	return req
 }
@@ -132,13 +122,13 @@ func (m *Model) agentRequirement(p agentPrompt) authpkce.Requirement {
 		req.Reason = authpkce.ReasonRequired
 	}
 	if p.meta != nil {
-		req.Resource = toAuthMetadata(*p.meta)
+		req.Resource = *p.meta
 		return req
 	}
 	for _, a := range m.root.Agents {
 		for _, pr := range a.ProtectedResources {
 			if pr.Resource == p.resource {
-				req.Resource = toAuthMetadata(pr)
+				req.Resource = pr
 			}
 		}
 	}
@@ -318,7 +308,7 @@ func (m *Model) declineGrant() {
 	}
 	code := "cancelled"
 	_, ok = m.dispatch(m.openChat, protocol.ChatToolCallCompleteAction{
-		TurnId: it.TurnID, ToolCallId: it.ID,
+		TurnID: it.TurnID, ToolCallID: it.ID,
 		Result: protocol.ToolCallResult{
 			Success:          false,
 			PastTenseMessage: protocol.PlainString("Access was not granted"),

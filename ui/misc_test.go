@@ -18,7 +18,7 @@ func TestRejectionShowsAndClearsPending(t *testing.T) {
 	m.resize(120, 40)
 	m.pendingMCP[7] = pendingOp{server: "fs", verb: "stopping", channel: fxSession}
 	m.Update(eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Reason: "server is locked\x1b[2J",
-		Action: protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: "fs"})}})
+		Action: protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{ID: "fs"})}})
 	if _, ok := m.pendingMCP[7]; ok {
 		t.Fatal("rejected action still marked pending")
 	}
@@ -34,7 +34,7 @@ func TestRejectionShowsAndClearsPending(t *testing.T) {
 // clientSeq and only the host's answer for that clientSeq (or the channel
 // going away, or the 30 s safety net) removes it.
 func TestPendingMarkerFollowsHostAnswers(t *testing.T) {
-	stop := protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: "fs"})
+	stop := protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{ID: "fs"})
 	for _, tc := range []struct {
 		name    string
 		msgs    []tea.Msg
@@ -167,7 +167,7 @@ func lipglossWidth(s string) int { return ansi.StringWidth(s) }
 // A tool call running against a server that flips to authRequired gets a
 // grant prompt; declining cancels the call.
 func TestServerFlipGrantPrompt(t *testing.T) {
-	chat := fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallId: "tc-gh", ToolName: "list_issues", DisplayName: "List issues",
+	chat := fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallID: "tc-gh", ToolName: "list_issues", DisplayName: "List issues",
 		Contributor: mcpBy("gh"), InvocationMessage: protocol.PlainString("Listing issues"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}))
 	m := fxModel(chat)
 	m.resize(120, 50)
@@ -204,7 +204,7 @@ func TestServerFlipGrantPrompt(t *testing.T) {
 		t.Fatalf("sent %d actions", len(rec.sent))
 	}
 	a := rec.sent[0].Variant.(protocol.ChatToolCallCompleteAction)
-	if a.ToolCallId != "tc-gh" || a.TurnId != "t2" || a.Result.Success || deref(a.Result.Error.Code) != "cancelled" {
+	if a.ToolCallID != "tc-gh" || a.TurnID != "t2" || a.Result.Success || deref(a.Result.Error.Code) != "cancelled" {
 		t.Fatalf("toolCallComplete = %+v", a)
 	}
 }

@@ -468,11 +468,11 @@ func (m *Model) transcriptView(w, h int) string {
 func (m *Model) grantView(req protocol.McpAuthRequirement) views.GrantView {
 	scopes := req.RequiredScopes
 	if len(scopes) == 0 {
-		scopes = req.Resource.Scopes_supported
+		scopes = req.Resource.ScopesSupported
 	}
 	gv := views.GrantView{Resource: req.Resource.Resource, Reason: string(req.Reason), Scopes: scopes,
 		Description: deref(req.Description)}
-	if name := deref(req.Resource.Resource_name); name != "" {
+	if name := deref(req.Resource.ResourceName); name != "" {
 		gv.Resource = name + " (" + req.Resource.Resource + ")"
 	}
 	m.applyFlow(&gv, m.grants[req.Resource.Resource])
@@ -511,8 +511,8 @@ func browserDisabledErr(err error) bool {
 func (m *Model) agentGrantView(p agentPrompt) views.GrantView {
 	req := m.agentRequirement(p)
 	gv := views.GrantView{Resource: p.resource, Reason: p.reason, Scopes: req.Resource.ScopesSupported}
-	if req.Resource.ResourceName != "" {
-		gv.Resource = req.Resource.ResourceName + " (" + p.resource + ")"
+	if name := deref(req.Resource.ResourceName); name != "" {
+		gv.Resource = name + " (" + p.resource + ")"
 	}
 	m.applyFlow(&gv, m.grants[p.resource])
 	return gv
@@ -614,7 +614,7 @@ func (m *Model) overlay() string {
 	}
 	if g := m.waitingGrant(); g != nil {
 		gv := views.GrantView{Phase: views.GrantWaiting, Resource: g.resource}
-		if name := g.requirement.Resource.ResourceName; name != "" {
+		if name := deref(g.requirement.Resource.ResourceName); name != "" {
 			gv.Resource = name + " (" + g.resource + ")"
 		}
 		m.applyFlow(&gv, g)

@@ -20,12 +20,12 @@ func benchChat(n int) protocol.ChatState {
 			"I will retry it with `-count=20` and report back on turn %d.\n", i, i)
 		input := `{"path":"protocol/mirror.go","line":42}`
 		chat.Turns = append(chat.Turns, protocol.Turn{
-			Id:      fmt.Sprintf("turn-%d", i),
+			ID:      fmt.Sprintf("turn-%d", i),
 			Message: protocol.Message{Text: fmt.Sprintf("Please check the build, step %d.", i), Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}},
 			ResponseParts: []protocol.ResponsePart{
-				protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: fmt.Sprintf("md-%d", i), Content: protocol.NewText(md)}),
+				protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: fmt.Sprintf("md-%d", i), Content: protocol.NewText(md)}),
 				protocol.NewResponsePart(protocol.ToolCallResponsePart{ToolCall: protocol.NewToolCallState(protocol.ToolCallCompletedState{
-					ToolCallId: fmt.Sprintf("tc-%d", i), ToolName: "read_file", DisplayName: "Read file",
+					ToolCallID: fmt.Sprintf("tc-%d", i), ToolName: "read_file", DisplayName: "Read file",
 					InvocationMessage: protocol.PlainString("Reading protocol/mirror.go"),
 					ToolInput:         &input, Success: true,
 					PastTenseMessage: protocol.PlainString("Read protocol/mirror.go"),
@@ -37,9 +37,9 @@ func benchChat(n int) protocol.ChatState {
 		})
 	}
 	chat.ActiveTurn = &protocol.ActiveTurn{
-		Id: "active", StartedAt: "2026-11-29T16:00:00Z",
+		ID: "active", StartedAt: "2026-11-29T16:00:00Z",
 		Message:       protocol.Message{Text: "Now write up what you found.", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}},
-		ResponseParts: []protocol.ResponsePart{protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: "stream"})},
+		ResponseParts: []protocol.ResponsePart{protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "stream"})},
 	}
 	return chat
 }
@@ -91,7 +91,7 @@ func BenchmarkTranscriptStreaming(b *testing.B) {
 				text := protocol.Text{}
 				for d := 0; d < deltas && frames < b.N; d++ {
 					text = text.Append(stream[d*deltaSize : (d+1)*deltaSize])
-					at.ResponseParts = []protocol.ResponsePart{protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: "stream", Content: text})}
+					at.ResponseParts = []protocol.ResponsePart{protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "stream", Content: text})}
 					at2 := at
 					chat.ActiveTurn = &at2
 					tr.SetChat(chat, nil)

@@ -64,7 +64,7 @@ func mcpContributor(c *protocol.ToolCallContributor) string {
 		return ""
 	}
 	if m, ok := c.Variant.(protocol.ToolCallMcpContributor); ok {
-		return m.CustomizationId
+		return m.CustomizationID
 	}
 	return ""
 }
@@ -96,13 +96,13 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 	var t toolCall
 	switch v := tc.Variant.(type) {
 	case protocol.ToolCallStreamingState:
-		t = toolCall{id: v.ToolCallId, status: "streaming", name: nameOf(v.DisplayName, v.ToolName),
+		t = toolCall{id: v.ToolCallID, status: "streaming", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), input: strOr(v.PartialInput), contributorMCP: mcpContributor(v.Contributor)}
 		if v.InvocationMessage != nil {
 			t.invocation, t.invocationMD = v.InvocationMessage.Value, v.InvocationMessage.Markdown
 		}
 	case protocol.ToolCallPendingConfirmationState:
-		t = toolCall{id: v.ToolCallId, status: "pending-confirmation", name: nameOf(v.DisplayName, v.ToolName),
+		t = toolCall{id: v.ToolCallID, status: "pending-confirmation", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: mcpContributor(v.Contributor), options: v.Options}
 		if v.ConfirmationTitle != nil {
@@ -118,18 +118,18 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 		}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallRunningState:
-		t = toolCall{id: v.ToolCallId, status: "running", name: nameOf(v.DisplayName, v.ToolName),
+		t = toolCall{id: v.ToolCallID, status: "running", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: mcpContributor(v.Contributor), content: v.Content, selectedOption: optLabel(v.SelectedOption)}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallAuthRequiredState:
 		auth := v.Auth
-		t = toolCall{id: v.ToolCallId, status: "auth-required", name: nameOf(v.DisplayName, v.ToolName),
+		t = toolCall{id: v.ToolCallID, status: "auth-required", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
-			contributorMCP: v.Contributor.CustomizationId, content: v.Content, auth: &auth}
+			contributorMCP: v.Contributor.CustomizationID, content: v.Content, auth: &auth}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallPendingResultConfirmationState:
-		t = toolCall{id: v.ToolCallId, status: "pending-result-confirmation", name: nameOf(v.DisplayName, v.ToolName),
+		t = toolCall{id: v.ToolCallID, status: "pending-result-confirmation", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: mcpContributor(v.Contributor), hasResult: true, success: v.Success,
 			pastTense: v.PastTenseMessage.Value, content: v.Content}
@@ -137,7 +137,7 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 		t.invocationMD = v.InvocationMessage.Markdown
 		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCompletedState:
-		t = toolCall{id: v.ToolCallId, status: "completed", name: nameOf(v.DisplayName, v.ToolName),
+		t = toolCall{id: v.ToolCallID, status: "completed", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: mcpContributor(v.Contributor), hasResult: true, success: v.Success,
 			pastTense: v.PastTenseMessage.Value, content: v.Content, selectedOption: optLabel(v.SelectedOption)}
@@ -145,7 +145,7 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 		t.invocationMD = v.InvocationMessage.Markdown
 		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCancelledState:
-		t = toolCall{id: v.ToolCallId, status: "cancelled", name: nameOf(v.DisplayName, v.ToolName),
+		t = toolCall{id: v.ToolCallID, status: "cancelled", name: nameOf(v.DisplayName, v.ToolName),
 			intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput),
 			contributorMCP: mcpContributor(v.Contributor), cancelReason: string(v.Reason),
 			selectedOption: optLabel(v.SelectedOption)}
@@ -412,7 +412,7 @@ func resultText(content []protocol.ToolResultContent) string {
 		case protocol.ToolResultEmbeddedResourceContent:
 			parts = append(parts, fmt.Sprintf("[embedded %s, %d bytes base64]", v.ContentType, len(v.Data)))
 		case protocol.ToolResultResourceContent:
-			parts = append(parts, "[resource "+v.Uri+"]")
+			parts = append(parts, "[resource "+v.URI+"]")
 		case protocol.ToolResultFileEditContent:
 			s := "[file edit"
 			if v.Diff != nil {

@@ -164,7 +164,7 @@ func isoNow() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z"
 // idle. It is never refused for a busy chat, unlike chat/turnStarted.
 func (e *env) queue(id, text string) {
 	e.dispatch(demohost.DemoChatURI, protocol.ChatPendingMessageSetAction{
-		Kind: protocol.PendingMessageKindQueued, Id: id, Message: userMessage(text)}, "queue "+id)
+		Kind: protocol.PendingMessageKindQueued, ID: id, Message: userMessage(text)}, "queue "+id)
 }
 
 func (e *env) setTitle(title string) {
@@ -319,7 +319,7 @@ func agree(victim, ref *protocol.Client, extra func(protocol.ChatState) error) e
 		return fmt.Errorf("chat not mirrored (reference %v, victim %v)", ok1, ok2)
 	}
 	if rc.ActiveTurn != nil {
-		return fmt.Errorf("turn %s (%q) still running: %s", rc.ActiveTurn.Id, rc.ActiveTurn.Message.Text, toolStates(rc.ActiveTurn.ResponseParts))
+		return fmt.Errorf("turn %s (%q) still running: %s", rc.ActiveTurn.ID, rc.ActiveTurn.Message.Text, toolStates(rc.ActiveTurn.ResponseParts))
 	}
 	if len(rc.QueuedMessages) > 0 {
 		return fmt.Errorf("%d messages still queued", len(rc.QueuedMessages))

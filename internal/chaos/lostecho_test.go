@@ -28,7 +28,7 @@ func TestLostEcho(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, envConfig{stepDelay: faultStepDelay, replayBuffer: c.buffer})
-			e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-lost", StartedAt: isoNow(),
+			e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "turn-lost", StartedAt: isoNow(),
 				Message: userMessage("stream while the echo is lost")}, "start turn")
 			e.waitVictimChat("the turn to stream", func(c protocol.ChatState) bool {
 				return c.ActiveTurn != nil && len(c.ActiveTurn.ResponseParts) > 0

@@ -20,10 +20,10 @@ func TestHostRestart(t *testing.T) {
 	e.pushTokens()
 	probe := newUIProbe(t, e.victim)
 
-	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-restart", StartedAt: isoNow(),
+	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "turn-restart", StartedAt: isoNow(),
 		Message: userMessage("deploy before restart")}, "start turn")
 	e.waitVictimChat("the turn to stream", func(c protocol.ChatState) bool {
-		return c.ActiveTurn != nil && c.ActiveTurn.Id == "turn-restart" && len(c.ActiveTurn.ResponseParts) > 0
+		return c.ActiveTurn != nil && c.ActiveTurn.ID == "turn-restart" && len(c.ActiveTurn.ResponseParts) > 0
 	})
 	connsBefore := len(e.ledger.connsOf(victimID))
 	resultsBefore := len(e.ledger.resultsOf(victimID))
@@ -132,10 +132,10 @@ func TestHostReplacedBehindProxy(t *testing.T) {
 	e.pushTokens()
 	probe := newUIProbe(t, e.victim)
 
-	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-old-host", StartedAt: isoNow(),
+	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "turn-old-host", StartedAt: isoNow(),
 		Message: userMessage("stream on the old host")}, "start turn")
 	e.waitVictimChat("the turn to stream", func(c protocol.ChatState) bool {
-		return c.ActiveTurn != nil && c.ActiveTurn.Id == "turn-old-host" && len(c.ActiveTurn.ResponseParts) > 0
+		return c.ActiveTurn != nil && c.ActiveTurn.ID == "turn-old-host" && len(c.ActiveTurn.ResponseParts) > 0
 	})
 	oldLedger, oldSent := e.ledger, e.sentCount()
 	checkOld := func() { e.checkExactlyOnce(oldLedger, e.sentSince(0)[:oldSent]) }

@@ -256,12 +256,12 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 				continue
 			}
 			pc, ok := tc.ToolCall.Variant.(protocol.ToolCallPendingConfirmationState)
-			if !ok || approved[pc.ToolCallId] {
+			if !ok || approved[pc.ToolCallID] {
 				continue
 			}
-			approved[pc.ToolCallId] = true
-			e.dispatch(demohost.DemoChatURI, protocol.ChatToolCallApprovedAction{TurnId: c.ActiveTurn.Id, ToolCallId: pc.ToolCallId,
-				Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction}, "approve "+pc.ToolCallId)
+			approved[pc.ToolCallID] = true
+			e.dispatch(demohost.DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: c.ActiveTurn.ID, ToolCallID: pc.ToolCallID,
+				Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction}, "approve "+pc.ToolCallID)
 			st.approvals++
 		}
 	}
@@ -363,7 +363,7 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 	})
 	for _, turn := range final.Turns {
 		if turn.State != protocol.TurnStateComplete {
-			t.Errorf("turn %s (%q) ended %s, want complete", turn.Id, turn.Message.Text, turn.State)
+			t.Errorf("turn %s (%q) ended %s, want complete", turn.ID, turn.Message.Text, turn.State)
 		}
 	}
 	if s, _ := e.direct.Session(demohost.DemoSessionURI); lastTitle != "" && s.Title != lastTitle {

@@ -239,17 +239,25 @@ func (g *gen) analyzeUnion(name string, s *schema) *union {
 	return u
 }
 
-// goFieldName: JSON name with its first letter upper-cased; leading
-// underscores dropped because Go would not export the field otherwise.
+// goFieldName: JSON name with the first letter of each word upper-cased;
+// leading underscores dropped because Go would not export the field
+// otherwise, and snake_case words joined (`resource_name` → ResourceName,
+// then Go initialisms from goNames) so OAuth metadata reads like the rest.
 func goFieldName(json string) string {
 	n := strings.TrimLeft(json, "_")
 	var b strings.Builder
-	for i, r := range n {
-		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') {
+	up := true
+	for _, r := range n {
+		if r == '_' {
+			up = true
+			continue
+		}
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			r = '_'
 		}
-		if i == 0 {
+		if up {
 			r = unicode.ToUpper(r)
+			up = false
 		}
 		b.WriteRune(r)
 	}

@@ -40,13 +40,43 @@ func TestGoFieldName(t *testing.T) {
 		"turnId":                "TurnId",
 		"toolCallId":            "ToolCallId",
 		"requiredScopes":        "RequiredScopes",
-		"authorization_servers": "Authorization_servers",
+		"authorization_servers": "AuthorizationServers",
 		"_meta":                 "Meta",
 		"type":                  "Type",
 	}
 	for in, want := range tests {
 		if got := goFieldName(in); got != want {
 			t.Errorf("goFieldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestGoName(t *testing.T) {
+	tests := map[string]string{
+		"ClientId":                           "ClientID",
+		"ToolCallId":                         "ToolCallID",
+		"AnnotationIds":                      "AnnotationIDs",
+		"Uri":                                "URI",
+		"UriTemplate":                        "URITemplate",
+		"ResourceTosUri":                     "ResourceTosURI",
+		"JsonRpcErrorCodeParseError":         "JSONRPCErrorCodeParseError",
+		"AhpMcpUiHostCapabilities":           "AhpMcpUIHostCapabilities",
+		"jsonString":                         "jsonString",
+		"idOf":                               "idOf",
+		"UnmarshalJSON":                      "UnmarshalJSON",
+		"McpServerState":                     "McpServerState",
+		"Identity":                           "Identity",
+		"Has":                                "Has",
+		"ResourceName":                       "ResourceName",
+		"peekChatInputQuestionId":            "peekChatInputQuestionID",
+		"ChatInputQuestionKindSingle_select": "ChatInputQuestionKindSingle_select",
+	}
+	for in, want := range tests {
+		if got := goName(in); got != want {
+			t.Errorf("goName(%q) = %q, want %q", in, got, want)
+		}
+		if again := goName(goName(in)); again != goName(in) {
+			t.Errorf("goName is not idempotent on %q: %q", in, again)
 		}
 	}
 }

@@ -3,8 +3,10 @@
 // notifications, errors). Run it through `go generate ./protocol/...`.
 //
 // Naming is fixed because other code is written against it: a Go type is
-// named exactly like its $def, a field is its JSON name with the first letter
-// upper-cased (leading underscores dropped: `_meta` → Meta). Discriminated
+// named like its $def, a field like its JSON name with each word's first
+// letter upper-cased (leading underscores dropped: `_meta` → Meta,
+// `resource_name` → ResourceName), and every identifier then takes the Go
+// initialisms (`clientId` → ClientID, `uri` → URI; see names.go). Discriminated
 // unions become a wrapper struct holding a variant interface; the full rules
 // are in protocol/generate.go.
 package main
@@ -40,6 +42,9 @@ func run(dir, out, pkg string) error {
 	src, err := g.generate(pkg)
 	if err != nil {
 		return err
+	}
+	if src, err = goNames(src); err != nil {
+		return fmt.Errorf("applying Go initialisms: %w", err)
 	}
 	formatted, err := format.Source(src)
 	if err != nil {

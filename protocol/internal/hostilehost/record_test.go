@@ -124,7 +124,7 @@ func (s *session) until(what string, cond func() bool) {
 func (s *session) startTurn(id, text string) {
 	s.t.Helper()
 	_, err := s.client.Dispatch(demohost.DemoChatURI, protocol.NewStateAction(protocol.ChatTurnStartedAction{
-		TurnId: id, StartedAt: transcriptClock.Format("2006-01-02T15:04:05.000Z"),
+		TurnID: id, StartedAt: transcriptClock.Format("2006-01-02T15:04:05.000Z"),
 		Message: protocol.Message{Text: text, Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}},
 	}))
 	if err != nil {

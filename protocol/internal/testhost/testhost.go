@@ -376,8 +376,8 @@ func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.known[p.ClientId] = true
-	hc.clientID = p.ClientId
+	h.known[p.ClientID] = true
+	hc.clientID = p.ClientID
 	snaps := []protocol.Snapshot{}
 	for _, ch := range p.InitialSubscriptions {
 		if st, ok := h.states[ch]; ok {
@@ -398,10 +398,10 @@ func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
 func (h *Host) reconnect(hc *hconn, p protocol.ReconnectParams) (any, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.known[p.ClientId] {
+	if !h.known[p.ClientID] {
 		return nil, jsonrpc.NewError(jsonrpc.InvalidParams, "unknown clientId: initialize first")
 	}
-	hc.clientID = p.ClientId
+	hc.clientID = p.ClientID
 	canReplay := !h.forceSnapshot && p.LastSeenServerSeq <= h.seq &&
 		(p.LastSeenServerSeq == h.seq || (len(h.buffer) > 0 && h.buffer[0].ServerSeq <= p.LastSeenServerSeq+1))
 	if !canReplay {
@@ -459,7 +459,7 @@ func (h *Host) dispatchLocked(hc *hconn, p protocol.DispatchActionParams) {
 		_ = hc.conn.Notify(context.Background(), "action", env)
 		return
 	}
-	origin := &protocol.ActionOrigin{ClientId: hc.clientID, ClientSeq: p.ClientSeq}
+	origin := &protocol.ActionOrigin{ClientID: hc.clientID, ClientSeq: p.ClientSeq}
 	reason, reject := h.rejectNext[p.Action.Kind()]
 	if reject {
 		delete(h.rejectNext, p.Action.Kind())
@@ -592,7 +592,7 @@ func (h *Host) Inject(channel string, action protocol.StateAction) protocol.Acti
 
 // InjectFrom applies an action as if another client dispatched it.
 func (h *Host) InjectFrom(clientID string, clientSeq int64, channel string, action protocol.StateAction) protocol.ActionEnvelope {
-	return h.inject(channel, action, &protocol.ActionOrigin{ClientId: clientID, ClientSeq: clientSeq})
+	return h.inject(channel, action, &protocol.ActionOrigin{ClientID: clientID, ClientSeq: clientSeq})
 }
 
 func (h *Host) inject(channel string, action protocol.StateAction, origin *protocol.ActionOrigin) protocol.ActionEnvelope {
