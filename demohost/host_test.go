@@ -31,7 +31,11 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 		{"exact", []string{"0.6.0"}, "c1", "0.6.0", 0},
 		{"later patch", []string{"0.6.3"}, "c2", "0.6.3", 0},
 		{"first acceptable", []string{"0.7.0", "0.6.1", "0.6.0"}, "c3", "0.6.1", 0},
+		{"highest whatever the order", []string{"0.6.0", "0.6.2", "0.6.1"}, "c6", "0.6.2", 0},
 		{"too old", []string{"0.1.0"}, "c4", "", jsonrpc.UnsupportedProtocolVersion},
+		{"1.0 only", []string{"1.0.0", "0.10.0", "0.9.0"}, "c7", "", jsonrpc.UnsupportedProtocolVersion},
+		{"malformed offer", []string{"0.6"}, "c8", "", jsonrpc.InvalidParams},
+		{"prerelease offer", []string{"0.6.1-beta.1", "0.6.0"}, "c9", "", jsonrpc.InvalidParams},
 		{"no versions", []string{}, "c5", "", jsonrpc.InvalidParams},
 		{"no client id", []string{"0.6.0"}, "", "", jsonrpc.InvalidParams},
 	}
@@ -53,7 +57,7 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 				}
 				if tt.code == jsonrpc.UnsupportedProtocolVersion {
 					var data protocol.UnsupportedProtocolVersionErrorData
-					if err := json.Unmarshal(resp.Error.Data, &data); err != nil || len(data.SupportedVersions) == 0 || data.SupportedVersions[0] != "0.6.0" {
+					if err := json.Unmarshal(resp.Error.Data, &data); err != nil || len(data.SupportedVersions) == 0 || data.SupportedVersions[0] != "^0.6.0" {
 						t.Fatalf("error data %s: %v", resp.Error.Data, err)
 					}
 					if err := v.Validate("UnsupportedProtocolVersionErrorData", resp.Error.Data); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,8 +128,6 @@ func decodeParams(raw json.RawMessage, v any) rpcError {
 	return nil
 }
 
-var version06 = regexp.MustCompile(`^0\.6\.(0|[1-9][0-9]*)(?:[-+].*)?$`)
-
 func (h *Host) initializeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if c.initialized {
 		return nil, jsonrpc.NewError(jsonrpc.InvalidRequest, "this connection is already initialized")
@@ -142,17 +139,16 @@ func (h *Host) initializeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if p.ClientID == "" || len(p.ProtocolVersions) == 0 {
 		return nil, invalidParams("initialize needs a clientId and at least one protocol version")
 	}
-	chosen := ""
-	for _, v := range p.ProtocolVersions {
-		if version06.MatchString(v) {
-			chosen = v
-			break
-		}
+	// The spec's rule: the highest offered version inside our ranges,
+	// whatever the order; a malformed entry makes the whole offer invalid.
+	chosen, ok, err := protocol.NegotiateProtocolVersion(p.ProtocolVersions, supportedRanges)
+	if err != nil {
+		return nil, invalidParams("%v", err)
 	}
-	if chosen == "" {
+	if !ok {
 		return nil, jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion,
-			"the demo host speaks AHP 0.6.x only; offer "+ProtocolVersion,
-			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: []string{ProtocolVersion}})
+			"the demo host speaks AHP "+strings.Join(SupportedVersions, ", ")+"; offer "+ProtocolVersion,
+			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: slices.Clone(SupportedVersions)})
 	}
 	c.clientID = p.ClientID
 	c.initialized = true

@@ -13,9 +13,16 @@ import (
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
+// decodedWires are the wires this build has decoders and reducers for.
+// Wire10 joins when the 1.0 decoders and reducers land: offering 1.0.0,
+// 0.10.0 or 0.9.0 before that would make a host that also speaks 0.6 pick
+// a wire whose actions this client cannot decode (ContentRef tool input,
+// error response parts, enablement lists), where today it picks 0.6.
+var decodedWires = []Wire{Wire06}
+
 // SupportedProtocolVersions are the AHP versions this client implements,
 // most preferred first, as offered in initialize.
-var SupportedProtocolVersions = []string{"0.6.0"}
+var SupportedProtocolVersions = ProtocolVersionsFor(decodedWires...)
 
 // RootChannel is the URI of the root channel.
 const RootChannel = "ahp-root://"
@@ -127,6 +134,7 @@ type Client struct {
 	cur             *link // current transport connection, nil while down
 	status          ConnStatus
 	protocolVersion string
+	wire            Wire
 	serverInfo      *Implementation
 	mirror          *mirror
 	lastSeen        int64 // highest serverSeq applied (global across channels)
@@ -233,6 +241,15 @@ func (c *Client) ProtocolVersion() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.protocolVersion
+}
+
+// Wire is the wire the negotiated version implies: what a caller that
+// cares about version differences (which actions exist, which fields are
+// sent) switches on, rather than on the version string.
+func (c *Client) Wire() Wire {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.wire
 }
 
 // ServerInfo is the host's implementation identity, if it sent one (host

@@ -614,17 +614,44 @@ func TestOversizedFrameReconnects(t *testing.T) {
 }
 
 func TestUnsupportedVersionIsTyped(t *testing.T) {
-	h := newHost(t, testhost.Options{Versions: []string{"9.0.0"}})
-	_, err := protocol.Dial(ctxT(t), options(h))
-	var uv *protocol.UnsupportedProtocolVersionError
-	if !errors.As(err, &uv) {
-		t.Fatalf("err = %v (%T), want *UnsupportedProtocolVersionError", err, err)
+	tests := []struct {
+		name      string
+		supported []string
+		summary   string
+	}{
+		{"exact", []string{"9.0.0"}, "host accepts AHP 9.0.0; ahptui offers 0.6.0"},
+		{"current host ranges", []string{"^1.0.0", "~0.9.0"},
+			"host accepts AHP ^1.0.0 (>=1.0.0 <2.0.0), ~0.9.0 (>=0.9.0 <0.10.0); ahptui offers 0.6.0"},
+		{"comparator range", []string{">=0.1.0 <0.3.0"}, "host accepts AHP >=0.1.0 <0.3.0; ahptui offers 0.6.0"},
 	}
-	if !slices.Equal(uv.Supported, []string{"9.0.0"}) || !slices.Equal(uv.Offered, []string{"0.6.0"}) {
-		t.Errorf("error = %+v", uv)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHost(t, testhost.Options{Versions: tt.supported})
+			_, err := protocol.Dial(ctxT(t), options(h))
+			var uv *protocol.UnsupportedProtocolVersionError
+			if !errors.As(err, &uv) {
+				t.Fatalf("err = %v (%T), want *UnsupportedProtocolVersionError", err, err)
+			}
+			if !slices.Equal(uv.Supported, tt.supported) || !slices.Equal(uv.Offered, protocol.SupportedProtocolVersions) {
+				t.Errorf("error = %+v", uv)
+			}
+			if uv.Summary() != tt.summary {
+				t.Errorf("summary\n got %s\nwant %s", uv.Summary(), tt.summary)
+			}
+			if !strings.Contains(err.Error(), tt.summary+": ") {
+				t.Errorf("message %q does not carry the summary", err)
+			}
+		})
 	}
-	if !strings.Contains(err.Error(), "9.0.0") {
-		t.Errorf("message %q does not say what the host accepts", err)
+}
+
+// A host picks the highest version it accepts among those offered, so the
+// client must take any offered entry, not only the first.
+func TestNegotiatedVersionAndWire(t *testing.T) {
+	h := newHost(t, testhost.Options{Versions: []string{"^0.6.0"}})
+	c := dial(t, h, nil)
+	if c.ProtocolVersion() != "0.6.0" || c.Wire() != protocol.Wire06 {
+		t.Errorf("negotiated %q on wire %v, want 0.6.0 on the 0.6 wire", c.ProtocolVersion(), c.Wire())
 	}
 }
 
@@ -645,14 +672,19 @@ func TestBadInputIsIgnored(t *testing.T) {
 	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/titleChanged","title":7},"serverSeq":` +
 		fmt.Sprint(before+4) + `}}`))
 	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"no/such/notification","params":{"channel":"ahp-root://"}}`))
+	// Extension (x-) notifications and actions, and an action a later
+	// version defines, are ignored like any other unknown type.
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"x-acme/heartbeat","params":{"channel":"ahp-root://","n":1}}`))
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"x-acme/pinned","pinned":true},"serverSeq":` +
+		fmt.Sprint(before+5) + `}}`))
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/mcpServerBackgroundRequested","id":"m"},"serverSeq":` +
+		fmt.Sprint(before+6) + `}}`))
 
 	he := waitEvent(t, c, func(e protocol.HostErrorEvent) bool { return true })
 	if !strings.Contains(he.Err.Error(), "cannot decode") {
 		t.Errorf("host error = %v", he.Err)
 	}
-	if got := c.LastSeenServerSeq(); got != before+4 {
-		t.Errorf("lastSeen = %d, want %d (unknown and undecodable actions still advance it)", got, before+4)
-	}
+	waitUntil(t, c, "the last unknown action counted", func() bool { return c.LastSeenServerSeq() == before+6 })
 	if got := sessionTitle(t, c); got != "extra" {
 		t.Errorf("title = %q, want extra (unknown fields ignored)", got)
 	}

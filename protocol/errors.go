@@ -85,12 +85,13 @@ type UnsupportedProtocolVersionError struct {
 }
 
 func (e *UnsupportedProtocolVersionError) Error() string {
-	sup := make([]string, len(e.Supported))
-	for i, s := range e.Supported {
-		sup[i] = sanitize(s)
-	}
-	return fmt.Sprintf("host does not speak AHP %s (it accepts %s): use an ahptui release that supports one of those, or upgrade the host",
-		strings.Join(e.Offered, ", "), strings.Join(sup, ", "))
+	return e.Summary() + ": use an ahptui release that speaks one of those, or upgrade the host"
+}
+
+// Summary is the one line for a status bar: what the host accepts (ranges
+// spelled out) and what ahptui offers.
+func (e *UnsupportedProtocolVersionError) Summary() string {
+	return DescribeVersionMismatch(e.Supported, e.Offered)
 }
 
 func (e *UnsupportedProtocolVersionError) Unwrap() error { return e.err }

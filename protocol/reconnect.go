@@ -162,6 +162,7 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.protocolVersion = res.ProtocolVersion
+	c.wire = WireOf(res.ProtocolVersion)
 	c.serverInfo = res.ServerInfo
 	// A fresh handshake restarts the host's numbering as far as we know
 	// (a restarted host counts from scratch).

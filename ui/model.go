@@ -469,7 +469,7 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 			failedHint: "ctrl+r retries (check --host)"}
 		var uv *protocol.UnsupportedProtocolVersionError
 		if errors.As(msg.err, &uv) {
-			m.conn.failedHint = fmt.Sprintf("the host speaks %v; this ahptui speaks %v", uv.Supported, protocol.SupportedProtocolVersions)
+			m.conn.failedHint = uv.Summary()
 		}
 		return nil
 	}

@@ -31,7 +31,8 @@ import (
 
 // Options configures a Host.
 type Options struct {
-	// Versions the host speaks; default ["0.6.0"].
+	// Versions the host accepts, exact versions or SemVer ranges as a host
+	// publishes them in -32005; default ["0.6.0"].
 	Versions []string
 	// ReplayLimit bounds the replay buffer (envelopes); default 1000.
 	ReplayLimit int
@@ -363,14 +364,21 @@ func (h *Host) handle(ctx context.Context, hc *hconn, req *jsonrpc.Request) (any
 }
 
 func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
-	version := ""
-	for _, v := range p.ProtocolVersions {
-		if slices.Contains(h.opts.Versions, v) {
-			version = v
-			break
+	// The spec's rule: the highest offered version inside any accepted
+	// range (an exact version is a range of one).
+	var accepted []protocol.VersionRange
+	for _, s := range h.opts.Versions {
+		r, err := protocol.ParseVersionRange(s)
+		if err != nil {
+			return nil, fmt.Errorf("testhost: Options.Versions %q: %w", s, err)
 		}
+		accepted = append(accepted, r)
 	}
-	if version == "" {
+	version, ok, err := protocol.NegotiateProtocolVersion(p.ProtocolVersions, accepted)
+	if err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.InvalidParams, err.Error())
+	}
+	if !ok {
 		return nil, jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion, "no common protocol version",
 			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: h.opts.Versions})
 	}
