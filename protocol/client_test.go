@@ -1113,3 +1113,33 @@ func TestEchoEmitsActionConfirmed(t *testing.T) {
 		t.Error("a rejected dispatch was also reported as confirmed")
 	}
 }
+
+func TestDescribeVersionMismatch(t *testing.T) {
+	tests := []struct {
+		supported []string
+		want      string
+	}{
+		{[]string{"^1.0.0", "~0.9.0"}, "host accepts AHP ^1.0.0 (>=1.0.0 <2.0.0), ~0.9.0 (>=0.9.0 <0.10.0); ahptui offers 0.6.0"},
+		{[]string{">=0.1.0 <0.3.0"}, "host accepts AHP >=0.1.0 <0.3.0; ahptui offers 0.6.0"},
+		{[]string{"0.5.2", "0.5.1"}, "host accepts AHP 0.5.2, 0.5.1; ahptui offers 0.6.0"},
+		{nil, "host accepts AHP nothing it named; ahptui offers 0.6.0"},
+		{[]string{"\x1b[31mevil\x1b[0m"}, `host accepts AHP " [31mevil [0m" (unreadable); ahptui offers 0.6.0`},
+	}
+	for _, tt := range tests {
+		got := protocol.DescribeVersionMismatch(tt.supported, []string{"0.6.0"})
+		if got != tt.want {
+			t.Errorf("protocol.DescribeVersionMismatch(%q)\n got %s\nwant %s", tt.supported, got, tt.want)
+		}
+		if strings.ContainsAny(got, "\x1b\n") {
+			t.Errorf("control characters reached the message: %q", got)
+		}
+	}
+}
+
+func TestOfferedVersionsHaveAWire(t *testing.T) {
+	for _, v := range protocol.SupportedProtocolVersions {
+		if protocol.WireOf(v) == protocol.WireUnknown {
+			t.Errorf("offered %s maps to no wire", v)
+		}
+	}
+}

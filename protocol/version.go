@@ -373,28 +373,3 @@ func NegotiateProtocolVersion(offered []string, accepted []VersionRange) (chosen
 	}
 	return chosen, ok, nil
 }
-
-// DescribeVersionMismatch is the one line a user reads when a host refuses
-// every offered version: what the host accepts (its own words, with caret
-// and tilde ranges spelled out as bounds) and what ahptui offers. Host text
-// is sanitized.
-func DescribeVersionMismatch(supported, offered []string) string {
-	acc := make([]string, 0, len(supported))
-	for _, s := range supported {
-		clean := sanitize(strings.TrimSpace(s))
-		r, err := ParseVersionRange(strings.TrimSpace(s))
-		switch {
-		case err != nil:
-			acc = append(acc, fmt.Sprintf("%q (unreadable)", clean))
-		case r.Bounds() != clean && strings.TrimPrefix(r.Bounds(), "=") != clean:
-			acc = append(acc, clean+" ("+r.Bounds()+")")
-		default:
-			acc = append(acc, clean)
-		}
-	}
-	host := "nothing it named"
-	if len(acc) > 0 {
-		host = strings.Join(acc, ", ")
-	}
-	return fmt.Sprintf("host accepts AHP %s; ahptui offers %s", host, strings.Join(offered, ", "))
-}
