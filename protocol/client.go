@@ -24,9 +24,6 @@ var decodedWires = []Wire{Wire06}
 // most preferred first, as offered in initialize.
 var SupportedProtocolVersions = ProtocolVersionsFor(decodedWires...)
 
-// RootChannel is the URI of the root channel.
-const RootChannel = "ahp-root://"
-
 // Defaults for zero Options fields.
 const (
 	DefaultPingInterval     = 15 * time.Second

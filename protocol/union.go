@@ -195,6 +195,9 @@ func (x *SnapshotState) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// RootChannel is the URI of the root channel.
+const RootChannel = "ahp-root://"
+
 // ChannelKind names the kind of channel a URI addresses: "root", "session",
 // "chat", "terminal", "changeset", "resourceWatch", "annotations", or "" when
 // unknown.
