@@ -16,6 +16,7 @@ import (
 	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 const e2eTimeout = 20 * time.Second
@@ -32,7 +33,7 @@ const e2eStep = 20 * time.Millisecond
 // after each ChannelStateEvent, the state kinds it can read from the
 // mirror: every distinct state of each MCP server and each tool call.
 type watcher struct {
-	c *protocol.Client
+	c *client.Client
 
 	mu       sync.Mutex
 	changed  chan struct{}
@@ -42,7 +43,7 @@ type watcher struct {
 	closed   bool
 }
 
-func newWatcher(c *protocol.Client) *watcher {
+func newWatcher(c *client.Client) *watcher {
 	w := &watcher{c: c, changed: make(chan struct{}), servers: map[string][]string{}, tools: map[string][]string{}}
 	go w.run()
 	return w
@@ -52,7 +53,7 @@ func (w *watcher) run() {
 	for ev := range w.c.Events() {
 		w.mu.Lock()
 		switch e := ev.(type) {
-		case protocol.ChannelStateEvent:
+		case client.ChannelStateEvent:
 			switch e.Channel {
 			case demohost.DemoSessionURI:
 				if s, ok := w.c.Session(e.Channel); ok {
@@ -69,9 +70,9 @@ func (w *watcher) run() {
 					}
 				}
 			}
-		case protocol.ActionRejectedEvent:
+		case client.ActionRejectedEvent:
 			w.problems = append(w.problems, fmt.Sprintf("action %s on %s rejected: %s", e.Action.Kind(), e.Channel, e.Reason))
-		case protocol.HostErrorEvent:
+		case client.HostErrorEvent:
 			w.problems = append(w.problems, fmt.Sprintf("host error: %v", e.Err))
 		}
 		close(w.changed)
@@ -255,7 +256,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		}
 	})
 
-	c, err := protocol.Dial(ctx, protocol.Options{URL: h.URL(), ClientID: "e2e-4a1f0c2e-client"})
+	c, err := client.Dial(ctx, client.Options{URL: h.URL(), ClientID: "e2e-4a1f0c2e-client"})
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}

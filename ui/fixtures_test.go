@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -18,11 +19,11 @@ type stubClient struct {
 	root     protocol.RootState
 	sessions map[string]protocol.SessionState
 	chats    map[string]protocol.ChatState
-	events   chan protocol.Event
+	events   chan client.Event
 }
 
-func (s *stubClient) Events() <-chan protocol.Event { return s.events }
-func (s *stubClient) ProtocolVersion() string       { return "0.6.0" }
+func (s *stubClient) Events() <-chan client.Event { return s.events }
+func (s *stubClient) ProtocolVersion() string     { return "0.6.0" }
 func (s *stubClient) Subscribe(context.Context, string) error {
 	return nil
 }
@@ -168,7 +169,7 @@ func fxModel(chat protocol.ChatState) *Model {
 	stub := &stubClient{root: protocol.RootState{Agents: []protocol.AgentInfo{{Provider: "demo", DisplayName: "Demo agent",
 		Models: []protocol.SessionModelInfo{{ID: "m1", Provider: "demo", Name: "Demo model"}}}}},
 		sessions: map[string]protocol.SessionState{fxSession: sess}, chats: map[string]protocol.ChatState{fxChat: chat},
-		events: make(chan protocol.Event)}
+		events: make(chan client.Event)}
 	m := New(Config{
 		Host: "ws://127.0.0.1:4000/",
 		// Never answers: the fixture connects the model itself, so no late

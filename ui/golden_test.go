@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 var goldenSizes = []struct {
@@ -105,7 +106,7 @@ func TestGoldenGrantPrompt(t *testing.T) {
 
 func TestGoldenStatusReconnecting(t *testing.T) {
 	checkGolden(t, func() *Model { return fxModel(fxChatState()) },
-		eventMsg{protocol.ConnectionEvent{Status: protocol.StatusReconnecting, Attempt: 3,
+		eventMsg{client.ConnectionEvent{Status: client.StatusReconnecting, Attempt: 3,
 			Cause: errors.New("read tcp 127.0.0.1:4000: connection reset by peer")}})
 }
 

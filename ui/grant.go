@@ -13,6 +13,7 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -347,7 +348,7 @@ func (m *Model) dropAgentPrompt(resource string) {
 // maybeAuthError turns an AuthRequired error from a command into the same
 // prompt an auth/required notification opens.
 func (m *Model) maybeAuthError(err error, channel string) tea.Cmd {
-	var ae *protocol.AuthRequiredError
+	var ae *client.AuthRequiredError
 	if !errors.As(err, &ae) {
 		return nil
 	}

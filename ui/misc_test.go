@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -17,7 +18,7 @@ func TestRejectionShowsAndClearsPending(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
 	m.pendingMCP[7] = pendingOp{server: "fs", verb: "stopping", channel: fxSession}
-	m.Update(eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Reason: "server is locked\x1b[2J",
+	m.Update(eventMsg{client.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Reason: "server is locked\x1b[2J",
 		Action: protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{ID: "fs"})}})
 	if _, ok := m.pendingMCP[7]; ok {
 		t.Fatal("rejected action still marked pending")
@@ -42,26 +43,26 @@ func TestPendingMarkerFollowsHostAnswers(t *testing.T) {
 		status  string
 	}{
 		{"state events alone keep it", []tea.Msg{
-			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
-			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
-			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{client.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{client.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{client.ChannelStateEvent{Channel: fxSession}},
 		}, false, ""},
 		{"another dispatch's echo keeps it", []tea.Msg{
-			eventMsg{protocol.ActionConfirmedEvent{Channel: fxSession, ClientSeq: 8, Action: stop}},
+			eventMsg{client.ActionConfirmedEvent{Channel: fxSession, ClientSeq: 8, Action: stop}},
 		}, false, ""},
 		{"another dispatch's timeout keeps it", []tea.Msg{settleMsg{seq: 8}}, false, ""},
 		{"the host's echo settles it", []tea.Msg{
-			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
-			eventMsg{protocol.ActionConfirmedEvent{Channel: fxSession, ClientSeq: 7, Action: stop}},
+			eventMsg{client.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{client.ActionConfirmedEvent{Channel: fxSession, ClientSeq: 7, Action: stop}},
 		}, true, ""},
 		{"a rejection settles it", []tea.Msg{
-			eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Action: stop, Reason: "no"}},
+			eventMsg{client.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Action: stop, Reason: "no"}},
 		}, true, "host rejected"},
 		{"a dropped session ends it", []tea.Msg{
-			eventMsg{protocol.ChannelDroppedEvent{Channel: fxSession, Reason: "gone"}},
+			eventMsg{client.ChannelDroppedEvent{Channel: fxSession, Reason: "gone"}},
 		}, true, "stopped watching"},
 		{"a drop of another channel keeps it", []tea.Msg{
-			eventMsg{protocol.ChannelDroppedEvent{Channel: "ahp-session:/other", Reason: "gone"}},
+			eventMsg{client.ChannelDroppedEvent{Channel: "ahp-session:/other", Reason: "gone"}},
 		}, false, ""},
 		{"the safety net says the host never answered", []tea.Msg{settleMsg{seq: 7}}, true, "no answer from host to stopping fs"},
 	} {
@@ -239,8 +240,8 @@ func TestAutoOpenNewestSession(t *testing.T) {
 		t.Fatalf("chat panel still empty after auto-open:\n%s", scr)
 	}
 	// Closed (e.g. disposed elsewhere), a later listing opens nothing.
-	d.send(eventMsg{protocol.SessionRemovedEvent{Session: newest.Resource}})
-	d.send(eventMsg{protocol.SessionsListedEvent{Sessions: d.m.sessions}})
+	d.send(eventMsg{client.SessionRemovedEvent{Session: newest.Resource}})
+	d.send(eventMsg{client.SessionsListedEvent{Sessions: d.m.sessions}})
 	if d.m.openSession != "" {
 		t.Fatalf("a second listing re-opened %s", d.m.openSession)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -266,7 +267,7 @@ func (m *Model) connectCmd() tea.Cmd {
 	}
 }
 
-func waitEvent(ch <-chan protocol.Event) tea.Cmd {
+func waitEvent(ch <-chan client.Event) tea.Cmd {
 	return func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
@@ -376,7 +377,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onConnected(msg)
 	case eventMsg:
 		cmd := m.onEvent(msg.ev)
-		if _, ok := msg.ev.(protocol.ChannelStateEvent); ok {
+		if _, ok := msg.ev.(client.ChannelStateEvent); ok {
 			cmd = tea.Batch(cmd, m.pushSavedTokens())
 		}
 		if m.client != nil {
@@ -467,7 +468,7 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.conn = connInfo{state: views.ConnFailed, failedReason: msg.err.Error(),
 			failedHint: "ctrl+r retries (check --host)"}
-		var uv *protocol.UnsupportedProtocolVersionError
+		var uv *client.UnsupportedProtocolVersionError
 		if errors.As(msg.err, &uv) {
 			m.conn.failedHint = uv.Summary()
 		}
@@ -482,33 +483,33 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 	return tea.Batch(waitEvent(m.client.Events()), m.pushSavedTokens())
 }
 
-func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
+func (m *Model) onEvent(ev client.Event) tea.Cmd {
 	switch e := ev.(type) {
-	case protocol.ConnectionEvent:
+	case client.ConnectionEvent:
 		cause := ""
 		if e.Cause != nil {
 			cause = e.Cause.Error()
 		}
 		switch e.Status {
-		case protocol.StatusConnecting:
+		case client.StatusConnecting:
 			m.conn.state = views.ConnConnecting
-		case protocol.StatusReady:
+		case client.StatusReady:
 			m.conn = connInfo{state: views.ConnReady, version: e.ProtocolVersion}
 			if m.conn.version == "" {
 				m.conn.version = m.client.ProtocolVersion()
 			}
-		case protocol.StatusReconnecting:
+		case client.StatusReconnecting:
 			m.conn.state, m.conn.attempt, m.conn.cause = views.ConnReconnecting, e.Attempt, cause
-		case protocol.StatusFailed:
+		case client.StatusFailed:
 			m.conn.state, m.conn.failedReason = views.ConnFailed, cause
 			m.conn.failedHint = "press ctrl+r to reconnect"
 		}
-	case protocol.ChannelStateEvent:
+	case client.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
 		if e.Channel == m.openSession {
 			return m.ensureChat()
 		}
-	case protocol.ChannelDroppedEvent:
+	case client.ChannelDroppedEvent:
 		// The client forgets a dropped channel's pending actions: nothing
 		// will answer them now.
 		for seq, p := range m.pendingMCP {
@@ -525,38 +526,38 @@ func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
 		if e.Channel == m.openSession {
 			m.openSession, m.hasSess = "", false
 		}
-	case protocol.SessionsListedEvent:
+	case client.SessionsListedEvent:
 		m.sessions = append([]protocol.SessionSummary(nil), e.Sessions...)
 		m.sortSessions()
 		return m.autoOpen()
-	case protocol.SessionAddedEvent:
+	case client.SessionAddedEvent:
 		m.sessions = append(m.withoutSession(e.Summary.Resource), e.Summary)
 		m.sortSessions()
-	case protocol.SessionRemovedEvent:
+	case client.SessionRemovedEvent:
 		m.sessions = m.withoutSession(e.Session)
 		if e.Session == m.openSession {
 			m.openSession, m.hasSess, m.openChat, m.hasChat = "", false, "", false
 		}
 		m.clampSessSel()
-	case protocol.SessionSummaryChangedEvent:
+	case client.SessionSummaryChangedEvent:
 		for i := range m.sessions {
 			if m.sessions[i].Resource == e.Session {
 				m.sessions[i] = applySummaryChanges(m.sessions[i], e.Changes)
 			}
 		}
 		m.sortSessions()
-	case protocol.AuthRequiredEvent:
+	case client.AuthRequiredEvent:
 		reason := ""
 		if e.Params.Reason != nil {
 			reason = string(*e.Params.Reason)
 		}
 		m.addAgentPrompt(agentPrompt{resource: e.Params.Resource, channel: e.Params.Channel, reason: reason})
-	case protocol.ActionConfirmedEvent:
+	case client.ActionConfirmedEvent:
 		delete(m.pendingMCP, e.ClientSeq)
-	case protocol.ActionRejectedEvent:
+	case client.ActionRejectedEvent:
 		delete(m.pendingMCP, e.ClientSeq)
 		m.setError(fmt.Errorf("host rejected %s: %s", e.Action.Kind(), views.SanitizeLine(e.Reason)))
-	case protocol.HostErrorEvent:
+	case client.HostErrorEvent:
 		m.setError(fmt.Errorf("host error: %w", e.Err))
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/ahptui/ahptui/internal/faultproxy"
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 const (
@@ -42,9 +43,9 @@ type env struct {
 	host   *demohost.Host
 	ledger *ledger
 	proxy  *faultproxy.Proxy
-	victim *protocol.Client
+	victim *client.Client
 	vrec   *recorder
-	direct *protocol.Client
+	direct *client.Client
 	drec   *recorder
 
 	mu   sync.Mutex
@@ -100,7 +101,7 @@ func newEnv(t testing.TB, cfg envConfig) *env {
 
 	e.direct, e.drec = dialClient(t, host.URL(), directID, 0, 0)
 	e.victim, e.vrec = dialClient(t, "ws://"+e.proxy.Addr()+"/", victimID, victimPingInterval, victimPingTimeout)
-	for _, c := range []*protocol.Client{e.direct, e.victim} {
+	for _, c := range []*client.Client{e.direct, e.victim} {
 		for _, ch := range []string{demohost.DemoSessionURI, demohost.DemoChatURI} {
 			sctx, scancel := context.WithTimeout(ctx, waitTimeout)
 			err := c.Subscribe(sctx, ch)
@@ -115,11 +116,11 @@ func newEnv(t testing.TB, cfg envConfig) *env {
 
 // dialClient connects a protocol client and drains its events into a
 // recorder; Cleanup closes it (before the host, as cleanups run LIFO).
-func dialClient(t testing.TB, u, id string, ping, pingTimeout time.Duration) (*protocol.Client, *recorder) {
+func dialClient(t testing.TB, u, id string, ping, pingTimeout time.Duration) (*client.Client, *recorder) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	c, err := protocol.Dial(ctx, protocol.Options{
+	c, err := client.Dial(ctx, client.Options{
 		URL: u, ClientID: id, ClientInfo: protocol.Implementation{Name: "ahptui-chaos"},
 		PingInterval: ping, PingTimeout: pingTimeout,
 		ReconnectInitial: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond,
@@ -293,7 +294,7 @@ func waitAny(ctx context.Context, what string, cond func() bool, recs ...*record
 // session and chat, with no turn running, no queued message and nothing
 // pending at the victim, and extra holds on ref's chat. It returns the
 // final chat.
-func (e *env) settled(ref *protocol.Client, refRec *recorder, extra func(protocol.ChatState) error) protocol.ChatState {
+func (e *env) settled(ref *client.Client, refRec *recorder, extra func(protocol.ChatState) error) protocol.ChatState {
 	e.t.Helper()
 	ctx, cancel := e.waitCtx()
 	defer cancel()
@@ -312,7 +313,7 @@ func (e *env) settled(ref *protocol.Client, refRec *recorder, extra func(protoco
 	return final
 }
 
-func agree(victim, ref *protocol.Client, extra func(protocol.ChatState) error) error {
+func agree(victim, ref *client.Client, extra func(protocol.ChatState) error) error {
 	rc, ok1 := ref.Chat(demohost.DemoChatURI)
 	_, ok2 := victim.Chat(demohost.DemoChatURI)
 	if !ok1 || !ok2 {

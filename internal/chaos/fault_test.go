@@ -7,6 +7,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // faultStepDelay paces the scripted agent so a turn is still streaming
@@ -94,7 +95,7 @@ func runFault(t *testing.T, e *env, probe *uiProbe, name string, inject func()) 
 
 	ctx, cancel := e.waitCtx()
 	defer cancel()
-	rec, next, err := e.vrec.waitStatus(ctx, mark, protocol.StatusReconnecting)
+	rec, next, err := e.vrec.waitStatus(ctx, mark, client.StatusReconnecting)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func runFault(t *testing.T, e *env, probe *uiProbe, name string, inject func()) 
 	e.queue("q-"+name+"-2", "stream after "+name+" 2")
 
 	e.proxy.Refuse(false)
-	ready, _, err := e.vrec.waitStatus(ctx, next, protocol.StatusReady)
+	ready, _, err := e.vrec.waitStatus(ctx, next, client.StatusReady)
 	if err != nil {
 		t.Fatal(err)
 	}

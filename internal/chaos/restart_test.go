@@ -7,6 +7,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // TestHostRestart restarts the demo host under a running turn (same port,
@@ -36,7 +37,7 @@ func TestHostRestart(t *testing.T) {
 
 	ctx, cancel := e.waitCtx()
 	defer cancel()
-	rec, next, err := e.vrec.waitStatus(ctx, mark, protocol.StatusReconnecting)
+	rec, next, err := e.vrec.waitStatus(ctx, mark, client.StatusReconnecting)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestHostRestart(t *testing.T) {
 	e.setTitle("restart 2")
 	e.queue("q-restart-2", "stream after restart")
 	e.proxy.Refuse(false)
-	ready, _, err := e.vrec.waitStatus(ctx, next, protocol.StatusReady)
+	ready, _, err := e.vrec.waitStatus(ctx, next, client.StatusReady)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestHostReplacedBehindProxy(t *testing.T) {
 
 	ctx, cancel := e.waitCtx()
 	defer cancel()
-	rec, next, err := e.vrec.waitStatus(ctx, mark, protocol.StatusReconnecting)
+	rec, next, err := e.vrec.waitStatus(ctx, mark, client.StatusReconnecting)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestHostReplacedBehindProxy(t *testing.T) {
 	e.setTitle("new host 2")
 	e.queue("q-new-2", "stream after new host 2")
 	e.proxy.Refuse(false)
-	ready, _, err := e.vrec.waitStatus(ctx, next, protocol.StatusReady)
+	ready, _, err := e.vrec.waitStatus(ctx, next, client.StatusReady)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 const (
@@ -269,7 +270,7 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 	readyCount := func() int {
 		n := 0
 		for _, ev := range e.vrec.connSince(0) {
-			if ev.Status == protocol.StatusReady {
+			if ev.Status == client.StatusReady {
 				n++
 			}
 		}
@@ -284,7 +285,7 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 		ctx, cancel := e.waitCtx()
 		defer cancel()
 		if err := e.vrec.until(ctx, "the victim to be connected ("+what+")", func() bool {
-			return len(e.vrec.conns) > 0 && e.vrec.conns[len(e.vrec.conns)-1].Status == protocol.StatusReady
+			return len(e.vrec.conns) > 0 && e.vrec.conns[len(e.vrec.conns)-1].Status == client.StatusReady
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +320,7 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 			e.setTitle(lastTitle)
 		case <-faultTick.C:
 			sample()
-			if e.victim.Status() != protocol.StatusReady {
+			if e.victim.Status() != client.StatusReady {
 				continue // still reconnecting from the last fault
 			}
 			k := kinds[(st.faults["drop"]+st.faults["cut"]+st.faults["stall"])%len(kinds)]

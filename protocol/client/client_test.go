@@ -1,4 +1,4 @@
-package protocol_test
+package client_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/internal/testhost"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -45,8 +46,8 @@ func newHost(t *testing.T, opts testhost.Options) *testhost.Host {
 	return h
 }
 
-func options(h *testhost.Host) protocol.Options {
-	return protocol.Options{
+func options(h *testhost.Host) client.Options {
+	return client.Options{
 		URL:              h.URL,
 		ClientID:         clientID,
 		ClientInfo:       protocol.Implementation{Name: "ahptui", Version: ptr("test")},
@@ -57,7 +58,7 @@ func options(h *testhost.Host) protocol.Options {
 }
 
 // dial connects and waits for StatusReady.
-func dial(t *testing.T, h *testhost.Host, mod func(*protocol.Options)) *protocol.Client {
+func dial(t *testing.T, h *testhost.Host, mod func(*client.Options)) *client.Client {
 	t.Helper()
 	opts := options(h)
 	if mod != nil {
@@ -65,17 +66,17 @@ func dial(t *testing.T, h *testhost.Host, mod func(*protocol.Options)) *protocol
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	c, err := protocol.Dial(ctx, opts)
+	c, err := client.Dial(ctx, opts)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	return c
 }
 
 // waitEvent consumes events until one of type T satisfies pred.
-func waitEvent[T protocol.Event](t *testing.T, c *protocol.Client, pred func(T) bool) T {
+func waitEvent[T client.Event](t *testing.T, c *client.Client, pred func(T) bool) T {
 	t.Helper()
 	timer := time.NewTimer(waitTimeout)
 	defer timer.Stop()
@@ -97,7 +98,7 @@ func waitEvent[T protocol.Event](t *testing.T, c *protocol.Client, pred func(T) 
 
 // waitUntil consumes events until cond holds (checked first and after each
 // event).
-func waitUntil(t *testing.T, c *protocol.Client, what string, cond func() bool) {
+func waitUntil(t *testing.T, c *client.Client, what string, cond func() bool) {
 	t.Helper()
 	timer := time.NewTimer(waitTimeout)
 	defer timer.Stop()
@@ -119,7 +120,7 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
-func subscribe(t *testing.T, c *protocol.Client, ch string) {
+func subscribe(t *testing.T, c *client.Client, ch string) {
 	t.Helper()
 	if err := c.Subscribe(ctxT(t), ch); err != nil {
 		t.Fatalf("Subscribe %s: %v", ch, err)
@@ -138,7 +139,7 @@ func turnStarted(id string) protocol.StateAction {
 	return protocol.NewStateAction(protocol.ChatTurnStartedAction{TurnID: id, StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")})
 }
 
-func sessionTitle(t *testing.T, c *protocol.Client) string {
+func sessionTitle(t *testing.T, c *client.Client) string {
 	t.Helper()
 	s, ok := c.Session(sessionURI)
 	if !ok {
@@ -174,7 +175,7 @@ func dispatchSeqs(t *testing.T, h *testhost.Host, conn int) []int64 {
 
 func TestDialInitializeSubscribe(t *testing.T) {
 	h := newHost(t, testhost.Options{})
-	c, err := protocol.Dial(ctxT(t), options(h))
+	c, err := client.Dial(ctxT(t), options(h))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,11 +188,11 @@ func TestDialInitializeSubscribe(t *testing.T) {
 		select {
 		case e := <-c.Events():
 			switch e := e.(type) {
-			case protocol.ConnectionEvent:
+			case client.ConnectionEvent:
 				got = append(got, e.Status.String())
-			case protocol.ChannelStateEvent:
+			case client.ChannelStateEvent:
 				got = append(got, "state "+e.Channel)
-			case protocol.SessionsListedEvent:
+			case client.SessionsListedEvent:
 				got = append(got, fmt.Sprintf("sessions %d", len(e.Sessions)))
 			default:
 				got = append(got, fmt.Sprintf("%T", e))
@@ -214,7 +215,7 @@ func TestDialInitializeSubscribe(t *testing.T) {
 	}
 
 	subscribe(t, c, sessionURI)
-	waitEvent(t, c, func(e protocol.ChannelStateEvent) bool { return e.Channel == sessionURI })
+	waitEvent(t, c, func(e client.ChannelStateEvent) bool { return e.Channel == sessionURI })
 	if got := sessionTitle(t, c); got != "first" {
 		t.Errorf("session title = %q", got)
 	}
@@ -222,7 +223,7 @@ func TestDialInitializeSubscribe(t *testing.T) {
 	if _, ok := c.Chat(chatURI); !ok {
 		t.Error("chat state missing after Subscribe")
 	}
-	if err := c.Subscribe(ctxT(t), "ahp-session:/nope"); err == nil || !errors.Is(err, protocol.ErrNotFound) {
+	if err := c.Subscribe(ctxT(t), "ahp-session:/nope"); err == nil || !errors.Is(err, client.ErrNotFound) {
 		t.Errorf("Subscribe(unknown) = %v, want a NotFound host error", err)
 	}
 
@@ -291,7 +292,7 @@ func TestRejectionRollsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rej := waitEvent(t, c, func(e protocol.ActionRejectedEvent) bool { return true })
+	rej := waitEvent(t, c, func(e client.ActionRejectedEvent) bool { return true })
 	if rej.ClientSeq != seq || rej.Channel != sessionURI || rej.Action.Kind() != "session/titleChanged" {
 		t.Errorf("rejection = %+v", rej)
 	}
@@ -369,8 +370,8 @@ func TestReconnectByReplay(t *testing.T) {
 
 	h.DropConnections()
 	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: "x", Enabled: true}))
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	waitUntil(t, c, "pending settled", func() bool {
 		return c.PendingCount(sessionURI) == 0 && c.PendingCount(chatURI) == 0
 	})
@@ -413,8 +414,8 @@ func TestReconnectBySnapshot(t *testing.T) {
 	h.DropConnections()
 	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: "x", Enabled: true}))
 
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	waitUntil(t, c, "pending settled", func() bool { return c.PendingCount(sessionURI) == 0 })
 
 	if got := dispatchSeqs(t, h, 2); !slices.Equal(got, []int64{seq}) {
@@ -439,7 +440,7 @@ func TestReplayBufferOverflowFallsBackToSnapshot(t *testing.T) {
 	for i := range 5 {
 		h.Inject(sessionURI, title(fmt.Sprintf("t%d", i)))
 	}
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	waitUntil(t, c, "snapshot", func() bool { return sessionTitle(t, c) == "t4" })
 }
 
@@ -450,11 +451,11 @@ func TestMissingChannelDropped(t *testing.T) {
 	subscribe(t, c, chatURI)
 	h.SetMissing(sessionURI)
 	h.DropConnections()
-	d := waitEvent(t, c, func(e protocol.ChannelDroppedEvent) bool { return true })
+	d := waitEvent(t, c, func(e client.ChannelDroppedEvent) bool { return true })
 	if d.Channel != sessionURI || d.Reason == "" {
 		t.Errorf("dropped = %+v", d)
 	}
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	if _, ok := c.Session(sessionURI); ok {
 		t.Error("missing session still mirrored")
 	}
@@ -483,14 +484,14 @@ func TestReconnectMissingRejectsPending(t *testing.T) {
 	}
 	h.SetMissing(sessionURI)
 	h.DropConnections()
-	r := waitEvent(t, c, func(e protocol.ActionRejectedEvent) bool { return true })
+	r := waitEvent(t, c, func(e client.ActionRejectedEvent) bool { return true })
 	if r.Channel != sessionURI || r.ClientSeq != seq || !strings.Contains(r.Reason, "no longer has this channel") {
 		t.Errorf("rejected = %+v, want the pending dispatch %d on %s", r, seq, sessionURI)
 	}
 	if _, ok := r.Action.Variant.(protocol.SessionTitleChangedAction); !ok {
 		t.Errorf("rejected action = %T, want the dispatched title change", r.Action.Variant)
 	}
-	waitEvent(t, c, func(e protocol.ChannelDroppedEvent) bool { return e.Channel == sessionURI })
+	waitEvent(t, c, func(e client.ChannelDroppedEvent) bool { return e.Channel == sessionURI })
 }
 
 // A host that stops completing handshakes (here: the dial never returns)
@@ -499,7 +500,7 @@ func TestReconnectMissingRejectsPending(t *testing.T) {
 func TestReconnectGiveUpBoundsHandshake(t *testing.T) {
 	h := newHost(t, testhost.Options{})
 	var stall atomic.Bool
-	c := dial(t, h, func(o *protocol.Options) {
+	c := dial(t, h, func(o *client.Options) {
 		real := o.Dial
 		if real == nil {
 			real = func(ctx context.Context, url string) (jsonrpc.Transport, error) {
@@ -518,7 +519,7 @@ func TestReconnectGiveUpBoundsHandshake(t *testing.T) {
 	stall.Store(true)
 	start := time.Now()
 	h.DropConnections()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusFailed })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusFailed })
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("gave up after %s, want about GiveUpAfter (300ms)", took)
 	}
@@ -538,7 +539,7 @@ func TestTokensRepushedBeforeRedispatch(t *testing.T) {
 	}
 	h.DropDispatches(false)
 	h.DropConnections()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	waitUntil(t, c, "re-dispatch echoed", func() bool { return c.PendingCount(sessionURI) == 0 })
 
 	m := h.Methods(2)
@@ -567,7 +568,7 @@ func TestAuthRequiredErrorCarriesMetadata(t *testing.T) {
 		}},
 	}))
 	err := c.CreateSession(ctxT(t), protocol.CreateSessionParams{Channel: "ahp-session:/new", Provider: ptr("test")})
-	var ar *protocol.AuthRequiredError
+	var ar *client.AuthRequiredError
 	if !errors.As(err, &ar) {
 		t.Fatalf("err = %v (%T), want *AuthRequiredError", err, err)
 	}
@@ -575,7 +576,7 @@ func TestAuthRequiredErrorCarriesMetadata(t *testing.T) {
 		!slices.Equal(ar.Resources[0].AuthorizationServers, []string{"https://auth.example.com"}) {
 		t.Errorf("resources = %+v", ar.Resources)
 	}
-	if !errors.Is(err, protocol.ErrAuthRequired) {
+	if !errors.Is(err, client.ErrAuthRequired) {
 		t.Error("errors.Is(err, ErrAuthRequired) = false")
 	}
 	var je *jsonrpc.Error
@@ -585,29 +586,29 @@ func TestAuthRequiredErrorCarriesMetadata(t *testing.T) {
 
 	h.FailNext("disposeSession", jsonrpc.NewError(jsonrpc.SessionNotFound, "gone"))
 	err = c.DisposeSession(ctxT(t), sessionURI)
-	var he *protocol.HostError
-	if !errors.As(err, &he) || he.Code != jsonrpc.SessionNotFound || !errors.Is(err, protocol.ErrSessionNotFound) {
+	var he *client.HostError
+	if !errors.As(err, &he) || he.Code != jsonrpc.SessionNotFound || !errors.Is(err, client.ErrSessionNotFound) {
 		t.Errorf("dispose err = %v, want HostError SessionNotFound", err)
 	}
 }
 
 func TestOversizedFrameReconnects(t *testing.T) {
 	h := newHost(t, testhost.Options{})
-	c := dial(t, h, func(o *protocol.Options) {
+	c := dial(t, h, func(o *client.Options) {
 		o.MaxFrameBytes = 64 << 10
 	})
 	subscribe(t, c, sessionURI)
 	big := fmt.Sprintf(`{"jsonrpc":"2.0","method":"root/sessionAdded","params":{"channel":"ahp-root://","pad":%q}}`, strings.Repeat("x", 128<<10))
 	h.SendRaw([]byte(big))
-	he := waitEvent(t, c, func(e protocol.HostErrorEvent) bool { return errors.Is(e.Err, jsonrpc.ErrFrameTooBig) })
+	he := waitEvent(t, c, func(e client.HostErrorEvent) bool { return errors.Is(e.Err, jsonrpc.ErrFrameTooBig) })
 	if !strings.Contains(he.Err.Error(), "limit") {
 		t.Errorf("error %q does not explain the limit", he.Err)
 	}
-	re := waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	re := waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
 	if !errors.Is(re.Cause, jsonrpc.ErrFrameTooBig) {
 		t.Errorf("reconnect cause = %v", re.Cause)
 	}
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	if got := sessionTitle(t, c); got != "first" {
 		t.Errorf("state after reconnect: title %q", got)
 	}
@@ -627,12 +628,12 @@ func TestUnsupportedVersionIsTyped(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHost(t, testhost.Options{Versions: tt.supported})
-			_, err := protocol.Dial(ctxT(t), options(h))
-			var uv *protocol.UnsupportedProtocolVersionError
+			_, err := client.Dial(ctxT(t), options(h))
+			var uv *client.UnsupportedProtocolVersionError
 			if !errors.As(err, &uv) {
 				t.Fatalf("err = %v (%T), want *UnsupportedProtocolVersionError", err, err)
 			}
-			if !slices.Equal(uv.Supported, tt.supported) || !slices.Equal(uv.Offered, protocol.SupportedProtocolVersions) {
+			if !slices.Equal(uv.Supported, tt.supported) || !slices.Equal(uv.Offered, client.SupportedProtocolVersions) {
 				t.Errorf("error = %+v", uv)
 			}
 			if uv.Summary() != tt.summary {
@@ -680,7 +681,7 @@ func TestBadInputIsIgnored(t *testing.T) {
 	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/mcpServerBackgroundRequested","id":"m"},"serverSeq":` +
 		fmt.Sprint(before+6) + `}}`))
 
-	he := waitEvent(t, c, func(e protocol.HostErrorEvent) bool { return true })
+	he := waitEvent(t, c, func(e client.HostErrorEvent) bool { return true })
 	if !strings.Contains(he.Err.Error(), "cannot decode") {
 		t.Errorf("host error = %v", he.Err)
 	}
@@ -688,7 +689,7 @@ func TestBadInputIsIgnored(t *testing.T) {
 	if got := sessionTitle(t, c); got != "extra" {
 		t.Errorf("title = %q, want extra (unknown fields ignored)", got)
 	}
-	if c.Status() != protocol.StatusReady || h.ConnCount() != 1 {
+	if c.Status() != client.StatusReady || h.ConnCount() != 1 {
 		t.Errorf("connection disturbed: status %v, conns %d", c.Status(), h.ConnCount())
 	}
 	// Still fully working.
@@ -722,7 +723,7 @@ func TestHostRestartRecovers(t *testing.T) {
 	waitUntil(t, c, "title", func() bool { return sessionTitle(t, c) == "before restart" })
 
 	h.Restart()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	m := h.Methods(2)
 	if len(m) < 2 || m[0] != "reconnect" || m[1] != "initialize" {
 		t.Fatalf("methods after restart = %v, want reconnect then initialize", m)
@@ -752,45 +753,45 @@ func TestHostRestartRecovers(t *testing.T) {
 
 func TestPingFailureReconnects(t *testing.T) {
 	h := newHost(t, testhost.Options{})
-	c := dial(t, h, func(o *protocol.Options) {
+	c := dial(t, h, func(o *client.Options) {
 		o.PingInterval = 20 * time.Millisecond
 		o.PingTimeout = 100 * time.Millisecond
 	})
 	h.StallPings(true)
-	re := waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	re := waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
 	if re.Cause == nil || !strings.Contains(re.Cause.Error(), "ping") {
 		t.Errorf("cause = %v, want a ping failure", re.Cause)
 	}
 	h.StallPings(false)
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 }
 
 func TestGiveUpAfterBoundedTime(t *testing.T) {
 	h := newHost(t, testhost.Options{})
-	c := dial(t, h, func(o *protocol.Options) { o.GiveUpAfter = 300 * time.Millisecond })
+	c := dial(t, h, func(o *client.Options) { o.GiveUpAfter = 300 * time.Millisecond })
 	h.Close()
-	f := waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusFailed })
+	f := waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusFailed })
 	if f.Cause == nil || !strings.Contains(f.Cause.Error(), "gave up") || !strings.Contains(f.Cause.Error(), "ctrl+r") {
 		t.Errorf("cause = %v, want a give-up message saying what to do", f.Cause)
 	}
-	if c.Status() != protocol.StatusFailed {
+	if c.Status() != client.StatusFailed {
 		t.Errorf("status = %v", c.Status())
 	}
-	if _, err := c.ListSessions(ctxT(t)); !errors.Is(err, protocol.ErrNotConnected) {
+	if _, err := c.ListSessions(ctxT(t)); !errors.Is(err, client.ErrNotConnected) {
 		t.Errorf("command while failed = %v, want ErrNotConnected", err)
 	}
 	// Reconnect() tries again (and fails again against a dead host).
 	c.Reconnect()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusFailed })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusFailed })
 }
 
 func TestUserReconnect(t *testing.T) {
 	h := newHost(t, testhost.Options{})
 	c := dial(t, h, nil)
 	c.Reconnect()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	if h.ConnCount() != 2 {
 		t.Errorf("connections = %d, want 2", h.ConnCount())
 	}
@@ -803,23 +804,23 @@ func TestNotificationsBecomeEvents(t *testing.T) {
 	if err := c.CreateSession(ctxT(t), protocol.CreateSessionParams{Channel: "ahp-session:/s2", Provider: ptr("test")}); err != nil {
 		t.Fatal(err)
 	}
-	if a := waitEvent(t, c, func(e protocol.SessionAddedEvent) bool { return true }); a.Summary.Resource != "ahp-session:/s2" {
+	if a := waitEvent(t, c, func(e client.SessionAddedEvent) bool { return true }); a.Summary.Resource != "ahp-session:/s2" {
 		t.Errorf("added = %+v", a)
 	}
 	h.NotifyRoot("root/sessionSummaryChanged", protocol.SessionSummaryChangedParams{
 		Channel: protocol.RootChannel, Session: "ahp-session:/s2", Changes: protocol.PartialSessionSummary{Title: ptr("renamed")}})
-	if s := waitEvent(t, c, func(e protocol.SessionSummaryChangedEvent) bool { return true }); s.Session != "ahp-session:/s2" || s.Changes.Title == nil || *s.Changes.Title != "renamed" {
+	if s := waitEvent(t, c, func(e client.SessionSummaryChangedEvent) bool { return true }); s.Session != "ahp-session:/s2" || s.Changes.Title == nil || *s.Changes.Title != "renamed" {
 		t.Errorf("summary changed = %+v", s)
 	}
 	reason := protocol.AuthRequiredReasonExpired
 	h.NotifyRoot("auth/required", protocol.AuthRequiredParams{Channel: protocol.RootChannel, Resource: "https://api.example.com", Reason: &reason})
-	if a := waitEvent(t, c, func(e protocol.AuthRequiredEvent) bool { return true }); a.Params.Resource != "https://api.example.com" {
+	if a := waitEvent(t, c, func(e client.AuthRequiredEvent) bool { return true }); a.Params.Resource != "https://api.example.com" {
 		t.Errorf("auth required = %+v", a)
 	}
 	if err := c.DisposeSession(ctxT(t), "ahp-session:/s2"); err != nil {
 		t.Fatal(err)
 	}
-	if r := waitEvent(t, c, func(e protocol.SessionRemovedEvent) bool { return true }); r.Session != "ahp-session:/s2" {
+	if r := waitEvent(t, c, func(e client.SessionRemovedEvent) bool { return true }); r.Session != "ahp-session:/s2" {
 		t.Errorf("removed = %+v", r)
 	}
 	sessions, err := c.ListSessions(ctxT(t))
@@ -834,7 +835,7 @@ func TestNotificationsBecomeEvents(t *testing.T) {
 func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 	v := schemacheck.MustLoad(t)
 	h := newHost(t, testhost.Options{})
-	c := dial(t, h, func(o *protocol.Options) { o.PingInterval = 10 * time.Millisecond })
+	c := dial(t, h, func(o *client.Options) { o.PingInterval = 10 * time.Millisecond })
 	subscribe(t, c, sessionURI)
 	subscribe(t, c, chatURI)
 	ctx := ctxT(t)
@@ -908,7 +909,7 @@ func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Reconnect()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 
 	// The test must have seen every message kind, or it proves nothing.
 	if err := h.WaitFrames(ctx, func(fs []testhost.Frame) bool {
@@ -946,7 +947,7 @@ func TestEventsNeverBlockTheReader(t *testing.T) {
 		t.Fatalf("client stalled while its events were unread: %v", err)
 	}
 	for i := range n {
-		r := waitEvent(t, c, func(e protocol.SessionRemovedEvent) bool { return true })
+		r := waitEvent(t, c, func(e client.SessionRemovedEvent) bool { return true })
 		if want := fmt.Sprint("ahp-session:/x", i); r.Session != want {
 			t.Fatalf("event %d = %s, want %s (order lost)", i, r.Session, want)
 		}
@@ -968,7 +969,7 @@ func TestCloseEndsEvents(t *testing.T) {
 		select {
 		case _, ok := <-c.Events():
 			if !ok {
-				if _, err := c.Dispatch(protocol.RootChannel, title("x")); !errors.Is(err, protocol.ErrClientClosed) {
+				if _, err := c.Dispatch(protocol.RootChannel, title("x")); !errors.Is(err, client.ErrClientClosed) {
 					t.Errorf("Dispatch after Close = %v", err)
 				}
 				return
@@ -1002,7 +1003,7 @@ func TestEnvelopeBeforeResultIsKept(t *testing.T) {
 				// after it and must not make the replay look stale.
 				h.DropConnections()
 				h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionActivityChangedAction{Activity: ptr("missed")}))
-				waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+				waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 				waitUntil(t, c, "replayed action applied", func() bool {
 					s, _ := c.Session(sessionURI)
 					return s.Activity != nil && *s.Activity == "missed"
@@ -1029,8 +1030,8 @@ func TestCommandDuringReconnectWaitsForReady(t *testing.T) {
 	c := dial(t, h, nil)
 	h.RefuseConnections(true)
 	h.DropConnections()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool {
-		return e.Status == protocol.StatusReconnecting && e.Attempt >= 2
+	waitEvent(t, c, func(e client.ConnectionEvent) bool {
+		return e.Status == client.StatusReconnecting && e.Attempt >= 2
 	})
 
 	type result struct {
@@ -1046,7 +1047,7 @@ func TestCommandDuringReconnectWaitsForReady(t *testing.T) {
 	go func() { subDone <- c.Subscribe(ctxT(t), sessionURI) }()
 
 	h.RefuseConnections(false)
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	select {
 	case r := <-done:
 		if r.err != nil || r.n != 1 {
@@ -1069,10 +1070,10 @@ func TestCommandDuringReconnectWaitsForReady(t *testing.T) {
 	// A ctx that ends while reconnecting fails with ErrNotConnected.
 	h.RefuseConnections(true)
 	h.DropConnections()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := c.ListSessions(ctx); !errors.Is(err, protocol.ErrNotConnected) {
+	if _, err := c.ListSessions(ctx); !errors.Is(err, client.ErrNotConnected) {
 		t.Errorf("ListSessions with a dead ctx while reconnecting = %v", err)
 	}
 }
@@ -1089,7 +1090,7 @@ func TestEchoEmitsActionConfirmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok := waitEvent(t, c, func(e protocol.ActionConfirmedEvent) bool { return true })
+	ok := waitEvent(t, c, func(e client.ActionConfirmedEvent) bool { return true })
 	if ok.ClientSeq != seq || ok.Channel != sessionURI || ok.Action.Kind() != "session/titleChanged" {
 		t.Errorf("confirmation = %+v, want clientSeq %d on %s", ok, seq, sessionURI)
 	}
@@ -1100,11 +1101,11 @@ func TestEchoEmitsActionConfirmed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sawConfirm bool
-	waitEvent(t, c, func(e protocol.Event) bool {
+	waitEvent(t, c, func(e client.Event) bool {
 		switch e := e.(type) {
-		case protocol.ActionConfirmedEvent:
+		case client.ActionConfirmedEvent:
 			sawConfirm = sawConfirm || e.ClientSeq == seq2
-		case protocol.ActionRejectedEvent:
+		case client.ActionRejectedEvent:
 			return e.ClientSeq == seq2
 		}
 		return false
@@ -1126,7 +1127,7 @@ func TestDescribeVersionMismatch(t *testing.T) {
 		{[]string{"\x1b[31mevil\x1b[0m"}, `host accepts AHP " [31mevil [0m" (unreadable); ahptui offers 0.6.0`},
 	}
 	for _, tt := range tests {
-		got := protocol.DescribeVersionMismatch(tt.supported, []string{"0.6.0"})
+		got := client.DescribeVersionMismatch(tt.supported, []string{"0.6.0"})
 		if got != tt.want {
 			t.Errorf("protocol.DescribeVersionMismatch(%q)\n got %s\nwant %s", tt.supported, got, tt.want)
 		}
@@ -1137,7 +1138,7 @@ func TestDescribeVersionMismatch(t *testing.T) {
 }
 
 func TestOfferedVersionsHaveAWire(t *testing.T) {
-	for _, v := range protocol.SupportedProtocolVersions {
+	for _, v := range client.SupportedProtocolVersions {
 		if protocol.WireOf(v) == protocol.WireUnknown {
 			t.Errorf("offered %s maps to no wire", v)
 		}
