@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ahptui/ahptui/protocol/internal/wirescan"
 )
 
 // Hand-written wire types: the ones whose JSON form the generator cannot
@@ -45,11 +47,11 @@ func (s *StringOrMarkdown) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	// Tool calls carry several of these; the common shapes skip a second
 	// validating json.Unmarshal (they are valid JSON by construction).
-	if v, ok := plainJSONString(b); ok {
+	if v, ok := wirescan.PlainJSONString(b); ok {
 		*s = StringOrMarkdown{Value: v}
 		return nil
 	}
-	if v, ok := plainMarkdownObject(b); ok {
+	if v, ok := wirescan.PlainMarkdownObject(b); ok {
 		*s = StringOrMarkdown{Value: v, Markdown: true}
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ahptui/ahptui/protocol/internal/wirescan"
 )
 
 // peekWithEncodingJSON is what the generated decoders did before
@@ -211,14 +213,14 @@ func TestPlainJSONString(t *testing.T) {
 		`""`, `"abc"`, `"caf` + "\u00e9" + `"`, `"a\"b"`, `"a\\b"`, `"\u0041"`, "\"bad\xff\"", "\"ctl\x01\"",
 		`"`, `abc`, `"abc`, `abc"`, `"a"b"`, `null`, `1`,
 	} {
-		got, ok := plainJSONString([]byte(in))
+		got, ok := wirescan.PlainJSONString([]byte(in))
 		var want string
 		err := json.Unmarshal([]byte(in), &want)
 		if ok && (err != nil || got != want) {
-			t.Errorf("plainJSONString(%q) = %q; encoding/json: %q, %v", in, got, want, err)
+			t.Errorf("wirescan.PlainJSONString(%q) = %q; encoding/json: %q, %v", in, got, want, err)
 		}
 		if !ok && err == nil && in[0] == '"' && !bytes.ContainsAny([]byte(in), "\\\x01\xff") {
-			t.Errorf("plainJSONString(%q) fell back on a plain string", in)
+			t.Errorf("wirescan.PlainJSONString(%q) fell back on a plain string", in)
 		}
 	}
 }

@@ -35,6 +35,49 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 	}
 }
 
+// The same for the 1.0 wire types in protocol/ahp10, generated from the
+// one 1.0.0 schema file with the 1.0 patch set.
+func TestGenerated10FileIsCurrent(t *testing.T) {
+	schemas := os.Getenv("AHP10_SCHEMAS")
+	if schemas == "" {
+		schemas = filepath.Join("..", "..", "..", "..", "shared", "ahp-1.0", "schema")
+	}
+	if _, err := os.Stat(schemas); err != nil {
+		t.Fatalf("AHP 1.0 schema not found at %s (set AHP10_SCHEMAS): %v", schemas, err)
+	}
+	out := filepath.Join(t.TempDir(), "types_gen.go")
+	err := runVersion(schemas, out, "ahp10", "1.0")
+	patchSets["0.6"].use() // the other tests read the 0.6 tables
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "ahp10", "types_gen.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("protocol/ahp10/types_gen.go is stale: run `go generate ./protocol/...` and commit the result")
+	}
+}
+
+func TestInlineVariantNames(t *testing.T) {
+	tests := map[string][2]string{
+		"ChatOrigin":               {"Chat", "Origin"},
+		"ChangesetOperationTarget": {"ChangesetOperation", "Target"},
+		"CustomizationEnablement":  {"Customization", "Enablement"},
+		"Origin":                   {"Origin", ""},
+	}
+	for in, want := range tests {
+		if h, tl := splitLastWord(in); h != want[0] || tl != want[1] {
+			t.Errorf("splitLastWord(%q) = %q, %q; want %q, %q", in, h, tl, want[0], want[1])
+		}
+	}
+}
+
 func TestGoFieldName(t *testing.T) {
 	tests := map[string]string{
 		"turnId":                "TurnId",

@@ -22,23 +22,33 @@ func main() {
 	dir := flag.String("schemas", "../../shared/ahp/schema", "folder holding the AHP *.schema.json files")
 	out := flag.String("out", "types_gen.go", "output Go file")
 	pkg := flag.String("package", "protocol", "Go package name of the output")
+	version := flag.String("version", "0.6", "spec version of the schemas: 0.6 or 1.0 (selects the patch set)")
 	flag.Parse()
 
-	if err := run(*dir, *out, *pkg); err != nil {
+	if err := runVersion(*dir, *out, *pkg, *version); err != nil {
 		fmt.Fprintln(os.Stderr, "ahpgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, out, pkg string) error {
+// run generates the 0.6 wire types.
+func run(dir, out, pkg string) error { return runVersion(dir, out, pkg, "0.6") }
+
+func runVersion(dir, out, pkg, version string) error {
+	ps, ok := patchSets[version]
+	if !ok {
+		return fmt.Errorf("unknown -version %q: want 0.6 or 1.0", version)
+	}
+	ps.use()
 	ds, err := loadDefs(dir)
 	if err != nil {
 		return err
 	}
-	if err := ds.patch(); err != nil {
+	if err := ps.patch(ds); err != nil {
 		return err
 	}
 	g := newGen(ds)
+	g.title = ps.title
 	src, err := g.generate(pkg)
 	if err != nil {
 		return err

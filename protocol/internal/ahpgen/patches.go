@@ -6,7 +6,7 @@ import (
 )
 
 // This file holds everything the published 0.6.0 schemas get wrong or leave
-// out. The schemas are generated from TypeScript and lose information in a
+// out (patches10.go does the same for 1.0). The schemas are generated from TypeScript and lose information in a
 // few places; each patch below says which, so the next spec version can drop
 // the ones it fixes.
 
@@ -127,7 +127,7 @@ func (ds *defSet) add(name string, s *schema) {
 	ds.from[name] = "ahpgen"
 }
 
-func (ds *defSet) patch() error {
+func (ds *defSet) patch06() error {
 	get := func(n string) (*schema, error) {
 		s, ok := ds.defs[n]
 		if !ok {
