@@ -165,3 +165,34 @@ func TestUnknownsKeptVerbatim(t *testing.T) {
 		}
 	}
 }
+
+func TestAuthRequiredResourceBothForms(t *testing.T) {
+	tests := []struct {
+		in, resource string
+		asString     bool
+	}{
+		{`{"channel":"ahp-root://","resource":"https://api.example","reason":"expired"}`, "https://api.example", true},
+		{`{"channel":"ahp-root://","resource":{"resource":"https://api.example","authorization_servers":["https://as"],"scopes_supported":["a"]}}`, "https://api.example", false},
+		{`{"channel":"ahp-root://","resource":"https://x","reason":"revoked"}`, "https://x", true},
+	}
+	for _, tt := range tests {
+		var p AuthRequiredParams
+		if err := json.Unmarshal([]byte(tt.in), &p); err != nil {
+			t.Fatalf("decode %s: %v", tt.in, err)
+		}
+		if p.Resource.Resource != tt.resource || p.Resource.AsString != tt.asString {
+			t.Errorf("%s: resource %+v", tt.in, p.Resource)
+		}
+		out, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameJSON(t, []byte(tt.in), out) {
+			t.Errorf("re-encoded differently:\n in  %s\n out %s", tt.in, out)
+		}
+	}
+	var bad AuthRequiredParams
+	if err := json.Unmarshal([]byte(`{"channel":"ahp-root://","resource":[1]}`), &bad); err == nil {
+		t.Error("an array resource decoded")
+	}
+}
