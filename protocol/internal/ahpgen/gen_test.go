@@ -7,60 +7,42 @@ import (
 	"testing"
 )
 
-// The committed types_gen.go must be exactly what the generator makes from
-// the schemas: a hand edit, or a generator change without regenerating,
-// fails here.
-func TestGeneratedFileIsCurrent(t *testing.T) {
-	schemas := os.Getenv("AHP_SCHEMAS")
-	if schemas == "" {
-		schemas = filepath.Join("..", "..", "..", "..", "shared", "ahp", "schema")
-	}
-	if _, err := os.Stat(schemas); err != nil {
-		t.Fatalf("AHP schemas not found at %s (set AHP_SCHEMAS): %v", schemas, err)
-	}
-	out := filepath.Join(t.TempDir(), "types_gen.go")
-	if err := run(schemas, out, "protocol"); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "types_gen.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("protocol/types_gen.go is stale: run `go generate ./protocol/...` and commit the result")
-	}
-}
-
-// The same for the 1.0 wire types in protocol/ahp10, generated from the
-// one 1.0.0 schema file with the 1.0 patch set.
-func TestGenerated10FileIsCurrent(t *testing.T) {
-	schemas := os.Getenv("AHP10_SCHEMAS")
-	if schemas == "" {
-		schemas = filepath.Join("..", "..", "..", "..", "shared", "ahp-1.0", "schema")
-	}
-	if _, err := os.Stat(schemas); err != nil {
-		t.Fatalf("AHP 1.0 schema not found at %s (set AHP10_SCHEMAS): %v", schemas, err)
-	}
-	out := filepath.Join(t.TempDir(), "types_gen.go")
-	err := runVersion(schemas, out, "ahp10", "1.0")
-	patchSets["0.6"].use() // the other tests read the 0.6 tables
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "ahp10", "types_gen.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("protocol/ahp10/types_gen.go is stale: run `go generate ./protocol/...` and commit the result")
+// The committed types_gen.go files must be exactly what the generator
+// makes from the schemas: a hand edit, or a generator change without
+// regenerating, fails here. The 0.6 types come from the five 0.6.0 schema
+// files, the 1.0 ones (protocol/ahp10) from the one 1.0.0 file.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	defer patchSets["0.6"].use() // the other tests read the 0.6 tables
+	for _, tt := range []struct {
+		version, env, shared, pkg, file string
+	}{
+		{"0.6", "AHP_SCHEMAS", "ahp", "protocol", filepath.Join("..", "..", "types_gen.go")},
+		{"1.0", "AHP10_SCHEMAS", "ahp-1.0", "ahp10", filepath.Join("..", "..", "ahp10", "types_gen.go")},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			schemas := os.Getenv(tt.env)
+			if schemas == "" {
+				schemas = filepath.Join("..", "..", "..", "..", "shared", tt.shared, "schema")
+			}
+			if _, err := os.Stat(schemas); err != nil {
+				t.Fatalf("AHP %s schemas not found at %s (set %s): %v", tt.version, schemas, tt.env, err)
+			}
+			out := filepath.Join(t.TempDir(), "types_gen.go")
+			if err := runVersion(schemas, out, tt.pkg, tt.version); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s is stale: run `go generate ./protocol/...` and commit the result", tt.file)
+			}
+		})
 	}
 }
 

@@ -34,37 +34,13 @@ var inlineNames10 = map[string]string{
 var floatProps10 = floatProps
 
 func (ds *defSet) patch10() error {
-	get := func(n string) (*schema, error) {
-		s, ok := ds.defs[n]
-		if !ok {
-			return nil, fmt.Errorf("patch10: $defs/%s not found; the schema changed, review patches10.go", n)
-		}
-		return s, nil
-	}
 	// `T | undefined` fields listed as required, where the field's own doc
 	// says it may be absent (as in 0.6).
-	for _, p := range [][2]string{
-		{"ToolCallClientContributor", "clientId"},
-	} {
-		s, err := get(p[0])
-		if err != nil {
-			return err
-		}
-		removeRequired(s, p[1])
+	if err := ds.unrequire([2]string{"ToolCallClientContributor", "clientId"}); err != nil {
+		return err
 	}
-	// chat/toolCallConfirmed's two shapes, told apart by `approved`, which
-	// the schema generator still turns into `{}`.
-	for n, v := range map[string]string{"ChatToolCallApprovedAction": "true", "ChatToolCallDeniedAction": "false"} {
-		s, err := get(n)
-		if err != nil {
-			return err
-		}
-		ap := s.prop("approved")
-		if ap == nil {
-			return fmt.Errorf("patch10: %s.approved missing", n)
-		}
-		ap.Any = false
-		ap.Const = json.RawMessage(v)
+	if err := ds.constApproved(); err != nil {
+		return err
 	}
 	ds.nameInlineVariants()
 	if _, ok := ds.defs["ReconnectResult"]; !ok {
@@ -73,7 +49,7 @@ func (ds *defSet) patch10() error {
 	}
 	for k := range overrides10 {
 		def, p, _ := strings.Cut(k, ".")
-		s, err := get(def)
+		s, err := ds.get(def)
 		if err != nil {
 			return err
 		}
