@@ -11,6 +11,9 @@ type (
 	JSONPrimitive = protocol.JSONPrimitive
 	// Text is the append-friendly immutable streaming text.
 	Text = protocol.Text
+	// JSONRPCMessage is one JSON-RPC 2.0 message; the envelope did not
+	// change.
+	JSONRPCMessage = protocol.JsonRpcMessage
 )
 
 // NewText makes a Text holding s (the generated fast decoders use it).

@@ -3,26 +3,8 @@ package ahp10
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"testing"
 )
-
-// sameJSON compares two documents structurally, numbers as written.
-func sameJSON(t *testing.T, want, got []byte) bool {
-	t.Helper()
-	var w, g any
-	for _, x := range []struct {
-		b []byte
-		v *any
-	}{{want, &w}, {got, &g}} {
-		dec := json.NewDecoder(bytes.NewReader(x.b))
-		dec.UseNumber()
-		if err := dec.Decode(x.v); err != nil {
-			t.Fatalf("not JSON: %s: %v", x.b, err)
-		}
-	}
-	return reflect.DeepEqual(w, g)
-}
 
 // Each DELTA §13 decoder break decodes into the 1.0 types, the typed
 // value says what the item is about, and re-encoding gives the input back.
