@@ -3,7 +3,12 @@ package ahp10
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
+
+	"github.com/ahptui/ahptui/internal/schemacheck"
 )
 
 // Each DELTA §13 decoder break decodes into the 1.0 types, the typed
@@ -92,9 +97,15 @@ func TestDecodes10Shapes(t *testing.T) {
 				return ok && c.Result != nil
 			}},
 	}
+	schema := schema10(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := tt.into()
+			// The Go types named here spell their $defs exactly.
+			def := reflect.TypeOf(v).Elem().Name()
+			if err := schema.Validate(def, json.RawMessage(tt.in)); err != nil {
+				t.Fatalf("the case is not a valid 1.0 %s: %v", def, err)
+			}
 			if err := json.Unmarshal([]byte(tt.in), v); err != nil {
 				t.Fatalf("decode: %v", err)
 			}
@@ -110,6 +121,20 @@ func TestDecodes10Shapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// schema10 loads the official 1.0.0 schema (AHP10_SCHEMA_DIR overrides).
+func schema10(t *testing.T) *schemacheck.Validator {
+	t.Helper()
+	dir := os.Getenv("AHP10_SCHEMA_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "ahp-1.0", "schema")
+	}
+	v, err := schemacheck.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // Unknown union variants (a later version's, or an x- extension) and
