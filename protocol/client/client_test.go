@@ -646,6 +646,25 @@ func TestUnsupportedVersionIsTyped(t *testing.T) {
 	}
 }
 
+// A host that answers a version the client did not offer (here the 1.0
+// wire, to a client that offered 0.6 only) is refused before any of its
+// state is decoded with the wrong wire's types.
+func TestHostPickingUnofferedVersionIsRefused(t *testing.T) {
+	for _, answer := range []string{"1.0.0", "0.10.0", "0.9.0", "0.6.1"} {
+		t.Run(answer, func(t *testing.T) {
+			h := newHost(t, testhost.Options{AnswerVersion: answer})
+			c, err := client.Dial(ctxT(t), options(h))
+			if err == nil {
+				c.Close()
+				t.Fatalf("Dial accepted a host that answered %s", answer)
+			}
+			if !strings.Contains(err.Error(), "did not offer") || !strings.Contains(err.Error(), answer) {
+				t.Errorf("err = %v", err)
+			}
+		})
+	}
+}
+
 // A host picks the highest version it accepts among those offered, so the
 // client must take any offered entry, not only the first.
 func TestNegotiatedVersionAndWire(t *testing.T) {

@@ -47,6 +47,9 @@ type Options struct {
 	ValidateResponse func(method string, frame []byte) error
 	// ReadLimit bounds inbound frames; 0 = jsonrpc default.
 	ReadLimit int64
+	// AnswerVersion, if set, is the protocolVersion initialize answers
+	// whatever was offered: a host that does not follow negotiation.
+	AnswerVersion string
 }
 
 // Frame is one inbound frame as recorded by the host.
@@ -377,6 +380,9 @@ func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
 	version, ok, err := protocol.NegotiateProtocolVersion(p.ProtocolVersions, accepted)
 	if err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.InvalidParams, err.Error())
+	}
+	if h.opts.AnswerVersion != "" {
+		version, ok = h.opts.AnswerVersion, true
 	}
 	if !ok {
 		return nil, jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion, "no common protocol version",
