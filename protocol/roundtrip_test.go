@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 )
 
 // newWireValue returns a pointer to a new zero value of the wire type the
@@ -214,31 +216,13 @@ func TestRoundTripJsonDiff(t *testing.T) {
 
 // Every generated union must keep a variant it does not know, byte for byte.
 func TestRoundTripUnknownUnionVariants(t *testing.T) {
-	if len(unionDiscriminators) < 20 {
-		t.Fatalf("only %d unions generated; the generator lost some", len(unionDiscriminators))
-	}
-	for name, disc := range unionDiscriminators {
-		t.Run(name, func(t *testing.T) {
-			in := fmt.Sprintf(`{"%s":"future/unknown-%s","extra":{"nested":[1,2.5,null]},"big":1700000000000}`, disc, name)
-			v, _ := newWireValue(name)
-			if err := json.Unmarshal([]byte(in), v); err != nil {
-				t.Fatalf("decode unknown %s: %v", name, err)
-			}
-			variant := reflect.ValueOf(v).Elem().FieldByName("Variant").Interface()
-			if got := reflect.TypeOf(variant).Name(); got != "Unknown"+name {
-				t.Fatalf("unknown %s decoded as %s, want Unknown%s", name, got, name)
-			}
-			if k := reflect.ValueOf(v).Elem().Interface().(interface{ Kind() string }).Kind(); k != "future/unknown-"+name {
-				t.Errorf("Kind() = %q, want the unknown discriminator", k)
-			}
-			out, err := json.Marshal(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(out) != in {
-				t.Errorf("unknown %s re-encoded as\n%s\nwant byte-exact\n%s", name, out, in)
-			}
-		})
+	wiretest.UnknownUnionVariantsKept(t, unionDiscriminators, newWireValue)
+}
+
+// Every string enum keeps a value it does not know.
+func TestStringEnumsKeepUnknownValues(t *testing.T) {
+	if n := wiretest.StringEnumsOpen(t, wireTypes); n < 10 {
+		t.Errorf("only %d string enums checked; the registry lost some", n)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ahptui/ahptui/internal/schemacheck"
+	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 )
 
 // Each DELTA §13 decoder break decodes into the 1.0 types, the typed
@@ -201,5 +202,23 @@ func TestAuthRequiredResourceBothForms(t *testing.T) {
 	var bad AuthRequiredParams
 	if err := json.Unmarshal([]byte(`{"channel":"ahp-root://","resource":[1]}`), &bad); err == nil {
 		t.Error("an array resource decoded")
+	}
+}
+
+// Every generated 1.0 union keeps an unknown variant byte for byte, and
+// every string enum an unknown value (the @nonexhaustive rule, DELTA §11).
+func TestUnknownUnionVariants(t *testing.T) {
+	wiretest.UnknownUnionVariantsKept(t, unionDiscriminators, func(name string) (any, bool) {
+		mk, ok := wireTypes[name]
+		if !ok {
+			return nil, false
+		}
+		return mk(), true
+	})
+}
+
+func TestStringEnumsKeepUnknownValues(t *testing.T) {
+	if n := wiretest.StringEnumsOpen(t, wireTypes); n < 10 {
+		t.Errorf("only %d string enums checked; the registry lost some", n)
 	}
 }
