@@ -1,14 +1,11 @@
 package protocol
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
@@ -82,111 +79,12 @@ func TestRoundTripFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", file, err)
 			}
-			if d := jsonDiff(fx.AcceptableOutputs[0], out); d != "" {
+			if d := wiretest.JSONDiff(fx.AcceptableOutputs[0], out); d != "" {
 				t.Errorf("%s: %s re-encoded differently from acceptableOutputs[0] (%s):\n%s\ngot: %s",
 					filepath.Base(file), fx.Type, fx.Description, d, out)
 			}
 		})
 	}
-}
-
-// jsonDiff compares two JSON documents structurally: key order is free,
-// key presence and values are strict (null is not absent). It returns one
-// line per difference, or "" when they match.
-func jsonDiff(want, got []byte) string {
-	var w, g any
-	if err := decodeNumbers(want, &w); err != nil {
-		return "want is not JSON: " + err.Error()
-	}
-	if err := decodeNumbers(got, &g); err != nil {
-		return "got is not JSON: " + err.Error()
-	}
-	var lines []string
-	diffValue("$", w, g, &lines)
-	return strings.Join(lines, "\n")
-}
-
-func decodeNumbers(b []byte, v *any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	return dec.Decode(v)
-}
-
-func diffValue(path string, w, g any, lines *[]string) {
-	switch wv := w.(type) {
-	case map[string]any:
-		gv, ok := g.(map[string]any)
-		if !ok {
-			*lines = append(*lines, fmt.Sprintf("  %s: want object, got %s", path, short(g)))
-			return
-		}
-		keys := map[string]bool{}
-		for k := range wv {
-			keys[k] = true
-		}
-		for k := range gv {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
-			wc, inW := wv[k]
-			gc, inG := gv[k]
-			switch {
-			case !inG:
-				*lines = append(*lines, fmt.Sprintf("- %s.%s: missing (want %s)", path, k, short(wc)))
-			case !inW:
-				*lines = append(*lines, fmt.Sprintf("+ %s.%s: unexpected key (got %s)", path, k, short(gc)))
-			default:
-				diffValue(path+"."+k, wc, gc, lines)
-			}
-		}
-	case []any:
-		gv, ok := g.([]any)
-		if !ok {
-			*lines = append(*lines, fmt.Sprintf("  %s: want array, got %s", path, short(g)))
-			return
-		}
-		if len(wv) != len(gv) {
-			*lines = append(*lines, fmt.Sprintf("  %s: want %d elements, got %d", path, len(wv), len(gv)))
-		}
-		for i := 0; i < len(wv) && i < len(gv); i++ {
-			diffValue(fmt.Sprintf("%s[%d]", path, i), wv[i], gv[i], lines)
-		}
-	case json.Number:
-		// Numbers compare by value, exactly: 0, 0.0 and 0e0 are one number
-		// in every JSON implementation the spec's harness uses, so a fixture
-		// spelling a number differently from Go's encoder is not a failure;
-		// big.Rat keeps integers past 2^53 distinct where float64 would not.
-		gv, ok := g.(json.Number)
-		if !ok || !sameNumber(wv, gv) {
-			*lines = append(*lines, fmt.Sprintf("  %s: want %s, got %s", path, short(w), short(g)))
-		}
-	default:
-		if !reflect.DeepEqual(w, g) {
-			*lines = append(*lines, fmt.Sprintf("  %s: want %s, got %s", path, short(w), short(g)))
-		}
-	}
-}
-
-func sameNumber(a, b json.Number) bool {
-	x, okX := new(big.Rat).SetString(string(a))
-	y, okY := new(big.Rat).SetString(string(b))
-	if !okX || !okY {
-		return a == b
-	}
-	return x.Cmp(y) == 0
-}
-
-func short(v any) string {
-	b, _ := json.Marshal(v)
-	if len(b) > 120 {
-		return string(b[:117]) + "..."
-	}
-	return string(b)
 }
 
 // TestRoundTripJsonDiff keeps the comparator honest: it must see presence,
@@ -208,8 +106,8 @@ func TestRoundTripJsonDiff(t *testing.T) {
 		{`"hello"`, `{"markdown":"hello"}`, false},
 	}
 	for _, tt := range tests {
-		if d := jsonDiff([]byte(tt.want), []byte(tt.got)); (d == "") != tt.same {
-			t.Errorf("jsonDiff(%s, %s) = %q, want same=%v", tt.want, tt.got, d, tt.same)
+		if d := wiretest.JSONDiff([]byte(tt.want), []byte(tt.got)); (d == "") != tt.same {
+			t.Errorf("wiretest.JSONDiff(%s, %s) = %q, want same=%v", tt.want, tt.got, d, tt.same)
 		}
 	}
 }
@@ -255,7 +153,7 @@ func TestRoundTripVariantDiscriminatorForced(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.want != "" {
-				if d := jsonDiff([]byte(tt.want), out); d != "" {
+				if d := wiretest.JSONDiff([]byte(tt.want), out); d != "" {
 					t.Fatalf("encoded %s:\n%s", out, d)
 				}
 			}
@@ -286,7 +184,7 @@ func TestRoundTripSessionStatusKeepsUnknownBits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := jsonDiff([]byte(in), out); d != "" {
+	if d := wiretest.JSONDiff([]byte(in), out); d != "" {
 		t.Fatalf("re-encoded %s:\n%s", out, d)
 	}
 	var combined SessionStatus
@@ -331,7 +229,7 @@ func TestRoundTripSnapshotStateByChannel(t *testing.T) {
 			t.Errorf("%s: state decoded as %T, want %T", tt.resource, s.State.Variant, tt.want)
 		}
 		out, _ := json.Marshal(s)
-		if d := jsonDiff([]byte(in), out); d != "" {
+		if d := wiretest.JSONDiff([]byte(in), out); d != "" {
 			t.Errorf("%s: re-encoded %s:\n%s", tt.resource, out, d)
 		}
 	}
@@ -368,7 +266,7 @@ func TestRoundTripJsonRpcMessageKinds(t *testing.T) {
 			t.Errorf("%s decoded as %T, want %T", tt.in, m.Variant, tt.want)
 		}
 		out, _ := json.Marshal(m)
-		if d := jsonDiff([]byte(tt.in), out); d != "" {
+		if d := wiretest.JSONDiff([]byte(tt.in), out); d != "" {
 			t.Errorf("%s re-encoded as %s:\n%s", tt.in, out, d)
 		}
 	}
@@ -416,17 +314,17 @@ func TestRoundTripReducerFixtureShapes(t *testing.T) {
 			}
 			check := func(what, typ string, raw json.RawMessage) {
 				var v any
-				if err := decodeNumbers(raw, &v); err != nil {
+				if err := wiretest.DecodeNumbers(raw, &v); err != nil {
 					t.Errorf("%s %s: %v", filepath.Base(file), what, err)
 					return
 				}
-				clean, _ := json.Marshal(dropNulls(v))
+				clean, _ := json.Marshal(wiretest.DropNulls(v))
 				out, err := roundTrip(typ, clean)
 				if err != nil {
 					t.Errorf("%s %s: %v", filepath.Base(file), what, err)
 					return
 				}
-				if d := jsonDiff(clean, out); d != "" {
+				if d := wiretest.JSONDiff(clean, out); d != "" {
 					t.Errorf("%s %s (%s) re-encoded differently:\n%s", filepath.Base(file), what, typ, d)
 				}
 			}
@@ -437,22 +335,4 @@ func TestRoundTripReducerFixtureShapes(t *testing.T) {
 			}
 		})
 	}
-}
-
-func dropNulls(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, c := range t {
-			if c != nil {
-				out[k] = dropNulls(c)
-			}
-		}
-		return out
-	case []any:
-		for i := range t {
-			t[i] = dropNulls(t[i])
-		}
-	}
-	return v
 }

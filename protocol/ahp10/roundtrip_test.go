@@ -1,16 +1,14 @@
 package ahp10
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
-	"reflect"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 )
 
 // The official 0.7.0 round-trip fixtures, run against the 1.0 types: the
@@ -90,64 +88,10 @@ func TestRoundTrip07FixturesOn10Types(t *testing.T) {
 	}
 }
 
-// sameJSON compares two documents structurally: key order is free, numbers
-// compare by value (0, 0.0 and 0e0 are equal), everything else exactly.
+// sameJSON compares two documents structurally, numbers by value.
 func sameJSON(t *testing.T, want, got []byte) bool {
 	t.Helper()
-	var w, g any
-	for _, x := range []struct {
-		b []byte
-		v *any
-	}{{want, &w}, {got, &g}} {
-		dec := json.NewDecoder(bytes.NewReader(x.b))
-		dec.UseNumber()
-		if err := dec.Decode(x.v); err != nil {
-			t.Fatalf("not JSON: %s: %v", x.b, err)
-		}
-	}
-	return sameValue(w, g)
-}
-
-func sameValue(w, g any) bool {
-	switch wv := w.(type) {
-	case map[string]any:
-		gv, ok := g.(map[string]any)
-		if !ok || len(wv) != len(gv) {
-			return false
-		}
-		keys := make([]string, 0, len(wv))
-		for k := range wv {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			gc, ok := gv[k]
-			if !ok || !sameValue(wv[k], gc) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		gv, ok := g.([]any)
-		if !ok || len(wv) != len(gv) {
-			return false
-		}
-		for i := range wv {
-			if !sameValue(wv[i], gv[i]) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		gv, ok := g.(json.Number)
-		if !ok {
-			return false
-		}
-		x, okX := new(big.Rat).SetString(string(wv))
-		y, okY := new(big.Rat).SetString(string(gv))
-		return okX && okY && x.Cmp(y) == 0
-	}
-	return reflect.DeepEqual(w, g)
+	return wiretest.JSONDiff(want, got) == ""
 }
 
 // reducerStateTypes10 names the 1.0 state type of each fixture reducer.
@@ -191,7 +135,7 @@ func TestReducer07FixtureShapesOn10Types(t *testing.T) {
 			}
 			var problems []string
 			check := func(what, typ string, raw json.RawMessage) {
-				clean, err := withoutNulls(raw)
+				clean, err := wiretest.WithoutNulls(raw)
 				if err != nil {
 					problems = append(problems, what+": "+err.Error())
 					return
@@ -221,35 +165,6 @@ func TestReducer07FixtureShapesOn10Types(t *testing.T) {
 			}
 		})
 	}
-}
-
-// withoutNulls re-encodes raw with every null object member removed.
-func withoutNulls(raw []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return json.Marshal(dropNulls(v))
-}
-
-func dropNulls(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, c := range t {
-			if c == nil {
-				delete(t, k)
-				continue
-			}
-			t[k] = dropNulls(c)
-		}
-	case []any:
-		for i := range t {
-			t[i] = dropNulls(t[i])
-		}
-	}
-	return v
 }
 
 // changedAfter07 lists the 0.7.0 reducer fixtures whose states or actions
