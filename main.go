@@ -19,6 +19,7 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/ui"
 	"github.com/ahptui/ahptui/views"
 )
@@ -133,7 +134,7 @@ func runApp(o options) error {
 		}
 		dir = filepath.Join(base, "ahptui")
 	}
-	clientID, err := protocol.LoadOrCreateClientID(dir)
+	clientID, err := client.LoadOrCreateClientID(dir)
 	if err != nil {
 		return fmt.Errorf("client id: %w (pass a writable --config-dir)", err)
 	}
@@ -164,7 +165,7 @@ func runApp(o options) error {
 	m := ui.New(ui.Config{
 		Host: url,
 		Connect: func(ctx context.Context) (ui.Client, error) {
-			c, err := protocol.Dial(ctx, protocol.Options{
+			c, err := client.Dial(ctx, client.Options{
 				URL:        url,
 				ClientID:   clientID,
 				ClientInfo: protocol.Implementation{Name: "ahptui", Version: &ver},

@@ -23,7 +23,7 @@ func requirementFor(h *hydraServer, reason Reason, oc *Client, required ...strin
 		Reason: reason,
 		Resource: ProtectedResourceMetadata{
 			Resource:             testResource,
-			ResourceName:         "Example MCP",
+			ResourceName:         new("Example MCP"),
 			AuthorizationServers: []string{h.issuer},
 			ScopesSupported:      []string{"files:read", "files:write"},
 		},

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/ahptui/ahptui/protocol"
 )
 
 // Reason says why the host wants a token. The values are AHP's
@@ -29,16 +31,10 @@ const (
 
 // ProtectedResourceMetadata is the RFC 9728 document the host advertises
 // (AgentInfo.protectedResources, McpAuthRequirement.resource,
-// AuthRequiredErrorData.resources). Field names follow the RFC so a caller
-// may decode the wire JSON straight into it.
-type ProtectedResourceMetadata struct {
-	Resource             string   `json:"resource"`
-	ResourceName         string   `json:"resource_name,omitempty"`
-	AuthorizationServers []string `json:"authorization_servers,omitempty"`
-	ScopesSupported      []string `json:"scopes_supported,omitempty"`
-	// Required is AHP's extension; nil means true.
-	Required *bool `json:"required,omitempty"`
-}
+// AuthRequiredErrorData.resources). It is the protocol's own wire type, so a
+// challenge reaches the flow as the host sent it, with no copy to keep in
+// step; Required (AHP's extension) nil means true.
+type ProtectedResourceMetadata = protocol.ProtectedResourceMetadata
 
 // Client is a pre-registered OAuth client (AHP McpOAuthClient). Without a
 // ClientSecret it is a public client and uses PKCE alone.

@@ -136,7 +136,7 @@ func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID 
 				break
 			}
 		}
-		h.applyLocked(ch.uri, protocol.ChatTurnStartedAction{TurnId: id, StartedAt: h.now(), Message: msg, QueuedMessageId: queuedID}, nil)
+		h.applyLocked(ch.uri, protocol.ChatTurnStartedAction{TurnID: id, StartedAt: h.now(), Message: msg, QueuedMessageID: queuedID}, nil)
 	}
 	ctx, cancel := context.WithCancel(h.ctx)
 	r := &turnRun{h: h, chat: ch, turnID: id, started: h.clock(), ctx: ctx, cancel: cancel, wakeCh: make(chan struct{}, 1), owner: owner}
@@ -153,7 +153,7 @@ func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID 
 		}
 		_ = r.do(func() {
 			h.applyLocked(ch.uri, protocol.ChatActivityChangedAction{}, nil)
-			h.applyLocked(ch.uri, protocol.ChatTurnCompleteAction{TurnId: r.turnID, Duration: r.elapsed()}, nil)
+			h.applyLocked(ch.uri, protocol.ChatTurnCompleteAction{TurnID: r.turnID, Duration: r.elapsed()}, nil)
 			ch.run = nil
 			h.consumeQueuedLocked(ch)
 		})
@@ -170,8 +170,8 @@ func (h *Host) consumeQueuedLocked(ch *chat) {
 		return
 	}
 	next := ch.state.QueuedMessages[0]
-	h.applyLocked(ch.uri, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindQueued, Id: next.Id}, nil)
-	id := next.Id
+	h.applyLocked(ch.uri, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindQueued, ID: next.ID}, nil)
+	id := next.ID
 	owner := ch.queuedBy[id]
 	delete(ch.queuedBy, id)
 	h.startTurnLocked(ch, next.Message, nil, &id, owner)
@@ -187,7 +187,7 @@ func (h *Host) failTurnLocked(ch *chat, errType, msg string) {
 	r.stop()
 	ch.run = nil
 	if ch.state.ActiveTurn != nil {
-		h.applyLocked(ch.uri, protocol.ChatErrorAction{TurnId: r.turnID, Duration: r.elapsed(),
+		h.applyLocked(ch.uri, protocol.ChatErrorAction{TurnID: r.turnID, Duration: r.elapsed(),
 			Error: protocol.ErrorInfo{ErrorType: errType, Message: msg}}, nil)
 	}
 }
@@ -205,20 +205,20 @@ func (h *Host) clearInputNeededLocked(ch *chat, _ *turnRun) {
 		}
 	}
 	for _, id := range ids {
-		h.applyLocked(s.uri, protocol.SessionInputNeededRemovedAction{Id: id}, nil)
+		h.applyLocked(s.uri, protocol.SessionInputNeededRemovedAction{ID: id}, nil)
 	}
 }
 
 func inputNeededKey(in protocol.SessionInputRequest) (id, chatURI string) {
 	switch v := in.Variant.(type) {
 	case protocol.SessionChatInputRequest:
-		return v.Id, v.Chat
+		return v.ID, v.Chat
 	case protocol.SessionToolConfirmationRequest:
-		return v.Id, v.Chat
+		return v.ID, v.Chat
 	case protocol.SessionToolClientExecutionRequest:
-		return v.Id, v.Chat
+		return v.ID, v.Chat
 	case protocol.SessionToolAuthenticationRequest:
-		return v.Id, v.Chat
+		return v.ID, v.Chat
 	}
 	return "", ""
 }
@@ -231,7 +231,7 @@ func (r *turnRun) setInputNeeded(v protocol.SessionInputRequestVariant) error {
 
 func (r *turnRun) removeInputNeeded(id string) error {
 	return r.do(func() {
-		r.h.applyLocked(r.chat.session, protocol.SessionInputNeededRemovedAction{Id: id}, nil)
+		r.h.applyLocked(r.chat.session, protocol.SessionInputNeededRemovedAction{ID: id}, nil)
 	})
 }
 
@@ -295,14 +295,14 @@ func (r *turnRun) consumeSteering() error {
 			return
 		}
 		text = sm.Message.Text
-		r.h.applyLocked(r.chat.uri, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindSteering, Id: sm.Id}, nil)
+		r.h.applyLocked(r.chat.uri, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindSteering, ID: sm.ID}, nil)
 	}); err != nil || text == "" {
 		return err
 	}
 	r.steered++
 	id := fmt.Sprintf("%s-steer-%d", r.turnID, r.steered)
-	return r.act(protocol.ChatResponsePartAction{TurnId: r.turnID, Part: protocol.NewResponsePart(protocol.MarkdownResponsePart{
-		Id: id, Content: protocol.NewText("\n> Noted: " + strings.ReplaceAll(text, "\n", " ") + "\n\n")})})
+	return r.act(protocol.ChatResponsePartAction{TurnID: r.turnID, Part: protocol.NewResponsePart(protocol.MarkdownResponsePart{
+		ID: id, Content: protocol.NewText("\n> Noted: " + strings.ReplaceAll(text, "\n", " ") + "\n\n")})})
 }
 
 // closing is a script's last line, left out when a tool call of the turn
@@ -322,15 +322,15 @@ func markdown(partID, text string) step {
 			return err
 		}
 		id := r.turnID + "-" + partID
-		if err := r.act(protocol.ChatResponsePartAction{TurnId: r.turnID,
-			Part: protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: id, Content: protocol.NewText("")})}); err != nil {
+		if err := r.act(protocol.ChatResponsePartAction{TurnID: r.turnID,
+			Part: protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: id, Content: protocol.NewText("")})}); err != nil {
 			return err
 		}
 		for _, c := range chunks(text) {
 			if err := r.pauseChunk(); err != nil {
 				return err
 			}
-			if err := r.act(protocol.ChatDeltaAction{TurnId: r.turnID, PartId: id, Content: c}); err != nil {
+			if err := r.act(protocol.ChatDeltaAction{TurnID: r.turnID, PartID: id, Content: c}); err != nil {
 				return err
 			}
 		}
@@ -341,15 +341,15 @@ func markdown(partID, text string) step {
 func reasoning(partID, text string) step {
 	return func(r *turnRun) error {
 		id := r.turnID + "-" + partID
-		if err := r.act(protocol.ChatResponsePartAction{TurnId: r.turnID,
-			Part: protocol.NewResponsePart(protocol.ReasoningResponsePart{Id: id, Content: protocol.NewText("")})}); err != nil {
+		if err := r.act(protocol.ChatResponsePartAction{TurnID: r.turnID,
+			Part: protocol.NewResponsePart(protocol.ReasoningResponsePart{ID: id, Content: protocol.NewText("")})}); err != nil {
 			return err
 		}
 		for _, c := range chunks(text) {
 			if err := r.pauseChunk(); err != nil {
 				return err
 			}
-			if err := r.act(protocol.ChatReasoningAction{TurnId: r.turnID, PartId: id, Content: c}); err != nil {
+			if err := r.act(protocol.ChatReasoningAction{TurnID: r.turnID, PartID: id, Content: c}); err != nil {
 				return err
 			}
 		}
@@ -358,7 +358,7 @@ func reasoning(partID, text string) step {
 }
 
 func mcpContributor(serverID string) *protocol.ToolCallContributor {
-	c := protocol.NewToolCallContributor(protocol.ToolCallMcpContributor{CustomizationId: serverID})
+	c := protocol.NewToolCallContributor(protocol.ToolCallMcpContributor{CustomizationID: serverID})
 	return &c
 }
 
@@ -371,20 +371,20 @@ func mcpToolStep(id, name, display, serverID, input, invocation, past, output st
 	return func(r *turnRun) error {
 		tcID := r.turnID + "-" + id
 		notNeeded := protocol.ToolCallConfirmationReasonNotNeeded
-		if err := r.act(protocol.ChatToolCallStartAction{TurnId: r.turnID, ToolCallId: tcID, ToolName: name, DisplayName: display, Contributor: mcpContributor(serverID)}); err != nil {
+		if err := r.act(protocol.ChatToolCallStartAction{TurnID: r.turnID, ToolCallID: tcID, ToolName: name, DisplayName: display, Contributor: mcpContributor(serverID)}); err != nil {
 			return err
 		}
 		if err := r.pause(); err != nil {
 			return err
 		}
-		if err := r.act(protocol.ChatToolCallReadyAction{TurnId: r.turnID, ToolCallId: tcID,
+		if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID,
 			InvocationMessage: protocol.MarkdownString(invocation), ToolInput: &input, Confirmed: &notNeeded}); err != nil {
 			return err
 		}
 		if err := r.pause(); err != nil {
 			return err
 		}
-		return r.act(protocol.ChatToolCallCompleteAction{TurnId: r.turnID, ToolCallId: tcID,
+		return r.act(protocol.ChatToolCallCompleteAction{TurnID: r.turnID, ToolCallID: tcID,
 			Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.MarkdownString(past), Content: textContent(output)}})
 	}
 }
@@ -396,19 +396,19 @@ func writeFileStep(r *turnRun) error {
 	input := `{"path":"CHANGELOG.md","content":"## Unreleased\n- Fix reconnect replay\n"}`
 	inv := protocol.MarkdownString("Write `CHANGELOG.md`")
 	title := protocol.PlainString("Allow the agent to write CHANGELOG.md?")
-	if err := r.act(protocol.ChatToolCallStartAction{TurnId: r.turnID, ToolCallId: tcID, ToolName: ToolWriteFile, DisplayName: "Write file", Contributor: mcpContributor(FilesystemServerID)}); err != nil {
+	if err := r.act(protocol.ChatToolCallStartAction{TurnID: r.turnID, ToolCallID: tcID, ToolName: ToolWriteFile, DisplayName: "Write file", Contributor: mcpContributor(FilesystemServerID)}); err != nil {
 		return err
 	}
 	if err := r.pause(); err != nil {
 		return err
 	}
-	if err := r.act(protocol.ChatToolCallReadyAction{TurnId: r.turnID, ToolCallId: tcID, InvocationMessage: inv, ToolInput: &input, ConfirmationTitle: &title}); err != nil {
+	if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID, InvocationMessage: inv, ToolInput: &input, ConfirmationTitle: &title}); err != nil {
 		return err
 	}
-	pending := protocol.ToolCallPendingConfirmationState{ToolCallId: tcID, ToolName: ToolWriteFile, DisplayName: "Write file",
+	pending := protocol.ToolCallPendingConfirmationState{ToolCallID: tcID, ToolName: ToolWriteFile, DisplayName: "Write file",
 		Contributor: mcpContributor(FilesystemServerID), InvocationMessage: inv, ToolInput: &input, ConfirmationTitle: &title}
 	inID := r.chat.uri + "#" + tcID
-	if err := r.setInputNeeded(protocol.SessionToolConfirmationRequest{Id: inID, Chat: r.chat.uri, TurnId: r.turnID,
+	if err := r.setInputNeeded(protocol.SessionToolConfirmationRequest{ID: inID, Chat: r.chat.uri, TurnID: r.turnID,
 		ToolCall: protocol.NewToolCallConfirmationState(pending)}); err != nil {
 		return err
 	}
@@ -429,7 +429,7 @@ func writeFileStep(r *turnRun) error {
 	if err := r.pause(); err != nil {
 		return err
 	}
-	return r.act(protocol.ChatToolCallCompleteAction{TurnId: r.turnID, ToolCallId: tcID,
+	return r.act(protocol.ChatToolCallCompleteAction{TurnID: r.turnID, ToolCallID: tcID,
 		Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.MarkdownString("Wrote `CHANGELOG.md`"), Content: textContent("1 file changed, 2 insertions(+)")}})
 }
 
@@ -442,13 +442,13 @@ func deployStep(r *turnRun) error {
 	input := `{"environment":"preview"}`
 	inv := protocol.MarkdownString("Deploy the **preview** environment")
 	notNeeded := protocol.ToolCallConfirmationReasonNotNeeded
-	if err := r.act(protocol.ChatToolCallStartAction{TurnId: r.turnID, ToolCallId: tcID, ToolName: ToolDeploy, DisplayName: "Deploy", Contributor: mcpContributor(DeployServerID)}); err != nil {
+	if err := r.act(protocol.ChatToolCallStartAction{TurnID: r.turnID, ToolCallID: tcID, ToolName: ToolDeploy, DisplayName: "Deploy", Contributor: mcpContributor(DeployServerID)}); err != nil {
 		return err
 	}
 	if err := r.pause(); err != nil {
 		return err
 	}
-	if err := r.act(protocol.ChatToolCallReadyAction{TurnId: r.turnID, ToolCallId: tcID, InvocationMessage: inv, ToolInput: &input, Confirmed: &notNeeded}); err != nil {
+	if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID, InvocationMessage: inv, ToolInput: &input, Confirmed: &notNeeded}); err != nil {
 		return err
 	}
 	if err := r.pause(); err != nil {
@@ -466,11 +466,11 @@ func deployStep(r *turnRun) error {
 		auth := protocol.McpAuthRequirement{Reason: protocol.McpAuthRequiredReasonInsufficientScope,
 			Resource: h.resources[resource], RequiredScopes: append([]string(nil), DeployScopes...), Description: &desc}
 		r.authResource, r.authScopes, r.authGranted = resource, DeployScopes, false
-		h.applyLocked(r.chat.uri, protocol.ChatToolCallAuthRequiredAction{TurnId: r.turnID, ToolCallId: tcID, Auth: auth}, nil)
+		h.applyLocked(r.chat.uri, protocol.ChatToolCallAuthRequiredAction{TurnID: r.turnID, ToolCallID: tcID, Auth: auth}, nil)
 		h.applyLocked(r.chat.session, protocol.SessionInputNeededSetAction{Request: protocol.NewSessionInputRequest(protocol.SessionToolAuthenticationRequest{
-			Id: inID, Chat: r.chat.uri, TurnId: r.turnID,
-			ToolCall: protocol.ToolCallAuthRequiredState{ToolCallId: tcID, ToolName: ToolDeploy, DisplayName: "Deploy",
-				Contributor: protocol.ToolCallMcpContributor{CustomizationId: DeployServerID}, InvocationMessage: inv, ToolInput: &input,
+			ID: inID, Chat: r.chat.uri, TurnID: r.turnID,
+			ToolCall: protocol.ToolCallAuthRequiredState{ToolCallID: tcID, ToolName: ToolDeploy, DisplayName: "Deploy",
+				Contributor: protocol.ToolCallMcpContributor{CustomizationID: DeployServerID}, InvocationMessage: inv, ToolInput: &input,
 				Confirmed: notNeeded, Auth: auth},
 		})}, nil)
 	}); err != nil {
@@ -488,9 +488,9 @@ func deployStep(r *turnRun) error {
 		if err := r.do(func() {
 			r.authResource, r.authScopes = "", nil
 			if !cancelled {
-				h.applyLocked(r.chat.uri, protocol.ChatToolCallAuthResolvedAction{TurnId: r.turnID, ToolCallId: tcID}, nil)
+				h.applyLocked(r.chat.uri, protocol.ChatToolCallAuthResolvedAction{TurnID: r.turnID, ToolCallID: tcID}, nil)
 			}
-			h.applyLocked(r.chat.session, protocol.SessionInputNeededRemovedAction{Id: inID}, nil)
+			h.applyLocked(r.chat.session, protocol.SessionInputNeededRemovedAction{ID: inID}, nil)
 		}); err != nil {
 			return err
 		}
@@ -502,7 +502,7 @@ func deployStep(r *turnRun) error {
 			return err
 		}
 	}
-	return r.act(protocol.ChatToolCallCompleteAction{TurnId: r.turnID, ToolCallId: tcID,
+	return r.act(protocol.ChatToolCallCompleteAction{TurnID: r.turnID, ToolCallID: tcID,
 		Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.MarkdownString("Deployed the **preview** environment"),
 			Content: textContent("https://preview.demo.invalid/build/42")}})
 }
@@ -513,16 +513,16 @@ func askStep(r *turnRun) error {
 	msg := "Where should I ship the release?"
 	yes := true
 	staging := "Safe default"
-	req := protocol.ChatInputRequest{Id: reqID, Message: &msg, Questions: []protocol.ChatInputQuestion{
-		protocol.NewChatInputQuestion(protocol.ChatInputSingleSelectQuestion{Id: "target", Message: "Target environment", Required: &yes,
-			Options: []protocol.ChatInputOption{{Id: "staging", Label: "Staging", Description: &staging, Recommended: &yes}, {Id: "production", Label: "Production"}}}),
-		protocol.NewChatInputQuestion(protocol.ChatInputTextQuestion{Id: "notes", Message: "Anything the release notes should mention?"}),
+	req := protocol.ChatInputRequest{ID: reqID, Message: &msg, Questions: []protocol.ChatInputQuestion{
+		protocol.NewChatInputQuestion(protocol.ChatInputSingleSelectQuestion{ID: "target", Message: "Target environment", Required: &yes,
+			Options: []protocol.ChatInputOption{{ID: "staging", Label: "Staging", Description: &staging, Recommended: &yes}, {ID: "production", Label: "Production"}}}),
+		protocol.NewChatInputQuestion(protocol.ChatInputTextQuestion{ID: "notes", Message: "Anything the release notes should mention?"}),
 	}}
 	if err := r.act(protocol.ChatInputRequestedAction{Request: req}); err != nil {
 		return err
 	}
 	inID := r.chat.uri + "#" + reqID
-	if err := r.setInputNeeded(protocol.SessionChatInputRequest{Id: inID, Chat: r.chat.uri, Request: req}); err != nil {
+	if err := r.setInputNeeded(protocol.SessionChatInputRequest{ID: inID, Chat: r.chat.uri, Request: req}); err != nil {
 		return err
 	}
 	var answer string
@@ -559,7 +559,7 @@ func inputPart(c protocol.ChatState, id string) (protocol.InputRequestResponsePa
 		return protocol.InputRequestResponsePart{}, false
 	}
 	for _, p := range c.ActiveTurn.ResponseParts {
-		if ip, ok := p.Variant.(protocol.InputRequestResponsePart); ok && ip.Request.Id == id {
+		if ip, ok := p.Variant.(protocol.InputRequestResponsePart); ok && ip.Request.ID == id {
 			return ip, true
 		}
 	}

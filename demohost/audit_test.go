@@ -19,7 +19,7 @@ func TestSuccessfulCompleteOfAuthRequiredRejected(t *testing.T) {
 	c := dial(t, h, v, "faker")
 	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
 	tcID := stepUpChallenge(t, h, c)
-	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnId: "t1", ToolCallId: tcID,
+	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID,
 		Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.PlainString("Deployed")}})
 	if e := c.waitEcho("fake success echo", DemoChatURI, seq); e.RejectionReason == nil {
 		t.Fatal("a client completed an auth-required tool call successfully")
@@ -46,12 +46,12 @@ func TestStopWhileStartingYieldsOneReady(t *testing.T) {
 	demoReady := func(e protocol.ActionEnvelope) bool {
 		return e.Channel == DemoSessionURI && serverState(FilesystemServerID, "ready")(e)
 	}
-	stop := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{Id: FilesystemServerID})
+	stop := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{ID: FilesystemServerID})
 	c.waitEcho("stop", DemoSessionURI, stop)
 	readyBefore := c.countEnvelopes(demoReady)
 
 	// First start: its ready is due 2 steps later.
-	start1 := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{Id: FilesystemServerID})
+	start1 := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: FilesystemServerID})
 	c.waitEcho("start 1", DemoSessionURI, start1)
 	// Let one step pass on the host's own timers (a new session becomes
 	// ready after one step), then stop and start again inside the window.
@@ -59,7 +59,7 @@ func TestStopWhileStartingYieldsOneReady(t *testing.T) {
 	c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
 	c.mustCall("subscribe", protocol.SubscribeParams{Channel: uri}, nil)
 	c.waitUntil("tick session ready", func() bool { return c.sessionMirrorLocked(uri).Lifecycle == protocol.SessionLifecycleReady })
-	stop2 := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{Id: FilesystemServerID})
+	stop2 := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{ID: FilesystemServerID})
 	c.waitEcho("stop 2", DemoSessionURI, stop2)
 	if n := c.countEnvelopes(demoReady); n != readyBefore {
 		t.Skip("the machine was too slow to stop inside the first start's window; nothing to check")
@@ -69,7 +69,7 @@ func TestStopWhileStartingYieldsOneReady(t *testing.T) {
 	// measuring from the echo would subtract the echo's delivery time,
 	// which on a loaded machine exceeds the step/4 margin below.
 	restarted := time.Now()
-	start2 := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{Id: FilesystemServerID})
+	start2 := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: FilesystemServerID})
 	c.waitEcho("start 2", DemoSessionURI, start2)
 	c.waitServer(DemoSessionURI, FilesystemServerID, "ready")
 	// Timers never fire early, so the second start's ready cannot come
@@ -155,12 +155,12 @@ func TestReplayAfterBufferWraps(t *testing.T) {
 		Type    string            `json:"type"`
 		Actions []json.RawMessage `json:"actions"`
 	}
-	c2.mustCall("reconnect", protocol.ReconnectParams{ClientId: "wrapper", LastSeenServerSeq: seq - 3, Subscriptions: []string{uri}}, &res)
+	c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "wrapper", LastSeenServerSeq: seq - 3, Subscriptions: []string{uri}}, &res)
 	if res.Type != "replay" || len(res.Actions) != 3 {
 		t.Fatalf("reconnect = %s with %d actions, want replay of 3", res.Type, len(res.Actions))
 	}
 	c3 := dial(t, h, v, "wrapper")
-	c3.mustCall("reconnect", protocol.ReconnectParams{ClientId: "wrapper", LastSeenServerSeq: seq - 12, Subscriptions: []string{uri}}, &res)
+	c3.mustCall("reconnect", protocol.ReconnectParams{ClientID: "wrapper", LastSeenServerSeq: seq - 12, Subscriptions: []string{uri}}, &res)
 	if res.Type != "snapshot" {
 		t.Fatalf("reconnect past the ring = %s, want snapshot", res.Type)
 	}
@@ -200,7 +200,7 @@ func TestGrantsArePerConnection(t *testing.T) {
 	owner.waitEnvelope("toolCallAuthResolved", DemoChatURI, isType("chat/toolCallAuthResolved"))
 	owner.waitEnvelope("deploy completes", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-		return ok && a.ToolCallId == tcID && a.Result.Success
+		return ok && a.ToolCallID == tcID && a.Result.Success
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 const e2eTimeout = 20 * time.Second
@@ -32,7 +33,7 @@ const e2eStep = 20 * time.Millisecond
 // after each ChannelStateEvent, the state kinds it can read from the
 // mirror: every distinct state of each MCP server and each tool call.
 type watcher struct {
-	c *protocol.Client
+	c *client.Client
 
 	mu       sync.Mutex
 	changed  chan struct{}
@@ -42,7 +43,7 @@ type watcher struct {
 	closed   bool
 }
 
-func newWatcher(c *protocol.Client) *watcher {
+func newWatcher(c *client.Client) *watcher {
 	w := &watcher{c: c, changed: make(chan struct{}), servers: map[string][]string{}, tools: map[string][]string{}}
 	go w.run()
 	return w
@@ -52,7 +53,7 @@ func (w *watcher) run() {
 	for ev := range w.c.Events() {
 		w.mu.Lock()
 		switch e := ev.(type) {
-		case protocol.ChannelStateEvent:
+		case client.ChannelStateEvent:
 			switch e.Channel {
 			case demohost.DemoSessionURI:
 				if s, ok := w.c.Session(e.Channel); ok {
@@ -69,9 +70,9 @@ func (w *watcher) run() {
 					}
 				}
 			}
-		case protocol.ActionRejectedEvent:
+		case client.ActionRejectedEvent:
 			w.problems = append(w.problems, fmt.Sprintf("action %s on %s rejected: %s", e.Action.Kind(), e.Channel, e.Reason))
-		case protocol.HostErrorEvent:
+		case client.HostErrorEvent:
 			w.problems = append(w.problems, fmt.Sprintf("host error: %v", e.Err))
 		}
 		close(w.changed)
@@ -133,12 +134,12 @@ func mcpServer(s protocol.SessionState, id string) (protocol.McpServerCustomizat
 	for _, c := range s.Customizations {
 		switch v := c.Variant.(type) {
 		case protocol.McpServerCustomization:
-			if v.Id == id {
+			if v.ID == id {
 				return v, true
 			}
 		case protocol.PluginCustomization:
 			for _, ch := range v.Children {
-				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.Id == id {
+				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.ID == id {
 					return m, true
 				}
 			}
@@ -173,11 +174,11 @@ func toolCallKinds(ch protocol.ChatState) map[string]string {
 // or finished).
 func findToolCall(ch protocol.ChatState, turnID, id string) (protocol.ToolCallState, bool) {
 	var parts []protocol.ResponsePart
-	if ch.ActiveTurn != nil && ch.ActiveTurn.Id == turnID {
+	if ch.ActiveTurn != nil && ch.ActiveTurn.ID == turnID {
 		parts = ch.ActiveTurn.ResponseParts
 	}
 	for _, t := range ch.Turns {
-		if t.Id == turnID {
+		if t.ID == turnID {
 			parts = t.ResponseParts
 		}
 	}
@@ -190,11 +191,11 @@ func findToolCall(ch protocol.ChatState, turnID, id string) (protocol.ToolCallSt
 }
 
 func finishedTurn(ch protocol.ChatState, turnID string) (protocol.Turn, bool) {
-	if ch.ActiveTurn != nil && ch.ActiveTurn.Id == turnID {
+	if ch.ActiveTurn != nil && ch.ActiveTurn.ID == turnID {
 		return protocol.Turn{}, false
 	}
 	for _, t := range ch.Turns {
-		if t.Id == turnID {
+		if t.ID == turnID {
 			return t, true
 		}
 	}
@@ -203,7 +204,7 @@ func finishedTurn(ch protocol.ChatState, turnID string) (protocol.Turn, bool) {
 
 func hasInputNeeded(s protocol.SessionState, id string) bool {
 	for _, r := range s.InputNeeded {
-		if v, ok := r.Variant.(protocol.SessionToolAuthenticationRequest); ok && v.Id == id {
+		if v, ok := r.Variant.(protocol.SessionToolAuthenticationRequest); ok && v.ID == id {
 			return true
 		}
 	}
@@ -215,19 +216,12 @@ func hasInputNeeded(s protocol.SessionState, id string) bool {
 // otherwise.
 func requirement(reason protocol.McpAuthRequiredReason, prm protocol.ProtectedResourceMetadata, scopes []string, oc *protocol.McpOAuthClient, desc *string) authpkce.Requirement {
 	r := authpkce.Requirement{
-		Reason: authpkce.Reason(reason),
-		Resource: authpkce.ProtectedResourceMetadata{
-			Resource:             prm.Resource,
-			AuthorizationServers: slices.Clone(prm.Authorization_servers),
-			ScopesSupported:      slices.Clone(prm.Scopes_supported),
-		},
+		Reason:         authpkce.Reason(reason),
+		Resource:       prm,
 		RequiredScopes: slices.Clone(scopes),
 	}
-	if prm.Resource_name != nil {
-		r.Resource.ResourceName = *prm.Resource_name
-	}
 	if oc != nil {
-		r.OAuthClient = &authpkce.Client{ClientID: oc.ClientId}
+		r.OAuthClient = &authpkce.Client{ClientID: oc.ClientID}
 		if oc.ClientSecret != nil {
 			r.OAuthClient.ClientSecret = *oc.ClientSecret
 		}
@@ -262,7 +256,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		}
 	})
 
-	c, err := protocol.Dial(ctx, protocol.Options{URL: h.URL(), ClientID: "e2e-4a1f0c2e-client"})
+	c, err := client.Dial(ctx, client.Options{URL: h.URL(), ClientID: "e2e-4a1f0c2e-client"})
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
@@ -334,11 +328,11 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		}
 		w.wait(t, "filesystem ready", seen("ready"))
 		from := len(w.serverKinds(fs)) - 1
-		if _, err := c.Dispatch(demohost.DemoSessionURI, protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: fs})); err != nil {
+		if _, err := c.Dispatch(demohost.DemoSessionURI, protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{ID: fs})); err != nil {
 			t.Fatal(err)
 		}
 		w.wait(t, "filesystem stopped", seen("stopped"))
-		if _, err := c.Dispatch(demohost.DemoSessionURI, protocol.NewStateAction(protocol.SessionMcpServerStartRequestedAction{Id: fs})); err != nil {
+		if _, err := c.Dispatch(demohost.DemoSessionURI, protocol.NewStateAction(protocol.SessionMcpServerStartRequestedAction{ID: fs})); err != nil {
 			t.Fatal(err)
 		}
 		want := []string{"ready", "stopped", "starting", "ready"}
@@ -363,8 +357,8 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		}
 		req := requirement(st.Reason, st.Resource, st.RequiredScopes, st.OauthClient, st.Description)
 		res := grant(req)
-		if res.ClientID != st.OauthClient.ClientId {
-			t.Fatalf("grant used client %q, want the pre-registered %q", res.ClientID, st.OauthClient.ClientId)
+		if res.ClientID != st.OauthClient.ClientID {
+			t.Fatalf("grant used client %q, want the pre-registered %q", res.ClientID, st.OauthClient.ClientID)
 		}
 		if err := c.Authenticate(ctx, st.Resource.Resource, res.AccessToken, res.Scopes); err != nil {
 			t.Fatalf("authenticate github: %v", err)
@@ -380,7 +374,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 	// later deploy would not ask again.
 	deploy := func(t *testing.T, turnID string) (string, protocol.ToolCallAuthRequiredState) {
 		t.Helper()
-		if _, err := c.Dispatch(demohost.DemoChatURI, protocol.NewStateAction(protocol.ChatTurnStartedAction{TurnId: turnID, StartedAt: time.Now().UTC().Format(time.RFC3339Nano),
+		if _, err := c.Dispatch(demohost.DemoChatURI, protocol.NewStateAction(protocol.ChatTurnStartedAction{TurnID: turnID, StartedAt: time.Now().UTC().Format(time.RFC3339Nano),
 			Message: protocol.Message{Text: "please deploy", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}}})); err != nil {
 			t.Fatal(err)
 		}
@@ -400,7 +394,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		const turnID = "e2e-cancel"
 		tcID, _ := deploy(t, turnID)
 		code := "cancelled"
-		if _, err := c.Dispatch(demohost.DemoChatURI, protocol.NewStateAction(protocol.ChatToolCallCompleteAction{TurnId: turnID, ToolCallId: tcID, Result: protocol.ToolCallResult{
+		if _, err := c.Dispatch(demohost.DemoChatURI, protocol.NewStateAction(protocol.ChatToolCallCompleteAction{TurnID: turnID, ToolCallID: tcID, Result: protocol.ToolCallResult{
 			Success: false, PastTenseMessage: protocol.PlainString("Cancelled"),
 			Error: &protocol.ToolCallResultError{Message: "cancelled by the user", Code: &code}}})); err != nil {
 			t.Fatal(err)

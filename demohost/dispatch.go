@@ -28,7 +28,7 @@ func (h *Host) dispatchLocked(c *conn, raw json.RawMessage) {
 		return
 	}
 	h.lastSeq[c.clientID] = p.ClientSeq
-	origin := protocol.ActionOrigin{ClientId: c.clientID, ClientSeq: p.ClientSeq}
+	origin := protocol.ActionOrigin{ClientID: c.clientID, ClientSeq: p.ClientSeq}
 	if err := h.checkActionLocked(c, p.Channel, p.Action.Variant); err != nil {
 		h.rejectLocked(p.Channel, p.Action, origin, err.Error())
 		return
@@ -130,28 +130,28 @@ func checkSessionAction(c *conn, s *session, v protocol.StateActionVariant) erro
 			return errors.New("defaultChat is not one of this session's chats")
 		}
 	case protocol.SessionActiveClientSetAction:
-		if a.ActiveClient.ClientId != c.clientID {
+		if a.ActiveClient.ClientID != c.clientID {
 			return errors.New("a client can only set itself as an active client")
 		}
 	case protocol.SessionActiveClientRemovedAction:
-		if a.ClientId != c.clientID {
+		if a.ClientID != c.clientID {
 			return errors.New("a client can only remove itself from the active clients")
 		}
 	case protocol.SessionCustomizationToggledAction:
-		if !customizationExists(s.state, a.Id) {
-			return errors.New("no customization with id " + clip(a.Id))
+		if !customizationExists(s.state, a.ID) {
+			return errors.New("no customization with id " + clip(a.ID))
 		}
 	case protocol.SessionMcpServerStartRequestedAction:
-		_, enabled, ok := findServer(s.state, a.Id)
+		_, enabled, ok := findServer(s.state, a.ID)
 		if !ok {
-			return errors.New("no MCP server with id " + clip(a.Id))
+			return errors.New("no MCP server with id " + clip(a.ID))
 		}
 		if !enabled {
 			return errors.New("this MCP server is disabled; enable it before starting it")
 		}
 	case protocol.SessionMcpServerStopRequestedAction:
-		if _, _, ok := findServer(s.state, a.Id); !ok {
-			return errors.New("no MCP server with id " + clip(a.Id))
+		if _, _, ok := findServer(s.state, a.ID); !ok {
+			return errors.New("no MCP server with id " + clip(a.ID))
 		}
 	default:
 		return notDispatchable(v)
@@ -170,12 +170,12 @@ func checkChatAction(c *conn, ch *chat, v protocol.StateActionVariant) error {
 		if a.Message.Origin.Kind != protocol.MessageKindUser {
 			return errors.New("a client may only send user messages")
 		}
-		if a.Id == "" {
+		if a.ID == "" {
 			return errors.New("pending message id is empty")
 		}
 	case protocol.ChatPendingMessageRemovedAction:
-		if !hasPending(ch.state, a.Kind, a.Id) {
-			return errors.New("no pending message " + clip(a.Id))
+		if !hasPending(ch.state, a.Kind, a.ID) {
+			return errors.New("no pending message " + clip(a.ID))
 		}
 	case protocol.ChatQueuedMessagesReorderedAction, protocol.ChatDraftChangedAction:
 		return nil
@@ -194,25 +194,25 @@ func checkTurnAction(ch *chat, v protocol.StateActionVariant) error {
 		if a.Message.Origin.Kind != protocol.MessageKindUser {
 			return errors.New("a client may only send user messages")
 		}
-		if a.TurnId == "" {
+		if a.TurnID == "" {
 			return errors.New("turnId is empty")
 		}
 		if ch.state.ActiveTurn != nil {
 			return errors.New("a turn is already running; queue the message instead")
 		}
-		if hasTurn(ch.state.Turns, a.TurnId) {
-			return errors.New("turnId " + clip(a.TurnId) + " is already used in this chat")
+		if hasTurn(ch.state.Turns, a.TurnID) {
+			return errors.New("turnId " + clip(a.TurnID) + " is already used in this chat")
 		}
 	case protocol.ChatTurnCancelledAction:
-		if ch.state.ActiveTurn == nil || ch.state.ActiveTurn.Id != a.TurnId {
+		if ch.state.ActiveTurn == nil || ch.state.ActiveTurn.ID != a.TurnID {
 			return errors.New("no active turn to cancel")
 		}
 	case protocol.ChatTruncatedAction:
 		if ch.state.ActiveTurn != nil {
 			return errors.New("cancel the running turn before truncating")
 		}
-		if a.TurnId != nil && !hasTurn(ch.state.Turns, *a.TurnId) {
-			return errors.New("no turn " + clip(*a.TurnId) + " in this chat")
+		if a.TurnID != nil && !hasTurn(ch.state.Turns, *a.TurnID) {
+			return errors.New("no turn " + clip(*a.TurnID) + " in this chat")
 		}
 	}
 	return nil
@@ -223,15 +223,15 @@ func checkTurnAction(ch *chat, v protocol.StateActionVariant) error {
 func checkToolCallAction(c *conn, ch *chat, v protocol.StateActionVariant) error {
 	switch a := v.(type) {
 	case protocol.ChatToolCallApprovedAction:
-		return checkToolCallIs(ch, a.TurnId, a.ToolCallId, protocol.ToolCallStatusPendingConfirmation)
+		return checkToolCallIs(ch, a.TurnID, a.ToolCallID, protocol.ToolCallStatusPendingConfirmation)
 	case protocol.ChatToolCallDeniedAction:
-		return checkToolCallIs(ch, a.TurnId, a.ToolCallId, protocol.ToolCallStatusPendingConfirmation)
+		return checkToolCallIs(ch, a.TurnID, a.ToolCallID, protocol.ToolCallStatusPendingConfirmation)
 	case protocol.ChatToolCallResultConfirmedAction:
-		return checkToolCallIs(ch, a.TurnId, a.ToolCallId, protocol.ToolCallStatusPendingResultConfirmation)
+		return checkToolCallIs(ch, a.TurnID, a.ToolCallID, protocol.ToolCallStatusPendingResultConfirmation)
 	case protocol.ChatToolCallCompleteAction:
-		tc, ok := findToolCall(ch.state, a.TurnId, a.ToolCallId)
+		tc, ok := findToolCall(ch.state, a.TurnID, a.ToolCallID)
 		if !ok {
-			return errors.New("unknown tool call " + clip(a.ToolCallId))
+			return errors.New("unknown tool call " + clip(a.ToolCallID))
 		}
 		switch st := tc.Variant.(type) {
 		case protocol.ToolCallAuthRequiredState:
@@ -246,9 +246,9 @@ func checkToolCallAction(c *conn, ch *chat, v protocol.StateActionVariant) error
 			return errors.New("tool call is not running or waiting for authentication")
 		}
 	case protocol.ChatToolCallContentChangedAction:
-		tc, ok := findToolCall(ch.state, a.TurnId, a.ToolCallId)
+		tc, ok := findToolCall(ch.state, a.TurnID, a.ToolCallID)
 		if !ok {
-			return errors.New("unknown tool call " + clip(a.ToolCallId))
+			return errors.New("unknown tool call " + clip(a.ToolCallID))
 		}
 		st, running := tc.Variant.(protocol.ToolCallRunningState)
 		if !running || !ownedBy(st.Contributor, c.clientID) {
@@ -263,12 +263,12 @@ func checkToolCallAction(c *conn, ch *chat, v protocol.StateActionVariant) error
 func checkInputAction(ch *chat, v protocol.StateActionVariant) error {
 	switch a := v.(type) {
 	case protocol.ChatInputAnswerChangedAction:
-		req, ok := openInputRequest(ch.state, a.RequestId)
+		req, ok := openInputRequest(ch.state, a.RequestID)
 		if !ok {
-			return errors.New("no open input request " + clip(a.RequestId))
+			return errors.New("no open input request " + clip(a.RequestID))
 		}
-		if !hasQuestion(req, a.QuestionId) {
-			return errors.New("no question " + clip(a.QuestionId) + " in that input request")
+		if !hasQuestion(req, a.QuestionID) {
+			return errors.New("no question " + clip(a.QuestionID) + " in that input request")
 		}
 		if a.Answer != nil {
 			if ans, ok := a.Answer.Variant.(protocol.ChatInputAnswered); ok && ans.Value.Variant == nil {
@@ -276,9 +276,9 @@ func checkInputAction(ch *chat, v protocol.StateActionVariant) error {
 			}
 		}
 	case protocol.ChatInputCompletedAction:
-		req, ok := openInputRequest(ch.state, a.RequestId)
+		req, ok := openInputRequest(ch.state, a.RequestID)
 		if !ok {
-			return errors.New("no open input request " + clip(a.RequestId))
+			return errors.New("no open input request " + clip(a.RequestID))
 		}
 		if a.Response != protocol.ChatInputResponseKindAccept {
 			return nil
@@ -319,7 +319,7 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 	ch := h.chats[channel]
 	switch a := v.(type) {
 	case protocol.ChatTurnStartedAction:
-		h.startTurnLocked(ch, a.Message, &a.TurnId, nil, c.clientID)
+		h.startTurnLocked(ch, a.Message, &a.TurnID, nil, c.clientID)
 	case protocol.ChatTurnCancelledAction:
 		if ch.run != nil {
 			h.clearInputNeededLocked(ch, ch.run)
@@ -332,7 +332,7 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 			if ch.queuedBy == nil {
 				ch.queuedBy = map[string]string{}
 			}
-			ch.queuedBy[a.Id] = c.clientID
+			ch.queuedBy[a.ID] = c.clientID
 			h.consumeQueuedLocked(ch)
 		}
 	case protocol.ChatToolCallApprovedAction, protocol.ChatToolCallDeniedAction,
@@ -343,9 +343,9 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 	case protocol.SessionCustomizationToggledAction:
 		h.reconcileServersLocked(s)
 	case protocol.SessionMcpServerStartRequestedAction:
-		h.scheduleServerLocked(s, a.Id)
+		h.scheduleServerLocked(s, a.ID)
 	case protocol.SessionMcpServerStopRequestedAction:
-		s.srvGen[a.Id]++ // cancels a pending start
+		s.srvGen[a.ID]++ // cancels a pending start
 	}
 }
 
@@ -360,7 +360,7 @@ func containsChat(cs []protocol.ChatSummary, uri string) bool {
 
 func hasTurn(ts []protocol.Turn, id string) bool {
 	for _, t := range ts {
-		if t.Id == id {
+		if t.ID == id {
 			return true
 		}
 	}
@@ -369,10 +369,10 @@ func hasTurn(ts []protocol.Turn, id string) bool {
 
 func hasPending(c protocol.ChatState, kind protocol.PendingMessageKind, id string) bool {
 	if kind == protocol.PendingMessageKindSteering {
-		return c.SteeringMessage != nil && c.SteeringMessage.Id == id
+		return c.SteeringMessage != nil && c.SteeringMessage.ID == id
 	}
 	for _, m := range c.QueuedMessages {
-		if m.Id == id {
+		if m.ID == id {
 			return true
 		}
 	}
@@ -384,12 +384,12 @@ func ownedBy(ctr *protocol.ToolCallContributor, clientID string) bool {
 		return false
 	}
 	cc, ok := ctr.Variant.(protocol.ToolCallClientContributor)
-	return ok && cc.ClientId != nil && *cc.ClientId == clientID
+	return ok && cc.ClientID != nil && *cc.ClientID == clientID
 }
 
 // findToolCall finds a tool call in the chat's active turn.
 func findToolCall(c protocol.ChatState, turnID, id string) (protocol.ToolCallState, bool) {
-	if c.ActiveTurn == nil || c.ActiveTurn.Id != turnID {
+	if c.ActiveTurn == nil || c.ActiveTurn.ID != turnID {
 		return protocol.ToolCallState{}, false
 	}
 	for _, p := range c.ActiveTurn.ResponseParts {
@@ -406,7 +406,7 @@ func openInputRequest(c protocol.ChatState, id string) (protocol.ChatInputReques
 		return protocol.ChatInputRequest{}, false
 	}
 	for _, p := range c.ActiveTurn.ResponseParts {
-		if ip, ok := p.Variant.(protocol.InputRequestResponsePart); ok && ip.Request.Id == id && ip.Response == nil {
+		if ip, ok := p.Variant.(protocol.InputRequestResponsePart); ok && ip.Request.ID == id && ip.Response == nil {
 			return ip.Request, true
 		}
 	}
@@ -426,15 +426,15 @@ func questionInfo(q protocol.ChatInputQuestion) (string, bool) {
 	req := func(p *bool) bool { return p != nil && *p }
 	switch v := q.Variant.(type) {
 	case protocol.ChatInputTextQuestion:
-		return v.Id, req(v.Required)
+		return v.ID, req(v.Required)
 	case protocol.ChatInputNumberQuestion:
-		return v.Id, req(v.Required)
+		return v.ID, req(v.Required)
 	case protocol.ChatInputBooleanQuestion:
-		return v.Id, req(v.Required)
+		return v.ID, req(v.Required)
 	case protocol.ChatInputSingleSelectQuestion:
-		return v.Id, req(v.Required)
+		return v.ID, req(v.Required)
 	case protocol.ChatInputMultiSelectQuestion:
-		return v.Id, req(v.Required)
+		return v.ID, req(v.Required)
 	}
 	return "", false
 }

@@ -13,7 +13,9 @@
 //
 // # Protocol surface
 //
-// initialize (any 0.6.x; otherwise -32005 with supportedVersions), reconnect
+// initialize (the highest offered version within SupportedVersions, ^0.6.0;
+// otherwise -32005 with supportedVersions; a malformed offer is
+// InvalidParams), reconnect
 // (replay from a bounded buffer, with missing for disposed channels, or
 // snapshots when the gap is too old, the host Restarted or this host never
 // served the clientId — its lastSeenServerSeq then counts another process's

@@ -245,7 +245,7 @@ func (c *rawClient) wantError(method string, params any, code int64) *jsonrpc.Er
 func (c *rawClient) initialize(subs ...string) protocol.InitializeResult {
 	c.t.Helper()
 	var res protocol.InitializeResult
-	c.mustCall("initialize", protocol.InitializeParams{ProtocolVersions: []string{"0.6.0"}, ClientId: c.clientID, InitialSubscriptions: subs}, &res)
+	c.mustCall("initialize", protocol.InitializeParams{ProtocolVersions: []string{"0.6.0"}, ClientID: c.clientID, InitialSubscriptions: subs}, &res)
 	return res
 }
 
@@ -351,7 +351,7 @@ func (c *rawClient) waitEnvelope(what, channel string, pred func(protocol.Action
 func (c *rawClient) waitEcho(what, channel string, seq int64) protocol.ActionEnvelope {
 	c.t.Helper()
 	return c.waitEnvelope(what, channel, func(e protocol.ActionEnvelope) bool {
-		return e.Origin != nil && e.Origin.ClientId == c.clientID && e.Origin.ClientSeq == seq
+		return e.Origin != nil && e.Origin.ClientID == c.clientID && e.Origin.ClientSeq == seq
 	})
 }
 
@@ -384,7 +384,7 @@ func isType(kind string) func(protocol.ActionEnvelope) bool {
 func serverState(id, kind string) func(protocol.ActionEnvelope) bool {
 	return func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.SessionMcpServerStateChangedAction)
-		return ok && a.Id == id && a.State.Kind() == kind
+		return ok && a.ID == id && a.State.Kind() == kind
 	}
 }
 
@@ -393,7 +393,7 @@ func userMessage(text string) protocol.Message {
 }
 
 func turnStarted(id, text string) protocol.ChatTurnStartedAction {
-	return protocol.ChatTurnStartedAction{TurnId: id, StartedAt: isoTime(time.Now()), Message: userMessage(text)}
+	return protocol.ChatTurnStartedAction{TurnID: id, StartedAt: isoTime(time.Now()), Message: userMessage(text)}
 }
 
 // ---- OAuth: a real authorization-code + PKCE grant against the demo AS ----

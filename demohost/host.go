@@ -24,11 +24,30 @@ const (
 	// echoMemory is how many of each client's own envelopes are kept to
 	// answer re-sent actions.
 	echoMemory = 256
-	// ProtocolVersion is the version the host offers; any 0.6.x is accepted.
+	// ProtocolVersion is the version the host implements; SupportedVersions
+	// says which offers it accepts.
 	ProtocolVersion = "0.6.0"
 	// Provider is the only agent provider the host knows.
 	Provider = "demo"
 )
+
+// SupportedVersions are the ranges the host accepts, as it publishes them
+// in -32005's supportedVersions.
+var SupportedVersions = []string{"^0.6.0"}
+
+// supportedRanges is SupportedVersions parsed once; a typo there is a
+// programming error caught at start-up.
+var supportedRanges = func() []protocol.VersionRange {
+	out := make([]protocol.VersionRange, len(SupportedVersions))
+	for i, s := range SupportedVersions {
+		r, err := protocol.ParseVersionRange(s)
+		if err != nil {
+			panic(err)
+		}
+		out[i] = r
+	}
+	return out
+}()
 
 // Direction says which way a frame travelled, for Config.Tap and FrameError.
 type Direction string

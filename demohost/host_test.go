@@ -31,7 +31,11 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 		{"exact", []string{"0.6.0"}, "c1", "0.6.0", 0},
 		{"later patch", []string{"0.6.3"}, "c2", "0.6.3", 0},
 		{"first acceptable", []string{"0.7.0", "0.6.1", "0.6.0"}, "c3", "0.6.1", 0},
+		{"highest whatever the order", []string{"0.6.0", "0.6.2", "0.6.1"}, "c6", "0.6.2", 0},
 		{"too old", []string{"0.1.0"}, "c4", "", jsonrpc.UnsupportedProtocolVersion},
+		{"1.0 only", []string{"1.0.0", "0.10.0", "0.9.0"}, "c7", "", jsonrpc.UnsupportedProtocolVersion},
+		{"malformed offer", []string{"0.6"}, "c8", "", jsonrpc.InvalidParams},
+		{"prerelease offer", []string{"0.6.1-beta.1", "0.6.0"}, "c9", "", jsonrpc.InvalidParams},
 		{"no versions", []string{}, "c5", "", jsonrpc.InvalidParams},
 		{"no client id", []string{"0.6.0"}, "", "", jsonrpc.InvalidParams},
 	}
@@ -53,7 +57,7 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 				}
 				if tt.code == jsonrpc.UnsupportedProtocolVersion {
 					var data protocol.UnsupportedProtocolVersionErrorData
-					if err := json.Unmarshal(resp.Error.Data, &data); err != nil || len(data.SupportedVersions) == 0 || data.SupportedVersions[0] != "0.6.0" {
+					if err := json.Unmarshal(resp.Error.Data, &data); err != nil || len(data.SupportedVersions) == 0 || data.SupportedVersions[0] != "^0.6.0" {
 						t.Fatalf("error data %s: %v", resp.Error.Data, err)
 					}
 					if err := v.Validate("UnsupportedProtocolVersionErrorData", resp.Error.Data); err != nil {
@@ -192,7 +196,7 @@ func TestStreamedTurnWatchedByTwoClients(t *testing.T) {
 	for _, c := range []*rawClient{a, b} {
 		c.waitEnvelope("turnComplete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 			tc, ok := e.Action.Variant.(protocol.ChatTurnCompleteAction)
-			return ok && tc.TurnId == "t1"
+			return ok && tc.TurnID == "t1"
 		})
 		if n := c.countEnvelopes(isType("chat/delta")); n < 10 {
 			t.Errorf("%s saw %d deltas, want a real stream", c.clientID, n)
@@ -232,30 +236,30 @@ func TestApprovePendingToolCall(t *testing.T) {
 	tcID := "t1-tc-write"
 	c.waitEnvelope("pending confirmation", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 		r, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
-		return ok && r.ToolCallId == tcID && r.Confirmed == nil
+		return ok && r.ToolCallID == tcID && r.Confirmed == nil
 	})
 	c.waitEnvelope("inputNeeded toolConfirmation", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
 		s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
 		return ok && s.Request.Kind() == "toolConfirmation"
 	})
 	// Completing someone else's server tool is refused.
-	bad := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnId: "t1", ToolCallId: tcID,
+	bad := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID,
 		Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.PlainString("x")}})
 	if e := c.waitEcho("rejected complete", DemoChatURI, bad); e.RejectionReason == nil {
 		t.Fatal("a client completed a server tool call")
 	}
-	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnId: "t1", ToolCallId: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
+	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
 	if e := c.waitEcho("approve echo", DemoChatURI, seq); e.RejectionReason != nil {
 		t.Fatalf("approval rejected: %s", *e.RejectionReason)
 	}
 	c.waitEnvelope("tool call complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-		return ok && a.ToolCallId == tcID && a.Result.Success
+		return ok && a.ToolCallID == tcID && a.Result.Success
 	})
 	c.waitEnvelope("inputNeeded removed", DemoSessionURI, isType("session/inputNeededRemoved"))
 	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
 	// Approving again: the tool call is no longer pending.
-	again := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnId: "t1", ToolCallId: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
+	again := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
 	if e := c.waitEcho("second approve", DemoChatURI, again); e.RejectionReason == nil {
 		t.Fatal("a second approval was accepted")
 	}
@@ -271,17 +275,17 @@ func TestRejectsInvalidClientActions(t *testing.T) {
 		action  protocol.StateActionVariant
 	}{
 		{"server-only action", DemoSessionURI, protocol.SessionReadyAction{}},
-		{"server-only chat action", DemoChatURI, protocol.ChatDeltaAction{TurnId: "x", PartId: "p", Content: "hi"}},
-		{"cancel without a turn", DemoChatURI, protocol.ChatTurnCancelledAction{TurnId: "nope"}},
-		{"unknown tool call", DemoChatURI, protocol.ChatToolCallApprovedAction{TurnId: "nope", ToolCallId: "nope", Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction}},
-		{"unknown customization", DemoSessionURI, protocol.SessionCustomizationToggledAction{Id: "nope", Enabled: false}},
-		{"agent message", DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "t9", StartedAt: "2026-01-01T00:00:00.000Z", Message: protocol.Message{Text: "x", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindAgent}}}},
+		{"server-only chat action", DemoChatURI, protocol.ChatDeltaAction{TurnID: "x", PartID: "p", Content: "hi"}},
+		{"cancel without a turn", DemoChatURI, protocol.ChatTurnCancelledAction{TurnID: "nope"}},
+		{"unknown tool call", DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "nope", ToolCallID: "nope", Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction}},
+		{"unknown customization", DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: "nope", Enabled: false}},
+		{"agent message", DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "t9", StartedAt: "2026-01-01T00:00:00.000Z", Message: protocol.Message{Text: "x", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindAgent}}}},
 		{"session action on a chat", DemoChatURI, protocol.SessionTitleChangedAction{Title: "x"}},
-		{"input answer for no request", DemoChatURI, protocol.ChatInputCompletedAction{RequestId: "nope", Response: protocol.ChatInputResponseKindCancel}},
+		{"input answer for no request", DemoChatURI, protocol.ChatInputCompletedAction{RequestID: "nope", Response: protocol.ChatInputResponseKindCancel}},
 		// The spec requires refusing a defaultChat that is not one of the session's chats.
 		{"default chat not in session", DemoSessionURI, protocol.SessionDefaultChatChangedAction{DefaultChat: ptr("ahp-chat:/not-here")}},
-		{"remove unknown queued message", DemoChatURI, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindQueued, Id: "nope"}},
-		{"remove unknown steering message", DemoChatURI, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindSteering, Id: "nope"}},
+		{"remove unknown queued message", DemoChatURI, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindQueued, ID: "nope"}},
+		{"remove unknown steering message", DemoChatURI, protocol.ChatPendingMessageRemovedAction{Kind: protocol.PendingMessageKindSteering, ID: "nope"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -294,7 +298,7 @@ func TestRejectsInvalidClientActions(t *testing.T) {
 	}
 	// Actions on a channel that does not exist are dropped without an echo;
 	// the next valid action proves the host went on.
-	c.dispatch("ahp-chat:/missing", protocol.ChatTurnCancelledAction{TurnId: "x"})
+	c.dispatch("ahp-chat:/missing", protocol.ChatTurnCancelledAction{TurnID: "x"})
 	seq := c.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "Renamed"})
 	c.waitEcho("title echo", DemoSessionURI, seq)
 	if n := c.countEnvelopes(func(e protocol.ActionEnvelope) bool { return e.Channel == "ahp-chat:/missing" }); n != 0 {
@@ -315,18 +319,18 @@ func TestMcpServerTransitions(t *testing.T) {
 		c.waitServer(DemoSessionURI, w.id, w.kind)
 	}
 	ar := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired").State.Variant.(protocol.McpServerAuthRequiredState)
-	if ar.Reason != protocol.McpAuthRequiredReasonRequired || ar.OauthClient == nil || ar.OauthClient.ClientId != h.Auth().PublicClientID() ||
-		ar.Resource.Resource != resourceURL(h, GitHubResourcePath) || len(ar.Resource.Authorization_servers) != 1 || ar.Resource.Authorization_servers[0] != h.AuthIssuer() {
+	if ar.Reason != protocol.McpAuthRequiredReasonRequired || ar.OauthClient == nil || ar.OauthClient.ClientID != h.Auth().PublicClientID() ||
+		ar.Resource.Resource != resourceURL(h, GitHubResourcePath) || len(ar.Resource.AuthorizationServers) != 1 || ar.Resource.AuthorizationServers[0] != h.AuthIssuer() {
 		t.Fatalf("authRequired state = %+v", ar)
 	}
 
 	// Stop, then start: stopped → starting → ready.
-	stop := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{Id: FilesystemServerID})
+	stop := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{ID: FilesystemServerID})
 	if e := c.waitEcho("stop echo", DemoSessionURI, stop); e.RejectionReason != nil {
 		t.Fatalf("stop rejected: %s", *e.RejectionReason)
 	}
 	readyBefore := c.countEnvelopes(serverState(FilesystemServerID, "ready"))
-	start := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{Id: FilesystemServerID})
+	start := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: FilesystemServerID})
 	if e := c.waitEcho("start echo", DemoSessionURI, start); e.RejectionReason != nil {
 		t.Fatalf("start rejected: %s", *e.RejectionReason)
 	}
@@ -341,16 +345,16 @@ func TestMcpServerTransitions(t *testing.T) {
 	})
 
 	// Disabling the plugin stops its servers; enabling starts them again.
-	off := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{Id: PluginID, Enabled: false})
+	off := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enabled: false})
 	c.waitEcho("toggle off", DemoSessionURI, off)
 	c.waitEnvelope("deploy stopped", DemoSessionURI, serverState(DeployServerID, "stopped"))
 	c.waitEnvelope("flaky stopped", DemoSessionURI, serverState(FlakyServerID, "stopped"))
 	// A disabled server cannot be started.
-	refused := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{Id: DeployServerID})
+	refused := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: DeployServerID})
 	if e := c.waitEcho("start disabled", DemoSessionURI, refused); e.RejectionReason == nil {
 		t.Fatal("started a disabled server")
 	}
-	on := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{Id: PluginID, Enabled: true})
+	on := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enabled: true})
 	c.waitEcho("toggle on", DemoSessionURI, on)
 	c.waitEnvelope("deploy starting", DemoSessionURI, serverState(DeployServerID, "starting"))
 	c.waitEnvelope("deploy ready again", DemoSessionURI, serverState(DeployServerID, "ready"))
@@ -389,7 +393,7 @@ func stepUpChallenge(t *testing.T, h *Host, c *rawClient) string {
 	tcID := "t1-tc-deploy"
 	e := c.waitEnvelope("toolCallAuthRequired", DemoChatURI, isType("chat/toolCallAuthRequired"))
 	ar := e.Action.Variant.(protocol.ChatToolCallAuthRequiredAction)
-	if ar.ToolCallId != tcID || ar.Auth.Reason != protocol.McpAuthRequiredReasonInsufficientScope || ar.Auth.OauthClient != nil ||
+	if ar.ToolCallID != tcID || ar.Auth.Reason != protocol.McpAuthRequiredReasonInsufficientScope || ar.Auth.OauthClient != nil ||
 		ar.Auth.Resource.Resource != resourceURL(h, DeployResourcePath) || len(ar.Auth.RequiredScopes) != 1 || ar.Auth.RequiredScopes[0] != "tools:deploy" {
 		t.Fatalf("challenge = %+v", ar)
 	}
@@ -403,7 +407,7 @@ func stepUpChallenge(t *testing.T, h *Host, c *rawClient) string {
 			return false
 		}
 		m, ok := a.Contributor.Variant.(protocol.ToolCallMcpContributor)
-		return ok && m.CustomizationId == DeployServerID
+		return ok && m.CustomizationID == DeployServerID
 	})
 	if start != 1 {
 		t.Fatalf("deploy tool call not contributed by the deploy MCP server")
@@ -430,7 +434,7 @@ func TestStepUpResolvedByPKCEGrant(t *testing.T) {
 	c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
 	c.waitEnvelope("deploy completes", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-		return ok && a.ToolCallId == tcID && a.Result.Success
+		return ok && a.ToolCallID == tcID && a.Result.Success
 	})
 	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
 	if text := lastTurnMarkdown(h, DemoChatURI); !strings.Contains(text, "Done.") || strings.Contains(text, "cancelled") {
@@ -444,7 +448,7 @@ func TestStepUpCancelled(t *testing.T) {
 	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
 	tcID := stepUpChallenge(t, h, c)
 	code := "cancelled"
-	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnId: "t1", ToolCallId: tcID, Result: protocol.ToolCallResult{
+	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID, Result: protocol.ToolCallResult{
 		Success: false, PastTenseMessage: protocol.PlainString("Cancelled"), Error: &protocol.ToolCallResultError{Message: "cancelled by the user", Code: &code}}})
 	if e := c.waitEcho("cancel echo", DemoChatURI, seq); e.RejectionReason != nil {
 		t.Fatalf("cancel rejected: %s", *e.RejectionReason)
@@ -491,17 +495,17 @@ func TestInputRequestAnswered(t *testing.T) {
 		return ok && s.Request.Kind() == "chatInput"
 	})
 	// Accepting without the required answer is refused.
-	early := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestId: req.Id, Response: protocol.ChatInputResponseKindAccept})
+	early := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindAccept})
 	if e := c.waitEcho("early accept", DemoChatURI, early); e.RejectionReason == nil {
 		t.Fatal("accepted an input request without its required answer")
 	}
 	ans := protocol.NewChatInputAnswer(protocol.ChatInputAnswered{State: "submitted",
 		Value: protocol.NewChatInputAnswerValue(protocol.ChatInputSelectedAnswerValue{Value: "production"})})
-	s1 := c.dispatch(DemoChatURI, protocol.ChatInputAnswerChangedAction{RequestId: req.Id, QuestionId: "target", Answer: &ans})
+	s1 := c.dispatch(DemoChatURI, protocol.ChatInputAnswerChangedAction{RequestID: req.ID, QuestionID: "target", Answer: &ans})
 	if e := c.waitEcho("answer", DemoChatURI, s1); e.RejectionReason != nil {
 		t.Fatalf("answer rejected: %s", *e.RejectionReason)
 	}
-	s2 := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestId: req.Id, Response: protocol.ChatInputResponseKindAccept})
+	s2 := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindAccept})
 	if e := c.waitEcho("complete", DemoChatURI, s2); e.RejectionReason != nil {
 		t.Fatalf("completion rejected: %s", *e.RejectionReason)
 	}
@@ -523,15 +527,15 @@ func TestCancelAndQueuedMessages(t *testing.T) {
 	if e := c.waitEcho("second turn", DemoChatURI, busy); e.RejectionReason == nil {
 		t.Fatal("a second turn started while one was running")
 	}
-	q := c.dispatch(DemoChatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, Id: "q1", Message: userMessage("stream next")})
+	q := c.dispatch(DemoChatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, ID: "q1", Message: userMessage("stream next")})
 	c.waitEcho("queued", DemoChatURI, q)
-	cancel := c.dispatch(DemoChatURI, protocol.ChatTurnCancelledAction{TurnId: "t1"})
+	cancel := c.dispatch(DemoChatURI, protocol.ChatTurnCancelledAction{TurnID: "t1"})
 	if e := c.waitEcho("cancel", DemoChatURI, cancel); e.RejectionReason != nil {
 		t.Fatalf("cancel rejected: %s", *e.RejectionReason)
 	}
 	c.waitEnvelope("queued message consumed", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.ChatTurnStartedAction)
-		return ok && e.Origin == nil && a.QueuedMessageId != nil && *a.QueuedMessageId == "q1"
+		return ok && e.Origin == nil && a.QueuedMessageID != nil && *a.QueuedMessageID == "q1"
 	})
 	c.waitEnvelope("queued turn completes", DemoChatURI, isType("chat/turnComplete"))
 	if n := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
@@ -570,7 +574,7 @@ func TestDedupeRedispatchedClientSeq(t *testing.T) {
 	h.DropConnections()
 	c2 := dial(t, h, v, "dedupe")
 	var res json.RawMessage
-	c2.mustCall("reconnect", protocol.ReconnectParams{ClientId: "dedupe", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
+	c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "dedupe", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
 	c2.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "duplicate"})
 	c2.waitEcho("re-sent 2", DemoSessionURI, 2)
 	c2.dispatchSeq(DemoSessionURI, 3, protocol.SessionTitleChangedAction{Title: "third"})
@@ -607,7 +611,7 @@ func TestReconnectReplayAndMissing(t *testing.T) {
 
 	a2 := dial(t, h, v, "replayer")
 	var res protocol.ReconnectResult
-	a2.mustCall("reconnect", protocol.ReconnectParams{ClientId: "replayer", LastSeenServerSeq: last,
+	a2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "replayer", LastSeenServerSeq: last,
 		Subscriptions: []string{rootURI, DemoSessionURI, DemoChatURI, gone}}, &res)
 	replay, ok := res.Variant.(protocol.ReconnectReplayResult)
 	if !ok {
@@ -655,7 +659,7 @@ func TestReconnectFallsBackToSnapshot(t *testing.T) {
 	}
 	a2 := dial(t, h, v, "snap")
 	var res protocol.ReconnectResult
-	a2.mustCall("reconnect", protocol.ReconnectParams{ClientId: "snap", LastSeenServerSeq: last, Subscriptions: []string{rootURI, DemoSessionURI, "ahp-session:/never"}}, &res)
+	a2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "snap", LastSeenServerSeq: last, Subscriptions: []string{rootURI, DemoSessionURI, "ahp-session:/never"}}, &res)
 	snap, ok := res.Variant.(protocol.ReconnectSnapshotResult)
 	if !ok || len(snap.Snapshots) != 2 {
 		t.Fatalf("reconnect = %#v, want two snapshots", res.Variant)
@@ -674,7 +678,7 @@ func TestReconnectFallsBackToSnapshot(t *testing.T) {
 	cur := h.ServerSeq()
 	h.Restart()
 	a3 := dial(t, h, v, "snap")
-	a3.mustCall("reconnect", protocol.ReconnectParams{ClientId: "snap", LastSeenServerSeq: cur, Subscriptions: []string{DemoSessionURI}}, &res)
+	a3.mustCall("reconnect", protocol.ReconnectParams{ClientID: "snap", LastSeenServerSeq: cur, Subscriptions: []string{DemoSessionURI}}, &res)
 	if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
 		t.Fatalf("after Restart reconnect = %T, want snapshot", res.Variant)
 	}
@@ -709,7 +713,7 @@ func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
 	}
 	defer slow.Close("done")
 	id := jsonrpc.Int64ID(1)
-	raw, _ := json.Marshal(protocol.InitializeParams{ProtocolVersions: []string{"0.6.0"}, ClientId: "slow", InitialSubscriptions: []string{DemoSessionURI}})
+	raw, _ := json.Marshal(protocol.InitializeParams{ProtocolVersions: []string{"0.6.0"}, ClientID: "slow", InitialSubscriptions: []string{DemoSessionURI}})
 	f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: "initialize", Params: raw})
 	if err := slow.Write(ctx, f); err != nil {
 		t.Fatal(err)
@@ -788,15 +792,15 @@ func TestFullTour(t *testing.T) {
 	for _, id := range []string{"t1-tc-search", "t1-tc-issues"} {
 		e := c.waitEnvelope(id+" complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-			return ok && a.ToolCallId == id && a.Result.Success
+			return ok && a.ToolCallID == id && a.Result.Success
 		})
 		_ = e
 	}
 	c.waitEnvelope("write pending", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
-		return ok && a.ToolCallId == "t1-tc-write"
+		return ok && a.ToolCallID == "t1-tc-write"
 	})
-	deny := c.dispatch(DemoChatURI, protocol.ChatToolCallDeniedAction{TurnId: "t1", ToolCallId: "t1-tc-write", Reason: "denied"})
+	deny := c.dispatch(DemoChatURI, protocol.ChatToolCallDeniedAction{TurnID: "t1", ToolCallID: "t1-tc-write", Reason: "denied"})
 	if e := c.waitEcho("deny", DemoChatURI, deny); e.RejectionReason != nil {
 		t.Fatalf("deny rejected: %s", *e.RejectionReason)
 	}
@@ -808,7 +812,7 @@ func TestFullTour(t *testing.T) {
 	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok}, nil)
 	e := c.waitEnvelope("question", DemoChatURI, isType("chat/inputRequested"))
 	req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
-	decline := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestId: req.Id, Response: protocol.ChatInputResponseKindDecline})
+	decline := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindDecline})
 	c.waitEcho("decline", DemoChatURI, decline)
 	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
 
@@ -952,12 +956,12 @@ func TestSteeringMessageConsumed(t *testing.T) {
 	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
 	c.dispatch(DemoChatURI, turnStarted("t1", "please write"))
 	c.waitEnvelope("pending confirmation", DemoChatURI, isType("chat/toolCallReady"))
-	s := c.dispatch(DemoChatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindSteering, Id: "s1", Message: userMessage("keep it short")})
+	s := c.dispatch(DemoChatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindSteering, ID: "s1", Message: userMessage("keep it short")})
 	c.waitEcho("steering set", DemoChatURI, s)
-	c.dispatch(DemoChatURI, protocol.ChatToolCallDeniedAction{TurnId: "t1", ToolCallId: "t1-tc-write", Reason: "denied"})
+	c.dispatch(DemoChatURI, protocol.ChatToolCallDeniedAction{TurnID: "t1", ToolCallID: "t1-tc-write", Reason: "denied"})
 	c.waitEnvelope("steering consumed", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.ChatPendingMessageRemovedAction)
-		return ok && e.Origin == nil && a.Kind == protocol.PendingMessageKindSteering && a.Id == "s1"
+		return ok && e.Origin == nil && a.Kind == protocol.PendingMessageKindSteering && a.ID == "s1"
 	})
 	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
 	c.mu.Lock()
@@ -981,7 +985,7 @@ func TestRestartNeedsTokensAgain(t *testing.T) {
 	h.Restart()
 	c2 := dial(t, h, v, "restart")
 	var res protocol.ReconnectResult
-	c2.mustCall("reconnect", protocol.ReconnectParams{ClientId: "restart", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
+	c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "restart", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
 	if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
 		t.Fatalf("reconnect after Restart = %T", res.Variant)
 	}

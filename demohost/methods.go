@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,8 +128,6 @@ func decodeParams(raw json.RawMessage, v any) rpcError {
 	return nil
 }
 
-var version06 = regexp.MustCompile(`^0\.6\.(0|[1-9][0-9]*)(?:[-+].*)?$`)
-
 func (h *Host) initializeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if c.initialized {
 		return nil, jsonrpc.NewError(jsonrpc.InvalidRequest, "this connection is already initialized")
@@ -139,24 +136,23 @@ func (h *Host) initializeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	if p.ClientId == "" || len(p.ProtocolVersions) == 0 {
+	if p.ClientID == "" || len(p.ProtocolVersions) == 0 {
 		return nil, invalidParams("initialize needs a clientId and at least one protocol version")
 	}
-	chosen := ""
-	for _, v := range p.ProtocolVersions {
-		if version06.MatchString(v) {
-			chosen = v
-			break
-		}
+	// The spec's rule: the highest offered version inside our ranges,
+	// whatever the order; a malformed entry makes the whole offer invalid.
+	chosen, ok, err := protocol.NegotiateProtocolVersion(p.ProtocolVersions, supportedRanges)
+	if err != nil {
+		return nil, invalidParams("%v", err)
 	}
-	if chosen == "" {
+	if !ok {
 		return nil, jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion,
-			"the demo host speaks AHP 0.6.x only; offer "+ProtocolVersion,
-			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: []string{ProtocolVersion}})
+			"the demo host speaks AHP "+strings.Join(SupportedVersions, ", ")+"; offer "+ProtocolVersion,
+			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: slices.Clone(SupportedVersions)})
 	}
-	c.clientID = p.ClientId
+	c.clientID = p.ClientID
 	c.initialized = true
-	h.served[p.ClientId] = true
+	h.served[p.ClientID] = true
 	snaps := []protocol.Snapshot{}
 	for _, uri := range p.InitialSubscriptions {
 		if snap, ok := h.snapshotLocked(uri); ok {
@@ -177,10 +173,10 @@ func (h *Host) reconnectLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	if p.ClientId == "" {
+	if p.ClientID == "" {
 		return nil, invalidParams("reconnect needs the clientId of the original connection")
 	}
-	c.clientID = p.ClientId
+	c.clientID = p.ClientID
 	c.initialized = true
 
 	missing := []string{}
@@ -193,12 +189,12 @@ func (h *Host) reconnectLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 			missing = append(missing, uri)
 		}
 	}
-	known := h.served[p.ClientId]
-	h.served[p.ClientId] = true
+	known := h.served[p.ClientID]
+	h.served[p.ClientID] = true
 	if known && h.canReplayLocked(p.LastSeenServerSeq) {
 		actions := []json.RawMessage{}
 		for i := range h.replay.len() {
-			if e := h.replay.at(i); e.seq > p.LastSeenServerSeq && live[e.channel] && (e.origin == "" || e.origin == p.ClientId) {
+			if e := h.replay.at(i); e.seq > p.LastSeenServerSeq && live[e.channel] && (e.origin == "" || e.origin == p.ClientID) {
 				actions = append(actions, e.params)
 			}
 		}
@@ -302,7 +298,7 @@ func (h *Host) createSessionCmdLocked(c *conn, raw json.RawMessage) (any, rpcErr
 		return nil, jsonrpc.NewError(jsonrpc.SessionAlreadyExists, "that session id is taken; pick a new URI")
 	}
 	s := h.createSessionLocked(p.Channel, "New session", false)
-	if p.ActiveClient != nil && p.ActiveClient.ClientId == c.clientID {
+	if p.ActiveClient != nil && p.ActiveClient.ClientID == c.clientID {
 		h.applyLocked(s.uri, protocol.SessionActiveClientSetAction{ActiveClient: *p.ActiveClient}, nil)
 	}
 	return nil, nil

@@ -84,11 +84,11 @@ func demoServers(base string, auth *authserver.Server) (map[string]serverSpec, m
 	} {
 		name := r.name
 		resources[r.uri] = protocol.ProtectedResourceMetadata{
-			Resource:                 r.uri,
-			Resource_name:            &name,
-			Authorization_servers:    []string{auth.Issuer()},
-			Scopes_supported:         auth.Scopes(),
-			Bearer_methods_supported: []string{"header"},
+			Resource:               r.uri,
+			ResourceName:           &name,
+			AuthorizationServers:   []string{auth.Issuer()},
+			ScopesSupported:        auth.Scopes(),
+			BearerMethodsSupported: []string{"header"},
 		}
 	}
 	return servers, resources
@@ -99,7 +99,7 @@ func mcpCustomization(sp serverSpec) protocol.McpServerCustomization {
 	if sp.parent != "" {
 		uri = "file:///demo/plugins/devtools/plugin.json"
 	}
-	return protocol.McpServerCustomization{Id: sp.id, Uri: uri, Name: sp.name, Enabled: true,
+	return protocol.McpServerCustomization{ID: sp.id, URI: uri, Name: sp.name, Enabled: true,
 		State: protocol.NewMcpServerState(protocol.McpServerStartingState{})}
 }
 
@@ -109,13 +109,13 @@ func demoCustomizations(servers map[string]serverSpec) []protocol.Customization 
 		protocol.NewCustomization(mcpCustomization(servers[GitHubServerID])),
 		protocol.NewCustomization(mcpCustomization(servers[FilesystemServerID])),
 		protocol.NewCustomization(protocol.PluginCustomization{
-			Id: PluginID, Uri: "file:///demo/plugins/devtools", Name: "Dev Tools", Enabled: true,
+			ID: PluginID, URI: "file:///demo/plugins/devtools", Name: "Dev Tools", Enabled: true,
 			Load: &protocol.CustomizationLoadState{Variant: protocol.CustomizationLoadedState{}},
 			Children: []protocol.ChildCustomization{
 				protocol.NewChildCustomization(mcpCustomization(servers[DeployServerID])),
 				protocol.NewChildCustomization(mcpCustomization(servers[FlakyServerID])),
-				protocol.NewChildCustomization(protocol.SkillCustomization{Id: SkillID,
-					Uri: "file:///demo/plugins/devtools/skills/release-notes/SKILL.md", Name: "Release notes", Description: &desc}),
+				protocol.NewChildCustomization(protocol.SkillCustomization{ID: SkillID,
+					URI: "file:///demo/plugins/devtools/skills/release-notes/SKILL.md", Name: "Release notes", Description: &desc}),
 			},
 		}),
 	}
@@ -127,18 +127,18 @@ func findServer(s protocol.SessionState, id string) (protocol.McpServerCustomiza
 	for _, c := range s.Customizations {
 		switch v := c.Variant.(type) {
 		case protocol.McpServerCustomization:
-			if v.Id == id {
+			if v.ID == id {
 				return v, v.Enabled, true
 			}
 		case protocol.PluginCustomization:
 			for _, ch := range v.Children {
-				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.Id == id {
+				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.ID == id {
 					return m, v.Enabled && m.Enabled, true
 				}
 			}
 		case protocol.DirectoryCustomization:
 			for _, ch := range v.Children {
-				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.Id == id {
+				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.ID == id {
 					return m, v.Enabled && m.Enabled, true
 				}
 			}
@@ -173,11 +173,11 @@ func customizationExists(s protocol.SessionState, id string) bool {
 func customizationID(v protocol.CustomizationVariant) string {
 	switch v := v.(type) {
 	case protocol.McpServerCustomization:
-		return v.Id
+		return v.ID
 	case protocol.PluginCustomization:
-		return v.Id
+		return v.ID
 	case protocol.DirectoryCustomization:
-		return v.Id
+		return v.ID
 	}
 	return ""
 }
@@ -185,17 +185,17 @@ func customizationID(v protocol.CustomizationVariant) string {
 func childID(v protocol.ChildCustomizationVariant) string {
 	switch v := v.(type) {
 	case protocol.McpServerCustomization:
-		return v.Id
+		return v.ID
 	case protocol.SkillCustomization:
-		return v.Id
+		return v.ID
 	case protocol.AgentCustomization:
-		return v.Id
+		return v.ID
 	case protocol.PromptCustomization:
-		return v.Id
+		return v.ID
 	case protocol.RuleCustomization:
-		return v.Id
+		return v.ID
 	case protocol.HookCustomization:
-		return v.Id
+		return v.ID
 	}
 	return ""
 }
@@ -222,7 +222,7 @@ func (h *Host) scheduleServerLocked(s *session, id string) {
 		if !ok || !enabled || m.State.Kind() != "starting" {
 			return
 		}
-		h.applyLocked(s.uri, protocol.SessionMcpServerStateChangedAction{Id: id, State: h.serverOutcomeLocked(id)}, nil)
+		h.applyLocked(s.uri, protocol.SessionMcpServerStateChangedAction{ID: id, State: h.serverOutcomeLocked(id)}, nil)
 	})
 }
 
@@ -250,7 +250,7 @@ func (h *Host) serverAuthRequired(sp serverSpec, reason protocol.McpAuthRequired
 	st := protocol.McpServerAuthRequiredState{Reason: reason,
 		Resource: h.resources[sp.resource], RequiredScopes: append([]string(nil), sp.scopes...), Description: &desc}
 	if sp.preregistered {
-		st.OauthClient = &protocol.McpOAuthClient{ClientId: h.auth.PublicClientID()}
+		st.OauthClient = &protocol.McpOAuthClient{ClientID: h.auth.PublicClientID()}
 	}
 	return st
 }
@@ -259,7 +259,7 @@ func (h *Host) serverAuthRequired(sp serverSpec, reason protocol.McpAuthRequired
 // invalidating any scheduled transition.
 func (h *Host) setServerStateLocked(s *session, id string, st protocol.McpServerStateVariant) {
 	s.srvGen[id]++
-	h.applyLocked(s.uri, protocol.SessionMcpServerStateChangedAction{Id: id, State: protocol.NewMcpServerState(st)}, nil)
+	h.applyLocked(s.uri, protocol.SessionMcpServerStateChangedAction{ID: id, State: protocol.NewMcpServerState(st)}, nil)
 }
 
 // reconcileServersLocked follows the user's intent after a toggle: a server
@@ -312,17 +312,17 @@ func (h *Host) seedHistoryLocked(s *session) {
 	in, out, model := int64(1200), int64(340), "demo-1"
 	input := `{"query":"TestReconnect"}`
 	turn := protocol.Turn{
-		Id: "history-1", StartedAt: &startedAt, Duration: &dur, State: protocol.TurnStateComplete,
+		ID: "history-1", StartedAt: &startedAt, Duration: &dur, State: protocol.TurnStateComplete,
 		Message: protocol.Message{Text: "Why does TestReconnect flake?", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}},
 		ResponseParts: []protocol.ResponsePart{
-			protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: "history-1-a", Content: protocol.NewText("Let me look for the test first.\n")}),
+			protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "history-1-a", Content: protocol.NewText("Let me look for the test first.\n")}),
 			protocol.NewResponsePart(protocol.ToolCallResponsePart{ToolCall: protocol.NewToolCallState(protocol.ToolCallCompletedState{
-				ToolCallId: "history-1-tc", ToolName: ToolSearchFiles, DisplayName: "Search files", Contributor: mcpContributor(FilesystemServerID),
+				ToolCallID: "history-1-tc", ToolName: ToolSearchFiles, DisplayName: "Search files", Contributor: mcpContributor(FilesystemServerID),
 				InvocationMessage: protocol.MarkdownString("Searching for `TestReconnect`"), ToolInput: &input,
 				Success: true, PastTenseMessage: protocol.MarkdownString("Found 1 match for `TestReconnect`"),
 				Content: textContent("protocol/conn_test.go:88"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded,
 			})}),
-			protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: "history-1-b", Content: protocol.NewText(
+			protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "history-1-b", Content: protocol.NewText(
 				"It waits on a **fixed sleep** instead of the reconnect event. Wait on the event with a timeout instead.\n")}),
 		},
 		Usage: &protocol.UsageInfo{InputTokens: &in, OutputTokens: &out, Model: &model},

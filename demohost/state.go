@@ -45,7 +45,7 @@ func (h *Host) initState(base string) {
 			Provider:    Provider,
 			DisplayName: "Demo agent",
 			Description: "A scripted agent that walks through every state an AHP client must show.",
-			Models:      []protocol.SessionModelInfo{{Id: "demo-1", Provider: Provider, Name: "Demo model"}},
+			Models:      []protocol.SessionModelInfo{{ID: "demo-1", Provider: Provider, Name: "Demo model"}},
 		}},
 		ActiveSessions: &zero,
 	}
@@ -119,7 +119,7 @@ func (h *Host) applyLocked(channel string, v protocol.StateActionVariant, origin
 func (h *Host) rejectLocked(channel string, action protocol.StateAction, origin protocol.ActionOrigin, reason string) {
 	h.seq++
 	env := protocol.ActionEnvelope{Channel: channel, Action: action, ServerSeq: h.seq, Origin: &origin, RejectionReason: &reason}
-	h.publishLocked(env, origin.ClientId)
+	h.publishLocked(env, origin.ClientID)
 }
 
 func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
@@ -133,7 +133,7 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 		e.unknownAction = u.Discriminator
 	}
 	if env.Origin != nil {
-		e.clientID, e.clientSeq = env.Origin.ClientId, env.Origin.ClientSeq
+		e.clientID, e.clientSeq = env.Origin.ClientID, env.Origin.ClientSeq
 		sent := append(h.sentTo[e.clientID], e)
 		if len(sent) > echoMemory {
 			sent = append(sent[:0:0], sent[len(sent)-echoMemory:]...)

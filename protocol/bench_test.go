@@ -43,7 +43,7 @@ func BenchmarkDecodeActionEnvelope(b *testing.B) {
 // Every iteration starts from the same immutable base state.
 func benchChatDelta(b *testing.B, n int) {
 	base := chatStreamingState()
-	a := StateAction{Variant: ChatDeltaAction{Type: "chat/delta", TurnId: "t1", PartId: "md", Content: "0123456789abcdef"}}
+	a := StateAction{Variant: ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "0123456789abcdef"}}
 	stream := func() ChatState {
 		s := base
 		for range n {
@@ -94,7 +94,7 @@ func BenchmarkChatDelta100k(b *testing.B) { benchChatDelta(b, 100_000) }
 // each with a user message, two markdown parts and two completed tool calls.
 func chatSnapshotJSON(tb testing.TB, turns int) []byte {
 	tb.Helper()
-	mcp := ToolCallContributor{Variant: ToolCallMcpContributor{Kind: "mcp", CustomizationId: "github"}}
+	mcp := ToolCallContributor{Variant: ToolCallMcpContributor{Kind: "mcp", CustomizationID: "github"}}
 	para := strings.Repeat("Streaming answers stay linear because text grows at its end. ", 6)
 	s := ChatState{
 		Resource:   "ahp-chat:/bench",
@@ -109,7 +109,7 @@ func chatSnapshotJSON(tb testing.TB, turns int) []byte {
 		in, out := int64(1200+i), int64(340)
 		tool := func(n int) ResponsePart {
 			return ResponsePart{Variant: ToolCallResponsePart{Kind: "toolCall", ToolCall: ToolCallState{Variant: ToolCallCompletedState{
-				ToolCallId:        fmt.Sprintf("tc-%d-%d", i, n),
+				ToolCallID:        fmt.Sprintf("tc-%d-%d", i, n),
 				ToolName:          "read_file",
 				DisplayName:       "Read File",
 				Contributor:       &mcp,
@@ -123,15 +123,15 @@ func chatSnapshotJSON(tb testing.TB, turns int) []byte {
 			}}}}
 		}
 		s.Turns[i] = Turn{
-			Id:        fmt.Sprintf("turn-%d", i),
+			ID:        fmt.Sprintf("turn-%d", i),
 			StartedAt: &started,
 			Duration:  &d,
 			Message:   Message{Text: fmt.Sprintf("Question %d: what does this code do?", i), Origin: MessageOrigin{Kind: MessageKindUser}},
 			ResponseParts: []ResponsePart{
-				{Variant: MarkdownResponsePart{Kind: "markdown", Id: fmt.Sprintf("md-%d-a", i), Content: NewText(para)}},
+				{Variant: MarkdownResponsePart{Kind: "markdown", ID: fmt.Sprintf("md-%d-a", i), Content: NewText(para)}},
 				tool(1),
 				tool(2),
-				{Variant: MarkdownResponsePart{Kind: "markdown", Id: fmt.Sprintf("md-%d-b", i), Content: NewText(para)}},
+				{Variant: MarkdownResponsePart{Kind: "markdown", ID: fmt.Sprintf("md-%d-b", i), Content: NewText(para)}},
 			},
 			Usage: &UsageInfo{InputTokens: &in, OutputTokens: &out, Model: chatStrPtr("gpt-bench")},
 			State: TurnStateComplete,
@@ -155,7 +155,7 @@ func chatSnapshotJSON(tb testing.TB, turns int) []byte {
 // loaded machine can push single runs past the budget.
 func BenchmarkApplySnapshot1000Turns(b *testing.B) {
 	raw := chatSnapshotJSON(b, 1000)
-	start := StateAction{Variant: ChatTurnStartedAction{Type: "chat/turnStarted", TurnId: "turn-new", StartedAt: "2026-07-20T10:00:01.000Z", Message: chatMsg("next")}}
+	start := StateAction{Variant: ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "turn-new", StartedAt: "2026-07-20T10:00:01.000Z", Message: chatMsg("next")}}
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -188,21 +188,21 @@ func benchChatTurns(n int) ChatState {
 	for i := range n {
 		id := fmt.Sprintf("turn-%d", i)
 		apply := func(v StateActionVariant) { s = ReduceChat(s, StateAction{Variant: v}, chatFixtureClock) }
-		apply(ChatTurnStartedAction{Type: "chat/turnStarted", TurnId: id, StartedAt: "2026-07-20T10:00:00.000Z", Message: chatMsg("Question: what does this code do?")})
-		apply(ChatResponsePartAction{Type: "chat/responsePart", TurnId: id, Part: ResponsePart{Variant: MarkdownResponsePart{Kind: "markdown", Id: "md"}}})
+		apply(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: id, StartedAt: "2026-07-20T10:00:00.000Z", Message: chatMsg("Question: what does this code do?")})
+		apply(ChatResponsePartAction{Type: "chat/responsePart", TurnID: id, Part: ResponsePart{Variant: MarkdownResponsePart{Kind: "markdown", ID: "md"}}})
 		for range 32 {
-			apply(ChatDeltaAction{Type: "chat/delta", TurnId: id, PartId: "md", Content: delta})
+			apply(ChatDeltaAction{Type: "chat/delta", TurnID: id, PartID: "md", Content: delta})
 		}
 		for _, tc := range []string{"tc-1", "tc-2"} {
-			apply(ChatToolCallStartAction{Type: "chat/toolCallStart", TurnId: id, ToolCallId: tc, ToolName: "read_file", DisplayName: "Read File"})
-			apply(ChatToolCallReadyAction{Type: "chat/toolCallReady", TurnId: id, ToolCallId: tc,
+			apply(ChatToolCallStartAction{Type: "chat/toolCallStart", TurnID: id, ToolCallID: tc, ToolName: "read_file", DisplayName: "Read File"})
+			apply(ChatToolCallReadyAction{Type: "chat/toolCallReady", TurnID: id, ToolCallID: tc,
 				InvocationMessage: PlainString("Reading src/file.go"), ToolInput: chatStrPtr(`{"path":"src/file.go"}`)})
-			apply(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnId: id, ToolCallId: tc, Result: ToolCallResult{
+			apply(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnID: id, ToolCallID: tc, Result: ToolCallResult{
 				Success: true, PastTenseMessage: PlainString("Read src/file.go"),
 				Content: []ToolResultContent{{Variant: ToolResultTextContent{Type: "text", Text: "package main\n"}}},
 			}})
 		}
-		apply(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnId: id, Duration: 1200})
+		apply(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: id, Duration: 1200})
 	}
 	return s
 }

@@ -1,9 +1,13 @@
-// Package protocol is ahptui's client library for the Agent Host Protocol
-// (AHP) 0.6.0: the wire types (generated from the spec's JSON Schemas), the
-// pure reducers for every channel kind, the client (initialize, subscribe,
-// commands, dispatchAction), the state mirror with write-ahead
-// reconciliation, reconnect, and the typed event stream the UI consumes.
+// Package protocol holds the Agent Host Protocol (AHP) wire: the types
+// (generated from the spec's JSON Schemas), the pure reducers for every
+// channel kind, and the version rules (SemVer ranges, negotiation, which
+// wire a version implies). A host may import it: the demo host keeps its
+// state with these reducers.
 //
-// It must never import ui, views, keymap, demohost or authpkce: it is usable
-// on its own by any Go program that speaks AHP.
+// The client runtime (Dial, Client, the mirror, reconnect, events) is in
+// protocol/client, which imports this package and never the other way, so
+// a host cannot reach the client it is tested against.
+//
+// It must never import ui, views, keymap, demohost, authpkce or
+// protocol/client.
 package protocol

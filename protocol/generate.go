@@ -7,8 +7,10 @@ package protocol
 // lists every place the published schemas are patched.
 //
 // Naming, relied on by the rest of the code:
-//   - a type is named exactly like its $def; a field is its JSON name with
-//     the first letter upper-cased (`_meta` → Meta);
+//   - a type is named like its $def; a field is its JSON name with each
+//     word's first letter upper-cased (`_meta` → Meta, `resource_name` →
+//     ResourceName); every identifier then takes the Go lint initialisms
+//     (`ClientID` → ClientID, `URI` → URI, `AnnotationIDs` → AnnotationIDs);
 //   - required properties are plain values; optional scalars, objects and
 //     unions are pointers (omitempty); optional slices, maps and raw JSON are
 //     plain values with omitzero, so an empty non-nil [] still encodes;

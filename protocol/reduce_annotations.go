@@ -10,15 +10,15 @@ package protocol
 func ReduceAnnotations(s AnnotationsState, a StateAction, clock Clock) AnnotationsState {
 	switch a := a.Variant.(type) {
 	case AnnotationsSetAction:
-		s.Annotations = cowUpsert(s.Annotations, a.Annotation, func(x Annotation) bool { return x.Id == a.Annotation.Id })
+		s.Annotations = cowUpsert(s.Annotations, a.Annotation, func(x Annotation) bool { return x.ID == a.Annotation.ID })
 	case AnnotationsUpdatedAction:
-		i := findAnnotation(s.Annotations, a.AnnotationId)
+		i := findAnnotation(s.Annotations, a.AnnotationID)
 		if i < 0 {
 			return s
 		}
 		x := s.Annotations[i]
-		if a.TurnId != nil {
-			x.TurnId = *a.TurnId
+		if a.TurnID != nil {
+			x.TurnID = *a.TurnID
 		}
 		if a.Resource != nil {
 			x.Resource = *a.Resource
@@ -31,26 +31,26 @@ func ReduceAnnotations(s AnnotationsState, a StateAction, clock Clock) Annotatio
 		}
 		s.Annotations = cowSet(s.Annotations, i, x)
 	case AnnotationsRemovedAction:
-		i := findAnnotation(s.Annotations, a.AnnotationId)
+		i := findAnnotation(s.Annotations, a.AnnotationID)
 		if i < 0 {
 			return s
 		}
 		s.Annotations = cowDelete(s.Annotations, i)
 	case AnnotationsEntrySetAction:
-		i := findAnnotation(s.Annotations, a.AnnotationId)
+		i := findAnnotation(s.Annotations, a.AnnotationID)
 		if i < 0 {
 			return s
 		}
 		x := s.Annotations[i]
-		x.Entries = cowUpsert(x.Entries, a.Entry, func(e AnnotationEntry) bool { return e.Id == a.Entry.Id })
+		x.Entries = cowUpsert(x.Entries, a.Entry, func(e AnnotationEntry) bool { return e.ID == a.Entry.ID })
 		s.Annotations = cowSet(s.Annotations, i, x)
 	case AnnotationsEntryRemovedAction:
-		i := findAnnotation(s.Annotations, a.AnnotationId)
+		i := findAnnotation(s.Annotations, a.AnnotationID)
 		if i < 0 {
 			return s
 		}
 		x := s.Annotations[i]
-		j := indexOf(x.Entries, func(e AnnotationEntry) bool { return e.Id == a.EntryId })
+		j := indexOf(x.Entries, func(e AnnotationEntry) bool { return e.ID == a.EntryID })
 		if j < 0 {
 			return s
 		}
@@ -61,5 +61,5 @@ func ReduceAnnotations(s AnnotationsState, a StateAction, clock Clock) Annotatio
 }
 
 func findAnnotation(list []Annotation, id string) int {
-	return indexOf(list, func(x Annotation) bool { return x.Id == id })
+	return indexOf(list, func(x Annotation) bool { return x.ID == id })
 }

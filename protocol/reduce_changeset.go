@@ -14,9 +14,9 @@ func ReduceChangeset(s ChangesetState, a StateAction, clock Clock) ChangesetStat
 			s.Error = a.Error
 		}
 	case ChangesetFileSetAction:
-		s.Files = cowUpsert(s.Files, a.File, func(f ChangesetFile) bool { return f.Id == a.File.Id })
+		s.Files = cowUpsert(s.Files, a.File, func(f ChangesetFile) bool { return f.ID == a.File.ID })
 	case ChangesetFileRemovedAction:
-		i := indexOf(s.Files, func(f ChangesetFile) bool { return f.Id == a.FileId })
+		i := indexOf(s.Files, func(f ChangesetFile) bool { return f.ID == a.FileID })
 		if i < 0 {
 			return s
 		}
@@ -28,7 +28,7 @@ func ReduceChangeset(s ChangesetState, a StateAction, clock Clock) ChangesetStat
 		}
 		var out []ChangesetFile
 		for i, f := range s.Files {
-			if !want[f.Id] {
+			if !want[f.ID] {
 				continue
 			}
 			if out == nil {
@@ -55,7 +55,7 @@ func ReduceChangeset(s ChangesetState, a StateAction, clock Clock) ChangesetStat
 	case ChangesetOperationsChangedAction:
 		s.Operations = a.Operations // absent clears
 	case ChangesetOperationStatusChangedAction:
-		i := indexOf(s.Operations, func(o ChangesetOperation) bool { return o.Id == a.OperationId })
+		i := indexOf(s.Operations, func(o ChangesetOperation) bool { return o.ID == a.OperationID })
 		if i < 0 {
 			return s
 		}

@@ -31,16 +31,16 @@ func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
 	case ChatTurnStartedAction:
 		return chatTurnStarted(s, act, clock)
 	case ChatDeltaAction:
-		return chatAppendText(s, act.TurnId, act.PartId, act.Content, false)
+		return chatAppendText(s, act.TurnID, act.PartID, act.Content, false)
 	case ChatReasoningAction:
-		return chatAppendText(s, act.TurnId, act.PartId, act.Content, true)
+		return chatAppendText(s, act.TurnID, act.PartID, act.Content, true)
 	case ChatResponsePartAction:
-		if !chatIsActiveTurn(s, act.TurnId) || act.Part.Variant == nil {
+		if !chatIsActiveTurn(s, act.TurnID) || act.Part.Variant == nil {
 			return s
 		}
 		return chatWithActiveParts(s, chatAppendPart(s.ActiveTurn.ResponseParts, act.Part))
 	case ChatUsageAction:
-		if !chatIsActiveTurn(s, act.TurnId) {
+		if !chatIsActiveTurn(s, act.TurnID) {
 			return s
 		}
 		at := *s.ActiveTurn
@@ -49,12 +49,12 @@ func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
 		s.ActiveTurn = &at
 		return s
 	case ChatTurnCompleteAction:
-		return chatEndTurn(s, act.TurnId, TurnStateComplete, act.Duration, nil, clock)
+		return chatEndTurn(s, act.TurnID, TurnStateComplete, act.Duration, nil, clock)
 	case ChatTurnCancelledAction:
-		return chatEndTurn(s, act.TurnId, TurnStateCancelled, act.Duration, nil, clock)
+		return chatEndTurn(s, act.TurnID, TurnStateCancelled, act.Duration, nil, clock)
 	case ChatErrorAction:
 		e := act.Error
-		return chatEndTurn(s, act.TurnId, TurnStateError, act.Duration, &e, clock)
+		return chatEndTurn(s, act.TurnID, TurnStateError, act.Duration, &e, clock)
 	case ChatActivityChangedAction:
 		s.Activity = act.Activity
 		return s
@@ -65,7 +65,7 @@ func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
 	case ChatToolCallStartAction:
 		return chatToolCallStart(s, act)
 	case ChatToolCallDeltaAction:
-		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, false, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+		return chatUpdateToolCall(s, act.TurnID, act.ToolCallID, false, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
 			tc, ok := v.(ToolCallStreamingState)
 			if !ok {
 				return nil, false
@@ -84,27 +84,27 @@ func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
 			return tc, true
 		})
 	case ChatToolCallReadyAction:
-		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+		return chatUpdateToolCall(s, act.TurnID, act.ToolCallID, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
 			return chatToolCallReady(v, act)
 		})
 	case ChatToolCallApprovedAction:
-		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+		return chatUpdateToolCall(s, act.TurnID, act.ToolCallID, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
 			return chatToolCallApproved(v, act)
 		})
 	case ChatToolCallDeniedAction:
-		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+		return chatUpdateToolCall(s, act.TurnID, act.ToolCallID, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
 			return chatToolCallDenied(v, act)
 		})
 	case ChatToolCallCompleteAction:
-		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+		return chatUpdateToolCall(s, act.TurnID, act.ToolCallID, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
 			return chatToolCallComplete(v, act)
 		})
 	case ChatToolCallResultConfirmedAction:
-		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+		return chatUpdateToolCall(s, act.TurnID, act.ToolCallID, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
 			return chatToolCallResultConfirmed(v, act)
 		})
 	case ChatToolCallContentChangedAction:
-		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, false, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+		return chatUpdateToolCall(s, act.TurnID, act.ToolCallID, false, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
 			tc, ok := v.(ToolCallRunningState)
 			if !ok {
 				return nil, false
@@ -116,18 +116,18 @@ func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
 			return tc, true
 		})
 	case ChatToolCallAuthRequiredAction:
-		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+		return chatUpdateToolCall(s, act.TurnID, act.ToolCallID, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
 			return chatToolCallAuthRequired(v, act)
 		})
 	case ChatToolCallAuthResolvedAction:
-		return chatUpdateToolCall(s, act.TurnId, act.ToolCallId, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
+		return chatUpdateToolCall(s, act.TurnID, act.ToolCallID, true, func(v ToolCallStateVariant) (ToolCallStateVariant, bool) {
 			tc, ok := v.(ToolCallAuthRequiredState)
 			if !ok {
 				return nil, false
 			}
 			mcp := ToolCallContributor{Variant: tc.Contributor}
 			return ToolCallRunningState{
-				ToolCallId:        tc.ToolCallId,
+				ToolCallID:        tc.ToolCallID,
 				ToolName:          tc.ToolName,
 				DisplayName:       tc.DisplayName,
 				Intention:         tc.Intention,
@@ -186,7 +186,7 @@ const chatStatusActivityMask SessionStatus = 1<<5 - 1
 func chatStamp(clock Clock) string { return Timestamp(clock()) }
 
 func chatIsActiveTurn(s ChatState, turnID string) bool {
-	return s.ActiveTurn != nil && s.ActiveTurn.Id == turnID
+	return s.ActiveTurn != nil && s.ActiveTurn.ID == turnID
 }
 
 // chatSummaryStatus derives the activity bits from the live work in s and
@@ -316,16 +316,16 @@ func chatTurnStarted(s ChatState, act ChatTurnStartedAction, clock Clock) ChatSt
 	// host only starts a turn when the previous one has ended, so a leftover
 	// here is stale optimistic state.
 	s.ActiveTurn = &ActiveTurn{
-		Id:            act.TurnId,
+		ID:            act.TurnID,
 		StartedAt:     act.StartedAt,
 		Message:       act.Message,
 		ResponseParts: []ResponsePart{},
 	}
 	s.Status = chatSummaryStatus(s, false) &^ SessionStatusIsRead
 	s.ModifiedAt = chatStamp(clock)
-	if act.QueuedMessageId != nil {
-		id := *act.QueuedMessageId
-		if s.SteeringMessage != nil && s.SteeringMessage.Id == id {
+	if act.QueuedMessageID != nil {
+		id := *act.QueuedMessageID
+		if s.SteeringMessage != nil && s.SteeringMessage.ID == id {
 			s.SteeringMessage = nil
 		}
 		s.QueuedMessages = chatWithoutQueued(s.QueuedMessages, id)
@@ -375,7 +375,7 @@ func chatEndTurn(s ChatState, turnID string, state TurnState, duration float64, 
 		started = &at.StartedAt
 	}
 	turn := Turn{
-		Id:            at.Id,
+		ID:            at.ID,
 		StartedAt:     started,
 		Duration:      &d,
 		Message:       at.Message,
@@ -402,7 +402,7 @@ func chatSkipToolCall(v ToolCallStateVariant) (ToolCallCancelledState, bool) {
 		return ToolCallCancelledState{}, false
 	}
 	out := ToolCallCancelledState{
-		ToolCallId:  c.ToolCallId,
+		ToolCallID:  c.ToolCallID,
 		ToolName:    c.ToolName,
 		DisplayName: c.DisplayName,
 		Intention:   c.Intention,
@@ -442,7 +442,7 @@ func chatAppendText(s ChatState, turnID, partID, content string, reasoning bool)
 	for i, p := range parts {
 		switch v := p.Variant.(type) {
 		case MarkdownResponsePart:
-			if v.Id != partID {
+			if v.ID != partID {
 				continue
 			}
 			if reasoning || content == "" {
@@ -451,7 +451,7 @@ func chatAppendText(s ChatState, turnID, partID, content string, reasoning bool)
 			v.Content = v.Content.Append(content)
 			return chatWithReplacedActivePart(s, i, ResponsePart{Variant: v})
 		case ReasoningResponsePart:
-			if v.Id != partID {
+			if v.ID != partID {
 				continue
 			}
 			if !reasoning || content == "" {
@@ -460,7 +460,7 @@ func chatAppendText(s ChatState, turnID, partID, content string, reasoning bool)
 			v.Content = v.Content.Append(content)
 			return chatWithReplacedActivePart(s, i, ResponsePart{Variant: v})
 		case ToolCallResponsePart:
-			if c, ok := chatToolCallCommonOf(v.ToolCall.Variant); ok && c.ToolCallId == partID {
+			if c, ok := chatToolCallCommonOf(v.ToolCall.Variant); ok && c.ToolCallID == partID {
 				return s
 			}
 		}
@@ -471,13 +471,13 @@ func chatAppendText(s ChatState, turnID, partID, content string, reasoning bool)
 // ---- truncation and paging --------------------------------------------------
 
 func chatTruncated(s ChatState, act ChatTruncatedAction, clock Clock) ChatState {
-	if act.TurnId == nil {
+	if act.TurnID == nil {
 		s.Turns = []Turn{}
 		s.TurnsNextCursor = nil
 	} else {
 		idx := -1
 		for i := range s.Turns {
-			if s.Turns[i].Id == *act.TurnId {
+			if s.Turns[i].ID == *act.TurnID {
 				idx = i
 				break
 			}
@@ -498,11 +498,11 @@ func chatTruncated(s ChatState, act ChatTruncatedAction, clock Clock) ChatState 
 func chatTurnsLoaded(s ChatState, act ChatTurnsLoadedAction) ChatState {
 	have := make(map[string]struct{}, len(s.Turns))
 	for i := range s.Turns {
-		have[s.Turns[i].Id] = struct{}{}
+		have[s.Turns[i].ID] = struct{}{}
 	}
 	turns := make([]Turn, 0, len(act.Turns)+len(s.Turns))
 	for _, t := range act.Turns {
-		if _, dup := have[t.Id]; !dup {
+		if _, dup := have[t.ID]; !dup {
 			turns = append(turns, t)
 		}
 	}
@@ -518,7 +518,7 @@ func chatTurnsLoaded(s ChatState, act ChatTurnsLoadedAction) ChatState {
 func chatWithoutQueued(queued []PendingMessage, id string) []PendingMessage {
 	idx := -1
 	for i := range queued {
-		if queued[i].Id == id {
+		if queued[i].ID == id {
 			idx = i
 			break
 		}
@@ -528,7 +528,7 @@ func chatWithoutQueued(queued []PendingMessage, id string) []PendingMessage {
 	}
 	out := make([]PendingMessage, 0, len(queued)-1)
 	for i := range queued {
-		if queued[i].Id != id {
+		if queued[i].ID != id {
 			out = append(out, queued[i])
 		}
 	}
@@ -539,7 +539,7 @@ func chatWithoutQueued(queued []PendingMessage, id string) []PendingMessage {
 }
 
 func chatPendingMessageSet(s ChatState, act ChatPendingMessageSetAction) ChatState {
-	entry := PendingMessage{Id: act.Id, Message: act.Message}
+	entry := PendingMessage{ID: act.ID, Message: act.Message}
 	switch act.Kind {
 	case PendingMessageKindSteering:
 		s.SteeringMessage = &entry
@@ -548,7 +548,7 @@ func chatPendingMessageSet(s ChatState, act ChatPendingMessageSetAction) ChatSta
 		copy(out, s.QueuedMessages)
 		replaced := false
 		for i := range out {
-			if out[i].Id == act.Id {
+			if out[i].ID == act.ID {
 				out[i] = entry
 				replaced = true
 				break
@@ -567,12 +567,12 @@ func chatPendingMessageSet(s ChatState, act ChatPendingMessageSetAction) ChatSta
 func chatPendingMessageRemoved(s ChatState, act ChatPendingMessageRemovedAction) ChatState {
 	switch act.Kind {
 	case PendingMessageKindSteering:
-		if s.SteeringMessage == nil || s.SteeringMessage.Id != act.Id {
+		if s.SteeringMessage == nil || s.SteeringMessage.ID != act.ID {
 			return s
 		}
 		s.SteeringMessage = nil
 	case PendingMessageKindQueued:
-		s.QueuedMessages = chatWithoutQueued(s.QueuedMessages, act.Id)
+		s.QueuedMessages = chatWithoutQueued(s.QueuedMessages, act.ID)
 	}
 	return s
 }
@@ -586,8 +586,8 @@ func chatQueuedMessagesReordered(s ChatState, act ChatQueuedMessagesReorderedAct
 	}
 	byID := make(map[string]int, len(s.QueuedMessages))
 	for i := range s.QueuedMessages {
-		if _, dup := byID[s.QueuedMessages[i].Id]; !dup {
-			byID[s.QueuedMessages[i].Id] = i
+		if _, dup := byID[s.QueuedMessages[i].ID]; !dup {
+			byID[s.QueuedMessages[i].ID] = i
 		}
 	}
 	placed := make([]bool, len(s.QueuedMessages))
@@ -618,7 +618,7 @@ func chatOpenInputRequest(at *ActiveTurn, requestID string) (int, InputRequestRe
 		return -1, InputRequestResponsePart{}, false
 	}
 	for i, p := range at.ResponseParts {
-		if v, ok := p.Variant.(InputRequestResponsePart); ok && v.Response == nil && v.Request.Id == requestID {
+		if v, ok := p.Variant.(InputRequestResponsePart); ok && v.Response == nil && v.Request.ID == requestID {
 			return i, v, true
 		}
 	}
@@ -631,7 +631,7 @@ func chatInputRequested(s ChatState, act ChatInputRequestedAction, clock Clock) 
 	}
 	part := InputRequestResponsePart{Kind: chatResponsePartKindInputRequest, Request: act.Request}
 	parts := s.ActiveTurn.ResponseParts
-	if i, old, ok := chatOpenInputRequest(s.ActiveTurn, act.Request.Id); ok {
+	if i, old, ok := chatOpenInputRequest(s.ActiveTurn, act.Request.ID); ok {
 		// Drafts other clients synced survive a re-request unless the host
 		// sends answers of its own.
 		if part.Request.Answers == nil {
@@ -648,7 +648,7 @@ func chatInputRequested(s ChatState, act ChatInputRequestedAction, clock Clock) 
 }
 
 func chatInputAnswerChanged(s ChatState, act ChatInputAnswerChangedAction, clock Clock) ChatState {
-	i, part, ok := chatOpenInputRequest(s.ActiveTurn, act.RequestId)
+	i, part, ok := chatOpenInputRequest(s.ActiveTurn, act.RequestID)
 	if !ok {
 		return s
 	}
@@ -657,9 +657,9 @@ func chatInputAnswerChanged(s ChatState, act ChatInputAnswerChangedAction, clock
 		answers[k] = v
 	}
 	if act.Answer == nil {
-		delete(answers, act.QuestionId)
+		delete(answers, act.QuestionID)
 	} else {
-		answers[act.QuestionId] = *act.Answer
+		answers[act.QuestionID] = *act.Answer
 	}
 	if len(answers) == 0 {
 		answers = nil
@@ -671,7 +671,7 @@ func chatInputAnswerChanged(s ChatState, act ChatInputAnswerChangedAction, clock
 }
 
 func chatInputCompleted(s ChatState, act ChatInputCompletedAction, clock Clock) ChatState {
-	i, part, ok := chatOpenInputRequest(s.ActiveTurn, act.RequestId)
+	i, part, ok := chatOpenInputRequest(s.ActiveTurn, act.RequestID)
 	if !ok {
 		return s
 	}
@@ -699,7 +699,7 @@ func chatInputCompleted(s ChatState, act ChatInputCompletedAction, clock Clock) 
 
 // chatToolCallCommon holds the fields every tool call state carries.
 type chatToolCallCommon struct {
-	ToolCallId  string
+	ToolCallID  string
 	ToolName    string
 	DisplayName string
 	Intention   *string
@@ -710,20 +710,20 @@ type chatToolCallCommon struct {
 func chatToolCallCommonOf(v ToolCallStateVariant) (chatToolCallCommon, bool) {
 	switch tc := v.(type) {
 	case ToolCallStreamingState:
-		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+		return chatToolCallCommon{tc.ToolCallID, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
 	case ToolCallPendingConfirmationState:
-		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+		return chatToolCallCommon{tc.ToolCallID, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
 	case ToolCallRunningState:
-		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+		return chatToolCallCommon{tc.ToolCallID, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
 	case ToolCallAuthRequiredState:
 		mcp := ToolCallContributor{Variant: tc.Contributor}
-		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, &mcp, tc.Meta}, true
+		return chatToolCallCommon{tc.ToolCallID, tc.ToolName, tc.DisplayName, tc.Intention, &mcp, tc.Meta}, true
 	case ToolCallPendingResultConfirmationState:
-		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+		return chatToolCallCommon{tc.ToolCallID, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
 	case ToolCallCompletedState:
-		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+		return chatToolCallCommon{tc.ToolCallID, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
 	case ToolCallCancelledState:
-		return chatToolCallCommon{tc.ToolCallId, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
+		return chatToolCallCommon{tc.ToolCallID, tc.ToolName, tc.DisplayName, tc.Intention, tc.Contributor, tc.Meta}, true
 	}
 	return chatToolCallCommon{}, false
 }
@@ -732,7 +732,7 @@ func chatToolCallCommonOf(v ToolCallStateVariant) (chatToolCallCommon, bool) {
 // client does not know (it has no id field it could trust).
 func (x ToolCallState) ID() string {
 	c, _ := chatToolCallCommonOf(x.Variant)
-	return c.ToolCallId
+	return c.ToolCallID
 }
 
 // chatMetaOr is the _meta a transition leaves: the action's when it sends one.
@@ -760,7 +760,7 @@ func chatUpdateToolCall(s ChatState, turnID, toolCallID string, refresh bool, f 
 			continue
 		}
 		c, ok := chatToolCallCommonOf(tcp.ToolCall.Variant)
-		if !ok || c.ToolCallId != toolCallID {
+		if !ok || c.ToolCallID != toolCallID {
 			continue
 		}
 		next, ok := f(tcp.ToolCall.Variant)
@@ -785,13 +785,13 @@ func chatUpdateToolCall(s ChatState, turnID, toolCallID string, refresh bool, f 
 }
 
 func chatToolCallStart(s ChatState, act ChatToolCallStartAction) ChatState {
-	if !chatIsActiveTurn(s, act.TurnId) {
+	if !chatIsActiveTurn(s, act.TurnID) {
 		return s
 	}
 	part := ToolCallResponsePart{
 		Kind: chatResponsePartKindToolCall,
 		ToolCall: ToolCallState{Variant: ToolCallStreamingState{
-			ToolCallId:  act.ToolCallId,
+			ToolCallID:  act.ToolCallID,
 			ToolName:    act.ToolName,
 			DisplayName: act.DisplayName,
 			Intention:   act.Intention,
@@ -819,7 +819,7 @@ func chatToolCallReady(v ToolCallStateVariant, act ChatToolCallReadyAction) (Too
 	meta := chatMetaOr(act.Meta, c.Meta)
 	if act.Confirmed != nil {
 		return ToolCallRunningState{
-			ToolCallId:        c.ToolCallId,
+			ToolCallID:        c.ToolCallID,
 			ToolName:          c.ToolName,
 			DisplayName:       c.DisplayName,
 			Intention:         c.Intention,
@@ -832,7 +832,7 @@ func chatToolCallReady(v ToolCallStateVariant, act ChatToolCallReadyAction) (Too
 		}, true
 	}
 	out := ToolCallPendingConfirmationState{
-		ToolCallId:        c.ToolCallId,
+		ToolCallID:        c.ToolCallID,
 		ToolName:          c.ToolName,
 		DisplayName:       c.DisplayName,
 		Intention:         c.Intention,
@@ -877,7 +877,7 @@ func chatSelectedOption(options []ConfirmationOption, id *string) *ConfirmationO
 		return nil
 	}
 	for i := range options {
-		if options[i].Id == *id {
+		if options[i].ID == *id {
 			o := options[i]
 			return &o
 		}
@@ -895,7 +895,7 @@ func chatToolCallApproved(v ToolCallStateVariant, act ChatToolCallApprovedAction
 		in = act.EditedToolInput
 	}
 	return ToolCallRunningState{
-		ToolCallId:        tc.ToolCallId,
+		ToolCallID:        tc.ToolCallID,
 		ToolName:          tc.ToolName,
 		DisplayName:       tc.DisplayName,
 		Intention:         tc.Intention,
@@ -904,7 +904,7 @@ func chatToolCallApproved(v ToolCallStateVariant, act ChatToolCallApprovedAction
 		InvocationMessage: tc.InvocationMessage,
 		ToolInput:         in,
 		Confirmed:         act.Confirmed,
-		SelectedOption:    chatSelectedOption(tc.Options, act.SelectedOptionId),
+		SelectedOption:    chatSelectedOption(tc.Options, act.SelectedOptionID),
 		Status:            chatToolCallStatusRunning,
 	}, true
 }
@@ -915,7 +915,7 @@ func chatToolCallDenied(v ToolCallStateVariant, act ChatToolCallDeniedAction) (T
 		return nil, false
 	}
 	return ToolCallCancelledState{
-		ToolCallId:        tc.ToolCallId,
+		ToolCallID:        tc.ToolCallID,
 		ToolName:          tc.ToolName,
 		DisplayName:       tc.DisplayName,
 		Intention:         tc.Intention,
@@ -927,7 +927,7 @@ func chatToolCallDenied(v ToolCallStateVariant, act ChatToolCallDeniedAction) (T
 		Reason:            ToolCallCancellationReason(act.Reason),
 		ReasonMessage:     act.ReasonMessage,
 		UserSuggestion:    act.UserSuggestion,
-		SelectedOption:    chatSelectedOption(tc.Options, act.SelectedOptionId),
+		SelectedOption:    chatSelectedOption(tc.Options, act.SelectedOptionID),
 	}, true
 }
 
@@ -966,7 +966,7 @@ func chatToolCallComplete(v ToolCallStateVariant, act ChatToolCallCompleteAction
 		content = r.Content
 	}
 	out := ToolCallCompletedState{
-		ToolCallId:        c.ToolCallId,
+		ToolCallID:        c.ToolCallID,
 		ToolName:          c.ToolName,
 		DisplayName:       c.DisplayName,
 		Intention:         c.Intention,
@@ -1007,7 +1007,7 @@ func chatToolCallResultConfirmed(v ToolCallStateVariant, act ChatToolCallResultC
 		return done, true
 	}
 	return ToolCallCancelledState{
-		ToolCallId:        tc.ToolCallId,
+		ToolCallID:        tc.ToolCallID,
 		ToolName:          tc.ToolName,
 		DisplayName:       tc.DisplayName,
 		Intention:         tc.Intention,
@@ -1033,7 +1033,7 @@ func chatToolCallAuthRequired(v ToolCallStateVariant, act ChatToolCallAuthRequir
 		return nil, false
 	}
 	return ToolCallAuthRequiredState{
-		ToolCallId:        tc.ToolCallId,
+		ToolCallID:        tc.ToolCallID,
 		ToolName:          tc.ToolName,
 		DisplayName:       tc.DisplayName,
 		Intention:         tc.Intention,

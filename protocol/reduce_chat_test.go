@@ -42,7 +42,7 @@ func chatBase() ChatState {
 		Status:     SessionStatusIdle,
 		ModifiedAt: "1970-01-01T00:00:01.000Z",
 		Turns: []Turn{{
-			Id: "t0", Message: chatMsg("earlier"), ResponseParts: []ResponsePart{}, State: TurnStateComplete,
+			ID: "t0", Message: chatMsg("earlier"), ResponseParts: []ResponsePart{}, State: TurnStateComplete,
 		}},
 	}
 }
@@ -52,14 +52,14 @@ func chatBase() ChatState {
 func chatActive() ChatState {
 	s := chatBase()
 	s.Status = SessionStatusInProgress | SessionStatusIsArchived
-	mcp := ToolCallContributor{Variant: ToolCallMcpContributor{Kind: "mcp", CustomizationId: "srv"}}
+	mcp := ToolCallContributor{Variant: ToolCallMcpContributor{Kind: "mcp", CustomizationID: "srv"}}
 	s.ActiveTurn = &ActiveTurn{
-		Id: "t1", StartedAt: "1970-01-01T00:00:02.000Z", Message: chatMsg("hi"),
+		ID: "t1", StartedAt: "1970-01-01T00:00:02.000Z", Message: chatMsg("hi"),
 		ResponseParts: []ResponsePart{
-			{Variant: MarkdownResponsePart{Kind: "markdown", Id: "md", Content: NewText("Hel")}},
-			{Variant: ReasoningResponsePart{Kind: "reasoning", Id: "rs", Content: NewText("think")}},
+			{Variant: MarkdownResponsePart{Kind: "markdown", ID: "md", Content: NewText("Hel")}},
+			{Variant: ReasoningResponsePart{Kind: "reasoning", ID: "rs", Content: NewText("think")}},
 			{Variant: ToolCallResponsePart{Kind: "toolCall", ToolCall: ToolCallState{Variant: ToolCallRunningState{
-				ToolCallId: "tc", ToolName: "search", DisplayName: "Search", Contributor: &mcp,
+				ToolCallID: "tc", ToolName: "search", DisplayName: "Search", Contributor: &mcp,
 				InvocationMessage: PlainString("Searching"), Confirmed: ToolCallConfirmationReasonUserAction,
 				Status:  "running",
 				Content: []ToolResultContent{{Variant: ToolResultTextContent{Type: "text", Text: "partial"}}},
@@ -76,7 +76,7 @@ func chatActiveToolCall(t *testing.T, s ChatState, id string) ToolCallStateVaria
 	}
 	for _, p := range s.ActiveTurn.ResponseParts {
 		if tcp, ok := p.Variant.(ToolCallResponsePart); ok {
-			if c, ok := chatToolCallCommonOf(tcp.ToolCall.Variant); ok && c.ToolCallId == id {
+			if c, ok := chatToolCallCommonOf(tcp.ToolCall.Variant); ok && c.ToolCallID == id {
 				return tcp.ToolCall.Variant
 			}
 		}
@@ -106,40 +106,40 @@ func TestReduceChatNoOps(t *testing.T) {
 		{"session action", chatActive(), chatAction(SessionTitleChangedAction{Type: "session/titleChanged", Title: "x"})},
 		{"unknown action", chatActive(), chatAction(UnknownStateAction{Discriminator: "chat/fromTheFuture", Raw: json.RawMessage(`{"type":"chat/fromTheFuture"}`)})},
 		{"nil action", chatActive(), StateAction{}},
-		{"delta without active turn", chatBase(), chatAction(ChatDeltaAction{Type: "chat/delta", TurnId: "t1", PartId: "md", Content: "x"})},
-		{"delta into reasoning part", chatActive(), chatAction(ChatDeltaAction{Type: "chat/delta", TurnId: "t1", PartId: "rs", Content: "x"})},
-		{"reasoning into markdown part", chatActive(), chatAction(ChatReasoningAction{Type: "chat/reasoning", TurnId: "t1", PartId: "md", Content: "x"})},
-		{"reasoning wrong turn", chatActive(), chatAction(ChatReasoningAction{Type: "chat/reasoning", TurnId: "t9", PartId: "rs", Content: "x"})},
-		{"turnCancelled wrong turn", chatActive(), chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnId: "t9", Duration: 1})},
-		{"turnCancelled without active turn", chatBase(), chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnId: "t1", Duration: 1})},
-		{"error wrong turn", chatActive(), chatAction(ChatErrorAction{Type: "chat/error", TurnId: "t9", Duration: 1, Error: ErrorInfo{ErrorType: "x", Message: "y"}})},
-		{"auth resolved on running", chatActive(), chatAction(ChatToolCallAuthResolvedAction{Type: "chat/toolCallAuthResolved", TurnId: "t1", ToolCallId: "tc"})},
+		{"delta without active turn", chatBase(), chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "x"})},
+		{"delta into reasoning part", chatActive(), chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "rs", Content: "x"})},
+		{"reasoning into markdown part", chatActive(), chatAction(ChatReasoningAction{Type: "chat/reasoning", TurnID: "t1", PartID: "md", Content: "x"})},
+		{"reasoning wrong turn", chatActive(), chatAction(ChatReasoningAction{Type: "chat/reasoning", TurnID: "t9", PartID: "rs", Content: "x"})},
+		{"turnCancelled wrong turn", chatActive(), chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnID: "t9", Duration: 1})},
+		{"turnCancelled without active turn", chatBase(), chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnID: "t1", Duration: 1})},
+		{"error wrong turn", chatActive(), chatAction(ChatErrorAction{Type: "chat/error", TurnID: "t9", Duration: 1, Error: ErrorInfo{ErrorType: "x", Message: "y"}})},
+		{"auth resolved on running", chatActive(), chatAction(ChatToolCallAuthResolvedAction{Type: "chat/toolCallAuthResolved", TurnID: "t1", ToolCallID: "tc"})},
 		{"auth required on a client tool", func() ChatState {
 			s := chatActive()
 			rs := s.ActiveTurn.ResponseParts[2].Variant.(ToolCallResponsePart).ToolCall.Variant.(ToolCallRunningState)
-			rs.Contributor = &ToolCallContributor{Variant: ToolCallClientContributor{Kind: "client", ClientId: chatStrPtr("c1")}}
+			rs.Contributor = &ToolCallContributor{Variant: ToolCallClientContributor{Kind: "client", ClientID: chatStrPtr("c1")}}
 			s.ActiveTurn.ResponseParts[2] = ResponsePart{Variant: ToolCallResponsePart{Kind: "toolCall", ToolCall: ToolCallState{Variant: rs}}}
 			return s
-		}(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnId: "t1", ToolCallId: "tc", Auth: auth})},
-		{"auth required on unknown call", chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnId: "t1", ToolCallId: "nope", Auth: auth})},
-		{"approved on running", chatActive(), chatAction(ChatToolCallApprovedAction{Type: "chat/toolCallConfirmed", TurnId: "t1", ToolCallId: "tc", Approved: true, Confirmed: ToolCallConfirmationReasonUserAction})},
-		{"denied on running", chatActive(), chatAction(ChatToolCallDeniedAction{Type: "chat/toolCallConfirmed", TurnId: "t1", ToolCallId: "tc", Reason: "denied"})},
-		{"input answer for unknown request", chatActive(), chatAction(ChatInputAnswerChangedAction{Type: "chat/inputAnswerChanged", RequestId: "r", QuestionId: "q"})},
-		{"input completed without active turn", chatBase(), chatAction(ChatInputCompletedAction{Type: "chat/inputCompleted", RequestId: "r", Response: ChatInputResponseKindAccept})},
+		}(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth})},
+		{"auth required on unknown call", chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "nope", Auth: auth})},
+		{"approved on running", chatActive(), chatAction(ChatToolCallApprovedAction{Type: "chat/toolCallConfirmed", TurnID: "t1", ToolCallID: "tc", Approved: true, Confirmed: ToolCallConfirmationReasonUserAction})},
+		{"denied on running", chatActive(), chatAction(ChatToolCallDeniedAction{Type: "chat/toolCallConfirmed", TurnID: "t1", ToolCallID: "tc", Reason: "denied"})},
+		{"input answer for unknown request", chatActive(), chatAction(ChatInputAnswerChangedAction{Type: "chat/inputAnswerChanged", RequestID: "r", QuestionID: "q"})},
+		{"input completed without active turn", chatBase(), chatAction(ChatInputCompletedAction{Type: "chat/inputCompleted", RequestID: "r", Response: ChatInputResponseKindAccept})},
 		{"reorder without queue", chatBase(), chatAction(ChatQueuedMessagesReorderedAction{Type: "chat/queuedMessagesReordered", Order: []string{"a"}})},
 		{"remove unknown queued", func() ChatState {
 			s := chatBase()
-			s.QueuedMessages = []PendingMessage{{Id: "q1", Message: chatMsg("a")}}
+			s.QueuedMessages = []PendingMessage{{ID: "q1", Message: chatMsg("a")}}
 			return s
-		}(), chatAction(ChatPendingMessageRemovedAction{Type: "chat/pendingMessageRemoved", Kind: PendingMessageKindQueued, Id: "q2"})},
-		{"usage wrong turn", chatActive(), chatAction(ChatUsageAction{Type: "chat/usage", TurnId: "t9"})},
-		{"truncate unknown turn", chatActive(), chatAction(ChatTruncatedAction{Type: "chat/truncated", TurnId: chatStrPtr("nope")})},
+		}(), chatAction(ChatPendingMessageRemovedAction{Type: "chat/pendingMessageRemoved", Kind: PendingMessageKindQueued, ID: "q2"})},
+		{"usage wrong turn", chatActive(), chatAction(ChatUsageAction{Type: "chat/usage", TurnID: "t9"})},
+		{"truncate unknown turn", chatActive(), chatAction(ChatTruncatedAction{Type: "chat/truncated", TurnID: chatStrPtr("nope")})},
 		{"content changed on auth-required", func() ChatState {
-			return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnId: "t1", ToolCallId: "tc", Auth: auth}), chatFixtureClock)
-		}(), chatAction(ChatToolCallContentChangedAction{Type: "chat/toolCallContentChanged", TurnId: "t1", ToolCallId: "tc", Content: []ToolResultContent{}})},
+			return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth}), chatFixtureClock)
+		}(), chatAction(ChatToolCallContentChangedAction{Type: "chat/toolCallContentChanged", TurnID: "t1", ToolCallID: "tc", Content: []ToolResultContent{}})},
 		{"successful complete from auth-required", func() ChatState {
-			return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnId: "t1", ToolCallId: "tc", Auth: auth}), chatFixtureClock)
-		}(), chatAction(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnId: "t1", ToolCallId: "tc", Result: ToolCallResult{Success: true, PastTenseMessage: PlainString("done")}})},
+			return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth}), chatFixtureClock)
+		}(), chatAction(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnID: "t1", ToolCallID: "tc", Result: ToolCallResult{Success: true, PastTenseMessage: PlainString("done")}})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,7 +156,7 @@ func TestReduceChatTransitions(t *testing.T) {
 	const stamped = "1970-01-01T00:00:09.999Z"
 	auth := McpAuthRequirement{Reason: McpAuthRequiredReasonInsufficientScope, Description: chatStrPtr("need repo scope")}
 	authRequired := func() ChatState {
-		return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnId: "t1", ToolCallId: "tc", Auth: auth}), chatFixtureClock)
+		return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth}), chatFixtureClock)
 	}
 	tests := []struct {
 		name  string
@@ -165,7 +165,7 @@ func TestReduceChatTransitions(t *testing.T) {
 		check func(t *testing.T, got ChatState)
 	}{
 		{"turnCancelled ends the turn as cancelled and skips the running tool", chatActive(),
-			chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnId: "t1", Duration: 42}),
+			chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnID: "t1", Duration: 42}),
 			func(t *testing.T, got ChatState) {
 				if got.ActiveTurn != nil || len(got.Turns) != 2 {
 					t.Fatalf("active %v, %d turns", got.ActiveTurn, len(got.Turns))
@@ -185,7 +185,7 @@ func TestReduceChatTransitions(t *testing.T) {
 				}
 			}},
 		{"error ends the turn with error status and details", chatActive(),
-			chatAction(ChatErrorAction{Type: "chat/error", TurnId: "t1", Duration: -5, Error: ErrorInfo{ErrorType: "rate", Message: "slow down"}}),
+			chatAction(ChatErrorAction{Type: "chat/error", TurnID: "t1", Duration: -5, Error: ErrorInfo{ErrorType: "rate", Message: "slow down"}}),
 			func(t *testing.T, got ChatState) {
 				turn := got.Turns[len(got.Turns)-1]
 				if turn.State != TurnStateError || turn.Error == nil || turn.Error.Message != "slow down" || *turn.Duration != 0 {
@@ -199,7 +199,7 @@ func TestReduceChatTransitions(t *testing.T) {
 			s := chatBase()
 			s.Status = SessionStatusError | SessionStatusIsArchived | SessionStatusIsRead
 			return s
-		}(), chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnId: "t2", StartedAt: "x", Message: chatMsg("again")}),
+		}(), chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t2", StartedAt: "x", Message: chatMsg("again")}),
 			func(t *testing.T, got ChatState) {
 				if got.Status != SessionStatusInProgress|SessionStatusIsArchived {
 					t.Errorf("status = %d", got.Status)
@@ -210,16 +210,16 @@ func TestReduceChatTransitions(t *testing.T) {
 			}},
 		{"turnStarted with an unknown queued id keeps the queue", func() ChatState {
 			s := chatBase()
-			s.QueuedMessages = []PendingMessage{{Id: "q1", Message: chatMsg("a")}}
+			s.QueuedMessages = []PendingMessage{{ID: "q1", Message: chatMsg("a")}}
 			return s
-		}(), chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnId: "t2", Message: chatMsg("b"), QueuedMessageId: chatStrPtr("q9")}),
+		}(), chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t2", Message: chatMsg("b"), QueuedMessageID: chatStrPtr("q9")}),
 			func(t *testing.T, got ChatState) {
 				if len(got.QueuedMessages) != 1 {
 					t.Errorf("queue = %+v", got.QueuedMessages)
 				}
 			}},
 		{"reasoning appends to the reasoning part", chatActive(),
-			chatAction(ChatReasoningAction{Type: "chat/reasoning", TurnId: "t1", PartId: "rs", Content: "ing"}),
+			chatAction(ChatReasoningAction{Type: "chat/reasoning", TurnID: "t1", PartID: "rs", Content: "ing"}),
 			func(t *testing.T, got ChatState) {
 				if rs := got.ActiveTurn.ResponseParts[1].Variant.(ReasoningResponsePart); rs.Content.String() != "thinking" {
 					t.Errorf("reasoning = %q", rs.Content.String())
@@ -244,30 +244,30 @@ func TestReduceChatTransitions(t *testing.T) {
 			}},
 		{"queued message appended", func() ChatState {
 			s := chatBase()
-			s.QueuedMessages = []PendingMessage{{Id: "q1", Message: chatMsg("a")}}
+			s.QueuedMessages = []PendingMessage{{ID: "q1", Message: chatMsg("a")}}
 			return s
-		}(), chatAction(ChatPendingMessageSetAction{Type: "chat/pendingMessageSet", Kind: PendingMessageKindQueued, Id: "q2", Message: chatMsg("b")}),
+		}(), chatAction(ChatPendingMessageSetAction{Type: "chat/pendingMessageSet", Kind: PendingMessageKindQueued, ID: "q2", Message: chatMsg("b")}),
 			func(t *testing.T, got ChatState) {
-				if len(got.QueuedMessages) != 2 || got.QueuedMessages[1].Id != "q2" {
+				if len(got.QueuedMessages) != 2 || got.QueuedMessages[1].ID != "q2" {
 					t.Errorf("queue = %+v", got.QueuedMessages)
 				}
 			}},
 		{"reorder ignores unknown and repeated ids, keeps the rest in order", func() ChatState {
 			s := chatBase()
-			s.QueuedMessages = []PendingMessage{{Id: "a"}, {Id: "b"}, {Id: "c"}, {Id: "d"}}
+			s.QueuedMessages = []PendingMessage{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}}
 			return s
 		}(), chatAction(ChatQueuedMessagesReorderedAction{Type: "chat/queuedMessagesReordered", Order: []string{"c", "x", "c", "a"}}),
 			func(t *testing.T, got ChatState) {
 				var ids []string
 				for _, m := range got.QueuedMessages {
-					ids = append(ids, m.Id)
+					ids = append(ids, m.ID)
 				}
 				if strings.Join(ids, "") != "cabd" {
 					t.Errorf("order = %v", ids)
 				}
 			}},
 		{"usage replaces usage on the active turn", chatActive(),
-			chatAction(ChatUsageAction{Type: "chat/usage", TurnId: "t1", Usage: UsageInfo{Model: chatStrPtr("m")}}),
+			chatAction(ChatUsageAction{Type: "chat/usage", TurnID: "t1", Usage: UsageInfo{Model: chatStrPtr("m")}}),
 			func(t *testing.T, got ChatState) {
 				if got.ActiveTurn.Usage == nil || *got.ActiveTurn.Usage.Model != "m" {
 					t.Errorf("usage = %+v", got.ActiveTurn.Usage)
@@ -275,27 +275,27 @@ func TestReduceChatTransitions(t *testing.T) {
 			}},
 		{"truncate to a middle turn keeps the cursor", func() ChatState {
 			s := chatBase()
-			s.Turns = append(s.Turns, Turn{Id: "t1", ResponseParts: []ResponsePart{}, State: TurnStateComplete})
+			s.Turns = append(s.Turns, Turn{ID: "t1", ResponseParts: []ResponsePart{}, State: TurnStateComplete})
 			s.TurnsNextCursor = chatStrPtr("older")
 			return s
-		}(), chatAction(ChatTruncatedAction{Type: "chat/truncated", TurnId: chatStrPtr("t0")}),
+		}(), chatAction(ChatTruncatedAction{Type: "chat/truncated", TurnID: chatStrPtr("t0")}),
 			func(t *testing.T, got ChatState) {
 				if len(got.Turns) != 1 || got.TurnsNextCursor == nil || got.ModifiedAt != stamped {
 					t.Errorf("turns %d cursor %v modifiedAt %s", len(got.Turns), got.TurnsNextCursor, got.ModifiedAt)
 				}
 			}},
 		{"turnsLoaded prepends and replaces the cursor", chatBase(),
-			chatAction(ChatTurnsLoadedAction{Type: "chat/turnsLoaded", Turns: []Turn{{Id: "old"}}, TurnsNextCursor: chatStrPtr("older")}),
+			chatAction(ChatTurnsLoadedAction{Type: "chat/turnsLoaded", Turns: []Turn{{ID: "old"}}, TurnsNextCursor: chatStrPtr("older")}),
 			func(t *testing.T, got ChatState) {
-				if len(got.Turns) != 2 || got.Turns[0].Id != "old" || *got.TurnsNextCursor != "older" {
+				if len(got.Turns) != 2 || got.Turns[0].ID != "old" || *got.TurnsNextCursor != "older" {
 					t.Errorf("turns %+v cursor %v", got.Turns, got.TurnsNextCursor)
 				}
 			}},
 		{"auth required keeps partial content and needs input", chatActive(),
-			chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnId: "t1", ToolCallId: "tc", Auth: auth}),
+			chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth}),
 			func(t *testing.T, got ChatState) {
 				tc, ok := chatActiveToolCall(t, got, "tc").(ToolCallAuthRequiredState)
-				if !ok || tc.Status != "auth-required" || len(tc.Content) != 1 || tc.Contributor.CustomizationId != "srv" || *tc.Auth.Description != "need repo scope" {
+				if !ok || tc.Status != "auth-required" || len(tc.Content) != 1 || tc.Contributor.CustomizationID != "srv" || *tc.Auth.Description != "need repo scope" {
 					t.Errorf("tool call = %#v", tc)
 				}
 				if got.Status != SessionStatusInputNeeded|SessionStatusIsArchived {
@@ -303,7 +303,7 @@ func TestReduceChatTransitions(t *testing.T) {
 				}
 			}},
 		{"auth resolved resumes running with its fields", authRequired(),
-			chatAction(ChatToolCallAuthResolvedAction{Type: "chat/toolCallAuthResolved", TurnId: "t1", ToolCallId: "tc"}),
+			chatAction(ChatToolCallAuthResolvedAction{Type: "chat/toolCallAuthResolved", TurnID: "t1", ToolCallID: "tc"}),
 			func(t *testing.T, got ChatState) {
 				tc, ok := chatActiveToolCall(t, got, "tc").(ToolCallRunningState)
 				if !ok || tc.Confirmed != ToolCallConfirmationReasonUserAction || len(tc.Content) != 1 || tc.Contributor == nil {
@@ -314,7 +314,7 @@ func TestReduceChatTransitions(t *testing.T) {
 				}
 			}},
 		{"failed complete from auth-required ignores result confirmation", authRequired(),
-			chatAction(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnId: "t1", ToolCallId: "tc", RequiresResultConfirmation: func() *bool { b := true; return &b }(),
+			chatAction(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnID: "t1", ToolCallID: "tc", RequiresResultConfirmation: func() *bool { b := true; return &b }(),
 				Result: ToolCallResult{Success: false, PastTenseMessage: PlainString("cancelled"), Error: &ToolCallResultError{Message: "cancelled", Code: chatStrPtr("cancelled")}}}),
 			func(t *testing.T, got ChatState) {
 				tc, ok := chatActiveToolCall(t, got, "tc").(ToolCallCompletedState)
@@ -326,10 +326,10 @@ func TestReduceChatTransitions(t *testing.T) {
 				}
 			}},
 		{"result approved completes with the result", func() ChatState {
-			return ReduceChat(chatActive(), chatAction(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnId: "t1", ToolCallId: "tc",
+			return ReduceChat(chatActive(), chatAction(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnID: "t1", ToolCallID: "tc",
 				RequiresResultConfirmation: func() *bool { b := true; return &b }(),
 				Result:                     ToolCallResult{Success: true, PastTenseMessage: PlainString("Searched")}}), chatFixtureClock)
-		}(), chatAction(ChatToolCallResultConfirmedAction{Type: "chat/toolCallResultConfirmed", TurnId: "t1", ToolCallId: "tc", Approved: true}),
+		}(), chatAction(ChatToolCallResultConfirmedAction{Type: "chat/toolCallResultConfirmed", TurnID: "t1", ToolCallID: "tc", Approved: true}),
 			func(t *testing.T, got ChatState) {
 				tc, ok := chatActiveToolCall(t, got, "tc").(ToolCallCompletedState)
 				if !ok || !tc.Success || tc.PastTenseMessage.Value != "Searched" || tc.Confirmed != ToolCallConfirmationReasonUserAction {
@@ -341,9 +341,9 @@ func TestReduceChatTransitions(t *testing.T) {
 			}},
 		{"input answer removed clears the last draft", func() ChatState {
 			s := chatActive()
-			return ReduceChat(s, chatAction(ChatInputRequestedAction{Type: "chat/inputRequested", Request: ChatInputRequest{Id: "r",
+			return ReduceChat(s, chatAction(ChatInputRequestedAction{Type: "chat/inputRequested", Request: ChatInputRequest{ID: "r",
 				Answers: map[string]ChatInputAnswer{"q": {Variant: ChatInputSkipped{State: "skipped"}}}}}), chatFixtureClock)
-		}(), chatAction(ChatInputAnswerChangedAction{Type: "chat/inputAnswerChanged", RequestId: "r", QuestionId: "q"}),
+		}(), chatAction(ChatInputAnswerChangedAction{Type: "chat/inputAnswerChanged", RequestID: "r", QuestionID: "q"}),
 			func(t *testing.T, got ChatState) {
 				_, part, ok := chatOpenInputRequest(got.ActiveTurn, "r")
 				if !ok || part.Request.Answers != nil {
@@ -357,7 +357,7 @@ func TestReduceChatTransitions(t *testing.T) {
 			s := chatActive()
 			s.Status |= SessionStatusIsRead
 			return s
-		}(), chatAction(ChatInputRequestedAction{Type: "chat/inputRequested", Request: ChatInputRequest{Id: "r"}}),
+		}(), chatAction(ChatInputRequestedAction{Type: "chat/inputRequested", Request: ChatInputRequest{ID: "r"}}),
 			func(t *testing.T, got ChatState) {
 				if got.Status != SessionStatusInputNeeded|SessionStatusIsArchived || got.ModifiedAt != stamped {
 					t.Errorf("status %d modifiedAt %s", got.Status, got.ModifiedAt)
@@ -390,9 +390,9 @@ func TestReduceChatBranchesShareNothingMutable(t *testing.T) {
 	base.Turns = turns
 	baseJSON := chatMustJSON(t, base)
 
-	a := ReduceChat(base, chatAction(ChatDeltaAction{Type: "chat/delta", TurnId: "t1", PartId: "md", Content: "lo A"}), chatFixtureClock)
-	b := ReduceChat(base, chatAction(ChatDeltaAction{Type: "chat/delta", TurnId: "t1", PartId: "md", Content: "p B"}), chatFixtureClock)
-	a = ReduceChat(a, chatAction(ChatDeltaAction{Type: "chat/delta", TurnId: "t1", PartId: "md", Content: "!"}), chatFixtureClock)
+	a := ReduceChat(base, chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "lo A"}), chatFixtureClock)
+	b := ReduceChat(base, chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "p B"}), chatFixtureClock)
+	a = ReduceChat(a, chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "!"}), chatFixtureClock)
 	text := func(s ChatState) string {
 		return s.ActiveTurn.ResponseParts[0].Variant.(MarkdownResponsePart).Content.String()
 	}
@@ -400,16 +400,16 @@ func TestReduceChatBranchesShareNothingMutable(t *testing.T) {
 		t.Fatalf("branches: %q %q", text(a), text(b))
 	}
 
-	ea := ReduceChat(a, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnId: "t1", Duration: 1}), chatFixtureClock)
-	eb := ReduceChat(b, chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnId: "t1", Duration: 2}), chatFixtureClock)
+	ea := ReduceChat(a, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t1", Duration: 1}), chatFixtureClock)
+	eb := ReduceChat(b, chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnID: "t1", Duration: 2}), chatFixtureClock)
 	if ea.Turns[1].State != TurnStateComplete || eb.Turns[1].State != TurnStateCancelled {
 		t.Fatalf("ended turns clobbered each other: %s / %s", ea.Turns[1].State, eb.Turns[1].State)
 	}
-	tr := ReduceChat(ea, chatAction(ChatTruncatedAction{Type: "chat/truncated", TurnId: chatStrPtr("t0")}), chatFixtureClock)
-	tr = ReduceChat(tr, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnId: "t9", Message: chatMsg("edit")}), chatFixtureClock)
-	tr = ReduceChat(tr, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnId: "t9", Duration: 1}), chatFixtureClock)
-	if ea.Turns[1].Id != "t1" || tr.Turns[1].Id != "t9" {
-		t.Fatalf("truncate+append overwrote an older snapshot: %s / %s", ea.Turns[1].Id, tr.Turns[1].Id)
+	tr := ReduceChat(ea, chatAction(ChatTruncatedAction{Type: "chat/truncated", TurnID: chatStrPtr("t0")}), chatFixtureClock)
+	tr = ReduceChat(tr, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t9", Message: chatMsg("edit")}), chatFixtureClock)
+	tr = ReduceChat(tr, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t9", Duration: 1}), chatFixtureClock)
+	if ea.Turns[1].ID != "t1" || tr.Turns[1].ID != "t9" {
+		t.Fatalf("truncate+append overwrote an older snapshot: %s / %s", ea.Turns[1].ID, tr.Turns[1].ID)
 	}
 	if got := chatMustJSON(t, base); !bytes.Equal(got, baseJSON) {
 		t.Fatalf("base mutated:\nbefore %s\nafter  %s", baseJSON, got)
@@ -420,20 +420,20 @@ func TestReduceChatBranchesShareNothingMutable(t *testing.T) {
 // left nil would encode as null.
 func TestReduceChatRequiredArraysStayArrays(t *testing.T) {
 	s := ChatState{Resource: "ahp-chat:/c", Status: SessionStatusIdle}
-	s = ReduceChat(s, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnId: "t1", Message: chatMsg("x")}), chatFixtureClock)
+	s = ReduceChat(s, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t1", Message: chatMsg("x")}), chatFixtureClock)
 	b := chatMustJSON(t, s)
 	if !bytes.Contains(b, []byte(`"responseParts":[]`)) {
 		t.Errorf("active turn: %s", b)
 	}
 	s.ActiveTurn.ResponseParts = nil // a hand-built state
-	s = ReduceChat(s, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnId: "t1"}), chatFixtureClock)
+	s = ReduceChat(s, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t1"}), chatFixtureClock)
 	s = ReduceChat(s, chatAction(ChatTruncatedAction{Type: "chat/truncated"}), chatFixtureClock)
 	if b := chatMustJSON(t, s); !bytes.Contains(b, []byte(`"turns":[]`)) || bytes.Contains(b, []byte("null")) {
 		t.Errorf("after truncate: %s", b)
 	}
-	s = ReduceChat(s, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnId: "t2", Message: chatMsg("x")}), chatFixtureClock)
+	s = ReduceChat(s, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t2", Message: chatMsg("x")}), chatFixtureClock)
 	s.ActiveTurn.ResponseParts = nil
-	s = ReduceChat(s, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnId: "t2"}), chatFixtureClock)
+	s = ReduceChat(s, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t2"}), chatFixtureClock)
 	if b := chatMustJSON(t, s); bytes.Contains(b, []byte("null")) {
 		t.Errorf("completed turn: %s", b)
 	}
@@ -443,7 +443,7 @@ func TestReduceChatRequiredArraysStayArrays(t *testing.T) {
 // n deltas of 16 bytes into one markdown part.
 func chatDeltaBytes(n int) float64 {
 	s := chatStreamingState()
-	a := chatAction(ChatDeltaAction{Type: "chat/delta", TurnId: "t1", PartId: "md", Content: "0123456789abcdef"})
+	a := chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "0123456789abcdef"})
 	var m0, m1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
@@ -478,12 +478,12 @@ func chatStreamingState() ChatState {
 	s := chatBase()
 	turns := make([]Turn, 1000)
 	for i := range turns {
-		turns[i] = Turn{Id: "old", Message: chatMsg("q"), ResponseParts: []ResponsePart{}, State: TurnStateComplete}
+		turns[i] = Turn{ID: "old", Message: chatMsg("q"), ResponseParts: []ResponsePart{}, State: TurnStateComplete}
 	}
 	s.Turns = turns
 	s.Status = SessionStatusInProgress
-	s.ActiveTurn = &ActiveTurn{Id: "t1", Message: chatMsg("go"), ResponseParts: []ResponsePart{
-		{Variant: MarkdownResponsePart{Kind: "markdown", Id: "md"}},
+	s.ActiveTurn = &ActiveTurn{ID: "t1", Message: chatMsg("go"), ResponseParts: []ResponsePart{
+		{Variant: MarkdownResponsePart{Kind: "markdown", ID: "md"}},
 	}}
 	return s
 }
@@ -510,9 +510,9 @@ func TestChatDeltaAllocs(t *testing.T) {
 			for i := range parts {
 				id := fmt.Sprintf("p%d", i)
 				if tt.reasoning {
-					parts[i] = ResponsePart{Variant: ReasoningResponsePart{Kind: "reasoning", Id: id}}
+					parts[i] = ResponsePart{Variant: ReasoningResponsePart{Kind: "reasoning", ID: id}}
 				} else {
-					parts[i] = ResponsePart{Variant: MarkdownResponsePart{Kind: "markdown", Id: id}}
+					parts[i] = ResponsePart{Variant: MarkdownResponsePart{Kind: "markdown", ID: id}}
 				}
 			}
 			at := *base.ActiveTurn
@@ -525,9 +525,9 @@ func TestChatDeltaAllocs(t *testing.T) {
 			target := fmt.Sprintf("p%d", tt.parts-1)
 			var a StateAction
 			if tt.reasoning {
-				a = StateAction{Variant: ChatReasoningAction{Type: "chat/reasoning", TurnId: "t1", PartId: target, Content: "0123456789abcdef"}}
+				a = StateAction{Variant: ChatReasoningAction{Type: "chat/reasoning", TurnID: "t1", PartID: target, Content: "0123456789abcdef"}}
 			} else {
-				a = StateAction{Variant: ChatDeltaAction{Type: "chat/delta", TurnId: "t1", PartId: target, Content: "0123456789abcdef"}}
+				a = StateAction{Variant: ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: target, Content: "0123456789abcdef"}}
 			}
 			s := base
 			allocs := testing.AllocsPerRun(2000, func() { s = ReduceChat(s, a, chatFixtureClock) })
@@ -552,13 +552,13 @@ func TestToolCallStateID(t *testing.T) {
 		v    ToolCallStateVariant
 		want string
 	}{
-		{ToolCallStreamingState{ToolCallId: "a"}, "a"},
-		{ToolCallPendingConfirmationState{ToolCallId: "b"}, "b"},
-		{ToolCallRunningState{ToolCallId: "c"}, "c"},
-		{ToolCallAuthRequiredState{ToolCallId: "d"}, "d"},
-		{ToolCallPendingResultConfirmationState{ToolCallId: "e"}, "e"},
-		{ToolCallCompletedState{ToolCallId: "f"}, "f"},
-		{ToolCallCancelledState{ToolCallId: "g"}, "g"},
+		{ToolCallStreamingState{ToolCallID: "a"}, "a"},
+		{ToolCallPendingConfirmationState{ToolCallID: "b"}, "b"},
+		{ToolCallRunningState{ToolCallID: "c"}, "c"},
+		{ToolCallAuthRequiredState{ToolCallID: "d"}, "d"},
+		{ToolCallPendingResultConfirmationState{ToolCallID: "e"}, "e"},
+		{ToolCallCompletedState{ToolCallID: "f"}, "f"},
+		{ToolCallCancelledState{ToolCallID: "g"}, "g"},
 		{UnknownToolCallState{Discriminator: "future"}, ""},
 		{nil, ""},
 	}

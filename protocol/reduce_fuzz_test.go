@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 )
 
 // maxFuzzInput bounds one iteration's JSON so the fuzzer spends its time on
@@ -185,29 +187,29 @@ func FuzzReducers(f *testing.F) {
 		got := Reduce(state, action, fixtureClock)
 
 		if after, _ := json.Marshal(state); !bytes.Equal(before, after) {
-			t.Fatalf("%s reducer mutated its input on %s:\n%s", kind, action.Kind(), jsonDiff(before, after))
+			t.Fatalf("%s reducer mutated its input on %s:\n%s", kind, action.Kind(), wiretest.JSONDiff(before, after))
 		}
 		out, err := json.Marshal(got)
 		if err != nil {
 			t.Fatalf("%s reducer result for %s does not encode: %v", kind, action.Kind(), err)
 		}
 		if !strings.HasPrefix(action.Kind(), actionKindPrefix[kind]) && !bytes.Equal(before, out) {
-			t.Fatalf("%s reducer applied %s, an action of another channel:\n%s", kind, action.Kind(), jsonDiff(before, out))
+			t.Fatalf("%s reducer applied %s, an action of another channel:\n%s", kind, action.Kind(), wiretest.JSONDiff(before, out))
 		}
 		if which, missing := missingTarget(action.Kind(), actionJSON, before); missing && !bytes.Equal(before, out) {
-			t.Fatalf("%s reducer changed state on %s aimed at %s, which the state does not hold:\n%s", kind, action.Kind(), which, jsonDiff(before, out))
+			t.Fatalf("%s reducer changed state on %s aimed at %s, which the state does not hold:\n%s", kind, action.Kind(), which, wiretest.JSONDiff(before, out))
 		}
 		again, err := decodeReducerState(kind, out)
 		if err != nil {
 			t.Fatalf("%s reducer result for %s does not decode: %v\n%s", kind, action.Kind(), err, out)
 		}
 		if out2, err := json.Marshal(again); err != nil || !bytes.Equal(out, out2) {
-			t.Fatalf("%s reducer result for %s does not re-encode stably (%v):\n%s", kind, action.Kind(), err, jsonDiff(out, out2))
+			t.Fatalf("%s reducer result for %s does not re-encode stably (%v):\n%s", kind, action.Kind(), err, wiretest.JSONDiff(out, out2))
 		}
 
 		unknown := StateAction{Variant: UnknownStateAction{Discriminator: actionKindPrefix[kind] + "notInThisVersion"}}
 		if same, _ := json.Marshal(Reduce(state, unknown, fixtureClock)); !bytes.Equal(before, same) {
-			t.Fatalf("%s reducer changed state on an unknown action type:\n%s", kind, jsonDiff(before, same))
+			t.Fatalf("%s reducer changed state on an unknown action type:\n%s", kind, wiretest.JSONDiff(before, same))
 		}
 	})
 }

@@ -90,10 +90,10 @@ func ReduceSession(s SessionState, a StateAction, clock Clock) SessionState {
 		s.ServerTools = a.Tools
 	case SessionActiveClientSetAction:
 		s.ActiveClients = cowUpsert(s.ActiveClients, a.ActiveClient, func(c SessionActiveClient) bool {
-			return c.ClientId == a.ActiveClient.ClientId
+			return c.ClientID == a.ActiveClient.ClientID
 		})
 	case SessionActiveClientRemovedAction:
-		i := indexOf(s.ActiveClients, func(c SessionActiveClient) bool { return c.ClientId == a.ClientId })
+		i := indexOf(s.ActiveClients, func(c SessionActiveClient) bool { return c.ClientID == a.ClientID })
 		if i < 0 {
 			return s
 		}
@@ -105,7 +105,7 @@ func ReduceSession(s SessionState, a StateAction, clock Clock) SessionState {
 		s.InputNeeded = cowUpsert(s.InputNeeded, a.Request, func(r SessionInputRequest) bool { return inputRequestID(r) == id })
 		s.Status = withInputNeededStatus(s.Status, len(s.InputNeeded))
 	case SessionInputNeededRemovedAction:
-		i := indexOf(s.InputNeeded, func(r SessionInputRequest) bool { return inputRequestID(r) == a.Id })
+		i := indexOf(s.InputNeeded, func(r SessionInputRequest) bool { return inputRequestID(r) == a.ID })
 		if i < 0 {
 			return s
 		}
@@ -120,7 +120,7 @@ func ReduceSession(s SessionState, a StateAction, clock Clock) SessionState {
 	case SessionCustomizationsChangedAction:
 		s.Customizations = a.Customizations
 	case SessionCustomizationToggledAction:
-		return toggleCustomization(s, a.Id, a.Enabled)
+		return toggleCustomization(s, a.ID, a.Enabled)
 	case SessionCustomizationUpdatedAction:
 		id, _ := customizationID(a.Customization)
 		s.Customizations = cowUpsert(s.Customizations, a.Customization, func(c Customization) bool {
@@ -128,21 +128,21 @@ func ReduceSession(s SessionState, a StateAction, clock Clock) SessionState {
 			return cid == id
 		})
 	case SessionCustomizationRemovedAction:
-		return removeCustomization(s, a.Id)
+		return removeCustomization(s, a.ID)
 	case SessionMcpServerStateChangedAction:
-		return updateMcpServer(s, a.Id, func(m McpServerCustomization) McpServerCustomization {
+		return updateMcpServer(s, a.ID, func(m McpServerCustomization) McpServerCustomization {
 			m.State = a.State
 			m.Channel = a.Channel // full replacement: absent clears
 			return m
 		})
 	case SessionMcpServerStartRequestedAction:
-		return updateMcpServer(s, a.Id, func(m McpServerCustomization) McpServerCustomization {
+		return updateMcpServer(s, a.ID, func(m McpServerCustomization) McpServerCustomization {
 			m.State = McpServerState{Variant: McpServerStartingState{Kind: "starting"}}
 			m.Channel = nil
 			return m
 		})
 	case SessionMcpServerStopRequestedAction:
-		return updateMcpServer(s, a.Id, func(m McpServerCustomization) McpServerCustomization {
+		return updateMcpServer(s, a.ID, func(m McpServerCustomization) McpServerCustomization {
 			m.State = McpServerState{Variant: McpServerStoppedState{Kind: "stopped"}}
 			m.Channel = nil
 			return m
@@ -190,13 +190,13 @@ func mergeChatSummary(c ChatSummary, ch PartialChatSummary) ChatSummary {
 func inputRequestID(r SessionInputRequest) string {
 	switch v := r.Variant.(type) {
 	case SessionChatInputRequest:
-		return v.Id
+		return v.ID
 	case SessionToolConfirmationRequest:
-		return v.Id
+		return v.ID
 	case SessionToolClientExecutionRequest:
-		return v.Id
+		return v.ID
 	case SessionToolAuthenticationRequest:
-		return v.Id
+		return v.ID
 	case UnknownSessionInputRequest:
 		id, _ := rawStringField(v.Raw, "id")
 		return id
@@ -209,11 +209,11 @@ func inputRequestID(r SessionInputRequest) string {
 func customizationID(c Customization) (string, bool) {
 	switch v := c.Variant.(type) {
 	case PluginCustomization:
-		return v.Id, true
+		return v.ID, true
 	case DirectoryCustomization:
-		return v.Id, true
+		return v.ID, true
 	case McpServerCustomization:
-		return v.Id, true
+		return v.ID, true
 	case UnknownCustomization:
 		return rawStringField(v.Raw, "id")
 	}
@@ -223,17 +223,17 @@ func customizationID(c Customization) (string, bool) {
 func childCustomizationID(c ChildCustomization) (string, bool) {
 	switch v := c.Variant.(type) {
 	case AgentCustomization:
-		return v.Id, true
+		return v.ID, true
 	case SkillCustomization:
-		return v.Id, true
+		return v.ID, true
 	case PromptCustomization:
-		return v.Id, true
+		return v.ID, true
 	case RuleCustomization:
-		return v.Id, true
+		return v.ID, true
 	case HookCustomization:
-		return v.Id, true
+		return v.ID, true
 	case McpServerCustomization:
-		return v.Id, true
+		return v.ID, true
 	case UnknownChildCustomization:
 		return rawStringField(v.Raw, "id")
 	}

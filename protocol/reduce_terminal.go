@@ -28,7 +28,7 @@ func ReduceTerminal(s TerminalState, a StateAction, clock Clock) TerminalState {
 	case TerminalCommandExecutedAction:
 		s.Content = cowAppend(s.Content, TerminalContentPart{Variant: TerminalCommandPart{
 			Type:        "command",
-			CommandId:   a.CommandId,
+			CommandID:   a.CommandID,
 			CommandLine: a.CommandLine,
 			Output:      "",
 			Timestamp:   a.Timestamp,
@@ -40,7 +40,7 @@ func ReduceTerminal(s TerminalState, a StateAction, clock Clock) TerminalState {
 		var out []TerminalContentPart
 		for i, p := range s.Content {
 			cmd, ok := p.Variant.(TerminalCommandPart)
-			if !ok || cmd.CommandId != a.CommandId {
+			if !ok || cmd.CommandID != a.CommandID {
 				continue
 			}
 			if out == nil {

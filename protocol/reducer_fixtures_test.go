@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 	"time"
 )
 
@@ -154,7 +156,7 @@ func checkReducerCase(fx reducerFixture, reduce reduceFunc) string {
 		}
 		if !bytes.Equal(before, after) {
 			return fmt.Sprintf("actions[%d] (%s) mutated the state it was given (reducers must copy on write):\n%s",
-				i, action.Kind(), jsonDiff(before, after))
+				i, action.Kind(), wiretest.JSONDiff(before, after))
 		}
 		state = next
 	}
@@ -162,29 +164,20 @@ func checkReducerCase(fx reducerFixture, reduce reduceFunc) string {
 	if err != nil {
 		return fmt.Sprintf("encode result: %v", err)
 	}
-	want, err := withoutNulls(fx.Expected)
+	want, err := wiretest.WithoutNulls(fx.Expected)
 	if err != nil {
 		return fmt.Sprintf("expected is not JSON: %v", err)
 	}
-	gotClean, err := withoutNulls(got)
+	gotClean, err := wiretest.WithoutNulls(got)
 	if err != nil {
 		return fmt.Sprintf("result is not JSON: %v", err)
 	}
-	if d := jsonDiff(want, gotClean); d != "" {
+	if d := wiretest.JSONDiff(want, gotClean); d != "" {
 		var pretty bytes.Buffer
 		_ = json.Indent(&pretty, gotClean, "  ", "  ")
 		return fmt.Sprintf("result differs from expected (- missing, + unexpected, path: want/got):\n%s\n  got:\n  %s", d, pretty.String())
 	}
 	return ""
-}
-
-// withoutNulls re-encodes raw with every null object member removed.
-func withoutNulls(raw []byte) ([]byte, error) {
-	var v any
-	if err := decodeNumbers(raw, &v); err != nil {
-		return nil, err
-	}
-	return json.Marshal(dropNulls(v))
 }
 
 // reducerCase is a hand-written case in fixture form, for actions and edge
@@ -490,15 +483,15 @@ func TestReducersBranchFromSharedBase(t *testing.T) {
 		return a
 	}
 	session := SessionState{Provider: "p", Title: "T", Lifecycle: SessionLifecycleReady,
-		ActiveClients: withSpareCapacity([]SessionActiveClient{{ClientId: "a", Tools: []ToolDefinition{}}}),
+		ActiveClients: withSpareCapacity([]SessionActiveClient{{ClientID: "a", Tools: []ToolDefinition{}}}),
 		Chats:         withSpareCapacity([]ChatSummary{{Resource: "c:/1", ModifiedAt: "x"}}),
 		InputNeeded:   withSpareCapacity([]SessionInputRequest{}),
 	}
-	terminal := TerminalState{Title: "sh", Claim: TerminalClaim{Variant: TerminalClientClaim{Kind: "client", ClientId: "c"}},
-		Content: withSpareCapacity([]TerminalContentPart{{Variant: TerminalCommandPart{Type: "command", CommandId: "1", IsComplete: true}}}),
+	terminal := TerminalState{Title: "sh", Claim: TerminalClaim{Variant: TerminalClientClaim{Kind: "client", ClientID: "c"}},
+		Content: withSpareCapacity([]TerminalContentPart{{Variant: TerminalCommandPart{Type: "command", CommandID: "1", IsComplete: true}}}),
 	}
-	changeset := ChangesetState{Status: ChangesetStatusReady, Files: withSpareCapacity([]ChangesetFile{{Id: "a"}})}
-	annotations := AnnotationsState{Annotations: withSpareCapacity([]Annotation{{Id: "a", Entries: withSpareCapacity([]AnnotationEntry{{Id: "e"}})}})}
+	changeset := ChangesetState{Status: ChangesetStatusReady, Files: withSpareCapacity([]ChangesetFile{{ID: "a"}})}
+	annotations := AnnotationsState{Annotations: withSpareCapacity([]Annotation{{ID: "a", Entries: withSpareCapacity([]AnnotationEntry{{ID: "e"}})}})}
 	root := RootState{Agents: withSpareCapacity([]AgentInfo{}), Config: &RootConfigState{Values: map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}}}
 
 	cases := []struct {
@@ -529,7 +522,7 @@ func TestReducersBranchFromSharedBase(t *testing.T) {
 			second := Reduce(c.base, mustAction(c.a2), fixtureClock)
 			got, _ := json.Marshal(first)
 			if !bytes.Equal(want, got) {
-				t.Errorf("reducing the shared base with %s changed the earlier result:\n%s", c.a2, jsonDiff(want, got))
+				t.Errorf("reducing the shared base with %s changed the earlier result:\n%s", c.a2, wiretest.JSONDiff(want, got))
 			}
 			if s2, _ := json.Marshal(second); bytes.Equal(s2, want) {
 				t.Errorf("the two branches should differ; both are %s", s2)

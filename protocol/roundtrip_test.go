@@ -1,15 +1,15 @@
 package protocol
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 )
 
 // newWireValue returns a pointer to a new zero value of the wire type the
@@ -22,7 +22,7 @@ func newWireValue(name string) (any, bool) {
 	case "StringOrMarkdown":
 		return new(StringOrMarkdown), true
 	case "JsonPrimitive":
-		return new(JsonPrimitive), true
+		return new(JSONPrimitive), true
 	case "JsonRpcMessage":
 		return new(JsonRpcMessage), true
 	case "SnapshotState":
@@ -79,7 +79,7 @@ func TestRoundTripFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", file, err)
 			}
-			if d := jsonDiff(fx.AcceptableOutputs[0], out); d != "" {
+			if d := wiretest.JSONDiff(fx.AcceptableOutputs[0], out); d != "" {
 				t.Errorf("%s: %s re-encoded differently from acceptableOutputs[0] (%s):\n%s\ngot: %s",
 					filepath.Base(file), fx.Type, fx.Description, d, out)
 			}
@@ -87,89 +87,8 @@ func TestRoundTripFixtures(t *testing.T) {
 	}
 }
 
-// jsonDiff compares two JSON documents structurally: key order is free,
-// key presence and values are strict (null is not absent). It returns one
-// line per difference, or "" when they match.
-func jsonDiff(want, got []byte) string {
-	var w, g any
-	if err := decodeNumbers(want, &w); err != nil {
-		return "want is not JSON: " + err.Error()
-	}
-	if err := decodeNumbers(got, &g); err != nil {
-		return "got is not JSON: " + err.Error()
-	}
-	var lines []string
-	diffValue("$", w, g, &lines)
-	return strings.Join(lines, "\n")
-}
-
-func decodeNumbers(b []byte, v *any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	return dec.Decode(v)
-}
-
-func diffValue(path string, w, g any, lines *[]string) {
-	switch wv := w.(type) {
-	case map[string]any:
-		gv, ok := g.(map[string]any)
-		if !ok {
-			*lines = append(*lines, fmt.Sprintf("  %s: want object, got %s", path, short(g)))
-			return
-		}
-		keys := map[string]bool{}
-		for k := range wv {
-			keys[k] = true
-		}
-		for k := range gv {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
-			wc, inW := wv[k]
-			gc, inG := gv[k]
-			switch {
-			case !inG:
-				*lines = append(*lines, fmt.Sprintf("- %s.%s: missing (want %s)", path, k, short(wc)))
-			case !inW:
-				*lines = append(*lines, fmt.Sprintf("+ %s.%s: unexpected key (got %s)", path, k, short(gc)))
-			default:
-				diffValue(path+"."+k, wc, gc, lines)
-			}
-		}
-	case []any:
-		gv, ok := g.([]any)
-		if !ok {
-			*lines = append(*lines, fmt.Sprintf("  %s: want array, got %s", path, short(g)))
-			return
-		}
-		if len(wv) != len(gv) {
-			*lines = append(*lines, fmt.Sprintf("  %s: want %d elements, got %d", path, len(wv), len(gv)))
-		}
-		for i := 0; i < len(wv) && i < len(gv); i++ {
-			diffValue(fmt.Sprintf("%s[%d]", path, i), wv[i], gv[i], lines)
-		}
-	default:
-		if !reflect.DeepEqual(w, g) {
-			*lines = append(*lines, fmt.Sprintf("  %s: want %s, got %s", path, short(w), short(g)))
-		}
-	}
-}
-
-func short(v any) string {
-	b, _ := json.Marshal(v)
-	if len(b) > 120 {
-		return string(b[:117]) + "..."
-	}
-	return string(b)
-}
-
 // TestRoundTripJsonDiff keeps the comparator honest: it must see presence,
-// null and value differences but not key order.
+// null and value differences but not key order or a number's spelling.
 func TestRoundTripJsonDiff(t *testing.T) {
 	tests := []struct {
 		want, got string
@@ -178,44 +97,30 @@ func TestRoundTripJsonDiff(t *testing.T) {
 		{`{"a":1,"b":[1,2]}`, `{"b":[1,2],"a":1}`, true},
 		{`{"a":1}`, `{"a":1,"origin":null}`, false},
 		{`{"a":null}`, `{}`, false},
-		{`{"a":2148131814}`, `{"a":2148131814.0}`, false},
+		{`{"a":2148131814}`, `{"a":2148131814.0}`, true},
+		{`[0, 0.0, 0e0, -0, 1e3, 1.5]`, `[0e0, 0, 0.0, 0, 1000, 15e-1]`, true},
+		{`{"a":9007199254740993}`, `{"a":9007199254740992}`, false},
+		{`{"a":1}`, `{"a":"1"}`, false},
+		{`{"a":0.1}`, `{"a":0.10000000000000001}`, false},
 		{`{"a":[1]}`, `{"a":[1,2]}`, false},
 		{`"hello"`, `{"markdown":"hello"}`, false},
 	}
 	for _, tt := range tests {
-		if d := jsonDiff([]byte(tt.want), []byte(tt.got)); (d == "") != tt.same {
-			t.Errorf("jsonDiff(%s, %s) = %q, want same=%v", tt.want, tt.got, d, tt.same)
+		if d := wiretest.JSONDiff([]byte(tt.want), []byte(tt.got)); (d == "") != tt.same {
+			t.Errorf("wiretest.JSONDiff(%s, %s) = %q, want same=%v", tt.want, tt.got, d, tt.same)
 		}
 	}
 }
 
 // Every generated union must keep a variant it does not know, byte for byte.
 func TestRoundTripUnknownUnionVariants(t *testing.T) {
-	if len(unionDiscriminators) < 20 {
-		t.Fatalf("only %d unions generated; the generator lost some", len(unionDiscriminators))
-	}
-	for name, disc := range unionDiscriminators {
-		t.Run(name, func(t *testing.T) {
-			in := fmt.Sprintf(`{"%s":"future/unknown-%s","extra":{"nested":[1,2.5,null]},"big":1700000000000}`, disc, name)
-			v, _ := newWireValue(name)
-			if err := json.Unmarshal([]byte(in), v); err != nil {
-				t.Fatalf("decode unknown %s: %v", name, err)
-			}
-			variant := reflect.ValueOf(v).Elem().FieldByName("Variant").Interface()
-			if got := reflect.TypeOf(variant).Name(); got != "Unknown"+name {
-				t.Fatalf("unknown %s decoded as %s, want Unknown%s", name, got, name)
-			}
-			if k := reflect.ValueOf(v).Elem().Interface().(interface{ Kind() string }).Kind(); k != "future/unknown-"+name {
-				t.Errorf("Kind() = %q, want the unknown discriminator", k)
-			}
-			out, err := json.Marshal(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(out) != in {
-				t.Errorf("unknown %s re-encoded as\n%s\nwant byte-exact\n%s", name, out, in)
-			}
-		})
+	wiretest.UnknownUnionVariantsKept(t, unionDiscriminators, newWireValue)
+}
+
+// Every string enum keeps a value it does not know.
+func TestStringEnumsKeepUnknownValues(t *testing.T) {
+	if n := wiretest.StringEnumsOpen(t, wireTypes); n < 10 {
+		t.Errorf("only %d string enums checked; the registry lost some", n)
 	}
 }
 
@@ -228,17 +133,17 @@ func TestRoundTripVariantDiscriminatorForced(t *testing.T) {
 		want    string
 		decoded any
 	}{
-		{"delta", NewStateAction(ChatDeltaAction{TurnId: "t1", PartId: "p1", Content: "hi"}),
+		{"delta", NewStateAction(ChatDeltaAction{TurnID: "t1", PartID: "p1", Content: "hi"}),
 			`{"turnId":"t1","partId":"p1","content":"hi","type":"chat/delta"}`, ChatDeltaAction{}},
-		{"denied", NewStateAction(ChatToolCallDeniedAction{TurnId: "t", ToolCallId: "c", Reason: "denied"}),
+		{"denied", NewStateAction(ChatToolCallDeniedAction{TurnID: "t", ToolCallID: "c", Reason: "denied"}),
 			`{"turnId":"t","toolCallId":"c","type":"chat/toolCallConfirmed","approved":false,"reason":"denied"}`, ChatToolCallDeniedAction{}},
-		{"approved", NewStateAction(ChatToolCallApprovedAction{TurnId: "t", ToolCallId: "c", Confirmed: ToolCallConfirmationReasonUserAction}),
+		{"approved", NewStateAction(ChatToolCallApprovedAction{TurnID: "t", ToolCallID: "c", Confirmed: ToolCallConfirmationReasonUserAction}),
 			`{"turnId":"t","toolCallId":"c","type":"chat/toolCallConfirmed","approved":true,"confirmed":"user-action"}`, ChatToolCallApprovedAction{}},
-		{"running", NewToolCallState(ToolCallRunningState{ToolCallId: "c", ToolName: "x", DisplayName: "X", InvocationMessage: PlainString("go"), ToolInput: ptr("{}")}),
+		{"running", NewToolCallState(ToolCallRunningState{ToolCallID: "c", ToolName: "x", DisplayName: "X", InvocationMessage: PlainString("go"), ToolInput: ptr("{}")}),
 			``, ToolCallRunningState{}},
-		{"integer question keeps kind", NewChatInputQuestion(ChatInputNumberQuestion{Id: "q", Message: "m", Kind: "integer"}),
+		{"integer question keeps kind", NewChatInputQuestion(ChatInputNumberQuestion{ID: "q", Message: "m", Kind: "integer"}),
 			`{"id":"q","message":"m","kind":"integer"}`, ChatInputNumberQuestion{}},
-		{"number question default kind", NewChatInputQuestion(ChatInputNumberQuestion{Id: "q", Message: "m"}),
+		{"number question default kind", NewChatInputQuestion(ChatInputNumberQuestion{ID: "q", Message: "m"}),
 			`{"id":"q","message":"m","kind":"number"}`, ChatInputNumberQuestion{}},
 	}
 	for _, tt := range tests {
@@ -248,7 +153,7 @@ func TestRoundTripVariantDiscriminatorForced(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.want != "" {
-				if d := jsonDiff([]byte(tt.want), out); d != "" {
+				if d := wiretest.JSONDiff([]byte(tt.want), out); d != "" {
 					t.Fatalf("encoded %s:\n%s", out, d)
 				}
 			}
@@ -279,7 +184,7 @@ func TestRoundTripSessionStatusKeepsUnknownBits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := jsonDiff([]byte(in), out); d != "" {
+	if d := wiretest.JSONDiff([]byte(in), out); d != "" {
 		t.Fatalf("re-encoded %s:\n%s", out, d)
 	}
 	var combined SessionStatus
@@ -324,7 +229,7 @@ func TestRoundTripSnapshotStateByChannel(t *testing.T) {
 			t.Errorf("%s: state decoded as %T, want %T", tt.resource, s.State.Variant, tt.want)
 		}
 		out, _ := json.Marshal(s)
-		if d := jsonDiff([]byte(in), out); d != "" {
+		if d := wiretest.JSONDiff([]byte(in), out); d != "" {
 			t.Errorf("%s: re-encoded %s:\n%s", tt.resource, out, d)
 		}
 	}
@@ -361,7 +266,7 @@ func TestRoundTripJsonRpcMessageKinds(t *testing.T) {
 			t.Errorf("%s decoded as %T, want %T", tt.in, m.Variant, tt.want)
 		}
 		out, _ := json.Marshal(m)
-		if d := jsonDiff([]byte(tt.in), out); d != "" {
+		if d := wiretest.JSONDiff([]byte(tt.in), out); d != "" {
 			t.Errorf("%s re-encoded as %s:\n%s", tt.in, out, d)
 		}
 	}
@@ -409,17 +314,17 @@ func TestRoundTripReducerFixtureShapes(t *testing.T) {
 			}
 			check := func(what, typ string, raw json.RawMessage) {
 				var v any
-				if err := decodeNumbers(raw, &v); err != nil {
+				if err := wiretest.DecodeNumbers(raw, &v); err != nil {
 					t.Errorf("%s %s: %v", filepath.Base(file), what, err)
 					return
 				}
-				clean, _ := json.Marshal(dropNulls(v))
+				clean, _ := json.Marshal(wiretest.DropNulls(v))
 				out, err := roundTrip(typ, clean)
 				if err != nil {
 					t.Errorf("%s %s: %v", filepath.Base(file), what, err)
 					return
 				}
-				if d := jsonDiff(clean, out); d != "" {
+				if d := wiretest.JSONDiff(clean, out); d != "" {
 					t.Errorf("%s %s (%s) re-encoded differently:\n%s", filepath.Base(file), what, typ, d)
 				}
 			}
@@ -430,22 +335,4 @@ func TestRoundTripReducerFixtureShapes(t *testing.T) {
 			}
 		})
 	}
-}
-
-func dropNulls(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, c := range t {
-			if c != nil {
-				out[k] = dropNulls(c)
-			}
-		}
-		return out
-	case []any:
-		for i := range t {
-			t[i] = dropNulls(t[i])
-		}
-	}
-	return v
 }

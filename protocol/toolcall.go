@@ -42,7 +42,7 @@ func (x ToolCallState) McpServer() string {
 		return ""
 	}
 	if mc, ok := c.Contributor.Variant.(ToolCallMcpContributor); ok {
-		return mc.CustomizationId
+		return mc.CustomizationID
 	}
 	return ""
 }

@@ -6,7 +6,7 @@ import (
 )
 
 func TestToolCallAccessors(t *testing.T) {
-	mcp := &ToolCallContributor{Variant: ToolCallMcpContributor{Kind: "mcp", CustomizationId: "srv"}}
+	mcp := &ToolCallContributor{Variant: ToolCallMcpContributor{Kind: "mcp", CustomizationID: "srv"}}
 	auth := McpAuthRequirement{Reason: "required"}
 	authServers := map[string]bool{"srv": true}
 	needs := func(id string) bool { return authServers[id] }
@@ -19,15 +19,15 @@ func TestToolCallAccessors(t *testing.T) {
 		hasAuth    bool
 		waits      bool
 	}{
-		{"streaming", NewToolCallState(ToolCallStreamingState{ToolCallId: "a", ToolName: "t"}), "a", ToolCallStatusStreaming, "t", "", false, false},
-		{"pending", NewToolCallState(ToolCallPendingConfirmationState{ToolCallId: "b", ToolName: "t", DisplayName: "T"}), "b", ToolCallStatusPendingConfirmation, "T", "", false, true},
-		{"blank display name", NewToolCallState(ToolCallPendingConfirmationState{ToolCallId: "b", ToolName: "t", DisplayName: "  "}), "b", ToolCallStatusPendingConfirmation, "t", "", false, true},
-		{"running on a server needing sign-in", NewToolCallState(ToolCallRunningState{ToolCallId: "c", ToolName: "t", Contributor: mcp}), "c", ToolCallStatusRunning, "t", "srv", false, true},
-		{"running elsewhere", NewToolCallState(ToolCallRunningState{ToolCallId: "c", ToolName: "t"}), "c", ToolCallStatusRunning, "t", "", false, false},
-		{"auth-required", NewToolCallState(ToolCallAuthRequiredState{ToolCallId: "d", ToolName: "t", Auth: auth, Contributor: ToolCallMcpContributor{Kind: "mcp", CustomizationId: "srv"}}), "d", ToolCallStatusAuthRequired, "t", "srv", true, true},
-		{"result to confirm", NewToolCallState(ToolCallPendingResultConfirmationState{ToolCallId: "e", ToolName: "t"}), "e", ToolCallStatusPendingResultConfirmation, "t", "", false, true},
-		{"completed", NewToolCallState(ToolCallCompletedState{ToolCallId: "f", ToolName: "t"}), "f", ToolCallStatusCompleted, "t", "", false, false},
-		{"cancelled", NewToolCallState(ToolCallCancelledState{ToolCallId: "g", ToolName: "t"}), "g", ToolCallStatusCancelled, "t", "", false, false},
+		{"streaming", NewToolCallState(ToolCallStreamingState{ToolCallID: "a", ToolName: "t"}), "a", ToolCallStatusStreaming, "t", "", false, false},
+		{"pending", NewToolCallState(ToolCallPendingConfirmationState{ToolCallID: "b", ToolName: "t", DisplayName: "T"}), "b", ToolCallStatusPendingConfirmation, "T", "", false, true},
+		{"blank display name", NewToolCallState(ToolCallPendingConfirmationState{ToolCallID: "b", ToolName: "t", DisplayName: "  "}), "b", ToolCallStatusPendingConfirmation, "t", "", false, true},
+		{"running on a server needing sign-in", NewToolCallState(ToolCallRunningState{ToolCallID: "c", ToolName: "t", Contributor: mcp}), "c", ToolCallStatusRunning, "t", "srv", false, true},
+		{"running elsewhere", NewToolCallState(ToolCallRunningState{ToolCallID: "c", ToolName: "t"}), "c", ToolCallStatusRunning, "t", "", false, false},
+		{"auth-required", NewToolCallState(ToolCallAuthRequiredState{ToolCallID: "d", ToolName: "t", Auth: auth, Contributor: ToolCallMcpContributor{Kind: "mcp", CustomizationID: "srv"}}), "d", ToolCallStatusAuthRequired, "t", "srv", true, true},
+		{"result to confirm", NewToolCallState(ToolCallPendingResultConfirmationState{ToolCallID: "e", ToolName: "t"}), "e", ToolCallStatusPendingResultConfirmation, "t", "", false, true},
+		{"completed", NewToolCallState(ToolCallCompletedState{ToolCallID: "f", ToolName: "t"}), "f", ToolCallStatusCompleted, "t", "", false, false},
+		{"cancelled", NewToolCallState(ToolCallCancelledState{ToolCallID: "g", ToolName: "t"}), "g", ToolCallStatusCancelled, "t", "", false, false},
 		{"unknown", ToolCallState{Variant: UnknownToolCallState{Discriminator: "paused"}}, "", "paused", "", "", false, false},
 	}
 	for _, tc := range tests {

@@ -12,11 +12,11 @@ import (
 // changes what another slice reads — the property the UI's old snapshots
 // and write-ahead reconciliation's replays rely on.
 func TestAppendTurnSnapshots(t *testing.T) {
-	turn := func(id string) Turn { return Turn{Id: id, State: TurnStateComplete} }
+	turn := func(id string) Turn { return Turn{ID: id, State: TurnStateComplete} }
 	ids := func(ts []Turn) string {
 		s := ""
 		for _, t := range ts {
-			s += t.Id + " "
+			s += t.ID + " "
 		}
 		return s
 	}
@@ -44,7 +44,7 @@ func TestAppendTurnSnapshots(t *testing.T) {
 	foreign := make([]Turn, 1, 4)
 	foreign[0] = turn("f")
 	next := appendTurn(foreign, turn("g"))
-	if &next[0] == &foreign[0] || foreign[:2][1].Id != "" {
+	if &next[0] == &foreign[0] || foreign[:2][1].ID != "" {
 		t.Fatal("appendTurn extended an array it did not allocate")
 	}
 }
@@ -56,7 +56,7 @@ func TestAppendTurnAmortized(t *testing.T) {
 	arrays := 0
 	for i := range 10_000 {
 		before := ts
-		ts = appendTurn(ts, Turn{Id: fmt.Sprint(i)})
+		ts = appendTurn(ts, Turn{ID: fmt.Sprint(i)})
 		if len(before) == 0 || &ts[0] != &before[0] {
 			arrays++
 		}
@@ -69,7 +69,7 @@ func TestAppendTurnAmortized(t *testing.T) {
 // TestAppendTurnTableForgets checks that the ownership table holds no
 // array alive and drops its entry once the array is gone.
 func TestAppendTurnTableForgets(t *testing.T) {
-	ts := appendTurn(nil, Turn{Id: "x"})
+	ts := appendTurn(nil, Turn{ID: "x"})
 	wp := weak.Make(&ts[0])
 	ts = nil
 	// Cleanups run on their own goroutine after a collection: give it a

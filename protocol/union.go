@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ahptui/ahptui/protocol/internal/wirescan"
 )
 
 // Hand-written wire types: the ones whose JSON form the generator cannot
@@ -45,11 +47,11 @@ func (s *StringOrMarkdown) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	// Tool calls carry several of these; the common shapes skip a second
 	// validating json.Unmarshal (they are valid JSON by construction).
-	if v, ok := plainJSONString(b); ok {
+	if v, ok := wirescan.PlainJSONString(b); ok {
 		*s = StringOrMarkdown{Value: v}
 		return nil
 	}
-	if v, ok := plainMarkdownObject(b); ok {
+	if v, ok := wirescan.PlainMarkdownObject(b); ok {
 		*s = StringOrMarkdown{Value: v, Markdown: true}
 		return nil
 	}
@@ -71,29 +73,29 @@ func (s *StringOrMarkdown) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// JsonPrimitive is a JSON string, number, boolean or null, kept as its exact
+// JSONPrimitive is a JSON string, number, boolean or null, kept as its exact
 // literal so numbers do not lose precision.
-type JsonPrimitive struct {
+type JSONPrimitive struct {
 	// Raw is the JSON literal; empty means null.
 	Raw json.RawMessage
 }
 
 // NewJsonPrimitive encodes a Go string, bool, number or nil.
-func NewJsonPrimitive(v any) (JsonPrimitive, error) {
+func NewJsonPrimitive(v any) (JSONPrimitive, error) {
 	switch v.(type) {
 	case nil, string, bool, int, int32, int64, uint, uint32, uint64, float32, float64, json.Number:
 	default:
-		return JsonPrimitive{}, fmt.Errorf("JsonPrimitive cannot hold %T: use a string, number, bool or nil", v)
+		return JSONPrimitive{}, fmt.Errorf("JsonPrimitive cannot hold %T: use a string, number, bool or nil", v)
 	}
 	b, err := json.Marshal(v)
-	return JsonPrimitive{Raw: b}, err
+	return JSONPrimitive{Raw: b}, err
 }
 
 // IsNull reports whether p is null.
-func (p JsonPrimitive) IsNull() bool { return len(p.Raw) == 0 || string(p.Raw) == "null" }
+func (p JSONPrimitive) IsNull() bool { return len(p.Raw) == 0 || string(p.Raw) == "null" }
 
 // Str returns the string when p is a JSON string.
-func (p JsonPrimitive) Str() (string, bool) {
+func (p JSONPrimitive) Str() (string, bool) {
 	var s string
 	if len(p.Raw) == 0 || p.Raw[0] != '"' || json.Unmarshal(p.Raw, &s) != nil {
 		return "", false
@@ -102,7 +104,7 @@ func (p JsonPrimitive) Str() (string, bool) {
 }
 
 // Bool returns the value when p is a JSON boolean.
-func (p JsonPrimitive) Bool() (bool, bool) {
+func (p JSONPrimitive) Bool() (bool, bool) {
 	switch string(p.Raw) {
 	case "true":
 		return true, true
@@ -113,7 +115,7 @@ func (p JsonPrimitive) Bool() (bool, bool) {
 }
 
 // Number returns the value when p is a JSON number.
-func (p JsonPrimitive) Number() (json.Number, bool) {
+func (p JSONPrimitive) Number() (json.Number, bool) {
 	if len(p.Raw) == 0 || !(p.Raw[0] == '-' || p.Raw[0] >= '0' && p.Raw[0] <= '9') {
 		return "", false
 	}
@@ -121,7 +123,7 @@ func (p JsonPrimitive) Number() (json.Number, bool) {
 }
 
 // MarshalJSON writes the literal back.
-func (p JsonPrimitive) MarshalJSON() ([]byte, error) {
+func (p JSONPrimitive) MarshalJSON() ([]byte, error) {
 	if len(p.Raw) == 0 {
 		return []byte("null"), nil
 	}
@@ -129,10 +131,10 @@ func (p JsonPrimitive) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON keeps any primitive literal and rejects objects and arrays.
-func (p *JsonPrimitive) UnmarshalJSON(b []byte) error {
+func (p *JSONPrimitive) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] == '{' || b[0] == '[' {
-		return errors.New("decode JsonPrimitive: want a string, number, boolean or null")
+		return errors.New("decode JSONPrimitive: want a string, number, boolean or null")
 	}
 	p.Raw = append(json.RawMessage(nil), b...)
 	return nil
@@ -194,6 +196,9 @@ func (x *SnapshotState) UnmarshalJSON(b []byte) error {
 	x.Variant = UnknownSnapshotState{Raw: append(json.RawMessage(nil), b...)}
 	return nil
 }
+
+// RootChannel is the URI of the root channel.
+const RootChannel = "ahp-root://"
 
 // ChannelKind names the kind of channel a URI addresses: "root", "session",
 // "chat", "terminal", "changeset", "resourceWatch", "annotations", or "" when
@@ -291,7 +296,7 @@ type JsonRpcMessageVariant interface{ isJsonRpcMessage() }
 // JsonRpcRequest is a call that expects a response with the same id.
 type JsonRpcRequest struct {
 	Jsonrpc string          `json:"jsonrpc"`
-	Id      json.RawMessage `json:"id"`
+	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
 	Params  json.RawMessage `json:"params,omitzero"`
 }
@@ -306,19 +311,19 @@ type JsonRpcNotification struct {
 // JsonRpcSuccessResponse answers the request with the same id.
 type JsonRpcSuccessResponse struct {
 	Jsonrpc string          `json:"jsonrpc"`
-	Id      json.RawMessage `json:"id"`
+	ID      json.RawMessage `json:"id"`
 	Result  json.RawMessage `json:"result"`
 }
 
 // JsonRpcErrorResponse reports that the request with the same id failed.
 type JsonRpcErrorResponse struct {
 	Jsonrpc string          `json:"jsonrpc"`
-	Id      json.RawMessage `json:"id"`
+	ID      json.RawMessage `json:"id"`
 	Error   JsonRpcError    `json:"error"`
 }
 
 // JsonRpcError is the error object of an error response. Code is one of
-// JsonRpcErrorCode or AhpErrorCode; Data's shape depends on the code (e.g.
+// JSONRPCErrorCode or AhpErrorCode; Data's shape depends on the code (e.g.
 // AuthRequiredErrorData for AhpErrorCodeAuthRequired).
 type JsonRpcError struct {
 	Code    int64           `json:"code"`
@@ -363,8 +368,8 @@ func (m JsonRpcSuccessResponse) MarshalJSON() ([]byte, error) {
 	if len(m.Result) == 0 {
 		m.Result = json.RawMessage("null")
 	}
-	if len(m.Id) == 0 {
-		m.Id = json.RawMessage("null")
+	if len(m.ID) == 0 {
+		m.ID = json.RawMessage("null")
 	}
 	return json.Marshal(plain(m))
 }
@@ -374,8 +379,8 @@ func (m JsonRpcSuccessResponse) MarshalJSON() ([]byte, error) {
 func (m JsonRpcErrorResponse) MarshalJSON() ([]byte, error) {
 	type plain JsonRpcErrorResponse
 	m.Jsonrpc = jsonrpcVersion(m.Jsonrpc)
-	if len(m.Id) == 0 {
-		m.Id = json.RawMessage("null")
+	if len(m.ID) == 0 {
+		m.ID = json.RawMessage("null")
 	}
 	return json.Marshal(plain(m))
 }
@@ -392,7 +397,7 @@ func (x JsonRpcMessage) MarshalJSON() ([]byte, error) {
 // present: method+id, method, error, result.
 func (x *JsonRpcMessage) UnmarshalJSON(b []byte) error {
 	var peek struct {
-		Id     json.RawMessage `json:"id"`
+		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
 		Error  json.RawMessage `json:"error"`
 		Result json.RawMessage `json:"result"`
@@ -402,7 +407,7 @@ func (x *JsonRpcMessage) UnmarshalJSON(b []byte) error {
 	}
 	var err error
 	switch {
-	case peek.Method != nil && peek.Id != nil:
+	case peek.Method != nil && peek.ID != nil:
 		var m JsonRpcRequest
 		err = json.Unmarshal(b, &m)
 		x.Variant = m

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ahptui/ahptui/protocol/internal/wirescan"
 )
 
 // peekWithEncodingJSON is what the generated decoders did before
@@ -211,14 +213,14 @@ func TestPlainJSONString(t *testing.T) {
 		`""`, `"abc"`, `"caf` + "\u00e9" + `"`, `"a\"b"`, `"a\\b"`, `"\u0041"`, "\"bad\xff\"", "\"ctl\x01\"",
 		`"`, `abc`, `"abc`, `abc"`, `"a"b"`, `null`, `1`,
 	} {
-		got, ok := plainJSONString([]byte(in))
+		got, ok := wirescan.PlainJSONString([]byte(in))
 		var want string
 		err := json.Unmarshal([]byte(in), &want)
 		if ok && (err != nil || got != want) {
-			t.Errorf("plainJSONString(%q) = %q; encoding/json: %q, %v", in, got, want, err)
+			t.Errorf("wirescan.PlainJSONString(%q) = %q; encoding/json: %q, %v", in, got, want, err)
 		}
 		if !ok && err == nil && in[0] == '"' && !bytes.ContainsAny([]byte(in), "\\\x01\xff") {
-			t.Errorf("plainJSONString(%q) fell back on a plain string", in)
+			t.Errorf("wirescan.PlainJSONString(%q) fell back on a plain string", in)
 		}
 	}
 }
@@ -299,7 +301,7 @@ func TestDecodePlainMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("decodePlainChatDeltaAction accepted %q, which encoding/json rejects: %v", tt.in, err)
 			continue
 		}
-		if got.Type != want.Type || got.TurnId != want.TurnId || got.PartId != want.PartId || got.Content != want.Content || got.Meta != nil {
+		if got.Type != want.Type || got.TurnID != want.TurnID || got.PartID != want.PartID || got.Content != want.Content || got.Meta != nil {
 			t.Errorf("decodePlainChatDeltaAction(%q) = %+v, encoding/json %+v", tt.in, got, want)
 		}
 	}
@@ -310,7 +312,7 @@ func TestDecodePlainMatchesEncodingJSON(t *testing.T) {
 	if err := json.Unmarshal(md, &wantMD); err != nil || !ok {
 		t.Fatalf("markdown part: plain ok=%v, encoding/json err=%v", ok, err)
 	}
-	if gotMD.Kind != wantMD.Kind || gotMD.Id != wantMD.Id || !gotMD.Content.Equal(wantMD.Content) {
+	if gotMD.Kind != wantMD.Kind || gotMD.ID != wantMD.ID || !gotMD.Content.Equal(wantMD.Content) {
 		t.Errorf("decodePlainMarkdownResponsePart = %+v, encoding/json %+v", gotMD, wantMD)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // benchChat is a realistic long session: 1000 finished turns, each a user
@@ -14,12 +15,12 @@ func benchChat() protocol.ChatState {
 	chat := fxChatState()
 	turns := make([]protocol.Turn, 0, 1000)
 	for i := range 1000 {
-		turns = append(turns, protocol.Turn{Id: fmt.Sprintf("b%d", i), Message: userMsg(fmt.Sprintf("Step %d: look at the next failing test and fix it.", i)),
+		turns = append(turns, protocol.Turn{ID: fmt.Sprintf("b%d", i), Message: userMsg(fmt.Sprintf("Step %d: look at the next failing test and fix it.", i)),
 			State: protocol.TurnStateComplete, ResponseParts: []protocol.ResponsePart{
-				part(protocol.ReasoningResponsePart{Id: fmt.Sprintf("br%d", i), Content: protocol.NewText("Read the test, then the code under test.")}),
-				part(protocol.MarkdownResponsePart{Id: fmt.Sprintf("bm%d", i), Content: protocol.NewText(
+				part(protocol.ReasoningResponsePart{ID: fmt.Sprintf("br%d", i), Content: protocol.NewText("Read the test, then the code under test.")}),
+				part(protocol.MarkdownResponsePart{ID: fmt.Sprintf("bm%d", i), Content: protocol.NewText(
 					"The failure comes from a **race** between the reader and `Close`.\n\nI moved the close into the reader loop so it runs after the last frame.")}),
-				tcPart(protocol.ToolCallCompletedState{ToolCallId: fmt.Sprintf("btc%d", i), ToolName: "search_files", DisplayName: "Search files",
+				tcPart(protocol.ToolCallCompletedState{ToolCallID: fmt.Sprintf("btc%d", i), ToolName: "search_files", DisplayName: "Search files",
 					Contributor: mcpBy("fs"), InvocationMessage: protocol.PlainString("Searching"), Success: true,
 					PastTenseMessage: protocol.PlainString("Found 2 matches"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}),
 			}})
@@ -97,7 +98,7 @@ func BenchmarkStreamDelta(b *testing.B) {
 	m := benchModel(b)
 	stub := m.client.(okStub).stubClient
 	chat := stub.chats[fxChat]
-	ev := eventMsg{protocol.ChannelStateEvent{Channel: fxChat}}
+	ev := eventMsg{client.ChannelStateEvent{Channel: fxChat}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

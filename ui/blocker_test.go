@@ -8,6 +8,7 @@ import (
 
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // calmChat is the fixture chat with nothing waiting on the user: the
@@ -32,7 +33,7 @@ func withBlocker(chat protocol.ChatState, p protocol.ResponsePart) protocol.Chat
 // way a host's action reaches it.
 func arrive(m *Model, next protocol.ChatState) {
 	m.client.(*stubClient).chats[fxChat] = next
-	m.Update(eventMsg{protocol.ChannelStateEvent{Channel: fxChat}})
+	m.Update(eventMsg{client.ChannelStateEvent{Channel: fxChat}})
 }
 
 func typeInto(m *Model, s string) {

@@ -32,7 +32,7 @@ func (cp *chatPanel) submitComposer() tea.Cmd {
 	}
 	if cp.turnRunning() {
 		if _, err := cp.dispatch(cp.openChat, protocol.ChatPendingMessageSetAction{
-			Kind: protocol.PendingMessageKindQueued, Id: cp.cfg.NewID(), Message: cp.userMessage(text),
+			Kind: protocol.PendingMessageKindQueued, ID: cp.cfg.NewID(), Message: cp.userMessage(text),
 		}); err != nil {
 			return reportError(err)
 		}
@@ -42,7 +42,7 @@ func (cp *chatPanel) submitComposer() tea.Cmd {
 	turnID := cp.cfg.NewID()
 	now := cp.clock()
 	if _, err := cp.dispatch(cp.openChat, protocol.ChatTurnStartedAction{
-		TurnId: turnID, StartedAt: protocol.Timestamp(now), Message: cp.userMessage(text),
+		TurnID: turnID, StartedAt: protocol.Timestamp(now), Message: cp.userMessage(text),
 	}); err != nil {
 		return reportError(err)
 	}
@@ -57,7 +57,7 @@ func (cp *chatPanel) cancelTurn() tea.Cmd {
 		return reportError(errors.New("no turn is running"))
 	}
 	t := cp.chat.ActiveTurn
-	start, ok := cp.ourTurns[t.Id]
+	start, ok := cp.ourTurns[t.ID]
 	if !ok {
 		// Not our turn: the host's start stamp is the best we have.
 		if ts, err := time.Parse(time.RFC3339Nano, t.StartedAt); err == nil {
@@ -67,7 +67,7 @@ func (cp *chatPanel) cancelTurn() tea.Cmd {
 		}
 	}
 	d := float64(max(cp.clock().Sub(start), 0).Milliseconds())
-	return cp.dispatchThen(cp.openChat, protocol.ChatTurnCancelledAction{TurnId: t.Id, Duration: d}, "turn cancelled")
+	return cp.dispatchThen(cp.openChat, protocol.ChatTurnCancelledAction{TurnID: t.ID, Duration: d}, "turn cancelled")
 }
 
 // approve confirms the selected pending tool call or its result, or opens
@@ -87,7 +87,7 @@ func (cp *chatPanel) approve() tea.Cmd {
 		return nil
 	case it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation:
 		return cp.dispatchThen(cp.openChat, protocol.ChatToolCallApprovedAction{
-			TurnId: it.TurnID, ToolCallId: it.ID, Approved: true,
+			TurnID: it.TurnID, ToolCallID: it.ID, Approved: true,
 			Confirmed: protocol.ToolCallConfirmationReasonUserAction,
 		}, "approved "+it.Tool.Name())
 	case it.Tool.Status() == protocol.ToolCallStatusPendingResultConfirmation:
@@ -107,7 +107,7 @@ func (cp *chatPanel) deny() tea.Cmd {
 		return cp.declineInput()
 	case it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation:
 		return cp.dispatchThen(cp.openChat, protocol.ChatToolCallDeniedAction{
-			TurnId: it.TurnID, ToolCallId: it.ID, Approved: false,
+			TurnID: it.TurnID, ToolCallID: it.ID, Approved: false,
 			Reason: string(protocol.ToolCallCancellationReasonDenied),
 		}, "denied "+it.Tool.Name())
 	case it.Tool.Status() == protocol.ToolCallStatusPendingResultConfirmation:
@@ -124,7 +124,7 @@ func (cp *chatPanel) confirmResult(it chatItem, approved bool) tea.Cmd {
 		verdict = "approved"
 	}
 	return cp.dispatchThen(cp.openChat, protocol.ChatToolCallResultConfirmedAction{
-		TurnId: it.TurnID, ToolCallId: it.ID, Approved: approved,
+		TurnID: it.TurnID, ToolCallID: it.ID, Approved: approved,
 	}, "result of "+it.Tool.Name()+" "+verdict)
 }
 
@@ -160,8 +160,8 @@ func (cp *chatPanel) toggleExpand() tea.Cmd {
 	open := true
 	for _, p := range parts {
 		if r, ok := p.Variant.(protocol.ReasoningResponsePart); ok {
-			ids = append(ids, r.Id)
-			open = open && cp.expanded[r.Id]
+			ids = append(ids, r.ID)
+			open = open && cp.expanded[r.ID]
 		}
 	}
 	if len(ids) == 0 {
@@ -242,7 +242,7 @@ func (cp *chatPanel) declineGrant() tea.Cmd {
 	}
 	code := protocol.ToolCallErrorCodeCancelled
 	return cp.dispatchThen(cp.openChat, protocol.ChatToolCallCompleteAction{
-		TurnId: it.TurnID, ToolCallId: it.ID,
+		TurnID: it.TurnID, ToolCallID: it.ID,
 		Result: protocol.ToolCallResult{
 			Success:          false,
 			PastTenseMessage: protocol.PlainString("Access was not granted"),

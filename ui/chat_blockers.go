@@ -17,18 +17,18 @@ func (cp *chatPanel) blockers() []blocker {
 		for _, r := range cp.sess.InputNeeded {
 			switch v := r.Variant.(type) {
 			case protocol.SessionChatInputRequest:
-				out = append(out, blocker{cp.openSession, v.Chat, v.Request.Id})
+				out = append(out, blocker{cp.openSession, v.Chat, v.Request.ID})
 			case protocol.SessionToolConfirmationRequest:
 				id := ""
 				switch tc := v.ToolCall.Variant.(type) {
 				case protocol.ToolCallPendingConfirmationState:
-					id = tc.ToolCallId
+					id = tc.ToolCallID
 				case protocol.ToolCallPendingResultConfirmationState:
-					id = tc.ToolCallId
+					id = tc.ToolCallID
 				}
 				out = append(out, blocker{cp.openSession, v.Chat, id})
 			case protocol.SessionToolAuthenticationRequest:
-				out = append(out, blocker{cp.openSession, v.Chat, v.ToolCall.ToolCallId})
+				out = append(out, blocker{cp.openSession, v.Chat, v.ToolCall.ToolCallID})
 			}
 		}
 	}

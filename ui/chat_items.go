@@ -53,7 +53,7 @@ func (cp *chatPanel) items() []chatItem {
 	if !mm.valid || mm.first != first || mm.n != len(cp.chat.Turns) {
 		var done []chatItem
 		for _, t := range cp.chat.Turns {
-			done = appendItems(done, t.Id, t.ResponseParts, false)
+			done = appendItems(done, t.ID, t.ResponseParts, false)
 		}
 		*mm = itemsMemo{first: first, n: len(cp.chat.Turns), done: done}
 	}
@@ -64,7 +64,7 @@ func (cp *chatPanel) items() []chatItem {
 		// snapshot's items past the update that replaced the snapshot.
 		mm.items = mm.done
 		if at := cp.chat.ActiveTurn; at != nil {
-			mm.items = appendItems(mm.items, at.Id, at.ResponseParts, true)
+			mm.items = appendItems(mm.items, at.ID, at.ResponseParts, true)
 		}
 	}
 	return mm.items
@@ -74,10 +74,10 @@ func (cp *chatPanel) items() []chatItem {
 func chatItems(chat protocol.ChatState) []chatItem {
 	var out []chatItem
 	for _, t := range chat.Turns {
-		out = appendItems(out, t.Id, t.ResponseParts, false)
+		out = appendItems(out, t.ID, t.ResponseParts, false)
 	}
 	if at := chat.ActiveTurn; at != nil {
-		out = appendItems(out, at.Id, at.ResponseParts, true)
+		out = appendItems(out, at.ID, at.ResponseParts, true)
 	}
 	return out
 }
@@ -93,7 +93,7 @@ func appendItems(out []chatItem, turnID string, parts []protocol.ResponsePart, a
 			}
 			out = append(out, chatItem{Kind: itemToolCall, ID: id, TurnID: turnID, Active: active, Tool: v.ToolCall})
 		case protocol.InputRequestResponsePart:
-			out = append(out, chatItem{Kind: itemInput, ID: v.Request.Id, TurnID: turnID, Active: active, Input: v})
+			out = append(out, chatItem{Kind: itemInput, ID: v.Request.ID, TurnID: turnID, Active: active, Input: v})
 		}
 	}
 	return out

@@ -17,6 +17,6 @@
 // printable keys reach the composer and input forms instead of bindings.
 //
 // ui talks to the host through the small Client interface (the methods of
-// *protocol.Client it uses), so tests can wrap the real client. It imports
+// *client.Client it uses), so tests can wrap the real client. It imports
 // protocol, authpkce, views and keymap; never demohost (tests may).
 package ui

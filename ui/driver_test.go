@@ -14,6 +14,7 @@ import (
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // sentAction is one Dispatch the model made through the real client.
@@ -26,7 +27,7 @@ type sentAction struct {
 // recordingClient is the real protocol client with Dispatch recorded, so a
 // test sees exactly what each key sent while the host still answers it.
 type recordingClient struct {
-	*protocol.Client
+	*client.Client
 	mu   sync.Mutex
 	sent []sentAction
 }
@@ -128,15 +129,15 @@ func (d *driver) untilConfirmed(seq int64, still func() bool) {
 				d.t.Fatalf("settled before the host confirmed clientSeq %d (next message %T)\nscreen:\n%s", seq, msg, d.m.Render())
 			}
 			d.send(msg)
-			var evs []protocol.Event
+			var evs []client.Event
 			switch em := msg.(type) {
 			case eventMsg:
-				evs = []protocol.Event{em.ev}
+				evs = []client.Event{em.ev}
 			case eventsMsg:
 				evs = em.evs
 			}
 			for _, ev := range evs {
-				if c, ok := ev.(protocol.ActionConfirmedEvent); ok && c.ClientSeq == seq {
+				if c, ok := ev.(client.ActionConfirmedEvent); ok && c.ClientSeq == seq {
 					return
 				}
 			}
@@ -213,7 +214,7 @@ func newDriverOn(t *testing.T, host *demohost.Host, auth Authenticator) *driver 
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	c, err := protocol.Dial(ctx, protocol.Options{URL: host.URL(), ClientID: "ui-test",
+	c, err := client.Dial(ctx, client.Options{URL: host.URL(), ClientID: "ui-test",
 		ClientInfo: protocol.Implementation{Name: "ahptui-test"}})
 	if err != nil {
 		t.Fatalf("dial: %v", err)

@@ -3,7 +3,7 @@ package ui
 import (
 	"testing"
 
-	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // A burst of protocol events that is already queued when the model asks
@@ -12,11 +12,11 @@ import (
 func TestEventBurstIsOneUpdate(t *testing.T) {
 	m := fxModel(calmChat())
 	stub := m.client.(*stubClient)
-	stub.events = make(chan protocol.Event, 2*maxEventBatch)
+	stub.events = make(chan client.Event, 2*maxEventBatch)
 	const pairs = 100 // alternating channels: nothing to coalesce
 	for range pairs {
-		stub.events <- protocol.ChannelStateEvent{Channel: fxChat}
-		stub.events <- protocol.ChannelStateEvent{Channel: fxSession}
+		stub.events <- client.ChannelStateEvent{Channel: fxChat}
+		stub.events <- client.ChannelStateEvent{Channel: fxSession}
 	}
 	next := withBlocker(calmChat(), fxAuthPart())
 	stub.chats[fxChat] = next
@@ -33,7 +33,7 @@ func TestEventBurstIsOneUpdate(t *testing.T) {
 
 	// More than a batch holds waits for the next message.
 	for range maxEventBatch + 5 {
-		stub.events <- protocol.HostErrorEvent{}
+		stub.events <- client.HostErrorEvent{}
 	}
 	if b := waitEvent(stub.events)().(eventsMsg); len(b.evs) != maxEventBatch {
 		t.Errorf("first batch of a flood has %d events, want %d", len(b.evs), maxEventBatch)

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -22,11 +23,11 @@ type stubClient struct {
 	root     protocol.RootState
 	sessions map[string]protocol.SessionState
 	chats    map[string]protocol.ChatState
-	events   chan protocol.Event
+	events   chan client.Event
 }
 
-func (s *stubClient) Events() <-chan protocol.Event { return s.events }
-func (s *stubClient) ProtocolVersion() string       { return "0.6.0" }
+func (s *stubClient) Events() <-chan client.Event { return s.events }
+func (s *stubClient) ProtocolVersion() string     { return "0.6.0" }
 func (s *stubClient) Subscribe(context.Context, string) error {
 	return nil
 }
@@ -63,12 +64,12 @@ const (
 )
 
 func fxResource(uri, name string) protocol.ProtectedResourceMetadata {
-	return protocol.ProtectedResourceMetadata{Resource: uri, Resource_name: ptr(name),
-		Authorization_servers: []string{"http://127.0.0.1:4001"}, Scopes_supported: []string{"mcp:read", "tools:deploy"}}
+	return protocol.ProtectedResourceMetadata{Resource: uri, ResourceName: ptr(name),
+		AuthorizationServers: []string{"http://127.0.0.1:4001"}, ScopesSupported: []string{"mcp:read", "tools:deploy"}}
 }
 
 func fxServer(id, name string, st protocol.McpServerStateVariant, enabled bool) protocol.McpServerCustomization {
-	return protocol.McpServerCustomization{Id: id, Uri: "file:///fx/.mcp.json", Name: name, Enabled: enabled,
+	return protocol.McpServerCustomization{ID: id, URI: "file:///fx/.mcp.json", Name: name, Enabled: enabled,
 		State: protocol.NewMcpServerState(st)}
 }
 
@@ -87,7 +88,7 @@ func fxSessionState() protocol.SessionState {
 			protocol.NewCustomization(fxServer("gh", "GitHub", authSt, true)),
 			protocol.NewCustomization(fxServer("fs", "Filesystem", protocol.McpServerReadyState{}, true)),
 			protocol.NewCustomization(fxServer("db", "Postgres", protocol.McpServerStartingState{}, true)),
-			protocol.NewCustomization(protocol.PluginCustomization{Id: "plug", Uri: "file:///fx/plug", Name: "Dev Tools", Enabled: true,
+			protocol.NewCustomization(protocol.PluginCustomization{ID: "plug", URI: "file:///fx/plug", Name: "Dev Tools", Enabled: true,
 				Children: []protocol.ChildCustomization{
 					protocol.NewChildCustomization(fxServer("flaky", "Flaky", protocol.McpServerErrorState{Error: protocol.ErrorInfo{
 						ErrorType: "ConnectionRefused", Message: "flaky-mcp exited during start-up: connection refused"}}, true)),
@@ -120,7 +121,7 @@ func tcPart(v protocol.ToolCallStateVariant) protocol.ResponsePart {
 }
 
 func mcpBy(id string) *protocol.ToolCallContributor {
-	c := protocol.NewToolCallContributor(protocol.ToolCallMcpContributor{CustomizationId: id})
+	c := protocol.NewToolCallContributor(protocol.ToolCallMcpContributor{CustomizationID: id})
 	return &c
 }
 
@@ -128,24 +129,24 @@ func mcpBy(id string) *protocol.ToolCallContributor {
 // turn whose tool call waits for approval; extra appends more parts to the
 // running turn (e.g. an auth-required call).
 func fxChatState(extra ...protocol.ResponsePart) protocol.ChatState {
-	done := protocol.Turn{Id: "t1", Message: userMsg("Find the failing reconnect test and list open issues."), State: protocol.TurnStateComplete,
+	done := protocol.Turn{ID: "t1", Message: userMsg("Find the failing reconnect test and list open issues."), State: protocol.TurnStateComplete,
 		ResponseParts: []protocol.ResponsePart{
-			part(protocol.ReasoningResponsePart{Id: "r1", Content: protocol.NewText("Look for TestReconnect first.")}),
-			part(protocol.MarkdownResponsePart{Id: "m1", Content: protocol.NewText("I searched the tree and the tracker.")}),
-			tcPart(protocol.ToolCallCompletedState{ToolCallId: "tc1", ToolName: "search_files", DisplayName: "Search files",
+			part(protocol.ReasoningResponsePart{ID: "r1", Content: protocol.NewText("Look for TestReconnect first.")}),
+			part(protocol.MarkdownResponsePart{ID: "m1", Content: protocol.NewText("I searched the tree and the tracker.")}),
+			tcPart(protocol.ToolCallCompletedState{ToolCallID: "tc1", ToolName: "search_files", DisplayName: "Search files",
 				Contributor: mcpBy("fs"), InvocationMessage: protocol.PlainString("Searching for TestReconnect"), Success: true,
 				PastTenseMessage: protocol.PlainString("Found 3 matches"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}),
-			tcPart(protocol.ToolCallCompletedState{ToolCallId: "tc2", ToolName: "list_issues", DisplayName: "List issues",
+			tcPart(protocol.ToolCallCompletedState{ToolCallID: "tc2", ToolName: "list_issues", DisplayName: "List issues",
 				InvocationMessage: protocol.PlainString("Listing open issues"), Success: false,
 				PastTenseMessage: protocol.PlainString("Could not list issues"), Error: &protocol.ToolCallResultError{Message: "GitHub answered 503"},
 				Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}),
-			tcPart(protocol.ToolCallCancelledState{ToolCallId: "tc3", ToolName: "rm_rf", DisplayName: "Delete build cache",
+			tcPart(protocol.ToolCallCancelledState{ToolCallID: "tc3", ToolName: "rm_rf", DisplayName: "Delete build cache",
 				InvocationMessage: protocol.PlainString("Delete ./build"), Reason: protocol.ToolCallCancellationReasonDenied}),
 		}}
-	active := &protocol.ActiveTurn{Id: "t2", StartedAt: "2026-01-02T15:03:00.000Z", Message: userMsg("Update the changelog, then deploy a preview."),
+	active := &protocol.ActiveTurn{ID: "t2", StartedAt: "2026-01-02T15:03:00.000Z", Message: userMsg("Update the changelog, then deploy a preview."),
 		ResponseParts: append([]protocol.ResponsePart{
-			part(protocol.MarkdownResponsePart{Id: "m2", Content: protocol.NewText("I will update CHANGELOG.md; approve the write.")}),
-			tcPart(protocol.ToolCallPendingConfirmationState{ToolCallId: "tc4", ToolName: "write_file", DisplayName: "Write file",
+			part(protocol.MarkdownResponsePart{ID: "m2", Content: protocol.NewText("I will update CHANGELOG.md; approve the write.")}),
+			tcPart(protocol.ToolCallPendingConfirmationState{ToolCallID: "tc4", ToolName: "write_file", DisplayName: "Write file",
 				Contributor: mcpBy("fs"), InvocationMessage: protocol.PlainString("Write CHANGELOG.md"),
 				ConfirmationTitle: ptr(protocol.PlainString("Allow the agent to write CHANGELOG.md?"))}),
 		}, extra...)}
@@ -160,8 +161,8 @@ func fxDeployAuth() protocol.McpAuthRequirement {
 }
 
 func fxAuthPart() protocol.ResponsePart {
-	return tcPart(protocol.ToolCallAuthRequiredState{ToolCallId: "tc5", ToolName: "deploy", DisplayName: "Deploy",
-		Contributor: protocol.ToolCallMcpContributor{CustomizationId: "deploy"}, InvocationMessage: protocol.PlainString("Deploy the preview environment"),
+	return tcPart(protocol.ToolCallAuthRequiredState{ToolCallID: "tc5", ToolName: "deploy", DisplayName: "Deploy",
+		Contributor: protocol.ToolCallMcpContributor{CustomizationID: "deploy"}, InvocationMessage: protocol.PlainString("Deploy the preview environment"),
 		Confirmed: protocol.ToolCallConfirmationReasonNotNeeded, Auth: fxDeployAuth()})
 }
 
@@ -170,9 +171,9 @@ func fxAuthPart() protocol.ResponsePart {
 func fxModel(chat protocol.ChatState) *Model {
 	sess := fxSessionState()
 	stub := &stubClient{root: protocol.RootState{Agents: []protocol.AgentInfo{{Provider: "demo", DisplayName: "Demo agent",
-		Models: []protocol.SessionModelInfo{{Id: "m1", Provider: "demo", Name: "Demo model"}}}}},
+		Models: []protocol.SessionModelInfo{{ID: "m1", Provider: "demo", Name: "Demo model"}}}}},
 		sessions: map[string]protocol.SessionState{fxSession: sess}, chats: map[string]protocol.ChatState{fxChat: chat},
-		events: make(chan protocol.Event)}
+		events: make(chan client.Event)}
 	m := New(Config{
 		Host: "ws://127.0.0.1:4000/",
 		// Never answers: the fixture connects the model itself, so no late

@@ -16,6 +16,7 @@ import (
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -214,7 +215,7 @@ func TestMCPSignIn(t *testing.T) {
 func TestAgentAuthRequiredPrompt(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
-	m.Update(eventMsg{protocol.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: "https://agent.example/api"}}})
+	m.Update(eventMsg{client.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: "https://agent.example/api"}}})
 	if len(m.signin.prompts) != 1 || !m.chatPanel.sel.prompt {
 		t.Fatalf("auth/required did not open a prompt: %+v sel %q", m.signin.prompts, m.chatPanel.sel.item)
 	}
@@ -229,7 +230,7 @@ func TestAgentAuthRequiredPrompt(t *testing.T) {
 		t.Fatalf("n did not dismiss the agent prompt")
 	}
 	// An AuthRequiredError from a command opens the same prompt.
-	m.Update(opDoneMsg{what: "create session", err: &protocol.AuthRequiredError{Resources: []protocol.ProtectedResourceMetadata{{Resource: "https://agent.example/api"}}}})
+	m.Update(opDoneMsg{what: "create session", err: &client.AuthRequiredError{Resources: []protocol.ProtectedResourceMetadata{{Resource: "https://agent.example/api"}}}})
 	if len(m.signin.prompts) != 1 {
 		t.Fatalf("AuthRequiredError did not open a prompt")
 	}

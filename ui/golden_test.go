@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 var goldenSizes = []struct {
@@ -108,7 +109,7 @@ func TestGoldenGrantPrompt(t *testing.T) {
 
 func TestGoldenStatusReconnecting(t *testing.T) {
 	checkGolden(t, func() *Model { return fxModel(fxChatState()) },
-		eventMsg{protocol.ConnectionEvent{Status: protocol.StatusReconnecting, Attempt: 3,
+		eventMsg{client.ConnectionEvent{Status: client.StatusReconnecting, Attempt: 3,
 			Cause: errors.New("read tcp 127.0.0.1:4000: connection reset by peer")}})
 }
 
@@ -119,7 +120,7 @@ const hostile = "evil\x1b[2J\x1b[H\x1b]52;c;cm0gLXJmIH4=\x07\x1b]8;;http://evil.
 
 func TestGoldenHostileToolName(t *testing.T) {
 	checkGolden(t, func() *Model {
-		chat := fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallId: "tc-evil", ToolName: hostile, DisplayName: hostile,
+		chat := fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallID: "tc-evil", ToolName: hostile, DisplayName: hostile,
 			InvocationMessage: protocol.PlainString(hostile), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}))
 		chat.Title = hostile
 		m := fxModel(chat)
@@ -160,12 +161,12 @@ func TestGoldenMCPPanelSmall(t *testing.T) {
 // the running one.
 func allStatesChat() protocol.ChatState {
 	return fxChatState(
-		tcPart(protocol.ToolCallStreamingState{ToolCallId: "tc-s", ToolName: "grep", DisplayName: "Search code",
+		tcPart(protocol.ToolCallStreamingState{ToolCallID: "tc-s", ToolName: "grep", DisplayName: "Search code",
 			PartialInput: ptr(`{"pattern": "Reconn`), InvocationMessage: ptr(protocol.PlainString("Searching the code"))}),
-		tcPart(protocol.ToolCallRunningState{ToolCallId: "tc-r", ToolName: "run_tests", DisplayName: "Run tests",
+		tcPart(protocol.ToolCallRunningState{ToolCallID: "tc-r", ToolName: "run_tests", DisplayName: "Run tests",
 			Contributor: mcpBy("fs"), InvocationMessage: protocol.PlainString("Running go test ./..."),
 			Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}),
-		tcPart(protocol.ToolCallPendingResultConfirmationState{ToolCallId: "tc-p", ToolName: "read_env", DisplayName: "Read env",
+		tcPart(protocol.ToolCallPendingResultConfirmationState{ToolCallID: "tc-p", ToolName: "read_env", DisplayName: "Read env",
 			InvocationMessage: protocol.PlainString("Read .env"), Success: true,
 			PastTenseMessage: protocol.PlainString("Read 3 variables"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}),
 		fxAuthPart(),

@@ -54,7 +54,7 @@ func initialDraft(q protocol.ChatInputQuestion, answers map[string]protocol.Chat
 	case protocol.ChatInputSingleSelectQuestion:
 		for i, o := range v.Options {
 			if deref(o.Recommended) {
-				d.Choice, d.Highlight = o.Id, i
+				d.Choice, d.Highlight = o.ID, i
 			}
 		}
 	case protocol.ChatInputMultiSelectQuestion:
@@ -109,9 +109,9 @@ func (f *inputForm) update(msg tea.Msg) tea.Cmd {
 					if d.Chosen == nil {
 						d.Chosen = map[string]bool{}
 					}
-					d.Chosen[opts[i].Id] = !d.Chosen[opts[i].Id]
+					d.Chosen[opts[i].ID] = !d.Chosen[opts[i].ID]
 				} else {
-					d.Choice = opts[i].Id
+					d.Choice = opts[i].ID
 				}
 			}
 			switch {
@@ -187,15 +187,15 @@ func editText(d views.InputDraft, msg tea.KeyPressMsg) views.InputDraft {
 func questionBase(q protocol.ChatInputQuestion) (id, title, message string, required bool) {
 	switch v := q.Variant.(type) {
 	case protocol.ChatInputTextQuestion:
-		return v.Id, deref(v.Title), v.Message, deref(v.Required)
+		return v.ID, deref(v.Title), v.Message, deref(v.Required)
 	case protocol.ChatInputNumberQuestion:
-		return v.Id, deref(v.Title), v.Message, deref(v.Required)
+		return v.ID, deref(v.Title), v.Message, deref(v.Required)
 	case protocol.ChatInputBooleanQuestion:
-		return v.Id, deref(v.Title), v.Message, deref(v.Required)
+		return v.ID, deref(v.Title), v.Message, deref(v.Required)
 	case protocol.ChatInputSingleSelectQuestion:
-		return v.Id, deref(v.Title), v.Message, deref(v.Required)
+		return v.ID, deref(v.Title), v.Message, deref(v.Required)
 	case protocol.ChatInputMultiSelectQuestion:
-		return v.Id, deref(v.Title), v.Message, deref(v.Required)
+		return v.ID, deref(v.Title), v.Message, deref(v.Required)
 	}
 	return "", "", "", false
 }
@@ -260,8 +260,8 @@ func answerFromDraft(q protocol.ChatInputQuestion, d views.InputDraft) (protocol
 	case protocol.ChatInputMultiSelectQuestion:
 		ids := []string{}
 		for _, o := range v.Options {
-			if d.Chosen[o.Id] {
-				ids = append(ids, o.Id)
+			if d.Chosen[o.ID] {
+				ids = append(ids, o.ID)
 			}
 		}
 		var free []string
@@ -300,13 +300,13 @@ func (a *app) submitInput() tea.Cmd {
 	}
 	for _, id := range order {
 		draft := protocol.NewChatInputAnswer(protocol.ChatInputAnswered{State: "draft", Value: answers[id].Variant.(protocol.ChatInputAnswered).Value})
-		if _, err := a.dispatch(f.chat, protocol.ChatInputAnswerChangedAction{RequestId: f.request.Id, QuestionId: id, Answer: &draft}); err != nil {
+		if _, err := a.dispatch(f.chat, protocol.ChatInputAnswerChangedAction{RequestID: f.request.ID, QuestionID: id, Answer: &draft}); err != nil {
 			return reportError(err)
 		}
 	}
 	a.form, a.modal = nil, modalNone
 	return a.dispatchThen(f.chat, protocol.ChatInputCompletedAction{
-		RequestId: f.request.Id, Response: protocol.ChatInputResponseKindAccept, Answers: answers,
+		RequestID: f.request.ID, Response: protocol.ChatInputResponseKindAccept, Answers: answers,
 	}, "answers submitted")
 }
 
@@ -317,7 +317,7 @@ func (a *app) declineInput() tea.Cmd {
 	}
 	a.form, a.modal = nil, modalNone
 	return a.dispatchThen(f.chat, protocol.ChatInputCompletedAction{
-		RequestId: f.request.Id, Response: protocol.ChatInputResponseKindDecline,
+		RequestID: f.request.ID, Response: protocol.ChatInputResponseKindDecline,
 	}, "input request declined")
 }
 

@@ -25,7 +25,7 @@ type mcpPanel struct {
 
 // pendingOp is an MCP action sent but not yet answered, keyed in
 // mcpPanel.pending by the clientSeq Dispatch returned. The host's echo
-// (protocol.ActionConfirmedEvent) or its rejection (ActionRejectedEvent)
+// (client.ActionConfirmedEvent) or its rejection (ActionRejectedEvent)
 // for that clientSeq settles it; a dropped channel ends it. The client
 // re-dispatches un-echoed actions after a reconnect with the same clientSeq,
 // so a marker rightly survives a reconnect and settles on the late echo.
@@ -57,14 +57,14 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	var label string
 	switch verb {
 	case mcpStart:
-		v, label = protocol.SessionMcpServerStartRequestedAction{Id: r.ID}, "starting"
+		v, label = protocol.SessionMcpServerStartRequestedAction{ID: r.ID}, "starting"
 		if r.StateKind == "ready" {
 			label = "restarting"
 		}
 	case mcpStop:
-		v, label = protocol.SessionMcpServerStopRequestedAction{Id: r.ID}, "stopping"
+		v, label = protocol.SessionMcpServerStopRequestedAction{ID: r.ID}, "stopping"
 	case mcpToggle:
-		v = protocol.SessionCustomizationToggledAction{Id: r.ID, Enabled: !r.Enabled}
+		v = protocol.SessionCustomizationToggledAction{ID: r.ID, Enabled: !r.Enabled}
 		label = map[bool]string{true: "enabling", false: "disabling"}[!r.Enabled]
 	}
 	seq, err := mp.dispatch(mp.openSession, v)

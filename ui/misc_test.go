@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -17,8 +18,8 @@ func TestRejectionShowsAndClearsPending(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
 	m.mcp.pending[7] = pendingOp{server: "fs", verb: "stopping", channel: fxSession}
-	_, cmd := m.Update(eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Reason: "server is locked\x1b[2J",
-		Action: protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: "fs"})}})
+	_, cmd := m.Update(eventMsg{client.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Reason: "server is locked\x1b[2J",
+		Action: protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{ID: "fs"})}})
 	pump(t, m, cmd, "the rejection reported", func() bool { return m.status.isErr })
 	if _, ok := m.mcp.pending[7]; ok {
 		t.Fatal("rejected action still marked pending")
@@ -35,7 +36,7 @@ func TestRejectionShowsAndClearsPending(t *testing.T) {
 // clientSeq and only the host's answer for that clientSeq (or the channel
 // going away, or the 30 s safety net) removes it.
 func TestPendingMarkerFollowsHostAnswers(t *testing.T) {
-	stop := protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{Id: "fs"})
+	stop := protocol.NewStateAction(protocol.SessionMcpServerStopRequestedAction{ID: "fs"})
 	for _, tc := range []struct {
 		name    string
 		msgs    []tea.Msg
@@ -43,26 +44,26 @@ func TestPendingMarkerFollowsHostAnswers(t *testing.T) {
 		status  string
 	}{
 		{"state events alone keep it", []tea.Msg{
-			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
-			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
-			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{client.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{client.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{client.ChannelStateEvent{Channel: fxSession}},
 		}, false, ""},
 		{"another dispatch's echo keeps it", []tea.Msg{
-			eventMsg{protocol.ActionConfirmedEvent{Channel: fxSession, ClientSeq: 8, Action: stop}},
+			eventMsg{client.ActionConfirmedEvent{Channel: fxSession, ClientSeq: 8, Action: stop}},
 		}, false, ""},
 		{"another dispatch's timeout keeps it", []tea.Msg{settleMsg{seq: 8}}, false, ""},
 		{"the host's echo settles it", []tea.Msg{
-			eventMsg{protocol.ChannelStateEvent{Channel: fxSession}},
-			eventMsg{protocol.ActionConfirmedEvent{Channel: fxSession, ClientSeq: 7, Action: stop}},
+			eventMsg{client.ChannelStateEvent{Channel: fxSession}},
+			eventMsg{client.ActionConfirmedEvent{Channel: fxSession, ClientSeq: 7, Action: stop}},
 		}, true, ""},
 		{"a rejection settles it", []tea.Msg{
-			eventMsg{protocol.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Action: stop, Reason: "no"}},
+			eventMsg{client.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Action: stop, Reason: "no"}},
 		}, true, "host rejected"},
 		{"a dropped session ends it", []tea.Msg{
-			eventMsg{protocol.ChannelDroppedEvent{Channel: fxSession, Reason: "gone"}},
+			eventMsg{client.ChannelDroppedEvent{Channel: fxSession, Reason: "gone"}},
 		}, true, "stopped watching"},
 		{"a drop of another channel keeps it", []tea.Msg{
-			eventMsg{protocol.ChannelDroppedEvent{Channel: "ahp-session:/other", Reason: "gone"}},
+			eventMsg{client.ChannelDroppedEvent{Channel: "ahp-session:/other", Reason: "gone"}},
 		}, false, ""},
 		{"the safety net says the host never answered", []tea.Msg{settleMsg{seq: 7}}, true, "no answer from host to stopping fs"},
 	} {
@@ -168,7 +169,7 @@ func lipglossWidth(s string) int { return ansi.StringWidth(s) }
 // A tool call running against a server that flips to authRequired gets a
 // grant prompt; declining cancels the call.
 func TestServerFlipGrantPrompt(t *testing.T) {
-	chat := fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallId: "tc-gh", ToolName: "list_issues", DisplayName: "List issues",
+	chat := fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallID: "tc-gh", ToolName: "list_issues", DisplayName: "List issues",
 		Contributor: mcpBy("gh"), InvocationMessage: protocol.PlainString("Listing issues"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}))
 	m := fxModel(chat)
 	m.resize(120, 50)
@@ -205,7 +206,7 @@ func TestServerFlipGrantPrompt(t *testing.T) {
 		t.Fatalf("sent %d actions", len(rec.sent))
 	}
 	a := rec.sent[0].Variant.(protocol.ChatToolCallCompleteAction)
-	if a.ToolCallId != "tc-gh" || a.TurnId != "t2" || a.Result.Success || deref(a.Result.Error.Code) != protocol.ToolCallErrorCodeCancelled {
+	if a.ToolCallID != "tc-gh" || a.TurnID != "t2" || a.Result.Success || deref(a.Result.Error.Code) != protocol.ToolCallErrorCodeCancelled {
 		t.Fatalf("toolCallComplete = %+v", a)
 	}
 }
@@ -240,8 +241,8 @@ func TestAutoOpenNewestSession(t *testing.T) {
 		t.Fatalf("chat panel still empty after auto-open:\n%s", scr)
 	}
 	// Closed (e.g. disposed elsewhere), a later listing opens nothing.
-	d.send(eventMsg{protocol.SessionRemovedEvent{Session: newest.Resource}})
-	d.send(eventMsg{protocol.SessionsListedEvent{Sessions: d.m.sessions.list}})
+	d.send(eventMsg{client.SessionRemovedEvent{Session: newest.Resource}})
+	d.send(eventMsg{client.SessionsListedEvent{Sessions: d.m.sessions.list}})
 	if d.m.openSession != "" {
 		t.Fatalf("a second listing re-opened %s", d.m.openSession)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -97,9 +98,9 @@ const maxEventBatch = 256
 // waitEvent waits for the next protocol events: everything already queued
 // arrives as one message, so a burst of deltas costs one update and one
 // frame, not one per delta.
-func waitEvent(ch <-chan protocol.Event) tea.Cmd {
+func waitEvent(ch <-chan client.Event) tea.Cmd {
 	return func() tea.Msg {
-		evs, ok := protocol.ReceiveEvents(ch, maxEventBatch)
+		evs, ok := client.ReceiveEvents(ch, maxEventBatch)
 		if !ok {
 			return eventsClosed{}
 		}
@@ -108,12 +109,12 @@ func waitEvent(ch <-chan protocol.Event) tea.Cmd {
 }
 
 // onEvents applies a batch of events in order, then waits for the next.
-func (m *Model) onEvents(evs []protocol.Event) tea.Cmd {
+func (m *Model) onEvents(evs []client.Event) tea.Cmd {
 	var cmds []tea.Cmd
 	stateChanged := false
 	for _, ev := range evs {
 		cmds = append(cmds, m.onEvent(ev))
-		if _, ok := ev.(protocol.ChannelStateEvent); ok {
+		if _, ok := ev.(client.ChannelStateEvent); ok {
 			stateChanged = true
 		}
 	}
@@ -208,7 +209,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case connectedMsg:
 		return m.onConnected(msg)
 	case eventMsg:
-		return m.onEvents([]protocol.Event{msg.ev})
+		return m.onEvents([]client.Event{msg.ev})
 	case eventsMsg:
 		return m.onEvents(msg.evs)
 	case statusMsg:
@@ -282,33 +283,33 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 	return tea.Batch(waitEvent(m.client.Events()), m.signin.pushSavedTokens())
 }
 
-func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
+func (m *Model) onEvent(ev client.Event) tea.Cmd {
 	switch e := ev.(type) {
-	case protocol.ConnectionEvent:
+	case client.ConnectionEvent:
 		cause := ""
 		if e.Cause != nil {
 			cause = e.Cause.Error()
 		}
 		switch e.Status {
-		case protocol.StatusConnecting:
+		case client.StatusConnecting:
 			m.status.conn.state = views.ConnConnecting
-		case protocol.StatusReady:
+		case client.StatusReady:
 			m.status.conn = connInfo{state: views.ConnReady, version: e.ProtocolVersion}
 			if m.status.conn.version == "" {
 				m.status.conn.version = m.client.ProtocolVersion()
 			}
-		case protocol.StatusReconnecting:
+		case client.StatusReconnecting:
 			m.status.conn.state, m.status.conn.attempt, m.status.conn.cause = views.ConnReconnecting, e.Attempt, cause
-		case protocol.StatusFailed:
+		case client.StatusFailed:
 			m.status.conn.state, m.status.conn.failedReason = views.ConnFailed, cause
 			m.status.conn.failedHint = "press ctrl+r to reconnect"
 		}
-	case protocol.ChannelStateEvent:
+	case client.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
 		if e.Channel == m.openSession {
 			return m.ensureChat()
 		}
-	case protocol.ChannelDroppedEvent:
+	case client.ChannelDroppedEvent:
 		// The client forgets a dropped channel's pending actions: nothing
 		// will answer them now.
 		m.mcp.dropChannel(e.Channel)
@@ -323,23 +324,23 @@ func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
 			m.openSession, m.hasSess = "", false
 		}
 		return cmd
-	case protocol.SessionsListedEvent, protocol.SessionAddedEvent, protocol.SessionSummaryChangedEvent:
+	case client.SessionsListedEvent, client.SessionAddedEvent, client.SessionSummaryChangedEvent:
 		return m.sessions.update(ev)
-	case protocol.SessionRemovedEvent:
+	case client.SessionRemovedEvent:
 		m.closeSession(e.Session)
 		return m.sessions.update(ev)
-	case protocol.AuthRequiredEvent:
+	case client.AuthRequiredEvent:
 		reason := ""
 		if e.Params.Reason != nil {
 			reason = string(*e.Params.Reason)
 		}
 		return m.signin.addAgentPrompt(agentPrompt{resource: e.Params.Resource, channel: e.Params.Channel, reason: reason})
-	case protocol.ActionConfirmedEvent:
+	case client.ActionConfirmedEvent:
 		delete(m.mcp.pending, e.ClientSeq)
-	case protocol.ActionRejectedEvent:
+	case client.ActionRejectedEvent:
 		delete(m.mcp.pending, e.ClientSeq)
 		return reportError(fmt.Errorf("host rejected %s: %s", e.Action.Kind(), views.SanitizeLine(e.Reason)))
-	case protocol.HostErrorEvent:
+	case client.HostErrorEvent:
 		return reportError(fmt.Errorf("host error: %w", e.Err))
 	}
 	return nil

@@ -18,7 +18,7 @@ func TestKeySendsMessage(t *testing.T) {
 	d.sendMessage("hello stream")
 	s := d.expectSent("chat/turnStarted")[0]
 	a := s.Action.Variant.(protocol.ChatTurnStartedAction)
-	if s.Channel != demohost.DemoChatURI || a.Message.Text != "hello stream" || a.Message.Origin.Kind != protocol.MessageKindUser || a.TurnId == "" {
+	if s.Channel != demohost.DemoChatURI || a.Message.Text != "hello stream" || a.Message.Origin.Kind != protocol.MessageKindUser || a.TurnID == "" {
 		t.Fatalf("turnStarted = %+v on %s", a, s.Channel)
 	}
 	d.until("the agent's answer", func() bool {
@@ -34,13 +34,13 @@ func TestKeysQueueAndCancelWhileRunning(t *testing.T) {
 	d.until("running turn", func() bool { return d.m.chatPanel.turnRunning() })
 	d.sendMessage("and then ship it")
 	q := d.expectSent("chat/pendingMessageSet")[0].Action.Variant.(protocol.ChatPendingMessageSetAction)
-	if q.Kind != protocol.PendingMessageKindQueued || q.Message.Text != "and then ship it" || q.Id == "" {
+	if q.Kind != protocol.PendingMessageKindQueued || q.Message.Text != "and then ship it" || q.ID == "" {
 		t.Fatalf("pendingMessageSet = %+v", q)
 	}
-	turn := d.m.chat.ActiveTurn.Id
+	turn := d.m.chat.ActiveTurn.ID
 	d.keys("ctrl+x")
 	c := d.expectSent("chat/turnCancelled")[0].Action.Variant.(protocol.ChatTurnCancelledAction)
-	if c.TurnId != turn || c.Duration < 0 {
+	if c.TurnID != turn || c.Duration < 0 {
 		t.Fatalf("turnCancelled = %+v, want turn %s", c, turn)
 	}
 }
@@ -64,11 +64,11 @@ func TestKeysApproveAndDenyToolCall(t *testing.T) {
 			s := d.expectSent(tc.want)[0]
 			switch a := s.Action.Variant.(type) {
 			case protocol.ChatToolCallApprovedAction:
-				if !tc.approved || a.ToolCallId != it.ID || a.TurnId != it.TurnID || !a.Approved {
+				if !tc.approved || a.ToolCallID != it.ID || a.TurnID != it.TurnID || !a.Approved {
 					t.Fatalf("approved = %+v, want %s/%s", a, it.TurnID, it.ID)
 				}
 			case protocol.ChatToolCallDeniedAction:
-				if tc.approved || a.ToolCallId != it.ID || a.TurnId != it.TurnID || a.Approved {
+				if tc.approved || a.ToolCallID != it.ID || a.TurnID != it.TurnID || a.Approved {
 					t.Fatalf("denied = %+v, want %s/%s", a, it.TurnID, it.ID)
 				}
 			default:
@@ -97,11 +97,11 @@ func TestKeysResultConfirmation(t *testing.T) {
 			d := newDriver(t, nil)
 			d.openDemo()
 			chat := d.m.chat
-			chat.ActiveTurn = &protocol.ActiveTurn{Id: "turn-rc", StartedAt: "2026-01-01T00:00:00.000Z",
+			chat.ActiveTurn = &protocol.ActiveTurn{ID: "turn-rc", StartedAt: "2026-01-01T00:00:00.000Z",
 				Message: protocol.Message{Text: "x", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}},
 				ResponseParts: []protocol.ResponsePart{protocol.NewResponsePart(protocol.ToolCallResponsePart{
 					ToolCall: protocol.NewToolCallState(protocol.ToolCallPendingResultConfirmationState{
-						ToolCallId: "tc-rc", ToolName: "read_secrets", DisplayName: "Read secrets",
+						ToolCallID: "tc-rc", ToolName: "read_secrets", DisplayName: "Read secrets",
 						InvocationMessage: protocol.PlainString("Read secrets"), Success: true,
 						PastTenseMessage: protocol.PlainString("Read 3 secrets"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded,
 					})})}}
@@ -109,7 +109,7 @@ func TestKeysResultConfirmation(t *testing.T) {
 			d.m.focus = focusChat
 			d.keys("]", tc.key)
 			a := d.expectSent("chat/toolCallResultConfirmed")[0].Action.Variant.(protocol.ChatToolCallResultConfirmedAction)
-			if a.TurnId != "turn-rc" || a.ToolCallId != "tc-rc" || a.Approved != tc.approved {
+			if a.TurnID != "turn-rc" || a.ToolCallID != "tc-rc" || a.Approved != tc.approved {
 				t.Fatalf("resultConfirmed = %+v", a)
 			}
 		})
@@ -156,11 +156,11 @@ func TestKeysMCPServer(t *testing.T) {
 		var id string
 		switch a := s.Action.Variant.(type) {
 		case protocol.SessionMcpServerStopRequestedAction:
-			id = a.Id
+			id = a.ID
 		case protocol.SessionMcpServerStartRequestedAction:
-			id = a.Id
+			id = a.ID
 		case protocol.SessionCustomizationToggledAction:
-			id = a.Id
+			id = a.ID
 			if a.Enabled {
 				t.Fatalf("toggle of an enabled server sent enabled=true")
 			}
@@ -205,7 +205,7 @@ func TestKeyDeclineGrant(t *testing.T) {
 	}
 	d.keys("n")
 	a := d.expectSent("chat/toolCallComplete")[0].Action.Variant.(protocol.ChatToolCallCompleteAction)
-	if a.ToolCallId != it.ID || a.TurnId != it.TurnID || a.Result.Success || a.Result.Error == nil || deref(a.Result.Error.Code) != protocol.ToolCallErrorCodeCancelled {
+	if a.ToolCallID != it.ID || a.TurnID != it.TurnID || a.Result.Success || a.Result.Error == nil || deref(a.Result.Error.Code) != protocol.ToolCallErrorCodeCancelled {
 		t.Fatalf("toolCallComplete = %+v", a)
 	}
 	d.waitItem("deploy failed", func(x chatItem) bool {
@@ -243,7 +243,7 @@ func TestKeysInputRequest(t *testing.T) {
 		d.keys("ctrl+s")
 		sent := d.expectSent("chat/inputAnswerChanged", "chat/inputAnswerChanged", "chat/inputCompleted")
 		c := sent[2].Action.Variant.(protocol.ChatInputCompletedAction)
-		if c.RequestId != it.ID || c.Response != protocol.ChatInputResponseKindAccept {
+		if c.RequestID != it.ID || c.Response != protocol.ChatInputResponseKindAccept {
 			t.Fatalf("inputCompleted = %+v", c)
 		}
 		ans := c.Answers["target"].Variant.(protocol.ChatInputAnswered).Value.Variant.(protocol.ChatInputSelectedAnswerValue)
@@ -260,7 +260,7 @@ func TestKeysInputRequest(t *testing.T) {
 		it := d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
 		d.keys("]", "a", "esc")
 		c := d.expectSent("chat/inputCompleted")[0].Action.Variant.(protocol.ChatInputCompletedAction)
-		if c.RequestId != it.ID || c.Response != protocol.ChatInputResponseKindDecline {
+		if c.RequestID != it.ID || c.Response != protocol.ChatInputResponseKindDecline {
 			t.Fatalf("inputCompleted = %+v", c)
 		}
 	})

@@ -33,7 +33,7 @@ func TestHelpLineKeepsHelp(t *testing.T) {
 // request that is already answered.
 func TestHelpLineNoStaleAnswerKeys(t *testing.T) {
 	answered := protocol.ChatInputResponseKindAccept
-	input := part(protocol.InputRequestResponsePart{Request: protocol.ChatInputRequest{Id: "in1", Message: ptr("Which env?")}, Response: &answered})
+	input := part(protocol.InputRequestResponsePart{Request: protocol.ChatInputRequest{ID: "in1", Message: ptr("Which env?")}, Response: &answered})
 	for _, tc := range []struct {
 		name string
 		chat protocol.ChatState

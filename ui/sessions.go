@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -171,7 +172,7 @@ func (sl *sessionList) newChoices() []newChoice {
 		}
 		for _, md := range a.Models {
 			out = append(out, newChoice{provider: a.Provider, agentName: a.DisplayName,
-				model: &protocol.ModelSelection{Id: md.Id}, modelName: md.Name})
+				model: &protocol.ModelSelection{ID: md.ID}, modelName: md.Name})
 		}
 	}
 	return out
@@ -204,19 +205,19 @@ func (sl *sessionList) disposeCmd(uri string) tea.Cmd {
 
 // update applies the host's session list events: the list, the additions,
 // removals and summary changes. The first listing opens the newest session.
-func (sl *sessionList) update(ev protocol.Event) tea.Cmd {
+func (sl *sessionList) update(ev client.Event) tea.Cmd {
 	switch e := ev.(type) {
-	case protocol.SessionsListedEvent:
+	case client.SessionsListedEvent:
 		sl.list = append([]protocol.SessionSummary(nil), e.Sessions...)
 		sl.sortSessions()
 		return sl.autoOpen()
-	case protocol.SessionAddedEvent:
+	case client.SessionAddedEvent:
 		sl.list = append(sl.withoutSession(e.Summary.Resource), e.Summary)
 		sl.sortSessions()
-	case protocol.SessionRemovedEvent:
+	case client.SessionRemovedEvent:
 		sl.list = sl.withoutSession(e.Session)
 		sl.clampSessSel()
-	case protocol.SessionSummaryChangedEvent:
+	case client.SessionSummaryChangedEvent:
 		for i := range sl.list {
 			if sl.list[i].Resource == e.Session {
 				sl.list[i] = applySummaryChanges(sl.list[i], e.Changes)

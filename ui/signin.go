@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // signIn is the sign-in manager: the OAuth flows by resource, the agent's
@@ -66,24 +66,15 @@ type agentPrompt struct {
 
 type browserCheckMsg struct{ resource string }
 
-func toAuthMetadata(p protocol.ProtectedResourceMetadata) authpkce.ProtectedResourceMetadata {
-	// The field names of both follow RFC 9728, so the wire JSON maps across.
-	var out authpkce.ProtectedResourceMetadata
-	if b, err := json.Marshal(p); err == nil {
-		_ = json.Unmarshal(b, &out)
-	}
-	return out
-}
-
 func toRequirement(r protocol.McpAuthRequirement) authpkce.Requirement {
 	req := authpkce.Requirement{
 		Reason:         authpkce.Reason(r.Reason),
-		Resource:       toAuthMetadata(r.Resource),
+		Resource:       r.Resource,
 		RequiredScopes: r.RequiredScopes,
 		Description:    deref(r.Description),
 	}
 	if r.OauthClient != nil {
-		req.OAuthClient = &authpkce.Client{ClientID: r.OauthClient.ClientId, ClientSecret: deref(r.OauthClient.ClientSecret)}
+		req.OAuthClient = &authpkce.Client{ClientID: r.OauthClient.ClientID, ClientSecret: deref(r.OauthClient.ClientSecret)}
 	}
 	return req
 }
@@ -129,13 +120,13 @@ func (si *signIn) agentRequirement(p agentPrompt) authpkce.Requirement {
 		req.Reason = authpkce.ReasonRequired
 	}
 	if p.meta != nil {
-		req.Resource = toAuthMetadata(*p.meta)
+		req.Resource = *p.meta
 		return req
 	}
 	for _, a := range si.root.Agents {
 		for _, pr := range a.ProtectedResources {
 			if pr.Resource == p.resource {
-				req.Resource = toAuthMetadata(pr)
+				req.Resource = pr
 			}
 		}
 	}
@@ -306,7 +297,7 @@ func (si *signIn) dropAgentPrompt(resource string) {
 // the newest prompt it opened, which says more than the error does, or
 // nil when it opened none.
 func (si *signIn) maybeAuthError(err error, channel string) tea.Cmd {
-	var ae *protocol.AuthRequiredError
+	var ae *client.AuthRequiredError
 	if !errors.As(err, &ae) {
 		return nil
 	}

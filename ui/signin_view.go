@@ -12,11 +12,11 @@ import (
 func (si *signIn) grantView(req protocol.McpAuthRequirement) views.GrantView {
 	scopes := req.RequiredScopes
 	if len(scopes) == 0 {
-		scopes = req.Resource.Scopes_supported
+		scopes = req.Resource.ScopesSupported
 	}
 	gv := views.GrantView{Resource: req.Resource.Resource, Reason: string(req.Reason), Scopes: scopes,
 		Description: deref(req.Description)}
-	if name := deref(req.Resource.Resource_name); name != "" {
+	if name := deref(req.Resource.ResourceName); name != "" {
 		gv.Resource = name + " (" + req.Resource.Resource + ")"
 	}
 	si.applyFlow(&gv, si.grants[req.Resource.Resource])
@@ -55,8 +55,8 @@ func browserDisabledErr(err error) bool {
 func (si *signIn) agentGrantView(p agentPrompt) views.GrantView {
 	req := si.agentRequirement(p)
 	gv := views.GrantView{Resource: p.resource, Reason: p.reason, Scopes: req.Resource.ScopesSupported}
-	if req.Resource.ResourceName != "" {
-		gv.Resource = req.Resource.ResourceName + " (" + p.resource + ")"
+	if name := deref(req.Resource.ResourceName); name != "" {
+		gv.Resource = name + " (" + p.resource + ")"
 	}
 	si.applyFlow(&gv, si.grants[p.resource])
 	return gv
@@ -65,7 +65,7 @@ func (si *signIn) agentGrantView(p agentPrompt) views.GrantView {
 // overlayView is what the sign-in overlay shows of the waiting flow g.
 func (si *signIn) overlayView(g *grantFlow) views.GrantView {
 	gv := views.GrantView{Phase: views.GrantWaiting, Resource: g.resource}
-	if name := g.requirement.Resource.ResourceName; name != "" {
+	if name := deref(g.requirement.Resource.ResourceName); name != "" {
 		gv.Resource = name + " (" + g.resource + ")"
 	}
 	si.applyFlow(&gv, g)

@@ -3,12 +3,11 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"strings"
 
 	"github.com/ahptui/ahptui/authpkce"
-	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
@@ -35,7 +34,7 @@ func asErr[T error]() func(error) bool {
 var adviceRules = []adviceRule{
 	{isErr(context.DeadlineExceeded), "the host did not answer in time: press ctrl+r to reconnect"},
 	{isErr(jsonrpc.ErrClosed), "the connection closed: press ctrl+r to reconnect"},
-	{asErr[*protocol.PermissionDeniedError](), "the host does not allow this for you"},
+	{asErr[*client.PermissionDeniedError](), "the host does not allow this for you"},
 	{isErr(authpkce.ErrTimeout), "accept the prompt again to start a new sign-in"},
 	{isErr(authpkce.ErrAccessDenied), "sign in again and allow the access asked for"},
 	{isErr(authpkce.ErrStateMismatch), "start the sign-in again from its prompt"},
@@ -51,9 +50,9 @@ const connectAdvice = "ctrl+r retries (check --host)"
 // advice is what the user can do about err, or "" when the error says
 // all there is.
 func advice(err error) string {
-	var uv *protocol.UnsupportedProtocolVersionError
+	var uv *client.UnsupportedProtocolVersionError
 	if errors.As(err, &uv) {
-		return fmt.Sprintf("the host speaks %v; this ahptui speaks %v", uv.Supported, protocol.SupportedProtocolVersions)
+		return "use an ahptui release that speaks one of those, or upgrade the host"
 	}
 	for _, r := range adviceRules {
 		if r.is(err) {

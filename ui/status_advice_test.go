@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ahptui/ahptui/authpkce"
-	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
@@ -26,7 +26,7 @@ func TestWithAdvice(t *testing.T) {
 		{"closed", wrap(jsonrpc.ErrClosed), "press ctrl+r to reconnect"},
 		{"refused", wrap(&net.OpError{Op: "dial", Err: errors.New("connection refused")}), connectAdvice},
 		{"sign-in timed out", wrap(authpkce.ErrTimeout), "accept the prompt again"},
-		{"version", &protocol.UnsupportedProtocolVersionError{Supported: []string{"9.0.0"}}, "the host speaks [9.0.0]"},
+		{"version", &client.UnsupportedProtocolVersionError{Supported: []string{"9.0.0"}}, "upgrade the host"},
 		{"unknown kind", errors.New("something else"), ""},
 		{"already advised", fmt.Errorf("x; %s: %w", connectAdvice, &net.OpError{Op: "dial", Err: errors.New("refused")}), ""},
 	} {

@@ -10,13 +10,14 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
-// Client is the part of *protocol.Client the UI uses. It is an interface so
+// Client is the part of *client.Client the UI uses. It is an interface so
 // model tests can wrap the real client (e.g. record every Dispatch) without
 // a fake host.
 type Client interface {
-	Events() <-chan protocol.Event
+	Events() <-chan client.Event
 	ProtocolVersion() string
 	Subscribe(ctx context.Context, channel string) error
 	Unsubscribe(ctx context.Context, channel string) error
@@ -84,8 +85,8 @@ type (
 		client Client
 		err    error
 	}
-	eventMsg      struct{ ev protocol.Event }
-	eventsMsg     struct{ evs []protocol.Event } // a burst, applied in one update
+	eventMsg      struct{ ev client.Event }
+	eventsMsg     struct{ evs []client.Event } // a burst, applied in one update
 	eventsClosed  struct{}
 	subscribedMsg struct {
 		channel string

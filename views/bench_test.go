@@ -20,12 +20,12 @@ func benchChat(n int) protocol.ChatState {
 			"I will retry it with `-count=20` and report back on turn %d.\n", i, i)
 		input := `{"path":"protocol/mirror.go","line":42}`
 		chat.Turns = append(chat.Turns, protocol.Turn{
-			Id:      fmt.Sprintf("turn-%d", i),
+			ID:      fmt.Sprintf("turn-%d", i),
 			Message: protocol.Message{Text: fmt.Sprintf("Please check the build, step %d.", i), Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}},
 			ResponseParts: []protocol.ResponsePart{
-				protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: fmt.Sprintf("md-%d", i), Content: protocol.NewText(md)}),
+				protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: fmt.Sprintf("md-%d", i), Content: protocol.NewText(md)}),
 				protocol.NewResponsePart(protocol.ToolCallResponsePart{ToolCall: protocol.NewToolCallState(protocol.ToolCallCompletedState{
-					ToolCallId: fmt.Sprintf("tc-%d", i), ToolName: "read_file", DisplayName: "Read file",
+					ToolCallID: fmt.Sprintf("tc-%d", i), ToolName: "read_file", DisplayName: "Read file",
 					InvocationMessage: protocol.PlainString("Reading protocol/mirror.go"),
 					ToolInput:         &input, Success: true,
 					PastTenseMessage: protocol.PlainString("Read protocol/mirror.go"),
@@ -37,9 +37,9 @@ func benchChat(n int) protocol.ChatState {
 		})
 	}
 	chat.ActiveTurn = &protocol.ActiveTurn{
-		Id: "active", StartedAt: "2026-11-29T16:00:00Z",
+		ID: "active", StartedAt: "2026-11-29T16:00:00Z",
 		Message:       protocol.Message{Text: "Now write up what you found.", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}},
-		ResponseParts: []protocol.ResponsePart{protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: "stream"})},
+		ResponseParts: []protocol.ResponsePart{protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "stream"})},
 	}
 	return chat
 }
@@ -91,7 +91,7 @@ func BenchmarkTranscriptStreaming(b *testing.B) {
 				text := protocol.Text{}
 				for d := 0; d < deltas && frames < b.N; d++ {
 					text = text.Append(stream[d*deltaSize : (d+1)*deltaSize])
-					at.ResponseParts = []protocol.ResponsePart{protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: "stream", Content: text})}
+					at.ResponseParts = []protocol.ResponsePart{protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "stream", Content: text})}
 					at2 := at
 					chat.ActiveTurn = &at2
 					tr.SetChat(chat, nil)
@@ -121,7 +121,7 @@ func benchMCPCustomizations(n int) []protocol.Customization {
 		case i%5 == 1:
 			st = protocol.McpServerStartingState{}
 		}
-		return protocol.McpServerCustomization{Id: fmt.Sprintf("mcp-%d", i), Name: fmt.Sprintf("server-%04d", i), Uri: "file:///mcp", Enabled: i%13 != 0, State: protocol.NewMcpServerState(st)}
+		return protocol.McpServerCustomization{ID: fmt.Sprintf("mcp-%d", i), Name: fmt.Sprintf("server-%04d", i), URI: "file:///mcp", Enabled: i%13 != 0, State: protocol.NewMcpServerState(st)}
 	}
 	var cs []protocol.Customization
 	for i := 0; i < n; {
@@ -130,7 +130,7 @@ func benchMCPCustomizations(n int) []protocol.Customization {
 			for j := 0; j < 10; j++ {
 				children = append(children, protocol.NewChildCustomization(server(i+j)))
 			}
-			cs = append(cs, protocol.NewCustomization(protocol.PluginCustomization{Id: fmt.Sprintf("plugin-%d", i), Name: fmt.Sprintf("toolkit-%d", i), Enabled: true, Children: children}))
+			cs = append(cs, protocol.NewCustomization(protocol.PluginCustomization{ID: fmt.Sprintf("plugin-%d", i), Name: fmt.Sprintf("toolkit-%d", i), Enabled: true, Children: children}))
 			i += 10
 			continue
 		}
@@ -192,7 +192,7 @@ func benchStreamFrames(b *testing.B, base, more string) {
 	at := *chat.ActiveTurn
 	baseText := protocol.NewText(base)
 	show := func(text protocol.Text) {
-		at.ResponseParts = []protocol.ResponsePart{protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: "stream", Content: text})}
+		at.ResponseParts = []protocol.ResponsePart{protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "stream", Content: text})}
 		turn := at
 		chat.ActiveTurn = &turn
 		tr.SetChat(chat, nil)

@@ -87,7 +87,7 @@ func normalizeQuestion(q protocol.ChatInputQuestion) question {
 	b := func(p *bool) bool { return p != nil && *p }
 	switch v := q.Variant.(type) {
 	case protocol.ChatInputTextQuestion:
-		out := question{id: v.Id, kind: "text", title: strOr(v.Title), message: v.Message, required: b(v.Required), defaultText: strOr(v.DefaultValue)}
+		out := question{id: v.ID, kind: "text", title: strOr(v.Title), message: v.Message, required: b(v.Required), defaultText: strOr(v.DefaultValue)}
 		var h []string
 		if v.Format != nil {
 			h = append(h, *v.Format)
@@ -98,7 +98,7 @@ func normalizeQuestion(q protocol.ChatInputQuestion) question {
 		out.hint = strings.Join(h, ", ")
 		return out
 	case protocol.ChatInputNumberQuestion:
-		out := question{id: v.Id, kind: "number", title: strOr(v.Title), message: v.Message, required: b(v.Required)}
+		out := question{id: v.ID, kind: "number", title: strOr(v.Title), message: v.Message, required: b(v.Required)}
 		if v.DefaultValue != nil {
 			out.defaultText = strconv.FormatFloat(*v.DefaultValue, 'f', -1, 64)
 		}
@@ -107,12 +107,12 @@ func normalizeQuestion(q protocol.ChatInputQuestion) question {
 		}
 		return out
 	case protocol.ChatInputBooleanQuestion:
-		return question{id: v.Id, kind: "boolean", title: strOr(v.Title), message: v.Message, required: b(v.Required), defaultBool: v.DefaultValue}
+		return question{id: v.ID, kind: "boolean", title: strOr(v.Title), message: v.Message, required: b(v.Required), defaultBool: v.DefaultValue}
 	case protocol.ChatInputSingleSelectQuestion:
-		return question{id: v.Id, kind: "single-select", title: strOr(v.Title), message: v.Message, required: b(v.Required),
+		return question{id: v.ID, kind: "single-select", title: strOr(v.Title), message: v.Message, required: b(v.Required),
 			options: v.Options, freeform: b(v.AllowFreeformInput)}
 	case protocol.ChatInputMultiSelectQuestion:
-		out := question{id: v.Id, kind: "multi-select", title: strOr(v.Title), message: v.Message, required: b(v.Required),
+		out := question{id: v.ID, kind: "multi-select", title: strOr(v.Title), message: v.Message, required: b(v.Required),
 			options: v.Options, freeform: b(v.AllowFreeformInput)}
 		if v.Min != nil || v.Max != nil {
 			out.hint = rangeText("choices", intPtrF(v.Min), intPtrF(v.Max))
@@ -186,9 +186,9 @@ func RenderInputRequest(th Theme, req protocol.ChatInputRequest, state InputForm
 			add(th.Text, l)
 		}
 	}
-	if req.Url != nil && *req.Url != "" {
+	if req.URL != nil && *req.URL != "" {
 		add(th.Muted, "review this URL:")
-		lines = append(lines, urlLines(th, *req.Url, inner)...)
+		lines = append(lines, urlLines(th, *req.URL, inner)...)
 	}
 	for i, q0 := range req.Questions {
 		q := normalizeQuestion(q0)
@@ -279,11 +279,11 @@ func questionLines(th Theme, req protocol.ChatInputRequest, state InputFormState
 		for j, o := range q.options {
 			var box string
 			switch {
-			case multi && d.Chosen[o.Id]:
+			case multi && d.Chosen[o.ID]:
 				box = "[x] "
 			case multi:
 				box = "[ ] "
-			case d.Choice == o.Id:
+			case d.Choice == o.ID:
 				box = "(•) "
 			default:
 				box = "( ) "
@@ -390,8 +390,8 @@ func inputRequestSummary(th Theme, p protocol.InputRequestResponsePart, width in
 		head += ": " + m
 	}
 	add(style, head)
-	if p.Request.Url != nil && *p.Request.Url != "" {
-		for _, l := range urlLines(th, *p.Request.Url, width-2) {
+	if p.Request.URL != nil && *p.Request.URL != "" {
+		for _, l := range urlLines(th, *p.Request.URL, width-2) {
 			lines = append(lines, "  "+l)
 		}
 	}
@@ -438,7 +438,7 @@ func answerText(a protocol.ChatInputAnswer, q question) string {
 	case protocol.ChatInputAnswered:
 		label := func(id string) string {
 			for _, o := range q.options {
-				if o.Id == id {
+				if o.ID == id {
 					return SanitizeLine(o.Label)
 				}
 			}

@@ -17,19 +17,19 @@ func answered(v protocol.ChatInputAnswerValueVariant) protocol.ChatInputAnswer {
 // synchronized drafts (as if another client typed them).
 func testInputRequest() protocol.ChatInputRequest {
 	return protocol.ChatInputRequest{
-		Id:      "req-1",
+		ID:      "req-1",
 		Message: ptr("Before I deploy, confirm a few things."),
 		Questions: []protocol.ChatInputQuestion{
-			{Variant: protocol.ChatInputSingleSelectQuestion{Id: "env", Title: ptr("Environment"), Message: "Where should it go?", Required: ptr(true),
+			{Variant: protocol.ChatInputSingleSelectQuestion{ID: "env", Title: ptr("Environment"), Message: "Where should it go?", Required: ptr(true),
 				Options: []protocol.ChatInputOption{
-					{Id: "staging", Label: "Staging", Recommended: ptr(true)},
-					{Id: "prod", Label: "Production", Description: ptr("customers see it immediately")},
+					{ID: "staging", Label: "Staging", Recommended: ptr(true)},
+					{ID: "prod", Label: "Production", Description: ptr("customers see it immediately")},
 				}}},
-			{Variant: protocol.ChatInputTextQuestion{Id: "note", Title: ptr("Release note"), Message: "One line for the changelog", DefaultValue: ptr("Fix login after upgrade"), Max: ptr(int64(80))}},
-			{Variant: protocol.ChatInputNumberQuestion{Id: "pct", Title: ptr("Canary size"), Message: "Percent of traffic", Min: ptr(1.0), Max: ptr(50.0)}},
-			{Variant: protocol.ChatInputBooleanQuestion{Id: "notify", Title: ptr("Notify"), Message: "Post in #deploys?", DefaultValue: ptr(true)}},
-			{Variant: protocol.ChatInputMultiSelectQuestion{Id: "checks", Title: ptr("Checks"), Message: "Which checks must pass?", AllowFreeformInput: ptr(true),
-				Options: []protocol.ChatInputOption{{Id: "unit", Label: "Unit tests"}, {Id: "e2e", Label: "End-to-end"}, {Id: "lint", Label: "Lint"}}}},
+			{Variant: protocol.ChatInputTextQuestion{ID: "note", Title: ptr("Release note"), Message: "One line for the changelog", DefaultValue: ptr("Fix login after upgrade"), Max: ptr(int64(80))}},
+			{Variant: protocol.ChatInputNumberQuestion{ID: "pct", Title: ptr("Canary size"), Message: "Percent of traffic", Min: ptr(1.0), Max: ptr(50.0)}},
+			{Variant: protocol.ChatInputBooleanQuestion{ID: "notify", Title: ptr("Notify"), Message: "Post in #deploys?", DefaultValue: ptr(true)}},
+			{Variant: protocol.ChatInputMultiSelectQuestion{ID: "checks", Title: ptr("Checks"), Message: "Which checks must pass?", AllowFreeformInput: ptr(true),
+				Options: []protocol.ChatInputOption{{ID: "unit", Label: "Unit tests"}, {ID: "e2e", Label: "End-to-end"}, {ID: "lint", Label: "Lint"}}}},
 		},
 		Answers: map[string]protocol.ChatInputAnswer{
 			"env":    answered(protocol.ChatInputSelectedAnswerValue{Value: "staging"}),
@@ -56,7 +56,7 @@ func TestRenderInputRequestGolden(t *testing.T) {
 	checkScreen(t, colorTheme, out, 100)
 	checkGolden(t, "input_request_color", 100, out)
 
-	url := protocol.ChatInputRequest{Id: "u", Message: ptr("Review the change before it ships."), Url: ptr(grantURL)}
+	url := protocol.ChatInputRequest{ID: "u", Message: ptr("Review the change before it ships."), URL: ptr(grantURL)}
 	out = RenderInputRequest(noColorTheme, url, InputFormState{}, 60)
 	checkScreen(t, noColorTheme, out, 60)
 	checkGolden(t, "input_request_url", 60, out)
@@ -99,10 +99,10 @@ func TestRenderInputRequestWidths(t *testing.T) {
 
 func TestRenderInputRequestHostile(t *testing.T) {
 	evil := "\x1b]52;c;cm0=\x07\x1b[2Jevil\r\u202e\x9b31m"
-	req := protocol.ChatInputRequest{Id: evil, Message: ptr(evil), Url: ptr(evil),
+	req := protocol.ChatInputRequest{ID: evil, Message: ptr(evil), URL: ptr(evil),
 		Questions: []protocol.ChatInputQuestion{
-			{Variant: protocol.ChatInputTextQuestion{Id: "a", Title: ptr(evil), Message: evil, DefaultValue: ptr(evil), Format: ptr(evil)}},
-			{Variant: protocol.ChatInputSingleSelectQuestion{Id: "b", Message: evil, Options: []protocol.ChatInputOption{{Id: evil, Label: evil, Description: ptr(evil)}}}},
+			{Variant: protocol.ChatInputTextQuestion{ID: "a", Title: ptr(evil), Message: evil, DefaultValue: ptr(evil), Format: ptr(evil)}},
+			{Variant: protocol.ChatInputSingleSelectQuestion{ID: "b", Message: evil, Options: []protocol.ChatInputOption{{ID: evil, Label: evil, Description: ptr(evil)}}}},
 			{Variant: protocol.UnknownChatInputQuestion{Discriminator: evil}},
 		},
 		Answers: map[string]protocol.ChatInputAnswer{"a": answered(protocol.ChatInputTextAnswerValue{Value: evil})}}
@@ -137,10 +137,10 @@ func TestDraftFromAnswer(t *testing.T) {
 // The form's hint offers the keys that answer the focused question, by its
 // kind, from keymap.Input (they were hard-coded and never shown).
 func TestInputFormHintNamesChoiceKeys(t *testing.T) {
-	req := protocol.ChatInputRequest{Id: "r", Questions: []protocol.ChatInputQuestion{
-		{Variant: protocol.ChatInputSingleSelectQuestion{Id: "env", Message: "Where?", Options: []protocol.ChatInputOption{{Id: "a", Label: "staging"}}}},
-		{Variant: protocol.ChatInputBooleanQuestion{Id: "ok", Message: "Notify?"}},
-		{Variant: protocol.ChatInputTextQuestion{Id: "why", Message: "Why?"}},
+	req := protocol.ChatInputRequest{ID: "r", Questions: []protocol.ChatInputQuestion{
+		{Variant: protocol.ChatInputSingleSelectQuestion{ID: "env", Message: "Where?", Options: []protocol.ChatInputOption{{ID: "a", Label: "staging"}}}},
+		{Variant: protocol.ChatInputBooleanQuestion{ID: "ok", Message: "Notify?"}},
+		{Variant: protocol.ChatInputTextQuestion{ID: "why", Message: "Why?"}},
 	}}
 	for _, tc := range []struct {
 		focus    int

@@ -103,7 +103,7 @@ func inputNeededText(th Theme, e protocol.SessionInputRequest) (Badge, string, s
 	case protocol.SessionToolClientExecutionRequest:
 		t := normalizeToolCall(v.ToolCall)
 		return th.ToolCallBadge(protocol.ToolCallStatusRunning, false), "run client tool " + firstNonEmpty(SanitizeLine(t.name), "tool"),
-			"for client " + SanitizeLine(v.ClientId), false
+			"for client " + SanitizeLine(v.ClientID), false
 	}
 	return th.unknownBadge(e.Kind()), "waiting for you (" + firstNonEmpty(SanitizeLine(e.Kind()), "unknown") + ")", "", false
 }

@@ -14,13 +14,13 @@ func testInputNeeded() []protocol.SessionInputRequest {
 	result := toolCardCases[5].tc.Variant.(protocol.ToolCallPendingResultConfirmationState)
 	auth := toolCardCases[3].tc.Variant.(protocol.ToolCallAuthRequiredState)
 	return []protocol.SessionInputRequest{
-		protocol.NewSessionInputRequest(protocol.SessionToolConfirmationRequest{Id: "1", Chat: "ahp-chat:/c1", TurnId: "t4",
+		protocol.NewSessionInputRequest(protocol.SessionToolConfirmationRequest{ID: "1", Chat: "ahp-chat:/c1", TurnID: "t4",
 			ToolCall: protocol.ToolCallConfirmationState{Variant: pending}}),
-		protocol.NewSessionInputRequest(protocol.SessionToolAuthenticationRequest{Id: "2", Chat: "ahp-chat:/c1", TurnId: "t4", ToolCall: auth}),
-		protocol.NewSessionInputRequest(protocol.SessionChatInputRequest{Id: "3", Chat: "ahp-chat:/c2", Request: testInputRequest()}),
-		protocol.NewSessionInputRequest(protocol.SessionToolConfirmationRequest{Id: "4", Chat: "ahp-chat:/c1", TurnId: "t4",
+		protocol.NewSessionInputRequest(protocol.SessionToolAuthenticationRequest{ID: "2", Chat: "ahp-chat:/c1", TurnID: "t4", ToolCall: auth}),
+		protocol.NewSessionInputRequest(protocol.SessionChatInputRequest{ID: "3", Chat: "ahp-chat:/c2", Request: testInputRequest()}),
+		protocol.NewSessionInputRequest(protocol.SessionToolConfirmationRequest{ID: "4", Chat: "ahp-chat:/c1", TurnID: "t4",
 			ToolCall: protocol.ToolCallConfirmationState{Variant: result}}),
-		protocol.NewSessionInputRequest(protocol.SessionToolClientExecutionRequest{Id: "5", Chat: "ahp-chat:/c1", TurnId: "t4", ClientId: "vscode-1",
+		protocol.NewSessionInputRequest(protocol.SessionToolClientExecutionRequest{ID: "5", Chat: "ahp-chat:/c1", TurnID: "t4", ClientID: "vscode-1",
 			ToolCall: toolCardCases[2].tc}),
 		protocol.NewSessionInputRequest(protocol.UnknownSessionInputRequest{Discriminator: "newKind"}),
 	}
@@ -71,9 +71,9 @@ func TestRenderInputNeededWidths(t *testing.T) {
 func TestInputNeededMarkdownDetail(t *testing.T) {
 	entry := func(inv protocol.StringOrMarkdown) []protocol.SessionInputRequest {
 		return []protocol.SessionInputRequest{protocol.NewSessionInputRequest(protocol.SessionToolConfirmationRequest{
-			Id: "1", Chat: "ahp-chat:/c1", TurnId: "t1",
+			ID: "1", Chat: "ahp-chat:/c1", TurnID: "t1",
 			ToolCall: protocol.ToolCallConfirmationState{Variant: protocol.ToolCallPendingConfirmationState{
-				ToolCallId: "tc1", ToolName: "write_file", DisplayName: "Write file", InvocationMessage: inv}}})}
+				ToolCallID: "tc1", ToolName: "write_file", DisplayName: "Write file", InvocationMessage: inv}}})}
 	}
 	for _, tc := range []struct {
 		name      string

@@ -48,9 +48,9 @@ func MCPServerRows(customizations []protocol.Customization) []MCPServerRow {
 		case protocol.McpServerCustomization:
 			add(mcpRow(v, "", ""))
 		case protocol.PluginCustomization:
-			addChildRows(add, v.Children, v.Id, v.Name)
+			addChildRows(add, v.Children, v.ID, v.Name)
 		case protocol.DirectoryCustomization:
-			addChildRows(add, v.Children, v.Id, v.Name)
+			addChildRows(add, v.Children, v.ID, v.Name)
 		}
 	}
 	return rows
@@ -78,17 +78,17 @@ func SessionCustomizations(sess protocol.SessionState) []protocol.Customization 
 				listed = map[string]bool{}
 				for _, c := range sess.Customizations {
 					if v, ok := c.Variant.(protocol.PluginCustomization); ok {
-						listed[v.Id] = true
+						listed[v.ID] = true
 					}
 				}
 			}
-			if listed[p.Id] {
+			if listed[p.ID] {
 				continue
 			}
-			listed[p.Id] = true
+			listed[p.ID] = true
 			extra = append(extra, protocol.NewCustomization(protocol.PluginCustomization{
-				Id: p.Id, Uri: p.Uri, Name: p.Name, Icons: p.Icons, Range: p.Range, Meta: p.Meta, Enabled: p.Enabled,
-				ClientId: p.ClientId, Load: p.Load, Children: p.Children, Type: p.Type, Version: p.Version,
+				ID: p.ID, URI: p.URI, Name: p.Name, Icons: p.Icons, Range: p.Range, Meta: p.Meta, Enabled: p.Enabled,
+				ClientID: p.ClientID, Load: p.Load, Children: p.Children, Type: p.Type, Version: p.Version,
 			}))
 		}
 	}
@@ -99,7 +99,7 @@ func SessionCustomizations(sess protocol.SessionState) []protocol.Customization 
 }
 
 func mcpRow(s protocol.McpServerCustomization, parentID, parent string) MCPServerRow {
-	r := MCPServerRow{ID: s.Id, Name: s.Name, ParentID: parentID, Parent: parent, Enabled: s.Enabled, StateKind: s.State.Kind()}
+	r := MCPServerRow{ID: s.ID, Name: s.Name, ParentID: parentID, Parent: parent, Enabled: s.Enabled, StateKind: s.State.Kind()}
 	switch st := s.State.Variant.(type) {
 	case protocol.McpServerAuthRequiredState:
 		r.Auth = &protocol.McpAuthRequirement{Reason: st.Reason, OauthClient: st.OauthClient, Resource: st.Resource,

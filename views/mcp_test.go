@@ -11,7 +11,7 @@ import (
 )
 
 func mcpServer(id, name string, enabled bool, st protocol.McpServerStateVariant) protocol.McpServerCustomization {
-	return protocol.McpServerCustomization{Id: id, Name: name, Uri: "file:///mcp/" + id, Enabled: enabled, State: protocol.NewMcpServerState(st)}
+	return protocol.McpServerCustomization{ID: id, Name: name, URI: "file:///mcp/" + id, Enabled: enabled, State: protocol.NewMcpServerState(st)}
 }
 
 // mcpCustomizations has a server in every state: two at top level, three
@@ -20,16 +20,16 @@ func mcpServer(id, name string, enabled bool, st protocol.McpServerStateVariant)
 func mcpCustomizations() []protocol.Customization {
 	return []protocol.Customization{
 		protocol.NewCustomization(mcpServer("mcp-github", "github", true, protocol.McpServerReadyState{})),
-		protocol.NewCustomization(protocol.PluginCustomization{Id: "plugin-ops", Name: "ops-toolkit", Enabled: true,
+		protocol.NewCustomization(protocol.PluginCustomization{ID: "plugin-ops", Name: "ops-toolkit", Enabled: true,
 			Children: []protocol.ChildCustomization{
 				protocol.NewChildCustomization(mcpServer("mcp-deploy", "deploy-server", true, protocol.McpServerAuthRequiredState{
 					Reason: "insufficientScope", Resource: deployAuth.Resource, RequiredScopes: []string{"tools:deploy"}})),
-				protocol.NewChildCustomization(protocol.SkillCustomization{Id: "skill-1", Name: "a skill"}),
+				protocol.NewChildCustomization(protocol.SkillCustomization{ID: "skill-1", Name: "a skill"}),
 				protocol.NewChildCustomization(mcpServer("mcp-metrics", "metrics", true, protocol.McpServerStartingState{})),
 				protocol.NewChildCustomization(mcpServer("mcp-db", "database", true, protocol.McpServerErrorState{
 					Error: protocol.ErrorInfo{ErrorType: "spawn", Message: "exec: \"pg-mcp\": executable file not found in $PATH"}})),
 			}}),
-		protocol.NewCustomization(protocol.DirectoryCustomization{Id: "dir-1", Name: ".agents", Enabled: true,
+		protocol.NewCustomization(protocol.DirectoryCustomization{ID: "dir-1", Name: ".agents", Enabled: true,
 			Children: []protocol.ChildCustomization{
 				protocol.NewChildCustomization(mcpServer("mcp-local", "local-files", false, protocol.McpServerStoppedState{})),
 			}}),
@@ -148,7 +148,7 @@ func TestRenderMCPPanelHostile(t *testing.T) {
 	evil := "\x1b]52;c;cm0=\x07\x1b[2Jevil\r\u202e\x9b31m"
 	custom := []protocol.Customization{
 		protocol.NewCustomization(mcpServer("x", evil, true, protocol.McpServerErrorState{Error: protocol.ErrorInfo{Message: evil}})),
-		protocol.NewCustomization(protocol.PluginCustomization{Id: "p", Name: evil, Children: []protocol.ChildCustomization{
+		protocol.NewCustomization(protocol.PluginCustomization{ID: "p", Name: evil, Children: []protocol.ChildCustomization{
 			protocol.NewChildCustomization(mcpServer("y", evil, true, protocol.UnknownMcpServerState{Discriminator: evil})),
 		}}),
 	}
@@ -196,15 +196,15 @@ func TestRenderMCPPanelShortShowsEveryServer(t *testing.T) {
 // ClientPluginCustomization in activeClients; the panel and the cards must
 // name them, once even when the host also surfaces the plugin at top level.
 func TestClientPluginServers(t *testing.T) {
-	browser := protocol.McpServerCustomization{Id: "mcp-browser", Uri: "file:///client/plugin.json", Name: "Browser tools",
+	browser := protocol.McpServerCustomization{ID: "mcp-browser", URI: "file:///client/plugin.json", Name: "Browser tools",
 		Enabled: true, State: protocol.NewMcpServerState(protocol.McpServerReadyState{})}
-	plugin := protocol.ClientPluginCustomization{Id: "client-plugin", Uri: "file:///client/plugin.json", Name: "VS Code tools",
+	plugin := protocol.ClientPluginCustomization{ID: "client-plugin", URI: "file:///client/plugin.json", Name: "VS Code tools",
 		Enabled: true, Type: "plugin", Children: []protocol.ChildCustomization{protocol.NewChildCustomization(browser)}}
 	sess := protocol.SessionState{Customizations: mcpCustomizations(),
-		ActiveClients: []protocol.SessionActiveClient{{ClientId: "vscode", Tools: []protocol.ToolDefinition{},
+		ActiveClients: []protocol.SessionActiveClient{{ClientID: "vscode", Tools: []protocol.ToolDefinition{},
 			Customizations: []protocol.ClientPluginCustomization{plugin}}}}
-	tc := protocol.NewToolCallState(protocol.ToolCallRunningState{ToolCallId: "tc-b", ToolName: "open_page",
-		Contributor:       &protocol.ToolCallContributor{Variant: protocol.ToolCallMcpContributor{CustomizationId: "mcp-browser"}},
+	tc := protocol.NewToolCallState(protocol.ToolCallRunningState{ToolCallID: "tc-b", ToolName: "open_page",
+		Contributor:       &protocol.ToolCallContributor{Variant: protocol.ToolCallMcpContributor{CustomizationID: "mcp-browser"}},
 		InvocationMessage: protocol.PlainString("Open the page"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded})
 
 	count := func(rows []MCPServerRow) (n int, parent string) {
@@ -232,7 +232,7 @@ func TestClientPluginServers(t *testing.T) {
 	// The host surfaced the plugin (with its children) at top level too.
 	surfaced := sess
 	surfaced.Customizations = append(append([]protocol.Customization(nil), sess.Customizations...), protocol.NewCustomization(protocol.PluginCustomization{
-		Id: plugin.Id, Uri: plugin.Uri, Name: plugin.Name, Enabled: true, Type: "plugin", Children: plugin.Children}))
+		ID: plugin.ID, URI: plugin.URI, Name: plugin.Name, Enabled: true, Type: "plugin", Children: plugin.Children}))
 	if n, _ := count(MCPServerRows(SessionCustomizations(surfaced))); n != 1 {
 		t.Fatalf("surfaced client server listed %d times, want once", n)
 	}

@@ -426,7 +426,7 @@ func resultText(content []protocol.ToolResultContent) string {
 		case protocol.ToolResultEmbeddedResourceContent:
 			parts = append(parts, fmt.Sprintf("[embedded %s, %d bytes base64]", v.ContentType, len(v.Data)))
 		case protocol.ToolResultResourceContent:
-			parts = append(parts, "[resource "+v.Uri+"]")
+			parts = append(parts, "[resource "+v.URI+"]")
 		case protocol.ToolResultFileEditContent:
 			s := "[file edit"
 			if v.Diff != nil {

@@ -13,7 +13,7 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 func mcpContrib(id string) *protocol.ToolCallContributor {
-	c := protocol.ToolCallContributor{Variant: protocol.ToolCallMcpContributor{CustomizationId: id}}
+	c := protocol.ToolCallContributor{Variant: protocol.ToolCallMcpContributor{CustomizationID: id}}
 	return &c
 }
 
@@ -37,76 +37,76 @@ var toolCardCases = []struct {
 	ctx  CardContext
 }{
 	{protocol.ToolCallStatusStreaming, protocol.NewToolCallState(protocol.ToolCallStreamingState{
-		ToolCallId: "tc-1", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
+		ToolCallID: "tc-1", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
 		PartialInput: ptr("{\n  \"service\": \"api\",\n  \"envir"),
 	}), CardContext{ServerName: "deploy-server"}},
 	{"pending_confirmation", protocol.NewToolCallState(protocol.ToolCallPendingConfirmationState{
-		ToolCallId: "tc-2", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
+		ToolCallID: "tc-2", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
 		Intention:         ptr("Ship the fix for the login bug"),
 		InvocationMessage: protocol.PlainString("Deploy api 2026.11.29-1 to production"),
 		ToolInput:         ptr(deployInput),
 		Options: []protocol.ConfirmationOption{
-			{Id: "once", Label: "Allow once", Kind: protocol.ConfirmationOptionKindApprove},
-			{Id: "always", Label: "Always allow", Kind: protocol.ConfirmationOptionKindApprove},
-			{Id: "no", Label: "Deny", Kind: protocol.ConfirmationOptionKindDeny},
+			{ID: "once", Label: "Allow once", Kind: protocol.ConfirmationOptionKindApprove},
+			{ID: "always", Label: "Always allow", Kind: protocol.ConfirmationOptionKindApprove},
+			{ID: "no", Label: "Deny", Kind: protocol.ConfirmationOptionKindDeny},
 		},
 	}), CardContext{ServerName: "deploy-server", Selected: true}},
 	{protocol.ToolCallStatusRunning, protocol.NewToolCallState(protocol.ToolCallRunningState{
-		ToolCallId: "tc-3", ToolName: "run_tests", DisplayName: "Run tests",
+		ToolCallID: "tc-3", ToolName: "run_tests", DisplayName: "Run tests",
 		InvocationMessage: protocol.PlainString("go test ./..."), ToolInput: ptr(`{"pkg":"./..."}`),
 		Confirmed: protocol.ToolCallConfirmationReasonUserAction,
 		Content:   textResult("ok  \tgithub.com/ahptui/ahptui/protocol\t0.412s\n?   \tgithub.com/ahptui/ahptui/views\t[no test files]"),
 	}), CardContext{}},
 	{"auth_required", protocol.NewToolCallState(protocol.ToolCallAuthRequiredState{
-		ToolCallId: "tc-4", ToolName: "deploy", DisplayName: "Deploy service",
-		Contributor:       protocol.ToolCallMcpContributor{CustomizationId: "mcp-deploy"},
+		ToolCallID: "tc-4", ToolName: "deploy", DisplayName: "Deploy service",
+		Contributor:       protocol.ToolCallMcpContributor{CustomizationID: "mcp-deploy"},
 		InvocationMessage: protocol.PlainString("Deploy api to production"),
 		Confirmed:         protocol.ToolCallConfirmationReasonUserAction, Auth: deployAuth,
 	}), CardContext{ServerName: "deploy-server", Selected: true}},
 	{"auth_required_grant_waiting", protocol.NewToolCallState(protocol.ToolCallAuthRequiredState{
-		ToolCallId: "tc-4", ToolName: "deploy", DisplayName: "Deploy service",
-		Contributor:       protocol.ToolCallMcpContributor{CustomizationId: "mcp-deploy"},
+		ToolCallID: "tc-4", ToolName: "deploy", DisplayName: "Deploy service",
+		Contributor:       protocol.ToolCallMcpContributor{CustomizationID: "mcp-deploy"},
 		InvocationMessage: protocol.PlainString("Deploy api to production"),
 		Confirmed:         protocol.ToolCallConfirmationReasonUserAction, Auth: deployAuth,
 	}), CardContext{ServerName: "deploy-server", Selected: true, Grant: &GrantView{
 		Phase: GrantWaiting, Resource: "https://mcp.example.com/deploy", URL: grantURL, BrowserOpened: false}}},
 	{"pending_result_confirmation", protocol.NewToolCallState(protocol.ToolCallPendingResultConfirmationState{
-		ToolCallId: "tc-5", ToolName: "read_secret", DisplayName: "Read secret",
+		ToolCallID: "tc-5", ToolName: "read_secret", DisplayName: "Read secret",
 		InvocationMessage: protocol.PlainString("Read DATABASE_URL"), Success: true,
 		PastTenseMessage: protocol.PlainString("Read DATABASE_URL"),
 		Content:          textResult("postgres://app:••••@db.internal:5432/app"),
 		Confirmed:        protocol.ToolCallConfirmationReasonSetting,
 	}), CardContext{Selected: true}},
 	{"completed_success", protocol.NewToolCallState(protocol.ToolCallCompletedState{
-		ToolCallId: "tc-6", ToolName: "read_file", DisplayName: "Read file",
+		ToolCallID: "tc-6", ToolName: "read_file", DisplayName: "Read file",
 		InvocationMessage: protocol.PlainString("Reading views/theme.go"), ToolInput: ptr(`{"path":"views/theme.go"}`),
 		Success: true, PastTenseMessage: protocol.PlainString("Read views/theme.go"),
 		Content:   textResult(strings.Repeat("line of the file\n", 12)),
 		Confirmed: protocol.ToolCallConfirmationReasonNotNeeded,
 	}), CardContext{}},
 	{"completed_failure", protocol.NewToolCallState(protocol.ToolCallCompletedState{
-		ToolCallId: "tc-7", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
+		ToolCallID: "tc-7", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
 		InvocationMessage: protocol.PlainString("Deploy api to production"),
 		Success:           false, PastTenseMessage: protocol.PlainString("Deploy failed"),
 		Error:     &protocol.ToolCallResultError{Message: "canary health check failed: 5xx rate 12%", Code: ptr("E_CANARY")},
 		Confirmed: protocol.ToolCallConfirmationReasonUserAction,
 	}), CardContext{ServerName: "deploy-server"}},
 	{protocol.ToolCallStatusCancelled, protocol.NewToolCallState(protocol.ToolCallCancelledState{
-		ToolCallId: "tc-8", ToolName: "rm", DisplayName: "Delete files",
+		ToolCallID: "tc-8", ToolName: "rm", DisplayName: "Delete files",
 		InvocationMessage: protocol.PlainString("rm -rf build/"), Reason: protocol.ToolCallCancellationReasonDenied,
 		ReasonMessage: ptr(protocol.PlainString("not now, the build is still needed")),
 	}), CardContext{}},
 	// A running MCP call whose server flipped to authRequired: the grant
 	// prompt sits on the card, like an auth-required call's.
 	{"running_server_needs_signin", protocol.NewToolCallState(protocol.ToolCallRunningState{
-		ToolCallId: "tc-9", ToolName: "list_issues", DisplayName: "List issues", Contributor: mcpContrib("mcp-gh"),
+		ToolCallID: "tc-9", ToolName: "list_issues", DisplayName: "List issues", Contributor: mcpContrib("mcp-gh"),
 		InvocationMessage: protocol.PlainString("Listing open issues"),
 		Confirmed:         protocol.ToolCallConfirmationReasonNotNeeded,
 	}), CardContext{ServerName: "GitHub", Selected: true, Grant: &GrantView{
 		Phase: GrantOffered, Resource: "GitHub (https://mcp.example.com/gh)", Reason: "required", Scopes: []string{"mcp:read"}}}},
 	// Host messages marked as markdown show their inline formatting.
 	{"markdown_messages", protocol.NewToolCallState(protocol.ToolCallPendingConfirmationState{
-		ToolCallId: "tc-10", ToolName: "deploy", DisplayName: "Deploy service",
+		ToolCallID: "tc-10", ToolName: "deploy", DisplayName: "Deploy service",
 		InvocationMessage: protocol.MarkdownString("Deploy the **preview** environment of `api` from _main_ ([logs](https://ci.example.com/1))"),
 		ConfirmationTitle: ptr(protocol.MarkdownString("Allow **deploy** to touch *preview*?")),
 	}), CardContext{Selected: true}},
@@ -192,7 +192,7 @@ func TestRenderToolCardExpanded(t *testing.T) {
 func TestRenderToolCardHostile(t *testing.T) {
 	evil := "\x1b]52;c;cm0gLXJmIC8=\x07\x1b[2J\x1b[31mevil\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\r\u202e\x9b1m"
 	call := protocol.NewToolCallState(protocol.ToolCallCompletedState{
-		ToolCallId: "tc-x", ToolName: evil, DisplayName: evil, Intention: ptr(evil),
+		ToolCallID: "tc-x", ToolName: evil, DisplayName: evil, Intention: ptr(evil),
 		InvocationMessage: protocol.PlainString(evil), ToolInput: ptr(evil + "\n" + evil),
 		Success: false, PastTenseMessage: protocol.MarkdownString(evil),
 		Error:   &protocol.ToolCallResultError{Message: evil, Code: ptr(evil)},
@@ -229,14 +229,14 @@ func TestServerNameFor(t *testing.T) {
 		tc   protocol.ToolCallState
 		want string
 	}{
-		{"top level", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a", Contributor: mcpContrib("mcp-github")}), "github"},
-		{"inside a plugin", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a", Contributor: mcpContrib("mcp-deploy")}), "deploy-server"},
-		{"inside a directory", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a", Contributor: mcpContrib("mcp-local")}), "local-files"},
+		{"top level", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallID: "a", Contributor: mcpContrib("mcp-github")}), "github"},
+		{"inside a plugin", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallID: "a", Contributor: mcpContrib("mcp-deploy")}), "deploy-server"},
+		{"inside a directory", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallID: "a", Contributor: mcpContrib("mcp-local")}), "local-files"},
 		{"auth-required contributor", toolCardCases[3].tc, "deploy-server"},
-		{"unknown server", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a", Contributor: mcpContrib("nope")}), ""},
-		{"client tool", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a",
+		{"unknown server", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallID: "a", Contributor: mcpContrib("nope")}), ""},
+		{"client tool", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallID: "a",
 			Contributor: &protocol.ToolCallContributor{Variant: protocol.ToolCallClientContributor{}}}), ""},
-		{"no contributor", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallId: "a"}), ""},
+		{"no contributor", protocol.NewToolCallState(protocol.ToolCallStreamingState{ToolCallID: "a"}), ""},
 	}
 	for _, tc := range tests {
 		if got := ServerNameFor(tc.tc, custom); got != tc.want {
@@ -306,7 +306,7 @@ func TestMessageLinesMarkdown(t *testing.T) {
 // TestToolCardServerNamedLikeTool: "Deploy · Deploy" says the name twice;
 // the server shows only when it differs from the tool's name.
 func TestToolCardServerNamedLikeTool(t *testing.T) {
-	call := protocol.NewToolCallState(protocol.ToolCallRunningState{ToolCallId: "c1", ToolName: "deploy",
+	call := protocol.NewToolCallState(protocol.ToolCallRunningState{ToolCallID: "c1", ToolName: "deploy",
 		DisplayName: "Deploy", InvocationMessage: protocol.PlainString("Deploying")})
 	for _, tc := range []struct{ server, want, not string }{
 		{"Deploy", "Deploy", "Deploy · Deploy"},

@@ -139,7 +139,7 @@ func (t *Transcript) SetChat(chat protocol.ChatState, sessionCustomizations []pr
 	if len(t.turns) > len(chat.Turns)+64 {
 		live := make(map[string]bool, len(chat.Turns))
 		for _, tr := range chat.Turns {
-			live[tr.Id] = true
+			live[tr.ID] = true
 		}
 		for id := range t.turns {
 			if !live[id] {
@@ -147,13 +147,13 @@ func (t *Transcript) SetChat(chat protocol.ChatState, sessionCustomizations []pr
 			}
 		}
 	}
-	if chat.ActiveTurn == nil || chat.ActiveTurn.Id != t.activeID {
+	if chat.ActiveTurn == nil || chat.ActiveTurn.ID != t.activeID {
 		t.streams = map[string]*markdownStream{}
 		t.userMsg = nil
 		t.active = nil
 		t.activeID = ""
 		if chat.ActiveTurn != nil {
-			t.activeID = chat.ActiveTurn.Id
+			t.activeID = chat.ActiveTurn.ID
 		}
 	}
 }
@@ -261,7 +261,7 @@ func (t *Transcript) Warm(width int, opts TranscriptOptions, maxTurns int) (done
 }
 
 func (t *Transcript) cached(tr *protocol.Turn, width int, opts TranscriptOptions) bool {
-	r, ok := t.turns[tr.Id]
+	r, ok := t.turns[tr.ID]
 	return ok && r.key == turnKey(tr, width, opts)
 }
 
@@ -346,8 +346,8 @@ func optionsKey(parts []protocol.ResponsePart, opts TranscriptOptions) string {
 		var id string
 		switch v := p.Variant.(type) {
 		case protocol.ReasoningResponsePart:
-			if opts.Expanded[v.Id] {
-				b = append(b, "r:"+v.Id+";"...)
+			if opts.Expanded[v.ID] {
+				b = append(b, "r:"+v.ID+";"...)
 			}
 			continue
 		case protocol.ToolCallResponsePart:
@@ -387,10 +387,10 @@ func turnKey(tr *protocol.Turn, width int, opts TranscriptOptions) string {
 
 func (t *Transcript) finishedTurn(tr *protocol.Turn, width int, opts TranscriptOptions) *renderedTurn {
 	key := turnKey(tr, width, opts)
-	if r, ok := t.turns[tr.Id]; ok && r.key == key {
+	if r, ok := t.turns[tr.ID]; ok && r.key == key {
 		return r
 	}
-	old := t.turns[tr.Id]
+	old := t.turns[tr.ID]
 	r := &renderedTurn{key: key, cards: map[string][2]int{}, user: userKeyOf(tr.Message, width)}
 	if old != nil && old.user == r.user {
 		r.userLns = old.userLns
@@ -407,7 +407,7 @@ func (t *Transcript) finishedTurn(tr *protocol.Turn, width int, opts TranscriptO
 	r.parts = make([]partLines, 0, len(tr.ResponseParts))
 	r.lines = t.appendParts(r, oldParts, tr.ResponseParts, width, opts, false)
 	r.lines = t.appendFooter(r.lines, tr, width)
-	t.turns[tr.Id] = r
+	t.turns[tr.ID] = r
 	return r
 }
 
@@ -521,10 +521,10 @@ func (t *Transcript) appendParts(r *renderedTurn, old []partLines, parts []proto
 			// The stream's lines come indented and shared: copied into
 			// lines, never written. lines is not written below its length
 			// again, so the part's lines are a view of it.
-			s, ok := t.streams[md.Id]
+			s, ok := t.streams[md.ID]
 			if !ok {
 				s = &markdownStream{}
-				t.streams[md.Id] = s
+				t.streams[md.ID] = s
 			}
 			for _, piece := range s.render(t.th, md.Content.String(), inner, "  ") {
 				lines = append(lines, piece...)
@@ -560,7 +560,7 @@ func cardID(p protocol.ResponsePart) string {
 	case protocol.ToolCallResponsePart:
 		return v.ToolCall.ID()
 	case protocol.InputRequestResponsePart:
-		return v.Request.Id
+		return v.Request.ID
 	}
 	return ""
 }
@@ -570,14 +570,14 @@ func partKey(t *Transcript, p protocol.ResponsePart, width int, opts TranscriptO
 	w := strconv.Itoa(width)
 	switch v := p.Variant.(type) {
 	case protocol.ReasoningResponsePart:
-		if opts.Expanded[v.Id] {
+		if opts.Expanded[v.ID] {
 			return w + "|e"
 		}
 	case protocol.InputRequestResponsePart:
-		if v.Request.Id != "" && v.Request.Id == opts.SelectedToolCall {
+		if v.Request.ID != "" && v.Request.ID == opts.SelectedToolCall {
 			return w + "|s"
 		}
-		if r, ok := opts.Reach[v.Request.Id]; ok {
+		if r, ok := opts.Reach[v.Request.ID]; ok {
 			return w + "|r" + r
 		}
 	case protocol.ToolCallResponsePart:
@@ -611,7 +611,7 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 	case protocol.MarkdownResponsePart:
 		return RenderMarkdown(th, v.Content.String(), inner)
 	case protocol.ReasoningResponsePart:
-		return reasoningLines(th, v, opts.Expanded[v.Id], inner)
+		return reasoningLines(th, v, opts.Expanded[v.ID], inner)
 	case protocol.ToolCallResponsePart:
 		id := v.ToolCall.ID()
 		ctx := CardContext{
@@ -625,11 +625,11 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 		}
 		return strings.Split(RenderToolCard(th, v.ToolCall, ctx, inner), "\n")
 	case protocol.InputRequestResponsePart:
-		if v.Request.Id != "" && v.Request.Id == opts.SelectedToolCall {
+		if v.Request.ID != "" && v.Request.ID == opts.SelectedToolCall {
 			return selectedInputRequest(th, v, inner)
 		}
 		lines := inputRequestSummary(th, v, inner)
-		if r := SanitizeLine(opts.Reach[v.Request.Id]); r != "" && v.Response == nil {
+		if r := SanitizeLine(opts.Reach[v.Request.ID]); r != "" && v.Response == nil {
 			lines = append(lines, reachLines(th, r, inner)...)
 		}
 		return lines
@@ -650,7 +650,7 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 		}
 		return ls
 	case protocol.ResourceReponsePart:
-		s := "[content " + SanitizeLine(v.Uri)
+		s := "[content " + SanitizeLine(v.URI)
 		if v.ContentType != nil {
 			s += ", " + SanitizeLine(*v.ContentType)
 		}

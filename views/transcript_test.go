@@ -15,7 +15,7 @@ func userMsg(s string) protocol.Message {
 }
 
 func mdPart(id, s string) protocol.ResponsePart {
-	return protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: id, Content: protocol.NewText(s)})
+	return protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: id, Content: protocol.NewText(s)})
 }
 
 func toolPart(tc protocol.ToolCallState) protocol.ResponsePart {
@@ -32,27 +32,27 @@ func testChat() protocol.ChatState {
 		Resource: "ahp-chat:/c1", Title: "Fix the login bug", Status: protocol.SessionStatusInProgress,
 		Activity: ptr("Writing the summary"),
 		Turns: []protocol.Turn{
-			{Id: "t1", Message: userMsg("Why does login fail after the upgrade?"), State: protocol.TurnStateComplete,
+			{ID: "t1", Message: userMsg("Why does login fail after the upgrade?"), State: protocol.TurnStateComplete,
 				ResponseParts: []protocol.ResponsePart{
-					protocol.NewResponsePart(protocol.ReasoningResponsePart{Id: "r1", Content: protocol.NewText("The session cookie changed name in v2, so old cookies are ignored and the user looks logged out.")}),
+					protocol.NewResponsePart(protocol.ReasoningResponsePart{ID: "r1", Content: protocol.NewText("The session cookie changed name in v2, so old cookies are ignored and the user looks logged out.")}),
 					mdPart("m1", "The upgrade renamed the **session cookie**:\n\n- before: `sid`\n- after: `__Host-sid`\n\nOld cookies are ignored, so users look logged out."),
 					toolPart(toolCardCases[6].tc),
 				},
 				Usage: &protocol.UsageInfo{InputTokens: ptr(int64(12345)), OutputTokens: ptr(int64(678)), CacheReadTokens: ptr(int64(9000)), Model: ptr("gpt-test")}},
-			{Id: "t2", Message: userMsg("Deploy the fix."), State: protocol.TurnStateError,
+			{ID: "t2", Message: userMsg("Deploy the fix."), State: protocol.TurnStateError,
 				ResponseParts: []protocol.ResponsePart{
 					toolPart(toolCardCases[7].tc),
 					protocol.NewResponsePart(protocol.SystemNotificationResponsePart{Content: protocol.PlainString("Background job lint finished.")}),
 				},
 				Error: &protocol.ErrorInfo{ErrorType: "tool_failed", Message: "the deploy failed; see the tool output"}},
-			{Id: "t3", Message: userMsg("Which environment?"), State: protocol.TurnStateCancelled,
+			{ID: "t3", Message: userMsg("Which environment?"), State: protocol.TurnStateCancelled,
 				ResponseParts: []protocol.ResponsePart{
 					protocol.NewResponsePart(protocol.InputRequestResponsePart{Response: &accept, Request: testInputRequest()}),
 				}},
 		},
-		ActiveTurn: &protocol.ActiveTurn{Id: "t4", StartedAt: "2026-11-29T15:59:00Z", Message: userMsg("Summarise what you changed."),
+		ActiveTurn: &protocol.ActiveTurn{ID: "t4", StartedAt: "2026-11-29T15:59:00Z", Message: userMsg("Summarise what you changed."),
 			ResponseParts: []protocol.ResponsePart{
-				protocol.NewResponsePart(protocol.ReasoningResponsePart{Id: "r4", Content: protocol.NewText("List the cookie change, the deploy failure and the fix.")}),
+				protocol.NewResponsePart(protocol.ReasoningResponsePart{ID: "r4", Content: protocol.NewText("List the cookie change, the deploy failure and the fix.")}),
 				mdPart("m4", "## Summary\n\nI renamed the cookie back and added a migration that reads **both** names.\n\nThe deploy is still bl"),
 				toolPart(toolCardCases[1].tc),
 			}},
@@ -174,7 +174,7 @@ func TestTranscriptCacheConsistency(t *testing.T) {
 	}
 	// A changed server name reaches cached cards.
 	renamed := mcpCustomizations()
-	renamed[1] = protocol.NewCustomization(protocol.PluginCustomization{Id: "plugin-ops", Name: "ops", Children: []protocol.ChildCustomization{
+	renamed[1] = protocol.NewCustomization(protocol.PluginCustomization{ID: "plugin-ops", Name: "ops", Children: []protocol.ChildCustomization{
 		protocol.NewChildCustomization(mcpServer("mcp-deploy", "deployer-v2", true, protocol.McpServerReadyState{}))}})
 	warm.SetChat(chat, renamed)
 	if out := ansi.Strip(warm.Render(100, 400, 0, TranscriptOptions{})); !strings.Contains(out, "deployer-v2") {
@@ -192,7 +192,7 @@ func TestTranscriptStreamingMatchesFresh(t *testing.T) {
 	for i := 0; i < len(full); i += 5 {
 		text = text.Append(full[i:min(i+5, len(full))])
 		at := *chat.ActiveTurn
-		at.ResponseParts = []protocol.ResponsePart{at.ResponseParts[0], protocol.NewResponsePart(protocol.MarkdownResponsePart{Id: "m4", Content: text})}
+		at.ResponseParts = []protocol.ResponsePart{at.ResponseParts[0], protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "m4", Content: text})}
 		c := chat
 		c.ActiveTurn = &at
 		before, _ := json.Marshal(c)
@@ -210,7 +210,7 @@ func TestTranscriptStreamingMatchesFresh(t *testing.T) {
 	}
 	// The turn completes: it moves to Turns and renders from the finished path.
 	c := chat
-	c.Turns = append(append([]protocol.Turn(nil), chat.Turns...), protocol.Turn{Id: "t4", Message: chat.ActiveTurn.Message,
+	c.Turns = append(append([]protocol.Turn(nil), chat.Turns...), protocol.Turn{ID: "t4", Message: chat.ActiveTurn.Message,
 		ResponseParts: []protocol.ResponsePart{mdPart("m4", full)}, State: protocol.TurnStateComplete})
 	c.ActiveTurn = nil
 	tr.SetChat(c, nil)
@@ -266,20 +266,20 @@ func TestTranscriptLocateToolCall(t *testing.T) {
 func TestTranscriptHostile(t *testing.T) {
 	evil := "\x1b]52;c;cm0gLXJmIC8=\x07\x1b[2J\x1b[31mred\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\\r\u202eover\x9b1m"
 	chat := protocol.ChatState{
-		Turns: []protocol.Turn{{Id: "t", Message: userMsg(evil), State: protocol.TurnStateError,
+		Turns: []protocol.Turn{{ID: "t", Message: userMsg(evil), State: protocol.TurnStateError,
 			Error: &protocol.ErrorInfo{ErrorType: evil, Message: evil},
 			Usage: &protocol.UsageInfo{Model: ptr(evil)},
 			ResponseParts: []protocol.ResponsePart{
 				mdPart("m", "# "+evil+"\n\n"+evil+" [x]("+evil+")\n\n```\n"+evil+"\n```"),
-				protocol.NewResponsePart(protocol.ReasoningResponsePart{Id: "r", Content: protocol.NewText(evil)}),
+				protocol.NewResponsePart(protocol.ReasoningResponsePart{ID: "r", Content: protocol.NewText(evil)}),
 				protocol.NewResponsePart(protocol.SystemNotificationResponsePart{Content: protocol.MarkdownString(evil)}),
-				protocol.NewResponsePart(protocol.ResourceReponsePart{Uri: evil, ContentType: ptr(evil)}),
-				toolPart(protocol.NewToolCallState(protocol.ToolCallCompletedState{ToolCallId: "x", ToolName: evil, DisplayName: evil,
+				protocol.NewResponsePart(protocol.ResourceReponsePart{URI: evil, ContentType: ptr(evil)}),
+				toolPart(protocol.NewToolCallState(protocol.ToolCallCompletedState{ToolCallID: "x", ToolName: evil, DisplayName: evil,
 					InvocationMessage: protocol.PlainString(evil), Success: true, PastTenseMessage: protocol.PlainString(evil),
 					Content: textResult(evil), Contributor: mcpContrib("evil-server")})),
 				protocol.NewResponsePart(protocol.UnknownResponsePart{Discriminator: evil}),
 			}}},
-		ActiveTurn: &protocol.ActiveTurn{Id: "a", Message: userMsg(evil), ResponseParts: []protocol.ResponsePart{mdPart("s", evil)}},
+		ActiveTurn: &protocol.ActiveTurn{ID: "a", Message: userMsg(evil), ResponseParts: []protocol.ResponsePart{mdPart("s", evil)}},
 		Activity:   ptr(evil),
 	}
 	custom := []protocol.Customization{protocol.NewCustomization(mcpServer("evil-server", evil, true, protocol.McpServerReadyState{}))}

@@ -18,6 +18,7 @@ import (
 	"github.com/ahptui/ahptui/internal/faultproxy"
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 const (
@@ -58,9 +59,9 @@ type env struct {
 	host   *demohost.Host
 	ledger *ledger
 	proxy  *faultproxy.Proxy
-	victim *protocol.Client
+	victim *client.Client
 	vrec   *recorder
-	direct *protocol.Client
+	direct *client.Client
 	drec   *recorder
 
 	mu   sync.Mutex
@@ -116,7 +117,7 @@ func newEnv(t testing.TB, cfg envConfig) *env {
 
 	e.direct, e.drec = dialClient(t, host.URL(), directID, 0, 0)
 	e.victim, e.vrec = dialClient(t, "ws://"+e.proxy.Addr()+"/", victimID, victimPingInterval, victimPingTimeout)
-	for _, c := range []*protocol.Client{e.direct, e.victim} {
+	for _, c := range []*client.Client{e.direct, e.victim} {
 		for _, ch := range []string{demohost.DemoSessionURI, demohost.DemoChatURI} {
 			sctx, scancel := context.WithTimeout(ctx, waitTimeout)
 			err := c.Subscribe(sctx, ch)
@@ -131,11 +132,11 @@ func newEnv(t testing.TB, cfg envConfig) *env {
 
 // dialClient connects a protocol client and drains its events into a
 // recorder; Cleanup closes it (before the host, as cleanups run LIFO).
-func dialClient(t testing.TB, u, id string, ping, pingTimeout time.Duration) (*protocol.Client, *recorder) {
+func dialClient(t testing.TB, u, id string, ping, pingTimeout time.Duration) (*client.Client, *recorder) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	c, err := protocol.Dial(ctx, protocol.Options{
+	c, err := client.Dial(ctx, client.Options{
 		URL: u, ClientID: id, ClientInfo: protocol.Implementation{Name: "ahptui-chaos"},
 		PingInterval: ping, PingTimeout: pingTimeout,
 		ReconnectInitial: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond,
@@ -180,7 +181,7 @@ func isoNow() string { return protocol.Timestamp(time.Now()) }
 // idle. It is never refused for a busy chat, unlike chat/turnStarted.
 func (e *env) queue(id, text string) {
 	e.dispatch(demohost.DemoChatURI, protocol.ChatPendingMessageSetAction{
-		Kind: protocol.PendingMessageKindQueued, Id: id, Message: userMessage(text)}, "queue "+id)
+		Kind: protocol.PendingMessageKindQueued, ID: id, Message: userMessage(text)}, "queue "+id)
 }
 
 func (e *env) setTitle(title string) {
@@ -309,7 +310,7 @@ func waitAny(ctx context.Context, what string, cond func() bool, recs ...*record
 // session and chat, with no turn running, no queued message and nothing
 // pending at the victim, and extra holds on ref's chat. It returns the
 // final chat.
-func (e *env) settled(ref *protocol.Client, refRec *recorder, extra func(protocol.ChatState) error) protocol.ChatState {
+func (e *env) settled(ref *client.Client, refRec *recorder, extra func(protocol.ChatState) error) protocol.ChatState {
 	e.t.Helper()
 	ctx, cancel := e.waitCtx()
 	defer cancel()
@@ -328,14 +329,14 @@ func (e *env) settled(ref *protocol.Client, refRec *recorder, extra func(protoco
 	return final
 }
 
-func agree(victim, ref *protocol.Client, extra func(protocol.ChatState) error) error {
+func agree(victim, ref *client.Client, extra func(protocol.ChatState) error) error {
 	rc, ok1 := ref.Chat(demohost.DemoChatURI)
 	_, ok2 := victim.Chat(demohost.DemoChatURI)
 	if !ok1 || !ok2 {
 		return fmt.Errorf("chat not mirrored (reference %v, victim %v)", ok1, ok2)
 	}
 	if rc.ActiveTurn != nil {
-		return fmt.Errorf("turn %s (%q) still running: %s", rc.ActiveTurn.Id, rc.ActiveTurn.Message.Text, toolStates(rc.ActiveTurn.ResponseParts))
+		return fmt.Errorf("turn %s (%q) still running: %s", rc.ActiveTurn.ID, rc.ActiveTurn.Message.Text, toolStates(rc.ActiveTurn.ResponseParts))
 	}
 	if len(rc.QueuedMessages) > 0 {
 		return fmt.Errorf("%d messages still queued", len(rc.QueuedMessages))

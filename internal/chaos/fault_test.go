@@ -7,6 +7,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // faultStepDelay paces the scripted agent so a turn is still streaming
@@ -68,11 +69,11 @@ func TestConnectionFaults(t *testing.T) {
 func runFault(t *testing.T, e *env, probe *uiProbe, name string, inject func()) {
 	t.Helper()
 	turnText := "deploy during " + name
-	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-" + name, StartedAt: isoNow(),
+	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "turn-" + name, StartedAt: isoNow(),
 		Message: userMessage(turnText)}, "start turn")
 	// Mid-turn: the agent has started streaming its answer.
 	e.waitVictimChat("the turn to stream", func(c protocol.ChatState) bool {
-		return c.ActiveTurn != nil && c.ActiveTurn.Id == "turn-"+name && len(c.ActiveTurn.ResponseParts) > 0
+		return c.ActiveTurn != nil && c.ActiveTurn.ID == "turn-"+name && len(c.ActiveTurn.ResponseParts) > 0
 	})
 	connsBefore := len(e.ledger.connsOf(victimID))
 	mark := e.vrec.mark()
@@ -94,7 +95,7 @@ func runFault(t *testing.T, e *env, probe *uiProbe, name string, inject func()) 
 
 	ctx, cancel := e.waitCtx()
 	defer cancel()
-	rec, next, err := e.vrec.waitStatus(ctx, mark, protocol.StatusReconnecting)
+	rec, next, err := e.vrec.waitStatus(ctx, mark, client.StatusReconnecting)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func runFault(t *testing.T, e *env, probe *uiProbe, name string, inject func()) 
 	e.queue("q-"+name+"-2", "stream after "+name+" 2")
 
 	e.proxy.Refuse(false)
-	ready, _, err := e.vrec.waitStatus(ctx, next, protocol.StatusReady)
+	ready, _, err := e.vrec.waitStatus(ctx, next, client.StatusReady)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestSlowLinkIsNotAFault(t *testing.T) {
 	if n := e.proxy.Delay(victimPingTimeout / 40); n < 1 {
 		t.Fatal("no connection to delay")
 	}
-	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-slow", StartedAt: isoNow(),
+	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "turn-slow", StartedAt: isoNow(),
 		Message: userMessage("stream over a slow link")}, "start turn")
 	e.setTitle("slow 1")
 	e.queue("q-slow", "deploy over a slow link")

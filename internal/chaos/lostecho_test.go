@@ -6,6 +6,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // TestLostEcho covers the one case a client cannot resolve alone: the host
@@ -28,7 +29,7 @@ func TestLostEcho(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, envConfig{stepDelay: faultStepDelay, replayBuffer: c.buffer})
-			e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-lost", StartedAt: isoNow(),
+			e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "turn-lost", StartedAt: isoNow(),
 				Message: userMessage("stream while the echo is lost")}, "start turn")
 			e.waitVictimChat("the turn to stream", func(c protocol.ChatState) bool {
 				return c.ActiveTurn != nil && len(c.ActiveTurn.ResponseParts) > 0
@@ -44,7 +45,7 @@ func TestLostEcho(t *testing.T) {
 
 			ctx, cancel := e.waitCtx()
 			defer cancel()
-			_, next, err := e.vrec.waitStatus(ctx, mark, protocol.StatusReconnecting)
+			_, next, err := e.vrec.waitStatus(ctx, mark, client.StatusReconnecting)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +77,7 @@ func TestLostEcho(t *testing.T) {
 				e.host.Restart()
 			}
 			e.proxy.Refuse(false)
-			if _, _, err := e.vrec.waitStatus(ctx, next, protocol.StatusReady); err != nil {
+			if _, _, err := e.vrec.waitStatus(ctx, next, client.StatusReady); err != nil {
 				t.Fatal(err)
 			}
 			want := "replay"

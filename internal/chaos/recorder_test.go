@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // recorder drains a client's event stream (so the client never queues
@@ -13,30 +13,30 @@ import (
 // every event instead of polling or sleeping.
 type recorder struct {
 	mu      sync.Mutex
-	conns   []protocol.ConnectionEvent
-	rejects []protocol.ActionRejectedEvent
+	conns   []client.ConnectionEvent
+	rejects []client.ActionRejectedEvent
 	hostErr []error
 	n       int           // events seen
 	changed chan struct{} // closed and replaced on every event
 	done    chan struct{} // closed when the stream ends
 }
 
-func newRecorder(events <-chan protocol.Event) *recorder {
+func newRecorder(events <-chan client.Event) *recorder {
 	r := &recorder{changed: make(chan struct{}), done: make(chan struct{})}
 	go r.run(events)
 	return r
 }
 
-func (r *recorder) run(events <-chan protocol.Event) {
+func (r *recorder) run(events <-chan client.Event) {
 	defer close(r.done)
 	for ev := range events {
 		r.mu.Lock()
 		switch e := ev.(type) {
-		case protocol.ConnectionEvent:
+		case client.ConnectionEvent:
 			r.conns = append(r.conns, e)
-		case protocol.ActionRejectedEvent:
+		case client.ActionRejectedEvent:
 			r.rejects = append(r.rejects, e)
-		case protocol.HostErrorEvent:
+		case client.HostErrorEvent:
 			r.hostErr = append(r.hostErr, e.Err)
 		}
 		r.n++
@@ -58,17 +58,17 @@ func (r *recorder) mark() int {
 }
 
 // connSince returns the connection events after mark.
-func (r *recorder) connSince(mark int) []protocol.ConnectionEvent {
+func (r *recorder) connSince(mark int) []client.ConnectionEvent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]protocol.ConnectionEvent(nil), r.conns[mark:]...)
+	return append([]client.ConnectionEvent(nil), r.conns[mark:]...)
 }
 
 // rejections returns every ActionRejectedEvent so far.
-func (r *recorder) rejections() []protocol.ActionRejectedEvent {
+func (r *recorder) rejections() []client.ActionRejectedEvent {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]protocol.ActionRejectedEvent(nil), r.rejects...)
+	return append([]client.ActionRejectedEvent(nil), r.rejects...)
 }
 
 // hostErrors returns every HostErrorEvent so far.
@@ -80,8 +80,8 @@ func (r *recorder) hostErrors() []error {
 
 // waitStatus waits for a connection event with status after mark and
 // returns it with the mark just past it.
-func (r *recorder) waitStatus(ctx context.Context, mark int, status protocol.ConnStatus) (protocol.ConnectionEvent, int, error) {
-	var got protocol.ConnectionEvent
+func (r *recorder) waitStatus(ctx context.Context, mark int, status client.ConnStatus) (client.ConnectionEvent, int, error) {
+	var got client.ConnectionEvent
 	next := mark
 	err := r.until(ctx, "connection status "+status.String(), func() bool {
 		for i := mark; i < len(r.conns); i++ {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // TestHostRestart restarts the demo host under a running turn (same port,
@@ -20,10 +21,10 @@ func TestHostRestart(t *testing.T) {
 	e.pushTokens()
 	probe := newUIProbe(t, e.victim)
 
-	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-restart", StartedAt: isoNow(),
+	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "turn-restart", StartedAt: isoNow(),
 		Message: userMessage("deploy before restart")}, "start turn")
 	e.waitVictimChat("the turn to stream", func(c protocol.ChatState) bool {
-		return c.ActiveTurn != nil && c.ActiveTurn.Id == "turn-restart" && len(c.ActiveTurn.ResponseParts) > 0
+		return c.ActiveTurn != nil && c.ActiveTurn.ID == "turn-restart" && len(c.ActiveTurn.ResponseParts) > 0
 	})
 	connsBefore := len(e.ledger.connsOf(victimID))
 	resultsBefore := len(e.ledger.resultsOf(victimID))
@@ -36,7 +37,7 @@ func TestHostRestart(t *testing.T) {
 
 	ctx, cancel := e.waitCtx()
 	defer cancel()
-	rec, next, err := e.vrec.waitStatus(ctx, mark, protocol.StatusReconnecting)
+	rec, next, err := e.vrec.waitStatus(ctx, mark, client.StatusReconnecting)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestHostRestart(t *testing.T) {
 	e.setTitle("restart 2")
 	e.queue("q-restart-2", "stream after restart")
 	e.proxy.Refuse(false)
-	ready, _, err := e.vrec.waitStatus(ctx, next, protocol.StatusReady)
+	ready, _, err := e.vrec.waitStatus(ctx, next, client.StatusReady)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +133,10 @@ func TestHostReplacedBehindProxy(t *testing.T) {
 	e.pushTokens()
 	probe := newUIProbe(t, e.victim)
 
-	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnId: "turn-old-host", StartedAt: isoNow(),
+	e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "turn-old-host", StartedAt: isoNow(),
 		Message: userMessage("stream on the old host")}, "start turn")
 	e.waitVictimChat("the turn to stream", func(c protocol.ChatState) bool {
-		return c.ActiveTurn != nil && c.ActiveTurn.Id == "turn-old-host" && len(c.ActiveTurn.ResponseParts) > 0
+		return c.ActiveTurn != nil && c.ActiveTurn.ID == "turn-old-host" && len(c.ActiveTurn.ResponseParts) > 0
 	})
 	oldLedger, oldSent := e.ledger, e.sentCount()
 	checkOld := func() { e.checkExactlyOnce(oldLedger, e.sentSince(0)[:oldSent]) }
@@ -180,7 +181,7 @@ func TestHostReplacedBehindProxy(t *testing.T) {
 
 	ctx, cancel := e.waitCtx()
 	defer cancel()
-	rec, next, err := e.vrec.waitStatus(ctx, mark, protocol.StatusReconnecting)
+	rec, next, err := e.vrec.waitStatus(ctx, mark, client.StatusReconnecting)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestHostReplacedBehindProxy(t *testing.T) {
 	e.setTitle("new host 2")
 	e.queue("q-new-2", "stream after new host 2")
 	e.proxy.Refuse(false)
-	ready, _, err := e.vrec.waitStatus(ctx, next, protocol.StatusReady)
+	ready, _, err := e.vrec.waitStatus(ctx, next, client.StatusReady)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 const (
@@ -275,12 +276,12 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 				continue
 			}
 			pc, ok := tc.ToolCall.Variant.(protocol.ToolCallPendingConfirmationState)
-			if !ok || approved[pc.ToolCallId] {
+			if !ok || approved[pc.ToolCallID] {
 				continue
 			}
-			approved[pc.ToolCallId] = true
-			e.dispatch(demohost.DemoChatURI, protocol.ChatToolCallApprovedAction{TurnId: c.ActiveTurn.Id, ToolCallId: pc.ToolCallId,
-				Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction}, "approve "+pc.ToolCallId)
+			approved[pc.ToolCallID] = true
+			e.dispatch(demohost.DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: c.ActiveTurn.ID, ToolCallID: pc.ToolCallID,
+				Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction}, "approve "+pc.ToolCallID)
 			st.approvals++
 		}
 	}
@@ -288,7 +289,7 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 	readyCount := func() int {
 		n := 0
 		for _, ev := range e.vrec.connSince(0) {
-			if ev.Status == protocol.StatusReady {
+			if ev.Status == client.StatusReady {
 				n++
 			}
 		}
@@ -303,7 +304,7 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 		ctx, cancel := e.waitCtx()
 		defer cancel()
 		if err := e.vrec.until(ctx, "the victim to be connected ("+what+")", func() bool {
-			return len(e.vrec.conns) > 0 && e.vrec.conns[len(e.vrec.conns)-1].Status == protocol.StatusReady
+			return len(e.vrec.conns) > 0 && e.vrec.conns[len(e.vrec.conns)-1].Status == client.StatusReady
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +339,7 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 			e.setTitle(lastTitle)
 		case <-faultTick.C:
 			sample()
-			if e.victim.Status() != protocol.StatusReady {
+			if e.victim.Status() != client.StatusReady {
 				continue // still reconnecting from the last fault
 			}
 			k := kinds[(st.faults["drop"]+st.faults["cut"]+st.faults["stall"])%len(kinds)]
@@ -390,7 +391,7 @@ func runSoak(t *testing.T, dur time.Duration) soakStats {
 	})
 	for _, turn := range final.Turns {
 		if turn.State != protocol.TurnStateComplete {
-			t.Errorf("turn %s (%q) ended %s, want complete", turn.Id, turn.Message.Text, turn.State)
+			t.Errorf("turn %s (%q) ended %s, want complete", turn.ID, turn.Message.Text, turn.State)
 		}
 	}
 	if s, _ := e.direct.Session(demohost.DemoSessionURI); lastTitle != "" && s.Title != lastTitle {

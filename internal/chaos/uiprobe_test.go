@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/ui"
 )
 
@@ -16,12 +16,12 @@ import (
 // the test feeds, so the model sees exactly the events the test observed,
 // and with Close left to the test.
 type uiClient struct {
-	*protocol.Client
-	events chan protocol.Event
+	*client.Client
+	events chan client.Event
 }
 
-func (u *uiClient) Events() <-chan protocol.Event { return u.events }
-func (u *uiClient) Close() error                  { return nil }
+func (u *uiClient) Events() <-chan client.Event { return u.events }
+func (u *uiClient) Close() error                { return nil }
 
 // uiProbe is a real ui.Model driven by a minimal Bubble Tea loop: commands
 // run in goroutines and their messages come back to Update on the test
@@ -34,9 +34,9 @@ type uiProbe struct {
 	done chan struct{}
 }
 
-func newUIProbe(t testing.TB, c *protocol.Client) *uiProbe {
+func newUIProbe(t testing.TB, c *client.Client) *uiProbe {
 	t.Helper()
-	p := &uiProbe{t: t, cli: &uiClient{Client: c, events: make(chan protocol.Event, 16)},
+	p := &uiProbe{t: t, cli: &uiClient{Client: c, events: make(chan client.Event, 16)},
 		msgs: make(chan tea.Msg, 64), done: make(chan struct{})}
 	p.m = ui.New(ui.Config{
 		Host:    "chaos",
@@ -104,7 +104,7 @@ func (p *uiProbe) until(what string, cond func() bool) {
 
 // show feeds ev to the model and waits until the status bar contains want
 // (and, when not empty, no longer contains unwanted).
-func (p *uiProbe) show(ev protocol.Event, want, unwanted string) {
+func (p *uiProbe) show(ev client.Event, want, unwanted string) {
 	p.t.Helper()
 	select {
 	case p.cli.events <- ev:

@@ -119,7 +119,14 @@ func LoadDir(dir string) (*Validator, error) {
 		compiled: map[string]*jsonschema.Schema{},
 	}
 	var commandDefs, notificationDefs map[string]any
-	for _, name := range schemaFiles {
+	files := schemaFiles
+	oneFile := onlyErrorsFile(dir)
+	if oneFile {
+		// The 1.0.0 release publishes every $def in errors.schema.json,
+		// commands included; notification params are not in it.
+		files = []string{"errors.schema.json"}
+	}
+	for _, name := range files {
 		path := filepath.Join(dir, name)
 		f, err := os.Open(path)
 		if err != nil {
@@ -153,10 +160,12 @@ func LoadDir(dir string) (*Validator, error) {
 				v.defFile[def] = url
 			}
 		}
-		switch name {
-		case "commands.schema.json":
+		switch {
+		case oneFile:
 			commandDefs = defs
-		case "notifications.schema.json":
+		case name == "commands.schema.json":
+			commandDefs = defs
+		case name == "notifications.schema.json":
 			notificationDefs = defs
 		}
 	}
@@ -172,12 +181,23 @@ func LoadDir(dir string) (*Validator, error) {
 		}
 	}
 	for method, def := range notificationMethods {
+		if oneFile && def != "ActionEnvelope" {
+			continue // not in the 1.0 file; ValidateMessage reports the method unknown
+		}
 		if _, ok := notificationDefs[def]; !ok && def != "ActionEnvelope" {
 			return nil, fmt.Errorf("notification %q: %s is missing from notifications.schema.json (schema version drift?)", method, def)
 		}
 		v.params[method] = def
 	}
 	return v, nil
+}
+
+// onlyErrorsFile reports the 1.0 layout: errors.schema.json and no
+// commands.schema.json beside it.
+func onlyErrorsFile(dir string) bool {
+	_, errCommands := os.Stat(filepath.Join(dir, "commands.schema.json"))
+	_, errErrors := os.Stat(filepath.Join(dir, "errors.schema.json"))
+	return errors.Is(errCommands, os.ErrNotExist) && errErrors == nil
 }
 
 // patch applies the three known 0.6.0 schema defects' fixes (README "Known

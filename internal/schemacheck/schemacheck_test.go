@@ -207,3 +207,41 @@ func TestSchemaDirOverride(t *testing.T) {
 		t.Fatalf("missing dir error should tell the user what to set: %v", err)
 	}
 }
+
+// The 1.0.0 schema is one file holding every $def; the same Validator
+// loads it and checks 1.0 frames (commands by their Params types, actions
+// through ActionEnvelope).
+func TestValidate10Frames(t *testing.T) {
+	dir := os.Getenv("AHP10_SCHEMA_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "ahp-1.0", "schema")
+	}
+	v, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.HasDef("ChatTurnResumeAction") || !v.HasDef("ErrorResponsePart") {
+		t.Fatal("the 1.0 $defs are missing")
+	}
+	if def, ok := v.ParamsDef("createChat"); !ok || def != "CreateChatParams" {
+		t.Errorf("createChat params = %q, %v", def, ok)
+	}
+	tests := []struct {
+		name, frame, wantErr string
+	}{
+		{"initialize offering every version", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"channel":"ahp-root://","protocolVersions":["1.0.0","0.10.0","0.9.0","0.6.0"],"clientId":"c1"}}`, ""},
+		{"chat/error with an error part", `{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-chat:/c","serverSeq":3,"action":{"type":"chat/error","turnId":"t","duration":1,"part":{"kind":"error","error":{"errorType":"x","message":"m"},"resumable":true}}}}`, ""},
+		{"chat/error in its 0.6 shape", `{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-chat:/c","serverSeq":3,"action":{"type":"chat/error","turnId":"t","duration":1,"error":{"errorType":"x","message":"m"}}}}`, "part"},
+		{"createChat source without a kind", `{"jsonrpc":"2.0","id":2,"method":"createChat","params":{"channel":"ahp-session:/s","chat":"ahp-chat:/c","source":{"chat":"ahp-chat:/a","turnId":"t"}}}`, "kind"},
+		{"authenticate with expiresIn", `{"jsonrpc":"2.0","id":3,"method":"authenticate","params":{"channel":"ahp-root://","resource":"https://r","token":"","expiresIn":60}}`, ""},
+	}
+	for _, tt := range tests {
+		err := v.ValidateMessage([]byte(tt.frame))
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%s: err = %v, want one naming %q", tt.name, err, tt.wantErr)
+		}
+	}
+}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// Standard JSON-RPC 2.0 error codes (errors.schema.json JsonRpcErrorCode).
+// Standard JSON-RPC 2.0 error codes (errors.schema.json JSONRPCErrorCode).
 const (
 	ParseError     int64 = -32700
 	InvalidRequest int64 = -32600

@@ -7,31 +7,56 @@ import (
 	"testing"
 )
 
-// The committed types_gen.go must be exactly what the generator makes from
-// the schemas: a hand edit, or a generator change without regenerating,
-// fails here.
-func TestGeneratedFileIsCurrent(t *testing.T) {
-	schemas := os.Getenv("AHP_SCHEMAS")
-	if schemas == "" {
-		schemas = filepath.Join("..", "..", "..", "..", "shared", "ahp", "schema")
+// The committed types_gen.go files must be exactly what the generator
+// makes from the schemas: a hand edit, or a generator change without
+// regenerating, fails here. The 0.6 types come from the five 0.6.0 schema
+// files, the 1.0 ones (protocol/ahp10) from the one 1.0.0 file.
+func TestGeneratedFilesAreCurrent(t *testing.T) {
+	defer patchSets["0.6"].use() // the other tests read the 0.6 tables
+	for _, tt := range []struct {
+		version, env, shared, pkg, file string
+	}{
+		{"0.6", "AHP_SCHEMAS", "ahp", "protocol", filepath.Join("..", "..", "types_gen.go")},
+		{"1.0", "AHP10_SCHEMAS", "ahp-1.0", "ahp10", filepath.Join("..", "..", "ahp10", "types_gen.go")},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			schemas := os.Getenv(tt.env)
+			if schemas == "" {
+				schemas = filepath.Join("..", "..", "..", "..", "shared", tt.shared, "schema")
+			}
+			if _, err := os.Stat(schemas); err != nil {
+				t.Fatalf("AHP %s schemas not found at %s (set %s): %v", tt.version, schemas, tt.env, err)
+			}
+			out := filepath.Join(t.TempDir(), "types_gen.go")
+			if err := runVersion(schemas, out, tt.pkg, tt.version); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s is stale: run `go generate ./protocol/...` and commit the result", tt.file)
+			}
+		})
 	}
-	if _, err := os.Stat(schemas); err != nil {
-		t.Fatalf("AHP schemas not found at %s (set AHP_SCHEMAS): %v", schemas, err)
+}
+
+func TestInlineVariantNames(t *testing.T) {
+	tests := map[string][2]string{
+		"ChatOrigin":               {"Chat", "Origin"},
+		"ChangesetOperationTarget": {"ChangesetOperation", "Target"},
+		"CustomizationEnablement":  {"Customization", "Enablement"},
+		"Origin":                   {"Origin", ""},
 	}
-	out := filepath.Join(t.TempDir(), "types_gen.go")
-	if err := run(schemas, out, "protocol"); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "types_gen.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("protocol/types_gen.go is stale: run `go generate ./protocol/...` and commit the result")
+	for in, want := range tests {
+		if h, tl := splitLastWord(in); h != want[0] || tl != want[1] {
+			t.Errorf("splitLastWord(%q) = %q, %q; want %q, %q", in, h, tl, want[0], want[1])
+		}
 	}
 }
 
@@ -40,13 +65,43 @@ func TestGoFieldName(t *testing.T) {
 		"turnId":                "TurnId",
 		"toolCallId":            "ToolCallId",
 		"requiredScopes":        "RequiredScopes",
-		"authorization_servers": "Authorization_servers",
+		"authorization_servers": "AuthorizationServers",
 		"_meta":                 "Meta",
 		"type":                  "Type",
 	}
 	for in, want := range tests {
 		if got := goFieldName(in); got != want {
 			t.Errorf("goFieldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestGoName(t *testing.T) {
+	tests := map[string]string{
+		"ClientId":                           "ClientID",
+		"ToolCallId":                         "ToolCallID",
+		"AnnotationIds":                      "AnnotationIDs",
+		"Uri":                                "URI",
+		"UriTemplate":                        "URITemplate",
+		"ResourceTosUri":                     "ResourceTosURI",
+		"JsonRpcErrorCodeParseError":         "JSONRPCErrorCodeParseError",
+		"AhpMcpUiHostCapabilities":           "AhpMcpUIHostCapabilities",
+		"jsonString":                         "jsonString",
+		"idOf":                               "idOf",
+		"UnmarshalJSON":                      "UnmarshalJSON",
+		"McpServerState":                     "McpServerState",
+		"Identity":                           "Identity",
+		"Has":                                "Has",
+		"ResourceName":                       "ResourceName",
+		"peekChatInputQuestionId":            "peekChatInputQuestionID",
+		"ChatInputQuestionKindSingle_select": "ChatInputQuestionKindSingle_select",
+	}
+	for in, want := range tests {
+		if got := goName(in); got != want {
+			t.Errorf("goName(%q) = %q, want %q", in, got, want)
+		}
+		if again := goName(goName(in)); again != goName(in) {
+			t.Errorf("goName is not idempotent on %q: %q", in, again)
 		}
 	}
 }

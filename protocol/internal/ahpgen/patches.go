@@ -6,7 +6,7 @@ import (
 )
 
 // This file holds everything the published 0.6.0 schemas get wrong or leave
-// out. The schemas are generated from TypeScript and lose information in a
+// out (patches10.go does the same for 1.0). The schemas are generated from TypeScript and lose information in a
 // few places; each patch below says which, so the next spec version can drop
 // the ones it fixes.
 
@@ -127,14 +127,48 @@ func (ds *defSet) add(name string, s *schema) {
 	ds.from[name] = "ahpgen"
 }
 
-func (ds *defSet) patch() error {
-	get := func(n string) (*schema, error) {
-		s, ok := ds.defs[n]
-		if !ok {
-			return nil, fmt.Errorf("patch: $defs/%s not found; the schema changed, review patches.go", n)
-		}
-		return s, nil
+// get returns $defs/n, or an error saying the schema changed under a patch.
+func (ds *defSet) get(n string) (*schema, error) {
+	s, ok := ds.defs[n]
+	if !ok {
+		return nil, fmt.Errorf("patch: $defs/%s not found; the schema changed, review patches*.go", n)
 	}
+	return s, nil
+}
+
+// unrequire drops each {def, property} from its def's required list.
+func (ds *defSet) unrequire(pairs ...[2]string) error {
+	for _, p := range pairs {
+		s, err := ds.get(p[0])
+		if err != nil {
+			return err
+		}
+		removeRequired(s, p[1])
+	}
+	return nil
+}
+
+// constApproved: chat/toolCallConfirmed has two shapes told apart by the
+// boolean `approved`, which the schema generator turns into `{}` (0.6 and
+// 1.0 alike).
+func (ds *defSet) constApproved() error {
+	for n, v := range map[string]string{"ChatToolCallApprovedAction": "true", "ChatToolCallDeniedAction": "false"} {
+		s, err := ds.get(n)
+		if err != nil {
+			return err
+		}
+		ap := s.prop("approved")
+		if ap == nil {
+			return fmt.Errorf("patch: %s.approved missing", n)
+		}
+		ap.Any = false
+		ap.Const = json.RawMessage(v)
+	}
+	return nil
+}
+
+func (ds *defSet) patch06() error {
+	get := ds.get
 
 	// Defect 1 (README): an empty $ref in StateAction.oneOf.
 	sa, err := get("StateAction")
@@ -149,28 +183,18 @@ func (ds *defSet) patch() error {
 	}
 	sa.OneOf = kept
 
-	// Defect 2: `T | undefined` fields listed as required.
-	for _, p := range [][2]string{{"ActionEnvelope", "origin"}, {"Turn", "usage"}, {"ActiveTurn", "usage"}} {
-		s, err := get(p[0])
-		if err != nil {
-			return err
-		}
-		removeRequired(s, p[1])
-	}
-	// The same slip where the field's own doc says it may be `undefined`
-	// (clear) or absent; reducer fixtures 134 and 141 send them absent.
-	for _, p := range [][2]string{
-		{"SessionActivityChangedAction", "activity"},
-		{"SessionChangesetsChangedAction", "changesets"},
-		{"SessionMetaChangedAction", "_meta"},
-		{"ChangesetOperationsChangedAction", "operations"},
-		{"ToolCallClientContributor", "clientId"},
-	} {
-		s, err := get(p[0])
-		if err != nil {
-			return err
-		}
-		removeRequired(s, p[1])
+	// Defect 2: `T | undefined` fields listed as required. The same slip
+	// where the field's own doc says it may be `undefined` (clear) or
+	// absent; reducer fixtures 134 and 141 send them absent.
+	if err := ds.unrequire(
+		[2]string{"ActionEnvelope", "origin"}, [2]string{"Turn", "usage"}, [2]string{"ActiveTurn", "usage"},
+		[2]string{"SessionActivityChangedAction", "activity"},
+		[2]string{"SessionChangesetsChangedAction", "changesets"},
+		[2]string{"SessionMetaChangedAction", "_meta"},
+		[2]string{"ChangesetOperationsChangedAction", "operations"},
+		[2]string{"ToolCallClientContributor", "clientId"},
+	); err != nil {
+		return err
 	}
 	// Defect 3 (SessionStatus is a bitset) is handled in emitNumericEnum.
 
@@ -191,19 +215,8 @@ func (ds *defSet) patch() error {
 		}
 	}
 
-	// chat/toolCallConfirmed has two shapes told apart by the boolean
-	// `approved`, which the schema generator turned into `{}`.
-	for n, v := range map[string]string{"ChatToolCallApprovedAction": "true", "ChatToolCallDeniedAction": "false"} {
-		s, err := get(n)
-		if err != nil {
-			return err
-		}
-		ap := s.prop("approved")
-		if ap == nil {
-			return fmt.Errorf("patch: %s.approved missing", n)
-		}
-		ap.Any = false
-		ap.Const = json.RawMessage(v)
+	if err := ds.constApproved(); err != nil {
+		return err
 	}
 
 	// ChatOrigin and ChangesetOperationTarget are inline unions whose `kind`

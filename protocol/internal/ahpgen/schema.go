@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -184,6 +185,10 @@ func loadDefs(dir string) (*defSet, error) {
 	for _, f := range schemaFiles {
 		path := filepath.Join(dir, f+".schema.json")
 		data, err := os.ReadFile(path)
+		if err != nil && errors.Is(err, os.ErrNotExist) && f != "errors" && len(ds.names) == 0 && onlyErrorsFile(dir) {
+			// The 1.0 release publishes every $def in errors.schema.json.
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read schema (pass -schemas to point at the AHP schema folder): %w", err)
 		}
@@ -213,6 +218,14 @@ func loadDefs(dir string) (*defSet, error) {
 		}
 	}
 	return ds, nil
+}
+
+// onlyErrorsFile reports whether dir holds errors.schema.json and no
+// state.schema.json: the 1.0 layout, where one file carries every $def.
+func onlyErrorsFile(dir string) bool {
+	_, errState := os.Stat(filepath.Join(dir, "state.schema.json"))
+	_, errErrors := os.Stat(filepath.Join(dir, "errors.schema.json"))
+	return errors.Is(errState, os.ErrNotExist) && errErrors == nil
 }
 
 func sameIgnoringDescriptions(a, b json.RawMessage) bool {

@@ -34,6 +34,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 var record = flag.Bool("record", false, "re-record testdata/transcripts from demohost sessions")
@@ -63,10 +64,10 @@ type session struct {
 	t      *testing.T
 	ctx    context.Context
 	host   *demohost.Host
-	client *protocol.Client
+	client *client.Client
 	rec    *recorder
 	id     string
-	events chan protocol.Event
+	events chan client.Event
 }
 
 func startSession(t *testing.T) *session {
@@ -79,11 +80,11 @@ func startSession(t *testing.T) *session {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	id, err := protocol.LoadOrCreateClientID(t.TempDir())
+	id, err := client.LoadOrCreateClientID(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := protocol.Dial(ctx, protocol.Options{
+	c, err := client.Dial(ctx, client.Options{
 		URL: h.URL(), ClientID: id, ClientInfo: protocol.Implementation{Name: "ahptui-recorder"},
 		Clock: func() time.Time { return transcriptClock }, PingInterval: time.Hour,
 		ReconnectInitial: 5 * time.Millisecond, ReconnectMax: 50 * time.Millisecond,
@@ -92,7 +93,7 @@ func startSession(t *testing.T) *session {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	s := &session{t: t, ctx: ctx, host: h, client: c, rec: rec, id: id, events: make(chan protocol.Event, 1<<16)}
+	s := &session{t: t, ctx: ctx, host: h, client: c, rec: rec, id: id, events: make(chan client.Event, 1<<16)}
 	go func() {
 		for e := range c.Events() {
 			select {
@@ -124,7 +125,7 @@ func (s *session) until(what string, cond func() bool) {
 func (s *session) startTurn(id, text string) {
 	s.t.Helper()
 	_, err := s.client.Dispatch(demohost.DemoChatURI, protocol.NewStateAction(protocol.ChatTurnStartedAction{
-		TurnId: id, StartedAt: protocol.Timestamp(transcriptClock),
+		TurnID: id, StartedAt: protocol.Timestamp(transcriptClock),
 		Message: protocol.Message{Text: text, Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}},
 	}))
 	if err != nil {
@@ -201,7 +202,7 @@ func TestRecordTranscripts(t *testing.T) {
 			return ok && (c.ActiveTurn != nil && len(c.ActiveTurn.ResponseParts) > 0 || len(c.Turns) > 0)
 		})
 		s.host.DropConnections()
-		s.until("the client to reconnect", func() bool { return s.host.ConnCount() > 0 && s.client.Status() == protocol.StatusReady })
+		s.until("the client to reconnect", func() bool { return s.host.ConnCount() > 0 && s.client.Status() == client.StatusReady })
 		s.until("the turn to complete after the reconnect", s.turnDone(1))
 		s.startTurn("t2", "stream again")
 		s.until("the second turn to complete", s.turnDone(2))

@@ -31,7 +31,8 @@ import (
 
 // Options configures a Host.
 type Options struct {
-	// Versions the host speaks; default ["0.6.0"].
+	// Versions the host accepts, exact versions or SemVer ranges as a host
+	// publishes them in -32005; default ["0.6.0"].
 	Versions []string
 	// ReplayLimit bounds the replay buffer (envelopes); default 1000.
 	ReplayLimit int
@@ -46,6 +47,9 @@ type Options struct {
 	ValidateResponse func(method string, frame []byte) error
 	// ReadLimit bounds inbound frames; 0 = jsonrpc default.
 	ReadLimit int64
+	// AnswerVersion, if set, is the protocolVersion initialize answers
+	// whatever was offered: a host that does not follow negotiation.
+	AnswerVersion string
 }
 
 // Frame is one inbound frame as recorded by the host.
@@ -363,21 +367,31 @@ func (h *Host) handle(ctx context.Context, hc *hconn, req *jsonrpc.Request) (any
 }
 
 func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
-	version := ""
-	for _, v := range p.ProtocolVersions {
-		if slices.Contains(h.opts.Versions, v) {
-			version = v
-			break
+	// The spec's rule: the highest offered version inside any accepted
+	// range (an exact version is a range of one).
+	var accepted []protocol.VersionRange
+	for _, s := range h.opts.Versions {
+		r, err := protocol.ParseVersionRange(s)
+		if err != nil {
+			return nil, fmt.Errorf("testhost: Options.Versions %q: %w", s, err)
 		}
+		accepted = append(accepted, r)
 	}
-	if version == "" {
+	version, ok, err := protocol.NegotiateProtocolVersion(p.ProtocolVersions, accepted)
+	if err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.InvalidParams, err.Error())
+	}
+	if h.opts.AnswerVersion != "" {
+		version, ok = h.opts.AnswerVersion, true
+	}
+	if !ok {
 		return nil, jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion, "no common protocol version",
 			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: h.opts.Versions})
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.known[p.ClientId] = true
-	hc.clientID = p.ClientId
+	h.known[p.ClientID] = true
+	hc.clientID = p.ClientID
 	snaps := []protocol.Snapshot{}
 	for _, ch := range p.InitialSubscriptions {
 		if st, ok := h.states[ch]; ok {
@@ -398,10 +412,10 @@ func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
 func (h *Host) reconnect(hc *hconn, p protocol.ReconnectParams) (any, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.known[p.ClientId] {
+	if !h.known[p.ClientID] {
 		return nil, jsonrpc.NewError(jsonrpc.InvalidParams, "unknown clientId: initialize first")
 	}
-	hc.clientID = p.ClientId
+	hc.clientID = p.ClientID
 	canReplay := !h.forceSnapshot && p.LastSeenServerSeq <= h.seq &&
 		(p.LastSeenServerSeq == h.seq || (len(h.buffer) > 0 && h.buffer[0].ServerSeq <= p.LastSeenServerSeq+1))
 	if !canReplay {
@@ -459,7 +473,7 @@ func (h *Host) dispatchLocked(hc *hconn, p protocol.DispatchActionParams) {
 		_ = hc.conn.Notify(context.Background(), "action", env)
 		return
 	}
-	origin := &protocol.ActionOrigin{ClientId: hc.clientID, ClientSeq: p.ClientSeq}
+	origin := &protocol.ActionOrigin{ClientID: hc.clientID, ClientSeq: p.ClientSeq}
 	reason, reject := h.rejectNext[p.Action.Kind()]
 	if reject {
 		delete(h.rejectNext, p.Action.Kind())
@@ -592,7 +606,7 @@ func (h *Host) Inject(channel string, action protocol.StateAction) protocol.Acti
 
 // InjectFrom applies an action as if another client dispatched it.
 func (h *Host) InjectFrom(clientID string, clientSeq int64, channel string, action protocol.StateAction) protocol.ActionEnvelope {
-	return h.inject(channel, action, &protocol.ActionOrigin{ClientId: clientID, ClientSeq: clientSeq})
+	return h.inject(channel, action, &protocol.ActionOrigin{ClientID: clientID, ClientSeq: clientSeq})
 }
 
 func (h *Host) inject(channel string, action protocol.StateAction, origin *protocol.ActionOrigin) protocol.ActionEnvelope {

@@ -1,4 +1,9 @@
-package protocol
+// Package wirescan is the JSON scanning the generated union decoders of
+// every AHP wire version share (protocol and protocol/ahp10): reading a
+// union's discriminator and a plain object's members in one pass, with a
+// fallback to encoding/json for anything unusual so results never differ
+// from it. The generated files call it through small unexported wrappers.
+package wirescan
 
 import (
 	"encoding/json"
@@ -9,12 +14,12 @@ import (
 // Generated union decoders used to call json.Unmarshal twice on their bytes:
 // once into a peek struct to read the discriminator, once into the variant.
 // Unions nest (response part → tool call state → result content), so a
-// snapshot was validated and scanned several times per level. scanMembers
+// snapshot was validated and scanned several times per level. ScanMembers
 // replaces the peek for ordinary input; anything unusual falls back to the
 // peek through encoding/json, so the result is always the one encoding/json
 // would give.
 
-// scanMembers finds the top-level members named keys in the JSON object b
+// ScanMembers finds the top-level members named keys in the JSON object b
 // and stores each one's raw value (the last one, as encoding/json keeps the
 // last of duplicate keys) in the out slot of the same index; a member that is
 // absent leaves its slot nil. Keys match ASCII case-insensitively, as
@@ -26,7 +31,7 @@ import (
 // Nested values are skipped by bracket and string structure only, without
 // validation: callers must decode b with encoding/json afterwards (which
 // validates) or check json.Valid before trusting it.
-func scanMembers(b []byte, out []json.RawMessage, keys ...string) bool {
+func ScanMembers(b []byte, out []json.RawMessage, keys ...string) bool {
 	clear(out)
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -182,12 +187,12 @@ func asciiEqualFold(key []byte, want string) bool {
 	return true
 }
 
-// plainJSONString returns the text of the JSON string literal raw when it
+// PlainJSONString returns the text of the JSON string literal raw when it
 // needs no unescaping: quoted at both ends, no backslash, quote or control
 // byte inside, valid UTF-8. Such a literal is valid JSON and encoding/json
 // would decode it to exactly these bytes. ok is false otherwise; the caller
 // then decodes it with encoding/json.
-func plainJSONString(raw []byte) (s string, ok bool) {
+func PlainJSONString(raw []byte) (s string, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
@@ -207,11 +212,11 @@ func plainJSONString(raw []byte) (s string, ok bool) {
 	return string(in), true
 }
 
-// plainMarkdownObject returns the text of b when b is exactly
+// PlainMarkdownObject returns the text of b when b is exactly
 // `{"markdown":"..."}` (any whitespace, key in any ASCII case as
 // encoding/json matches it) with a plain string value, which is valid JSON
 // by construction. ok is false for every other shape.
-func plainMarkdownObject(b []byte) (s string, ok bool) {
+func PlainMarkdownObject(b []byte) (s string, ok bool) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return "", false
@@ -236,31 +241,31 @@ func plainMarkdownObject(b []byte) (s string, ok bool) {
 	if i = skipSpace(b, ve); i >= len(b) || b[i] != '}' || skipSpace(b, i+1) != len(b) {
 		return "", false
 	}
-	return plainJSONString(b[vs:ve])
+	return PlainJSONString(b[vs:ve])
 }
 
-// unionError wraps the error of decoding the variant chosen by d. When b is
+// UnionError wraps the error of decoding the variant chosen by d. When b is
 // not even valid JSON, the error is worded as the old two-pass decoder
 // worded it (its first pass failed before a variant was chosen), so the
 // faster discriminator scan changes no error a caller sees.
-func unionError(union, d string, b []byte, err error) error {
+func UnionError(union, d string, b []byte, err error) error {
 	if !json.Valid(b) {
 		return fmt.Errorf("decode %s: %w", union, err)
 	}
 	return fmt.Errorf("decode %s %q: %w", union, d, err)
 }
 
-// scanPlainObject calls set with each member of the JSON object b, in order:
+// ScanPlainObject calls set with each member of the JSON object b, in order:
 // the raw key (between its quotes, neither unescaped nor case-folded) and
 // the raw value (never empty). It reports false when b is not an object
 // with a sound outline or when set refuses a member; the caller then decodes
 // b with encoding/json instead. Values are only skipped over here, so set
-// must accept a value only after checking it is valid (plainJSONString, or
+// must accept a value only after checking it is valid (PlainJSONString, or
 // a union decoder that succeeded), and must accept only its exact ASCII
 // field names: an escaped, differently cased or invalid key is refused and
 // goes through encoding/json's matching instead. Then an accepted b is
 // valid JSON.
-func scanPlainObject(b []byte, set func(key, raw []byte) bool) bool {
+func ScanPlainObject(b []byte, set func(key, raw []byte) bool) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -302,13 +307,13 @@ func scanPlainObject(b []byte, set func(key, raw []byte) bool) bool {
 	}
 }
 
-// jsonString decodes a JSON string literal: directly when it needs no
+// JSONString decodes a JSON string literal: directly when it needs no
 // unescaping, through encoding/json (which validates it) otherwise. ok is
 // false for anything but a valid string literal, null included: a null
 // leaves a Go string unchanged in encoding/json, which the caller's
 // fallback reproduces.
-func jsonString(raw []byte) (string, bool) {
-	if s, ok := plainJSONString(raw); ok {
+func JSONString(raw []byte) (string, bool) {
+	if s, ok := PlainJSONString(raw); ok {
 		return s, true
 	}
 	if len(raw) == 0 || raw[0] != '"' {
@@ -321,8 +326,8 @@ func jsonString(raw []byte) (string, bool) {
 	return s, true
 }
 
-// jsonBool decodes exactly `true` or `false`.
-func jsonBool(raw []byte) (v, ok bool) {
+// JSONBool decodes exactly `true` or `false`.
+func JSONBool(raw []byte) (v, ok bool) {
 	switch string(raw) {
 	case "true":
 		return true, true
@@ -332,11 +337,11 @@ func jsonBool(raw []byte) (v, ok bool) {
 	return false, false
 }
 
-// scanArray calls elem with each raw element (never empty) of the JSON
-// array raw, in order. Like scanPlainObject it only skips over values:
+// ScanArray calls elem with each raw element (never empty) of the JSON
+// array raw, in order. Like ScanPlainObject it only skips over values:
 // elem must accept an element only after checking it is valid. It reports
 // false on a broken outline or the first refused element.
-func scanArray(raw []byte, elem func(e []byte) bool) bool {
+func ScanArray(raw []byte, elem func(e []byte) bool) bool {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return false

@@ -1,4 +1,8 @@
-package protocol
+package client
+
+import (
+	"github.com/ahptui/ahptui/protocol"
+)
 
 // The mirror implements write-ahead reconciliation
 // (spec/guide/reconciliation.md): per channel it keeps the host-confirmed
@@ -14,27 +18,27 @@ package protocol
 type pendingAction struct {
 	channel   string
 	clientSeq int64
-	action    StateAction
+	action    protocol.StateAction
 }
 
 // channelMirror is the reconciliation state of one subscribed channel.
 type channelMirror struct {
 	// confirmed is nil for a stateless channel (subscribed, no snapshot).
-	confirmed SnapshotStateVariant
+	confirmed protocol.SnapshotStateVariant
 	// seq is the serverSeq the confirmed state reflects: the snapshot's
 	// fromSeq, then each applied envelope's serverSeq. Envelopes at or below
 	// it are already part of confirmed.
 	seq        int64
 	pending    []pendingAction
-	optimistic SnapshotStateVariant
+	optimistic protocol.SnapshotStateVariant
 }
 
 type mirror struct {
-	clock    Clock
+	clock    protocol.Clock
 	channels map[string]*channelMirror
 }
 
-func newMirror(clock Clock) *mirror {
+func newMirror(clock protocol.Clock) *mirror {
 	return &mirror{clock: clock, channels: make(map[string]*channelMirror)}
 }
 
@@ -54,7 +58,7 @@ func (m *mirror) channelList() []string {
 }
 
 // state returns the optimistic state of channel.
-func (m *mirror) state(channel string) (SnapshotStateVariant, bool) {
+func (m *mirror) state(channel string) (protocol.SnapshotStateVariant, bool) {
 	ch, ok := m.channels[channel]
 	if !ok || ch.optimistic == nil {
 		return nil, false
@@ -72,7 +76,7 @@ func (m *mirror) addStateless(channel string) {
 // setSnapshot replaces the confirmed state of channel (creating it if
 // needed). Pending actions are kept and replayed on top: after a reconnect
 // they are re-dispatched, and the host's echo or its dedupe confirms them.
-func (m *mirror) setSnapshot(channel string, state SnapshotStateVariant, fromSeq int64) {
+func (m *mirror) setSnapshot(channel string, state protocol.SnapshotStateVariant, fromSeq int64) {
 	ch, ok := m.channels[channel]
 	if !ok {
 		ch = &channelMirror{}
@@ -101,7 +105,7 @@ func (m *mirror) applyLocal(p pendingAction) bool {
 		return false
 	}
 	ch.pending = append(ch.pending, p)
-	ch.optimistic = Reduce(ch.optimistic, p.action, m.clock)
+	ch.optimistic = protocol.Reduce(ch.optimistic, p.action, m.clock)
 	return true
 }
 
@@ -124,14 +128,14 @@ type envelopeOutcome struct {
 // rejectionReason, rolls back) the pending action with that clientSeq;
 // any other envelope is applied to the confirmed state and the pending
 // actions are rebased on it.
-func (m *mirror) applyEnvelope(env ActionEnvelope, myID string) envelopeOutcome {
+func (m *mirror) applyEnvelope(env protocol.ActionEnvelope, myID string) envelopeOutcome {
 	ch, ok := m.channels[env.Channel]
 	if !ok || ch.confirmed == nil {
 		return envelopeOutcome{}
 	}
 	out := envelopeOutcome{known: true}
 	own := -1
-	if env.Origin != nil && env.Origin.ClientId == myID {
+	if env.Origin != nil && env.Origin.ClientID == myID {
 		for i, p := range ch.pending {
 			if p.clientSeq == env.Origin.ClientSeq {
 				own = i
@@ -154,7 +158,7 @@ func (m *mirror) applyEnvelope(env ActionEnvelope, myID string) envelopeOutcome 
 	if !stale && !rejected {
 		// The host's action is authoritative (server wins): apply its copy,
 		// not ours, in case the host adjusted it.
-		ch.confirmed = Reduce(ch.confirmed, env.Action, m.clock)
+		ch.confirmed = protocol.Reduce(ch.confirmed, env.Action, m.clock)
 		ch.seq = env.ServerSeq
 	} else if !stale {
 		ch.seq = env.ServerSeq
@@ -177,7 +181,7 @@ func (m *mirror) recompute(ch *channelMirror) {
 		return
 	}
 	for _, p := range ch.pending {
-		s = Reduce(s, p.action, m.clock)
+		s = protocol.Reduce(s, p.action, m.clock)
 	}
 	ch.optimistic = s
 }

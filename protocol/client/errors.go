@@ -1,4 +1,4 @@
-package protocol
+package client
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
@@ -58,7 +59,7 @@ func (e *HostError) Unwrap() error { return e.err }
 // AuthRequiredError (-32007): the host needs a token for one of Resources,
 // pushed with Client.Authenticate, before it will do what was asked.
 type AuthRequiredError struct {
-	Resources []ProtectedResourceMetadata
+	Resources []protocol.ProtectedResourceMetadata
 	Message   string
 	err       *jsonrpc.Error
 }
@@ -85,12 +86,13 @@ type UnsupportedProtocolVersionError struct {
 }
 
 func (e *UnsupportedProtocolVersionError) Error() string {
-	sup := make([]string, len(e.Supported))
-	for i, s := range e.Supported {
-		sup[i] = sanitize(s)
-	}
-	return fmt.Sprintf("host does not speak AHP %s (it accepts %s): use an ahptui release that supports one of those, or upgrade the host",
-		strings.Join(e.Offered, ", "), strings.Join(sup, ", "))
+	return e.Summary()
+}
+
+// Summary is the one line for a status bar: what the host accepts (ranges
+// spelled out) and what ahptui offers.
+func (e *UnsupportedProtocolVersionError) Summary() string {
+	return DescribeVersionMismatch(e.Supported, e.Offered)
 }
 
 func (e *UnsupportedProtocolVersionError) Unwrap() error { return e.err }
@@ -98,7 +100,7 @@ func (e *UnsupportedProtocolVersionError) Unwrap() error { return e.err }
 // PermissionDeniedError (-32009): the host refused access. Request, when
 // present, names a resourceRequest that would unlock the operation.
 type PermissionDeniedError struct {
-	Request *ResourceRequestParams
+	Request *protocol.ResourceRequestParams
 	Message string
 	err     *jsonrpc.Error
 }
@@ -118,19 +120,19 @@ func asHostError(err error, offered []string) error {
 	}
 	switch je.Code {
 	case jsonrpc.AuthRequired:
-		var d AuthRequiredErrorData
+		var d protocol.AuthRequiredErrorData
 		if len(je.Data) > 0 && json.Unmarshal(je.Data, &d) == nil {
 			return &AuthRequiredError{Resources: d.Resources, Message: je.Message, err: je}
 		}
 		return &AuthRequiredError{Message: je.Message, err: je}
 	case jsonrpc.UnsupportedProtocolVersion:
-		var d UnsupportedProtocolVersionErrorData
+		var d protocol.UnsupportedProtocolVersionErrorData
 		if len(je.Data) > 0 {
 			_ = json.Unmarshal(je.Data, &d)
 		}
 		return &UnsupportedProtocolVersionError{Offered: offered, Supported: d.SupportedVersions, Message: je.Message, err: je}
 	case jsonrpc.PermissionDenied:
-		var d PermissionDeniedErrorData
+		var d protocol.PermissionDeniedErrorData
 		if len(je.Data) > 0 {
 			_ = json.Unmarshal(je.Data, &d)
 		}
@@ -156,4 +158,29 @@ func sanitize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// DescribeVersionMismatch is the one line a user reads when a host refuses
+// every offered version: what the host accepts (its own words, with caret
+// and tilde ranges spelled out as bounds) and what ahptui offers. Host text
+// is sanitized.
+func DescribeVersionMismatch(supported, offered []string) string {
+	acc := make([]string, 0, len(supported))
+	for _, s := range supported {
+		clean := sanitize(strings.TrimSpace(s))
+		r, err := protocol.ParseVersionRange(strings.TrimSpace(s))
+		switch {
+		case err != nil:
+			acc = append(acc, fmt.Sprintf("%q (unreadable)", clean))
+		case r.Bounds() != clean && strings.TrimPrefix(r.Bounds(), "=") != clean:
+			acc = append(acc, clean+" ("+r.Bounds()+")")
+		default:
+			acc = append(acc, clean)
+		}
+	}
+	host := "nothing it named"
+	if len(acc) > 0 {
+		host = strings.Join(acc, ", ")
+	}
+	return fmt.Sprintf("host accepts AHP %s; ahptui offers %s", host, strings.Join(offered, ", "))
 }

@@ -1,4 +1,4 @@
-package protocol
+package client
 
 import (
 	"context"
@@ -10,15 +10,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
+// decodedWires are the wires this build has decoders and reducers for.
+// Wire10 joins when the 1.0 decoders and reducers land: offering 1.0.0,
+// 0.10.0 or 0.9.0 before that would make a host that also speaks 0.6 pick
+// a wire whose actions this client cannot decode (ContentRef tool input,
+// error response parts, enablement lists), where today it picks 0.6.
+var decodedWires = []protocol.Wire{protocol.Wire06}
+
 // SupportedProtocolVersions are the AHP versions this client implements,
 // most preferred first, as offered in initialize.
-var SupportedProtocolVersions = []string{"0.6.0"}
-
-// RootChannel is the URI of the root channel.
-const RootChannel = "ahp-root://"
+var SupportedProtocolVersions = protocol.ProtocolVersionsFor(decodedWires...)
 
 // Defaults for zero Options fields.
 const (
@@ -38,10 +43,10 @@ const (
 
 // Options configures Dial. Zero durations take the Default* values.
 type Options struct {
-	URL        string         // ws://... or wss://...
-	ClientID   string         // stable per installation; see LoadOrCreateClientID
-	ClientInfo Implementation // {Name:"ahptui", Version:...}
-	Clock      Clock          // default time.Now; stamps optimistic reductions
+	URL        string                  // ws://... or wss://...
+	ClientID   string                  // stable per installation; see LoadOrCreateClientID
+	ClientInfo protocol.Implementation // {Name:"ahptui", Version:...}
+	Clock      protocol.Clock          // default time.Now; stamps optimistic reductions
 	// Dial opens the transport; default is a WebSocket (jsonrpc.Dial) with
 	// MaxFrameBytes as its read limit. A custom Dial enforces its own limit.
 	Dial func(ctx context.Context, url string) (jsonrpc.Transport, error)
@@ -127,7 +132,8 @@ type Client struct {
 	cur             *link // current transport connection, nil while down
 	status          ConnStatus
 	protocolVersion string
-	serverInfo      *Implementation
+	wire            protocol.Wire
+	serverInfo      *protocol.Implementation
 	mirror          *mirror
 	lastSeen        int64 // highest serverSeq applied (global across channels)
 	nextSeq         int64
@@ -158,12 +164,12 @@ type link struct {
 	// syncing: the initialize/reconnect result is not applied yet, so
 	// envelopes are held to apply after it, in order.
 	syncing bool
-	held    []ActionEnvelope
+	held    []protocol.ActionEnvelope
 	// ready: handshake done; commands and dispatches may use this link.
 	ready bool
 	// subscribing holds envelopes for channels whose subscribe is in flight:
 	// they may overtake the snapshot and must apply after it.
-	subscribing map[string][]ActionEnvelope
+	subscribing map[string][]protocol.ActionEnvelope
 }
 
 // drop ends the link, recording why for the reconnect loop.
@@ -235,9 +241,18 @@ func (c *Client) ProtocolVersion() string {
 	return c.protocolVersion
 }
 
+// Wire is the wire the negotiated version implies: what a caller that
+// cares about version differences (which actions exist, which fields are
+// sent) switches on, rather than on the version string.
+func (c *Client) Wire() protocol.Wire {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.wire
+}
+
 // ServerInfo is the host's implementation identity, if it sent one (host
 // text: sanitize before display).
-func (c *Client) ServerInfo() *Implementation {
+func (c *Client) ServerInfo() *protocol.Implementation {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.serverInfo == nil {
@@ -309,7 +324,7 @@ func (c *Client) callOn(ctx context.Context, l *link, method string, params, res
 // snapshot is in the mirror (and a ChannelStateEvent queued) when it
 // returns. Subscribing twice is a no-op.
 func (c *Client) Subscribe(ctx context.Context, channel string) error {
-	if ChannelKind(channel) == "" {
+	if protocol.ChannelKind(channel) == "" {
 		return fmt.Errorf("subscribe %q: not a channel URI this client understands", sanitize(channel))
 	}
 	l, err := c.readyLink(ctx)
@@ -329,11 +344,11 @@ func (c *Client) Subscribe(ctx context.Context, channel string) error {
 		c.mu.Unlock()
 		return fmt.Errorf("subscribe %s: already in progress", channel)
 	}
-	l.subscribing[channel] = []ActionEnvelope{}
+	l.subscribing[channel] = []protocol.ActionEnvelope{}
 	c.mu.Unlock()
 
-	var res SubscribeResult
-	err = c.callOn(ctx, l, "subscribe", SubscribeParams{Channel: channel}, &res)
+	var res protocol.SubscribeResult
+	err = c.callOn(ctx, l, "subscribe", protocol.SubscribeParams{Channel: channel}, &res)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -384,14 +399,14 @@ func (c *Client) Unsubscribe(ctx context.Context, channel string) error {
 	if !known || l == nil || !l.ready {
 		return nil
 	}
-	if err := l.conn.Notify(ctx, "unsubscribe", UnsubscribeParams{Channel: channel}); err != nil {
+	if err := l.conn.Notify(ctx, "unsubscribe", protocol.UnsubscribeParams{Channel: channel}); err != nil {
 		return fmt.Errorf("unsubscribe %s: %w", channel, err)
 	}
 	return nil
 }
 
 // ListSessions fetches every page of the session list.
-func (c *Client) ListSessions(ctx context.Context) ([]SessionSummary, error) {
+func (c *Client) ListSessions(ctx context.Context) ([]protocol.SessionSummary, error) {
 	l, err := c.readyLink(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listSessions: %w", err)
@@ -399,13 +414,13 @@ func (c *Client) ListSessions(ctx context.Context) ([]SessionSummary, error) {
 	return c.listSessionsOn(ctx, l)
 }
 
-func (c *Client) listSessionsOn(ctx context.Context, l *link) ([]SessionSummary, error) {
-	out := []SessionSummary{}
+func (c *Client) listSessionsOn(ctx context.Context, l *link) ([]protocol.SessionSummary, error) {
+	out := []protocol.SessionSummary{}
 	var cursor *string
 	seen := map[string]bool{}
 	for range maxSessionPages {
-		var res ListSessionsResult
-		if err := c.callOn(ctx, l, "listSessions", ListSessionsParams{Cursor: cursor}, &res); err != nil {
+		var res protocol.ListSessionsResult
+		if err := c.callOn(ctx, l, "listSessions", protocol.ListSessionsParams{Cursor: cursor}, &res); err != nil {
 			return nil, err
 		}
 		out = append(out, res.Items...)
@@ -422,24 +437,24 @@ func (c *Client) listSessionsOn(ctx context.Context, l *link) ([]SessionSummary,
 // CreateSession asks the host to create a session (p.Channel is the new
 // session's URI, chosen by the client). The host announces it with
 // root/sessionAdded.
-func (c *Client) CreateSession(ctx context.Context, p CreateSessionParams) error {
+func (c *Client) CreateSession(ctx context.Context, p protocol.CreateSessionParams) error {
 	return c.call(ctx, "createSession", p, nil)
 }
 
 // DisposeSession asks the host to dispose a session.
 func (c *Client) DisposeSession(ctx context.Context, session string) error {
-	return c.call(ctx, "disposeSession", DisposeSessionParams{Channel: session}, nil)
+	return c.call(ctx, "disposeSession", protocol.DisposeSessionParams{Channel: session}, nil)
 }
 
 // CreateChat asks the host to create a chat in a session.
-func (c *Client) CreateChat(ctx context.Context, p CreateChatParams) error {
+func (c *Client) CreateChat(ctx context.Context, p protocol.CreateChatParams) error {
 	return c.call(ctx, "createChat", p, nil)
 }
 
 // FetchTurns asks the host to page older turns into a chat; they arrive as
 // a chat/turnsLoaded action before the result.
-func (c *Client) FetchTurns(ctx context.Context, p FetchTurnsParams) (FetchTurnsResult, error) {
-	var res FetchTurnsResult
+func (c *Client) FetchTurns(ctx context.Context, p protocol.FetchTurnsParams) (protocol.FetchTurnsResult, error) {
+	var res protocol.FetchTurnsResult
 	err := c.call(ctx, "fetchTurns", p, &res)
 	return res, err
 }
@@ -467,7 +482,7 @@ func (c *Client) Authenticate(ctx context.Context, resource, token string, scope
 		return nil
 	}
 	c.mu.Unlock()
-	p := AuthenticateParams{Resource: resource, Token: token, Scopes: append([]string(nil), scopes...)}
+	p := protocol.AuthenticateParams{Resource: resource, Token: token, Scopes: append([]string(nil), scopes...)}
 	if err := c.callOn(ctx, l, "authenticate", p, nil); err != nil {
 		if !isHostAnswer(err) {
 			// The connection dropped (or ctx ended) before the host
@@ -501,7 +516,7 @@ func (c *Client) rememberTokenLocked(resource, token string, scopes []string) {
 // and queues an ActionRejectedEvent. While reconnecting, the action waits and
 // is sent after the handshake. It fails only if the channel has no state in
 // the mirror (subscribe first) or the client is closed.
-func (c *Client) Dispatch(channel string, action StateAction) (clientSeq int64, err error) {
+func (c *Client) Dispatch(channel string, action protocol.StateAction) (clientSeq int64, err error) {
 	if action.Variant == nil {
 		return 0, errors.New("dispatch: empty action")
 	}
@@ -555,7 +570,7 @@ func (c *Client) sender() {
 			if !live {
 				continue
 			}
-			err := o.link.conn.Notify(c.ctx, "dispatchAction", DispatchActionParams{
+			err := o.link.conn.Notify(c.ctx, "dispatchAction", protocol.DispatchActionParams{
 				Channel: o.p.channel, ClientSeq: o.p.clientSeq, Action: o.p.action,
 			})
 			if err != nil {
@@ -585,23 +600,23 @@ func (c *Client) Reconnect() {
 }
 
 // Root returns the optimistic root state.
-func (c *Client) Root() (RootState, bool) {
-	s, ok := c.State(RootChannel)
-	r, isRoot := s.(RootState)
+func (c *Client) Root() (protocol.RootState, bool) {
+	s, ok := c.State(protocol.RootChannel)
+	r, isRoot := s.(protocol.RootState)
 	return r, ok && isRoot
 }
 
 // Session returns the optimistic state of a session channel.
-func (c *Client) Session(uri string) (SessionState, bool) {
+func (c *Client) Session(uri string) (protocol.SessionState, bool) {
 	s, ok := c.State(uri)
-	r, isSession := s.(SessionState)
+	r, isSession := s.(protocol.SessionState)
 	return r, ok && isSession
 }
 
 // Chat returns the optimistic state of a chat channel.
-func (c *Client) Chat(uri string) (ChatState, bool) {
+func (c *Client) Chat(uri string) (protocol.ChatState, bool) {
 	s, ok := c.State(uri)
-	r, isChat := s.(ChatState)
+	r, isChat := s.(protocol.ChatState)
 	return r, ok && isChat
 }
 
@@ -695,29 +710,29 @@ func answerHostRequest(method string) error {
 func (c *Client) onNotification(l *link, req *jsonrpc.Request) {
 	switch req.Method {
 	case "action":
-		var env ActionEnvelope
+		var env protocol.ActionEnvelope
 		if err := json.Unmarshal(req.Params, &env); err != nil {
 			c.badEnvelope(l, req.Params, err)
 			return
 		}
 		c.onEnvelope(l, env)
 	case "root/sessionAdded":
-		var p SessionAddedParams
+		var p protocol.SessionAddedParams
 		if c.decodeNotification(req, &p) {
 			c.pushIfCurrent(l, SessionAddedEvent{Summary: p.Summary})
 		}
 	case "root/sessionRemoved":
-		var p SessionRemovedParams
+		var p protocol.SessionRemovedParams
 		if c.decodeNotification(req, &p) {
 			c.pushIfCurrent(l, SessionRemovedEvent{Session: p.Session})
 		}
 	case "root/sessionSummaryChanged":
-		var p SessionSummaryChangedParams
+		var p protocol.SessionSummaryChangedParams
 		if c.decodeNotification(req, &p) {
 			c.pushIfCurrent(l, SessionSummaryChangedEvent{Session: p.Session, Changes: p.Changes})
 		}
 	case "auth/required":
-		var p AuthRequiredParams
+		var p protocol.AuthRequiredParams
 		if c.decodeNotification(req, &p) {
 			c.pushIfCurrent(l, AuthRequiredEvent{Params: p})
 		}
@@ -763,7 +778,7 @@ func (c *Client) badEnvelope(l *link, raw json.RawMessage, err error) {
 	c.events.push(HostErrorEvent{Err: fmt.Errorf("host sent an action this client cannot decode (ignored): %w", err)})
 }
 
-func (c *Client) onEnvelope(l *link, env ActionEnvelope) {
+func (c *Client) onEnvelope(l *link, env protocol.ActionEnvelope) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cur != l {
@@ -782,7 +797,7 @@ func (c *Client) onEnvelope(l *link, env ActionEnvelope) {
 
 // applyLocked runs one envelope through reconciliation and queues the
 // resulting events. c.mu must be held.
-func (c *Client) applyLocked(env ActionEnvelope) {
+func (c *Client) applyLocked(env protocol.ActionEnvelope) {
 	if env.ServerSeq > c.lastSeen {
 		c.lastSeen = env.ServerSeq
 	}

@@ -1,8 +1,10 @@
-package protocol
+package client
 
 import (
 	"fmt"
 	"sync"
+
+	"github.com/ahptui/ahptui/protocol"
 )
 
 // ConnStatus is the state of the client's connection to the host.
@@ -64,10 +66,10 @@ type ChannelDroppedEvent struct {
 
 // SessionsListedEvent carries a fresh session list (after connect and after
 // every reconnect, since root/session* notifications are not replayed).
-type SessionsListedEvent struct{ Sessions []SessionSummary }
+type SessionsListedEvent struct{ Sessions []protocol.SessionSummary }
 
 // SessionAddedEvent mirrors root/sessionAdded.
-type SessionAddedEvent struct{ Summary SessionSummary }
+type SessionAddedEvent struct{ Summary protocol.SessionSummary }
 
 // SessionRemovedEvent mirrors root/sessionRemoved.
 type SessionRemovedEvent struct{ Session string }
@@ -75,18 +77,18 @@ type SessionRemovedEvent struct{ Session string }
 // SessionSummaryChangedEvent mirrors root/sessionSummaryChanged.
 type SessionSummaryChangedEvent struct {
 	Session string
-	Changes PartialSessionSummary
+	Changes protocol.PartialSessionSummary
 }
 
 // AuthRequiredEvent mirrors the auth/required notification.
-type AuthRequiredEvent struct{ Params AuthRequiredParams }
+type AuthRequiredEvent struct{ Params protocol.AuthRequiredParams }
 
 // ActionRejectedEvent says the host rejected one of our dispatched actions;
 // its optimistic effect has been rolled back. Reason is host text
 // (untrusted).
 type ActionRejectedEvent struct {
 	Channel   string
-	Action    StateAction
+	Action    protocol.StateAction
 	ClientSeq int64
 	Reason    string
 }
@@ -97,7 +99,7 @@ type ActionRejectedEvent struct {
 // "pending" marker exactly when the host answered rather than guessing.
 type ActionConfirmedEvent struct {
 	Channel   string
-	Action    StateAction
+	Action    protocol.StateAction
 	ClientSeq int64
 }
 

@@ -1,4 +1,4 @@
-package protocol
+package client
 
 // Hostile-host tests: protocol's Client, dialled over a real WebSocket on
 // 127.0.0.1, against protocol/internal/hostilehost, which sends what a
@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/internal/hostilehost"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -177,7 +178,7 @@ func startHostile(t *testing.T, states map[string]json.RawMessage, answer func(*
 	t.Cleanup(cancel)
 	if states == nil {
 		states = map[string]json.RawMessage{
-			RootChannel: hostileRoot, hostileSession: hostileSessionState, hostileChat: hostileChatState,
+			protocol.RootChannel: hostileRoot, hostileSession: hostileSessionState, hostileChat: hostileChatState,
 		}
 	}
 	h, err := hostilehost.Start(hostilehost.Config{States: states, ServerSeq: 10, Answer: answer})
@@ -190,7 +191,7 @@ func startHostile(t *testing.T, states map[string]json.RawMessage, answer func(*
 		t.Fatal(err)
 	}
 	c, err := Dial(ctx, Options{
-		URL: h.URL(), ClientID: id, ClientInfo: Implementation{Name: "ahptui-hostile-test"},
+		URL: h.URL(), ClientID: id, ClientInfo: protocol.Implementation{Name: "ahptui-hostile-test"},
 		PingInterval: time.Hour, ReconnectInitial: 5 * time.Millisecond, ReconnectMax: 50 * time.Millisecond,
 		GiveUpAfter: 20 * time.Second,
 	})
@@ -284,12 +285,12 @@ func heapInUse() uint64 {
 func TestHostileStrings(t *testing.T) {
 	payload := hostilehost.AllEscapes()
 	states := map[string]json.RawMessage{
-		RootChannel:    hostilehost.Taint(hostileRoot, payload),
-		hostileSession: hostilehost.Taint(hostileSessionState, payload),
-		hostileChat:    hostilehost.Taint(hostileChatState, payload),
+		protocol.RootChannel: hostilehost.Taint(hostileRoot, payload),
+		hostileSession:       hostilehost.Taint(hostileSessionState, payload),
+		hostileChat:          hostilehost.Taint(hostileChatState, payload),
 	}
 	for ch, st := range states {
-		if _, err := DecodeSnapshotState(ch, st); err != nil {
+		if _, err := protocol.DecodeSnapshotState(ch, st); err != nil {
 			t.Fatalf("tainted %s does not decode, so the test would not reach the client's state: %v", ch, err)
 		}
 	}
@@ -332,7 +333,7 @@ func TestHostileStrings(t *testing.T) {
 	if !ok || chat.ActiveTurn == nil || len(chat.ActiveTurn.ResponseParts) == 0 {
 		t.Fatalf("chat state lost: %+v", chat)
 	}
-	md, ok := chat.ActiveTurn.ResponseParts[0].Variant.(MarkdownResponsePart)
+	md, ok := chat.ActiveTurn.ResponseParts[0].Variant.(protocol.MarkdownResponsePart)
 	if !ok || !strings.Contains(md.Content.String(), hostilehost.Escapes[0]) {
 		t.Errorf("the deltas did not apply as data; content = %q", md.Content.String())
 	}
@@ -449,8 +450,8 @@ func TestHostileBigStructures(t *testing.T) {
 		frame []byte
 	}{
 		{"1M numbers in an unknown member", hostilehost.ManyItems(hostileSession, 1, "session/titleChanged", "junk", "0", 1_000_000)},
-		{"1M strings as agents", hostilehost.ManyItems(RootChannel, 1, "root/agentsChanged", "agents", `"x"`, 1_000_000)},
-		{"1M empty objects as agents", hostilehost.ManyItems(RootChannel, 1, "root/agentsChanged", "agents", `{}`, 1_000_000)},
+		{"1M strings as agents", hostilehost.ManyItems(protocol.RootChannel, 1, "root/agentsChanged", "agents", `"x"`, 1_000_000)},
+		{"1M empty objects as agents", hostilehost.ManyItems(protocol.RootChannel, 1, "root/agentsChanged", "agents", `{}`, 1_000_000)},
 		{"1M empty objects in an unknown action", hostilehost.ManyItems(hostileSession, 1, "session/chatsChanged", "chats", `{}`, 1_000_000)},
 	}
 	for _, f := range million {
@@ -491,7 +492,7 @@ func TestHostileBigStructures(t *testing.T) {
 		name  string
 		frame []byte
 	}{
-		{"the largest accepted array of empty agents", hostilehost.ManyItems(RootChannel, seq+1, "root/agentsChanged", "agents", `{}`, jsonrpc.DefaultMaxArrayElements-10)},
+		{"the largest accepted array of empty agents", hostilehost.ManyItems(protocol.RootChannel, seq+1, "root/agentsChanged", "agents", `{}`, jsonrpc.DefaultMaxArrayElements-10)},
 		{"100k nested arrays (notification)", hostilehost.DeepNesting("action", "", 100_000)},
 		{"100k nested arrays (request)", hostilehost.DeepNesting("resourceRead", "deep-1", 100_000)},
 		{"100k nested objects in an action", hostilehost.DeepObject(hostileSession, seq+2, 100_000)},
@@ -557,27 +558,27 @@ func TestHostileSeqOrdering(t *testing.T) {
 	r.events.waitFor(t, r.ctx, from, "the chat to show "+want, func(e Event) bool {
 		c, ok := r.client.Chat(hostileChat)
 		return ok && isChannelState(hostileChat)(e) && c.ActiveTurn != nil && len(c.ActiveTurn.ResponseParts) == 1 &&
-			strings.HasSuffix(c.ActiveTurn.ResponseParts[0].Variant.(MarkdownResponsePart).Content.String(), "e")
+			strings.HasSuffix(c.ActiveTurn.ResponseParts[0].Variant.(protocol.MarkdownResponsePart).Content.String(), "e")
 	})
 	r.barrier(t, 30)
 	c, _ := r.client.Chat(hostileChat)
-	got := c.ActiveTurn.ResponseParts[0].Variant.(MarkdownResponsePart).Content.String()
+	got := c.ActiveTurn.ResponseParts[0].Variant.(protocol.MarkdownResponsePart).Content.String()
 	if got != want {
 		t.Errorf("content %q, want %q (duplicates or stale serverSeqs applied)", got, want)
 	}
 
 	// The whole state must equal the reducer run over the distinct envelopes.
-	st, err := DecodeSnapshotState(hostileChat, hostileChatState)
+	st, err := protocol.DecodeSnapshotState(hostileChat, hostileChatState)
 	if err != nil {
 		t.Fatal(err)
 	}
 	exp := st.Variant
 	for _, s := range []string{"a", "b", "c", "d", "e"} {
-		var a StateAction
+		var a protocol.StateAction
 		if err := json.Unmarshal([]byte(mustJSON(t, delta(s))), &a); err != nil {
 			t.Fatal(err)
 		}
-		exp = Reduce(exp, a, nil)
+		exp = protocol.Reduce(exp, a, nil)
 	}
 	if g, w := mustJSON(t, c), mustJSON(t, exp); g != w {
 		t.Errorf("state differs from in-order application:\n got  %s\n want %s", g, w)
@@ -691,7 +692,7 @@ func TestHostileFileRequests(t *testing.T) {
 // from initialize/reconnect/subscribe results, action envelopes in wire
 // order) and checks it reproduces the state the recording client ended with.
 func TestTranscriptReplay(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "transcripts", "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "transcripts", "*.jsonl"))
 	if len(files) == 0 {
 		t.Fatal("no transcripts in ../testdata/transcripts; record them (see protocol/internal/hostilehost/record_test.go)")
 	}
@@ -753,14 +754,14 @@ func TestTranscriptReplay(t *testing.T) {
 						if x.ID != nil {
 							methods[reqKey{l.Conn, x.ID.String()}] = x.Method
 						} else if x.Method == "unsubscribe" {
-							var p UnsubscribeParams
+							var p protocol.UnsubscribeParams
 							_ = json.Unmarshal(x.Params, &p)
 							m.drop(p.Channel)
 						}
 						continue
 					}
 					if x.Method == "action" {
-						var env ActionEnvelope
+						var env protocol.ActionEnvelope
 						if err := json.Unmarshal(x.Params, &env); err != nil {
 							t.Fatalf("line %d: envelope: %v", n+1, err)
 						}
@@ -770,31 +771,31 @@ func TestTranscriptReplay(t *testing.T) {
 					if l.Dir != "out" || x.ID == nil || x.Error != nil {
 						continue
 					}
-					var snaps []Snapshot
+					var snaps []protocol.Snapshot
 					switch methods[reqKey{l.Conn, x.ID.String()}] {
 					case "initialize":
-						var r InitializeResult
+						var r protocol.InitializeResult
 						if err := json.Unmarshal(x.Result, &r); err != nil {
 							t.Fatal(err)
 						}
 						snaps = r.Snapshots
 					case "subscribe":
-						var r SubscribeResult
+						var r protocol.SubscribeResult
 						if err := json.Unmarshal(x.Result, &r); err != nil {
 							t.Fatal(err)
 						}
 						if r.Snapshot != nil {
-							snaps = []Snapshot{*r.Snapshot}
+							snaps = []protocol.Snapshot{*r.Snapshot}
 						}
 					case "reconnect":
-						var r ReconnectResult
+						var r protocol.ReconnectResult
 						if err := json.Unmarshal(x.Result, &r); err != nil {
 							t.Fatal(err)
 						}
 						switch v := r.Variant.(type) {
-						case ReconnectSnapshotResult:
+						case protocol.ReconnectSnapshotResult:
 							snaps = v.Snapshots
-						case ReconnectReplayResult:
+						case protocol.ReconnectReplayResult:
 							for _, env := range v.Actions {
 								m.applyEnvelope(env, meta.ClientID)
 							}
@@ -817,7 +818,7 @@ func TestTranscriptReplay(t *testing.T) {
 					t.Errorf("%s: replay has no state", ch)
 					continue
 				}
-				ws, err := DecodeSnapshotState(ch, want)
+				ws, err := protocol.DecodeSnapshotState(ch, want)
 				if err != nil {
 					t.Fatalf("%s: recorded final state: %v", ch, err)
 				}

@@ -1,4 +1,4 @@
-package protocol
+package client
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
@@ -26,7 +27,7 @@ func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
 		return nil, fmt.Errorf("connect to %s: %w (is the host running and the URL right?)", c.opts.URL, err)
 	}
 	lctx, lcancel := context.WithCancelCause(c.ctx)
-	l := &link{ctx: lctx, cancel: lcancel, syncing: true, subscribing: map[string][]ActionEnvelope{}}
+	l := &link{ctx: lctx, cancel: lcancel, syncing: true, subscribing: map[string][]protocol.ActionEnvelope{}}
 	l.conn = jsonrpc.NewConn(t, c.handler(l), jsonrpc.ConnOptions{Logger: c.log})
 
 	c.mu.Lock()
@@ -58,7 +59,7 @@ func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
 // result, re-push tokens, re-dispatch pending actions, list sessions.
 func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
 	if fresh {
-		if err := c.initialize(ctx, l, []string{RootChannel}); err != nil {
+		if err := c.initialize(ctx, l, []string{protocol.RootChannel}); err != nil {
 			return err
 		}
 	} else if err := c.resume(ctx, l); err != nil {
@@ -92,7 +93,7 @@ func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
 		c.mu.Unlock()
 		for _, t := range todo {
 			pushed[tokenKey(t)] = true
-			p := AuthenticateParams{Resource: t.resource, Token: t.token, Scopes: t.scopes}
+			p := protocol.AuthenticateParams{Resource: t.resource, Token: t.token, Scopes: t.scopes}
 			if err := c.callOn(ctx, l, "authenticate", p, nil); err != nil {
 				if !isHostAnswer(err) {
 					return err
@@ -145,13 +146,13 @@ func isHostAnswer(err error) bool {
 // the confirmed state of every channel with the returned snapshots.
 func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 	ci := c.opts.ClientInfo
-	p := InitializeParams{
+	p := protocol.InitializeParams{
 		ProtocolVersions:     slices.Clone(c.offered),
-		ClientId:             c.opts.ClientID,
+		ClientID:             c.opts.ClientID,
 		ClientInfo:           &ci,
 		InitialSubscriptions: subs,
 	}
-	var res InitializeResult
+	var res protocol.InitializeResult
 	if err := c.callOn(ctx, l, "initialize", p, &res); err != nil {
 		return err
 	}
@@ -162,6 +163,7 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.protocolVersion = res.ProtocolVersion
+	c.wire = protocol.WireOf(res.ProtocolVersion)
 	c.serverInfo = res.ServerInfo
 	// A fresh handshake restarts the host's numbering as far as we know
 	// (a restarted host counts from scratch).
@@ -179,13 +181,13 @@ func (c *Client) resume(ctx context.Context, l *link) error {
 	slices.Sort(subs)
 	last := c.lastSeen
 	c.mu.Unlock()
-	if !slices.Contains(subs, RootChannel) {
-		subs = append([]string{RootChannel}, subs...)
+	if !slices.Contains(subs, protocol.RootChannel) {
+		subs = append([]string{protocol.RootChannel}, subs...)
 	}
 
-	var res ReconnectResult
-	err := c.callOn(ctx, l, "reconnect", ReconnectParams{
-		ClientId: c.opts.ClientID, LastSeenServerSeq: last, Subscriptions: subs,
+	var res protocol.ReconnectResult
+	err := c.callOn(ctx, l, "reconnect", protocol.ReconnectParams{
+		ClientID: c.opts.ClientID, LastSeenServerSeq: last, Subscriptions: subs,
 	}, &res)
 	if err != nil {
 		if !isHostAnswer(err) {
@@ -198,14 +200,14 @@ func (c *Client) resume(ctx context.Context, l *link) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch r := res.Variant.(type) {
-	case ReconnectReplayResult:
+	case protocol.ReconnectReplayResult:
 		for _, env := range r.Actions {
 			c.applyLocked(env)
 		}
 		for _, ch := range r.Missing {
 			c.dropChannelLocked(ch, "the host cannot resume it (disposed, or no longer permitted)")
 		}
-	case ReconnectSnapshotResult:
+	case protocol.ReconnectSnapshotResult:
 		var maxSeq int64 = -1
 		for _, s := range r.Snapshots {
 			maxSeq = max(maxSeq, s.FromSeq)
@@ -229,7 +231,7 @@ func (c *Client) resume(ctx context.Context, l *link) error {
 // installSnapshotsLocked replaces confirmed states with snaps. A requested
 // state-bearing channel without a snapshot is dropped; a stateless one
 // stays subscribed.
-func (c *Client) installSnapshotsLocked(snaps []Snapshot, requested []string, why string) {
+func (c *Client) installSnapshotsLocked(snaps []protocol.Snapshot, requested []string, why string) {
 	got := map[string]bool{}
 	for _, s := range snaps {
 		if !slices.Contains(requested, s.Resource) || s.State.Variant == nil {
@@ -294,7 +296,7 @@ func (c *Client) pinger(l *link) {
 			return
 		}
 		pctx, cancel := context.WithTimeout(l.ctx, c.opts.PingTimeout)
-		err := l.conn.Call(pctx, "ping", PingParams{}, nil)
+		err := l.conn.Call(pctx, "ping", protocol.PingParams{}, nil)
 		cancel()
 		if err != nil && !isHostAnswer(err) && l.ctx.Err() == nil {
 			l.drop(fmt.Errorf("host did not answer ping within %s: %w", c.opts.PingTimeout, err))

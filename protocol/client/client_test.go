@@ -1,4 +1,4 @@
-package protocol_test
+package client_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/internal/testhost"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -45,8 +46,8 @@ func newHost(t *testing.T, opts testhost.Options) *testhost.Host {
 	return h
 }
 
-func options(h *testhost.Host) protocol.Options {
-	return protocol.Options{
+func options(h *testhost.Host) client.Options {
+	return client.Options{
 		URL:              h.URL,
 		ClientID:         clientID,
 		ClientInfo:       protocol.Implementation{Name: "ahptui", Version: ptr("test")},
@@ -57,7 +58,7 @@ func options(h *testhost.Host) protocol.Options {
 }
 
 // dial connects and waits for StatusReady.
-func dial(t *testing.T, h *testhost.Host, mod func(*protocol.Options)) *protocol.Client {
+func dial(t *testing.T, h *testhost.Host, mod func(*client.Options)) *client.Client {
 	t.Helper()
 	opts := options(h)
 	if mod != nil {
@@ -65,17 +66,17 @@ func dial(t *testing.T, h *testhost.Host, mod func(*protocol.Options)) *protocol
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	c, err := protocol.Dial(ctx, opts)
+	c, err := client.Dial(ctx, opts)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	return c
 }
 
 // waitEvent consumes events until one of type T satisfies pred.
-func waitEvent[T protocol.Event](t *testing.T, c *protocol.Client, pred func(T) bool) T {
+func waitEvent[T client.Event](t *testing.T, c *client.Client, pred func(T) bool) T {
 	t.Helper()
 	timer := time.NewTimer(waitTimeout)
 	defer timer.Stop()
@@ -97,7 +98,7 @@ func waitEvent[T protocol.Event](t *testing.T, c *protocol.Client, pred func(T) 
 
 // waitUntil consumes events until cond holds (checked first and after each
 // event).
-func waitUntil(t *testing.T, c *protocol.Client, what string, cond func() bool) {
+func waitUntil(t *testing.T, c *client.Client, what string, cond func() bool) {
 	t.Helper()
 	timer := time.NewTimer(waitTimeout)
 	defer timer.Stop()
@@ -119,7 +120,7 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
-func subscribe(t *testing.T, c *protocol.Client, ch string) {
+func subscribe(t *testing.T, c *client.Client, ch string) {
 	t.Helper()
 	if err := c.Subscribe(ctxT(t), ch); err != nil {
 		t.Fatalf("Subscribe %s: %v", ch, err)
@@ -135,10 +136,10 @@ func userMsg(text string) protocol.Message {
 }
 
 func turnStarted(id string) protocol.StateAction {
-	return protocol.NewStateAction(protocol.ChatTurnStartedAction{TurnId: id, StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")})
+	return protocol.NewStateAction(protocol.ChatTurnStartedAction{TurnID: id, StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")})
 }
 
-func sessionTitle(t *testing.T, c *protocol.Client) string {
+func sessionTitle(t *testing.T, c *client.Client) string {
 	t.Helper()
 	s, ok := c.Session(sessionURI)
 	if !ok {
@@ -174,7 +175,7 @@ func dispatchSeqs(t *testing.T, h *testhost.Host, conn int) []int64 {
 
 func TestDialInitializeSubscribe(t *testing.T) {
 	h := newHost(t, testhost.Options{})
-	c, err := protocol.Dial(ctxT(t), options(h))
+	c, err := client.Dial(ctxT(t), options(h))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,11 +188,11 @@ func TestDialInitializeSubscribe(t *testing.T) {
 		select {
 		case e := <-c.Events():
 			switch e := e.(type) {
-			case protocol.ConnectionEvent:
+			case client.ConnectionEvent:
 				got = append(got, e.Status.String())
-			case protocol.ChannelStateEvent:
+			case client.ChannelStateEvent:
 				got = append(got, "state "+e.Channel)
-			case protocol.SessionsListedEvent:
+			case client.SessionsListedEvent:
 				got = append(got, fmt.Sprintf("sessions %d", len(e.Sessions)))
 			default:
 				got = append(got, fmt.Sprintf("%T", e))
@@ -214,7 +215,7 @@ func TestDialInitializeSubscribe(t *testing.T) {
 	}
 
 	subscribe(t, c, sessionURI)
-	waitEvent(t, c, func(e protocol.ChannelStateEvent) bool { return e.Channel == sessionURI })
+	waitEvent(t, c, func(e client.ChannelStateEvent) bool { return e.Channel == sessionURI })
 	if got := sessionTitle(t, c); got != "first" {
 		t.Errorf("session title = %q", got)
 	}
@@ -222,7 +223,7 @@ func TestDialInitializeSubscribe(t *testing.T) {
 	if _, ok := c.Chat(chatURI); !ok {
 		t.Error("chat state missing after Subscribe")
 	}
-	if err := c.Subscribe(ctxT(t), "ahp-session:/nope"); err == nil || !errors.Is(err, protocol.ErrNotFound) {
+	if err := c.Subscribe(ctxT(t), "ahp-session:/nope"); err == nil || !errors.Is(err, client.ErrNotFound) {
 		t.Errorf("Subscribe(unknown) = %v, want a NotFound host error", err)
 	}
 
@@ -237,7 +238,7 @@ func TestDialInitializeSubscribe(t *testing.T) {
 	}
 	_ = json.Unmarshal(h.Frames()[0].Raw, &init)
 	p := init.Params
-	if p.ClientId != clientID || !slices.Equal(p.ProtocolVersions, []string{"0.6.0"}) ||
+	if p.ClientID != clientID || !slices.Equal(p.ProtocolVersions, []string{"0.6.0"}) ||
 		p.ClientInfo == nil || p.ClientInfo.Name != "ahptui" || p.Capabilities != nil ||
 		!slices.Equal(p.InitialSubscriptions, []string{protocol.RootChannel}) {
 		t.Errorf("initialize params = %+v", p)
@@ -291,7 +292,7 @@ func TestRejectionRollsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rej := waitEvent(t, c, func(e protocol.ActionRejectedEvent) bool { return true })
+	rej := waitEvent(t, c, func(e client.ActionRejectedEvent) bool { return true })
 	if rej.ClientSeq != seq || rej.Channel != sessionURI || rej.Action.Kind() != "session/titleChanged" {
 		t.Errorf("rejection = %+v", rej)
 	}
@@ -322,15 +323,15 @@ func TestForeignActionRebasesPending(t *testing.T) {
 	// Another client queues a message on the chat and renames the session
 	// while ours are still pending.
 	h.InjectFrom("other-client", 1, chatURI, protocol.NewStateAction(protocol.ChatPendingMessageSetAction{
-		Kind: protocol.PendingMessageKindQueued, Id: "q1", Message: userMsg("later")}))
+		Kind: protocol.PendingMessageKindQueued, ID: "q1", Message: userMsg("later")}))
 	h.InjectFrom("other-client", 2, sessionURI, title("theirs"))
 	waitUntil(t, c, "foreign actions", func() bool { return c.LastSeenServerSeq() == h.Seq() })
 
 	chat, _ := c.Chat(chatURI)
-	if chat.ActiveTurn == nil || chat.ActiveTurn.Id != "t1" {
+	if chat.ActiveTurn == nil || chat.ActiveTurn.ID != "t1" {
 		t.Errorf("pending turnStarted lost on rebase: activeTurn = %+v", chat.ActiveTurn)
 	}
-	if len(chat.QueuedMessages) != 1 || chat.QueuedMessages[0].Id != "q1" {
+	if len(chat.QueuedMessages) != 1 || chat.QueuedMessages[0].ID != "q1" {
 		t.Errorf("foreign queued message missing: %+v", chat.QueuedMessages)
 	}
 	// Our pending rename is replayed on top of theirs.
@@ -368,9 +369,9 @@ func TestReconnectByReplay(t *testing.T) {
 	h.DropDispatches(false)
 
 	h.DropConnections()
-	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{Id: "x", Enabled: true}))
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: "x", Enabled: true}))
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	waitUntil(t, c, "pending settled", func() bool {
 		return c.PendingCount(sessionURI) == 0 && c.PendingCount(chatURI) == 0
 	})
@@ -386,7 +387,7 @@ func TestReconnectByReplay(t *testing.T) {
 		t.Errorf("title = %q", got)
 	}
 	chat, _ := c.Chat(chatURI)
-	if chat.ActiveTurn == nil || chat.ActiveTurn.Id != "t1" {
+	if chat.ActiveTurn == nil || chat.ActiveTurn.ID != "t1" {
 		t.Errorf("re-dispatched turn missing: %+v", chat.ActiveTurn)
 	}
 	// The host may have sequenced an envelope (the injected toggle, if it
@@ -412,10 +413,10 @@ func TestReconnectBySnapshot(t *testing.T) {
 	h.MuteEchoes(false)
 	h.ForceSnapshot(true)
 	h.DropConnections()
-	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{Id: "x", Enabled: true}))
+	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: "x", Enabled: true}))
 
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	waitUntil(t, c, "pending settled", func() bool { return c.PendingCount(sessionURI) == 0 })
 
 	if got := dispatchSeqs(t, h, 2); !slices.Equal(got, []int64{seq}) {
@@ -441,7 +442,7 @@ func TestReplayBufferOverflowFallsBackToSnapshot(t *testing.T) {
 	for i := range 5 {
 		h.Inject(sessionURI, title(fmt.Sprintf("t%d", i)))
 	}
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	waitUntil(t, c, "snapshot", func() bool { return sessionTitle(t, c) == "t4" })
 }
 
@@ -452,11 +453,11 @@ func TestMissingChannelDropped(t *testing.T) {
 	subscribe(t, c, chatURI)
 	h.SetMissing(sessionURI)
 	h.DropConnections()
-	d := waitEvent(t, c, func(e protocol.ChannelDroppedEvent) bool { return true })
+	d := waitEvent(t, c, func(e client.ChannelDroppedEvent) bool { return true })
 	if d.Channel != sessionURI || d.Reason == "" {
 		t.Errorf("dropped = %+v", d)
 	}
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	if _, ok := c.Session(sessionURI); ok {
 		t.Error("missing session still mirrored")
 	}
@@ -485,14 +486,14 @@ func TestReconnectMissingRejectsPending(t *testing.T) {
 	}
 	h.SetMissing(sessionURI)
 	h.DropConnections()
-	r := waitEvent(t, c, func(e protocol.ActionRejectedEvent) bool { return true })
+	r := waitEvent(t, c, func(e client.ActionRejectedEvent) bool { return true })
 	if r.Channel != sessionURI || r.ClientSeq != seq || !strings.Contains(r.Reason, "no longer has this channel") {
 		t.Errorf("rejected = %+v, want the pending dispatch %d on %s", r, seq, sessionURI)
 	}
 	if _, ok := r.Action.Variant.(protocol.SessionTitleChangedAction); !ok {
 		t.Errorf("rejected action = %T, want the dispatched title change", r.Action.Variant)
 	}
-	waitEvent(t, c, func(e protocol.ChannelDroppedEvent) bool { return e.Channel == sessionURI })
+	waitEvent(t, c, func(e client.ChannelDroppedEvent) bool { return e.Channel == sessionURI })
 }
 
 // A host that stops completing handshakes (here: the dial never returns)
@@ -501,7 +502,7 @@ func TestReconnectMissingRejectsPending(t *testing.T) {
 func TestReconnectGiveUpBoundsHandshake(t *testing.T) {
 	h := newHost(t, testhost.Options{})
 	var stall atomic.Bool
-	c := dial(t, h, func(o *protocol.Options) {
+	c := dial(t, h, func(o *client.Options) {
 		real := o.Dial
 		if real == nil {
 			real = func(ctx context.Context, url string) (jsonrpc.Transport, error) {
@@ -520,7 +521,7 @@ func TestReconnectGiveUpBoundsHandshake(t *testing.T) {
 	stall.Store(true)
 	start := time.Now()
 	h.DropConnections()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusFailed })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusFailed })
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("gave up after %s, want about GiveUpAfter (300ms)", took)
 	}
@@ -540,7 +541,7 @@ func TestTokensRepushedBeforeRedispatch(t *testing.T) {
 	}
 	h.DropDispatches(false)
 	h.DropConnections()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	waitUntil(t, c, "re-dispatch echoed", func() bool { return c.PendingCount(sessionURI) == 0 })
 
 	m := h.Methods(2)
@@ -563,21 +564,21 @@ func TestAuthRequiredErrorCarriesMetadata(t *testing.T) {
 	c := dial(t, h, nil)
 	h.FailNext("createSession", jsonrpc.NewErrorData(jsonrpc.AuthRequired, "sign in", protocol.AuthRequiredErrorData{
 		Resources: []protocol.ProtectedResourceMetadata{{
-			Resource:              "https://api.example.com",
-			Authorization_servers: []string{"https://auth.example.com"},
-			Scopes_supported:      []string{"repo"},
+			Resource:             "https://api.example.com",
+			AuthorizationServers: []string{"https://auth.example.com"},
+			ScopesSupported:      []string{"repo"},
 		}},
 	}))
 	err := c.CreateSession(ctxT(t), protocol.CreateSessionParams{Channel: "ahp-session:/new", Provider: ptr("test")})
-	var ar *protocol.AuthRequiredError
+	var ar *client.AuthRequiredError
 	if !errors.As(err, &ar) {
 		t.Fatalf("err = %v (%T), want *AuthRequiredError", err, err)
 	}
 	if len(ar.Resources) != 1 || ar.Resources[0].Resource != "https://api.example.com" ||
-		!slices.Equal(ar.Resources[0].Authorization_servers, []string{"https://auth.example.com"}) {
+		!slices.Equal(ar.Resources[0].AuthorizationServers, []string{"https://auth.example.com"}) {
 		t.Errorf("resources = %+v", ar.Resources)
 	}
-	if !errors.Is(err, protocol.ErrAuthRequired) {
+	if !errors.Is(err, client.ErrAuthRequired) {
 		t.Error("errors.Is(err, ErrAuthRequired) = false")
 	}
 	var je *jsonrpc.Error
@@ -587,46 +588,92 @@ func TestAuthRequiredErrorCarriesMetadata(t *testing.T) {
 
 	h.FailNext("disposeSession", jsonrpc.NewError(jsonrpc.SessionNotFound, "gone"))
 	err = c.DisposeSession(ctxT(t), sessionURI)
-	var he *protocol.HostError
-	if !errors.As(err, &he) || he.Code != jsonrpc.SessionNotFound || !errors.Is(err, protocol.ErrSessionNotFound) {
+	var he *client.HostError
+	if !errors.As(err, &he) || he.Code != jsonrpc.SessionNotFound || !errors.Is(err, client.ErrSessionNotFound) {
 		t.Errorf("dispose err = %v, want HostError SessionNotFound", err)
 	}
 }
 
 func TestOversizedFrameReconnects(t *testing.T) {
 	h := newHost(t, testhost.Options{})
-	c := dial(t, h, func(o *protocol.Options) {
+	c := dial(t, h, func(o *client.Options) {
 		o.MaxFrameBytes = 64 << 10
 	})
 	subscribe(t, c, sessionURI)
 	big := fmt.Sprintf(`{"jsonrpc":"2.0","method":"root/sessionAdded","params":{"channel":"ahp-root://","pad":%q}}`, strings.Repeat("x", 128<<10))
 	h.SendRaw([]byte(big))
-	he := waitEvent(t, c, func(e protocol.HostErrorEvent) bool { return errors.Is(e.Err, jsonrpc.ErrFrameTooBig) })
+	he := waitEvent(t, c, func(e client.HostErrorEvent) bool { return errors.Is(e.Err, jsonrpc.ErrFrameTooBig) })
 	if !strings.Contains(he.Err.Error(), "limit") {
 		t.Errorf("error %q does not explain the limit", he.Err)
 	}
-	re := waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	re := waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
 	if !errors.Is(re.Cause, jsonrpc.ErrFrameTooBig) {
 		t.Errorf("reconnect cause = %v", re.Cause)
 	}
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	if got := sessionTitle(t, c); got != "first" {
 		t.Errorf("state after reconnect: title %q", got)
 	}
 }
 
 func TestUnsupportedVersionIsTyped(t *testing.T) {
-	h := newHost(t, testhost.Options{Versions: []string{"9.0.0"}})
-	_, err := protocol.Dial(ctxT(t), options(h))
-	var uv *protocol.UnsupportedProtocolVersionError
-	if !errors.As(err, &uv) {
-		t.Fatalf("err = %v (%T), want *UnsupportedProtocolVersionError", err, err)
+	tests := []struct {
+		name      string
+		supported []string
+		summary   string
+	}{
+		{"exact", []string{"9.0.0"}, "host accepts AHP 9.0.0; ahptui offers 0.6.0"},
+		{"current host ranges", []string{"^1.0.0", "~0.9.0"},
+			"host accepts AHP ^1.0.0 (>=1.0.0 <2.0.0), ~0.9.0 (>=0.9.0 <0.10.0); ahptui offers 0.6.0"},
+		{"comparator range", []string{">=0.1.0 <0.3.0"}, "host accepts AHP >=0.1.0 <0.3.0; ahptui offers 0.6.0"},
 	}
-	if !slices.Equal(uv.Supported, []string{"9.0.0"}) || !slices.Equal(uv.Offered, []string{"0.6.0"}) {
-		t.Errorf("error = %+v", uv)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHost(t, testhost.Options{Versions: tt.supported})
+			_, err := client.Dial(ctxT(t), options(h))
+			var uv *client.UnsupportedProtocolVersionError
+			if !errors.As(err, &uv) {
+				t.Fatalf("err = %v (%T), want *UnsupportedProtocolVersionError", err, err)
+			}
+			if !slices.Equal(uv.Supported, tt.supported) || !slices.Equal(uv.Offered, client.SupportedProtocolVersions) {
+				t.Errorf("error = %+v", uv)
+			}
+			if uv.Summary() != tt.summary {
+				t.Errorf("summary\n got %s\nwant %s", uv.Summary(), tt.summary)
+			}
+			if !strings.Contains(err.Error(), tt.summary+": ") {
+				t.Errorf("message %q does not carry the summary", err)
+			}
+		})
 	}
-	if !strings.Contains(err.Error(), "9.0.0") {
-		t.Errorf("message %q does not say what the host accepts", err)
+}
+
+// A host that answers a version the client did not offer (here the 1.0
+// wire, to a client that offered 0.6 only) is refused before any of its
+// state is decoded with the wrong wire's types.
+func TestHostPickingUnofferedVersionIsRefused(t *testing.T) {
+	for _, answer := range []string{"1.0.0", "0.10.0", "0.9.0", "0.6.1"} {
+		t.Run(answer, func(t *testing.T) {
+			h := newHost(t, testhost.Options{AnswerVersion: answer})
+			c, err := client.Dial(ctxT(t), options(h))
+			if err == nil {
+				c.Close()
+				t.Fatalf("Dial accepted a host that answered %s", answer)
+			}
+			if !strings.Contains(err.Error(), "did not offer") || !strings.Contains(err.Error(), answer) {
+				t.Errorf("err = %v", err)
+			}
+		})
+	}
+}
+
+// A host picks the highest version it accepts among those offered, so the
+// client must take any offered entry, not only the first.
+func TestNegotiatedVersionAndWire(t *testing.T) {
+	h := newHost(t, testhost.Options{Versions: []string{"^0.6.0"}})
+	c := dial(t, h, nil)
+	if c.ProtocolVersion() != "0.6.0" || c.Wire() != protocol.Wire06 {
+		t.Errorf("negotiated %q on wire %v, want 0.6.0 on the 0.6 wire", c.ProtocolVersion(), c.Wire())
 	}
 }
 
@@ -647,18 +694,23 @@ func TestBadInputIsIgnored(t *testing.T) {
 	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/titleChanged","title":7},"serverSeq":` +
 		fmt.Sprint(before+4) + `}}`))
 	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"no/such/notification","params":{"channel":"ahp-root://"}}`))
+	// Extension (x-) notifications and actions, and an action a later
+	// version defines, are ignored like any other unknown type.
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"x-acme/heartbeat","params":{"channel":"ahp-root://","n":1}}`))
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"x-acme/pinned","pinned":true},"serverSeq":` +
+		fmt.Sprint(before+5) + `}}`))
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/mcpServerBackgroundRequested","id":"m"},"serverSeq":` +
+		fmt.Sprint(before+6) + `}}`))
 
-	he := waitEvent(t, c, func(e protocol.HostErrorEvent) bool { return true })
+	he := waitEvent(t, c, func(e client.HostErrorEvent) bool { return true })
 	if !strings.Contains(he.Err.Error(), "cannot decode") {
 		t.Errorf("host error = %v", he.Err)
 	}
-	if got := c.LastSeenServerSeq(); got != before+4 {
-		t.Errorf("lastSeen = %d, want %d (unknown and undecodable actions still advance it)", got, before+4)
-	}
+	waitUntil(t, c, "the last unknown action counted", func() bool { return c.LastSeenServerSeq() == before+6 })
 	if got := sessionTitle(t, c); got != "extra" {
 		t.Errorf("title = %q, want extra (unknown fields ignored)", got)
 	}
-	if c.Status() != protocol.StatusReady || h.ConnCount() != 1 {
+	if c.Status() != client.StatusReady || h.ConnCount() != 1 {
 		t.Errorf("connection disturbed: status %v, conns %d", c.Status(), h.ConnCount())
 	}
 	// Still fully working.
@@ -692,7 +744,7 @@ func TestHostRestartRecovers(t *testing.T) {
 	waitUntil(t, c, "title", func() bool { return sessionTitle(t, c) == "before restart" })
 
 	h.Restart()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	m := h.Methods(2)
 	if len(m) < 2 || m[0] != "reconnect" || m[1] != "initialize" {
 		t.Fatalf("methods after restart = %v, want reconnect then initialize", m)
@@ -722,45 +774,45 @@ func TestHostRestartRecovers(t *testing.T) {
 
 func TestPingFailureReconnects(t *testing.T) {
 	h := newHost(t, testhost.Options{})
-	c := dial(t, h, func(o *protocol.Options) {
+	c := dial(t, h, func(o *client.Options) {
 		o.PingInterval = 20 * time.Millisecond
 		o.PingTimeout = 100 * time.Millisecond
 	})
 	h.StallPings(true)
-	re := waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	re := waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
 	if re.Cause == nil || !strings.Contains(re.Cause.Error(), "ping") {
 		t.Errorf("cause = %v, want a ping failure", re.Cause)
 	}
 	h.StallPings(false)
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 }
 
 func TestGiveUpAfterBoundedTime(t *testing.T) {
 	h := newHost(t, testhost.Options{})
-	c := dial(t, h, func(o *protocol.Options) { o.GiveUpAfter = 300 * time.Millisecond })
+	c := dial(t, h, func(o *client.Options) { o.GiveUpAfter = 300 * time.Millisecond })
 	h.Close()
-	f := waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusFailed })
+	f := waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusFailed })
 	if f.Cause == nil || !strings.Contains(f.Cause.Error(), "gave up") || !strings.Contains(f.Cause.Error(), "ctrl+r") {
 		t.Errorf("cause = %v, want a give-up message saying what to do", f.Cause)
 	}
-	if c.Status() != protocol.StatusFailed {
+	if c.Status() != client.StatusFailed {
 		t.Errorf("status = %v", c.Status())
 	}
-	if _, err := c.ListSessions(ctxT(t)); !errors.Is(err, protocol.ErrNotConnected) {
+	if _, err := c.ListSessions(ctxT(t)); !errors.Is(err, client.ErrNotConnected) {
 		t.Errorf("command while failed = %v, want ErrNotConnected", err)
 	}
 	// Reconnect() tries again (and fails again against a dead host).
 	c.Reconnect()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusFailed })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusFailed })
 }
 
 func TestUserReconnect(t *testing.T) {
 	h := newHost(t, testhost.Options{})
 	c := dial(t, h, nil)
 	c.Reconnect()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	if h.ConnCount() != 2 {
 		t.Errorf("connections = %d, want 2", h.ConnCount())
 	}
@@ -773,23 +825,23 @@ func TestNotificationsBecomeEvents(t *testing.T) {
 	if err := c.CreateSession(ctxT(t), protocol.CreateSessionParams{Channel: "ahp-session:/s2", Provider: ptr("test")}); err != nil {
 		t.Fatal(err)
 	}
-	if a := waitEvent(t, c, func(e protocol.SessionAddedEvent) bool { return true }); a.Summary.Resource != "ahp-session:/s2" {
+	if a := waitEvent(t, c, func(e client.SessionAddedEvent) bool { return true }); a.Summary.Resource != "ahp-session:/s2" {
 		t.Errorf("added = %+v", a)
 	}
 	h.NotifyRoot("root/sessionSummaryChanged", protocol.SessionSummaryChangedParams{
 		Channel: protocol.RootChannel, Session: "ahp-session:/s2", Changes: protocol.PartialSessionSummary{Title: ptr("renamed")}})
-	if s := waitEvent(t, c, func(e protocol.SessionSummaryChangedEvent) bool { return true }); s.Session != "ahp-session:/s2" || s.Changes.Title == nil || *s.Changes.Title != "renamed" {
+	if s := waitEvent(t, c, func(e client.SessionSummaryChangedEvent) bool { return true }); s.Session != "ahp-session:/s2" || s.Changes.Title == nil || *s.Changes.Title != "renamed" {
 		t.Errorf("summary changed = %+v", s)
 	}
 	reason := protocol.AuthRequiredReasonExpired
 	h.NotifyRoot("auth/required", protocol.AuthRequiredParams{Channel: protocol.RootChannel, Resource: "https://api.example.com", Reason: &reason})
-	if a := waitEvent(t, c, func(e protocol.AuthRequiredEvent) bool { return true }); a.Params.Resource != "https://api.example.com" {
+	if a := waitEvent(t, c, func(e client.AuthRequiredEvent) bool { return true }); a.Params.Resource != "https://api.example.com" {
 		t.Errorf("auth required = %+v", a)
 	}
 	if err := c.DisposeSession(ctxT(t), "ahp-session:/s2"); err != nil {
 		t.Fatal(err)
 	}
-	if r := waitEvent(t, c, func(e protocol.SessionRemovedEvent) bool { return true }); r.Session != "ahp-session:/s2" {
+	if r := waitEvent(t, c, func(e client.SessionRemovedEvent) bool { return true }); r.Session != "ahp-session:/s2" {
 		t.Errorf("removed = %+v", r)
 	}
 	sessions, err := c.ListSessions(ctxT(t))
@@ -804,7 +856,7 @@ func TestNotificationsBecomeEvents(t *testing.T) {
 func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 	v := schemacheck.MustLoad(t)
 	h := newHost(t, testhost.Options{})
-	c := dial(t, h, func(o *protocol.Options) { o.PingInterval = 10 * time.Millisecond })
+	c := dial(t, h, func(o *client.Options) { o.PingInterval = 10 * time.Millisecond })
 	subscribe(t, c, sessionURI)
 	subscribe(t, c, chatURI)
 	ctx := ctxT(t)
@@ -817,21 +869,21 @@ func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 		channel string
 		action  protocol.StateActionVariant
 	}{
-		{chatURI, protocol.ChatTurnStartedAction{TurnId: "t1", StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")}},
-		{chatURI, protocol.ChatToolCallApprovedAction{TurnId: "t1", ToolCallId: "tc1", Confirmed: protocol.ToolCallConfirmationReasonUserAction}},
-		{chatURI, protocol.ChatToolCallDeniedAction{TurnId: "t1", ToolCallId: "tc2", Reason: "denied"}},
-		{chatURI, protocol.ChatToolCallResultConfirmedAction{TurnId: "t1", ToolCallId: "tc1", Approved: true}},
-		{chatURI, protocol.ChatToolCallCompleteAction{TurnId: "t1", ToolCallId: "tc3", Result: protocol.ToolCallResult{
+		{chatURI, protocol.ChatTurnStartedAction{TurnID: "t1", StartedAt: "2026-01-01T00:00:00Z", Message: userMsg("hi")}},
+		{chatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: "tc1", Confirmed: protocol.ToolCallConfirmationReasonUserAction}},
+		{chatURI, protocol.ChatToolCallDeniedAction{TurnID: "t1", ToolCallID: "tc2", Reason: "denied"}},
+		{chatURI, protocol.ChatToolCallResultConfirmedAction{TurnID: "t1", ToolCallID: "tc1", Approved: true}},
+		{chatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: "tc3", Result: protocol.ToolCallResult{
 			Success: false, PastTenseMessage: protocol.PlainString("Cancelled"),
 			Error: &protocol.ToolCallResultError{Message: "cancelled by user", Code: ptr("cancelled")}}}},
-		{chatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, Id: "q1", Message: userMsg("next")}},
-		{chatURI, protocol.ChatInputAnswerChangedAction{RequestId: "r1", QuestionId: "q1", Answer: &answer}},
-		{chatURI, protocol.ChatInputCompletedAction{RequestId: "r1", Response: protocol.ChatInputResponseKindAccept,
+		{chatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, ID: "q1", Message: userMsg("next")}},
+		{chatURI, protocol.ChatInputAnswerChangedAction{RequestID: "r1", QuestionID: "q1", Answer: &answer}},
+		{chatURI, protocol.ChatInputCompletedAction{RequestID: "r1", Response: protocol.ChatInputResponseKindAccept,
 			Answers: map[string]protocol.ChatInputAnswer{"q1": answer}}},
-		{chatURI, protocol.ChatTurnCancelledAction{TurnId: "t1"}},
-		{sessionURI, protocol.SessionMcpServerStartRequestedAction{Id: "mcp1"}},
-		{sessionURI, protocol.SessionMcpServerStopRequestedAction{Id: "mcp1"}},
-		{sessionURI, protocol.SessionCustomizationToggledAction{Id: "cust1", Enabled: false}},
+		{chatURI, protocol.ChatTurnCancelledAction{TurnID: "t1"}},
+		{sessionURI, protocol.SessionMcpServerStartRequestedAction{ID: "mcp1"}},
+		{sessionURI, protocol.SessionMcpServerStopRequestedAction{ID: "mcp1"}},
+		{sessionURI, protocol.SessionCustomizationToggledAction{ID: "cust1", Enabled: false}},
 		{sessionURI, protocol.SessionTitleChangedAction{Title: "renamed"}},
 	}
 	var seqs []int64
@@ -878,7 +930,7 @@ func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Reconnect()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 
 	// The test must have seen every message kind, or it proves nothing.
 	if err := h.WaitFrames(ctx, func(fs []testhost.Frame) bool {
@@ -916,7 +968,7 @@ func TestEventsNeverBlockTheReader(t *testing.T) {
 		t.Fatalf("client stalled while its events were unread: %v", err)
 	}
 	for i := range n {
-		r := waitEvent(t, c, func(e protocol.SessionRemovedEvent) bool { return true })
+		r := waitEvent(t, c, func(e client.SessionRemovedEvent) bool { return true })
 		if want := fmt.Sprint("ahp-session:/x", i); r.Session != want {
 			t.Fatalf("event %d = %s, want %s (order lost)", i, r.Session, want)
 		}
@@ -938,7 +990,7 @@ func TestCloseEndsEvents(t *testing.T) {
 		select {
 		case _, ok := <-c.Events():
 			if !ok {
-				if _, err := c.Dispatch(protocol.RootChannel, title("x")); !errors.Is(err, protocol.ErrClientClosed) {
+				if _, err := c.Dispatch(protocol.RootChannel, title("x")); !errors.Is(err, client.ErrClientClosed) {
 					t.Errorf("Dispatch after Close = %v", err)
 				}
 				return
@@ -972,7 +1024,7 @@ func TestEnvelopeBeforeResultIsKept(t *testing.T) {
 				// after it and must not make the replay look stale.
 				h.DropConnections()
 				h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionActivityChangedAction{Activity: ptr("missed")}))
-				waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+				waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 				waitUntil(t, c, "replayed action applied", func() bool {
 					s, _ := c.Session(sessionURI)
 					return s.Activity != nil && *s.Activity == "missed"
@@ -999,8 +1051,8 @@ func TestCommandDuringReconnectWaitsForReady(t *testing.T) {
 	c := dial(t, h, nil)
 	h.RefuseConnections(true)
 	h.DropConnections()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool {
-		return e.Status == protocol.StatusReconnecting && e.Attempt >= 2
+	waitEvent(t, c, func(e client.ConnectionEvent) bool {
+		return e.Status == client.StatusReconnecting && e.Attempt >= 2
 	})
 
 	type result struct {
@@ -1016,7 +1068,7 @@ func TestCommandDuringReconnectWaitsForReady(t *testing.T) {
 	go func() { subDone <- c.Subscribe(ctxT(t), sessionURI) }()
 
 	h.RefuseConnections(false)
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReady })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	select {
 	case r := <-done:
 		if r.err != nil || r.n != 1 {
@@ -1039,10 +1091,10 @@ func TestCommandDuringReconnectWaitsForReady(t *testing.T) {
 	// A ctx that ends while reconnecting fails with ErrNotConnected.
 	h.RefuseConnections(true)
 	h.DropConnections()
-	waitEvent(t, c, func(e protocol.ConnectionEvent) bool { return e.Status == protocol.StatusReconnecting })
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := c.ListSessions(ctx); !errors.Is(err, protocol.ErrNotConnected) {
+	if _, err := c.ListSessions(ctx); !errors.Is(err, client.ErrNotConnected) {
 		t.Errorf("ListSessions with a dead ctx while reconnecting = %v", err)
 	}
 }
@@ -1059,7 +1111,7 @@ func TestEchoEmitsActionConfirmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok := waitEvent(t, c, func(e protocol.ActionConfirmedEvent) bool { return true })
+	ok := waitEvent(t, c, func(e client.ActionConfirmedEvent) bool { return true })
 	if ok.ClientSeq != seq || ok.Channel != sessionURI || ok.Action.Kind() != "session/titleChanged" {
 		t.Errorf("confirmation = %+v, want clientSeq %d on %s", ok, seq, sessionURI)
 	}
@@ -1070,16 +1122,46 @@ func TestEchoEmitsActionConfirmed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sawConfirm bool
-	waitEvent(t, c, func(e protocol.Event) bool {
+	waitEvent(t, c, func(e client.Event) bool {
 		switch e := e.(type) {
-		case protocol.ActionConfirmedEvent:
+		case client.ActionConfirmedEvent:
 			sawConfirm = sawConfirm || e.ClientSeq == seq2
-		case protocol.ActionRejectedEvent:
+		case client.ActionRejectedEvent:
 			return e.ClientSeq == seq2
 		}
 		return false
 	})
 	if sawConfirm {
 		t.Error("a rejected dispatch was also reported as confirmed")
+	}
+}
+
+func TestDescribeVersionMismatch(t *testing.T) {
+	tests := []struct {
+		supported []string
+		want      string
+	}{
+		{[]string{"^1.0.0", "~0.9.0"}, "host accepts AHP ^1.0.0 (>=1.0.0 <2.0.0), ~0.9.0 (>=0.9.0 <0.10.0); ahptui offers 0.6.0"},
+		{[]string{">=0.1.0 <0.3.0"}, "host accepts AHP >=0.1.0 <0.3.0; ahptui offers 0.6.0"},
+		{[]string{"0.5.2", "0.5.1"}, "host accepts AHP 0.5.2, 0.5.1; ahptui offers 0.6.0"},
+		{nil, "host accepts AHP nothing it named; ahptui offers 0.6.0"},
+		{[]string{"\x1b[31mevil\x1b[0m"}, `host accepts AHP " [31mevil [0m" (unreadable); ahptui offers 0.6.0`},
+	}
+	for _, tt := range tests {
+		got := client.DescribeVersionMismatch(tt.supported, []string{"0.6.0"})
+		if got != tt.want {
+			t.Errorf("protocol.DescribeVersionMismatch(%q)\n got %s\nwant %s", tt.supported, got, tt.want)
+		}
+		if strings.ContainsAny(got, "\x1b\n") {
+			t.Errorf("control characters reached the message: %q", got)
+		}
+	}
+}
+
+func TestOfferedVersionsHaveAWire(t *testing.T) {
+	for _, v := range client.SupportedProtocolVersions {
+		if protocol.WireOf(v) == protocol.WireUnknown {
+			t.Errorf("offered %s maps to no wire", v)
+		}
 	}
 }

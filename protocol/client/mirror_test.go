@@ -1,4 +1,4 @@
-package protocol
+package client
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
@@ -19,11 +20,13 @@ const (
 	me       = "me"
 )
 
-func mTitle(s string) StateAction { return NewStateAction(SessionTitleChangedAction{Title: s}) }
+func mTitle(s string) protocol.StateAction {
+	return protocol.NewStateAction(protocol.SessionTitleChangedAction{Title: s})
+}
 
-func mSessionState(title string) SessionState {
-	return SessionState{Provider: "p", Title: title, Lifecycle: SessionLifecycleReady,
-		ActiveClients: []SessionActiveClient{}, Chats: []ChatSummary{}}
+func mSessionState(title string) protocol.SessionState {
+	return protocol.SessionState{Provider: "p", Title: title, Lifecycle: protocol.SessionLifecycleReady,
+		ActiveClients: []protocol.SessionActiveClient{}, Chats: []protocol.ChatSummary{}}
 }
 
 func fixedClock() time.Time { return time.UnixMilli(9999) }
@@ -32,7 +35,7 @@ func fixedClock() time.Time { return time.UnixMilli(9999) }
 // envelope from the host.
 type step struct {
 	local  *pendingAction
-	env    *ActionEnvelope
+	env    *protocol.ActionEnvelope
 	wantOK bool // applyLocal result
 	// expectations after the step
 	optimistic string
@@ -46,16 +49,20 @@ func local(seq int64, title string) *pendingAction {
 	return &pendingAction{channel: mSession, clientSeq: seq, action: mTitle(title)}
 }
 
-func env(seq int64, title string, origin *ActionOrigin, reject string) *ActionEnvelope {
-	e := &ActionEnvelope{Channel: mSession, Action: mTitle(title), ServerSeq: seq, Origin: origin}
+func env(seq int64, title string, origin *protocol.ActionOrigin, reject string) *protocol.ActionEnvelope {
+	e := &protocol.ActionEnvelope{Channel: mSession, Action: mTitle(title), ServerSeq: seq, Origin: origin}
 	if reject != "" {
 		e.RejectionReason = &reject
 	}
 	return e
 }
 
-func mine(seq int64) *ActionOrigin   { return &ActionOrigin{ClientId: me, ClientSeq: seq} }
-func theirs(seq int64) *ActionOrigin { return &ActionOrigin{ClientId: "other", ClientSeq: seq} }
+func mine(seq int64) *protocol.ActionOrigin {
+	return &protocol.ActionOrigin{ClientID: me, ClientSeq: seq}
+}
+func theirs(seq int64) *protocol.ActionOrigin {
+	return &protocol.ActionOrigin{ClientID: "other", ClientSeq: seq}
+}
 
 func TestMirrorReconciliation(t *testing.T) {
 	tests := []struct {
@@ -127,10 +134,10 @@ func TestMirrorReconciliation(t *testing.T) {
 					}
 				}
 				ch := m.channels[mSession]
-				if got := ch.optimistic.(SessionState).Title; got != s.optimistic {
+				if got := ch.optimistic.(protocol.SessionState).Title; got != s.optimistic {
 					t.Errorf("step %d: optimistic %q, want %q", i, got, s.optimistic)
 				}
-				if got := ch.confirmed.(SessionState).Title; got != s.confirmed {
+				if got := ch.confirmed.(protocol.SessionState).Title; got != s.confirmed {
 					t.Errorf("step %d: confirmed %q, want %q", i, got, s.confirmed)
 				}
 				if len(ch.pending) != s.pending {
@@ -144,18 +151,18 @@ func TestMirrorReconciliation(t *testing.T) {
 func TestMirrorUnknownChannelAndActionType(t *testing.T) {
 	m := newMirror(fixedClock)
 	m.setSnapshot(mSession, mSessionState("start"), 10)
-	if out := m.applyEnvelope(ActionEnvelope{Channel: "ahp-session:/other", Action: mTitle("x"), ServerSeq: 11}, me); out.known {
+	if out := m.applyEnvelope(protocol.ActionEnvelope{Channel: "ahp-session:/other", Action: mTitle("x"), ServerSeq: 11}, me); out.known {
 		t.Error("envelope for an unmirrored channel was applied")
 	}
 	if m.applyLocal(pendingAction{channel: "ahp-session:/other", clientSeq: 1, action: mTitle("x")}) {
 		t.Error("local dispatch to an unmirrored channel accepted")
 	}
-	unknown := NewStateAction(UnknownStateAction{Discriminator: "future/x", Raw: json.RawMessage(`{"type":"future/x"}`)})
-	out := m.applyEnvelope(ActionEnvelope{Channel: mSession, Action: unknown, ServerSeq: 12}, me)
+	unknown := protocol.NewStateAction(protocol.UnknownStateAction{Discriminator: "future/x", Raw: json.RawMessage(`{"type":"future/x"}`)})
+	out := m.applyEnvelope(protocol.ActionEnvelope{Channel: mSession, Action: unknown, ServerSeq: 12}, me)
 	if !out.known {
 		t.Fatal("unknown action type on a mirrored channel reported unknown channel")
 	}
-	if got := m.channels[mSession].optimistic.(SessionState).Title; got != "start" {
+	if got := m.channels[mSession].optimistic.(protocol.SessionState).Title; got != "start" {
 		t.Errorf("unknown action changed state: %q", got)
 	}
 	if m.channels[mSession].seq != 12 {
@@ -174,15 +181,15 @@ func TestMirrorUnknownChannelAndActionType(t *testing.T) {
 // A state handed out stays as it was while newer states are computed.
 func TestMirrorSnapshotsAreImmutable(t *testing.T) {
 	m := newMirror(fixedClock)
-	m.setSnapshot(mChat, ChatState{Resource: mChat, Status: SessionStatusIdle, ModifiedAt: "1970-01-01T00:00:00Z", Turns: []Turn{}}, 1)
+	m.setSnapshot(mChat, protocol.ChatState{Resource: mChat, Status: protocol.SessionStatusIdle, ModifiedAt: "1970-01-01T00:00:00Z", Turns: []protocol.Turn{}}, 1)
 	before, _ := m.state(mChat)
-	m.applyLocal(pendingAction{channel: mChat, clientSeq: 1, action: NewStateAction(ChatTurnStartedAction{
-		TurnId: "t1", StartedAt: "2026-01-01T00:00:00Z", Message: Message{Text: "hi", Origin: MessageOrigin{Kind: MessageKindUser}}})})
+	m.applyLocal(pendingAction{channel: mChat, clientSeq: 1, action: protocol.NewStateAction(protocol.ChatTurnStartedAction{
+		TurnID: "t1", StartedAt: "2026-01-01T00:00:00Z", Message: protocol.Message{Text: "hi", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}}})})
 	after, _ := m.state(mChat)
-	if before.(ChatState).ActiveTurn != nil {
+	if before.(protocol.ChatState).ActiveTurn != nil {
 		t.Error("earlier snapshot changed by a later dispatch")
 	}
-	if after.(ChatState).ActiveTurn == nil {
+	if after.(protocol.ChatState).ActiveTurn == nil {
 		t.Fatal("chat/turnStarted did not start a turn in the newer snapshot")
 	}
 }
@@ -368,19 +375,19 @@ func TestHostErrorTypes(t *testing.T) {
 		check    func(error) bool
 		sentinel error
 	}{
-		{jsonrpc.NewErrorData(jsonrpc.AuthRequired, "auth", AuthRequiredErrorData{Resources: []ProtectedResourceMetadata{{Resource: "https://r"}}}),
+		{jsonrpc.NewErrorData(jsonrpc.AuthRequired, "auth", protocol.AuthRequiredErrorData{Resources: []protocol.ProtectedResourceMetadata{{Resource: "https://r"}}}),
 			func(e error) bool {
 				var a *AuthRequiredError
 				return errors.As(e, &a) && len(a.Resources) == 1 && a.Resources[0].Resource == "https://r"
 			}, ErrAuthRequired},
 		{jsonrpc.NewError(jsonrpc.AuthRequired, "no data"),
 			func(e error) bool { var a *AuthRequiredError; return errors.As(e, &a) && a.Resources == nil }, ErrAuthRequired},
-		{jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion, "v", UnsupportedProtocolVersionErrorData{SupportedVersions: []string{"^0.7.0"}}),
+		{jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion, "v", protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: []string{"^0.7.0"}}),
 			func(e error) bool {
 				var u *UnsupportedProtocolVersionError
 				return errors.As(e, &u) && u.Supported[0] == "^0.7.0" && strings.Contains(e.Error(), "^0.7.0")
 			}, ErrUnsupportedProtocolVersion},
-		{jsonrpc.NewErrorData(jsonrpc.PermissionDenied, "denied", PermissionDeniedErrorData{Request: &ResourceRequestParams{Uri: "file:///x"}}),
+		{jsonrpc.NewErrorData(jsonrpc.PermissionDenied, "denied", protocol.PermissionDeniedErrorData{Request: &protocol.ResourceRequestParams{URI: "file:///x"}}),
 			func(e error) bool { var p *PermissionDeniedError; return errors.As(e, &p) && p.Request != nil }, ErrPermissionDenied},
 		{jsonrpc.NewError(jsonrpc.SessionNotFound, "x"), isHostErr(jsonrpc.SessionNotFound), ErrSessionNotFound},
 		{jsonrpc.NewError(jsonrpc.ProviderNotFound, "x"), isHostErr(jsonrpc.ProviderNotFound), ErrProviderNotFound},

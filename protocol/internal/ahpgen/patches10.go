@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// The 1.0.0 schema (one errors.schema.json carrying all 426 $defs) fixes
+// some 0.6 slips (StateAction's empty $ref, ActionEnvelope.origin and
+// Turn.usage required) and keeps others; these tables and patch10 cover
+// what it still gets wrong.
+
+var overrides10 = map[string]override{
+	// Streaming targets, as in 0.6.
+	"MarkdownResponsePart.content":  {goType: "Text"},
+	"ReasoningResponsePart.content": {goType: "Text"},
+	// JSON Schema documents and MCP capability objects stay opaque.
+	"ToolDefinition.inputSchema":        {goType: "json.RawMessage", nilable: true},
+	"ToolDefinition.outputSchema":       {goType: "json.RawMessage", nilable: true},
+	"AhpMcpUiHostCapabilities.sampling": {goType: "json.RawMessage", nilable: true},
+	// A snapshot's state is told apart only by the sibling channel URI;
+	// 1.0 adds canvas and automation states. Kept verbatim here; a 1.0
+	// reducer decodes it by protocol.ChannelKind.
+	"Snapshot.state": {goType: "json.RawMessage", nilable: true},
+}
+
+var inlineNames10 = map[string]string{
+	"SessionChatUpdatedAction.changes": "PartialChatSummary",
+}
+
+// floatProps10: the 0.6 list still names every fractional number.
+var floatProps10 = floatProps
+
+func (ds *defSet) patch10() error {
+	// `T | undefined` fields listed as required, where the field's own doc
+	// says it may be absent (as in 0.6).
+	if err := ds.unrequire([2]string{"ToolCallClientContributor", "clientId"}); err != nil {
+		return err
+	}
+	if err := ds.constApproved(); err != nil {
+		return err
+	}
+	ds.nameInlineVariants()
+	if _, ok := ds.defs["ReconnectResult"]; !ok {
+		ds.add("ReconnectResult", mustSchema(`{"description":"Result of reconnect: either a replay of the missed actions or fresh snapshots.",
+			"oneOf":[{"$ref":"#/$defs/ReconnectReplayResult"},{"$ref":"#/$defs/ReconnectSnapshotResult"}]}`))
+	}
+	for k := range overrides10 {
+		def, p, _ := strings.Cut(k, ".")
+		s, err := ds.get(def)
+		if err != nil {
+			return err
+		}
+		if s.prop(p) == nil {
+			return fmt.Errorf("patch10: override %s: no such property; the schema changed, review patches10.go", k)
+		}
+	}
+	return nil
+}
+
+// nameInlineVariants gives a name to every inline object branch of a
+// union told apart by one const property (ChatOrigin's `kind`,
+// CustomizationEnablement's `kind`), so it becomes a typed union with an
+// Unknown variant instead of raw JSON. The name puts the discriminator
+// value before the union's last word, as the 0.6 patches named them by
+// hand: ChatOrigin + fork → ChatForkOrigin, ChangesetOperationTarget +
+// range → ChangesetOperationRangeTarget.
+func (ds *defSet) nameInlineVariants() {
+	names := append([]string(nil), ds.names...)
+	sort.Strings(names)
+	for _, n := range names {
+		s := ds.defs[n]
+		if len(s.OneOf) < 2 {
+			continue
+		}
+		disc := inlineDiscriminator(s.OneOf)
+		if disc == "" {
+			continue
+		}
+		head, tail := splitLastWord(n)
+		var refs []*schema
+		for _, b := range s.OneOf {
+			if b.Ref != "" {
+				refs = append(refs, b)
+				continue
+			}
+			var lit string
+			_ = json.Unmarshal(b.prop(disc).Const, &lit)
+			vn := head + pascal(lit) + tail
+			if _, taken := ds.defs[vn]; taken {
+				vn = n + pascal(lit)
+			}
+			ds.add(vn, b)
+			refs = append(refs, &schema{Ref: "#/$defs/" + vn})
+		}
+		s.OneOf = refs
+	}
+}
+
+// inlineDiscriminator returns the property every inline object branch
+// fixes to a distinct string const, or "".
+func inlineDiscriminator(branches []*schema) string {
+	inline := 0
+	var cands []string
+	for _, b := range branches {
+		if b.Ref != "" {
+			continue
+		}
+		inline++
+		if !b.isObject() {
+			return ""
+		}
+		if cands == nil {
+			for _, p := range b.Props {
+				if len(p.Schema.Const) > 0 && p.Schema.Const[0] == '"' {
+					cands = append(cands, p.Name)
+				}
+			}
+		}
+	}
+	if inline == 0 {
+		return ""
+	}
+	for _, c := range cands {
+		seen := map[string]bool{}
+		ok := true
+		for _, b := range branches {
+			if b.Ref != "" {
+				continue
+			}
+			p := b.prop(c)
+			if p == nil || len(p.Const) == 0 || seen[string(p.Const)] {
+				ok = false
+				break
+			}
+			seen[string(p.Const)] = true
+		}
+		if ok {
+			return c
+		}
+	}
+	return ""
+}
+
+// splitLastWord splits a Pascal-case name before its last word.
+func splitLastWord(n string) (head, tail string) {
+	for i := len(n) - 1; i > 0; i-- {
+		if n[i] >= 'A' && n[i] <= 'Z' {
+			return n[:i], n[i:]
+		}
+	}
+	return n, ""
+}
