@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -143,6 +144,33 @@ func (d *driver) untilConfirmed(seq int64, still func() bool) {
 			}
 		case <-deadline:
 			d.t.Fatalf("timed out waiting for the host to confirm clientSeq %d\nscreen:\n%s", seq, d.m.Render())
+		}
+	}
+}
+
+// untilEvent feeds messages until one carrying an event that match
+// accepts has been handled. A burst of events is one message, so a state
+// that one event of a batch sets and a later one clears is never seen by
+// until; this sees the event itself.
+func (d *driver) untilEvent(what string, match func(client.Event) bool) {
+	d.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case msg := <-d.msgs:
+			d.send(msg)
+			var evs []client.Event
+			switch em := msg.(type) {
+			case eventMsg:
+				evs = []client.Event{em.ev}
+			case eventsMsg:
+				evs = em.evs
+			}
+			if slices.ContainsFunc(evs, match) {
+				return
+			}
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for %s\nscreen:\n%s", what, d.m.Render())
 		}
 	}
 }

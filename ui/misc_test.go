@@ -144,7 +144,10 @@ func TestReconnectKey(t *testing.T) {
 	d := newDriver(t, nil)
 	d.openDemo()
 	d.keys("ctrl+r")
-	d.until("reconnecting", func() bool { return d.m.status.conn.state == views.ConnReconnecting })
+	d.untilEvent("reconnecting", func(ev client.Event) bool {
+		c, ok := ev.(client.ConnectionEvent)
+		return ok && c.Status == client.StatusReconnecting
+	})
 	d.until("ready again", func() bool { return d.m.status.conn.state == views.ConnReady })
 }
 

@@ -2263,7 +2263,7 @@ type AhpMcpUIHostCapabilitiesServerTools struct {
 
 // Producer proxies the MCP `resources/*` methods to the upstream server.
 //
-// It has the same shape as AhpMcpUIHostCapabilitiesServerTools, so it is the same Go type.
+// It has the same shape as AhpMcpUiHostCapabilitiesServerTools, so it is the same Go type.
 type AhpMcpUIHostCapabilitiesServerResources = AhpMcpUIHostCapabilitiesServerTools
 
 // Server is registered with the host but has not yet started.
