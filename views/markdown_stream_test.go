@@ -56,7 +56,7 @@ func TestMarkdownStreamCodeBlockMatchesFullRender(t *testing.T) {
 	}
 	for _, c := range cases {
 		var m markdownStream
-		const step = 53
+		const step = 97
 		for n := 0; ; n = min(n+step, len(c.src)) {
 			got := flattenPieces(m.render(c.th, c.src[:n], 60, c.indent))
 			want := RenderMarkdown(c.th, c.src[:n], 60)
@@ -152,9 +152,11 @@ func TestMarkdownStreamMutations(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(13, 13))
 	const alphabet = "`~ \n\t-*#>x\x1b[]\\1;é\u009b"
-	n := 120
+	// Each case renders glamour four times over; under -race on a shared
+	// 2-core machine more would cost minutes.
+	n := 60
 	if testing.Short() {
-		n = 40
+		n = 20
 	}
 	for range n {
 		b := []byte(seeds[rng.IntN(len(seeds))])

@@ -50,6 +50,12 @@ type Transcript struct {
 	streams  map[string]*markdownStream // active turn's markdown parts, by part id
 	userMsg  *renderedTurn              // active turn's user message
 	active   []partLines                // active turn's parts as last drawn
+	// The active turn's lines are rebuilt every frame; two buffers take
+	// turns holding them, so a frame reuses the array two frames old
+	// instead of allocating one as long as the answer. The parts of the
+	// last frame (active) are views of the other buffer.
+	activeBuf [2][]string
+	activeGen int
 }
 
 // renderedTurn is one turn's lines at one width and option set.
@@ -424,12 +430,14 @@ func (t *Transcript) activeTurn(at *protocol.ActiveTurn, width int, opts Transcr
 		t.userMsg = &renderedTurn{key: fmt.Sprint(width), lines: t.userLines(at.Message, width)}
 	}
 	r := &renderedTurn{cards: map[string][2]int{}}
-	r.lines = make([]string, 0, len(t.userMsg.lines)+estimateLines(t.active)+8)
+	t.activeGen ^= 1
+	r.lines = t.activeBuf[t.activeGen][:0]
 	r.lines = append(r.lines, t.userMsg.lines...)
 	r.lines = append(r.lines, "")
 	r.parts = make([]partLines, 0, len(at.ResponseParts))
 	r.lines = t.appendParts(r, t.active, at.ResponseParts, width, opts, true)
 	t.active = r.parts
+	defer func() { t.activeBuf[t.activeGen] = r.lines }()
 	// What the agent is doing now, in the host's words.
 	activity := "working…"
 	if a := SanitizeLine(strOr(t.chat.Activity)); strings.TrimSpace(a) != "" {
@@ -533,6 +541,12 @@ func (t *Transcript) appendParts(r *renderedTurn, old []partLines, parts []proto
 		default:
 			ls = indentLines(t.renderPart(p, inner, opts))
 			lines = append(lines, ls...)
+		}
+		if active {
+			// The active turn's lines live in a buffer that is reused
+			// two frames on: its parts keep views of it, never of the
+			// buffer the next frame overwrites.
+			ls = lines[start:len(lines):len(lines)]
 		}
 		if id := cardID(p); id != "" {
 			r.cards[id] = [2]int{start, len(ls)}
