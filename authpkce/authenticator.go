@@ -1,6 +1,7 @@
 package authpkce
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -140,6 +140,10 @@ type GrantRequest struct {
 	// requirement for any other resource is refused: a host must not be able
 	// to make the client fetch tokens for resources it never declared.
 	Advertised []string
+	// Host is the URL of the AHP host that asked (the --host URL). The
+	// grant is saved bound to it, and only a grant obtained on this host is
+	// reused from the cache; see Lookup for pushing saved grants.
+	Host string
 }
 
 // CheckAdvertised returns ErrResourceNotAdvertised unless resource is one
@@ -189,6 +193,13 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 		return nil, err
 	}
 	iss := issuerID(issuer)
+	hid := ""
+	if req.Host != "" {
+		var err error
+		if hid, err = HostID(req.Host); err != nil {
+			return nil, err
+		}
+	}
 	scopes := r.RequiredScopes
 	if len(scopes) == 0 {
 		scopes = r.Resource.ScopesSupported
@@ -204,7 +215,7 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 
 	var md *serverMetadata
 	if cid != "" && r.Reason != ReasonInsufficientScope {
-		key := tokenKey{Issuer: iss, Resource: resource, ClientID: cid}
+		key := tokenKey{Host: hid, Issuer: iss, Resource: resource, ClientID: cid}
 		if tok, ok := a.store.token(key); ok && covers(tok.Scopes, scopes) {
 			if r.Reason != ReasonExpired && !a.expired(tok) {
 				return doneGrant(Result{CachedToken: cached(key, tok), Source: SourceCache}), nil
@@ -280,7 +291,7 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 		RedirectURL: redirectURI,
 		Scopes:      askScopes,
 	}
-	fl := newFlow(ln, conf, resource, scopes, tokenKey{Issuer: iss, Resource: resource, ClientID: ci.id})
+	fl := newFlow(ln, conf, resource, scopes, tokenKey{Host: hid, Issuer: iss, Resource: resource, ClientID: ci.id})
 	g := &Grant{
 		url:         fl.authURL,
 		redirectURI: redirectURI,
@@ -353,32 +364,20 @@ func (a *Authenticator) Authenticate(ctx context.Context, req GrantRequest, onUR
 	return g.Wait(ctx)
 }
 
-// Tokens lists the cached tokens that have not expired, one per resource
-// (the newest), for re-pushing with `authenticate` after a reconnect.
+// Tokens lists the unexpired saved tokens, the newest per resource,
+// whatever host they were obtained on. It is for tests and diagnostics: to
+// push a saved token to a host, ask Lookup, which applies the host and
+// issuer binding.
 func (a *Authenticator) Tokens() []CachedToken {
-	all := a.store.all()
-	slices.SortStableFunc(all, func(x, y storedToken) int { return y.UpdatedAt.Compare(x.UpdatedAt) })
 	var out []CachedToken
-	for _, st := range all {
+	for _, st := range a.newestFirst() {
 		if a.expired(st.Token) || slices.ContainsFunc(out, func(c CachedToken) bool { return c.Resource == st.Resource }) {
 			continue
 		}
 		out = append(out, cached(st.tokenKey, st.Token))
 	}
-	slices.SortFunc(out, func(x, y CachedToken) int { return strings.Compare(x.Resource, y.Resource) })
+	slices.SortFunc(out, func(x, y CachedToken) int { return cmp.Compare(x.Resource, y.Resource) })
 	return out
-}
-
-// Forget drops every cached token for resource (sign-out).
-func (a *Authenticator) Forget(resource string) error {
-	for _, st := range a.store.all() {
-		if st.Resource == resource {
-			if err := a.store.dropToken(st.tokenKey); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 func (a *Authenticator) expired(t Token) bool {
@@ -387,6 +386,7 @@ func (a *Authenticator) expired(t Token) bool {
 
 func cached(k tokenKey, t Token) CachedToken {
 	return CachedToken{
+		Host:                k.Host,
 		Resource:            k.Resource,
 		AccessToken:         t.AccessToken,
 		Scopes:              slices.Clone(t.Scopes),

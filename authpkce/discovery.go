@@ -25,6 +25,11 @@ type serverMetadata struct {
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported,omitempty"`
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
 	GrantTypesSupported               []string `json:"grant_types_supported,omitempty"`
+	RevocationEndpoint                string   `json:"revocation_endpoint,omitempty"`
+	DeviceAuthorizationEndpoint       string   `json:"device_authorization_endpoint,omitempty"`
+	// AuthorizationResponseIssParameterSupported (RFC 9207): the server
+	// puts iss on its redirects, so one without it is forged.
+	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
 }
 
 // maxMetadataBytes bounds what a hostile or broken server can make us read.

@@ -366,21 +366,11 @@ func (a *Authenticator) refresh(ctx context.Context, md *serverMetadata, ci clie
 		"refresh_token": {old.RefreshToken},
 		"resource":      {resource},
 	}
-	if ci.style != oauth2.AuthStyleInHeader {
-		form.Set("client_id", ci.id)
-		if ci.secret != "" {
-			form.Set("client_secret", ci.secret)
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.TokenEndpoint, strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.TokenEndpoint, nil)
 	if err != nil {
 		return Token{}, fmt.Errorf("%w: %v", ErrTokenEndpoint, err)
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if ci.style == oauth2.AuthStyleInHeader {
-		req.SetBasicAuth(url.QueryEscape(ci.id), url.QueryEscape(ci.secret))
-	}
+	authorize(req, form, ci)
 	resp, err := a.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {

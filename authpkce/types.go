@@ -127,6 +127,9 @@ func (t Token) LogValue() slog.Value {
 // CachedToken is a token the store holds, as the UI needs it to push with
 // `authenticate` (again after a reconnect).
 type CachedToken struct {
+	// Host is the AHP host the grant was obtained on (HostID form); empty
+	// for a grant saved before hosts were recorded.
+	Host                string
 	Resource            string
 	AccessToken         string
 	Scopes              []string
@@ -136,21 +139,22 @@ type CachedToken struct {
 }
 
 func (c CachedToken) String() string {
-	return fmt.Sprintf("authpkce.CachedToken{Resource: %q, AccessToken: %s, Scopes: %q, Expiry: %s, AuthorizationServer: %q}",
-		c.Resource, redacted(c.AccessToken), c.Scopes, fmtExpiry(c.Expiry), c.AuthorizationServer)
+	return fmt.Sprintf("authpkce.CachedToken{Host: %q, Resource: %q, AccessToken: %s, Scopes: %q, Expiry: %s, AuthorizationServer: %q}",
+		c.Host, c.Resource, redacted(c.AccessToken), c.Scopes, fmtExpiry(c.Expiry), c.AuthorizationServer)
 }
 
 func (c CachedToken) GoString() string { return c.String() }
 
 func (c CachedToken) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]any{
-		"resource": c.Resource, "access_token": redacted(c.AccessToken), "scopes": c.Scopes,
+		"host": c.Host, "resource": c.Resource, "access_token": redacted(c.AccessToken), "scopes": c.Scopes,
 		"expiry": fmtExpiry(c.Expiry), "authorization_server": c.AuthorizationServer,
 	})
 }
 
 func (c CachedToken) LogValue() slog.Value {
 	return slog.GroupValue(
+		slog.String("host", c.Host),
 		slog.String("resource", c.Resource),
 		slog.String("access_token", redacted(c.AccessToken)),
 		slog.Any("scopes", c.Scopes),

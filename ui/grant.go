@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -162,7 +161,7 @@ func (m *Model) startGrantReq(req authpkce.Requirement) tea.Cmd {
 	g := &grantFlow{resource: res, requirement: req, phase: grantStarting, cancel: cancel}
 	m.grants[res] = g
 	auth := m.cfg.Auth
-	gr := authpkce.GrantRequest{Requirement: req, Advertised: m.advertised()}
+	gr := authpkce.GrantRequest{Requirement: req, Advertised: m.advertised(), Host: m.cfg.Host}
 	m.log.Debug("grant start", "resource", res, "reason", string(req.Reason))
 	return func() tea.Msg {
 		grant, err := auth.Start(ctx, gr)
@@ -369,10 +368,11 @@ func (m *Model) maybeAuthError(err error, channel string) tea.Cmd {
 }
 
 // savedTokens is what *authpkce.Authenticator offers beyond Start: the
-// unexpired tokens it keeps on disk. An Authenticator without it (a test
-// fake) just never pushes saved tokens.
+// decision whether a saved grant may go to this host (bound to the host it
+// was obtained on and the issuer that issued it). An Authenticator without
+// it (a test fake) just never pushes saved tokens.
 type savedTokens interface {
-	Tokens() []authpkce.CachedToken
+	Lookup(host string, w authpkce.Want) authpkce.Match
 }
 
 // savedPushedMsg reports a saved token pushed without asking.
@@ -385,7 +385,17 @@ type savedPushedMsg struct {
 // token must carry to serve it.
 type tokenWant struct {
 	resource string
+	issuer   string // the authorization server the host names for it
 	scopes   []string
+}
+
+// firstServer is the authorization server the host names for p: the one a
+// sign-in would go to, and the issuer a saved grant must match.
+func firstServer(p protocol.ProtectedResourceMetadata) string {
+	if as := toAuthMetadata(p).AuthorizationServers; len(as) > 0 {
+		return as[0]
+	}
+	return ""
 }
 
 // tokenWants lists what the host asks tokens for right now: every agent's
@@ -396,20 +406,20 @@ func (m *Model) tokenWants() []tokenWant {
 	var out []tokenWant
 	for _, a := range m.root.Agents {
 		for _, p := range a.ProtectedResources {
-			out = append(out, tokenWant{resource: p.Resource})
+			out = append(out, tokenWant{resource: p.Resource, issuer: firstServer(p)})
 		}
 	}
 	if m.hasSess {
 		for _, r := range mcpRows(m.sess) {
 			if r.StateKind == "authRequired" && r.Auth != nil {
-				out = append(out, tokenWant{resource: r.Auth.Resource.Resource, scopes: r.Auth.RequiredScopes})
+				out = append(out, tokenWant{resource: r.Auth.Resource.Resource, issuer: firstServer(r.Auth.Resource), scopes: r.Auth.RequiredScopes})
 			}
 		}
 	}
 	if m.hasChat {
 		for _, it := range m.items() {
 			if it.Active && it.Kind == itemToolCall && it.Tool.Status == "auth-required" && it.Tool.Auth != nil {
-				out = append(out, tokenWant{resource: it.Tool.Auth.Resource.Resource, scopes: it.Tool.Auth.RequiredScopes})
+				out = append(out, tokenWant{resource: it.Tool.Auth.Resource.Resource, issuer: firstServer(it.Tool.Auth.Resource), scopes: it.Tool.Auth.RequiredScopes})
 			}
 		}
 	}
@@ -417,10 +427,11 @@ func (m *Model) tokenWants() []tokenWant {
 }
 
 // pushSavedTokens pushes, once per connection and resource (and required
-// scopes), a saved unexpired token issued for exactly a resource the host
-// asks for and covering its scopes, so a returning user is signed in
-// without a prompt. Only resources this host advertised are considered:
-// a token is never sent to a host that did not ask for that resource.
+// scopes), a saved token authpkce.Lookup allows silently: obtained on this
+// very host for the issuer the host names now. A grant from another host
+// is never pushed here; the status line says a sign-in from elsewhere
+// exists (the UI follow-up asks "use it here?" and calls Answer). Only
+// resources this host advertised are considered.
 func (m *Model) pushSavedTokens() tea.Cmd {
 	src, ok := m.cfg.Auth.(savedTokens)
 	if !ok || m.client == nil {
@@ -442,8 +453,6 @@ func (m *Model) pushSavedTokens() tea.Cmd {
 		return nil
 	}
 	advertised := m.advertised()
-	tokens := src.Tokens()
-	now := m.clock()
 	c, ctx := m.client, m.ctx
 	var cmds []tea.Cmd
 	pushed := map[string]bool{}
@@ -451,29 +460,25 @@ func (m *Model) pushSavedTokens() tea.Cmd {
 		if pushed[w.resource] || authpkce.CheckAdvertised(w.resource, advertised) != nil {
 			continue
 		}
-		for _, t := range tokens {
-			if t.Resource != w.resource || t.AccessToken == "" || (!t.Expiry.IsZero() && !t.Expiry.After(now)) || !coversScopes(t.Scopes, w.scopes) {
-				continue
-			}
-			pushed[w.resource] = true
-			res, tok, scopes := w.resource, t.AccessToken, t.Scopes
-			m.log.Debug("pushing a saved token", "resource", res)
-			cmds = append(cmds, func() tea.Msg {
-				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes)}
-			})
-			break
+		match := src.Lookup(m.cfg.Host, authpkce.Want{Resource: w.resource, Issuer: w.issuer, Scopes: w.scopes})
+		m.log.Debug("saved token lookup", "resource", w.resource, "decision", match.Decision.String())
+		switch match.Decision {
+		case authpkce.DecisionSilent:
+		case authpkce.DecisionAsk:
+			m.setStatus(fmt.Sprintf("you signed in to %s on %s; sign in here from its prompt",
+				views.SanitizeLine(w.resource), views.SanitizeLine(match.Token.Host)))
+			continue
+		default:
+			continue
 		}
+		pushed[w.resource] = true
+		res, tok, scopes := w.resource, match.Token.AccessToken, match.Token.Scopes
+		m.log.Debug("pushing a saved token", "resource", res)
+		cmds = append(cmds, func() tea.Msg {
+			return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes)}
+		})
 	}
 	return tea.Batch(cmds...)
-}
-
-func coversScopes(have, need []string) bool {
-	for _, n := range need {
-		if !slices.Contains(have, n) {
-			return false
-		}
-	}
-	return true
 }
 
 func (m *Model) onSavedPushed(msg savedPushedMsg) {
