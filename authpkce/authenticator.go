@@ -32,6 +32,10 @@ type Config struct {
 	// Dir holds the token file (0600, directory 0700). Empty means
 	// os.UserConfigDir()/ahptui. Tests point it at t.TempDir().
 	Dir string
+	// TokenStore is TokenStoreFile (the default when empty) or
+	// TokenStoreKeyring; the keyring falls back to the file where there is
+	// none (see Authenticator.TokenStore). Dir still holds the lock file.
+	TokenStore string
 	// MemoryOnly keeps tokens and registrations in memory only (Dir is
 	// ignored): for a session that must leave nothing on disk.
 	MemoryOnly bool
@@ -59,7 +63,9 @@ type Authenticator struct {
 	name    string
 	now     func() time.Time
 	store   *store
-	regMu   sync.Mutex
+	// storeFallback is why the keyring asked for is not used.
+	storeFallback error
+	regMu         sync.Mutex
 }
 
 // New opens the token store and returns an Authenticator.
@@ -96,12 +102,26 @@ func New(cfg Config) (*Authenticator, error) {
 		}
 		dir = d
 	}
-	s, err := openStore(dir)
+	var b backend
+	if dir != "" {
+		var err error
+		if b, a.storeFallback, err = openBackend(cfg.TokenStore, dir); err != nil {
+			return nil, err
+		}
+	}
+	s, err := newStore(dir, b)
 	if err != nil {
 		return nil, err
 	}
 	a.store = s
 	return a, nil
+}
+
+// TokenStore says where grants are kept: "file", "keyring" or "memory";
+// fallback is why the keyring Config asked for is not used (nil when it
+// is, or when the file was asked for), for the log or a sign-ins view.
+func (a *Authenticator) TokenStore() (kind string, fallback error) {
+	return a.store.kind(), a.storeFallback
 }
 
 // DefaultDir is where tokens live unless Config.Dir says otherwise.

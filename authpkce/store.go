@@ -159,6 +159,17 @@ func openStore(dir string) (*store, error) {
 	return newStore(dir, fileBackend{dir: dir})
 }
 
+// kind names the backend in use, for the log and a sign-ins view.
+func (s *store) kind() string {
+	switch s.backend.(type) {
+	case nil:
+		return "memory"
+	case keyringBackend:
+		return TokenStoreKeyring
+	}
+	return TokenStoreFile
+}
+
 func newStore(dir string, b backend) (*store, error) {
 	s := &store{dir: dir, backend: b, data: storeData{Registrations: map[string]registration{}}}
 	if b == nil {
