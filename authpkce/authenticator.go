@@ -212,7 +212,7 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 	if _, err := checkServerURL("authorization server", issuer); err != nil {
 		return nil, err
 	}
-	iss := issuerID(issuer)
+	iss := issuer
 	hid := ""
 	if req.Host != "" {
 		var err error

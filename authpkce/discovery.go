@@ -35,11 +35,6 @@ type serverMetadata struct {
 // maxMetadataBytes bounds what a hostile or broken server can make us read.
 const maxMetadataBytes = 1 << 20
 
-// issuerID normalises an authorization-server identifier for comparison and
-// as a store key: RFC 8414 issuers carry no query or fragment, and a
-// trailing slash is not a different server.
-func issuerID(s string) string { return strings.TrimRight(s, "/") }
-
 // checkServerURL enforces https, with plain http allowed only for loopback
 // addresses (local development servers and the tests' hydra).
 func checkServerURL(what, raw string) (*url.URL, error) {
@@ -104,7 +99,10 @@ func discover(ctx context.Context, hc *http.Client, issuer string) (*serverMetad
 			tried = append(tried, fmt.Sprintf("%s (HTTP %d)", mu, status))
 			continue
 		}
-		if issuerID(md.Issuer) != issuerID(issuer) {
+		// RFC 8414 §3.3: identical, character for character. A lenient
+		// match (a trailing slash) would let one server's metadata stand
+		// in for another issuer's, and grants are bound to the exact one.
+		if md.Issuer != issuer {
 			return nil, fmt.Errorf("%w: %s says its issuer is %q, not %q; the metadata may be spoofed, so the sign-in stops here. Tell the host's administrator",
 				ErrDiscovery, mu, clean(md.Issuer), clean(issuer))
 		}

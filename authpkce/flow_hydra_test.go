@@ -311,7 +311,7 @@ func TestHydraRefresh(t *testing.T) {
 	browser := newStandIn(t)
 	env := newTestEnv(t, "", browser.Open, time.Minute)
 	_, first := dcrGrant(t, h, env, browser, requirementFor(h, ReasonRequired, nil, "files:read"))
-	if tok, ok := env.auth.store.token(tokenKey{Issuer: issuerID(h.issuer), Resource: testResource, ClientID: first.ClientID}); !ok || tok.RefreshToken == "" {
+	if tok, ok := env.auth.store.token(tokenKey{Issuer: h.issuer, Resource: testResource, ClientID: first.ClientID}); !ok || tok.RefreshToken == "" {
 		t.Fatal("no refresh token stored; offline_access was not granted")
 	}
 
@@ -346,7 +346,7 @@ func TestHydraRefresh(t *testing.T) {
 
 	// A revoked refresh token: the silent refresh fails, the dead token is
 	// dropped and the browser is asked instead.
-	key := tokenKey{Issuer: issuerID(h.issuer), Resource: testResource, ClientID: first.ClientID}
+	key := tokenKey{Issuer: h.issuer, Resource: testResource, ClientID: first.ClientID}
 	stored, _ := env2.auth.store.token(key)
 	resp, err := http.PostForm(h.public+"/oauth2/revoke", url.Values{"token": {stored.RefreshToken}, "client_id": {first.ClientID}})
 	if err != nil {
