@@ -154,13 +154,13 @@ func runApp(o options) error {
 	}
 
 	acfg := authpkce.Config{Dir: dir, MemoryOnly: o.demo}
-	o.auth.apply(&acfg)
+	o.auth.apply(&acfg, logger)
 	if o.noBrowser {
 		acfg.OpenBrowser = func(string) error { return errors.New("--no-browser") }
 	}
 	auth, err := authpkce.New(acfg)
 	if err != nil {
-		return fmt.Errorf("token store: %w", err)
+		return fmt.Errorf("sign-in setup: %w", err)
 	}
 	if kind, why := auth.TokenStore(); why != nil {
 		logger.Info("OS keyring unavailable; tokens are kept in the file", "store", kind, "reason", why.Error())

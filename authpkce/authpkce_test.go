@@ -261,7 +261,18 @@ func TestStartRefusesBadInput(t *testing.T) {
 					return md
 				}))
 			},
-			want: ErrDiscovery, wantText: "S256",
+			want: ErrPKCE, wantText: "plain",
+		},
+		{
+			name: "PKCE methods not advertised",
+			issuer: func(t *testing.T) string {
+				return fakeAS(t, metadataHandler(func(base string) map[string]any {
+					md := goodMetadata(base)
+					delete(md, "code_challenge_methods_supported")
+					return md
+				}))
+			},
+			want: ErrPKCE, wantText: "code_challenge_methods_supported",
 		},
 		{
 			name: "neither oauthClient nor registration endpoint",
@@ -272,7 +283,7 @@ func TestStartRefusesBadInput(t *testing.T) {
 					return md
 				}))
 			},
-			want: ErrNoClientIdentity, wantText: "oauthClient",
+			want: ErrNoClientIdentity, wantText: "dynamic client registration",
 		},
 		{
 			name: "registration refused",
@@ -354,9 +365,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 func testFlow(t *testing.T) (*flow, context.CancelFunc) {
 	t.Helper()
 	conf := &oauth2.Config{ClientID: "c", Endpoint: oauth2.Endpoint{AuthURL: "https://as.example/auth", TokenURL: "https://as.example/token"}}
-	f := newFlow(nil, conf, testResource, nil, tokenKey{})
 	ctx, cancel := context.WithCancel(context.Background())
-	f.ctx = ctx
+	f := newFlow(ctx, conf, testResource, nil, tokenKey{}, &serverMetadata{Issuer: "https://as.example"})
 	return f, cancel
 }
 
@@ -406,18 +416,72 @@ func TestCallbackHandler(t *testing.T) {
 	}
 }
 
+// TestStrayCallbackKeepsFlow: a callback whose state is not the flow's
+// (none, another, a prefix) gets a refusal page and does not end or use up
+// the sign-in; the real callback after it still completes it.
+func TestStrayCallbackKeepsFlow(t *testing.T) {
+	f, cancel := testFlow(t)
+	defer cancel()
+	got := make(chan callback, 1)
+	go func() {
+		cb := <-f.callbacks
+		cb.reply <- cb.err
+		got <- cb
+	}()
+	for _, q := range []string{"code=x", "code=x&state=" + f.state + "x", "code=x&state=" + f.state[:5], "error=access_denied&state=nope"} {
+		rec := httptest.NewRecorder()
+		f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/callback?"+q, nil))
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "still waiting") {
+			t.Errorf("stray %q: %d %s", q, rec.Code, rec.Body.String())
+		}
+	}
+	select {
+	case cb := <-got:
+		t.Fatalf("a stray callback reached the flow: %+v", cb)
+	default:
+	}
+	rec := httptest.NewRecorder()
+	f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/callback?code=real&state="+f.state, nil))
+	if cb := <-got; cb.err != nil || cb.code != "real" || rec.Code != http.StatusOK {
+		t.Fatalf("real callback after strays: %+v, page %d", cb, rec.Code)
+	}
+}
+
+// TestCallbackIssRequired: a server that advertises RFC 9207 must name
+// itself in every response; one without iss is refused.
+func TestCallbackIssRequired(t *testing.T) {
+	f, cancel := testFlow(t)
+	defer cancel()
+	f.issRequired = true
+	got := make(chan callback, 1)
+	go func() {
+		cb := <-f.callbacks
+		cb.reply <- cb.err
+		got <- cb
+	}()
+	f.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/callback?code=x&state="+f.state, nil))
+	if cb := <-got; !errors.Is(cb.err, ErrIssuerMismatch) {
+		t.Fatalf("response without iss: %v", cb.err)
+	}
+}
+
 func TestCallbackCases(t *testing.T) {
 	tests := []struct {
 		name  string
 		query func(state string) string
 		want  error
 	}{
-		{"no state", func(string) string { return "code=x" }, ErrStateMismatch},
-		{"wrong state", func(s string) string { return "code=x&state=" + s + "x" }, ErrStateMismatch},
 		{"access denied", func(s string) string { return "error=access_denied&state=" + s }, ErrAccessDenied},
 		{"other error", func(s string) string { return "error=invalid_scope&state=" + s }, ErrAuthorization},
 		{"no code", func(s string) string { return "state=" + s }, ErrAuthorization},
 		{"good", func(s string) string { return "code=abc&state=" + s }, nil},
+		{"iss matches", func(s string) string { return "code=abc&iss=https%3A%2F%2Fas.example&state=" + s }, nil},
+		{"iss of another server", func(s string) string { return "code=abc&iss=https%3A%2F%2Fevil.example&state=" + s }, ErrIssuerMismatch},
+		{"iss with a trailing slash", func(s string) string { return "code=abc&iss=https%3A%2F%2Fas.example%2F&state=" + s }, ErrIssuerMismatch},
+		{"iss twice", func(s string) string {
+			return "code=abc&iss=https%3A%2F%2Fas.example&iss=https%3A%2F%2Fevil.example&state=" + s
+		}, ErrIssuerMismatch},
+		{"iss on an error", func(s string) string { return "error=access_denied&iss=https%3A%2F%2Fevil.example&state=" + s }, ErrIssuerMismatch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

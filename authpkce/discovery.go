@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 )
 
@@ -171,12 +170,6 @@ func (md *serverMetadata) check() error {
 		if _, err := checkServerURL("registration_endpoint", md.RegistrationEndpoint); err != nil {
 			return err
 		}
-	}
-	// PKCE S256 is mandatory for us (OAuth 2.1); a server that says it
-	// supports only other methods would fail the flow later, less clearly.
-	if len(md.CodeChallengeMethodsSupported) > 0 && !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
-		return fmt.Errorf("it does not support PKCE with S256 (only %q); this client cannot sign in safely there",
-			md.CodeChallengeMethodsSupported)
 	}
 	return nil
 }

@@ -173,6 +173,8 @@ const (
 	SourceRefresh
 	// SourceBrowser: the user went through the authorization server.
 	SourceBrowser
+	// SourceDevice: the user approved a device code (RFC 8628).
+	SourceDevice
 )
 
 func (s Source) String() string {
@@ -183,6 +185,8 @@ func (s Source) String() string {
 		return "refresh"
 	case SourceBrowser:
 		return "browser"
+	case SourceDevice:
+		return "device"
 	}
 	return fmt.Sprintf("Source(%d)", int(s))
 }
@@ -210,6 +214,11 @@ var (
 	ErrTimeout               = errors.New("sign-in timed out")
 	ErrCanceled              = errors.New("sign-in canceled")
 	ErrStore                 = errors.New("token store")
+	ErrIssuerMismatch        = errors.New("authorization response from the wrong issuer")
+	ErrPastedURL             = errors.New("pasted address is not this sign-in's redirect")
+	ErrCallbackPort          = errors.New("callback port unavailable")
+	ErrPKCE                  = errors.New("authorization server does not advertise PKCE S256")
+	ErrNeedsConfirmation     = errors.New("authorization server on a private address needs confirmation")
 )
 
 func redacted(s string) string {
