@@ -231,6 +231,17 @@ func TestStartRefusesBadInput(t *testing.T) {
 			want: ErrDiscovery, wantText: "says its issuer is",
 		},
 		{
+			name: "issuer differs by a trailing slash",
+			issuer: func(t *testing.T) string {
+				return fakeAS(t, metadataHandler(func(base string) map[string]any {
+					md := goodMetadata(base)
+					md["issuer"] = base + "/"
+					return md
+				}))
+			},
+			want: ErrDiscovery, wantText: "says its issuer is",
+		},
+		{
 			name: "metadata without token endpoint",
 			issuer: func(t *testing.T) string {
 				return fakeAS(t, metadataHandler(func(base string) map[string]any {
