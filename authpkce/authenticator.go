@@ -276,11 +276,8 @@ type clientIdentity struct {
 // ctx bounds the whole grant, the wait for the browser included; so do
 // Config.Timeout and Grant.Cancel.
 func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, error) {
-	p, err := a.plan(req)
+	p, err := a.plan(ctx, req)
 	if err != nil {
-		return nil, err
-	}
-	if err := a.checkServerAddress(ctx, p.issuer, req.ConfirmedServer); err != nil {
 		return nil, err
 	}
 	g, md, err := a.reuse(ctx, p)
@@ -320,9 +317,10 @@ func (p grantPlan) key(clientID string) tokenKey {
 	return tokenKey{Host: p.host, Issuer: p.issuer, Resource: p.resource, ClientID: clientID}
 }
 
-// plan checks the requirement against what the host advertised and picks
-// the issuer and the scopes to ask for.
-func (a *Authenticator) plan(req GrantRequest) (grantPlan, error) {
+// plan checks the requirement against what the host advertised, picks the
+// issuer and the scopes to ask for, and asks for confirmation of an issuer
+// on a private address.
+func (a *Authenticator) plan(ctx context.Context, req GrantRequest) (grantPlan, error) {
 	r := req.Requirement
 	p := grantPlan{req: r, resource: r.Resource.Resource}
 	if err := CheckAdvertised(p.resource, req.Advertised); err != nil {
@@ -352,7 +350,7 @@ func (a *Authenticator) plan(req GrantRequest) (grantPlan, error) {
 		p.scopes = r.Resource.ScopesSupported
 	}
 	p.scopes = union(nil, p.scopes)
-	return p, nil
+	return p, a.checkServerAddress(ctx, p.issuer, req.ConfirmedServer)
 }
 
 // knownClient is the client id a grant would be saved under before any

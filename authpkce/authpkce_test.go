@@ -103,6 +103,18 @@ func metadataHandler(md func(base string) map[string]any) func(string, http.Resp
 	}
 }
 
+// mutatedAS starts a fake authorization server whose metadata is
+// goodMetadata changed by change, for table cases.
+func mutatedAS(change func(base string, md map[string]any)) func(t *testing.T) string {
+	return func(t *testing.T) string {
+		return fakeAS(t, metadataHandler(func(base string) map[string]any {
+			md := goodMetadata(base)
+			change(base, md)
+			return md
+		}))
+	}
+}
+
 func goodMetadata(base string) map[string]any {
 	return map[string]any{
 		"issuer":                           base,
@@ -221,79 +233,51 @@ func TestStartRefusesBadInput(t *testing.T) {
 		},
 		{
 			name: "issuer mismatch",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					md["issuer"] = "https://evil.example"
-					return md
-				}))
-			},
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				md["issuer"] = "https://evil.example"
+			}),
 			want: ErrDiscovery, wantText: "says its issuer is",
 		},
 		{
 			name: "issuer differs by a trailing slash",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					md["issuer"] = base + "/"
-					return md
-				}))
-			},
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				md["issuer"] = base + "/"
+			}),
 			want: ErrDiscovery, wantText: "says its issuer is",
 		},
 		{
 			name: "metadata without token endpoint",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					delete(md, "token_endpoint")
-					return md
-				}))
-			},
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				delete(md, "token_endpoint")
+			}),
 			want: ErrDiscovery, wantText: "token_endpoint",
 		},
 		{
 			name: "endpoint on plain http elsewhere",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					md["token_endpoint"] = "http://tokens.example/token"
-					return md
-				}))
-			},
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				md["token_endpoint"] = "http://tokens.example/token"
+			}),
 			want: ErrInsecureServer,
 		},
 		{
 			name: "no PKCE S256",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					md["code_challenge_methods_supported"] = []string{"plain"}
-					return md
-				}))
-			},
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				md["code_challenge_methods_supported"] = []string{"plain"}
+			}),
 			want: ErrPKCE, wantText: "plain",
 		},
 		{
 			name: "PKCE methods not advertised",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					delete(md, "code_challenge_methods_supported")
-					return md
-				}))
-			},
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				delete(md, "code_challenge_methods_supported")
+			}),
 			want: ErrPKCE, wantText: "code_challenge_methods_supported",
 		},
 		{
 			name: "neither oauthClient nor registration endpoint",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					delete(md, "registration_endpoint")
-					return md
-				}))
-			},
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				delete(md, "registration_endpoint")
+			}),
 			want: ErrNoClientIdentity, wantText: "dynamic client registration",
 		},
 		{

@@ -29,11 +29,8 @@ var ErrNoDeviceGrant = errors.New("authorization server offers no device authori
 // a server that advertises device_authorization_endpoint and a client the
 // server lets use the device grant (the host's oauthClient, or ours).
 func (a *Authenticator) StartDevice(ctx context.Context, req GrantRequest) (*Grant, error) {
-	p, err := a.plan(req)
+	p, err := a.plan(ctx, req)
 	if err != nil {
-		return nil, err
-	}
-	if err := a.checkServerAddress(ctx, p.issuer, req.ConfirmedServer); err != nil {
 		return nil, err
 	}
 	md, err := discover(ctx, a.hc, p.issuer)

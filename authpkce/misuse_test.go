@@ -915,16 +915,8 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 // methods is used only with the override, and S256 is still sent; one
 // listing only plain stays refused even then.
 func TestMisusePKCEOverride(t *testing.T) {
-	without := fakeAS(t, metadataHandler(func(base string) map[string]any {
-		md := goodMetadata(base)
-		delete(md, "code_challenge_methods_supported")
-		return md
-	}))
-	plainOnly := fakeAS(t, metadataHandler(func(base string) map[string]any {
-		md := goodMetadata(base)
-		md["code_challenge_methods_supported"] = []string{"plain"}
-		return md
-	}))
+	without := mutatedAS(func(_ string, md map[string]any) { delete(md, "code_challenge_methods_supported") })(t)
+	plainOnly := mutatedAS(func(_ string, md map[string]any) { md["code_challenge_methods_supported"] = []string{"plain"} })(t)
 	for _, c := range []struct {
 		issuer   string
 		override bool
