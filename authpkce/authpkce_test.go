@@ -365,17 +365,23 @@ func testFlow(t *testing.T) (*flow, context.CancelFunc) {
 	return f, cancel
 }
 
-func TestCallbackHandler(t *testing.T) {
-	f, cancel := testFlow(t)
-	defer cancel()
-
-	// The flow side: take the one callback and report its error.
+// answerOne plays the flow side: it takes the one callback, answers it
+// with its own error and hands it to the test.
+func answerOne(f *flow) <-chan callback {
 	got := make(chan callback, 1)
 	go func() {
 		cb := <-f.callbacks
 		cb.reply <- cb.err
 		got <- cb
 	}()
+	return got
+}
+
+func TestCallbackHandler(t *testing.T) {
+	f, cancel := testFlow(t)
+	defer cancel()
+
+	got := answerOne(f)
 
 	rec := httptest.NewRecorder()
 	f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/other?code=x&state="+f.state, nil))
@@ -417,12 +423,7 @@ func TestCallbackHandler(t *testing.T) {
 func TestStrayCallbackKeepsFlow(t *testing.T) {
 	f, cancel := testFlow(t)
 	defer cancel()
-	got := make(chan callback, 1)
-	go func() {
-		cb := <-f.callbacks
-		cb.reply <- cb.err
-		got <- cb
-	}()
+	got := answerOne(f)
 	for _, q := range []string{"code=x", "code=x&state=" + f.state + "x", "code=x&state=" + f.state[:5], "error=access_denied&state=nope"} {
 		rec := httptest.NewRecorder()
 		f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/callback?"+q, nil))
@@ -448,12 +449,7 @@ func TestCallbackIssRequired(t *testing.T) {
 	f, cancel := testFlow(t)
 	defer cancel()
 	f.issRequired = true
-	got := make(chan callback, 1)
-	go func() {
-		cb := <-f.callbacks
-		cb.reply <- cb.err
-		got <- cb
-	}()
+	got := answerOne(f)
 	f.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/callback?code=x&state="+f.state, nil))
 	if cb := <-got; !errors.Is(cb.err, ErrIssuerMismatch) {
 		t.Fatalf("response without iss: %v", cb.err)
@@ -482,12 +478,7 @@ func TestCallbackCases(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, cancel := testFlow(t)
 			defer cancel()
-			got := make(chan callback, 1)
-			go func() {
-				cb := <-f.callbacks
-				cb.reply <- cb.err
-				got <- cb
-			}()
+			got := answerOne(f)
 			rec := httptest.NewRecorder()
 			f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/callback?"+tt.query(f.state), nil))
 			cb := <-got
