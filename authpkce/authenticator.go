@@ -169,7 +169,7 @@ func (a *Authenticator) TokenStore() (kind string, fallback error) {
 func DefaultDir() (string, error) {
 	d, err := os.UserConfigDir()
 	if err != nil {
-		return "", fmt.Errorf("%w: no user config directory (%w); set $XDG_CONFIG_HOME or $HOME", ErrStore, err)
+		return "", fmt.Errorf("%w: no user config directory: %w", ErrStore, err)
 	}
 	return filepath.Join(d, "ahptui"), nil
 }
@@ -255,7 +255,7 @@ func CheckAdvertised(resource string, advertised []string) error {
 	if slices.Contains(advertised, resource) {
 		return nil
 	}
-	return fmt.Errorf("%w: the host asked for a token for %q, which it never advertised; refusing to sign in for it (reconnect, or report the host)",
+	return fmt.Errorf("%w: the host asked for a token for %q, which it never advertised",
 		ErrResourceNotAdvertised, clean(resource))
 }
 
@@ -557,7 +557,7 @@ func cached(k tokenKey, t Token) CachedToken {
 func checkResource(resource string) error {
 	u, err := url.Parse(resource)
 	if resource == "" || err != nil || !u.IsAbs() || u.Fragment != "" {
-		return fmt.Errorf("%w: the resource %q is not an absolute URI without fragment (RFC 8707); tell the host's administrator",
+		return fmt.Errorf("%w: the resource %q is not an absolute URI without fragment (RFC 8707)",
 			ErrInvalidRequirement, clean(resource))
 	}
 	return nil

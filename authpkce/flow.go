@@ -385,16 +385,16 @@ func tokenError(ctx context.Context, tokenURL string, err error) error {
 		}
 		oe := oauthError{Error: re.ErrorCode, ErrorDescription: re.ErrorDescription}
 		if oe.Error == "" {
-			return fmt.Errorf("%w: %s answered HTTP %d; try again, and tell the authorization server's administrator if it persists",
+			return fmt.Errorf("%w: %s answered HTTP %d",
 				ErrTokenEndpoint, tokenURL, status)
 		}
-		return fmt.Errorf("%w: %s refused the token request (HTTP %d %s); start the sign-in again",
+		return fmt.Errorf("%w: %s refused the token request (HTTP %d %s)",
 			ErrTokenEndpoint, tokenURL, status, oe.describe())
 	}
 	if ctx.Err() != nil {
 		return ctxError(ctx, "while fetching the token")
 	}
-	return fmt.Errorf("%w: %s: %v; check your network and try again", ErrTokenEndpoint, tokenURL, unwrapNetErr(err))
+	return fmt.Errorf("%w: %s: %v", ErrTokenEndpoint, tokenURL, unwrapNetErr(err))
 }
 
 // tokenResponse is RFC 6749 §5.1.
@@ -427,7 +427,7 @@ func (a *Authenticator) refresh(ctx context.Context, md *serverMetadata, ci clie
 		}
 		// Not ErrTokenEndpoint: the refresh token may be fine, the server
 		// is just unreachable, so the caller must not discard it.
-		return Token{}, fmt.Errorf("%w: %s is unreachable (%v); check your network and try again",
+		return Token{}, fmt.Errorf("%w: %s is unreachable: %v",
 			ErrDiscovery, md.TokenEndpoint, unwrapNetErr(err))
 	}
 	defer resp.Body.Close()
@@ -438,12 +438,12 @@ func (a *Authenticator) refresh(ctx context.Context, md *serverMetadata, ci clie
 	if resp.StatusCode != http.StatusOK {
 		var oe oauthError
 		_ = json.Unmarshal(body, &oe)
-		return Token{}, fmt.Errorf("%w: %s refused the refresh (HTTP %d %s); sign in again",
+		return Token{}, fmt.Errorf("%w: %s refused the refresh (HTTP %d %s)",
 			ErrTokenEndpoint, md.TokenEndpoint, resp.StatusCode, oe.describe())
 	}
 	var tr tokenResponse
 	if err := json.Unmarshal(body, &tr); err != nil || tr.AccessToken == "" {
-		return Token{}, fmt.Errorf("%w: %s answered the refresh without an access token; sign in again", ErrTokenEndpoint, md.TokenEndpoint)
+		return Token{}, fmt.Errorf("%w: %s answered the refresh without an access token", ErrTokenEndpoint, md.TokenEndpoint)
 	}
 	if err := checkBearer(tr.TokenType, md.TokenEndpoint); err != nil {
 		return Token{}, err
@@ -473,6 +473,6 @@ func checkBearer(tokenType, tokenURL string) error {
 	if tokenType == "" || strings.EqualFold(tokenType, "bearer") {
 		return nil
 	}
-	return fmt.Errorf("%w: %s issued a %q token, not a bearer token, which AHP cannot use; tell the authorization server's administrator",
+	return fmt.Errorf("%w: %s issued a %q token, not a bearer token",
 		ErrTokenEndpoint, tokenURL, clean(tokenType))
 }

@@ -184,7 +184,7 @@ func (m *Model) onGrantStarted(msg grantStartedMsg) tea.Cmd {
 			return nil
 		}
 		g.phase, g.err = grantFailed, msg.err
-		m.setError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
+		m.setError(fmt.Errorf("sign-in to %s failed: %w%s", msg.resource, msg.err, signInAdvice(msg.err)))
 		return nil
 	}
 	g.grant, g.url, g.phase = msg.grant, msg.grant.URL(), grantWaiting
@@ -222,7 +222,7 @@ func (m *Model) onGrantDone(msg grantDoneMsg) tea.Cmd {
 			return nil
 		}
 		g.phase, g.err = grantFailed, msg.err
-		m.setError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
+		m.setError(fmt.Errorf("sign-in to %s failed: %w%s", msg.resource, msg.err, signInAdvice(msg.err)))
 		return nil
 	}
 	if m.client == nil {
@@ -489,4 +489,33 @@ func (m *Model) onSavedPushed(msg savedPushedMsg) {
 	}
 	m.dropAgentPrompt(msg.resource)
 	m.setStatus("signed in to " + res + " with a saved token")
+}
+
+// signInAdvice is what the user can do about a failed sign-in; authpkce's
+// errors say what happened, the advice is the UI's.
+func signInAdvice(err error) string {
+	for _, a := range []struct {
+		err    error
+		advice string
+	}{
+		{authpkce.ErrTimeout, "start the sign-in again"},
+		{authpkce.ErrAccessDenied, "sign in again and approve the request if you meant to"},
+		{authpkce.ErrIssuerMismatch, "the response may be forged; start the sign-in again"},
+		{authpkce.ErrCallbackPort, "free the port or pick another --callback-port"},
+		{authpkce.ErrPKCE, "the server may not enforce PKCE; --allow-unadvertised-pkce overrides this if you trust it"},
+		{authpkce.ErrInsecureServer, "only https (or http on a loopback address) is accepted"},
+		{authpkce.ErrNoClientIdentity, "ask the host's administrator for a pre-registered OAuth client"},
+		{authpkce.ErrRegistration, "ask the host's administrator for a pre-registered OAuth client"},
+		{authpkce.ErrDiscovery, "check your network and the host's authorization server, then try again"},
+		{authpkce.ErrTokenEndpoint, "start the sign-in again; tell the server's administrator if it persists"},
+		{authpkce.ErrAuthorization, "start the sign-in again"},
+		{authpkce.ErrInvalidRequirement, "the host's auth metadata is broken; tell its administrator"},
+		{authpkce.ErrResourceNotAdvertised, "reconnect, or report the host"},
+		{authpkce.ErrStore, "check the permissions of your config directory"},
+	} {
+		if errors.Is(err, a.err) {
+			return " (" + a.advice + ")"
+		}
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -204,5 +205,24 @@ func TestPushSavedTokensFollowsLookup(t *testing.T) {
 				t.Fatalf("Lookup asked %q, want host, issuer and scopes of the GitHub row", fake.asked)
 			}
 		})
+	}
+}
+
+// TestSignInAdvice: authpkce's errors say what happened; the advice the
+// status line adds comes from the sentinel they wrap.
+func TestSignInAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("grant: %w", authpkce.ErrTimeout), "start the sign-in again"},
+		{fmt.Errorf("loopback: %w", authpkce.ErrCallbackPort), "--callback-port"},
+		{&authpkce.ServerConfirmation{Host: "10.0.0.1"}, ""},
+		{errors.New("something else"), ""},
+	} {
+		got := signInAdvice(tc.err)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("signInAdvice(%v) = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }
