@@ -157,7 +157,7 @@ func (si *signIn) startGrantReq(req authpkce.Requirement) tea.Cmd {
 	g := &grantFlow{resource: res, requirement: req, phase: grantStarting, cancel: cancel}
 	si.grants[res] = g
 	auth := si.cfg.Auth
-	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised()}
+	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised(), Host: si.cfg.Host}
 	si.log.Debug("grant start", "resource", res, "reason", string(req.Reason))
 	return func() tea.Msg {
 		grant, err := auth.Start(ctx, gr)
@@ -179,7 +179,7 @@ func (si *signIn) onGrantStarted(msg grantStartedMsg) tea.Cmd {
 			return reportInfo("sign-in cancelled")
 		}
 		g.phase, g.err = grantFailed, msg.err
-		return reportError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
+		return reportError(fmt.Errorf("sign-in to %s failed: %w%s", msg.resource, msg.err, signInAdvice(msg.err)))
 	}
 	g.grant, g.url, g.phase = msg.grant, msg.grant.URL(), grantWaiting
 	grant, res := msg.grant, msg.resource
@@ -215,7 +215,7 @@ func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
 			return reportInfo("sign-in cancelled")
 		}
 		g.phase, g.err = grantFailed, msg.err
-		return reportError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
+		return reportError(fmt.Errorf("sign-in to %s failed: %w%s", msg.resource, msg.err, signInAdvice(msg.err)))
 	}
 	if si.client == nil {
 		g.phase, g.err = grantFailed, errNoClient
@@ -347,4 +347,33 @@ func (si *signIn) tick() {
 // the connection, so a new one is signed in afresh.
 func (si *signIn) newConnection() {
 	si.savedTried, si.lastWants = map[savedKey]bool{}, nil
+}
+
+// signInAdvice is what the user can do about a failed sign-in; authpkce's
+// errors say what happened, the advice is the UI's.
+func signInAdvice(err error) string {
+	for _, a := range []struct {
+		err    error
+		advice string
+	}{
+		{authpkce.ErrTimeout, "start the sign-in again"},
+		{authpkce.ErrAccessDenied, "sign in again and approve the request if you meant to"},
+		{authpkce.ErrIssuerMismatch, "the response may be forged; start the sign-in again"},
+		{authpkce.ErrCallbackPort, "free the port or pick another --callback-port"},
+		{authpkce.ErrPKCE, "the server may not enforce PKCE; --allow-unadvertised-pkce overrides this if you trust it"},
+		{authpkce.ErrInsecureServer, "only https (or http on a loopback address) is accepted"},
+		{authpkce.ErrNoClientIdentity, "ask the host's administrator for a pre-registered OAuth client"},
+		{authpkce.ErrRegistration, "ask the host's administrator for a pre-registered OAuth client"},
+		{authpkce.ErrDiscovery, "check your network and the host's authorization server, then try again"},
+		{authpkce.ErrTokenEndpoint, "start the sign-in again; tell the server's administrator if it persists"},
+		{authpkce.ErrAuthorization, "start the sign-in again"},
+		{authpkce.ErrInvalidRequirement, "the host's auth metadata is broken; tell its administrator"},
+		{authpkce.ErrResourceNotAdvertised, "reconnect, or report the host"},
+		{authpkce.ErrStore, "check the permissions of your config directory"},
+	} {
+		if errors.Is(err, a.err) {
+			return " (" + a.advice + ")"
+		}
+	}
+	return ""
 }
