@@ -179,7 +179,7 @@ func TestPushSavedTokensFollowsLookup(t *testing.T) {
 		status  string
 	}{
 		{"silent", map[string]authpkce.Match{fxGitHub: silent("gh")}, false, []string{fxGitHub + "|gh"}, "with a saved token"},
-		{"ask", map[string]authpkce.Match{fxGitHub: {Decision: authpkce.DecisionAsk, Token: authpkce.CachedToken{Host: "ws://elsewhere:1", AccessToken: "gh"}}}, false, nil, "on ws://elsewhere:1"},
+		{"ask", map[string]authpkce.Match{fxGitHub: {Decision: authpkce.DecisionAsk, Token: authpkce.CachedToken{Host: "ws://elsewhere:1", AccessToken: "gh"}}}, false, nil, ""},
 		{"never", map[string]authpkce.Match{fxGitHub: {Decision: authpkce.DecisionNever}}, false, nil, ""},
 		{"none", nil, false, nil, ""},
 		{"not advertised by this host", map[string]authpkce.Match{agentRes: silent("ag")}, false, nil, ""},
@@ -198,6 +198,9 @@ func TestPushSavedTokensFollowsLookup(t *testing.T) {
 			runAll(m, m.signin.pushSavedTokens()) // once per connection
 			if strings.Join(rec.pushed, ",") != strings.Join(tc.want, ",") {
 				t.Fatalf("pushed %v, want %v", rec.pushed, tc.want)
+			}
+			if _, asked := m.signin.pendingAsk(); asked != (tc.name == "ask") {
+				t.Fatalf("a question is pending = %v on %s", asked, tc.name)
 			}
 			if tc.status != "" && !strings.Contains(m.status.text, tc.status) {
 				t.Fatalf("status %q, want it to contain %q", m.status.text, tc.status)

@@ -26,6 +26,13 @@ type signIn struct {
 	// lastWants is what the host asked tokens for at the last snapshot.
 	lastWants   []tokenWant
 	serversMemo serversMemo
+	// asks are yes/no questions waiting for the user, the first on screen.
+	asks []signInAsk
+	// list is the saved sign-ins sheet; paste the overlay's field for a
+	// pasted redirect; note what the overlay's last key did.
+	list  signInList
+	paste pasteField
+	note  string
 }
 
 // grantPhase is where one "grant additional access" flow is.
@@ -143,6 +150,12 @@ func (si *signIn) agentRequirement(p agentPrompt) authpkce.Requirement {
 }
 
 func (si *signIn) startGrantReq(req authpkce.Requirement) tea.Cmd {
+	return si.startGrantAt(req, "")
+}
+
+// startGrantAt starts a flow; confirmed is the authorization server host
+// the user agreed to sign in at although it is on a private address.
+func (si *signIn) startGrantAt(req authpkce.Requirement, confirmed string) tea.Cmd {
 	res := req.Resource.Resource
 	if si.cfg.Auth == nil {
 		return reportError(errors.New("sign-in is not available in this build: no authenticator configured"))
@@ -157,7 +170,7 @@ func (si *signIn) startGrantReq(req authpkce.Requirement) tea.Cmd {
 	g := &grantFlow{resource: res, requirement: req, phase: grantStarting, cancel: cancel}
 	si.grants[res] = g
 	auth := si.cfg.Auth
-	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised(), Host: si.cfg.Host}
+	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised(), Host: si.cfg.Host, ConfirmedServer: confirmed}
 	si.log.Debug("grant start", "resource", res, "reason", string(req.Reason))
 	return func() tea.Msg {
 		grant, err := auth.Start(ctx, gr)
@@ -178,10 +191,19 @@ func (si *signIn) onGrantStarted(msg grantStartedMsg) tea.Cmd {
 			g.phase, g.err = grantCancelled, nil
 			return reportInfo("sign-in cancelled")
 		}
+		if sc := (*authpkce.ServerConfirmation)(nil); errors.As(msg.err, &sc) {
+			g.phase, g.err = grantCancelled, nil
+			si.askPrivateServer(g, sc)
+			return nil
+		}
 		g.phase, g.err = grantFailed, msg.err
 		return reportError(fmt.Errorf("sign-in to %s failed: %w%s", msg.resource, msg.err, signInAdvice(msg.err)))
 	}
 	g.grant, g.url, g.phase = msg.grant, msg.grant.URL(), grantWaiting
+	if d := msg.grant.Device(); d != nil && g.url == "" {
+		g.url = d.VerificationURI
+	}
+	si.note, si.paste = "", pasteField{}
 	grant, res := msg.grant, msg.resource
 	wait := func() tea.Msg {
 		<-grant.Done()

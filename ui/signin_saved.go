@@ -128,8 +128,7 @@ func (si *signIn) pushSavedTokens() tea.Cmd {
 		switch match.Decision {
 		case authpkce.DecisionSilent:
 		case authpkce.DecisionAsk:
-			cmds = append(cmds, reportInfo(fmt.Sprintf("you signed in to %s on %s; sign in here from its prompt",
-				views.SanitizeLine(w.resource), views.SanitizeLine(match.Token.Host))))
+			si.askUseHere(w, match)
 			continue
 		default:
 			continue
