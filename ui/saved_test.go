@@ -40,14 +40,6 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 		}
 		return a
 	}
-	githubRow := func(d *driver) (mcpRow, bool) {
-		for _, r := range mcpRows(d.m.sess) {
-			if r.ID == demohost.GitHubServerID {
-				return r, true
-			}
-		}
-		return mcpRow{}, false
-	}
 
 	// First run: sign in through the browser.
 	host1, err := demohost.Start(ctx, demohost.Config{StepDelay: -1, Auth: as})
@@ -57,25 +49,13 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 	auth1 := newAuthIn(func(string) error { return errors.New("--no-browser") })
 	d1 := newDriverOn(t, host1, auth1)
 	d1.openDemo()
-	d1.until("GitHub asks for sign-in", func() bool { r, ok := githubRow(d1); return ok && r.StateKind == "authRequired" })
+	d1.until("GitHub asks for sign-in", func() bool { r, ok := githubRowOf(d1); return ok && r.StateKind == "authRequired" })
 	if got := auth1.Tokens(); len(got) != 0 {
 		t.Fatalf("fresh token dir holds %d tokens", len(got))
 	}
-	d1.keys("tab")
-	for d1.m.focus != focusMCP {
-		d1.keys("tab")
-	}
-	for i, r := range mcpRows(d1.m.sess) {
-		if r.ID == demohost.GitHubServerID {
-			d1.m.mcp.sel = i
-		}
-	}
-	d1.keys("g")
-	r, _ := githubRow(d1)
-	res := r.Auth.Resource.Resource
-	d1.until("sign-in URL", func() bool { g := d1.m.signin.grants[res]; return g != nil && g.url != "" })
-	approveInBrowser(t, d1.m.signin.grants[res].url)
-	d1.until("GitHub ready after the browser sign-in", func() bool { r, ok := githubRow(d1); return ok && r.StateKind == "ready" })
+	res, g := selectGitHubAndSignIn(d1)
+	approveInBrowser(t, g.url)
+	d1.until("GitHub ready after the browser sign-in", func() bool { r, ok := githubRowOf(d1); return ok && r.StateKind == "ready" })
 	saved := false
 	for _, tok := range auth1.Tokens() {
 		saved = saved || tok.Resource == res
@@ -103,7 +83,7 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 	})
 	d2 := newDriverOn(t, host2, auth2)
 	d2.until("GitHub ready with the saved token", func() bool {
-		r, ok := githubRow(d2)
+		r, ok := githubRowOf(d2)
 		return d2.m.hasSess && ok && r.StateKind == "ready" && d2.m.status.text != ""
 	})
 	if !strings.Contains(d2.m.status.text, "signed in to "+res+" with a saved token") || d2.m.status.isErr {

@@ -81,6 +81,12 @@ func startGitHubSignIn(d *driver) (string, *grantFlow) {
 	d.t.Helper()
 	d.openDemo()
 	d.until("GitHub asks for sign-in", func() bool { r, ok := githubRowOf(d); return ok && r.StateKind == "authRequired" })
+	return selectGitHubAndSignIn(d)
+}
+
+// selectGitHubAndSignIn is startGitHubSignIn once GitHub asks for it.
+func selectGitHubAndSignIn(d *driver) (string, *grantFlow) {
+	d.t.Helper()
 	d.m.focus = focusMCP
 	for i, r := range mcpRows(d.m.sess) {
 		if r.ID == demohost.GitHubServerID {

@@ -43,21 +43,9 @@ func TestSignInOverSSH(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			port := freePort(t)
 			logFile := filepath.Join(t.TempDir(), "ahptui.log")
-			s := tmuxtest.Start(t, tmuxtest.Options{Width: 80, Height: 24,
-				Cmd: []string{bin, "--demo", "--no-browser", "--config-dir", t.TempDir(),
-					"--callback-port", strconv.Itoa(port), "--log", logFile}})
-			u := &user{t: t, s: s}
-			screen, err := s.WaitForFunc(func(s string) bool {
-				return strings.Contains(statusLine(s), "● connected") && strings.Contains(PanelText(s, "Sessions ("), "Demo: MCP")
-			}, startTimeout)
-			if err != nil {
-				t.Fatalf("start-up: %v", err)
-			}
-			u.openDemoSession(screen)
-			u.sendMessage("deploy")
-			u.see("grant prompt selected", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Grant.Accept)) })
-			u.hit(km.Grant.Accept)
-			screen = u.see("the sign-in URL on rows of its own", func(s string) bool { _, err := bareAuthURL(s); return err == nil })
+			u := acceptDeployGrant(t, bin, "--callback-port", strconv.Itoa(port), "--log", logFile)
+			s := u.s
+			screen := u.see("the sign-in URL on rows of its own", func(s string) bool { _, err := bareAuthURL(s); return err == nil })
 			authURL, _ := bareAuthURL(screen)
 			if err := CheckAuthURL(authURL, demoDeployResource, demoDeployScope); err != nil {
 				t.Fatalf("the URL read off the screen is not a valid request:\n%s\n%v", authURL, err)
