@@ -104,6 +104,9 @@ type GrantKeys struct {
 	// Paste opens a one-line field for the address the browser landed on,
 	// for a browser on another machine whose redirect cannot reach us.
 	Paste key.Binding
+	// Device switches to the device authorization grant (RFC 8628), where
+	// the authorization server offers it: a code to enter on any device.
+	Device key.Binding
 }
 
 // SignInKeys drive the list of saved sign-ins (a modal sheet).
@@ -229,6 +232,7 @@ func DefaultKeyMap() KeyMap {
 			Cancel:  bind(keys("esc"), "esc", "cancel sign-in"),
 			CopyURL: bind(keys("u"), "u", "copy sign-in URL"),
 			Paste:   bind(keys("p"), "p", "paste URL"),
+			Device:  bind(keys("D"), "D", "device code"),
 		},
 		Input: InputKeys{
 			NextField: bind(keys("tab"), "tab", "next field"),
@@ -334,7 +338,7 @@ func (k GrantKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k GrantKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Accept, k.Decline, k.Cancel, k.CopyURL, k.Paste}}
+	return [][]key.Binding{{k.Accept, k.Decline, k.Cancel, k.CopyURL, k.Paste, k.Device}}
 }
 
 // ShortHelp implements help.KeyMap.

@@ -60,6 +60,7 @@ type grantFlow struct {
 	err         error
 	cancel      context.CancelFunc
 	grant       *authpkce.Grant
+	confirmed   string // the private authorization server the user agreed to
 }
 
 // agentPrompt is an auth/required notification (or AuthRequiredError) for
@@ -156,6 +157,17 @@ func (si *signIn) startGrantReq(req authpkce.Requirement) tea.Cmd {
 // startGrantAt starts a flow; confirmed is the authorization server host
 // the user agreed to sign in at although it is on a private address.
 func (si *signIn) startGrantAt(req authpkce.Requirement, confirmed string) tea.Cmd {
+	return si.startFlow(req, confirmed, false)
+}
+
+// deviceStarter is what *authpkce.Authenticator offers for a browser on
+// another device: the device authorization grant (RFC 8628).
+type deviceStarter interface {
+	StartDevice(ctx context.Context, req authpkce.GrantRequest) (*authpkce.Grant, error)
+}
+
+// startFlow starts a browser flow, or a device grant when device is set.
+func (si *signIn) startFlow(req authpkce.Requirement, confirmed string, device bool) tea.Cmd {
 	res := req.Resource.Resource
 	if si.cfg.Auth == nil {
 		return reportError(errors.New("sign-in is not available in this build: no authenticator configured"))
@@ -167,13 +179,16 @@ func (si *signIn) startGrantAt(req authpkce.Requirement, confirmed string) tea.C
 		}
 	}
 	ctx, cancel := context.WithCancel(si.ctx)
-	g := &grantFlow{resource: res, requirement: req, phase: grantStarting, cancel: cancel}
+	g := &grantFlow{resource: res, requirement: req, phase: grantStarting, cancel: cancel, confirmed: confirmed}
 	si.grants[res] = g
-	auth := si.cfg.Auth
+	start := si.cfg.Auth.Start
+	if ds, ok := si.cfg.Auth.(deviceStarter); ok && device {
+		start = ds.StartDevice
+	}
 	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised(), Host: si.cfg.Host, ConfirmedServer: confirmed}
 	si.log.Debug("grant start", "resource", res, "reason", string(req.Reason))
 	return func() tea.Msg {
-		grant, err := auth.Start(ctx, gr)
+		grant, err := start(ctx, gr)
 		return grantStartedMsg{resource: res, grant: grant, err: err}
 	}
 }
@@ -208,7 +223,7 @@ func (si *signIn) onGrantStarted(msg grantStartedMsg) tea.Cmd {
 	wait := func() tea.Msg {
 		<-grant.Done()
 		r, err := grant.Result()
-		return grantDoneMsg{resource: res, result: r, err: err}
+		return grantDoneMsg{resource: res, grant: grant, result: r, err: err}
 	}
 	check := tea.Tick(300*time.Millisecond, func(time.Time) tea.Msg { return browserCheckMsg{res} })
 	return tea.Batch(wait, check)
@@ -228,7 +243,7 @@ func (si *signIn) onBrowserCheck(msg browserCheckMsg) tea.Cmd {
 
 func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
 	g := si.grants[msg.resource]
-	if g == nil {
+	if g == nil || (msg.grant != nil && g.grant != msg.grant) {
 		return nil
 	}
 	if msg.err != nil {

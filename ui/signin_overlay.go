@@ -56,6 +56,8 @@ func (si *signIn) keyOverlay(msg tea.KeyPressMsg, g *grantFlow) (tea.Cmd, bool) 
 		}
 		si.note = copyNote
 		return tea.Batch(tea.SetClipboard(u), reportInfo(copyNote)), true
+	case key.Matches(msg, k.Device):
+		return si.switchToDevice(g), true
 	case key.Matches(msg, k.Paste):
 		if g.grant == nil || g.grant.Device() != nil {
 			return reportInfo("this sign-in does not wait for a browser's redirect"), true
@@ -64,6 +66,21 @@ func (si *signIn) keyOverlay(msg tea.KeyPressMsg, g *grantFlow) (tea.Cmd, bool) 
 		return nil, true
 	}
 	return nil, false
+}
+
+// switchToDevice ends the browser flow g and starts a device grant for
+// the same requirement, when the authorization server offers one.
+func (si *signIn) switchToDevice(g *grantFlow) tea.Cmd {
+	if _, ok := si.cfg.Auth.(deviceStarter); !ok || g.grant == nil || !g.grant.DeviceOffered() || g.grant.Device() != nil {
+		return reportInfo("this sign-in offers no device code")
+	}
+	req := g.requirement
+	g.grant.Cancel()
+	if g.cancel != nil {
+		g.cancel()
+	}
+	delete(si.grants, g.resource)
+	return si.startFlow(req, g.confirmed, true)
 }
 
 // keyPaste edits the paste field; enter hands the address to the flow.
@@ -139,6 +156,8 @@ func (si *signIn) overlayExtras(gv *views.GrantView, g *grantFlow) {
 		if d := g.grant.Device(); d != nil {
 			gv.Device = &views.DeviceView{UserCode: d.UserCode, VerificationURI: d.VerificationURI}
 		}
+		_, canDevice := si.cfg.Auth.(deviceStarter)
+		gv.DeviceOffered = canDevice && g.grant.DeviceOffered() && gv.Device == nil
 	}
 	if si.paste.open && si.paste.resource == g.resource {
 		gv.Pasting, gv.Pasted, gv.PasteErr = true, si.paste.text, si.paste.err

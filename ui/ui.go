@@ -103,6 +103,7 @@ type (
 	}
 	grantDoneMsg struct {
 		resource string
+		grant    *authpkce.Grant // the flow that ended; a newer one may run for resource
 		result   authpkce.Result
 		err      error
 	}

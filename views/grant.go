@@ -56,6 +56,9 @@ type GrantView struct {
 	Server string
 	// Device, for a device grant (RFC 8628), is the code to enter and where.
 	Device *DeviceView
+	// DeviceOffered: the authorization server offers a device grant too;
+	// the sheet names the key that switches to it.
+	DeviceOffered bool
 	// Pasting: the field for the address the browser landed on is open,
 	// holding Pasted; PasteErr is why the last one was refused.
 	Pasting  bool
@@ -310,6 +313,9 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 		hints := []key.Binding{hintKeys.Grant.Cancel, hintKeys.Grant.CopyURL}
 		if g.Device == nil {
 			hints = append(hints, hintKeys.Grant.Paste)
+		}
+		if g.DeviceOffered {
+			hints = append(hints, hintKeys.Grant.Device)
 		}
 		tail = append(tail, wrapLines(hintLine(th, hints...), inner)...)
 	}

@@ -36,7 +36,11 @@ func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note st
 	if len(rows) == 0 {
 		add(th.Muted.Render, "No saved sign-ins. Signing in to a server from its prompt saves one here.")
 	}
+	selStart, selEnd := 0, 0
 	for i, r := range rows {
+		if i == sel {
+			selStart = len(body)
+		}
 		mark, style := "  ", th.Text.Render
 		if i == sel {
 			mark, style = "▸ ", th.Selected.Render
@@ -58,6 +62,9 @@ func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note st
 			detail = "scopes: " + strings.Join(scopes, " ")
 		}
 		add(th.Muted.Render, "    "+detail+" · "+expiryText(r.Expiry, r.Refreshable, now))
+		if i == sel {
+			selEnd = len(body)
+		}
 	}
 	var tail []string
 	if n := SanitizeLine(note); n != "" {
@@ -65,11 +72,11 @@ func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note st
 	}
 	tail = append(tail, wrapLines(hintLine(th, k.SignIns.Up, k.SignIns.Down, k.SignIns.Forget, k.SignIns.Close), inner)...)
 	// Keep the selected grant on screen when the list is taller than the
-	// room: drop rows from the top, three lines per grant.
+	// room: scroll just far enough for its last line, never past its first.
 	room := max(1, height-2-len(tail))
 	if len(body) > room {
-		start := min(len(body)-room, max(0, sel*3-room+3))
-		body = body[start : start+room]
+		start := min(selStart, max(0, selEnd-room))
+		body = body[start:min(len(body), start+room)]
 	}
 	return renderSheet(th, SignInsTitle, framedRows(append(body, tail...)), inner)
 }
