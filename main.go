@@ -55,6 +55,8 @@ Flags:
 type options struct {
 	host, configDir, logFile string
 	demo, noBrowser, version bool
+	insecure                 bool
+	auth                     authOptions
 }
 
 func parseFlags(args []string, stdout io.Writer) (options, error) {
@@ -69,6 +71,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
 	fs.StringVar(&o.logFile, "log", "", "write a debug log to `FILE` (off by default; never logs tokens)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVar(&o.insecure, "insecure", false, "allow plain ws:// to a host that is not this machine (tokens travel unencrypted)")
+	o.auth.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usageText)
@@ -88,7 +92,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	if (o.host == "") == !o.demo {
 		return o, errors.New("give exactly one of --host ws://… or --demo (see --help)")
 	}
-	return o, nil
+	return o, checkHostTransport(o.host, o.insecure)
 }
 
 func main() {
@@ -153,12 +157,16 @@ func runApp(o options) error {
 	}
 
 	acfg := authpkce.Config{Dir: dir, MemoryOnly: o.demo}
+	o.auth.apply(&acfg, logger)
 	if o.noBrowser {
 		acfg.OpenBrowser = func(string) error { return errors.New("--no-browser") }
 	}
 	auth, err := authpkce.New(acfg)
 	if err != nil {
-		return fmt.Errorf("token store: %w", err)
+		return fmt.Errorf("sign-in setup: %w", err)
+	}
+	if kind, why := auth.TokenStore(); why != nil {
+		logger.Info("OS keyring unavailable; tokens are kept in the file", "store", kind, "reason", why.Error())
 	}
 
 	ver := version

@@ -1,14 +1,18 @@
 package authpkce
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -32,6 +36,10 @@ type Config struct {
 	// Dir holds the token file (0600, directory 0700). Empty means
 	// os.UserConfigDir()/ahptui. Tests point it at t.TempDir().
 	Dir string
+	// TokenStore is TokenStoreFile (the default when empty) or
+	// TokenStoreKeyring; the keyring falls back to the file where there is
+	// none (see Authenticator.TokenStore). Dir still holds the lock file.
+	TokenStore string
 	// MemoryOnly keeps tokens and registrations in memory only (Dir is
 	// ignored): for a session that must leave nothing on disk.
 	MemoryOnly bool
@@ -48,6 +56,21 @@ type Config struct {
 	ClientName string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// CallbackPort fixes the loopback port the browser returns to, so one
+	// `ssh -L PORT:127.0.0.1:PORT` serves every sign-in; 0 picks a free
+	// port per sign-in. A busy port fails the sign-in with ErrCallbackPort.
+	CallbackPort int
+	// TrustUnadvertisedPKCE signs in at a server whose metadata does not
+	// list code_challenge_methods_supported (S256 is sent regardless). Off,
+	// such a server is refused with ErrPKCE: without the field nothing
+	// says it enforces PKCE. The user's explicit override only.
+	TrustUnadvertisedPKCE bool
+	// Logger receives sign-in events (the sign-in URL, never a token or a
+	// code); nil discards.
+	Logger *slog.Logger
+	// LookupIP resolves an authorization server's host name for the
+	// private-address check; nil means net.DefaultResolver.
+	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
 // Authenticator obtains bearer tokens for AHP auth challenges and caches
@@ -59,17 +82,41 @@ type Authenticator struct {
 	name    string
 	now     func() time.Time
 	store   *store
-	regMu   sync.Mutex
+	// storeFallback is why the keyring asked for is not used.
+	storeFallback error
+	regMu         sync.Mutex
+	callbackPort  int
+	trustPKCE     bool
+	log           *slog.Logger
+	lookupIP      func(ctx context.Context, host string) ([]netip.Addr, error)
+
+	lbMu   sync.Mutex
+	shared *loopback // the fixed-port listener while flows use it
 }
 
 // New opens the token store and returns an Authenticator.
 func New(cfg Config) (*Authenticator, error) {
 	a := &Authenticator{
-		hc:      cfg.HTTPClient,
-		open:    cfg.OpenBrowser,
-		timeout: cfg.Timeout,
-		name:    cfg.ClientName,
-		now:     cfg.Now,
+		hc:           cfg.HTTPClient,
+		open:         cfg.OpenBrowser,
+		timeout:      cfg.Timeout,
+		name:         cfg.ClientName,
+		now:          cfg.Now,
+		callbackPort: cfg.CallbackPort,
+		trustPKCE:    cfg.TrustUnadvertisedPKCE,
+		log:          cfg.Logger,
+		lookupIP:     cfg.LookupIP,
+	}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	if a.lookupIP == nil {
+		a.lookupIP = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+	}
+	if a.callbackPort < 0 || a.callbackPort > 65535 {
+		return nil, fmt.Errorf("%w: callback port %d is out of range", ErrCallbackPort, a.callbackPort)
 	}
 	if a.hc == nil {
 		a.hc = &http.Client{Timeout: 30 * time.Second, CheckRedirect: refuseInsecureRedirect}
@@ -96,7 +143,14 @@ func New(cfg Config) (*Authenticator, error) {
 		}
 		dir = d
 	}
-	s, err := openStore(dir)
+	var b backend
+	if dir != "" {
+		var err error
+		if b, a.storeFallback, err = openBackend(cfg.TokenStore, dir); err != nil {
+			return nil, err
+		}
+	}
+	s, err := newStore(dir, b)
 	if err != nil {
 		return nil, err
 	}
@@ -104,31 +158,76 @@ func New(cfg Config) (*Authenticator, error) {
 	return a, nil
 }
 
+// TokenStore says where grants are kept: "file", "keyring" or "memory";
+// fallback is why the keyring Config asked for is not used (nil when it
+// is, or when the file was asked for), for the log or a sign-ins view.
+func (a *Authenticator) TokenStore() (kind string, fallback error) {
+	return a.store.kind(), a.storeFallback
+}
+
 // DefaultDir is where tokens live unless Config.Dir says otherwise.
 func DefaultDir() (string, error) {
 	d, err := os.UserConfigDir()
 	if err != nil {
-		return "", fmt.Errorf("%w: no user config directory (%w); set $XDG_CONFIG_HOME or $HOME", ErrStore, err)
+		return "", fmt.Errorf("%w: no user config directory: %w", ErrStore, err)
 	}
 	return filepath.Join(d, "ahptui"), nil
 }
 
 var silenceBrowser sync.Once
 
-// OpenSystemBrowser opens url in the user's browser. The opener's own
-// output is discarded because it would scribble over the terminal UI, and
-// without a graphical display it does nothing: xdg-open would fall back to
-// a text browser that fights the UI for the terminal.
+// OpenSystemBrowser opens url in the user's browser: the commands in
+// $BROWSER when it is set (the convention of sensible-browser and git:
+// colon-separated, %s replaced by the URL, else the URL appended), which
+// is how a user over SSH points sign-ins at their own forwarding script;
+// else the system opener. The opener's own output is discarded because it
+// would scribble over the terminal UI, and without a graphical display
+// the system opener is not tried: xdg-open would fall back to a text
+// browser that fights the UI for the terminal.
 func OpenSystemBrowser(authURL string) error {
+	if env := os.Getenv("BROWSER"); strings.TrimSpace(env) != "" {
+		return openWithBrowserEnv(env, authURL)
+	}
 	if runtime.GOOS != "darwin" && runtime.GOOS != "windows" &&
 		os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		return errors.New("no graphical display (DISPLAY and WAYLAND_DISPLAY are unset)")
+		return errors.New("no graphical display (DISPLAY and WAYLAND_DISPLAY are unset) and no $BROWSER")
 	}
 	silenceBrowser.Do(func() {
 		browser.Stdout = io.Discard
 		browser.Stderr = io.Discard
 	})
 	return browser.OpenURL(authURL)
+}
+
+// openWithBrowserEnv starts the first command of $BROWSER that starts. It
+// runs without a shell, so a URL can never become shell syntax, and is
+// not waited for beyond its start (a browser may run for hours).
+func openWithBrowserEnv(env, authURL string) error {
+	var errs []error
+	for _, cmdline := range strings.Split(env, string(os.PathListSeparator)) {
+		args := strings.Fields(cmdline)
+		if len(args) == 0 {
+			continue
+		}
+		replaced := false
+		for i, a := range args[1:] {
+			if strings.Contains(a, "%s") {
+				args[i+1] = strings.ReplaceAll(a, "%s", authURL)
+				replaced = true
+			}
+		}
+		if !replaced {
+			args = append(args, authURL)
+		}
+		cmd := exec.Command(args[0], args[1:]...)
+		if err := cmd.Start(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		go func() { _ = cmd.Wait() }()
+		return nil
+	}
+	return fmt.Errorf("$BROWSER: %w", errors.Join(errs...))
 }
 
 // GrantRequest is one request for a token.
@@ -140,6 +239,14 @@ type GrantRequest struct {
 	// requirement for any other resource is refused: a host must not be able
 	// to make the client fetch tokens for resources it never declared.
 	Advertised []string
+	// Host is the URL of the AHP host that asked (the --host URL). The
+	// grant is saved bound to it, and only a grant obtained on this host is
+	// reused from the cache; see Lookup for pushing saved grants.
+	Host string
+	// ConfirmedServer is the authorization server host the user agreed to
+	// sign in at although it is on a private or link-local address (see
+	// ServerConfirmation); empty until they did.
+	ConfirmedServer string
 }
 
 // CheckAdvertised returns ErrResourceNotAdvertised unless resource is one
@@ -148,7 +255,7 @@ func CheckAdvertised(resource string, advertised []string) error {
 	if slices.Contains(advertised, resource) {
 		return nil
 	}
-	return fmt.Errorf("%w: the host asked for a token for %q, which it never advertised; refusing to sign in for it (reconnect, or report the host)",
+	return fmt.Errorf("%w: the host asked for a token for %q, which it never advertised",
 		ErrResourceNotAdvertised, clean(resource))
 }
 
@@ -163,112 +270,165 @@ type clientIdentity struct {
 // request (or a silent refresh succeeds) the returned Grant is already done
 // and has no URL. Otherwise Start discovers the authorization server,
 // settles the client identity, opens the loopback listener and the browser,
-// and returns while the user signs in: show Grant.URL, wait on Grant.Done.
+// and returns while the user signs in: show Grant.URL, wait on Grant.Done
+// (or finish with Grant.Complete and the address the browser landed on).
 //
 // ctx bounds the whole grant, the wait for the browser included; so do
 // Config.Timeout and Grant.Cancel.
 func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, error) {
-	r := req.Requirement
-	resource := r.Resource.Resource
-	if err := CheckAdvertised(resource, req.Advertised); err != nil {
+	p, err := a.plan(ctx, req)
+	if err != nil {
 		return nil, err
 	}
-	if err := checkResource(resource); err != nil {
+	g, md, err := a.reuse(ctx, p)
+	if g != nil || err != nil {
+		return g, err
+	}
+	if md == nil {
+		if md, err = discover(ctx, a.hc, p.issuer); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.requireS256(md); err != nil {
 		return nil, err
+	}
+	lb, err := a.acquireLoopback()
+	if err != nil {
+		return nil, err
+	}
+	ci, err := a.clientFor(ctx, p, md, lb.redirectURI())
+	if err != nil {
+		a.releaseLoopback(lb, nil)
+		return nil, err
+	}
+	return a.begin(ctx, p, md, ci, lb), nil
+}
+
+// grantPlan is a request checked and settled before any network call.
+type grantPlan struct {
+	req      Requirement
+	resource string
+	issuer   string
+	host     string // HostID of GrantRequest.Host; "" when none was given
+	scopes   []string
+}
+
+func (p grantPlan) key(clientID string) tokenKey {
+	return tokenKey{Host: p.host, Issuer: p.issuer, Resource: p.resource, ClientID: clientID}
+}
+
+// plan checks the requirement against what the host advertised, picks the
+// issuer and the scopes to ask for, and asks for confirmation of an issuer
+// on a private address.
+func (a *Authenticator) plan(ctx context.Context, req GrantRequest) (grantPlan, error) {
+	r := req.Requirement
+	p := grantPlan{req: r, resource: r.Resource.Resource}
+	if err := CheckAdvertised(p.resource, req.Advertised); err != nil {
+		return p, err
+	}
+	if err := checkResource(p.resource); err != nil {
+		return p, err
 	}
 	if len(r.Resource.AuthorizationServers) == 0 || r.Resource.AuthorizationServers[0] == "" {
-		return nil, fmt.Errorf("%w: the host's metadata for %q names no authorization server, so there is nowhere to sign in; tell the host's administrator",
-			ErrInvalidRequirement, clean(resource))
+		return p, fmt.Errorf("%w: the metadata for %q names no authorization server", ErrInvalidRequirement, clean(p.resource))
 	}
 	if r.OAuthClient != nil && r.OAuthClient.ClientID == "" {
-		return nil, fmt.Errorf("%w: the host sent an oauthClient without a clientId for %q; tell the host's administrator",
-			ErrInvalidRequirement, clean(resource))
+		return p, fmt.Errorf("%w: an oauthClient without a clientId for %q", ErrInvalidRequirement, clean(p.resource))
 	}
-	issuer := r.Resource.AuthorizationServers[0]
-	if _, err := checkServerURL("authorization server", issuer); err != nil {
-		return nil, err
+	p.issuer = r.Resource.AuthorizationServers[0]
+	if _, err := checkServerURL("authorization server", p.issuer); err != nil {
+		return p, err
 	}
-	iss := issuerID(issuer)
-	scopes := r.RequiredScopes
-	if len(scopes) == 0 {
-		scopes = r.Resource.ScopesSupported
-	}
-	scopes = union(nil, scopes)
-
-	var cid string
-	if r.OAuthClient != nil {
-		cid = r.OAuthClient.ClientID
-	} else if reg, ok := a.store.registration(iss, a.now()); ok {
-		cid = reg.ClientID
-	}
-
-	var md *serverMetadata
-	if cid != "" && r.Reason != ReasonInsufficientScope {
-		key := tokenKey{Issuer: iss, Resource: resource, ClientID: cid}
-		if tok, ok := a.store.token(key); ok && covers(tok.Scopes, scopes) {
-			if r.Reason != ReasonExpired && !a.expired(tok) {
-				return doneGrant(Result{CachedToken: cached(key, tok), Source: SourceCache}), nil
-			}
-			if tok.RefreshToken != "" {
-				var err error
-				if md, err = discover(ctx, a.hc, issuer); err != nil {
-					return nil, err
-				}
-				ci := a.identity(r.OAuthClient, md, iss)
-				nt, err := a.refresh(ctx, md, ci, tok, resource)
-				switch {
-				case err == nil:
-					if err := a.store.putToken(key, nt, a.now()); err != nil {
-						return nil, err
-					}
-					return doneGrant(Result{CachedToken: cached(key, nt), Source: SourceRefresh}), nil
-				case errors.Is(err, ErrTokenEndpoint):
-					// The refresh token is dead; only the browser can help.
-					if err := a.store.dropToken(key); err != nil {
-						return nil, err
-					}
-				default:
-					return nil, err
-				}
-			}
-		}
-	}
-
-	if md == nil {
+	if req.Host != "" {
 		var err error
-		if md, err = discover(ctx, a.hc, issuer); err != nil {
-			return nil, err
+		if p.host, err = HostID(req.Host); err != nil {
+			return p, err
 		}
 	}
-	ci := a.identity(r.OAuthClient, md, iss)
-	if ci.id == "" && md.RegistrationEndpoint == "" {
-		return nil, fmt.Errorf("%w: the host sent no pre-registered OAuth client for %q and %s does not offer dynamic client registration; ask the host's administrator to configure an oauthClient for this server",
-			ErrNoClientIdentity, clean(resource), clean(issuer))
+	p.scopes = r.RequiredScopes
+	if len(p.scopes) == 0 {
+		p.scopes = r.Resource.ScopesSupported
 	}
+	p.scopes = union(nil, p.scopes)
+	return p, a.checkServerAddress(ctx, p.issuer, req.ConfirmedServer)
+}
 
-	// Never 0.0.0.0: the authorization code must not be reachable from the
-	// network (RFC 8252 §8.3).
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// knownClient is the client id a grant would be saved under before any
+// registration: the host's pre-registered client, else ours.
+func (a *Authenticator) knownClient(p grantPlan) string {
+	if p.req.OAuthClient != nil {
+		return p.req.OAuthClient.ClientID
+	}
+	if reg, ok := a.store.registration(p.issuer, a.now()); ok {
+		return reg.ClientID
+	}
+	return ""
+}
+
+// reuse answers from the grant saved for this very host when it covers the
+// request: as it is, or refreshed silently. A nil Grant means the browser
+// is needed; the metadata is returned when discovery already happened.
+func (a *Authenticator) reuse(ctx context.Context, p grantPlan) (*Grant, *serverMetadata, error) {
+	cid := a.knownClient(p)
+	if cid == "" || p.req.Reason == ReasonInsufficientScope {
+		return nil, nil, nil
+	}
+	key := p.key(cid)
+	tok, ok := a.store.token(key)
+	if !ok || !covers(tok.Scopes, p.scopes) {
+		return nil, nil, nil
+	}
+	if p.req.Reason != ReasonExpired && !a.expired(tok) {
+		return doneGrant(Result{CachedToken: cached(key, tok), Source: SourceCache}), nil, nil
+	}
+	if tok.RefreshToken == "" {
+		return nil, nil, nil
+	}
+	md, err := discover(ctx, a.hc, p.issuer)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot open a loopback port for the browser to return to (%v)", ErrAuthorization, err)
+		return nil, nil, err
 	}
-	redirectURI := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
-
-	if ci.id == "" {
-		if ci, err = a.registerOnce(ctx, md, iss, redirectURI, union(scopes, r.Resource.ScopesSupported)); err != nil {
-			ln.Close()
-			return nil, err
+	nt, err := a.refresh(ctx, md, a.identity(p.req.OAuthClient, md, p.issuer), tok, p.resource)
+	switch {
+	case err == nil:
+		if err := a.store.putToken(key, nt, a.now()); err != nil {
+			return nil, nil, err
 		}
+		return doneGrant(Result{CachedToken: cached(key, nt), Source: SourceRefresh}), md, nil
+	case errors.Is(err, ErrTokenEndpoint):
+		// The refresh token is dead; only the browser can help.
+		if err := a.store.dropToken(key); err != nil {
+			return nil, nil, err
+		}
+		return nil, md, nil
 	}
+	return nil, nil, err
+}
+
+// clientFor settles the client identity, registering one (RFC 7591) when
+// the host sent none and we have none for this server.
+func (a *Authenticator) clientFor(ctx context.Context, p grantPlan, md *serverMetadata, redirectURI string) (clientIdentity, error) {
+	ci := a.identity(p.req.OAuthClient, md, p.issuer)
+	if ci.id != "" {
+		return ci, nil
+	}
+	if md.RegistrationEndpoint == "" {
+		return ci, fmt.Errorf("%w: no pre-registered OAuth client for %q, and %s offers no dynamic client registration",
+			ErrNoClientIdentity, clean(p.resource), clean(p.issuer))
+	}
+	return a.registerOnce(ctx, md, p.issuer, redirectURI, union(p.scopes, p.req.Resource.ScopesSupported))
+}
+
+// begin starts the browser flow on lb and returns its Grant.
+func (a *Authenticator) begin(ctx context.Context, p grantPlan, md *serverMetadata, ci clientIdentity, lb *loopback) *Grant {
 	// A client we registered ourselves asks for offline_access where the
 	// server knows it, so `expired` can later be answered without the
 	// browser. A pre-registered client gets exactly what was asked: its
 	// allowed scopes are not ours to guess.
-	askScopes := scopes
+	askScopes := p.scopes
 	if ci.dynamic && slices.Contains(md.ScopesSupported, "offline_access") {
-		askScopes = union(scopes, []string{"offline_access"})
+		askScopes = union(p.scopes, []string{"offline_access"})
 	}
-
 	conf := &oauth2.Config{
 		ClientID:     ci.id,
 		ClientSecret: ci.secret,
@@ -277,32 +437,39 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 			TokenURL:  md.TokenEndpoint,
 			AuthStyle: ci.style,
 		},
-		RedirectURL: redirectURI,
+		RedirectURL: lb.redirectURI(),
 		Scopes:      askScopes,
-	}
-	fl := newFlow(ln, conf, resource, scopes, tokenKey{Issuer: iss, Resource: resource, ClientID: ci.id})
-	g := &Grant{
-		url:         fl.authURL,
-		redirectURI: redirectURI,
-		done:        make(chan struct{}),
 	}
 	gctx, cancel := context.WithCancelCause(ctx)
 	gctx, cancelTimeout := context.WithTimeoutCause(gctx, a.timeout, ErrTimeout)
-	g.cancel = func() { cancel(ErrCanceled) }
+	fl := newFlow(gctx, conf, p.resource, p.scopes, p.key(ci.id), md)
+	lb.add(fl)
+	g := &Grant{
+		url:         fl.authURL,
+		redirectURI: conf.RedirectURL,
+		serverHost:  hostOf(md.AuthorizationEndpoint),
+		deviceOffer: md.DeviceAuthorizationEndpoint != "",
+		flow:        fl,
+		done:        make(chan struct{}),
+		cancel:      func() { cancel(ErrCanceled) },
+	}
+	// The sign-in URL carries no secret (the PKCE verifier stays here), and
+	// a user over SSH may need it from the log.
+	a.log.Info("sign-in started", "resource", p.resource, "server", g.serverHost, "url", g.url, "redirect_uri", g.redirectURI)
 	go func() {
 		defer cancel(nil)
 		defer cancelTimeout()
-		a.run(gctx, g, fl, ci)
+		a.run(gctx, g, fl, ci, lb)
 	}()
 	// The opener may block for as long as the browser runs (xdg-open
 	// starting the first Firefox window), so it never holds up Start; the
 	// URL is on the Grant either way.
 	go func() {
 		if err := a.open(g.url); err != nil {
-			g.setBrowserErr(fmt.Errorf("could not open a browser (%v); open the sign-in URL yourself", err))
+			g.setBrowserErr(fmt.Errorf("opening a browser: %w", err))
 		}
 	}()
-	return g, nil
+	return g
 }
 
 // registerOnce registers a client at md unless a concurrent grant for the
@@ -353,32 +520,20 @@ func (a *Authenticator) Authenticate(ctx context.Context, req GrantRequest, onUR
 	return g.Wait(ctx)
 }
 
-// Tokens lists the cached tokens that have not expired, one per resource
-// (the newest), for re-pushing with `authenticate` after a reconnect.
+// Tokens lists the unexpired saved tokens, the newest per resource,
+// whatever host they were obtained on. It is for tests and diagnostics: to
+// push a saved token to a host, ask Lookup, which applies the host and
+// issuer binding.
 func (a *Authenticator) Tokens() []CachedToken {
-	all := a.store.all()
-	slices.SortStableFunc(all, func(x, y storedToken) int { return y.UpdatedAt.Compare(x.UpdatedAt) })
 	var out []CachedToken
-	for _, st := range all {
+	for _, st := range a.newestFirst() {
 		if a.expired(st.Token) || slices.ContainsFunc(out, func(c CachedToken) bool { return c.Resource == st.Resource }) {
 			continue
 		}
 		out = append(out, cached(st.tokenKey, st.Token))
 	}
-	slices.SortFunc(out, func(x, y CachedToken) int { return strings.Compare(x.Resource, y.Resource) })
+	slices.SortFunc(out, func(x, y CachedToken) int { return cmp.Compare(x.Resource, y.Resource) })
 	return out
-}
-
-// Forget drops every cached token for resource (sign-out).
-func (a *Authenticator) Forget(resource string) error {
-	for _, st := range a.store.all() {
-		if st.Resource == resource {
-			if err := a.store.dropToken(st.tokenKey); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 func (a *Authenticator) expired(t Token) bool {
@@ -387,6 +542,7 @@ func (a *Authenticator) expired(t Token) bool {
 
 func cached(k tokenKey, t Token) CachedToken {
 	return CachedToken{
+		Host:                k.Host,
 		Resource:            k.Resource,
 		AccessToken:         t.AccessToken,
 		Scopes:              slices.Clone(t.Scopes),
@@ -401,7 +557,7 @@ func cached(k tokenKey, t Token) CachedToken {
 func checkResource(resource string) error {
 	u, err := url.Parse(resource)
 	if resource == "" || err != nil || !u.IsAbs() || u.Fragment != "" {
-		return fmt.Errorf("%w: the resource %q is not an absolute URI without fragment (RFC 8707); tell the host's administrator",
+		return fmt.Errorf("%w: the resource %q is not an absolute URI without fragment (RFC 8707)",
 			ErrInvalidRequirement, clean(resource))
 	}
 	return nil

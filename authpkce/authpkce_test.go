@@ -103,6 +103,18 @@ func metadataHandler(md func(base string) map[string]any) func(string, http.Resp
 	}
 }
 
+// mutatedAS starts a fake authorization server whose metadata is
+// goodMetadata changed by change, for table cases.
+func mutatedAS(change func(base string, md map[string]any)) func(t *testing.T) string {
+	return func(t *testing.T) string {
+		return fakeAS(t, metadataHandler(func(base string) map[string]any {
+			md := goodMetadata(base)
+			change(base, md)
+			return md
+		}))
+	}
+}
+
 func goodMetadata(base string) map[string]any {
 	return map[string]any{
 		"issuer":                           base,
@@ -221,58 +233,52 @@ func TestStartRefusesBadInput(t *testing.T) {
 		},
 		{
 			name: "issuer mismatch",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					md["issuer"] = "https://evil.example"
-					return md
-				}))
-			},
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				md["issuer"] = "https://evil.example"
+			}),
+			want: ErrDiscovery, wantText: "says its issuer is",
+		},
+		{
+			name: "issuer differs by a trailing slash",
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				md["issuer"] = base + "/"
+			}),
 			want: ErrDiscovery, wantText: "says its issuer is",
 		},
 		{
 			name: "metadata without token endpoint",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					delete(md, "token_endpoint")
-					return md
-				}))
-			},
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				delete(md, "token_endpoint")
+			}),
 			want: ErrDiscovery, wantText: "token_endpoint",
 		},
 		{
 			name: "endpoint on plain http elsewhere",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					md["token_endpoint"] = "http://tokens.example/token"
-					return md
-				}))
-			},
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				md["token_endpoint"] = "http://tokens.example/token"
+			}),
 			want: ErrInsecureServer,
 		},
 		{
 			name: "no PKCE S256",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					md["code_challenge_methods_supported"] = []string{"plain"}
-					return md
-				}))
-			},
-			want: ErrDiscovery, wantText: "S256",
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				md["code_challenge_methods_supported"] = []string{"plain"}
+			}),
+			want: ErrPKCE, wantText: "plain",
+		},
+		{
+			name: "PKCE methods not advertised",
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				delete(md, "code_challenge_methods_supported")
+			}),
+			want: ErrPKCE, wantText: "code_challenge_methods_supported",
 		},
 		{
 			name: "neither oauthClient nor registration endpoint",
-			issuer: func(t *testing.T) string {
-				return fakeAS(t, metadataHandler(func(base string) map[string]any {
-					md := goodMetadata(base)
-					delete(md, "registration_endpoint")
-					return md
-				}))
-			},
-			want: ErrNoClientIdentity, wantText: "oauthClient",
+			issuer: mutatedAS(func(base string, md map[string]any) {
+				delete(md, "registration_endpoint")
+			}),
+			want: ErrNoClientIdentity, wantText: "dynamic client registration",
 		},
 		{
 			name: "registration refused",
@@ -354,23 +360,28 @@ func TestSecretsNeverPrinted(t *testing.T) {
 func testFlow(t *testing.T) (*flow, context.CancelFunc) {
 	t.Helper()
 	conf := &oauth2.Config{ClientID: "c", Endpoint: oauth2.Endpoint{AuthURL: "https://as.example/auth", TokenURL: "https://as.example/token"}}
-	f := newFlow(nil, conf, testResource, nil, tokenKey{})
 	ctx, cancel := context.WithCancel(context.Background())
-	f.ctx = ctx
+	f := newFlow(ctx, conf, testResource, nil, tokenKey{}, &serverMetadata{Issuer: "https://as.example"})
 	return f, cancel
 }
 
-func TestCallbackHandler(t *testing.T) {
-	f, cancel := testFlow(t)
-	defer cancel()
-
-	// The flow side: take the one callback and report its error.
+// answerOne plays the flow side: it takes the one callback, answers it
+// with its own error and hands it to the test.
+func answerOne(f *flow) <-chan callback {
 	got := make(chan callback, 1)
 	go func() {
 		cb := <-f.callbacks
 		cb.reply <- cb.err
 		got <- cb
 	}()
+	return got
+}
+
+func TestCallbackHandler(t *testing.T) {
+	f, cancel := testFlow(t)
+	defer cancel()
+
+	got := answerOne(f)
 
 	rec := httptest.NewRecorder()
 	f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/other?code=x&state="+f.state, nil))
@@ -406,29 +417,68 @@ func TestCallbackHandler(t *testing.T) {
 	}
 }
 
+// TestStrayCallbackKeepsFlow: a callback whose state is not the flow's
+// (none, another, a prefix) gets a refusal page and does not end or use up
+// the sign-in; the real callback after it still completes it.
+func TestStrayCallbackKeepsFlow(t *testing.T) {
+	f, cancel := testFlow(t)
+	defer cancel()
+	got := answerOne(f)
+	for _, q := range []string{"code=x", "code=x&state=" + f.state + "x", "code=x&state=" + f.state[:5], "error=access_denied&state=nope"} {
+		rec := httptest.NewRecorder()
+		f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/callback?"+q, nil))
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "still waiting") {
+			t.Errorf("stray %q: %d %s", q, rec.Code, rec.Body.String())
+		}
+	}
+	select {
+	case cb := <-got:
+		t.Fatalf("a stray callback reached the flow: %+v", cb)
+	default:
+	}
+	rec := httptest.NewRecorder()
+	f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/callback?code=real&state="+f.state, nil))
+	if cb := <-got; cb.err != nil || cb.code != "real" || rec.Code != http.StatusOK {
+		t.Fatalf("real callback after strays: %+v, page %d", cb, rec.Code)
+	}
+}
+
+// TestCallbackIssRequired: a server that advertises RFC 9207 must name
+// itself in every response; one without iss is refused.
+func TestCallbackIssRequired(t *testing.T) {
+	f, cancel := testFlow(t)
+	defer cancel()
+	f.issRequired = true
+	got := answerOne(f)
+	f.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/callback?code=x&state="+f.state, nil))
+	if cb := <-got; !errors.Is(cb.err, ErrIssuerMismatch) {
+		t.Fatalf("response without iss: %v", cb.err)
+	}
+}
+
 func TestCallbackCases(t *testing.T) {
 	tests := []struct {
 		name  string
 		query func(state string) string
 		want  error
 	}{
-		{"no state", func(string) string { return "code=x" }, ErrStateMismatch},
-		{"wrong state", func(s string) string { return "code=x&state=" + s + "x" }, ErrStateMismatch},
 		{"access denied", func(s string) string { return "error=access_denied&state=" + s }, ErrAccessDenied},
 		{"other error", func(s string) string { return "error=invalid_scope&state=" + s }, ErrAuthorization},
 		{"no code", func(s string) string { return "state=" + s }, ErrAuthorization},
 		{"good", func(s string) string { return "code=abc&state=" + s }, nil},
+		{"iss matches", func(s string) string { return "code=abc&iss=https%3A%2F%2Fas.example&state=" + s }, nil},
+		{"iss of another server", func(s string) string { return "code=abc&iss=https%3A%2F%2Fevil.example&state=" + s }, ErrIssuerMismatch},
+		{"iss with a trailing slash", func(s string) string { return "code=abc&iss=https%3A%2F%2Fas.example%2F&state=" + s }, ErrIssuerMismatch},
+		{"iss twice", func(s string) string {
+			return "code=abc&iss=https%3A%2F%2Fas.example&iss=https%3A%2F%2Fevil.example&state=" + s
+		}, ErrIssuerMismatch},
+		{"iss on an error", func(s string) string { return "error=access_denied&iss=https%3A%2F%2Fevil.example&state=" + s }, ErrIssuerMismatch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, cancel := testFlow(t)
 			defer cancel()
-			got := make(chan callback, 1)
-			go func() {
-				cb := <-f.callbacks
-				cb.reply <- cb.err
-				got <- cb
-			}()
+			got := answerOne(f)
 			rec := httptest.NewRecorder()
 			f.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/callback?"+tt.query(f.state), nil))
 			cb := <-got
@@ -476,8 +526,10 @@ func TestStore(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("store left %d files, want only %s", len(entries), storeFileName)
+	for _, e := range entries {
+		if e.Name() != storeFileName && e.Name() != storeLockName {
+			t.Errorf("store left %s behind, want only %s and %s", e.Name(), storeFileName, storeLockName)
+		}
 	}
 
 	s2, err := openStore(dir)
@@ -527,7 +579,7 @@ func TestMemoryOnlyWritesNothing(t *testing.T) {
 
 func TestTokensSkipsExpiredAndKeepsNewestPerResource(t *testing.T) {
 	now := time.Unix(2e9, 0)
-	a, err := New(Config{MemoryOnly: true, Now: func() time.Time { return now }})
+	a, err := New(Config{MemoryOnly: true, Now: func() time.Time { return now }, HTTPClient: offline})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,8 +601,16 @@ func TestTokensSkipsExpiredAndKeepsNewestPerResource(t *testing.T) {
 	if want := "https://b.example=new https://c.example=forever"; strings.Join(names, " ") != want {
 		t.Errorf("Tokens() = %q, want %q", names, want)
 	}
-	if err := a.Forget("https://b.example"); err != nil {
-		t.Fatal(err)
+	for _, g := range a.Grants() {
+		if g.Resource != "https://b.example" {
+			continue
+		}
+		// The issuer is not reachable: the grant is forgotten all the
+		// same, and the failed revocation is reported.
+		f, err := a.Forget(context.Background(), g)
+		if err != nil || f.Revoked || f.RevokeErr == nil || !f.ClearOnHost || f.Resource != g.Resource {
+			t.Fatalf("Forget(%v) = %+v, %v", g, f, err)
+		}
 	}
 	if got := a.Tokens(); len(got) != 1 || got[0].Resource != "https://c.example" {
 		t.Errorf("after Forget: %v", got)

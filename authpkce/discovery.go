@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 )
 
@@ -25,33 +24,33 @@ type serverMetadata struct {
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported,omitempty"`
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported,omitempty"`
 	GrantTypesSupported               []string `json:"grant_types_supported,omitempty"`
+	RevocationEndpoint                string   `json:"revocation_endpoint,omitempty"`
+	DeviceAuthorizationEndpoint       string   `json:"device_authorization_endpoint,omitempty"`
+	// AuthorizationResponseIssParameterSupported (RFC 9207): the server
+	// puts iss on its redirects, so one without it is forged.
+	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
 }
 
 // maxMetadataBytes bounds what a hostile or broken server can make us read.
 const maxMetadataBytes = 1 << 20
-
-// issuerID normalises an authorization-server identifier for comparison and
-// as a store key: RFC 8414 issuers carry no query or fragment, and a
-// trailing slash is not a different server.
-func issuerID(s string) string { return strings.TrimRight(s, "/") }
 
 // checkServerURL enforces https, with plain http allowed only for loopback
 // addresses (local development servers and the tests' hydra).
 func checkServerURL(what, raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, fmt.Errorf("%w: %s %q is not an absolute http(s) URL; the host's auth metadata is broken, tell its administrator",
+		return nil, fmt.Errorf("%w: %s %q is not an absolute http(s) URL",
 			ErrInvalidRequirement, what, clean(raw))
 	}
 	if u.Fragment != "" || u.RawQuery != "" {
-		return nil, fmt.Errorf("%w: %s %q carries a query or fragment, which RFC 8414 forbids; tell the host's administrator",
+		return nil, fmt.Errorf("%w: %s %q carries a query or fragment, which RFC 8414 forbids",
 			ErrInvalidRequirement, what, clean(raw))
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("%w: %s %q carries user credentials; refusing it", ErrInvalidRequirement, what, clean(u.Redacted()))
+		return nil, fmt.Errorf("%w: %s %q carries user credentials", ErrInvalidRequirement, what, clean(u.Redacted()))
 	}
 	if u.Scheme == "http" && !isLoopbackHost(u.Hostname()) {
-		return nil, fmt.Errorf("%w: %s %q uses plain http, which would expose your credentials; only https (or http on a loopback address) is accepted",
+		return nil, fmt.Errorf("%w: %s %q uses plain http off the loopback interface",
 			ErrInsecureServer, what, clean(raw))
 	}
 	return u, nil
@@ -99,8 +98,11 @@ func discover(ctx context.Context, hc *http.Client, issuer string) (*serverMetad
 			tried = append(tried, fmt.Sprintf("%s (HTTP %d)", mu, status))
 			continue
 		}
-		if issuerID(md.Issuer) != issuerID(issuer) {
-			return nil, fmt.Errorf("%w: %s says its issuer is %q, not %q; the metadata may be spoofed, so the sign-in stops here. Tell the host's administrator",
+		// RFC 8414 §3.3: identical, character for character. A lenient
+		// match (a trailing slash) would let one server's metadata stand
+		// in for another issuer's, and grants are bound to the exact one.
+		if md.Issuer != issuer {
+			return nil, fmt.Errorf("%w: %s says its issuer is %q, not %q",
 				ErrDiscovery, mu, clean(md.Issuer), clean(issuer))
 		}
 		if err := md.check(); err != nil {
@@ -108,7 +110,7 @@ func discover(ctx context.Context, hc *http.Client, issuer string) (*serverMetad
 		}
 		return md, nil
 	}
-	return nil, fmt.Errorf("%w: %s publishes no OAuth or OpenID Connect metadata (tried %s); check that the host advertises the right authorization server",
+	return nil, fmt.Errorf("%w: %s publishes no OAuth or OpenID Connect metadata (tried %s)",
 		ErrDiscovery, clean(issuer), strings.Join(tried, ", "))
 }
 
@@ -125,30 +127,30 @@ func fetchMetadata(ctx context.Context, hc *http.Client, mu string) (*serverMeta
 		if ctx.Err() != nil {
 			return nil, 0, ctxError(ctx, "while discovering the authorization server")
 		}
-		return nil, 0, fmt.Errorf("%w: the authorization server at %s is unreachable (%v); check your network and try again later",
+		return nil, 0, fmt.Errorf("%w: %s is unreachable: %v",
 			ErrDiscovery, mu, unwrapNetErr(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes+1))
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: reading %s: %v; try again", ErrDiscovery, mu, err)
+		return nil, 0, fmt.Errorf("%w: reading %s: %v", ErrDiscovery, mu, err)
 	}
 	switch {
 	case resp.StatusCode >= 400 && resp.StatusCode < 500:
 		return nil, resp.StatusCode, nil
 	case resp.StatusCode != http.StatusOK:
-		return nil, 0, fmt.Errorf("%w: %s answered HTTP %d; the authorization server may be down, try again later",
+		return nil, 0, fmt.Errorf("%w: %s answered HTTP %d",
 			ErrDiscovery, mu, resp.StatusCode)
 	case len(body) > maxMetadataBytes:
-		return nil, 0, fmt.Errorf("%w: %s sent more than %d bytes of metadata; refusing it", ErrDiscovery, mu, maxMetadataBytes)
+		return nil, 0, fmt.Errorf("%w: %s sent more than %d bytes of metadata", ErrDiscovery, mu, maxMetadataBytes)
 	}
 	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "" && ct != "application/json" && !strings.HasSuffix(ct, "+json") {
-		return nil, 0, fmt.Errorf("%w: %s answered with %q instead of JSON metadata; check the authorization server address",
+		return nil, 0, fmt.Errorf("%w: %s answered with %q instead of JSON metadata",
 			ErrDiscovery, mu, clean(ct))
 	}
 	var md serverMetadata
 	if err := json.Unmarshal(body, &md); err != nil {
-		return nil, 0, fmt.Errorf("%w: %s sent metadata that is not valid JSON (%v); tell the authorization server's administrator",
+		return nil, 0, fmt.Errorf("%w: %s sent metadata that is not valid JSON: %v",
 			ErrDiscovery, mu, err)
 	}
 	return &md, resp.StatusCode, nil
@@ -156,7 +158,7 @@ func fetchMetadata(ctx context.Context, hc *http.Client, mu string) (*serverMeta
 
 func (md *serverMetadata) check() error {
 	if md.AuthorizationEndpoint == "" || md.TokenEndpoint == "" {
-		return errors.New("it lacks authorization_endpoint or token_endpoint, so no sign-in is possible; tell the authorization server's administrator")
+		return errors.New("it lacks authorization_endpoint or token_endpoint")
 	}
 	if _, err := checkServerURL("authorization_endpoint", md.AuthorizationEndpoint); err != nil {
 		return err
@@ -168,12 +170,6 @@ func (md *serverMetadata) check() error {
 		if _, err := checkServerURL("registration_endpoint", md.RegistrationEndpoint); err != nil {
 			return err
 		}
-	}
-	// PKCE S256 is mandatory for us (OAuth 2.1); a server that says it
-	// supports only other methods would fail the flow later, less clearly.
-	if len(md.CodeChallengeMethodsSupported) > 0 && !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
-		return fmt.Errorf("it does not support PKCE with S256 (only %q); this client cannot sign in safely there",
-			md.CodeChallengeMethodsSupported)
 	}
 	return nil
 }
@@ -189,7 +185,7 @@ func unwrapNetErr(err error) error {
 
 func ctxError(ctx context.Context, during string) error {
 	if errors.Is(context.Cause(ctx), ErrTimeout) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%w %s; start the sign-in again", ErrTimeout, during)
+		return fmt.Errorf("%w %s", ErrTimeout, during)
 	}
 	return fmt.Errorf("%w %s", ErrCanceled, during)
 }

@@ -2,8 +2,9 @@
 // auth/required notification, an AuthRequired error) into a bearer token:
 // authorization-server discovery, client identity (pre-registered or RFC 7591
 // dynamic registration), the OAuth 2.1 authorization-code + PKCE flow through
-// the user's browser and a 127.0.0.1 loopback redirect, refresh, and a 0600
-// token store.
+// the user's browser and a 127.0.0.1 loopback redirect (or a pasted
+// redirect), the device grant, refresh, revocation, and a locked 0600 token
+// store (or the OS keyring) whose grants are bound to host and issuer.
 //
 // It must never import protocol, ui, views, keymap or demohost: callers pass
 // plain values in and get tokens back.
@@ -14,15 +15,24 @@
 //	g, err := a.Start(ctx, authpkce.GrantRequest{
 //		Requirement: authpkce.Requirement{Reason: ..., Resource: prm, RequiredScopes: ..., OAuthClient: ...},
 //		Advertised:  resourcesTheHostAdvertised,
+//		Host:        theHostURL,
 //	})
-//	show(g.URL())            // empty when answered from the cache or a refresh
-//	<-g.Done()               // or select on it next to other events
-//	res, err := g.Result()   // push res.AccessToken for res.Resource with `authenticate`
+//	show(g.URL(), g.ServerHost()) // empty URL when answered from the cache or a refresh
+//	g.Complete(ctx, pasted)       // optional: the address the browser landed on
+//	<-g.Done()                    // or select on it next to other events
+//	res, err := g.Result()        // push res.AccessToken for res.Resource with `authenticate`
 //
-// After a reconnect, re-push every entry of a.Tokens(). Errors wrap the
-// Err* sentinels (errors.Is) and say what the user can do next; they never
-// contain a token or a client secret, and Token, CachedToken, Result and
-// Client redact their secrets in fmt, slog and JSON.
+// A saved grant is bound to the host it was obtained on and to its issuer.
+// Before pushing one to a host (after a reconnect, on a new host), ask
+// a.Lookup(hostURL, Want{Resource, Issuer, Scopes}): DecisionSilent pushes,
+// DecisionAsk asks the user and records the answer with a.Answer,
+// DecisionNever pushes nothing. a.Grants and a.Forget back a sign-ins view;
+// a.StartDevice runs the device grant (RFC 8628) where Grant.DeviceOffered.
+//
+// Errors wrap the Err* sentinels (errors.Is) with a short context per
+// layer; what to advise the user is the UI's to say. They never contain a
+// token or a client secret, and Token, CachedToken, Result and Client
+// redact their secrets in fmt, slog and JSON.
 //
 // Reasons: `required` reuses a cached token that covers the scopes;
 // `expired` tries a silent refresh first; `insufficientScope` always goes to
@@ -34,4 +44,6 @@
 // (cached outside the repository) with .ci/build-hydra.sh, which prints the
 // binary's path; the tests find it through $AHPTUI_HYDRA or that cache path.
 // Without it they skip, unless CI=true, where they fail. -short skips them.
+// The device grant is tested against zitadel/oidc's OP (a test-only
+// import), and the store's locking with two re-executed test processes.
 package authpkce

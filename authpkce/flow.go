@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -24,6 +23,10 @@ import (
 type Grant struct {
 	url         string
 	redirectURI string
+	serverHost  string
+	device      *DeviceCode
+	deviceOffer bool
+	flow        *flow // nil for a finished or device grant
 	done        chan struct{}
 	cancel      func()
 
@@ -43,11 +46,26 @@ func doneGrant(r Result) *Grant {
 
 // URL is the authorization URL the browser was sent to; the UI shows it so
 // a user without a local browser (SSH) can copy it. Empty when the grant
-// was answered from the cache or by a refresh.
+// was answered from the cache or by a refresh. For a device grant it is
+// the verification URL.
 func (g *Grant) URL() string { return g.url }
 
 // RedirectURI is the loopback callback: http://127.0.0.1:PORT/callback.
 func (g *Grant) RedirectURI() string { return g.redirectURI }
+
+// ServerHost is the host (and port, if not the default) of the page the
+// user signs in on, for the prompt to name before they consent: the
+// authorization endpoint's, or the device verification URL's.
+func (g *Grant) ServerHost() string { return g.serverHost }
+
+// Device is the user code and verification URL of a device grant
+// (StartDevice); nil for a browser grant.
+func (g *Grant) Device() *DeviceCode { return g.device }
+
+// DeviceOffered reports that the authorization server also offers the
+// device authorization grant (RFC 8628): the UI may offer StartDevice as
+// the way to sign in from another machine.
+func (g *Grant) DeviceOffered() bool { return g.deviceOffer }
 
 // BrowserErr reports that the browser could not be opened, once that is
 // known (opening runs in the background). It is advice, not failure: the
@@ -87,16 +105,38 @@ func (g *Grant) Wait(ctx context.Context) (Result, error) {
 // more than once and after the grant finished.
 func (g *Grant) Cancel() { g.cancel() }
 
-// callback is what the loopback handler hands to the flow.
+// Complete finishes the sign-in with the address the browser landed on,
+// pasted by the user: for a browser on another machine, whose redirect to
+// 127.0.0.1 reached nothing. The address must be exactly this grant's
+// redirect URI (scheme, host, port, path) and passes the same checks as
+// the loopback callback. A wrong address or state returns an error and
+// leaves the sign-in waiting; any other outcome is the grant's, and also
+// returned.
+func (g *Grant) Complete(ctx context.Context, pasted string) error {
+	if g.flow == nil {
+		return fmt.Errorf("%w: this sign-in does not wait for a browser", ErrPastedURL)
+	}
+	u, err := url.Parse(strings.TrimSpace(pasted))
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrPastedURL, err)
+	}
+	want, _ := url.Parse(g.redirectURI)
+	if u.Scheme != want.Scheme || u.Host != want.Host || u.Path != want.Path || u.User != nil {
+		return fmt.Errorf("%w: %s is not this sign-in's redirect address %s", ErrPastedURL, clean(u.Redacted()), g.redirectURI)
+	}
+	return g.flow.submit(ctx, u.Query())
+}
+
+// callback is an authorization response handed to the flow.
 type callback struct {
 	code  string
 	err   error
 	reply chan error // the flow's verdict, for the page the browser shows
 }
 
-// flow is one authorization-code exchange bound to one loopback listener.
+// flow is one authorization-code exchange waiting for its authorization
+// response, from the loopback listener or a pasted address.
 type flow struct {
-	ln       net.Listener
 	conf     *oauth2.Config
 	resource string
 	scopes   []string
@@ -104,24 +144,31 @@ type flow struct {
 	state    string
 	verifier string
 	authURL  string
+	// issuer and issRequired are the RFC 9207 check: a response naming
+	// another issuer is a mix-up attack, and one without iss from a server
+	// that always sends it is forged.
+	issuer      string
+	issRequired bool
 
 	callbacks chan callback
-	ctx       context.Context // set by run before serving
+	ctx       context.Context // ends with the grant
 
 	mu       sync.Mutex
 	received bool
 }
 
-func newFlow(ln net.Listener, conf *oauth2.Config, resource string, scopes []string, key tokenKey) *flow {
+func newFlow(ctx context.Context, conf *oauth2.Config, resource string, scopes []string, key tokenKey, md *serverMetadata) *flow {
 	f := &flow{
-		ln:        ln,
-		conf:      conf,
-		resource:  resource,
-		scopes:    scopes,
-		key:       key,
-		state:     rand.Text(),
-		verifier:  oauth2.GenerateVerifier(),
-		callbacks: make(chan callback),
+		conf:        conf,
+		resource:    resource,
+		scopes:      scopes,
+		key:         key,
+		state:       rand.Text(),
+		verifier:    oauth2.GenerateVerifier(),
+		issuer:      md.Issuer,
+		issRequired: md.AuthorizationResponseIssParameterSupported,
+		callbacks:   make(chan callback),
+		ctx:         ctx,
 	}
 	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(f.verifier)}
 	// RFC 8707: the token is for this resource and nothing else.
@@ -130,22 +177,64 @@ func newFlow(ln net.Listener, conf *oauth2.Config, resource string, scopes []str
 	return f
 }
 
-// run serves the loopback listener until one callback arrived or ctx ended,
-// then closes everything before publishing the outcome.
-func (a *Authenticator) run(ctx context.Context, g *Grant, f *flow, ci clientIdentity) {
-	f.ctx = ctx
-	srv := &http.Server{
-		Handler:           loopbackOnly(f),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          log.New(io.Discard, "", 0),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = srv.Serve(f.ln) // returns ErrServerClosed after Shutdown
-	}()
+// errAlreadyHandled: a second response for a flow that took one.
+var errAlreadyHandled = errors.New("sign-in already handled")
 
+// submit hands an authorization response (the callback's or a pasted
+// address's query) to the flow and returns the flow's verdict. A response
+// with another state is refused without ending the flow: a stray or
+// forged request must not cancel the user's sign-in.
+func (f *flow) submit(ctx context.Context, q url.Values) error {
+	if subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(f.state)) != 1 {
+		return fmt.Errorf("%w: the response does not belong to this sign-in; it was ignored", ErrStateMismatch)
+	}
+	f.mu.Lock()
+	first := !f.received
+	f.received = true
+	f.mu.Unlock()
+	if !first {
+		return errAlreadyHandled
+	}
+	cb := f.check(q)
+	select {
+	case f.callbacks <- cb:
+	case <-f.ctx.Done():
+		return ctxError(f.ctx, "before the browser came back")
+	}
+	select {
+	case err := <-cb.reply:
+		return err
+	case <-ctx.Done():
+		return ctxError(ctx, "while finishing the sign-in")
+	}
+}
+
+// check reads an authorization response whose state matched (RFC 6749
+// §4.1.2, RFC 9207 §2.4).
+func (f *flow) check(q url.Values) callback {
+	cb := callback{reply: make(chan error, 1)}
+	iss, hasIss := q["iss"]
+	switch {
+	case hasIss && (len(iss) != 1 || iss[0] != f.issuer):
+		cb.err = fmt.Errorf("%w: the response names issuer %q, not %q (a mix-up attack?)", ErrIssuerMismatch, clean(q.Get("iss")), clean(f.issuer))
+	case !hasIss && f.issRequired:
+		cb.err = fmt.Errorf("%w: %s always names itself in its responses (RFC 9207), and this one does not", ErrIssuerMismatch, clean(f.issuer))
+	case q.Get("error") == "access_denied":
+		cb.err = fmt.Errorf("%w%s", ErrAccessDenied, detailSuffix(q.Get("error_description")))
+	case q.Get("error") != "":
+		cb.err = fmt.Errorf("%w: the authorization server answered %s%s", ErrAuthorization, clean(q.Get("error")), detailSuffix(q.Get("error_description")))
+	case q.Get("code") == "":
+		cb.err = fmt.Errorf("%w: the response carries no authorization code", ErrAuthorization)
+	default:
+		cb.code = q.Get("code")
+	}
+	return cb
+}
+
+// run waits for the flow's one authorization response or the end of ctx,
+// exchanges the code, and publishes the outcome after the loopback is
+// released.
+func (a *Authenticator) run(ctx context.Context, g *Grant, f *flow, ci clientIdentity, lb *loopback) {
 	var res Result
 	var err error
 	select {
@@ -172,20 +261,9 @@ func (a *Authenticator) run(ctx context.Context, g *Grant, f *flow, ci clientIde
 		}
 		cb.reply <- err
 	case <-ctx.Done():
-		err = ctxError(ctx, "waiting for the browser to come back from the authorization server")
-		if errors.Is(err, ErrTimeout) {
-			err = fmt.Errorf("%w: nobody completed the sign-in at %s; open the URL again or start over",
-				err, hostOf(f.conf.Endpoint.AuthURL))
-		}
+		err = ctxError(ctx, "waiting for the browser")
 	}
-
-	// Let the callback page finish rendering, but never wait long for it.
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	if srv.Shutdown(sctx) != nil {
-		srv.Close()
-	}
-	cancel()
-	<-served
+	a.releaseLoopback(lb, f)
 	g.res, g.err = res, err
 	close(g.done)
 }
@@ -194,7 +272,7 @@ func hostOf(u string) string {
 	if p, err := url.Parse(u); err == nil {
 		return p.Host
 	}
-	return "the authorization server"
+	return ""
 }
 
 // loopbackOnly refuses requests that did not come from this machine to a
@@ -221,8 +299,8 @@ func loopbackOnly(h http.Handler) http.Handler {
 	})
 }
 
-// ServeHTTP is the loopback redirect endpoint. Only the first request to
-// /callback counts; everything it shows is escaped by html/template.
+// ServeHTTP is the loopback redirect endpoint of one flow; everything it
+// shows is escaped by html/template.
 func (f *flow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/callback" {
 		writePage(w, http.StatusNotFound, page{
@@ -236,59 +314,30 @@ func (f *flow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writePage(w, http.StatusMethodNotAllowed, page{Title: "Method not allowed"})
 		return
 	}
-	f.mu.Lock()
-	first := !f.received
-	f.received = true
-	f.mu.Unlock()
-	if !first {
+	err := f.submit(r.Context(), r.URL.Query())
+	switch {
+	case err == nil:
+		writePage(w, http.StatusOK, page{
+			Title:  "Signed in",
+			Detail: "ahptui has its token. You can close this tab and return to the terminal.",
+		})
+	case errors.Is(err, errAlreadyHandled):
 		writePage(w, http.StatusConflict, page{
 			Title:  "Sign-in already handled",
 			Detail: "This sign-in has already finished. You can close this tab and return to the terminal.",
 		})
-		return
-	}
-
-	q := r.URL.Query()
-	cb := callback{reply: make(chan error, 1)}
-	switch {
-	case subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(f.state)) != 1:
-		cb.err = fmt.Errorf("%w: the browser came back with a state that does not belong to this sign-in, so it was stopped (it may be a forged or stale link); start the sign-in again",
-			ErrStateMismatch)
-	case q.Get("error") == "access_denied":
-		cb.err = fmt.Errorf("%w: the authorization server reports that access was denied%s; sign in again and approve the request if you meant to",
-			ErrAccessDenied, detailSuffix(q.Get("error_description")))
-	case q.Get("error") != "":
-		cb.err = fmt.Errorf("%w: the authorization server answered %s%s; start the sign-in again, and tell the host's administrator if it persists",
-			ErrAuthorization, clean(q.Get("error")), detailSuffix(q.Get("error_description")))
-	case q.Get("code") == "":
-		cb.err = fmt.Errorf("%w: the browser came back without an authorization code; start the sign-in again", ErrAuthorization)
+	case errors.Is(err, ErrStateMismatch):
+		writePage(w, http.StatusBadRequest, page{
+			Title:  "Not this sign-in",
+			Detail: "This response does not belong to the sign-in in progress (a stale or forged link), so it was ignored. The sign-in is still waiting.",
+		})
 	default:
-		cb.code = q.Get("code")
-	}
-
-	var verdict error
-	select {
-	case f.callbacks <- cb:
-		select {
-		case verdict = <-cb.reply:
-		case <-r.Context().Done():
-			return
-		}
-	case <-f.ctx.Done():
-		verdict = ctxError(f.ctx, "before the browser came back")
-	}
-	if verdict != nil {
 		writePage(w, http.StatusBadRequest, page{
 			Title:  "Sign-in failed",
-			Detail: verdict.Error(),
+			Detail: err.Error(),
 			Footer: "Return to the terminal to try again.",
 		})
-		return
 	}
-	writePage(w, http.StatusOK, page{
-		Title:  "Signed in",
-		Detail: "ahptui has its token. You can close this tab and return to the terminal.",
-	})
 }
 
 func detailSuffix(desc string) string {
@@ -336,16 +385,16 @@ func tokenError(ctx context.Context, tokenURL string, err error) error {
 		}
 		oe := oauthError{Error: re.ErrorCode, ErrorDescription: re.ErrorDescription}
 		if oe.Error == "" {
-			return fmt.Errorf("%w: %s answered HTTP %d; try again, and tell the authorization server's administrator if it persists",
+			return fmt.Errorf("%w: %s answered HTTP %d",
 				ErrTokenEndpoint, tokenURL, status)
 		}
-		return fmt.Errorf("%w: %s refused the token request (HTTP %d %s); start the sign-in again",
+		return fmt.Errorf("%w: %s refused the token request (HTTP %d %s)",
 			ErrTokenEndpoint, tokenURL, status, oe.describe())
 	}
 	if ctx.Err() != nil {
 		return ctxError(ctx, "while fetching the token")
 	}
-	return fmt.Errorf("%w: %s: %v; check your network and try again", ErrTokenEndpoint, tokenURL, unwrapNetErr(err))
+	return fmt.Errorf("%w: %s: %v", ErrTokenEndpoint, tokenURL, unwrapNetErr(err))
 }
 
 // tokenResponse is RFC 6749 §5.1.
@@ -366,21 +415,11 @@ func (a *Authenticator) refresh(ctx context.Context, md *serverMetadata, ci clie
 		"refresh_token": {old.RefreshToken},
 		"resource":      {resource},
 	}
-	if ci.style != oauth2.AuthStyleInHeader {
-		form.Set("client_id", ci.id)
-		if ci.secret != "" {
-			form.Set("client_secret", ci.secret)
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.TokenEndpoint, strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, md.TokenEndpoint, nil)
 	if err != nil {
 		return Token{}, fmt.Errorf("%w: %v", ErrTokenEndpoint, err)
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if ci.style == oauth2.AuthStyleInHeader {
-		req.SetBasicAuth(url.QueryEscape(ci.id), url.QueryEscape(ci.secret))
-	}
+	authorize(req, form, ci)
 	resp, err := a.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -388,7 +427,7 @@ func (a *Authenticator) refresh(ctx context.Context, md *serverMetadata, ci clie
 		}
 		// Not ErrTokenEndpoint: the refresh token may be fine, the server
 		// is just unreachable, so the caller must not discard it.
-		return Token{}, fmt.Errorf("%w: %s is unreachable (%v); check your network and try again",
+		return Token{}, fmt.Errorf("%w: %s is unreachable: %v",
 			ErrDiscovery, md.TokenEndpoint, unwrapNetErr(err))
 	}
 	defer resp.Body.Close()
@@ -399,12 +438,12 @@ func (a *Authenticator) refresh(ctx context.Context, md *serverMetadata, ci clie
 	if resp.StatusCode != http.StatusOK {
 		var oe oauthError
 		_ = json.Unmarshal(body, &oe)
-		return Token{}, fmt.Errorf("%w: %s refused the refresh (HTTP %d %s); sign in again",
+		return Token{}, fmt.Errorf("%w: %s refused the refresh (HTTP %d %s)",
 			ErrTokenEndpoint, md.TokenEndpoint, resp.StatusCode, oe.describe())
 	}
 	var tr tokenResponse
 	if err := json.Unmarshal(body, &tr); err != nil || tr.AccessToken == "" {
-		return Token{}, fmt.Errorf("%w: %s answered the refresh without an access token; sign in again", ErrTokenEndpoint, md.TokenEndpoint)
+		return Token{}, fmt.Errorf("%w: %s answered the refresh without an access token", ErrTokenEndpoint, md.TokenEndpoint)
 	}
 	if err := checkBearer(tr.TokenType, md.TokenEndpoint); err != nil {
 		return Token{}, err
@@ -434,6 +473,6 @@ func checkBearer(tokenType, tokenURL string) error {
 	if tokenType == "" || strings.EqualFold(tokenType, "bearer") {
 		return nil
 	}
-	return fmt.Errorf("%w: %s issued a %q token, not a bearer token, which AHP cannot use; tell the authorization server's administrator",
+	return fmt.Errorf("%w: %s issued a %q token, not a bearer token",
 		ErrTokenEndpoint, tokenURL, clean(tokenType))
 }

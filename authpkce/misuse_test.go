@@ -10,12 +10,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -81,7 +83,7 @@ type misuseEnv struct {
 	urls chan string
 }
 
-func newMisuseEnv(t *testing.T) *misuseEnv {
+func newMisuseEnv(t *testing.T, opts ...func(*Config)) *misuseEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -93,7 +95,7 @@ func newMisuseEnv(t *testing.T) *misuseEnv {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
 	env := &misuseEnv{as: as, spy: &spyTransport{rt: tr}, urls: make(chan string, 4)}
-	env.a, err = New(Config{
+	cfg := Config{
 		MemoryOnly: true,
 		HTTPClient: &http.Client{Transport: env.spy, Timeout: misuseWait, CheckRedirect: refuseInsecureRedirect},
 		OpenBrowser: func(u string) error {
@@ -101,7 +103,11 @@ func newMisuseEnv(t *testing.T) *misuseEnv {
 			return nil
 		},
 		Timeout: misuseWait,
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	env.a, err = New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,18 +241,26 @@ func TestMisuseStateReplay(t *testing.T) {
 	if err != nil || code != http.StatusBadRequest {
 		t.Fatalf("replay into a new flow: HTTP %d %v", code, err)
 	}
-	if !strings.Contains(body, "state") {
+	if !strings.Contains(body, "does not belong") {
 		t.Errorf("page does not say why: %s", body)
 	}
+	// The replay was ignored, not fatal: the new sign-in still waits.
+	select {
+	case <-g.Done():
+		t.Fatal("a replayed callback ended the new sign-in")
+	default:
+	}
+	g.Cancel()
 	_, err = g.Wait(ctx)
-	wantRefusal(t, err, ErrStateMismatch, "state", "start the sign-in again")
+	wantRefusal(t, err, ErrCanceled)
 	if n := countPath(env.spy.requests(), authserver.TokenPath); n != 1 {
 		t.Errorf("%d token requests, want 1 (the first flow's); the replayed code must never be exchanged", n)
 	}
 }
 
-// A wrong state ends the flow without a token request, and the genuine
-// callback arriving afterwards cannot revive it.
+// A stray callback with a wrong state gets an error page and no token
+// request, but does not end the sign-in: the genuine callback arriving
+// afterwards completes it.
 func TestMisuseStateMismatch(t *testing.T) {
 	env := newMisuseEnv(t)
 	ctx := misuseCtx(t)
@@ -260,13 +274,14 @@ func TestMisuseStateMismatch(t *testing.T) {
 	if code, _, err := visit(t, ctx, forged.String(), ""); err != nil || code != http.StatusBadRequest {
 		t.Fatalf("forged state: HTTP %d %v, want 400", code, err)
 	}
-	_, err := g.Wait(ctx)
-	wantRefusal(t, err, ErrStateMismatch, "does not belong to this sign-in")
-	if code, _, err := visit(t, ctx, loc.String(), ""); err == nil && code == http.StatusOK {
-		t.Error("the genuine callback completed a flow that a forged one had already failed")
-	}
 	if n := countPath(env.spy.requests(), authserver.TokenPath); n != 0 {
 		t.Errorf("%d token requests after a state mismatch, want 0", n)
+	}
+	if code, body, err := visit(t, ctx, loc.String(), ""); err != nil || code != http.StatusOK {
+		t.Fatalf("the genuine callback after a stray one: HTTP %d %v %s", code, err, body)
+	}
+	if res, err := g.Wait(ctx); err != nil || res.AccessToken == "" {
+		t.Fatalf("sign-in after a stray callback: %v", err)
 	}
 }
 
@@ -610,10 +625,13 @@ func TestMisuseNoTokenInLogs(t *testing.T) {
 	g, authURL := env.start(t, ctx, env.request(misuseOtherResource, ReasonRequired))
 	loc := approve(t, ctx, authURL)
 	q := loc.Query()
-	q.Set("state", "forged-state")
+	q.Set("iss", "https://mix-up.example")
 	loc.RawQuery = q.Encode()
 	visit(t, ctx, loc.String(), "")
 	_, flowErr := g.Wait(ctx)
+	if !errors.Is(flowErr, ErrIssuerMismatch) {
+		t.Fatalf("forged iss: %v", flowErr)
+	}
 
 	// What a careless caller would log.
 	slog.Debug("grant", "result", res, "refreshed", refreshed, "tokens", env.a.Tokens(), "err", flowErr)
@@ -692,4 +710,267 @@ func localNonLoopbackIPs(t *testing.T) []net.IP {
 		out = append(out, ipn.IP)
 	}
 	return out
+}
+
+// A fixed callback port serves two sign-ins in flight at once, each
+// completed by its own callback (routed by state); the port is released
+// when the last one ends, and a busy port is a clear error.
+func TestMisuseFixedCallbackPort(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := newMisuseEnv(t, func(c *Config) { c.CallbackPort = port })
+	ctx := misuseCtx(t)
+	g1, u1 := env.start(t, ctx, env.request(misuseResource, ReasonRequired))
+	g2, u2 := env.start(t, ctx, env.request(misuseOtherResource, ReasonRequired))
+	want := fmt.Sprintf("http://127.0.0.1:%d/callback", port)
+	if g1.RedirectURI() != want || g2.RedirectURI() != want {
+		t.Fatalf("redirect URIs %q and %q, want both %q", g1.RedirectURI(), g2.RedirectURI(), want)
+	}
+	// Completed in the other order than started.
+	for _, c := range []struct {
+		g   *Grant
+		url string
+	}{{g2, u2}, {g1, u1}} {
+		loc := approve(t, ctx, c.url)
+		if code, body, err := visit(t, ctx, loc.String(), ""); err != nil || code != http.StatusOK {
+			t.Fatalf("callback: %d %v %s", code, err, body)
+		}
+		if res, err := c.g.Wait(ctx); err != nil || res.AccessToken == "" {
+			t.Fatalf("grant: %v", err)
+		}
+	}
+	if !dialRefused(want) {
+		t.Error("the fixed port is still open after both sign-ins ended")
+	}
+
+	// Busy: someone else holds the port.
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = env.a.Start(ctx, env.request(misuseResource, ReasonInsufficientScope))
+	wantRefusal(t, err, ErrCallbackPort, strconv.Itoa(port), "in use")
+
+	if _, err := New(Config{MemoryOnly: true, CallbackPort: 70000}); !errors.Is(err, ErrCallbackPort) {
+		t.Errorf("port 70000: %v", err)
+	}
+}
+
+// The paste fallback: the address the browser landed on, pasted, finishes
+// the same flow with the same checks. A pasted address for another port,
+// host or path, or with a wrong state, is refused without ending the flow.
+func TestMisusePastedRedirect(t *testing.T) {
+	env := newMisuseEnv(t)
+	ctx := misuseCtx(t)
+	g, authURL := env.start(t, ctx, env.request(misuseResource, ReasonRequired))
+	loc := approve(t, ctx, authURL)
+	if hostPort(t, loc.String()) != hostPort(t, g.RedirectURI()) {
+		t.Fatalf("the authorization server redirected to %s, not %s", loc, g.RedirectURI())
+	}
+	tamper := func(f func(u *url.URL)) string {
+		u := *loc
+		f(&u)
+		return u.String()
+	}
+	for _, c := range []struct {
+		name, pasted string
+		want         error
+	}{
+		{"another port", tamper(func(u *url.URL) { u.Host = "127.0.0.1:1" }), ErrPastedURL},
+		{"another host", tamper(func(u *url.URL) { u.Host = "localhost:" + portOf(t, g.RedirectURI()) }), ErrPastedURL},
+		{"another path", tamper(func(u *url.URL) { u.Path = "/other" }), ErrPastedURL},
+		{"https", tamper(func(u *url.URL) { u.Scheme = "https" }), ErrPastedURL},
+		{"not a URL", "%zz", ErrPastedURL},
+		{"wrong state", tamper(func(u *url.URL) {
+			q := u.Query()
+			q.Set("state", "forged")
+			u.RawQuery = q.Encode()
+		}), ErrStateMismatch},
+	} {
+		if err := g.Complete(ctx, c.pasted); !errors.Is(err, c.want) {
+			t.Errorf("%s: Complete = %v, want %v", c.name, err, c.want)
+		}
+	}
+	select {
+	case <-g.Done():
+		t.Fatal("a refused paste ended the sign-in")
+	default:
+	}
+	if n := countPath(env.spy.requests(), authserver.TokenPath); n != 0 {
+		t.Fatalf("%d token requests before the right paste", n)
+	}
+	// Surrounding blanks from a terminal selection are fine.
+	if err := g.Complete(ctx, "  "+loc.String()+"\n"); err != nil {
+		t.Fatalf("Complete with the real address: %v", err)
+	}
+	res, err := g.Wait(ctx)
+	if err != nil || res.AccessToken == "" {
+		t.Fatalf("grant after paste: %v", err)
+	}
+	if err := g.Complete(ctx, loc.String()); err == nil {
+		t.Error("a second paste of the same address was accepted")
+	}
+	if code, _, err := visit(t, ctx, loc.String(), ""); err == nil && code == http.StatusOK {
+		t.Error("the loopback accepted the callback after the paste finished the sign-in")
+	}
+	if got := doneGrant(Result{}).Complete(ctx, loc.String()); !errors.Is(got, ErrPastedURL) {
+		t.Errorf("Complete on a finished cache grant: %v", got)
+	}
+}
+
+// An issuer on a private or link-local address needs the user's yes
+// (ServerConfirmation) before anything is sent to it; loopback needs none;
+// a host name is judged by what it resolves to.
+func TestMisusePrivateAuthorizationServer(t *testing.T) {
+	resolved := map[string][]netip.Addr{
+		"intranet.example": {netip.MustParseAddr("192.168.1.20")},
+		"public.example":   {netip.MustParseAddr("203.0.113.5")},
+	}
+	env := newMisuseEnv(t, func(c *Config) {
+		c.LookupIP = func(_ context.Context, host string) ([]netip.Addr, error) {
+			if a, ok := resolved[host]; ok {
+				return a, nil
+			}
+			return nil, errors.New("no such host")
+		}
+		// Nothing may actually reach these addresses.
+		c.HTTPClient = offline
+	})
+	ctx := misuseCtx(t)
+	for _, c := range []struct {
+		issuer  string
+		confirm bool
+	}{
+		{"https://10.1.2.3", true},
+		{"https://172.16.0.1:8443", true},
+		{"https://192.168.0.10", true},
+		{"https://169.254.169.254", true},
+		{"https://[fd00::1]", true},
+		{"https://[fe80::1]", true},
+		{"https://intranet.example", true},
+		{"https://public.example", false},
+		{"https://203.0.113.9", false},
+	} {
+		req := env.request(misuseResource, ReasonRequired)
+		req.Requirement.Resource.AuthorizationServers = []string{c.issuer}
+		_, err := env.a.Start(ctx, req)
+		var sc *ServerConfirmation
+		if got := errors.As(err, &sc); got != c.confirm {
+			t.Errorf("%s: err %v, want confirmation %v", c.issuer, err, c.confirm)
+			continue
+		}
+		if !c.confirm {
+			continue
+		}
+		if !errors.Is(err, ErrNeedsConfirmation) || sc.Host != strings.TrimPrefix(c.issuer, "https://") {
+			t.Errorf("%s: %v (host %q)", c.issuer, err, sc.Host)
+		}
+		// Confirmed: Start goes on to discovery (refused by the offline
+		// client here), and asks no more.
+		req.ConfirmedServer = sc.Host
+		if _, err := env.a.Start(ctx, req); errors.Is(err, ErrNeedsConfirmation) || !errors.Is(err, ErrDiscovery) {
+			t.Errorf("%s confirmed: %v, want a discovery error", c.issuer, err)
+		}
+	}
+}
+
+// The sign-in URL reaches the log (a user over SSH may copy it from
+// there); the tokens and the code never do.
+func TestMisuseSignInURLLogged(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	env := newMisuseEnv(t, func(c *Config) {
+		c.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	ctx := misuseCtx(t)
+	res, loc := env.fullFlow(t, ctx, misuseResource)
+	mu.Lock()
+	logged := buf.String()
+	mu.Unlock()
+	if !strings.Contains(logged, "sign-in started") || !strings.Contains(logged, `url="`+env.as.AuthorizationEndpoint()+"?") {
+		t.Fatalf("log lacks the sign-in URL: %s", logged)
+	}
+	for _, secret := range []string{res.AccessToken, loc.Query().Get("code")} {
+		if strings.Contains(logged, secret) {
+			t.Fatalf("log carries a secret: %s", logged)
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// --allow-unadvertised-pkce: a server whose metadata lists no PKCE
+// methods is used only with the override, and S256 is still sent; one
+// listing only plain stays refused even then.
+func TestMisusePKCEOverride(t *testing.T) {
+	without := mutatedAS(func(_ string, md map[string]any) { delete(md, "code_challenge_methods_supported") })(t)
+	plainOnly := mutatedAS(func(_ string, md map[string]any) { md["code_challenge_methods_supported"] = []string{"plain"} })(t)
+	for _, c := range []struct {
+		issuer   string
+		override bool
+		want     error
+	}{
+		{without, false, ErrPKCE},
+		{without, true, nil},
+		{plainOnly, true, ErrPKCE},
+	} {
+		a, err := New(Config{MemoryOnly: true, TrustUnadvertisedPKCE: c.override, OpenBrowser: func(string) error { return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := plainRequirement(c.issuer)
+		req.Requirement.OAuthClient = &Client{ClientID: "pre"}
+		g, err := a.Start(context.Background(), req)
+		if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Fatalf("%s override=%v: %v, want %v", c.issuer, c.override, err, c.want)
+		}
+		if g != nil {
+			if u, _ := url.Parse(g.URL()); u.Query().Get("code_challenge_method") != "S256" {
+				t.Errorf("override sent %q", g.URL())
+			}
+			g.Cancel()
+			<-g.Done()
+		}
+	}
+}
+
+// Forgetting a grant revokes it at the authorization server (RFC 7009):
+// the token is inactive afterwards, the grant is gone from the store, and
+// the caller is told to clear it on the host too.
+func TestForgetRevokes(t *testing.T) {
+	env := newMisuseEnv(t)
+	ctx := misuseCtx(t)
+	res, _ := env.fullFlow(t, ctx, misuseResource)
+	if in, err := env.as.Introspect(ctx, res.AccessToken); err != nil || !in.Active {
+		t.Fatalf("fresh token not active: %+v %v", in, err)
+	}
+	gs := env.a.Grants()
+	if len(gs) != 1 {
+		t.Fatalf("Grants() = %+v", gs)
+	}
+	f, err := env.a.Forget(ctx, gs[0])
+	if err != nil || !f.Revoked || f.RevokeErr != nil || !f.ClearOnHost || f.Resource != misuseResource {
+		t.Fatalf("Forget = %+v, %v", f, err)
+	}
+	if in, err := env.as.Introspect(ctx, res.AccessToken); err != nil || in.Active {
+		t.Fatalf("revoked token still active: %+v %v", in, err)
+	}
+	if len(env.a.Grants()) != 0 {
+		t.Fatal("the forgotten grant is still listed")
+	}
+	if n := countPath(env.spy.requests(), authserver.RevokePath); n == 0 {
+		t.Error("no revocation request was sent")
+	}
 }

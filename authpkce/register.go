@@ -81,13 +81,13 @@ func register(ctx context.Context, hc *http.Client, md *serverMetadata, clientNa
 		if ctx.Err() != nil {
 			return registration{}, ctxError(ctx, "while registering the client")
 		}
-		return registration{}, fmt.Errorf("%w: %s is unreachable (%v); try again later",
+		return registration{}, fmt.Errorf("%w: %s is unreachable: %v",
 			ErrRegistration, md.RegistrationEndpoint, unwrapNetErr(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
 	if err != nil {
-		return registration{}, fmt.Errorf("%w: reading the answer of %s: %v; try again", ErrRegistration, md.RegistrationEndpoint, err)
+		return registration{}, fmt.Errorf("%w: reading the answer of %s: %v", ErrRegistration, md.RegistrationEndpoint, err)
 	}
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
 		var oe oauthError
@@ -95,12 +95,12 @@ func register(ctx context.Context, hc *http.Client, md *serverMetadata, clientNa
 		if json.Unmarshal(body, &oe) == nil && oe.Error != "" {
 			detail += " " + oe.describe()
 		}
-		return registration{}, fmt.Errorf("%w: %s refused to register this client (%s); the server may not allow dynamic registration: ask the host's administrator for a pre-registered OAuth client",
+		return registration{}, fmt.Errorf("%w: %s refused to register this client (%s)",
 			ErrRegistration, md.RegistrationEndpoint, detail)
 	}
 	var rr registrationResponse
 	if err := json.Unmarshal(body, &rr); err != nil || rr.ClientID == "" {
-		return registration{}, fmt.Errorf("%w: %s answered without a usable client_id; tell the authorization server's administrator",
+		return registration{}, fmt.Errorf("%w: %s answered without a usable client_id",
 			ErrRegistration, md.RegistrationEndpoint)
 	}
 	method := rr.TokenEndpointAuthMethod

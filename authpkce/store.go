@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,11 +11,18 @@ import (
 	"time"
 )
 
-// storeFileName is the one file the store owns inside its directory.
-const storeFileName = "oauth-tokens.json"
+// storeFileName is the token file inside the store's directory;
+// storeLockName is the file whose lock serialises writers across ahptui
+// processes (it holds nothing).
+const (
+	storeFileName = "oauth-tokens.json"
+	storeLockName = "oauth-tokens.lock"
+)
 
-// storeVersion lets a later release migrate or discard the file.
-const storeVersion = 1
+// storeVersion 2 binds each grant to the AHP host it was obtained on and
+// keeps the user's per-host answers. A version 1 file still loads: its
+// grants have no host, and Lookup never pushes such a grant silently.
+const storeVersion = 2
 
 // registration is a dynamically registered client, remembered per
 // authorization server so the user is not registered again on every grant.
@@ -32,9 +38,11 @@ func (r registration) usable(now time.Time) bool {
 	return r.ClientID != "" && (r.ClientSecretExpiresAt == 0 || now.Before(time.Unix(r.ClientSecretExpiresAt, 0)))
 }
 
-// tokenKey identifies a grant: the same resource reached through another
-// authorization server or client is a different grant.
+// tokenKey identifies a grant: the same resource obtained on another AHP
+// host, or through another authorization server or client, is a different
+// grant. Host is empty for grants saved before hosts were recorded.
 type tokenKey struct {
+	Host     string `json:"host,omitempty"`
 	Issuer   string `json:"issuer"`
 	Resource string `json:"resource"`
 	ClientID string `json:"client_id"`
@@ -71,57 +79,182 @@ func fromDisk(d diskToken) storedToken {
 	}
 }
 
+// hostAnswer is the user's answer to "use your sign-in to Resource (issued
+// by Issuer) on host Host?", kept so they are asked once per host.
+type hostAnswer struct {
+	Host     string    `json:"host"`
+	Resource string    `json:"resource"`
+	Issuer   string    `json:"issuer"`
+	Allow    bool      `json:"allow"`
+	At       time.Time `json:"at"`
+}
+
+func (h hostAnswer) same(o hostAnswer) bool {
+	return h.Host == o.Host && h.Resource == o.Resource && h.Issuer == o.Issuer
+}
+
 type storeFile struct {
 	Version       int                     `json:"version"`
 	Registrations map[string]registration `json:"registrations,omitempty"`
 	Tokens        []diskToken             `json:"tokens,omitempty"`
+	Answers       []hostAnswer            `json:"answers,omitempty"`
 }
 
 // storeData is the in-memory form of storeFile.
 type storeData struct {
 	Registrations map[string]registration
 	Tokens        []storedToken
+	Answers       []hostAnswer
 }
 
-// store keeps tokens and registrations in memory and mirrors them to one
-// 0600 file in a 0700 directory. An empty dir keeps everything in memory.
+func decodeStore(b []byte) storeData {
+	d := storeData{Registrations: map[string]registration{}}
+	var f storeFile
+	if len(b) == 0 || json.Unmarshal(b, &f) != nil || (f.Version != 1 && f.Version != storeVersion) {
+		// A corrupt or foreign file costs the user one sign-in, not the
+		// program: start empty and overwrite it on the next save.
+		return d
+	}
+	if f.Registrations != nil {
+		d.Registrations = f.Registrations
+	}
+	for _, t := range f.Tokens {
+		d.Tokens = append(d.Tokens, fromDisk(t))
+	}
+	d.Answers = f.Answers
+	return d
+}
+
+func encodeStore(d storeData) ([]byte, error) {
+	f := storeFile{Version: storeVersion, Registrations: d.Registrations, Answers: d.Answers}
+	for _, st := range d.Tokens {
+		f.Tokens = append(f.Tokens, toDisk(st))
+	}
+	return json.MarshalIndent(f, "", "  ")
+}
+
+// backend holds the encoded store somewhere: the 0600 file or the OS
+// keyring. read returns nil bytes when nothing was saved yet.
+type backend interface {
+	read() ([]byte, error)
+	write(b []byte) error
+}
+
+// store keeps tokens, registrations and answers. Every change is a
+// read-modify-write under an exclusive lock on a lock file, so two ahptui
+// processes saving at once both keep their grant; reads need no lock
+// because every write replaces the whole content atomically. A nil backend
+// keeps everything in memory.
 type store struct {
-	mu   sync.Mutex
-	dir  string
-	data storeData
+	mu      sync.Mutex // orders this process's goroutines; the lock file orders processes
+	dir     string
+	backend backend
+	data    storeData // the last state read or written
 }
 
 func openStore(dir string) (*store, error) {
-	s := &store{dir: dir, data: storeData{Registrations: map[string]registration{}}}
 	if dir == "" {
+		return newStore("", nil)
+	}
+	return newStore(dir, fileBackend{dir: dir})
+}
+
+// kind names the backend in use, for the log and a sign-ins view.
+func (s *store) kind() string {
+	switch s.backend.(type) {
+	case nil:
+		return "memory"
+	case keyringBackend:
+		return TokenStoreKeyring
+	}
+	return TokenStoreFile
+}
+
+func newStore(dir string, b backend) (*store, error) {
+	s := &store{dir: dir, backend: b, data: storeData{Registrations: map[string]registration{}}}
+	if b == nil {
 		return s, nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, storeFileName))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return s, nil
-	case err != nil:
-		return nil, fmt.Errorf("%w: reading %s: %w; check its permissions", ErrStore, dir, err)
-	}
-	var f storeFile
-	if err := json.Unmarshal(b, &f); err != nil || f.Version != storeVersion {
-		// A corrupt or foreign file costs the user one sign-in, not the
-		// program: start empty and overwrite it on the next save.
-		return s, nil
-	}
-	if f.Registrations != nil {
-		s.data.Registrations = f.Registrations
-	}
-	for _, d := range f.Tokens {
-		s.data.Tokens = append(s.data.Tokens, fromDisk(d))
+	if _, err := s.load(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-func (s *store) registration(issuer string, now time.Time) (registration, bool) {
+// load re-reads the backend so a grant another process saved is seen.
+// Callers hold s.mu.
+func (s *store) load() (storeData, error) {
+	if s.backend == nil {
+		return s.data, nil
+	}
+	b, err := s.backend.read()
+	if err != nil {
+		return storeData{}, err
+	}
+	s.data = decodeStore(b)
+	return s.data, nil
+}
+
+// view returns the current data: re-read, or the last known state when the
+// backend cannot be read (a read error must not lose the tokens in hand).
+func (s *store) view() storeData {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.data.Registrations[issuer]
+	if d, err := s.load(); err == nil {
+		return d
+	}
+	return s.data
+}
+
+// update applies change to the freshly re-read data under the cross-process
+// lock and writes the result back. change reports whether it changed
+// anything; nothing is written when it did not.
+func (s *store) update(change func(d *storeData) bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.backend == nil {
+		change(&s.data)
+		return nil
+	}
+	if err := ensureDir(s.dir); err != nil {
+		return err
+	}
+	unlock, err := lockFile(filepath.Join(s.dir, storeLockName))
+	if err != nil {
+		return fmt.Errorf("%w: locking %s: %w", ErrStore, s.dir, err)
+	}
+	defer unlock()
+	d, err := s.load()
+	if err != nil {
+		return err
+	}
+	d = cloneData(d)
+	if !change(&d) {
+		return nil
+	}
+	b, err := encodeStore(d)
+	if err != nil {
+		return fmt.Errorf("%w: encoding: %w", ErrStore, err)
+	}
+	if err := s.backend.write(b); err != nil {
+		return err
+	}
+	s.data = d
+	return nil
+}
+
+func cloneData(d storeData) storeData {
+	out := storeData{Registrations: make(map[string]registration, len(d.Registrations))}
+	for k, v := range d.Registrations {
+		out.Registrations[k] = v
+	}
+	out.Tokens = slices.Clone(d.Tokens)
+	out.Answers = slices.Clone(d.Answers)
+	return out
+}
+
+func (s *store) registration(issuer string, now time.Time) (registration, bool) {
+	r, ok := s.view().Registrations[issuer]
 	if !ok || !r.usable(now) {
 		return registration{}, false
 	}
@@ -129,23 +262,22 @@ func (s *store) registration(issuer string, now time.Time) (registration, bool) 
 }
 
 func (s *store) putRegistration(issuer string, r registration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.data.Registrations[issuer] = r
-	return s.saveLocked()
+	return s.update(func(d *storeData) bool {
+		d.Registrations[issuer] = r
+		return true
+	})
 }
 
 func (s *store) dropRegistration(issuer string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.data.Registrations, issuer)
-	return s.saveLocked()
+	return s.update(func(d *storeData) bool {
+		_, ok := d.Registrations[issuer]
+		delete(d.Registrations, issuer)
+		return ok
+	})
 }
 
 func (s *store) token(k tokenKey) (Token, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, t := range s.data.Tokens {
+	for _, t := range s.view().Tokens {
 		if t.tokenKey == k {
 			return t.Token, true
 		}
@@ -154,55 +286,69 @@ func (s *store) token(k tokenKey) (Token, bool) {
 }
 
 func (s *store) putToken(k tokenKey, t Token, now time.Time) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.data.Tokens = slices.DeleteFunc(s.data.Tokens, func(st storedToken) bool { return st.tokenKey == k })
-	s.data.Tokens = append(s.data.Tokens, storedToken{tokenKey: k, Token: t, UpdatedAt: now})
-	return s.saveLocked()
+	return s.update(func(d *storeData) bool {
+		d.Tokens = slices.DeleteFunc(d.Tokens, func(st storedToken) bool { return st.tokenKey == k })
+		d.Tokens = append(d.Tokens, storedToken{tokenKey: k, Token: t, UpdatedAt: now})
+		return true
+	})
 }
 
 func (s *store) dropToken(k tokenKey) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := len(s.data.Tokens)
-	s.data.Tokens = slices.DeleteFunc(s.data.Tokens, func(st storedToken) bool { return st.tokenKey == k })
-	if len(s.data.Tokens) == n {
-		return nil
-	}
-	return s.saveLocked()
+	return s.update(func(d *storeData) bool {
+		n := len(d.Tokens)
+		d.Tokens = slices.DeleteFunc(d.Tokens, func(st storedToken) bool { return st.tokenKey == k })
+		return len(d.Tokens) != n
+	})
 }
 
 func (s *store) all() []storedToken {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.data.Tokens)
+	return slices.Clone(s.view().Tokens)
 }
 
-// saveLocked replaces the file atomically (temp file + rename) so a crash
-// never leaves a half-written token file. The temp file is created 0600 by
-// os.CreateTemp, so the secrets are never readable by others, not even
-// briefly.
-func (s *store) saveLocked() error {
-	if s.dir == "" {
-		return nil
+func (s *store) answers() []hostAnswer {
+	return slices.Clone(s.view().Answers)
+}
+
+func (s *store) putAnswer(a hostAnswer) error {
+	return s.update(func(d *storeData) bool {
+		d.Answers = slices.DeleteFunc(d.Answers, a.same)
+		d.Answers = append(d.Answers, a)
+		return true
+	})
+}
+
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("%w: creating %s: %w", ErrStore, dir, err)
 	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return fmt.Errorf("%w: creating %s: %w; check the permissions of your config directory", ErrStore, s.dir, err)
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("%w: restricting %s to 0700: %w", ErrStore, dir, err)
 	}
-	if err := os.Chmod(s.dir, 0o700); err != nil {
-		return fmt.Errorf("%w: restricting %s to 0700: %w", ErrStore, s.dir, err)
+	return nil
+}
+
+// fileBackend is the 0600 token file in a 0700 directory.
+type fileBackend struct{ dir string }
+
+func (f fileBackend) read() ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(f.dir, storeFileName))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
 	}
-	f := storeFile{Version: storeVersion, Registrations: s.data.Registrations}
-	for _, st := range s.data.Tokens {
-		f.Tokens = append(f.Tokens, toDisk(st))
-	}
-	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
-		return fmt.Errorf("%w: encoding: %w", ErrStore, err)
+		return nil, fmt.Errorf("%w: reading %s: %w", ErrStore, f.dir, err)
 	}
-	tmp, err := os.CreateTemp(s.dir, ".oauth-tokens-*.tmp")
+	return b, nil
+}
+
+// write replaces the file atomically (temp file, fsync, rename) so a crash
+// or a concurrent reader never sees a half-written token file. The temp
+// file is created 0600 by os.CreateTemp, so the secrets are never readable
+// by others, not even briefly.
+func (f fileBackend) write(b []byte) error {
+	tmp, err := os.CreateTemp(f.dir, ".oauth-tokens-*.tmp")
 	if err != nil {
-		return fmt.Errorf("%w: %w; check the permissions of %s", ErrStore, err, s.dir)
+		return fmt.Errorf("%w: %w", ErrStore, err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after a successful rename
 	if err := tmp.Chmod(0o600); err != nil {
@@ -211,7 +357,7 @@ func (s *store) saveLocked() error {
 	}
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
-		return fmt.Errorf("%w: writing %s: %w; is the disk full?", ErrStore, tmp.Name(), err)
+		return fmt.Errorf("%w: writing %s: %w", ErrStore, tmp.Name(), err)
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
@@ -220,7 +366,7 @@ func (s *store) saveLocked() error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("%w: %w", ErrStore, err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(s.dir, storeFileName)); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(f.dir, storeFileName)); err != nil {
 		return fmt.Errorf("%w: %w", ErrStore, err)
 	}
 	return nil

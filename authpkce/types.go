@@ -123,6 +123,9 @@ func (t Token) LogValue() slog.Value {
 // CachedToken is a token the store holds, as the UI needs it to push with
 // `authenticate` (again after a reconnect).
 type CachedToken struct {
+	// Host is the AHP host the grant was obtained on (HostID form); empty
+	// for a grant saved before hosts were recorded.
+	Host                string
 	Resource            string
 	AccessToken         string
 	Scopes              []string
@@ -132,21 +135,22 @@ type CachedToken struct {
 }
 
 func (c CachedToken) String() string {
-	return fmt.Sprintf("authpkce.CachedToken{Resource: %q, AccessToken: %s, Scopes: %q, Expiry: %s, AuthorizationServer: %q}",
-		c.Resource, redacted(c.AccessToken), c.Scopes, fmtExpiry(c.Expiry), c.AuthorizationServer)
+	return fmt.Sprintf("authpkce.CachedToken{Host: %q, Resource: %q, AccessToken: %s, Scopes: %q, Expiry: %s, AuthorizationServer: %q}",
+		c.Host, c.Resource, redacted(c.AccessToken), c.Scopes, fmtExpiry(c.Expiry), c.AuthorizationServer)
 }
 
 func (c CachedToken) GoString() string { return c.String() }
 
 func (c CachedToken) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]any{
-		"resource": c.Resource, "access_token": redacted(c.AccessToken), "scopes": c.Scopes,
+		"host": c.Host, "resource": c.Resource, "access_token": redacted(c.AccessToken), "scopes": c.Scopes,
 		"expiry": fmtExpiry(c.Expiry), "authorization_server": c.AuthorizationServer,
 	})
 }
 
 func (c CachedToken) LogValue() slog.Value {
 	return slog.GroupValue(
+		slog.String("host", c.Host),
 		slog.String("resource", c.Resource),
 		slog.String("access_token", redacted(c.AccessToken)),
 		slog.Any("scopes", c.Scopes),
@@ -165,6 +169,8 @@ const (
 	SourceRefresh
 	// SourceBrowser: the user went through the authorization server.
 	SourceBrowser
+	// SourceDevice: the user approved a device code (RFC 8628).
+	SourceDevice
 )
 
 func (s Source) String() string {
@@ -175,6 +181,8 @@ func (s Source) String() string {
 		return "refresh"
 	case SourceBrowser:
 		return "browser"
+	case SourceDevice:
+		return "device"
 	}
 	return fmt.Sprintf("Source(%d)", int(s))
 }
@@ -202,6 +210,11 @@ var (
 	ErrTimeout               = errors.New("sign-in timed out")
 	ErrCanceled              = errors.New("sign-in canceled")
 	ErrStore                 = errors.New("token store")
+	ErrIssuerMismatch        = errors.New("authorization response from the wrong issuer")
+	ErrPastedURL             = errors.New("pasted address is not this sign-in's redirect")
+	ErrCallbackPort          = errors.New("callback port unavailable")
+	ErrPKCE                  = errors.New("authorization server does not advertise PKCE S256")
+	ErrNeedsConfirmation     = errors.New("authorization server on a private address needs confirmation")
 )
 
 func redacted(s string) string {

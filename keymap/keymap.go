@@ -28,6 +28,8 @@ type KeyMap struct {
 	Grant    GrantKeys
 	Input    InputKeys
 	Confirm  ConfirmKeys
+	SignIns  SignInKeys
+	Paste    PasteKeys
 }
 
 // GlobalKeys work wherever focus is. Quit, Help and ToggleMCP are printable
@@ -41,6 +43,7 @@ type GlobalKeys struct {
 	FocusPrev key.Binding
 	Reconnect key.Binding
 	ToggleMCP key.Binding
+	SignIns   key.Binding // open the list of saved sign-ins
 }
 
 // SessionKeys drive the session list.
@@ -98,6 +101,27 @@ type GrantKeys struct {
 	Decline key.Binding // refuse; the tool call fails
 	Cancel  key.Binding // abandon a flow already waiting on the browser
 	CopyURL key.Binding // copy the authorization URL when no browser opens
+	// Paste opens a one-line field for the address the browser landed on,
+	// for a browser on another machine whose redirect cannot reach us.
+	Paste key.Binding
+	// Device switches to the device authorization grant (RFC 8628), where
+	// the authorization server offers it: a code to enter on any device.
+	Device key.Binding
+}
+
+// SignInKeys drive the list of saved sign-ins (a modal sheet).
+type SignInKeys struct {
+	Up     key.Binding
+	Down   key.Binding
+	Forget key.Binding // drop the grant and revoke it at the server
+	Close  key.Binding
+}
+
+// PasteKeys drive the one-line field for a pasted redirect address. The
+// field is text entry, so both are non-printable.
+type PasteKeys struct {
+	Submit key.Binding
+	Cancel key.Binding
 }
 
 // InputKeys drive an input request (elicitation) form. Fields are text
@@ -162,6 +186,7 @@ func DefaultKeyMap() KeyMap {
 			FocusPrev: bind(keys("shift+tab"), "shift+tab", "prev panel"),
 			Reconnect: bind(keys("ctrl+r"), "ctrl+r", "reconnect"),
 			ToggleMCP: bind(keys("m"), "m", "toggle MCP panel"),
+			SignIns:   bind(keys("S"), "S", "sign-ins"),
 		},
 		Sessions: SessionKeys{
 			Up:      bind(keys("up", "k"), "↑/k", "up"),
@@ -206,6 +231,8 @@ func DefaultKeyMap() KeyMap {
 			Decline: bind(keys("n"), "n", "decline"),
 			Cancel:  bind(keys("esc"), "esc", "cancel sign-in"),
 			CopyURL: bind(keys("u"), "u", "copy sign-in URL"),
+			Paste:   bind(keys("p"), "p", "paste URL"),
+			Device:  bind(keys("D"), "D", "device code"),
 		},
 		Input: InputKeys{
 			NextField: bind(keys("tab"), "tab", "next field"),
@@ -224,6 +251,16 @@ func DefaultKeyMap() KeyMap {
 		Confirm: ConfirmKeys{
 			Yes: bind(keys("y"), "y", "yes"),
 			No:  bind(keys("n", "esc"), "n/esc", "no"),
+		},
+		SignIns: SignInKeys{
+			Up:     bind(keys("up", "k"), "↑/k", "up"),
+			Down:   bind(keys("down", "j"), "↓/j", "down"),
+			Forget: bind(keys("x"), "x", "forget and revoke"),
+			Close:  bind(keys("esc"), "esc", "close"),
+		},
+		Paste: PasteKeys{
+			Submit: bind(keys("enter"), "enter", "complete sign-in"),
+			Cancel: bind(keys("esc"), "esc", "back"),
 		},
 	}
 	km.Composer.SetTurnRunning(false)
@@ -246,7 +283,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.FocusNext, k.FocusPrev, k.ToggleMCP},
-		{k.Reconnect, k.Help, k.Quit},
+		{k.SignIns, k.Reconnect, k.Help, k.Quit},
 	}
 }
 
@@ -301,7 +338,27 @@ func (k GrantKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k GrantKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Accept, k.Decline, k.Cancel, k.CopyURL}}
+	return [][]key.Binding{{k.Accept, k.Decline, k.Cancel, k.CopyURL, k.Paste, k.Device}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k SignInKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Forget, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k SignInKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Forget, k.Close}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k PasteKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Submit, k.Cancel}
+}
+
+// FullHelp implements help.KeyMap.
+func (k PasteKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Submit, k.Cancel}}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -336,12 +393,14 @@ const (
 	ContextMCP                      // MCP panel focused
 	ContextInput                    // input request form open (modal, text entry)
 	ContextConfirm                  // yes/no dialog open (modal)
+	ContextSignIns                  // the saved sign-ins sheet open (modal)
+	ContextPaste                    // the pasted-redirect field open (modal, text entry)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
 var Contexts = []Context{
 	ContextSessions, ContextChat, ContextChatGrant, ContextComposer,
-	ContextMCP, ContextInput, ContextConfirm,
+	ContextMCP, ContextInput, ContextConfirm, ContextSignIns, ContextPaste,
 }
 
 func (c Context) String() string {
@@ -360,6 +419,10 @@ func (c Context) String() string {
 		return "input"
 	case ContextConfirm:
 		return "confirm"
+	case ContextSignIns:
+		return "sign-ins"
+	case ContextPaste:
+		return "paste"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -367,7 +430,7 @@ func (c Context) String() string {
 // TextEntry reports whether printable keys in ctx type text rather than
 // trigger bindings.
 func (c Context) TextEntry() bool {
-	return c == ContextComposer || c == ContextInput
+	return c == ContextComposer || c == ContextInput || c == ContextPaste
 }
 
 // Active returns the bindings live in ctx, the ones ui should match a key
@@ -375,7 +438,7 @@ func (c Context) TextEntry() bool {
 // bindings are left out.
 func (k KeyMap) Active(ctx Context) []key.Binding {
 	g := k.Global
-	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP}
+	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns}
 	var view []key.Binding
 	switch ctx {
 	case ContextSessions:
@@ -394,6 +457,12 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 		nav = []key.Binding{g.Interrupt, g.Reconnect}
 	case ContextConfirm:
 		view = flatten(k.Confirm.FullHelp())
+		nav = []key.Binding{g.Interrupt}
+	case ContextSignIns:
+		view = flatten(k.SignIns.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help}
+	case ContextPaste:
+		view = flatten(k.Paste.FullHelp())
 		nav = []key.Binding{g.Interrupt}
 	}
 	var out []key.Binding
@@ -439,6 +508,10 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: append(short, g.Interrupt), full: append(full, []key.Binding{g.Reconnect, g.Interrupt})}
 	case ContextConfirm:
 		return contextHelp{short: k.Confirm.ShortHelp(), full: k.Confirm.FullHelp()}
+	case ContextSignIns:
+		return contextHelp{short: append(k.SignIns.ShortHelp(), g.Quit), full: append(k.SignIns.FullHelp(), []key.Binding{g.Help, g.Quit})}
+	case ContextPaste:
+		return contextHelp{short: append(k.Paste.ShortHelp(), g.Interrupt), full: append(k.Paste.FullHelp(), []key.Binding{g.Interrupt})}
 	}
 	return contextHelp{
 		short: append(short, g.ShortHelp()...),
@@ -462,7 +535,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)

@@ -144,8 +144,8 @@ func TestHelpRendersPerContext(t *testing.T) {
 		t.Errorf("running composer help = %q", s)
 	}
 	// The full reference lists every group.
-	if n := len(km.FullHelp()); n != 8 {
-		t.Errorf("FullHelp has %d columns, want 8 groups", n)
+	if n := len(km.FullHelp()); n != 10 {
+		t.Errorf("FullHelp has %d columns, want 10 groups", n)
 	}
 }
 

@@ -110,7 +110,7 @@ func (cp *chatPanel) keyGrant(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cp.cancelGrant(), true
 	case key.Matches(msg, k.CopyURL):
 		if g := cp.selectedFlow(); g != nil && g.url != "" {
-			return tea.Batch(tea.SetClipboard(g.url), reportInfo("sign-in URL copied to the clipboard")), true
+			return tea.Batch(tea.SetClipboard(g.url), reportInfo(copyNote)), true
 		}
 		return reportError(errNoURL), true
 	}

@@ -31,6 +31,15 @@ type recordingClient struct {
 	*client.Client
 	mu   sync.Mutex
 	sent []sentAction
+	// auths counts authenticate requests (a spy on which host got a token).
+	auths int
+}
+
+func (r *recordingClient) Authenticate(ctx context.Context, resource, token string, scopes []string) error {
+	r.mu.Lock()
+	r.auths++
+	r.mu.Unlock()
+	return r.Client.Authenticate(ctx, resource, token, scopes)
 }
 
 func (r *recordingClient) Dispatch(ch string, a protocol.StateAction) (int64, error) {
@@ -240,6 +249,15 @@ func newDriver(t *testing.T, auth Authenticator) *driver {
 // caller owns the host.
 func newDriverOn(t *testing.T, host *demohost.Host, auth Authenticator) *driver {
 	t.Helper()
+	return newDriverAs(t, host, host.URL(), auth)
+}
+
+// newDriverAs is newDriverOn with the model told the host is named name
+// (Config.Host), e.g. ws://localhost:PORT/ for a host dialled on
+// 127.0.0.1: to sign-in bindings those are two hosts advertising the very
+// same resources.
+func newDriverAs(t *testing.T, host *demohost.Host, name string, auth Authenticator) *driver {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	c, err := client.Dial(ctx, client.Options{URL: host.URL(), ClientID: "ui-test",
@@ -252,7 +270,7 @@ func newDriverOn(t *testing.T, host *demohost.Host, auth Authenticator) *driver 
 		schema: schemacheck.MustLoad(t)}
 	n := 0
 	d.m = New(Config{
-		Host:    host.URL(),
+		Host:    name,
 		Connect: func(context.Context) (Client, error) { return rec, nil },
 		Auth:    auth,
 		Tick:    -1,

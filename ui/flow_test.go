@@ -95,7 +95,7 @@ func TestGrantFlowForToolCall(t *testing.T) {
 	d.keys("x")
 	d.expectSent()
 	d.keys("u")
-	d.until("u on the overlay to copy the URL", func() bool { return strings.Contains(d.m.status.text, "copied") })
+	d.until("u on the overlay to copy the URL", func() bool { return strings.Contains(d.m.status.text, "OSC 52") })
 	approveInBrowser(t, g.url)
 	d.until("access granted", func() bool { return d.m.signin.grants[res].phase == grantDone })
 	d.waitItem("deploy resumed and done", func(x chatItem) bool {

@@ -18,6 +18,15 @@ func (m *Model) context() keymap.Context {
 	case modalInput:
 		return keymap.ContextInput
 	}
+	if _, ok := m.signin.pendingAsk(); ok {
+		return keymap.ContextConfirm
+	}
+	if m.signin.list.open {
+		return keymap.ContextSignIns
+	}
+	if m.signin.paste.open && m.signin.waitingGrant() != nil {
+		return keymap.ContextPaste
+	}
 	switch m.focus {
 	case focusComposer:
 		return keymap.ContextComposer
@@ -44,6 +53,21 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		// The full help overlay is modal: any key closes it, and ? toggles.
 		m.showAll = false
 		return nil
+	}
+	// Sign-in questions and sheets are modal and come first: a token must
+	// not go out, nor a browser open, behind a question still on screen.
+	if _, ok := m.signin.pendingAsk(); ok && m.modal == modalNone {
+		return m.signin.keyAsk(msg)
+	}
+	if m.signin.list.open && m.modal == modalNone {
+		switch {
+		case key.Matches(msg, g.Quit):
+			return m.quit()
+		case key.Matches(msg, g.Help):
+			m.showAll = true
+			return nil
+		}
+		return m.signin.keySignIns(msg)
 	}
 	if g := m.signin.waitingGrant(); g != nil && m.modal == modalNone {
 		return m.keyGrantOverlay(msg, g)
@@ -110,6 +134,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.cycleFocus(-1)
 	case key.Matches(msg, g.Reconnect):
 		return m.reconnect()
+	case key.Matches(msg, g.SignIns):
+		return m.signin.openSignIns()
 	case key.Matches(msg, g.ToggleMCP):
 		m.showMCP = !m.showMCP
 		if !m.showMCP && m.focus == focusMCP {
@@ -160,12 +186,10 @@ func (m *Model) cycleFocus(d int) {
 // is modal: it covers the panels the other keys act on, so only cancel,
 // copy, quit, help and reconnect do anything.
 func (m *Model) keyGrantOverlay(msg tea.KeyPressMsg, g *grantFlow) tea.Cmd {
-	k := m.keys.Grant
+	if cmd, ok := m.signin.keyOverlay(msg, g); ok {
+		return cmd
+	}
 	switch {
-	case key.Matches(msg, k.Cancel):
-		return m.signin.cancelFlow(g)
-	case key.Matches(msg, k.CopyURL):
-		return tea.Batch(tea.SetClipboard(g.url), reportInfo("sign-in URL copied to the clipboard"))
 	case key.Matches(msg, m.keys.Global.Quit):
 		return m.quit()
 	case key.Matches(msg, m.keys.Global.Help):

@@ -73,10 +73,10 @@ func (m *Model) settle() {
 }
 
 func (m *Model) helpLine() string {
-	if m.modal == modalNone && m.signin.waitingGrant() != nil {
-		return m.help.ShortHelpView([]key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Global.Quit})
-	}
 	ctx := m.context()
+	if m.modal == modalNone && ctx != keymap.ContextConfirm && ctx != keymap.ContextSignIns && ctx != keymap.ContextPaste && m.signin.waitingGrant() != nil {
+		return m.help.ShortHelpView([]key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Grant.Paste, m.keys.Global.Quit})
+	}
 	short := m.keys.Help(ctx).ShortHelp()
 	if ctx == keymap.ContextChat {
 		// a/y and x act on the selected card, or on the newest blocker when
@@ -121,6 +121,12 @@ func (m *Model) overlay() string {
 		return views.RenderNewSessionDialog(m.th, m.keys, m.sessions.newChoiceViews(), m.sessions.newSel, maxW, m.height)
 	case m.modal == modalInput && m.form != nil:
 		return views.RenderInputRequest(m.th, m.form.request, m.form.state, maxW)
+	}
+	if a, ok := m.signin.pendingAsk(); ok {
+		return views.RenderAsk(m.th, m.keys, a.view, maxW)
+	}
+	if m.signin.list.open {
+		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.list.note, m.clock(), m.width, m.height)
 	}
 	if g := m.signin.waitingGrant(); g != nil {
 		return views.RenderGrantOverlay(m.th, m.signin.overlayView(g), m.width, m.height)

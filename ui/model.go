@@ -189,6 +189,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	case tea.PasteMsg:
+		if m.modal == modalNone && m.signin.waitingGrant() != nil && m.signin.onPaste(msg) {
+			return nil
+		}
 		if m.focus == focusComposer && m.modal == modalNone {
 			return m.chatPanel.updateComposer(msg)
 		}
@@ -217,6 +220,10 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return nil
 	case savedPushedMsg:
 		return m.signin.onSavedPushed(msg)
+	case pasteDoneMsg:
+		return m.signin.onPasteDone(msg)
+	case forgottenMsg:
+		return m.signin.onForgotten(msg)
 	case eventsClosed:
 		if !m.closed {
 			m.status.conn.state = views.ConnFailed

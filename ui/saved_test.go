@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -38,14 +40,6 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 		}
 		return a
 	}
-	githubRow := func(d *driver) (mcpRow, bool) {
-		for _, r := range mcpRows(d.m.sess) {
-			if r.ID == demohost.GitHubServerID {
-				return r, true
-			}
-		}
-		return mcpRow{}, false
-	}
 
 	// First run: sign in through the browser.
 	host1, err := demohost.Start(ctx, demohost.Config{StepDelay: -1, Auth: as})
@@ -55,25 +49,13 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 	auth1 := newAuthIn(func(string) error { return errors.New("--no-browser") })
 	d1 := newDriverOn(t, host1, auth1)
 	d1.openDemo()
-	d1.until("GitHub asks for sign-in", func() bool { r, ok := githubRow(d1); return ok && r.StateKind == "authRequired" })
+	d1.until("GitHub asks for sign-in", func() bool { r, ok := githubRowOf(d1); return ok && r.StateKind == "authRequired" })
 	if got := auth1.Tokens(); len(got) != 0 {
 		t.Fatalf("fresh token dir holds %d tokens", len(got))
 	}
-	d1.keys("tab")
-	for d1.m.focus != focusMCP {
-		d1.keys("tab")
-	}
-	for i, r := range mcpRows(d1.m.sess) {
-		if r.ID == demohost.GitHubServerID {
-			d1.m.mcp.sel = i
-		}
-	}
-	d1.keys("g")
-	r, _ := githubRow(d1)
-	res := r.Auth.Resource.Resource
-	d1.until("sign-in URL", func() bool { g := d1.m.signin.grants[res]; return g != nil && g.url != "" })
-	approveInBrowser(t, d1.m.signin.grants[res].url)
-	d1.until("GitHub ready after the browser sign-in", func() bool { r, ok := githubRow(d1); return ok && r.StateKind == "ready" })
+	res, g := selectGitHubAndSignIn(d1)
+	approveInBrowser(t, g.url)
+	d1.until("GitHub ready after the browser sign-in", func() bool { r, ok := githubRowOf(d1); return ok && r.StateKind == "ready" })
 	saved := false
 	for _, tok := range auth1.Tokens() {
 		saved = saved || tok.Resource == res
@@ -101,7 +83,7 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 	})
 	d2 := newDriverOn(t, host2, auth2)
 	d2.until("GitHub ready with the saved token", func() bool {
-		r, ok := githubRow(d2)
+		r, ok := githubRowOf(d2)
 		return d2.m.hasSess && ok && r.StateKind == "ready" && d2.m.status.text != ""
 	})
 	if !strings.Contains(d2.m.status.text, "signed in to "+res+" with a saved token") || d2.m.status.isErr {
@@ -112,13 +94,21 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 	}
 }
 
-// fakeSaved is an Authenticator with saved tokens and no browser flow.
-type fakeSaved struct{ tokens []authpkce.CachedToken }
+// fakeSaved is an Authenticator whose Lookup answers from a table and
+// records what it was asked; authpkce's own tests cover the policy.
+type fakeSaved struct {
+	matches map[string]authpkce.Match // by resource
+	asked   []string                  // host|resource|issuer|scopes
+}
 
 func (f *fakeSaved) Start(context.Context, authpkce.GrantRequest) (*authpkce.Grant, error) {
 	return nil, errors.New("fake: no flows")
 }
-func (f *fakeSaved) Tokens() []authpkce.CachedToken { return f.tokens }
+
+func (f *fakeSaved) Lookup(host string, w authpkce.Want) authpkce.Match {
+	f.asked = append(f.asked, host+"|"+w.Resource+"|"+w.Issuer+"|"+strings.Join(w.Scopes, " "))
+	return f.matches[w.Resource]
+}
 
 // authRecorder is the stub client recording every authenticate.
 type authRecorder struct {
@@ -152,30 +142,33 @@ func runAll(m *Model, cmd tea.Cmd) {
 	}
 }
 
-// TestPushSavedTokensPicksExactly: a saved token is pushed only for the
-// exact resource the host asked for, only when its scopes cover the
-// requirement, only while unexpired, only for advertised resources, and
-// once per connection.
-func TestPushSavedTokensPicksExactly(t *testing.T) {
-	future, past := fixedNow.Add(time.Hour), fixedNow.Add(-time.Minute)
+// TestPushSavedTokensFollowsLookup: a saved token is pushed only when
+// authpkce.Lookup says silent, never on ask or never; Lookup is asked with
+// this host, the issuer the host names and the required scopes; only for
+// advertised resources; once per connection.
+func TestPushSavedTokensFollowsLookup(t *testing.T) {
 	agentRes := "http://127.0.0.1:4000/agent"
+	silent := func(tok string) authpkce.Match {
+		return authpkce.Match{Decision: authpkce.DecisionSilent, Token: authpkce.CachedToken{AccessToken: tok, Scopes: []string{"mcp:read"}}}
+	}
 	for _, tc := range []struct {
-		name   string
-		tokens []authpkce.CachedToken
-		agent  bool // root advertises agentRes as a protectedResource
-		want   []string
+		name    string
+		matches map[string]authpkce.Match
+		agent   bool // root advertises agentRes as a protectedResource
+		want    []string
+		status  string
 	}{
-		{"exact resource and scopes", []authpkce.CachedToken{{Resource: fxGitHub, AccessToken: "gh", Scopes: []string{"mcp:read", "x"}, Expiry: future}},
-			false, []string{fxGitHub + "|gh"}},
-		{"scopes do not cover", []authpkce.CachedToken{{Resource: fxGitHub, AccessToken: "gh", Scopes: []string{"x"}, Expiry: future}}, false, nil},
-		{"prefix of the resource is not it", []authpkce.CachedToken{{Resource: fxGitHub + "/more", AccessToken: "gh", Scopes: []string{"mcp:read"}, Expiry: future}}, false, nil},
-		{"expired", []authpkce.CachedToken{{Resource: fxGitHub, AccessToken: "gh", Scopes: []string{"mcp:read"}, Expiry: past}}, false, nil},
-		{"not advertised by this host", []authpkce.CachedToken{{Resource: agentRes, AccessToken: "ag", Expiry: future}}, false, nil},
-		{"agent protected resource", []authpkce.CachedToken{{Resource: agentRes, AccessToken: "ag", Expiry: future}}, true, []string{agentRes + "|ag"}},
+		{"silent", map[string]authpkce.Match{fxGitHub: silent("gh")}, false, []string{fxGitHub + "|gh"}, "with a saved token"},
+		{"ask", map[string]authpkce.Match{fxGitHub: {Decision: authpkce.DecisionAsk, Token: authpkce.CachedToken{Host: "ws://elsewhere:1", AccessToken: "gh"}}}, false, nil, ""},
+		{"never", map[string]authpkce.Match{fxGitHub: {Decision: authpkce.DecisionNever}}, false, nil, ""},
+		{"none", nil, false, nil, ""},
+		{"not advertised by this host", map[string]authpkce.Match{agentRes: silent("ag")}, false, nil, ""},
+		{"agent protected resource", map[string]authpkce.Match{agentRes: silent("ag")}, true, []string{agentRes + "|ag"}, "with a saved token"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := fxModel(fxChatState())
-			m.cfg.Auth = &fakeSaved{tokens: tc.tokens}
+			fake := &fakeSaved{matches: tc.matches}
+			m.cfg.Auth = fake
 			rec := &authRecorder{stubClient: m.client.(*stubClient)}
 			m.client = rec
 			if tc.agent {
@@ -186,8 +179,14 @@ func TestPushSavedTokensPicksExactly(t *testing.T) {
 			if strings.Join(rec.pushed, ",") != strings.Join(tc.want, ",") {
 				t.Fatalf("pushed %v, want %v", rec.pushed, tc.want)
 			}
-			if len(tc.want) > 0 && !strings.Contains(m.status.text, "with a saved token") {
-				t.Fatalf("status %q", m.status.text)
+			if _, asked := m.signin.pendingAsk(); asked != (tc.name == "ask") {
+				t.Fatalf("a question is pending = %v on %s", asked, tc.name)
+			}
+			if tc.status != "" && !strings.Contains(m.status.text, tc.status) {
+				t.Fatalf("status %q, want it to contain %q", m.status.text, tc.status)
+			}
+			if !tc.agent && !slices.Contains(fake.asked, m.cfg.Host+"|"+fxGitHub+"|http://127.0.0.1:4001|mcp:read") {
+				t.Fatalf("Lookup asked %q, want host, issuer and scopes of the GitHub row", fake.asked)
 			}
 		})
 	}
@@ -200,8 +199,8 @@ func TestPushSavedTokensPicksExactly(t *testing.T) {
 // the chunks that do not concern it.
 func TestSavedTokensOnAuthChanges(t *testing.T) {
 	m := fxModel(calmChat())
-	m.cfg.Auth = &fakeSaved{tokens: []authpkce.CachedToken{{Resource: fxDeploy, AccessToken: "dep",
-		Scopes: []string{"tools:deploy"}, Expiry: fixedNow.Add(time.Hour)}}}
+	m.cfg.Auth = &fakeSaved{matches: map[string]authpkce.Match{fxDeploy: {Decision: authpkce.DecisionSilent,
+		Token: authpkce.CachedToken{Resource: fxDeploy, AccessToken: "dep", Scopes: []string{"tools:deploy"}}}}}
 	rec := &authRecorder{stubClient: m.client.(*stubClient)}
 	m.client = rec
 	runAll(m, m.signin.stateChanged()) // the first look: the session's servers
@@ -221,5 +220,24 @@ func TestSavedTokensOnAuthChanges(t *testing.T) {
 	chunk()
 	if cmd := m.signin.stateChanged(); cmd != nil {
 		t.Fatal("a chunk after the auth-required call had sign-in work to do")
+	}
+}
+
+// TestSignInAdvice: authpkce's errors say what happened; the advice the
+// status line adds comes from the sentinel they wrap.
+func TestSignInAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("grant: %w", authpkce.ErrTimeout), "start the sign-in again"},
+		{fmt.Errorf("loopback: %w", authpkce.ErrCallbackPort), "--callback-port"},
+		{&authpkce.ServerConfirmation{Host: "10.0.0.1"}, ""},
+		{errors.New("something else"), ""},
+	} {
+		got := signInAdvice(tc.err)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("signInAdvice(%v) = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

@@ -26,6 +26,13 @@ type signIn struct {
 	// lastWants is what the host asked tokens for at the last snapshot.
 	lastWants   []tokenWant
 	serversMemo serversMemo
+	// asks are yes/no questions waiting for the user, the first on screen.
+	asks []signInAsk
+	// list is the saved sign-ins sheet; paste the overlay's field for a
+	// pasted redirect; note what the overlay's last key did.
+	list  signInList
+	paste pasteField
+	note  string
 }
 
 // grantPhase is where one "grant additional access" flow is.
@@ -53,6 +60,7 @@ type grantFlow struct {
 	err         error
 	cancel      context.CancelFunc
 	grant       *authpkce.Grant
+	confirmed   string // the private authorization server the user agreed to
 }
 
 // agentPrompt is an auth/required notification (or AuthRequiredError) for
@@ -134,6 +142,23 @@ func (si *signIn) agentRequirement(p agentPrompt) authpkce.Requirement {
 }
 
 func (si *signIn) startGrantReq(req authpkce.Requirement) tea.Cmd {
+	return si.startGrantAt(req, "")
+}
+
+// startGrantAt starts a flow; confirmed is the authorization server host
+// the user agreed to sign in at although it is on a private address.
+func (si *signIn) startGrantAt(req authpkce.Requirement, confirmed string) tea.Cmd {
+	return si.startFlow(req, confirmed, false)
+}
+
+// deviceStarter is what *authpkce.Authenticator offers for a browser on
+// another device: the device authorization grant (RFC 8628).
+type deviceStarter interface {
+	StartDevice(ctx context.Context, req authpkce.GrantRequest) (*authpkce.Grant, error)
+}
+
+// startFlow starts a browser flow, or a device grant when device is set.
+func (si *signIn) startFlow(req authpkce.Requirement, confirmed string, device bool) tea.Cmd {
 	res := req.Resource.Resource
 	if si.cfg.Auth == nil {
 		return reportError(errors.New("sign-in is not available in this build: no authenticator configured"))
@@ -145,13 +170,16 @@ func (si *signIn) startGrantReq(req authpkce.Requirement) tea.Cmd {
 		}
 	}
 	ctx, cancel := context.WithCancel(si.ctx)
-	g := &grantFlow{resource: res, requirement: req, phase: grantStarting, cancel: cancel}
+	g := &grantFlow{resource: res, requirement: req, phase: grantStarting, cancel: cancel, confirmed: confirmed}
 	si.grants[res] = g
-	auth := si.cfg.Auth
-	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised()}
+	start := si.cfg.Auth.Start
+	if ds, ok := si.cfg.Auth.(deviceStarter); ok && device {
+		start = ds.StartDevice
+	}
+	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised(), Host: si.cfg.Host, ConfirmedServer: confirmed}
 	si.log.Debug("grant start", "resource", res, "reason", string(req.Reason))
 	return func() tea.Msg {
-		grant, err := auth.Start(ctx, gr)
+		grant, err := start(ctx, gr)
 		return grantStartedMsg{resource: res, grant: grant, err: err}
 	}
 }
@@ -169,15 +197,24 @@ func (si *signIn) onGrantStarted(msg grantStartedMsg) tea.Cmd {
 			g.phase, g.err = grantCancelled, nil
 			return reportInfo("sign-in cancelled")
 		}
+		if sc := (*authpkce.ServerConfirmation)(nil); errors.As(msg.err, &sc) {
+			g.phase, g.err = grantCancelled, nil
+			si.askPrivateServer(g, sc)
+			return nil
+		}
 		g.phase, g.err = grantFailed, msg.err
-		return reportError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
+		return reportError(fmt.Errorf("sign-in to %s failed: %w%s", msg.resource, msg.err, signInAdvice(msg.err)))
 	}
 	g.grant, g.url, g.phase = msg.grant, msg.grant.URL(), grantWaiting
+	if d := msg.grant.Device(); d != nil && g.url == "" {
+		g.url = d.VerificationURI
+	}
+	si.note, si.paste = "", pasteField{}
 	grant, res := msg.grant, msg.resource
 	wait := func() tea.Msg {
 		<-grant.Done()
 		r, err := grant.Result()
-		return grantDoneMsg{resource: res, result: r, err: err}
+		return grantDoneMsg{resource: res, grant: grant, result: r, err: err}
 	}
 	check := tea.Tick(300*time.Millisecond, func(time.Time) tea.Msg { return browserCheckMsg{res} })
 	return tea.Batch(wait, check)
@@ -197,7 +234,7 @@ func (si *signIn) onBrowserCheck(msg browserCheckMsg) tea.Cmd {
 
 func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
 	g := si.grants[msg.resource]
-	if g == nil {
+	if g == nil || (msg.grant != nil && g.grant != msg.grant) {
 		return nil
 	}
 	if msg.err != nil {
@@ -206,7 +243,7 @@ func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
 			return reportInfo("sign-in cancelled")
 		}
 		g.phase, g.err = grantFailed, msg.err
-		return reportError(fmt.Errorf("sign-in to %s failed: %w", msg.resource, msg.err))
+		return reportError(fmt.Errorf("sign-in to %s failed: %w%s", msg.resource, msg.err, signInAdvice(msg.err)))
 	}
 	if si.client == nil {
 		g.phase, g.err = grantFailed, errNoClient
@@ -338,4 +375,33 @@ func (si *signIn) tick() {
 // the connection, so a new one is signed in afresh.
 func (si *signIn) newConnection() {
 	si.savedTried, si.lastWants = map[savedKey]bool{}, nil
+}
+
+// signInAdvice is what the user can do about a failed sign-in; authpkce's
+// errors say what happened, the advice is the UI's.
+func signInAdvice(err error) string {
+	for _, a := range []struct {
+		err    error
+		advice string
+	}{
+		{authpkce.ErrTimeout, "start the sign-in again"},
+		{authpkce.ErrAccessDenied, "sign in again and approve the request if you meant to"},
+		{authpkce.ErrIssuerMismatch, "the response may be forged; start the sign-in again"},
+		{authpkce.ErrCallbackPort, "free the port or pick another --callback-port"},
+		{authpkce.ErrPKCE, "the server may not enforce PKCE; --allow-unadvertised-pkce overrides this if you trust it"},
+		{authpkce.ErrInsecureServer, "only https (or http on a loopback address) is accepted"},
+		{authpkce.ErrNoClientIdentity, "ask the host's administrator for a pre-registered OAuth client"},
+		{authpkce.ErrRegistration, "ask the host's administrator for a pre-registered OAuth client"},
+		{authpkce.ErrDiscovery, "check your network and the host's authorization server, then try again"},
+		{authpkce.ErrTokenEndpoint, "start the sign-in again; tell the server's administrator if it persists"},
+		{authpkce.ErrAuthorization, "start the sign-in again"},
+		{authpkce.ErrInvalidRequirement, "the host's auth metadata is broken; tell its administrator"},
+		{authpkce.ErrResourceNotAdvertised, "reconnect, or report the host"},
+		{authpkce.ErrStore, "check the permissions of your config directory"},
+	} {
+		if errors.Is(err, a.err) {
+			return " (" + a.advice + ")"
+		}
+	}
+	return ""
 }

@@ -13,10 +13,11 @@ import (
 )
 
 // savedTokens is what *authpkce.Authenticator offers beyond Start: the
-// unexpired tokens it keeps on disk. An Authenticator without it (a test
-// fake) just never pushes saved tokens.
+// decision whether a saved grant may go to this host (bound to the host it
+// was obtained on and the issuer that issued it). An Authenticator without
+// it (a test fake) just never pushes saved tokens.
 type savedTokens interface {
-	Tokens() []authpkce.CachedToken
+	Lookup(host string, w authpkce.Want) authpkce.Match
 }
 
 // savedPushedMsg reports a saved token pushed without asking.
@@ -32,7 +33,17 @@ type savedKey struct{ resource, scopes string }
 // token must carry to serve it.
 type tokenWant struct {
 	resource string
+	issuer   string // the authorization server the host names for it
 	scopes   []string
+}
+
+// firstServer is the authorization server the host names for p: the one a
+// sign-in would go to, and the issuer a saved grant must match.
+func firstServer(p protocol.ProtectedResourceMetadata) string {
+	if as := p.AuthorizationServers; len(as) > 0 {
+		return as[0]
+	}
+	return ""
 }
 
 // tokenWants lists what the host asks tokens for right now: every agent's
@@ -43,13 +54,13 @@ func (si *signIn) tokenWants() []tokenWant {
 	var out []tokenWant
 	for _, a := range si.root.Agents {
 		for _, p := range a.ProtectedResources {
-			out = append(out, tokenWant{resource: p.Resource})
+			out = append(out, tokenWant{resource: p.Resource, issuer: firstServer(p)})
 		}
 	}
 	if si.hasSess {
 		for _, r := range si.servers() {
 			if r.StateKind == "authRequired" && r.Auth != nil {
-				out = append(out, tokenWant{resource: r.Auth.Resource.Resource, scopes: r.Auth.RequiredScopes})
+				out = append(out, tokenWant{resource: r.Auth.Resource.Resource, issuer: firstServer(r.Auth.Resource), scopes: r.Auth.RequiredScopes})
 			}
 		}
 	}
@@ -57,7 +68,7 @@ func (si *signIn) tokenWants() []tokenWant {
 		for _, p := range si.chat.ActiveTurn.ResponseParts {
 			if tc, ok := p.Variant.(protocol.ToolCallResponsePart); ok {
 				if a := tc.ToolCall.AuthRequirement(); a != nil {
-					out = append(out, tokenWant{resource: a.Resource.Resource, scopes: a.RequiredScopes})
+					out = append(out, tokenWant{resource: a.Resource.Resource, issuer: firstServer(a.Resource), scopes: a.RequiredScopes})
 				}
 			}
 		}
@@ -71,7 +82,7 @@ func (si *signIn) tokenWants() []tokenWant {
 func (si *signIn) stateChanged() tea.Cmd {
 	wants := si.tokenWants()
 	if slices.EqualFunc(wants, si.lastWants, func(a, b tokenWant) bool {
-		return a.resource == b.resource && slices.Equal(a.scopes, b.scopes)
+		return a.resource == b.resource && a.issuer == b.issuer && slices.Equal(a.scopes, b.scopes)
 	}) {
 		return nil
 	}
@@ -80,10 +91,10 @@ func (si *signIn) stateChanged() tea.Cmd {
 }
 
 // pushSavedTokens pushes, once per connection and resource (and required
-// scopes), a saved unexpired token issued for exactly a resource the host
-// asks for and covering its scopes, so a returning user is signed in
-// without a prompt. Only resources this host advertised are considered:
-// a token is never sent to a host that did not ask for that resource.
+// scopes), a saved token authpkce.Lookup allows silently: obtained on this
+// very host for the issuer the host names now. A grant from another host
+// is never pushed here; the status line says a sign-in from elsewhere
+// exists. Only resources this host advertised are considered.
 func (si *signIn) pushSavedTokens() tea.Cmd {
 	src, ok := si.cfg.Auth.(savedTokens)
 	if !ok || si.client == nil {
@@ -105,8 +116,6 @@ func (si *signIn) pushSavedTokens() tea.Cmd {
 		return nil
 	}
 	advertised := si.advertised()
-	tokens := src.Tokens()
-	now := si.clock()
 	c, ctx := si.client, si.ctx
 	var cmds []tea.Cmd
 	pushed := map[string]bool{}
@@ -114,29 +123,24 @@ func (si *signIn) pushSavedTokens() tea.Cmd {
 		if pushed[w.resource] || authpkce.CheckAdvertised(w.resource, advertised) != nil {
 			continue
 		}
-		for _, t := range tokens {
-			if t.Resource != w.resource || t.AccessToken == "" || (!t.Expiry.IsZero() && !t.Expiry.After(now)) || !coversScopes(t.Scopes, w.scopes) {
-				continue
-			}
-			pushed[w.resource] = true
-			res, tok, scopes := w.resource, t.AccessToken, t.Scopes
-			si.log.Debug("pushing a saved token", "resource", res)
-			cmds = append(cmds, func() tea.Msg {
-				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes)}
-			})
-			break
+		match := src.Lookup(si.cfg.Host, authpkce.Want{Resource: w.resource, Issuer: w.issuer, Scopes: w.scopes})
+		si.log.Debug("saved token lookup", "resource", w.resource, "decision", match.Decision.String())
+		switch match.Decision {
+		case authpkce.DecisionSilent:
+		case authpkce.DecisionAsk:
+			si.askUseHere(w, match)
+			continue
+		default:
+			continue
 		}
+		pushed[w.resource] = true
+		res, tok, scopes := w.resource, match.Token.AccessToken, match.Token.Scopes
+		si.log.Debug("pushing a saved token", "resource", res)
+		cmds = append(cmds, func() tea.Msg {
+			return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes)}
+		})
 	}
 	return tea.Batch(cmds...)
-}
-
-func coversScopes(have, need []string) bool {
-	for _, n := range need {
-		if !slices.Contains(have, n) {
-			return false
-		}
-	}
-	return true
 }
 
 func (si *signIn) onSavedPushed(msg savedPushedMsg) tea.Cmd {

@@ -19,6 +19,9 @@ func (si *signIn) grantView(req protocol.McpAuthRequirement) views.GrantView {
 	if name := deref(req.Resource.ResourceName); name != "" {
 		gv.Resource = name + " (" + req.Resource.Resource + ")"
 	}
+	if as := firstServer(req.Resource); as != "" {
+		gv.Server = hostOf(as)
+	}
 	si.applyFlow(&gv, si.grants[req.Resource.Resource])
 	return gv
 }
@@ -58,6 +61,9 @@ func (si *signIn) agentGrantView(p agentPrompt) views.GrantView {
 	if name := deref(req.Resource.ResourceName); name != "" {
 		gv.Resource = name + " (" + p.resource + ")"
 	}
+	if as := req.Resource.AuthorizationServers; len(as) > 0 {
+		gv.Server = hostOf(as[0])
+	}
 	si.applyFlow(&gv, si.grants[p.resource])
 	return gv
 }
@@ -69,5 +75,6 @@ func (si *signIn) overlayView(g *grantFlow) views.GrantView {
 		gv.Resource = name + " (" + g.resource + ")"
 	}
 	si.applyFlow(&gv, g)
+	si.overlayExtras(&gv, g)
 	return gv
 }

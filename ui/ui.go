@@ -46,9 +46,9 @@ type Config struct {
 	// a failed first connect.
 	Connect func(ctx context.Context) (Client, error)
 	// Auth runs "grant additional access" flows; nil disables them (the
-	// prompt then says why). When it also has Tokens() []authpkce.CachedToken
-	// (*authpkce.Authenticator does), a saved token for exactly a resource
-	// the host asks for is pushed without a prompt, once per connection.
+	// prompt then says why). When it also has Lookup (*authpkce.Authenticator
+	// does), a saved token that authpkce allows silently on this host (same
+	// host, same issuer) is pushed without a prompt, once per connection.
 	Auth Authenticator
 	// Keys defaults to keymap.DefaultKeyMap().
 	Keys *keymap.KeyMap
@@ -105,6 +105,7 @@ type (
 	}
 	grantDoneMsg struct {
 		resource string
+		grant    *authpkce.Grant // the flow that ended; a newer one may run for resource
 		result   authpkce.Result
 		err      error
 	}

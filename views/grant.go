@@ -51,6 +51,27 @@ type GrantView struct {
 	// Reach, when set, replaces the accept/decline hints: those keys do not
 	// work from where the user is, and Reach says how to get there.
 	Reach string
+	// Server is the authorization server's host, named before the user
+	// consents there (a host chooses it; sanitized when drawn).
+	Server string
+	// Device, for a device grant (RFC 8628), is the code to enter and where.
+	Device *DeviceView
+	// DeviceOffered: the authorization server offers a device grant too;
+	// the sheet names the key that switches to it.
+	DeviceOffered bool
+	// Pasting: the field for the address the browser landed on is open,
+	// holding Pasted; PasteErr is why the last one was refused.
+	Pasting  bool
+	Pasted   string
+	PasteErr string
+	// Note is what the last key in the overlay did (e.g. the copy key),
+	// said where the user is looking.
+	Note string
+}
+
+// DeviceView is a device grant's user code and verification address.
+type DeviceView struct {
+	UserCode, VerificationURI string
 }
 
 // browserDisabledText asks a --no-browser user to open the sign-in URL.
@@ -126,6 +147,9 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 	case GrantOffered:
 		add(th.GrantTitle, "⚠ Grant additional access")
 		add(th.Text, resource+" "+reasonText(SanitizeLine(g.Reason), scopes))
+		if srv := SanitizeLine(g.Server); srv != "" {
+			add(th.Muted, "sign in at: "+srv)
+		}
 		if len(scopes) > 0 && g.Reason != "insufficientScope" {
 			add(th.Muted, "scopes: "+strings.Join(scopes, ", "))
 		}
@@ -231,9 +255,11 @@ const GrantOverlayTitle = "Sign in"
 // width. An inline prompt in a narrow chat panel hard-wraps a sign-in URL
 // over more lines than a small terminal (80×24, a common SSH default) shows
 // at once; here the URL wraps at the terminal's width, less the two border
-// cells, so it is whole on screen and a user without a browser can read or
-// select it. When height is short, the explanatory lines go first: the URL
-// and the cancel/copy keys are what the user cannot do without.
+// cells, so it is whole on screen. Its rows carry no border and nothing
+// else: a triple-click or a drag over them copies the URL and only the
+// URL (the SSH case, where no browser opens here). When height is short,
+// the explanatory lines go first: the URL and the keys are what the user
+// cannot do without.
 func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 	width = max(width, 8)
 	inner := width - 2
@@ -249,35 +275,107 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 	}
 	add(&head, th.GrantTitle, "◌ Waiting for you to approve in the browser…")
 	add(&head, th.Muted, "resource: "+resource)
-	switch {
-	case g.BrowserOpened:
-		add(&head, th.Text, "A browser window was opened. If it is not the right one, open this URL:")
-	case g.BrowserDisabled:
-		add(&head, th.Text, browserDisabledText)
-	default:
-		add(&head, th.Warning, "Could not open a browser. Open this URL yourself:")
+	if srv := SanitizeLine(g.Server); srv != "" {
+		add(&head, th.Text, "You sign in at "+srv+" (the authorization server the host names).")
 	}
-	url := urlLines(th, g.URL, inner)
+	var url []sheetRow
+	if d := g.Device; d != nil {
+		add(&head, th.Text, "On any device, open this address and enter the code "+th.Title.Render(SanitizeLine(d.UserCode))+":")
+		url = bareRows(urlLines(th, d.VerificationURI, inner))
+	} else {
+		switch {
+		case g.BrowserOpened:
+			add(&head, th.Text, "A browser window was opened. If it is not the right one, open this URL:")
+		case g.BrowserDisabled:
+			add(&head, th.Text, browserDisabledText)
+		default:
+			add(&head, th.Warning, "Could not open a browser. Open this URL yourself:")
+		}
+		url = bareRows(urlLines(th, g.URL, inner))
+	}
 	if len(url) == 0 {
-		add(&url, th.Muted, "(the sign-in URL is not ready yet)")
+		var l []string
+		add(&l, th.Muted, "(the sign-in URL is not ready yet)")
+		url = framedRows(l)
 	}
-	tail := wrapLines(hintLine(th, hintKeys.Grant.Cancel, hintKeys.Grant.CopyURL), inner)
+	var tail []string
+	if g.Pasting {
+		add(&tail, th.Text, "Paste the address your browser landed on (it starts with the redirect URI):")
+		tail = append(tail, Fit(th.HelpKey.Render("> ")+th.Text.Render(tailFit(SanitizeLine(g.Pasted), inner-3))+"█", inner))
+		if e := SanitizeLine(g.PasteErr); e != "" {
+			add(&tail, th.Error, e)
+		}
+		tail = append(tail, wrapLines(hintLine(th, hintKeys.Paste.Submit, hintKeys.Paste.Cancel), inner)...)
+	} else {
+		if n := SanitizeLine(g.Note); n != "" {
+			add(&tail, th.Muted, n)
+		}
+		hints := []key.Binding{hintKeys.Grant.Cancel, hintKeys.Grant.CopyURL}
+		if g.Device == nil {
+			hints = append(hints, hintKeys.Grant.Paste)
+		}
+		if g.DeviceOffered {
+			hints = append(hints, hintKeys.Grant.Device)
+		}
+		tail = append(tail, wrapLines(hintLine(th, hints...), inner)...)
+	}
 	room := max(0, height-2-len(url)-len(tail))
 	if len(head) > room {
 		head = head[:room]
 	}
-	body := append(append(head, url...), tail...)
+	rows := append(append(framedRows(head), url...), framedRows(tail)...)
+	return renderSheet(th, GrantOverlayTitle, rows, inner)
+}
 
+// tailFit keeps the end of s within w cells: the end of a pasted address
+// is what the user checks as they paste.
+func tailFit(s string, w int) string {
+	if n := ansi.StringWidth(s); n > w && w > 1 {
+		return "…" + ansi.Cut(s, n-w+1, n)
+	}
+	return s
+}
+
+// sheetRow is one row of a full-width sheet; a bare row is drawn without
+// the side borders, so selecting it copies nothing but its text.
+type sheetRow struct {
+	text string
+	bare bool
+}
+
+func framedRows(lines []string) []sheetRow {
+	out := make([]sheetRow, len(lines))
+	for i, l := range lines {
+		out[i] = sheetRow{text: l}
+	}
+	return out
+}
+
+func bareRows(lines []string) []sheetRow {
+	out := make([]sheetRow, len(lines))
+	for i, l := range lines {
+		out[i] = sheetRow{text: l, bare: true}
+	}
+	return out
+}
+
+// renderSheet frames rows inner cells wide under title, in the focused
+// panel style, leaving a bare row's border cells blank.
+func renderSheet(th Theme, title string, rows []sheetRow, inner int) string {
 	st := th.PanelFocused
 	b := st.GetBorderStyle()
 	bc := lipgloss.NewStyle().Foreground(st.GetBorderTopForeground())
-	title := th.PanelTitleFocused.Render(GrantOverlayTitle)
+	t := th.PanelTitleFocused.Render(title)
 	top := b.TopLeft + b.Top + " "
-	out := make([]string, 0, len(body)+2)
-	out = append(out, bc.Render(top)+title+bc.Render(" "+strings.Repeat(b.Top, max(0, inner-3-lipgloss.Width(title)))+b.TopRight))
-	for _, l := range body {
-		pad := max(0, inner-lipgloss.Width(l))
-		out = append(out, bc.Render(b.Left)+l+strings.Repeat(" ", pad)+bc.Render(b.Right))
+	out := make([]string, 0, len(rows)+2)
+	out = append(out, bc.Render(top)+t+bc.Render(" "+strings.Repeat(b.Top, max(0, inner-3-lipgloss.Width(t)))+b.TopRight))
+	left, right := bc.Render(b.Left), bc.Render(b.Right)
+	for _, r := range rows {
+		l, rt := left, right
+		if r.bare {
+			l, rt = " ", " "
+		}
+		out = append(out, l+Fit(r.text, inner)+rt)
 	}
 	out = append(out, bc.Render(b.BottomLeft+strings.Repeat(b.Bottom, inner)+b.BottomRight))
 	return strings.Join(out, "\n")

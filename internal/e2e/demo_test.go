@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"regexp"
@@ -15,7 +14,6 @@ import (
 	"charm.land/bubbles/v2/key"
 
 	"github.com/ahptui/ahptui/demohost"
-	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/views"
@@ -409,17 +407,7 @@ func approveInHeadlessBrowser(t *testing.T, authURL *url.URL) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
 	defer cancel()
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	redirect, err := authserver.ApproveHeadless(ctx, &http.Client{Jar: jar, Timeout: stepTimeout}, authURL.String())
-	if err != nil {
-		t.Fatalf("approving on the consent page: %v", err)
-	}
-	if err := authserver.RedirectError(redirect); err != nil {
-		t.Fatalf("the authorization server refused the request: %v", err)
-	}
+	redirect := approveWithoutRedirect(t, authURL)
 	wantRedirect, _ := url.Parse(authURL.Query().Get("redirect_uri"))
 	if redirect.Host != wantRedirect.Host || redirect.Path != wantRedirect.Path {
 		t.Fatalf("redirected to %s://%s%s, want the app's redirect_uri %s", redirect.Scheme, redirect.Host, redirect.Path, wantRedirect)
@@ -442,20 +430,13 @@ func approveInHeadlessBrowser(t *testing.T, authURL *url.URL) {
 	}
 }
 
-// TestGrantURLFitsSmallTerminal: in an 80×24 terminal (a common SSH
-// default) the transcript is about six lines tall, too short for the
-// sign-in URL a --no-browser user must open hard-wrapped in the chat
-// panel's card. While the grant waits the app shows it in a full-width
-// overlay instead; the test reads the screen after accepting the grant and
-// fails unless the whole URL is visible at once and valid, then cancels
-// with esc and expects the overlay gone.
-func TestGrantURLFitsSmallTerminal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: builds ahptui and drives it in tmux")
-	}
-	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
+// acceptDeployGrant starts ahptui --demo --no-browser (and args) at 80×24,
+// opens the demo session, asks for a deploy and accepts the step-up grant
+// prompt.
+func acceptDeployGrant(t *testing.T, bin string, args ...string) *user {
+	t.Helper()
 	s := tmuxtest.Start(t, tmuxtest.Options{Width: 80, Height: 24,
-		Cmd: []string{bin, "--demo", "--no-browser", "--config-dir", t.TempDir()}})
+		Cmd: append([]string{bin, "--demo", "--no-browser", "--config-dir", t.TempDir()}, args...)})
 	u := &user{t: t, s: s}
 	screen, err := s.WaitForFunc(func(s string) bool {
 		return strings.Contains(statusLine(s), "● connected") && strings.Contains(PanelText(s, "Sessions ("), "Demo: MCP")
@@ -470,7 +451,24 @@ func TestGrantURLFitsSmallTerminal(t *testing.T) {
 	// focused, so its keys work at once.
 	u.see("grant prompt selected", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Grant.Accept)) })
 	u.hit(km.Grant.Accept)
-	screen, err = s.WaitForFunc(signInURLShown, stepTimeout)
+	return u
+}
+
+// TestGrantURLFitsSmallTerminal: in an 80×24 terminal (a common SSH
+// default) the transcript is about six lines tall, too short for the
+// sign-in URL a --no-browser user must open hard-wrapped in the chat
+// panel's card. While the grant waits the app shows it in a full-width
+// overlay instead; the test reads the screen after accepting the grant and
+// fails unless the whole URL is visible at once and valid, then cancels
+// with esc and expects the overlay gone.
+func TestGrantURLFitsSmallTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: builds ahptui and drives it in tmux")
+	}
+	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
+	u := acceptDeployGrant(t, bin)
+	s := u.s
+	screen, err := s.WaitForFunc(signInURLShown, stepTimeout)
 	if err != nil {
 		t.Fatalf("after accepting the grant at 80×24 the whole sign-in URL is never on screen at once: %v", err)
 	}

@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/views"
+)
+
+// grantKeeper is what *authpkce.Authenticator offers to list saved grants
+// and forget one (revoking it at its authorization server, RFC 7009).
+type grantKeeper interface {
+	Grants() []authpkce.StoredGrant
+	Forget(ctx context.Context, g authpkce.StoredGrant) (authpkce.Forgotten, error)
+}
+
+// signInList is the sheet of saved sign-ins: what the user signed in to,
+// where and until when, with a key to forget one.
+type signInList struct {
+	open   bool
+	grants []authpkce.StoredGrant
+	sel    int
+	note   string
+	busy   bool // a Forget is in flight
+}
+
+// forgottenMsg is Forget's outcome, and the host's answer to the empty
+// token when one was sent.
+type forgottenMsg struct {
+	grant     authpkce.StoredGrant
+	forgotten authpkce.Forgotten
+	err       error
+	// hostCleared: the empty-token authenticate went to the connected
+	// host; hostErr is its answer.
+	hostCleared bool
+	hostErr     error
+}
+
+// hostRevokesOnEmptyToken reports whether the connected host speaks AHP
+// 1.0, where `authenticate` with an empty token revokes the one it holds
+// for a resource. 0.6 has no such meaning (an empty token there is an
+// invalid request), so nothing is sent to it.
+func hostRevokesOnEmptyToken(version string) bool {
+	major, _, _ := strings.Cut(version, ".")
+	return major != "" && major != "0" && strings.Trim(major, "0123456789") == ""
+}
+
+// openSignIns opens the sheet with the grants saved now.
+func (si *signIn) openSignIns() tea.Cmd {
+	src, ok := si.cfg.Auth.(grantKeeper)
+	if !ok {
+		return reportInfo("no saved sign-ins: this build keeps none")
+	}
+	si.list = signInList{open: true, grants: src.Grants()}
+	return nil
+}
+
+// keySignIns handles keys while the sheet is open.
+func (si *signIn) keySignIns(msg tea.KeyPressMsg) tea.Cmd {
+	k, l := si.keys.SignIns, &si.list
+	switch {
+	case key.Matches(msg, k.Close):
+		si.list = signInList{}
+	case key.Matches(msg, k.Up):
+		l.sel = max(0, l.sel-1)
+	case key.Matches(msg, k.Down):
+		l.sel = max(0, min(len(l.grants)-1, l.sel+1))
+	case key.Matches(msg, k.Forget):
+		if l.busy || l.sel >= len(l.grants) {
+			return nil
+		}
+		l.busy, l.note = true, "forgetting…"
+		return si.forget(l.grants[l.sel])
+	}
+	return nil
+}
+
+// forget drops g and revokes it at its authorization server; when the
+// connected host speaks 1.0 and was told about the resource, it sends the
+// empty-token authenticate that revokes it there too.
+func (si *signIn) forget(g authpkce.StoredGrant) tea.Cmd {
+	src, _ := si.cfg.Auth.(grantKeeper)
+	ctx, c := si.ctx, si.client
+	tellHost := c != nil && hostRevokesOnEmptyToken(c.ProtocolVersion()) &&
+		authpkce.CheckAdvertised(g.Resource, si.advertised()) == nil
+	si.log.Debug("forget a sign-in", "resource", g.Resource, "host", g.Host, "tell_host", tellHost)
+	return func() tea.Msg {
+		out := forgottenMsg{grant: g}
+		out.forgotten, out.err = src.Forget(ctx, g)
+		if out.err == nil && out.forgotten.ClearOnHost && tellHost {
+			out.hostCleared = true
+			out.hostErr = c.Authenticate(ctx, g.Resource, "", nil)
+		}
+		return out
+	}
+}
+
+func (si *signIn) onForgotten(msg forgottenMsg) tea.Cmd {
+	l := &si.list
+	l.busy = false
+	res := views.SanitizeLine(msg.grant.Resource)
+	if msg.err != nil {
+		l.note = "not forgotten: " + msg.err.Error()
+		return reportError(fmt.Errorf("forget the sign-in to %s: %w", res, msg.err))
+	}
+	if src, ok := si.cfg.Auth.(grantKeeper); ok && l.open {
+		l.grants = src.Grants()
+		l.sel = max(0, min(l.sel, len(l.grants)-1))
+	}
+	parts := []string{"forgot the sign-in to " + res}
+	f := msg.forgotten
+	switch {
+	case f.Revoked:
+		parts = append(parts, "revoked at "+hostOf(msg.grant.Issuer))
+	case f.RevokeErr != nil:
+		parts = append(parts, "not revoked at "+hostOf(msg.grant.Issuer)+": "+f.RevokeErr.Error())
+	}
+	switch {
+	case msg.hostCleared && msg.hostErr == nil:
+		parts = append(parts, "the host dropped it")
+	case msg.hostCleared:
+		parts = append(parts, "the host refused to drop it: "+msg.hostErr.Error())
+	case f.ClearOnHost && si.client != nil:
+		parts = append(parts, "this host may keep it until it expires (AHP 0.6 cannot revoke)")
+	}
+	l.note = strings.Join(parts, "; ")
+	if f.RevokeErr != nil || (msg.hostCleared && msg.hostErr != nil) {
+		return reportError(errors.New(l.note))
+	}
+	return reportInfo(l.note)
+}
+
+// signInRows is the sheet's rows in the views' words.
+func (si *signIn) signInRows() []views.SignInRow {
+	rows := make([]views.SignInRow, len(si.list.grants))
+	for i, g := range si.list.grants {
+		rows[i] = views.SignInRow{Resource: g.Resource, Issuer: g.Issuer, Host: g.Host, Scopes: g.Scopes,
+			Expiry: g.Expiry, Refreshable: g.Refreshable}
+	}
+	return rows
+}

@@ -1,0 +1,118 @@
+package views
+
+import (
+	"strings"
+	"time"
+
+	"github.com/ahptui/ahptui/keymap"
+)
+
+// SignInsTitle is the title in the top border of RenderSignIns's frame.
+const SignInsTitle = "Sign-ins"
+
+// SignInRow is one saved grant as the sign-ins sheet lists it. Every field
+// but Expiry may come from a host or an authorization server: sanitized
+// when drawn.
+type SignInRow struct {
+	Resource string
+	Issuer   string
+	Host     string // where it was obtained; "" for a grant saved before hosts were recorded
+	Scopes   []string
+	Expiry   time.Time // zero: the server gave none
+	// Refreshable: an expired grant may still be renewed without a browser.
+	Refreshable bool
+}
+
+// RenderSignIns draws the saved sign-ins, sel highlighted, as a sheet
+// exactly width cells wide and at most height tall; note is what the last
+// action did. now dates the expiries.
+func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note string, now time.Time, width, height int) string {
+	width = max(width, 20)
+	inner := width - 2
+	var body []string
+	add := func(style func(...string) string, s string) {
+		body = append(body, wrapLines(style(s), inner)...)
+	}
+	if len(rows) == 0 {
+		add(th.Muted.Render, "No saved sign-ins. Signing in to a server from its prompt saves one here.")
+	}
+	selStart, selEnd := 0, 0
+	for i, r := range rows {
+		if i == sel {
+			selStart = len(body)
+		}
+		mark, style := "  ", th.Text.Render
+		if i == sel {
+			mark, style = "▸ ", th.Selected.Render
+		}
+		add(style, mark+SanitizeLine(r.Resource))
+		host := SanitizeLine(r.Host)
+		if host == "" {
+			host = "(not recorded)"
+		}
+		add(th.Muted.Render, "    issued by "+SanitizeLine(r.Issuer)+" · on host "+host)
+		var scopes []string
+		for _, s := range r.Scopes {
+			if s = SanitizeLine(s); s != "" {
+				scopes = append(scopes, s)
+			}
+		}
+		detail := "no scopes"
+		if len(scopes) > 0 {
+			detail = "scopes: " + strings.Join(scopes, " ")
+		}
+		add(th.Muted.Render, "    "+detail+" · "+expiryText(r.Expiry, r.Refreshable, now))
+		if i == sel {
+			selEnd = len(body)
+		}
+	}
+	var tail []string
+	if n := SanitizeLine(note); n != "" {
+		tail = append(tail, wrapLines(th.Info.Render(n), inner)...)
+	}
+	tail = append(tail, wrapLines(hintLine(th, k.SignIns.Up, k.SignIns.Down, k.SignIns.Forget, k.SignIns.Close), inner)...)
+	// Keep the selected grant on screen when the list is taller than the
+	// room: scroll just far enough for its last line, never past its first.
+	room := max(1, height-2-len(tail))
+	if len(body) > room {
+		start := min(selStart, max(0, selEnd-room))
+		body = body[start:min(len(body), start+room)]
+	}
+	return renderSheet(th, SignInsTitle, framedRows(append(body, tail...)), inner)
+}
+
+// expiryText says when a grant stops working, in words.
+func expiryText(exp time.Time, refreshable bool, now time.Time) string {
+	switch {
+	case exp.IsZero():
+		return "no expiry given"
+	case !exp.After(now) && refreshable:
+		return "expired (renewable)"
+	case !exp.After(now):
+		return "expired"
+	}
+	return "expires " + exp.Local().Format("2006-01-02 15:04") + " (in " + exp.Sub(now).Round(time.Minute).String() + ")"
+}
+
+// AskView is a yes/no question about a sign-in: using one here, or
+// signing in at a server on a private address. Title and Lines name host
+// strings; sanitized when drawn.
+type AskView struct {
+	Title    string
+	Question string
+	Lines    []string
+	Yes, No  string // what each answer does
+}
+
+// RenderAsk draws an AskView as a dialog at most maxW wide.
+func RenderAsk(th Theme, k keymap.KeyMap, a AskView, maxW int) string {
+	w := min(maxW, dialogMaxWidth+12)
+	inner := max(1, w-2)
+	var body []string
+	body = append(body, wrapLines(th.Text.Render(SanitizeLine(a.Question)), inner)...)
+	for _, l := range a.Lines {
+		body = append(body, wrapLines(th.Muted.Render(SanitizeLine(l)), inner)...)
+	}
+	body = append(body, "", KeyHints(th, true, k.Confirm.Yes, a.Yes, k.Confirm.No, a.No))
+	return RenderDialog(th, SanitizeLine(a.Title), body, w, len(body)+2)
+}
