@@ -243,10 +243,11 @@ type GrantRequest struct {
 	// grant is saved bound to it, and only a grant obtained on this host is
 	// reused from the cache; see Lookup for pushing saved grants.
 	Host string
-	// ConfirmedServer is the authorization server host the user agreed to
-	// sign in at although it is on a private or link-local address (see
-	// ServerConfirmation); empty until they did.
-	ConfirmedServer string
+	// ConfirmedServers are the hosts (host[:port]) the user agreed to sign
+	// in at although they are on a private or link-local address (see
+	// ServerConfirmation): the issuer's, or an endpoint's its metadata
+	// names. Empty until they did.
+	ConfirmedServers []string
 }
 
 // CheckAdvertised returns ErrResourceNotAdvertised unless resource is one
@@ -292,6 +293,9 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 	if err := a.requireS256(md); err != nil {
 		return nil, err
 	}
+	if err := a.checkEndpoints(ctx, p, md.AuthorizationEndpoint, md.TokenEndpoint); err != nil {
+		return nil, err
+	}
 	lb, err := a.acquireLoopback()
 	if err != nil {
 		return nil, err
@@ -306,11 +310,12 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 
 // grantPlan is a request checked and settled before any network call.
 type grantPlan struct {
-	req      Requirement
-	resource string
-	issuer   string
-	host     string // HostID of GrantRequest.Host; "" when none was given
-	scopes   []string
+	req       Requirement
+	resource  string
+	issuer    string
+	host      string // HostID of GrantRequest.Host; "" when none was given
+	scopes    []string
+	confirmed []string // GrantRequest.ConfirmedServers
 }
 
 func (p grantPlan) key(clientID string) tokenKey {
@@ -350,7 +355,8 @@ func (a *Authenticator) plan(ctx context.Context, req GrantRequest) (grantPlan, 
 		p.scopes = r.Resource.ScopesSupported
 	}
 	p.scopes = union(nil, p.scopes)
-	return p, a.checkServerAddress(ctx, p.issuer, req.ConfirmedServer)
+	p.confirmed = req.ConfirmedServers
+	return p, a.checkServerAddress(ctx, p.issuer, p.confirmed)
 }
 
 // knownClient is the client id a grant would be saved under before any

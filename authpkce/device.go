@@ -43,6 +43,9 @@ func (a *Authenticator) StartDevice(ctx context.Context, req GrantRequest) (*Gra
 	if _, err := checkServerURL("device_authorization_endpoint", md.DeviceAuthorizationEndpoint); err != nil {
 		return nil, err
 	}
+	if err := a.checkEndpoints(ctx, p, md.DeviceAuthorizationEndpoint, md.TokenEndpoint); err != nil {
+		return nil, err
+	}
 	ci := a.identity(p.req.OAuthClient, md, p.issuer)
 	if ci.id == "" {
 		return nil, fmt.Errorf("%w: no OAuth client for %s that may use the device grant", ErrNoClientIdentity, clean(p.issuer))

@@ -3,14 +3,12 @@ package authpkce
 import (
 	"context"
 	"crypto/subtle"
-	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -60,12 +58,11 @@ func (a *Authenticator) acquireLoopback() (*loopback, error) {
 func startLoopback(addr string, shared bool) (*loopback, error) {
 	// Never 0.0.0.0: the authorization code must not be reachable from the
 	// network (RFC 8252 §8.3).
+	// A busy port reads "bind: address already in use" in err; the
+	// sentinel lets the UI say which flag picks another.
 	ln, err := net.Listen("tcp", addr)
-	if errors.Is(err, syscall.EADDRINUSE) {
-		return nil, fmt.Errorf("%w: %s is in use by another program", ErrCallbackPort, addr)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: listening on %s: %w", ErrCallbackPort, addr, err)
+		return nil, fmt.Errorf("%w: %w", ErrCallbackPort, err)
 	}
 	lb := &loopback{ln: ln, served: make(chan struct{}), shared: shared}
 	lb.srv = &http.Server{

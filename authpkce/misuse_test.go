@@ -870,7 +870,7 @@ func TestMisusePrivateAuthorizationServer(t *testing.T) {
 		}
 		// Confirmed: Start goes on to discovery (refused by the offline
 		// client here), and asks no more.
-		req.ConfirmedServer = sc.Host
+		req.ConfirmedServers = []string{sc.Host}
 		if _, err := env.a.Start(ctx, req); errors.Is(err, ErrNeedsConfirmation) || !errors.Is(err, ErrDiscovery) {
 			t.Errorf("%s confirmed: %v, want a discovery error", c.issuer, err)
 		}
@@ -972,5 +972,33 @@ func TestForgetRevokes(t *testing.T) {
 	}
 	if n := countPath(env.spy.requests(), authserver.RevokePath); n == 0 {
 		t.Error("no revocation request was sent")
+	}
+}
+
+// Metadata of a public issuer that sends the browser (or the token
+// request) to a private address needs the same confirmation; once given,
+// the sign-in starts. Nothing is sent to the private address here: the
+// browser is a stub and no code comes back.
+func TestMisusePrivateEndpoint(t *testing.T) {
+	for _, field := range []string{"authorization_endpoint", "token_endpoint"} {
+		issuer := mutatedAS(func(_ string, md map[string]any) { md[field] = "https://10.9.9.9:8443/" + field })(t)
+		a, err := New(Config{MemoryOnly: true, OpenBrowser: func(string) error { return nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := plainRequirement(issuer)
+		req.Requirement.OAuthClient = &Client{ClientID: "pre"}
+		_, err = a.Start(context.Background(), req)
+		var sc *ServerConfirmation
+		if !errors.As(err, &sc) || sc.Host != "10.9.9.9:8443" {
+			t.Fatalf("%s on a private address: %v", field, err)
+		}
+		req.ConfirmedServers = []string{sc.Host}
+		g, err := a.Start(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s confirmed: %v", field, err)
+		}
+		g.Cancel()
+		<-g.Done()
 	}
 }

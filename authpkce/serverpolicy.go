@@ -29,8 +29,8 @@ func (a *Authenticator) requireS256(md *serverMetadata) error {
 // ErrNeedsConfirmation) for an authorization server on a private or
 // link-local address: a host can point the user's browser and our
 // requests at a machine on their own network. The UI asks "sign in at
-// Host (Addr)?" and, on yes, starts again with GrantRequest.ConfirmedServer
-// set to Host.
+// Host (Addr)?" and, on yes, starts again with Host added to
+// GrantRequest.ConfirmedServers.
 type ServerConfirmation struct {
 	Host string     // the authorization server's host[:port], as in its issuer
 	Addr netip.Addr // the private address it resolves to
@@ -42,17 +42,17 @@ func (e *ServerConfirmation) Error() string {
 
 func (e *ServerConfirmation) Is(target error) bool { return target == ErrNeedsConfirmation }
 
-// checkServerAddress asks for confirmation when the issuer's host is, or
+// checkServerAddress asks for confirmation when rawURL's host is, or
 // resolves to, a private (RFC 1918, RFC 4193) or link-local address.
 // Loopback stays allowed without asking: it is this machine, where local
 // development servers live. A name that does not resolve is left to
 // discovery to report.
-func (a *Authenticator) checkServerAddress(ctx context.Context, issuer, confirmed string) error {
-	u, err := url.Parse(issuer)
+func (a *Authenticator) checkServerAddress(ctx context.Context, rawURL string, confirmed []string) error {
+	u, err := url.Parse(rawURL)
 	if err != nil {
-		return fmt.Errorf("%w: %q: %w", ErrInvalidRequirement, clean(issuer), err)
+		return fmt.Errorf("%w: %q: %w", ErrInvalidRequirement, clean(rawURL), err)
 	}
-	if confirmed != "" && confirmed == u.Host {
+	if slices.Contains(confirmed, u.Host) {
 		return nil
 	}
 	var addrs []netip.Addr
@@ -65,6 +65,17 @@ func (a *Authenticator) checkServerAddress(ctx context.Context, issuer, confirme
 		ip = ip.Unmap()
 		if !ip.IsLoopback() && (ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified()) {
 			return &ServerConfirmation{Host: u.Host, Addr: ip}
+		}
+	}
+	return nil
+}
+
+// checkEndpoints: the metadata may send the browser, or our requests,
+// somewhere else than the issuer's host; the same confirmation applies.
+func (a *Authenticator) checkEndpoints(ctx context.Context, p grantPlan, endpoints ...string) error {
+	for _, ep := range endpoints {
+		if err := a.checkServerAddress(ctx, ep, p.confirmed); err != nil {
+			return err
 		}
 	}
 	return nil
