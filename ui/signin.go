@@ -176,7 +176,10 @@ func (si *signIn) startFlow(req authpkce.Requirement, confirmed string, device b
 	if ds, ok := si.cfg.Auth.(deviceStarter); ok && device {
 		start = ds.StartDevice
 	}
-	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised(), Host: si.cfg.Host, ConfirmedServer: confirmed}
+	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised(), Host: si.cfg.Host}
+	if confirmed != "" {
+		gr.ConfirmedServers = []string{confirmed}
+	}
 	si.log.Debug("grant start", "resource", res, "reason", string(req.Reason))
 	return func() tea.Msg {
 		grant, err := start(ctx, gr)

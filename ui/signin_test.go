@@ -299,8 +299,8 @@ func TestHostRevokesOnEmptyToken(t *testing.T) {
 type privateAS struct{ confirmed []string }
 
 func (p *privateAS) Start(_ context.Context, r authpkce.GrantRequest) (*authpkce.Grant, error) {
-	p.confirmed = append(p.confirmed, r.ConfirmedServer)
-	if r.ConfirmedServer == "" {
+	p.confirmed = append(p.confirmed, strings.Join(r.ConfirmedServers, ","))
+	if len(r.ConfirmedServers) == 0 {
 		return nil, &authpkce.ServerConfirmation{Host: "auth.lan:8443", Addr: netip.MustParseAddr("192.168.1.20")}
 	}
 	return nil, errors.New("fake: stop here")
@@ -328,7 +328,7 @@ func TestPrivateServerAsks(t *testing.T) {
 		_, cmd := m.Update(press(tc.answer))
 		runAll(m, cmd)
 		if strings.Join(fake.confirmed, ",") != strings.Join(tc.want, ",") {
-			t.Errorf("%s: Start asked with ConfirmedServer %q, want %q", tc.answer, fake.confirmed, tc.want)
+			t.Errorf("%s: Start asked with ConfirmedServers %q, want %q", tc.answer, fake.confirmed, tc.want)
 		}
 	}
 }
