@@ -211,38 +211,74 @@ func TestMirrorPendingOrderAcrossChannels(t *testing.T) {
 	}
 }
 
-func TestEventQueueUnboundedAndOrdered(t *testing.T) {
+// TestEventQueueOrderedAndBounded: pushes never block; the events come out
+// in order; a ChannelStateEvent folds into one still waiting for the same
+// channel (the UI reads the state when it takes the event), but not across
+// a ChannelDroppedEvent for it; host events are refused past the byte cap
+// and accepted again once the reader catches up.
+func TestEventQueueOrderedAndBounded(t *testing.T) {
 	q := newEventQueue()
 	defer q.abandon()
+	timeout := time.After(10 * time.Second)
+	next := func() Event {
+		t.Helper()
+		select {
+		case e := <-q.out:
+			return e
+		case <-timeout:
+			t.Fatal("timed out")
+		}
+		return nil
+	}
 	const n = 10000
 	// Nobody reads while we push: push must never block.
 	for i := range n {
 		q.push(SessionRemovedEvent{Session: fmt.Sprint(i)})
-		q.push(ChannelStateEvent{Channel: "a"})
-		q.push(ChannelStateEvent{Channel: "a"}) // coalesced with the previous one
+		q.push(ChannelStateEvent{Channel: "a"}) // folds into the first "a" after i = 0
 	}
+	q.push(ChannelDroppedEvent{Channel: "a"})
+	q.push(ChannelStateEvent{Channel: "a"}) // after a drop: queued again
 	q.push(ChannelStateEvent{Channel: "b"})
-	timeout := time.After(10 * time.Second)
-	for i := range n {
-		for _, want := range []Event{SessionRemovedEvent{Session: fmt.Sprint(i)}, ChannelStateEvent{Channel: "a"}} {
-			select {
-			case e := <-q.out:
-				if e != want {
-					t.Fatalf("event = %#v, want %#v", e, want)
-				}
-			case <-timeout:
-				t.Fatal("timed out")
-			}
+	want := []Event{SessionRemovedEvent{Session: "0"}, ChannelStateEvent{Channel: "a"}}
+	for i := 1; i < n; i++ {
+		want = append(want, SessionRemovedEvent{Session: fmt.Sprint(i)})
+	}
+	want = append(want, ChannelDroppedEvent{Channel: "a"}, ChannelStateEvent{Channel: "a"}, ChannelStateEvent{Channel: "b"})
+	for i, w := range want {
+		if e := next(); e != w {
+			t.Fatalf("event %d = %#v, want %#v", i, e, w)
 		}
 	}
-	select {
-	case e := <-q.out:
-		if e != (ChannelStateEvent{Channel: "b"}) {
-			t.Fatalf("last event %#v", e)
-		}
-	case <-timeout:
-		t.Fatal("timed out")
+	// Taken: the next change needs (and gets) a new event.
+	q.push(ChannelStateEvent{Channel: "a"})
+	if e := next(); e != (ChannelStateEvent{Channel: "a"}) {
+		t.Fatalf("event after the reader took the last one = %#v", e)
 	}
+
+	// The byte cap: 1 MiB payloads are refused once it is passed.
+	const payload = 1 << 20
+	accepted := 0
+	for q.pushHost(SessionRemovedEvent{Session: "big"}, payload) {
+		accepted++
+		if accepted > 2*maxQueuedEventBytes/payload {
+			t.Fatalf("pushHost accepted %d MiB, cap is %d MiB", accepted, maxQueuedEventBytes>>20)
+		}
+	}
+	if accepted < maxQueuedEventBytes/payload {
+		t.Fatalf("pushHost refused after %d MiB, cap is %d MiB", accepted, maxQueuedEventBytes>>20)
+	}
+	q.push(ConnectionEvent{Status: StatusReconnecting}) // the client's own events still go in
+	for range accepted {
+		next()
+	}
+	if e := next(); e != (ConnectionEvent{Status: StatusReconnecting}) {
+		t.Fatalf("event after the host's = %#v", e)
+	}
+	if !q.pushHost(SessionRemovedEvent{Session: "after"}, payload) {
+		t.Fatal("pushHost still refuses after the reader caught up")
+	}
+	next()
+
 	q.close()
 	q.push(HostErrorEvent{}) // after close: discarded
 	select {

@@ -11,6 +11,12 @@ import (
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
+// hostRequestSlots caps the host's requests the client handles at once. It
+// refuses every one without waiting (answerHostRequest), so a few slots
+// serve any honest host, and a flooding one costs a few goroutines, not a
+// thousand.
+const hostRequestSlots = 4
+
 // connect opens a transport and runs the handshake on it. fresh selects
 // initialize (first connection); otherwise reconnect is tried first and a
 // host that no longer knows us (it answers reconnect with an error, e.g.
@@ -27,7 +33,7 @@ func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
 	}
 	lctx, lcancel := context.WithCancelCause(c.ctx)
 	l := &link{ctx: lctx, cancel: lcancel, syncing: true, subscribing: map[string][]ActionEnvelope{}}
-	l.conn = jsonrpc.NewConn(t, c.handler(l), jsonrpc.ConnOptions{Logger: c.log})
+	l.conn = jsonrpc.NewConn(t, c.handler(l), jsonrpc.ConnOptions{Logger: c.log, MaxConcurrentRequests: hostRequestSlots})
 
 	c.mu.Lock()
 	if c.closed {
@@ -275,6 +281,7 @@ func (c *Client) flushHeldLocked(l *link) {
 	held := l.held
 	l.held = nil
 	l.syncing = false
+	l.releaseHeldLocked()
 	for _, env := range held {
 		c.applyLocked(env)
 	}
