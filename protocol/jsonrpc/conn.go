@@ -56,11 +56,10 @@ type ConnOptions struct {
 	// DefaultMaxConcurrentRequests, negative means no limit.
 	MaxConcurrentRequests int
 	// MaxQueuedReplies caps the answers (handler results and refusals)
-	// waiting for the reply writer. A peer that keeps sending requests
-	// without reading the answers fills it, and the connection is then
-	// closed with an error wrapping ErrQueueFull: the alternative is
-	// memory growing for as long as the peer cares to send. 0 means
-	// DefaultMaxQueuedReplies.
+	// waiting for the one reply writer. When it is full the reader waits
+	// for the writer: a peer's requests then go at the pace it reads the
+	// answers, and a peer that stops reading is closed by the write
+	// timeout. 0 means DefaultMaxQueuedReplies.
 	MaxQueuedReplies int
 	// MaxQueuedNotificationBytes caps the notifications received but not
 	// yet handled, counted as their frame bytes plus a fixed per-item
@@ -81,9 +80,9 @@ type ConnOptions struct {
 // are user-paced) yet bounds a runaway peer.
 const DefaultMaxConcurrentRequests = 1024
 
-// DefaultMaxQueuedReplies is far more answers than a peer that reads them
-// ever leaves unread (it reads as fast as we write), yet bounds one that
-// never reads to a few hundred KiB.
+// DefaultMaxQueuedReplies lets a burst of requests be read on while the
+// writer catches up, yet bounds a peer that never reads to a few hundred
+// KiB of answers.
 const DefaultMaxQueuedReplies = 1024
 
 // DefaultMaxQueuedNotificationBytes lets a burst of a few full-size frames
@@ -95,8 +94,8 @@ const DefaultMaxQueuedNotificationBytes int64 = 32 << 20
 // frames is bounded by the same byte cap.
 const queuedNotificationOverhead = 256
 
-// ErrQueueFull reports that the peer sent more than the connection keeps
-// waiting (unread answers or unhandled notifications), so it was closed.
+// ErrQueueFull reports that the peer sent notifications faster than they
+// were handled, past the queue's cap, so the connection was closed.
 var ErrQueueFull = errors.New("jsonrpc: peer outpaced the connection's queue")
 
 // Conn is one JSON-RPC peer over a Transport. Create it with NewConn, then
@@ -225,7 +224,7 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Err says why the connection closed (nil while open). It wraps ErrClosed,
 // ErrFrameTooBig when an oversize frame ended it, and ErrQueueFull when the
-// peer outpaced a queue.
+// peer's notifications outpaced their handler past the queue's cap.
 func (c *Conn) Err() error {
 	select {
 	case <-c.done:
@@ -431,20 +430,17 @@ func (c *Conn) rejectFrame(err error, size int) {
 	c.reply(&Response{ID: de.ID, Error: NewError(de.Code, de.Err.Error())})
 }
 
-// reply queues resp for the reply writer without blocking: the reader and
-// the handlers must never wait on a peer that does not read. A full queue
-// means the peer sends requests faster than it reads the answers, and no
-// bound on memory is possible but closing.
+// reply queues resp for the reply writer. A full queue means the peer
+// sends requests faster than the answers go out: the caller (the reader,
+// or a handler) then waits for the writer, which is flow control for a
+// peer that reads and, through the write timeout that closes the
+// connection, a bound for one that does not. Either way nothing grows with
+// the number of requests.
 func (c *Conn) reply(resp *Response) {
 	select {
 	case c.replies <- resp:
-		return
 	case <-c.done:
-		return
-	default:
 	}
-	c.log.Warn("jsonrpc: closing: peer does not read its answers", "queued", cap(c.replies))
-	c.shutdown(fmt.Errorf("%w: %w: %d answers unread", ErrClosed, ErrQueueFull, cap(c.replies)), "too many unread answers")
 }
 
 // replyLoop is the one writer of answers, so a flood of requests costs
