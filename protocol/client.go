@@ -322,7 +322,7 @@ func (c *Client) callOn(ctx context.Context, l *link, method string, params, res
 // returns. Subscribing twice is a no-op.
 func (c *Client) Subscribe(ctx context.Context, channel string) error {
 	if ChannelKind(channel) == "" {
-		return fmt.Errorf("subscribe %q: not a channel URI this client understands", sanitize(channel))
+		return fmt.Errorf("subscribe %s: not a channel URI this client understands", quoteHost(channel))
 	}
 	l, err := c.readyLink(ctx)
 	if err != nil {
@@ -525,7 +525,7 @@ func (c *Client) Dispatch(channel string, action StateAction) (clientSeq int64, 
 	}
 	p := pendingAction{channel: channel, clientSeq: c.nextSeq, action: action}
 	if !c.mirror.applyLocal(p) {
-		return 0, fmt.Errorf("dispatch %s to %s: channel is not subscribed (or has no state): subscribe first", action.Kind(), sanitize(channel))
+		return 0, fmt.Errorf("dispatch %s to %s: channel is not subscribed (or has no state): subscribe first", action.Kind(), quoteHost(channel))
 	}
 	c.nextSeq++
 	c.events.push(ChannelStateEvent{Channel: channel})
@@ -735,14 +735,14 @@ func (c *Client) onNotification(l *link, req *jsonrpc.Request) {
 			c.pushIfCurrent(l, AuthRequiredEvent{Params: p}, len(req.Params))
 		}
 	default:
-		c.log.Debug("ahp: ignored notification", "method", sanitize(req.Method))
+		c.log.Debug("ahp: ignored notification", "method", quoteHost(req.Method))
 	}
 }
 
 func (c *Client) decodeNotification(l *link, req *jsonrpc.Request, v any) bool {
 	if err := json.Unmarshal(req.Params, v); err != nil {
-		c.log.Warn("ahp: ignored malformed notification", "method", sanitize(req.Method), "error", err.Error())
-		c.pushIfCurrent(l, HostErrorEvent{Err: fmt.Errorf("host sent a malformed %s notification (ignored): %w", sanitize(req.Method), err)}, len(req.Params))
+		c.log.Warn("ahp: ignored malformed notification", "method", quoteHost(req.Method), "error", err.Error())
+		c.pushIfCurrent(l, HostErrorEvent{Err: fmt.Errorf("host sent a malformed %s notification (ignored): %w", quoteHost(req.Method), err)}, len(req.Params))
 		return false
 	}
 	return true
@@ -824,7 +824,7 @@ func (c *Client) applyLocked(env ActionEnvelope) {
 	}
 	out := c.mirror.applyEnvelope(env, c.opts.ClientID)
 	if !out.known {
-		c.log.Debug("ahp: ignored action for a channel not mirrored", "channel", sanitize(env.Channel), "serverSeq", env.ServerSeq)
+		c.log.Debug("ahp: ignored action for a channel not mirrored", "channel", quoteHost(env.Channel), "serverSeq", env.ServerSeq)
 		return
 	}
 	if out.changed {
@@ -842,7 +842,7 @@ func (c *Client) applyLocked(env ActionEnvelope) {
 			Channel:   env.Channel,
 			Action:    out.rejected.action,
 			ClientSeq: out.rejected.clientSeq,
-			Reason:    sanitize(out.reason),
+			Reason:    out.reason,
 		})
 	}
 }

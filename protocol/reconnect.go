@@ -105,7 +105,7 @@ func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
 				}
 				c.mu.Lock()
 				c.forgetTokenLocked(t.resource, t.token)
-				c.events.push(HostErrorEvent{Err: fmt.Errorf("host refused the saved token for %s after reconnect; sign in again: %w", sanitize(t.resource), err)})
+				c.events.push(HostErrorEvent{Err: fmt.Errorf("host refused the saved token for %s after reconnect; sign in again: %w", quoteHost(t.resource), err)})
 				c.mu.Unlock()
 			}
 		}
@@ -163,7 +163,7 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 	}
 	if !slices.Contains(c.offered, res.ProtocolVersion) {
 		return fmt.Errorf("host selected AHP %q, which this client did not offer (%s): the host is not following version negotiation",
-			sanitize(res.ProtocolVersion), joinURIs(c.offered))
+			quoteHost(res.ProtocolVersion), joinURIs(c.offered))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -223,7 +223,7 @@ func (c *Client) resume(ctx context.Context, l *link) error {
 		c.installSnapshotsLocked(r.Snapshots, subs, "the host sent no snapshot for it on reconnect")
 	default:
 		c.mu.Unlock()
-		c.log.Warn("ahp: unknown reconnect result; starting a fresh session", "type", sanitize(res.Kind()))
+		c.log.Warn("ahp: unknown reconnect result; starting a fresh session", "type", quoteHost(res.Kind()))
 		err := c.initialize(ctx, l, subs)
 		c.mu.Lock()
 		return err
@@ -239,7 +239,7 @@ func (c *Client) installSnapshotsLocked(snaps []Snapshot, requested []string, wh
 	got := map[string]bool{}
 	for _, s := range snaps {
 		if !slices.Contains(requested, s.Resource) || s.State.Variant == nil {
-			c.log.Warn("ahp: ignored snapshot for a channel not requested", "channel", sanitize(s.Resource))
+			c.log.Warn("ahp: ignored snapshot for a channel not requested", "channel", quoteHost(s.Resource))
 			continue
 		}
 		got[s.Resource] = true
