@@ -213,6 +213,7 @@ func TestMCPSignIn(t *testing.T) {
 func TestAgentAuthRequiredPrompt(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
+	advertise(m, "https://agent.example/api")
 	m.Update(eventMsg{protocol.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: "https://agent.example/api"}}})
 	if len(m.agentPrompts) != 1 || m.itemSel != agentPromptSel {
 		t.Fatalf("auth/required did not open a prompt: %+v sel %q", m.agentPrompts, m.itemSel)

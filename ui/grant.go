@@ -108,6 +108,24 @@ func (m *Model) advertised() []string {
 	return out
 }
 
+// isAdvertised reports whether the host declared resource, in O(1) for a
+// run of auth/required events: the set is built once and dropped by
+// Update on any other message.
+func (m *Model) isAdvertised(resource string) bool {
+	if m.advertisedSet == nil {
+		m.advertisedSet = map[string]bool{}
+		for _, r := range m.advertised() {
+			m.advertisedSet[r] = true
+		}
+	}
+	return m.advertisedSet[resource]
+}
+
+func isAuthRequired(ev eventMsg) bool {
+	_, ok := ev.ev.(protocol.AuthRequiredEvent)
+	return ok
+}
+
 func (m *Model) acceptGrant() tea.Cmd {
 	if m.itemSel == agentPromptSel && len(m.agentPrompts) > 0 {
 		return m.startGrantReq(m.agentRequirement(m.agentPrompts[0]))

@@ -158,6 +158,9 @@ type Model struct {
 
 	grants       map[string]*grantFlow
 	agentPrompts []agentPrompt
+	// advertisedSet caches advertised() as a set between messages that
+	// can change it (nil: rebuild on next use).
+	advertisedSet map[string]bool
 
 	form *inputForm
 	help help.Model
@@ -342,6 +345,11 @@ const composerHeight = 3
 
 // Update routes one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if ev, ok := msg.(eventMsg); !ok || !isAuthRequired(ev) {
+		// Anything but an auth/required may change what the host
+		// advertised (see advertisedSet).
+		m.advertisedSet = nil
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
@@ -546,6 +554,13 @@ func (m *Model) onEvent(ev protocol.Event) tea.Cmd {
 		}
 		m.sortSessions()
 	case protocol.AuthRequiredEvent:
+		if !m.isAdvertised(e.Params.Resource) {
+			// A prompt only for what the host declared (authpkce would
+			// refuse the rest anyway); a host flooding others costs a
+			// map lookup each.
+			m.log.Debug("auth/required for a resource the host never advertised; ignored")
+			break
+		}
 		reason := ""
 		if e.Params.Reason != nil {
 			reason = string(*e.Params.Reason)

@@ -1,0 +1,55 @@
+package ui
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// TestAuthRequiredFloodUnadvertised: 50k auth/required for resources the
+// host never advertised open no prompt, cost a set lookup each (the whole
+// flood well under a second, where the old O(n) insert took 8 s for 40k),
+// and a key is answered within 100 ms afterwards; an advertised resource
+// still gets its prompt.
+func TestAuthRequiredFloodUnadvertised(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(120, 40)
+	const n = 50_000
+	start := time.Now()
+	for i := range n {
+		m.Update(eventMsg{protocol.AuthRequiredEvent{Params: protocol.AuthRequiredParams{
+			Channel: fxSession, Resource: "https://unadvertised.example/" + strconv.Itoa(i),
+		}}})
+	}
+	flood := time.Since(start)
+	t.Logf("%d unadvertised auth/required handled in %v", n, flood)
+	if len(m.agentPrompts) != 0 {
+		t.Fatalf("%d prompts for resources the host never advertised", len(m.agentPrompts))
+	}
+	if flood > 5*time.Second {
+		t.Errorf("the flood took %v of UI time", flood)
+	}
+
+	start = time.Now()
+	m.Update(press("?"))
+	_ = m.Render()
+	if d := time.Since(start); d > 100*time.Millisecond {
+		t.Errorf("a key after the flood took %v, budget 100ms", d)
+	}
+
+	advertise(m, "https://agent.example/api")
+	m.Update(eventMsg{protocol.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: "https://agent.example/api"}}})
+	if len(m.agentPrompts) != 1 {
+		t.Fatalf("the advertised resource got %d prompts, want 1", len(m.agentPrompts))
+	}
+}
+
+// advertise makes the fixture's first agent declare resource, as a host
+// does in its root state before it asks for a sign-in to it.
+func advertise(m *Model, resource string) {
+	m.root.Agents[0].ProtectedResources = append(m.root.Agents[0].ProtectedResources,
+		protocol.ProtectedResourceMetadata{Resource: resource})
+	m.advertisedSet = nil
+}
