@@ -41,30 +41,60 @@ func (p *goroutinePeak) sample() {
 	}
 }
 
-func (p *goroutinePeak) check(t *testing.T) {
-	t.Helper()
-	t.Logf("peak goroutines %d (budget %d)", p.max, floodGoroutineBudget)
-	if p.max >= floodGoroutineBudget {
-		t.Errorf("peak goroutines %d, budget %d", p.max, floodGoroutineBudget)
-	}
+// flood is one flood test's rig and the measures taken before it.
+type flood struct {
+	*hostileRig
+	before uint64            // live heap
+	from   int               // event log index
+	old    *hostilehost.Conn // the connection flooded
+	peak   goroutinePeak
 }
 
-func checkHeapGrowth(t *testing.T, what string, before, after uint64) {
+// startFlood starts a hostile host that forgets the client's frames (the
+// host must not hold what the test measures), connects, and takes the
+// measures the flood is checked against. The event log counts, instead of
+// keeping, the events counted matches.
+func startFlood(t *testing.T, cfg hostilehost.Config, counted func(Event) bool) *flood {
 	t.Helper()
-	growth := int64(after) - int64(before)
-	t.Logf("live heap %s: %d KiB before, %d KiB after (growth %d KiB; budget %d MiB)",
-		what, before>>10, after>>10, growth>>10, hostileHeapBudget>>20)
+	cfg.ForgetInbound = true
+	r := startHostileConfig(t, cfg)
+	r.barrier(t, 11)
+	if counted != nil {
+		r.events.countOnlyWhere(counted)
+	}
+	return &flood{hostileRig: r, before: heapInUse(), from: r.events.len(), old: r.conn}
+}
+
+// measure checks the live heap growth and the goroutine peak so far.
+func (f *flood) measure(t *testing.T, what string) {
+	t.Helper()
+	f.peak.sample()
+	after := heapInUse()
+	growth := int64(after) - int64(f.before)
+	t.Logf("live heap %s: %d KiB before, %d KiB after (growth %d KiB; budget %d MiB); peak goroutines %d (budget %d)",
+		what, f.before>>10, after>>10, growth>>10, hostileHeapBudget>>20, f.peak.max, floodGoroutineBudget)
 	if growth > hostileHeapBudget {
 		t.Errorf("live heap grew by %d MiB %s, budget %d MiB", growth>>20, what, hostileHeapBudget>>20)
 	}
+	if f.peak.max >= floodGoroutineBudget {
+		t.Errorf("peak goroutines %d, budget %d", f.peak.max, floodGoroutineBudget)
+	}
 }
 
-// timedBarrier is barrier that also checks the event reached the consumer
-// within floodAnswerBudget of the host sending it.
-func (r *hostileRig) timedBarrier(t *testing.T, seq int64) {
+// recover waits until the client is Ready on a working connection (the
+// reconnect's, if the flooded one ended) and checks that an event then
+// reaches the consumer within floodAnswerBudget of the host sending it.
+func (f *flood) recover(t *testing.T, seq int64) {
 	t.Helper()
+	select {
+	case <-f.old.Done():
+		f.conn = f.nextConn(t)
+		f.events.waitFor(t, f.ctx, f.from, "Ready again", isStatus(StatusReady))
+	default:
+	}
+	f.assertUp(t)
 	start := time.Now()
-	r.barrier(t, seq)
+	f.barrier(t, seq)
 	d := time.Since(start)
 	t.Logf("after the flood an event reached the consumer in %v (budget %v)", d.Round(time.Microsecond), floodAnswerBudget)
 	if d > floodAnswerBudget {
@@ -72,24 +102,10 @@ func (r *hostileRig) timedBarrier(t *testing.T, seq int64) {
 	}
 }
 
-// recover waits until the client is Ready on a connection that finished
-// its handshake after from (in the event log), and adopts it.
-func (r *hostileRig) recoverAfter(t *testing.T, old *hostilehost.Conn, from int) {
-	t.Helper()
-	select {
-	case <-old.Done():
-		r.conn = r.nextConn(t)
-		r.events.waitFor(t, r.ctx, from, "Ready again", isStatus(StatusReady))
-	default:
-	}
-	r.assertUp(t)
-}
-
 // TestHostileRequestFlood: 250k host → client requests for a local file
-// (50k with the race detector).
-// Each is refused (the client serves no resources) through the one reply
-// writer: no goroutine per request, no growing queue, the connection
-// answers everything the host reads.
+// (50k with the race detector). Each is refused (the client serves no
+// resources) through the one reply writer: no goroutine per request, no
+// growing queue, the connection answers everything the host reads.
 func TestHostileRequestFlood(t *testing.T) {
 	n := 250_000
 	if raceEnabled {
@@ -100,8 +116,7 @@ func TestHostileRequestFlood(t *testing.T) {
 	}
 	var answers atomic.Int64
 	allAnswered := make(chan struct{})
-	r := startHostileConfig(t, hostilehost.Config{
-		ForgetInbound: true,
+	f := startFlood(t, hostilehost.Config{
 		Tap: func(_ int64, dir string, frame []byte) {
 			if dir == hostilehost.Inbound && bytes.Contains(frame, []byte(`"id":"flood-`)) {
 				if answers.Add(1) == int64(n) {
@@ -109,37 +124,29 @@ func TestHostileRequestFlood(t *testing.T) {
 				}
 			}
 		},
-	})
-	r.barrier(t, 11)
-	before := heapInUse()
-	var peak goroutinePeak
-	from := r.events.len()
-	old := r.conn
+	}, nil)
 	frame := make([]byte, 0, 128)
 	sent := 0
 	for ; sent < n; sent++ {
 		frame = append(frame[:0], `{"jsonrpc":"2.0","id":"flood-`...)
 		frame = strconv.AppendInt(frame, int64(sent), 10)
 		frame = append(frame, `","method":"resourceRead","params":{"uri":"file:///etc/passwd"}}`...)
-		if err := r.conn.Send(r.ctx, frame); err != nil {
+		if err := f.conn.Send(f.ctx, frame); err != nil {
 			break // the client closed the connection: recovery is checked below
 		}
 		if sent%1024 == 0 {
-			peak.sample()
+			f.peak.sample()
 		}
 	}
 	select {
 	case <-allAnswered:
-	case <-old.Done():
-	case <-r.ctx.Done():
+	case <-f.old.Done():
+	case <-f.ctx.Done():
 		t.Fatalf("%d of %d requests answered", answers.Load(), sent)
 	}
-	peak.sample()
 	t.Logf("%d requests sent, %d answered", sent, answers.Load())
-	checkHeapGrowth(t, "over the refused requests", before, heapInUse())
-	peak.check(t)
-	r.recoverAfter(t, old, from)
-	r.timedBarrier(t, 12)
+	f.measure(t, "over the refused requests")
+	f.recover(t, 12)
 }
 
 // TestHostileNotificationFlood: 64 MB of root/sessionSummaryChanged while
@@ -148,53 +155,40 @@ func TestHostileRequestFlood(t *testing.T) {
 // (ErrEventQueueFull), and once the consumer reads again the reconnect
 // brings the client back, responsive.
 func TestHostileNotificationFlood(t *testing.T) {
-	r := startHostileConfig(t, hostilehost.Config{ForgetInbound: true})
-	r.barrier(t, 11)
-	r.events.countOnlyWhere(func(e Event) bool {
+	f := startFlood(t, hostilehost.Config{}, func(e Event) bool {
 		_, ok := e.(SessionSummaryChangedEvent)
 		return ok
 	})
-	before := heapInUse()
-	var peak goroutinePeak
-	from := r.events.len()
-	old := r.conn
-	r.events.pause()
-
+	f.events.pause()
 	title := strings.Repeat("t", 4000)
 	params := map[string]any{"session": hostileSession, "changes": map[string]any{"title": title}}
-	const flood = 64 << 20
+	const total = 64 << 20
 	sentBytes, sent := 0, 0
-	for sentBytes < flood {
-		if err := r.conn.Notify(r.ctx, "root/sessionSummaryChanged", params); err != nil {
+	for sentBytes < total {
+		if err := f.conn.Notify(f.ctx, "root/sessionSummaryChanged", params); err != nil {
 			break // the client dropped the connection
 		}
 		sent++
 		sentBytes += len(title) + 100
 		if sent%256 == 0 {
-			peak.sample()
+			f.peak.sample()
 		}
 	}
 	select {
-	case <-old.Done():
-	case <-r.ctx.Done():
+	case <-f.old.Done():
+	case <-f.ctx.Done():
 		t.Fatalf("%d MB of notifications to a stalled consumer and the connection is still open", sentBytes>>20)
 	}
-	peak.sample()
 	// The worst point: the consumer still reads nothing, the queue is full.
-	checkHeapGrowth(t, "with a full event queue", before, heapInUse())
-	peak.check(t)
+	f.measure(t, "with a full event queue")
 
-	r.events.resume()
-	ev, _ := r.events.waitFor(t, r.ctx, from, "the reconnect's cause", func(e Event) bool {
-		ce, ok := e.(ConnectionEvent)
-		return ok && ce.Status == StatusReconnecting
-	})
+	f.events.resume()
+	ev, _ := f.events.waitFor(t, f.ctx, f.from, "the reconnect's cause", isStatus(StatusReconnecting))
 	if cause := ev.(ConnectionEvent).Cause; !errors.Is(cause, ErrEventQueueFull) {
 		t.Errorf("reconnect cause %v, want ErrEventQueueFull", cause)
 	}
-	t.Logf("%d notifications (%d MB) sent before the client closed; the consumer got %d", sent, sentBytes>>20, r.events.countedEvents())
-	r.recoverAfter(t, old, from)
-	r.timedBarrier(t, 12)
+	t.Logf("%d notifications (%d MB) sent before the client closed; the consumer got %d", sent, sentBytes>>20, f.events.countedEvents())
+	f.recover(t, 12)
 }
 
 // TestHostileAuthRequiredFlood: 50k auth/required for resources the host
@@ -202,33 +196,24 @@ func TestHostileNotificationFlood(t *testing.T) {
 // on (deciding what to prompt for is the UI's, see ui's test of the same
 // flood) without growing and stays responsive.
 func TestHostileAuthRequiredFlood(t *testing.T) {
-	r := startHostileConfig(t, hostilehost.Config{ForgetInbound: true})
-	r.barrier(t, 11)
-	r.events.countOnlyWhere(func(e Event) bool {
+	f := startFlood(t, hostilehost.Config{}, func(e Event) bool {
 		_, ok := e.(AuthRequiredEvent)
 		return ok
 	})
-	before := heapInUse()
-	var peak goroutinePeak
-	from := r.events.len()
-	old := r.conn
 	const n = 50_000
 	for i := range n {
 		p := map[string]any{"channel": RootChannel, "resource": "https://unadvertised.example/" + strconv.Itoa(i), "reason": "required"}
-		if err := r.conn.Notify(r.ctx, "auth/required", p); err != nil {
+		if err := f.conn.Notify(f.ctx, "auth/required", p); err != nil {
 			t.Fatalf("notification %d: %v", i, err)
 		}
 		if i%256 == 0 {
-			peak.sample()
+			f.peak.sample()
 		}
 	}
-	r.barrier(t, 12) // every auth/required was taken by the consumer
-	peak.sample()
-	if got := r.events.countedEvents(); got != n {
+	f.barrier(t, 12) // every auth/required was taken by the consumer
+	if got := f.events.countedEvents(); got != n {
 		t.Errorf("the consumer got %d auth/required events, want %d", got, n)
 	}
-	checkHeapGrowth(t, "over 50k auth/required", before, heapInUse())
-	peak.check(t)
-	r.recoverAfter(t, old, from)
-	r.timedBarrier(t, 13)
+	f.measure(t, "over 50k auth/required")
+	f.recover(t, 13)
 }

@@ -2,6 +2,7 @@ package views
 
 import (
 	"html"
+	"iter"
 	"strconv"
 	"strings"
 
@@ -118,24 +119,35 @@ func unsafeCharRef(ref string) bool {
 func SanitizeRendered(line string, noColor bool) string {
 	var b strings.Builder
 	b.Grow(len(line))
-	var state byte
-	for rest := line; len(rest) > 0; {
-		seq, _, n, newState := ansi.DecodeSequence(rest, state, nil)
-		state = newState
-		if n <= 0 {
-			break
-		}
-		rest = rest[n:]
+	for seq, isEscape := range sequences(line) {
 		switch {
-		case seq[0] == 0x1b || strings.HasPrefix(seq, "\u009b"):
-			if themeSGR(seq, noColor) {
-				b.WriteString(seq)
-			}
-		default:
+		case !isEscape:
 			b.WriteString(SanitizeLine(seq))
+		case themeSGR(seq, noColor):
+			b.WriteString(seq)
 		}
 	}
 	return b.String()
+}
+
+// sequences yields s cut the way a terminal reads it: escape sequences
+// (7-bit, or introduced by a C1 control) with isEscape set, and the text
+// and lone controls between them.
+func sequences(s string) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		var state byte
+		for len(s) > 0 {
+			seq, _, n, newState := ansi.DecodeSequence(s, state, nil)
+			state = newState
+			if n <= 0 {
+				return
+			}
+			s = s[n:]
+			if !yield(seq, seq[0] == 0x1b || strings.HasPrefix(seq, "\u009b") || strings.HasPrefix(seq, "\u009d")) {
+				return
+			}
+		}
+	}
 }
 
 // themeSGR reports whether seq is an SGR sequence made only of what the

@@ -3,8 +3,6 @@ package views
 import (
 	"strings"
 	"testing"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // charRefPayloads are the character-reference forms of the hostile
@@ -95,15 +93,8 @@ var hostileRaw = []string{
 
 func assertRenderedInert(t *testing.T, src, line string, noColor bool) {
 	t.Helper()
-	var state byte
-	for rest := line; len(rest) > 0; {
-		seq, _, n, newState := ansi.DecodeSequence(rest, state, nil)
-		state = newState
-		if n <= 0 {
-			break
-		}
-		rest = rest[n:]
-		if seq[0] == 0x1b || strings.HasPrefix(seq, "\u009b") {
+	for seq, isEscape := range sequences(line) {
+		if isEscape {
 			if !themeSGR(seq, noColor) {
 				t.Fatalf("noColor=%v: %q rendered with sequence %q: %q", noColor, src, seq, line)
 			}

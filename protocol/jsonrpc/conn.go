@@ -483,9 +483,13 @@ func (c *Conn) deliverResponse(r *Response) {
 
 func (c *Conn) handleRequest(req *Request) {
 	result, err := c.runHandler(req)
-	// Free the slot before replying: once the peer sees the reply it may
-	// send the next request at once.
-	c.inFlight.Add(-1)
+	// The slot is held until the answer is queued: a handler waiting on a
+	// full reply queue still counts, or a peer that never reads would get
+	// a new goroutine for every request, each parked in reply. (A peer
+	// that reads an answer and sends the next request at once may find
+	// that slot not yet freed, which matters only to a peer already
+	// keeping MaxConcurrentRequests in flight.)
+	defer c.inFlight.Add(-1)
 	resp := &Response{ID: req.ID}
 	if err != nil {
 		resp.Error = toWireError(err)

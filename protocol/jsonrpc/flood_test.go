@@ -35,13 +35,7 @@ func (p *peakGoroutines) sample() {
 func TestRequestFloodFromPeerThatNeverReads(t *testing.T) {
 	for _, kind := range kinds {
 		t.Run(string(kind), func(t *testing.T) {
-			var ct, st Transport
-			switch kind {
-			case overPipe:
-				ct, st = Pipe()
-			case overWebSocket:
-				ct, st = wsPair(t, DialOptions{}, AcceptOptions{})
-			}
+			ct, st := transportPair(t, kind, AcceptOptions{})
 			const maxReplies = 64
 			const writeTimeout = 300 * time.Millisecond
 			// Big answers fill the socket's kernel buffers within a few
