@@ -2,7 +2,6 @@ package views
 
 import (
 	"html"
-	"iter"
 	"strconv"
 	"strings"
 
@@ -117,9 +116,16 @@ func unsafeCharRef(ref string) bool {
 // theme could have emitted it (see themeSGR), and every other escape
 // sequence or control is dropped.
 func SanitizeRendered(line string, noColor bool) string {
+	if renderedIsSafe(line, noColor) {
+		return line // the common case, without allocating
+	}
 	var b strings.Builder
 	b.Grow(len(line))
-	for seq, isEscape := range sequences(line) {
+	for sc := (seqScanner{s: line}); ; {
+		seq, isEscape, ok := sc.next()
+		if !ok {
+			break
+		}
 		switch {
 		case !isEscape:
 			b.WriteString(SanitizeLine(seq))
@@ -130,24 +136,39 @@ func SanitizeRendered(line string, noColor bool) string {
 	return b.String()
 }
 
-// sequences yields s cut the way a terminal reads it: escape sequences
-// (7-bit, or introduced by a C1 control) with isEscape set, and the text
-// and lone controls between them.
-func sequences(s string) iter.Seq2[string, bool] {
-	return func(yield func(string, bool) bool) {
-		var state byte
-		for len(s) > 0 {
-			seq, _, n, newState := ansi.DecodeSequence(s, state, nil)
-			state = newState
-			if n <= 0 {
-				return
-			}
-			s = s[n:]
-			if !yield(seq, seq[0] == 0x1b || strings.HasPrefix(seq, "\u009b") || strings.HasPrefix(seq, "\u009d")) {
-				return
-			}
+// renderedIsSafe reports whether SanitizeRendered would return line as is.
+func renderedIsSafe(line string, noColor bool) bool {
+	for sc := (seqScanner{s: line}); ; {
+		seq, isEscape, ok := sc.next()
+		if !ok {
+			return true
+		}
+		if isEscape && !themeSGR(seq, noColor) || !isEscape && SanitizeLine(seq) != seq {
+			return false
 		}
 	}
+}
+
+// seqScanner cuts a string the way a terminal reads it: escape sequences
+// (7-bit, or introduced by a C1 control) with isEscape set, and the text
+// and lone controls between them. A struct rather than an iterator: it
+// runs on every rendered line, and must not allocate.
+type seqScanner struct {
+	s     string
+	state byte
+}
+
+func (sc *seqScanner) next() (seq string, isEscape, ok bool) {
+	if len(sc.s) == 0 {
+		return "", false, false
+	}
+	seq, _, n, newState := ansi.DecodeSequence(sc.s, sc.state, nil)
+	sc.state = newState
+	if n <= 0 {
+		return "", false, false
+	}
+	sc.s = sc.s[n:]
+	return seq, seq[0] == 0x1b || strings.HasPrefix(seq, "\u009b") || strings.HasPrefix(seq, "\u009d"), true
 }
 
 // themeSGR reports whether seq is an SGR sequence made only of what the
@@ -159,27 +180,31 @@ func themeSGR(seq string, noColor bool) bool {
 	if !strings.HasPrefix(seq, "\x1b[") || !strings.HasSuffix(seq, "m") {
 		return false
 	}
-	params := seq[2 : len(seq)-1]
-	if params == "" {
-		return true
-	}
-	ps := strings.Split(params, ";")
-	for i := 0; i < len(ps); i++ {
-		p, err := strconv.Atoi(ps[i])
-		if err != nil {
+	// Parsed into a fixed array, not a split slice: this runs for every
+	// SGR of every rendered line.
+	var ps [32]int
+	n := 0
+	for rest := seq[2 : len(seq)-1]; rest != ""; n++ {
+		var p string
+		p, rest, _ = strings.Cut(rest, ";")
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 || n == len(ps) {
 			return false
 		}
-		switch {
+		ps[n] = v
+	}
+	for i := 0; i < n; i++ {
+		switch p := ps[i]; {
 		case p == 0 || p == 1 || p == 2 || p == 3 || p == 4 || p == 9 || (p >= 22 && p <= 24) || p == 29:
 		case noColor:
 			return false
 		case (p >= 30 && p <= 37) || p == 39 || (p >= 40 && p <= 47) || p == 49 || (p >= 90 && p <= 97) || (p >= 100 && p <= 107):
 		case p == 38 || p == 48:
-			n := colourArgs(ps[i+1:])
-			if n == 0 {
+			k := colourArgs(ps[i+1 : n])
+			if k == 0 {
 				return false
 			}
-			i += n
+			i += k
 		default:
 			return false
 		}
@@ -189,15 +214,15 @@ func themeSGR(seq string, noColor bool) bool {
 
 // colourArgs returns how many parameters after a 38/48 form its colour
 // ("5;n" or "2;r;g;b", each 0–255), or 0 when they do not.
-func colourArgs(ps []string) int {
+func colourArgs(ps []int) int {
 	if len(ps) == 0 {
 		return 0
 	}
 	n := 0
 	switch ps[0] {
-	case "5":
+	case 5:
 		n = 2
-	case "2":
+	case 2:
 		n = 4
 	default:
 		return 0
@@ -205,8 +230,8 @@ func colourArgs(ps []string) int {
 	if len(ps) < n {
 		return 0
 	}
-	for _, p := range ps[1:n] {
-		if v, err := strconv.Atoi(p); err != nil || v < 0 || v > 255 {
+	for _, v := range ps[1:n] {
+		if v > 255 {
 			return 0
 		}
 	}

@@ -93,7 +93,11 @@ var hostileRaw = []string{
 
 func assertRenderedInert(t *testing.T, src, line string, noColor bool) {
 	t.Helper()
-	for seq, isEscape := range sequences(line) {
+	for sc := (seqScanner{s: line}); ; {
+		seq, isEscape, ok := sc.next()
+		if !ok {
+			break
+		}
 		if isEscape {
 			if !themeSGR(seq, noColor) {
 				t.Fatalf("noColor=%v: %q rendered with sequence %q: %q", noColor, src, seq, line)
