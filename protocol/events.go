@@ -132,6 +132,11 @@ var ErrEventQueueFull = errors.New("ahp: the host sent events faster than they w
 // resends whatever state was refused (snapshots, the session list).
 const maxQueuedEventBytes = 16 << 20
 
+// stateFoldAt is how many waiting events make a ChannelStateEvent fold into
+// an earlier one for its channel: far more than a UI that keeps up leaves
+// waiting, so it only bounds a flood.
+const stateFoldAt = 1024
+
 // queuedEventOverhead is what one queued event costs beyond its host
 // payload, so a flood of tiny notifications is bounded too.
 const queuedEventOverhead = 256
@@ -141,8 +146,11 @@ const queuedEventOverhead = 256
 // block: a slow UI must not stall the reader, or pings would time out and
 // the host's writes would back up. Its growth is bounded instead:
 //
-//   - a ChannelStateEvent is queued once per channel (the UI re-reads the
-//     state when it takes the event, so it sees every later change);
+//   - a ChannelStateEvent right after one for the same channel is dropped,
+//     and once more than stateFoldAt events wait, one for a channel that
+//     already has one waiting is folded into it (the UI re-reads the
+//     state when it takes the event, so it sees every later change; a UI
+//     that keeps up still sees each state as before);
 //   - events that carry host payload and that the host can send without
 //     end (notifications, malformed frames) go through pushHost, which
 //     refuses them past maxQueuedEventBytes so the client can drop the
@@ -153,9 +161,11 @@ type eventQueue struct {
 	mu    sync.Mutex
 	items []queuedEvent
 	bytes int64
-	// stateQueued holds the channels with a ChannelStateEvent waiting and
-	// no ChannelDroppedEvent after it.
-	stateQueued map[string]bool
+	// statePos is, per channel, the position (in pushed counted since the
+	// start) of its last queued ChannelStateEvent, unless a
+	// ChannelDroppedEvent for it came after; it waits while >= popped.
+	statePos       map[string]int64
+	pushed, popped int64
 	wake        chan struct{}
 	out         chan Event
 	done        chan struct{}
@@ -170,7 +180,7 @@ type queuedEvent struct {
 
 func newEventQueue() *eventQueue {
 	q := &eventQueue{
-		stateQueued: map[string]bool{},
+		statePos:    map[string]int64{},
 		wake:        make(chan struct{}, 1),
 		out:         make(chan Event),
 		done:        make(chan struct{}),
@@ -205,15 +215,18 @@ func (q *eventQueue) appendLocked(e Event, size int) {
 	}
 	switch ev := e.(type) {
 	case ChannelStateEvent:
-		if q.stateQueued[ev.Channel] {
+		pos, ok := q.statePos[ev.Channel]
+		waiting := ok && pos >= q.popped
+		if waiting && (pos == q.pushed-1 || len(q.items) > stateFoldAt) {
 			return
 		}
-		q.stateQueued[ev.Channel] = true
+		q.statePos[ev.Channel] = q.pushed
 	case ChannelDroppedEvent:
 		// A state event after the drop (a resubscribe) must be queued
 		// after it, not merged into one before it.
-		delete(q.stateQueued, ev.Channel)
+		delete(q.statePos, ev.Channel)
 	}
+	q.pushed++
 	cost := int64(size) + queuedEventOverhead
 	q.items = append(q.items, queuedEvent{e: e, cost: cost})
 	q.bytes += cost
@@ -266,11 +279,7 @@ func (q *eventQueue) pump() {
 		q.items[0] = queuedEvent{}
 		q.items = q.items[1:]
 		q.bytes -= it.cost
-		if cs, ok := it.e.(ChannelStateEvent); ok {
-			// From here on a change needs a new event: the UI may
-			// already have read the state.
-			delete(q.stateQueued, cs.Channel)
-		}
+		q.popped++ // from here on a change needs a new event
 		q.mu.Unlock()
 		select {
 		case q.out <- it.e:

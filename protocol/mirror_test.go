@@ -212,10 +212,11 @@ func TestMirrorPendingOrderAcrossChannels(t *testing.T) {
 }
 
 // TestEventQueueOrderedAndBounded: pushes never block; the events come out
-// in order; a ChannelStateEvent folds into one still waiting for the same
-// channel (the UI reads the state when it takes the event), but not across
-// a ChannelDroppedEvent for it; host events are refused past the byte cap
-// and accepted again once the reader catches up.
+// in order; a ChannelStateEvent right after one for the same channel is
+// dropped, and while more than stateFoldAt events wait one folds into a
+// waiting one for its channel (the UI reads the state when it takes the
+// event), but never across a ChannelDroppedEvent for it; host events are
+// refused past the byte cap and accepted again once the reader catches up.
 func TestEventQueueOrderedAndBounded(t *testing.T) {
 	q := newEventQueue()
 	defer q.abandon()
@@ -230,30 +231,55 @@ func TestEventQueueOrderedAndBounded(t *testing.T) {
 		}
 		return nil
 	}
+	expect := func(want ...Event) {
+		t.Helper()
+		for i, w := range want {
+			if e := next(); e != w {
+				t.Fatalf("event %d = %#v, want %#v", i, e, w)
+			}
+		}
+	}
+
+	// A short queue: every state event is delivered, consecutive ones
+	// for one channel once.
+	q.push(ChannelStateEvent{Channel: "a"})
+	q.push(ChannelStateEvent{Channel: "a"})
+	q.push(SessionRemovedEvent{Session: "x"})
+	q.push(ChannelStateEvent{Channel: "a"})
+	expect(ChannelStateEvent{Channel: "a"}, SessionRemovedEvent{Session: "x"}, ChannelStateEvent{Channel: "a"})
+
+	// A flood while nobody reads (push must never block): past
+	// stateFoldAt waiting events, "a" and "b" fold into their waiting
+	// events, so they stop growing the queue.
 	const n = 10000
-	// Nobody reads while we push: push must never block.
 	for i := range n {
 		q.push(SessionRemovedEvent{Session: fmt.Sprint(i)})
-		q.push(ChannelStateEvent{Channel: "a"}) // folds into the first "a" after i = 0
+		q.push(ChannelStateEvent{Channel: "a"})
+		q.push(ChannelStateEvent{Channel: "b"})
 	}
 	q.push(ChannelDroppedEvent{Channel: "a"})
 	q.push(ChannelStateEvent{Channel: "a"}) // after a drop: queued again
-	q.push(ChannelStateEvent{Channel: "b"})
-	want := []Event{SessionRemovedEvent{Session: "0"}, ChannelStateEvent{Channel: "a"}}
-	for i := 1; i < n; i++ {
-		want = append(want, SessionRemovedEvent{Session: fmt.Sprint(i)})
-	}
-	want = append(want, ChannelDroppedEvent{Channel: "a"}, ChannelStateEvent{Channel: "a"}, ChannelStateEvent{Channel: "b"})
-	for i, w := range want {
-		if e := next(); e != w {
-			t.Fatalf("event %d = %#v, want %#v", i, e, w)
+	removed, states := 0, 0
+	for removed < n {
+		switch e := next().(type) {
+		case SessionRemovedEvent:
+			if e.Session != fmt.Sprint(removed) {
+				t.Fatalf("SessionRemovedEvent %q, want %d", e.Session, removed)
+			}
+			removed++
+		case ChannelStateEvent:
+			states++
+		default:
+			t.Fatalf("unexpected %#v in the flood", e)
 		}
 	}
+	if states > stateFoldAt {
+		t.Errorf("%d state events for 2 channels over %d pushes: folding did not bound them", states, n)
+	}
+	expect(ChannelDroppedEvent{Channel: "a"}, ChannelStateEvent{Channel: "a"})
 	// Taken: the next change needs (and gets) a new event.
 	q.push(ChannelStateEvent{Channel: "a"})
-	if e := next(); e != (ChannelStateEvent{Channel: "a"}) {
-		t.Fatalf("event after the reader took the last one = %#v", e)
-	}
+	expect(ChannelStateEvent{Channel: "a"})
 
 	// The byte cap: 1 MiB payloads are refused once it is passed.
 	const payload = 1 << 20
