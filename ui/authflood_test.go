@@ -16,6 +16,11 @@ import (
 func TestAuthRequiredFloodUnadvertised(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
+	// The key's cost is measured against the same key before the flood:
+	// the first frame fills the renderers' caches, and the race detector
+	// or a loaded machine slow every frame alike.
+	_ = m.Render()
+	baseline := keyAndFrame(m)
 	const n = 50_000
 	start := time.Now()
 	for i := range n {
@@ -32,11 +37,10 @@ func TestAuthRequiredFloodUnadvertised(t *testing.T) {
 		t.Errorf("the flood took %v of UI time", flood)
 	}
 
-	start = time.Now()
-	m.Update(press("?"))
-	_ = m.Render()
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Errorf("a key after the flood took %v, budget 100ms", d)
+	d := keyAndFrame(m)
+	t.Logf("a key and its frame: %v before the flood, %v after", baseline, d)
+	if d > 100*time.Millisecond && d > 2*baseline {
+		t.Errorf("a key after the flood took %v (%v before it), budget 100ms", d, baseline)
 	}
 
 	advertise(m, "https://agent.example/api")
@@ -52,4 +56,15 @@ func advertise(m *Model, resource string) {
 	m.root.Agents[0].ProtectedResources = append(m.root.Agents[0].ProtectedResources,
 		protocol.ProtectedResourceMetadata{Resource: resource})
 	m.advertisedSet = nil
+}
+
+// keyAndFrame times one key (the help toggle, twice, so the model ends as
+// it began) and the frames it draws.
+func keyAndFrame(m *Model) time.Duration {
+	start := time.Now()
+	for range 2 {
+		m.Update(press("?"))
+		_ = m.Render()
+	}
+	return time.Since(start) / 2
 }
