@@ -310,7 +310,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 			return nil
 		}
 		if err := json.Unmarshal(resp.Result, result); err != nil {
-			return fmt.Errorf("jsonrpc: call %s: the result does not match the expected type (is the host speaking another AHP version?): %w", method, err)
+			return fmt.Errorf("jsonrpc: call %s: decode result: %w", method, err)
 		}
 		return nil
 	case <-ctx.Done():
