@@ -166,11 +166,11 @@ type eventQueue struct {
 	// ChannelDroppedEvent for it came after; it waits while >= popped.
 	statePos       map[string]int64
 	pushed, popped int64
-	wake        chan struct{}
-	out         chan Event
-	done        chan struct{}
-	once        sync.Once
-	closed      bool
+	wake           chan struct{}
+	out            chan Event
+	done           chan struct{}
+	once           sync.Once
+	closed         bool
 }
 
 type queuedEvent struct {
@@ -180,10 +180,10 @@ type queuedEvent struct {
 
 func newEventQueue() *eventQueue {
 	q := &eventQueue{
-		statePos:    map[string]int64{},
-		wake:        make(chan struct{}, 1),
-		out:         make(chan Event),
-		done:        make(chan struct{}),
+		statePos: map[string]int64{},
+		wake:     make(chan struct{}, 1),
+		out:      make(chan Event),
+		done:     make(chan struct{}),
 	}
 	go q.pump()
 	return q
