@@ -44,7 +44,8 @@ type Config struct {
 	// ignored): for a session that must leave nothing on disk.
 	MemoryOnly bool
 	// HTTPClient talks to the authorization server. Nil: a client with a
-	// 30 s timeout.
+	// transport of its own (never http.DefaultTransport) and a 30 s
+	// timeout.
 	HTTPClient *http.Client
 	// OpenBrowser shows the authorization URL to the user. Nil: the system
 	// browser via github.com/pkg/browser. Its failure is not fatal: the URL
@@ -119,7 +120,7 @@ func New(cfg Config) (*Authenticator, error) {
 		return nil, fmt.Errorf("%w: callback port %d is out of range", ErrCallbackPort, a.callbackPort)
 	}
 	if a.hc == nil {
-		a.hc = &http.Client{Timeout: 30 * time.Second, CheckRedirect: refuseInsecureRedirect}
+		a.hc = newHTTPClient()
 	}
 	if a.open == nil {
 		a.open = OpenSystemBrowser

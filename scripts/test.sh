@@ -12,6 +12,16 @@ cd "$(dirname "$0")/.."
 bash .ci/build-hydra.sh
 
 go vet ./...
+
+# Known vulnerabilities: govulncheck against the offline Go vulnerability
+# database in ../shared/vulndb (AHPTUI_VULNDB overrides it), failing on any
+# finding our code can reach. The version is pinned so CI on a fresh
+# machine fetches the same tool from the module proxy.
+vulndb="${AHPTUI_VULNDB:-../shared/vulndb}"
+[ -d "$vulndb" ] || { echo "no vulnerability database at $vulndb (set AHPTUI_VULNDB)"; exit 1; }
+echo "== govulncheck"
+go run golang.org/x/vuln/cmd/govulncheck@v1.9.0 -db "file://$(cd "$vulndb" && pwd)" ./...
+
 go test -race -count=1 -timeout 30m ./...
 
 # Speed budgets: the key benchmarks state a budget in their doc comments;

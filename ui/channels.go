@@ -75,6 +75,7 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 // session, so a session being disposed is not drawn while the host
 // removes it.
 func (m *Model) closeSession(uri string) {
+	m.signin.forgetAdvertised()
 	if uri == m.openSession {
 		m.openSession, m.hasSess, m.openChat, m.hasChat = "", false, "", false
 	}

@@ -215,6 +215,7 @@ func TestMCPSignIn(t *testing.T) {
 func TestAgentAuthRequiredPrompt(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
+	advertise(m, "https://agent.example/api")
 	m.Update(eventMsg{client.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: "https://agent.example/api"}}})
 	if len(m.signin.prompts) != 1 || !m.chatPanel.sel.prompt {
 		t.Fatalf("auth/required did not open a prompt: %+v sel %q", m.signin.prompts, m.chatPanel.sel.item)

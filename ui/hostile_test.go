@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,19 +34,23 @@ func TestHostileStatesRender(t *testing.T) {
 				t.Fatalf("tainted states lost their content (customizations %d, chat title %q)", len(sess.Customizations), chat.Title)
 			}
 			for _, sz := range goldenSizes {
-				t.Run(sz.name, func(t *testing.T) {
-					m := fxModel(chat)
-					m.root = root
-					m.sess = sess
-					m.sessions.list = []protocol.SessionSummary{{Provider: sess.Provider, Title: sess.Title, Status: sess.Status,
-						Activity: sess.Activity, Resource: fxSession, CreatedAt: "2026-01-02T14:00:00.000Z", ModifiedAt: "2026-01-02T15:02:00.000Z"}}
-					m.status.text = chat.Title
-					out := screen(t, m, sz.w, sz.h)
-					assertInert(t, out)
-					if !strings.Contains(ansi.Strip(out), " | ") {
-						t.Fatal("no poisoned text reached the screen; the test would prove nothing")
-					}
-				})
+				for _, noColor := range []bool{false, true} {
+					t.Run(fmt.Sprintf("%s/noColor=%v", sz.name, noColor), func(t *testing.T) {
+						m := fxModel(chat)
+						m.cfg.NoColor = noColor
+						m.applyTheme()
+						m.root = root
+						m.sess = sess
+						m.sessions.list = []protocol.SessionSummary{{Provider: sess.Provider, Title: sess.Title, Status: sess.Status,
+							Activity: sess.Activity, Resource: fxSession, CreatedAt: "2026-01-02T14:00:00.000Z", ModifiedAt: "2026-01-02T15:02:00.000Z"}}
+						m.status.text = chat.Title
+						out := screen(t, m, sz.w, sz.h)
+						assertInert(t, out)
+						if !strings.Contains(ansi.Strip(out), " | ") {
+							t.Fatal("no poisoned text reached the screen; the test would prove nothing")
+						}
+					})
+				}
 			}
 		})
 	}
@@ -74,9 +79,17 @@ func assertInert(t *testing.T, out string) {
 		if r == '\n' {
 			continue
 		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || invisibleControl(r) {
 			lo := max(0, i-40)
 			t.Fatalf("screen carries control character %U at byte %d: …%q…", r, i, rest[lo:min(len(rest), i+40)])
 		}
 	}
+}
+
+// invisibleControl: the bidi controls, separators and tag characters
+// views.Sanitize removes (hostilehost.Escapes carries each, raw and as a
+// character reference).
+func invisibleControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x2028 && r <= 0x202e) ||
+		(r >= 0x2066 && r <= 0x2069) || (r >= 0xe0000 && r <= 0xe007f)
 }

@@ -337,6 +337,13 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		m.closeSession(e.Session)
 		return m.sessions.update(ev)
 	case client.AuthRequiredEvent:
+		// Only a resource the host declared can be signed in to (authpkce
+		// refuses the rest), so anything else is dropped here, in O(1),
+		// rather than queued as a prompt: a host may send them without end.
+		if !m.signin.isAdvertised(e.Params.Resource) {
+			m.log.Debug("auth/required for a resource the host never advertised", "channel", e.Params.Channel)
+			return nil
+		}
 		reason := ""
 		if e.Params.Reason != nil {
 			reason = string(*e.Params.Reason)
@@ -354,6 +361,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 }
 
 func (m *Model) refreshChannel(ch string) {
+	m.signin.forgetAdvertised()
 	if m.client == nil {
 		return
 	}

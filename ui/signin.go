@@ -33,6 +33,10 @@ type signIn struct {
 	list  signInList
 	paste pasteField
 	note  string
+	// advertisedSet caches advertised() for auth/required lookups, so a
+	// flood of them costs a map lookup each; a state change or a closed
+	// session drops it (forgetAdvertised).
+	advertisedSet map[string]bool
 }
 
 // grantPhase is where one "grant additional access" flow is.
@@ -89,6 +93,22 @@ func toRequirement(r protocol.McpAuthRequirement) authpkce.Requirement {
 
 // advertised lists every protected resource the host declared on this
 // connection; authpkce refuses a challenge for anything else.
+// isAdvertised reports whether the host declared resource (see
+// advertised), in O(1) once the set is built.
+func (si *signIn) isAdvertised(resource string) bool {
+	if si.advertisedSet == nil {
+		si.advertisedSet = map[string]bool{}
+		for _, r := range si.advertised() {
+			si.advertisedSet[r] = true
+		}
+	}
+	return si.advertisedSet[resource]
+}
+
+// forgetAdvertised drops the cached set: what the host declares changes
+// with its state and with the open session.
+func (si *signIn) forgetAdvertised() { si.advertisedSet = nil }
+
 func (si *signIn) advertised() []string {
 	seen := map[string]bool{}
 	var out []string

@@ -11,11 +11,13 @@ import (
 )
 
 // RenderMarkdown renders host markdown for the terminal, word-wrapped to
-// width, as lines none wider than width. The source is sanitized first, so
-// escape sequences in it are inert text by the time glamour parses it, and
-// glamour's own output is filtered down to SGR styling: it would otherwise
-// emit OSC 8 hyperlinks whose target the host chose. Without colour the
-// output carries attribute SGRs only (bold, italic), like the theme.
+// width, as lines none wider than width. The source is sanitized first
+// (SanitizeMarkdown: escape sequences become inert text, and character
+// references that would decode to controls are shown as typed), and
+// glamour's output is sanitized again (SanitizeRendered): only the theme's
+// SGR styling survives, not the OSC 8 hyperlinks glamour would emit with a
+// target the host chose. Without colour the output carries attribute SGRs
+// only (bold, italic), like the theme.
 //
 // Rendering is split at paragraph boundaries (see splitMarkdown) so that a
 // streaming answer can reuse everything above its last paragraph; finished
@@ -25,7 +27,7 @@ func RenderMarkdown(th Theme, src string, width int) []string {
 	if width < 1 {
 		width = 1
 	}
-	src = Sanitize(src)
+	src = SanitizeMarkdown(src) // sanitize_markdown.go: the way in
 	var out []string
 	for _, chunk := range splitMarkdown(src) {
 		out = appendChunk(out, renderChunk(th, chunk, width))
@@ -158,7 +160,7 @@ func renderChunk(th Theme, chunk string, width int) []string {
 		// than its formatting.
 		out = chunk
 	}
-	lines := renderedLines(out)
+	lines := renderedLines(out, th.NoColor)
 	for len(lines) > 0 && ansi.Strip(lines[0]) == "" {
 		lines = lines[1:]
 	}
@@ -172,10 +174,10 @@ func renderChunk(th Theme, chunk string, width int) []string {
 // through before it may reach the terminal — whole answers, streamed
 // chunks and code segments alike (markdownStream renders only through
 // renderChunk) — so a stricter post-render filter belongs here.
-func renderedLines(out string) []string {
+func renderedLines(out string, noColor bool) []string {
 	lines := strings.Split(out, "\n")
 	for i, l := range lines {
-		lines[i] = cleanLine(l)
+		lines[i] = cleanLine(SanitizeRendered(l, noColor)) // sanitize_markdown.go: the way out
 	}
 	return lines
 }

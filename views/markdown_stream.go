@@ -98,9 +98,9 @@ func (m *markdownStream) render(th Theme, src string, width int, indent string) 
 		if n < 0 {
 			break
 		}
-		m.feedLine(th, Sanitize(src[m.st.rawN:m.st.rawN+n]), n)
+		m.feedLine(th, SanitizeMarkdown(src[m.st.rawN:m.st.rawN+n]), n)
 	}
-	partial := Sanitize(src[m.st.rawN:])
+	partial := SanitizeMarkdown(src[m.st.rawN:])
 	if off := len(m.st.clean); off > m.st.chunk && m.st.scan.boundaryBefore(partial) {
 		// The first character of the next block has arrived.
 		m.finishChunk(th, off)

@@ -24,8 +24,13 @@ const TabWidth = 4
 //     U+009B, private parameters included), OSC (terminated by BEL, ST or
 //     U+009C — covers OSC 8 hyperlinks and OSC 52 clipboard writes), DCS,
 //     SOS, PM and APC strings, and two/three-byte ESC sequences;
-//   - bidi embedding/override/isolate controls U+202A–U+202E, U+2066–U+2069
-//     (the "Trojan Source" reordering trick).
+//   - bidi controls: embeddings, overrides and isolates U+202A–U+202E and
+//     U+2066–U+2069 (the "Trojan Source" reordering trick) and the marks
+//     U+200E, U+200F and U+061C, which reorder neutral text just as well;
+//   - the line and paragraph separators U+2028 and U+2029, which some
+//     terminals and fonts treat as line breaks;
+//   - tag characters U+E0000–U+E007F, invisible text that can carry a
+//     message no one sees.
 //
 // Invalid UTF-8 becomes U+FFFD, one per bad byte. A string sequence that is
 // never terminated swallows the rest of the input, as a terminal would.
@@ -91,7 +96,7 @@ func sanitize(s string, oneLine bool) string {
 		var r rune
 		if c >= 0x80 {
 			r, size = utf8.DecodeRuneInString(s[i:])
-			if !(r == utf8.RuneError && size == 1) && (r > 0x9f) && !isBidiControl(r) {
+			if !(r == utf8.RuneError && size == 1) && (r > 0x9f) && !isInvisibleControl(r) {
 				i += size
 				continue
 			}
@@ -121,7 +126,7 @@ func sanitize(s string, oneLine bool) string {
 			i++
 		case r >= 0x80 && r <= 0x9f:
 			i = skipC1(s, r, i+size)
-		default: // bidi control
+		default: // bidi or invisible control
 			i += size
 		}
 		start = i
@@ -133,8 +138,20 @@ func sanitize(s string, oneLine bool) string {
 	return z.out.String()
 }
 
-func isBidiControl(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+// isInvisibleControl reports the non-C0/C1 characters Sanitize removes:
+// bidi controls, line/paragraph separators and tag characters.
+func isInvisibleControl(r rune) bool {
+	switch {
+	case r < 0x061c:
+		return false
+	case r == 0x061c, r == 0x200e, r == 0x200f:
+		return true
+	case r >= 0x2028 && r <= 0x202e: // separators, embeddings, overrides
+		return true
+	case r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return r >= 0xe0000 && r <= 0xe007f
 }
 
 // skipEscape returns the index just past the escape sequence whose ESC byte

@@ -49,6 +49,10 @@ var sanitizeCases = []struct {
 	{"C1 NEL", "a\u0085b", "ab"},
 	{"bidi override", "a\u202eevil\u202cb", "aevilb"},
 	{"bidi isolate", "a\u2066x\u2069b", "axb"},
+	{"bidi marks", "a\u200ex\u200fy\u061cb", "axyb"},
+	{"line and paragraph separators", "a\u2028b\u2029c", "abc"},
+	{"tag characters", "a\U000e0001\U000e0068\U000e0069\U000e007fb", "ab"},
+	{"just past the tag block kept", "\U000e0080\U000e0100", "\U000e0080\U000e0100"},
 	{"zero-width joiner kept", "👩\u200d💻", "👩\u200d💻"},
 	{"variation selector kept", "⚠\ufe0f", "⚠\ufe0f"},
 	{"invalid utf8", "a\xffb\xc3", "a\uFFFDb\uFFFD"},
@@ -152,8 +156,8 @@ func checkSanitized(t *testing.T, in, out string) {
 			t.Fatalf("Sanitize(%q) = %q: contains control %U", in, out, r)
 		case r >= 0x80 && r <= 0x9f:
 			t.Fatalf("Sanitize(%q) = %q: contains C1 %U", in, out, r)
-		case isBidiControl(r):
-			t.Fatalf("Sanitize(%q) = %q: contains bidi control %U", in, out, r)
+		case isInvisibleControl(r):
+			t.Fatalf("Sanitize(%q) = %q: contains bidi or invisible control %U", in, out, r)
 		}
 	}
 	if strings.IndexByte(out, 0x1b) >= 0 {

@@ -170,6 +170,18 @@ type link struct {
 	// subscribing holds envelopes for channels whose subscribe is in flight:
 	// they may overtake the snapshot and must apply after it.
 	subscribing map[string][]protocol.ActionEnvelope
+	// heldBytes is the host payload in held and subscribing, bounded like
+	// the event queue (a host can send actions without end while it holds
+	// back a handshake or subscribe result).
+	heldBytes int64
+}
+
+// releaseHeldLocked forgets the held bytes once nothing is held any more
+// (Client.mu held): they count what waits, not what a link ever held.
+func (l *link) releaseHeldLocked() {
+	if !l.syncing && len(l.subscribing) == 0 {
+		l.heldBytes = 0
+	}
 }
 
 // drop ends the link, recording why for the reconnect loop.
@@ -325,7 +337,7 @@ func (c *Client) callOn(ctx context.Context, l *link, method string, params, res
 // returns. Subscribing twice is a no-op.
 func (c *Client) Subscribe(ctx context.Context, channel string) error {
 	if protocol.ChannelKind(channel) == "" {
-		return fmt.Errorf("subscribe %q: not a channel URI this client understands", sanitize(channel))
+		return fmt.Errorf("subscribe %s: not a channel URI this client understands", quoteHost(channel))
 	}
 	l, err := c.readyLink(ctx)
 	if err != nil {
@@ -354,6 +366,7 @@ func (c *Client) Subscribe(ctx context.Context, channel string) error {
 	defer c.mu.Unlock()
 	buf := l.subscribing[channel]
 	delete(l.subscribing, channel)
+	l.releaseHeldLocked()
 	if err != nil {
 		return err
 	}
@@ -527,7 +540,7 @@ func (c *Client) Dispatch(channel string, action protocol.StateAction) (clientSe
 	}
 	p := pendingAction{channel: channel, clientSeq: c.nextSeq, action: action}
 	if !c.mirror.applyLocal(p) {
-		return 0, fmt.Errorf("dispatch %s to %s: channel is not subscribed (or has no state): subscribe first", action.Kind(), sanitize(channel))
+		return 0, fmt.Errorf("dispatch %s to %s: channel is not subscribed (or has no state): subscribe first", action.Kind(), quoteHost(channel))
 	}
 	c.nextSeq++
 	c.events.push(ChannelStateEvent{Channel: channel})
@@ -715,46 +728,61 @@ func (c *Client) onNotification(l *link, req *jsonrpc.Request) {
 			c.badEnvelope(l, req.Params, err)
 			return
 		}
-		c.onEnvelope(l, env)
+		c.onEnvelope(l, env, len(req.Params))
 	case "root/sessionAdded":
 		var p protocol.SessionAddedParams
-		if c.decodeNotification(req, &p) {
-			c.pushIfCurrent(l, SessionAddedEvent{Summary: p.Summary})
+		if c.decodeNotification(l, req, &p) {
+			c.pushIfCurrent(l, SessionAddedEvent{Summary: p.Summary}, len(req.Params))
 		}
 	case "root/sessionRemoved":
 		var p protocol.SessionRemovedParams
-		if c.decodeNotification(req, &p) {
-			c.pushIfCurrent(l, SessionRemovedEvent{Session: p.Session})
+		if c.decodeNotification(l, req, &p) {
+			c.pushIfCurrent(l, SessionRemovedEvent{Session: p.Session}, len(req.Params))
 		}
 	case "root/sessionSummaryChanged":
 		var p protocol.SessionSummaryChangedParams
-		if c.decodeNotification(req, &p) {
-			c.pushIfCurrent(l, SessionSummaryChangedEvent{Session: p.Session, Changes: p.Changes})
+		if c.decodeNotification(l, req, &p) {
+			c.pushIfCurrent(l, SessionSummaryChangedEvent{Session: p.Session, Changes: p.Changes}, len(req.Params))
 		}
 	case "auth/required":
 		var p protocol.AuthRequiredParams
-		if c.decodeNotification(req, &p) {
-			c.pushIfCurrent(l, AuthRequiredEvent{Params: p})
+		if c.decodeNotification(l, req, &p) {
+			c.pushIfCurrent(l, AuthRequiredEvent{Params: p}, len(req.Params))
 		}
 	default:
-		c.log.Debug("ahp: ignored notification", "method", sanitize(req.Method))
+		c.log.Debug("ahp: ignored notification", "method", quoteHost(req.Method))
 	}
 }
 
-func (c *Client) decodeNotification(req *jsonrpc.Request, v any) bool {
+func (c *Client) decodeNotification(l *link, req *jsonrpc.Request, v any) bool {
 	if err := json.Unmarshal(req.Params, v); err != nil {
-		c.log.Warn("ahp: ignored malformed notification", "method", sanitize(req.Method), "error", err.Error())
-		c.events.push(HostErrorEvent{Err: fmt.Errorf("host sent a malformed %s notification (ignored): %w", sanitize(req.Method), err)})
+		c.log.Warn("ahp: ignored malformed notification", "method", quoteHost(req.Method), "error", err.Error())
+		c.pushIfCurrent(l, HostErrorEvent{Err: fmt.Errorf("host sent a malformed %s notification (ignored): %w", quoteHost(req.Method), err)}, len(req.Params))
 		return false
 	}
 	return true
 }
 
-func (c *Client) pushIfCurrent(l *link, e Event) {
+func (c *Client) pushIfCurrent(l *link, e Event, size int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cur == l {
-		c.events.push(e)
+		c.pushHostLocked(l, e, size)
+	}
+}
+
+// pushHostLocked queues an event the host can cause without end (its
+// size is the host payload behind it). Past the queue's cap the link is
+// dropped instead: the reader must not wait for the UI, memory must not
+// grow with the host's sending, and the reconnect resends the state the
+// refused events were about.
+func (c *Client) pushHostLocked(l *link, e Event, size int) {
+	if c.events.pushHost(e, size) {
+		return
+	}
+	if l.ctx.Err() == nil {
+		c.log.Warn("ahp: events are not being read; dropping the connection", "limit", maxQueuedEventBytes)
+		l.drop(fmt.Errorf("%w (over %d MiB waiting)", ErrEventQueueFull, maxQueuedEventBytes>>20))
 	}
 }
 
@@ -775,24 +803,32 @@ func (c *Client) badEnvelope(l *link, raw json.RawMessage, err error) {
 	if !l.syncing && seq.ServerSeq > c.lastSeen {
 		c.lastSeen = seq.ServerSeq
 	}
-	c.events.push(HostErrorEvent{Err: fmt.Errorf("host sent an action this client cannot decode (ignored): %w", err)})
+	c.pushHostLocked(l, HostErrorEvent{Err: fmt.Errorf("host sent an action this client cannot decode (ignored): %w", err)}, len(raw))
 }
 
-func (c *Client) onEnvelope(l *link, env protocol.ActionEnvelope) {
+func (c *Client) onEnvelope(l *link, env protocol.ActionEnvelope, size int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cur != l {
 		return
 	}
-	if l.syncing {
+	buf, subscribing := l.subscribing[env.Channel]
+	if l.syncing || subscribing {
+		if l.heldBytes += int64(size) + queuedEventOverhead; l.heldBytes > maxQueuedEventBytes {
+			if l.ctx.Err() == nil {
+				l.drop(fmt.Errorf("%w (over %d MiB of actions held during a handshake or subscribe)", ErrEventQueueFull, maxQueuedEventBytes>>20))
+			}
+			return
+		}
+	}
+	switch {
+	case l.syncing:
 		l.held = append(l.held, env)
-		return
-	}
-	if buf, ok := l.subscribing[env.Channel]; ok {
+	case subscribing:
 		l.subscribing[env.Channel] = append(buf, env)
-		return
+	default:
+		c.applyLocked(env)
 	}
-	c.applyLocked(env)
 }
 
 // applyLocked runs one envelope through reconciliation and queues the
@@ -803,7 +839,7 @@ func (c *Client) applyLocked(env protocol.ActionEnvelope) {
 	}
 	out := c.mirror.applyEnvelope(env, c.opts.ClientID)
 	if !out.known {
-		c.log.Debug("ahp: ignored action for a channel not mirrored", "channel", sanitize(env.Channel), "serverSeq", env.ServerSeq)
+		c.log.Debug("ahp: ignored action for a channel not mirrored", "channel", quoteHost(env.Channel), "serverSeq", env.ServerSeq)
 		return
 	}
 	if out.changed {
@@ -821,7 +857,7 @@ func (c *Client) applyLocked(env protocol.ActionEnvelope) {
 			Channel:   env.Channel,
 			Action:    out.rejected.action,
 			ClientSeq: out.rejected.clientSeq,
-			Reason:    sanitize(out.reason),
+			Reason:    out.reason,
 		})
 	}
 }

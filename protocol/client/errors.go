@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
@@ -51,7 +53,7 @@ func (e *HostError) Error() string {
 	if name == "" {
 		name = "error"
 	}
-	return fmt.Sprintf("host %s (%d): %s", name, e.Code, sanitize(e.Message))
+	return fmt.Sprintf("host %s (%d): %s", name, e.Code, quoteHost(e.Message))
 }
 
 func (e *HostError) Unwrap() error { return e.err }
@@ -67,10 +69,10 @@ type AuthRequiredError struct {
 func (e *AuthRequiredError) Error() string {
 	names := make([]string, 0, len(e.Resources))
 	for _, r := range e.Resources {
-		names = append(names, sanitize(r.Resource))
+		names = append(names, quoteHost(r.Resource))
 	}
 	return fmt.Sprintf("host requires authentication for %s: sign in, then retry (%s)",
-		strings.Join(names, ", "), sanitize(e.Message))
+		strings.Join(names, ", "), quoteHost(e.Message))
 }
 
 func (e *AuthRequiredError) Unwrap() error { return e.err }
@@ -106,7 +108,7 @@ type PermissionDeniedError struct {
 }
 
 func (e *PermissionDeniedError) Error() string {
-	return fmt.Sprintf("host denied permission: %s", sanitize(e.Message))
+	return fmt.Sprintf("host denied permission: %s", quoteHost(e.Message))
 }
 
 func (e *PermissionDeniedError) Unwrap() error { return e.err }
@@ -141,23 +143,22 @@ func asHostError(err error, offered []string) error {
 	return &HostError{Code: je.Code, Message: je.Message, Data: je.Data, err: je}
 }
 
-// sanitize strips control characters (terminal escapes) from host text and
-// bounds its length so an error line cannot take over the screen.
-func sanitize(s string) string {
+// quoteHost puts host text into an error or log message: Go-quoted, so
+// every control, bidi or invisible character shows as an escape (nothing a
+// terminal could act on, nothing silently dropped), and cut to about 300
+// bytes so one message cannot take over the screen. It is not a display
+// sanitizer: what shows these messages passes them through views'
+// Sanitize, the one that decides what reaches the terminal.
+func quoteHost(s string) string {
 	const maxLen = 300
-	var b strings.Builder
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			b.WriteRune(' ')
-			continue
-		}
-		b.WriteRune(r)
-		if b.Len() >= maxLen {
-			b.WriteString("…")
-			break
-		}
+	if len(s) <= maxLen {
+		return strconv.Quote(s)
 	}
-	return b.String()
+	cut := maxLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "…"
 }
 
 // DescribeVersionMismatch is the one line a user reads when a host refuses
@@ -167,7 +168,7 @@ func sanitize(s string) string {
 func DescribeVersionMismatch(supported, offered []string) string {
 	acc := make([]string, 0, len(supported))
 	for _, s := range supported {
-		clean := sanitize(strings.TrimSpace(s))
+		clean := quoteHost(strings.TrimSpace(s))
 		r, err := protocol.ParseVersionRange(strings.TrimSpace(s))
 		switch {
 		case err != nil:

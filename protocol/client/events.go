@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -36,9 +37,12 @@ func (s ConnStatus) String() string {
 	return fmt.Sprintf("ConnStatus(%d)", int(s))
 }
 
-// Event is what the UI consumes, in order, from Client.Events(). Events are
-// never dropped: the client queues them without bound so its reader never
-// waits for the UI.
+// Event is what the UI consumes, in order, from Client.Events(). The client
+// queues them so its reader never waits for the UI. Events are not dropped
+// while the reader keeps up; a consumer that falls far behind a flooding
+// host makes the client refuse the host's further events and reconnect
+// (ConnectionEvent with a Cause wrapping ErrEventQueueFull), which resends
+// the state those events were about.
 type Event interface{ isEvent() }
 
 // ConnectionEvent reports a change of connection status.
@@ -53,8 +57,8 @@ type ConnectionEvent struct {
 }
 
 // ChannelStateEvent says the optimistic state of Channel changed: read it
-// with State, Root, Session or Chat. Consecutive events for the same channel
-// may be coalesced into one.
+// with State, Root, Session or Chat. A change while an event for the same
+// channel is still waiting to be read is folded into that event.
 type ChannelStateEvent struct{ Channel string }
 
 // ChannelDroppedEvent says the client no longer mirrors Channel (the host
@@ -157,46 +161,114 @@ func ReceiveEvents(ch <-chan Event, max int) (batch []Event, ok bool) {
 	return batch, true
 }
 
-// eventQueue is an unbounded FIFO between producers (the connection reader,
-// Dispatch, the reconnect loop) and the UI's channel. Producers never block:
-// a slow UI must not stall the reader, or pings would time out and the
-// host's writes would back up.
+// ErrEventQueueFull is the cause of a reconnect forced because the
+// consumer of Events fell too far behind the host's notifications.
+var ErrEventQueueFull = errors.New("ahp: the host sent events faster than they were read")
+
+// maxQueuedEventBytes bounds the host payload waiting in the event queue.
+// A UI that reads events as it draws never gets near it; a host flooding a
+// stalled UI reaches it within seconds, and the reconnect that follows
+// resends whatever state was refused (snapshots, the session list).
+const maxQueuedEventBytes = 16 << 20
+
+// stateFoldAt is how many waiting events make a ChannelStateEvent fold into
+// an earlier one for its channel: far more than a UI that keeps up leaves
+// waiting, so it only bounds a flood.
+const stateFoldAt = 1024
+
+// queuedEventOverhead is what one queued event costs beyond its host
+// payload, so a flood of tiny notifications is bounded too.
+const queuedEventOverhead = 256
+
+// eventQueue is the FIFO between producers (the connection reader,
+// Dispatch, the reconnect loop) and the UI's channel. Producers never
+// block: a slow UI must not stall the reader, or pings would time out and
+// the host's writes would back up. Its growth is bounded instead:
+//
+//   - a ChannelStateEvent right after one for the same channel is dropped,
+//     and once more than stateFoldAt events wait, one for a channel that
+//     already has one waiting is folded into it (the UI re-reads the
+//     state when it takes the event, so it sees every later change; a UI
+//     that keeps up still sees each state as before);
+//   - events that carry host payload and that the host can send without
+//     end (notifications, malformed frames) go through pushHost, which
+//     refuses them past maxQueuedEventBytes so the client can drop the
+//     connection and resync;
+//   - every other event is bounded by the client's own state (its pending
+//     actions, its channels, its reconnect attempts).
 type eventQueue struct {
-	mu     sync.Mutex
-	items  []Event
-	wake   chan struct{}
-	out    chan Event
-	done   chan struct{}
-	once   sync.Once
-	closed bool
+	mu    sync.Mutex
+	items []queuedEvent
+	bytes int64
+	// statePos is, per channel, the position (in pushed counted since the
+	// start) of its last queued ChannelStateEvent, unless a
+	// ChannelDroppedEvent for it came after; it waits while >= popped.
+	statePos       map[string]int64
+	pushed, popped int64
+	wake           chan struct{}
+	out            chan Event
+	done           chan struct{}
+	once           sync.Once
+	closed         bool
+}
+
+type queuedEvent struct {
+	e    Event
+	cost int64
 }
 
 func newEventQueue() *eventQueue {
 	q := &eventQueue{
-		wake: make(chan struct{}, 1),
-		out:  make(chan Event, eventBuffer),
-		done: make(chan struct{}),
+		statePos: map[string]int64{},
+		wake:     make(chan struct{}, 1),
+		out:      make(chan Event, eventBuffer),
+		done:     make(chan struct{}),
 	}
 	go q.pump()
 	return q
 }
 
-// push appends e. Consecutive ChannelStateEvents for the same channel are
-// coalesced: the UI re-reads the state anyway, so one is as good as many.
+// push appends e, coalescing a ChannelStateEvent with one already waiting
+// for the same channel.
 func (q *eventQueue) push(e Event) {
 	q.mu.Lock()
+	q.appendLocked(e, 0)
+	q.mu.Unlock()
+}
+
+// pushHost appends e, which carries size bytes of host payload, unless the
+// queue is over its cap; it reports whether e was queued.
+func (q *eventQueue) pushHost(e Event, size int) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.bytes > maxQueuedEventBytes {
+		return false
+	}
+	q.appendLocked(e, size)
+	return true
+}
+
+func (q *eventQueue) appendLocked(e Event, size int) {
 	if q.closed {
-		q.mu.Unlock()
 		return
 	}
-	if cs, ok := e.(ChannelStateEvent); ok && len(q.items) > 0 {
-		if last, ok := q.items[len(q.items)-1].(ChannelStateEvent); ok && last.Channel == cs.Channel {
-			q.mu.Unlock()
+	switch ev := e.(type) {
+	case ChannelStateEvent:
+		pos, ok := q.statePos[ev.Channel]
+		waiting := ok && pos >= q.popped
+		if waiting && (pos == q.pushed-1 || len(q.items) > stateFoldAt) {
 			return
 		}
+		q.statePos[ev.Channel] = q.pushed
+	case ChannelDroppedEvent:
+		// A state event after the drop (a resubscribe) must be queued
+		// after it, not merged into one before it.
+		delete(q.statePos, ev.Channel)
 	}
-	q.items = append(q.items, e)
-	q.mu.Unlock()
+	q.pushed++
+	cost := int64(size) + queuedEventOverhead
+	q.items = append(q.items, queuedEvent{e: e, cost: cost})
+	q.bytes += cost
 	select {
 	case q.wake <- struct{}{}:
 	default:
@@ -242,12 +314,14 @@ func (q *eventQueue) pump() {
 			}
 			continue
 		}
-		e := q.items[0]
-		q.items[0] = nil
+		it := q.items[0]
+		q.items[0] = queuedEvent{}
 		q.items = q.items[1:]
+		q.bytes -= it.cost
+		q.popped++ // from here on a change needs a new event
 		q.mu.Unlock()
 		select {
-		case q.out <- e:
+		case q.out <- it.e:
 		case <-q.done:
 			return
 		}

@@ -32,8 +32,9 @@ import (
 )
 
 const (
-	// hostileWait bounds every wait of these tests.
-	hostileWait = 60 * time.Second
+	// hostileWait bounds every wait of these tests (the request flood
+	// takes about a minute with the race detector on a loaded machine).
+	hostileWait = 3 * time.Minute
 	// hostileHeapBudget is the stated bound on live-heap growth.
 	hostileHeapBudget = 64 << 20
 	// hostilePeakBudget bounds the heap while the client decodes hostile
@@ -58,20 +59,40 @@ var (
 )
 
 // eventLog drains a client's events so the client never blocks on them, and
-// lets a test wait for one.
+// lets a test wait for one. pause makes it a consumer that has stopped
+// reading (a UI busy elsewhere).
 type eventLog struct {
 	mu     sync.Mutex
 	events []Event
 	more   chan struct{} // closed and replaced on every append
 	closed bool
+	gate   chan struct{} // non-nil while paused; closed by resume
+	// countOnly, when set, makes the log count the events it matches
+	// instead of keeping them (a flood test must not measure its own log).
+	countOnly func(Event) bool
+	counted   int
 }
 
 func watchEvents(c *Client) *eventLog {
 	l := &eventLog{more: make(chan struct{})}
 	go func() {
-		for e := range c.Events() {
+		for {
 			l.mu.Lock()
-			l.events = append(l.events, e)
+			gate := l.gate
+			l.mu.Unlock()
+			if gate != nil {
+				<-gate
+			}
+			e, ok := <-c.Events()
+			if !ok {
+				break
+			}
+			l.mu.Lock()
+			if l.countOnly != nil && l.countOnly(e) {
+				l.counted++
+			} else {
+				l.events = append(l.events, e)
+			}
 			close(l.more)
 			l.more = make(chan struct{})
 			l.mu.Unlock()
@@ -107,6 +128,38 @@ func (l *eventLog) waitFor(t *testing.T, ctx context.Context, from int, what str
 		case <-ctx.Done():
 			t.Fatalf("timed out waiting for %s; events so far: %s", what, l.summary())
 		}
+	}
+}
+
+// countOnlyWhere makes the log count, not keep, the events match accepts.
+func (l *eventLog) countOnlyWhere(match func(Event) bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.countOnly = match
+}
+
+func (l *eventLog) countedEvents() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.counted
+}
+
+// pause stops reading events after the one being taken, if any.
+func (l *eventLog) pause() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.gate == nil {
+		l.gate = make(chan struct{})
+	}
+}
+
+// resume reads events again.
+func (l *eventLog) resume() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.gate != nil {
+		close(l.gate)
+		l.gate = nil
 	}
 }
 
@@ -174,14 +227,23 @@ type hostileRig struct {
 // root/session/chat), dials it and subscribes the session and chat.
 func startHostile(t *testing.T, states map[string]json.RawMessage, answer func(*hostilehost.Conn, *jsonrpc.Request) (any, *jsonrpc.Error, bool)) *hostileRig {
 	t.Helper()
+	return startHostileConfig(t, hostilehost.Config{States: states, Answer: answer})
+}
+
+// startHostileConfig is startHostile with the whole host configuration
+// (States nil: the default root/session/chat; ServerSeq is always 10).
+func startHostileConfig(t *testing.T, cfg hostilehost.Config) *hostileRig {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), hostileWait)
 	t.Cleanup(cancel)
-	if states == nil {
-		states = map[string]json.RawMessage{
+	if cfg.States == nil {
+		cfg.States = map[string]json.RawMessage{
 			protocol.RootChannel: hostileRoot, hostileSession: hostileSessionState, hostileChat: hostileChatState,
 		}
 	}
-	h, err := hostilehost.Start(hostilehost.Config{States: states, ServerSeq: 10, Answer: answer})
+	states := cfg.States
+	cfg.ServerSeq = 10
+	h, err := hostilehost.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

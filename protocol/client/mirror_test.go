@@ -218,61 +218,100 @@ func TestMirrorPendingOrderAcrossChannels(t *testing.T) {
 	}
 }
 
-func TestEventQueueUnboundedAndOrdered(t *testing.T) {
+// TestEventQueueOrderedAndBounded: pushes never block; the events come out
+// in order; a ChannelStateEvent right after one for the same channel is
+// dropped, and while more than stateFoldAt events wait one folds into a
+// waiting one for its channel (the UI reads the state when it takes the
+// event), but never across a ChannelDroppedEvent for it; host events are
+// refused past the byte cap and accepted again once the reader catches up.
+func TestEventQueueOrderedAndBounded(t *testing.T) {
 	q := newEventQueue()
 	defer q.abandon()
+	timeout := time.After(10 * time.Second)
+	next := func() Event {
+		t.Helper()
+		select {
+		case e := <-q.out:
+			return e
+		case <-timeout:
+			t.Fatal("timed out")
+		}
+		return nil
+	}
+	expect := func(want ...Event) {
+		t.Helper()
+		for i, w := range want {
+			if e := next(); e != w {
+				t.Fatalf("event %d = %#v, want %#v", i, e, w)
+			}
+		}
+	}
+
+	// A short queue: every state event is delivered, consecutive ones
+	// for one channel once.
+	q.push(ChannelStateEvent{Channel: "a"})
+	q.push(ChannelStateEvent{Channel: "a"})
+	q.push(SessionRemovedEvent{Session: "x"})
+	q.push(ChannelStateEvent{Channel: "a"})
+	expect(ChannelStateEvent{Channel: "a"}, SessionRemovedEvent{Session: "x"}, ChannelStateEvent{Channel: "a"})
+
+	// A flood while nobody reads (push must never block): past
+	// stateFoldAt waiting events, "a" and "b" fold into their waiting
+	// events, so they stop growing the queue.
 	const n = 10000
-	// Nobody reads while we push: push must never block.
 	for i := range n {
 		q.push(SessionRemovedEvent{Session: fmt.Sprint(i)})
 		q.push(ChannelStateEvent{Channel: "a"})
-		q.push(ChannelStateEvent{Channel: "a"}) // coalesced with the previous one
+		q.push(ChannelStateEvent{Channel: "b"})
 	}
-	q.push(ChannelStateEvent{Channel: "b"})
-	// Read as the UI does, in batches. A state event that already waited
-	// in the channel's buffer when its repeat was pushed is coalesced by
-	// ReceiveEvents, within a batch; the reader folds repeats across
-	// batches (it re-reads the state either way).
-	var got []Event
-	batches := 0
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for len(got) < 2*n+1 {
-			batch, ok := ReceiveEvents(q.out, 100)
-			if !ok {
-				return
+	q.push(ChannelDroppedEvent{Channel: "a"})
+	q.push(ChannelStateEvent{Channel: "a"}) // after a drop: queued again
+	removed, states := 0, 0
+	for removed < n {
+		switch e := next().(type) {
+		case SessionRemovedEvent:
+			if e.Session != fmt.Sprint(removed) {
+				t.Fatalf("SessionRemovedEvent %q, want %d", e.Session, removed)
 			}
-			batches++
-			for _, e := range batch {
-				if len(got) > 0 && e == (ChannelStateEvent{Channel: "a"}) && got[len(got)-1] == e {
-					continue
-				}
-				got = append(got, e)
-			}
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("timed out")
-	}
-	if len(got) != 2*n+1 {
-		t.Fatalf("got %d events, want %d", len(got), 2*n+1)
-	}
-	for i := range n {
-		for j, want := range []Event{SessionRemovedEvent{Session: fmt.Sprint(i)}, ChannelStateEvent{Channel: "a"}} {
-			if e := got[2*i+j]; e != want {
-				t.Fatalf("event %d = %#v, want %#v", 2*i+j, e, want)
-			}
+			removed++
+		case ChannelStateEvent:
+			states++
+		default:
+			t.Fatalf("unexpected %#v in the flood", e)
 		}
 	}
-	if e := got[2*n]; e != (ChannelStateEvent{Channel: "b"}) {
-		t.Fatalf("last event %#v", e)
+	if states > stateFoldAt {
+		t.Errorf("%d state events for 2 channels over %d pushes: folding did not bound them", states, n)
 	}
-	if batches >= 2*n {
-		t.Errorf("%d events arrived in %d batches: queued events were not batched", 2*n+1, batches)
+	expect(ChannelDroppedEvent{Channel: "a"}, ChannelStateEvent{Channel: "a"})
+	// Taken: the next change needs (and gets) a new event.
+	q.push(ChannelStateEvent{Channel: "a"})
+	expect(ChannelStateEvent{Channel: "a"})
+
+	// The byte cap: 1 MiB payloads are refused once it is passed.
+	const payload = 1 << 20
+	accepted := 0
+	for q.pushHost(SessionRemovedEvent{Session: "big"}, payload) {
+		accepted++
+		if accepted > 2*maxQueuedEventBytes/payload {
+			t.Fatalf("pushHost accepted %d MiB, cap is %d MiB", accepted, maxQueuedEventBytes>>20)
+		}
 	}
+	if accepted < maxQueuedEventBytes/payload {
+		t.Fatalf("pushHost refused after %d MiB, cap is %d MiB", accepted, maxQueuedEventBytes>>20)
+	}
+	q.push(ConnectionEvent{Status: StatusReconnecting}) // the client's own events still go in
+	for range accepted {
+		next()
+	}
+	if e := next(); e != (ConnectionEvent{Status: StatusReconnecting}) {
+		t.Fatalf("event after the host's = %#v", e)
+	}
+	if !q.pushHost(SessionRemovedEvent{Session: "after"}, payload) {
+		t.Fatal("pushHost still refuses after the reader caught up")
+	}
+	next()
+
 	q.close()
 	q.push(HostErrorEvent{}) // after close: discarded
 	select {

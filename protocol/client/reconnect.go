@@ -12,6 +12,12 @@ import (
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
+// hostRequestSlots caps the host's requests the client handles at once. It
+// refuses every one without waiting (answerHostRequest), so a few slots
+// serve any honest host, and a flooding one costs a few goroutines, not a
+// thousand.
+const hostRequestSlots = 4
+
 // connect opens a transport and runs the handshake on it. fresh selects
 // initialize (first connection); otherwise reconnect is tried first and a
 // host that no longer knows us (it answers reconnect with an error, e.g.
@@ -28,7 +34,7 @@ func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
 	}
 	lctx, lcancel := context.WithCancelCause(c.ctx)
 	l := &link{ctx: lctx, cancel: lcancel, syncing: true, subscribing: map[string][]protocol.ActionEnvelope{}}
-	l.conn = jsonrpc.NewConn(t, c.handler(l), jsonrpc.ConnOptions{Logger: c.log})
+	l.conn = jsonrpc.NewConn(t, c.handler(l), jsonrpc.ConnOptions{Logger: c.log, MaxConcurrentRequests: hostRequestSlots})
 
 	c.mu.Lock()
 	if c.closed {
@@ -100,7 +106,7 @@ func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
 				}
 				c.mu.Lock()
 				c.forgetTokenLocked(t.resource, t.token)
-				c.events.push(HostErrorEvent{Err: fmt.Errorf("host refused the saved token for %s after reconnect; sign in again: %w", sanitize(t.resource), err)})
+				c.events.push(HostErrorEvent{Err: fmt.Errorf("host refused the saved token for %s after reconnect; sign in again: %w", quoteHost(t.resource), err)})
 				c.mu.Unlock()
 			}
 		}
@@ -158,7 +164,7 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 	}
 	if !slices.Contains(c.offered, res.ProtocolVersion) {
 		return fmt.Errorf("host selected AHP %q, which this client did not offer (%s): the host is not following version negotiation",
-			sanitize(res.ProtocolVersion), joinURIs(c.offered))
+			quoteHost(res.ProtocolVersion), joinURIs(c.offered))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -219,7 +225,7 @@ func (c *Client) resume(ctx context.Context, l *link) error {
 		c.installSnapshotsLocked(r.Snapshots, subs, "the host sent no snapshot for it on reconnect")
 	default:
 		c.mu.Unlock()
-		c.log.Warn("ahp: unknown reconnect result; starting a fresh session", "type", sanitize(res.Kind()))
+		c.log.Warn("ahp: unknown reconnect result; starting a fresh session", "type", quoteHost(res.Kind()))
 		err := c.initialize(ctx, l, subs)
 		c.mu.Lock()
 		return err
@@ -235,7 +241,7 @@ func (c *Client) installSnapshotsLocked(snaps []protocol.Snapshot, requested []s
 	got := map[string]bool{}
 	for _, s := range snaps {
 		if !slices.Contains(requested, s.Resource) || s.State.Variant == nil {
-			c.log.Warn("ahp: ignored snapshot for a channel not requested", "channel", sanitize(s.Resource))
+			c.log.Warn("ahp: ignored snapshot for a channel not requested", "channel", quoteHost(s.Resource))
 			continue
 		}
 		got[s.Resource] = true
@@ -277,6 +283,7 @@ func (c *Client) flushHeldLocked(l *link) {
 	held := l.held
 	l.held = nil
 	l.syncing = false
+	l.releaseHeldLocked()
 	for _, env := range held {
 		c.applyLocked(env)
 	}

@@ -45,8 +45,7 @@ func checkArrayElements(frame []byte, limit int) error {
 		if expect && len(inArray) > 0 && inArray[len(inArray)-1] {
 			n++
 			if n > limit {
-				return fmt.Errorf("%w: a frame holds more than %d array elements, so the connection was closed (a host bug or an attack on the client's memory)",
-					ErrFrameTooBig, limit)
+				return fmt.Errorf("%w: frame holds more than %d array elements", ErrFrameTooBig, limit)
 			}
 		}
 		expect = false

@@ -19,7 +19,10 @@ import (
 // response's result (a json.RawMessage is sent as is, nil as null); a non-nil
 // err becomes the response's error: its code if it is (or wraps) an *Error,
 // InternalError otherwise. Return ErrMethodNotFound for unknown methods.
-// Request handlers run concurrently, each in its own goroutine.
+// Request handlers run concurrently, each in its own goroutine (at most
+// ConnOptions.MaxConcurrentRequests at once); their answers are written by
+// the connection's one reply writer, so a handler never waits on a peer
+// that does not read.
 //
 // For a notification (req.ID == nil) the return values are ignored.
 // Notifications are delivered one at a time, in arrival order, on a single
@@ -47,11 +50,24 @@ type ConnOptions struct {
 	// 0 means DefaultWriteTimeout, negative disables it.
 	WriteTimeout time.Duration
 	// MaxConcurrentRequests caps the peer's requests being handled at once;
-	// beyond it a request is answered at once with InternalError ("too many
+	// beyond it a request is refused with InternalError ("too many
 	// concurrent requests") instead of spawning another goroutine, so a
 	// flooding peer cannot exhaust memory. 0 means
 	// DefaultMaxConcurrentRequests, negative means no limit.
 	MaxConcurrentRequests int
+	// MaxQueuedReplies caps the answers (handler results and refusals)
+	// waiting for the one reply writer. When it is full the reader waits
+	// for the writer: a peer's requests then go at the pace it reads the
+	// answers, and a peer that stops reading is closed by the write
+	// timeout. 0 means DefaultMaxQueuedReplies.
+	MaxQueuedReplies int
+	// MaxQueuedNotificationBytes caps the notifications received but not
+	// yet handled, counted as their frame bytes plus a fixed per-item
+	// overhead (so a flood of tiny frames counts too). Past it the
+	// connection is closed with an error wrapping ErrQueueFull; the reader
+	// never waits for a slow handler. 0 means
+	// DefaultMaxQueuedNotificationBytes.
+	MaxQueuedNotificationBytes int64
 	// MaxArrayElements caps the array elements (nested included) of one
 	// inbound frame; a frame over it closes the connection with an error
 	// wrapping ErrFrameTooBig, as an oversize frame does, because its
@@ -63,6 +79,24 @@ type ConnOptions struct {
 // DefaultMaxConcurrentRequests is far above what an AHP peer needs (requests
 // are user-paced) yet bounds a runaway peer.
 const DefaultMaxConcurrentRequests = 1024
+
+// DefaultMaxQueuedReplies lets a burst of requests be read on while the
+// writer catches up, yet bounds a peer that never reads to a few hundred
+// KiB of answers.
+const DefaultMaxQueuedReplies = 1024
+
+// DefaultMaxQueuedNotificationBytes lets a burst of a few full-size frames
+// wait for a busy handler, and no more.
+const DefaultMaxQueuedNotificationBytes int64 = 32 << 20
+
+// queuedNotificationOverhead is what one queued notification costs beyond
+// its frame bytes (the decoded Request, its slice slot), so a flood of tiny
+// frames is bounded by the same byte cap.
+const queuedNotificationOverhead = 256
+
+// ErrQueueFull reports that the peer sent notifications faster than they
+// were handled, past the queue's cap, so the connection was closed.
+var ErrQueueFull = errors.New("jsonrpc: peer outpaced the connection's queue")
 
 // Conn is one JSON-RPC peer over a Transport. Create it with NewConn, then
 // Start it; it is safe for concurrent use.
@@ -78,13 +112,20 @@ type Conn struct {
 	inFlight    atomic.Int64
 	maxElements int
 
+	// replies feeds the one reply writer (replyLoop); its capacity is
+	// MaxQueuedReplies.
+	replies chan *Response
+
 	mu      sync.Mutex
 	pending map[ID]chan *Response
 	started bool
 
-	// notifications waiting for the ordered delivery goroutine.
+	// notifications waiting for the ordered delivery goroutine, and their
+	// cost against qmax (see MaxQueuedNotificationBytes).
 	qmu    sync.Mutex
-	queue  []*Request
+	queue  []queuedNotification
+	qbytes int64
+	qmax   int64
 	qready chan struct{} // capacity 1: "queue is non-empty or closed"
 	qdone  bool
 
@@ -121,6 +162,14 @@ func NewConn(t Transport, h Handler, opts ConnOptions) *Conn {
 	if maxElements == 0 {
 		maxElements = DefaultMaxArrayElements
 	}
+	maxReplies := opts.MaxQueuedReplies
+	if maxReplies <= 0 {
+		maxReplies = DefaultMaxQueuedReplies
+	}
+	qmax := opts.MaxQueuedNotificationBytes
+	if qmax <= 0 {
+		qmax = DefaultMaxQueuedNotificationBytes
+	}
 	if h == nil {
 		h = HandlerFunc(func(context.Context, *Request) (any, error) { return nil, ErrMethodNotFound })
 	}
@@ -131,13 +180,16 @@ func NewConn(t Transport, h Handler, opts ConnOptions) *Conn {
 		writeTimeout: wt,
 		maxInFlight:  maxInFlight,
 		maxElements:  maxElements,
+		replies:      make(chan *Response, maxReplies),
 		pending:      make(map[ID]chan *Response),
+		qmax:         qmax,
 		qready:       make(chan struct{}, 1),
 		done:         make(chan struct{}),
 	}
 }
 
-// Start launches the reader and the notification goroutine. Cancelling ctx
+// Start launches the reader, the reply writer and the notification
+// goroutine. Cancelling ctx
 // closes the connection; handlers receive a context derived from it. Start
 // must be called once; later calls do nothing.
 func (c *Conn) Start(ctx context.Context) {
@@ -163,6 +215,7 @@ func (c *Conn) Start(ctx context.Context) {
 		c.shutdown(fmt.Errorf("%w: context ended: %w", ErrClosed, err), "client context ended")
 	})
 	go c.readLoop()
+	go c.replyLoop()
 	go c.notifyLoop()
 }
 
@@ -170,7 +223,8 @@ func (c *Conn) Start(ctx context.Context) {
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Err says why the connection closed (nil while open). It wraps ErrClosed,
-// and ErrFrameTooBig when an oversize frame ended it.
+// ErrFrameTooBig when an oversize frame ended it, and ErrQueueFull when the
+// peer's notifications outpaced their handler past the queue's cap.
 func (c *Conn) Err() error {
 	select {
 	case <-c.done:
@@ -256,7 +310,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 			return nil
 		}
 		if err := json.Unmarshal(resp.Result, result); err != nil {
-			return fmt.Errorf("jsonrpc: call %s: the result does not match the expected type (is the host speaking another AHP version?): %w", method, err)
+			return fmt.Errorf("jsonrpc: call %s: decode result: %w", method, err)
 		}
 		return nil
 	case <-ctx.Done():
@@ -342,15 +396,14 @@ func (c *Conn) readLoop() {
 			c.deliverResponse(m)
 		case *Request:
 			if m.ID == nil {
-				c.enqueue(m)
+				c.enqueue(m, len(frame))
 				continue
 			}
 			c.log.Debug("jsonrpc: request received", "method", m.Method, "id", m.ID.String(), "bytes", len(frame))
 			if n := c.inFlight.Add(1); c.maxInFlight > 0 && n > c.maxInFlight {
 				c.inFlight.Add(-1)
-				c.log.Warn("jsonrpc: refused request: too many in flight", "method", m.Method, "id", m.ID.String())
-				resp := &Response{ID: m.ID, Error: NewError(InternalError, "too many concurrent requests; retry later")}
-				go c.write(context.Background(), resp)
+				c.log.Debug("jsonrpc: refused request: too many in flight", "method", m.Method, "id", m.ID.String())
+				c.reply(&Response{ID: m.ID, Error: NewError(InternalError, "too many concurrent requests; retry later")})
 				continue
 			}
 			go c.handleRequest(m)
@@ -374,13 +427,38 @@ func (c *Conn) rejectFrame(err error, size int) {
 	if de.Code != ParseError && !de.IsRequest {
 		return
 	}
-	resp := &Response{ID: de.ID, Error: NewError(de.Code, de.Err.Error())}
-	// Off the reader goroutine: the reader must never block on a write.
-	go func() {
-		if err := c.write(context.Background(), resp); err != nil {
-			c.log.Debug("jsonrpc: could not answer malformed frame", "error", err.Error())
+	c.reply(&Response{ID: de.ID, Error: NewError(de.Code, de.Err.Error())})
+}
+
+// reply queues resp for the reply writer. A full queue means the peer
+// sends requests faster than the answers go out: the caller (the reader,
+// or a handler) then waits for the writer, which is flow control for a
+// peer that reads and, through the write timeout that closes the
+// connection, a bound for one that does not. Either way nothing grows with
+// the number of requests.
+func (c *Conn) reply(resp *Response) {
+	select {
+	case c.replies <- resp:
+	case <-c.done:
+	}
+}
+
+// replyLoop is the one writer of answers, so a flood of requests costs
+// queue slots, never goroutines.
+func (c *Conn) replyLoop() {
+	for {
+		select {
+		case resp := <-c.replies:
+			// The reply must go out even if the handler's ctx was
+			// cancelled; only a closed transport (or the write timeout,
+			// which closes it) stops it.
+			if err := c.write(context.Background(), resp); err != nil {
+				c.log.Debug("jsonrpc: could not send response", "error", err.Error())
+			}
+		case <-c.done:
+			return
 		}
-	}()
+	}
 }
 
 func (c *Conn) deliverResponse(r *Response) {
@@ -405,9 +483,13 @@ func (c *Conn) deliverResponse(r *Response) {
 
 func (c *Conn) handleRequest(req *Request) {
 	result, err := c.runHandler(req)
-	// Free the slot before replying: once the peer sees the reply it may
-	// send the next request at once.
-	c.inFlight.Add(-1)
+	// The slot is held until the answer is queued: a handler waiting on a
+	// full reply queue still counts, or a peer that never reads would get
+	// a new goroutine for every request, each parked in reply. (A peer
+	// that reads an answer and sends the next request at once may find
+	// that slot not yet freed, which matters only to a peer already
+	// keeping MaxConcurrentRequests in flight.)
+	defer c.inFlight.Add(-1)
 	resp := &Response{ID: req.ID}
 	if err != nil {
 		resp.Error = toWireError(err)
@@ -420,11 +502,7 @@ func (c *Conn) handleRequest(req *Request) {
 	} else {
 		resp.Result = b
 	}
-	// The reply must go out even if the handler's ctx was cancelled; only a
-	// closed transport (or the write timeout) stops it.
-	if werr := c.write(context.Background(), resp); werr != nil {
-		c.log.Warn("jsonrpc: could not send response", "method", req.Method, "id", req.ID.String(), "error", werr.Error())
-	}
+	c.reply(resp)
 }
 
 // runHandler calls the handler, turning a panic into InternalError so every
@@ -447,9 +525,28 @@ func toWireError(err error) *Error {
 	return NewError(InternalError, err.Error())
 }
 
-func (c *Conn) enqueue(req *Request) {
+// queuedNotification is a notification waiting for notifyLoop and what it
+// counts against the queue's cap.
+type queuedNotification struct {
+	req  *Request
+	cost int64
+}
+
+// enqueue queues a notification of size frame bytes, or closes the
+// connection when the queue is over its cap: the reader must not wait for
+// the handler (responses would stall behind it), so closing is the only
+// bound. What is already queued is still delivered.
+func (c *Conn) enqueue(req *Request, size int) {
+	cost := int64(size) + queuedNotificationOverhead
 	c.qmu.Lock()
-	c.queue = append(c.queue, req)
+	if c.qbytes+cost > c.qmax && len(c.queue) > 0 {
+		c.qmu.Unlock()
+		c.log.Warn("jsonrpc: closing: notifications arrive faster than they are handled", "method", req.Method, "limit", c.qmax)
+		c.shutdown(fmt.Errorf("%w: %w: over %d MiB of notifications unhandled", ErrClosed, ErrQueueFull, c.qmax>>20), "too many unhandled notifications")
+		return
+	}
+	c.queue = append(c.queue, queuedNotification{req: req, cost: cost})
+	c.qbytes += cost
 	c.qmu.Unlock()
 	c.signalQueue()
 }
@@ -461,10 +558,11 @@ func (c *Conn) signalQueue() {
 	}
 }
 
-// notifyLoop delivers notifications in arrival order. The queue is unbounded
-// so the reader never waits on a handler (responses keep flowing even while
-// the UI is slow). After close it drains what was already received: the
-// host's last actions before a disconnect still matter to the mirror.
+// notifyLoop delivers notifications in arrival order. The reader never waits
+// on a handler (responses keep flowing even while the UI is slow); the
+// queue's cap (enqueue) bounds what a slow handler lets pile up. After close
+// it drains what was already received: the host's last actions before a
+// disconnect still matter to the mirror.
 func (c *Conn) notifyLoop() {
 	for {
 		<-c.qready
@@ -478,11 +576,12 @@ func (c *Conn) notifyLoop() {
 				}
 				break
 			}
-			req := c.queue[0]
-			c.queue[0] = nil
+			n := c.queue[0]
+			c.queue[0] = queuedNotification{}
 			c.queue = c.queue[1:]
+			c.qbytes -= n.cost
 			c.qmu.Unlock()
-			c.runNotification(req)
+			c.runNotification(n.req)
 		}
 	}
 }

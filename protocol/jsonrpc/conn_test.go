@@ -120,13 +120,7 @@ var kinds = []transportKind{overPipe, overWebSocket}
 func newPair(t *testing.T, kind transportKind) *pair {
 	t.Helper()
 	p := &pair{clientLog: newLogSink(), serverLog: newLogSink(), clientH: newTestHandler(), serverH: newTestHandler()}
-	var ct, st Transport
-	switch kind {
-	case overPipe:
-		ct, st = Pipe()
-	case overWebSocket:
-		ct, st = wsPair(t, DialOptions{}, AcceptOptions{})
-	}
+	ct, st := transportPair(t, kind, AcceptOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	p.client = NewConn(ct, p.clientH, ConnOptions{Logger: slog.New(p.clientLog)})
@@ -372,14 +366,17 @@ func (r rawPeer) recv() Message {
 	return m
 }
 
-func newRawPair(t *testing.T, kind transportKind, aopts AcceptOptions) (*Conn, rawPeer, *logSink) {
-	var ct, st Transport
-	switch kind {
-	case overPipe:
-		ct, st = Pipe()
-	case overWebSocket:
-		ct, st = wsPair(t, DialOptions{}, aopts)
+// transportPair returns both ends of a transport of the given kind.
+func transportPair(t *testing.T, kind transportKind, aopts AcceptOptions) (client, server Transport) {
+	t.Helper()
+	if kind == overPipe {
+		return Pipe()
 	}
+	return wsPair(t, DialOptions{}, aopts)
+}
+
+func newRawPair(t *testing.T, kind transportKind, aopts AcceptOptions) (*Conn, rawPeer, *logSink) {
+	ct, st := transportPair(t, kind, aopts)
 	sink := newLogSink()
 	h := newTestHandler()
 	c := NewConn(ct, h, ConnOptions{Logger: slog.New(sink)})

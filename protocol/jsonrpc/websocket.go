@@ -14,7 +14,9 @@ import (
 
 // DialOptions configures Dial.
 type DialOptions struct {
-	// HTTPClient performs the upgrade request; nil uses http.DefaultClient.
+	// HTTPClient performs the upgrade request; nil uses a client of the
+	// connection's own (see newDialClient), never http.DefaultClient, whose
+	// transport any imported package may have replaced or wrapped.
 	HTTPClient *http.Client
 	// HTTPHeader is sent with the upgrade request (e.g. transport-level
 	// authorization, which AHP leaves to the handshake).
@@ -39,8 +41,15 @@ type AcceptOptions struct {
 
 // Dial opens a WebSocket to an AHP host (ws:// or wss:// url).
 func Dial(ctx context.Context, url string, opts DialOptions) (Transport, error) {
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = newDialClient()
+		// The connection is hijacked for the WebSocket; the transport's
+		// idle pool has nothing to keep.
+		defer hc.CloseIdleConnections()
+	}
 	c, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
-		HTTPClient: opts.HTTPClient,
+		HTTPClient: hc,
 		HTTPHeader: opts.HTTPHeader,
 	})
 	if resp != nil && resp.Body != nil {
@@ -48,11 +57,28 @@ func Dial(ctx context.Context, url string, opts DialOptions) (Transport, error) 
 	}
 	if err != nil {
 		if resp != nil {
-			return nil, fmt.Errorf("jsonrpc: dial %s: host answered HTTP %d; check the URL and any transport credentials: %w", url, resp.StatusCode, err)
+			return nil, fmt.Errorf("dial %s: HTTP %d: %w", url, resp.StatusCode, err)
 		}
-		return nil, fmt.Errorf("jsonrpc: dial %s: is the host running and reachable? %w", url, err)
+		return nil, fmt.Errorf("dial %s: %w", url, err)
 	}
 	return newWSTransport(c, opts.ReadLimit, opts.WriteTimeout), nil
+}
+
+// newDialClient is the upgrade request's own client: its own Transport, so
+// nothing installed process-wide (a tracing wrapper around
+// http.DefaultTransport, a test's stub) sees or changes the handshake, and
+// no redirect is followed, so the upgrade goes to the exact URL the user
+// gave and its headers never travel to a host the user did not name.
+func newDialClient() *http.Client {
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: 30 * time.Second,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 // Accept upgrades an HTTP request to an AHP WebSocket transport. On failure
@@ -97,13 +123,12 @@ func (t *wsTransport) Read(ctx context.Context) ([]byte, error) {
 
 func (t *wsTransport) readErr(err error) error {
 	if errors.Is(err, websocket.ErrMessageTooBig) {
-		return fmt.Errorf("%w: a frame exceeded the %d-byte read limit, so the connection was closed with status %d (MessageTooBig); raise ReadLimit if the host legitimately sends larger frames: %w",
-			ErrFrameTooBig, t.readLimit, websocket.StatusMessageTooBig, err)
+		return fmt.Errorf("%w: frame over the %d-byte read limit: %w", ErrFrameTooBig, t.readLimit, err)
 	}
 	if code := websocket.CloseStatus(err); code != -1 {
 		var ce websocket.CloseError
 		errors.As(err, &ce)
-		return fmt.Errorf("%w: peer closed the WebSocket with status %d (%s), reason %q: %w", ErrClosed, int(code), code, ce.Reason, err)
+		return fmt.Errorf("%w: peer closed with status %d (%s), reason %q: %w", ErrClosed, int(code), code, ce.Reason, err)
 	}
 	return fmt.Errorf("%w: websocket read: %w", ErrClosed, err)
 }
@@ -132,7 +157,7 @@ func (t *wsTransport) Write(ctx context.Context, frame []byte) error {
 	}
 	if err := t.c.Write(wctx, websocket.MessageText, frame); err != nil {
 		if wctx.Err() != nil {
-			return fmt.Errorf("%w: websocket write timed out (peer is not reading), so the connection was closed: %w", ErrClosed, wctx.Err())
+			return fmt.Errorf("%w: websocket write timed out, peer not reading: %w", ErrClosed, wctx.Err())
 		}
 		return fmt.Errorf("%w: websocket write: %w", ErrClosed, err)
 	}

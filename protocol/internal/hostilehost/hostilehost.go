@@ -52,6 +52,10 @@ type Config struct {
 	Tap func(conn int64, dir string, frame []byte)
 	// ReadLimit bounds inbound frames; 0 means jsonrpc.DefaultReadLimit.
 	ReadLimit int64
+	// ForgetInbound makes Conn.Inbound stay empty: a flood test's host
+	// must not hold the client's hundreds of thousands of answers in the
+	// heap the test measures.
+	ForgetInbound bool
 }
 
 // Host is a running hostile host.
@@ -283,9 +287,11 @@ func (c *Conn) readLoop(ctx context.Context) {
 		if c.h.cfg.Tap != nil {
 			c.h.cfg.Tap(c.ID, Inbound, frame)
 		}
-		c.mu.Lock()
-		c.inbound = append(c.inbound, frame)
-		c.mu.Unlock()
+		if !c.h.cfg.ForgetInbound {
+			c.mu.Lock()
+			c.inbound = append(c.inbound, frame)
+			c.mu.Unlock()
+		}
 		msg, err := jsonrpc.Decode(frame)
 		if err != nil {
 			continue
@@ -303,9 +309,11 @@ func (c *Conn) readLoop(ctx context.Context) {
 				ch <- Reply{Response: m, Frame: frame}
 			}
 		case *jsonrpc.Request:
-			c.mu.Lock()
-			c.methods = append(c.methods, m.Method)
-			c.mu.Unlock()
+			if !c.h.cfg.ForgetInbound {
+				c.mu.Lock()
+				c.methods = append(c.methods, m.Method)
+				c.mu.Unlock()
+			}
 			if m.IsNotification() {
 				continue
 			}

@@ -48,6 +48,22 @@ var Escapes = []string{
 	strings.Repeat("\x1b[1m", 1000),  // many sequences
 	strings.Repeat("W", 10000),       // very long word
 	"\x1b[999999999999999999999999C", // absurd parameter
+	"\u200emark\u200f\u061c",         // bidi marks
+	"line\u2028sep\u2029para",        // line / paragraph separators
+	"tag\U000e0041\U000e007f",        // tag characters (invisible text)
+	// Character references: inert as plain text, but a markdown renderer
+	// decodes them after the input was sanitized.
+	"&#x1b;[8mhidden&#x1b;[0m",                // conceal, hex
+	"&#27;[2J&#27;[H",                         // clear screen, decimal
+	"&#x1b;]52;c;cm0gLXJmIH4K&#x7;",           // clipboard write
+	"&#x1b;]8;;https://evil.example&#x1b;\\x", // hyperlink
+	"&#x9b;31m",                               // C1 CSI
+	"&#x202e;gnp.exe",                         // bidi override, hex
+	"&#8238;gnp.exe",                          // bidi override, decimal
+	"&rlm;&lrm;&#x61c;",                       // bidi marks, named
+	"&#x2028;&#8233;",                         // separators
+	"&#xe0041;",                               // tag character
+	"&Tab;&NewLine;&#13;&#8;&#0;",             // named and numeric C0
 }
 
 // structuralKeys name JSON members whose string values the client must
