@@ -1147,7 +1147,7 @@ func TestDescribeVersionMismatch(t *testing.T) {
 		{[]string{">=0.1.0 <0.3.0"}, "host accepts AHP >=0.1.0 <0.3.0; ahptui offers 0.6.0"},
 		{[]string{"0.5.2", "0.5.1"}, "host accepts AHP 0.5.2, 0.5.1; ahptui offers 0.6.0"},
 		{nil, "host accepts AHP nothing it named; ahptui offers 0.6.0"},
-		{[]string{"\x1b[31mevil\x1b[0m"}, `host accepts AHP " [31mevil [0m" (unreadable); ahptui offers 0.6.0`},
+		{[]string{"\x1b[31mevil\x1b[0m"}, `host accepts AHP "\x1b[31mevil\x1b[0m" (unreadable); ahptui offers 0.6.0`},
 	}
 	for _, tt := range tests {
 		got := client.DescribeVersionMismatch(tt.supported, []string{"0.6.0"})

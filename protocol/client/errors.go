@@ -168,15 +168,17 @@ func quoteHost(s string) string {
 func DescribeVersionMismatch(supported, offered []string) string {
 	acc := make([]string, 0, len(supported))
 	for _, s := range supported {
-		clean := quoteHost(strings.TrimSpace(s))
-		r, err := protocol.ParseVersionRange(strings.TrimSpace(s))
+		trimmed := strings.TrimSpace(s)
+		// A range that parses holds only version characters; anything
+		// else is host text and is quoted.
+		r, err := protocol.ParseVersionRange(trimmed)
 		switch {
 		case err != nil:
-			acc = append(acc, fmt.Sprintf("%q (unreadable)", clean))
-		case r.Bounds() != clean && strings.TrimPrefix(r.Bounds(), "=") != clean:
-			acc = append(acc, clean+" ("+r.Bounds()+")")
+			acc = append(acc, quoteHost(trimmed)+" (unreadable)")
+		case r.Bounds() != trimmed && strings.TrimPrefix(r.Bounds(), "=") != trimmed:
+			acc = append(acc, trimmed+" ("+r.Bounds()+")")
 		default:
-			acc = append(acc, clean)
+			acc = append(acc, trimmed)
 		}
 	}
 	host := "nothing it named"
