@@ -23,9 +23,6 @@ import (
 	"github.com/ahptui/ahptui/views"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 0.6)
 
 Usage:
@@ -87,6 +84,11 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	if (o.host == "") == !o.demo {
 		return o, errors.New("give exactly one of --host ws://… or --demo (see --help)")
 	}
+	if !o.demo {
+		if err := checkHostURL(o.host); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
 }
 
@@ -105,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if o.version {
-		fmt.Fprintln(stdout, "ahptui", version)
+		fmt.Fprintln(stdout, "ahptui", appStamp())
 		return 0
 	}
 	if err := runApp(o); err != nil {
@@ -160,7 +162,9 @@ func runApp(o options) error {
 		return fmt.Errorf("token store: %w", err)
 	}
 
-	ver := version
+	// The host sees the module version only; the revision is for our own
+	// bug reports (--version), not for every host we talk to.
+	ver := appStamp().Version
 	m := ui.New(ui.Config{
 		Host: url,
 		Connect: func(ctx context.Context) (ui.Client, error) {
@@ -171,6 +175,9 @@ func runApp(o options) error {
 				Logger:     logger.With("component", "protocol"),
 			})
 			if err != nil {
+				// The screen shows the error too, but cut to its width;
+				// the log keeps it whole, with when it happened.
+				logger.Warn("connect failed", "host", url, "error", err.Error())
 				return nil, err
 			}
 			return c, nil
