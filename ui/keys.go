@@ -13,8 +13,10 @@ import (
 // context is which keymap.Context has the keyboard right now.
 func (m *Model) context() keymap.Context {
 	switch m.modal {
-	case modalConfirmDispose, modalNewSession:
+	case modalConfirmDispose:
 		return keymap.ContextConfirm
+	case modalNewSession:
+		return keymap.ContextNewSession
 	case modalInput:
 		return keymap.ContextInput
 	}
@@ -57,10 +59,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	ctx := m.context()
 	switch ctx {
+	case keymap.ContextNewSession:
+		return m.keyNewSession(msg)
 	case keymap.ContextConfirm:
-		if m.modal == modalNewSession {
-			return m.keyNewSession(msg)
-		}
 		return m.keyConfirm(msg)
 	case keymap.ContextInput:
 		return m.keyInput(msg)
@@ -228,16 +229,16 @@ func (m *Model) keyConfirm(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) keyNewSession(msg tea.KeyPressMsg) tea.Cmd {
 	choices := m.newChoices()
 	switch {
-	case key.Matches(msg, m.keys.Sessions.Up):
+	case key.Matches(msg, m.keys.NewSession.Up):
 		m.newSel = max(0, m.newSel-1)
-	case key.Matches(msg, m.keys.Sessions.Down):
+	case key.Matches(msg, m.keys.NewSession.Down):
 		m.newSel = min(len(choices)-1, m.newSel+1)
-	case key.Matches(msg, m.keys.Sessions.Open), key.Matches(msg, m.keys.Confirm.Yes):
+	case key.Matches(msg, m.keys.NewSession.Create):
 		m.modal = modalNone
 		if m.newSel < len(choices) {
 			return m.createSessionCmd(choices[m.newSel])
 		}
-	case key.Matches(msg, m.keys.Confirm.No):
+	case key.Matches(msg, m.keys.NewSession.Cancel):
 		m.modal = modalNone
 	}
 	return nil

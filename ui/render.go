@@ -607,7 +607,8 @@ func (m *Model) overlay() string {
 				body = append(body, "  "+label)
 			}
 		}
-		body = append(body, "", m.hints(true, m.keys.Sessions.Open, "create", m.keys.Confirm.No, "cancel"))
+		nk := m.keys.NewSession
+		body = append(body, "", m.hints(true, nk.Create, nk.Create.Help().Desc, nk.Cancel, nk.Cancel.Help().Desc))
 		return strings.Join(drawBox(th.PanelFocused, th.PanelTitleFocused.Render("New session"), body, min(maxW, 60), min(m.height, len(body)+2)), "\n")
 	case m.modal == modalInput && m.form != nil:
 		return m.renderForm(maxW)
@@ -635,6 +636,7 @@ func (m *Model) fullHelp() string {
 		{"Everywhere", k.Global.FullHelp()}, {"Sessions", k.Sessions.FullHelp()}, {"Chat", k.Chat.FullHelp()},
 		{"Composer", k.Composer.FullHelp()}, {"MCP servers", k.MCP.FullHelp()}, {"Sign-in prompt", k.Grant.FullHelp()},
 		{"Input form", append(k.Input.FullHelp(), k.Input.ChoiceHelp(), k.Input.BooleanHelp())}, {"Confirm", k.Confirm.FullHelp()},
+		{"New session", k.NewSession.FullHelp()},
 	}
 	h := m.help
 	h.ShowAll = true
