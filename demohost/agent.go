@@ -148,6 +148,7 @@ func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID 
 		defer cancel()
 		for _, st := range steps {
 			if err := st(r); err != nil {
+				h.clearStoppedActivity(r)
 				return
 			}
 		}
@@ -158,6 +159,20 @@ func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID 
 			h.consumeQueuedLocked(ch)
 		})
 	}()
+}
+
+// clearStoppedActivity clears the activity a stopped run left behind
+// ("Thinking" after the user cancelled the turn): the spec leaves
+// ChatState.activity to the host, and no reducer clears it when a turn
+// ends. A chat that already runs another turn keeps that turn's activity.
+func (h *Host) clearStoppedActivity(r *turnRun) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := r.chat
+	if h.closed || ch.run != nil || ch.state.ActiveTurn != nil || ch.state.Activity == nil || h.chats[ch.uri] != ch {
+		return
+	}
+	h.applyLocked(ch.uri, protocol.ChatActivityChangedAction{}, nil)
 }
 
 func (r *turnRun) elapsed() float64 {

@@ -149,3 +149,38 @@ func TestDemoReviewResult(t *testing.T) {
 		})
 	}
 }
+
+// TestCancelClearsActivity: cancelling a turn clears the chat's activity;
+// "Thinking" stayed in the header and the session list after ctrl+x
+// (issue 14 item 8), because only a turn that ran to its end cleared it.
+func TestCancelClearsActivity(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "cancel")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	c.dispatch(DemoChatURI, turnStarted("t1", "hello"))
+	c.waitEnvelope("thinking", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.ChatActivityChangedAction)
+		return ok && a.Activity != nil
+	})
+	c.waitEnvelope("write waits for approval", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
+		return ok && a.ToolCallId == "t1-tc-write"
+	})
+	seq := c.dispatch(DemoChatURI, protocol.ChatTurnCancelledAction{TurnId: "t1"})
+	if e := c.waitEcho("cancel", DemoChatURI, seq); e.RejectionReason != nil {
+		t.Fatalf("cancel rejected: %s", *e.RejectionReason)
+	}
+	c.waitUntil("activity cleared in the chat and the session's catalogue", func() bool {
+		ch, _ := c.mirror[DemoChatURI].(protocol.ChatState)
+		if ch.Activity != nil || ch.ActiveTurn != nil {
+			return false
+		}
+		for _, s := range c.sessionMirrorLocked(DemoSessionURI).Chats {
+			if s.Resource == DemoChatURI {
+				// A partial summary cannot say "absent": "" clears.
+				return s.Activity == nil || *s.Activity == ""
+			}
+		}
+		return false
+	})
+}
