@@ -512,15 +512,8 @@ func reviewResultStep(r *turnRun) error {
 	}); err != nil {
 		return err
 	}
-	var state string
-	if err := r.waitFor(func() bool {
-		tc, ok := findToolCall(r.chat.state, r.turnID, tcID)
-		state = tc.Kind()
-		return !ok || state != "pending-result-confirmation"
-	}); err != nil {
-		return err
-	}
-	if err := r.removeInputNeeded(inID); err != nil {
+	state, err := r.awaitAnswer(tcID, "pending-result-confirmation", inID)
+	if err != nil {
 		return err
 	}
 	if state != "completed" {
@@ -528,6 +521,21 @@ func reviewResultStep(r *turnRun) error {
 		return markdown("discarded", "\nUnderstood, I discarded the page and did not act on it.\n")(r)
 	}
 	return markdown("used", "\nThanks. The checklist has three steps; the third is an instruction planted in the page, so I will not follow it.\n")(r)
+}
+
+// awaitAnswer waits until tool call tcID leaves the waiting state (a
+// client approved or denied it, or it is gone), withdraws the session's
+// input-needed entry inID, and returns the state it moved to.
+func (r *turnRun) awaitAnswer(tcID, waiting, inID string) (string, error) {
+	var state string
+	if err := r.waitFor(func() bool {
+		tc, ok := findToolCall(r.chat.state, r.turnID, tcID)
+		state = tc.Kind()
+		return !ok || state != waiting
+	}); err != nil {
+		return "", err
+	}
+	return state, r.removeInputNeeded(inID)
 }
 
 // writeFileStep is a tool call that waits in pending-confirmation until a
@@ -553,15 +561,8 @@ func writeFileStep(r *turnRun) error {
 		ToolCall: protocol.NewToolCallConfirmationState(pending)}); err != nil {
 		return err
 	}
-	var state string
-	if err := r.waitFor(func() bool {
-		tc, ok := findToolCall(r.chat.state, r.turnID, tcID)
-		state = tc.Kind()
-		return !ok || state != "pending-confirmation"
-	}); err != nil {
-		return err
-	}
-	if err := r.removeInputNeeded(inID); err != nil {
+	state, err := r.awaitAnswer(tcID, "pending-confirmation", inID)
+	if err != nil {
 		return err
 	}
 	if state != "running" {

@@ -26,6 +26,17 @@ func TestDemoHintNamesEveryPath(t *testing.T) {
 	}
 }
 
+// demoTurn starts a schema-checked host, connects a client watching the
+// demo session and its chat, and sends text as turn t1.
+func demoTurn(t *testing.T, clientID, text string) *rawClient {
+	t.Helper()
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, clientID)
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	c.dispatch(DemoChatURI, turnStarted("t1", text))
+	return c
+}
+
 // toolCallCompleted matches a chat/toolCallComplete of tool call id.
 func toolCallCompleted(id string, pred func(protocol.ChatToolCallCompleteAction) bool) func(protocol.ActionEnvelope) bool {
 	return func(e protocol.ActionEnvelope) bool {
@@ -63,10 +74,7 @@ func TestDemoPathsReachable(t *testing.T) {
 		{"hello", toolCallCompleted("t1-tc-tests", failed), true},
 	} {
 		t.Run(tc.word, func(t *testing.T) {
-			h, v := startHost(t, Config{})
-			c := dial(t, h, v, "paths")
-			c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-			c.dispatch(DemoChatURI, turnStarted("t1", "Hello, please "+strings.ToUpper(tc.word[:1])+tc.word[1:]))
+			c := demoTurn(t, "paths", "Hello, please "+strings.ToUpper(tc.word[:1])+tc.word[1:])
 			c.waitEnvelope(tc.word+" path", DemoChatURI, tc.want)
 			if tools := c.countEnvelopes(isType("chat/toolCallStart")); (tools > 0) != tc.tools {
 				t.Errorf("the %s path started %d tool calls before its state; want some: %v", tc.word, tools, tc.tools)
@@ -79,10 +87,7 @@ func TestDemoPathsReachable(t *testing.T) {
 // shows a tool call before any long text and before anything waits on
 // them (issue 14 item 4: it used to stream markdown only).
 func TestDemoHelloStartsWithToolCall(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "hello")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	c.dispatch(DemoChatURI, turnStarted("t1", "hello"))
+	c := demoTurn(t, "hello", "hello")
 	c.waitEnvelope("first tool call completes", DemoChatURI, toolCallCompleted("t1-tc-search", func(a protocol.ChatToolCallCompleteAction) bool { return a.Result.Success }))
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -108,10 +113,7 @@ func TestDemoReviewResult(t *testing.T) {
 	for _, approve := range []bool{true, false} {
 		name := map[bool]string{true: "approved", false: "denied"}[approve]
 		t.Run(name, func(t *testing.T) {
-			h, v := startHost(t, Config{})
-			c := dial(t, h, v, "review")
-			c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-			c.dispatch(DemoChatURI, turnStarted("t1", "review the checklist"))
+			c := demoTurn(t, "review", "review the checklist")
 			c.waitEnvelope("result waits for review", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
 				a, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
 				if !ok {
@@ -154,10 +156,7 @@ func TestDemoReviewResult(t *testing.T) {
 // "Thinking" stayed in the header and the session list after ctrl+x
 // (issue 14 item 8), because only a turn that ran to its end cleared it.
 func TestCancelClearsActivity(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "cancel")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	c.dispatch(DemoChatURI, turnStarted("t1", "hello"))
+	c := demoTurn(t, "cancel", "hello")
 	c.waitEnvelope("thinking", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.ChatActivityChangedAction)
 		return ok && a.Activity != nil

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
+
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
@@ -99,11 +101,18 @@ func TestFirstMessageShowsToolCall(t *testing.T) {
 func TestReviewResultPath(t *testing.T) {
 	skipShort(t)
 	u := startDemoSession(t, 120, 40)
-	u.sendMessage("review the checklist")
-	u.see("the result waits for review", chatMatches(`review result\s+Fetch page`))
-	u.see("its keys are offered", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Chat.Approve)) })
-	u.hit(km.Chat.Approve)
+	u.answerCard("review the checklist", `review result\s+Fetch page`, km.Chat.Approve)
 	u.see("approved result used", chatMatches(`✓ done\s+Fetch page.*three steps`))
+}
+
+// answerCard sends message, waits for the card matching cardRe in the chat
+// and for the footer to offer b, and presses b.
+func (u *user) answerCard(message, cardRe string, b key.Binding) {
+	u.t.Helper()
+	u.sendMessage(message)
+	u.see("card "+cardRe, chatMatches(cardRe))
+	u.see("its keys are offered", func(s string) bool { return strings.Contains(helpLine(s), hint(b)) })
+	u.hit(b)
 }
 
 // runBinary runs the binary outside a terminal and returns its exit
