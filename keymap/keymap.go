@@ -29,6 +29,10 @@ type KeyMap struct {
 	Input      InputKeys
 	Confirm    ConfirmKeys
 	NewSession NewSessionKeys
+
+	// turnRunning is whether the open chat has a running turn
+	// (SetTurnRunning): the help offers cancel turn only then.
+	turnRunning bool
 }
 
 // GlobalKeys work wherever focus is. Quit, Help and ToggleMCP are printable
@@ -249,12 +253,26 @@ func DefaultKeyMap() KeyMap {
 }
 
 // SetTurnRunning tells the key map whether the open chat has a running
-// turn: enter in the composer sends or queues, and ctrl+x (cancel turn) is
-// live only while there is a turn to cancel, so no help line offers it on
-// an idle chat.
+// turn: enter in the composer sends or queues, and the help offers ctrl+x
+// (cancel turn) only while there is a turn to cancel. The binding itself
+// stays live, so ctrl+x on an idle chat can still say why it does nothing.
 func (k *KeyMap) SetTurnRunning(running bool) {
 	k.Composer.SetTurnRunning(running)
-	k.Chat.CancelTurn.SetEnabled(running)
+	k.turnRunning = running
+}
+
+// withoutIdleCancel drops CancelTurn from a help line while no turn runs.
+func (k KeyMap) withoutIdleCancel(short []key.Binding) []key.Binding {
+	if k.turnRunning {
+		return short
+	}
+	out := make([]key.Binding, 0, len(short))
+	for _, b := range short {
+		if b.Help() != k.Chat.CancelTurn.Help() {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // SetTurnRunning switches enter between sending a message (idle chat) and
@@ -470,12 +488,12 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 	case ContextSessions:
 		short, full = k.Sessions.ShortHelp(), k.Sessions.FullHelp()
 	case ContextChat:
-		short, full = k.Chat.ShortHelp(), k.Chat.FullHelp()
+		short, full = k.withoutIdleCancel(k.Chat.ShortHelp()), k.Chat.FullHelp()
 	case ContextChatGrant:
 		short = append(k.Grant.ShortHelp(), k.Chat.NextBlocker)
 		full = append(k.Grant.FullHelp(), k.Chat.FullHelp()...)
 	case ContextComposer:
-		short = append(k.Composer.ShortHelp(), k.Chat.CancelTurn)
+		short = k.withoutIdleCancel(append(k.Composer.ShortHelp(), k.Chat.CancelTurn))
 		full = append(k.Composer.FullHelp(), []key.Binding{k.Chat.CancelTurn, g.FocusNext, g.Reconnect, g.Interrupt})
 		return contextHelp{short: append(short, g.Interrupt), full: full}
 	case ContextMCP:

@@ -73,7 +73,6 @@ func TestKeyNamesMatchBubbletea(t *testing.T) {
 	}
 	km := DefaultKeyMap()
 	km.Composer.Queue.SetEnabled(true) // check its keys too
-	km.Chat.CancelTurn.SetEnabled(true)
 	for _, col := range km.FullHelp() {
 		for _, b := range col {
 			for _, k := range b.Keys() {
@@ -195,6 +194,24 @@ func TestActiveMatchesExpectedBindings(t *testing.T) {
 		}
 		if hit == nil || hit.Help() != tc.want.Help() {
 			t.Errorf("%s: %q matched %v, want %q", tc.ctx, tc.msg.String(), hit, tc.want.Help().Desc)
+		}
+	}
+}
+
+// TestIdleCancelTurnHiddenNotDead: on an idle chat the help does not offer
+// ctrl+x, but the key still reaches the ui, which says no turn is running
+// rather than doing nothing.
+func TestIdleCancelTurnHiddenNotDead(t *testing.T) {
+	km := DefaultKeyMap()
+	ctrlX := tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl}
+	for _, ctx := range []Context{ContextChat, ContextComposer} {
+		if !key.Matches(ctrlX, km.Active(ctx)...) {
+			t.Errorf("%s: ctrl+x matches nothing on an idle chat", ctx)
+		}
+		for _, b := range km.Help(ctx).ShortHelp() {
+			if b.Help() == km.Chat.CancelTurn.Help() {
+				t.Errorf("%s: idle help offers %q", ctx, b.Help().Desc)
+			}
 		}
 	}
 }
