@@ -36,7 +36,9 @@ Examples:
       Starts a scripted AHP host and its OAuth authorization server on
       127.0.0.1 (ephemeral ports) inside this process and connects to it.
       Open the demo session, send a message and watch tool calls, MCP
-      servers and the "grant additional access" prompt.
+      servers and the "grant additional access" prompt. "hello" takes
+      the whole tour; a message with one of these words shows one flow:
+      DEMO_WORDS.
   ahptui --host ws://127.0.0.1:8080/ --no-browser
       Connects to a host; sign-in URLs are shown on screen for you to open
       (handy over SSH) instead of launching a browser.
@@ -47,6 +49,16 @@ Keys: press ? inside the app for every key; q quits.
 
 Flags:
 `
+
+// demoWords lists the words that pick a demo path, from the demo's own
+// table so the usage cannot fall behind it.
+func demoWords() string {
+	words := make([]string, len(demohost.DemoPaths))
+	for i, p := range demohost.DemoPaths {
+		words[i] = p.Word
+	}
+	return strings.Join(words, ", ")
+}
 
 type options struct {
 	host, configDir, logFile string
@@ -67,7 +79,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usageText)
+			fmt.Fprint(stdout, strings.Replace(usageText, "DEMO_WORDS", demoWords(), 1))
 			fs.VisitAll(func(f *flag.Flag) {
 				name, usage := flag.UnquoteUsage(f)
 				fmt.Fprintf(stdout, "  %s\n      %s\n", strings.TrimSpace("--"+f.Name+" "+name), usage)

@@ -21,7 +21,9 @@ func TestRunFlags(t *testing.T) {
 		{name: "both modes", args: []string{"--demo", "--host", "ws://127.0.0.1:1/"}, code: 2, stderr: []string{"exactly one of --host"}, noStdout: true},
 		{name: "stray argument", args: []string{"--demo", "extra"}, code: 2, stderr: []string{`unexpected argument "extra"`}},
 		{name: "unknown flag", args: []string{"--bogus"}, code: 2, stderr: []string{"flag provided but not defined"}},
-		{name: "help", args: []string{"--help"}, code: 0, stdout: []string{"ahptui --host ws://", "ahptui --demo", "--no-browser", "--config-dir", "--log FILE", "--version", "Examples:"}},
+		{name: "help", args: []string{"--help"}, code: 0, stdout: []string{"ahptui --host ws://", "ahptui --demo", "--no-browser", "--config-dir", "--log FILE", "--version", "Examples:",
+			// Issue 14 item 4: the demo's words are discoverable.
+			`"hello" takes`, "deploy, write, review, fail, ask, stream"}},
 		// Issue 14 item 10: not the placeholder "dev" but the build info's
 		// version (a test binary is "(devel)", unstamped).
 		{name: "version", args: []string{"--version"}, code: 0, stdout: []string{"ahptui (devel)"}},
