@@ -86,14 +86,16 @@ func TestIssue14Item1ScrollFromTop(t *testing.T) {
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
-		// Two streamed answers overflow the chat at both sizes.
-		for range 2 {
-			u.sendMessage("stream")
+		// Three streamed answers overflow the chat at both sizes; the
+		// first message marks the top of the transcript.
+		for _, msg := range []string{"stream one", "stream two", "stream three"} {
+			u.sendMessage(msg)
 			u.see("answer streamed", chatHas("That is the end of the stream."))
 			u.see("turn over", chatHas("· idle"))
 		}
 		u.hit(km.Composer.Cancel)
 		u.see("chat has the keys", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Chat.FocusComposer)) })
+		atTop := func(s string) bool { return strings.Contains(chatText(s), "stream one") }
 		for _, tc := range []struct {
 			name    string
 			toTop   []string
@@ -102,12 +104,17 @@ func TestIssue14Item1ScrollFromTop(t *testing.T) {
 			{"home then j", []string{"Home"}, "j"},
 			{"home then down", []string{"Home"}, "Down"},
 			{"home then pgdn", []string{"Home"}, "NPage"},
-			{"pgup past the top then j", []string{"PPage", "PPage", "PPage", "PPage", "PPage"}, "j"},
+			{"pgup past the top then j", []string{"PPage", "PPage", "PPage", "PPage", "PPage", "PPage"}, "j"},
 		} {
 			u.press("End")
-			screen := u.see("at the bottom", chatHas("That is the end of the stream."))
+			screen := u.see(tc.name+": at the bottom", func(s string) bool { return !strings.Contains(chatText(s), "scrolled") })
+			if atTop(screen) {
+				t.Fatalf("the transcript does not overflow the chat at %dx%d; the step needs it to:\n%s", w, h, PanelText(screen, chatTitle))
+			}
 			u.press(tc.toTop...)
-			screen = u.see(tc.name+": at the top", func(s string) bool { return PanelText(s, chatTitle) != PanelText(screen, chatTitle) })
+			// Every key to the top has landed once the first message shows:
+			// after that the extra pgups change nothing on screen.
+			screen = u.see(tc.name+": at the top", atTop)
 			top := PanelText(screen, chatTitle)
 			u.press(tc.forward)
 			if !u.chatChanged(top, 5*time.Second) {
