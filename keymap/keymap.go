@@ -20,14 +20,19 @@ import (
 // ui asks Active(ctx) (or Help(ctx) for the help line) for the context that
 // has focus, and Validate checks that no two live bindings share a key.
 type KeyMap struct {
-	Global   GlobalKeys
-	Sessions SessionKeys
-	Chat     ChatKeys
-	Composer ComposerKeys
-	MCP      MCPKeys
-	Grant    GrantKeys
-	Input    InputKeys
-	Confirm  ConfirmKeys
+	Global     GlobalKeys
+	Sessions   SessionKeys
+	Chat       ChatKeys
+	Composer   ComposerKeys
+	MCP        MCPKeys
+	Grant      GrantKeys
+	Input      InputKeys
+	Confirm    ConfirmKeys
+	NewSession NewSessionKeys
+
+	// turnRunning is whether the open chat has a running turn
+	// (SetTurnRunning): the help offers cancel turn only then.
+	turnRunning bool
 }
 
 // GlobalKeys work wherever focus is. Quit, Help and ToggleMCP are printable
@@ -139,6 +144,17 @@ type ConfirmKeys struct {
 	No  key.Binding
 }
 
+// NewSessionKeys drive the new-session dialog: pick an agent and model,
+// then create. It has its own group, not ConfirmKeys, because its answer
+// is a choice, not yes/no: the footer and the dialog must say the same
+// thing ("enter create", "n/esc cancel").
+type NewSessionKeys struct {
+	Up     key.Binding
+	Down   key.Binding
+	Create key.Binding
+	Cancel key.Binding
+}
+
 func bind(keys []string, helpKey, desc string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
 }
@@ -225,9 +241,38 @@ func DefaultKeyMap() KeyMap {
 			Yes: bind(keys("y"), "y", "yes"),
 			No:  bind(keys("n", "esc"), "n/esc", "no"),
 		},
+		NewSession: NewSessionKeys{
+			Up:     bind(keys("up", "k"), "↑/k", "up"),
+			Down:   bind(keys("down", "j"), "↓/j", "down"),
+			Create: bind(keys("enter", "y"), "enter", "create"),
+			Cancel: bind(keys("n", "esc"), "n/esc", "cancel"),
+		},
 	}
-	km.Composer.SetTurnRunning(false)
+	km.SetTurnRunning(false)
 	return km
+}
+
+// SetTurnRunning tells the key map whether the open chat has a running
+// turn: enter in the composer sends or queues, and the help offers ctrl+x
+// (cancel turn) only while there is a turn to cancel. The binding itself
+// stays live, so ctrl+x on an idle chat can still say why it does nothing.
+func (k *KeyMap) SetTurnRunning(running bool) {
+	k.Composer.SetTurnRunning(running)
+	k.turnRunning = running
+}
+
+// withoutIdleCancel drops CancelTurn from a help line while no turn runs.
+func (k KeyMap) withoutIdleCancel(short []key.Binding) []key.Binding {
+	if k.turnRunning {
+		return short
+	}
+	out := make([]key.Binding, 0, len(short))
+	for _, b := range short {
+		if b.Help() != k.Chat.CancelTurn.Help() {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // SetTurnRunning switches enter between sending a message (idle chat) and
@@ -294,9 +339,12 @@ func (k MCPKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down}, {k.Start, k.Stop, k.Toggle, k.SignIn}}
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap. It is the footer while a grant prompt
+// is selected and no sign-in runs yet, so it offers neither Cancel nor
+// CopyURL: there is nothing to cancel or copy before the user grants (the
+// running sign-in has a footer of its own).
 func (k GrantKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Accept, k.Decline, k.Cancel, k.CopyURL}
+	return []key.Binding{k.Accept, k.Decline}
 }
 
 // FullHelp implements help.KeyMap.
@@ -315,6 +363,16 @@ func (k InputKeys) FullHelp() [][]key.Binding {
 }
 
 // ShortHelp implements help.KeyMap.
+func (k NewSessionKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Create, k.Cancel}
+}
+
+// FullHelp implements help.KeyMap.
+func (k NewSessionKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down}, {k.Create, k.Cancel}}
+}
+
+// ShortHelp implements help.KeyMap.
 func (k ConfirmKeys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Yes, k.No}
 }
@@ -329,19 +387,20 @@ func (k ConfirmKeys) FullHelp() [][]key.Binding {
 type Context int
 
 const (
-	ContextSessions  Context = iota // session list focused
-	ContextChat                     // transcript focused
-	ContextChatGrant                // transcript focused, a grant prompt selected
-	ContextComposer                 // composer focused (text entry)
-	ContextMCP                      // MCP panel focused
-	ContextInput                    // input request form open (modal, text entry)
-	ContextConfirm                  // yes/no dialog open (modal)
+	ContextSessions   Context = iota // session list focused
+	ContextChat                      // transcript focused
+	ContextChatGrant                 // transcript focused, a grant prompt selected
+	ContextComposer                  // composer focused (text entry)
+	ContextMCP                       // MCP panel focused
+	ContextInput                     // input request form open (modal, text entry)
+	ContextConfirm                   // yes/no dialog open (modal)
+	ContextNewSession                // new-session dialog open (modal)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
 var Contexts = []Context{
 	ContextSessions, ContextChat, ContextChatGrant, ContextComposer,
-	ContextMCP, ContextInput, ContextConfirm,
+	ContextMCP, ContextInput, ContextConfirm, ContextNewSession,
 }
 
 func (c Context) String() string {
@@ -360,6 +419,8 @@ func (c Context) String() string {
 		return "input"
 	case ContextConfirm:
 		return "confirm"
+	case ContextNewSession:
+		return "new session"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -395,6 +456,9 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 	case ContextConfirm:
 		view = flatten(k.Confirm.FullHelp())
 		nav = []key.Binding{g.Interrupt}
+	case ContextNewSession:
+		view = flatten(k.NewSession.FullHelp())
+		nav = []key.Binding{g.Interrupt}
 	}
 	var out []key.Binding
 	for _, b := range append(view, nav...) {
@@ -424,12 +488,12 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 	case ContextSessions:
 		short, full = k.Sessions.ShortHelp(), k.Sessions.FullHelp()
 	case ContextChat:
-		short, full = k.Chat.ShortHelp(), k.Chat.FullHelp()
+		short, full = k.withoutIdleCancel(k.Chat.ShortHelp()), k.Chat.FullHelp()
 	case ContextChatGrant:
 		short = append(k.Grant.ShortHelp(), k.Chat.NextBlocker)
 		full = append(k.Grant.FullHelp(), k.Chat.FullHelp()...)
 	case ContextComposer:
-		short = append(k.Composer.ShortHelp(), k.Chat.CancelTurn)
+		short = k.withoutIdleCancel(append(k.Composer.ShortHelp(), k.Chat.CancelTurn))
 		full = append(k.Composer.FullHelp(), []key.Binding{k.Chat.CancelTurn, g.FocusNext, g.Reconnect, g.Interrupt})
 		return contextHelp{short: append(short, g.Interrupt), full: full}
 	case ContextMCP:
@@ -439,6 +503,8 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: append(short, g.Interrupt), full: append(full, []key.Binding{g.Reconnect, g.Interrupt})}
 	case ContextConfirm:
 		return contextHelp{short: k.Confirm.ShortHelp(), full: k.Confirm.FullHelp()}
+	case ContextNewSession:
+		return contextHelp{short: k.NewSession.ShortHelp(), full: k.NewSession.FullHelp()}
 	}
 	return contextHelp{
 		short: append(short, g.ShortHelp()...),
@@ -462,7 +528,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.NewSession} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)

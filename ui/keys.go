@@ -13,8 +13,10 @@ import (
 // context is which keymap.Context has the keyboard right now.
 func (m *Model) context() keymap.Context {
 	switch m.modal {
-	case modalConfirmDispose, modalNewSession:
+	case modalConfirmDispose:
 		return keymap.ContextConfirm
+	case modalNewSession:
+		return keymap.ContextNewSession
 	case modalInput:
 		return keymap.ContextInput
 	}
@@ -55,10 +57,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	ctx := m.context()
 	switch ctx {
+	case keymap.ContextNewSession:
+		return m.sessions.keyNewSession(msg)
 	case keymap.ContextConfirm:
-		if m.modal == modalNewSession {
-			return m.sessions.keyNewSession(msg)
-		}
 		return m.sessions.keyConfirm(msg)
 	case keymap.ContextInput:
 		if key.Matches(msg, g.Reconnect) {

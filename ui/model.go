@@ -340,7 +340,7 @@ func (m *Model) refreshChannel(ch string) {
 	case ch == m.openChat:
 		if c, ok := m.client.Chat(ch); ok {
 			m.chat, m.hasChat = c, true
-			m.keys.Composer.SetTurnRunning(c.ActiveTurn != nil)
+			m.keys.SetTurnRunning(c.ActiveTurn != nil)
 			m.chatPanel.blockersChanged()
 		}
 	}

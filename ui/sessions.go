@@ -81,16 +81,16 @@ func (sl *sessionList) keyConfirm(msg tea.KeyPressMsg) tea.Cmd {
 func (sl *sessionList) keyNewSession(msg tea.KeyPressMsg) tea.Cmd {
 	choices := sl.newChoices()
 	switch {
-	case key.Matches(msg, sl.keys.Sessions.Up):
+	case key.Matches(msg, sl.keys.NewSession.Up):
 		sl.newSel = max(0, sl.newSel-1)
-	case key.Matches(msg, sl.keys.Sessions.Down):
+	case key.Matches(msg, sl.keys.NewSession.Down):
 		sl.newSel = min(len(choices)-1, sl.newSel+1)
-	case key.Matches(msg, sl.keys.Sessions.Open), key.Matches(msg, sl.keys.Confirm.Yes):
+	case key.Matches(msg, sl.keys.NewSession.Create):
 		sl.modal = modalNone
 		if sl.newSel < len(choices) {
 			return sl.createSessionCmd(choices[sl.newSel])
 		}
-	case key.Matches(msg, sl.keys.Confirm.No):
+	case key.Matches(msg, sl.keys.NewSession.Cancel):
 		sl.modal = modalNone
 	}
 	return nil

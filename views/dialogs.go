@@ -40,7 +40,8 @@ func RenderNewSessionDialog(th Theme, k keymap.KeyMap, choices []NewSessionChoic
 			body = append(body, "  "+label)
 		}
 	}
-	body = append(body, "", KeyHints(th, true, k.Sessions.Open, "create", k.Confirm.No, "cancel"))
+	nk := k.NewSession
+	body = append(body, "", KeyHints(th, true, nk.Create, nk.Create.Help().Desc, nk.Cancel, nk.Cancel.Help().Desc))
 	return RenderDialog(th, "New session", body, min(maxW, dialogMaxWidth), min(maxH, len(body)+2))
 }
 

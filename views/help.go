@@ -57,6 +57,7 @@ func RenderFullHelp(th Theme, h help.Model, k keymap.KeyMap, width, height int) 
 		{"Everywhere", k.Global.FullHelp()}, {"Sessions", k.Sessions.FullHelp()}, {"Chat", k.Chat.FullHelp()},
 		{"Composer", k.Composer.FullHelp()}, {"MCP servers", k.MCP.FullHelp()}, {"Sign-in prompt", k.Grant.FullHelp()},
 		{"Input form", append(k.Input.FullHelp(), k.Input.ChoiceHelp(), k.Input.BooleanHelp())}, {"Confirm", k.Confirm.FullHelp()},
+		{"New session", k.NewSession.FullHelp()},
 	}
 	h.ShowAll = true
 	h.SetWidth(0)
