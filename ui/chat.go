@@ -134,8 +134,21 @@ func (cp *chatPanel) followBlocker() {
 	}
 }
 
+// scrollBy moves the transcript n lines up (down when n < 0), within the
+// transcript: an offset past the top would make the next keys down undo
+// nothing the user can see.
 func (cp *chatPanel) scrollBy(n int) {
-	cp.scroll = max(0, cp.scroll+n)
+	cp.scroll = max(0, min(cp.scroll+n, cp.maxScroll()))
+}
+
+// maxScroll is the offset that shows the transcript's first line at the
+// top of the viewport. It renders every turn not yet cached at this width.
+func (cp *chatPanel) maxScroll() int {
+	if cp.openSession == "" || !cp.hasChat {
+		return 0
+	}
+	_, _, w, h := cp.chatParts(cp.layout.Chat)
+	return max(0, cp.transcript().TotalLines(w, cp.transcriptOptions())-h)
 }
 
 func (cp *chatPanel) turnRunning() bool { return cp.hasChat && cp.chat.ActiveTurn != nil }

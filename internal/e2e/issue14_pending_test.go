@@ -71,59 +71,6 @@ func (u *user) selectServer(server string) {
 	u.t.Fatalf("the MCP cursor never reached %s:\n%s", server, u.s.Capture())
 }
 
-// changed waits (bounded) for the chat panel to differ from before and
-// reports whether it did.
-func (u *user) chatChanged(before string, within time.Duration) bool {
-	u.t.Helper()
-	_, err := u.s.WaitForFunc(func(s string) bool { return PanelText(s, chatTitle) != before }, within)
-	return err == nil
-}
-
-// TestIssue14Item1ScrollFromTop: after home (or pgup past the top), j, ↓
-// and pgdn did nothing; only end recovered (the offset was set to 1<<30
-// and scrollBy never clamped it). Each key must move the view at once.
-func TestIssue14Item1ScrollFromTop(t *testing.T) {
-	skipShort(t)
-	eachSize(t, func(t *testing.T, w, h int) {
-		u := startDemoSession(t, w, h)
-		// Three streamed answers overflow the chat at both sizes; the
-		// first message marks the top of the transcript.
-		for _, msg := range []string{"stream one", "stream two", "stream three"} {
-			u.sendMessage(msg)
-			u.see("answer streamed", chatHas("That is the end of the stream."))
-			u.see("turn over", chatHas("· idle"))
-		}
-		u.hit(km.Composer.Cancel)
-		u.see("chat has the keys", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Chat.FocusComposer)) })
-		atTop := func(s string) bool { return strings.Contains(chatText(s), "stream one") }
-		for _, tc := range []struct {
-			name    string
-			toTop   []string
-			forward string
-		}{
-			{"home then j", []string{"Home"}, "j"},
-			{"home then down", []string{"Home"}, "Down"},
-			{"home then pgdn", []string{"Home"}, "NPage"},
-			{"pgup past the top then j", []string{"PPage", "PPage", "PPage", "PPage", "PPage", "PPage"}, "j"},
-		} {
-			u.press("End")
-			screen := u.see(tc.name+": at the bottom", func(s string) bool { return !strings.Contains(chatText(s), "scrolled") })
-			if atTop(screen) {
-				t.Fatalf("the transcript does not overflow the chat at %dx%d; the step needs it to:\n%s", w, h, PanelText(screen, chatTitle))
-			}
-			u.press(tc.toTop...)
-			// Every key to the top has landed once the first message shows:
-			// after that the extra pgups change nothing on screen.
-			screen = u.see(tc.name+": at the top", atTop)
-			top := PanelText(screen, chatTitle)
-			u.press(tc.forward)
-			if !u.chatChanged(top, 5*time.Second) {
-				t.Errorf("%s: the view did not move:\n%s", tc.name, top)
-			}
-		}
-	})
-}
-
 // TestIssue14Item2SmallTerminalCards: at 80×24 the chat is about 8 lines;
 // an approval card arrived with its action line below the fold and the
 // view stopped following; after answering, the agent's last line stayed

@@ -1,0 +1,63 @@
+package e2e
+
+// Issue 14's steps whose fix is in ui/ and views/, moved here from
+// issue14_pending_test.go as each fix lands, so CI runs them.
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// changed waits (bounded) for the chat panel to differ from before and
+// reports whether it did.
+func (u *user) chatChanged(before string, within time.Duration) bool {
+	u.t.Helper()
+	_, err := u.s.WaitForFunc(func(s string) bool { return PanelText(s, chatTitle) != before }, within)
+	return err == nil
+}
+
+// TestIssue14Item1ScrollFromTop: after home (or pgup past the top), j, ↓
+// and pgdn did nothing; only end recovered (the offset was set to 1<<30
+// and scrollBy never clamped it). Each key must move the view at once.
+func TestIssue14Item1ScrollFromTop(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		// Three streamed answers overflow the chat at both sizes; the
+		// first message marks the top of the transcript.
+		for _, msg := range []string{"stream one", "stream two", "stream three"} {
+			u.sendMessage(msg)
+			u.see("answer streamed", chatHas("That is the end of the stream."))
+			u.see("turn over", chatHas("· idle"))
+		}
+		u.hit(km.Composer.Cancel)
+		u.see("chat has the keys", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Chat.FocusComposer)) })
+		atTop := func(s string) bool { return strings.Contains(chatText(s), "stream one") }
+		for _, tc := range []struct {
+			name    string
+			toTop   []string
+			forward string
+		}{
+			{"home then j", []string{"Home"}, "j"},
+			{"home then down", []string{"Home"}, "Down"},
+			{"home then pgdn", []string{"Home"}, "NPage"},
+			{"pgup past the top then j", []string{"PPage", "PPage", "PPage", "PPage", "PPage", "PPage"}, "j"},
+		} {
+			u.press("End")
+			screen := u.see(tc.name+": at the bottom", func(s string) bool { return !strings.Contains(chatText(s), "scrolled") })
+			if atTop(screen) {
+				t.Fatalf("the transcript does not overflow the chat at %dx%d; the step needs it to:\n%s", w, h, PanelText(screen, chatTitle))
+			}
+			u.press(tc.toTop...)
+			// Every key to the top has landed once the first message shows:
+			// after that the extra pgups change nothing on screen.
+			screen = u.see(tc.name+": at the top", atTop)
+			top := PanelText(screen, chatTitle)
+			u.press(tc.forward)
+			if !u.chatChanged(top, 5*time.Second) {
+				t.Errorf("%s: the view did not move:\n%s", tc.name, top)
+			}
+		}
+	})
+}
