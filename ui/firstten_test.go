@@ -3,6 +3,8 @@ package ui
 import (
 	"slices"
 	"testing"
+
+	"github.com/ahptui/ahptui/protocol"
 )
 
 // TestScrollFromTopMovesAtOnce: after home (or pgup past the top) the
@@ -36,5 +38,28 @@ func TestScrollFromTopMovesAtOnce(t *testing.T) {
 				t.Fatalf("%s: the view did not move", tc.forward)
 			}
 		})
+	}
+}
+
+// TestNewSessionTakesCursor: once the host lists the session n created,
+// the cursor is on it, so d offers to dispose that one (issue 14, item 7).
+func TestNewSessionTakesCursor(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(120, 40)
+	m.focus = focusSessions
+	m.Update(press("n"))
+	if m.modal != modalNewSession {
+		t.Fatal("n did not open the new-session dialog")
+	}
+	m.Update(press("enter"))
+	created := "ahp-session:/fixed-id"
+	m.Update(eventMsg{protocol.SessionAddedEvent{Summary: protocol.SessionSummary{Provider: "demo", Title: "New session",
+		Resource: created, CreatedAt: "2026-01-02T15:03:00.000Z", ModifiedAt: "2026-01-02T15:03:00.000Z"}}})
+	if got := m.sessions.list[m.sessions.sel].Resource; got != created {
+		t.Fatalf("the cursor is on %s, want the new session %s", got, created)
+	}
+	m.Update(press("d"))
+	if m.sessions.confirm != created {
+		t.Fatalf("d offers to dispose %q, want %q", m.sessions.confirm, created)
 	}
 }

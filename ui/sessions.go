@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"sort"
 
 	"charm.land/bubbles/v2/key"
@@ -18,6 +19,10 @@ type sessionList struct {
 	sel     int
 	confirm string // the session the dispose dialog asks about
 	newSel  int    // the highlighted choice of the new-session picker
+	// created is the session this client asked the host to create, until
+	// the list shows it: then the cursor moves onto it, so d and enter act
+	// on the session the user just made.
+	created string
 	// autoOpened records that the first session list opened its newest
 	// session, which happens once per run.
 	autoOpened bool
@@ -107,11 +112,14 @@ func (sl *sessionList) withoutSession(uri string) []protocol.SessionSummary {
 }
 
 // sortSessions keeps the most recently modified first, keeping the selected
-// session selected.
+// session selected (the one just created, once it is listed).
 func (sl *sessionList) sortSessions() {
 	sel := ""
 	if sl.sel >= 0 && sl.sel < len(sl.list) {
 		sel = sl.list[sl.sel].Resource
+	}
+	if sl.created != "" && slices.ContainsFunc(sl.list, func(s protocol.SessionSummary) bool { return s.Resource == sl.created }) {
+		sel, sl.created = sl.created, ""
 	}
 	sort.SliceStable(sl.list, func(i, j int) bool {
 		return sl.list[i].ModifiedAt > sl.list[j].ModifiedAt
@@ -184,6 +192,7 @@ func (sl *sessionList) createSessionCmd(ch newChoice) tea.Cmd {
 	}
 	uri := "ahp-session:/" + sl.cfg.NewID()
 	sl.models[uri] = ch.model
+	sl.created = uri
 	provider := ch.provider
 	return tea.Batch(reportInfo("creating session…"), func() tea.Msg {
 		err := c.CreateSession(ctx, protocol.CreateSessionParams{Channel: uri, Provider: &provider})

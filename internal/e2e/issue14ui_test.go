@@ -61,3 +61,31 @@ func TestIssue14Item1ScrollFromTop(t *testing.T) {
 		}
 	})
 }
+
+// TestIssue14Item7NewSessionTakesCursor: after n the cursor stayed on the
+// old session, so d offered to dispose the wrong one.
+func TestIssue14Item7NewSessionTakesCursor(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
+		u.hit(km.Sessions.New)
+		u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, "New session"); return ok })
+		u.press("Enter")
+		u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), "New session") })
+		u.see("the cursor is on it", func(s string) bool {
+			for _, l := range strings.Split(PanelText(s, "Sessions ("), "\n") {
+				if t := strings.TrimSpace(l); strings.HasPrefix(t, "›") || strings.HasPrefix(t, "▸") {
+					return strings.Contains(l, "New session")
+				}
+			}
+			return false
+		})
+		u.hit(km.Sessions.Dispose)
+		screen := u.see("dispose dialog", func(s string) bool { _, ok := Panel(s, "Dispose"); return ok })
+		if d := PanelText(screen, "Dispose"); !strings.Contains(d, "New session") {
+			t.Errorf("d offers to dispose another session:\n%s", d)
+		}
+		u.hit(km.Confirm.No)
+	})
+}
