@@ -29,6 +29,7 @@ type KeyMap struct {
 	Input      InputKeys
 	Confirm    ConfirmKeys
 	NewSession NewSessionKeys
+	HelpScreen HelpScreenKeys
 
 	// turnRunning is whether the open chat has a running turn
 	// (SetTurnRunning): the help offers cancel turn only then.
@@ -155,6 +156,17 @@ type NewSessionKeys struct {
 	Cancel key.Binding
 }
 
+// HelpScreenKeys scroll the ? overlay, which is taller than a small
+// terminal. Only Close (and quit) leave it: a stray key must not throw the
+// reader out of the list they are reading.
+type HelpScreenKeys struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Close    key.Binding
+}
+
 func bind(keys []string, helpKey, desc string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
 }
@@ -246,6 +258,13 @@ func DefaultKeyMap() KeyMap {
 			Down:   bind(keys("down", "j"), "↓/j", "down"),
 			Create: bind(keys("enter", "y"), "enter", "create"),
 			Cancel: bind(keys("n", "esc"), "n/esc", "cancel"),
+		},
+		HelpScreen: HelpScreenKeys{
+			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
+			Down:     bind(keys("down", "j"), "↓/j", "scroll down"),
+			PageUp:   bind(keys("pgup"), "pgup", "page up"),
+			PageDown: bind(keys("pgdown"), "pgdn", "page down"),
+			Close:    bind(keys("esc", "?"), "esc/?", "close help"),
 		},
 	}
 	km.SetTurnRunning(false)
@@ -380,6 +399,16 @@ func (k ConfirmKeys) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (k ConfirmKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Yes, k.No}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k HelpScreenKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Down, k.Up, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k HelpScreenKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Close}}
 }
 
 // Context names what has the keyboard. Several groups are live at once in a
@@ -528,7 +557,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.NewSession} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.NewSession, k.HelpScreen} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)

@@ -162,8 +162,8 @@ func TestHelpRendersPerContext(t *testing.T) {
 		t.Errorf("chat help while a turn runs = %q, want cancel turn", s)
 	}
 	// The full reference lists every group.
-	if n := len(km.FullHelp()); n != 9 {
-		t.Errorf("FullHelp has %d columns, want 9 groups", n)
+	if n := len(km.FullHelp()); n != 10 {
+		t.Errorf("FullHelp has %d columns, want 10 groups", n)
 	}
 }
 

@@ -77,6 +77,7 @@ type Model struct {
 	baseLayout views.Layout // ComputeLayout's; layout may give the chat what the MCP strip does not need
 	showMCP    bool
 	showAll    bool // full help overlay
+	helpOffset int  // the full help overlay's scroll, in rows
 	help       help.Model
 	closed     bool
 }

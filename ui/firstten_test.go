@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/protocol"
 )
@@ -61,5 +65,54 @@ func TestNewSessionTakesCursor(t *testing.T) {
 	m.Update(press("d"))
 	if m.sessions.confirm != created {
 		t.Fatalf("d offers to dispose %q, want %q", m.sessions.confirm, created)
+	}
+}
+
+// TestHelpOverlayScrolls: at 80x24 the ? overlay was cut and any key
+// closed it (issue 14, item 3). j scrolls it to its end, every binding
+// shows on the way with no line cut, a stray key leaves it open and esc
+// closes it.
+func TestHelpOverlayScrolls(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := fxModel(fxChatState())
+			m.resize(size[0], size[1])
+			m.Update(press("?"))
+			screen := ansi.Strip(m.Render())
+			seen := screen
+			for range 100 {
+				for _, l := range strings.Split(screen, "\n") {
+					if strings.HasSuffix(strings.TrimRight(l, " │┃"), "…") {
+						t.Errorf("a help line is cut: %q", l)
+					}
+				}
+				m.Update(press("j"))
+				if !m.showAll {
+					t.Fatal("j closed the help overlay")
+				}
+				next := ansi.Strip(m.Render())
+				if next == screen {
+					break
+				}
+				screen = next
+				seen += screen
+			}
+			flat := strings.Join(strings.Fields(seen), " ")
+			for _, col := range m.keys.FullHelp() {
+				for _, b := range col {
+					if d := b.Help().Desc; len(b.Keys()) > 0 && !strings.Contains(flat, d) {
+						t.Errorf("the help overlay never shows %q", d)
+					}
+				}
+			}
+			m.Update(press("x"))
+			if !m.showAll {
+				t.Fatal("a key that is not close closed the help overlay")
+			}
+			m.Update(press("esc"))
+			if m.showAll {
+				t.Fatal("esc did not close the help overlay")
+			}
+		})
 	}
 }

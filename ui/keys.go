@@ -43,9 +43,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.quit()
 	}
 	if m.showAll {
-		// The full help overlay is modal: any key closes it, and ? toggles.
-		m.showAll = false
-		return nil
+		return m.keyFullHelp(msg)
 	}
 	if g := m.signin.waitingGrant(); g != nil && m.modal == modalNone {
 		return m.keyGrantOverlay(msg, g)
@@ -173,6 +171,35 @@ func (m *Model) keyGrantOverlay(msg tea.KeyPressMsg, g *grantFlow) tea.Cmd {
 		m.showAll = true
 	case key.Matches(msg, m.keys.Global.Reconnect):
 		return m.reconnect()
+	}
+	return nil
+}
+
+// keyFullHelp handles keys while the ? overlay is up. It is modal and
+// taller than a small screen: the scroll keys move it, close (and quit)
+// leave it, and any other key does nothing rather than throw the reader
+// out of the list.
+func (m *Model) keyFullHelp(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys.HelpScreen
+	page := max(1, m.height-4)
+	by := 0
+	switch {
+	case key.Matches(msg, k.Close):
+		m.showAll, m.helpOffset = false, 0
+	case key.Matches(msg, m.keys.Global.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Up):
+		by = -1
+	case key.Matches(msg, k.Down):
+		by = 1
+	case key.Matches(msg, k.PageUp):
+		by = -page
+	case key.Matches(msg, k.PageDown):
+		by = page
+	}
+	if by != 0 {
+		last := views.FullHelpMaxOffset(m.th, m.help, m.keys, m.width, m.height)
+		m.helpOffset = max(0, min(last, m.helpOffset+by))
 	}
 	return nil
 }

@@ -114,7 +114,7 @@ func (m *Model) overlay() string {
 	maxW := views.DialogWidth(m.width)
 	switch {
 	case m.showAll:
-		return views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height)
+		return views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height, m.helpOffset)
 	case m.modal == modalConfirmDispose:
 		return views.RenderDisposeDialog(m.th, m.keys, m.sessions.confirmTitle(), maxW)
 	case m.modal == modalNewSession:

@@ -105,45 +105,6 @@ func TestIssue14Item2SmallTerminalCards(t *testing.T) {
 	})
 }
 
-// TestIssue14Item3HelpScrolls: the ? overlay was cut at 80×24 (its third
-// column ended in "…", the sign-in and input-form keys missing) and any
-// key closed it. It must scroll with j/↓ and show every key.
-func TestIssue14Item3HelpScrolls(t *testing.T) {
-	skipShort(t)
-	eachSize(t, func(t *testing.T, w, h int) {
-		u := startDemoSession(t, w, h)
-		u.hit(km.Global.Help)
-		screen := u.see("help overlay", func(s string) bool { _, ok := Panel(s, "Keys"); return ok })
-		seen := Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
-		for range 12 {
-			before := screen
-			u.press("j")
-			var err error
-			screen, err = u.s.WaitForFunc(func(s string) bool { return s != before }, 2*time.Second)
-			if _, open := Panel(screen, "Keys"); !open {
-				t.Fatalf("j closed the help overlay instead of scrolling it:\n%s", screen)
-			}
-			if err != nil {
-				break // the end: j no longer moves it
-			}
-			seen += " " + Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
-			for _, l := range strings.Split(PanelText(screen, "Keys"), "\n") {
-				if strings.HasSuffix(strings.TrimRight(l, " │┃"), "…") {
-					t.Errorf("a help line is cut: %q", l)
-				}
-			}
-		}
-		for _, b := range []key.Binding{km.Grant.Accept, km.Grant.Cancel, km.Grant.CopyURL, km.Input.Submit,
-			km.Input.PickNumber, km.Input.Toggle, km.NewSession.Create, km.MCP.SignIn} {
-			if !strings.Contains(seen, b.Help().Desc) {
-				t.Errorf("the help overlay never shows %q", hint(b))
-			}
-		}
-		u.press("Escape")
-		u.see("esc closes it", func(s string) bool { _, ok := Panel(s, "Keys"); return !ok })
-	})
-}
-
 // TestIssue14Item4EmptyChatHint: the empty chat tells what to type: the
 // demo agent's description (demohost.DemoHint) names every path's word.
 func TestIssue14Item4EmptyChatHint(t *testing.T) {
