@@ -222,8 +222,10 @@ func DefaultKeyMap() KeyMap {
 			Cancel:  bind(keys("esc"), "esc", "back"),
 		},
 		MCP: MCPKeys{
-			Up:     bind(keys("up", "k"), "↑/k", "up"),
-			Down:   bind(keys("down", "j"), "↓/j", "down"),
+			// The badges may sit in one row (a short terminal), so the
+			// sideways keys move along them too.
+			Up:     bind(keys("up", "k", "left", "h"), "↑/←", "previous server"),
+			Down:   bind(keys("down", "j", "right", "l"), "↓/→", "next server"),
 			Start:  bind(keys("s"), "s", "start/restart"),
 			Stop:   bind(keys("t"), "t", "stop"),
 			Toggle: bind(keys("space"), "space", "enable/disable"),

@@ -116,3 +116,33 @@ func TestHelpOverlayScrolls(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPPanelSidewaysKeys: the MCP badges may sit in a row, but ←/→/h/l
+// did nothing, and n there did nothing and said nothing (issue 14,
+// item 9).
+func TestMCPPanelSidewaysKeys(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(80, 24)
+	m.focus = focusMCP
+	if len(m.signin.servers()) < 2 {
+		t.Fatal("the fixture needs two MCP servers")
+	}
+	for _, pair := range [][2]string{{"right", "left"}, {"l", "h"}} {
+		m.mcp.sel = 0
+		m.Update(press(pair[0]))
+		if m.mcp.sel != 1 {
+			t.Errorf("%s left the MCP cursor on %d, want 1", pair[0], m.mcp.sel)
+		}
+		m.Update(press(pair[1]))
+		if m.mcp.sel != 0 {
+			t.Errorf("%s left the MCP cursor on %d, want 0", pair[1], m.mcp.sel)
+		}
+	}
+	_, cmd := m.Update(press("n"))
+	if cmd == nil {
+		t.Fatal("n in the MCP panel says nothing")
+	}
+	if st, ok := cmd().(statusMsg); !ok || !strings.Contains(st.text, "session list") {
+		t.Errorf("n in the MCP panel says %#v, want where new sessions are made", st)
+	}
+}

@@ -115,6 +115,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.focus = focusChat
 		}
 		m.resize(m.width, m.height)
+	case m.focus == focusMCP && key.Matches(msg, m.keys.Sessions.New):
+		// n is the session list's; say where it works rather than nothing.
+		return reportInfo(fmt.Sprintf("%s makes a new session from the session list: press %s to go there",
+			m.keys.Sessions.New.Help().Key, m.keys.Global.FocusNext.Help().Key))
 	case m.focus == focusChat && msg.Text != "" && m.hasChat:
 		// Typed text reaching the transcript was meant for the composer.
 		return reportInfo(fmt.Sprintf("the chat has the keys, not the composer: press %s to write a message",

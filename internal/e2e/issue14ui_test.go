@@ -130,3 +130,66 @@ func TestIssue14Item3HelpScrolls(t *testing.T) {
 		u.see("esc closes it", func(s string) bool { _, ok := Panel(s, "Keys"); return !ok })
 	})
 }
+
+// serverSelected is the MCP server the cursor (›) is on, in the column
+// layout (MCPSelected) or the one-row layout of a short terminal
+// ("GitHub ⚠ sign in  ›Filesystem ● ready  …").
+func serverSelected(screen string) string {
+	for _, l := range strings.Split(PanelText(screen, "MCP servers ("), "\n") {
+		if _, rest, ok := strings.Cut(l, "›"); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				return f[0]
+			}
+		}
+	}
+	return ""
+}
+
+// selectServer moves the MCP cursor (the panel focused) onto server,
+// whichever layout the panel has.
+func (u *user) selectServer(server string) {
+	u.t.Helper()
+	for range 6 {
+		screen := u.s.Capture()
+		if serverSelected(screen) == server {
+			return
+		}
+		u.hit(km.MCP.Down)
+		_, _ = u.s.WaitForFunc(func(s string) bool { return serverSelected(s) != serverSelected(screen) }, 2*time.Second)
+	}
+	u.t.Fatalf("the MCP cursor never reached %s:\n%s", server, u.s.Capture())
+}
+
+// TestIssue14Item9MCPPanelKeys: the MCP badges sit in a row but ←/→/h/l
+// did nothing, and n there did nothing and said nothing.
+func TestIssue14Item9MCPPanelKeys(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
+		for range 5 {
+			u.hit(km.MCP.Up)
+		}
+		first := u.see("a server selected", func(s string) bool { return serverSelected(s) != "" })
+		for _, pair := range [][2]string{{"Right", "Left"}, {"l", "h"}} {
+			from := serverSelected(first)
+			u.press(pair[0])
+			if _, err := u.s.WaitForFunc(func(s string) bool { return serverSelected(s) != from }, 5*time.Second); err != nil {
+				t.Errorf("%s did not move the MCP cursor off %s", pair[0], from)
+				continue
+			}
+			u.press(pair[1])
+			if _, err := u.s.WaitForFunc(func(s string) bool { return serverSelected(s) == from }, 5*time.Second); err != nil {
+				t.Errorf("%s did not move the MCP cursor back to %s", pair[1], from)
+			}
+		}
+		before := statusLine(u.s.Capture())
+		u.press("n")
+		if _, err := u.s.WaitForFunc(func(s string) bool {
+			_, dialog := Panel(s, "New session")
+			return dialog || statusLine(s) != before
+		}, 5*time.Second); err != nil {
+			t.Errorf("n in the MCP panel does nothing and says nothing")
+		}
+	})
+}
