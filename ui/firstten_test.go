@@ -146,3 +146,34 @@ func TestMCPPanelSidewaysKeys(t *testing.T) {
 		t.Errorf("n in the MCP panel says %#v, want where new sessions are made", st)
 	}
 }
+
+// TestCtrlCWithDraftAsks: ctrl+c in a composer holding a draft quit and
+// lost it (issue 14, item 10); it asks, n keeps the draft, and y (or a
+// second ctrl+c) quits.
+func TestCtrlCWithDraftAsks(t *testing.T) {
+	for _, answer := range []string{"n", "esc", "y", "ctrl+c"} {
+		t.Run(answer, func(t *testing.T) {
+			m := fxModel(fxChatState())
+			m.resize(80, 24)
+			m.Update(press("i"))
+			for _, r := range "half a thought" {
+				m.Update(press(string(r)))
+			}
+			_, cmd := m.Update(press("ctrl+c"))
+			if runsToQuit(cmd) {
+				t.Fatal("ctrl+c with a draft quit without asking")
+			}
+			if s := ansi.Strip(m.Render()); !strings.Contains(s, "lose the draft") {
+				t.Fatalf("no question on screen:\n%s", s)
+			}
+			_, cmd = m.Update(press(answer))
+			quit := answer == "y" || answer == "ctrl+c"
+			if runsToQuit(cmd) != quit {
+				t.Fatalf("%s: quit %v, want %v", answer, !quit, quit)
+			}
+			if !quit && m.chatPanel.composer.Value() != "half a thought" {
+				t.Fatalf("the draft is %q after %s", m.chatPanel.composer.Value(), answer)
+			}
+		})
+	}
+}

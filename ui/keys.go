@@ -13,7 +13,7 @@ import (
 // context is which keymap.Context has the keyboard right now.
 func (m *Model) context() keymap.Context {
 	switch m.modal {
-	case modalConfirmDispose:
+	case modalConfirmDispose, modalConfirmQuit:
 		return keymap.ContextConfirm
 	case modalNewSession:
 		return keymap.ContextNewSession
@@ -40,7 +40,11 @@ func (m *Model) context() keymap.Context {
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := m.keys.Global
 	if key.Matches(msg, g.Interrupt) {
-		return m.quit()
+		// A second ctrl+c in the dialog quits: the user meant it.
+		if m.modal == modalConfirmQuit {
+			return m.quit()
+		}
+		return m.quitAsking()
 	}
 	if m.showAll {
 		return m.keyFullHelp(msg)
@@ -58,6 +62,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case keymap.ContextNewSession:
 		return m.sessions.keyNewSession(msg)
 	case keymap.ContextConfirm:
+		if m.modal == modalConfirmQuit {
+			return m.keyConfirmQuit(msg)
+		}
 		return m.sessions.keyConfirm(msg)
 	case keymap.ContextInput:
 		if key.Matches(msg, g.Reconnect) {
@@ -100,7 +107,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, g.Quit):
-		return m.quit()
+		return m.quitAsking()
 	case key.Matches(msg, g.Help):
 		m.showAll = true
 	case key.Matches(msg, g.FocusNext):
@@ -204,6 +211,28 @@ func (m *Model) keyFullHelp(msg tea.KeyPressMsg) tea.Cmd {
 	if by != 0 {
 		last := views.FullHelpMaxOffset(m.th, m.help, m.keys, m.width, m.height)
 		m.helpOffset = max(0, min(last, m.helpOffset+by))
+	}
+	return nil
+}
+
+// quitAsking quits, unless the composer holds a draft: quitting would lose
+// it, so the user is asked first.
+func (m *Model) quitAsking() tea.Cmd {
+	if m.modal == modalNone && m.chatPanel.composer.Value() != "" {
+		m.modal = modalConfirmQuit
+		return nil
+	}
+	return m.quit()
+}
+
+// keyConfirmQuit answers the quit dialog: yes quits, no goes back to the
+// draft.
+func (m *Model) keyConfirmQuit(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Confirm.Yes):
+		return m.quit()
+	case key.Matches(msg, m.keys.Confirm.No):
+		m.modal = modalNone
 	}
 	return nil
 }

@@ -172,32 +172,6 @@ func TestIssue14Item6LastErrorOnExit(t *testing.T) {
 	}
 }
 
-// TestIssue14Item10DraftSurvivesCtrlC: ctrl+c in a composer holding a
-// draft quit and lost it; it must ask first.
-func TestIssue14Item10DraftSurvivesCtrlC(t *testing.T) {
-	skipShort(t)
-	eachSize(t, func(t *testing.T, w, h int) {
-		u := startDemoSession(t, w, h)
-		u.hit(km.Chat.FocusComposer)
-		u.see("composer focused", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Composer.Send)) })
-		u.s.SendText("half a thought")
-		u.see("draft typed", chatHas("half a thought"))
-		u.press("C-c")
-		screen, err := u.s.WaitForFunc(func(s string) bool {
-			exited, _ := u.s.Exited()
-			return exited || regexp.MustCompile(`(?i)(draft|discard|quit\?)`).MatchString(s)
-		}, stepTimeout)
-		if exited, _ := u.s.Exited(); exited || err != nil {
-			t.Fatalf("ctrl+c with a draft quit without asking (%v):\n%s", err, screen)
-		}
-		u.press("Escape")
-		u.see("the draft is kept", chatHas("half a thought"))
-		if exited, _ := u.s.Exited(); exited {
-			t.Fatal("answering no still quit")
-		}
-	})
-}
-
 // TestIssue14Item10EscKeepsInputRequest: esc in an input form declined the
 // request for good; it must ask, or close the form and leave the request
 // open (a separate key declines).
