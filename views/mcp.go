@@ -254,8 +254,15 @@ func mcpRowsWindow(th Theme, rows []MCPServerRow, selected int, pending map[stri
 // scrolled so the selected one shows. oneColumn asks for a single column,
 // one line per row in row order.
 func mcpCompact(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, inner, h int, focused, oneColumn bool) []string {
+	// The layout (how many lines, which columns) is chosen from the names
+	// and badges alone, so disabling a server or a pending change does not
+	// reflow the badges from a row into a grid; their suffixes show when
+	// the chosen layout has room for them, and a disabled server is muted
+	// when it has not.
+	base := make([]string, len(rows))
 	plain := make([]string, len(rows))
 	cells := make([]string, len(rows))
+	baseCells := make([]string, len(rows))
 	for i, r := range rows {
 		marker := "  "
 		if !oneColumn {
@@ -271,7 +278,10 @@ func mcpCompact(th Theme, rows []MCPServerRow, selected int, pending map[string]
 		b := th.McpBadge(r.StateKind, authReason(r))
 		text := name + " " + b.Glyph + " " + b.Label
 		styled := th.Text.Bold(true).Render(name) + " " + b.Style.Render(b.Glyph+" "+b.Label)
+		base[i] = marker + text
+		baseCells[i] = marker + styled
 		if !r.Enabled {
+			baseCells[i] = marker + th.Muted.Render(text)
 			text += " · off"
 			styled += th.Muted.Render(" · off")
 		}
@@ -281,31 +291,22 @@ func mcpCompact(th Theme, rows []MCPServerRow, selected int, pending map[string]
 		}
 		plain[i] = marker + text
 		cells[i] = marker + styled
-		if i == selected && focused {
-			cells[i] = th.Selected.Render(plain[i])
-		}
 	}
 	const gap = 2
 	n := len(rows)
 	nLines, widths := n, []int{inner}
 	if !oneColumn {
-		for lines := 1; lines <= n; lines++ {
-			cols := (n + lines - 1) / lines
-			ws := make([]int, cols)
-			total := gap * (cols - 1)
-			for i := range rows {
-				ws[i/lines] = max(ws[i/lines], lipgloss.Width(plain[i]))
-			}
-			for _, w := range ws {
-				total += w
-			}
-			if total <= inner || cols == 1 {
-				nLines, widths = lines, ws
-				if cols == 1 {
-					widths = []int{inner}
-				}
-				break
-			}
+		nLines, widths = mcpColumns(base, inner, gap)
+		if full, ws := mcpColumns(plain, inner, gap); full != nLines {
+			// The suffixes do not fit the layout: show the rows without.
+			plain, cells = base, baseCells
+		} else {
+			widths = ws
+		}
+	}
+	for i := range rows {
+		if i == selected && focused {
+			cells[i] = th.Selected.Render(plain[i])
 		}
 	}
 	out := make([]string, nLines)
@@ -329,6 +330,31 @@ func mcpCompact(th Theme, rows []MCPServerRow, selected int, pending map[string]
 		first = sel - h + 1
 	}
 	return out[first : first+h]
+}
+
+// mcpColumns is the fewest lines the cells fit in, side by side in
+// columns gap cells apart within inner, and the columns' widths (one
+// column of inner cells when nothing narrower fits).
+func mcpColumns(cells []string, inner, gap int) (lines int, widths []int) {
+	n := len(cells)
+	for lines := 1; lines <= n; lines++ {
+		cols := (n + lines - 1) / lines
+		ws := make([]int, cols)
+		total := gap * (cols - 1)
+		for i, c := range cells {
+			ws[i/lines] = max(ws[i/lines], lipgloss.Width(c))
+		}
+		for _, w := range ws {
+			total += w
+		}
+		if cols == 1 {
+			return lines, []int{inner}
+		}
+		if total <= inner {
+			return lines, ws
+		}
+	}
+	return n, []int{inner}
 }
 
 // windowBlocks picks consecutive blocks around selected that fit in h

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,5 +236,35 @@ func TestClientPluginServers(t *testing.T) {
 		Id: plugin.Id, Uri: plugin.Uri, Name: plugin.Name, Enabled: true, Type: "plugin", Children: plugin.Children}))
 	if n, _ := count(MCPServerRows(SessionCustomizations(surfaced))); n != 1 {
 		t.Fatalf("surfaced client server listed %d times, want once", n)
+	}
+}
+
+// Disabling a server or a change in flight does not reflow the badges
+// from a row into a grid (issue 14, item 10): the layout comes from the
+// names and badges alone.
+func TestMCPBadgesKeepTheirLayout(t *testing.T) {
+	rows := MCPServerRows(mcpCustomizations())[:4]
+	for i := range rows {
+		rows[i].Enabled = true
+	}
+	inner := 40
+	lines := func(rows []MCPServerRow, pending map[string]bool) int {
+		return len(mcpCompact(noColorTheme, rows, 0, pending, inner, 10, true, false))
+	}
+	// The narrowest panel that holds the four in one row: no room to spare.
+	for lines(rows, nil) > 1 && inner < 200 {
+		inner++
+	}
+	before := lines(rows, nil)
+	if before != 1 {
+		t.Fatalf("four servers take %d lines in %d cells, want the one row the test starts from", before, inner)
+	}
+	off := slices.Clone(rows)
+	off[1].Enabled = false
+	if got := lines(off, nil); got != before {
+		t.Errorf("disabling %s reflowed the badges from %d lines to %d", off[1].Name, before, got)
+	}
+	if got := lines(rows, map[string]bool{rows[2].ID: true}); got != before {
+		t.Errorf("a pending change reflowed the badges from %d lines to %d", before, got)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/ahptui/ahptui/demohost"
 )
 
 // changed waits (bounded) for the chat panel to differ from before and
@@ -219,4 +221,74 @@ func TestIssue14Item10DraftSurvivesCtrlC(t *testing.T) {
 			t.Fatal("answering no still quit")
 		}
 	})
+}
+
+// serverBadgeIs is mcpBadgeIs that also reads the one-row layout, where a
+// badge follows its server's name up to a run of spaces.
+func serverBadgeIs(server, want string) func(string) bool {
+	return func(s string) bool {
+		if mcpBadgeIs(server, want)(s) {
+			return true
+		}
+		for _, l := range strings.Split(PanelText(s, "MCP servers ("), "\n") {
+			i := strings.Index(l, server+" ")
+			if i < 0 {
+				continue
+			}
+			badge, _, _ := strings.Cut(strings.TrimLeft(l[i+len(server):], " "), "  ")
+			return strings.HasPrefix(badge, want)
+		}
+		return false
+	}
+}
+
+// TestIssue14Item10DisableKeepsBadgeRow: disabling a server reflowed the
+// MCP badges from one row into a grid.
+func TestIssue14Item10DisableKeepsBadgeRow(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		u.see("MCP servers settle", func(s string) bool {
+			return serverBadgeIs("Filesystem", "● ready")(s) && serverBadgeIs("Flaky", "✗ error")(s)
+		})
+		// layout is how the badges sit: how many lines name a server, and
+		// the most servers one line names (4 in a row, 1 in a column).
+		layout := func(s string) [2]int {
+			var l [2]int
+			for _, line := range strings.Split(PanelText(s, "MCP servers ("), "\n") {
+				n := 0
+				for _, name := range []string{"GitHub", "Filesystem", "Deploy", "Flaky"} {
+					if strings.Contains(line, name) {
+						n++
+					}
+				}
+				if n > 0 {
+					l[0]++
+				}
+				l[1] = max(l[1], n)
+			}
+			return l
+		}
+		before := layout(u.s.Capture())
+		u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
+		u.selectServer("Filesystem")
+		u.hit(km.MCP.Toggle)
+		screen := u.see("Filesystem disabled", serverBadgeIs("Filesystem", "○ stopped"))
+		if after := layout(screen); after != before {
+			t.Errorf("disabling a server reflowed the MCP badges from %d lines (at most %d a line) to %d (at most %d):\n%s",
+				before[0], before[1], after[0], after[1], PanelText(screen, "MCP servers ("))
+		}
+	})
+}
+
+// TestIssue14Item10StatusUsesTitle: status messages named the tool by its
+// internal name ("denied write_file") instead of the card's title.
+func TestIssue14Item10StatusUsesTitle(t *testing.T) {
+	skipShort(t)
+	u := startDemoSession(t, 120, 40)
+	u.answerCard("please write the changelog", `needs approval\s+Write file`, km.Chat.Deny)
+	screen := u.see("denied", func(s string) bool { return strings.Contains(statusLine(s), "denied") })
+	if l := statusLine(screen); strings.Contains(l, demohost.ToolWriteFile) || !strings.Contains(l, "Write file") {
+		t.Errorf("the status line names the tool %q, want its title \"Write file\"", l)
+	}
 }
