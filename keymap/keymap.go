@@ -116,7 +116,10 @@ type InputKeys struct {
 	NextField key.Binding
 	PrevField key.Binding
 	Submit    key.Binding
-	Decline   key.Binding
+	Decline   key.Binding // answers the request with a refusal, for good
+	// Close puts the form away and leaves the request waiting (! opens it
+	// again): esc is pressed to back out, not to refuse.
+	Close key.Binding
 
 	ChoiceUp   key.Binding
 	ChoiceDown key.Binding
@@ -241,7 +244,8 @@ func DefaultKeyMap() KeyMap {
 			NextField: bind(keys("tab"), "tab", "next field"),
 			PrevField: bind(keys("shift+tab"), "shift+tab", "prev field"),
 			Submit:    bind(keys("ctrl+s"), "ctrl+s", "submit"),
-			Decline:   bind(keys("esc"), "esc", "decline"),
+			Decline:   bind(keys("ctrl+d"), "ctrl+d", "decline"),
+			Close:     bind(keys("esc"), "esc", "close, answer later"),
 
 			ChoiceUp:   bind(keys("up"), "↑", "previous option"),
 			ChoiceDown: bind(keys("down"), "↓", "next option"),
@@ -375,12 +379,12 @@ func (k GrantKeys) FullHelp() [][]key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (k InputKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextField, k.Submit, k.Decline}
+	return []key.Binding{k.NextField, k.Submit, k.Close, k.Decline}
 }
 
 // FullHelp implements help.KeyMap.
 func (k InputKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.NextField, k.PrevField, k.Submit, k.Decline}}
+	return [][]key.Binding{{k.NextField, k.PrevField, k.Submit, k.Close, k.Decline}}
 }
 
 // ShortHelp implements help.KeyMap.

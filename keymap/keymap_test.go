@@ -70,6 +70,7 @@ func TestKeyNamesMatchBubbletea(t *testing.T) {
 		"ctrl+r":    {Code: 'r', Mod: tea.ModCtrl},
 		"ctrl+s":    {Code: 's', Mod: tea.ModCtrl},
 		"ctrl+x":    {Code: 'x', Mod: tea.ModCtrl},
+		"ctrl+d":    {Code: 'd', Mod: tea.ModCtrl},
 	}
 	km := DefaultKeyMap()
 	km.Composer.Queue.SetEnabled(true) // check its keys too

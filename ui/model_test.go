@@ -258,10 +258,33 @@ func TestKeysInputRequest(t *testing.T) {
 		d.sendMessage("ask me")
 		d.expectSent("chat/turnStarted")
 		it := d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
-		d.keys("]", "a", "esc")
+		d.keys("]", "a", "ctrl+d")
 		c := d.expectSent("chat/inputCompleted")[0].Action.Variant.(protocol.ChatInputCompletedAction)
 		if c.RequestId != it.ID || c.Response != protocol.ChatInputResponseKindDecline {
 			t.Fatalf("inputCompleted = %+v", c)
+		}
+	})
+	// esc backs out of the form and leaves the request waiting (issue 14,
+	// item 10): it used to decline it for good.
+	t.Run("esc closes, the request waits", func(t *testing.T) {
+		d := newDriver(t, nil)
+		d.openDemo()
+		d.sendMessage("ask me")
+		d.expectSent("chat/turnStarted")
+		it := d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
+		d.keys("]", "a", "esc")
+		if d.m.modal == modalInput {
+			t.Fatal("esc left the form open")
+		}
+		if sent := d.rec.take(); len(sent) != 0 {
+			t.Fatalf("esc sent %v, want nothing", sent)
+		}
+		if _, ok := d.itemWhere(func(c chatItem) bool { return c.ID == it.ID && c.needsUser(nil) }); !ok {
+			t.Fatal("the input request no longer waits")
+		}
+		d.keys("!")
+		if d.m.modal != modalInput {
+			t.Fatal("! did not open the waiting request's form again")
 		}
 	})
 }

@@ -152,29 +152,3 @@ func TestIssue14Item6LastErrorOnExit(t *testing.T) {
 		t.Errorf("the last error is not printed on exit:\n%s", s)
 	}
 }
-
-// TestIssue14Item10EscKeepsInputRequest: esc in an input form declined the
-// request for good; it must ask, or close the form and leave the request
-// open (a separate key declines).
-func TestIssue14Item10EscKeepsInputRequest(t *testing.T) {
-	skipShort(t)
-	eachSize(t, func(t *testing.T, w, h int) {
-		u := startDemoSession(t, w, h)
-		u.sendMessage("ask me")
-		screen := u.see("the form", func(s string) bool { return strings.Contains(s, "Target environment") })
-		u.press("Escape")
-		screen, _ = u.s.WaitForFunc(func(s string) bool { return s != screen }, stepTimeout)
-		if regexp.MustCompile(`(?i)decline.*\?`).MatchString(screen) {
-			u.hit(km.Confirm.No) // keep the request
-		}
-		u.hit(km.Chat.NextBlocker)
-		// The form is open again (its keys have the footer): the request
-		// still waits, rather than showing as a declined card.
-		u.see("the request is still open", func(s string) bool {
-			return strings.Contains(s, "Target environment") && strings.Contains(helpLine(s), hint(km.Input.Submit))
-		})
-		if strings.Contains(chatText(u.s.Capture()), "will not ship") {
-			t.Error("esc declined the request")
-		}
-	})
-}
