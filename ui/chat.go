@@ -254,7 +254,7 @@ func (cp *chatPanel) reset() {
 // resize fits the composer to a chat panel width cells wide.
 func (cp *chatPanel) resize(width int) {
 	cp.composer.SetWidth(max(width-4, 4))
-	cp.composer.SetHeight(composerHeight)
+	cp.composer.SetHeight(cp.composerLines())
 	cp.tr = nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -173,6 +174,36 @@ func TestCtrlCWithDraftAsks(t *testing.T) {
 			}
 			if !quit && m.chatPanel.composer.Value() != "half a thought" {
 				t.Fatalf("the draft is %q after %s", m.chatPanel.composer.Value(), answer)
+			}
+		})
+	}
+}
+
+// TestEmptyChatSaysWhatToType: a chat with no turns shows the agent's
+// description, which for the demo names every path's word (issue 14,
+// item 4), and the empty composer takes one line so it fits at 80x24
+// (item 2).
+func TestEmptyChatSaysWhatToType(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := fxModel(protocol.ChatState{})
+			m.root.Agents[0].Description = demohost.DemoHint()
+			m.sess.Provider = m.root.Agents[0].Provider
+			m.resize(size[0], size[1])
+			m.settle()
+			flat := strings.Join(strings.Fields(ansi.Strip(m.Render())), " ")
+			for _, p := range append([]demohost.DemoPath{demohost.DemoTour}, demohost.DemoPaths...) {
+				if !strings.Contains(flat, `"`+p.Word+`"`) {
+					t.Errorf("the empty chat does not name %q:\n%s", p.Word, ansi.Strip(m.Render()))
+				}
+			}
+			if h := m.chatPanel.composerLines(); h != 1 {
+				t.Errorf("the empty composer takes %d lines, want 1", h)
+			}
+			m.Update(press("i"))
+			m.Update(press("x"))
+			if h := m.chatPanel.composer.Height(); h != composerHeight {
+				t.Errorf("a composer with a draft is %d lines, want %d", h, composerHeight)
 			}
 		})
 	}

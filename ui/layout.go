@@ -130,5 +130,6 @@ func (m *Model) overlay() string {
 	return ""
 }
 
-// composerHeight is the composer's height in lines.
+// composerHeight is the composer's height in lines while it holds a draft
+// (composerLines).
 const composerHeight = 3

@@ -22,58 +22,6 @@ import (
 	"github.com/ahptui/ahptui/demohost"
 )
 
-// TestIssue14Item2SmallTerminalCards: at 80×24 the chat is about 8 lines;
-// an approval card arrived with its action line below the fold and the
-// view stopped following; after answering, the agent's last line stayed
-// hidden with "scrolled" showing. A new card must come fully into view,
-// following resumes after it is answered, and the empty composer takes
-// one line.
-func TestIssue14Item2SmallTerminalCards(t *testing.T) {
-	skipShort(t)
-	eachSize(t, func(t *testing.T, w, h int) {
-		u := startDemoSession(t, w, h)
-		screen := u.s.Capture()
-		lines, _ := Panel(screen, chatTitle)
-		for i, l := range lines {
-			if strings.Contains(l, "Write a message") {
-				if rest := strings.TrimSpace(strings.Trim(strings.Join(lines[i+1:], ""), " │┃")); len(lines[i+1:]) > 0 {
-					t.Errorf("the empty composer takes %d lines, want 1 (below it: %q)", len(lines)-i, rest)
-				}
-				break
-			}
-		}
-		u.sendMessage("please write the changelog")
-		u.see("approval card", chatMatches(`needs approval\s+Write file`))
-		u.see("its action line is in view", func(s string) bool {
-			c := chatText(s)
-			return strings.Contains(c, hint(km.Chat.Approve)) && strings.Contains(c, hint(km.Chat.Deny))
-		})
-		u.hit(km.Chat.Approve)
-		screen = u.see("the agent's last line is in view", chatHas("That is all."))
-		if strings.Contains(screen, "scrolled") {
-			t.Errorf("following did not resume after the card was answered:\n%s", screen)
-		}
-	})
-}
-
-// TestIssue14Item4EmptyChatHint: the empty chat tells what to type: the
-// demo agent's description (demohost.DemoHint) names every path's word.
-func TestIssue14Item4EmptyChatHint(t *testing.T) {
-	skipShort(t)
-	eachSize(t, func(t *testing.T, w, h int) {
-		u := startDemoSession(t, w, h)
-		u.see("the empty chat names every demo path", func(s string) bool {
-			c := chatText(s)
-			for _, p := range append([]demohost.DemoPath{demohost.DemoTour}, demohost.DemoPaths...) {
-				if !regexp.MustCompile(`\b` + p.Word + `\b`).MatchString(c) {
-					return false
-				}
-			}
-			return true
-		})
-	})
-}
-
 // TestIssue14Item5RetryByItself: an unreachable host is retried with
 // backoff without a key press, the screen says when the next try is, and
 // the app connects once the host comes up.
