@@ -80,4 +80,8 @@ type Model struct {
 	helpOffset int  // the full help overlay's scroll, in rows
 	help       help.Model
 	closed     bool
+	// connTries counts failed first connects since the last success; the
+	// retry a failure schedules carries it, so a retry overtaken by a
+	// newer one (ctrl+r) does nothing.
+	connTries int
 }

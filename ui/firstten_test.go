@@ -1,15 +1,19 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 // TestScrollFromTopMovesAtOnce: after home (or pgup past the top) the
@@ -206,5 +210,50 @@ func TestEmptyChatSaysWhatToType(t *testing.T) {
 				t.Errorf("a composer with a draft is %d lines, want %d", h, composerHeight)
 			}
 		})
+	}
+}
+
+// TestUnreachableHostRetried: a first connect that fails is tried again on
+// its own, backing off, and the status bar says when (issue 14, item 5).
+func TestUnreachableHostRetried(t *testing.T) {
+	tries := 0
+	m := New(Config{Host: "ws://127.0.0.1:9/",
+		Connect: func(context.Context) (Client, error) { tries++; return nil, errors.New("dial tcp: connection refused") },
+		Clock:   func() time.Time { return fixedNow }, NewID: func() string { return "id" }, NoColor: true, Tick: -1,
+	})
+	m.resize(120, 40)
+	for i, want := range []string{"next try in 1s", "next try in 2s", "next try in 4s"} {
+		cmd := m.onConnected(connectedMsg{err: errors.New("dial tcp: connection refused")})
+		if cmd == nil {
+			t.Fatalf("failure %d scheduled no retry", i+1)
+		}
+		if bar := ansi.Strip(m.Render()); !strings.Contains(bar, want) {
+			t.Fatalf("failure %d: the screen does not say %q:\n%s", i+1, want, bar)
+		}
+		if m.Update(retryConnect{try: m.connTries - 1}); m.status.conn.state != views.ConnFailed {
+			t.Fatal("a retry overtaken by a newer one still ran")
+		}
+		_, cmd = m.Update(retryConnect{try: m.connTries})
+		if m.status.conn.state != views.ConnConnecting || cmd == nil {
+			t.Fatalf("retry %d did not connect again", i+1)
+		}
+		if msg, ok := cmd().(connectedMsg); !ok || msg.err == nil {
+			t.Fatalf("retry %d: %#v, want the connect result", i+1, msg)
+		}
+	}
+	if tries != 3 {
+		t.Fatalf("connected %d times, want 3", tries)
+	}
+}
+
+// The next try stays on a bar too narrow for the whole connect error.
+func TestNextTryOutlivesLongError(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.client = nil
+	m.resize(120, 40)
+	long := errors.New("connect to ws://127.0.0.1:39863/: jsonrpc: dial ws://127.0.0.1:39863/: dial tcp 127.0.0.1:39863: connect: connection refused")
+	m.onConnected(connectedMsg{err: long})
+	if bar := ansi.Strip(m.Render()); !strings.Contains(bar, "next try in 1s") {
+		t.Fatalf("the bar lost the next try:\n%s", bar)
 	}
 }

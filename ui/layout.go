@@ -38,7 +38,7 @@ func (m *Model) Render() string {
 	if !l.MCP.Empty() {
 		panels = append(panels, views.ScreenPanel{Rect: l.MCP, Lines: m.mcp.view(l.MCP.W, l.MCP.H)})
 	}
-	return views.ComposeScreen(l, panels, m.helpLine(), m.status.view(m.th, m.cfg.Host, len(m.chatPanel.blockers()), l.Width), m.overlay())
+	return views.ComposeScreen(l, panels, m.helpLine(), m.status.view(m.th, m.cfg.Host, len(m.chatPanel.blockers()), l.Width, m.clock()), m.overlay())
 }
 
 // fittedLayout gives the chat the rows the MCP strip under it does not

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+	"math"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -28,6 +30,7 @@ type connInfo struct {
 	failedReason string
 	failedHint   string
 	version      string
+	nextTry      time.Time // when a failed connect is tried again (zero: not)
 }
 
 // statusMsg is a message for the status line. Components never write the
@@ -68,8 +71,12 @@ func (s *statusLine) expire(now time.Time) {
 
 // view is the status bar width cells wide for host, counting needsInput
 // things that wait on the user.
-func (s *statusLine) view(th views.Theme, host string, needsInput, width int) string {
-	return views.RenderStatusBar(th, views.StatusBar{
+func (s *statusLine) view(th views.Theme, host string, needsInput, width int, now time.Time) string {
+	next := ""
+	if s.conn.state == views.ConnFailed && !s.conn.nextTry.IsZero() {
+		next = fmt.Sprintf("next try in %ds", max(0, int(math.Ceil(s.conn.nextTry.Sub(now).Seconds()))))
+	}
+	return views.RenderStatusBar(th, views.StatusBar{NextTry: next,
 		Host: host, ProtocolVersion: s.conn.version, State: s.conn.state,
 		Attempt: s.conn.attempt, Cause: s.conn.cause,
 		FailedReason: s.conn.failedReason, FailedHint: s.conn.failedHint,

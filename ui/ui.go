@@ -85,6 +85,7 @@ type (
 		err    error
 	}
 	eventMsg      struct{ ev protocol.Event }
+	retryConnect  struct{ try int }
 	eventsClosed  struct{}
 	subscribedMsg struct {
 		channel string

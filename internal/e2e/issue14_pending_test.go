@@ -12,35 +12,11 @@ package e2e
 // the fix must do.
 
 import (
-	"context"
-	"regexp"
 	"strings"
 	"testing"
 
 	"charm.land/bubbles/v2/key"
-
-	"github.com/ahptui/ahptui/demohost"
 )
-
-// TestIssue14Item5RetryByItself: an unreachable host is retried with
-// backoff without a key press, the screen says when the next try is, and
-// the app connects once the host comes up.
-func TestIssue14Item5RetryByItself(t *testing.T) {
-	skipShort(t)
-	addr := closedPort(t)
-	u := startApp(t, 120, 40, "--host", "ws://"+addr+"/")
-	u.see("next try announced", func(s string) bool {
-		return regexp.MustCompile(`(?i)(retry|retrying|next try|trying again)\D{0,20}\d+\s*s`).MatchString(s)
-	})
-	h, err := demohost.Start(context.Background(), demohost.Config{Addr: addr})
-	if err != nil {
-		t.Fatalf("start the host late on %s: %v", addr, err)
-	}
-	t.Cleanup(func() { h.Close() })
-	if _, err := u.s.WaitForFunc(func(s string) bool { return strings.Contains(statusLine(s), "● connected") }, startTimeout); err != nil {
-		t.Fatalf("never connected by itself once the host was up: %v", err)
-	}
-}
 
 // historyKey finds the binding that opens the message history by its help
 // text; the follow-up adds it to keymap/.
