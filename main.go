@@ -208,5 +208,10 @@ func runApp(o options) error {
 	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
 		return fmt.Errorf("terminal UI: %w", runErr)
 	}
+	// The status bar cut it to its width and the screen is gone: an error
+	// the session ended on is printed whole.
+	if e := m.LastError(); e != "" {
+		fmt.Fprintln(os.Stderr, "ahptui: last error: "+views.Sanitize(e))
+	}
 	return nil
 }

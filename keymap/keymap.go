@@ -47,6 +47,9 @@ type GlobalKeys struct {
 	FocusPrev key.Binding
 	Reconnect key.Binding
 	ToggleMCP key.Binding
+	// Messages opens the status line's history: a message cut to the
+	// bar's width is read whole there.
+	Messages key.Binding
 }
 
 // SessionKeys drive the session list.
@@ -193,6 +196,7 @@ func DefaultKeyMap() KeyMap {
 			FocusPrev: bind(keys("shift+tab"), "shift+tab", "prev panel"),
 			Reconnect: bind(keys("ctrl+r"), "ctrl+r", "reconnect"),
 			ToggleMCP: bind(keys("m"), "m", "toggle MCP panel"),
+			Messages:  bind(keys("L"), "L", "message history"),
 		},
 		Sessions: SessionKeys{
 			Up:      bind(keys("up", "k"), "↑/k", "up"),
@@ -316,7 +320,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.FocusNext, k.FocusPrev, k.ToggleMCP},
-		{k.Reconnect, k.Help, k.Quit},
+		{k.Reconnect, k.Messages, k.Help, k.Quit},
 	}
 }
 
@@ -471,7 +475,7 @@ func (c Context) TextEntry() bool {
 // bindings are left out.
 func (k KeyMap) Active(ctx Context) []key.Binding {
 	g := k.Global
-	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP}
+	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.Messages}
 	var view []key.Binding
 	switch ctx {
 	case ContextSessions:

@@ -78,6 +78,7 @@ type Model struct {
 	showMCP    bool
 	showAll    bool // full help overlay
 	helpOffset int  // the full help overlay's scroll, in rows
+	showMsgs   bool // the message history overlay
 	help       help.Model
 	closed     bool
 	// connTries counts failed first connects since the last success; the

@@ -257,3 +257,31 @@ func TestNextTryOutlivesLongError(t *testing.T) {
 		t.Fatalf("the bar lost the next try:\n%s", bar)
 	}
 }
+
+// TestMessageHistoryWhole: a message cut to the status bar's width is
+// read whole in the message history, and the error the session ends on is
+// what LastError gives main to print (issue 14, item 6).
+func TestMessageHistoryWhole(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(80, 24)
+	tail := "enable it before starting it"
+	m.Update(statusMsg{err: errors.New("host rejected session/mcpServerStartRequested: this MCP server is disabled for the session; " + tail)})
+	if bar := ansi.Strip(m.Render()); strings.Contains(strings.Join(strings.Fields(bar), " "), tail) {
+		t.Fatal("the bar shows the whole error; the test needs one it cuts")
+	}
+	m.Update(press("L"))
+	if flat := strings.Join(strings.Fields(ansi.Strip(m.Render())), " "); !strings.Contains(strings.ReplaceAll(flat, "│ ", ""), "before starting") {
+		t.Fatalf("the history does not show the error whole:\n%s", ansi.Strip(m.Render()))
+	}
+	m.Update(press("esc"))
+	if m.showMsgs {
+		t.Fatal("esc did not close the history")
+	}
+	if e := m.LastError(); !strings.Contains(e, tail) {
+		t.Fatalf("LastError = %q, want the whole error", e)
+	}
+	m.Update(statusMsg{text: "all good"})
+	if e := m.LastError(); e != "" {
+		t.Fatalf("LastError = %q after an informational message, want none", e)
+	}
+}

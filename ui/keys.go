@@ -49,6 +49,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.showAll {
 		return m.keyFullHelp(msg)
 	}
+	if m.showMsgs {
+		// Like the help: modal; close (or the key that opened it) leaves.
+		switch {
+		case key.Matches(msg, m.keys.HelpScreen.Close), key.Matches(msg, g.Messages):
+			m.showMsgs = false
+		case key.Matches(msg, g.Quit):
+			return m.quitAsking()
+		}
+		return nil
+	}
 	if g := m.signin.waitingGrant(); g != nil && m.modal == modalNone {
 		return m.keyGrantOverlay(msg, g)
 	}
@@ -110,6 +120,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.quitAsking()
 	case key.Matches(msg, g.Help):
 		m.showAll = true
+	case key.Matches(msg, g.Messages):
+		m.showMsgs = true
 	case key.Matches(msg, g.FocusNext):
 		m.cycleFocus(1)
 	case key.Matches(msg, g.FocusPrev):

@@ -115,6 +115,8 @@ func (m *Model) overlay() string {
 	switch {
 	case m.showAll:
 		return views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height, m.helpOffset)
+	case m.showMsgs:
+		return views.RenderMessageHistory(m.th, m.keys, m.status.history, m.width, m.height)
 	case m.modal == modalConfirmQuit:
 		return views.RenderQuitDialog(m.th, m.keys, maxW)
 	case m.modal == modalConfirmDispose:

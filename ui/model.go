@@ -377,3 +377,8 @@ func (m *Model) failed(err error, channel string) tea.Cmd {
 
 // connRetryMax is the longest wait between two tries of a first connect.
 const connRetryMax = 30 * time.Second
+
+// LastError is the error the status line showed when the program ended,
+// "" when it showed none: main prints it after the screen is restored, so
+// an error that ended the session can be read whole.
+func (m *Model) LastError() string { return m.status.lastError() }

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -17,7 +18,14 @@ type statusLine struct {
 	text  string
 	isErr bool
 	at    time.Time
+	// history is every message shown, oldest first, at most
+	// historyLen: the bar cuts a long one to its width, the history
+	// (Global.Messages) shows it whole.
+	history []views.StatusEntry
 }
+
+// historyLen is how many status messages the history keeps.
+const historyLen = 100
 
 // statusTTL is how long an informational status message stays; errors stay
 // until the next message, so one is never missed.
@@ -57,9 +65,23 @@ func (s *statusLine) update(msg statusMsg, now time.Time) {
 	s.at = now
 	if msg.err != nil {
 		s.text, s.isErr = withAdvice(msg.err), true
-		return
+	} else {
+		s.text, s.isErr = msg.text, false
 	}
-	s.text, s.isErr = msg.text, false
+	if s.text != "" {
+		s.history = append(s.history, views.StatusEntry{At: now, Text: s.text, IsError: s.isErr})
+		if len(s.history) > historyLen {
+			s.history = slices.Delete(s.history, 0, len(s.history)-historyLen)
+		}
+	}
+}
+
+// lastError is the error the status line shows, "" when it shows none.
+func (s *statusLine) lastError() string {
+	if s.isErr {
+		return s.text
+	}
+	return ""
 }
 
 // expire drops an informational message older than statusTTL.
