@@ -19,13 +19,17 @@ type chatPanel struct {
 	signin   *signIn      // grant flows and agent prompts drawn in the chat
 	sessions *sessionList // other sessions' blockers, for !
 
-	sel       chatSel
-	expanded  map[string]bool
-	scroll    int
-	pin       bool // settle scrolls the selected card into view
-	composer  textarea.Model
-	ourTurns  map[string]time.Time
-	blockerAt int
+	sel      chatSel
+	expanded map[string]bool
+	scroll   int
+	pin      bool // settle scrolls the selected card into view
+	// cardScroll is set while the scroll is settle's, to show a card,
+	// not the user's: once that card is answered the view follows the
+	// chat's end again.
+	cardScroll bool
+	composer   textarea.Model
+	ourTurns   map[string]time.Time
+	blockerAt  int
 
 	// tr caches the open chat's rendered turns.
 	tr           *views.Transcript
@@ -138,6 +142,7 @@ func (cp *chatPanel) followBlocker() {
 // transcript: an offset past the top would make the next keys down undo
 // nothing the user can see.
 func (cp *chatPanel) scrollBy(n int) {
+	cp.cardScroll = false
 	cp.scroll = max(0, min(cp.scroll+n, cp.maxScroll()))
 }
 
@@ -239,6 +244,10 @@ func (cp *chatPanel) blockersChanged() {
 	}
 	if slices.Equal(waiting, cp.waiting) && cp.seenChat == cp.openChat {
 		return
+	}
+	// The card the view moved to was answered: follow the chat again.
+	if cp.cardScroll && slices.Contains(cp.waiting, cp.sel.item) && !slices.Contains(waiting, cp.sel.item) {
+		cp.scroll, cp.cardScroll = 0, false
 	}
 	cp.waiting = waiting
 	cp.followBlocker()

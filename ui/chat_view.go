@@ -175,6 +175,7 @@ func (cp *chatPanel) settle(rect views.Rect) {
 		// from the end; scroll only when the card is not all inside.
 		if fromEnd > cp.scroll+h || fromEnd-height < cp.scroll {
 			cp.scroll = max(fromEnd-h, 0)
+			cp.cardScroll = cp.scroll > 0
 		}
 	}
 }

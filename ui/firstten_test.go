@@ -285,3 +285,30 @@ func TestMessageHistoryWhole(t *testing.T) {
 		t.Fatalf("LastError = %q after an informational message, want none", e)
 	}
 }
+
+// TestFollowResumesAfterCard: when the view scrolled up to show a card
+// that waits on the user, answering it (the card stops waiting) brings the
+// view back to the chat's end, so the agent's next lines are seen (issue
+// 14, item 2); a scroll the user made stays.
+func TestFollowResumesAfterCard(t *testing.T) {
+	for _, userScrolled := range []bool{false, true} {
+		m := fxModel(fxChatState())
+		m.resize(80, 24)
+		cp := m.chatPanel
+		it, ok := cp.newestBlocker()
+		if !ok {
+			t.Fatal("the fixture chat has no card waiting on the user")
+		}
+		cp.blockersChanged()
+		cp.sel, cp.scroll, cp.cardScroll = chatSel{item: it.ID}, 5, true
+		if userScrolled {
+			cp.scrollBy(1)
+		}
+		// The host's answer: nothing waits any more.
+		m.chat = calmChat()
+		cp.blockersChanged()
+		if got := cp.scroll == 0; got == userScrolled {
+			t.Errorf("user scrolled %v: scroll %d after the card was answered", userScrolled, cp.scroll)
+		}
+	}
+}

@@ -213,13 +213,18 @@ func TestKeyDeclineGrant(t *testing.T) {
 	})
 }
 
+// askMe opens the demo and asks for its input request.
+func askMe(t *testing.T) (*driver, chatItem) {
+	d := newDriver(t, nil)
+	d.openDemo()
+	d.sendMessage("ask me")
+	d.expectSent("chat/turnStarted")
+	return d, d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
+}
+
 func TestKeysInputRequest(t *testing.T) {
 	t.Run("answer and submit", func(t *testing.T) {
-		d := newDriver(t, nil)
-		d.openDemo()
-		d.sendMessage("ask me")
-		d.expectSent("chat/turnStarted")
-		it := d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
+		d, it := askMe(t)
 		d.keys("]")
 		// The selected request is framed like a selected card and names
 		// the keys that answer it.
@@ -253,11 +258,7 @@ func TestKeysInputRequest(t *testing.T) {
 		d.until("agent reads the answer", func() bool { return strings.Contains(d.m.Render(), "production") && !d.m.chatPanel.turnRunning() })
 	})
 	t.Run("decline", func(t *testing.T) {
-		d := newDriver(t, nil)
-		d.openDemo()
-		d.sendMessage("ask me")
-		d.expectSent("chat/turnStarted")
-		it := d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
+		d, it := askMe(t)
 		d.keys("]", "a", "ctrl+d")
 		c := d.expectSent("chat/inputCompleted")[0].Action.Variant.(protocol.ChatInputCompletedAction)
 		if c.RequestId != it.ID || c.Response != protocol.ChatInputResponseKindDecline {
@@ -267,11 +268,7 @@ func TestKeysInputRequest(t *testing.T) {
 	// esc backs out of the form and leaves the request waiting (issue 14,
 	// item 10): it used to decline it for good.
 	t.Run("esc closes, the request waits", func(t *testing.T) {
-		d := newDriver(t, nil)
-		d.openDemo()
-		d.sendMessage("ask me")
-		d.expectSent("chat/turnStarted")
-		it := d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
+		d, it := askMe(t)
 		d.keys("]", "a", "esc")
 		if d.m.modal == modalInput {
 			t.Fatal("esc left the form open")
