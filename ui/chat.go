@@ -143,7 +143,11 @@ func (cp *chatPanel) followBlocker() {
 // nothing the user can see.
 func (cp *chatPanel) scrollBy(n int) {
 	cp.cardScroll = false
-	cp.scroll = max(0, min(cp.scroll+n, cp.maxScroll()))
+	cp.scroll = max(0, cp.scroll+n)
+	if cp.openSession != "" && cp.hasChat {
+		_, _, w, h := cp.chatParts(cp.layout.Chat)
+		cp.scroll = cp.transcript().ClampScroll(w, h, cp.scroll, cp.transcriptOptions())
+	}
 }
 
 // maxScroll is the offset that shows the transcript's first line at the
