@@ -24,9 +24,6 @@ import (
 	"github.com/ahptui/ahptui/views"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 0.6)
 
 Usage:
@@ -40,7 +37,9 @@ Examples:
       Starts a scripted AHP host and its OAuth authorization server on
       127.0.0.1 (ephemeral ports) inside this process and connects to it.
       Open the demo session, send a message and watch tool calls, MCP
-      servers and the "grant additional access" prompt.
+      servers and the "grant additional access" prompt. "hello" takes
+      the whole tour; a message with one of these words shows one flow:
+      DEMO_WORDS.
   ahptui --host ws://127.0.0.1:8080/ --no-browser
       Connects to a host; sign-in URLs are shown on screen for you to open
       (handy over SSH) instead of launching a browser.
@@ -51,6 +50,16 @@ Keys: press ? inside the app for every key; q quits.
 
 Flags:
 `
+
+// demoWords lists the words that pick a demo path, from the demo's own
+// table so the usage cannot fall behind it.
+func demoWords() string {
+	words := make([]string, len(demohost.DemoPaths))
+	for i, p := range demohost.DemoPaths {
+		words[i] = p.Word
+	}
+	return strings.Join(words, ", ")
+}
 
 type options struct {
 	host, configDir, logFile string
@@ -75,7 +84,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	o.auth.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usageText)
+			fmt.Fprint(stdout, strings.Replace(usageText, "DEMO_WORDS", demoWords(), 1))
 			fs.VisitAll(func(f *flag.Flag) {
 				name, usage := flag.UnquoteUsage(f)
 				fmt.Fprintf(stdout, "  %s\n      %s\n", strings.TrimSpace("--"+f.Name+" "+name), usage)
@@ -91,6 +100,11 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	}
 	if (o.host == "") == !o.demo {
 		return o, errors.New("give exactly one of --host ws://… or --demo (see --help)")
+	}
+	if !o.demo {
+		if err := checkHostURL(o.host); err != nil {
+			return o, err
+		}
 	}
 	return o, checkHostTransport(o.host, o.insecure)
 }
@@ -110,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if o.version {
-		fmt.Fprintln(stdout, "ahptui", version)
+		fmt.Fprintln(stdout, "ahptui", appStamp())
 		return 0
 	}
 	if err := runApp(o); err != nil {
@@ -169,7 +183,9 @@ func runApp(o options) error {
 		logger.Info("OS keyring unavailable; tokens are kept in the file", "store", kind, "reason", why.Error())
 	}
 
-	ver := version
+	// The host sees the module version only; the revision is for our own
+	// bug reports (--version), not for every host we talk to.
+	ver := appStamp().Version
 	m := ui.New(ui.Config{
 		Host: url,
 		Connect: func(ctx context.Context) (ui.Client, error) {
@@ -180,6 +196,9 @@ func runApp(o options) error {
 				Logger:     logger.With("component", "protocol"),
 			})
 			if err != nil {
+				// The screen shows the error too, but cut to its width;
+				// the log keeps it whole, with when it happened.
+				logger.Warn("connect failed", "host", url, "error", err.Error())
 				return nil, err
 			}
 			return c, nil
@@ -197,6 +216,11 @@ func runApp(o options) error {
 	m.Shutdown()
 	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) {
 		return fmt.Errorf("terminal UI: %w", runErr)
+	}
+	// The status bar cut it to its width and the screen is gone: an error
+	// the session ended on is printed whole.
+	if e := m.LastError(); e != "" {
+		fmt.Fprintln(os.Stderr, "ahptui: last error: "+views.Sanitize(e))
 	}
 	return nil
 }

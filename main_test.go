@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -13,14 +14,28 @@ func TestRunFlags(t *testing.T) {
 		code     int
 		stdout   []string
 		stderr   []string
+		noStderr []string // must not be echoed (a password)
 		noStdout bool
 	}{
 		{name: "neither mode", args: nil, code: 2, stderr: []string{"exactly one of --host", "--demo"}, noStdout: true},
 		{name: "both modes", args: []string{"--demo", "--host", "ws://127.0.0.1:1/"}, code: 2, stderr: []string{"exactly one of --host"}, noStdout: true},
 		{name: "stray argument", args: []string{"--demo", "extra"}, code: 2, stderr: []string{`unexpected argument "extra"`}},
 		{name: "unknown flag", args: []string{"--bogus"}, code: 2, stderr: []string{"flag provided but not defined"}},
-		{name: "help", args: []string{"--help"}, code: 0, stdout: []string{"ahptui --host ws://", "ahptui --demo", "--no-browser", "--config-dir", "--log FILE", "--version", "Examples:"}},
-		{name: "version", args: []string{"--version"}, code: 0, stdout: []string{"ahptui dev"}},
+		{name: "help", args: []string{"--help"}, code: 0, stdout: []string{"ahptui --host ws://", "ahptui --demo", "--no-browser", "--config-dir", "--log FILE", "--version", "Examples:",
+			// Issue 14 item 4: the demo's words are discoverable.
+			`"hello" takes`, "deploy, write, review, fail, ask, stream"}},
+		// Issue 14 item 10: not the placeholder "dev" but the build info's
+		// version (a test binary is "(devel)", unstamped).
+		{name: "version", args: []string{"--version"}, code: 0, stdout: []string{"ahptui (devel)"}},
+		// Issue 14 item 5: a --host that cannot be a WebSocket URL is a
+		// usage error before any UI, naming the accepted form.
+		{name: "host garbage", args: []string{"--host", "garbage"}, code: 2, stderr: []string{`--host "garbage"`, "ws://", "wss://"}, noStdout: true},
+		{name: "host http", args: []string{"--host", "http://x"}, code: 2, stderr: []string{`--host "http://x" is an http URL`, "WebSocket", "ws://", "wss://"}, noStdout: true},
+		{name: "host https", args: []string{"--host", "https://x:8080/"}, code: 2, stderr: []string{"is an https URL", "wss://"}, noStdout: true},
+		{name: "host no host", args: []string{"--host", "ws://"}, code: 2, stderr: []string{"names no host", "ws://"}, noStdout: true},
+		{name: "host bad port", args: []string{"--host", "ws://127.0.0.1:99999/"}, code: 2, stderr: []string{`port "99999"`}, noStdout: true},
+		{name: "host credentials", args: []string{"--host", "ws://me:secret@127.0.0.1:1/"}, code: 2, stderr: []string{"user name or password"}, noStderr: []string{"secret"}, noStdout: true},
+		{name: "host empty", args: []string{"--host", " "}, code: 2, stderr: []string{"--host is empty", "ws://"}, noStdout: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -37,8 +52,55 @@ func TestRunFlags(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", w, errb.String())
 				}
 			}
+			for _, w := range tc.noStderr {
+				if strings.Contains(errb.String(), w) {
+					t.Errorf("stderr echoes %q:\n%s", w, errb.String())
+				}
+			}
 			if tc.noStdout && out.Len() > 0 {
 				t.Errorf("stdout should be empty, got %q", out.String())
+			}
+		})
+	}
+}
+
+// TestCheckHostURLAccepts: the forms a user is told to type pass.
+func TestCheckHostURLAccepts(t *testing.T) {
+	for _, h := range []string{"ws://127.0.0.1:8080/", "ws://localhost:1", "wss://agents.example.com/ahp", "WSS://EXAMPLE.COM", "ws://[::1]:9000/"} {
+		if err := checkHostURL(h); err != nil {
+			t.Errorf("checkHostURL(%q) = %v, want nil", h, err)
+		}
+	}
+}
+
+// TestBuildStamp: --version names the module version and the VCS revision
+// the toolchain stamped (issue 14 item 10), never a placeholder.
+func TestBuildStamp(t *testing.T) {
+	const rev = "0123456789abcdef0123456789abcdef01234567"
+	info := func(version string, settings ...string) *debug.BuildInfo {
+		bi := &debug.BuildInfo{Main: debug.Module{Path: "github.com/ahptui/ahptui", Version: version}}
+		for i := 0; i+1 < len(settings); i += 2 {
+			bi.Settings = append(bi.Settings, debug.BuildSetting{Key: settings[i], Value: settings[i+1]})
+		}
+		return bi
+	}
+	for _, tc := range []struct {
+		name     string
+		override string
+		info     *debug.BuildInfo
+		ok       bool
+		want     string
+	}{
+		{"release", "", info("v0.3.0", "vcs.revision", rev, "vcs.modified", "false"), true, "v0.3.0 (rev 0123456789ab)"},
+		{"checkout with changes", "", info("(devel)", "vcs.revision", rev, "vcs.modified", "true"), true, "(devel) (rev 0123456789ab, modified)"},
+		{"go install from the proxy", "", info("v0.3.1"), true, "v0.3.1"},
+		{"unstamped", "", info(""), true, "(devel)"},
+		{"no build info", "", nil, false, "(devel)"},
+		{"ldflags override", "v9.9.9", info("(devel)", "vcs.revision", "abc"), true, "v9.9.9 (rev abc)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := stampOf(tc.override, tc.info, tc.ok).String(); got != tc.want {
+				t.Errorf("stamp = %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -46,6 +46,8 @@ const (
 	ToolListIssues  = "list_issues"  // mcp-github, runs and completes
 	ToolWriteFile   = "write_file"   // mcp-filesystem, needs confirmation
 	ToolDeploy      = "deploy"       // mcp-deploy, step-up auth mid-run
+	ToolRunTests    = "run_tests"    // mcp-filesystem, completes with success=false
+	ToolFetchPage   = "fetch_page"   // mcp-filesystem, its result waits for review
 )
 
 // serverOrder fixes the order of scripted transitions (maps iterate randomly).

@@ -44,7 +44,7 @@ func (h *Host) initState(base string) {
 		Agents: []protocol.AgentInfo{{
 			Provider:    Provider,
 			DisplayName: "Demo agent",
-			Description: "A scripted agent that walks through every state an AHP client must show.",
+			Description: DemoHint(),
 			Models:      []protocol.SessionModelInfo{{ID: "demo-1", Provider: Provider, Name: "Demo model"}},
 		}},
 		ActiveSessions: &zero,

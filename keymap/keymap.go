@@ -20,16 +20,22 @@ import (
 // ui asks Active(ctx) (or Help(ctx) for the help line) for the context that
 // has focus, and Validate checks that no two live bindings share a key.
 type KeyMap struct {
-	Global   GlobalKeys
-	Sessions SessionKeys
-	Chat     ChatKeys
-	Composer ComposerKeys
-	MCP      MCPKeys
-	Grant    GrantKeys
-	Input    InputKeys
-	Confirm  ConfirmKeys
-	SignIns  SignInKeys
-	Paste    PasteKeys
+	Global     GlobalKeys
+	Sessions   SessionKeys
+	Chat       ChatKeys
+	Composer   ComposerKeys
+	MCP        MCPKeys
+	Grant      GrantKeys
+	Input      InputKeys
+	Confirm    ConfirmKeys
+	SignIns    SignInKeys
+	Paste      PasteKeys
+	NewSession NewSessionKeys
+	HelpScreen HelpScreenKeys
+
+	// turnRunning is whether the open chat has a running turn
+	// (SetTurnRunning): the help offers cancel turn only then.
+	turnRunning bool
 }
 
 // GlobalKeys work wherever focus is. Quit, Help and ToggleMCP are printable
@@ -44,6 +50,9 @@ type GlobalKeys struct {
 	Reconnect key.Binding
 	ToggleMCP key.Binding
 	SignIns   key.Binding // open the list of saved sign-ins
+	// Messages opens the status line's history: a message cut to the
+	// bar's width is read whole there.
+	Messages key.Binding
 }
 
 // SessionKeys drive the session list.
@@ -134,7 +143,10 @@ type InputKeys struct {
 	NextField key.Binding
 	PrevField key.Binding
 	Submit    key.Binding
-	Decline   key.Binding
+	Decline   key.Binding // answers the request with a refusal, for good
+	// Close puts the form away and leaves the request waiting (! opens it
+	// again): esc is pressed to back out, not to refuse.
+	Close key.Binding
 
 	ChoiceUp   key.Binding
 	ChoiceDown key.Binding
@@ -163,6 +175,28 @@ type ConfirmKeys struct {
 	No  key.Binding
 }
 
+// NewSessionKeys drive the new-session dialog: pick an agent and model,
+// then create. It has its own group, not ConfirmKeys, because its answer
+// is a choice, not yes/no: the footer and the dialog must say the same
+// thing ("enter create", "n/esc cancel").
+type NewSessionKeys struct {
+	Up     key.Binding
+	Down   key.Binding
+	Create key.Binding
+	Cancel key.Binding
+}
+
+// HelpScreenKeys scroll the ? overlay, which is taller than a small
+// terminal. Only Close (and quit) leave it: a stray key must not throw the
+// reader out of the list they are reading.
+type HelpScreenKeys struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Close    key.Binding
+}
+
 func bind(keys []string, helpKey, desc string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
 }
@@ -187,6 +221,7 @@ func DefaultKeyMap() KeyMap {
 			Reconnect: bind(keys("ctrl+r"), "ctrl+r", "reconnect"),
 			ToggleMCP: bind(keys("m"), "m", "toggle MCP panel"),
 			SignIns:   bind(keys("S"), "S", "sign-ins"),
+			Messages:  bind(keys("L"), "L", "message history"),
 		},
 		Sessions: SessionKeys{
 			Up:      bind(keys("up", "k"), "↑/k", "up"),
@@ -219,8 +254,10 @@ func DefaultKeyMap() KeyMap {
 			Cancel:  bind(keys("esc"), "esc", "back"),
 		},
 		MCP: MCPKeys{
-			Up:     bind(keys("up", "k"), "↑/k", "up"),
-			Down:   bind(keys("down", "j"), "↓/j", "down"),
+			// The badges may sit in one row (a short terminal), so the
+			// sideways keys move along them too.
+			Up:     bind(keys("up", "k", "left", "h"), "↑/←", "previous server"),
+			Down:   bind(keys("down", "j", "right", "l"), "↓/→", "next server"),
 			Start:  bind(keys("s"), "s", "start/restart"),
 			Stop:   bind(keys("t"), "t", "stop"),
 			Toggle: bind(keys("space"), "space", "enable/disable"),
@@ -238,7 +275,8 @@ func DefaultKeyMap() KeyMap {
 			NextField: bind(keys("tab"), "tab", "next field"),
 			PrevField: bind(keys("shift+tab"), "shift+tab", "prev field"),
 			Submit:    bind(keys("ctrl+s"), "ctrl+s", "submit"),
-			Decline:   bind(keys("esc"), "esc", "decline"),
+			Decline:   bind(keys("ctrl+d"), "ctrl+d", "decline"),
+			Close:     bind(keys("esc"), "esc", "close, answer later"),
 
 			ChoiceUp:   bind(keys("up"), "↑", "previous option"),
 			ChoiceDown: bind(keys("down"), "↓", "next option"),
@@ -262,9 +300,45 @@ func DefaultKeyMap() KeyMap {
 			Submit: bind(keys("enter"), "enter", "complete sign-in"),
 			Cancel: bind(keys("esc"), "esc", "back"),
 		},
+		NewSession: NewSessionKeys{
+			Up:     bind(keys("up", "k"), "↑/k", "up"),
+			Down:   bind(keys("down", "j"), "↓/j", "down"),
+			Create: bind(keys("enter", "y"), "enter", "create"),
+			Cancel: bind(keys("n", "esc"), "n/esc", "cancel"),
+		},
+		HelpScreen: HelpScreenKeys{
+			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
+			Down:     bind(keys("down", "j"), "↓/j", "scroll down"),
+			PageUp:   bind(keys("pgup"), "pgup", "page up"),
+			PageDown: bind(keys("pgdown"), "pgdn", "page down"),
+			Close:    bind(keys("esc", "?"), "esc/?", "close help"),
+		},
 	}
-	km.Composer.SetTurnRunning(false)
+	km.SetTurnRunning(false)
 	return km
+}
+
+// SetTurnRunning tells the key map whether the open chat has a running
+// turn: enter in the composer sends or queues, and the help offers ctrl+x
+// (cancel turn) only while there is a turn to cancel. The binding itself
+// stays live, so ctrl+x on an idle chat can still say why it does nothing.
+func (k *KeyMap) SetTurnRunning(running bool) {
+	k.Composer.SetTurnRunning(running)
+	k.turnRunning = running
+}
+
+// withoutIdleCancel drops CancelTurn from a help line while no turn runs.
+func (k KeyMap) withoutIdleCancel(short []key.Binding) []key.Binding {
+	if k.turnRunning {
+		return short
+	}
+	out := make([]key.Binding, 0, len(short))
+	for _, b := range short {
+		if b.Help() != k.Chat.CancelTurn.Help() {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // SetTurnRunning switches enter between sending a message (idle chat) and
@@ -283,7 +357,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.FocusNext, k.FocusPrev, k.ToggleMCP},
-		{k.SignIns, k.Reconnect, k.Help, k.Quit},
+		{k.SignIns, k.Reconnect, k.Messages, k.Help, k.Quit},
 	}
 }
 
@@ -331,9 +405,12 @@ func (k MCPKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down}, {k.Start, k.Stop, k.Toggle, k.SignIn}}
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap. It is the footer while a grant prompt
+// is selected and no sign-in runs yet, so it offers neither Cancel nor
+// CopyURL: there is nothing to cancel or copy before the user grants (the
+// running sign-in has a footer of its own).
 func (k GrantKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Accept, k.Decline, k.Cancel, k.CopyURL}
+	return []key.Binding{k.Accept, k.Decline}
 }
 
 // FullHelp implements help.KeyMap.
@@ -363,12 +440,22 @@ func (k PasteKeys) FullHelp() [][]key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (k InputKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextField, k.Submit, k.Decline}
+	return []key.Binding{k.NextField, k.Submit, k.Close, k.Decline}
 }
 
 // FullHelp implements help.KeyMap.
 func (k InputKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.NextField, k.PrevField, k.Submit, k.Decline}}
+	return [][]key.Binding{{k.NextField, k.PrevField, k.Submit, k.Close, k.Decline}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k NewSessionKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Create, k.Cancel}
+}
+
+// FullHelp implements help.KeyMap.
+func (k NewSessionKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down}, {k.Create, k.Cancel}}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -381,26 +468,37 @@ func (k ConfirmKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Yes, k.No}}
 }
 
+// ShortHelp implements help.KeyMap.
+func (k HelpScreenKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Down, k.Up, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k HelpScreenKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Close}}
+}
+
 // Context names what has the keyboard. Several groups are live at once in a
 // context; Active lists exactly which bindings.
 type Context int
 
 const (
-	ContextSessions  Context = iota // session list focused
-	ContextChat                     // transcript focused
-	ContextChatGrant                // transcript focused, a grant prompt selected
-	ContextComposer                 // composer focused (text entry)
-	ContextMCP                      // MCP panel focused
-	ContextInput                    // input request form open (modal, text entry)
-	ContextConfirm                  // yes/no dialog open (modal)
-	ContextSignIns                  // the saved sign-ins sheet open (modal)
-	ContextPaste                    // the pasted-redirect field open (modal, text entry)
+	ContextSessions   Context = iota // session list focused
+	ContextChat                      // transcript focused
+	ContextChatGrant                 // transcript focused, a grant prompt selected
+	ContextComposer                  // composer focused (text entry)
+	ContextMCP                       // MCP panel focused
+	ContextInput                     // input request form open (modal, text entry)
+	ContextConfirm                   // yes/no dialog open (modal)
+	ContextSignIns                   // the saved sign-ins sheet open (modal)
+	ContextPaste                     // the pasted-redirect field open (modal, text entry)
+	ContextNewSession                // new-session dialog open (modal)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
 var Contexts = []Context{
 	ContextSessions, ContextChat, ContextChatGrant, ContextComposer,
-	ContextMCP, ContextInput, ContextConfirm, ContextSignIns, ContextPaste,
+	ContextMCP, ContextInput, ContextConfirm, ContextSignIns, ContextPaste, ContextNewSession,
 }
 
 func (c Context) String() string {
@@ -423,6 +521,8 @@ func (c Context) String() string {
 		return "sign-ins"
 	case ContextPaste:
 		return "paste"
+	case ContextNewSession:
+		return "new session"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -438,7 +538,7 @@ func (c Context) TextEntry() bool {
 // bindings are left out.
 func (k KeyMap) Active(ctx Context) []key.Binding {
 	g := k.Global
-	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns}
+	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns, g.Messages}
 	var view []key.Binding
 	switch ctx {
 	case ContextSessions:
@@ -463,6 +563,9 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 		nav = []key.Binding{g.Quit, g.Help}
 	case ContextPaste:
 		view = flatten(k.Paste.FullHelp())
+		nav = []key.Binding{g.Interrupt}
+	case ContextNewSession:
+		view = flatten(k.NewSession.FullHelp())
 		nav = []key.Binding{g.Interrupt}
 	}
 	var out []key.Binding
@@ -493,12 +596,12 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 	case ContextSessions:
 		short, full = k.Sessions.ShortHelp(), k.Sessions.FullHelp()
 	case ContextChat:
-		short, full = k.Chat.ShortHelp(), k.Chat.FullHelp()
+		short, full = k.withoutIdleCancel(k.Chat.ShortHelp()), k.Chat.FullHelp()
 	case ContextChatGrant:
 		short = append(k.Grant.ShortHelp(), k.Chat.NextBlocker)
 		full = append(k.Grant.FullHelp(), k.Chat.FullHelp()...)
 	case ContextComposer:
-		short = append(k.Composer.ShortHelp(), k.Chat.CancelTurn)
+		short = k.withoutIdleCancel(append(k.Composer.ShortHelp(), k.Chat.CancelTurn))
 		full = append(k.Composer.FullHelp(), []key.Binding{k.Chat.CancelTurn, g.FocusNext, g.Reconnect, g.Interrupt})
 		return contextHelp{short: append(short, g.Interrupt), full: full}
 	case ContextMCP:
@@ -512,6 +615,8 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: append(k.SignIns.ShortHelp(), g.Quit), full: append(k.SignIns.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	case ContextPaste:
 		return contextHelp{short: append(k.Paste.ShortHelp(), g.Interrupt), full: append(k.Paste.FullHelp(), []key.Binding{g.Interrupt})}
+	case ContextNewSession:
+		return contextHelp{short: k.NewSession.ShortHelp(), full: k.NewSession.FullHelp()}
 	}
 	return contextHelp{
 		short: append(short, g.ShortHelp()...),
@@ -535,7 +640,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.HelpScreen} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)

@@ -70,6 +70,7 @@ func TestKeyNamesMatchBubbletea(t *testing.T) {
 		"ctrl+r":    {Code: 'r', Mod: tea.ModCtrl},
 		"ctrl+s":    {Code: 's', Mod: tea.ModCtrl},
 		"ctrl+x":    {Code: 'x', Mod: tea.ModCtrl},
+		"ctrl+d":    {Code: 'd', Mod: tea.ModCtrl},
 	}
 	km := DefaultKeyMap()
 	km.Composer.Queue.SetEnabled(true) // check its keys too
@@ -115,18 +116,33 @@ func TestHelpRendersPerContext(t *testing.T) {
 	h.SetWidth(200)
 	want := map[Context][]string{
 		ContextSessions:  {"new session", "dispose", "quit"},
-		ContextChat:      {"approve", "deny", "cancel turn", "help"},
-		ContextChatGrant: {"grant access", "decline", "cancel sign-in"},
+		ContextChat:      {"approve", "deny", "help"},
+		ContextChatGrant: {"grant access", "decline"},
 		ContextComposer:  {"send", "newline", "ctrl+c"},
 		ContextMCP:       {"start/restart", "stop", "sign in", "enable/disable"},
 		ContextInput:     {"next field", "submit", "decline"},
 		ContextConfirm:   {"yes", "no"},
+		// The dialog picks an agent; it has no "yes" (issue 14 item 9).
+		ContextNewSession: {"enter", "create", "n/esc", "cancel"},
+	}
+	// Issue 14 item 9: keys that would do nothing are not offered — no
+	// cancel turn on an idle chat, no cancel sign-in or copy URL before a
+	// sign-in started.
+	lies := map[Context][]string{
+		ContextChat:       {"cancel turn"},
+		ContextChatGrant:  {"cancel sign-in", "copy sign-in URL"},
+		ContextNewSession: {"yes"},
 	}
 	for _, ctx := range Contexts {
 		short := h.View(km.Help(ctx))
 		for _, w := range want[ctx] {
 			if !strings.Contains(short, w) {
 				t.Errorf("%s short help %q lacks %q", ctx, short, w)
+			}
+		}
+		for _, w := range lies[ctx] {
+			if strings.Contains(short, w) {
+				t.Errorf("%s short help %q offers %q, which does nothing there", ctx, short, w)
 			}
 		}
 		h.ShowAll = true
@@ -139,18 +155,22 @@ func TestHelpRendersPerContext(t *testing.T) {
 	if s := h.View(km.Help(ContextComposer)); !strings.Contains(s, "send") || strings.Contains(s, "queue") {
 		t.Errorf("idle composer help = %q", s)
 	}
-	km.Composer.SetTurnRunning(true)
+	km.SetTurnRunning(true)
 	if s := h.View(km.Help(ContextComposer)); !strings.Contains(s, "queue") || strings.Contains(s, "send") {
 		t.Errorf("running composer help = %q", s)
 	}
+	if s := h.View(km.Help(ContextChat)); !strings.Contains(s, "cancel turn") {
+		t.Errorf("chat help while a turn runs = %q, want cancel turn", s)
+	}
 	// The full reference lists every group.
-	if n := len(km.FullHelp()); n != 10 {
-		t.Errorf("FullHelp has %d columns, want 10 groups", n)
+	if n := len(km.FullHelp()); n != 12 {
+		t.Errorf("FullHelp has %d columns, want 12 groups", n)
 	}
 }
 
 func TestActiveMatchesExpectedBindings(t *testing.T) {
 	km := DefaultKeyMap()
+	km.SetTurnRunning(true)
 	tests := []struct {
 		ctx  Context
 		msg  tea.KeyPressMsg
@@ -159,6 +179,8 @@ func TestActiveMatchesExpectedBindings(t *testing.T) {
 		{ContextChat, tea.KeyPressMsg{Code: 'y', Text: "y"}, km.Chat.Approve},
 		{ContextChatGrant, tea.KeyPressMsg{Code: tea.KeyEnter}, km.Grant.Accept},
 		{ContextConfirm, tea.KeyPressMsg{Code: 'y', Text: "y"}, km.Confirm.Yes},
+		{ContextNewSession, tea.KeyPressMsg{Code: tea.KeyEnter}, km.NewSession.Create},
+		{ContextNewSession, tea.KeyPressMsg{Code: tea.KeyEscape}, km.NewSession.Cancel},
 		{ContextComposer, tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl}, km.Chat.CancelTurn},
 		{ContextMCP, tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}, km.MCP.Toggle},
 		{ContextSessions, tea.KeyPressMsg{Code: 'q', Text: "q"}, km.Global.Quit},
@@ -173,6 +195,24 @@ func TestActiveMatchesExpectedBindings(t *testing.T) {
 		}
 		if hit == nil || hit.Help() != tc.want.Help() {
 			t.Errorf("%s: %q matched %v, want %q", tc.ctx, tc.msg.String(), hit, tc.want.Help().Desc)
+		}
+	}
+}
+
+// TestIdleCancelTurnHiddenNotDead: on an idle chat the help does not offer
+// ctrl+x, but the key still reaches the ui, which says no turn is running
+// rather than doing nothing.
+func TestIdleCancelTurnHiddenNotDead(t *testing.T) {
+	km := DefaultKeyMap()
+	ctrlX := tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl}
+	for _, ctx := range []Context{ContextChat, ContextComposer} {
+		if !key.Matches(ctrlX, km.Active(ctx)...) {
+			t.Errorf("%s: ctrl+x matches nothing on an idle chat", ctx)
+		}
+		for _, b := range km.Help(ctx).ShortHelp() {
+			if b.Help() == km.Chat.CancelTurn.Help() {
+				t.Errorf("%s: idle help offers %q", ctx, b.Help().Desc)
+			}
 		}
 	}
 }

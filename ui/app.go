@@ -77,6 +77,12 @@ type Model struct {
 	baseLayout views.Layout // ComputeLayout's; layout may give the chat what the MCP strip does not need
 	showMCP    bool
 	showAll    bool // full help overlay
+	helpOffset int  // the full help overlay's scroll, in rows
+	showMsgs   bool // the message history overlay
 	help       help.Model
 	closed     bool
+	// connTries counts failed first connects since the last success; the
+	// retry a failure schedules carries it, so a retry overtaken by a
+	// newer one (ctrl+r) does nothing.
+	connTries int
 }

@@ -51,7 +51,8 @@ func benchModel(b *testing.B) *Model {
 // Budget: under 1 ms of model work per key (ns/op < 1,000,000), so typing
 // and approving stay instant however long the session has run. Measured on
 // a loaded 2-CPU box (load ≈10): approve ≈0.27–0.3 ms, next-card ≈0.42–0.54
-// ms, scroll ≈0.4 ms. next-card used to cost 2–11 ms: views' Transcript
+// ms, scroll ≈0.6 ms (it clamps at the first line, views.ClampScroll).
+// next-card used to cost 2–11 ms: views' Transcript
 // cached whole turns, so selecting a card in a finished turn re-rendered
 // that turn's markdown, and locating the card counted lines from the top,
 // which rendered every turn of the chat on the first selection. It now

@@ -19,13 +19,17 @@ type chatPanel struct {
 	signin   *signIn      // grant flows and agent prompts drawn in the chat
 	sessions *sessionList // other sessions' blockers, for !
 
-	sel       chatSel
-	expanded  map[string]bool
-	scroll    int
-	pin       bool // settle scrolls the selected card into view
-	composer  textarea.Model
-	ourTurns  map[string]time.Time
-	blockerAt int
+	sel      chatSel
+	expanded map[string]bool
+	scroll   int
+	pin      bool // settle scrolls the selected card into view
+	// cardScroll is set while the scroll is settle's, to show a card,
+	// not the user's: once that card is answered the view follows the
+	// chat's end again.
+	cardScroll bool
+	composer   textarea.Model
+	ourTurns   map[string]time.Time
+	blockerAt  int
 
 	// tr caches the open chat's rendered turns.
 	tr           *views.Transcript
@@ -134,8 +138,26 @@ func (cp *chatPanel) followBlocker() {
 	}
 }
 
+// scrollBy moves the transcript n lines up (down when n < 0), within the
+// transcript: an offset past the top would make the next keys down undo
+// nothing the user can see.
 func (cp *chatPanel) scrollBy(n int) {
+	cp.cardScroll = false
 	cp.scroll = max(0, cp.scroll+n)
+	if cp.openSession != "" && cp.hasChat {
+		_, _, w, h := cp.chatParts(cp.layout.Chat)
+		cp.scroll = cp.transcript().ClampScroll(w, h, cp.scroll, cp.transcriptOptions())
+	}
+}
+
+// maxScroll is the offset that shows the transcript's first line at the
+// top of the viewport. It renders every turn not yet cached at this width.
+func (cp *chatPanel) maxScroll() int {
+	if cp.openSession == "" || !cp.hasChat {
+		return 0
+	}
+	_, _, w, h := cp.chatParts(cp.layout.Chat)
+	return max(0, cp.transcript().TotalLines(w, cp.transcriptOptions())-h)
 }
 
 func (cp *chatPanel) turnRunning() bool { return cp.hasChat && cp.chat.ActiveTurn != nil }
@@ -227,6 +249,10 @@ func (cp *chatPanel) blockersChanged() {
 	if slices.Equal(waiting, cp.waiting) && cp.seenChat == cp.openChat {
 		return
 	}
+	// The card the view moved to was answered: follow the chat again.
+	if cp.cardScroll && slices.Contains(cp.waiting, cp.sel.item) && !slices.Contains(waiting, cp.sel.item) {
+		cp.scroll, cp.cardScroll = 0, false
+	}
 	cp.waiting = waiting
 	cp.followBlocker()
 	cp.noticeBlockers()
@@ -241,7 +267,7 @@ func (cp *chatPanel) reset() {
 // resize fits the composer to a chat panel width cells wide.
 func (cp *chatPanel) resize(width int) {
 	cp.composer.SetWidth(max(width-4, 4))
-	cp.composer.SetHeight(composerHeight)
+	cp.composer.SetHeight(cp.composerLines())
 	cp.tr = nil
 }
 

@@ -99,5 +99,10 @@ func (cp *chatPanel) nextBlocker() tea.Cmd {
 		cp.sel = chatSel{item: b.item}
 		return cmd
 	}
+	// A question is answered in its form: open it, so ! brings back a form
+	// that esc put away.
+	if it, ok := cp.selectedItem(); ok && it.Kind == itemInput && it.Input.Response == nil {
+		return cp.approve()
+	}
 	return nil
 }

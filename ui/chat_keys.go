@@ -68,7 +68,7 @@ func (cp *chatPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.PageDown):
 		cp.scrollBy(-page)
 	case key.Matches(msg, k.Top):
-		cp.scroll = 1 << 30
+		cp.scroll, cp.cardScroll = cp.maxScroll(), false
 	case key.Matches(msg, k.Bottom):
 		cp.scroll = 0
 	case key.Matches(msg, k.FocusComposer):

@@ -9,7 +9,17 @@ import (
 )
 
 func (cp *chatPanel) transcriptHeight() int {
-	return max(1, cp.layout.Chat.H-3-1-(composerHeight+1)-len(cp.inputNeededLines(cp.layout.Chat)))
+	return max(1, cp.layout.Chat.H-3-1-(cp.composerLines()+1)-len(cp.inputNeededLines(cp.layout.Chat)))
+}
+
+// composerLines is the composer's height: one line while it is empty, so a
+// short terminal keeps its rows for the transcript, and composerHeight
+// once there is a draft to see.
+func (cp *chatPanel) composerLines() int {
+	if cp.composer.Value() == "" {
+		return 1
+	}
+	return composerHeight
 }
 
 func (cp *chatPanel) chatTitle() string {
@@ -33,12 +43,12 @@ func (cp *chatPanel) chatParts(rect views.Rect) (header, prompts []string, w, h 
 			prompts = append(prompts, views.KeyHints(cp.th, true, cp.keys.Grant.Accept, "sign in", cp.keys.Grant.Decline, "dismiss"))
 		}
 	}
-	return header, prompts, inner, max(1, innerH-len(header)-len(prompts)-(composerHeight+1))
+	return header, prompts, inner, max(1, innerH-len(header)-len(prompts)-(cp.composerLines()+1))
 }
 
 func (cp *chatPanel) view(rect views.Rect) []string {
 	p := views.ChatPanel{Title: cp.chatTitle(), Focused: cp.focus == focusChat || cp.focus == focusComposer,
-		ComposerHeight: composerHeight}
+		ComposerHeight: cp.composerLines()}
 	switch {
 	case cp.openSession == "":
 		p.Title, p.Empty = "Chat", views.RenderChatPlaceholder(cp.th)
@@ -59,7 +69,7 @@ func (cp *chatPanel) chatHeader(w int) string {
 
 func (cp *chatPanel) composerView() string {
 	if cp.chat.Interactivity != nil && *cp.chat.Interactivity != protocol.ChatInteractivityFull {
-		return views.RenderReadOnlyComposer(cp.th, composerHeight)
+		return views.RenderReadOnlyComposer(cp.th, cp.composerLines())
 	}
 	if cp.composer.Focused() {
 		return cp.composer.View()
@@ -133,12 +143,23 @@ func (cp *chatPanel) transcript() *views.Transcript {
 }
 
 func (cp *chatPanel) transcriptView(w, h int) string {
+	if len(cp.chat.Turns) == 0 && cp.chat.ActiveTurn == nil {
+		for _, a := range cp.root.Agents {
+			if a.Provider == cp.sess.Provider {
+				return views.RenderEmptyChat(cp.th, cp.keys.Chat.FocusComposer.Help().Key, a.DisplayName, a.Description, w, h)
+			}
+		}
+		return views.RenderEmptyChat(cp.th, cp.keys.Chat.FocusComposer.Help().Key, "", "", w, h)
+	}
 	return cp.transcript().Render(w, h, cp.scroll, cp.transcriptOptions())
 }
 
 // settle scrolls the card the selection just moved to (pin) into view,
 // in a chat panel laid out in rect. Update runs it; View only draws.
 func (cp *chatPanel) settle(rect views.Rect) {
+	if h := cp.composerLines(); cp.composer.Height() != h {
+		cp.composer.SetHeight(h)
+	}
 	if !cp.pin || cp.openSession == "" || !cp.hasChat {
 		return
 	}
@@ -154,6 +175,7 @@ func (cp *chatPanel) settle(rect views.Rect) {
 		// from the end; scroll only when the card is not all inside.
 		if fromEnd > cp.scroll+h || fromEnd-height < cp.scroll {
 			cp.scroll = max(fromEnd-h, 0)
+			cp.cardScroll = cp.scroll > 0
 		}
 	}
 }

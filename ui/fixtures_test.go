@@ -189,6 +189,8 @@ func fxModel(chat protocol.ChatState) *Model {
 	m.sessions.list = fxSummaries()
 	m.openSession, m.sess, m.hasSess = fxSession, sess, true
 	m.openChat, m.chat, m.hasChat = fxChat, chat, true
+	// As refreshChannel does when the chat arrives: the keys follow it.
+	m.keys.SetTurnRunning(chat.ActiveTurn != nil)
 	m.focus = focusChat
 	return m
 }

@@ -16,4 +16,5 @@ const (
 	modalConfirmDispose
 	modalNewSession
 	modalInput
+	modalConfirmQuit // quitting would lose the composer's draft
 )

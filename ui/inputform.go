@@ -339,6 +339,9 @@ func (a *app) formKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.submitInput()
 	case key.Matches(msg, k.Decline):
 		return a.declineInput()
+	case key.Matches(msg, k.Close):
+		a.form, a.modal = nil, modalNone
+		return reportInfo(fmt.Sprintf("the input request still waits: %s opens it again", a.keys.Chat.NextBlocker.Help().Key))
 	}
 	return f.update(msg)
 }

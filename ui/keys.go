@@ -13,8 +13,10 @@ import (
 // context is which keymap.Context has the keyboard right now.
 func (m *Model) context() keymap.Context {
 	switch m.modal {
-	case modalConfirmDispose, modalNewSession:
+	case modalConfirmDispose, modalConfirmQuit:
 		return keymap.ContextConfirm
+	case modalNewSession:
+		return keymap.ContextNewSession
 	case modalInput:
 		return keymap.ContextInput
 	}
@@ -47,11 +49,23 @@ func (m *Model) context() keymap.Context {
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := m.keys.Global
 	if key.Matches(msg, g.Interrupt) {
-		return m.quit()
+		// A second ctrl+c in the dialog quits: the user meant it.
+		if m.modal == modalConfirmQuit {
+			return m.quit()
+		}
+		return m.quitAsking()
 	}
 	if m.showAll {
-		// The full help overlay is modal: any key closes it, and ? toggles.
-		m.showAll = false
+		return m.keyFullHelp(msg)
+	}
+	if m.showMsgs {
+		// Like the help: modal; close (or the key that opened it) leaves.
+		switch {
+		case key.Matches(msg, m.keys.HelpScreen.Close), key.Matches(msg, g.Messages):
+			m.showMsgs = false
+		case key.Matches(msg, g.Quit):
+			return m.quitAsking()
+		}
 		return nil
 	}
 	// Sign-in questions and sheets are modal and come first: a token must
@@ -79,9 +93,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	ctx := m.context()
 	switch ctx {
+	case keymap.ContextNewSession:
+		return m.sessions.keyNewSession(msg)
 	case keymap.ContextConfirm:
-		if m.modal == modalNewSession {
-			return m.sessions.keyNewSession(msg)
+		if m.modal == modalConfirmQuit {
+			return m.keyConfirmQuit(msg)
 		}
 		return m.sessions.keyConfirm(msg)
 	case keymap.ContextInput:
@@ -125,9 +141,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, g.Quit):
-		return m.quit()
+		return m.quitAsking()
 	case key.Matches(msg, g.Help):
 		m.showAll = true
+	case key.Matches(msg, g.Messages):
+		m.showMsgs = true
 	case key.Matches(msg, g.FocusNext):
 		m.cycleFocus(1)
 	case key.Matches(msg, g.FocusPrev):
@@ -142,6 +160,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.focus = focusChat
 		}
 		m.resize(m.width, m.height)
+	case m.focus == focusMCP && key.Matches(msg, m.keys.Sessions.New):
+		// n is the session list's; say where it works rather than nothing.
+		return reportInfo(fmt.Sprintf("%s makes a new session from the session list: press %s to go there",
+			m.keys.Sessions.New.Help().Key, m.keys.Global.FocusNext.Help().Key))
 	case m.focus == focusChat && msg.Text != "" && m.hasChat:
 		// Typed text reaching the transcript was meant for the composer.
 		return reportInfo(fmt.Sprintf("the chat has the keys, not the composer: press %s to write a message",
@@ -196,6 +218,57 @@ func (m *Model) keyGrantOverlay(msg tea.KeyPressMsg, g *grantFlow) tea.Cmd {
 		m.showAll = true
 	case key.Matches(msg, m.keys.Global.Reconnect):
 		return m.reconnect()
+	}
+	return nil
+}
+
+// keyFullHelp handles keys while the ? overlay is up. It is modal and
+// taller than a small screen: the scroll keys move it, close (and quit)
+// leave it, and any other key does nothing rather than throw the reader
+// out of the list.
+func (m *Model) keyFullHelp(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys.HelpScreen
+	page := max(1, m.height-4)
+	by := 0
+	switch {
+	case key.Matches(msg, k.Close):
+		m.showAll, m.helpOffset = false, 0
+	case key.Matches(msg, m.keys.Global.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Up):
+		by = -1
+	case key.Matches(msg, k.Down):
+		by = 1
+	case key.Matches(msg, k.PageUp):
+		by = -page
+	case key.Matches(msg, k.PageDown):
+		by = page
+	}
+	if by != 0 {
+		last := views.FullHelpMaxOffset(m.th, m.help, m.keys, m.width, m.height)
+		m.helpOffset = max(0, min(last, m.helpOffset+by))
+	}
+	return nil
+}
+
+// quitAsking quits, unless the composer holds a draft: quitting would lose
+// it, so the user is asked first.
+func (m *Model) quitAsking() tea.Cmd {
+	if m.modal == modalNone && m.chatPanel.composer.Value() != "" {
+		m.modal = modalConfirmQuit
+		return nil
+	}
+	return m.quit()
+}
+
+// keyConfirmQuit answers the quit dialog: yes quits, no goes back to the
+// draft.
+func (m *Model) keyConfirmQuit(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Confirm.Yes):
+		return m.quit()
+	case key.Matches(msg, m.keys.Confirm.No):
+		m.modal = modalNone
 	}
 	return nil
 }

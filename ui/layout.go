@@ -38,7 +38,7 @@ func (m *Model) Render() string {
 	if !l.MCP.Empty() {
 		panels = append(panels, views.ScreenPanel{Rect: l.MCP, Lines: m.mcp.view(l.MCP.W, l.MCP.H)})
 	}
-	return views.ComposeScreen(l, panels, m.helpLine(), m.status.view(m.th, m.cfg.Host, len(m.chatPanel.blockers()), l.Width), m.overlay())
+	return views.ComposeScreen(l, panels, m.helpLine(), m.status.view(m.th, m.cfg.Host, len(m.chatPanel.blockers()), l.Width, m.clock()), m.overlay())
 }
 
 // fittedLayout gives the chat the rows the MCP strip under it does not
@@ -114,7 +114,11 @@ func (m *Model) overlay() string {
 	maxW := views.DialogWidth(m.width)
 	switch {
 	case m.showAll:
-		return views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height)
+		return views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height, m.helpOffset)
+	case m.showMsgs:
+		return views.RenderMessageHistory(m.th, m.keys, m.status.history, m.width, m.height)
+	case m.modal == modalConfirmQuit:
+		return views.RenderQuitDialog(m.th, m.keys, maxW)
 	case m.modal == modalConfirmDispose:
 		return views.RenderDisposeDialog(m.th, m.keys, m.sessions.confirmTitle(), maxW)
 	case m.modal == modalNewSession:
@@ -134,5 +138,6 @@ func (m *Model) overlay() string {
 	return ""
 }
 
-// composerHeight is the composer's height in lines.
+// composerHeight is the composer's height in lines while it holds a draft
+// (composerLines).
 const composerHeight = 3

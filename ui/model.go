@@ -84,7 +84,7 @@ func (m *Model) connectCmd() tea.Cmd {
 	connect, ctx := m.cfg.Connect, m.ctx
 	return func() tea.Msg {
 		if connect == nil {
-			return connectedMsg{err: errors.New("no host configured: start with --host ws://… or --demo")}
+			return connectedMsg{err: errNoHost}
 		}
 		c, err := connect(ctx)
 		return connectedMsg{client: c, err: err}
@@ -211,6 +211,12 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return nil
 	case connectedMsg:
 		return m.onConnected(msg)
+	case retryConnect:
+		if m.client != nil || m.closed || msg.try != m.connTries {
+			return nil
+		}
+		m.status.conn = connInfo{state: views.ConnConnecting}
+		return m.connectCmd()
 	case eventMsg:
 		return m.onEvents([]client.Event{msg.ev})
 	case eventsMsg:
@@ -279,8 +285,18 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 			hint = connectAdvice
 		}
 		m.status.conn = connInfo{state: views.ConnFailed, failedReason: msg.err.Error(), failedHint: hint}
-		return nil
+		if errors.Is(msg.err, errNoHost) || m.closed {
+			return nil
+		}
+		// A host that is not up yet (or restarting) is tried again on its
+		// own, backing off to every half minute; the bar says when.
+		m.connTries++
+		delay := min(time.Second<<min(m.connTries-1, 5), connRetryMax)
+		m.status.conn.nextTry = m.clock().Add(delay)
+		try := m.connTries
+		return tea.Tick(delay, func(time.Time) tea.Msg { return retryConnect{try: try} })
 	}
+	m.connTries = 0
 	m.client = msg.client
 	m.signin.newConnection()
 	m.status.conn = connInfo{state: views.ConnReady, version: m.client.ProtocolVersion()}
@@ -377,7 +393,7 @@ func (m *Model) refreshChannel(ch string) {
 	case ch == m.openChat:
 		if c, ok := m.client.Chat(ch); ok {
 			m.chat, m.hasChat = c, true
-			m.keys.Composer.SetTurnRunning(c.ActiveTurn != nil)
+			m.keys.SetTurnRunning(c.ActiveTurn != nil)
 			m.chatPanel.blockersChanged()
 		}
 	}
@@ -395,3 +411,11 @@ func (m *Model) failed(err error, channel string) tea.Cmd {
 	}
 	return reportError(err)
 }
+
+// connRetryMax is the longest wait between two tries of a first connect.
+const connRetryMax = 30 * time.Second
+
+// LastError is the error the status line showed when the program ended,
+// "" when it showed none: main prints it after the screen is restored, so
+// an error that ended the session can be read whole.
+func (m *Model) LastError() string { return m.status.lastError() }

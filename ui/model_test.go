@@ -213,13 +213,18 @@ func TestKeyDeclineGrant(t *testing.T) {
 	})
 }
 
+// askMe opens the demo and asks for its input request.
+func askMe(t *testing.T) (*driver, chatItem) {
+	d := newDriver(t, nil)
+	d.openDemo()
+	d.sendMessage("ask me")
+	d.expectSent("chat/turnStarted")
+	return d, d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
+}
+
 func TestKeysInputRequest(t *testing.T) {
 	t.Run("answer and submit", func(t *testing.T) {
-		d := newDriver(t, nil)
-		d.openDemo()
-		d.sendMessage("ask me")
-		d.expectSent("chat/turnStarted")
-		it := d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
+		d, it := askMe(t)
 		d.keys("]")
 		// The selected request is framed like a selected card and names
 		// the keys that answer it.
@@ -253,15 +258,30 @@ func TestKeysInputRequest(t *testing.T) {
 		d.until("agent reads the answer", func() bool { return strings.Contains(d.m.Render(), "production") && !d.m.chatPanel.turnRunning() })
 	})
 	t.Run("decline", func(t *testing.T) {
-		d := newDriver(t, nil)
-		d.openDemo()
-		d.sendMessage("ask me")
-		d.expectSent("chat/turnStarted")
-		it := d.waitItem("input request", func(it chatItem) bool { return it.Kind == itemInput })
-		d.keys("]", "a", "esc")
+		d, it := askMe(t)
+		d.keys("]", "a", "ctrl+d")
 		c := d.expectSent("chat/inputCompleted")[0].Action.Variant.(protocol.ChatInputCompletedAction)
 		if c.RequestID != it.ID || c.Response != protocol.ChatInputResponseKindDecline {
 			t.Fatalf("inputCompleted = %+v", c)
+		}
+	})
+	// esc backs out of the form and leaves the request waiting (issue 14,
+	// item 10): it used to decline it for good.
+	t.Run("esc closes, the request waits", func(t *testing.T) {
+		d, it := askMe(t)
+		d.keys("]", "a", "esc")
+		if d.m.modal == modalInput {
+			t.Fatal("esc left the form open")
+		}
+		if sent := d.rec.take(); len(sent) != 0 {
+			t.Fatalf("esc sent %v, want nothing", sent)
+		}
+		if _, ok := d.itemWhere(func(c chatItem) bool { return c.ID == it.ID && c.needsUser(nil) }); !ok {
+			t.Fatal("the input request no longer waits")
+		}
+		d.keys("!")
+		if d.m.modal != modalInput {
+			t.Fatal("! did not open the waiting request's form again")
 		}
 	})
 }

@@ -71,11 +71,11 @@ func TestHelpLineNoStaleAnswerKeys(t *testing.T) {
 func TestFullHelpEnterOnce(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(200, 60)
-	out := ansi.Strip(views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height))
+	out := ansi.Strip(views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height, 0))
 	if n := len(regexp.MustCompile(`enter\s+(send|queue)`).FindAllString(out, -1)); n != 1 {
 		t.Errorf("enter is listed %d times in the composer section:\n%s", n, out)
 	}
-	for _, w := range []string{`enter\s+send \(while a turn runs: queue\)`, `1-9\s+choose by number`, `space\s+toggle`} {
+	for _, w := range []string{`enter\s+send/queue`, `1-9\s+choose by number`, `space\s+toggle`} {
 		if !regexp.MustCompile(w).MatchString(out) {
 			t.Errorf("help overlay lacks %s:\n%s", w, out)
 		}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"sort"
 
 	"charm.land/bubbles/v2/key"
@@ -19,6 +20,10 @@ type sessionList struct {
 	sel     int
 	confirm string // the session the dispose dialog asks about
 	newSel  int    // the highlighted choice of the new-session picker
+	// created is the session this client asked the host to create, until
+	// the list shows it: then the cursor moves onto it, so d and enter act
+	// on the session the user just made.
+	created string
 	// autoOpened records that the first session list opened its newest
 	// session, which happens once per run.
 	autoOpened bool
@@ -82,16 +87,16 @@ func (sl *sessionList) keyConfirm(msg tea.KeyPressMsg) tea.Cmd {
 func (sl *sessionList) keyNewSession(msg tea.KeyPressMsg) tea.Cmd {
 	choices := sl.newChoices()
 	switch {
-	case key.Matches(msg, sl.keys.Sessions.Up):
+	case key.Matches(msg, sl.keys.NewSession.Up):
 		sl.newSel = max(0, sl.newSel-1)
-	case key.Matches(msg, sl.keys.Sessions.Down):
+	case key.Matches(msg, sl.keys.NewSession.Down):
 		sl.newSel = min(len(choices)-1, sl.newSel+1)
-	case key.Matches(msg, sl.keys.Sessions.Open), key.Matches(msg, sl.keys.Confirm.Yes):
+	case key.Matches(msg, sl.keys.NewSession.Create):
 		sl.modal = modalNone
 		if sl.newSel < len(choices) {
 			return sl.createSessionCmd(choices[sl.newSel])
 		}
-	case key.Matches(msg, sl.keys.Confirm.No):
+	case key.Matches(msg, sl.keys.NewSession.Cancel):
 		sl.modal = modalNone
 	}
 	return nil
@@ -108,11 +113,14 @@ func (sl *sessionList) withoutSession(uri string) []protocol.SessionSummary {
 }
 
 // sortSessions keeps the most recently modified first, keeping the selected
-// session selected.
+// session selected (the one just created, once it is listed).
 func (sl *sessionList) sortSessions() {
 	sel := ""
 	if sl.sel >= 0 && sl.sel < len(sl.list) {
 		sel = sl.list[sl.sel].Resource
+	}
+	if sl.created != "" && slices.ContainsFunc(sl.list, func(s protocol.SessionSummary) bool { return s.Resource == sl.created }) {
+		sel, sl.created = sl.created, ""
 	}
 	sort.SliceStable(sl.list, func(i, j int) bool {
 		return sl.list[i].ModifiedAt > sl.list[j].ModifiedAt
@@ -185,6 +193,7 @@ func (sl *sessionList) createSessionCmd(ch newChoice) tea.Cmd {
 	}
 	uri := "ahp-session:/" + sl.cfg.NewID()
 	sl.models[uri] = ch.model
+	sl.created = uri
 	provider := ch.provider
 	return tea.Batch(reportInfo("creating session…"), func() tea.Msg {
 		err := c.CreateSession(ctx, protocol.CreateSessionParams{Channel: uri, Provider: &provider})

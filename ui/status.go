@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -15,7 +18,14 @@ type statusLine struct {
 	text  string
 	isErr bool
 	at    time.Time
+	// history is every message shown, oldest first, at most
+	// historyLen: the bar cuts a long one to its width, the history
+	// (Global.Messages) shows it whole.
+	history []views.StatusEntry
 }
+
+// historyLen is how many status messages the history keeps.
+const historyLen = 100
 
 // statusTTL is how long an informational status message stays; errors stay
 // until the next message, so one is never missed.
@@ -28,6 +38,7 @@ type connInfo struct {
 	failedReason string
 	failedHint   string
 	version      string
+	nextTry      time.Time // when a failed connect is tried again (zero: not)
 }
 
 // statusMsg is a message for the status line. Components never write the
@@ -54,9 +65,23 @@ func (s *statusLine) update(msg statusMsg, now time.Time) {
 	s.at = now
 	if msg.err != nil {
 		s.text, s.isErr = withAdvice(msg.err), true
-		return
+	} else {
+		s.text, s.isErr = msg.text, false
 	}
-	s.text, s.isErr = msg.text, false
+	if s.text != "" {
+		s.history = append(s.history, views.StatusEntry{At: now, Text: s.text, IsError: s.isErr})
+		if len(s.history) > historyLen {
+			s.history = slices.Delete(s.history, 0, len(s.history)-historyLen)
+		}
+	}
+}
+
+// lastError is the error the status line shows, "" when it shows none.
+func (s *statusLine) lastError() string {
+	if s.isErr {
+		return s.text
+	}
+	return ""
 }
 
 // expire drops an informational message older than statusTTL.
@@ -68,8 +93,12 @@ func (s *statusLine) expire(now time.Time) {
 
 // view is the status bar width cells wide for host, counting needsInput
 // things that wait on the user.
-func (s *statusLine) view(th views.Theme, host string, needsInput, width int) string {
-	return views.RenderStatusBar(th, views.StatusBar{
+func (s *statusLine) view(th views.Theme, host string, needsInput, width int, now time.Time) string {
+	next := ""
+	if s.conn.state == views.ConnFailed && !s.conn.nextTry.IsZero() {
+		next = fmt.Sprintf("next try in %ds", max(0, int(math.Ceil(s.conn.nextTry.Sub(now).Seconds()))))
+	}
+	return views.RenderStatusBar(th, views.StatusBar{NextTry: next,
 		Host: host, ProtocolVersion: s.conn.version, State: s.conn.state,
 		Attempt: s.conn.attempt, Cause: s.conn.cause,
 		FailedReason: s.conn.failedReason, FailedHint: s.conn.failedHint,

@@ -87,6 +87,7 @@ type (
 	}
 	eventMsg      struct{ ev client.Event }
 	eventsMsg     struct{ evs []client.Event } // a burst, applied in one update
+	retryConnect  struct{ try int }
 	eventsClosed  struct{}
 	subscribedMsg struct {
 		channel string

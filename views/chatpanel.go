@@ -88,6 +88,29 @@ func RenderChatPanel(th Theme, p ChatPanel, w, h int) []string {
 	return RenderPanel(th, p.Title, body, w, h, p.Focused)
 }
 
+// RenderEmptyChat is the transcript of a chat with no turns yet, width×
+// height cells: what to type, in the agent's own words (its description,
+// a host string: sanitized here), so a first message is not a guess.
+func RenderEmptyChat(th Theme, writeKey, agent, description string, width, height int) string {
+	if width < 1 || height < 1 {
+		return ""
+	}
+	lines := wrapLines(th.Muted.Render("No messages yet: press "+writeKey+" to write the first one."), width)
+	if d := strings.TrimSpace(SanitizeLine(description)); d != "" {
+		if a := SanitizeLine(agent); a != "" {
+			d = th.Title.Render(a) + ": " + d
+		}
+		lines = append(lines, wrapLines(d, width)...)
+	}
+	out := make([]string, height)
+	for i := range out {
+		if i < len(lines) {
+			out[i] = Truncate(lines[i], width)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // RenderChatPlaceholder is the chat panel's body with no session open.
 func RenderChatPlaceholder(th Theme) []string {
 	return []string{"", th.Muted.Render("Select a session and press enter to open it,"),

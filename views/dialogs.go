@@ -19,6 +19,18 @@ func RenderDisposeDialog(th Theme, k keymap.KeyMap, title string, maxW int) stri
 	return RenderDialog(th, "Dispose", body, min(maxW, dialogMaxWidth), len(body)+2)
 }
 
+// RenderQuitDialog asks whether to quit when the composer holds a draft
+// that quitting loses. maxW is the room the screen leaves.
+func RenderQuitDialog(th Theme, k keymap.KeyMap, maxW int) string {
+	body := []string{
+		"Quit and lose the draft?",
+		th.Muted.Render("The composer holds a message not sent yet."),
+		"",
+		KeyHints(th, true, k.Confirm.Yes, "quit", k.Confirm.No, "keep writing"),
+	}
+	return RenderDialog(th, "Quit?", body, min(maxW, dialogMaxWidth), len(body)+2)
+}
+
 // NewSessionChoice is one agent × model the new-session picker offers,
 // in the host's words (sanitized when drawn).
 type NewSessionChoice struct {
@@ -40,7 +52,8 @@ func RenderNewSessionDialog(th Theme, k keymap.KeyMap, choices []NewSessionChoic
 			body = append(body, "  "+label)
 		}
 	}
-	body = append(body, "", KeyHints(th, true, k.Sessions.Open, "create", k.Confirm.No, "cancel"))
+	nk := k.NewSession
+	body = append(body, "", KeyHints(th, true, nk.Create, nk.Create.Help().Desc, nk.Cancel, nk.Cancel.Help().Desc))
 	return RenderDialog(th, "New session", body, min(maxW, dialogMaxWidth), min(maxH, len(body)+2))
 }
 

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -47,9 +48,42 @@ func FitShortHelp(h help.Model, g keymap.GlobalKeys, short []key.Binding, width 
 }
 
 // RenderFullHelp is the ? overlay: every binding of the keymap, one
-// bubbles/help column per view, flowed into as many columns as a
-// width×height screen holds.
-func RenderFullHelp(th Theme, h help.Model, k keymap.KeyMap, width, height int) string {
+// bubbles/help column per view, flowed into as many columns as width
+// holds. A list taller than the screen scrolls: it shows the rows from
+// offset (clamped, see FullHelpMaxOffset) with a line saying how to move.
+func RenderFullHelp(th Theme, h help.Model, k keymap.KeyMap, width, height, offset int) string {
+	body := fullHelpBody(th, h, k, width, height)
+	rows := fullHelpRows(height)
+	offset = max(0, min(offset, len(body)-rows))
+	shown := body[offset:min(len(body), offset+rows)]
+	hs := k.HelpScreen
+	foot := KeyHints(th, true, hs.Close, hs.Close.Help().Desc)
+	if len(body) > rows {
+		foot = KeyHints(th, true, hs.Down, "more", hs.Up, "back", hs.Close, hs.Close.Help().Desc) +
+			th.Muted.Render(fmt.Sprintf("  %d–%d of %d", offset+1, offset+len(shown), len(body)))
+	}
+	shown = append(slices.Clone(shown), foot)
+	w := 0
+	for _, l := range shown {
+		w = max(w, lipgloss.Width(l))
+	}
+	return RenderDialog(th, "Keys", shown, min(width, w+2), min(height, len(shown)+2))
+}
+
+// FullHelpMaxOffset is the largest useful scroll offset of RenderFullHelp
+// on a width×height screen: the one that shows its last row.
+func FullHelpMaxOffset(th Theme, h help.Model, k keymap.KeyMap, width, height int) int {
+	return max(0, len(fullHelpBody(th, h, k, width, height))-fullHelpRows(height))
+}
+
+// fullHelpRows is how many rows of the list a height-line screen shows:
+// the dialog's border and its footer line take three.
+func fullHelpRows(height int) int { return max(1, height-3) }
+
+// fullHelpBody is every row of the overlay's list. Columns take as many
+// rows as the screen has; when they do not fit side by side in width, they
+// grow longer (and the list scrolls) rather than be cut.
+func fullHelpBody(th Theme, h help.Model, k keymap.KeyMap, width, height int) []string {
 	sections := []struct {
 		title  string
 		groups [][]key.Binding
@@ -57,23 +91,26 @@ func RenderFullHelp(th Theme, h help.Model, k keymap.KeyMap, width, height int) 
 		{"Everywhere", k.Global.FullHelp()}, {"Sessions", k.Sessions.FullHelp()}, {"Chat", k.Chat.FullHelp()},
 		{"Composer", k.Composer.FullHelp()}, {"MCP servers", k.MCP.FullHelp()}, {"Sign-in prompt", k.Grant.FullHelp()},
 		{"Input form", append(k.Input.FullHelp(), k.Input.ChoiceHelp(), k.Input.BooleanHelp())}, {"Confirm", k.Confirm.FullHelp()},
+		{"Saved sign-ins", k.SignIns.FullHelp()}, {"Pasted address", k.Paste.FullHelp()},
+		{"New session", k.NewSession.FullHelp()}, {"This help", k.HelpScreen.FullHelp()},
 	}
 	h.ShowAll = true
 	h.SetWidth(0)
 	var blocks [][]string
+	total := 0
 	for _, sec := range sections {
 		block := []string{th.Title.Render(sec.title)}
 		block = append(block, strings.Split(h.FullHelpView([][]key.Binding{helpBindings(k, sec.groups)}), "\n")...)
 		blocks = append(blocks, append(block, ""))
+		total += len(block) + 1
 	}
-	body := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, helpColumns(blocks, max(6, height-6))...), "\n")
-	body = append(body, th.Muted.Render("any key closes this help"))
-	w := 0
-	for i, l := range body {
-		body[i] = " " + l
-		w = max(w, lipgloss.Width(body[i]))
+	// The dialog's border takes two cells.
+	for maxRows := fullHelpRows(height); ; maxRows++ {
+		body := strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, helpColumns(blocks, maxRows)...), "\n")
+		if maxRows >= total || lipgloss.Width(body[0]) <= width-2 {
+			return body
+		}
 	}
-	return RenderDialog(th, "Keys", body, min(width, w+3), min(height, len(body)+2))
 }
 
 // helpBindings flattens a section's groups into the lines it lists.
@@ -89,7 +126,7 @@ func helpBindings(k keymap.KeyMap, groups [][]key.Binding) []key.Binding {
 				// line says both.
 				continue
 			case SameKeys(b, k.Composer.Send) && b.Help() == k.Composer.Send.Help():
-				b.SetHelp(b.Help().Key, b.Help().Desc+" (while a turn runs: "+k.Composer.Queue.Help().Desc+")")
+				b.SetHelp(b.Help().Key, b.Help().Desc+"/"+k.Composer.Queue.Help().Desc)
 			}
 			b.SetEnabled(true)
 			flat = append(flat, b)
@@ -99,7 +136,7 @@ func helpBindings(k keymap.KeyMap, groups [][]key.Binding) []key.Binding {
 }
 
 // helpColumns flows blocks into columns of at most maxRows lines, each
-// padded to its widest line, three spaces apart.
+// padded to its widest line, two spaces apart.
 func helpColumns(blocks [][]string, maxRows int) []string {
 	var cols [][]string
 	var col []string
@@ -132,7 +169,7 @@ func helpColumns(blocks [][]string, maxRows int) []string {
 			}
 			b.WriteString(Fit(l, w))
 			if i < len(cols)-1 {
-				b.WriteString("   ")
+				b.WriteString("  ")
 			}
 		}
 		parts = append(parts, b.String())

@@ -216,7 +216,7 @@ func RenderInputRequest(th Theme, req protocol.ChatInputRequest, state InputForm
 	if len(req.Questions) > 1 {
 		hints = append(hints, hintLine(th, hintKeys.Input.NextField, hintKeys.Input.PrevField))
 	}
-	hints = append(hints, hintLine(th, hintKeys.Input.Submit, hintKeys.Input.Decline))
+	hints = append(hints, hintLine(th, hintKeys.Input.Submit, hintKeys.Input.Close, hintKeys.Input.Decline))
 	lines = append(lines, wrapLines(strings.Join(hints, th.Subtle.Render(" · ")), inner)...)
 	return frame.Width(width).Render(strings.Join(lines, "\n"))
 }

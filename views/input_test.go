@@ -72,7 +72,7 @@ func TestRenderInputRequestContent(t *testing.T) {
 		"› Canary size", "[ 1▏0 ]", "(1–50)", // focused, cursor after "1"
 		"(•) yes",                                      // boolean default
 		"[x] Unit tests", "[x] End-to-end", "[ ] Lint", // local draft wins over synced answer
-		"tab next field", "ctrl+s submit", "esc decline",
+		"tab next field", "ctrl+s submit", "esc close, answer later", "ctrl+d decline",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("form lacks %q:\n%s", want, out)

@@ -318,7 +318,7 @@ func mcpCompact(th Theme, rows []MCPServerRow, selected int, pending map[string]
 		var b strings.Builder
 		// Column-major, so the order reads down like the full list.
 		for col, i := 0, line; i < n; col, i = col+1, i+l.lines {
-			c := Truncate(mcpCompactCell(th, rows[i], i == selected, focused, pending[rows[i].ID], oneColumn), l.widths[col])
+			c := Truncate(mcpCompactCell(th, rows[i], i == selected, focused, pending[rows[i].ID], oneColumn, l.bare), l.widths[col])
 			if col > 0 {
 				b.WriteString(strings.Repeat(" ", gap))
 			}
@@ -348,13 +348,16 @@ func mcpCompactMarker(selected, oneColumn bool) string {
 
 // mcpCompactText is a compact entry without its marker or styling: what
 // the column widths are measured on.
-func mcpCompactText(th Theme, r MCPServerRow, pending bool) (name string, b Badge, text string) {
+func mcpCompactText(th Theme, r MCPServerRow, pending, bare bool) (name string, b Badge, text string) {
 	name = SanitizeLine(r.Name)
 	if name == "" {
 		name = "(unnamed)"
 	}
 	b = th.McpBadge(r.StateKind, authReason(r))
 	text = name + " " + b.Glyph + " " + b.Label
+	if bare {
+		return name, b, text
+	}
 	if !r.Enabled {
 		text += " · off"
 	}
@@ -365,11 +368,18 @@ func mcpCompactText(th Theme, r MCPServerRow, pending bool) (name string, b Badg
 }
 
 // mcpCompactCell is one compact entry, styled.
-func mcpCompactCell(th Theme, r MCPServerRow, selected, focused, pending, oneColumn bool) string {
+func mcpCompactCell(th Theme, r MCPServerRow, selected, focused, pending, oneColumn, bare bool) string {
 	marker := mcpCompactMarker(selected, oneColumn)
-	name, b, text := mcpCompactText(th, r, pending)
+	name, b, text := mcpCompactText(th, r, pending, bare)
 	if selected && focused {
 		return th.Selected.Render(marker + text)
+	}
+	if bare {
+		// No room for the suffixes: a disabled server is muted instead.
+		if !r.Enabled {
+			return marker + th.Muted.Render(text)
+		}
+		return marker + th.Text.Bold(true).Render(name) + " " + b.Style.Render(b.Glyph+" "+b.Label)
 	}
 	styled := th.Text.Bold(true).Render(name) + " " + b.Style.Render(b.Glyph+" "+b.Label)
 	if !r.Enabled {
@@ -386,6 +396,12 @@ func mcpCompactCell(th Theme, r MCPServerRow, selected, focused, pending, oneCol
 type mcpCompactLayout struct {
 	lines  int
 	widths []int
+	// bare: the entries are drawn without their " · off" and " ⋯"
+	// suffixes, because with them the list would need more lines. The
+	// line count is chosen from names and badges alone, so disabling a
+	// server or a pending change never reflows the badges from a row into
+	// a grid.
+	bare bool
 }
 
 // mcpLayoutMemo keeps the last compact layout: the UI asks for it on every
@@ -438,18 +454,39 @@ func mcpCompactLayoutFor(th Theme, rows []MCPServerRow, pending map[string]bool,
 	}
 	mcpLayoutMemo.mu.Unlock()
 
-	const gap = 2
-	ws := make([]int, n)
-	narrowest := inner
-	for i, r := range rows {
-		_, _, text := mcpCompactText(th, r, pending[r.ID])
-		ws[i] = lipgloss.Width(mcpCompactMarker(false, false) + text)
-		narrowest = min(narrowest, ws[i])
+	widths := func(bare bool) []int {
+		ws := make([]int, n)
+		for i, r := range rows {
+			_, _, text := mcpCompactText(th, r, pending[r.ID], bare)
+			ws[i] = lipgloss.Width(mcpCompactMarker(false, false) + text)
+		}
+		return ws
 	}
-	// No line count below the one that fits n columns of the narrowest
-	// entry can fit; from there each try costs one pass over the widths.
+	l := mcpFitColumns(widths(true), inner)
+	if full := mcpFitColumns(widths(false), inner); full.lines == l.lines {
+		l = full
+	} else {
+		l.bare = true
+	}
+	mcpLayoutMemo.mu.Lock()
+	mcpLayoutMemo.key, mcpLayoutMemo.layout = key, l
+	mcpLayoutMemo.mu.Unlock()
+	return l
+}
+
+// mcpFitColumns is the fewest lines entries of widths ws fit in, side by
+// side in columns within inner (one column of one line per entry when
+// nothing narrower fits). It is linear in the entries: no line count
+// below the one that fits columns of the narrowest entry can fit, and
+// from there each try costs one pass over the widths.
+func mcpFitColumns(ws []int, inner int) mcpCompactLayout {
+	const gap = 2
+	n := len(ws)
+	narrowest := inner
+	for _, w := range ws {
+		narrowest = min(narrowest, w)
+	}
 	maxCols := max(1, (inner+gap)/(narrowest+gap))
-	l := mcpCompactLayout{lines: n, widths: []int{inner}}
 	for lines := max(1, (n+maxCols-1)/maxCols); lines <= n; lines++ {
 		cols := (n + lines - 1) / lines
 		if cols == 1 {
@@ -464,14 +501,10 @@ func mcpCompactLayoutFor(th Theme, rows []MCPServerRow, pending map[string]bool,
 			total += w
 		}
 		if total <= inner {
-			l = mcpCompactLayout{lines: lines, widths: colW}
-			break
+			return mcpCompactLayout{lines: lines, widths: colW}
 		}
 	}
-	mcpLayoutMemo.mu.Lock()
-	mcpLayoutMemo.key, mcpLayoutMemo.layout = key, l
-	mcpLayoutMemo.mu.Unlock()
-	return l
+	return mcpCompactLayout{lines: n, widths: []int{inner}}
 }
 
 // windowBlocks picks consecutive blocks around selected that fit in h

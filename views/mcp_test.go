@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -259,22 +260,29 @@ func TestMCPCompactLayoutSearch(t *testing.T) {
 		}
 		got := mcpCompactLayoutFor(th, rows, nil, tc.inner, false)
 		// Every line count from one, as the layout was once found.
-		want := mcpCompactLayout{lines: len(rows), widths: []int{tc.inner}}
-		for lines := 1; lines < len(rows); lines++ {
-			cols := (len(rows) + lines - 1) / lines
-			ws := make([]int, cols)
-			total := 2 * (cols - 1)
-			for i, r := range rows {
-				_, _, text := mcpCompactText(th, r, false)
-				ws[i/lines] = max(ws[i/lines], ansi.StringWidth(" "+text))
+		search := func(bare bool) mcpCompactLayout {
+			for lines := 1; lines < len(rows); lines++ {
+				cols := (len(rows) + lines - 1) / lines
+				ws := make([]int, cols)
+				total := 2 * (cols - 1)
+				for i, r := range rows {
+					_, _, text := mcpCompactText(th, r, false, bare)
+					ws[i/lines] = max(ws[i/lines], ansi.StringWidth(" "+text))
+				}
+				for _, w := range ws {
+					total += w
+				}
+				if total <= tc.inner {
+					return mcpCompactLayout{lines: lines, widths: ws}
+				}
 			}
-			for _, w := range ws {
-				total += w
-			}
-			if total <= tc.inner {
-				want = mcpCompactLayout{lines: lines, widths: ws}
-				break
-			}
+			return mcpCompactLayout{lines: len(rows), widths: []int{tc.inner}}
+		}
+		// The line count comes from names and badges alone; the suffixes
+		// show only where they fit in it.
+		want := search(false)
+		if bare := search(true); bare.lines != want.lines {
+			want, want.bare = bare, true
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%d rows at %d: layout %v, want %v", len(rows), tc.inner, got, want)
@@ -327,5 +335,35 @@ func TestMCPStripMatchesFullLine(t *testing.T) {
 				t.Fatalf("selected %d at %d:\n got %q\nwant %q", sel, inner, got, want)
 			}
 		}
+	}
+}
+
+// Disabling a server or a change in flight does not reflow the badges
+// from a row into a grid (issue 14, item 10): the layout comes from the
+// names and badges alone.
+func TestMCPBadgesKeepTheirLayout(t *testing.T) {
+	rows := MCPServerRows(mcpCustomizations())[:4]
+	for i := range rows {
+		rows[i].Enabled = true
+	}
+	inner := 40
+	lines := func(rows []MCPServerRow, pending map[string]bool) int {
+		return len(mcpCompact(noColorTheme, rows, 0, pending, inner, 10, true, false))
+	}
+	// The narrowest panel that holds the four in one row: no room to spare.
+	for lines(rows, nil) > 1 && inner < 200 {
+		inner++
+	}
+	before := lines(rows, nil)
+	if before != 1 {
+		t.Fatalf("four servers take %d lines in %d cells, want the one row the test starts from", before, inner)
+	}
+	off := slices.Clone(rows)
+	off[1].Enabled = false
+	if got := lines(off, nil); got != before {
+		t.Errorf("disabling %s reflowed the badges from %d lines to %d", off[1].Name, before, got)
+	}
+	if got := lines(rows, map[string]bool{rows[2].ID: true}); got != before {
+		t.Errorf("a pending change reflowed the badges from %d lines to %d", before, got)
 	}
 }

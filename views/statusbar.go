@@ -44,6 +44,7 @@ type StatusBar struct {
 	Cause           string // why the connection dropped, while Reconnecting
 	FailedReason    string // why connecting gave up, when Failed
 	FailedHint      string // what the user can do next, when Failed
+	NextTry         string // when a Failed connect is tried again ("next try in 4s")
 	NeedsInput      int    // sessions/tool calls waiting for the user
 	Message         string // transient status, e.g. "action rejected: …"
 	MessageIsError  bool
@@ -99,6 +100,7 @@ func RenderStatusBar(th Theme, sb StatusBar, width int) string {
 	}
 	switch sb.State {
 	case ConnFailed:
+		add(sb.NextTry, base)
 		add(sb.FailedReason, th.StatusError)
 		add(sb.FailedHint, th.StatusMessage)
 		add(sb.Message, msgStyle)
@@ -158,10 +160,16 @@ func RenderStatusBar(th Theme, sb StatusBar, width int) string {
 	}
 	middleRoom := avail - lipgloss.Width(rightText)
 	if sb.State == ConnFailed && middleWant > middleRoom {
-		// Short of room the remedy stays whole: what to do matters more
-		// than the detail of what went wrong, which is cut instead.
+		// Short of room the remedy and the next try stay whole: what to do
+		// and when it happens by itself matter more than the detail of
+		// what went wrong, which is cut instead.
 		hint := strings.TrimSpace(SanitizeLine(sb.FailedHint))
 		reason := strings.TrimSpace(SanitizeLine(sb.FailedReason))
+		var next []statusPart
+		if n := strings.TrimSpace(SanitizeLine(sb.NextTry)); n != "" {
+			next = []statusPart{{n, base}}
+			middleRoom -= lipgloss.Width(n) + lipgloss.Width(sep)
+		}
 		if hint != "" {
 			r := middleRoom - 2 - lipgloss.Width(sep) - lipgloss.Width(hint)
 			switch {
@@ -173,6 +181,10 @@ func RenderStatusBar(th Theme, sb StatusBar, width int) string {
 					middle = append(middle, statusPart{reason, th.StatusError})
 				}
 			}
+		}
+		if next != nil {
+			middleRoom += lipgloss.Width(next[0].text) + lipgloss.Width(sep)
+			middle = append(next, middle...)
 		}
 	}
 

@@ -82,23 +82,26 @@ func NewTheme(isDark, noColor bool) Theme {
 		return ld(lipgloss.Color(light), lipgloss.Color(dark))
 	}
 	p := Palette{
-		Primary:     c("#6B50FF", "#9C8CFF"),
-		Secondary:   c("#00877A", "#5FE0C5"),
+		Primary:     c("#5E42F5", "#9C8CFF"),
+		Secondary:   c("#00756A", "#5FE0C5"),
 		Fg:          c("#2D2C35", "#DFDBDD"),
-		FgMuted:     c("#615E6E", "#A19DAD"),
-		FgSubtle:    c("#8F8B9C", "#6B6976"),
+		FgMuted:     c("#55525F", "#A19DAD"),
+		FgSubtle:    c("#6A6677", "#918E9D"),
 		BgSubtle:    c("#ECE9F2", "#25242C"),
 		BgSelected:  c("#DCD5FF", "#3B3363"),
 		Border:      c("#CBC7D4", "#3F3E4A"),
-		BorderFocus: c("#6B50FF", "#9C8CFF"),
+		BorderFocus: c("#5E42F5", "#9C8CFF"),
 		Error:       c("#C8243F", "#FF6B88"),
 		Warning:     c("#9A5B00", "#F5B544"),
-		Success:     c("#1B7F45", "#5BD68A"),
+		Success:     c("#18753F", "#5BD68A"),
 		Info:        c("#1F63C0", "#74B4FF"),
 		OnAccent:    c("#FFFFFF", "#16151C"),
 	}
 	s := lipgloss.NewStyle
 	th := Theme{IsDark: isDark, NoColor: noColor, Palette: p}
+	// Every text colour reads at WCAG AA (4.5:1) on black or white and on
+	// BgSubtle (TestThemeTextContrast); Border and BorderFocus draw
+	// frames only and are exempt.
 
 	th.Title = s().Bold(true).Foreground(p.Primary)
 	th.Text = s().Foreground(p.Fg)
@@ -133,7 +136,10 @@ func NewTheme(isDark, noColor bool) Theme {
 
 	th.HelpKey = s().Foreground(p.FgMuted).Bold(noColor)
 	th.HelpDesc = s().Foreground(p.FgSubtle)
-	sep := s().Foreground(p.Border)
+	// The separators and the ellipsis are glyphs a reader must see too
+	// (the ellipsis says keys were cut), so they take the faintest text
+	// colour, not the border's.
+	sep := s().Foreground(p.FgSubtle)
 	th.Help = help.Styles{
 		Ellipsis:       sep,
 		ShortKey:       th.HelpKey,

@@ -232,6 +232,30 @@ func (t *Transcript) Render(width, height, scrollFromBottom int, opts Transcript
 
 var blankLine = []string{""}
 
+// ClampScroll is scrollFromBottom limited to the offset that shows the
+// transcript's first line at the top of a height-line viewport. Like
+// Render it only renders the turns from the end up to the viewport, so a
+// scroll key on a long chat costs what drawing it does.
+func (t *Transcript) ClampScroll(width, height, scrollFromBottom int, opts TranscriptOptions) int {
+	scrollFromBottom = max(scrollFromBottom, 0)
+	if width < 1 || height < 1 {
+		return 0
+	}
+	need := scrollFromBottom + height
+	acc := 0
+	n := t.segments()
+	for i := n - 1; i >= 0 && acc < need; i-- {
+		if i < n-1 {
+			acc++
+		}
+		acc += len(t.segment(i, width, opts).lines)
+	}
+	if acc < need {
+		return max(0, acc-height)
+	}
+	return scrollFromBottom
+}
+
 // TotalLines is the height of the whole transcript at width with opts. It
 // renders every turn not yet cached at this width, so the first call after
 // a resize costs a full render.

@@ -438,3 +438,21 @@ func TestTranscriptSelectedInputRequest(t *testing.T) {
 		}
 	}
 }
+
+// ClampScroll stops at the offset that shows the first line at the top,
+// and leaves an offset inside the transcript alone.
+func TestTranscriptClampScroll(t *testing.T) {
+	tr := NewTranscript(noColorTheme)
+	tr.SetChat(testChat(), mcpCustomizations())
+	opts := TranscriptOptions{}
+	const w, h = 80, 10
+	top := tr.TotalLines(w, opts) - h
+	if top <= 2 {
+		t.Fatalf("the test chat is %d lines, too short to scroll", top+h)
+	}
+	for _, tc := range []struct{ in, want int }{{-3, 0}, {0, 0}, {1, 1}, {top, top}, {top + 1, top}, {1 << 30, top}} {
+		if got := tr.ClampScroll(w, h, tc.in, opts); got != tc.want {
+			t.Errorf("ClampScroll(%d) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
