@@ -139,14 +139,7 @@ func (d *driver) untilConfirmed(seq int64, still func() bool) {
 				d.t.Fatalf("settled before the host confirmed clientSeq %d (next message %T)\nscreen:\n%s", seq, msg, d.m.Render())
 			}
 			d.send(msg)
-			var evs []client.Event
-			switch em := msg.(type) {
-			case eventMsg:
-				evs = []client.Event{em.ev}
-			case eventsMsg:
-				evs = em.evs
-			}
-			for _, ev := range evs {
+			for _, ev := range eventsOf(msg) {
 				if c, ok := ev.(client.ActionConfirmedEvent); ok && c.ClientSeq == seq {
 					return
 				}
@@ -168,20 +161,24 @@ func (d *driver) untilEvent(what string, match func(client.Event) bool) {
 		select {
 		case msg := <-d.msgs:
 			d.send(msg)
-			var evs []client.Event
-			switch em := msg.(type) {
-			case eventMsg:
-				evs = []client.Event{em.ev}
-			case eventsMsg:
-				evs = em.evs
-			}
-			if slices.ContainsFunc(evs, match) {
+			if slices.ContainsFunc(eventsOf(msg), match) {
 				return
 			}
 		case <-deadline:
 			d.t.Fatalf("timed out waiting for %s\nscreen:\n%s", what, d.m.Render())
 		}
 	}
+}
+
+// eventsOf is the protocol events msg carries: one, a burst, or none.
+func eventsOf(msg tea.Msg) []client.Event {
+	switch em := msg.(type) {
+	case eventMsg:
+		return []client.Event{em.ev}
+	case eventsMsg:
+		return em.evs
+	}
+	return nil
 }
 
 func press(k string) tea.KeyPressMsg {
