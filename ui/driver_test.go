@@ -33,6 +33,15 @@ type recordingClient struct {
 	sent []sentAction
 	// auths counts authenticate requests (a spy on which host got a token).
 	auths int
+	// forgot lists the resources the model told the client to forget.
+	forgot []string
+}
+
+func (r *recordingClient) ForgetToken(resource string) {
+	r.mu.Lock()
+	r.forgot = append(r.forgot, resource)
+	r.mu.Unlock()
+	r.Client.ForgetToken(resource)
 }
 
 func (r *recordingClient) Authenticate(ctx context.Context, resource, token string, scopes []string) error {

@@ -39,6 +39,7 @@ func (s *stubClient) DisposeSession(context.Context, string) error { return nil 
 func (s *stubClient) Authenticate(context.Context, string, string, []string) error {
 	return nil
 }
+func (s *stubClient) ForgetToken(string) {}
 func (s *stubClient) Dispatch(string, protocol.StateAction) (int64, error) {
 	return 0, errors.New("stub: read-only")
 }

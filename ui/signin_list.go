@@ -93,6 +93,11 @@ func (si *signIn) forget(g authpkce.StoredGrant) tea.Cmd {
 	return func() tea.Msg {
 		out := forgottenMsg{grant: g}
 		out.forgotten, out.err = src.Forget(ctx, g)
+		if out.err == nil && c != nil {
+			// Whatever the host can be told, this connection must not
+			// push the token again after a reconnect.
+			c.ForgetToken(g.Resource)
+		}
 		if out.err == nil && out.forgotten.ClearOnHost && tellHost {
 			out.hostCleared = true
 			out.hostErr = c.Authenticate(ctx, g.Resource, "", nil)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -283,6 +284,15 @@ func TestForgetRevokes(t *testing.T) {
 	d.keys("esc")
 	if d.m.signin.list.open {
 		t.Error("esc did not close the sheet")
+	}
+	// The client re-pushes its tokens after every reconnect
+	// (protocol/client TestForgottenTokenNotRepushed); the forgotten one
+	// must have been dropped from it.
+	d.rec.mu.Lock()
+	forgot := slices.Clone(d.rec.forgot)
+	d.rec.mu.Unlock()
+	if !slices.Equal(forgot, []string{res}) {
+		t.Errorf("the client was told to forget %q, want [%s]", forgot, res)
 	}
 }
 

@@ -24,6 +24,9 @@ type Client interface {
 	CreateSession(ctx context.Context, p protocol.CreateSessionParams) error
 	DisposeSession(ctx context.Context, session string) error
 	Authenticate(ctx context.Context, resource, token string, scopes []string) error
+	// ForgetToken stops the client pushing resource's token again after a
+	// reconnect (a forgotten sign-in must not come back by itself).
+	ForgetToken(resource string)
 	Dispatch(channel string, action protocol.StateAction) (clientSeq int64, err error)
 	Reconnect()
 	Root() (protocol.RootState, bool)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -480,8 +481,11 @@ func (c *Client) FetchTurns(ctx context.Context, p protocol.FetchTurnsParams) (p
 // (nil is returned) and goes out with the next handshake; a refusal then is
 // reported as a HostErrorEvent.
 func (c *Client) Authenticate(ctx context.Context, resource, token string, scopes []string) error {
-	if resource == "" || token == "" {
-		return errors.New("authenticate: resource and token are required")
+	if resource == "" {
+		return errors.New("authenticate: resource is required")
+	}
+	if token == "" {
+		return c.revokeToken(ctx, resource)
 	}
 	c.mu.Lock()
 	if c.closed {
@@ -510,6 +514,35 @@ func (c *Client) Authenticate(ctx context.Context, resource, token string, scope
 	c.rememberTokenLocked(resource, token, scopes)
 	c.mu.Unlock()
 	return nil
+}
+
+// ForgetToken drops the token remembered for resource, so no later
+// handshake pushes it again; the host keeps what it was already given on
+// this connection (see Authenticate with an empty token for a 1.0 host).
+func (c *Client) ForgetToken(resource string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tokens = slices.DeleteFunc(c.tokens, func(t authToken) bool { return t.resource == resource })
+}
+
+// revokeToken is Authenticate with an empty token: AHP 1.0 defines it as
+// revoking the resource's authentication on the host. The remembered
+// token is dropped first, whatever the host answers, so a reconnect never
+// pushes a token the user asked to forget. Only the 1.0 wire defines the
+// empty token; on 0.6 nothing is sent.
+func (c *Client) revokeToken(ctx context.Context, resource string) error {
+	c.ForgetToken(resource)
+	c.mu.Lock()
+	l := c.cur
+	ready := l != nil && l.ready
+	c.mu.Unlock()
+	if !ready {
+		return nil // the next handshake has nothing to push
+	}
+	if protocol.WireOf(c.ProtocolVersion()) != protocol.Wire10 {
+		return fmt.Errorf("authenticate: AHP %s cannot revoke a token on the host", c.ProtocolVersion())
+	}
+	return c.callOn(ctx, l, "authenticate", protocol.AuthenticateParams{Resource: resource, Token: ""}, nil)
 }
 
 func (c *Client) rememberTokenLocked(resource, token string, scopes []string) {

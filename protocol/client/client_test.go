@@ -561,6 +561,36 @@ func TestTokensRepushedBeforeRedispatch(t *testing.T) {
 	}
 }
 
+// TestForgottenTokenNotRepushed: a token the user forgot is dropped from
+// what the client re-pushes after a reconnect, while the others still go;
+// on a 0.6 host the empty-token authenticate (1.0's revocation) is not
+// sent, and it forgets the token all the same.
+func TestForgottenTokenNotRepushed(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	for _, res := range []string{"https://a.example", "https://b.example", "https://c.example"} {
+		if err := c.Authenticate(ctxT(t), res, "tok-"+res, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.ForgetToken("https://a.example")
+	if err := c.Authenticate(ctxT(t), "https://b.example", "", nil); err == nil {
+		t.Error("an empty-token authenticate on a 0.6 host did not say it cannot revoke there")
+	}
+	if n := len(h.AuthCalls()); n != 3 {
+		t.Fatalf("%d authenticate calls before the reconnect, want the 3 pushes", n)
+	}
+	h.DropConnections()
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
+	var again []string
+	for _, call := range h.AuthCalls()[3:] {
+		again = append(again, call.Resource)
+	}
+	if !slices.Equal(again, []string{"https://c.example"}) {
+		t.Errorf("re-pushed after the reconnect: %v, want only https://c.example", again)
+	}
+}
+
 func TestAuthRequiredErrorCarriesMetadata(t *testing.T) {
 	h := newHost(t, testhost.Options{})
 	c := dial(t, h, nil)
