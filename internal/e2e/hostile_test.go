@@ -38,18 +38,26 @@ func TestHostileHostInert(t *testing.T) {
 			})
 			u := &user{t: t, s: s}
 
-			// The poisoned chat is on screen: its character references
-			// show as typed (so the test cannot pass on an empty screen)
-			// and the raw payloads' printable parts are joined by " | ".
+			// The poisoned chat is on screen (so the test cannot pass on an
+			// empty screen): the raw payloads' printable parts joined by
+			// " | ", and the text the character references would conceal
+			// or reverse. Only what both a safe and an unsafe build show
+			// is awaited, so a broken sanitizer fails the checks below
+			// rather than this wait.
 			screen, err := s.WaitForFunc(func(s string) bool {
 				return strings.Contains(statusLine(s), "connected") && !strings.Contains(statusLine(s), "disconnected") &&
-					strings.Contains(s, "&#x1b;[8mhidden&#x1b;[0m") && strings.Contains(s, "&#x202e;gnp.exe") &&
-					strings.Contains(s, "Session title |")
+					strings.Contains(s, "Session title |") && strings.Contains(s, "hidden") && strings.Contains(s, "gnp.exe")
 			}, startTimeout)
 			if err != nil {
 				t.Fatalf("start-up: the hostile chat never showed: %v", err)
 			}
 			assertScreenInert(t, s, screen)
+			// A safe build shows the references as the host typed them.
+			for _, ref := range []string{"&#x1b;[8mhidden&#x1b;[0m", "&#x202e;gnp.exe", "&#x1b;]52;c;cm0gLXJmIH4K&#x7;"} {
+				if !strings.Contains(screen, ref) {
+					t.Errorf("the character reference %q is not shown as typed", ref)
+				}
+			}
 
 			// The app still answers: ? opens the help overlay over the
 			// poisoned screen, which stays inert, and q quits cleanly.
@@ -117,8 +125,10 @@ func assertScreenInert(t *testing.T, s *tmuxtest.Session, screen string) {
 	// else is a sequence that reached a cell, and conceal (SGR 8) would
 	// hide the text after it.
 	styled := s.CaptureANSI()
-	if rest := sgrSeq.ReplaceAllString(styled, ""); strings.ContainsAny(rest, "\x1b\x9b") {
-		i := strings.IndexAny(rest, "\x1b\x9b")
+	// (C1 CSI is a control, caught above; U+FFFD is how Sanitize shows
+	// invalid UTF-8, so only ESC is looked for here.)
+	if rest := sgrSeq.ReplaceAllString(styled, ""); strings.IndexByte(rest, 0x1b) >= 0 {
+		i := strings.IndexByte(rest, 0x1b)
 		t.Errorf("a non-SGR escape sequence is on screen: …%q…", rest[i:min(len(rest), i+40)])
 	}
 	for _, m := range sgrSeq.FindAllStringSubmatch(styled, -1) {
