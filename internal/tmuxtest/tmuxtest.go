@@ -95,6 +95,9 @@ func Start(t testing.TB, opts Options) *Session {
 		"set -sg escape-time 0",
 		"set -g remain-on-exit on",
 		"set -g history-limit 5000",
+		// Accept OSC 52 from the program as a paste buffer, so a test can
+		// see (Buffers) whether anything wrote the clipboard.
+		"set -s set-clipboard on",
 		"set -g default-terminal " + strconv.Quote(opts.Term),
 		"",
 	}, "\n")
@@ -248,6 +251,28 @@ func (s *Session) capture(ansi bool) (string, error) {
 		args = append(args, "-e")
 	}
 	return s.run(args...)
+}
+
+// PaneTitle is the pane's title as the program left it (OSC 0/2 set it),
+// for tests that no text retitled the terminal.
+func (s *Session) PaneTitle() string {
+	s.t.Helper()
+	out, err := s.run("display-message", "-p", "-t", s.target, "#{pane_title}")
+	if err != nil {
+		s.t.Fatalf("tmuxtest: %v", err)
+	}
+	return strings.TrimSuffix(out, "\n")
+}
+
+// Buffers lists tmux's paste buffers, one line each; with the server's
+// set-clipboard on, a clipboard write (OSC 52) by the program makes one.
+func (s *Session) Buffers() string {
+	s.t.Helper()
+	out, err := s.run("list-buffers")
+	if err != nil {
+		s.t.Fatalf("tmuxtest: %v", err)
+	}
+	return out
 }
 
 // WaitFor polls the screen until it contains want, which is a string
