@@ -30,7 +30,7 @@ func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
 	defer cancel()
 	t, err := c.opts.Dial(hctx, c.opts.URL)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w (is the host running and the URL right?)", c.opts.URL, err)
+		return nil, fmt.Errorf("connect to %s: %w", c.opts.URL, err)
 	}
 	lctx, lcancel := context.WithCancelCause(c.ctx)
 	l := &link{ctx: lctx, cancel: lcancel, syncing: true, subscribing: map[string][]protocol.ActionEnvelope{}}
@@ -378,7 +378,7 @@ func (c *Client) reconnectLoop(cause error) (*link, error) {
 	for attempt := 1; ; attempt++ {
 		elapsed := time.Since(start)
 		if elapsed >= c.opts.GiveUpAfter {
-			return nil, fmt.Errorf("gave up reconnecting to %s after %s (%d attempts): %w; check that the host is running, then press ctrl+r to retry",
+			return nil, fmt.Errorf("gave up reconnecting to %s after %s (%d attempts): %w",
 				c.opts.URL, elapsed.Round(time.Millisecond), attempt-1, cause)
 		}
 		c.mu.Lock()
