@@ -205,11 +205,16 @@ type eventQueue struct {
 	// ChannelDroppedEvent for it came after; it waits while >= popped.
 	statePos       map[string]int64
 	pushed, popped int64
-	wake           chan struct{}
-	out            chan Event
-	done           chan struct{}
-	once           sync.Once
-	closed         bool
+	// handed holds the costs of the events the pump moved into out, oldest
+	// first. They stay in bytes until the reader takes them: out is
+	// buffered (eventBuffer), and a burst of large host events waiting
+	// there must count against the cap like one waiting in items.
+	handed []int64
+	wake   chan struct{}
+	out    chan Event
+	done   chan struct{}
+	once   sync.Once
+	closed bool
 }
 
 type queuedEvent struct {
@@ -218,14 +223,21 @@ type queuedEvent struct {
 }
 
 func newEventQueue() *eventQueue {
-	q := &eventQueue{
+	q := newIdleEventQueue()
+	go q.pump()
+	return q
+}
+
+// newIdleEventQueue is an event queue whose pump is not running yet: what
+// is pushed waits in items, where push coalesces it (tests start the pump
+// once the queue holds what they check).
+func newIdleEventQueue() *eventQueue {
+	return &eventQueue{
 		statePos: map[string]int64{},
 		wake:     make(chan struct{}, 1),
 		out:      make(chan Event, eventBuffer),
 		done:     make(chan struct{}),
 	}
-	go q.pump()
-	return q
 }
 
 // push appends e, coalescing a ChannelStateEvent with one already waiting
@@ -241,6 +253,7 @@ func (q *eventQueue) push(e Event) {
 func (q *eventQueue) pushHost(e Event, size int) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.settleHandedLocked()
 	if q.bytes > maxQueuedEventBytes {
 		return false
 	}
@@ -317,7 +330,6 @@ func (q *eventQueue) pump() {
 		it := q.items[0]
 		q.items[0] = queuedEvent{}
 		q.items = q.items[1:]
-		q.bytes -= it.cost
 		q.popped++ // from here on a change needs a new event
 		q.mu.Unlock()
 		select {
@@ -325,5 +337,23 @@ func (q *eventQueue) pump() {
 		case <-q.done:
 			return
 		}
+		q.mu.Lock()
+		q.handed = append(q.handed, it.cost)
+		q.settleHandedLocked()
+		q.mu.Unlock()
 	}
+}
+
+// settleHandedLocked releases the bytes of the handed events the reader
+// has taken: out is a FIFO, so those are the oldest ones beyond what
+// len(out) still holds.
+func (q *eventQueue) settleHandedLocked() {
+	n := len(q.handed) - len(q.out)
+	if n <= 0 {
+		return
+	}
+	for _, c := range q.handed[:n] {
+		q.bytes -= c
+	}
+	q.handed = append(q.handed[:0], q.handed[n:]...)
 }

@@ -225,7 +225,11 @@ func TestMirrorPendingOrderAcrossChannels(t *testing.T) {
 // event), but never across a ChannelDroppedEvent for it; host events are
 // refused past the byte cap and accepted again once the reader catches up.
 func TestEventQueueOrderedAndBounded(t *testing.T) {
-	q := newEventQueue()
+	// The pump starts once the short queue below is pushed: a running pump
+	// may move an event on to the out channel between two pushes, and an
+	// event already handed on is no longer coalesced (ReceiveEvents
+	// coalesces what waits there).
+	q := newIdleEventQueue()
 	defer q.abandon()
 	timeout := time.After(10 * time.Second)
 	next := func() Event {
@@ -253,6 +257,7 @@ func TestEventQueueOrderedAndBounded(t *testing.T) {
 	q.push(ChannelStateEvent{Channel: "a"})
 	q.push(SessionRemovedEvent{Session: "x"})
 	q.push(ChannelStateEvent{Channel: "a"})
+	go q.pump()
 	expect(ChannelStateEvent{Channel: "a"}, SessionRemovedEvent{Session: "x"}, ChannelStateEvent{Channel: "a"})
 
 	// A flood while nobody reads (push must never block): past
