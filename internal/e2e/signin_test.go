@@ -71,7 +71,7 @@ func TestSignInOverSSH(t *testing.T) {
 				u.see("paste field open", func(s string) bool {
 					return strings.Contains(Flatten(strings.Split(PanelText(s, views.GrantOverlayTitle), "\n")), "Paste the address")
 				})
-				u.s.SendText(landed.String())
+				u.s.Paste(landed.String())
 				u.hit(km.Paste.Submit)
 				u.see("access granted after the paste", func(s string) bool { return strings.Contains(s, "access granted") })
 			}

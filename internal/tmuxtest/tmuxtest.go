@@ -223,6 +223,23 @@ func (s *Session) SendText(text string) {
 	}
 }
 
+// Paste pastes text into the pane as a terminal paste: bracketed (one
+// paste event) when the program asked for bracketed paste, as Bubble Tea
+// programs do, rather than one key per character as SendText types it.
+// It is what a user does with a long URL, and under the race detector
+// typing a few hundred characters one key at a time takes longer than the
+// waits allow.
+func (s *Session) Paste(text string) {
+	s.t.Helper()
+	const buf = "tmuxtest-paste"
+	if _, err := s.run("set-buffer", "-b", buf, "--", text); err != nil {
+		s.t.Fatalf("tmuxtest: %v", err)
+	}
+	if _, err := s.run("paste-buffer", "-p", "-d", "-b", buf, "-t", s.target); err != nil {
+		s.t.Fatalf("tmuxtest: %v", err)
+	}
+}
+
 // Capture returns the visible screen as plain text, one line per row with
 // trailing spaces trimmed (tmux's own rendering).
 func (s *Session) Capture() string {
