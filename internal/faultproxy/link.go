@@ -31,10 +31,13 @@ type chunk struct {
 type direction struct {
 	src, dst net.Conn
 	toClient bool
-	q        []chunk
+	q        []chunk // q[0] stays queued until its write returned
 	queued   int
-	wake     chan struct{} // cap 1: queue, stall or delay changed
-	space    chan struct{} // cap 1: the writer freed queue space
+	// broken: a write to dst failed, so nothing queued here will be
+	// delivered; the link dies through the other direction's reader.
+	broken bool
+	wake   chan struct{} // cap 1: queue, stall or delay changed
+	space  chan struct{} // cap 1: the writer freed queue space
 }
 
 func newLink(p *Proxy, client, up net.Conn) *link {
@@ -120,6 +123,9 @@ func (l *link) read(d *direction) {
 			d.queued += n
 			l.mu.Unlock()
 			signal(d.wake)
+			if l.p.queued != nil {
+				l.p.queued(d.toClient)
+			}
 		}
 		if err != nil {
 			// The source closed: forward what is queued first only if
@@ -133,12 +139,14 @@ func (l *link) read(d *direction) {
 
 // drainThenKill lets the writer flush the queue (unless stalled) before the
 // link closes, so a half-close from one side still delivers its last bytes.
+// The queue counts as empty only once the last write returned: a chunk
+// being written is still in it, so the close never overtakes it.
 func (l *link) drainThenKill(d *direction) {
 	for {
 		l.mu.Lock()
-		empty, stalled := len(d.q) == 0, l.stalled
+		done := len(d.q) == 0 || d.broken || l.stalled
 		l.mu.Unlock()
-		if empty || stalled {
+		if done {
 			l.kill(false)
 			return
 		}
@@ -190,15 +198,11 @@ func (l *link) write(d *direction) {
 		}
 
 		l.mu.Lock()
-		if l.stalled {
-			l.mu.Unlock()
+		stalled := l.stalled
+		l.mu.Unlock()
+		if stalled {
 			continue
 		}
-		d.q[0] = chunk{}
-		d.q = d.q[1:]
-		d.queued -= len(c.data)
-		l.mu.Unlock()
-		signal(d.space)
 
 		if d.toClient {
 			if cut := l.p.takeCut(len(c.data)); cut != nil {
@@ -211,8 +215,22 @@ func (l *link) write(d *direction) {
 				return
 			}
 		}
-		if _, err := d.dst.Write(c.data); err != nil {
-			l.kill(false)
+		_, err := d.dst.Write(c.data)
+		l.mu.Lock()
+		d.q[0] = chunk{}
+		d.q = d.q[1:]
+		d.queued -= len(c.data)
+		if err != nil {
+			d.broken = true
+		}
+		l.mu.Unlock()
+		signal(d.space)
+		if err != nil {
+			// Only this direction is over. Bytes the other side sent
+			// before it went away are still on the wire, as on a real
+			// path: a client that gave up on a slow link does not
+			// recall the dispatch it wrote into it. That direction's
+			// reader sees the close, drains its queue, then kills.
 			return
 		}
 	}
