@@ -36,8 +36,11 @@ type direction struct {
 	// broken: a write to dst failed, so nothing queued here will be
 	// delivered; the link dies through the other direction's reader.
 	broken bool
-	wake   chan struct{} // cap 1: queue, stall or delay changed
-	space  chan struct{} // cap 1: the writer freed queue space
+	// finished: src ended and everything queued reached dst, which was
+	// then half-closed.
+	finished bool
+	wake     chan struct{} // cap 1: queue, stall or delay changed
+	space    chan struct{} // cap 1: the writer freed queue space
 }
 
 func newLink(p *Proxy, client, up net.Conn) *link {
@@ -116,7 +119,10 @@ func (l *link) read(d *direction) {
 			}
 		}
 		n, err := d.src.Read(buf)
-		if n > 0 {
+		l.mu.Lock()
+		broken := d.broken
+		l.mu.Unlock()
+		if n > 0 && !broken { // a broken direction delivers nothing more
 			data := append([]byte(nil), buf[:n]...)
 			l.mu.Lock()
 			d.q = append(d.q, chunk{data: data, due: time.Now().Add(l.delay)})
@@ -137,19 +143,45 @@ func (l *link) read(d *direction) {
 	}
 }
 
-// drainThenKill lets the writer flush the queue (unless stalled) before the
-// link closes, so a half-close from one side still delivers its last bytes.
-// The queue counts as empty only once the last write returned: a chunk
-// being written is still in it, so the close never overtakes it.
+// drainThenKill lets the writer flush the queue (unless stalled) after d's
+// source closed, so a half-close from one side still delivers its last
+// bytes. The queue counts as empty only once the last write returned: a
+// chunk being written is still in it, so the close never overtakes it.
+//
+// A drained direction only half-closes its destination; the link closes
+// once the other direction is done too. Closing it at once would make the
+// receiver's next write fail the instant the last bytes arrive, which no
+// real path does: a host reading a client's final dispatches must get to
+// handle all of them before its echo can bounce off the closed client
+// (demohost stops reading when a write fails).
 func (l *link) drainThenKill(d *direction) {
+	other := l.toCli
+	if d == l.toCli {
+		other = l.toUp
+	}
 	for {
 		l.mu.Lock()
-		done := len(d.q) == 0 || d.broken || l.stalled
-		l.mu.Unlock()
-		if done {
+		if d.broken || l.stalled {
+			l.mu.Unlock()
 			l.kill(false)
 			return
 		}
+		if len(d.q) == 0 {
+			d.finished = true
+			both := other.finished
+			l.mu.Unlock()
+			if both {
+				l.kill(false)
+				return
+			}
+			if tc, ok := d.dst.(*net.TCPConn); ok {
+				_ = tc.CloseWrite()
+				return
+			}
+			l.kill(false)
+			return
+		}
+		l.mu.Unlock()
 		select {
 		case <-d.space:
 		case <-l.done:
