@@ -31,8 +31,14 @@ type chunk struct {
 type direction struct {
 	src, dst net.Conn
 	toClient bool
-	q        []chunk
+	q        []chunk // q[0] stays queued until its write returned
 	queued   int
+	// broken: a write to dst failed, so nothing queued here will be
+	// delivered; the link dies through the other direction's reader.
+	broken bool
+	// finished: src ended and everything queued reached dst, which was
+	// then half-closed.
+	finished bool
 	wake     chan struct{} // cap 1: queue, stall or delay changed
 	space    chan struct{} // cap 1: the writer freed queue space
 }
@@ -113,13 +119,19 @@ func (l *link) read(d *direction) {
 			}
 		}
 		n, err := d.src.Read(buf)
-		if n > 0 {
+		l.mu.Lock()
+		broken := d.broken
+		l.mu.Unlock()
+		if n > 0 && !broken { // a broken direction delivers nothing more
 			data := append([]byte(nil), buf[:n]...)
 			l.mu.Lock()
 			d.q = append(d.q, chunk{data: data, due: time.Now().Add(l.delay)})
 			d.queued += n
 			l.mu.Unlock()
 			signal(d.wake)
+			if l.p.queued != nil {
+				l.p.queued(d.toClient)
+			}
 		}
 		if err != nil {
 			// The source closed: forward what is queued first only if
@@ -131,17 +143,45 @@ func (l *link) read(d *direction) {
 	}
 }
 
-// drainThenKill lets the writer flush the queue (unless stalled) before the
-// link closes, so a half-close from one side still delivers its last bytes.
+// drainThenKill lets the writer flush the queue (unless stalled) after d's
+// source closed, so a half-close from one side still delivers its last
+// bytes. The queue counts as empty only once the last write returned: a
+// chunk being written is still in it, so the close never overtakes it.
+//
+// A drained direction only half-closes its destination; the link closes
+// once the other direction is done too. Closing it at once would make the
+// receiver's next write fail the instant the last bytes arrive, which no
+// real path does: a host reading a client's final dispatches must get to
+// handle all of them before its echo can bounce off the closed client
+// (demohost stops reading when a write fails).
 func (l *link) drainThenKill(d *direction) {
+	other := l.toCli
+	if d == l.toCli {
+		other = l.toUp
+	}
 	for {
 		l.mu.Lock()
-		empty, stalled := len(d.q) == 0, l.stalled
-		l.mu.Unlock()
-		if empty || stalled {
+		if d.broken || l.stalled {
+			l.mu.Unlock()
 			l.kill(false)
 			return
 		}
+		if len(d.q) == 0 {
+			d.finished = true
+			both := other.finished
+			l.mu.Unlock()
+			if both {
+				l.kill(false)
+				return
+			}
+			if tc, ok := d.dst.(*net.TCPConn); ok {
+				_ = tc.CloseWrite()
+				return
+			}
+			l.kill(false)
+			return
+		}
+		l.mu.Unlock()
 		select {
 		case <-d.space:
 		case <-l.done:
@@ -190,15 +230,11 @@ func (l *link) write(d *direction) {
 		}
 
 		l.mu.Lock()
-		if l.stalled {
-			l.mu.Unlock()
+		stalled := l.stalled
+		l.mu.Unlock()
+		if stalled {
 			continue
 		}
-		d.q[0] = chunk{}
-		d.q = d.q[1:]
-		d.queued -= len(c.data)
-		l.mu.Unlock()
-		signal(d.space)
 
 		if d.toClient {
 			if cut := l.p.takeCut(len(c.data)); cut != nil {
@@ -211,8 +247,22 @@ func (l *link) write(d *direction) {
 				return
 			}
 		}
-		if _, err := d.dst.Write(c.data); err != nil {
-			l.kill(false)
+		_, err := d.dst.Write(c.data)
+		l.mu.Lock()
+		d.q[0] = chunk{}
+		d.q = d.q[1:]
+		d.queued -= len(c.data)
+		if err != nil {
+			d.broken = true
+		}
+		l.mu.Unlock()
+		signal(d.space)
+		if err != nil {
+			// Only this direction is over. Bytes the other side sent
+			// before it went away are still on the wire, as on a real
+			// path: a client that gave up on a slow link does not
+			// recall the dispatch it wrote into it. That direction's
+			// reader sees the close, drains its queue, then kills.
 			return
 		}
 	}

@@ -61,6 +61,12 @@ type Proxy struct {
 	closed   bool
 	changed  chan struct{} // closed and replaced whenever Accepted or the open count changes
 	closeErr error
+
+	// queued, when set (by this package's tests, before the first
+	// connection), is told of every chunk a link queues, so a test can
+	// order its steps after the proxy read its bytes without waiting
+	// on a clock.
+	queued func(toClient bool)
 }
 
 type cutRequest struct {

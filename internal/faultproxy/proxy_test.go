@@ -390,3 +390,94 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestDelayedBytesOutliveTheirSender covers a client that gives up on a
+// slow link: what it wrote before closing is already on the path and must
+// still reach the host, even though the host's next bytes find the client
+// gone first. A chaos test depends on this (the host applies a dispatch the
+// client no longer waits for); before, the failed write towards the client
+// killed the link and dropped the held bytes, or the close after the drain
+// overtook the last write.
+func TestDelayedBytesOutliveTheirSender(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			close(accepted)
+			return
+		}
+		accepted <- c
+	}()
+	p := startProxy(t, ln.Addr().String())
+	queued := make(chan bool, 16)
+	p.mu.Lock()
+	p.queued = func(toClient bool) {
+		select {
+		case queued <- toClient:
+		default: // more than the test waits for; never block the proxy
+		}
+	}
+	p.mu.Unlock()
+	c, _ := dial(t, p)
+	h, ok := <-accepted
+	if !ok {
+		t.Fatal("upstream accepted nothing")
+	}
+	t.Cleanup(func() { _ = h.Close() })
+
+	// The host's account, read until the proxy closes the upstream.
+	var got []byte
+	var rerr error
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		_ = h.SetReadDeadline(time.Now().Add(5 * time.Second))
+		got, rerr = io.ReadAll(h)
+	}()
+
+	// The client's bytes are held; the host's later ones are not, so they
+	// reach the closed client first.
+	p.Delay(300 * time.Millisecond)
+	if _, err := io.WriteString(c, "late dispatch\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case toClient := <-queued:
+		if toClient {
+			t.Fatal("the host's bytes were queued before the client's")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the proxy never read the client's bytes")
+	}
+	p.Delay(0)
+	_ = c.Close()
+	// The first write to the closed client draws a reset, a later one
+	// fails on it. Each is sent once the proxy read the one before, so
+	// they are separate writes towards the client.
+writes:
+	for _, s := range []string{"a", "b", "c"} {
+		if _, err := io.WriteString(h, s); err != nil {
+			break // the proxy closed the upstream: the read says what came
+		}
+		select {
+		case <-queued:
+		case <-readDone:
+			break writes
+		case <-time.After(5 * time.Second):
+			t.Fatal("the proxy never read the host's bytes")
+		}
+	}
+
+	<-readDone
+	if rerr != nil {
+		t.Fatalf("host read: %v (got %q)", rerr, got)
+	}
+	if string(got) != "late dispatch\n" {
+		t.Fatalf("host got %q before the close, want %q", got, "late dispatch\n")
+	}
+}
