@@ -19,4 +19,4 @@ package protocol
 //     variant, and an unknown discriminator decodes to UnknownX, which
 //     re-encodes byte for byte.
 //
-//go:generate go run ./internal/ahpgen -schemas ../../shared/ahp/schema -out types_gen.go
+//go:generate go run ./internal/ahpgen -version 1.0 -schemas ../../shared/ahp-1.0/schema -package protocol -out types_gen.go

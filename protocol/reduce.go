@@ -5,10 +5,48 @@ import (
 	"time"
 )
 
-// Clock reads the current time. Reducers that stamp times (chat modifiedAt,
-// numeric session timestamps) take one so tests and the conformance fixtures
-// can pin it; hosts and clients pass time.Now.
+// Clock reads the current time. Only the 0.6 rules read it (chat
+// modifiedAt); tests and the 0.6 conformance fixtures pin it.
 type Clock func() time.Time
+
+// Rules says which version's reducer semantics apply. The model is the 1.0
+// one whatever the wire (0.6 traffic is converted at the client boundary,
+// protocol/convert06), but two 0.6 rules are not a matter of shape:
+//   - chat modifiedAt: 0.6 stamps it from the reducer's clock when a turn
+//     starts, ends or is truncated and when input requests change; 1.0
+//     derives it from action data (a turn's startedAt, plus its duration when
+//     it ends) and never reads a clock (DELTA §7.2);
+//   - a toolClientExecution input request raises the session's InputNeeded
+//     bit in 0.6 and not in 1.0 (DELTA §6.1).
+//
+// The zero value is the 1.0 rules.
+type Rules struct {
+	// Wire selects the rules; WireUnknown means Wire10.
+	Wire Wire
+	// Clock stamps chat modifiedAt under Wire06 (time.Now when nil).
+	Clock Clock
+}
+
+// Rules06 is the 0.6 rules with clock (time.Now when nil).
+func Rules06(clock Clock) Rules { return Rules{Wire: Wire06, Clock: clock} }
+
+// RulesFor is the rules of a negotiated wire, with clock for Wire06.
+func RulesFor(w Wire, clock Clock) Rules { return Rules{Wire: w, Clock: clock} }
+
+func (r Rules) is06() bool { return r.Wire == Wire06 }
+
+// stamp is the 0.6 clock stamp, or derived under 1.0 (ok false: leave
+// modifiedAt as it is).
+func (r Rules) stamp06() (string, bool) {
+	if !r.is06() {
+		return "", false
+	}
+	clock := r.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	return Timestamp(clock()), true
+}
 
 // Reduce applies action to a channel state of any kind and returns the new
 // state. It is the single entry the mirror and the demo host call. A state
@@ -17,25 +55,22 @@ type Clock func() time.Time
 //
 // Reducers are pure: they never mutate the state they are given (slices and
 // maps included), because the UI may still be reading an older snapshot.
-func Reduce(state SnapshotStateVariant, action StateAction, clock Clock) SnapshotStateVariant {
-	if clock == nil {
-		clock = time.Now
-	}
+func Reduce(state SnapshotStateVariant, action StateAction, r Rules) SnapshotStateVariant {
 	switch s := state.(type) {
 	case RootState:
-		return ReduceRoot(s, action, clock)
+		return ReduceRoot(s, action)
 	case SessionState:
-		return ReduceSession(s, action, clock)
+		return ReduceSession(s, action, r)
 	case ChatState:
-		return ReduceChat(s, action, clock)
+		return ReduceChat(s, action, r)
 	case TerminalState:
-		return ReduceTerminal(s, action, clock)
+		return ReduceTerminal(s, action)
 	case ChangesetState:
-		return ReduceChangeset(s, action, clock)
+		return ReduceChangeset(s, action)
 	case AnnotationsState:
-		return ReduceAnnotations(s, action, clock)
+		return ReduceAnnotations(s, action)
 	case ResourceWatchState:
-		return ReduceResourceWatch(s, action, clock)
+		return ReduceResourceWatch(s, action)
 	}
 	return state
 }

@@ -7,7 +7,7 @@ package protocol
 //
 // The one-entry minimum is the producer's rule, not the reducer's: removing
 // the last entry with annotations/entryRemoved leaves an empty annotation.
-func ReduceAnnotations(s AnnotationsState, a StateAction, clock Clock) AnnotationsState {
+func ReduceAnnotations(s AnnotationsState, a StateAction) AnnotationsState {
 	switch a := a.Variant.(type) {
 	case AnnotationsSetAction:
 		s.Annotations = cowUpsert(s.Annotations, a.Annotation, func(x Annotation) bool { return x.ID == a.Annotation.ID })
@@ -17,8 +17,8 @@ func ReduceAnnotations(s AnnotationsState, a StateAction, clock Clock) Annotatio
 			return s
 		}
 		x := s.Annotations[i]
-		if a.TurnID != nil {
-			x.TurnID = *a.TurnID
+		if a.Origin != nil {
+			x.Origin = *a.Origin
 		}
 		if a.Resource != nil {
 			x.Resource = *a.Resource

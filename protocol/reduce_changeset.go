@@ -4,7 +4,7 @@ package protocol
 // returns the new state. Any other action — unknown type, unknown file or
 // operation id, another channel's kind — returns s unchanged. Changeset
 // actions carry no timestamps, so clock is unused.
-func ReduceChangeset(s ChangesetState, a StateAction, clock Clock) ChangesetState {
+func ReduceChangeset(s ChangesetState, a StateAction) ChangesetState {
 	switch a := a.Variant.(type) {
 	case ChangesetStatusChangedAction:
 		s.Status = a.Status
@@ -51,7 +51,6 @@ func ReduceChangeset(s ChangesetState, a StateAction, clock Clock) ChangesetStat
 		if a.Operations != nil {
 			s.Operations = a.Operations
 		}
-		s.Error = a.Error
 	case ChangesetOperationsChangedAction:
 		s.Operations = a.Operations // absent clears
 	case ChangesetOperationStatusChangedAction:

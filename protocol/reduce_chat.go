@@ -20,16 +20,15 @@ import (
 // text (chat/delta, chat/reasoning) grows through Text.Append, so a long
 // answer costs O(delta) per chunk plus O(number of response parts).
 //
-// modifiedAt is stamped from clock (time.Now when nil) by the actions that
-// start, end or truncate a turn and by input-request changes; streaming and
-// tool-call actions leave it alone, as the conformance fixtures require.
-func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
-	if clock == nil {
-		clock = time.Now
-	}
+// modifiedAt follows r (see Rules): under 1.0 it is the turn's startedAt
+// when a turn starts and startedAt + duration when it ends; under 0.6 it is
+// stamped from the clock by the actions that start, end or truncate a turn
+// and by input-request changes. Streaming and tool-call actions leave it
+// alone, as the conformance fixtures require.
+func ReduceChat(s ChatState, a StateAction, r Rules) ChatState {
 	switch act := a.Variant.(type) {
 	case ChatTurnStartedAction:
-		return chatTurnStarted(s, act, clock)
+		return chatTurnStarted(s, act, r)
 	case ChatDeltaAction:
 		return chatAppendText(s, act.TurnID, act.PartID, act.Content, false)
 	case ChatReasoningAction:
@@ -49,12 +48,17 @@ func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
 		s.ActiveTurn = &at
 		return s
 	case ChatTurnCompleteAction:
-		return chatEndTurn(s, act.TurnID, TurnStateComplete, act.Duration, nil, clock)
+		return chatEndTurn(s, act.TurnID, TurnStateComplete, act.Duration, false, r)
 	case ChatTurnCancelledAction:
-		return chatEndTurn(s, act.TurnID, TurnStateCancelled, act.Duration, nil, clock)
+		return chatEndTurn(s, act.TurnID, TurnStateCancelled, act.Duration, false, r)
 	case ChatErrorAction:
-		e := act.Error
-		return chatEndTurn(s, act.TurnID, TurnStateError, act.Duration, &e, clock)
+		// 1.0: the error is a durable response part, appended before the
+		// turn ends in state error (DELTA §7.4).
+		if !chatIsActiveTurn(s, act.TurnID) {
+			return s
+		}
+		s = chatWithActiveParts(s, chatAppendPart(s.ActiveTurn.ResponseParts, ResponsePart{Variant: act.Part}))
+		return chatEndTurn(s, act.TurnID, TurnStateError, act.Duration, true, r)
 	case ChatActivityChangedAction:
 		s.Activity = act.Activity
 		return s
@@ -73,11 +77,14 @@ func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
 			if act.Meta != nil {
 				tc.Meta = act.Meta
 			}
-			in := act.Content
-			if tc.PartialInput != nil {
-				in = *tc.PartialInput + in
+			// 1.0: content may be absent (a delta carrying only metadata).
+			if act.Content != nil {
+				in := *act.Content
+				if tc.PartialInput != nil {
+					in = *tc.PartialInput + in
+				}
+				tc.PartialInput = &in
 			}
-			tc.PartialInput = &in
 			if act.InvocationMessage != nil {
 				tc.InvocationMessage = act.InvocationMessage
 			}
@@ -143,16 +150,16 @@ func ReduceChat(s ChatState, a StateAction, clock Clock) ChatState {
 		})
 
 	case ChatTruncatedAction:
-		return chatTruncated(s, act, clock)
+		return chatTruncated(s, act, r)
 	case ChatTurnsLoadedAction:
 		return chatTurnsLoaded(s, act)
 
 	case ChatInputRequestedAction:
-		return chatInputRequested(s, act, clock)
+		return chatInputRequested(s, act, r)
 	case ChatInputAnswerChangedAction:
-		return chatInputAnswerChanged(s, act, clock)
+		return chatInputAnswerChanged(s, act, r)
 	case ChatInputCompletedAction:
-		return chatInputCompleted(s, act, clock)
+		return chatInputCompleted(s, act, r)
 
 	case ChatPendingMessageSetAction:
 		return chatPendingMessageSet(s, act)
@@ -183,7 +190,22 @@ const (
 // every activity change.
 const chatStatusActivityMask SessionStatus = 1<<5 - 1
 
-func chatStamp(clock Clock) string { return Timestamp(clock()) }
+// chatStamp06 applies the 0.6 clock stamp; under 1.0 it leaves modifiedAt.
+func chatStamp06(s *ChatState, r Rules) {
+	if t, ok := r.stamp06(); ok {
+		s.ModifiedAt = t
+	}
+}
+
+// chatEndedAt is startedAt + duration (milliseconds), the 1.0 modifiedAt of
+// an ended turn; ok is false when startedAt does not parse.
+func chatEndedAt(startedAt string, durationMS float64) (string, bool) {
+	t, err := time.Parse(time.RFC3339Nano, startedAt)
+	if err != nil {
+		return "", false
+	}
+	return Timestamp(t.Add(time.Duration(durationMS * float64(time.Millisecond)))), true
+}
 
 func chatIsActiveTurn(s ChatState, turnID string) bool {
 	return s.ActiveTurn != nil && s.ActiveTurn.ID == turnID
@@ -311,7 +333,7 @@ func chatReplacePart(parts []ResponsePart, i int, p ResponsePart) []ResponsePart
 
 // ---- turn lifecycle -------------------------------------------------------
 
-func chatTurnStarted(s ChatState, act ChatTurnStartedAction, clock Clock) ChatState {
+func chatTurnStarted(s ChatState, act ChatTurnStartedAction, r Rules) ChatState {
 	// A new turn replaces any active one, as the reference reducer does: the
 	// host only starts a turn when the previous one has ended, so a leftover
 	// here is stale optimistic state.
@@ -322,7 +344,11 @@ func chatTurnStarted(s ChatState, act ChatTurnStartedAction, clock Clock) ChatSt
 		ResponseParts: []ResponsePart{},
 	}
 	s.Status = chatSummaryStatus(s, false) &^ SessionStatusIsRead
-	s.ModifiedAt = chatStamp(clock)
+	if r.is06() {
+		chatStamp06(&s, r)
+	} else if act.StartedAt != "" {
+		s.ModifiedAt = act.StartedAt
+	}
 	if act.QueuedMessageID != nil {
 		id := *act.QueuedMessageID
 		if s.SteeringMessage != nil && s.SteeringMessage.ID == id {
@@ -336,7 +362,7 @@ func chatTurnStarted(s ChatState, act ChatTurnStartedAction, clock Clock) ChatSt
 // chatEndTurn moves the active turn turnID into the completed turns. Tool
 // calls that have not finished are cancelled with reason "skipped"; open
 // input requests stay in the transcript with no response.
-func chatEndTurn(s ChatState, turnID string, state TurnState, duration float64, errInfo *ErrorInfo, clock Clock) ChatState {
+func chatEndTurn(s ChatState, turnID string, state TurnState, duration float64, errored bool, r Rules) ChatState {
 	if !chatIsActiveTurn(s, turnID) {
 		return s
 	}
@@ -382,14 +408,17 @@ func chatEndTurn(s ChatState, turnID string, state TurnState, duration float64, 
 		ResponseParts: parts,
 		Usage:         at.Usage,
 		State:         state,
-		Error:         errInfo,
 	}
 	// Completed turns are shared with older snapshots; appendTurn extends
 	// in place only the array no other snapshot has grown (amortized O(1)).
 	s.Turns = appendTurn(s.Turns, turn)
 	s.ActiveTurn = nil
-	s.ModifiedAt = chatStamp(clock)
-	s.Status = chatSummaryStatus(s, errInfo != nil)
+	if r.is06() {
+		chatStamp06(&s, r)
+	} else if t, ok := chatEndedAt(at.StartedAt, d); ok {
+		s.ModifiedAt = t
+	}
+	s.Status = chatSummaryStatus(s, errored)
 	return s
 }
 
@@ -470,7 +499,7 @@ func chatAppendText(s ChatState, turnID, partID, content string, reasoning bool)
 
 // ---- truncation and paging --------------------------------------------------
 
-func chatTruncated(s ChatState, act ChatTruncatedAction, clock Clock) ChatState {
+func chatTruncated(s ChatState, act ChatTruncatedAction, r Rules) ChatState {
 	if act.TurnID == nil {
 		s.Turns = []Turn{}
 		s.TurnsNextCursor = nil
@@ -490,7 +519,7 @@ func chatTruncated(s ChatState, act ChatTruncatedAction, clock Clock) ChatState 
 		s.Turns = s.Turns[: idx+1 : idx+1]
 	}
 	s.ActiveTurn = nil
-	s.ModifiedAt = chatStamp(clock)
+	chatStamp06(&s, r)
 	s.Status = chatSummaryStatus(s, false)
 	return s
 }
@@ -625,7 +654,7 @@ func chatOpenInputRequest(at *ActiveTurn, requestID string) (int, InputRequestRe
 	return -1, InputRequestResponsePart{}, false
 }
 
-func chatInputRequested(s ChatState, act ChatInputRequestedAction, clock Clock) ChatState {
+func chatInputRequested(s ChatState, act ChatInputRequestedAction, r Rules) ChatState {
 	if s.ActiveTurn == nil {
 		return s
 	}
@@ -643,11 +672,11 @@ func chatInputRequested(s ChatState, act ChatInputRequestedAction, clock Clock) 
 	}
 	s = chatWithActiveParts(s, parts)
 	s.Status = chatSummaryStatus(s, false) &^ SessionStatusIsRead
-	s.ModifiedAt = chatStamp(clock)
+	chatStamp06(&s, r)
 	return s
 }
 
-func chatInputAnswerChanged(s ChatState, act ChatInputAnswerChangedAction, clock Clock) ChatState {
+func chatInputAnswerChanged(s ChatState, act ChatInputAnswerChangedAction, r Rules) ChatState {
 	i, part, ok := chatOpenInputRequest(s.ActiveTurn, act.RequestID)
 	if !ok {
 		return s
@@ -666,11 +695,11 @@ func chatInputAnswerChanged(s ChatState, act ChatInputAnswerChangedAction, clock
 	}
 	part.Request.Answers = answers
 	s = chatWithActiveParts(s, chatReplacePart(s.ActiveTurn.ResponseParts, i, ResponsePart{Variant: part}))
-	s.ModifiedAt = chatStamp(clock)
+	chatStamp06(&s, r)
 	return s
 }
 
-func chatInputCompleted(s ChatState, act ChatInputCompletedAction, clock Clock) ChatState {
+func chatInputCompleted(s ChatState, act ChatInputCompletedAction, r Rules) ChatState {
 	i, part, ok := chatOpenInputRequest(s.ActiveTurn, act.RequestID)
 	if !ok {
 		return s
@@ -691,7 +720,7 @@ func chatInputCompleted(s ChatState, act ChatInputCompletedAction, clock Clock) 
 	part.Response = &resp
 	s = chatWithActiveParts(s, chatReplacePart(s.ActiveTurn.ResponseParts, i, ResponsePart{Variant: part}))
 	s.Status = chatSummaryStatus(s, false)
-	s.ModifiedAt = chatStamp(clock)
+	chatStamp06(&s, r)
 	return s
 }
 
@@ -892,7 +921,7 @@ func chatToolCallApproved(v ToolCallStateVariant, act ChatToolCallApprovedAction
 	}
 	in := tc.ToolInput
 	if act.EditedToolInput != nil {
-		in = act.EditedToolInput
+		in = InlineToolInput(*act.EditedToolInput)
 	}
 	return ToolCallRunningState{
 		ToolCallID:        tc.ToolCallID,
@@ -939,7 +968,7 @@ func chatToolCallDenied(v ToolCallStateVariant, act ChatToolCallDeniedAction) (T
 func chatToolCallComplete(v ToolCallStateVariant, act ChatToolCallCompleteAction) (ToolCallStateVariant, bool) {
 	var (
 		invocation StringOrMarkdown
-		toolInput  *string
+		toolInput  ToolInput
 		confirmed  = ToolCallConfirmationReasonNotNeeded
 		selected   *ConfirmationOption
 		content    []ToolResultContent

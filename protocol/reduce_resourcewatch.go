@@ -4,6 +4,6 @@ package protocol
 // state is only its configuration; resourceWatch/changed batches are
 // events that subscribers consume straight off the action stream, and the
 // reducer keeps no change history.
-func ReduceResourceWatch(s ResourceWatchState, a StateAction, clock Clock) ResourceWatchState {
+func ReduceResourceWatch(s ResourceWatchState, a StateAction) ResourceWatchState {
 	return s
 }

@@ -20,6 +20,22 @@ func withInputNeededStatus(status SessionStatus, pending int) SessionStatus {
 	return status &^ (SessionStatusInputNeeded &^ SessionStatusInProgress)
 }
 
+// userInputCount counts the requests that wait for the user. Since 0.8 a
+// toolClientExecution request waits for a client, not a person, and no
+// longer raises InputNeeded (DELTA §6.1); under the 0.6 rules it does.
+func userInputCount(list []SessionInputRequest, r Rules) int {
+	if r.is06() {
+		return len(list)
+	}
+	n := 0
+	for _, q := range list {
+		if _, ok := q.Variant.(SessionToolClientExecutionRequest); !ok {
+			n++
+		}
+	}
+	return n
+}
+
 func withStatusFlag(status, flag SessionStatus, set bool) SessionStatus {
 	if set {
 		return status | flag
@@ -30,15 +46,16 @@ func withStatusFlag(status, flag SessionStatus, set bool) SessionStatus {
 // ReduceSession applies one session/* action to a SessionState and returns
 // the new state. Any other action — unknown type, unknown id, another
 // channel's kind — returns s unchanged. Session actions carry no reducer
-// timestamps in 0.6.0, so clock is unused.
-func ReduceSession(s SessionState, a StateAction, clock Clock) SessionState {
+// timestamps; r only decides whether a toolClientExecution request raises
+// InputNeeded (0.6) or not (1.0).
+func ReduceSession(s SessionState, a StateAction, r Rules) SessionState {
 	switch a := a.Variant.(type) {
 	// Lifecycle. session/ready must not touch status: a provisional
 	// session's first turn may already be running when it materialises.
 	case SessionReadyAction:
 		s.Lifecycle = SessionLifecycleReady
 	case SessionCreationFailedAction:
-		s.Lifecycle = SessionLifecycleCreationFailed
+		s.Lifecycle = SessionLifecycleFailed
 		e := a.Error
 		s.CreationError = &e
 
@@ -103,7 +120,7 @@ func ReduceSession(s SessionState, a StateAction, clock Clock) SessionState {
 	case SessionInputNeededSetAction:
 		id := inputRequestID(a.Request)
 		s.InputNeeded = cowUpsert(s.InputNeeded, a.Request, func(r SessionInputRequest) bool { return inputRequestID(r) == id })
-		s.Status = withInputNeededStatus(s.Status, len(s.InputNeeded))
+		s.Status = withInputNeededStatus(s.Status, userInputCount(s.InputNeeded, r))
 	case SessionInputNeededRemovedAction:
 		i := indexOf(s.InputNeeded, func(r SessionInputRequest) bool { return inputRequestID(r) == a.ID })
 		if i < 0 {
@@ -114,13 +131,13 @@ func ReduceSession(s SessionState, a StateAction, clock Clock) SessionState {
 			rest = nil // an empty aggregate is spelled absent, as the host would
 		}
 		s.InputNeeded = rest
-		s.Status = withInputNeededStatus(s.Status, len(rest))
+		s.Status = withInputNeededStatus(s.Status, userInputCount(rest, r))
 
 	// Customizations.
 	case SessionCustomizationsChangedAction:
 		s.Customizations = a.Customizations
 	case SessionCustomizationToggledAction:
-		return toggleCustomization(s, a.ID, a.Enabled)
+		return toggleCustomization(s, a.ID, a.Enablement)
 	case SessionCustomizationUpdatedAction:
 		id, _ := customizationID(a.Customization)
 		s.Customizations = cowUpsert(s.Customizations, a.Customization, func(c Customization) bool {
@@ -181,8 +198,14 @@ func mergeChatSummary(c ChatSummary, ch PartialChatSummary) ChatSummary {
 	if ch.Interactivity != nil {
 		c.Interactivity = ch.Interactivity
 	}
-	if ch.WorkingDirectory != nil {
-		c.WorkingDirectory = ch.WorkingDirectory
+	if ch.WorkingDirectories != nil {
+		c.WorkingDirectories = ch.WorkingDirectories
+	}
+	if ch.Changes != nil {
+		c.Changes = ch.Changes
+	}
+	if ch.Movable != nil {
+		c.Movable = ch.Movable
 	}
 	return c
 }
@@ -280,13 +303,18 @@ func findChild(children []ChildCustomization, id string) int {
 }
 
 // toggleCustomization matches id against the top-level entries first, then
-// against the children of every container, and sets the match's enabled
-// flag. The container's own flag still gates its children; that is for
-// readers to combine, not the reducer.
-func toggleCustomization(s SessionState, id string, enabled bool) SessionState {
+// against the children of every container. 1.0 (DELTA §6.4): plugins and
+// MCP servers take the whole decision list; other entries set their enabled
+// flag to its effective value. The container's own flag still gates its
+// children; that is for readers to combine, not the reducer.
+func toggleCustomization(s SessionState, id string, decisions []CustomizationEnablement) SessionState {
+	if decisions == nil {
+		decisions = []CustomizationEnablement{}
+	}
+	enabled := EffectiveEnabled(decisions)
 	list := s.Customizations
 	if i := findCustomization(list, id); i >= 0 {
-		if c, ok := setCustomizationEnabled(list[i], enabled); ok {
+		if c, ok := setCustomizationEnabled(list[i], decisions, enabled); ok {
 			s.Customizations = cowSet(list, i, c)
 		}
 		return s
@@ -300,7 +328,7 @@ func toggleCustomization(s SessionState, id string, enabled bool) SessionState {
 		if j < 0 {
 			continue
 		}
-		child, ok := setChildEnabled(children[j], enabled)
+		child, ok := setChildEnabled(children[j], decisions, enabled)
 		if !ok {
 			return s
 		}
@@ -310,16 +338,16 @@ func toggleCustomization(s SessionState, id string, enabled bool) SessionState {
 	return s
 }
 
-func setCustomizationEnabled(c Customization, enabled bool) (Customization, bool) {
+func setCustomizationEnabled(c Customization, decisions []CustomizationEnablement, enabled bool) (Customization, bool) {
 	switch v := c.Variant.(type) {
 	case PluginCustomization:
-		v.Enabled = enabled
+		v.Enablement = decisions
 		return Customization{Variant: v}, true
 	case DirectoryCustomization:
 		v.Enabled = enabled
 		return Customization{Variant: v}, true
 	case McpServerCustomization:
-		v.Enabled = enabled
+		v.Enablement = decisions
 		return Customization{Variant: v}, true
 	case UnknownCustomization:
 		raw, ok := rawWithField(v.Raw, "enabled", enabled)
@@ -332,7 +360,7 @@ func setCustomizationEnabled(c Customization, enabled bool) (Customization, bool
 	return c, false
 }
 
-func setChildEnabled(c ChildCustomization, enabled bool) (ChildCustomization, bool) {
+func setChildEnabled(c ChildCustomization, decisions []CustomizationEnablement, enabled bool) (ChildCustomization, bool) {
 	e := &enabled
 	switch v := c.Variant.(type) {
 	case AgentCustomization:
@@ -351,7 +379,7 @@ func setChildEnabled(c ChildCustomization, enabled bool) (ChildCustomization, bo
 		v.Enabled = e
 		return ChildCustomization{Variant: v}, true
 	case McpServerCustomization:
-		v.Enabled = enabled
+		v.Enablement = decisions
 		return ChildCustomization{Variant: v}, true
 	case UnknownChildCustomization:
 		raw, ok := rawWithField(v.Raw, "enabled", enabled)
@@ -430,15 +458,28 @@ func updateMcpServer(s SessionState, id string, f func(McpServerCustomization) M
 // rawStringField reads a top-level string member of a JSON object, for
 // union variants this client does not model.
 func rawStringField(raw json.RawMessage, name string) (string, bool) {
+	return rawField[string](raw, name)
+}
+
+func rawBoolField(raw json.RawMessage, name string) (bool, bool) {
+	return rawField[bool](raw, name)
+}
+
+// rawField decodes member name of the JSON object raw as a T.
+func rawField[T any](raw json.RawMessage, name string) (T, bool) {
+	var zero, v T
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return "", false
+		return zero, false
 	}
-	var s string
-	if err := json.Unmarshal(obj[name], &s); err != nil {
-		return "", false
+	m, ok := obj[name]
+	if !ok {
+		return zero, false
 	}
-	return s, true
+	if err := json.Unmarshal(m, &v); err != nil {
+		return zero, false
+	}
+	return v, true
 }
 
 // rawWithField returns a new JSON object equal to raw with member name set
@@ -460,4 +501,31 @@ func rawWithField(raw json.RawMessage, name string, v any) (json.RawMessage, boo
 		return nil, false
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), true
+}
+
+// EffectiveEnabled is a plugin's or MCP server's effective enabled flag
+// (1.0): the first, most specific, decision, or true when there is none.
+func EffectiveEnabled(decisions []CustomizationEnablement) bool {
+	if len(decisions) == 0 {
+		return true
+	}
+	switch d := decisions[0].Variant.(type) {
+	case CustomizationSessionEnablement:
+		return d.Enabled
+	case CustomizationWorkspaceEnablement:
+		return d.Enabled
+	case CustomizationGlobalEnablement:
+		return d.Enabled
+	case UnknownCustomizationEnablement:
+		if on, ok := rawBoolField(d.Raw, "enabled"); ok {
+			return on
+		}
+	}
+	return true
+}
+
+// SessionEnablement is the decision list a client sends to turn a plugin or
+// MCP server on or off for this session.
+func SessionEnablement(enabled bool) []CustomizationEnablement {
+	return []CustomizationEnablement{{Variant: CustomizationSessionEnablement{Kind: "session", Enabled: enabled}}}
 }

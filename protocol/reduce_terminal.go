@@ -4,7 +4,7 @@ package protocol
 // returns the new state. Any other action — unknown type, another channel's
 // kind, terminal/input (a side effect for the pty only) — returns s
 // unchanged. Terminal actions carry their own timestamps, so clock is unused.
-func ReduceTerminal(s TerminalState, a StateAction, clock Clock) TerminalState {
+func ReduceTerminal(s TerminalState, a StateAction) TerminalState {
 	switch a := a.Variant.(type) {
 	case TerminalDataAction:
 		s.Content = appendTerminalData(s.Content, a.Data)
@@ -19,7 +19,8 @@ func ReduceTerminal(s TerminalState, a StateAction, clock Clock) TerminalState {
 		cwd := a.Cwd
 		s.Cwd = &cwd
 	case TerminalExitedAction:
-		s.ExitCode = a.ExitCode // absent: killed without an exit code
+		// 1.0: lifecycle replaces exitCode; absent: killed without one.
+		s.Lifecycle = TerminalLifecycleState{Variant: TerminalExitedLifecycleState{Status: "exited", ExitCode: a.ExitCode}}
 	case TerminalClearedAction:
 		s.Content = []TerminalContentPart{}
 	case TerminalCommandDetectionAvailableAction:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -148,6 +149,22 @@ type authToken struct {
 	resource string
 	token    string
 	scopes   []string
+	expiry   time.Time // zero: lifetime unknown
+}
+
+// params is the authenticate command for t at now. expiresIn (1.0) is the
+// remaining lifetime in whole seconds, at least 1, and absent when unknown;
+// a 0.6 host is sent none (the conversion drops it).
+func (t authToken) params(now time.Time) protocol.AuthenticateParams {
+	p := protocol.AuthenticateParams{Resource: t.resource, Token: t.token, Scopes: append([]string(nil), t.scopes...)}
+	if !t.expiry.IsZero() {
+		secs := int64(math.Ceil(t.expiry.Sub(now).Seconds()))
+		p.ExpiresIn = &secs
+		if secs < 1 {
+			*p.ExpiresIn = 1
+		}
+	}
+	return p
 }
 
 // outbound is a dispatch waiting for the sender goroutine.
@@ -480,13 +497,17 @@ func (c *Client) FetchTurns(ctx context.Context, p protocol.FetchTurnsParams) (p
 // forgotten. While the client is reconnecting the token is only remembered
 // (nil is returned) and goes out with the next handshake; a refusal then is
 // reported as a HostErrorEvent.
-func (c *Client) Authenticate(ctx context.Context, resource, token string, scopes []string) error {
+//
+// expiry is when the token stops being valid (zero when unknown); a 1.0 host
+// is told the remaining lifetime as expiresIn on every push.
+func (c *Client) Authenticate(ctx context.Context, resource, token string, scopes []string, expiry time.Time) error {
 	if resource == "" {
 		return errors.New("authenticate: resource is required")
 	}
 	if token == "" {
 		return c.revokeToken(ctx, resource)
 	}
+	tok := authToken{resource: resource, token: token, scopes: append([]string(nil), scopes...), expiry: expiry}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -494,24 +515,23 @@ func (c *Client) Authenticate(ctx context.Context, resource, token string, scope
 	}
 	l := c.cur
 	if l == nil || !l.ready {
-		c.rememberTokenLocked(resource, token, scopes)
+		c.rememberTokenLocked(tok)
 		c.mu.Unlock()
 		return nil
 	}
 	c.mu.Unlock()
-	p := protocol.AuthenticateParams{Resource: resource, Token: token, Scopes: append([]string(nil), scopes...)}
-	if err := c.callOn(ctx, l, "authenticate", p, nil); err != nil {
+	if err := c.callOn(ctx, l, "authenticate", tok.params(time.Now()), nil); err != nil {
 		if !isHostAnswer(err) {
 			// The connection dropped (or ctx ended) before the host
 			// answered: keep the token so the next handshake pushes it.
 			c.mu.Lock()
-			c.rememberTokenLocked(resource, token, scopes)
+			c.rememberTokenLocked(tok)
 			c.mu.Unlock()
 		}
 		return err
 	}
 	c.mu.Lock()
-	c.rememberTokenLocked(resource, token, scopes)
+	c.rememberTokenLocked(tok)
 	c.mu.Unlock()
 	return nil
 }
@@ -545,10 +565,9 @@ func (c *Client) revokeToken(ctx context.Context, resource string) error {
 	return c.callOn(ctx, l, "authenticate", protocol.AuthenticateParams{Resource: resource, Token: ""}, nil)
 }
 
-func (c *Client) rememberTokenLocked(resource, token string, scopes []string) {
-	t := authToken{resource: resource, token: token, scopes: append([]string(nil), scopes...)}
+func (c *Client) rememberTokenLocked(t authToken) {
 	for i := range c.tokens {
-		if c.tokens[i].resource == resource {
+		if c.tokens[i].resource == t.resource {
 			c.tokens[i] = t
 			return
 		}

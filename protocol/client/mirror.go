@@ -34,12 +34,14 @@ type channelMirror struct {
 }
 
 type mirror struct {
-	clock    protocol.Clock
+	// rules are the negotiated wire's reducer rules (set at each
+	// handshake): the optimistic state must follow the host's.
+	rules    protocol.Rules
 	channels map[string]*channelMirror
 }
 
 func newMirror(clock protocol.Clock) *mirror {
-	return &mirror{clock: clock, channels: make(map[string]*channelMirror)}
+	return &mirror{rules: protocol.Rules{Clock: clock}, channels: make(map[string]*channelMirror)}
 }
 
 // subscribed reports whether the mirror tracks channel (stateful or not).
@@ -105,7 +107,7 @@ func (m *mirror) applyLocal(p pendingAction) bool {
 		return false
 	}
 	ch.pending = append(ch.pending, p)
-	ch.optimistic = protocol.Reduce(ch.optimistic, p.action, m.clock)
+	ch.optimistic = protocol.Reduce(ch.optimistic, p.action, m.rules)
 	return true
 }
 
@@ -158,7 +160,7 @@ func (m *mirror) applyEnvelope(env protocol.ActionEnvelope, myID string) envelop
 	if !stale && !rejected {
 		// The host's action is authoritative (server wins): apply its copy,
 		// not ours, in case the host adjusted it.
-		ch.confirmed = protocol.Reduce(ch.confirmed, env.Action, m.clock)
+		ch.confirmed = protocol.Reduce(ch.confirmed, env.Action, m.rules)
 		ch.seq = env.ServerSeq
 	} else if !stale {
 		ch.seq = env.ServerSeq
@@ -181,7 +183,7 @@ func (m *mirror) recompute(ch *channelMirror) {
 		return
 	}
 	for _, p := range ch.pending {
-		s = protocol.Reduce(s, p.action, m.clock)
+		s = protocol.Reduce(s, p.action, m.rules)
 	}
 	ch.optimistic = s
 }

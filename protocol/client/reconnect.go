@@ -99,7 +99,7 @@ func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
 		c.mu.Unlock()
 		for _, t := range todo {
 			pushed[tokenKey(t)] = true
-			p := protocol.AuthenticateParams{Resource: t.resource, Token: t.token, Scopes: t.scopes}
+			p := t.params(time.Now())
 			if err := c.callOn(ctx, l, "authenticate", p, nil); err != nil {
 				if !isHostAnswer(err) {
 					return err
@@ -170,6 +170,7 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 	defer c.mu.Unlock()
 	c.protocolVersion = res.ProtocolVersion
 	c.wire = protocol.WireOf(res.ProtocolVersion)
+	c.mirror.rules.Wire = c.wire
 	c.serverInfo = res.ServerInfo
 	// A fresh handshake restarts the host's numbering as far as we know
 	// (a restarted host counts from scratch).

@@ -43,7 +43,7 @@ var overrides = map[string]override{
 
 	// A snapshot's state is one of the channel states, told apart only by the
 	// channel URI in the sibling `resource` field (see union.go).
-	"Snapshot.state": {goType: "SnapshotState"},
+	"Snapshot.state": {goType: "json.RawMessage", nilable: true},
 }
 
 // inlineNames names inline object types that are a TypeScript

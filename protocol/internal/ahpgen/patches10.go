@@ -20,10 +20,10 @@ var overrides10 = map[string]override{
 	"ToolDefinition.inputSchema":        {goType: "json.RawMessage", nilable: true},
 	"ToolDefinition.outputSchema":       {goType: "json.RawMessage", nilable: true},
 	"AhpMcpUiHostCapabilities.sampling": {goType: "json.RawMessage", nilable: true},
-	// A snapshot's state is told apart only by the sibling channel URI;
-	// 1.0 adds canvas and automation states. Kept verbatim here; a 1.0
-	// reducer decodes it by protocol.ChannelKind.
-	"Snapshot.state": {goType: "json.RawMessage", nilable: true},
+	// A snapshot's state is told apart only by the sibling channel URI
+	// (hand-written SnapshotState in union.go); 1.0's canvas and automation
+	// states stay verbatim as UnknownSnapshotState.
+	"Snapshot.state": {goType: "SnapshotState"},
 }
 
 var inlineNames10 = map[string]string{

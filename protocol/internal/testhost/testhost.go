@@ -486,7 +486,7 @@ func (h *Host) dispatchLocked(hc *hconn, p protocol.DispatchActionParams) {
 	if reject {
 		env = h.appendLocked(p.Channel, p.Action, origin, &reason)
 	} else {
-		h.states[p.Channel] = protocol.Reduce(st, p.Action, nil)
+		h.states[p.Channel] = protocol.Reduce(st, p.Action, protocol.Rules{})
 		env = h.appendLocked(p.Channel, p.Action, origin, nil)
 	}
 	h.applied[key] = env
@@ -613,7 +613,7 @@ func (h *Host) inject(channel string, action protocol.StateAction, origin *proto
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if st, ok := h.states[channel]; ok {
-		h.states[channel] = protocol.Reduce(st, action, nil)
+		h.states[channel] = protocol.Reduce(st, action, protocol.Rules{})
 	}
 	env := h.appendLocked(channel, action, origin, nil)
 	h.broadcastLocked(env)
@@ -642,7 +642,7 @@ func (h *Host) injectDuringLocked(method string) {
 	}
 	delete(h.during, method)
 	if st, ok := h.states[in.channel]; ok {
-		h.states[in.channel] = protocol.Reduce(st, in.action, nil)
+		h.states[in.channel] = protocol.Reduce(st, in.action, protocol.Rules{})
 	}
 	h.broadcastLocked(h.appendLocked(in.channel, in.action, nil, nil))
 }

@@ -1,4 +1,4 @@
-package ahp10
+package protocol
 
 import (
 	"encoding/json"

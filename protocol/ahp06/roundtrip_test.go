@@ -1,4 +1,4 @@
-package protocol
+package ahp06
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package ahp10
+package ahp06
 
 import "github.com/ahptui/ahptui/protocol"
 
@@ -15,6 +15,9 @@ type (
 	// change.
 	JSONRPCMessage = protocol.JsonRpcMessage
 )
+
+// ItemList is a paginated list (the envelope did not change).
+type ItemList[T any] = protocol.ItemList[T]
 
 // NewText makes a Text holding s (the generated fast decoders use it).
 func NewText(s string) Text { return protocol.NewText(s) }

@@ -1,4 +1,4 @@
-package ahp10
+package protocol
 
 import (
 	"bytes"
@@ -23,12 +23,31 @@ type SessionRemovedParams struct {
 }
 
 // SessionSummaryChangedParams is root/sessionSummaryChanged. Changes holds
-// the mutable SessionSummary fields that changed, all optional; it stays
-// raw so a field a later version adds is not lost on the way to a reducer.
+// the mutable SessionSummary fields that changed, all optional.
 type SessionSummaryChangedParams struct {
-	Channel URI             `json:"channel"`
-	Session URI             `json:"session"`
-	Changes json.RawMessage `json:"changes"`
+	Channel URI                   `json:"channel"`
+	Session URI                   `json:"session"`
+	Changes PartialSessionSummary `json:"changes"`
+}
+
+// PartialSessionSummary is the changed fields of a SessionSummary; an
+// absent (or null) field did not change.
+type PartialSessionSummary struct {
+	Provider           *string                    `json:"provider,omitempty"`
+	Title              *string                    `json:"title,omitempty"`
+	Status             *SessionStatus             `json:"status,omitempty"`
+	Activity           *string                    `json:"activity,omitempty"`
+	Origin             *SessionOrigin             `json:"origin,omitempty"`
+	Project            *ProjectInfo               `json:"project,omitempty"`
+	WorkingDirectories []URI                      `json:"workingDirectories,omitzero"`
+	Annotations        *AnnotationsSummary        `json:"annotations,omitempty"`
+	Resource           *URI                       `json:"resource,omitempty"`
+	CreatedAt          *string                    `json:"createdAt,omitempty"`
+	ModifiedAt         *string                    `json:"modifiedAt,omitempty"`
+	Changes            *ChangesSummary            `json:"changes,omitempty"`
+	Meta               map[string]json.RawMessage `json:"_meta,omitzero"`
+	Chats              []SessionChatSummary       `json:"chats,omitzero"`
+	DefaultChat        *URI                       `json:"defaultChat,omitempty"`
 }
 
 // ProgressParams is root/progress.
