@@ -157,7 +157,7 @@ func TestHydraGrantBoundToHost(t *testing.T) {
 			}
 		}
 		if m.Decision == DecisionSilent {
-			if err := c.Authenticate(context.Background(), testResource, m.Token.AccessToken, m.Token.Scopes); err != nil {
+			if err := c.Authenticate(context.Background(), testResource, m.Token.AccessToken, m.Token.Scopes, time.Time{}); err != nil {
 				t.Fatal(err)
 			}
 			host.waitAuth(t)

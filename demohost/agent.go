@@ -203,7 +203,7 @@ func (h *Host) failTurnLocked(ch *chat, errType, msg string) {
 	ch.run = nil
 	if ch.state.ActiveTurn != nil {
 		h.applyLocked(ch.uri, protocol.ChatErrorAction{TurnID: r.turnID, Duration: r.elapsed(),
-			Error: protocol.ErrorInfo{ErrorType: errType, Message: msg}}, nil)
+			Part: protocol.ErrorResponsePart{Kind: "error", Error: protocol.ErrorInfo{ErrorType: errType, Message: msg}}}, nil)
 	}
 }
 
@@ -463,7 +463,7 @@ func mcpToolStep(tc toolCall) step {
 		}
 		input := tc.input
 		if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID,
-			InvocationMessage: protocol.MarkdownString(tc.invocation), ToolInput: &input, Confirmed: &notNeeded}); err != nil {
+			InvocationMessage: protocol.MarkdownString(tc.invocation), ToolInput: protocol.InlineToolInput(input), Confirmed: &notNeeded}); err != nil {
 			return err
 		}
 		if err := r.pause(); err != nil {
@@ -551,11 +551,11 @@ func writeFileStep(r *turnRun) error {
 	if err := r.pause(); err != nil {
 		return err
 	}
-	if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID, InvocationMessage: inv, ToolInput: &input, ConfirmationTitle: &title}); err != nil {
+	if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID, InvocationMessage: inv, ToolInput: protocol.InlineToolInput(input), ConfirmationTitle: &title}); err != nil {
 		return err
 	}
 	pending := protocol.ToolCallPendingConfirmationState{ToolCallID: tcID, ToolName: ToolWriteFile, DisplayName: "Write file",
-		Contributor: mcpContributor(FilesystemServerID), InvocationMessage: inv, ToolInput: &input, ConfirmationTitle: &title}
+		Contributor: mcpContributor(FilesystemServerID), InvocationMessage: inv, ToolInput: protocol.InlineToolInput(input), ConfirmationTitle: &title}
 	inID := r.chat.uri + "#" + tcID
 	if err := r.setInputNeeded(protocol.SessionToolConfirmationRequest{ID: inID, Chat: r.chat.uri, TurnID: r.turnID,
 		ToolCall: protocol.NewToolCallConfirmationState(pending)}); err != nil {
@@ -590,7 +590,7 @@ func deployStep(r *turnRun) error {
 	if err := r.pause(); err != nil {
 		return err
 	}
-	if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID, InvocationMessage: inv, ToolInput: &input, Confirmed: &notNeeded}); err != nil {
+	if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID, InvocationMessage: inv, ToolInput: protocol.InlineToolInput(input), Confirmed: &notNeeded}); err != nil {
 		return err
 	}
 	if err := r.pause(); err != nil {
@@ -612,7 +612,7 @@ func deployStep(r *turnRun) error {
 		h.applyLocked(r.chat.session, protocol.SessionInputNeededSetAction{Request: protocol.NewSessionInputRequest(protocol.SessionToolAuthenticationRequest{
 			ID: inID, Chat: r.chat.uri, TurnID: r.turnID,
 			ToolCall: protocol.ToolCallAuthRequiredState{ToolCallID: tcID, ToolName: ToolDeploy, DisplayName: "Deploy",
-				Contributor: protocol.ToolCallMcpContributor{CustomizationID: DeployServerID}, InvocationMessage: inv, ToolInput: &input,
+				Contributor: protocol.ToolCallMcpContributor{CustomizationID: DeployServerID}, InvocationMessage: inv, ToolInput: protocol.InlineToolInput(input),
 				Confirmed: notNeeded, Auth: auth},
 		})}, nil)
 	}); err != nil {

@@ -360,7 +360,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		if res.ClientID != st.OauthClient.ClientID {
 			t.Fatalf("grant used client %q, want the pre-registered %q", res.ClientID, st.OauthClient.ClientID)
 		}
-		if err := c.Authenticate(ctx, st.Resource.Resource, res.AccessToken, res.Scopes); err != nil {
+		if err := c.Authenticate(ctx, st.Resource.Resource, res.AccessToken, res.Scopes, time.Time{}); err != nil {
 			t.Fatalf("authenticate github: %v", err)
 		}
 		// Wait on what the consumer recorded: the mirror runs ahead of it.
@@ -430,7 +430,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 		if !hasAll(res.Scopes, ar.Auth.RequiredScopes) {
 			t.Fatalf("granted scopes %v do not cover %v", res.Scopes, ar.Auth.RequiredScopes)
 		}
-		if err := c.Authenticate(ctx, ar.Auth.Resource.Resource, res.AccessToken, ar.Auth.RequiredScopes); err != nil {
+		if err := c.Authenticate(ctx, ar.Auth.Resource.Resource, res.AccessToken, ar.Auth.RequiredScopes, time.Time{}); err != nil {
 			t.Fatalf("authenticate deploy: %v", err)
 		}
 		w.wait(t, "granted turn complete", func() bool { _, done := finishedTurn(chat(), turnID); return done })

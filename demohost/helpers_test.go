@@ -274,7 +274,7 @@ func (c *rawClient) envelopesLocked() []protocol.ActionEnvelope { return c.envs 
 
 func (c *rawClient) applyLocked(e protocol.ActionEnvelope) {
 	if st, ok := c.mirror[e.Channel]; ok && e.RejectionReason == nil {
-		c.mirror[e.Channel] = protocol.Reduce(st, e.Action, nil)
+		c.mirror[e.Channel] = protocol.Reduce(st, e.Action, protocol.Rules{})
 	}
 }
 

@@ -434,4 +434,6 @@ func (h *Host) now() string { return isoTime(h.clock()) }
 
 func isoTime(t time.Time) string { return protocol.Timestamp(t) }
 
-func (h *Host) reduceClock() protocol.Clock { return protocol.Clock(h.clock) }
+// reduceRules are the 1.0 reducer rules: the demo host's state is the 1.0
+// model whatever its clients speak.
+func (h *Host) reduceRules() protocol.Rules { return protocol.Rules{} }

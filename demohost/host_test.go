@@ -283,7 +283,7 @@ func TestRejectsInvalidClientActions(t *testing.T) {
 		{"server-only chat action", DemoChatURI, protocol.ChatDeltaAction{TurnID: "x", PartID: "p", Content: "hi"}},
 		{"cancel without a turn", DemoChatURI, protocol.ChatTurnCancelledAction{TurnID: "nope"}},
 		{"unknown tool call", DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "nope", ToolCallID: "nope", Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction}},
-		{"unknown customization", DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: "nope", Enabled: false}},
+		{"unknown customization", DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: "nope", Enablement: protocol.SessionEnablement(false)}},
 		{"agent message", DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "t9", StartedAt: "2026-01-01T00:00:00.000Z", Message: protocol.Message{Text: "x", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindAgent}}}},
 		{"session action on a chat", DemoChatURI, protocol.SessionTitleChangedAction{Title: "x"}},
 		{"input answer for no request", DemoChatURI, protocol.ChatInputCompletedAction{RequestID: "nope", Response: protocol.ChatInputResponseKindCancel}},
@@ -350,7 +350,7 @@ func TestMcpServerTransitions(t *testing.T) {
 	})
 
 	// Disabling the plugin stops its servers; enabling starts them again.
-	off := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enabled: false})
+	off := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enablement: protocol.SessionEnablement(false)})
 	c.waitEcho("toggle off", DemoSessionURI, off)
 	c.waitEnvelope("deploy stopped", DemoSessionURI, serverState(DeployServerID, "stopped"))
 	c.waitEnvelope("flaky stopped", DemoSessionURI, serverState(FlakyServerID, "stopped"))
@@ -359,7 +359,7 @@ func TestMcpServerTransitions(t *testing.T) {
 	if e := c.waitEcho("start disabled", DemoSessionURI, refused); e.RejectionReason == nil {
 		t.Fatal("started a disabled server")
 	}
-	on := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enabled: true})
+	on := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enablement: protocol.SessionEnablement(true)})
 	c.waitEcho("toggle on", DemoSessionURI, on)
 	c.waitEnvelope("deploy starting", DemoSessionURI, serverState(DeployServerID, "starting"))
 	c.waitEnvelope("deploy ready again", DemoSessionURI, serverState(DeployServerID, "ready"))

@@ -101,7 +101,7 @@ func mcpCustomization(sp serverSpec) protocol.McpServerCustomization {
 	if sp.parent != "" {
 		uri = "file:///demo/plugins/devtools/plugin.json"
 	}
-	return protocol.McpServerCustomization{ID: sp.id, URI: uri, Name: sp.name, Enabled: true,
+	return protocol.McpServerCustomization{ID: sp.id, URI: uri, Name: sp.name,
 		State: protocol.NewMcpServerState(protocol.McpServerStartingState{})}
 }
 
@@ -111,7 +111,7 @@ func demoCustomizations(servers map[string]serverSpec) []protocol.Customization 
 		protocol.NewCustomization(mcpCustomization(servers[GitHubServerID])),
 		protocol.NewCustomization(mcpCustomization(servers[FilesystemServerID])),
 		protocol.NewCustomization(protocol.PluginCustomization{
-			ID: PluginID, URI: "file:///demo/plugins/devtools", Name: "Dev Tools", Enabled: true,
+			ID: PluginID, URI: "file:///demo/plugins/devtools", Name: "Dev Tools",
 			Load: &protocol.CustomizationLoadState{Variant: protocol.CustomizationLoadedState{}},
 			Children: []protocol.ChildCustomization{
 				protocol.NewChildCustomization(mcpCustomization(servers[DeployServerID])),
@@ -130,18 +130,18 @@ func findServer(s protocol.SessionState, id string) (protocol.McpServerCustomiza
 		switch v := c.Variant.(type) {
 		case protocol.McpServerCustomization:
 			if v.ID == id {
-				return v, v.Enabled, true
+				return v, protocol.EffectiveEnabled(v.Enablement), true
 			}
 		case protocol.PluginCustomization:
 			for _, ch := range v.Children {
 				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.ID == id {
-					return m, v.Enabled && m.Enabled, true
+					return m, protocol.EffectiveEnabled(v.Enablement) && protocol.EffectiveEnabled(m.Enablement), true
 				}
 			}
 		case protocol.DirectoryCustomization:
 			for _, ch := range v.Children {
 				if m, ok := ch.Variant.(protocol.McpServerCustomization); ok && m.ID == id {
-					return m, v.Enabled && m.Enabled, true
+					return m, v.Enabled && protocol.EffectiveEnabled(m.Enablement), true
 				}
 			}
 		}
@@ -320,7 +320,7 @@ func (h *Host) seedHistoryLocked(s *session) {
 			protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "history-1-a", Content: protocol.NewText("Let me look for the test first.\n")}),
 			protocol.NewResponsePart(protocol.ToolCallResponsePart{ToolCall: protocol.NewToolCallState(protocol.ToolCallCompletedState{
 				ToolCallID: "history-1-tc", ToolName: ToolSearchFiles, DisplayName: "Search files", Contributor: mcpContributor(FilesystemServerID),
-				InvocationMessage: protocol.MarkdownString("Searching for `TestReconnect`"), ToolInput: &input,
+				InvocationMessage: protocol.MarkdownString("Searching for `TestReconnect`"), ToolInput: protocol.InlineToolInput(input),
 				Success: true, PastTenseMessage: protocol.MarkdownString("Found 1 match for `TestReconnect`"),
 				Content: textContent("protocol/conn_test.go:88"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded,
 			})}),

@@ -91,13 +91,13 @@ func (h *Host) applyLocked(channel string, v protocol.StateActionVariant, origin
 	action := protocol.NewStateAction(v)
 	switch {
 	case channel == rootURI:
-		h.root = protocol.Reduce(h.root, action, h.reduceClock()).(protocol.RootState)
+		h.root = protocol.Reduce(h.root, action, h.reduceRules()).(protocol.RootState)
 	case h.sessions[channel] != nil:
 		s := h.sessions[channel]
-		s.state = protocol.Reduce(s.state, action, h.reduceClock()).(protocol.SessionState)
+		s.state = protocol.Reduce(s.state, action, h.reduceRules()).(protocol.SessionState)
 	case h.chats[channel] != nil:
 		c := h.chats[channel]
-		c.state = protocol.Reduce(c.state, action, h.reduceClock()).(protocol.ChatState)
+		c.state = protocol.Reduce(c.state, action, h.reduceRules()).(protocol.ChatState)
 	default:
 		return false
 	}
@@ -230,7 +230,7 @@ func defaultChatURI(sessionURI string) string {
 
 func chatSummary(c protocol.ChatState) protocol.ChatSummary {
 	return protocol.ChatSummary{Resource: c.Resource, Title: c.Title, Status: c.Status, Activity: c.Activity,
-		ModifiedAt: c.ModifiedAt, Origin: c.Origin, Interactivity: c.Interactivity, WorkingDirectory: c.WorkingDirectory}
+		ModifiedAt: c.ModifiedAt, Origin: c.Origin, Interactivity: c.Interactivity, WorkingDirectories: c.WorkingDirectories}
 }
 
 // syncChatSummaryLocked keeps the session's chat catalogue in step with the
@@ -342,7 +342,7 @@ func (h *Host) sessionSummaryLocked(s *session) protocol.SessionSummary {
 	status |= s.state.Status & (protocol.SessionStatusIsRead | protocol.SessionStatusIsArchived)
 	return protocol.SessionSummary{
 		Provider: s.state.Provider, Title: s.state.Title, Status: status, Activity: activity,
-		WorkingDirectory: s.state.WorkingDirectory, Resource: s.uri,
+		WorkingDirectories: s.state.WorkingDirectories, Resource: s.uri,
 		CreatedAt: isoTime(s.createdAt), ModifiedAt: modified,
 	}
 }

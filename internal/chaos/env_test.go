@@ -209,7 +209,7 @@ func (e *env) pushTokens() {
 		res := e.resource(r.path)
 		tok := fetchToken(e.t, e.host.AuthIssuer(), res, r.scopes)
 		ctx, cancel := e.waitCtx()
-		err := e.victim.Authenticate(ctx, res, tok, r.scopes)
+		err := e.victim.Authenticate(ctx, res, tok, r.scopes, time.Time{})
 		cancel()
 		if err != nil {
 			e.t.Fatalf("authenticate %s: %v", res, err)

@@ -371,7 +371,7 @@ func TestReconnectByReplay(t *testing.T) {
 	h.DropDispatches(false)
 
 	h.DropConnections()
-	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: "x", Enabled: true}))
+	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: "x", Enablement: protocol.SessionEnablement(true)}))
 	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
 	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
 	waitUntil(t, c, "pending settled", func() bool {
@@ -415,7 +415,7 @@ func TestReconnectBySnapshot(t *testing.T) {
 	h.MuteEchoes(false)
 	h.ForceSnapshot(true)
 	h.DropConnections()
-	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: "x", Enabled: true}))
+	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: "x", Enablement: protocol.SessionEnablement(true)}))
 
 	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
 	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
@@ -533,7 +533,7 @@ func TestTokensRepushedBeforeRedispatch(t *testing.T) {
 	h := newHost(t, testhost.Options{})
 	c := dial(t, h, nil)
 	subscribe(t, c, sessionURI)
-	if err := c.Authenticate(ctxT(t), "https://api.example.com", "tok-1", []string{"repo"}); err != nil {
+	if err := c.Authenticate(ctxT(t), "https://api.example.com", "tok-1", []string{"repo"}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	h.DropDispatches(true)
@@ -569,12 +569,12 @@ func TestForgottenTokenNotRepushed(t *testing.T) {
 	h := newHost(t, testhost.Options{})
 	c := dial(t, h, nil)
 	for _, res := range []string{"https://a.example", "https://b.example", "https://c.example"} {
-		if err := c.Authenticate(ctxT(t), res, "tok-"+res, nil); err != nil {
+		if err := c.Authenticate(ctxT(t), res, "tok-"+res, nil, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c.ForgetToken("https://a.example")
-	if err := c.Authenticate(ctxT(t), "https://b.example", "", nil); err == nil {
+	if err := c.Authenticate(ctxT(t), "https://b.example", "", nil, time.Time{}); err == nil {
 		t.Error("an empty-token authenticate on a 0.6 host did not say it cannot revoke there")
 	}
 	if n := len(h.AuthCalls()); n != 3 {
@@ -868,8 +868,8 @@ func TestNotificationsBecomeEvents(t *testing.T) {
 		t.Errorf("summary changed = %+v", s)
 	}
 	reason := protocol.AuthRequiredReasonExpired
-	h.NotifyRoot("auth/required", protocol.AuthRequiredParams{Channel: protocol.RootChannel, Resource: "https://api.example.com", Reason: &reason})
-	if a := waitEvent(t, c, func(e client.AuthRequiredEvent) bool { return true }); a.Params.Resource != "https://api.example.com" {
+	h.NotifyRoot("auth/required", protocol.AuthRequiredParams{Channel: protocol.RootChannel, Resource: protocol.AuthRequiredResource{ProtectedResourceMetadata: protocol.ProtectedResourceMetadata{Resource: "https://api.example.com"}}, Reason: &reason})
+	if a := waitEvent(t, c, func(e client.AuthRequiredEvent) bool { return true }); a.Params.Resource.Resource != "https://api.example.com" {
 		t.Errorf("auth required = %+v", a)
 	}
 	if err := c.DisposeSession(ctxT(t), "ahp-session:/s2"); err != nil {
@@ -917,7 +917,7 @@ func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 		{chatURI, protocol.ChatTurnCancelledAction{TurnID: "t1"}},
 		{sessionURI, protocol.SessionMcpServerStartRequestedAction{ID: "mcp1"}},
 		{sessionURI, protocol.SessionMcpServerStopRequestedAction{ID: "mcp1"}},
-		{sessionURI, protocol.SessionCustomizationToggledAction{ID: "cust1", Enabled: false}},
+		{sessionURI, protocol.SessionCustomizationToggledAction{ID: "cust1", Enablement: protocol.SessionEnablement(false)}},
 		{sessionURI, protocol.SessionTitleChangedAction{Title: "renamed"}},
 	}
 	var seqs []int64
@@ -933,10 +933,10 @@ func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 		seqs = append(seqs, seq)
 	}
 
-	if err := c.Authenticate(ctx, "https://api.example.com", "tok", []string{"a", "b"}); err != nil {
+	if err := c.Authenticate(ctx, "https://api.example.com", "tok", []string{"a", "b"}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Authenticate(ctx, "https://api2.example.com", "tok", nil); err != nil {
+	if err := c.Authenticate(ctx, "https://api2.example.com", "tok", nil, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.CreateSession(ctx, protocol.CreateSessionParams{Channel: "ahp-session:/s3", Provider: ptr("test"),

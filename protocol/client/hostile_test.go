@@ -640,7 +640,7 @@ func TestHostileSeqOrdering(t *testing.T) {
 		if err := json.Unmarshal([]byte(mustJSON(t, delta(s))), &a); err != nil {
 			t.Fatal(err)
 		}
-		exp = protocol.Reduce(exp, a, nil)
+		exp = protocol.Reduce(exp, a, protocol.Rules{})
 	}
 	if g, w := mustJSON(t, c), mustJSON(t, exp); g != w {
 		t.Errorf("state differs from in-order application:\n got  %s\n want %s", g, w)
