@@ -59,8 +59,45 @@ func ReduceChat(s ChatState, a StateAction, r Rules) ChatState {
 		}
 		s = chatWithActiveParts(s, chatAppendPart(s.ActiveTurn.ResponseParts, ResponsePart{Variant: act.Part}))
 		return chatEndTurn(s, act.TurnID, TurnStateError, act.Duration, true, r)
+	case ChatTurnResumeAction:
+		return chatTurnResume(s, act)
 	case ChatActivityChangedAction:
 		s.Activity = act.Activity
+		return s
+
+	// Chat metadata (1.0). The read and archived bits are flags beside the
+	// activity bits and survive every activity change.
+	case ChatIsReadChangedAction:
+		s.Status = withStatusFlag(s.Status, SessionStatusIsRead, act.IsRead)
+		return s
+	case ChatIsArchivedChangedAction:
+		s.Status = withStatusFlag(s.Status, SessionStatusIsArchived, act.IsArchived)
+		return s
+	case ChatMovableChangedAction:
+		s.Movable = new(act.Movable)
+		return s
+	case ChatChangesetsChangedAction:
+		s.Changesets = act.Changesets // full replacement: absent clears
+		return s
+	case ChatCanvasesChangedAction:
+		s.Canvases = act.Canvases // full replacement: absent clears
+		return s
+	case ChatWorkingDirectorySetAction:
+		s.WorkingDirectories = withDirectory(s.WorkingDirectories, act.Directory)
+		return s
+	case ChatWorkingDirectoryRemovedAction:
+		s.WorkingDirectories = withoutDirectory(s.WorkingDirectories, act.Directory)
+		return s
+	case ChatBackgroundWorkSetAction:
+		id := backgroundWorkID(act.Work)
+		s.BackgroundWork = cowUpsert(s.BackgroundWork, act.Work, func(w BackgroundWork) bool { return backgroundWorkID(w) == id })
+		return s
+	case ChatBackgroundWorkRemovedAction:
+		i := indexOf(s.BackgroundWork, func(w BackgroundWork) bool { return backgroundWorkID(w) == act.ID })
+		if i < 0 {
+			return s
+		}
+		s.BackgroundWork = cowDelete(s.BackgroundWork, i)
 		return s
 	case ChatDraftChangedAction:
 		s.Draft = act.Draft
@@ -357,6 +394,52 @@ func chatTurnStarted(s ChatState, act ChatTurnStartedAction, r Rules) ChatState 
 		s.QueuedMessages = chatWithoutQueued(s.QueuedMessages, id)
 	}
 	return s
+}
+
+// chatTurnResume reopens the latest turn when it stopped at a resumable
+// error (1.0): the turn must be the last completed one, no turn may be
+// active, its state must be error and its last part an error part with
+// resumable true. Message, parts (the error part included) and usage come
+// back as they were; the turn's duration is dropped, since an active turn
+// has none. modifiedAt stays: the action carries no time.
+func chatTurnResume(s ChatState, act ChatTurnResumeAction) ChatState {
+	n := len(s.Turns)
+	if s.ActiveTurn != nil || n == 0 {
+		return s
+	}
+	t := s.Turns[n-1]
+	if t.ID != act.TurnID || t.State != TurnStateError || len(t.ResponseParts) == 0 {
+		return s
+	}
+	last, ok := t.ResponseParts[len(t.ResponseParts)-1].Variant.(ErrorResponsePart)
+	if !ok || last.Resumable == nil || !*last.Resumable {
+		return s
+	}
+	at := &ActiveTurn{ID: t.ID, Message: t.Message, ResponseParts: t.ResponseParts, Usage: t.Usage}
+	if t.StartedAt != nil {
+		at.StartedAt = *t.StartedAt
+	}
+	// Clip the capacity: a later chatEndTurn appends a new array instead of
+	// overwriting the errored turn that older snapshots still show.
+	s.Turns = s.Turns[: n-1 : n-1]
+	s.ActiveTurn = at
+	s.Status = chatSummaryStatus(s, false)
+	return s
+}
+
+// backgroundWorkID is the upsert key of a background work entry, including
+// kinds newer than this client (read from their raw JSON).
+func backgroundWorkID(w BackgroundWork) string {
+	switch v := w.Variant.(type) {
+	case BackgroundShellWork:
+		return v.ID
+	case BackgroundSubagentWork:
+		return v.ID
+	case UnknownBackgroundWork:
+		id, _ := rawStringField(v.Raw, "id")
+		return id
+	}
+	return ""
 }
 
 // chatEndTurn moves the active turn turnID into the completed turns. Tool
@@ -846,6 +929,11 @@ func chatToolCallReady(v ToolCallStateVariant, act ChatToolCallReadyAction) (Too
 	}
 	c, _ := chatToolCallCommonOf(v)
 	meta := chatMetaOr(act.Meta, c.Meta)
+	// 1.0: ready carries the final intention and contributor metadata.
+	if act.Intention != nil {
+		c.Intention = act.Intention
+	}
+	c.Contributor = chatReadyContributor(c.Contributor, act.Contributor)
 	if act.Confirmed != nil {
 		return ToolCallRunningState{
 			ToolCallID:        c.ToolCallID,
@@ -898,6 +986,26 @@ func chatToolCallReady(v ToolCallStateVariant, act ChatToolCallReadyAction) (Too
 		}
 	}
 	return out, true
+}
+
+// chatReadyContributor is the contributor after chat/toolCallReady. The
+// final metadata may name the MCP server behind a call, but never moves
+// execution to or away from a client: a client-owned call keeps its
+// contributor, and a call that started without a client one cannot be
+// handed to a client now (the client would never have been told to run it).
+func chatReadyContributor(current, ready *ToolCallContributor) *ToolCallContributor {
+	if ready == nil {
+		return current
+	}
+	if current != nil {
+		if _, ok := current.Variant.(ToolCallClientContributor); ok {
+			return current
+		}
+	}
+	if _, ok := ready.Variant.(ToolCallClientContributor); ok {
+		return current
+	}
+	return ready
 }
 
 // chatSelectedOption resolves the option the user picked from those offered.

@@ -34,7 +34,7 @@ func roundTrip10(typ string, in []byte) ([]byte, error) {
 	case typ == "StringOrMarkdown":
 		mk = func() any { return new(StringOrMarkdown) }
 	case typ == "JsonRpcMessage":
-		mk = func() any { return new(JSONRPCMessage) }
+		mk = func() any { return new(JsonRpcMessage) }
 	case typ == "SessionAddedParams":
 		mk = func() any { return new(SessionAddedParams) }
 	default:
@@ -48,11 +48,8 @@ func roundTrip10(typ string, in []byte) ([]byte, error) {
 }
 
 func TestRoundTrip07FixturesOn10Types(t *testing.T) {
-	dir := os.Getenv("AHP07_TEST_CASES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "ahp-0.7.0", "test-cases")
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "round-trips", "*.json"))
+	dir := fixtures07.dir(t, "round-trips")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no 0.7.0 round-trip fixtures under %s (set AHP07_TEST_CASES): %v", dir, err)
 	}
@@ -106,11 +103,8 @@ var reducerStateTypes10 = map[string]string{
 // those are listed with the DELTA item, and each listed one must really
 // fail, so the list cannot hide a regression.
 func TestReducer07FixtureShapesOn10Types(t *testing.T) {
-	dir := os.Getenv("AHP07_TEST_CASES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "ahp-0.7.0", "test-cases")
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "reducers", "*.json"))
+	dir := fixtures07.dir(t, "reducers")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no 0.7.0 reducer fixtures under %s (set AHP07_TEST_CASES): %v", dir, err)
 	}

@@ -3,12 +3,9 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
-	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 )
 
@@ -122,20 +119,6 @@ func TestDecodes10Shapes(t *testing.T) {
 			}
 		})
 	}
-}
-
-// schema10 loads the official 1.0.0 schema (AHP10_SCHEMA_DIR overrides).
-func schema10(t *testing.T) *schemacheck.Validator {
-	t.Helper()
-	dir := os.Getenv("AHP10_SCHEMA_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "ahp-1.0", "schema")
-	}
-	v, err := schemacheck.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // Unknown union variants (a later version's, or an x- extension) and
