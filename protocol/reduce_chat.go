@@ -964,6 +964,11 @@ func chatToolCallReady(v ToolCallStateVariant, act ChatToolCallReadyAction) (Too
 		Editable:          act.Editable,
 		Options:           act.Options,
 	}
+	// Re-confirming a running call keeps its input unless ready resends
+	// it: an edit approved earlier must survive (0.7.0 fixture 260).
+	if running, ok := v.(ToolCallRunningState); ok && out.ToolInput == nil {
+		out.ToolInput = running.ToolInput
+	}
 	// Updating a pending confirmation keeps what the update does not resend.
 	if pending != nil {
 		if out.ToolInput == nil {
@@ -1027,8 +1032,12 @@ func chatToolCallApproved(v ToolCallStateVariant, act ChatToolCallApprovedAction
 	if !ok {
 		return nil, false
 	}
+	// An edit replaces inline input. Referenced input stays a reference:
+	// the host writes the edit into the referenced resource before it
+	// echoes the approval, so the reference now reads the edited input
+	// (0.7.0 fixture 260).
 	in := tc.ToolInput
-	if act.EditedToolInput != nil {
+	if _, isRef := ToolInputRef(in); act.EditedToolInput != nil && !isRef {
 		in = InlineToolInput(*act.EditedToolInput)
 	}
 	return ToolCallRunningState{
