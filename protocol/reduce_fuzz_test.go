@@ -54,6 +54,13 @@ var missingTargetFields = map[string][]string{
 	"session/mcpServerStateChanged":   {"id"},
 	"session/mcpServerStartRequested": {"id"},
 	"session/mcpServerStopRequested":  {"id"},
+	// 1.0 actions that name a target.
+	"chat/turnResume":                      {"turnId"},
+	"chat/backgroundWorkRemoved":           {"id"},
+	"chat/workingDirectoryRemoved":         {"directory"},
+	"session/workingDirectoryRemoved":      {"directory"},
+	"session/workingDirectoryReplaced":     {"directory"},
+	"session/mcpServerBackgroundRequested": {"id"},
 }
 
 // missingTarget reports the first target member of actionJSON whose id
