@@ -8,8 +8,9 @@ import (
 
 // ReduceChat applies one action to a ChatState and returns the new state.
 //
-// It follows the reducer semantics the AHP 0.6.0 schemas attach to every
-// chat/* action. An action it does not apply — a non-chat action, an unknown
+// It follows the reducer semantics the AHP 1.0 schema attaches to every
+// chat/* action (and, through r, the two 0.6 rules that are not a matter
+// of shape). An action it does not apply — a non-chat action, an unknown
 // type, a turnId that is not the active turn, a tool call or part or request
 // that does not exist or is in the wrong state — returns s itself, unchanged.
 //
