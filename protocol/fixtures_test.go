@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 )
 
 // fixtureSet is one folder of fixtures in the AHP test-cases layout
@@ -47,29 +49,10 @@ func (fs fixtureSet) dir(t testing.TB, sub string) string {
 	return dir
 }
 
-// fixtureDir is the folder sub of the 0.6.0 fixtures.
-func fixtureDir(t testing.TB, sub string) string {
-	t.Helper()
-	return fixtures06.dir(t, sub)
-}
+// fixtureDir is the folder sub of the 0.6.0 fixtures ($AHP_TEST_CASES or
+// ../shared/ahp/test-cases; see wiretest.FixtureDir).
+func fixtureDir(t testing.TB, sub string) string { return wiretest.FixtureDir(t, sub) }
 
 // repoRoot returns the nearest folder at or above the working directory
 // that holds go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("fixtures: cannot read the working directory: %v", err)
-	}
-	repo := wd
-	for {
-		if _, err := os.Stat(filepath.Join(repo, "go.mod")); err == nil {
-			return repo
-		}
-		parent := filepath.Dir(repo)
-		if parent == repo {
-			t.Fatalf("fixtures: no go.mod above %s; set AHP_TEST_CASES to the AHP test-cases folder (absolute path)", wd)
-		}
-		repo = parent
-	}
-}
+func repoRoot(t testing.TB) string { return wiretest.RepoRoot(t) }

@@ -50,28 +50,24 @@ func decodeReducerState(kind string, raw []byte) (SnapshotStateVariant, error) {
 	return nil, fmt.Errorf("unknown reducer kind %q", kind)
 }
 
+// reducerFixture is one conformance fixture (wiretest reads and judges
+// them for this package and for the 0.6 run in protocol/convert06).
+type reducerFixture = wiretest.ReducerFixture
+
 // loadReducerFixtures reads every reducer fixture of set; a broken file
 // comes back with its error (see wiretest.LoadReducerFixtures).
 func loadReducerFixtures(t testing.TB, set fixtureSet) []wiretest.ReducerFixtureFile {
 	t.Helper()
-	files, err := wiretest.LoadReducerFixtures(set.dir(t, "reducers"))
-	if err != nil {
-		t.Fatalf("%v; set %s to %s", err, set.env, set.what)
-	}
-	return files
+	return wiretest.LoadReducerFixtures(t, set.dir(t, "reducers"))
 }
 
 // parsedReducerFixtures returns the fixtures of every set that parsed: the
 // seed corpora use them (0.6 ones too: whatever of them still decodes is a
 // good seed), while the fixture tests report the broken ones.
-func parsedReducerFixtures(t testing.TB) []wiretest.ReducerFixture {
-	var out []wiretest.ReducerFixture
+func parsedReducerFixtures(t testing.TB) []reducerFixture {
+	var out []reducerFixture
 	for _, set := range []fixtureSet{fixtures10, fixtures07, fixtures06} {
-		for _, f := range loadReducerFixtures(t, set) {
-			if f.Err == nil {
-				out = append(out, f.Fixture)
-			}
-		}
+		out = append(out, wiretest.ParsedReducerFixtures(t, set.dir(t, "reducers"))...)
 	}
 	return out
 }
@@ -155,43 +151,22 @@ func schema10(t testing.TB) *schemacheck.Validator {
 type reduceFunc func(SnapshotStateVariant, StateAction, Rules) SnapshotStateVariant
 
 // checkReducerCase applies the case with reduce under rules r and returns
-// "" on success, or a readable description of what went wrong.
-func checkReducerCase(fx wiretest.ReducerFixture, reduce reduceFunc, r Rules) string {
-	state, err := decodeReducerState(fx.Reducer, fx.Initial)
-	if err != nil {
-		return fmt.Sprintf("decode initial as %s state: %v", fx.Reducer, err)
-	}
-	for i, raw := range fx.Actions {
-		var action StateAction
-		if err := json.Unmarshal(raw, &action); err != nil {
-			return fmt.Sprintf("decode actions[%d]: %v", i, err)
-		}
-		before, err := json.Marshal(state)
-		if err != nil {
-			return fmt.Sprintf("encode state before actions[%d]: %v", i, err)
-		}
-		next := reduce(state, action, r)
-		after, err := json.Marshal(state)
-		if err != nil {
-			return fmt.Sprintf("encode state after actions[%d]: %v", i, err)
-		}
-		if !bytes.Equal(before, after) {
-			return fmt.Sprintf("actions[%d] (%s) mutated the state it was given (reducers must copy on write):\n%s",
-				i, action.Kind(), wiretest.JSONDiff(before, after))
-		}
-		state = next
-	}
-	got, err := json.Marshal(state)
-	if err != nil {
-		return fmt.Sprintf("encode result: %v", err)
-	}
-	if d := wiretest.StateDiff(fx.Expected, got); d != "" {
-		var pretty bytes.Buffer
-		clean, _ := wiretest.WithoutNulls(got)
-		_ = json.Indent(&pretty, clean, "  ", "  ")
-		return fmt.Sprintf("result differs from expected (- missing, + unexpected, path: want/got):\n%s\n  got:\n  %s", d, pretty.String())
-	}
-	return ""
+// "" on success, or a readable description of what went wrong (see
+// wiretest.RunReducerFixture: purity, then the result, nulls dropped).
+func checkReducerCase(fx reducerFixture, reduce reduceFunc, r Rules) string {
+	return wiretest.RunReducerFixture(fx, wiretest.Reducer[SnapshotStateVariant]{
+		Decode: func(kind string, state json.RawMessage) (SnapshotStateVariant, error) {
+			return decodeReducerState(kind, state)
+		},
+		Apply: func(state SnapshotStateVariant, raw json.RawMessage) (SnapshotStateVariant, error) {
+			var action StateAction
+			if err := json.Unmarshal(raw, &action); err != nil {
+				return nil, fmt.Errorf("decode: %w", err)
+			}
+			return reduce(state, action, r), nil
+		},
+		Encode: func(s SnapshotStateVariant) ([]byte, error) { return json.Marshal(s) },
+	})
 }
 
 // reducerCase is a hand-written case in fixture form, for actions and edge
@@ -201,8 +176,8 @@ type reducerCase struct {
 	actions                       []string
 }
 
-func (c reducerCase) fixture() wiretest.ReducerFixture {
-	fx := wiretest.ReducerFixture{Description: c.name, Reducer: c.kind, Initial: json.RawMessage(c.initial), Expected: json.RawMessage(c.expected)}
+func (c reducerCase) fixture() reducerFixture {
+	fx := reducerFixture{Description: c.name, Reducer: c.kind, Initial: json.RawMessage(c.initial), Expected: json.RawMessage(c.expected)}
 	for _, a := range c.actions {
 		fx.Actions = append(fx.Actions, json.RawMessage(a))
 	}
