@@ -71,6 +71,8 @@ func Reduce(state SnapshotStateVariant, action StateAction, r Rules) SnapshotSta
 		return ReduceAnnotations(s, action)
 	case ResourceWatchState:
 		return ReduceResourceWatch(s, action)
+	case CanvasState:
+		return ReduceCanvas(s, action)
 	}
 	return state
 }

@@ -20,6 +20,7 @@ const maxFuzzInput = 64 << 10
 var actionKindPrefix = map[string]string{
 	"root": "root/", "session": "session/", "chat": "chat/", "terminal": "terminal/",
 	"changeset": "changeset/", "annotations": "annotations/", "resourceWatch": "resourceWatch/",
+	"canvas": "canvas/",
 }
 
 // missingTargetFields lists, per action type, the members naming things

@@ -21,12 +21,14 @@ func fixtureClock() time.Time { return time.UnixMilli(9999).UTC() }
 
 // reducerKinds lists the fixture `reducer` names in a fixed order (the fuzz
 // target indexes into it).
-var reducerKinds = []string{"root", "session", "chat", "terminal", "changeset", "annotations", "resourceWatch"}
+var reducerKinds = []string{"root", "session", "chat", "terminal", "changeset", "annotations", "resourceWatch", "canvas"}
 
-// reducerStateDefs names the 1.0 schema $def of each reducer kind's state.
+// reducerStateDefs names the 1.0 state type of each reducer kind, which is
+// also its $def in the 1.0 schema.
 var reducerStateDefs = map[string]string{
 	"root": "RootState", "session": "SessionState", "chat": "ChatState", "terminal": "TerminalState",
 	"changeset": "ChangesetState", "annotations": "AnnotationsState", "resourceWatch": "ResourceWatchState",
+	"canvas": "CanvasState",
 }
 
 // decodeReducerState decodes raw as the state type of reducer kind.
@@ -46,6 +48,8 @@ func decodeReducerState(kind string, raw []byte) (SnapshotStateVariant, error) {
 		return decodeAs[AnnotationsState](raw)
 	case "resourceWatch":
 		return decodeAs[ResourceWatchState](raw)
+	case "canvas":
+		return decodeAs[CanvasState](raw)
 	}
 	return nil, fmt.Errorf("unknown reducer kind %q", kind)
 }

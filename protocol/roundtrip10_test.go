@@ -91,12 +91,6 @@ func sameJSON(t *testing.T, want, got []byte) bool {
 	return wiretest.JSONDiff(want, got) == ""
 }
 
-// reducerStateTypes10 names the 1.0 state type of each fixture reducer.
-var reducerStateTypes10 = map[string]string{
-	"root": "RootState", "session": "SessionState", "chat": "ChatState", "terminal": "TerminalState",
-	"changeset": "ChangesetState", "annotations": "AnnotationsState", "resourceWatch": "ResourceWatchState",
-}
-
 // The states and actions of the official 0.7.0 reducer fixtures decode into
 // the 1.0 types and re-encode unchanged (nulls dropped, as the reducer
 // harness compares them), except where a later release changed the shape:
@@ -123,7 +117,7 @@ func TestReducer07FixtureShapesOn10Types(t *testing.T) {
 			if err := json.Unmarshal(data, &fx); err != nil {
 				t.Fatalf("not a reducer fixture: %v", err)
 			}
-			st, ok := reducerStateTypes10[fx.Reducer]
+			st, ok := reducerStateDefs[fx.Reducer]
 			if !ok {
 				t.Fatalf("unknown reducer %q", fx.Reducer)
 			}
