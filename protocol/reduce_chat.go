@@ -30,10 +30,19 @@ func ReduceChat(s ChatState, a StateAction, r Rules) ChatState {
 	switch act := a.Variant.(type) {
 	case ChatTurnStartedAction:
 		return chatTurnStarted(s, act, r)
+	// The streaming path works on the active turn alone: 1.0's ChatState
+	// is 280 bytes, and passing it through each helper cost more per delta
+	// than the text append itself.
 	case ChatDeltaAction:
-		return chatAppendText(s, act.TurnID, act.PartID, act.Content, false)
+		if at := chatAppendText(s.ActiveTurn, act.TurnID, act.PartID, act.Content, false); at != nil {
+			s.ActiveTurn = at
+		}
+		return s
 	case ChatReasoningAction:
-		return chatAppendText(s, act.TurnID, act.PartID, act.Content, true)
+		if at := chatAppendText(s.ActiveTurn, act.TurnID, act.PartID, act.Content, true); at != nil {
+			s.ActiveTurn = at
+		}
+		return s
 	case ChatResponsePartAction:
 		if !chatIsActiveTurn(s, act.TurnID) || act.Part.Variant == nil {
 			return s
@@ -294,20 +303,19 @@ func chatWithActiveParts(s ChatState, parts []ResponsePart) ChatState {
 	return s
 }
 
-// chatWithReplacedActivePart returns s with a fresh copy of its active turn
-// whose parts are a fresh copy of s's with parts[i] replaced by p. It is the
+// chatWithReplacedPart returns a fresh copy of the active turn from whose
+// parts are a fresh copy of its own with parts[i] replaced by p. It is the
 // streaming path (one call per chat/delta), so the turn and, for up to 16
 // parts, its parts array come from one allocation instead of two: fewer
-// objects for the allocator and the GC per delta. Nothing of s is written.
-// The caller has checked that s has an active turn and i is in range.
-func chatWithReplacedActivePart(s ChatState, i int, p ResponsePart) ChatState {
-	old := s.ActiveTurn.ResponseParts
-	at, parts := chatNewActiveTurn(*s.ActiveTurn, len(old))
+// objects for the allocator and the GC per delta. Nothing of from is
+// written. The caller has checked that i is in range.
+func chatWithReplacedPart(from *ActiveTurn, i int, p ResponsePart) *ActiveTurn {
+	old := from.ResponseParts
+	at, parts := chatNewActiveTurn(*from, len(old))
 	copy(parts, old)
 	parts[i] = p
 	at.ResponseParts = parts
-	s.ActiveTurn = at
-	return s
+	return at
 }
 
 // chatNewActiveTurn returns a heap copy of from and an n-element parts
@@ -544,14 +552,16 @@ func chatSkipToolCall(v ToolCallStateVariant) (ToolCallCancelledState, bool) {
 }
 
 // chatAppendText appends streamed text to the markdown (or, for reasoning,
-// the reasoning) part partID of the active turn turnID. Parts are matched by
-// id in stream order, tool calls by toolCallId; the first match decides, and
-// a match of the wrong kind makes the action a no-op.
-func chatAppendText(s ChatState, turnID, partID, content string, reasoning bool) ChatState {
-	if !chatIsActiveTurn(s, turnID) {
-		return s
+// the reasoning) part partID of the active turn at, which must be turn
+// turnID, and returns the new active turn, or nil when the action does not
+// apply. Parts are matched by id in stream order, tool calls by toolCallId;
+// the first match decides, and a match of the wrong kind makes the action
+// a no-op.
+func chatAppendText(at *ActiveTurn, turnID, partID, content string, reasoning bool) *ActiveTurn {
+	if at == nil || at.ID != turnID {
+		return nil
 	}
-	parts := s.ActiveTurn.ResponseParts
+	parts := at.ResponseParts
 	for i, p := range parts {
 		switch v := p.Variant.(type) {
 		case MarkdownResponsePart:
@@ -559,26 +569,26 @@ func chatAppendText(s ChatState, turnID, partID, content string, reasoning bool)
 				continue
 			}
 			if reasoning || content == "" {
-				return s
+				return nil
 			}
 			v.Content = v.Content.Append(content)
-			return chatWithReplacedActivePart(s, i, ResponsePart{Variant: v})
+			return chatWithReplacedPart(at, i, ResponsePart{Variant: v})
 		case ReasoningResponsePart:
 			if v.ID != partID {
 				continue
 			}
 			if !reasoning || content == "" {
-				return s
+				return nil
 			}
 			v.Content = v.Content.Append(content)
-			return chatWithReplacedActivePart(s, i, ResponsePart{Variant: v})
+			return chatWithReplacedPart(at, i, ResponsePart{Variant: v})
 		case ToolCallResponsePart:
 			if c, ok := chatToolCallCommonOf(v.ToolCall.Variant); ok && c.ToolCallID == partID {
-				return s
+				return nil
 			}
 		}
 	}
-	return s
+	return nil
 }
 
 // ---- truncation and paging --------------------------------------------------
