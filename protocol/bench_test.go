@@ -47,7 +47,7 @@ func benchChatDelta(b *testing.B, n int) {
 	stream := func() ChatState {
 		s := base
 		for range n {
-			s = ReduceChat(s, a, chatFixtureClock)
+			s = ReduceChat(s, a, Rules{})
 		}
 		return s
 	}
@@ -114,7 +114,7 @@ func chatSnapshotJSON(tb testing.TB, turns int) []byte {
 				DisplayName:       "Read File",
 				Contributor:       &mcp,
 				InvocationMessage: PlainString(fmt.Sprintf("Reading src/file%d.go", n)),
-				ToolInput:         chatStrPtr(fmt.Sprintf(`{"path":"src/file%d.go"}`, n)),
+				ToolInput:         InlineToolInput(fmt.Sprintf(`{"path":"src/file%d.go"}`, n)),
 				Success:           true,
 				PastTenseMessage:  MarkdownString(fmt.Sprintf("Read `src/file%d.go`", n)),
 				Content:           []ToolResultContent{{Variant: ToolResultTextContent{Type: "text", Text: strings.Repeat("package main\n", 8)}}},
@@ -171,7 +171,7 @@ func BenchmarkApplySnapshot1000Turns(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		next := Reduce(st.Variant, start, chatFixtureClock)
+		next := Reduce(st.Variant, start, Rules{})
 		if c, ok := next.(ChatState); !ok || len(c.Turns) != 1000 || c.ActiveTurn == nil {
 			b.Fatalf("installed %T", next)
 		}
@@ -187,7 +187,7 @@ func benchChatTurns(n int) ChatState {
 	s := ChatState{Resource: "ahp-chat:/bench", Title: "bench", Status: SessionStatusIdle, Turns: []Turn{}}
 	for i := range n {
 		id := fmt.Sprintf("turn-%d", i)
-		apply := func(v StateActionVariant) { s = ReduceChat(s, StateAction{Variant: v}, chatFixtureClock) }
+		apply := func(v StateActionVariant) { s = ReduceChat(s, StateAction{Variant: v}, Rules{}) }
 		apply(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: id, StartedAt: "2026-07-20T10:00:00.000Z", Message: chatMsg("Question: what does this code do?")})
 		apply(ChatResponsePartAction{Type: "chat/responsePart", TurnID: id, Part: ResponsePart{Variant: MarkdownResponsePart{Kind: "markdown", ID: "md"}}})
 		for range 32 {
@@ -196,7 +196,7 @@ func benchChatTurns(n int) ChatState {
 		for _, tc := range []string{"tc-1", "tc-2"} {
 			apply(ChatToolCallStartAction{Type: "chat/toolCallStart", TurnID: id, ToolCallID: tc, ToolName: "read_file", DisplayName: "Read File"})
 			apply(ChatToolCallReadyAction{Type: "chat/toolCallReady", TurnID: id, ToolCallID: tc,
-				InvocationMessage: PlainString("Reading src/file.go"), ToolInput: chatStrPtr(`{"path":"src/file.go"}`)})
+				InvocationMessage: PlainString("Reading src/file.go"), ToolInput: InlineToolInput(`{"path":"src/file.go"}`)})
 			apply(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnID: id, ToolCallID: tc, Result: ToolCallResult{
 				Success: true, PastTenseMessage: PlainString("Read src/file.go"),
 				Content: []ToolResultContent{{Variant: ToolResultTextContent{Type: "text", Text: "package main\n"}}},

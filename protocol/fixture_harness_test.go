@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// TestFixtureHarnessIsolatesBrokenFiles runs the fixture tests in a child
-// test process over a fixture set with one unparseable file per folder,
-// named by a relative AHP_TEST_CASES (relative to the repository root, as a
+// TestFixtureHarnessIsolatesBrokenFiles runs the 1.0 reducer fixture test
+// in a child test process over a case set with one unparseable file, named
+// by a relative AHP10_TEST_CASES (relative to the repository root, as a
 // user types it there). The broken file must fail only its own subtest,
 // naming the file, and the good files next to it must still run and pass.
 func TestFixtureHarnessIsolatesBrokenFiles(t *testing.T) {
@@ -21,10 +21,7 @@ func TestFixtureHarnessIsolatesBrokenFiles(t *testing.T) {
 	files := map[string]string{
 		"reducers/z_good.json": `{"description":"agents replaced","reducer":"root","initial":{"agents":[]},` +
 			`"actions":[{"type":"root/agentsChanged","agents":[]}],"expected":{"agents":[]}}`,
-		"round-trips/z_good.json": `{"name":"n","group":"g","description":"d","type":"StateAction",` +
-			`"input":{"type":"root/agentsChanged","agents":[]},"acceptableOutputs":[{"type":"root/agentsChanged","agents":[]}]}`,
-		"reducers/a_broken.json":    `{"description": "cut off`,
-		"round-trips/a_broken.json": `{"description": "cut off`,
+		"reducers/a_broken.json": `{"description": "cut off`,
 	}
 	for name, body := range files {
 		path := filepath.Join(tmp, filepath.FromSlash(name))
@@ -40,14 +37,14 @@ func TestFixtureHarnessIsolatesBrokenFiles(t *testing.T) {
 		t.Fatalf("no relative path from the repository root to %s: %v", tmp, err)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run", "^(TestReducerFixtures|TestRoundTripFixtures|TestRoundTripReducerFixtureShapes)$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "AHP_TEST_CASES="+rel)
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestReducerFixtures10$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "AHP10_TEST_CASES="+rel)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
 		t.Fatalf("child test run should fail on the broken files, got err=%v\n%s", err, out)
 	}
-	for _, test := range []string{"TestReducerFixtures", "TestRoundTripFixtures", "TestRoundTripReducerFixtureShapes"} {
+	for _, test := range []string{"TestReducerFixtures10"} {
 		for _, want := range []string{
 			`--- FAIL: ` + test + `/a_broken `,
 			`--- PASS: ` + test + `/z_good `,

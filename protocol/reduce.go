@@ -35,7 +35,7 @@ func RulesFor(w Wire, clock Clock) Rules { return Rules{Wire: w, Clock: clock} }
 
 func (r Rules) is06() bool { return r.Wire == Wire06 }
 
-// stamp is the 0.6 clock stamp, or derived under 1.0 (ok false: leave
+// stamp06 is the 0.6 clock stamp, or derived under 1.0 (ok false: leave
 // modifiedAt as it is).
 func (r Rules) stamp06() (string, bool) {
 	if !r.is06() {
@@ -71,6 +71,8 @@ func Reduce(state SnapshotStateVariant, action StateAction, r Rules) SnapshotSta
 		return ReduceAnnotations(s, action)
 	case ResourceWatchState:
 		return ReduceResourceWatch(s, action)
+	case CanvasState:
+		return ReduceCanvas(s, action)
 	}
 	return state
 }

@@ -3,7 +3,7 @@ package protocol
 // ReduceAnnotations applies one annotations/* action to an AnnotationsState
 // and returns the new state. Any other action — unknown type, unknown
 // annotation or entry id, another channel's kind — returns s unchanged.
-// Annotations actions carry no timestamps, so clock is unused.
+// No annotations rule differs between versions, so it takes no Rules.
 //
 // The one-entry minimum is the producer's rule, not the reducer's: removing
 // the last entry with annotations/entryRemoved leaves an empty annotation.

@@ -3,7 +3,8 @@ package protocol
 // ReduceChangeset applies one changeset/* action to a ChangesetState and
 // returns the new state. Any other action — unknown type, unknown file or
 // operation id, another channel's kind — returns s unchanged. Changeset
-// actions carry no timestamps, so clock is unused.
+// rules do not differ between versions, so it takes no Rules; 1.0's
+// recomputing status is one more value of the open ChangesetStatus.
 func ReduceChangeset(s ChangesetState, a StateAction) ChangesetState {
 	switch a := a.Variant.(type) {
 	case ChangesetStatusChangedAction:

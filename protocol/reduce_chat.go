@@ -8,8 +8,9 @@ import (
 
 // ReduceChat applies one action to a ChatState and returns the new state.
 //
-// It follows the reducer semantics the AHP 0.6.0 schemas attach to every
-// chat/* action. An action it does not apply — a non-chat action, an unknown
+// It follows the reducer semantics the AHP 1.0 schema attaches to every
+// chat/* action (and, through r, the two 0.6 rules that are not a matter
+// of shape). An action it does not apply — a non-chat action, an unknown
 // type, a turnId that is not the active turn, a tool call or part or request
 // that does not exist or is in the wrong state — returns s itself, unchanged.
 //
@@ -29,10 +30,19 @@ func ReduceChat(s ChatState, a StateAction, r Rules) ChatState {
 	switch act := a.Variant.(type) {
 	case ChatTurnStartedAction:
 		return chatTurnStarted(s, act, r)
+	// The streaming path works on the active turn alone: 1.0's ChatState
+	// is 280 bytes, and passing it through each helper cost more per delta
+	// than the text append itself.
 	case ChatDeltaAction:
-		return chatAppendText(s, act.TurnID, act.PartID, act.Content, false)
+		if at := chatAppendText(s.ActiveTurn, act.TurnID, act.PartID, act.Content, false); at != nil {
+			s.ActiveTurn = at
+		}
+		return s
 	case ChatReasoningAction:
-		return chatAppendText(s, act.TurnID, act.PartID, act.Content, true)
+		if at := chatAppendText(s.ActiveTurn, act.TurnID, act.PartID, act.Content, true); at != nil {
+			s.ActiveTurn = at
+		}
+		return s
 	case ChatResponsePartAction:
 		if !chatIsActiveTurn(s, act.TurnID) || act.Part.Variant == nil {
 			return s
@@ -59,8 +69,45 @@ func ReduceChat(s ChatState, a StateAction, r Rules) ChatState {
 		}
 		s = chatWithActiveParts(s, chatAppendPart(s.ActiveTurn.ResponseParts, ResponsePart{Variant: act.Part}))
 		return chatEndTurn(s, act.TurnID, TurnStateError, act.Duration, true, r)
+	case ChatTurnResumeAction:
+		return chatTurnResume(s, act)
 	case ChatActivityChangedAction:
 		s.Activity = act.Activity
+		return s
+
+	// Chat metadata (1.0). The read and archived bits are flags beside the
+	// activity bits and survive every activity change.
+	case ChatIsReadChangedAction:
+		s.Status = withStatusFlag(s.Status, SessionStatusIsRead, act.IsRead)
+		return s
+	case ChatIsArchivedChangedAction:
+		s.Status = withStatusFlag(s.Status, SessionStatusIsArchived, act.IsArchived)
+		return s
+	case ChatMovableChangedAction:
+		s.Movable = new(act.Movable)
+		return s
+	case ChatChangesetsChangedAction:
+		s.Changesets = act.Changesets // full replacement: absent clears
+		return s
+	case ChatCanvasesChangedAction:
+		s.Canvases = act.Canvases // full replacement: absent clears
+		return s
+	case ChatWorkingDirectorySetAction:
+		s.WorkingDirectories = withDirectory(s.WorkingDirectories, act.Directory)
+		return s
+	case ChatWorkingDirectoryRemovedAction:
+		s.WorkingDirectories = withoutDirectory(s.WorkingDirectories, act.Directory)
+		return s
+	case ChatBackgroundWorkSetAction:
+		id := backgroundWorkID(act.Work)
+		s.BackgroundWork = cowUpsert(s.BackgroundWork, act.Work, func(w BackgroundWork) bool { return backgroundWorkID(w) == id })
+		return s
+	case ChatBackgroundWorkRemovedAction:
+		i := indexOf(s.BackgroundWork, func(w BackgroundWork) bool { return backgroundWorkID(w) == act.ID })
+		if i < 0 {
+			return s
+		}
+		s.BackgroundWork = cowDelete(s.BackgroundWork, i)
 		return s
 	case ChatDraftChangedAction:
 		s.Draft = act.Draft
@@ -256,20 +303,19 @@ func chatWithActiveParts(s ChatState, parts []ResponsePart) ChatState {
 	return s
 }
 
-// chatWithReplacedActivePart returns s with a fresh copy of its active turn
-// whose parts are a fresh copy of s's with parts[i] replaced by p. It is the
+// chatWithReplacedPart returns a fresh copy of the active turn from whose
+// parts are a fresh copy of its own with parts[i] replaced by p. It is the
 // streaming path (one call per chat/delta), so the turn and, for up to 16
 // parts, its parts array come from one allocation instead of two: fewer
-// objects for the allocator and the GC per delta. Nothing of s is written.
-// The caller has checked that s has an active turn and i is in range.
-func chatWithReplacedActivePart(s ChatState, i int, p ResponsePart) ChatState {
-	old := s.ActiveTurn.ResponseParts
-	at, parts := chatNewActiveTurn(*s.ActiveTurn, len(old))
+// objects for the allocator and the GC per delta. Nothing of from is
+// written. The caller has checked that i is in range.
+func chatWithReplacedPart(from *ActiveTurn, i int, p ResponsePart) *ActiveTurn {
+	old := from.ResponseParts
+	at, parts := chatNewActiveTurn(*from, len(old))
 	copy(parts, old)
 	parts[i] = p
 	at.ResponseParts = parts
-	s.ActiveTurn = at
-	return s
+	return at
 }
 
 // chatNewActiveTurn returns a heap copy of from and an n-element parts
@@ -357,6 +403,52 @@ func chatTurnStarted(s ChatState, act ChatTurnStartedAction, r Rules) ChatState 
 		s.QueuedMessages = chatWithoutQueued(s.QueuedMessages, id)
 	}
 	return s
+}
+
+// chatTurnResume reopens the latest turn when it stopped at a resumable
+// error (1.0): the turn must be the last completed one, no turn may be
+// active, its state must be error and its last part an error part with
+// resumable true. Message, parts (the error part included) and usage come
+// back as they were; the turn's duration is dropped, since an active turn
+// has none. modifiedAt stays: the action carries no time.
+func chatTurnResume(s ChatState, act ChatTurnResumeAction) ChatState {
+	n := len(s.Turns)
+	if s.ActiveTurn != nil || n == 0 {
+		return s
+	}
+	t := s.Turns[n-1]
+	if t.ID != act.TurnID || t.State != TurnStateError || len(t.ResponseParts) == 0 {
+		return s
+	}
+	last, ok := t.ResponseParts[len(t.ResponseParts)-1].Variant.(ErrorResponsePart)
+	if !ok || last.Resumable == nil || !*last.Resumable {
+		return s
+	}
+	at := &ActiveTurn{ID: t.ID, Message: t.Message, ResponseParts: t.ResponseParts, Usage: t.Usage}
+	if t.StartedAt != nil {
+		at.StartedAt = *t.StartedAt
+	}
+	// Clip the capacity: a later chatEndTurn appends a new array instead of
+	// overwriting the errored turn that older snapshots still show.
+	s.Turns = s.Turns[: n-1 : n-1]
+	s.ActiveTurn = at
+	s.Status = chatSummaryStatus(s, false)
+	return s
+}
+
+// backgroundWorkID is the upsert key of a background work entry, including
+// kinds newer than this client (read from their raw JSON).
+func backgroundWorkID(w BackgroundWork) string {
+	switch v := w.Variant.(type) {
+	case BackgroundShellWork:
+		return v.ID
+	case BackgroundSubagentWork:
+		return v.ID
+	case UnknownBackgroundWork:
+		id, _ := rawStringField(v.Raw, "id")
+		return id
+	}
+	return ""
 }
 
 // chatEndTurn moves the active turn turnID into the completed turns. Tool
@@ -460,14 +552,16 @@ func chatSkipToolCall(v ToolCallStateVariant) (ToolCallCancelledState, bool) {
 }
 
 // chatAppendText appends streamed text to the markdown (or, for reasoning,
-// the reasoning) part partID of the active turn turnID. Parts are matched by
-// id in stream order, tool calls by toolCallId; the first match decides, and
-// a match of the wrong kind makes the action a no-op.
-func chatAppendText(s ChatState, turnID, partID, content string, reasoning bool) ChatState {
-	if !chatIsActiveTurn(s, turnID) {
-		return s
+// the reasoning) part partID of the active turn at, which must be turn
+// turnID, and returns the new active turn, or nil when the action does not
+// apply. Parts are matched by id in stream order, tool calls by toolCallId;
+// the first match decides, and a match of the wrong kind makes the action
+// a no-op.
+func chatAppendText(at *ActiveTurn, turnID, partID, content string, reasoning bool) *ActiveTurn {
+	if at == nil || at.ID != turnID {
+		return nil
 	}
-	parts := s.ActiveTurn.ResponseParts
+	parts := at.ResponseParts
 	for i, p := range parts {
 		switch v := p.Variant.(type) {
 		case MarkdownResponsePart:
@@ -475,26 +569,26 @@ func chatAppendText(s ChatState, turnID, partID, content string, reasoning bool)
 				continue
 			}
 			if reasoning || content == "" {
-				return s
+				return nil
 			}
 			v.Content = v.Content.Append(content)
-			return chatWithReplacedActivePart(s, i, ResponsePart{Variant: v})
+			return chatWithReplacedPart(at, i, ResponsePart{Variant: v})
 		case ReasoningResponsePart:
 			if v.ID != partID {
 				continue
 			}
 			if !reasoning || content == "" {
-				return s
+				return nil
 			}
 			v.Content = v.Content.Append(content)
-			return chatWithReplacedActivePart(s, i, ResponsePart{Variant: v})
+			return chatWithReplacedPart(at, i, ResponsePart{Variant: v})
 		case ToolCallResponsePart:
 			if c, ok := chatToolCallCommonOf(v.ToolCall.Variant); ok && c.ToolCallID == partID {
-				return s
+				return nil
 			}
 		}
 	}
-	return s
+	return nil
 }
 
 // ---- truncation and paging --------------------------------------------------
@@ -846,6 +940,11 @@ func chatToolCallReady(v ToolCallStateVariant, act ChatToolCallReadyAction) (Too
 	}
 	c, _ := chatToolCallCommonOf(v)
 	meta := chatMetaOr(act.Meta, c.Meta)
+	// 1.0: ready carries the final intention and contributor metadata.
+	if act.Intention != nil {
+		c.Intention = act.Intention
+	}
+	c.Contributor = chatReadyContributor(c.Contributor, act.Contributor)
 	if act.Confirmed != nil {
 		return ToolCallRunningState{
 			ToolCallID:        c.ToolCallID,
@@ -876,6 +975,11 @@ func chatToolCallReady(v ToolCallStateVariant, act ChatToolCallReadyAction) (Too
 		Editable:          act.Editable,
 		Options:           act.Options,
 	}
+	// Re-confirming a running call keeps its input unless ready resends
+	// it: an edit approved earlier must survive (0.7.0 fixture 260).
+	if running, ok := v.(ToolCallRunningState); ok && out.ToolInput == nil {
+		out.ToolInput = running.ToolInput
+	}
 	// Updating a pending confirmation keeps what the update does not resend.
 	if pending != nil {
 		if out.ToolInput == nil {
@@ -900,6 +1004,26 @@ func chatToolCallReady(v ToolCallStateVariant, act ChatToolCallReadyAction) (Too
 	return out, true
 }
 
+// chatReadyContributor is the contributor after chat/toolCallReady. The
+// final metadata may name the MCP server behind a call, but never moves
+// execution to or away from a client: a client-owned call keeps its
+// contributor, and a call that started without a client one cannot be
+// handed to a client now (the client would never have been told to run it).
+func chatReadyContributor(current, ready *ToolCallContributor) *ToolCallContributor {
+	if ready == nil {
+		return current
+	}
+	if current != nil {
+		if _, ok := current.Variant.(ToolCallClientContributor); ok {
+			return current
+		}
+	}
+	if _, ok := ready.Variant.(ToolCallClientContributor); ok {
+		return current
+	}
+	return ready
+}
+
 // chatSelectedOption resolves the option the user picked from those offered.
 func chatSelectedOption(options []ConfirmationOption, id *string) *ConfirmationOption {
 	if id == nil || *id == "" {
@@ -919,8 +1043,12 @@ func chatToolCallApproved(v ToolCallStateVariant, act ChatToolCallApprovedAction
 	if !ok {
 		return nil, false
 	}
+	// An edit replaces inline input. Referenced input stays a reference:
+	// the host writes the edit into the referenced resource before it
+	// echoes the approval, so the reference now reads the edited input
+	// (0.7.0 fixture 260).
 	in := tc.ToolInput
-	if act.EditedToolInput != nil {
+	if _, isRef := ToolInputRef(in); act.EditedToolInput != nil && !isRef {
 		in = InlineToolInput(*act.EditedToolInput)
 	}
 	return ToolCallRunningState{

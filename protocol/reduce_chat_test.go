@@ -112,7 +112,7 @@ func TestReduceChatNoOps(t *testing.T) {
 		{"reasoning wrong turn", chatActive(), chatAction(ChatReasoningAction{Type: "chat/reasoning", TurnID: "t9", PartID: "rs", Content: "x"})},
 		{"turnCancelled wrong turn", chatActive(), chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnID: "t9", Duration: 1})},
 		{"turnCancelled without active turn", chatBase(), chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnID: "t1", Duration: 1})},
-		{"error wrong turn", chatActive(), chatAction(ChatErrorAction{Type: "chat/error", TurnID: "t9", Duration: 1, Error: ErrorInfo{ErrorType: "x", Message: "y"}})},
+		{"error wrong turn", chatActive(), chatAction(ChatErrorAction{Type: "chat/error", TurnID: "t9", Duration: 1, Part: ErrorResponsePart{Kind: "error", Error: ErrorInfo{ErrorType: "x", Message: "y"}}})},
 		{"auth resolved on running", chatActive(), chatAction(ChatToolCallAuthResolvedAction{Type: "chat/toolCallAuthResolved", TurnID: "t1", ToolCallID: "tc"})},
 		{"auth required on a client tool", func() ChatState {
 			s := chatActive()
@@ -135,16 +135,16 @@ func TestReduceChatNoOps(t *testing.T) {
 		{"usage wrong turn", chatActive(), chatAction(ChatUsageAction{Type: "chat/usage", TurnID: "t9"})},
 		{"truncate unknown turn", chatActive(), chatAction(ChatTruncatedAction{Type: "chat/truncated", TurnID: chatStrPtr("nope")})},
 		{"content changed on auth-required", func() ChatState {
-			return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth}), chatFixtureClock)
+			return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth}), Rules{})
 		}(), chatAction(ChatToolCallContentChangedAction{Type: "chat/toolCallContentChanged", TurnID: "t1", ToolCallID: "tc", Content: []ToolResultContent{}})},
 		{"successful complete from auth-required", func() ChatState {
-			return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth}), chatFixtureClock)
+			return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth}), Rules{})
 		}(), chatAction(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnID: "t1", ToolCallID: "tc", Result: ToolCallResult{Success: true, PastTenseMessage: PlainString("done")}})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := chatMustJSON(t, tt.s)
-			got := ReduceChat(tt.s, tt.a, chatFixtureClock)
+			got := ReduceChat(tt.s, tt.a, Rules{})
 			if !chatSame(t, tt.s, got) {
 				t.Errorf("state changed:\nbefore %s\nafter  %s", before, chatMustJSON(t, got))
 			}
@@ -153,10 +153,12 @@ func TestReduceChatNoOps(t *testing.T) {
 }
 
 func TestReduceChatTransitions(t *testing.T) {
-	const stamped = "1970-01-01T00:00:09.999Z"
+	// 1.0 derives modifiedAt from action data (DELTA §7.2): chatActive's
+	// turn started at 00:02.000; chatBase was last modified at 00:01.000.
+	const unchanged = "1970-01-01T00:00:01.000Z"
 	auth := McpAuthRequirement{Reason: McpAuthRequiredReasonInsufficientScope, Description: chatStrPtr("need repo scope")}
 	authRequired := func() ChatState {
-		return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth}), chatFixtureClock)
+		return ReduceChat(chatActive(), chatAction(ChatToolCallAuthRequiredAction{Type: "chat/toolCallAuthRequired", TurnID: "t1", ToolCallID: "tc", Auth: auth}), Rules{})
 	}
 	tests := []struct {
 		name  string
@@ -171,7 +173,7 @@ func TestReduceChatTransitions(t *testing.T) {
 					t.Fatalf("active %v, %d turns", got.ActiveTurn, len(got.Turns))
 				}
 				turn := got.Turns[1]
-				if turn.State != TurnStateCancelled || turn.Duration == nil || *turn.Duration != 42 || turn.Error != nil {
+				if turn.State != TurnStateCancelled || turn.Duration == nil || *turn.Duration != 42 || len(turn.ResponseParts) != 3 {
 					t.Errorf("turn = %+v", turn)
 				}
 				if tc, ok := turn.ResponseParts[2].Variant.(ToolCallResponsePart).ToolCall.Variant.(ToolCallCancelledState); !ok || tc.Reason != ToolCallCancellationReasonSkipped || tc.InvocationMessage.Value != "Searching" {
@@ -180,16 +182,22 @@ func TestReduceChatTransitions(t *testing.T) {
 				if md := turn.ResponseParts[0].Variant.(MarkdownResponsePart); md.Content.String() != "Hel" {
 					t.Errorf("markdown = %q", md.Content.String())
 				}
-				if got.Status != SessionStatusIdle|SessionStatusIsArchived || got.ModifiedAt != stamped {
+				if got.Status != SessionStatusIdle|SessionStatusIsArchived || got.ModifiedAt != "1970-01-01T00:00:02.042Z" {
 					t.Errorf("status %d modifiedAt %s", got.Status, got.ModifiedAt)
 				}
 			}},
-		{"error ends the turn with error status and details", chatActive(),
-			chatAction(ChatErrorAction{Type: "chat/error", TurnID: "t1", Duration: -5, Error: ErrorInfo{ErrorType: "rate", Message: "slow down"}}),
+		{"error appends the error part and ends the turn with error status", chatActive(),
+			chatAction(ChatErrorAction{Type: "chat/error", TurnID: "t1", Duration: -5, Part: ErrorResponsePart{Kind: "error", Error: ErrorInfo{ErrorType: "rate", Message: "slow down"}}}),
 			func(t *testing.T, got ChatState) {
 				turn := got.Turns[len(got.Turns)-1]
-				if turn.State != TurnStateError || turn.Error == nil || turn.Error.Message != "slow down" || *turn.Duration != 0 {
-					t.Errorf("turn = %+v", turn)
+				if turn.State != TurnStateError || *turn.Duration != 0 || len(turn.ResponseParts) != 4 {
+					t.Fatalf("turn = %+v", turn)
+				}
+				if e, ok := turn.ResponseParts[3].Variant.(ErrorResponsePart); !ok || e.Error.Message != "slow down" {
+					t.Errorf("last part = %#v", turn.ResponseParts[3])
+				}
+				if got.ModifiedAt != "1970-01-01T00:00:02.000Z" {
+					t.Errorf("modifiedAt %s, want startedAt + 0 (a negative duration counts as none)", got.ModifiedAt)
 				}
 				if got.Status != SessionStatusError|SessionStatusIsArchived {
 					t.Errorf("status = %d", got.Status)
@@ -280,7 +288,7 @@ func TestReduceChatTransitions(t *testing.T) {
 			return s
 		}(), chatAction(ChatTruncatedAction{Type: "chat/truncated", TurnID: chatStrPtr("t0")}),
 			func(t *testing.T, got ChatState) {
-				if len(got.Turns) != 1 || got.TurnsNextCursor == nil || got.ModifiedAt != stamped {
+				if len(got.Turns) != 1 || got.TurnsNextCursor == nil || got.ModifiedAt != unchanged {
 					t.Errorf("turns %d cursor %v modifiedAt %s", len(got.Turns), got.TurnsNextCursor, got.ModifiedAt)
 				}
 			}},
@@ -328,7 +336,7 @@ func TestReduceChatTransitions(t *testing.T) {
 		{"result approved completes with the result", func() ChatState {
 			return ReduceChat(chatActive(), chatAction(ChatToolCallCompleteAction{Type: "chat/toolCallComplete", TurnID: "t1", ToolCallID: "tc",
 				RequiresResultConfirmation: func() *bool { b := true; return &b }(),
-				Result:                     ToolCallResult{Success: true, PastTenseMessage: PlainString("Searched")}}), chatFixtureClock)
+				Result:                     ToolCallResult{Success: true, PastTenseMessage: PlainString("Searched")}}), Rules{})
 		}(), chatAction(ChatToolCallResultConfirmedAction{Type: "chat/toolCallResultConfirmed", TurnID: "t1", ToolCallID: "tc", Approved: true}),
 			func(t *testing.T, got ChatState) {
 				tc, ok := chatActiveToolCall(t, got, "tc").(ToolCallCompletedState)
@@ -342,7 +350,7 @@ func TestReduceChatTransitions(t *testing.T) {
 		{"input answer removed clears the last draft", func() ChatState {
 			s := chatActive()
 			return ReduceChat(s, chatAction(ChatInputRequestedAction{Type: "chat/inputRequested", Request: ChatInputRequest{ID: "r",
-				Answers: map[string]ChatInputAnswer{"q": {Variant: ChatInputSkipped{State: "skipped"}}}}}), chatFixtureClock)
+				Answers: map[string]ChatInputAnswer{"q": {Variant: ChatInputSkipped{State: "skipped"}}}}}), Rules{})
 		}(), chatAction(ChatInputAnswerChangedAction{Type: "chat/inputAnswerChanged", RequestID: "r", QuestionID: "q"}),
 			func(t *testing.T, got ChatState) {
 				_, part, ok := chatOpenInputRequest(got.ActiveTurn, "r")
@@ -359,7 +367,7 @@ func TestReduceChatTransitions(t *testing.T) {
 			return s
 		}(), chatAction(ChatInputRequestedAction{Type: "chat/inputRequested", Request: ChatInputRequest{ID: "r"}}),
 			func(t *testing.T, got ChatState) {
-				if got.Status != SessionStatusInputNeeded|SessionStatusIsArchived || got.ModifiedAt != stamped {
+				if got.Status != SessionStatusInputNeeded|SessionStatusIsArchived || got.ModifiedAt != unchanged {
 					t.Errorf("status %d modifiedAt %s", got.Status, got.ModifiedAt)
 				}
 			}},
@@ -367,7 +375,7 @@ func TestReduceChatTransitions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := chatMustJSON(t, tt.s)
-			got := ReduceChat(tt.s, tt.a, chatFixtureClock)
+			got := ReduceChat(tt.s, tt.a, Rules{})
 			if after := chatMustJSON(t, tt.s); !bytes.Equal(before, after) {
 				t.Fatalf("input mutated:\nbefore %s\nafter  %s", before, after)
 			}
@@ -390,9 +398,9 @@ func TestReduceChatBranchesShareNothingMutable(t *testing.T) {
 	base.Turns = turns
 	baseJSON := chatMustJSON(t, base)
 
-	a := ReduceChat(base, chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "lo A"}), chatFixtureClock)
-	b := ReduceChat(base, chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "p B"}), chatFixtureClock)
-	a = ReduceChat(a, chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "!"}), chatFixtureClock)
+	a := ReduceChat(base, chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "lo A"}), Rules{})
+	b := ReduceChat(base, chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "p B"}), Rules{})
+	a = ReduceChat(a, chatAction(ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: "md", Content: "!"}), Rules{})
 	text := func(s ChatState) string {
 		return s.ActiveTurn.ResponseParts[0].Variant.(MarkdownResponsePart).Content.String()
 	}
@@ -400,14 +408,14 @@ func TestReduceChatBranchesShareNothingMutable(t *testing.T) {
 		t.Fatalf("branches: %q %q", text(a), text(b))
 	}
 
-	ea := ReduceChat(a, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t1", Duration: 1}), chatFixtureClock)
-	eb := ReduceChat(b, chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnID: "t1", Duration: 2}), chatFixtureClock)
+	ea := ReduceChat(a, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t1", Duration: 1}), Rules{})
+	eb := ReduceChat(b, chatAction(ChatTurnCancelledAction{Type: "chat/turnCancelled", TurnID: "t1", Duration: 2}), Rules{})
 	if ea.Turns[1].State != TurnStateComplete || eb.Turns[1].State != TurnStateCancelled {
 		t.Fatalf("ended turns clobbered each other: %s / %s", ea.Turns[1].State, eb.Turns[1].State)
 	}
-	tr := ReduceChat(ea, chatAction(ChatTruncatedAction{Type: "chat/truncated", TurnID: chatStrPtr("t0")}), chatFixtureClock)
-	tr = ReduceChat(tr, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t9", Message: chatMsg("edit")}), chatFixtureClock)
-	tr = ReduceChat(tr, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t9", Duration: 1}), chatFixtureClock)
+	tr := ReduceChat(ea, chatAction(ChatTruncatedAction{Type: "chat/truncated", TurnID: chatStrPtr("t0")}), Rules{})
+	tr = ReduceChat(tr, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t9", Message: chatMsg("edit")}), Rules{})
+	tr = ReduceChat(tr, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t9", Duration: 1}), Rules{})
 	if ea.Turns[1].ID != "t1" || tr.Turns[1].ID != "t9" {
 		t.Fatalf("truncate+append overwrote an older snapshot: %s / %s", ea.Turns[1].ID, tr.Turns[1].ID)
 	}
@@ -420,20 +428,20 @@ func TestReduceChatBranchesShareNothingMutable(t *testing.T) {
 // left nil would encode as null.
 func TestReduceChatRequiredArraysStayArrays(t *testing.T) {
 	s := ChatState{Resource: "ahp-chat:/c", Status: SessionStatusIdle}
-	s = ReduceChat(s, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t1", Message: chatMsg("x")}), chatFixtureClock)
+	s = ReduceChat(s, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t1", Message: chatMsg("x")}), Rules{})
 	b := chatMustJSON(t, s)
 	if !bytes.Contains(b, []byte(`"responseParts":[]`)) {
 		t.Errorf("active turn: %s", b)
 	}
 	s.ActiveTurn.ResponseParts = nil // a hand-built state
-	s = ReduceChat(s, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t1"}), chatFixtureClock)
-	s = ReduceChat(s, chatAction(ChatTruncatedAction{Type: "chat/truncated"}), chatFixtureClock)
+	s = ReduceChat(s, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t1"}), Rules{})
+	s = ReduceChat(s, chatAction(ChatTruncatedAction{Type: "chat/truncated"}), Rules{})
 	if b := chatMustJSON(t, s); !bytes.Contains(b, []byte(`"turns":[]`)) || bytes.Contains(b, []byte("null")) {
 		t.Errorf("after truncate: %s", b)
 	}
-	s = ReduceChat(s, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t2", Message: chatMsg("x")}), chatFixtureClock)
+	s = ReduceChat(s, chatAction(ChatTurnStartedAction{Type: "chat/turnStarted", TurnID: "t2", Message: chatMsg("x")}), Rules{})
 	s.ActiveTurn.ResponseParts = nil
-	s = ReduceChat(s, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t2"}), chatFixtureClock)
+	s = ReduceChat(s, chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t2"}), Rules{})
 	if b := chatMustJSON(t, s); bytes.Contains(b, []byte("null")) {
 		t.Errorf("completed turn: %s", b)
 	}
@@ -448,7 +456,7 @@ func chatDeltaBytes(n int) float64 {
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
 	for range n {
-		s = ReduceChat(s, a, chatFixtureClock)
+		s = ReduceChat(s, a, Rules{})
 	}
 	runtime.ReadMemStats(&m1)
 	runtime.KeepAlive(s)
@@ -530,7 +538,7 @@ func TestChatDeltaAllocs(t *testing.T) {
 				a = StateAction{Variant: ChatDeltaAction{Type: "chat/delta", TurnID: "t1", PartID: target, Content: "0123456789abcdef"}}
 			}
 			s := base
-			allocs := testing.AllocsPerRun(2000, func() { s = ReduceChat(s, a, chatFixtureClock) })
+			allocs := testing.AllocsPerRun(2000, func() { s = ReduceChat(s, a, Rules{}) })
 			if allocs > tt.max {
 				t.Errorf("%.2f allocations per delta, budget %.2f", allocs, tt.max)
 			}
@@ -566,5 +574,33 @@ func TestToolCallStateID(t *testing.T) {
 		if got := (ToolCallState{Variant: c.v}).ID(); got != c.want {
 			t.Errorf("%T: ID() = %q, want %q", c.v, got, c.want)
 		}
+	}
+}
+
+// TestReduceChatRules06StampsModifiedAt keeps the 0.6 rule alive beside the
+// 1.0 one: under Rules06 the turn's end and a truncation stamp modifiedAt
+// from the clock, where 1.0 derives it from startedAt + duration or leaves
+// it (DELTA §7.2).
+func TestReduceChatRules06StampsModifiedAt(t *testing.T) {
+	const stamped = "1970-01-01T00:00:09.999Z"
+	end := chatAction(ChatTurnCompleteAction{Type: "chat/turnComplete", TurnID: "t1", Duration: 42})
+	trunc := chatAction(ChatTruncatedAction{Type: "chat/truncated"})
+	tests := []struct {
+		name string
+		a    StateAction
+		r    Rules
+		want string
+	}{
+		{"turnComplete 0.6", end, Rules06(chatFixtureClock), stamped},
+		{"turnComplete 1.0", end, Rules{}, "1970-01-01T00:00:02.042Z"},
+		{"truncated 0.6", trunc, Rules06(chatFixtureClock), stamped},
+		{"truncated 1.0", trunc, Rules{}, "1970-01-01T00:00:01.000Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReduceChat(chatActive(), tt.a, tt.r).ModifiedAt; got != tt.want {
+				t.Errorf("modifiedAt = %s, want %s", got, tt.want)
+			}
+		})
 	}
 }

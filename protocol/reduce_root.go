@@ -2,7 +2,7 @@ package protocol
 
 // ReduceRoot applies one root/* action to a RootState and returns the new
 // state. Any other action — unknown type, another channel's kind — returns s
-// unchanged. Root actions carry no timestamps, so clock is unused.
+// unchanged. No root rule differs between versions, so it takes no Rules.
 func ReduceRoot(s RootState, a StateAction) RootState {
 	switch a := a.Variant.(type) {
 	case RootAgentsChangedAction:

@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 )
 
 // statusActivityMask covers the mutually exclusive activity bits (0–4) of a
@@ -79,6 +80,18 @@ func ReduceSession(s SessionState, a StateAction, r Rules) SessionState {
 		s.Chats = cowSet(s.Chats, i, mergeChatSummary(s.Chats[i], a.Changes))
 	case SessionDefaultChatChangedAction:
 		s.DefaultChat = a.DefaultChat
+	case SessionChatsReorderedAction:
+		if chats, ok := reorderChats(s.Chats, a.Chats); ok {
+			s.Chats = chats
+		}
+
+	// Working directories (1.0): a set keyed by URI, in host order.
+	case SessionWorkingDirectorySetAction:
+		s.WorkingDirectories = withDirectory(s.WorkingDirectories, a.Directory)
+	case SessionWorkingDirectoryRemovedAction:
+		s.WorkingDirectories = withoutDirectory(s.WorkingDirectories, a.Directory)
+	case SessionWorkingDirectoryReplacedAction:
+		s.WorkingDirectories = replaceDirectory(s.WorkingDirectories, a.Directory, a.Replacement)
 
 	// Metadata.
 	case SessionTitleChangedAction:
@@ -147,25 +160,104 @@ func ReduceSession(s SessionState, a StateAction, r Rules) SessionState {
 	case SessionCustomizationRemovedAction:
 		return removeCustomization(s, a.ID)
 	case SessionMcpServerStateChangedAction:
-		return updateMcpServer(s, a.ID, func(m McpServerCustomization) McpServerCustomization {
+		return updateMcpServer(s, a.ID, func(m McpServerCustomization) (McpServerCustomization, bool) {
 			m.State = a.State
 			m.Channel = a.Channel // full replacement: absent clears
-			return m
+			return m, true
 		})
 	case SessionMcpServerStartRequestedAction:
-		return updateMcpServer(s, a.ID, func(m McpServerCustomization) McpServerCustomization {
+		return updateMcpServer(s, a.ID, func(m McpServerCustomization) (McpServerCustomization, bool) {
 			m.State = McpServerState{Variant: McpServerStartingState{Kind: "starting"}}
 			m.Channel = nil
-			return m
+			return m, true
+		})
+	case SessionMcpServerBackgroundRequestedAction:
+		// Only a blocking start can be backgrounded; anything else is a
+		// stale request and a no-op (the host restores blocking if it
+		// refuses).
+		return updateMcpServer(s, a.ID, func(m McpServerCustomization) (McpServerCustomization, bool) {
+			st, ok := m.State.Variant.(McpServerStartingState)
+			if !ok || st.Blocking == nil || !*st.Blocking {
+				return m, false
+			}
+			st.Blocking = new(false)
+			m.State = McpServerState{Variant: st}
+			return m, true
 		})
 	case SessionMcpServerStopRequestedAction:
-		return updateMcpServer(s, a.ID, func(m McpServerCustomization) McpServerCustomization {
+		return updateMcpServer(s, a.ID, func(m McpServerCustomization) (McpServerCustomization, bool) {
 			m.State = McpServerState{Variant: McpServerStoppedState{Kind: "stopped"}}
 			m.Channel = nil
-			return m
+			return m, true
 		})
 	}
 	return s
+}
+
+// reorderChats returns the catalogue in the order the host names, each
+// summary kept as it is. An order that is not a permutation of the
+// catalogue (a chat missing, unknown or named twice) is ignored: ok false.
+func reorderChats(chats []ChatSummary, order []URI) ([]ChatSummary, bool) {
+	if len(order) != len(chats) {
+		return nil, false
+	}
+	at := make(map[URI]int, len(chats))
+	for i, c := range chats {
+		at[c.Resource] = i
+	}
+	if len(at) != len(chats) {
+		return nil, false // the catalogue itself names a chat twice
+	}
+	out := make([]ChatSummary, 0, len(chats))
+	for _, uri := range order {
+		i, ok := at[uri]
+		if !ok {
+			return nil, false
+		}
+		delete(at, uri) // a repeat then misses
+		out = append(out, chats[i])
+	}
+	return out, true
+}
+
+// withDirectory adds dir to a working-directory set (session or chat),
+// creating the set if absent; a directory already there is a no-op.
+func withDirectory(dirs []URI, dir URI) []URI {
+	if slices.Contains(dirs, dir) {
+		return dirs
+	}
+	return cowAppend(dirs, dir)
+}
+
+// withoutDirectory removes dir from a working-directory set; absent is a
+// no-op. An emptied set stays an empty array: for a chat, empty (no access)
+// differs from absent (inherit the session's set).
+func withoutDirectory(dirs []URI, dir URI) []URI {
+	i := slices.Index(dirs, dir)
+	if i < 0 {
+		return dirs
+	}
+	return cowDelete(dirs, i)
+}
+
+// replaceDirectory is session/workingDirectoryReplaced: a compare-and-swap
+// of dir for replacement, then deduplicated keeping each directory's first
+// position, so [A B C] with B→C is [A C] and with C→A is [A B].
+func replaceDirectory(dirs []URI, dir, replacement URI) []URI {
+	i := slices.Index(dirs, dir)
+	if i < 0 {
+		return dirs
+	}
+	out := make([]URI, 0, len(dirs))
+	for j, d := range dirs {
+		if j == i {
+			d = replacement
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func indexOf[T any](s []T, match func(T) bool) int {
@@ -426,12 +518,15 @@ func removeCustomization(s SessionState, id string) SessionState {
 
 // updateMcpServer applies f to the McpServerCustomization with the given
 // id, top-level or inside a container. An id that names something other
-// than an MCP server, or nothing, leaves s unchanged.
-func updateMcpServer(s SessionState, id string, f func(McpServerCustomization) McpServerCustomization) SessionState {
+// than an MCP server, or nothing, or a server f declines (ok false), leaves
+// s unchanged.
+func updateMcpServer(s SessionState, id string, f func(McpServerCustomization) (McpServerCustomization, bool)) SessionState {
 	list := s.Customizations
 	if i := findCustomization(list, id); i >= 0 {
 		if m, ok := list[i].Variant.(McpServerCustomization); ok {
-			s.Customizations = cowSet(list, i, Customization{Variant: f(m)})
+			if m, ok = f(m); ok {
+				s.Customizations = cowSet(list, i, Customization{Variant: m})
+			}
 		}
 		return s
 	}
@@ -448,7 +543,10 @@ func updateMcpServer(s SessionState, id string, f func(McpServerCustomization) M
 		if !ok {
 			continue
 		}
-		child := ChildCustomization{Variant: f(m)}
+		if m, ok = f(m); !ok {
+			return s
+		}
+		child := ChildCustomization{Variant: m}
 		s.Customizations = cowSet(list, i, withContainerChildren(c, cowSet(children, j, child)))
 		return s
 	}

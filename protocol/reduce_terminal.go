@@ -3,7 +3,8 @@ package protocol
 // ReduceTerminal applies one terminal/* action to a TerminalState and
 // returns the new state. Any other action — unknown type, another channel's
 // kind, terminal/input (a side effect for the pty only) — returns s
-// unchanged. Terminal actions carry their own timestamps, so clock is unused.
+// unchanged. No terminal rule differs between versions, so it takes no
+// Rules; 0.6's exitCode arrives converted to the 1.0 lifecycle.
 func ReduceTerminal(s TerminalState, a StateAction) TerminalState {
 	switch a := a.Variant.(type) {
 	case TerminalDataAction:

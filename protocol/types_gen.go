@@ -17763,6 +17763,11 @@ func decodePlainChatToolCallReadyAction(b []byte) (v ChatToolCallReadyAction, ok
 			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
 				return false
 			}
+		case "toolInput":
+			if raw[0] == 'n' || !json.Valid(raw) {
+				return false
+			}
+			v.ToolInput = append(ToolInput(nil), raw...)
 		case "riskAssessment":
 			u := new(ToolCallRiskAssessment)
 			if raw[0] != '{' || u.UnmarshalJSON(raw) != nil {
@@ -20009,6 +20014,11 @@ func decodePlainToolCallCancelledState(b []byte) (v ToolCallCancelledState, ok b
 			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
 				return false
 			}
+		case "toolInput":
+			if raw[0] == 'n' || !json.Valid(raw) {
+				return false
+			}
+			v.ToolInput = append(ToolInput(nil), raw...)
 		case "status":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -20091,6 +20101,11 @@ func decodePlainToolCallCompletedState(b []byte) (v ToolCallCompletedState, ok b
 			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
 				return false
 			}
+		case "toolInput":
+			if raw[0] == 'n' || !json.Valid(raw) {
+				return false
+			}
+			v.ToolInput = append(ToolInput(nil), raw...)
 		case "success":
 			b, ok := jsonBool(raw)
 			if !ok {
@@ -20196,6 +20211,11 @@ func decodePlainToolCallPendingConfirmationState(b []byte) (v ToolCallPendingCon
 			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
 				return false
 			}
+		case "toolInput":
+			if raw[0] == 'n' || !json.Valid(raw) {
+				return false
+			}
+			v.ToolInput = append(ToolInput(nil), raw...)
 		case "status":
 			s, ok := jsonString(raw)
 			if !ok {
@@ -20260,6 +20280,11 @@ func decodePlainToolCallPendingResultConfirmationState(b []byte) (v ToolCallPend
 			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
 				return false
 			}
+		case "toolInput":
+			if raw[0] == 'n' || !json.Valid(raw) {
+				return false
+			}
+			v.ToolInput = append(ToolInput(nil), raw...)
 		case "success":
 			b, ok := jsonBool(raw)
 			if !ok {
@@ -20387,6 +20412,11 @@ func decodePlainToolCallRunningState(b []byte) (v ToolCallRunningState, ok bool)
 			if (raw[0] != '"' && raw[0] != '{') || v.InvocationMessage.UnmarshalJSON(raw) != nil {
 				return false
 			}
+		case "toolInput":
+			if raw[0] == 'n' || !json.Valid(raw) {
+				return false
+			}
+			v.ToolInput = append(ToolInput(nil), raw...)
 		case "confirmed":
 			s, ok := jsonString(raw)
 			if !ok {

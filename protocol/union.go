@@ -154,8 +154,8 @@ type SnapshotState struct {
 }
 
 // SnapshotStateVariant is implemented by RootState, SessionState, ChatState,
-// TerminalState, ChangesetState, ResourceWatchState, AnnotationsState and
-// UnknownSnapshotState.
+// TerminalState, ChangesetState, ResourceWatchState, AnnotationsState,
+// CanvasState (1.0, experimental) and UnknownSnapshotState.
 type SnapshotStateVariant interface{ isSnapshotState() }
 
 // UnknownSnapshotState is the state of a channel kind this version does not
@@ -169,6 +169,7 @@ func (TerminalState) isSnapshotState()        {}
 func (ChangesetState) isSnapshotState()       {}
 func (ResourceWatchState) isSnapshotState()   {}
 func (AnnotationsState) isSnapshotState()     {}
+func (CanvasState) isSnapshotState()          {}
 func (UnknownSnapshotState) isSnapshotState() {}
 
 // MarshalJSON writes Raw back.
@@ -224,6 +225,8 @@ func ChannelKind(uri string) string {
 		return "changeset"
 	case "ahp-resource-watch":
 		return "resourceWatch"
+	case "ahp-canvas":
+		return "canvas"
 	}
 	return ""
 }
@@ -248,6 +251,8 @@ func DecodeSnapshotState(resource string, raw json.RawMessage) (SnapshotState, e
 		v, err = decodeAs[ResourceWatchState](raw)
 	case "annotations":
 		v, err = decodeAs[AnnotationsState](raw)
+	case "canvas":
+		v, err = decodeAs[CanvasState](raw)
 	default:
 		v = UnknownSnapshotState{Raw: append(json.RawMessage(nil), raw...)}
 	}

@@ -317,6 +317,49 @@ func TestDecodePlainMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestDecodePlainToolInput covers the raw ToolInput member (1.0: a string
+// or a ContentRef, no discriminator): the fast path takes either form as
+// the exact bytes encoding/json keeps, copied out of the input, and leaves
+// null and broken values to encoding/json.
+func TestDecodePlainToolInput(t *testing.T) {
+	const head = `{"status":"completed","toolCallId":"c","toolName":"n","displayName":"d","invocationMessage":"m","success":true,"pastTenseMessage":"p","confirmed":"not-needed","toolInput":`
+	tests := []struct {
+		input     string
+		wantPlain bool
+	}{
+		{`"{\"path\":\"a.go\"}"`, true},
+		{`{"uri":"ahp-content:/c/input","sizeHint":12}`, true},
+		{` { "uri" : "x" } `, true},
+		{`null`, false},
+		{`{"uri":}`, false},
+		{`"unterminated`, false},
+	}
+	for _, tt := range tests {
+		b := []byte(head + tt.input + `}`)
+		got, ok := decodePlainToolCallCompletedState(b)
+		if ok != tt.wantPlain {
+			t.Errorf("toolInput %s: plain ok = %v, want %v", tt.input, ok, tt.wantPlain)
+		}
+		if !ok {
+			continue
+		}
+		var want ToolCallCompletedState
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Errorf("fast path accepted toolInput %s, which encoding/json rejects: %v", tt.input, err)
+			continue
+		}
+		if !bytes.Equal(got.ToolInput, want.ToolInput) {
+			t.Errorf("toolInput %s: fast path %s, encoding/json %s", tt.input, got.ToolInput, want.ToolInput)
+		}
+		for i := range b {
+			b[i] = 'x' // the decoded value must not alias the input buffer
+		}
+		if !bytes.Equal(got.ToolInput, want.ToolInput) {
+			t.Errorf("toolInput %s aliases the input buffer: now %s", tt.input, got.ToolInput)
+		}
+	}
+}
+
 // TestDecodePlainNestedUnion covers a fast path that hands a member to a
 // nested union decoder: it must give what encoding/json gives, and refuse
 // (so encoding/json reports the error) when the nested object is broken.

@@ -3,12 +3,10 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"fmt"
 	"reflect"
 	"testing"
 
-	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 )
 
@@ -124,20 +122,6 @@ func TestDecodes10Shapes(t *testing.T) {
 	}
 }
 
-// schema10 loads the official 1.0.0 schema (AHP10_SCHEMA_DIR overrides).
-func schema10(t *testing.T) *schemacheck.Validator {
-	t.Helper()
-	dir := os.Getenv("AHP10_SCHEMA_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "ahp-1.0", "schema")
-	}
-	v, err := schemacheck.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // Unknown union variants (a later version's, or an x- extension) and
 // @nonexhaustive enum values survive decoding and re-encoding verbatim.
 func TestUnknownsKeptVerbatim(t *testing.T) {
@@ -220,5 +204,46 @@ func TestUnknownUnionVariants(t *testing.T) {
 func TestStringEnumsKeepUnknownValues(t *testing.T) {
 	if n := wiretest.StringEnumsOpen(t, wireTypes); n < 10 {
 		t.Errorf("only %d string enums checked; the registry lost some", n)
+	}
+}
+
+// TestDecodeSnapshotStateByChannel decodes a snapshot state as the type its
+// channel URI names, canvas (1.0) included; a scheme this version does not
+// know keeps the state verbatim instead of failing.
+func TestDecodeSnapshotStateByChannel(t *testing.T) {
+	tests := []struct {
+		channel, state, kind string
+		want                 SnapshotStateVariant
+	}{
+		{"ahp-root://", `{"agents":[]}`, "root", RootState{}},
+		{"ahp-session:/s1", `{"provider":"p","title":"T","status":1,"lifecycle":"failed","activeClients":[],"chats":[]}`, "session", SessionState{}},
+		{"ahp-session:/s1/annotations", `{"annotations":[]}`, "annotations", AnnotationsState{}},
+		{"ahp-chat:/s1/c1", `{"resource":"ahp-chat:/s1/c1","title":"C","status":1,"modifiedAt":"x","turns":[]}`, "chat", ChatState{}},
+		{"ahp-terminal:/t1", `{"title":"sh","content":[],"lifecycle":{"status":"running"},"claim":{"kind":"client","clientId":"c"}}`, "terminal", TerminalState{}},
+		{"ahp-changeset:/s1/branch", `{"status":"recomputing","files":[]}`, "changeset", ChangesetState{}},
+		{"ahp-resource-watch:/w1", `{"root":"file:///w","recursive":true}`, "resourceWatch", ResourceWatchState{}},
+		{"ahp-canvas:/i1", `{"instanceId":"i1","extensionId":"e","canvasId":"c","url":"http://127.0.0.1:5173/"}`, "canvas", CanvasState{}},
+		{"ahp-automations://", `{"automations":[]}`, "", UnknownSnapshotState{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.channel, func(t *testing.T) {
+			if k := ChannelKind(tt.channel); k != tt.kind {
+				t.Errorf("ChannelKind = %q, want %q", k, tt.kind)
+			}
+			st, err := DecodeSnapshotState(tt.channel, json.RawMessage(tt.state))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := fmt.Sprintf("%T", st.Variant), fmt.Sprintf("%T", tt.want); got != want {
+				t.Fatalf("decoded as %s, want %s", got, want)
+			}
+			out, err := json.Marshal(st.Variant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameJSON(t, []byte(tt.state), out) {
+				t.Errorf("re-encoded as %s, want %s", out, tt.state)
+			}
+		})
 	}
 }

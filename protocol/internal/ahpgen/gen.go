@@ -875,6 +875,12 @@ func (g *gen) plainFields(n string) []plainField {
 			case ps.Type == "array" && ps.Items != nil && ps.Items.Ref != "" && g.unions[refName(ps.Items.Ref)] != nil:
 				f.kind, f.typ = "[]union", refName(ps.Items.Ref)
 				f.ptr = false // optional slices are plain values with omitzero
+			case ps.Ref != "" && g.isRawUnion(refName(ps.Ref)):
+				// A union without a discriminator (ToolInput) stays raw
+				// JSON; without this every tool call carrying input left
+				// the fast path.
+				f.kind, f.typ = "raw", refName(ps.Ref)
+				f.ptr = false // a nil raw value is absent (omitzero)
 			}
 		}
 		switch {
@@ -889,6 +895,13 @@ func (g *gen) plainFields(n string) []plainField {
 		out = append(out, f)
 	}
 	return out
+}
+
+// isRawUnion reports a $def emitted as a json.RawMessage alias: a oneOf
+// the generator finds no discriminator for (see goType).
+func (g *gen) isRawUnion(n string) bool {
+	t, ok := g.ds.defs[n]
+	return ok && len(t.OneOf) > 0 && !handWritten[n] && !skipped[n] && !isConstUnion(t) && g.unions[n] == nil
 }
 
 // plainKind is "string", "Text" or the name of a string enum type when the
@@ -971,6 +984,11 @@ func (g *gen) emitPlainDecoders() {
 				} else {
 					g.p("\t\t\tv.%s = b\n", f.name)
 				}
+			case f.kind == "raw":
+				// encoding/json hands null to RawMessage as is; leave that,
+				// and anything not valid, to it.
+				g.p("\t\t\tif raw[0] == 'n' || !json.Valid(raw) {\n\t\t\t\treturn false\n\t\t\t}\n")
+				g.p("\t\t\tv.%s = append(%s(nil), raw...)\n", f.name, f.typ)
 			case f.kind == "[]union":
 				g.p("\t\t\tl := make([]%s, 0)\n", f.typ)
 				g.p("\t\t\tif !scanArray(raw, func(e []byte) bool {\n\t\t\t\tvar u %s\n", f.typ)
