@@ -281,6 +281,15 @@ func envelope(down bool) conv {
 		if !wirescan.ScanMembers(raw, out[:], "channel", "action") || out[1] == nil {
 			return raw, nil
 		}
+		// Only an action that changes (or is refused) needs the channel;
+		// the streaming ones return here without allocating.
+		typ, ok := discriminator(out[1], "type")
+		if !ok {
+			return raw, nil
+		}
+		if _, ok := table[string(typ)]; !ok && !(down && not06Actions[string(typ)]) {
+			return raw, nil
+		}
 		channel, _ := wirescan.JSONString(out[0])
 		action, err := convertAction(table, channel, out[1], down)
 		if err != nil || same(action, out[1]) {
