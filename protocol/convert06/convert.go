@@ -77,6 +77,7 @@ var downActions = map[string]actionConv{
 	"chat/error":                    downChatError,
 	"chat/turnsLoaded":              editMember("turns", each(downTurn(true))),
 	"chat/toolCallReady":            func(_ string, o *object) error { dropContentRefInput(o); return nil },
+	"chat/toolCallDelta":            downToolCallDelta,
 	"chat/responsePart":             downChatResponsePart,
 	"root/terminalsChanged":         editMember("terminals", each(downTerminal)),
 	"terminal/claimed":              editMember("claim", downClaim),
@@ -120,8 +121,17 @@ func downChatResponsePart(_ string, o *object) error {
 	return o.edit("part", downResponsePart)
 }
 
+// downToolCallDelta: 1.0 lets a delta carry no content (0.7); 0.6
+// requires it, and an empty string appends nothing.
+func downToolCallDelta(_ string, o *object) error {
+	if v, ok := o.get("content"); !ok || isNull(v) {
+		o.set("content", json.RawMessage(`""`))
+	}
+	return nil
+}
+
 func dropContentRefInput(o *object) {
-	if v, ok := o.get("toolInput"); ok && isContentRef(v) {
+	if v, ok := o.get("toolInput"); ok && isObject(v) {
 		o.del("toolInput")
 	}
 }
@@ -334,6 +344,7 @@ var downParams = map[string]conv{
 	"createChat":                 downCreateChat,
 	"authenticate":               downAuthenticate,
 	"createTerminal":             fields(map[string]conv{"claim": downClaim}),
+	"auth/required":              downAuthRequired,
 }
 
 // upCreateSession moves the working directory into the list. A 0.6 `fork`
@@ -379,6 +390,22 @@ func downCreateChat(raw json.RawMessage) (json.RawMessage, error) {
 				return nil
 			})
 		})
+	})
+}
+
+// downAuthRequired names the resource by its identifier, the only form a
+// 0.6 peer reads; 1.0 hosts send the full ProtectedResourceMetadata (0.8).
+func downAuthRequired(raw json.RawMessage) (json.RawMessage, error) {
+	return editObject(raw, func(o *object) error {
+		v, ok := o.get("resource")
+		if !ok || !isObject(v) {
+			return nil
+		}
+		var out [1]json.RawMessage
+		if wirescan.ScanMembers(v, out[:], "resource") && out[0] != nil {
+			o.set("resource", out[0])
+		}
+		return nil
 	})
 }
 

@@ -285,14 +285,17 @@ func downResponsePart(raw json.RawMessage) (json.RawMessage, error) {
 // as if it were the agent's real input.
 func downToolCall(raw json.RawMessage) (json.RawMessage, error) {
 	return editObject(raw, func(o *object) error {
-		if v, ok := o.get("toolInput"); ok && isContentRef(v) {
+		if v, ok := o.get("toolInput"); ok && isObject(v) {
 			o.del("toolInput")
 		}
 		return nil
 	})
 }
 
-func isContentRef(v json.RawMessage) bool {
+// isObject reports whether v is a JSON object, without decoding it: a
+// ContentRef tool input against inline text, auth/required's metadata
+// against the bare identifier.
+func isObject(v json.RawMessage) bool {
 	for _, c := range v {
 		switch c {
 		case ' ', '\t', '\r', '\n':
