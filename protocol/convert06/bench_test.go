@@ -64,32 +64,24 @@ func BenchmarkHotPath(b *testing.B) {
 				}
 			}
 		})
-		b.Run(hp.name+"/UpAction", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(hp.action)))
-			for b.Loop() {
-				if _, err := UpAction(hp.action); err != nil {
-					b.Fatal(err)
+		for _, c := range []struct {
+			name string
+			in   json.RawMessage
+			f    func(json.RawMessage) (json.RawMessage, error)
+		}{
+			{"UpAction", hp.action, UpAction},
+			{"UpParams", env, func(p json.RawMessage) (json.RawMessage, error) { return UpParams("action", p) }},
+			{"DownParams", env, func(p json.RawMessage) (json.RawMessage, error) { return DownParams("action", p) }},
+		} {
+			b.Run(hp.name+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(c.in)))
+				for b.Loop() {
+					if _, err := c.f(c.in); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
-		b.Run(hp.name+"/UpParams", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(env)))
-			for b.Loop() {
-				if _, err := UpParams("action", env); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(hp.name+"/DownParams", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(env)))
-			for b.Loop() {
-				if _, err := DownParams("action", env); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+			})
+		}
 	}
 }

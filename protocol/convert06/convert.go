@@ -130,12 +130,6 @@ func downToolCallDelta(_ string, o *object) error {
 	return nil
 }
 
-func dropContentRefInput(o *object) {
-	if v, ok := o.get("toolInput"); ok && isObject(v) {
-		o.del("toolInput")
-	}
-}
-
 // convertAction converts action with table; the type is read without
 // allocating, and an action whose type is not in the table is returned as
 // is without further reading.
@@ -175,37 +169,31 @@ func DownAction(action json.RawMessage) (json.RawMessage, error) {
 
 // ---- states ----
 
-// stateConvs holds, per channel kind, the state conversion; channel is the
-// state's channel URI.
+// stateConvs holds each channel kind's state conversion, up and down;
+// kinds not listed (changeset, resource watch) did not change. An
+// annotations state also needs its channel (stateConv).
+var stateConvs = map[string]struct{ up, down conv }{
+	"root":     {fields(map[string]conv{"terminals": each(upTerminal)}), fields(map[string]conv{"terminals": each(downTerminal)})},
+	"session":  {upSession, downSession},
+	"chat":     {upChat, downChat},
+	"terminal": {upTerminal, downTerminal},
+}
+
 func stateConv(kind string, channel string, down bool) conv {
-	if down {
-		switch kind {
-		case "root":
-			return fields(map[string]conv{"terminals": each(downTerminal)})
-		case "session":
-			return downSession
-		case "chat":
-			return downChat
-		case "terminal":
-			return downTerminal
-		case "annotations":
+	if kind == "annotations" {
+		if down {
 			return fields(map[string]conv{"annotations": each(downAnnotation)})
 		}
-		return nil
-	}
-	switch kind {
-	case "root":
-		return fields(map[string]conv{"terminals": each(upTerminal)})
-	case "session":
-		return upSession
-	case "chat":
-		return upChat
-	case "terminal":
-		return upTerminal
-	case "annotations":
 		return fields(map[string]conv{"annotations": each(upAnnotation(annotationsSession(channel)))})
 	}
-	return nil
+	c, ok := stateConvs[kind]
+	if !ok {
+		return nil
+	}
+	if down {
+		return c.down
+	}
+	return c.up
 }
 
 func upSession(raw json.RawMessage) (json.RawMessage, error) {
@@ -432,32 +420,13 @@ var downResults = map[string]conv{
 // downReplay converts a reconnect replay's envelopes and leaves out the
 // 1.0-only actions: a 0.6 reducer would ignore them, and a gap in serverSeq
 // is what a 0.6 client sees when a host filters per version.
-func downReplay(raw json.RawMessage) (json.RawMessage, error) {
-	conv := envelope(true)
-	var kept []json.RawMessage
-	changed := false
-	var err error
-	wirescan.ScanArray(raw, func(e []byte) bool {
-		out, cerr := conv(e)
-		switch {
-		case errors.Is(cerr, ErrNot06):
-			changed = true
-			return true
-		case cerr != nil:
-			err = cerr
-			return false
-		}
-		if !same(out, e) {
-			changed = true
-		}
-		kept = append(kept, out)
-		return true
-	})
-	if err != nil || !changed {
-		return raw, err
+var downReplay = each(func(raw json.RawMessage) (json.RawMessage, error) {
+	out, err := envelope(true)(raw)
+	if errors.Is(err, ErrNot06) {
+		return nil, errLeaveOut
 	}
-	return joinArray(kept), nil
-}
+	return out, err
+})
 
 func convertWith(table map[string]conv, what, method string, raw json.RawMessage) (json.RawMessage, error) {
 	f, ok := table[method]
