@@ -74,6 +74,11 @@ func TestPatchesApplied(t *testing.T) {
 		// Patch 3: combined and future status bits.
 		{"SessionStatus", `72`},
 		{"SessionStatus", `2147483720`},
+		// Patch 2, "undefined to clear" members: absent clears.
+		{"StateAction", `{"type":"session/activityChanged"}`},
+		{"StateAction", `{"type":"session/changesetsChanged"}`},
+		{"StateAction", `{"type":"session/metaChanged"}`},
+		{"StateAction", `{"type":"changeset/operationsChanged"}`},
 	}
 	for _, tt := range tests {
 		if err := v.Validate(tt.def, json.RawMessage(tt.value)); err != nil {
