@@ -23,9 +23,9 @@ func TestReducerFixturesValidate(t *testing.T) {
 	}
 	stateDef := map[string]string{"root": "RootState", "session": "SessionState", "chat": "ChatState"}
 	wantInvalid := []string{
-		"087-root-unknown-action-type-is-no-op.json action 0",       // unknown action type
-		"103-delta-skips-parts-without-id.json expected",            // response part without an id
-		"103-delta-skips-parts-without-id.json initial",             // same
+		"087-root-unknown-action-type-is-no-op.json action 0", // unknown action type
+		"103-delta-skips-parts-without-id.json expected",      // response part without an id
+		"103-delta-skips-parts-without-id.json initial",       // same
 	}
 	var invalid []string
 	actions, states := 0, 0
