@@ -361,6 +361,16 @@ func downClaim(raw json.RawMessage) (json.RawMessage, error) {
 	})
 }
 
+// ---- changesets (§9) ----
+
+// downChangesetStatus: 1.0 added "recomputing" (a ready changeset being
+// computed again); to a 0.6 peer that is "computing".
+func downChangesetStatus(o *object) {
+	if v, ok := o.get("status"); ok && string(v) == `"recomputing"` {
+		o.set("status", json.RawMessage(`"computing"`))
+	}
+}
+
 // ---- annotations (§9) ----
 
 // annotationsSession is the session an annotations channel belongs to
