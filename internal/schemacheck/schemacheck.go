@@ -557,9 +557,32 @@ func (v *Validator) ValidateResult(method string, result any) error {
 	if _, known := v.params[method]; !known {
 		return fmt.Errorf("schemacheck: unknown AHP method %q", method)
 	}
+	if byType, ok := resultUnions[method]; ok {
+		return v.validateResultUnion(method, byType, result)
+	}
 	def, ok := v.results[method]
 	if !ok {
 		return nil
+	}
+	return v.Validate(def, result)
+}
+
+// resultUnions are the results published as one $def per variant, with
+// no union $def: the result's "type" picks the variant (both versions).
+var resultUnions = map[string]map[string]string{
+	"reconnect": {"replay": "ReconnectReplayResult", "snapshot": "ReconnectSnapshotResult"},
+}
+
+func (v *Validator) validateResultUnion(method string, byType map[string]string, result any) error {
+	inst, err := toInstance(result)
+	if err != nil {
+		return fmt.Errorf("schemacheck: %s result: %w", method, err)
+	}
+	obj, _ := inst.(map[string]any)
+	typ, _ := obj["type"].(string)
+	def, ok := byType[typ]
+	if !ok {
+		return fmt.Errorf("schemacheck: %s result of type %q: not one the schema has", method, typ)
 	}
 	return v.Validate(def, result)
 }
