@@ -11,13 +11,15 @@ type Clock func() time.Time
 
 // Rules says which version's reducer semantics apply. The model is the 1.0
 // one whatever the wire (0.6 traffic is converted at the client boundary,
-// protocol/convert06), but two 0.6 rules are not a matter of shape:
+// protocol/convert06), but three 0.6 rules are not a matter of shape:
 //   - chat modifiedAt: 0.6 stamps it from the reducer's clock when a turn
 //     starts, ends or is truncated and when input requests change; 1.0
 //     derives it from action data (a turn's startedAt, plus its duration when
 //     it ends) and never reads a clock (DELTA §7.2);
 //   - a toolClientExecution input request raises the session's InputNeeded
-//     bit in 0.6 and not in 1.0 (DELTA §6.1).
+//     bit in 0.6 and not in 1.0 (DELTA §6.1);
+//   - changeset/contentChanged sets or clears the changeset's error in 0.6;
+//     0.9 removed that member (DELTA §9), so 1.0 ignores it.
 //
 // The zero value is the 1.0 rules.
 type Rules struct {
@@ -66,7 +68,7 @@ func Reduce(state SnapshotStateVariant, action StateAction, r Rules) SnapshotSta
 	case TerminalState:
 		return ReduceTerminal(s, action)
 	case ChangesetState:
-		return ReduceChangeset(s, action)
+		return ReduceChangeset(s, action, r)
 	case AnnotationsState:
 		return ReduceAnnotations(s, action)
 	case ResourceWatchState:

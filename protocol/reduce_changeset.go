@@ -2,10 +2,11 @@ package protocol
 
 // ReduceChangeset applies one changeset/* action to a ChangesetState and
 // returns the new state. Any other action — unknown type, unknown file or
-// operation id, another channel's kind — returns s unchanged. Changeset
-// rules do not differ between versions, so it takes no Rules; 1.0's
-// recomputing status is one more value of the open ChangesetStatus.
-func ReduceChangeset(s ChangesetState, a StateAction) ChangesetState {
+// operation id, another channel's kind — returns s unchanged. The rules
+// differ in one place: under 0.6, changeset/contentChanged also sets (or,
+// absent, clears) the error, a member 0.9 removed. 1.0's recomputing status
+// is one more value of the open ChangesetStatus.
+func ReduceChangeset(s ChangesetState, a StateAction, r Rules) ChangesetState {
 	switch a := a.Variant.(type) {
 	case ChangesetStatusChangedAction:
 		s.Status = a.Status
@@ -51,6 +52,9 @@ func ReduceChangeset(s ChangesetState, a StateAction) ChangesetState {
 		}
 		if a.Operations != nil {
 			s.Operations = a.Operations
+		}
+		if r.is06() {
+			s.Error = a.Error
 		}
 	case ChangesetOperationsChangedAction:
 		s.Operations = a.Operations // absent clears

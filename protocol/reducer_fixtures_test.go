@@ -572,6 +572,8 @@ func TestReducerFixtures07(t *testing.T) {
 var skipped07 = map[string]string{
 	"004-session-creationfailed": skip07Failed,
 
+	"159-changeset-contentchanged-updates-error": skip07ChangesetError,
+
 	"005-session-turnstarted": skip07ModifiedAt,
 	"007-turnstarted-with-queuedmessageid-removes-last-queued-message":        skip07ModifiedAt,
 	"008-turnstarted-with-queuedmessageid-removes-matching-steering-message":  skip07ModifiedAt,
@@ -594,6 +596,7 @@ var skipped07 = map[string]string{
 }
 
 const (
-	skip07ModifiedAt = "0.9: chat modifiedAt is derived from startedAt + duration, not stamped from the clock (DELTA §7.2, §13 #17)"
-	skip07Failed     = "0.9: SessionLifecycle creationFailed became failed (DELTA §13 #12)"
+	skip07ModifiedAt     = "0.9: chat modifiedAt is derived from startedAt + duration, not stamped from the clock (DELTA §7.2, §13 #17)"
+	skip07Failed         = "0.9: SessionLifecycle creationFailed became failed (DELTA §13 #12)"
+	skip07ChangesetError = "0.9 removed changeset/contentChanged's error (DELTA §9): the 1.0 rules ignore it (the 0.6 rules still apply it)"
 )

@@ -183,7 +183,6 @@ var changedAfter07 = map[string]string{
 	"152-session-customizationremoved-removes-container-and-children":         after07Enablement,
 	"153-session-customizationremoved-removes-child":                          after07Enablement,
 	"154-session-customizationremoved-noop-unknown-id":                        after07Enablement,
-	"159-changeset-contentchanged-updates-error":                              after07Changeset,
 	"159-session-mcpserverstatechanged-upserts-top-level-server":              after07Enablement,
 	"160-session-mcpserverstatechanged-upserts-container-child":               after07Enablement,
 	"161-session-mcpserverstatechanged-noop-unknown-id":                       after07Enablement,
@@ -207,5 +206,4 @@ const (
 	after07Enablement  = "§6.2: customization `enabled` became `enablement[]` (0.8)"
 	after07Terminal    = "§5.3/§8: terminal `exitCode` became the required `lifecycle`, a session claim requires `chat` (0.9)"
 	after07Annotations = "§9: Annotation.turnId became `origin` (0.9)"
-	after07Changeset   = "§9: changeset/contentChanged lost `error` (0.9)"
 )

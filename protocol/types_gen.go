@@ -15047,6 +15047,9 @@ type ChangesetContentChangedAction struct {
 
 	// Full replacement operation list. Omit when operations are unchanged.
 	Operations []ChangesetOperation `json:"operations,omitzero"`
+
+	// AHP 0.6 only (removed in 0.9): the changeset's error; absent clears it. A 1.0 host never sends it and the 1.0 rules ignore it.
+	Error *ErrorInfo `json:"error,omitempty"`
 }
 
 func (ChangesetContentChangedAction) isStateAction() {}

@@ -43,6 +43,17 @@ func (ds *defSet) patch10() error {
 		return err
 	}
 	ds.nameInlineVariants()
+	// 0.9 dropped changeset/contentChanged's error (DELTA §9); a 0.6 host
+	// still sends it and the 0.6 rules apply it, so the model keeps it as
+	// an optional member a 1.0 host never sets.
+	cc, err := ds.get("ChangesetContentChangedAction")
+	if err != nil {
+		return err
+	}
+	if cc.prop("error") == nil {
+		cc.Props = append(cc.Props, &prop{Name: "error", Schema: mustSchema(`{"$ref":"#/$defs/ErrorInfo",
+			"description":"AHP 0.6 only (removed in 0.9): the changeset's error; absent clears it. A 1.0 host never sends it and the 1.0 rules ignore it."}`)})
+	}
 	if _, ok := ds.defs["ReconnectResult"]; !ok {
 		ds.add("ReconnectResult", mustSchema(`{"description":"Result of reconnect: either a replay of the missed actions or fresh snapshots.",
 			"oneOf":[{"$ref":"#/$defs/ReconnectReplayResult"},{"$ref":"#/$defs/ReconnectSnapshotResult"}]}`))
