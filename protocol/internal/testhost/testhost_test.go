@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol/internal/testhost"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -45,7 +44,7 @@ func (c *captureTB) end() []string {
 // request is checked against the result $def of the method the host called,
 // and a test whose client answers with an invalid result fails.
 func TestClientResponsesAreSchemaChecked(t *testing.T) {
-	v := schemacheck.MustLoad(t)
+	schemas := testhost.SchemaChecks(t)
 	for _, tt := range []struct {
 		name    string
 		result  any
@@ -56,7 +55,7 @@ func TestClientResponsesAreSchemaChecked(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctb := &captureTB{TB: t}
-			h := testhost.New(ctb, testhost.Options{Validate: v.ValidateMessage, ValidateResponse: v.ValidateResponse})
+			h := testhost.New(ctb, testhost.Options{Schemas: schemas})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			tr, err := jsonrpc.Dial(ctx, h.URL, jsonrpc.DialOptions{})
@@ -74,7 +73,7 @@ func TestClientResponsesAreSchemaChecked(t *testing.T) {
 			if err := conn.Call(ctx, "ping", map[string]any{"channel": "ahp-root://"}, nil); err != nil {
 				t.Fatalf("ping: %v", err)
 			}
-			if err := h.CallClient(ctx, "resourceRead", map[string]any{"uri": "file:///a"}); err != nil {
+			if err := h.CallClient(ctx, "resourceRead", map[string]any{"channel": "ahp-root://", "uri": "file:///a"}); err != nil {
 				t.Fatalf("CallClient: %v", err)
 			}
 			errs := ctb.end()
