@@ -71,10 +71,11 @@ type Frame struct {
 
 // AuthCall is one authenticate request the host received.
 type AuthCall struct {
-	Conn     int
-	Resource string
-	Token    string
-	Scopes   []string
+	Conn      int
+	Resource  string
+	Token     string
+	Scopes    []string
+	ExpiresIn *int64 // as the host read it: never on a 0.6 connection
 }
 
 type originKey struct {
@@ -293,7 +294,7 @@ func (h *Host) handle(ctx context.Context, hc *hconn, req *jsonrpc.Request) (any
 			return nil, err
 		}
 		h.mu.Lock()
-		h.auths = append(h.auths, AuthCall{Conn: hc.id, Resource: p.Resource, Token: p.Token, Scopes: p.Scopes})
+		h.auths = append(h.auths, AuthCall{Conn: hc.id, Resource: p.Resource, Token: p.Token, Scopes: p.Scopes, ExpiresIn: p.ExpiresIn})
 		h.mu.Unlock()
 		return protocol.AuthenticateResult{}, nil
 	case "dispatchAction":

@@ -1,0 +1,291 @@
+package client_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/protocol/internal/testhost"
+)
+
+// The hosts people run, by what they accept (DELTA §1): each picks the
+// highest offered version inside its ranges.
+var versionHosts = []struct {
+	name    string
+	accepts []string
+	version string
+	wire    protocol.Wire
+}{
+	{"upstream 1.0", []string{"^1.0.0", "~0.9.0"}, "1.0.0", protocol.Wire10},
+	{"VS Code 1.141", []string{"^0.10.0"}, "0.10.0", protocol.Wire10},
+	{"upstream 0.9", []string{"~0.9.0"}, "0.9.0", protocol.Wire10},
+	{"0.6 only", []string{"0.6.0"}, "0.6.0", protocol.Wire06},
+}
+
+const (
+	mcpServerID = "github"
+	mcpResource = "https://mcp.example.com"
+)
+
+// fakeClock is an Options.Clock a test moves by hand.
+type fakeClock struct{ ns atomic.Int64 }
+
+func newFakeClock() *fakeClock {
+	c := &fakeClock{}
+	c.ns.Store(time.Date(2026, 10, 9, 12, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+
+func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *fakeClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// TestVersionsEndToEnd runs one user session against each kind of host
+// over a real WebSocket: initialize, subscribe, a streamed turn with a
+// tool call that needs a step-up grant (auth required → authenticate →
+// resolved → complete), the token re-pushed after a reconnect with its
+// lifetime counted down, and an MCP server stopped and started. The host
+// checks every frame both ways, as it is on the socket, against the
+// negotiated version's schema; the client sees 1.0 on every wire.
+func TestVersionsEndToEnd(t *testing.T) {
+	for _, vh := range versionHosts {
+		t.Run(vh.name, func(t *testing.T) {
+			clock := newFakeClock()
+			h := newHost(t, testhost.Options{Versions: vh.accepts})
+			session := testhost.NewSession("test", "first")
+			session.Customizations = []protocol.Customization{protocol.NewCustomization(protocol.McpServerCustomization{
+				ID: mcpServerID, URI: "file:///w/.mcp.json", Name: "GitHub",
+				State: protocol.NewMcpServerState(protocol.McpServerReadyState{}),
+			})}
+			h.SetState(sessionURI, session)
+			c := dial(t, h, func(o *client.Options) { o.Clock = clock.Now })
+
+			// initialize
+			if c.ProtocolVersion() != vh.version || c.Wire() != vh.wire {
+				t.Fatalf("negotiated %q on %v, want %s on %v", c.ProtocolVersion(), c.Wire(), vh.version, vh.wire)
+			}
+			// subscribe
+			subscribe(t, c, sessionURI)
+			subscribe(t, c, chatURI)
+			if st := mcpState(t, c); st != "ready" {
+				t.Fatalf("MCP server %q after subscribe, want ready", st)
+			}
+
+			streamTurnWithStepUp(t, h, c, clock, vh.wire)
+			mcpStopStart(t, h, c)
+
+			for _, f := range h.Frames() {
+				if f.Method != "initialize" && f.Wire != vh.wire {
+					t.Errorf("frame %s on wire %v, want %v", f.Method, f.Wire, vh.wire)
+				}
+			}
+		})
+	}
+}
+
+func streamTurnWithStepUp(t *testing.T, h *testhost.Host, c *client.Client, clock *fakeClock, wire protocol.Wire) {
+	t.Helper()
+	if _, err := c.Dispatch(chatURI, turnStarted("t1")); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, c, "the turn echoed", func() bool { return c.PendingCount(chatURI) == 0 })
+	chat := func(a protocol.StateActionVariant) { h.Inject(chatURI, protocol.NewStateAction(a)) }
+	chat(protocol.ChatResponsePartAction{TurnID: "t1", Part: protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "p1", Content: protocol.NewText("Hel")})})
+	chat(protocol.ChatDeltaAction{TurnID: "t1", PartID: "p1", Content: "lo"})
+	mcp := protocol.NewToolCallContributor(protocol.ToolCallMcpContributor{CustomizationID: mcpServerID})
+	chat(protocol.ChatToolCallStartAction{TurnID: "t1", ToolCallID: "tc1", ToolName: "list_issues", DisplayName: "List issues",
+		Contributor: &mcp})
+	chat(protocol.ChatToolCallReadyAction{TurnID: "t1", ToolCallID: "tc1", InvocationMessage: protocol.PlainString("Listing issues"),
+		ToolInput: protocol.InlineToolInput(`{"repo":"ahptui"}`), Confirmed: ptr(protocol.ToolCallConfirmationReasonNotNeeded)})
+	chat(protocol.ChatToolCallAuthRequiredAction{TurnID: "t1", ToolCallID: "tc1", Auth: protocol.McpAuthRequirement{
+		Reason:         protocol.McpAuthRequiredReasonRequired,
+		Resource:       protocol.ProtectedResourceMetadata{Resource: mcpResource, AuthorizationServers: []string{"https://auth.example.com"}},
+		RequiredScopes: []string{"repo"},
+	}})
+	waitUntil(t, c, "the tool call asks for a grant", func() bool {
+		tc, ok := toolCall(c)
+		return ok && tc.Status() == protocol.ToolCallStatusAuthRequired
+	})
+	tc, _ := toolCall(c)
+	if req := tc.AuthRequirement(); req == nil || req.Resource.Resource != mcpResource {
+		t.Fatalf("auth requirement = %+v", req)
+	}
+
+	// The step-up grant: the token goes with its lifetime on 1.0 (none
+	// on 0.6), the host resolves the call, and the turn completes.
+	if err := c.Authenticate(ctxT(t), mcpResource, "tok-1", []string{"repo"}, clock.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	chat(protocol.ChatToolCallAuthResolvedAction{TurnID: "t1", ToolCallID: "tc1"})
+	waitUntil(t, c, "the tool call runs", func() bool {
+		tc, ok := toolCall(c)
+		return ok && tc.Status() == protocol.ToolCallStatusRunning
+	})
+	chat(protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: "tc1", Result: protocol.ToolCallResult{
+		Success: true, PastTenseMessage: protocol.PlainString("Listed issues")}})
+	chat(protocol.ChatDeltaAction{TurnID: "t1", PartID: "p1", Content: " world"})
+	chat(protocol.ChatTurnCompleteAction{TurnID: "t1", Duration: 2})
+	waitUntil(t, c, "the turn completes", func() bool {
+		ch, ok := c.Chat(chatURI)
+		return ok && ch.ActiveTurn == nil && len(ch.Turns) == 1
+	})
+	ch, _ := c.Chat(chatURI)
+	var text string
+	var status string
+	for _, p := range ch.Turns[0].ResponseParts {
+		switch v := p.Variant.(type) {
+		case protocol.MarkdownResponsePart:
+			text += v.Content.String()
+		case protocol.ToolCallResponsePart:
+			status = v.ToolCall.Status()
+		}
+	}
+	if text != "Hello world" || status != protocol.ToolCallStatusCompleted {
+		t.Errorf("completed turn: text %q, tool call %q; want \"Hello world\" and completed", text, status)
+	}
+
+	// After a reconnect the token is pushed again, its lifetime less the
+	// time that passed.
+	clock.Advance(10 * time.Minute)
+	n := len(h.AuthCalls())
+	h.DropConnections()
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
+	calls := h.AuthCalls()
+	if len(calls) != n+1 || calls[0].Token != "tok-1" || calls[n].Token != "tok-1" {
+		t.Fatalf("authenticate calls = %+v, want the grant and its re-push", calls)
+	}
+	want := []*int64{ptr(int64(3600)), ptr(int64(3000))}
+	if wire == protocol.Wire06 {
+		want = []*int64{nil, nil}
+	}
+	for i, call := range []testhost.AuthCall{calls[0], calls[n]} {
+		if !equalPtr(call.ExpiresIn, want[i]) {
+			t.Errorf("push %d: expiresIn %v, want %v", i, deref(call.ExpiresIn), deref(want[i]))
+		}
+	}
+}
+
+func mcpStopStart(t *testing.T, h *testhost.Host, c *client.Client) {
+	t.Helper()
+	for _, step := range []struct {
+		action protocol.StateActionVariant
+		want   string
+	}{
+		{protocol.SessionMcpServerStopRequestedAction{ID: mcpServerID}, "stopped"},
+		{protocol.SessionMcpServerStartRequestedAction{ID: mcpServerID}, "starting"},
+	} {
+		if _, err := c.Dispatch(sessionURI, protocol.NewStateAction(step.action)); err != nil {
+			t.Fatal(err)
+		}
+		if st := mcpState(t, c); st != step.want {
+			t.Errorf("optimistic MCP state %q, want %q", st, step.want)
+		}
+		waitUntil(t, c, "the request echoed", func() bool { return c.PendingCount(sessionURI) == 0 })
+		hs, _ := h.State(sessionURI)
+		if st := mcpStateOf(hs.(protocol.SessionState)); st != step.want {
+			t.Errorf("host's MCP state %q, want %q", st, step.want)
+		}
+	}
+	// The host brings the server up and says so.
+	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionMcpServerStateChangedAction{ID: mcpServerID,
+		State: protocol.NewMcpServerState(protocol.McpServerReadyState{})}))
+	waitUntil(t, c, "the server ready again", func() bool { return mcpState(t, c) == "ready" })
+	// Another client disables it: 0.6 says enabled, 1.0 an enablement
+	// list, and the client reads it either way.
+	h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionCustomizationToggledAction{ID: mcpServerID,
+		Enablement: protocol.SessionEnablement(false)}))
+	waitUntil(t, c, "the server disabled", func() bool {
+		s, _ := c.Session(sessionURI)
+		for _, cu := range s.Customizations {
+			if m, ok := cu.Variant.(protocol.McpServerCustomization); ok && m.ID == mcpServerID {
+				return !protocol.EffectiveEnabled(m.Enablement)
+			}
+		}
+		return false
+	})
+}
+
+// TestRefusingHostWithRanges: a host that accepts none of the offered
+// versions, naming ranges, is reported in one line; its initialize was
+// still a valid frame.
+func TestRefusingHostWithRanges(t *testing.T) {
+	h := newHost(t, testhost.Options{Versions: []string{"^2.0.0", ">=0.1.0 <0.3.0"}})
+	_, err := client.Dial(ctxT(t), options(h))
+	var uv *client.UnsupportedProtocolVersionError
+	if !errors.As(err, &uv) {
+		t.Fatalf("Dial = %v, want *UnsupportedProtocolVersionError", err)
+	}
+	const want = "host accepts AHP ^2.0.0 (>=2.0.0 <3.0.0), >=0.1.0 <0.3.0; ahptui offers 1.0.0, 0.10.0, 0.9.0, 0.6.0"
+	if uv.Summary() != want || strings.Contains(uv.Summary(), "\n") {
+		t.Errorf("summary %q, want %q", uv.Summary(), want)
+	}
+	if m := h.Methods(1); !slices.Equal(m, []string{"initialize"}) {
+		t.Errorf("methods = %v, want only initialize", m)
+	}
+}
+
+// TestNot06ActionsAreNotSent: on a 0.6 host a 1.0-only action is refused
+// before it changes anything; on 1.0 it goes.
+func TestNot06ActionsAreNotSent(t *testing.T) {
+	for _, vh := range []struct {
+		version string
+		sent    bool
+	}{{"0.6.0", false}, {"1.0.0", true}} {
+		t.Run(vh.version, func(t *testing.T) {
+			h := newHost(t, testhost.Options{Versions: []string{vh.version}})
+			c := dial(t, h, nil)
+			subscribe(t, c, chatURI)
+			_, err := c.Dispatch(chatURI, protocol.NewStateAction(protocol.ChatTurnResumeAction{TurnID: "t1"}))
+			if (err == nil) != vh.sent {
+				t.Fatalf("Dispatch(chat/turnResume) = %v, want sent %v", err, vh.sent)
+			}
+			if got := c.PendingCount(chatURI); got != map[bool]int{true: 1, false: 0}[vh.sent] {
+				t.Errorf("pending = %d", got)
+			}
+		})
+	}
+}
+
+func toolCall(c *client.Client) (protocol.ToolCallState, bool) {
+	ch, ok := c.Chat(chatURI)
+	if !ok || ch.ActiveTurn == nil {
+		return protocol.ToolCallState{}, false
+	}
+	for _, p := range ch.ActiveTurn.ResponseParts {
+		if v, ok := p.Variant.(protocol.ToolCallResponsePart); ok && v.ToolCall.ID() == "tc1" {
+			return v.ToolCall, true
+		}
+	}
+	return protocol.ToolCallState{}, false
+}
+
+func mcpState(t *testing.T, c *client.Client) string {
+	t.Helper()
+	s, ok := c.Session(sessionURI)
+	if !ok {
+		t.Fatal("session not mirrored")
+	}
+	return mcpStateOf(s)
+}
+
+func mcpStateOf(s protocol.SessionState) string {
+	for _, cu := range s.Customizations {
+		if m, ok := cu.Variant.(protocol.McpServerCustomization); ok && m.ID == mcpServerID {
+			return m.State.Kind()
+		}
+	}
+	return ""
+}
+
+func equalPtr[T comparable](a, b *T) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
