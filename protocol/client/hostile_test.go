@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/convert06"
 	"github.com/ahptui/ahptui/protocol/internal/hostilehost"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -798,6 +799,10 @@ func TestTranscriptReplay(t *testing.T) {
 			}
 			methods := map[reqKey]string{}
 			var m *mirror
+			var clock protocol.Clock
+			// The transcript is read as the client reads the socket: in
+			// the shape of the version initialize named.
+			wire := protocol.WireUnknown
 			frames := 0
 			for n, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
 				var l struct {
@@ -819,7 +824,8 @@ func TestTranscriptReplay(t *testing.T) {
 					if err != nil {
 						t.Fatalf("meta clock: %v", err)
 					}
-					m = newMirror(func() time.Time { return at })
+					clock = func() time.Time { return at }
+					m = newMirror(clock)
 					continue
 				case l.Final != nil:
 					final = l.Final
@@ -846,10 +852,15 @@ func TestTranscriptReplay(t *testing.T) {
 						continue
 					}
 					if x.Method == "action" {
-						var env protocol.ActionEnvelope
-						if err := json.Unmarshal(x.Params, &env); err != nil {
+						params, err := upParams(wire, x.Method, x.Params)
+						if err != nil {
 							t.Fatalf("line %d: envelope: %v", n+1, err)
 						}
+						var env protocol.ActionEnvelope
+						if err := json.Unmarshal(params, &env); err != nil {
+							t.Fatalf("line %d: envelope: %v", n+1, err)
+						}
+						onlyDefined(wire, &env)
 						m.applyEnvelope(env, meta.ClientID)
 					}
 				case *jsonrpc.Response:
@@ -859,14 +870,20 @@ func TestTranscriptReplay(t *testing.T) {
 					var snaps []protocol.Snapshot
 					switch methods[reqKey{l.Conn, x.ID.String()}] {
 					case "initialize":
+						var named struct {
+							ProtocolVersion string `json:"protocolVersion"`
+						}
+						_ = json.Unmarshal(x.Result, &named)
+						wire = protocol.WireOf(named.ProtocolVersion)
+						m.rules = protocol.RulesFor(wire, clock)
 						var r protocol.InitializeResult
-						if err := json.Unmarshal(x.Result, &r); err != nil {
+						if err := decodeResult(wire, "initialize", x.Result, &r); err != nil {
 							t.Fatal(err)
 						}
 						snaps = r.Snapshots
 					case "subscribe":
 						var r protocol.SubscribeResult
-						if err := json.Unmarshal(x.Result, &r); err != nil {
+						if err := decodeResult(wire, "subscribe", x.Result, &r); err != nil {
 							t.Fatal(err)
 						}
 						if r.Snapshot != nil {
@@ -874,7 +891,7 @@ func TestTranscriptReplay(t *testing.T) {
 						}
 					case "reconnect":
 						var r protocol.ReconnectResult
-						if err := json.Unmarshal(x.Result, &r); err != nil {
+						if err := decodeResult(wire, "reconnect", x.Result, &r); err != nil {
 							t.Fatal(err)
 						}
 						switch v := r.Variant.(type) {
@@ -882,6 +899,7 @@ func TestTranscriptReplay(t *testing.T) {
 							snaps = v.Snapshots
 						case protocol.ReconnectReplayResult:
 							for _, env := range v.Actions {
+								onlyDefined(wire, &env)
 								m.applyEnvelope(env, meta.ClientID)
 							}
 							for _, ch := range v.Missing {
@@ -902,6 +920,11 @@ func TestTranscriptReplay(t *testing.T) {
 				if !ok {
 					t.Errorf("%s: replay has no state", ch)
 					continue
+				}
+				if wire == protocol.Wire06 {
+					if want, err = convert06.UpState(ch, want); err != nil {
+						t.Fatalf("%s: recorded final state: %v", ch, err)
+					}
 				}
 				ws, err := protocol.DecodeSnapshotState(ch, want)
 				if err != nil {
