@@ -1082,43 +1082,59 @@ func TestCloseEndsEvents(t *testing.T) {
 // An envelope that overtakes the result it follows (the host broadcasts it
 // before the subscribe/initialize/reconnect response is written) must be
 // applied after that result, not lost.
+//
+// Before the initialize result the client does not know the wire either:
+// the raced root action there changed shape in 0.9 (a terminal's exit
+// code), so on a 0.6 host it must wait for the result and be converted.
 func TestEnvelopeBeforeResultIsKept(t *testing.T) {
-	for _, method := range []string{"initialize", "subscribe", "reconnect"} {
-		t.Run(method, func(t *testing.T) {
-			h := newHost(t, testhost.Options{})
-			ch := sessionURI
-			if method == "initialize" {
-				ch = protocol.RootChannel
-			}
-			act := title("raced")
-			if method == "initialize" {
-				act = protocol.NewStateAction(protocol.RootActiveSessionsChangedAction{ActiveSessions: 42})
-			}
-			h.InjectDuring(method, ch, act)
-			c := dial(t, h, nil)
-			subscribe(t, c, sessionURI)
-			if method == "reconnect" {
-				// A missed action goes into the replay; the raced one comes
-				// after it and must not make the replay look stale.
-				h.DropConnections()
-				h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionActivityChangedAction{Activity: ptr("missed")}))
-				waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
-				waitUntil(t, c, "replayed action applied", func() bool {
-					s, _ := c.Session(sessionURI)
-					return s.Activity != nil && *s.Activity == "missed"
-				})
-			}
-			waitUntil(t, c, "raced action applied", func() bool {
-				if method == "initialize" {
-					r, _ := c.Root()
-					return r.ActiveSessions != nil && *r.ActiveSessions == 42
-				}
-				return sessionTitle(t, c) == "raced"
-			})
-			if c.LastSeenServerSeq() != h.Seq() {
-				t.Errorf("lastSeen %d, host %d", c.LastSeenServerSeq(), h.Seq())
-			}
+	for _, version := range []string{"1.0.0", "0.6.0"} {
+		for _, method := range []string{"initialize", "subscribe", "reconnect"} {
+			t.Run(version+"/"+method, func(t *testing.T) { testEnvelopeBeforeResult(t, version, method) })
+		}
+	}
+}
+
+func testEnvelopeBeforeResult(t *testing.T, version, method string) {
+	h := newHost(t, testhost.Options{Versions: []string{version}})
+	ch := sessionURI
+	if method == "initialize" {
+		ch = protocol.RootChannel
+	}
+	act := title("raced")
+	if method == "initialize" {
+		act = protocol.NewStateAction(protocol.RootTerminalsChangedAction{Terminals: []protocol.TerminalInfo{{
+			Resource: "ahp-terminal:/t1", Title: "build",
+			Claim:     protocol.NewTerminalClaim(protocol.TerminalClientClaim{ClientID: "other"}),
+			Lifecycle: protocol.NewTerminalLifecycleState(protocol.TerminalExitedLifecycleState{ExitCode: ptr(int64(3))}),
+		}}})
+	}
+	h.InjectDuring(method, ch, act)
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	if method == "reconnect" {
+		// A missed action goes into the replay; the raced one comes
+		// after it and must not make the replay look stale.
+		h.DropConnections()
+		h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionActivityChangedAction{Activity: ptr("missed")}))
+		waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
+		waitUntil(t, c, "replayed action applied", func() bool {
+			s, _ := c.Session(sessionURI)
+			return s.Activity != nil && *s.Activity == "missed"
 		})
+	}
+	waitUntil(t, c, "raced action applied", func() bool {
+		if method == "initialize" {
+			r, _ := c.Root()
+			if len(r.Terminals) != 1 {
+				return false
+			}
+			ex, ok := r.Terminals[0].Lifecycle.Variant.(protocol.TerminalExitedLifecycleState)
+			return ok && ex.ExitCode != nil && *ex.ExitCode == 3
+		}
+		return sessionTitle(t, c) == "raced"
+	})
+	if c.LastSeenServerSeq() != h.Seq() {
+		t.Errorf("lastSeen %d, host %d", c.LastSeenServerSeq(), h.Seq())
 	}
 }
 

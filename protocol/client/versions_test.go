@@ -93,6 +93,11 @@ func streamTurnWithStepUp(t *testing.T, h *testhost.Host, c *client.Client, cloc
 		t.Fatal(err)
 	}
 	waitUntil(t, c, "the turn echoed", func() bool { return c.PendingCount(chatURI) == 0 })
+	// The mirror reduces by the wire's rules: 0.6 stamps a chat's
+	// modifiedAt with the clock, 1.0 derives it from the turns.
+	if ch, _ := c.Chat(chatURI); (ch.ModifiedAt == protocol.Timestamp(clock.Now())) != (wire == protocol.Wire06) {
+		t.Errorf("chat modifiedAt %s after turnStarted on %v (clock %s)", ch.ModifiedAt, wire, protocol.Timestamp(clock.Now()))
+	}
 	chat := func(a protocol.StateActionVariant) { h.Inject(chatURI, protocol.NewStateAction(a)) }
 	chat(protocol.ChatResponsePartAction{TurnID: "t1", Part: protocol.NewResponsePart(protocol.MarkdownResponsePart{ID: "p1", Content: protocol.NewText("Hel")})})
 	chat(protocol.ChatDeltaAction{TurnID: "t1", PartID: "p1", Content: "lo"})
