@@ -74,10 +74,7 @@ func downLifecycle(o *object) {
 // keeps y's effective value but not where a decision came from, which 0.6
 // cannot say.
 func sessionEnablement(enabled json.RawMessage) json.RawMessage {
-	out := make([]byte, 0, 40)
-	out = append(out, `[{"kind":"session","enabled":`...)
-	out = append(out, enabled...)
-	return append(out, "}]"...)
+	return around(`[{"kind":"session","enabled":`, enabled, `}]`)
 }
 
 // effectiveEnabled is protocol.EffectiveEnabled on raw JSON: the first
@@ -135,7 +132,9 @@ func downCustomization(raw json.RawMessage) (json.RawMessage, error) {
 		if !hasEnablement(typ) {
 			return nil
 		}
-		o.del("childEnablement") // 0.6 children carry their own `enabled`
+		if err := downChildEnablement(o); err != nil {
+			return err
+		}
 		v, ok := o.get("enablement")
 		_, hasEnabled := o.get("enabled")
 		switch {
@@ -148,6 +147,31 @@ func downCustomization(raw json.RawMessage) (json.RawMessage, error) {
 		}
 		return nil
 	})
+}
+
+// downChildEnablement moves a client plugin's per-child decisions onto
+// the children's own `enabled`, the only place 0.6 has for them.
+func downChildEnablement(o *object) error {
+	v, ok := o.get("childEnablement")
+	if !ok {
+		return nil
+	}
+	o.del("childEnablement")
+	var byID map[string]json.RawMessage
+	if json.Unmarshal(v, &byID) != nil || len(byID) == 0 {
+		return nil
+	}
+	return o.edit("children", each(func(child json.RawMessage) (json.RawMessage, error) {
+		id, _ := discriminator(child, "id")
+		decisions, ok := byID[string(id)]
+		if !ok {
+			return child, nil
+		}
+		return editObject(child, func(c *object) error {
+			c.set("enabled", mustJSON(effectiveEnabled(decisions)))
+			return nil
+		})
+	}))
 }
 
 // downMcpServerState drops `blocking` (1.0 only: the host holds messages
@@ -176,19 +200,13 @@ func downToggled(o *object) {
 // errorPart is the 1.0 ErrorResponsePart for a 0.6 ErrorInfo. 0.6 has no
 // resume, so the part is never resumable.
 func errorPart(info json.RawMessage) json.RawMessage {
-	out := make([]byte, 0, len(info)+28)
-	out = append(out, `{"kind":"error","error":`...)
-	out = append(out, info...)
-	return append(out, '}')
+	return around(`{"kind":"error","error":`, info, `}`)
 }
 
 // upTurn moves `error` to an error part appended to `responseParts`, where
 // a 1.0 reducer would have put it (chat/error appends its part).
 func upTurn(raw json.RawMessage) (json.RawMessage, error) {
 	return editObject(raw, func(o *object) error {
-		if err := o.edit("responseParts", each(upResponsePart)); err != nil {
-			return err
-		}
 		info, ok := o.get("error")
 		if !ok {
 			return nil
@@ -269,12 +287,12 @@ func sameElems(raw json.RawMessage, kept []json.RawMessage) bool {
 
 // ---- response parts and tool calls (§13 #7, #13) ----
 
-// upResponsePart: nothing in a 0.6 part needs a change. A tool call's
-// string toolInput is already a 1.0 ToolInput, and terminalComplete result
-// content is kept verbatim (an unknown variant to 1.0 decoders, which keep
-// it): folding it into a sibling `terminal` content's `result` would need
-// that sibling, lose its cwd and resource, and could not be undone.
-func upResponsePart(raw json.RawMessage) (json.RawMessage, error) { return raw, nil }
+// Nothing in a 0.6 response part needs a change going up. A tool call's
+// string toolInput is already a 1.0 ToolInput, and terminalComplete
+// result content is kept verbatim (an unknown variant to 1.0 decoders,
+// which keep it): folding it into a sibling `terminal` content's `result`
+// would need that sibling, lose its cwd and resource, and could not be
+// undone.
 
 func downResponsePart(raw json.RawMessage) (json.RawMessage, error) {
 	return fields(map[string]conv{"toolCall": downToolCall})(raw)
@@ -284,15 +302,21 @@ func downResponsePart(raw json.RawMessage) (json.RawMessage, error) {
 // text, and a placeholder string would be shown (and could be confirmed)
 // as if it were the agent's real input.
 func downToolCall(raw json.RawMessage) (json.RawMessage, error) {
-	return editObject(raw, func(o *object) error {
-		if v, ok := o.get("toolInput"); ok && isContentRef(v) {
-			o.del("toolInput")
-		}
-		return nil
-	})
+	return editObject(raw, func(o *object) error { dropContentRefInput(o); return nil })
 }
 
-func isContentRef(v json.RawMessage) bool {
+// dropContentRefInput is downToolCall on an object already open (the
+// chat/toolCallReady action carries the same toolInput).
+func dropContentRefInput(o *object) {
+	if v, ok := o.get("toolInput"); ok && isObject(v) {
+		o.del("toolInput")
+	}
+}
+
+// isObject reports whether v is a JSON object, without decoding it: a
+// ContentRef tool input against inline text, auth/required's metadata
+// against the bare identifier.
+func isObject(v json.RawMessage) bool {
 	for _, c := range v {
 		switch c {
 		case ' ', '\t', '\r', '\n':
@@ -325,16 +349,16 @@ func upTerminal(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 func exitedLifecycle(code json.RawMessage) json.RawMessage {
-	out := make([]byte, 0, len(code)+32)
-	out = append(out, `{"status":"exited","exitCode":`...)
-	out = append(out, code...)
-	return append(out, '}')
+	return around(`{"status":"exited","exitCode":`, code, `}`)
 }
 
 // downTerminal moves an exited lifecycle's code back to `exitCode`; an exit
 // without a code, or a running terminal, has no 0.6 spelling but silence.
 func downTerminal(raw json.RawMessage) (json.RawMessage, error) {
 	return editObject(raw, func(o *object) error {
+		if err := o.edit("claim", downClaim); err != nil {
+			return err
+		}
 		v, ok := o.get("lifecycle")
 		if !ok {
 			return nil
@@ -347,6 +371,28 @@ func downTerminal(raw json.RawMessage) (json.RawMessage, error) {
 		o.del("lifecycle")
 		return nil
 	})
+}
+
+// downClaim drops an empty `chat` from a session claim. 1.0 requires the
+// chat (0.9) and the 1.0 model spells a 0.6 claim's missing chat as "";
+// 0.6 has no chat there. A real chat URI is kept: 0.6 peers ignore it.
+func downClaim(raw json.RawMessage) (json.RawMessage, error) {
+	return editObject(raw, func(o *object) error {
+		if v, ok := o.get("chat"); ok && (string(v) == `""` || isNull(v)) {
+			o.del("chat")
+		}
+		return nil
+	})
+}
+
+// ---- changesets (§9) ----
+
+// downChangesetStatus: 1.0 added "recomputing" (a ready changeset being
+// computed again); to a 0.6 peer that is "computing".
+func downChangesetStatus(o *object) {
+	if v, ok := o.get("status"); ok && string(v) == `"recomputing"` {
+		o.set("status", json.RawMessage(`"computing"`))
+	}
 }
 
 // ---- annotations (§9) ----
@@ -368,12 +414,7 @@ func upAnnotationOrigin(o *object, session string) {
 		o.del("turnId")
 		return
 	}
-	out := make([]byte, 0, len(v)+len(session)+32)
-	out = append(out, `{"session":`...)
-	out = append(out, mustJSON(session)...)
-	out = append(out, `,"turnId":`...)
-	out = append(out, v...)
-	o.rename("turnId", "origin", append(out, '}'))
+	o.rename("turnId", "origin", around(`{"session":`+string(mustJSON(session))+`,"turnId":`, v, `}`))
 }
 
 // downAnnotationOrigin keeps the origin's turn id (0.6 names only the
