@@ -122,6 +122,7 @@ type Host struct {
 	dispatched    int
 	during        map[string]injection
 	refuse        bool
+	closed        bool
 	auths         []AuthCall
 	frames        []Frame
 
@@ -169,6 +170,11 @@ func New(t testing.TB, opts Options) *Host {
 
 // Close drops every connection and stops the server.
 func (h *Host) Close() {
+	// Closed first: a client reconnecting between the drop and the
+	// server's close would otherwise get a connection that outlives it.
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
 	h.DropConnections()
 	h.srv.Close()
 }
@@ -186,6 +192,11 @@ func (h *Host) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		_ = t.Close("testhost: closed")
+		return
+	}
 	h.nextConn++
 	hc := &hconn{id: h.nextConn, subs: map[string]bool{}}
 	hc.t = &wireTransport{Transport: t, h: h, id: hc.id}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -251,77 +249,15 @@ func (h *Host) report(format string, args ...any) {
 	h.invalid = append(h.invalid, fmt.Sprintf(format, args...))
 }
 
-// SchemaChecks loads the 0.6 and 1.0 schemas (once per test binary) and
-// returns them as Options.Schemas. The 1.0 schema file carries no
-// notification params but the action envelope (../shared/ahp-1.0/README.md),
-// so on the 1.0 wire the root/* and auth/required notifications are checked
-// for JSON-RPC form only.
+// SchemaChecks returns the 0.6 and 1.0 schemas (loaded once per test
+// binary) as Options.Schemas.
 func SchemaChecks(t testing.TB) func(protocol.Wire) Checker {
 	t.Helper()
-	schemasOnce.Do(loadSchemas)
-	if schemasErr != nil {
-		t.Fatalf("testhost: %v", schemasErr)
-	}
+	v06, v10 := schemacheck.MustLoad(t), schemacheck.MustLoad10(t)
 	return func(w protocol.Wire) Checker {
 		if w == protocol.Wire06 {
-			return schemas06
+			return v06
 		}
-		return notificationGap{schemas10}
+		return v10
 	}
-}
-
-var (
-	schemasOnce sync.Once
-	schemas06   *schemacheck.Validator
-	schemas10   *schemacheck.Validator
-	schemasErr  error
-)
-
-func loadSchemas() {
-	if schemas06, schemasErr = schemacheck.Load(); schemasErr != nil {
-		return
-	}
-	dir, err := sharedDir()
-	if err != nil {
-		schemasErr = err
-		return
-	}
-	schemas10, schemasErr = schemacheck.LoadDir(filepath.Join(dir, "ahp-1.0", "schema"))
-}
-
-// sharedDir is ../shared beside the repository root (the directory
-// holding go.mod).
-func sharedDir() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("find ../shared: %w", err)
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared"), nil
-		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("find ../shared: no go.mod above %s", wd)
-		}
-	}
-}
-
-// notificationGap is the 1.0 checker with the notifications its schema
-// file lacks checked for form only.
-type notificationGap struct{ *schemacheck.Validator }
-
-var notificationsNot10 = map[string]bool{
-	"root/sessionAdded": true, "root/sessionRemoved": true, "root/sessionSummaryChanged": true,
-	"root/progress": true, "auth/required": true,
-}
-
-func (g notificationGap) ValidateMessage(frame []byte) error {
-	if msg, err := jsonrpc.Decode(frame); err == nil {
-		if req, ok := msg.(*jsonrpc.Request); ok && req.IsNotification() && notificationsNot10[req.Method] {
-			if _, known := g.ParamsDef(req.Method); !known {
-				return nil
-			}
-		}
-	}
-	return g.Validator.ValidateMessage(frame)
 }
