@@ -830,16 +830,21 @@ func answerHostRequest(method string) error {
 	return jsonrpc.ErrMethodNotFound
 }
 
+// readNotifications are the notifications onNotification turns into
+// events; every other one is ignored before it is converted or decoded.
+var readNotifications = map[string]bool{
+	"action": true, "root/sessionAdded": true, "root/sessionRemoved": true,
+	"root/sessionSummaryChanged": true, "auth/required": true,
+}
+
 func (c *Client) onNotification(l *link, req *jsonrpc.Request) {
 	w, ok := c.awaitWire(l)
 	if !ok {
 		return
 	}
-	switch req.Method {
-	case "action", "root/sessionAdded", "root/sessionRemoved", "root/sessionSummaryChanged", "auth/required":
-	default:
-		// Not defined by this client's versions (an x- extension, a later
-		// version's): nothing to convert or decode.
+	if !readNotifications[req.Method] {
+		// Not one this client reads (an x- extension's, a later
+		// version's, progress): nothing to convert or decode.
 		c.log.Debug("ahp: ignored notification", "method", quoteHost(req.Method))
 		return
 	}
@@ -852,41 +857,41 @@ func (c *Client) onNotification(l *link, req *jsonrpc.Request) {
 		c.badNotification(l, req, err)
 		return
 	}
-	req = &jsonrpc.Request{Method: req.Method, Params: params}
 	switch req.Method {
 	case "action":
 		var env protocol.ActionEnvelope
-		if err := json.Unmarshal(req.Params, &env); err != nil {
-			c.badEnvelope(l, req.Params, err)
+		if err := json.Unmarshal(params, &env); err != nil {
+			c.badEnvelope(l, params, err)
 			return
 		}
 		onlyDefined(w, &env)
-		c.onEnvelope(l, env, len(req.Params))
+		c.onEnvelope(l, env, len(params))
 	case "root/sessionAdded":
 		var p protocol.SessionAddedParams
-		if c.decodeNotification(l, req, &p) {
+		if c.decodeNotification(l, req, params, &p) {
 			c.pushIfCurrent(l, SessionAddedEvent{Summary: p.Summary}, len(req.Params))
 		}
 	case "root/sessionRemoved":
 		var p protocol.SessionRemovedParams
-		if c.decodeNotification(l, req, &p) {
+		if c.decodeNotification(l, req, params, &p) {
 			c.pushIfCurrent(l, SessionRemovedEvent{Session: p.Session}, len(req.Params))
 		}
 	case "root/sessionSummaryChanged":
 		var p protocol.SessionSummaryChangedParams
-		if c.decodeNotification(l, req, &p) {
+		if c.decodeNotification(l, req, params, &p) {
 			c.pushIfCurrent(l, SessionSummaryChangedEvent{Session: p.Session, Changes: p.Changes}, len(req.Params))
 		}
 	case "auth/required":
 		var p protocol.AuthRequiredParams
-		if c.decodeNotification(l, req, &p) {
+		if c.decodeNotification(l, req, params, &p) {
 			c.pushIfCurrent(l, AuthRequiredEvent{Params: p}, len(req.Params))
 		}
 	}
 }
 
-func (c *Client) decodeNotification(l *link, req *jsonrpc.Request, v any) bool {
-	if err := json.Unmarshal(req.Params, v); err != nil {
+// decodeNotification decodes req's params, converted to 1.0, into v.
+func (c *Client) decodeNotification(l *link, req *jsonrpc.Request, params json.RawMessage, v any) bool {
+	if err := json.Unmarshal(params, v); err != nil {
 		c.badNotification(l, req, err)
 		return false
 	}
