@@ -75,6 +75,7 @@ func TestVersionsEndToEnd(t *testing.T) {
 				t.Fatalf("MCP server %q after subscribe, want ready", st)
 			}
 
+			authRequired(t, h, c, vh.wire)
 			streamTurnWithStepUp(t, h, c, clock, vh.wire)
 			mcpStopStart(t, h, c)
 
@@ -171,6 +172,25 @@ func streamTurnWithStepUp(t *testing.T, h *testhost.Host, c *client.Client, cloc
 		if !equalPtr(call.ExpiresIn, want[i]) {
 			t.Errorf("push %d: expiresIn %v, want %v", i, deref(call.ExpiresIn), deref(want[i]))
 		}
+	}
+}
+
+// authRequired: the host asks for a token on the connection. 1.0 names
+// the resource by its full metadata (the same sign-in a tool call's
+// requirement opens), 0.6 by its identifier only.
+func authRequired(t *testing.T, h *testhost.Host, c *client.Client, wire protocol.Wire) {
+	t.Helper()
+	reason := protocol.AuthRequiredReasonExpired
+	h.NotifyRoot("auth/required", protocol.AuthRequiredParams{Channel: protocol.RootChannel, Reason: &reason,
+		Resource: protocol.AuthRequiredResource{ProtectedResourceMetadata: protocol.ProtectedResourceMetadata{
+			Resource: mcpResource, AuthorizationServers: []string{"https://auth.example.com"}}}})
+	e := waitEvent(t, c, func(e client.AuthRequiredEvent) bool { return true })
+	got := e.Params.Resource
+	if got.Resource != mcpResource || e.Params.Reason == nil || *e.Params.Reason != reason {
+		t.Errorf("auth/required = %+v", e.Params)
+	}
+	if servers := len(got.AuthorizationServers); (servers == 1) != (wire == protocol.Wire10) {
+		t.Errorf("auth/required on %v carries %d authorization servers", wire, servers)
 	}
 }
 
