@@ -314,3 +314,40 @@ func deref[T any](p *T) any {
 	}
 	return *p
 }
+
+// TestHostDowngradedUnderPendingAction: a 1.0-only action dispatched
+// while reconnecting is accepted (the wire was 1.0), but the host comes
+// back speaking 0.6 only. The action cannot be sent: it is rolled back as
+// rejected instead of waiting for an echo that never comes, and the rest
+// of the session carries on on the 0.6 wire.
+func TestHostDowngradedUnderPendingAction(t *testing.T) {
+	h := newHost(t, testhost.Options{Versions: []string{"^1.0.0"}})
+	c := dial(t, h, nil)
+	subscribe(t, c, chatURI)
+	h.RefuseConnections(true)
+	h.DropConnections()
+	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReconnecting })
+	resume := protocol.NewStateAction(protocol.ChatTurnResumeAction{TurnID: "t1"})
+	seq, err := c.Dispatch(chatURI, resume)
+	if err != nil {
+		t.Fatalf("Dispatch while reconnecting to a 1.0 host: %v", err)
+	}
+	h.SetVersions([]string{"0.6.0"})
+	h.Forget() // the restarted host knows no one: the client initializes again
+	h.RefuseConnections(false)
+	r := waitEvent(t, c, func(e client.ActionRejectedEvent) bool { return e.ClientSeq == seq })
+	if !strings.Contains(r.Reason, "not sent") {
+		t.Errorf("rejection reason %q", r.Reason)
+	}
+	waitUntil(t, c, "ready on 0.6", func() bool {
+		return c.Status() == client.StatusReady && c.Wire() == protocol.Wire06
+	})
+	if n := c.PendingCount(chatURI); n != 0 {
+		t.Errorf("pending = %d, want the unsendable action settled", n)
+	}
+	for _, f := range h.Frames() {
+		if f.Method == "dispatchAction" {
+			t.Errorf("a dispatch reached the host: %s", f.Raw)
+		}
+	}
+}

@@ -323,8 +323,11 @@ func (h *Host) handle(ctx context.Context, hc *hconn, req *jsonrpc.Request) (any
 // runs it on the initialize request to know the wire of the answer, the
 // handler to answer; it is pure, so both agree.
 func (h *Host) negotiate(offered []string) (string, error) {
+	h.mu.Lock()
+	versions := h.opts.Versions
+	h.mu.Unlock()
 	var accepted []protocol.VersionRange
-	for _, s := range h.opts.Versions {
+	for _, s := range versions {
 		r, err := protocol.ParseVersionRange(s)
 		if err != nil {
 			return "", fmt.Errorf("testhost: Options.Versions %q: %w", s, err)
@@ -340,7 +343,7 @@ func (h *Host) negotiate(offered []string) (string, error) {
 	}
 	if !ok {
 		return "", jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion, "no common protocol version",
-			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: h.opts.Versions})
+			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: versions})
 	}
 	return version, nil
 }
@@ -644,6 +647,14 @@ func (h *Host) connList() []*hconn {
 	}
 	slices.SortFunc(out, func(a, b *hconn) int { return a.id - b.id })
 	return out
+}
+
+// SetVersions changes what the host accepts from the next initialize on,
+// as a host upgraded or downgraded between two connections would.
+func (h *Host) SetVersions(versions []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.opts.Versions = slices.Clone(versions)
 }
 
 // RefuseConnections makes new WebSocket upgrades fail (503) while on.
