@@ -59,15 +59,19 @@ func (c *Client) linkWire(l *link) protocol.Wire {
 // connection's queue cap bounds what piles up meanwhile.
 func (c *Client) awaitWire(l *link) (protocol.Wire, bool) {
 	for {
+		// wireKnown is closed under c.mu, so a closed one read under it
+		// goes with the wire read beside it.
 		c.mu.Lock()
 		known, w := l.wireKnown, l.wire
+		select {
+		case <-known:
+			c.mu.Unlock()
+			return w, true
+		default:
+		}
 		c.mu.Unlock()
 		select {
 		case <-known:
-			if w != protocol.WireUnknown {
-				return w, true
-			}
-			// Reset between the two reads: wait for the new result.
 		case <-l.ctx.Done():
 			return protocol.WireUnknown, false
 		}
