@@ -121,9 +121,10 @@ func upParams(w protocol.Wire, method string, raw json.RawMessage) (json.RawMess
 	return up, nil
 }
 
-// errNotOnWire marks an action the negotiated version does not define, so
-// it can be neither sent to the host nor applied from it.
-var errNotOnWire = errors.New("the host's AHP version does not define this action")
+// ErrNotInVersion is wrapped by Dispatch for an action the negotiated
+// version does not define (a 1.0-only action to a 0.6 host): it is not
+// sent and changes nothing. Gate such actions on Client.Wire.
+var ErrNotInVersion = errors.New("the host's AHP version does not define this action")
 
 // checkSendable refuses, before any optimistic effect, an action the wire w
 // cannot carry (a 1.0-only action to a 0.6 host).
@@ -137,7 +138,7 @@ func checkSendable(w protocol.Wire, action protocol.StateAction) error {
 	}
 	if _, err := convert06.DownAction(raw); err != nil {
 		if errors.Is(err, convert06.ErrNot06) {
-			return fmt.Errorf("%w (AHP 0.6)", errNotOnWire)
+			return fmt.Errorf("%w (AHP 0.6)", ErrNotInVersion)
 		}
 		return fmt.Errorf("convert to AHP 0.6: %w", err)
 	}
