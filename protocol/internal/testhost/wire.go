@@ -83,7 +83,7 @@ func (r *wireTransport) Read(ctx context.Context) ([]byte, error) {
 	msg, derr := jsonrpc.Decode(b)
 	if derr != nil {
 		// The conn answers or drops it; still on record.
-		r.h.record(r.id, "", b, r.currentWire(), nil)
+		r.h.record(Frame{Conn: r.id, Raw: b, Wire: r.currentWire()}, "", nil)
 		return b, nil
 	}
 	switch m := msg.(type) {
@@ -95,7 +95,8 @@ func (r *wireTransport) Read(ctx context.Context) ([]byte, error) {
 		}
 		r.learnWire(m)
 		w := r.currentWire()
-		r.h.record(r.id, m.Method, b, w, r.check(func(c Checker) error { return c.ValidateMessage(b) }))
+		r.h.record(Frame{Conn: r.id, Method: m.Method, Raw: b, Wire: w}, m.Method,
+			r.check(func(c Checker) error { return c.ValidateMessage(b) }))
 		if w == protocol.Wire06 {
 			up, err := convert06.UpParams(m.Method, m.Params)
 			if err != nil {
@@ -112,12 +113,12 @@ func (r *wireTransport) Read(ctx context.Context) ([]byte, error) {
 		if method != "" {
 			what = "response to " + method
 		}
-		r.h.record(r.id, "", b, w, r.check(func(c Checker) error {
+		r.h.record(Frame{Conn: r.id, Raw: b, Wire: w}, what, r.check(func(c Checker) error {
 			if method == "" {
 				return c.ValidateMessage(b)
 			}
 			return c.ValidateResponse(method, b)
-		}), what)
+		}))
 		if w == protocol.Wire06 && method != "" && len(m.Result) > 0 {
 			up, err := convert06.UpResult(method, m.Result)
 			if err != nil {
@@ -226,18 +227,16 @@ func (r *wireTransport) check(f func(Checker) error) error {
 	return f(c)
 }
 
-// record keeps an inbound frame and what its check found.
-func (h *Host) record(conn int, method string, b []byte, w protocol.Wire, verr error, what ...string) {
+// record keeps an inbound frame (its bytes copied) and reports what its
+// check found; what names the frame in that report.
+func (h *Host) record(f Frame, what string, verr error) {
 	if verr != nil {
-		name := method
-		if len(what) > 0 {
-			name = what[0]
-		}
-		h.report("client sent an invalid frame: %s: %v", name, verr)
+		h.report("client sent an invalid frame: %s: %v", what, verr)
 	}
+	f.Raw = slices.Clone(f.Raw)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.frames = append(h.frames, Frame{Conn: conn, Method: method, Raw: slices.Clone(b), Wire: w})
+	h.frames = append(h.frames, f)
 	h.signalLocked()
 }
 
