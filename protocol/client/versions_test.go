@@ -133,6 +133,25 @@ func streamTurnWithStepUp(t *testing.T, h *testhost.Host, c *client.Client, cloc
 	})
 	chat(protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: "tc1", Result: protocol.ToolCallResult{
 		Success: true, PastTenseMessage: protocol.PlainString("Listed issues")}})
+	// A second call waits for the user's approval, which the client sends
+	// and the host echoes (a nested union on the wire).
+	chat(protocol.ChatToolCallStartAction{TurnID: "t1", ToolCallID: "tc2", ToolName: "close_issue", DisplayName: "Close issue",
+		Contributor: &mcp})
+	chat(protocol.ChatToolCallReadyAction{TurnID: "t1", ToolCallID: "tc2", InvocationMessage: protocol.PlainString("Closing #1"),
+		ToolInput: protocol.InlineToolInput(`{"issue":1}`)})
+	waitUntil(t, c, "the second call waits for approval", func() bool {
+		return toolCallStatus(c, "tc2") == protocol.ToolCallStatusPendingConfirmation
+	})
+	if _, err := c.Dispatch(chatURI, protocol.NewStateAction(protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: "tc2",
+		Confirmed: protocol.ToolCallConfirmationReasonUserAction})); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, c, "the approval echoed", func() bool { return c.PendingCount(chatURI) == 0 })
+	if st := toolCallStatus(c, "tc2"); st != protocol.ToolCallStatusRunning {
+		t.Fatalf("approved call is %q after the echo, want running", st)
+	}
+	chat(protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: "tc2", Result: protocol.ToolCallResult{
+		Success: true, PastTenseMessage: protocol.PlainString("Closed #1")}})
 	chat(protocol.ChatDeltaAction{TurnID: "t1", PartID: "p1", Content: " world"})
 	chat(protocol.ChatTurnCompleteAction{TurnID: "t1", Duration: 2})
 	waitUntil(t, c, "the turn completes", func() bool {
@@ -141,17 +160,18 @@ func streamTurnWithStepUp(t *testing.T, h *testhost.Host, c *client.Client, cloc
 	})
 	ch, _ := c.Chat(chatURI)
 	var text string
-	var status string
+	var status []string
 	for _, p := range ch.Turns[0].ResponseParts {
 		switch v := p.Variant.(type) {
 		case protocol.MarkdownResponsePart:
 			text += v.Content.String()
 		case protocol.ToolCallResponsePart:
-			status = v.ToolCall.Status()
+			status = append(status, v.ToolCall.Status())
 		}
 	}
-	if text != "Hello world" || status != protocol.ToolCallStatusCompleted {
-		t.Errorf("completed turn: text %q, tool call %q; want \"Hello world\" and completed", text, status)
+	done := protocol.ToolCallStatusCompleted
+	if text != "Hello world" || !slices.Equal(status, []string{done, done}) {
+		t.Errorf("completed turn: text %q, tool calls %q; want \"Hello world\" and two completed", text, status)
 	}
 
 	// After a reconnect the token is pushed again, its lifetime less the
@@ -275,17 +295,24 @@ func TestNot06ActionsAreNotSent(t *testing.T) {
 	}
 }
 
-func toolCall(c *client.Client) (protocol.ToolCallState, bool) {
+func toolCall(c *client.Client) (protocol.ToolCallState, bool) { return toolCallByID(c, "tc1") }
+
+func toolCallByID(c *client.Client, id string) (protocol.ToolCallState, bool) {
 	ch, ok := c.Chat(chatURI)
 	if !ok || ch.ActiveTurn == nil {
 		return protocol.ToolCallState{}, false
 	}
 	for _, p := range ch.ActiveTurn.ResponseParts {
-		if v, ok := p.Variant.(protocol.ToolCallResponsePart); ok && v.ToolCall.ID() == "tc1" {
+		if v, ok := p.Variant.(protocol.ToolCallResponsePart); ok && v.ToolCall.ID() == id {
 			return v.ToolCall, true
 		}
 	}
 	return protocol.ToolCallState{}, false
+}
+
+func toolCallStatus(c *client.Client, id string) string {
+	tc, _ := toolCallByID(c, id)
+	return tc.Status()
 }
 
 func mcpState(t *testing.T, c *client.Client) string {

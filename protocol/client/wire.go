@@ -168,12 +168,14 @@ func onlyDefined(w protocol.Wire, env *protocol.ActionEnvelope) {
 var defined06Kinds sync.Map
 
 // defined06 reports whether AHP 0.6 defines the action type kind: the 0.6
-// decoder knows it.
+// decoder knows it. The probe carries "approved" because one type,
+// chat/toolCallConfirmed, is itself a union chosen by it; every other
+// type ignores it (TestDefined06MatchesTheConversion checks all of them).
 func defined06(kind string) bool {
 	if v, ok := defined06Kinds.Load(kind); ok {
 		return v.(bool)
 	}
-	probe, _ := json.Marshal(map[string]string{"type": kind})
+	probe, _ := json.Marshal(map[string]any{"type": kind, "approved": true})
 	var a ahp06.StateAction
 	err := json.Unmarshal(probe, &a)
 	_, unknown := a.Variant.(ahp06.UnknownStateAction)
