@@ -291,6 +291,12 @@ func TestNot06ActionsAreNotSent(t *testing.T) {
 			if got := c.PendingCount(chatURI); got != map[bool]int{true: 1, false: 0}[vh.sent] {
 				t.Errorf("pending = %d", got)
 			}
+			// A command 0.6 cannot say (a side chat) is refused the same way.
+			side := protocol.CreateChatParams{Channel: sessionURI, Chat: "ahp-chat:/side", Source: &protocol.ChatSource{
+				Variant: protocol.SideChatSource{Chat: chatURI, TurnID: "t1"}}}
+			if err := c.CreateChat(ctxT(t), side); (err == nil) != vh.sent || (err != nil && !errors.Is(err, client.ErrNotInVersion)) {
+				t.Errorf("CreateChat(side chat) = %v, want sent %v (else ErrNotInVersion)", err, vh.sent)
+			}
 		})
 	}
 }

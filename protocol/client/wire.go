@@ -88,6 +88,9 @@ func encodeParams(w protocol.Wire, method string, params any) (json.RawMessage, 
 		return raw, nil
 	}
 	down, err := convert06.DownParams(method, raw)
+	if errors.Is(err, convert06.ErrNot06) {
+		return nil, fmt.Errorf("%w (AHP 0.6): %w", ErrNotInVersion, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("convert to AHP 0.6: %w", err)
 	}
@@ -122,8 +125,9 @@ func upParams(w protocol.Wire, method string, raw json.RawMessage) (json.RawMess
 }
 
 // ErrNotInVersion is wrapped by Dispatch for an action the negotiated
-// version does not define (a 1.0-only action to a 0.6 host): it is not
-// sent and changes nothing. Gate such actions on Client.Wire.
+// version does not define (a 1.0-only action to a 0.6 host), and by a
+// command whose params it cannot say (a side chat to a 0.6 host): nothing
+// is sent and nothing changes. Gate such features on Client.Wire.
 var ErrNotInVersion = errors.New("the host's AHP version does not define this action")
 
 // checkSendable refuses, before any optimistic effect, an action the wire w
