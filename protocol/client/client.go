@@ -16,12 +16,9 @@ import (
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
-// decodedWires are the wires this build has decoders and reducers for.
-// Wire10 joins when the 1.0 decoders and reducers land: offering 1.0.0,
-// 0.10.0 or 0.9.0 before that would make a host that also speaks 0.6 pick
-// a wire whose actions this client cannot decode (ContentRef tool input,
-// error response parts, enablement lists), where today it picks 0.6.
-var decodedWires = []protocol.Wire{protocol.Wire06}
+// decodedWires are the wires this build speaks: 1.0 natively, 0.6 through
+// the conversion at the link (wire.go).
+var decodedWires = []protocol.Wire{protocol.Wire10, protocol.Wire06}
 
 // SupportedProtocolVersions are the AHP versions this client implements,
 // most preferred first, as offered in initialize.
@@ -48,7 +45,10 @@ type Options struct {
 	URL        string                  // ws://... or wss://...
 	ClientID   string                  // stable per installation; see LoadOrCreateClientID
 	ClientInfo protocol.Implementation // {Name:"ahptui", Version:...}
-	Clock      protocol.Clock          // default time.Now; stamps optimistic reductions
+	// Clock is read for the 0.6 wire's optimistic reductions (chat
+	// modifiedAt) and for a token's remaining lifetime (expiresIn); default
+	// time.Now.
+	Clock protocol.Clock
 	// Dial opens the transport; default is a WebSocket (jsonrpc.Dial) with
 	// MaxFrameBytes as its read limit. A custom Dial enforces its own limit.
 	Dial func(ctx context.Context, url string) (jsonrpc.Transport, error)
@@ -192,6 +192,10 @@ type link struct {
 	// the event queue (a host can send actions without end while it holds
 	// back a handshake or subscribe result).
 	heldBytes int64
+	// wire is the shape of this link's traffic; wireKnown is closed once
+	// it is set (see wire.go).
+	wire      protocol.Wire
+	wireKnown chan struct{}
 }
 
 // releaseHeldLocked forgets the held bytes once nothing is held any more
@@ -343,11 +347,42 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	return c.callOn(ctx, l, method, params, result)
 }
 
+// callOn runs a command on l in l's wire: params are converted down and
+// the result up on the 0.6 wire.
 func (c *Client) callOn(ctx context.Context, l *link, method string, params, result any) error {
+	w := c.linkWire(l)
+	raw, err := encodeParams(w, method, params)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	var res json.RawMessage
+	if err := c.callRaw(ctx, l, method, raw, &res); err != nil {
+		return err
+	}
+	if result == nil {
+		return nil
+	}
+	if err := decodeResult(w, method, res, result); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// callRaw runs a command with params and result as they are on the wire.
+func (c *Client) callRaw(ctx context.Context, l *link, method string, params json.RawMessage, result *json.RawMessage) error {
 	if err := l.conn.Call(ctx, method, params, result); err != nil {
 		return fmt.Errorf("%s: %w", method, asHostError(err, c.offered))
 	}
 	return nil
+}
+
+// notifyOn sends a notification on l in l's wire.
+func (c *Client) notifyOn(ctx context.Context, l *link, method string, params any) error {
+	raw, err := encodeParams(c.linkWire(l), method, params)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return l.conn.Notify(ctx, method, raw)
 }
 
 // Subscribe adds channel to the mirror. For a state-bearing channel the
@@ -430,7 +465,7 @@ func (c *Client) Unsubscribe(ctx context.Context, channel string) error {
 	if !known || l == nil || !l.ready {
 		return nil
 	}
-	if err := l.conn.Notify(ctx, "unsubscribe", protocol.UnsubscribeParams{Channel: channel}); err != nil {
+	if err := c.notifyOn(ctx, l, "unsubscribe", protocol.UnsubscribeParams{Channel: channel}); err != nil {
 		return fmt.Errorf("unsubscribe %s: %w", channel, err)
 	}
 	return nil
@@ -520,7 +555,7 @@ func (c *Client) Authenticate(ctx context.Context, resource, token string, scope
 		return nil
 	}
 	c.mu.Unlock()
-	if err := c.callOn(ctx, l, "authenticate", tok.params(time.Now()), nil); err != nil {
+	if err := c.callOn(ctx, l, "authenticate", tok.params(c.opts.Clock()), nil); err != nil {
 		if !isHostAnswer(err) {
 			// The connection dropped (or ctx ended) before the host
 			// answered: keep the token so the next handshake pushes it.
@@ -590,6 +625,9 @@ func (c *Client) Dispatch(channel string, action protocol.StateAction) (clientSe
 	if c.closed {
 		return 0, ErrClientClosed
 	}
+	if err := checkSendable(c.wire, action); err != nil {
+		return 0, fmt.Errorf("dispatch %s: %w", action.Kind(), err)
+	}
 	p := pendingAction{channel: channel, clientSeq: c.nextSeq, action: action}
 	if !c.mirror.applyLocal(p) {
 		return 0, fmt.Errorf("dispatch %s to %s: channel is not subscribed (or has no state): subscribe first", action.Kind(), quoteHost(channel))
@@ -635,14 +673,34 @@ func (c *Client) sender() {
 			if !live {
 				continue
 			}
-			err := o.link.conn.Notify(c.ctx, "dispatchAction", protocol.DispatchActionParams{
+			params, err := encodeParams(c.linkWire(o.link), "dispatchAction", protocol.DispatchActionParams{
 				Channel: o.p.channel, ClientSeq: o.p.clientSeq, Action: o.p.action,
 			})
 			if err != nil {
+				// Dispatch checked the wire it knew; a reconnect may have
+				// landed on a host speaking an older one.
+				c.settleUnsendable(o.p, err)
+				continue
+			}
+			if err := o.link.conn.Notify(c.ctx, "dispatchAction", params); err != nil {
 				c.log.Info("ahp: dispatch not sent; it is re-sent after reconnect", "clientSeq", o.p.clientSeq, "error", err.Error())
 			}
 		}
 	}
+}
+
+// settleUnsendable rolls back a pending action the link's wire cannot
+// carry, as if the host had rejected it: it would otherwise wait for an
+// echo that never comes.
+func (c *Client) settleUnsendable(p pendingAction, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.mirror.removePending(p.channel, p.clientSeq) {
+		return
+	}
+	c.events.push(ChannelStateEvent{Channel: p.channel})
+	c.events.push(ActionRejectedEvent{Channel: p.channel, Action: p.action, ClientSeq: p.clientSeq,
+		Reason: "not sent: " + err.Error()})
 }
 
 // Reconnect drops the transport and takes the normal reconnect path; after
@@ -772,47 +830,79 @@ func answerHostRequest(method string) error {
 	return jsonrpc.ErrMethodNotFound
 }
 
+// readNotifications are the notifications onNotification turns into
+// events; every other one is ignored before it is converted or decoded.
+var readNotifications = map[string]bool{
+	"action": true, "root/sessionAdded": true, "root/sessionRemoved": true,
+	"root/sessionSummaryChanged": true, "auth/required": true,
+}
+
 func (c *Client) onNotification(l *link, req *jsonrpc.Request) {
-	switch req.Method {
-	case "action":
-		var env protocol.ActionEnvelope
-		if err := json.Unmarshal(req.Params, &env); err != nil {
+	w, ok := c.awaitWire(l)
+	if !ok {
+		return
+	}
+	if !readNotifications[req.Method] {
+		// Not one this client reads (an x- extension's, a later
+		// version's, progress): nothing to convert or decode.
+		c.log.Debug("ahp: ignored notification", "method", quoteHost(req.Method))
+		return
+	}
+	params, err := upParams(w, req.Method, req.Params)
+	if err != nil {
+		if req.Method == "action" {
 			c.badEnvelope(l, req.Params, err)
 			return
 		}
-		c.onEnvelope(l, env, len(req.Params))
+		c.badNotification(l, req, err)
+		return
+	}
+	switch req.Method {
+	case "action":
+		var env protocol.ActionEnvelope
+		if err := json.Unmarshal(params, &env); err != nil {
+			c.badEnvelope(l, params, err)
+			return
+		}
+		onlyDefined(w, &env)
+		c.onEnvelope(l, env, len(params))
 	case "root/sessionAdded":
 		var p protocol.SessionAddedParams
-		if c.decodeNotification(l, req, &p) {
+		if c.decodeNotification(l, req, params, &p) {
 			c.pushIfCurrent(l, SessionAddedEvent{Summary: p.Summary}, len(req.Params))
 		}
 	case "root/sessionRemoved":
 		var p protocol.SessionRemovedParams
-		if c.decodeNotification(l, req, &p) {
+		if c.decodeNotification(l, req, params, &p) {
 			c.pushIfCurrent(l, SessionRemovedEvent{Session: p.Session}, len(req.Params))
 		}
 	case "root/sessionSummaryChanged":
 		var p protocol.SessionSummaryChangedParams
-		if c.decodeNotification(l, req, &p) {
+		if c.decodeNotification(l, req, params, &p) {
 			c.pushIfCurrent(l, SessionSummaryChangedEvent{Session: p.Session, Changes: p.Changes}, len(req.Params))
 		}
 	case "auth/required":
 		var p protocol.AuthRequiredParams
-		if c.decodeNotification(l, req, &p) {
+		if c.decodeNotification(l, req, params, &p) {
 			c.pushIfCurrent(l, AuthRequiredEvent{Params: p}, len(req.Params))
 		}
-	default:
-		c.log.Debug("ahp: ignored notification", "method", quoteHost(req.Method))
 	}
 }
 
-func (c *Client) decodeNotification(l *link, req *jsonrpc.Request, v any) bool {
-	if err := json.Unmarshal(req.Params, v); err != nil {
-		c.log.Warn("ahp: ignored malformed notification", "method", quoteHost(req.Method), "error", err.Error())
-		c.pushIfCurrent(l, HostErrorEvent{Err: fmt.Errorf("host sent a malformed %s notification (ignored): %w", quoteHost(req.Method), err)}, len(req.Params))
+// decodeNotification decodes req's params, converted to 1.0, into v.
+func (c *Client) decodeNotification(l *link, req *jsonrpc.Request, params json.RawMessage, v any) bool {
+	if err := json.Unmarshal(params, v); err != nil {
+		c.badNotification(l, req, err)
 		return false
 	}
 	return true
+}
+
+// badNotification reports a notification that did not convert or decode;
+// it is ignored.
+func (c *Client) badNotification(l *link, req *jsonrpc.Request, err error) {
+	c.log.Warn("ahp: ignored malformed notification", "method", quoteHost(req.Method), "error", err.Error())
+	c.pushIfCurrent(l, HostErrorEvent{Err: fmt.Errorf("host sent a malformed %s notification (ignored): %w", quoteHost(req.Method), err)}, len(req.Params))
 }
 
 func (c *Client) pushIfCurrent(l *link, e Event, size int) {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/internal/testhost"
@@ -35,9 +34,7 @@ func ptr[T any](v T) *T { return &v }
 // test fails on any invalid frame).
 func newHost(t *testing.T, opts testhost.Options) *testhost.Host {
 	t.Helper()
-	v := schemacheck.MustLoad(t)
-	opts.Validate = v.ValidateMessage
-	opts.ValidateResponse = v.ValidateResponse
+	opts.Schemas = testhost.SchemaChecks(t)
 	h := testhost.New(t, opts)
 	h.SetState(sessionURI, testhost.NewSession("test", "first"))
 	h.SetState(chatURI, testhost.NewChat(chatURI))
@@ -204,8 +201,8 @@ func TestDialInitializeSubscribe(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("events = %v, want %v", got, want)
 	}
-	if v := c.ProtocolVersion(); v != "0.6.0" {
-		t.Errorf("ProtocolVersion = %q", v)
+	if v, w := c.ProtocolVersion(), c.Wire(); v != "1.0.0" || w != protocol.Wire10 {
+		t.Errorf("ProtocolVersion = %q on wire %v, want 1.0.0 on 1.0", v, w)
 	}
 	if si := c.ServerInfo(); si == nil || si.Name != "testhost" {
 		t.Errorf("ServerInfo = %+v", si)
@@ -238,7 +235,7 @@ func TestDialInitializeSubscribe(t *testing.T) {
 	}
 	_ = json.Unmarshal(h.Frames()[0].Raw, &init)
 	p := init.Params
-	if p.ClientID != clientID || !slices.Equal(p.ProtocolVersions, []string{"0.6.0"}) ||
+	if p.ClientID != clientID || !slices.Equal(p.ProtocolVersions, []string{"1.0.0", "0.10.0", "0.9.0", "0.6.0"}) ||
 		p.ClientInfo == nil || p.ClientInfo.Name != "ahptui" || p.Capabilities != nil ||
 		!slices.Equal(p.InitialSubscriptions, []string{protocol.RootChannel}) {
 		t.Errorf("initialize params = %+v", p)
@@ -562,32 +559,43 @@ func TestTokensRepushedBeforeRedispatch(t *testing.T) {
 }
 
 // TestForgottenTokenNotRepushed: a token the user forgot is dropped from
-// what the client re-pushes after a reconnect, while the others still go;
-// on a 0.6 host the empty-token authenticate (1.0's revocation) is not
-// sent, and it forgets the token all the same.
+// what the client re-pushes after a reconnect, while the others still go.
+// Signing out sends 1.0's empty-token revocation; 0.6 has none, so there
+// nothing is sent, the caller is told, and the token is forgotten all the
+// same.
 func TestForgottenTokenNotRepushed(t *testing.T) {
-	h := newHost(t, testhost.Options{})
-	c := dial(t, h, nil)
-	for _, res := range []string{"https://a.example", "https://b.example", "https://c.example"} {
-		if err := c.Authenticate(ctxT(t), res, "tok-"+res, nil, time.Time{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c.ForgetToken("https://a.example")
-	if err := c.Authenticate(ctxT(t), "https://b.example", "", nil, time.Time{}); err == nil {
-		t.Error("an empty-token authenticate on a 0.6 host did not say it cannot revoke there")
-	}
-	if n := len(h.AuthCalls()); n != 3 {
-		t.Fatalf("%d authenticate calls before the reconnect, want the 3 pushes", n)
-	}
-	h.DropConnections()
-	waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
-	var again []string
-	for _, call := range h.AuthCalls()[3:] {
-		again = append(again, call.Resource)
-	}
-	if !slices.Equal(again, []string{"https://c.example"}) {
-		t.Errorf("re-pushed after the reconnect: %v, want only https://c.example", again)
+	for _, tt := range []struct {
+		version string
+		revokes bool
+	}{{"1.0.0", true}, {"0.6.0", false}} {
+		t.Run(tt.version, func(t *testing.T) {
+			h := newHost(t, testhost.Options{Versions: []string{tt.version}})
+			c := dial(t, h, nil)
+			for _, res := range []string{"https://a.example", "https://b.example", "https://c.example"} {
+				if err := c.Authenticate(ctxT(t), res, "tok-"+res, nil, time.Time{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.ForgetToken("https://a.example")
+			err := c.Authenticate(ctxT(t), "https://b.example", "", nil, time.Time{})
+			calls := h.AuthCalls()
+			if tt.revokes {
+				if err != nil || len(calls) != 4 || calls[3].Resource != "https://b.example" || calls[3].Token != "" {
+					t.Fatalf("revocation: err %v, calls %+v; want a 4th call with an empty token for b", err, calls)
+				}
+			} else if err == nil || len(calls) != 3 {
+				t.Fatalf("0.6 revocation: err %v, %d calls; want an error and the 3 pushes only", err, len(calls))
+			}
+			h.DropConnections()
+			waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
+			var again []string
+			for _, call := range h.AuthCalls()[len(calls):] {
+				again = append(again, call.Resource)
+			}
+			if !slices.Equal(again, []string{"https://c.example"}) {
+				t.Errorf("re-pushed after the reconnect: %v, want only https://c.example", again)
+			}
+		})
 	}
 }
 
@@ -649,15 +657,17 @@ func TestOversizedFrameReconnects(t *testing.T) {
 }
 
 func TestUnsupportedVersionIsTyped(t *testing.T) {
+	const offers = "ahptui offers 1.0.0, 0.10.0, 0.9.0, 0.6.0"
 	tests := []struct {
 		name      string
 		supported []string
 		summary   string
 	}{
-		{"exact", []string{"9.0.0"}, "host accepts AHP 9.0.0; ahptui offers 0.6.0"},
-		{"current host ranges", []string{"^1.0.0", "~0.9.0"},
-			"host accepts AHP ^1.0.0 (>=1.0.0 <2.0.0), ~0.9.0 (>=0.9.0 <0.10.0); ahptui offers 0.6.0"},
-		{"comparator range", []string{">=0.1.0 <0.3.0"}, "host accepts AHP >=0.1.0 <0.3.0; ahptui offers 0.6.0"},
+		{"exact", []string{"9.0.0"}, "host accepts AHP 9.0.0; " + offers},
+		{"ranges", []string{"^2.0.0", ">=0.1.0 <0.3.0"},
+			"host accepts AHP ^2.0.0 (>=2.0.0 <3.0.0), >=0.1.0 <0.3.0; " + offers},
+		{"tilde and caret on 0.x", []string{"~0.8.0", "^0.2.0"},
+			"host accepts AHP ~0.8.0 (>=0.8.0 <0.9.0), ^0.2.0 (>=0.2.0 <0.3.0); " + offers},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -680,11 +690,10 @@ func TestUnsupportedVersionIsTyped(t *testing.T) {
 	}
 }
 
-// A host that answers a version the client did not offer (here the 1.0
-// wire, to a client that offered 0.6 only) is refused before any of its
-// state is decoded with the wrong wire's types.
+// A host that answers a version the client did not offer is refused
+// before any of its state is decoded with a guessed wire's types.
 func TestHostPickingUnofferedVersionIsRefused(t *testing.T) {
-	for _, answer := range []string{"1.0.0", "0.10.0", "0.9.0", "0.6.1"} {
+	for _, answer := range []string{"2.0.0", "1.1.0", "0.8.0", "0.6.1"} {
 		t.Run(answer, func(t *testing.T) {
 			h := newHost(t, testhost.Options{AnswerVersion: answer})
 			c, err := client.Dial(ctxT(t), options(h))
@@ -700,23 +709,49 @@ func TestHostPickingUnofferedVersionIsRefused(t *testing.T) {
 }
 
 // A host picks the highest version it accepts among those offered, so the
-// client must take any offered entry, not only the first.
+// client must take any offered entry, not only the first, and the version
+// decides the wire.
 func TestNegotiatedVersionAndWire(t *testing.T) {
-	h := newHost(t, testhost.Options{Versions: []string{"^0.6.0"}})
-	c := dial(t, h, nil)
-	if c.ProtocolVersion() != "0.6.0" || c.Wire() != protocol.Wire06 {
-		t.Errorf("negotiated %q on wire %v, want 0.6.0 on the 0.6 wire", c.ProtocolVersion(), c.Wire())
+	for _, tt := range []struct {
+		accepts []string
+		version string
+		wire    protocol.Wire
+	}{
+		{[]string{"^1.0.0", "~0.9.0"}, "1.0.0", protocol.Wire10},
+		{[]string{"^0.10.0"}, "0.10.0", protocol.Wire10},
+		{[]string{"~0.9.0"}, "0.9.0", protocol.Wire10},
+		{[]string{"^0.6.0"}, "0.6.0", protocol.Wire06},
+		{[]string{"0.6.0", "~0.9.0"}, "0.9.0", protocol.Wire10},
+	} {
+		t.Run(strings.Join(tt.accepts, "|"), func(t *testing.T) {
+			h := newHost(t, testhost.Options{Versions: tt.accepts})
+			c := dial(t, h, nil)
+			if c.ProtocolVersion() != tt.version || c.Wire() != tt.wire {
+				t.Errorf("negotiated %q on wire %v, want %s on %v", c.ProtocolVersion(), c.Wire(), tt.version, tt.wire)
+			}
+		})
 	}
 }
 
 func TestBadInputIsIgnored(t *testing.T) {
-	h := newHost(t, testhost.Options{})
+	// later is an action type the negotiated version does not define but
+	// a later one does.
+	for _, tt := range []struct{ version, later string }{
+		{"1.0.0", `{"type":"session/repositoriesChanged","repositories":[]}`},
+		{"0.6.0", `{"type":"session/mcpServerBackgroundRequested","id":"m"}`},
+	} {
+		t.Run(tt.version, func(t *testing.T) { testBadInputIsIgnored(t, tt.version, tt.later) })
+	}
+}
+
+func testBadInputIsIgnored(t *testing.T, version, later string) {
+	h := newHost(t, testhost.Options{Versions: []string{version}})
 	c := dial(t, h, nil)
 	subscribe(t, c, sessionURI)
 
 	before := c.LastSeenServerSeq()
-	unknown := protocol.NewStateAction(protocol.UnknownStateAction{Discriminator: "future/thing", Raw: json.RawMessage(`{"type":"future/thing","x":1}`)})
-	h.Inject(sessionURI, unknown)
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"future/thing","x":1},"serverSeq":` +
+		fmt.Sprint(before+1) + `}}`))
 	h.SendRaw([]byte(`{not json`))
 	h.SendRaw([]byte(`{"jsonrpc":"2.0","id":987654,"result":{}}`))
 	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/titleChanged","title":"extra","surprise":true},"serverSeq":` +
@@ -731,7 +766,7 @@ func TestBadInputIsIgnored(t *testing.T) {
 	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"x-acme/heartbeat","params":{"channel":"ahp-root://","n":1}}`))
 	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"x-acme/pinned","pinned":true},"serverSeq":` +
 		fmt.Sprint(before+5) + `}}`))
-	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":{"type":"session/mcpServerBackgroundRequested","id":"m"},"serverSeq":` +
+	h.SendRaw([]byte(`{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/s1","action":` + later + `,"serverSeq":` +
 		fmt.Sprint(before+6) + `}}`))
 
 	he := waitEvent(t, c, func(e client.HostErrorEvent) bool { return true })
@@ -756,13 +791,19 @@ func TestHostRequestsAreRefused(t *testing.T) {
 	dial(t, h, nil)
 	for _, m := range []string{"resourceRead", "resourceWrite", "resourceList", "resourceCopy", "resourceDelete",
 		"resourceMove", "resourceResolve", "resourceMkdir", "resourceRequest", "createResourceWatch"} {
-		err := h.CallClient(ctxT(t), m, map[string]any{"channel": "ahp-root://", "uri": "file:///etc/passwd"})
+		// Every member any of these requests requires, so each request is
+		// valid and the refusal is the client's choice, not a bad frame.
+		err := h.CallClient(ctxT(t), m, map[string]any{"channel": "ahp-root://", "uri": "file:///etc/passwd",
+			"data": "", "encoding": "utf-8", "source": "file:///a", "destination": "file:///b"})
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || je.Code != jsonrpc.PermissionDenied {
 			t.Errorf("%s answered %v, want PermissionDenied", m, err)
 		}
 	}
-	err := h.CallClient(ctxT(t), "somethingElse", nil)
+	// No schema knows a made-up method: this host does not check frames.
+	unchecked := testhost.New(t, testhost.Options{})
+	dial(t, unchecked, nil)
+	err := unchecked.CallClient(ctxT(t), "somethingElse", nil)
 	if !errors.Is(err, jsonrpc.ErrMethodNotFound) {
 		t.Errorf("unknown request answered %v, want MethodNotFound", err)
 	}
@@ -885,11 +926,17 @@ func TestNotificationsBecomeEvents(t *testing.T) {
 }
 
 // TestEveryClientMessageIsSchemaValid sends every command and every action
-// the UI can dispatch through a host that validates each inbound frame
-// against the AHP schemas (invalid frames fail the test at cleanup).
+// the UI can dispatch through a host that checks each frame, as it is on
+// the socket, against the schema of the negotiated version (invalid frames
+// fail the test at cleanup).
 func TestEveryClientMessageIsSchemaValid(t *testing.T) {
-	v := schemacheck.MustLoad(t)
-	h := newHost(t, testhost.Options{})
+	for _, version := range []string{"1.0.0", "0.10.0", "0.9.0", "0.6.0"} {
+		t.Run(version, func(t *testing.T) { testEveryClientMessage(t, version) })
+	}
+}
+
+func testEveryClientMessage(t *testing.T, version string) {
+	h := newHost(t, testhost.Options{Versions: []string{version}})
 	c := dial(t, h, func(o *client.Options) { o.PingInterval = 10 * time.Millisecond })
 	subscribe(t, c, sessionURI)
 	subscribe(t, c, chatURI)
@@ -923,9 +970,6 @@ func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 	var seqs []int64
 	for _, a := range actions {
 		sa := protocol.NewStateAction(a.action)
-		if err := v.Validate("StateAction", sa); err != nil {
-			t.Errorf("%s: %v", sa.Kind(), err)
-		}
 		seq, err := c.Dispatch(a.channel, sa)
 		if err != nil {
 			t.Fatalf("Dispatch %s: %v", sa.Kind(), err)
@@ -940,7 +984,7 @@ func TestEveryClientMessageIsSchemaValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := c.CreateSession(ctx, protocol.CreateSessionParams{Channel: "ahp-session:/s3", Provider: ptr("test"),
-		WorkingDirectory: ptr("file:///tmp")}); err != nil {
+		WorkingDirectories: []protocol.URI{"file:///tmp"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.CreateChat(ctx, protocol.CreateChatParams{Channel: "ahp-session:/s3", Chat: "ahp-chat:/c3", InitialMessage: ptr(userMsg("hello"))}); err != nil {
@@ -1038,43 +1082,59 @@ func TestCloseEndsEvents(t *testing.T) {
 // An envelope that overtakes the result it follows (the host broadcasts it
 // before the subscribe/initialize/reconnect response is written) must be
 // applied after that result, not lost.
+//
+// Before the initialize result the client does not know the wire either:
+// the raced root action there changed shape in 0.9 (a terminal's exit
+// code), so on a 0.6 host it must wait for the result and be converted.
 func TestEnvelopeBeforeResultIsKept(t *testing.T) {
-	for _, method := range []string{"initialize", "subscribe", "reconnect"} {
-		t.Run(method, func(t *testing.T) {
-			h := newHost(t, testhost.Options{})
-			ch := sessionURI
-			if method == "initialize" {
-				ch = protocol.RootChannel
-			}
-			act := title("raced")
-			if method == "initialize" {
-				act = protocol.NewStateAction(protocol.RootActiveSessionsChangedAction{ActiveSessions: 42})
-			}
-			h.InjectDuring(method, ch, act)
-			c := dial(t, h, nil)
-			subscribe(t, c, sessionURI)
-			if method == "reconnect" {
-				// A missed action goes into the replay; the raced one comes
-				// after it and must not make the replay look stale.
-				h.DropConnections()
-				h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionActivityChangedAction{Activity: ptr("missed")}))
-				waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
-				waitUntil(t, c, "replayed action applied", func() bool {
-					s, _ := c.Session(sessionURI)
-					return s.Activity != nil && *s.Activity == "missed"
-				})
-			}
-			waitUntil(t, c, "raced action applied", func() bool {
-				if method == "initialize" {
-					r, _ := c.Root()
-					return r.ActiveSessions != nil && *r.ActiveSessions == 42
-				}
-				return sessionTitle(t, c) == "raced"
-			})
-			if c.LastSeenServerSeq() != h.Seq() {
-				t.Errorf("lastSeen %d, host %d", c.LastSeenServerSeq(), h.Seq())
-			}
+	for _, version := range []string{"1.0.0", "0.6.0"} {
+		for _, method := range []string{"initialize", "subscribe", "reconnect"} {
+			t.Run(version+"/"+method, func(t *testing.T) { testEnvelopeBeforeResult(t, version, method) })
+		}
+	}
+}
+
+func testEnvelopeBeforeResult(t *testing.T, version, method string) {
+	h := newHost(t, testhost.Options{Versions: []string{version}})
+	ch := sessionURI
+	if method == "initialize" {
+		ch = protocol.RootChannel
+	}
+	act := title("raced")
+	if method == "initialize" {
+		act = protocol.NewStateAction(protocol.RootTerminalsChangedAction{Terminals: []protocol.TerminalInfo{{
+			Resource: "ahp-terminal:/t1", Title: "build",
+			Claim:     protocol.NewTerminalClaim(protocol.TerminalClientClaim{ClientID: "other"}),
+			Lifecycle: protocol.NewTerminalLifecycleState(protocol.TerminalExitedLifecycleState{ExitCode: ptr(int64(3))}),
+		}}})
+	}
+	h.InjectDuring(method, ch, act)
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	if method == "reconnect" {
+		// A missed action goes into the replay; the raced one comes
+		// after it and must not make the replay look stale.
+		h.DropConnections()
+		h.Inject(sessionURI, protocol.NewStateAction(protocol.SessionActivityChangedAction{Activity: ptr("missed")}))
+		waitEvent(t, c, func(e client.ConnectionEvent) bool { return e.Status == client.StatusReady })
+		waitUntil(t, c, "replayed action applied", func() bool {
+			s, _ := c.Session(sessionURI)
+			return s.Activity != nil && *s.Activity == "missed"
 		})
+	}
+	waitUntil(t, c, "raced action applied", func() bool {
+		if method == "initialize" {
+			r, _ := c.Root()
+			if len(r.Terminals) != 1 {
+				return false
+			}
+			ex, ok := r.Terminals[0].Lifecycle.Variant.(protocol.TerminalExitedLifecycleState)
+			return ok && ex.ExitCode != nil && *ex.ExitCode == 3
+		}
+		return sessionTitle(t, c) == "raced"
+	})
+	if c.LastSeenServerSeq() != h.Seq() {
+		t.Errorf("lastSeen %d, host %d", c.LastSeenServerSeq(), h.Seq())
 	}
 }
 

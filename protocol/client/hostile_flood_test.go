@@ -54,9 +54,10 @@ type flood struct {
 // host must not hold what the test measures), connects, and takes the
 // measures the flood is checked against. The event log counts, instead of
 // keeping, the events counted matches.
-func startFlood(t *testing.T, cfg hostilehost.Config, counted func(Event) bool) *flood {
+func startFlood(t *testing.T, version string, cfg hostilehost.Config, counted func(Event) bool) *flood {
 	t.Helper()
 	cfg.ForgetInbound = true
+	cfg.ProtocolVersion = version
 	r := startHostileConfig(t, cfg)
 	r.barrier(t, 11)
 	if counted != nil {
@@ -106,7 +107,9 @@ func (f *flood) recover(t *testing.T, seq int64) {
 // (25k with the race detector). Each is refused (the client serves no
 // resources) through the one reply writer: no goroutine per request, no
 // growing queue, the connection answers everything the host reads.
-func TestHostileRequestFlood(t *testing.T) {
+func TestHostileRequestFlood(t *testing.T) { onBothWires(t, testHostileRequestFlood) }
+
+func testHostileRequestFlood(t *testing.T, version string) {
 	n := 250_000
 	if raceEnabled {
 		// The race detector makes every channel operation and syscall
@@ -117,7 +120,7 @@ func TestHostileRequestFlood(t *testing.T) {
 	}
 	var answers atomic.Int64
 	allAnswered := make(chan struct{})
-	f := startFlood(t, hostilehost.Config{
+	f := startFlood(t, version, hostilehost.Config{
 		Tap: func(_ int64, dir string, frame []byte) {
 			if dir == hostilehost.Inbound && bytes.Contains(frame, []byte(`"id":"flood-`)) {
 				if answers.Add(1) == int64(n) {
@@ -155,8 +158,10 @@ func TestHostileRequestFlood(t *testing.T) {
 // not keep it all: past the event queue's cap it drops the connection
 // (ErrEventQueueFull), and once the consumer reads again the reconnect
 // brings the client back, responsive.
-func TestHostileNotificationFlood(t *testing.T) {
-	f := startFlood(t, hostilehost.Config{}, func(e Event) bool {
+func TestHostileNotificationFlood(t *testing.T) { onBothWires(t, testHostileNotificationFlood) }
+
+func testHostileNotificationFlood(t *testing.T, version string) {
+	f := startFlood(t, version, hostilehost.Config{}, func(e Event) bool {
 		_, ok := e.(SessionSummaryChangedEvent)
 		return ok
 	})
@@ -196,8 +201,10 @@ func TestHostileNotificationFlood(t *testing.T) {
 // never advertised, to a consumer that reads them. The client passes them
 // on (deciding what to prompt for is the UI's, see ui's test of the same
 // flood) without growing and stays responsive.
-func TestHostileAuthRequiredFlood(t *testing.T) {
-	f := startFlood(t, hostilehost.Config{}, func(e Event) bool {
+func TestHostileAuthRequiredFlood(t *testing.T) { onBothWires(t, testHostileAuthRequiredFlood) }
+
+func testHostileAuthRequiredFlood(t *testing.T, version string) {
+	f := startFlood(t, version, hostilehost.Config{}, func(e Event) bool {
 		_, ok := e.(AuthRequiredEvent)
 		return ok
 	})

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/convert06"
 	"github.com/ahptui/ahptui/protocol/internal/hostilehost"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -225,9 +226,18 @@ type hostileRig struct {
 
 // startHostile starts a host with the given states (nil: the default
 // root/session/chat), dials it and subscribes the session and chat.
-func startHostile(t *testing.T, states map[string]json.RawMessage, answer func(*hostilehost.Conn, *jsonrpc.Request) (any, *jsonrpc.Error, bool)) *hostileRig {
+func startHostile(t *testing.T, version string, states map[string]json.RawMessage, answer func(*hostilehost.Conn, *jsonrpc.Request) (any, *jsonrpc.Error, bool)) *hostileRig {
 	t.Helper()
-	return startHostileConfig(t, hostilehost.Config{States: states, Answer: answer})
+	return startHostileConfig(t, hostilehost.Config{States: states, Answer: answer, ProtocolVersion: version})
+}
+
+// onBothWires runs a hostile test against a host that answers 1.0.0 and
+// one that answers 0.6.0: the bounds hold whichever wire the client
+// decodes (on 0.6 every frame also passes the conversion).
+func onBothWires(t *testing.T, test func(t *testing.T, version string)) {
+	for _, v := range []string{"1.0.0", "0.6.0"} {
+		t.Run(v, func(t *testing.T) { test(t, v) })
+	}
 }
 
 // startHostileConfig is startHostile with the whole host configuration
@@ -344,7 +354,9 @@ func heapInUse() uint64 {
 // client keeps the host's text as data (sanitising is the views' job, see
 // views.Sanitize) but never chokes on it, and the error texts it makes
 // itself carry no control characters.
-func TestHostileStrings(t *testing.T) {
+func TestHostileStrings(t *testing.T) { onBothWires(t, testHostileStrings) }
+
+func testHostileStrings(t *testing.T, version string) {
 	payload := hostilehost.AllEscapes()
 	states := map[string]json.RawMessage{
 		protocol.RootChannel: hostilehost.Taint(hostileRoot, payload),
@@ -356,7 +368,7 @@ func TestHostileStrings(t *testing.T) {
 			t.Fatalf("tainted %s does not decode, so the test would not reach the client's state: %v", ch, err)
 		}
 	}
-	r := startHostile(t, states, func(_ *hostilehost.Conn, req *jsonrpc.Request) (any, *jsonrpc.Error, bool) {
+	r := startHostile(t, version, states, func(_ *hostilehost.Conn, req *jsonrpc.Request) (any, *jsonrpc.Error, bool) {
 		if req.Method == "listSessions" {
 			return json.RawMessage(hostilehost.Taint(json.RawMessage(`{"items":[{"resource":"ahp-session:/hostile","provider":"p",`+
 				`"title":"Session title","status":1,"createdAt":"1970-01-01T00:00:01.000Z","modifiedAt":"1970-01-01T00:00:02.000Z"}]}`), payload)), nil, true
@@ -431,8 +443,10 @@ func mustJSON(t *testing.T, v any) string {
 // TestHostileOversizeFrame: a 50 MB frame (and one just over the limit)
 // closes the connection; the client says why, reconnects cleanly and keeps
 // its state, and its heap never holds the frame.
-func TestHostileOversizeFrame(t *testing.T) {
-	r := startHostile(t, nil, nil)
+func TestHostileOversizeFrame(t *testing.T) { onBothWires(t, testHostileOversizeFrame) }
+
+func testHostileOversizeFrame(t *testing.T, version string) {
+	r := startHostile(t, version, nil, nil)
 	r.barrier(t, 11)
 	before := heapInUse()
 	seq := int64(100)
@@ -480,8 +494,10 @@ func TestHostileOversizeFrame(t *testing.T) {
 // objects. Million-item frames close the connection (jsonrpc's
 // MaxArrayElements) and the client reconnects cleanly; the rest are taken
 // on the same connection. The live heap stays within hostileHeapBudget.
-func TestHostileBigStructures(t *testing.T) {
-	r := startHostile(t, nil, nil)
+func TestHostileBigStructures(t *testing.T) { onBothWires(t, testHostileBigStructures) }
+
+func testHostileBigStructures(t *testing.T, version string) {
+	r := startHostile(t, version, nil, nil)
 	r.barrier(t, 11)
 	before := heapInUse()
 
@@ -598,8 +614,10 @@ func TestHostileBigStructures(t *testing.T) {
 // TestHostileSeqOrdering: duplicated, out-of-order and stale serverSeq
 // never apply an action twice; the state equals the in-order application
 // of each distinct envelope once.
-func TestHostileSeqOrdering(t *testing.T) {
-	r := startHostile(t, nil, nil)
+func TestHostileSeqOrdering(t *testing.T) { onBothWires(t, testHostileSeqOrdering) }
+
+func testHostileSeqOrdering(t *testing.T, version string) {
+	r := startHostile(t, version, nil, nil)
 	delta := func(s string) map[string]any {
 		return map[string]any{"type": "chat/delta", "turnId": "turn-1", "partId": "md-1", "content": s}
 	}
@@ -653,7 +671,11 @@ func TestHostileSeqOrdering(t *testing.T) {
 // JSON-RPC leave the client up, on the same connection, with its state
 // and subscriptions untouched.
 func TestHostileUnsubscribedAndUnsolicited(t *testing.T) {
-	r := startHostile(t, nil, nil)
+	onBothWires(t, testHostileUnsubscribedAndUnsolicited)
+}
+
+func testHostileUnsubscribedAndUnsolicited(t *testing.T, version string) {
+	r := startHostile(t, version, nil, nil)
 	r.barrier(t, 11)
 	channelsBefore := strings.Join(sortedChannels(r.client), ",")
 	rootBefore, _ := r.client.Root()
@@ -709,8 +731,10 @@ func sortedChannels(c *Client) []string {
 // other client-side resources. Every request is answered with an error
 // (PermissionDenied for resource methods, MethodNotFound otherwise) and no
 // frame the client ever sends carries file contents.
-func TestHostileFileRequests(t *testing.T) {
-	r := startHostile(t, nil, nil)
+func TestHostileFileRequests(t *testing.T) { onBothWires(t, testHostileFileRequests) }
+
+func testHostileFileRequests(t *testing.T, version string) {
+	r := startHostile(t, version, nil, nil)
 	passwd, _ := os.ReadFile("/etc/passwd")
 	firstLine, _, _ := bytes.Cut(passwd, []byte("\n"))
 	reqs := hostilehost.FileRequests()
@@ -775,6 +799,10 @@ func TestTranscriptReplay(t *testing.T) {
 			}
 			methods := map[reqKey]string{}
 			var m *mirror
+			var clock protocol.Clock
+			// The transcript is read as the client reads the socket: in
+			// the shape of the version initialize named.
+			wire := protocol.WireUnknown
 			frames := 0
 			for n, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
 				var l struct {
@@ -796,7 +824,8 @@ func TestTranscriptReplay(t *testing.T) {
 					if err != nil {
 						t.Fatalf("meta clock: %v", err)
 					}
-					m = newMirror(func() time.Time { return at })
+					clock = func() time.Time { return at }
+					m = newMirror(clock)
 					continue
 				case l.Final != nil:
 					final = l.Final
@@ -823,10 +852,15 @@ func TestTranscriptReplay(t *testing.T) {
 						continue
 					}
 					if x.Method == "action" {
-						var env protocol.ActionEnvelope
-						if err := json.Unmarshal(x.Params, &env); err != nil {
+						params, err := upParams(wire, x.Method, x.Params)
+						if err != nil {
 							t.Fatalf("line %d: envelope: %v", n+1, err)
 						}
+						var env protocol.ActionEnvelope
+						if err := json.Unmarshal(params, &env); err != nil {
+							t.Fatalf("line %d: envelope: %v", n+1, err)
+						}
+						onlyDefined(wire, &env)
 						m.applyEnvelope(env, meta.ClientID)
 					}
 				case *jsonrpc.Response:
@@ -836,14 +870,20 @@ func TestTranscriptReplay(t *testing.T) {
 					var snaps []protocol.Snapshot
 					switch methods[reqKey{l.Conn, x.ID.String()}] {
 					case "initialize":
+						var named struct {
+							ProtocolVersion string `json:"protocolVersion"`
+						}
+						_ = json.Unmarshal(x.Result, &named)
+						wire = protocol.WireOf(named.ProtocolVersion)
+						m.rules = protocol.RulesFor(wire, clock)
 						var r protocol.InitializeResult
-						if err := json.Unmarshal(x.Result, &r); err != nil {
+						if err := decodeResult(wire, "initialize", x.Result, &r); err != nil {
 							t.Fatal(err)
 						}
 						snaps = r.Snapshots
 					case "subscribe":
 						var r protocol.SubscribeResult
-						if err := json.Unmarshal(x.Result, &r); err != nil {
+						if err := decodeResult(wire, "subscribe", x.Result, &r); err != nil {
 							t.Fatal(err)
 						}
 						if r.Snapshot != nil {
@@ -851,7 +891,7 @@ func TestTranscriptReplay(t *testing.T) {
 						}
 					case "reconnect":
 						var r protocol.ReconnectResult
-						if err := json.Unmarshal(x.Result, &r); err != nil {
+						if err := decodeResult(wire, "reconnect", x.Result, &r); err != nil {
 							t.Fatal(err)
 						}
 						switch v := r.Variant.(type) {
@@ -859,6 +899,7 @@ func TestTranscriptReplay(t *testing.T) {
 							snaps = v.Snapshots
 						case protocol.ReconnectReplayResult:
 							for _, env := range v.Actions {
+								onlyDefined(wire, &env)
 								m.applyEnvelope(env, meta.ClientID)
 							}
 							for _, ch := range v.Missing {
@@ -879,6 +920,11 @@ func TestTranscriptReplay(t *testing.T) {
 				if !ok {
 					t.Errorf("%s: replay has no state", ch)
 					continue
+				}
+				if wire == protocol.Wire06 {
+					if want, err = convert06.UpState(ch, want); err != nil {
+						t.Fatalf("%s: recorded final state: %v", ch, err)
+					}
 				}
 				ws, err := protocol.DecodeSnapshotState(ch, want)
 				if err != nil {

@@ -111,6 +111,23 @@ func (m *mirror) applyLocal(p pendingAction) bool {
 	return true
 }
 
+// removePending drops the pending action clientSeq of channel and rebuilds
+// the optimistic state; false when there is none.
+func (m *mirror) removePending(channel string, clientSeq int64) bool {
+	ch, ok := m.channels[channel]
+	if !ok {
+		return false
+	}
+	for i, p := range ch.pending {
+		if p.clientSeq == clientSeq {
+			ch.pending = append(ch.pending[:i:i], ch.pending[i+1:]...)
+			m.recompute(ch)
+			return true
+		}
+	}
+	return false
+}
+
 // envelopeOutcome says what applyEnvelope did.
 type envelopeOutcome struct {
 	// known is false when the channel is not mirrored (envelope ignored).
@@ -147,6 +164,15 @@ func (m *mirror) applyEnvelope(env protocol.ActionEnvelope, myID string) envelop
 	}
 	stale := env.ServerSeq <= ch.seq
 	rejected := env.RejectionReason != nil
+	if _, unknown := env.Action.Variant.(protocol.UnknownStateAction); unknown && own < 0 {
+		// An action type this version does not define (an extension's
+		// x- type, a later version's): it changes nothing, but its
+		// serverSeq still counts as seen.
+		if !stale {
+			ch.seq = env.ServerSeq
+		}
+		return out
+	}
 	if own >= 0 {
 		p := ch.pending[own]
 		ch.pending = append(ch.pending[:own:own], ch.pending[own+1:]...)

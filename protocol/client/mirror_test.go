@@ -159,8 +159,8 @@ func TestMirrorUnknownChannelAndActionType(t *testing.T) {
 	}
 	unknown := protocol.NewStateAction(protocol.UnknownStateAction{Discriminator: "future/x", Raw: json.RawMessage(`{"type":"future/x"}`)})
 	out := m.applyEnvelope(protocol.ActionEnvelope{Channel: mSession, Action: unknown, ServerSeq: 12}, me)
-	if !out.known {
-		t.Fatal("unknown action type on a mirrored channel reported unknown channel")
+	if !out.known || out.changed {
+		t.Fatalf("unknown action type: known %v, changed %v; want known and unchanged (no state event)", out.known, out.changed)
 	}
 	if got := m.channels[mSession].optimistic.(protocol.SessionState).Title; got != "start" {
 		t.Errorf("unknown action changed state: %q", got)

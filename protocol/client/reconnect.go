@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -33,7 +34,8 @@ func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
 		return nil, fmt.Errorf("connect to %s: %w", c.opts.URL, err)
 	}
 	lctx, lcancel := context.WithCancelCause(c.ctx)
-	l := &link{ctx: lctx, cancel: lcancel, syncing: true, subscribing: map[string][]protocol.ActionEnvelope{}}
+	l := &link{ctx: lctx, cancel: lcancel, syncing: true, subscribing: map[string][]protocol.ActionEnvelope{},
+		wireKnown: make(chan struct{})}
 	l.conn = jsonrpc.NewConn(t, c.handler(l), jsonrpc.ConnOptions{Logger: c.log, MaxConcurrentRequests: hostRequestSlots})
 
 	c.mu.Lock()
@@ -42,6 +44,11 @@ func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
 		lcancel(ErrClientClosed)
 		_ = t.Close("client closed")
 		return nil, ErrClientClosed
+	}
+	if !fresh {
+		// reconnect resumes the version negotiated before; a host that
+		// refuses it is initialized afresh, which negotiates again.
+		l.setWireLocked(c.wire)
 	}
 	c.cur = l
 	c.mu.Unlock()
@@ -99,7 +106,7 @@ func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
 		c.mu.Unlock()
 		for _, t := range todo {
 			pushed[tokenKey(t)] = true
-			p := t.params(time.Now())
+			p := t.params(c.opts.Clock())
 			if err := c.callOn(ctx, l, "authenticate", p, nil); err != nil {
 				if !isHostAnswer(err) {
 					return err
@@ -158,19 +165,40 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 		ClientInfo:           &ci,
 		InitialSubscriptions: subs,
 	}
-	var res protocol.InitializeResult
-	if err := c.callOn(ctx, l, "initialize", p, &res); err != nil {
+	c.mu.Lock()
+	l.unsetWireLocked()
+	c.mu.Unlock()
+	// initialize's params are the same on every wire; its result is read
+	// in the shape of the version it names.
+	raw, err := encodeParams(protocol.WireUnknown, "initialize", p)
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	var rawRes json.RawMessage
+	if err := c.callRaw(ctx, l, "initialize", raw, &rawRes); err != nil {
 		return err
 	}
-	if !slices.Contains(c.offered, res.ProtocolVersion) {
-		return fmt.Errorf("host selected AHP %q, which this client did not offer (%s): the host is not following version negotiation",
-			quoteHost(res.ProtocolVersion), joinURIs(c.offered))
+	var named struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(rawRes, &named); err != nil {
+		return fmt.Errorf("initialize: decode result: %w", err)
+	}
+	if !slices.Contains(c.offered, named.ProtocolVersion) {
+		return fmt.Errorf("host selected AHP %s, which this client did not offer (%s): the host is not following version negotiation",
+			quoteHost(named.ProtocolVersion), joinURIs(c.offered))
+	}
+	wire := protocol.WireOf(named.ProtocolVersion)
+	var res protocol.InitializeResult
+	if err := decodeResult(wire, "initialize", rawRes, &res); err != nil {
+		return fmt.Errorf("initialize: %w", err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.protocolVersion = res.ProtocolVersion
-	c.wire = protocol.WireOf(res.ProtocolVersion)
-	c.mirror.rules.Wire = c.wire
+	c.wire = wire
+	c.mirror.rules = protocol.RulesFor(wire, c.opts.Clock)
+	l.setWireLocked(wire)
 	c.serverInfo = res.ServerInfo
 	// A fresh handshake restarts the host's numbering as far as we know
 	// (a restarted host counts from scratch).
@@ -209,6 +237,7 @@ func (c *Client) resume(ctx context.Context, l *link) error {
 	switch r := res.Variant.(type) {
 	case protocol.ReconnectReplayResult:
 		for _, env := range r.Actions {
+			onlyDefined(c.wire, &env)
 			c.applyLocked(env)
 		}
 		for _, ch := range r.Missing {
@@ -304,7 +333,7 @@ func (c *Client) pinger(l *link) {
 			return
 		}
 		pctx, cancel := context.WithTimeout(l.ctx, c.opts.PingTimeout)
-		err := l.conn.Call(pctx, "ping", protocol.PingParams{}, nil)
+		err := c.callOn(pctx, l, "ping", protocol.PingParams{}, nil)
 		cancel()
 		if err != nil && !isHostAnswer(err) && l.ctx.Err() == nil {
 			l.drop(fmt.Errorf("host did not answer ping within %s: %w", c.opts.PingTimeout, err))

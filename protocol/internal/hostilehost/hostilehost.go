@@ -27,7 +27,8 @@ import (
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
-// ProtocolVersion is what the host selects in initialize.
+// ProtocolVersion is what the host selects in initialize unless
+// Config.ProtocolVersion says otherwise.
 const ProtocolVersion = "0.6.0"
 
 // Direction tags a frame for Config.Tap, as demohost names them.
@@ -52,6 +53,10 @@ type Config struct {
 	Tap func(conn int64, dir string, frame []byte)
 	// ReadLimit bounds inbound frames; 0 means jsonrpc.DefaultReadLimit.
 	ReadLimit int64
+	// ProtocolVersion is what initialize answers, whatever was offered
+	// (default ProtocolVersion). The host's JSON is sent as written: a test
+	// picks states and frames valid on that version's wire.
+	ProtocolVersion string
 	// ForgetInbound makes Conn.Inbound stay empty: a flood test's host
 	// must not hold the client's hundreds of thousands of answers in the
 	// heap the test measures.
@@ -371,6 +376,13 @@ func (h *Host) snapshots(channels []string) []snapshot {
 	return out
 }
 
+func (h *Host) protocolVersion() string {
+	if h.cfg.ProtocolVersion != "" {
+		return h.cfg.ProtocolVersion
+	}
+	return ProtocolVersion
+}
+
 func (h *Host) defaultAnswer(req *jsonrpc.Request) (any, *jsonrpc.Error) {
 	switch req.Method {
 	case "initialize":
@@ -382,7 +394,7 @@ func (h *Host) defaultAnswer(req *jsonrpc.Request) (any, *jsonrpc.Error) {
 		seq := h.seq
 		h.mu.Unlock()
 		return map[string]any{
-			"protocolVersion": ProtocolVersion,
+			"protocolVersion": h.protocolVersion(),
 			"serverSeq":       seq,
 			"serverInfo":      map[string]string{"name": "hostilehost", "version": "0"},
 			"snapshots":       h.snapshots(p.InitialSubscriptions),

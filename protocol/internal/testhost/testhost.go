@@ -32,19 +32,20 @@ import (
 // Options configures a Host.
 type Options struct {
 	// Versions the host accepts, exact versions or SemVer ranges as a host
-	// publishes them in -32005; default ["0.6.0"].
+	// publishes them in -32005; default ["^1.0.0", "~0.9.0"], what hosts
+	// built on the 1.0 spec accept. The host picks the highest offered
+	// version inside them; on a connection that picked 0.6 it speaks the
+	// 0.6 wire (its frames converted down, the client's up).
 	Versions []string
 	// ReplayLimit bounds the replay buffer (envelopes); default 1000.
 	ReplayLimit int
-	// Validate, if set, checks every inbound frame; failures are reported
-	// with t.Errorf when the test ends (e.g. schemacheck's ValidateMessage).
-	Validate func(frame []byte) error
-	// ValidateResponse, if set, checks every response the client sends to
-	// a host→client request (CallClient) against the method the host
-	// called (e.g. schemacheck's ValidateResponse); Validate cannot, since
-	// a response does not name its method. Failures are reported like
-	// Validate's.
-	ValidateResponse func(method string, frame []byte) error
+	// Schemas, if set, gives the checker of a wire (schemacheck's
+	// Validator is one). Every frame in both directions is checked, as it
+	// is on the socket, against the wire its connection negotiated (the
+	// initialize request, the same on every wire, and the frames of a
+	// connection that negotiated nothing, against Wire10's); failures are
+	// reported with t.Errorf when the test ends.
+	Schemas func(protocol.Wire) Checker
 	// ReadLimit bounds inbound frames; 0 = jsonrpc default.
 	ReadLimit int64
 	// AnswerVersion, if set, is the protocolVersion initialize answers
@@ -52,19 +53,29 @@ type Options struct {
 	AnswerVersion string
 }
 
-// Frame is one inbound frame as recorded by the host.
+// Checker validates the frames of one wire. A response does not name its
+// method, so it is checked with the method of the request it answers.
+type Checker interface {
+	ValidateMessage(frame []byte) error
+	ValidateResponse(method string, frame []byte) error
+}
+
+// Frame is one inbound frame as recorded by the host: its bytes as they
+// were on the socket (0.6 shapes on a 0.6 connection).
 type Frame struct {
 	Conn   int    // connection number, from 1
 	Method string // "" for responses
 	Raw    []byte
+	Wire   protocol.Wire // the connection's wire when it arrived
 }
 
 // AuthCall is one authenticate request the host received.
 type AuthCall struct {
-	Conn     int
-	Resource string
-	Token    string
-	Scopes   []string
+	Conn      int
+	Resource  string
+	Token     string
+	Scopes    []string
+	ExpiresIn *int64 // as the host read it: never on a 0.6 connection
 }
 
 type originKey struct {
@@ -75,7 +86,7 @@ type originKey struct {
 type hconn struct {
 	id       int
 	conn     *jsonrpc.Conn
-	t        jsonrpc.Transport
+	t        *wireTransport
 	clientID string
 	subs     map[string]bool
 }
@@ -94,6 +105,7 @@ type Host struct {
 	seq           int64
 	buffer        []protocol.ActionEnvelope
 	known         map[string]bool
+	wires         map[string]protocol.Wire // clientId → negotiated wire
 	applied       map[originKey]protocol.ActionEnvelope
 	conns         map[*hconn]struct{}
 	nextConn      int
@@ -110,9 +122,12 @@ type Host struct {
 	dispatched    int
 	during        map[string]injection
 	refuse        bool
+	closed        bool
 	auths         []AuthCall
 	frames        []Frame
-	invalid       []string
+
+	invalidMu sync.Mutex
+	invalid   []string // failures reported when the test ends
 }
 
 // New starts a host with a root channel holding an empty RootState. It is
@@ -120,7 +135,7 @@ type Host struct {
 func New(t testing.TB, opts Options) *Host {
 	t.Helper()
 	if len(opts.Versions) == 0 {
-		opts.Versions = []string{"0.6.0"}
+		opts.Versions = []string{"^1.0.0", "~0.9.0"}
 	}
 	if opts.ReplayLimit <= 0 {
 		opts.ReplayLimit = 1000
@@ -131,6 +146,7 @@ func New(t testing.TB, opts Options) *Host {
 		states:      map[string]protocol.SnapshotStateVariant{protocol.RootChannel: protocol.RootState{Agents: []protocol.AgentInfo{}}},
 		sessions:    []protocol.SessionSummary{},
 		known:       map[string]bool{},
+		wires:       map[string]protocol.Wire{},
 		applied:     map[originKey]protocol.ActionEnvelope{},
 		conns:       map[*hconn]struct{}{},
 		missing:     map[string]bool{},
@@ -143,10 +159,10 @@ func New(t testing.TB, opts Options) *Host {
 	h.URL = "ws://" + strings.TrimPrefix(h.srv.URL, "http://")
 	t.Cleanup(func() {
 		h.Close()
-		h.mu.Lock()
-		defer h.mu.Unlock()
+		h.invalidMu.Lock()
+		defer h.invalidMu.Unlock()
 		for _, msg := range h.invalid {
-			t.Errorf("testhost: client sent an invalid frame: %s", msg)
+			t.Errorf("testhost: %s", msg)
 		}
 	})
 	return h
@@ -154,6 +170,11 @@ func New(t testing.TB, opts Options) *Host {
 
 // Close drops every connection and stops the server.
 func (h *Host) Close() {
+	// Closed first: a client reconnecting between the drop and the
+	// server's close would otherwise get a connection that outlives it.
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
 	h.DropConnections()
 	h.srv.Close()
 }
@@ -171,9 +192,14 @@ func (h *Host) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		_ = t.Close("testhost: closed")
+		return
+	}
 	h.nextConn++
 	hc := &hconn{id: h.nextConn, subs: map[string]bool{}}
-	hc.t = &recTransport{Transport: t, h: h, id: hc.id}
+	hc.t = &wireTransport{Transport: t, h: h, id: hc.id}
 	hc.conn = jsonrpc.NewConn(hc.t, jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		return h.handle(ctx, hc, req)
 	}), jsonrpc.ConnOptions{})
@@ -184,80 +210,6 @@ func (h *Host) serveWS(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	delete(h.conns, hc)
 	h.mu.Unlock()
-}
-
-// recTransport records and validates every inbound frame, and remembers
-// the method of each request the host sends so the client's response to it
-// can be validated against that method.
-type recTransport struct {
-	jsonrpc.Transport
-	h  *Host
-	id int
-
-	mu    sync.Mutex
-	calls map[string]string // raw JSON id of an outbound request → its method
-}
-
-func (r *recTransport) Write(ctx context.Context, frame []byte) error {
-	var peek struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(frame, &peek) == nil && peek.Method != "" && len(peek.ID) > 0 {
-		r.mu.Lock()
-		if r.calls == nil {
-			r.calls = map[string]string{}
-		}
-		r.calls[string(peek.ID)] = peek.Method
-		r.mu.Unlock()
-	}
-	return r.Transport.Write(ctx, frame)
-}
-
-// calledMethod returns (and forgets) the method of the host request that
-// the response with raw JSON id answers.
-func (r *recTransport) calledMethod(id json.RawMessage) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	m, ok := r.calls[string(id)]
-	delete(r.calls, string(id))
-	return m, ok
-}
-
-func (r *recTransport) Read(ctx context.Context) ([]byte, error) {
-	b, err := r.Transport.Read(ctx)
-	if err == nil {
-		r.h.record(r, b)
-	}
-	return b, err
-}
-
-func (h *Host) record(r *recTransport, b []byte) {
-	var peek struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	_ = json.Unmarshal(b, &peek)
-	var verr error
-	what := peek.Method
-	if h.opts.Validate != nil {
-		verr = h.opts.Validate(b)
-	}
-	if peek.Method == "" && len(peek.ID) > 0 {
-		if m, ok := r.calledMethod(peek.ID); ok {
-			what = "response to " + m
-			if verr == nil && h.opts.ValidateResponse != nil {
-				verr = h.opts.ValidateResponse(m, b)
-			}
-		}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.frames = append(h.frames, Frame{Conn: r.id, Method: peek.Method, Raw: slices.Clone(b)})
-	h.signalLocked()
-	if verr != nil {
-		h.invalid = append(h.invalid, fmt.Sprintf("%s: %v", what, verr))
-	}
 }
 
 func decode[T any](req *jsonrpc.Request) (T, error) {
@@ -353,7 +305,7 @@ func (h *Host) handle(ctx context.Context, hc *hconn, req *jsonrpc.Request) (any
 			return nil, err
 		}
 		h.mu.Lock()
-		h.auths = append(h.auths, AuthCall{Conn: hc.id, Resource: p.Resource, Token: p.Token, Scopes: p.Scopes})
+		h.auths = append(h.auths, AuthCall{Conn: hc.id, Resource: p.Resource, Token: p.Token, Scopes: p.Scopes, ExpiresIn: p.ExpiresIn})
 		h.mu.Unlock()
 		return protocol.AuthenticateResult{}, nil
 	case "dispatchAction":
@@ -366,31 +318,45 @@ func (h *Host) handle(ctx context.Context, hc *hconn, req *jsonrpc.Request) (any
 	return nil, jsonrpc.ErrMethodNotFound
 }
 
-func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
-	// The spec's rule: the highest offered version inside any accepted
-	// range (an exact version is a range of one).
+// negotiate applies the spec's rule: the highest offered version inside
+// any accepted range (an exact version is a range of one). The transport
+// runs it on the initialize request to know the wire of the answer, the
+// handler to answer; it is pure, so both agree.
+func (h *Host) negotiate(offered []string) (string, error) {
+	h.mu.Lock()
+	versions := h.opts.Versions
+	h.mu.Unlock()
 	var accepted []protocol.VersionRange
-	for _, s := range h.opts.Versions {
+	for _, s := range versions {
 		r, err := protocol.ParseVersionRange(s)
 		if err != nil {
-			return nil, fmt.Errorf("testhost: Options.Versions %q: %w", s, err)
+			return "", fmt.Errorf("testhost: Options.Versions %q: %w", s, err)
 		}
 		accepted = append(accepted, r)
 	}
-	version, ok, err := protocol.NegotiateProtocolVersion(p.ProtocolVersions, accepted)
+	version, ok, err := protocol.NegotiateProtocolVersion(offered, accepted)
 	if err != nil {
-		return nil, jsonrpc.NewError(jsonrpc.InvalidParams, err.Error())
+		return "", jsonrpc.NewError(jsonrpc.InvalidParams, err.Error())
 	}
 	if h.opts.AnswerVersion != "" {
 		version, ok = h.opts.AnswerVersion, true
 	}
 	if !ok {
-		return nil, jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion, "no common protocol version",
-			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: h.opts.Versions})
+		return "", jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion, "no common protocol version",
+			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: versions})
+	}
+	return version, nil
+}
+
+func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
+	version, err := h.negotiate(p.ProtocolVersions)
+	if err != nil {
+		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.known[p.ClientID] = true
+	h.wires[p.ClientID] = protocol.WireOf(version)
 	hc.clientID = p.ClientID
 	snaps := []protocol.Snapshot{}
 	for _, ch := range p.InitialSubscriptions {
@@ -486,7 +452,7 @@ func (h *Host) dispatchLocked(hc *hconn, p protocol.DispatchActionParams) {
 	if reject {
 		env = h.appendLocked(p.Channel, p.Action, origin, &reason)
 	} else {
-		h.states[p.Channel] = protocol.Reduce(st, p.Action, protocol.Rules{})
+		h.states[p.Channel] = protocol.Reduce(st, p.Action, protocol.RulesFor(hc.t.currentWire(), time.Now))
 		env = h.appendLocked(p.Channel, p.Action, origin, nil)
 	}
 	h.applied[key] = env
@@ -654,10 +620,11 @@ func (h *Host) NotifyRoot(method string, params any) {
 	h.notifyRootLocked(method, params)
 }
 
-// SendRaw writes frame as is to every connection.
+// SendRaw writes frame as is to every connection: not converted, not
+// checked.
 func (h *Host) SendRaw(frame []byte) {
 	for _, hc := range h.connList() {
-		_ = hc.t.Write(context.Background(), frame)
+		_ = hc.t.Transport.Write(context.Background(), frame)
 	}
 }
 
@@ -680,6 +647,14 @@ func (h *Host) connList() []*hconn {
 	}
 	slices.SortFunc(out, func(a, b *hconn) int { return a.id - b.id })
 	return out
+}
+
+// SetVersions changes what the host accepts from the next initialize on,
+// as a host upgraded or downgraded between two connections would.
+func (h *Host) SetVersions(versions []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.opts.Versions = slices.Clone(versions)
 }
 
 // RefuseConnections makes new WebSocket upgrades fail (503) while on.
