@@ -120,7 +120,7 @@ func (h *Host) expireGrantLocked(c *conn, resource string) {
 		return
 	}
 	reason := protocol.AuthRequiredReasonExpired
-	frame, err := encodeNotification("auth/required", protocol.AuthRequiredParams{Channel: rootURI, Resource: protocol.AuthRequiredResource{ProtectedResourceMetadata: h.resources[resource]}, Reason: &reason})
+	frame, err := h.encodeNotification("auth/required", protocol.AuthRequiredParams{Channel: rootURI, Resource: protocol.AuthRequiredResource{ProtectedResourceMetadata: h.resources[resource]}, Reason: &reason})
 	if err != nil {
 		h.log.Error("demohost: encode auth/required", "err", err)
 		return

@@ -49,7 +49,7 @@ func (h *Host) echoDuplicateLocked(c *conn, clientSeq int64) {
 	for i := len(sent) - 1; i >= 0; i-- {
 		e := sent[i]
 		if e.clientSeq == clientSeq {
-			frame, err := encodeNotification("action", json.RawMessage(e.params))
+			frame, err := h.encodeNotification("action", json.RawMessage(e.params))
 			if err == nil {
 				h.validateFrameLocked(c.id, Outbound, frame, e.unknownAction)
 				c.send(frame)

@@ -19,26 +19,52 @@ import (
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
-func TestInitializeNegotiatesVersion(t *testing.T) {
-	h, v := startHost(t, Config{})
-	tests := []struct {
-		name     string
-		versions []string
-		clientID string
-		want     string
-		code     int64
-	}{
+type negotiation struct {
+	name     string
+	versions []string
+	clientID string
+	want     string
+	code     int64
+}
+
+// negotiations are the offers each served version is tested with: the
+// 1.0 rule (the highest offer inside ^1.0.0 or ~0.9.0, whatever the
+// order; VS Code's 0.10.0 is not in them), and the 0.6 host's one exact
+// version.
+var negotiations = map[string][]negotiation{
+	Version10: {
+		{"exact", []string{"1.0.0"}, "c1", "1.0.0", 0},
+		{"later minor", []string{"1.2.3"}, "c2", "1.2.3", 0},
+		{"0.9 labels the 1.0 wire", []string{"0.9.0"}, "c3", "0.9.0", 0},
+		{"0.9 patch", []string{"0.9.4"}, "c3p", "0.9.4", 0},
+		{"highest whatever the order", []string{"0.9.0", "0.6.0", "1.0.0"}, "c6", "1.0.0", 0},
+		{"ahptui's offer", protocol.ProtocolVersionsFor(protocol.Wire10, protocol.Wire06), "c10", "1.0.0", 0},
+		{"VS Code's 0.10 alone", []string{"0.10.0"}, "c11", "", jsonrpc.UnsupportedProtocolVersion},
+		{"0.6 alone", []string{"0.6.0"}, "c4", "", jsonrpc.UnsupportedProtocolVersion},
+		{"next major", []string{"2.0.0"}, "c7", "", jsonrpc.UnsupportedProtocolVersion},
+		{"malformed offer", []string{"1.0"}, "c8", "", jsonrpc.InvalidParams},
+		{"prerelease offer", []string{"1.0.1-beta.1", "1.0.0"}, "c9", "", jsonrpc.InvalidParams},
+		{"no versions", []string{}, "c5", "", jsonrpc.InvalidParams},
+		{"no client id", []string{"1.0.0"}, "", "", jsonrpc.InvalidParams},
+	},
+	Version06: {
 		{"exact", []string{"0.6.0"}, "c1", "0.6.0", 0},
-		{"later patch", []string{"0.6.3"}, "c2", "0.6.3", 0},
-		{"first acceptable", []string{"0.7.0", "0.6.1", "0.6.0"}, "c3", "0.6.1", 0},
-		{"highest whatever the order", []string{"0.6.0", "0.6.2", "0.6.1"}, "c6", "0.6.2", 0},
-		{"too old", []string{"0.1.0"}, "c4", "", jsonrpc.UnsupportedProtocolVersion},
+		{"ahptui's offer", protocol.ProtocolVersionsFor(protocol.Wire10, protocol.Wire06), "c10", "0.6.0", 0},
+		{"another patch", []string{"0.6.3"}, "c2", "", jsonrpc.UnsupportedProtocolVersion},
 		{"1.0 only", []string{"1.0.0", "0.10.0", "0.9.0"}, "c7", "", jsonrpc.UnsupportedProtocolVersion},
 		{"malformed offer", []string{"0.6"}, "c8", "", jsonrpc.InvalidParams},
-		{"prerelease offer", []string{"0.6.1-beta.1", "0.6.0"}, "c9", "", jsonrpc.InvalidParams},
-		{"no versions", []string{}, "c5", "", jsonrpc.InvalidParams},
 		{"no client id", []string{"0.6.0"}, "", "", jsonrpc.InvalidParams},
-	}
+	},
+}
+
+func TestInitializeNegotiatesVersion(t *testing.T) {
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		testNegotiation(t, h, v, negotiations[version])
+	})
+}
+
+func testNegotiation(t *testing.T, h *Host, v *schemacheck.Validator, tests []negotiation) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := dial(t, h, v, tt.clientID)
@@ -57,7 +83,7 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 				}
 				if tt.code == jsonrpc.UnsupportedProtocolVersion {
 					var data protocol.UnsupportedProtocolVersionErrorData
-					if err := json.Unmarshal(resp.Error.Data, &data); err != nil || len(data.SupportedVersions) == 0 || data.SupportedVersions[0] != "^0.6.0" {
+					if err := json.Unmarshal(resp.Error.Data, &data); err != nil || !slices.Equal(data.SupportedVersions, SupportedVersions(h.Version())) {
 						t.Fatalf("error data %s: %v", resp.Error.Data, err)
 					}
 					if err := v.Validate("UnsupportedProtocolVersionErrorData", resp.Error.Data); err != nil {
@@ -693,7 +719,7 @@ func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
 	disconnects := make(chan string, 16)
 	// Megabytes of schema checks would dominate this test; every other test
 	// validates every frame.
-	v := schemacheck.MustLoad(t)
+	v := validatorFor(t, Version10)
 	h, err := Start(context.Background(), Config{StepDelay: -1, SendQueue: 4, OnDisconnect: func(_ int64, reason string) { disconnects <- reason }})
 	if err != nil {
 		t.Fatal(err)
@@ -718,7 +744,7 @@ func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
 	}
 	defer slow.Close("done")
 	id := jsonrpc.Int64ID(1)
-	raw, _ := json.Marshal(protocol.InitializeParams{ProtocolVersions: []string{"0.6.0"}, ClientID: "slow", InitialSubscriptions: []string{DemoSessionURI}})
+	raw, _ := json.Marshal(protocol.InitializeParams{ProtocolVersions: []string{Version10}, ClientID: "slow", InitialSubscriptions: []string{DemoSessionURI}})
 	f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: "initialize", Params: raw})
 	if err := slow.Write(ctx, f); err != nil {
 		t.Fatal(err)
@@ -756,7 +782,7 @@ func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
 }
 
 func TestCloseLeavesNoConnections(t *testing.T) {
-	v := schemacheck.MustLoad(t)
+	v := validatorFor(t, Version10)
 	h, err := Start(context.Background(), Config{StepDelay: -1, Validate: v.ValidateMessage})
 	if err != nil {
 		t.Fatal(err)
@@ -901,7 +927,7 @@ func TestCreateSessionAndChat(t *testing.T) {
 // with a turn blocked, an MCP start pending and clients connected.
 func TestNoGoroutineLeak(t *testing.T) {
 	before := runtime.NumGoroutine()
-	v := schemacheck.MustLoad(t)
+	v := validatorFor(t, Version10)
 	h, err := Start(context.Background(), Config{StepDelay: time.Hour, Validate: v.ValidateMessage})
 	if err != nil {
 		t.Fatal(err)

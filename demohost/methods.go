@@ -25,7 +25,7 @@ func (h *Host) handleRequest(c *conn, req *jsonrpc.Request) {
 		// Introspection talks to the token store: keep it outside h.mu.
 		res, err := h.authenticate(c, req.Params)
 		h.mu.Lock()
-		c.respondLocked(response(req.ID, res, err))
+		c.respondLocked(h.response(req.Method, req.ID, res, err))
 		h.mu.Unlock()
 		return
 	}
@@ -84,7 +84,7 @@ func (h *Host) handleRequest(c *conn, req *jsonrpc.Request) {
 			err = jsonrpc.NewError(jsonrpc.MethodNotFound, "method not found: "+clip(req.Method))
 		}
 	}
-	c.respondLocked(response(req.ID, res, err))
+	c.respondLocked(h.response(req.Method, req.ID, res, err))
 }
 
 func isKnownMethod(m string) bool {
@@ -93,17 +93,6 @@ func isKnownMethod(m string) bool {
 		return true
 	}
 	return false
-}
-
-func response(id *jsonrpc.ID, res any, err rpcError) *jsonrpc.Response {
-	if err != nil {
-		return &jsonrpc.Response{ID: id, Error: err}
-	}
-	raw, merr := json.Marshal(res)
-	if merr != nil {
-		return &jsonrpc.Response{ID: id, Error: jsonrpc.NewError(jsonrpc.InternalError, "the host could not encode its result")}
-	}
-	return &jsonrpc.Response{ID: id, Result: raw}
 }
 
 func clip(s string) string {
@@ -141,14 +130,14 @@ func (h *Host) initializeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	}
 	// The spec's rule: the highest offered version inside our ranges,
 	// whatever the order; a malformed entry makes the whole offer invalid.
-	chosen, ok, err := protocol.NegotiateProtocolVersion(p.ProtocolVersions, supportedRanges)
+	chosen, ok, err := protocol.NegotiateProtocolVersion(p.ProtocolVersions, h.wire.ranges)
 	if err != nil {
 		return nil, invalidParams("%v", err)
 	}
 	if !ok {
 		return nil, jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion,
-			"the demo host speaks AHP "+strings.Join(SupportedVersions, ", ")+"; offer "+ProtocolVersion,
-			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: slices.Clone(SupportedVersions)})
+			"the demo host accepts AHP "+strings.Join(h.wire.supported, ", ")+"; offer "+h.wire.version,
+			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: slices.Clone(h.wire.supported)})
 	}
 	c.clientID = p.ClientID
 	c.initialized = true
@@ -160,7 +149,7 @@ func (h *Host) initializeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 			snaps = append(snaps, snap)
 		}
 	}
-	name, ver := "ahptui-demohost", ProtocolVersion
+	name, ver := "ahptui-demohost", h.wire.version
 	return protocol.InitializeResult{ProtocolVersion: chosen, ServerSeq: h.seq,
 		ServerInfo: &protocol.Implementation{Name: name, Version: &ver}, Snapshots: snaps}, nil
 }
@@ -194,7 +183,7 @@ func (h *Host) reconnectLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if known && h.canReplayLocked(p.LastSeenServerSeq) {
 		actions := []json.RawMessage{}
 		for i := range h.replay.len() {
-			if e := h.replay.at(i); e.seq > p.LastSeenServerSeq && live[e.channel] && (e.origin == "" || e.origin == p.ClientID) {
+			if e := h.replay.at(i); e.seq > p.LastSeenServerSeq && live[e.channel] && !e.notForPeer && (e.origin == "" || e.origin == p.ClientID) {
 				actions = append(actions, e.params)
 			}
 		}

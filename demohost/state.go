@@ -3,6 +3,7 @@ package demohost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -132,6 +133,14 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 	if u, ok := env.Action.Variant.(protocol.UnknownStateAction); ok {
 		e.unknownAction = u.Discriminator
 	}
+	frame, err := h.encodeNotification("action", json.RawMessage(params))
+	switch {
+	case errors.Is(err, errNotForPeer):
+		e.notForPeer = true
+	case err != nil:
+		h.log.Error("demohost: encode action", "type", env.Action.Kind(), "err", err)
+		return
+	}
 	if env.Origin != nil {
 		e.clientID, e.clientSeq = env.Origin.ClientID, env.Origin.ClientSeq
 		sent := append(h.sentTo[e.clientID], e)
@@ -141,11 +150,9 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 		h.sentTo[e.clientID] = sent
 	}
 	h.replay.push(e, h.cfg.ReplayBuffer)
-	frame, err := encodeNotification("action", json.RawMessage(params))
-	if err != nil {
-		return
+	if !e.notForPeer {
+		h.broadcastLocked(env.Channel, onlyClient, frame, e.unknownAction)
 	}
-	h.broadcastLocked(env.Channel, onlyClient, frame, e.unknownAction)
 }
 
 // broadcastLocked validates a frame once and queues it for every subscriber
@@ -165,7 +172,10 @@ func (h *Host) broadcastLocked(channel, onlyClient string, frame []byte, unknown
 }
 
 func (h *Host) notifyRootLocked(method string, params any) {
-	frame, err := encodeNotification(method, params)
+	frame, err := h.encodeNotification(method, params)
+	if errors.Is(err, errNotForPeer) {
+		return
+	}
 	if err != nil {
 		h.log.Error("demohost: encode notification", "method", method, "err", err)
 		return
