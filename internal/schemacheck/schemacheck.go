@@ -1,7 +1,14 @@
 // Package schemacheck validates JSON values and JSON-RPC frames against the
-// AHP 0.6.0 JSON Schemas in ../shared/ahp/schema. It is a test helper: the
-// wire types, reducers, demo host and recorded transcripts use it to prove
-// that what ahptui sends and accepts is what the spec describes.
+// AHP JSON Schemas: 0.6.0 in ../shared/ahp/schema (Load) and 1.0.0 in
+// ../shared/ahp-1.0/schema (Load10; ForWire picks by negotiated wire). It
+// is a test helper: the wire types, reducers, demo host and recorded
+// transcripts use it to prove that what ahptui sends and accepts is what
+// the spec of the negotiated version describes.
+//
+// The 1.0.0 release's one schema file lacks the notification params; the
+// package supplies them by hand (notifications10.schema.json, from the
+// shapes ../shared/ahp-1.0/README.md gives), so ValidateMessage checks 1.0
+// notifications too.
 //
 // The published schemas carry three known defects (see the README next to
 // them); Load patches them in memory and never edits the files. Values are
@@ -14,6 +21,7 @@ package schemacheck
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -90,8 +98,60 @@ func MustLoad(t testing.TB) *Validator {
 	return v
 }
 
-func schemaDir() (string, error) {
-	if d := os.Getenv("AHP_SCHEMA_DIR"); d != "" {
+var load10Once = sync.OnceValues(func() (*Validator, error) {
+	dir, err := sharedDir("AHP10_SCHEMA_DIR", "ahp-1.0")
+	if err != nil {
+		return nil, err
+	}
+	return LoadDir(dir)
+})
+
+// Load10 returns the shared Validator for the AHP 1.0.0 schema, in the
+// directory named by AHP10_SCHEMA_DIR or ../shared/ahp-1.0/schema relative
+// to the repository root. The result is cached.
+func Load10() (*Validator, error) { return load10Once() }
+
+// MustLoad10 is Load10 for tests.
+func MustLoad10(t testing.TB) *Validator {
+	t.Helper()
+	v, err := Load10()
+	if err != nil {
+		t.Fatalf("schemacheck: %v", err)
+	}
+	return v
+}
+
+// ForWire returns the Validator of a negotiated wire: protocol.Wire06
+// ("0.6") gives the 0.6.0 schemas, protocol.Wire10 ("1.0": 1.x, 0.10.x,
+// 0.9.x) the 1.0.0 one. It takes the wire by its String form because
+// package protocol's own tests import schemacheck, so schemacheck cannot
+// import protocol.
+func ForWire(w fmt.Stringer) (*Validator, error) {
+	switch w.String() {
+	case "0.6":
+		return Load()
+	case "1.0":
+		return Load10()
+	}
+	return nil, fmt.Errorf("schemacheck: no schema for wire %q", w)
+}
+
+// MustForWire is ForWire for tests.
+func MustForWire(t testing.TB, w fmt.Stringer) *Validator {
+	t.Helper()
+	v, err := ForWire(w)
+	if err != nil {
+		t.Fatalf("schemacheck: %v", err)
+	}
+	return v
+}
+
+func schemaDir() (string, error) { return sharedDir("AHP_SCHEMA_DIR", "ahp") }
+
+// sharedDir is $env, or ../shared/<name>/schema beside the repository
+// root (the directory holding go.mod).
+func sharedDir(env, name string) (string, error) {
+	if d := os.Getenv(env); d != "" {
 		return d, nil
 	}
 	wd, err := os.Getwd()
@@ -100,10 +160,10 @@ func schemaDir() (string, error) {
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "ahp", "schema"), nil
+			return filepath.Join(dir, "..", "shared", name, "schema"), nil
 		}
 		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("no go.mod above %s; set AHP_SCHEMA_DIR to the AHP schema directory", wd)
+			return "", fmt.Errorf("no go.mod above %s; set %s to the AHP schema directory", wd, env)
 		}
 	}
 }
@@ -130,7 +190,7 @@ func LoadDir(dir string) (*Validator, error) {
 		path := filepath.Join(dir, name)
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the AHP schemas (set AHP_SCHEMA_DIR to override the location): %w", err)
+			return nil, fmt.Errorf("cannot read the AHP schemas (set AHP_SCHEMA_DIR, or AHP10_SCHEMA_DIR for 1.0, to override the location): %w", err)
 		}
 		doc, err := jsonschema.UnmarshalJSON(f)
 		f.Close()
@@ -163,6 +223,9 @@ func LoadDir(dir string) (*Validator, error) {
 		switch {
 		case oneFile:
 			commandDefs = defs
+			if notificationDefs, err = v.addNotifications10(url, defs); err != nil {
+				return nil, err
+			}
 		case name == "commands.schema.json":
 			commandDefs = defs
 		case name == "notifications.schema.json":
@@ -181,15 +244,74 @@ func LoadDir(dir string) (*Validator, error) {
 		}
 	}
 	for method, def := range notificationMethods {
-		if oneFile && def != "ActionEnvelope" {
-			continue // not in the 1.0 file; ValidateMessage reports the method unknown
-		}
 		if _, ok := notificationDefs[def]; !ok && def != "ActionEnvelope" {
 			return nil, fmt.Errorf("notification %q: %s is missing from notifications.schema.json (schema version drift?)", method, def)
 		}
 		v.params[method] = def
 	}
 	return v, nil
+}
+
+//go:embed notifications10.schema.json
+var notifications10 string
+
+// notifications10URL names the hand-written 1.0 notification params.
+const notifications10URL = "https://ahptui.invalid/schemacheck/notifications10.schema.json"
+
+// addNotifications10 registers the hand-written 1.0 notification params
+// beside the 1.0 schema file registered at errorsURL (whose $defs are
+// errorDefs) and returns their $defs.
+func (v *Validator) addNotifications10(errorsURL string, errorDefs map[string]any) (map[string]any, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(strings.ReplaceAll(notifications10, "{{errors}}", errorsURL)))
+	if err != nil {
+		return nil, fmt.Errorf("notifications10.schema.json: %w", err)
+	}
+	defs := doc.(map[string]any)["$defs"].(map[string]any)
+	summary, ok := errorDefs["SessionSummary"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the 1.0 schema has no SessionSummary (schema version drift?)")
+	}
+	// root/sessionSummaryChanged carries the mutable summary fields, all
+	// optional: SessionSummary with nothing required. Its $refs point into
+	// the errors file, so they are made absolute.
+	props := map[string]any{}
+	for name, p := range summary["properties"].(map[string]any) {
+		props[name] = absoluteRefs(p, errorsURL)
+	}
+	defs["PartialSessionSummary"] = map[string]any{"type": "object", "properties": props}
+	if err := v.compiler.AddResource(notifications10URL, doc); err != nil {
+		return nil, fmt.Errorf("notifications10.schema.json: %w", err)
+	}
+	for def := range defs {
+		if _, seen := v.defFile[def]; !seen {
+			v.defFile[def] = notifications10URL
+		}
+	}
+	return defs, nil
+}
+
+// absoluteRefs copies a schema fragment with its local "#/..." $refs
+// pointing into base.
+func absoluteRefs(v any, base string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == "$ref" && strings.HasPrefix(s, "#") {
+				out[k] = base + s
+				continue
+			}
+			out[k] = absoluteRefs(e, base)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = absoluteRefs(e, base)
+		}
+		return out
+	}
+	return v
 }
 
 // onlyErrorsFile reports the 1.0 layout: errors.schema.json and no

@@ -212,14 +212,7 @@ func TestSchemaDirOverride(t *testing.T) {
 // loads it and checks 1.0 frames (commands by their Params types, actions
 // through ActionEnvelope).
 func TestValidate10Frames(t *testing.T) {
-	dir := os.Getenv("AHP10_SCHEMA_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "ahp-1.0", "schema")
-	}
-	v, err := LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := MustLoad10(t)
 	if !v.HasDef("ChatTurnResumeAction") || !v.HasDef("ErrorResponsePart") {
 		t.Fatal("the 1.0 $defs are missing")
 	}
@@ -234,6 +227,19 @@ func TestValidate10Frames(t *testing.T) {
 		{"chat/error in its 0.6 shape", `{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-chat:/c","serverSeq":3,"action":{"type":"chat/error","turnId":"t","duration":1,"error":{"errorType":"x","message":"m"}}}}`, "part"},
 		{"createChat source without a kind", `{"jsonrpc":"2.0","id":2,"method":"createChat","params":{"channel":"ahp-session:/s","chat":"ahp-chat:/c","source":{"chat":"ahp-chat:/a","turnId":"t"}}}`, "kind"},
 		{"authenticate with expiresIn", `{"jsonrpc":"2.0","id":3,"method":"authenticate","params":{"channel":"ahp-root://","resource":"https://r","token":"","expiresIn":60}}`, ""},
+		{"authenticate with a zero expiresIn", `{"jsonrpc":"2.0","id":3,"method":"authenticate","params":{"channel":"ahp-root://","resource":"https://r","token":"t","expiresIn":0}}`, "expiresIn"},
+		// Notifications: the hand-written params of notifications10.schema.json.
+		{"sessionAdded with a 1.0 summary", `{"jsonrpc":"2.0","method":"root/sessionAdded","params":{"channel":"ahp-root://","summary":{"resource":"ahp-session:/s","provider":"p","title":"T","status":1,"createdAt":"a","modifiedAt":"b","workingDirectories":["file:///w"],"chats":[{"resource":"ahp-chat:/c","title":"c"}]}}}`, ""},
+		{"sessionAdded with a summary lacking its title", `{"jsonrpc":"2.0","method":"root/sessionAdded","params":{"channel":"ahp-root://","summary":{"resource":"ahp-session:/s","provider":"p","status":1,"createdAt":"a","modifiedAt":"b"}}}`, "title"},
+		{"sessionSummaryChanged with only a title", `{"jsonrpc":"2.0","method":"root/sessionSummaryChanged","params":{"channel":"ahp-root://","session":"ahp-session:/s","changes":{"title":"x"}}}`, ""},
+		{"sessionSummaryChanged with a 0.6 working directory string list", `{"jsonrpc":"2.0","method":"root/sessionSummaryChanged","params":{"channel":"ahp-root://","session":"ahp-session:/s","changes":{"workingDirectories":"file:///w"}}}`, "workingDirectories"},
+		{"sessionRemoved without its session", `{"jsonrpc":"2.0","method":"root/sessionRemoved","params":{"channel":"ahp-root://"}}`, "session"},
+		{"progress", `{"jsonrpc":"2.0","method":"root/progress","params":{"channel":"ahp-root://","progressToken":"p","progress":0.5,"total":1}}`, ""},
+		{"progress without progress", `{"jsonrpc":"2.0","method":"root/progress","params":{"channel":"ahp-root://","progressToken":"p"}}`, "progress"},
+		{"auth/required with the resource identifier", `{"jsonrpc":"2.0","method":"auth/required","params":{"channel":"ahp-root://","resource":"https://r","reason":"expired"}}`, ""},
+		{"auth/required with the resource metadata and an unknown reason", `{"jsonrpc":"2.0","method":"auth/required","params":{"channel":"ahp-root://","resource":{"resource":"https://r","authorization_servers":["https://as"]},"reason":"x-later"}}`, ""},
+		{"auth/required with metadata lacking its resource", `{"jsonrpc":"2.0","method":"auth/required","params":{"channel":"ahp-root://","resource":{"authorization_servers":["https://as"]}}}`, "resource"},
+		{"otlp/exportLogs", `{"jsonrpc":"2.0","method":"otlp/exportLogs","params":{"channel":"ahp-root://","payload":{"resourceLogs":[]}}}`, ""},
 	}
 	for _, tt := range tests {
 		err := v.ValidateMessage([]byte(tt.frame))
@@ -245,3 +251,26 @@ func TestValidate10Frames(t *testing.T) {
 		}
 	}
 }
+
+// ForWire picks the schema of the negotiated wire by the wire's name
+// (protocol.Wire's String), and refuses a wire it has no schema for.
+func TestForWire(t *testing.T) {
+	v06, err := ForWire(wireName("0.6"))
+	if err != nil || v06 != MustLoad(t) {
+		t.Fatalf("ForWire(0.6) = %p, %v; want the 0.6 validator", v06, err)
+	}
+	v10, err := ForWire(wireName("1.0"))
+	if err != nil || v10 != MustLoad10(t) {
+		t.Fatalf("ForWire(1.0) = %p, %v; want the 1.0 validator", v10, err)
+	}
+	if v06.HasDef("ChatTurnResumeAction") || !v10.HasDef("ChatTurnResumeAction") {
+		t.Error("the 0.6 and 1.0 validators are mixed up")
+	}
+	if _, err := ForWire(wireName("unknown")); err == nil {
+		t.Error("an unknown wire should have no schema")
+	}
+}
+
+type wireName string
+
+func (w wireName) String() string { return string(w) }

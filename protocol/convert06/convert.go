@@ -79,6 +79,7 @@ var downActions = map[string]actionConv{
 	"chat/toolCallReady":            func(_ string, o *object) error { dropContentRefInput(o); return nil },
 	"chat/responsePart":             downChatResponsePart,
 	"root/terminalsChanged":         editMember("terminals", each(downTerminal)),
+	"terminal/claimed":              editMember("claim", downClaim),
 	"annotations/set":               editMember("annotation", downAnnotation),
 	"annotations/updated":           func(_ string, o *object) error { downAnnotationOrigin(o, false); return nil },
 }
@@ -323,6 +324,7 @@ var downParams = map[string]conv{
 	"createSession":              downCreateSession,
 	"createChat":                 downCreateChat,
 	"authenticate":               downAuthenticate,
+	"createTerminal":             fields(map[string]conv{"claim": downClaim}),
 }
 
 // upCreateSession moves the working directory into the list. A 0.6 `fork`

@@ -335,6 +335,9 @@ func exitedLifecycle(code json.RawMessage) json.RawMessage {
 // without a code, or a running terminal, has no 0.6 spelling but silence.
 func downTerminal(raw json.RawMessage) (json.RawMessage, error) {
 	return editObject(raw, func(o *object) error {
+		if err := o.edit("claim", downClaim); err != nil {
+			return err
+		}
 		v, ok := o.get("lifecycle")
 		if !ok {
 			return nil
@@ -345,6 +348,18 @@ func downTerminal(raw json.RawMessage) (json.RawMessage, error) {
 			return nil
 		}
 		o.del("lifecycle")
+		return nil
+	})
+}
+
+// downClaim drops an empty `chat` from a session claim. 1.0 requires the
+// chat (0.9) and the 1.0 model spells a 0.6 claim's missing chat as "";
+// 0.6 has no chat there. A real chat URI is kept: 0.6 peers ignore it.
+func downClaim(raw json.RawMessage) (json.RawMessage, error) {
+	return editObject(raw, func(o *object) error {
+		if v, ok := o.get("chat"); ok && (string(v) == `""` || isNull(v)) {
+			o.del("chat")
+		}
 		return nil
 	})
 }
