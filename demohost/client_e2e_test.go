@@ -249,7 +249,7 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 func testClientAgainstDemoHost(t *testing.T, version string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	v := schemaFor(t, version)
+	v := schemacheck.MustForWire(t, protocol.WireOf(version))
 	h, err := demohost.Start(ctx, demohost.Config{StepDelay: e2eStep, Validate: v.ValidateMessage, Version: version})
 	if err != nil {
 		t.Fatalf("start demo host: %v", err)
@@ -501,17 +501,4 @@ func hasAll(have, need []string) bool {
 		}
 	}
 	return true
-}
-
-// schemaFor is the validator of the version the demo host serves.
-func schemaFor(t *testing.T, version string) *schemacheck.Validator {
-	t.Helper()
-	if version == demohost.Version06 {
-		return schemacheck.MustLoad(t)
-	}
-	v, err := schemacheck.LoadDir("../../shared/ahp-1.0/schema")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }

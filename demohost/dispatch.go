@@ -153,6 +153,14 @@ func checkSessionAction(c *conn, s *session, v protocol.StateActionVariant) erro
 		if _, _, ok := findServer(s.state, a.ID); !ok {
 			return errors.New("no MCP server with id " + clip(a.ID))
 		}
+	case protocol.SessionMcpServerBackgroundRequestedAction:
+		m, _, ok := findServer(s.state, a.ID)
+		if !ok {
+			return errors.New("no MCP server with id " + clip(a.ID))
+		}
+		if st, starting := m.State.Variant.(protocol.McpServerStartingState); !starting || st.Blocking == nil || !*st.Blocking {
+			return errors.New("this MCP server's start holds nothing back; only a blocking start can move to the background")
+		}
 	default:
 		return notDispatchable(v)
 	}
@@ -161,7 +169,7 @@ func checkSessionAction(c *conn, s *session, v protocol.StateActionVariant) erro
 
 func checkChatAction(c *conn, ch *chat, v protocol.StateActionVariant) error {
 	switch a := v.(type) {
-	case protocol.ChatTurnStartedAction, protocol.ChatTurnCancelledAction, protocol.ChatTruncatedAction:
+	case protocol.ChatTurnStartedAction, protocol.ChatTurnCancelledAction, protocol.ChatTruncatedAction, protocol.ChatTurnResumeAction:
 		return checkTurnAction(ch, a)
 	case protocol.ChatToolCallApprovedAction, protocol.ChatToolCallDeniedAction, protocol.ChatToolCallResultConfirmedAction,
 		protocol.ChatToolCallCompleteAction, protocol.ChatToolCallContentChangedAction:
@@ -206,6 +214,12 @@ func checkTurnAction(ch *chat, v protocol.StateActionVariant) error {
 	case protocol.ChatTurnCancelledAction:
 		if ch.state.ActiveTurn == nil || ch.state.ActiveTurn.ID != a.TurnID {
 			return errors.New("no active turn to cancel")
+		}
+	case protocol.ChatTurnResumeAction:
+		// The reducer checks the turn (latest, errored, resumable); the
+		// host also needs the rest of its script.
+		if ch.run != nil || ch.resume == nil || ch.resume.turnID != a.TurnID {
+			return errors.New("turn " + clip(a.TurnID) + " did not stop at a resumable error")
 		}
 	case protocol.ChatTruncatedAction:
 		if ch.state.ActiveTurn != nil {
@@ -320,6 +334,10 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 	switch a := v.(type) {
 	case protocol.ChatTurnStartedAction:
 		h.startTurnLocked(ch, a.Message, &a.TurnID, nil, c.clientID)
+	case protocol.ChatTurnResumeAction:
+		h.resumeTurnLocked(ch, a.TurnID)
+	case protocol.ChatTruncatedAction:
+		ch.resume = nil // the errored turn may be gone
 	case protocol.ChatTurnCancelledAction:
 		if ch.run != nil {
 			h.clearInputNeededLocked(ch, ch.run)
@@ -343,7 +361,11 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 	case protocol.SessionCustomizationToggledAction:
 		h.reconcileServersLocked(s)
 	case protocol.SessionMcpServerStartRequestedAction:
-		h.scheduleServerLocked(s, a.ID)
+		if h.servers[a.ID].blocking {
+			h.startServerLocked(s, a.ID)
+		} else {
+			h.scheduleServerLocked(s, a.ID)
+		}
 	case protocol.SessionMcpServerStopRequestedAction:
 		s.srvGen[a.ID]++ // cancels a pending start
 	}

@@ -55,22 +55,15 @@ func startHost(t *testing.T, cfg Config) (*Host, *schemacheck.Validator) {
 	return h, v
 }
 
-// validatorFor is the schema validator of an AHP version the host serves.
+// validatorFor is the schema validator of an AHP version the host serves
+// ("" is the default, 1.0).
 func validatorFor(t testing.TB, version string) *schemacheck.Validator {
 	t.Helper()
-	if version == Version06 {
-		return schemacheck.MustLoad(t)
+	if version == "" {
+		version = Version10
 	}
-	v, err := load10()
-	if err != nil {
-		t.Fatalf("schemacheck 1.0: %v", err)
-	}
-	return v
+	return schemacheck.MustForWire(t, protocol.WireOf(version))
 }
-
-var load10 = sync.OnceValues(func() (*schemacheck.Validator, error) {
-	return schemacheck.LoadDir("../../shared/ahp-1.0/schema")
-})
 
 // forEachVersion runs f once per version the host serves, as subtests
 // named by the version.

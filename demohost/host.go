@@ -349,9 +349,9 @@ func (h *Host) Restart() {
 	// token again.
 	for _, s := range h.sessions {
 		for _, id := range serverOrder {
-			if _, enabled, ok := findServer(s.state, id); ok && enabled {
-				h.setServerStateLocked(s, id, protocol.McpServerStartingState{})
-				h.scheduleServerLocked(s, id)
+			m, enabled, ok := findServer(s.state, id)
+			if ok && enabled && (!h.servers[id].manual || m.State.Kind() != "stopped") {
+				h.startServerLocked(s, id)
 			}
 		}
 	}

@@ -283,7 +283,17 @@ func (h *Host) createSessionCmdLocked(c *conn, raw json.RawMessage) (any, rpcErr
 	if h.chats[defaultChatURI(p.Channel)] != nil {
 		return nil, jsonrpc.NewError(jsonrpc.SessionAlreadyExists, "that session id is taken; pick a new URI")
 	}
-	s := h.createSessionLocked(p.Channel, "New session", false)
+	// The demo agent does not advertise multipleWorkingDirectories, so, as
+	// the spec says of such a host, the first entry is the session's
+	// working directory and the rest are ignored.
+	dir := ""
+	if len(p.WorkingDirectories) > 0 {
+		dir = p.WorkingDirectories[0]
+		if dir == "" {
+			return nil, invalidParams("workingDirectories[0] is empty; give a URI or leave the list out")
+		}
+	}
+	s := h.createSessionLocked(p.Channel, "New session", dir, false)
 	if p.ActiveClient != nil && p.ActiveClient.ClientID == c.clientID {
 		h.applyLocked(s.uri, protocol.SessionActiveClientSetAction{ActiveClient: *p.ActiveClient}, nil)
 	}
@@ -318,17 +328,29 @@ func (h *Host) createChatLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if h.chats[p.Chat] != nil {
 		return nil, jsonrpc.NewError(jsonrpc.AlreadyExists, "a chat "+clip(p.Chat)+" already exists; pick a new URI")
 	}
-	if p.Source != nil {
-		return nil, invalidParams("the demo host cannot fork chats")
-	}
 	// Refuse before anything is created: an error after session/chatAdded
 	// would leave a chat every subscriber sees but the caller thinks failed.
 	if p.InitialMessage != nil && p.InitialMessage.Origin.Kind != protocol.MessageKindUser {
 		return nil, invalidParams("initialMessage must come from the user")
 	}
+	for _, d := range p.WorkingDirectories {
+		if !slices.Contains(s.state.WorkingDirectories, d) {
+			return nil, invalidParams("working directory %q is not one of the session's", clip(d))
+		}
+	}
+	origin := protocol.ChatOrigin{Variant: protocol.ChatUserOrigin{}}
+	turns := []protocol.Turn{}
+	title := fmt.Sprintf("Chat %d", len(s.chats)+1)
+	if p.Source != nil {
+		f, err := h.forkLocked(s, *p.Source)
+		if err != nil {
+			return nil, err
+		}
+		origin.Variant, turns, title = f.origin, f.turns, f.title
+	}
 	ch := &chat{uri: p.Chat, session: s.uri, state: protocol.ChatState{
-		Resource: p.Chat, Title: fmt.Sprintf("Chat %d", len(s.chats)+1), Status: protocol.SessionStatusIdle,
-		ModifiedAt: h.now(), Origin: &protocol.ChatOrigin{Variant: protocol.ChatUserOrigin{}}, Turns: []protocol.Turn{},
+		Resource: p.Chat, Title: title, Status: protocol.SessionStatusIdle,
+		ModifiedAt: h.now(), Origin: &origin, Turns: turns, WorkingDirectories: p.WorkingDirectories,
 	}}
 	h.chats[p.Chat] = ch
 	s.chats = append(s.chats, p.Chat)
@@ -337,6 +359,41 @@ func (h *Host) createChatLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 		h.startTurnLocked(ch, *p.InitialMessage, nil, nil, c.clientID)
 	}
 	return nil, nil
+}
+
+type fork struct {
+	origin protocol.ChatOriginVariant
+	turns  []protocol.Turn
+	title  string
+}
+
+// forkLocked reads a createChat source (0.7+: its kind is required, and a
+// 0.6 client's source arrives as a fork from the 0.6 conversion). A fork
+// copies the source chat's turns through the named completed turn; side
+// chats are refused, as the demo agent does not advertise them.
+func (h *Host) forkLocked(s *session, src protocol.ChatSource) (fork, rpcError) {
+	f, ok := src.Variant.(protocol.ForkChatSource)
+	if !ok {
+		if _, side := src.Variant.(protocol.SideChatSource); side {
+			return fork{}, invalidParams("the demo agent makes no side chats (capabilities.multipleChats.sideChat is unset); fork instead")
+		}
+		return fork{}, invalidParams("createChat source needs kind \"fork\"")
+	}
+	from := h.chats[f.Chat]
+	if from == nil || from.session != s.uri {
+		return fork{}, invalidParams("source chat %q is not a chat of this session", clip(f.Chat))
+	}
+	i := slices.IndexFunc(from.state.Turns, func(t protocol.Turn) bool { return t.ID == f.TurnID })
+	if i < 0 {
+		return fork{}, invalidParams("turn %q is not a completed turn of %q; forks start from a completed turn", clip(f.TurnID), clip(f.Chat))
+	}
+	return fork{
+		origin: protocol.ChatForkOrigin{Chat: f.Chat, TurnID: f.TurnID},
+		// A new backing array: appending a turn to one chat must never
+		// write into the other's.
+		turns: slices.Clone(from.state.Turns[:i+1]),
+		title: "Fork of " + from.state.Title,
+	}, nil
 }
 
 func (h *Host) fetchTurnsLocked(raw json.RawMessage) (any, rpcError) {

@@ -34,6 +34,16 @@ type chat struct {
 	// queuedBy maps a queued message id to the clientId that queued it,
 	// so the turn it starts belongs to that client (see turnRun.owner).
 	queuedBy map[string]string
+	// resume is the rest of a turn that stopped at a resumable error, run
+	// when a client dispatches chat/turnResume for it.
+	resume *resumeScript
+}
+
+type resumeScript struct {
+	turnID  string
+	started time.Time
+	owner   string
+	steps   []step
 }
 
 // initState builds the root state and, unless disabled, the demo session.
@@ -41,19 +51,23 @@ type chat struct {
 // protected MCP resources are named.
 func (h *Host) initState(base string) {
 	zero := int64(0)
+	canFork := true
 	h.root = protocol.RootState{
 		Agents: []protocol.AgentInfo{{
 			Provider:    Provider,
 			DisplayName: "Demo agent",
 			Description: DemoHint(),
 			Models:      []protocol.SessionModelInfo{{ID: "demo-1", Provider: Provider, Name: "Demo model"}},
+			// Forks copy turns, which the host has; side chats and several
+			// working directories need an agent that understands them.
+			Capabilities: &protocol.AgentCapabilities{MultipleChats: &protocol.MultipleChatsCapability{Fork: &canFork}},
 		}},
 		ActiveSessions: &zero,
 	}
 	h.servers, h.resources = demoServers(base, h.auth)
 	if !h.cfg.NoDemoSession {
-		h.seedHistoryLocked(h.createSessionLocked(HistorySessionURI, HistorySessionTitle, true))
-		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, true)
+		h.seedHistoryLocked(h.createSessionLocked(HistorySessionURI, HistorySessionTitle, DemoWorkingDirectory, true))
+		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, DemoWorkingDirectory, true)
 	}
 }
 
@@ -96,6 +110,10 @@ func (h *Host) applyLocked(channel string, v protocol.StateActionVariant, origin
 	case h.sessions[channel] != nil:
 		s := h.sessions[channel]
 		s.state = protocol.Reduce(s.state, action, h.reduceRules()).(protocol.SessionState)
+		if strings.HasPrefix(action.Kind(), "session/mcpServer") {
+			// A blocking start may have ended or moved to the background.
+			h.wakeRunsLocked(s)
+		}
 	case h.chats[channel] != nil:
 		c := h.chats[channel]
 		c.state = protocol.Reduce(c.state, action, h.reduceRules()).(protocol.ChatState)
@@ -184,9 +202,9 @@ func (h *Host) notifyRootLocked(method string, params any) {
 }
 
 // createSessionLocked makes a session with the scripted customizations and
-// a default chat. ready sessions skip the creating phase (the seeded demo
-// session exists before anyone connects).
-func (h *Host) createSessionLocked(uri, title string, ready bool) *session {
+// a default chat, working in dir ("" for none). ready sessions skip the
+// creating phase (the seeded demo session exists before anyone connects).
+func (h *Host) createSessionLocked(uri, title, dir string, ready bool) *session {
 	now := h.clock()
 	s := &session{uri: uri, createdAt: now, srvGen: map[string]int{}}
 	s.state = protocol.SessionState{
@@ -197,6 +215,9 @@ func (h *Host) createSessionLocked(uri, title string, ready bool) *session {
 		ActiveClients:  []protocol.SessionActiveClient{},
 		Chats:          []protocol.ChatSummary{},
 		Customizations: demoCustomizations(h.servers),
+	}
+	if dir != "" {
+		s.state.WorkingDirectories = []protocol.URI{dir}
 	}
 	if ready {
 		s.state.Lifecycle = protocol.SessionLifecycleReady
@@ -230,6 +251,15 @@ func (h *Host) createSessionLocked(uri, title string, ready bool) *session {
 	}
 	h.startAllServersLocked(s)
 	return s
+}
+
+// wakeRunsLocked wakes the turns running in the session's chats.
+func (h *Host) wakeRunsLocked(s *session) {
+	for _, uri := range s.chats {
+		if ch := h.chats[uri]; ch != nil && ch.run != nil {
+			ch.run.wake()
+		}
+	}
 }
 
 func defaultChatURI(sessionURI string) string {
