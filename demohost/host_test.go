@@ -207,93 +207,97 @@ func TestGarbageFramesSurvived(t *testing.T) {
 }
 
 func TestStreamedTurnWatchedByTwoClients(t *testing.T) {
-	h, v := startHost(t, Config{})
-	a := dial(t, h, v, "writer")
-	b := dial(t, h, v, "watcher")
-	a.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	var sub protocol.SubscribeResult
-	b.initialize()
-	for _, ch := range []string{rootURI, DemoSessionURI, DemoChatURI} {
-		b.mustCall("subscribe", protocol.SubscribeParams{Channel: ch}, &sub)
-		if sub.Snapshot == nil || sub.Snapshot.Resource != ch {
-			t.Fatalf("subscribe %s: snapshot %+v", ch, sub.Snapshot)
-		}
-	}
-	seq := a.dispatch(DemoChatURI, turnStarted("t1", "stream something"))
-	echo := a.waitEcho("turnStarted echo", DemoChatURI, seq)
-	if echo.RejectionReason != nil {
-		t.Fatalf("turnStarted rejected: %s", *echo.RejectionReason)
-	}
-	for _, c := range []*rawClient{a, b} {
-		c.waitEnvelope("turnComplete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-			tc, ok := e.Action.Variant.(protocol.ChatTurnCompleteAction)
-			return ok && tc.TurnID == "t1"
-		})
-		if n := c.countEnvelopes(isType("chat/delta")); n < 10 {
-			t.Errorf("%s saw %d deltas, want a real stream", c.clientID, n)
-		}
-		if n := c.countEnvelopes(isType("chat/reasoning")); n == 0 {
-			t.Errorf("%s saw no reasoning", c.clientID)
-		}
-		// The session catalogue follows the chat (chatUpdated).
-		c.waitEnvelope("chatUpdated", DemoSessionURI, isType("session/chatUpdated"))
-	}
-	// serverSeq is one global, strictly increasing sequence.
-	a.mu.Lock()
-	var last int64
-	for _, e := range a.envelopesLocked() {
-		if e.ServerSeq <= last {
-			t.Errorf("serverSeq %d after %d", e.ServerSeq, last)
-		}
-		last = e.ServerSeq
-	}
-	a.mu.Unlock()
-	// Root subscribers heard about the status change.
-	a.waitUntil("root/sessionSummaryChanged", func() bool {
-		for _, n := range a.notes {
-			if n.Method == "root/sessionSummaryChanged" {
-				return true
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		a := dial(t, h, v, "writer")
+		b := dial(t, h, v, "watcher")
+		a.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		var sub protocol.SubscribeResult
+		b.initialize()
+		for _, ch := range []string{rootURI, DemoSessionURI, DemoChatURI} {
+			b.mustCall("subscribe", protocol.SubscribeParams{Channel: ch}, &sub)
+			if sub.Snapshot == nil || sub.Snapshot.Resource != ch {
+				t.Fatalf("subscribe %s: snapshot %+v", ch, sub.Snapshot)
 			}
 		}
-		return false
+		seq := a.dispatch(DemoChatURI, turnStarted("t1", "stream something"))
+		echo := a.waitEcho("turnStarted echo", DemoChatURI, seq)
+		if echo.RejectionReason != nil {
+			t.Fatalf("turnStarted rejected: %s", *echo.RejectionReason)
+		}
+		for _, c := range []*rawClient{a, b} {
+			c.waitEnvelope("turnComplete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+				tc, ok := e.Action.Variant.(protocol.ChatTurnCompleteAction)
+				return ok && tc.TurnID == "t1"
+			})
+			if n := c.countEnvelopes(isType("chat/delta")); n < 10 {
+				t.Errorf("%s saw %d deltas, want a real stream", c.clientID, n)
+			}
+			if n := c.countEnvelopes(isType("chat/reasoning")); n == 0 {
+				t.Errorf("%s saw no reasoning", c.clientID)
+			}
+			// The session catalogue follows the chat (chatUpdated).
+			c.waitEnvelope("chatUpdated", DemoSessionURI, isType("session/chatUpdated"))
+		}
+		// serverSeq is one global, strictly increasing sequence.
+		a.mu.Lock()
+		var last int64
+		for _, e := range a.envelopesLocked() {
+			if e.ServerSeq <= last {
+				t.Errorf("serverSeq %d after %d", e.ServerSeq, last)
+			}
+			last = e.ServerSeq
+		}
+		a.mu.Unlock()
+		// Root subscribers heard about the status change.
+		a.waitUntil("root/sessionSummaryChanged", func() bool {
+			for _, n := range a.notes {
+				if n.Method == "root/sessionSummaryChanged" {
+					return true
+				}
+			}
+			return false
+		})
 	})
 }
 
 func TestApprovePendingToolCall(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "approver")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	c.dispatch(DemoChatURI, turnStarted("t1", "please write the changelog"))
-	tcID := "t1-tc-write"
-	c.waitEnvelope("pending confirmation", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		r, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
-		return ok && r.ToolCallID == tcID && r.Confirmed == nil
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "approver")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		c.dispatch(DemoChatURI, turnStarted("t1", "please write the changelog"))
+		tcID := "t1-tc-write"
+		c.waitEnvelope("pending confirmation", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			r, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
+			return ok && r.ToolCallID == tcID && r.Confirmed == nil
+		})
+		c.waitEnvelope("inputNeeded toolConfirmation", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+			s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
+			return ok && s.Request.Kind() == "toolConfirmation"
+		})
+		// Completing someone else's server tool is refused.
+		bad := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID,
+			Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.PlainString("x")}})
+		if e := c.waitEcho("rejected complete", DemoChatURI, bad); e.RejectionReason == nil {
+			t.Fatal("a client completed a server tool call")
+		}
+		seq := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
+		if e := c.waitEcho("approve echo", DemoChatURI, seq); e.RejectionReason != nil {
+			t.Fatalf("approval rejected: %s", *e.RejectionReason)
+		}
+		c.waitEnvelope("tool call complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+			return ok && a.ToolCallID == tcID && a.Result.Success
+		})
+		c.waitEnvelope("inputNeeded removed", DemoSessionURI, isType("session/inputNeededRemoved"))
+		c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+		// Approving again: the tool call is no longer pending.
+		again := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
+		if e := c.waitEcho("second approve", DemoChatURI, again); e.RejectionReason == nil {
+			t.Fatal("a second approval was accepted")
+		}
 	})
-	c.waitEnvelope("inputNeeded toolConfirmation", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
-		s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
-		return ok && s.Request.Kind() == "toolConfirmation"
-	})
-	// Completing someone else's server tool is refused.
-	bad := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID,
-		Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.PlainString("x")}})
-	if e := c.waitEcho("rejected complete", DemoChatURI, bad); e.RejectionReason == nil {
-		t.Fatal("a client completed a server tool call")
-	}
-	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
-	if e := c.waitEcho("approve echo", DemoChatURI, seq); e.RejectionReason != nil {
-		t.Fatalf("approval rejected: %s", *e.RejectionReason)
-	}
-	c.waitEnvelope("tool call complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-		return ok && a.ToolCallID == tcID && a.Result.Success
-	})
-	c.waitEnvelope("inputNeeded removed", DemoSessionURI, isType("session/inputNeededRemoved"))
-	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
-	// Approving again: the tool call is no longer pending.
-	again := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
-	if e := c.waitEcho("second approve", DemoChatURI, again); e.RejectionReason == nil {
-		t.Fatal("a second approval was accepted")
-	}
 }
 
 func TestRejectsInvalidClientActions(t *testing.T) {
@@ -338,82 +342,86 @@ func TestRejectsInvalidClientActions(t *testing.T) {
 }
 
 func TestMcpServerTransitions(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "mcp")
-	res := c.initialize(rootURI, DemoSessionURI)
-	sess := res.Snapshots[1].State.Variant.(protocol.SessionState)
-	if _, _, ok := findServer(sess, DeployServerID); !ok {
-		t.Fatal("the plugin's MCP server is missing")
-	}
-	// Start-up outcomes: ready, error, authRequired (with metadata).
-	for _, w := range []struct{ id, kind string }{{FilesystemServerID, "ready"}, {DeployServerID, "ready"}, {FlakyServerID, "error"}, {GitHubServerID, "authRequired"}} {
-		c.waitServer(DemoSessionURI, w.id, w.kind)
-	}
-	ar := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired").State.Variant.(protocol.McpServerAuthRequiredState)
-	if ar.Reason != protocol.McpAuthRequiredReasonRequired || ar.OauthClient == nil || ar.OauthClient.ClientID != h.Auth().PublicClientID() ||
-		ar.Resource.Resource != resourceURL(h, GitHubResourcePath) || len(ar.Resource.AuthorizationServers) != 1 || ar.Resource.AuthorizationServers[0] != h.AuthIssuer() {
-		t.Fatalf("authRequired state = %+v", ar)
-	}
-
-	// Stop, then start: stopped → starting → ready.
-	stop := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{ID: FilesystemServerID})
-	if e := c.waitEcho("stop echo", DemoSessionURI, stop); e.RejectionReason != nil {
-		t.Fatalf("stop rejected: %s", *e.RejectionReason)
-	}
-	readyBefore := c.countEnvelopes(serverState(FilesystemServerID, "ready"))
-	start := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: FilesystemServerID})
-	if e := c.waitEcho("start echo", DemoSessionURI, start); e.RejectionReason != nil {
-		t.Fatalf("start rejected: %s", *e.RejectionReason)
-	}
-	c.waitUntil("filesystem ready again", func() bool {
-		n := 0
-		for _, e := range c.envelopesLocked() {
-			if serverState(FilesystemServerID, "ready")(e) {
-				n++
-			}
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "mcp")
+		res := c.initialize(rootURI, DemoSessionURI)
+		sess := res.Snapshots[1].State.Variant.(protocol.SessionState)
+		if _, _, ok := findServer(sess, DeployServerID); !ok {
+			t.Fatal("the plugin's MCP server is missing")
 		}
-		return n > readyBefore
-	})
+		// Start-up outcomes: ready, error, authRequired (with metadata).
+		for _, w := range []struct{ id, kind string }{{FilesystemServerID, "ready"}, {DeployServerID, "ready"}, {FlakyServerID, "error"}, {GitHubServerID, "authRequired"}} {
+			c.waitServer(DemoSessionURI, w.id, w.kind)
+		}
+		ar := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired").State.Variant.(protocol.McpServerAuthRequiredState)
+		if ar.Reason != protocol.McpAuthRequiredReasonRequired || ar.OauthClient == nil || ar.OauthClient.ClientID != h.Auth().PublicClientID() ||
+			ar.Resource.Resource != resourceURL(h, GitHubResourcePath) || len(ar.Resource.AuthorizationServers) != 1 || ar.Resource.AuthorizationServers[0] != h.AuthIssuer() {
+			t.Fatalf("authRequired state = %+v", ar)
+		}
 
-	// Disabling the plugin stops its servers; enabling starts them again.
-	off := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enablement: protocol.SessionEnablement(false)})
-	c.waitEcho("toggle off", DemoSessionURI, off)
-	c.waitEnvelope("deploy stopped", DemoSessionURI, serverState(DeployServerID, "stopped"))
-	c.waitEnvelope("flaky stopped", DemoSessionURI, serverState(FlakyServerID, "stopped"))
-	// A disabled server cannot be started.
-	refused := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: DeployServerID})
-	if e := c.waitEcho("start disabled", DemoSessionURI, refused); e.RejectionReason == nil {
-		t.Fatal("started a disabled server")
-	}
-	on := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enablement: protocol.SessionEnablement(true)})
-	c.waitEcho("toggle on", DemoSessionURI, on)
-	c.waitEnvelope("deploy starting", DemoSessionURI, serverState(DeployServerID, "starting"))
-	c.waitEnvelope("deploy ready again", DemoSessionURI, serverState(DeployServerID, "ready"))
-	c.waitServer(DemoSessionURI, DeployServerID, "ready")
+		// Stop, then start: stopped → starting → ready.
+		stop := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{ID: FilesystemServerID})
+		if e := c.waitEcho("stop echo", DemoSessionURI, stop); e.RejectionReason != nil {
+			t.Fatalf("stop rejected: %s", *e.RejectionReason)
+		}
+		readyBefore := c.countEnvelopes(serverState(FilesystemServerID, "ready"))
+		start := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: FilesystemServerID})
+		if e := c.waitEcho("start echo", DemoSessionURI, start); e.RejectionReason != nil {
+			t.Fatalf("start rejected: %s", *e.RejectionReason)
+		}
+		c.waitUntil("filesystem ready again", func() bool {
+			n := 0
+			for _, e := range c.envelopesLocked() {
+				if serverState(FilesystemServerID, "ready")(e) {
+					n++
+				}
+			}
+			return n > readyBefore
+		})
+
+		// Disabling the plugin stops its servers; enabling starts them again.
+		off := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enablement: protocol.SessionEnablement(false)})
+		c.waitEcho("toggle off", DemoSessionURI, off)
+		c.waitEnvelope("deploy stopped", DemoSessionURI, serverState(DeployServerID, "stopped"))
+		c.waitEnvelope("flaky stopped", DemoSessionURI, serverState(FlakyServerID, "stopped"))
+		// A disabled server cannot be started.
+		refused := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: DeployServerID})
+		if e := c.waitEcho("start disabled", DemoSessionURI, refused); e.RejectionReason == nil {
+			t.Fatal("started a disabled server")
+		}
+		on := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enablement: protocol.SessionEnablement(true)})
+		c.waitEcho("toggle on", DemoSessionURI, on)
+		c.waitEnvelope("deploy starting", DemoSessionURI, serverState(DeployServerID, "starting"))
+		c.waitEnvelope("deploy ready again", DemoSessionURI, serverState(DeployServerID, "ready"))
+		c.waitServer(DemoSessionURI, DeployServerID, "ready")
+	})
 }
 
 func TestSignInMakesProtectedServerReady(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "signin")
-	c.initialize(rootURI, DemoSessionURI)
-	c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-	cb := startCallback(t)
-	github := resourceURL(h, GitHubResourcePath)
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "signin")
+		c.initialize(rootURI, DemoSessionURI)
+		c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+		cb := startCallback(t)
+		github := resourceURL(h, GitHubResourcePath)
 
-	// Tokens the host must refuse: garbage, wrong audience, unknown resource.
-	c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: "not-a-token"}, jsonrpc.AuthRequired)
-	other := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, resourceURL(h, DeployResourcePath), []string{"mcp:read"})
-	e := c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: other}, jsonrpc.AuthRequired)
-	if err := v.Validate("AuthRequiredErrorData", e.Data); err != nil {
-		t.Fatalf("AuthRequired data fails the schema: %v (%s)", err, e.Data)
-	}
-	c.wantError("authenticate", protocol.AuthenticateParams{Resource: "https://elsewhere.invalid/", Token: other}, jsonrpc.InvalidParams)
-	noScope := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, []string{"mcp:write"})
-	c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: noScope}, jsonrpc.AuthRequired)
+		// Tokens the host must refuse: garbage, wrong audience, unknown resource.
+		c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: "not-a-token"}, jsonrpc.AuthRequired)
+		other := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, resourceURL(h, DeployResourcePath), []string{"mcp:read"})
+		e := c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: other}, jsonrpc.AuthRequired)
+		if err := v.Validate("AuthRequiredErrorData", e.Data); err != nil {
+			t.Fatalf("AuthRequired data fails the schema: %v (%s)", err, e.Data)
+		}
+		c.wantError("authenticate", protocol.AuthenticateParams{Resource: "https://elsewhere.invalid/", Token: other}, jsonrpc.InvalidParams)
+		noScope := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, []string{"mcp:write"})
+		c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: noScope}, jsonrpc.AuthRequired)
 
-	tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok, Scopes: GitHubScopes}, nil)
-	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+		tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
+		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok, Scopes: GitHubScopes}, nil)
+		c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+	})
 }
 
 // stepUpChallenge starts a deploy turn and waits for the tool call to ask
@@ -447,53 +455,57 @@ func stepUpChallenge(t *testing.T, h *Host, c *rawClient) string {
 }
 
 func TestStepUpResolvedByPKCEGrant(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "stepup")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	tcID := stepUpChallenge(t, h, c)
-	deploy := resourceURL(h, DeployResourcePath)
-	cb := startCallback(t)
-	// No oauthClient in the challenge: register dynamically, as a client must.
-	clientID := registerClient(t, h.AuthIssuer(), cb.URL, []string{"mcp:read", "tools:deploy"})
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "stepup")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		tcID := stepUpChallenge(t, h, c)
+		deploy := resourceURL(h, DeployResourcePath)
+		cb := startCallback(t)
+		// No oauthClient in the challenge: register dynamically, as a client must.
+		clientID := registerClient(t, h.AuthIssuer(), cb.URL, []string{"mcp:read", "tools:deploy"})
 
-	weak := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"mcp:read"})
-	c.wantError("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: weak}, jsonrpc.AuthRequired)
+		weak := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"mcp:read"})
+		c.wantError("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: weak}, jsonrpc.AuthRequired)
 
-	tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"mcp:read", "tools:deploy"})
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok, Scopes: []string{"tools:deploy"}}, nil)
-	c.waitEnvelope("toolCallAuthResolved", DemoChatURI, isType("chat/toolCallAuthResolved"))
-	c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
-	c.waitEnvelope("deploy completes", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-		return ok && a.ToolCallID == tcID && a.Result.Success
+		tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"mcp:read", "tools:deploy"})
+		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok, Scopes: []string{"tools:deploy"}}, nil)
+		c.waitEnvelope("toolCallAuthResolved", DemoChatURI, isType("chat/toolCallAuthResolved"))
+		c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
+		c.waitEnvelope("deploy completes", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+			return ok && a.ToolCallID == tcID && a.Result.Success
+		})
+		c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+		if text := lastTurnMarkdown(h, DemoChatURI); !strings.Contains(text, "Done.") || strings.Contains(text, "cancelled") {
+			t.Fatalf("after a granted deploy the agent wrote %q", text)
+		}
 	})
-	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
-	if text := lastTurnMarkdown(h, DemoChatURI); !strings.Contains(text, "Done.") || strings.Contains(text, "cancelled") {
-		t.Fatalf("after a granted deploy the agent wrote %q", text)
-	}
 }
 
 func TestStepUpCancelled(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "cancel")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	tcID := stepUpChallenge(t, h, c)
-	code := "cancelled"
-	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID, Result: protocol.ToolCallResult{
-		Success: false, PastTenseMessage: protocol.PlainString("Cancelled"), Error: &protocol.ToolCallResultError{Message: "cancelled by the user", Code: &code}}})
-	if e := c.waitEcho("cancel echo", DemoChatURI, seq); e.RejectionReason != nil {
-		t.Fatalf("cancel rejected: %s", *e.RejectionReason)
-	}
-	c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
-	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
-	if n := c.countEnvelopes(isType("chat/toolCallAuthResolved")); n != 0 {
-		t.Fatal("a cancelled challenge was resolved")
-	}
-	// The agent says nothing was deployed and does not then claim "Done.".
-	text := lastTurnMarkdown(h, DemoChatURI)
-	if !strings.Contains(text, "Deployment cancelled") || strings.Contains(text, "Done.") {
-		t.Fatalf("after a cancelled deploy the agent wrote %q", text)
-	}
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "cancel")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		tcID := stepUpChallenge(t, h, c)
+		code := "cancelled"
+		seq := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID, Result: protocol.ToolCallResult{
+			Success: false, PastTenseMessage: protocol.PlainString("Cancelled"), Error: &protocol.ToolCallResultError{Message: "cancelled by the user", Code: &code}}})
+		if e := c.waitEcho("cancel echo", DemoChatURI, seq); e.RejectionReason != nil {
+			t.Fatalf("cancel rejected: %s", *e.RejectionReason)
+		}
+		c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
+		c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+		if n := c.countEnvelopes(isType("chat/toolCallAuthResolved")); n != 0 {
+			t.Fatal("a cancelled challenge was resolved")
+		}
+		// The agent says nothing was deployed and does not then claim "Done.".
+		text := lastTurnMarkdown(h, DemoChatURI)
+		if !strings.Contains(text, "Deployment cancelled") || strings.Contains(text, "Done.") {
+			t.Fatalf("after a cancelled deploy the agent wrote %q", text)
+		}
+	})
 }
 
 // lastTurnMarkdown is the markdown the host's agent wrote in chat's last
@@ -515,204 +527,214 @@ func lastTurnMarkdown(h *Host, chat string) string {
 }
 
 func TestInputRequestAnswered(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "asker")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	c.dispatch(DemoChatURI, turnStarted("t1", "ask me"))
-	e := c.waitEnvelope("inputRequested", DemoChatURI, isType("chat/inputRequested"))
-	req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
-	c.waitEnvelope("inputNeeded chatInput", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
-		s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
-		return ok && s.Request.Kind() == "chatInput"
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "asker")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		c.dispatch(DemoChatURI, turnStarted("t1", "ask me"))
+		e := c.waitEnvelope("inputRequested", DemoChatURI, isType("chat/inputRequested"))
+		req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
+		c.waitEnvelope("inputNeeded chatInput", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+			s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
+			return ok && s.Request.Kind() == "chatInput"
+		})
+		// Accepting without the required answer is refused.
+		early := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindAccept})
+		if e := c.waitEcho("early accept", DemoChatURI, early); e.RejectionReason == nil {
+			t.Fatal("accepted an input request without its required answer")
+		}
+		ans := protocol.NewChatInputAnswer(protocol.ChatInputAnswered{State: "submitted",
+			Value: protocol.NewChatInputAnswerValue(protocol.ChatInputSelectedAnswerValue{Value: "production"})})
+		s1 := c.dispatch(DemoChatURI, protocol.ChatInputAnswerChangedAction{RequestID: req.ID, QuestionID: "target", Answer: &ans})
+		if e := c.waitEcho("answer", DemoChatURI, s1); e.RejectionReason != nil {
+			t.Fatalf("answer rejected: %s", *e.RejectionReason)
+		}
+		s2 := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindAccept})
+		if e := c.waitEcho("complete", DemoChatURI, s2); e.RejectionReason != nil {
+			t.Fatalf("completion rejected: %s", *e.RejectionReason)
+		}
+		c.waitEnvelope("answer used", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			d, ok := e.Action.Variant.(protocol.ChatDeltaAction)
+			return ok && strings.Contains(d.Content, "production")
+		})
+		c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
 	})
-	// Accepting without the required answer is refused.
-	early := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindAccept})
-	if e := c.waitEcho("early accept", DemoChatURI, early); e.RejectionReason == nil {
-		t.Fatal("accepted an input request without its required answer")
-	}
-	ans := protocol.NewChatInputAnswer(protocol.ChatInputAnswered{State: "submitted",
-		Value: protocol.NewChatInputAnswerValue(protocol.ChatInputSelectedAnswerValue{Value: "production"})})
-	s1 := c.dispatch(DemoChatURI, protocol.ChatInputAnswerChangedAction{RequestID: req.ID, QuestionID: "target", Answer: &ans})
-	if e := c.waitEcho("answer", DemoChatURI, s1); e.RejectionReason != nil {
-		t.Fatalf("answer rejected: %s", *e.RejectionReason)
-	}
-	s2 := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindAccept})
-	if e := c.waitEcho("complete", DemoChatURI, s2); e.RejectionReason != nil {
-		t.Fatalf("completion rejected: %s", *e.RejectionReason)
-	}
-	c.waitEnvelope("answer used", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		d, ok := e.Action.Variant.(protocol.ChatDeltaAction)
-		return ok && strings.Contains(d.Content, "production")
-	})
-	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
 }
 
 func TestCancelAndQueuedMessages(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "queue")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	// The confirmation scenario blocks, so the turn is reliably running.
-	c.dispatch(DemoChatURI, turnStarted("t1", "please write it"))
-	c.waitEnvelope("pending confirmation", DemoChatURI, isType("chat/toolCallReady"))
-	busy := c.dispatch(DemoChatURI, turnStarted("t2", "another"))
-	if e := c.waitEcho("second turn", DemoChatURI, busy); e.RejectionReason == nil {
-		t.Fatal("a second turn started while one was running")
-	}
-	q := c.dispatch(DemoChatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, ID: "q1", Message: userMessage("stream next")})
-	c.waitEcho("queued", DemoChatURI, q)
-	cancel := c.dispatch(DemoChatURI, protocol.ChatTurnCancelledAction{TurnID: "t1"})
-	if e := c.waitEcho("cancel", DemoChatURI, cancel); e.RejectionReason != nil {
-		t.Fatalf("cancel rejected: %s", *e.RejectionReason)
-	}
-	c.waitEnvelope("queued message consumed", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.ChatTurnStartedAction)
-		return ok && e.Origin == nil && a.QueuedMessageID != nil && *a.QueuedMessageID == "q1"
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "queue")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		// The confirmation scenario blocks, so the turn is reliably running.
+		c.dispatch(DemoChatURI, turnStarted("t1", "please write it"))
+		c.waitEnvelope("pending confirmation", DemoChatURI, isType("chat/toolCallReady"))
+		busy := c.dispatch(DemoChatURI, turnStarted("t2", "another"))
+		if e := c.waitEcho("second turn", DemoChatURI, busy); e.RejectionReason == nil {
+			t.Fatal("a second turn started while one was running")
+		}
+		q := c.dispatch(DemoChatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, ID: "q1", Message: userMessage("stream next")})
+		c.waitEcho("queued", DemoChatURI, q)
+		cancel := c.dispatch(DemoChatURI, protocol.ChatTurnCancelledAction{TurnID: "t1"})
+		if e := c.waitEcho("cancel", DemoChatURI, cancel); e.RejectionReason != nil {
+			t.Fatalf("cancel rejected: %s", *e.RejectionReason)
+		}
+		c.waitEnvelope("queued message consumed", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatTurnStartedAction)
+			return ok && e.Origin == nil && a.QueuedMessageID != nil && *a.QueuedMessageID == "q1"
+		})
+		c.waitEnvelope("queued turn completes", DemoChatURI, isType("chat/turnComplete"))
+		if n := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
+			return e.Origin == nil && e.Action.Kind() == "chat/toolCallComplete"
+		}); n != 0 {
+			t.Fatal("the cancelled turn kept running")
+		}
 	})
-	c.waitEnvelope("queued turn completes", DemoChatURI, isType("chat/turnComplete"))
-	if n := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
-		return e.Origin == nil && e.Action.Kind() == "chat/toolCallComplete"
-	}); n != 0 {
-		t.Fatal("the cancelled turn kept running")
-	}
 }
 
 func TestDedupeRedispatchedClientSeq(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "dedupe")
-	c.initialize(rootURI, DemoSessionURI)
-	c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "first"})
-	first := c.waitEcho("first", DemoSessionURI, 1)
-	c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "duplicate"})
-	c.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "second"})
-	c.waitEcho("second", DemoSessionURI, 2)
-	isDup := func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
-		return ok && a.Title == "duplicate"
-	}
-	if n := c.countEnvelopes(isDup); n != 0 {
-		t.Fatal("a re-dispatched clientSeq was applied again")
-	}
-	// The duplicate is answered with the original envelope (same serverSeq),
-	// so a client that cannot know whether it was applied settles it.
-	echoes := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
-		return e.Origin != nil && e.Origin.ClientSeq == 1 && e.ServerSeq == first.ServerSeq
-	})
-	if echoes != 2 {
-		t.Fatalf("clientSeq 1 echoed %d times with its original serverSeq, want 2 (original + duplicate)", echoes)
-	}
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "dedupe")
+		c.initialize(rootURI, DemoSessionURI)
+		c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "first"})
+		first := c.waitEcho("first", DemoSessionURI, 1)
+		c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "duplicate"})
+		c.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "second"})
+		c.waitEcho("second", DemoSessionURI, 2)
+		isDup := func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
+			return ok && a.Title == "duplicate"
+		}
+		if n := c.countEnvelopes(isDup); n != 0 {
+			t.Fatal("a re-dispatched clientSeq was applied again")
+		}
+		// The duplicate is answered with the original envelope (same serverSeq),
+		// so a client that cannot know whether it was applied settles it.
+		echoes := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
+			return e.Origin != nil && e.Origin.ClientSeq == 1 && e.ServerSeq == first.ServerSeq
+		})
+		if echoes != 2 {
+			t.Fatalf("clientSeq 1 echoed %d times with its original serverSeq, want 2 (original + duplicate)", echoes)
+		}
 
-	// The dedupe is per clientId and survives reconnection.
-	h.DropConnections()
-	c2 := dial(t, h, v, "dedupe")
-	var res json.RawMessage
-	c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "dedupe", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
-	c2.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "duplicate"})
-	c2.waitEcho("re-sent 2", DemoSessionURI, 2)
-	c2.dispatchSeq(DemoSessionURI, 3, protocol.SessionTitleChangedAction{Title: "third"})
-	c2.waitEcho("third", DemoSessionURI, 3)
-	if n := c2.countEnvelopes(isDup); n != 0 {
-		t.Fatal("a re-sent action was applied after reconnect")
-	}
-	var sub protocol.SubscribeResult
-	c2.mustCall("subscribe", protocol.SubscribeParams{Channel: DemoSessionURI}, &sub)
-	if st := sub.Snapshot.State.Variant.(protocol.SessionState); st.Title != "third" {
-		t.Fatalf("title = %q", st.Title)
-	}
+		// The dedupe is per clientId and survives reconnection.
+		h.DropConnections()
+		c2 := dial(t, h, v, "dedupe")
+		var res json.RawMessage
+		c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "dedupe", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
+		c2.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "duplicate"})
+		c2.waitEcho("re-sent 2", DemoSessionURI, 2)
+		c2.dispatchSeq(DemoSessionURI, 3, protocol.SessionTitleChangedAction{Title: "third"})
+		c2.waitEcho("third", DemoSessionURI, 3)
+		if n := c2.countEnvelopes(isDup); n != 0 {
+			t.Fatal("a re-sent action was applied after reconnect")
+		}
+		var sub protocol.SubscribeResult
+		c2.mustCall("subscribe", protocol.SubscribeParams{Channel: DemoSessionURI}, &sub)
+		if st := sub.Snapshot.State.Variant.(protocol.SessionState); st.Title != "third" {
+			t.Fatalf("title = %q", st.Title)
+		}
+	})
 }
 
 func TestReconnectReplayAndMissing(t *testing.T) {
-	h, v := startHost(t, Config{})
-	a := dial(t, h, v, "replayer")
-	a.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	gone := "ahp-session:/doomed"
-	a.mustCall("createSession", protocol.CreateSessionParams{Channel: gone}, nil)
-	a.mustCall("subscribe", protocol.SubscribeParams{Channel: gone}, nil)
-	seq := a.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "before"})
-	a.waitEcho("before", DemoSessionURI, seq)
-	last := a.lastSeq()
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		a := dial(t, h, v, "replayer")
+		a.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		gone := "ahp-session:/doomed"
+		a.mustCall("createSession", protocol.CreateSessionParams{Channel: gone}, nil)
+		a.mustCall("subscribe", protocol.SubscribeParams{Channel: gone}, nil)
+		seq := a.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "before"})
+		a.waitEcho("before", DemoSessionURI, seq)
+		last := a.lastSeq()
 
-	h.DropConnections()
-	a.waitUntil("drop", func() bool { return a.closed })
+		h.DropConnections()
+		a.waitUntil("drop", func() bool { return a.closed })
 
-	b := dial(t, h, v, "other")
-	b.initialize(rootURI, DemoSessionURI)
-	bs := b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "while away"})
-	b.waitEcho("while away", DemoSessionURI, bs)
-	b.mustCall("disposeSession", protocol.DisposeSessionParams{Channel: gone}, nil)
+		b := dial(t, h, v, "other")
+		b.initialize(rootURI, DemoSessionURI)
+		bs := b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "while away"})
+		b.waitEcho("while away", DemoSessionURI, bs)
+		b.mustCall("disposeSession", protocol.DisposeSessionParams{Channel: gone}, nil)
 
-	a2 := dial(t, h, v, "replayer")
-	var res protocol.ReconnectResult
-	a2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "replayer", LastSeenServerSeq: last,
-		Subscriptions: []string{rootURI, DemoSessionURI, DemoChatURI, gone}}, &res)
-	replay, ok := res.Variant.(protocol.ReconnectReplayResult)
-	if !ok {
-		t.Fatalf("reconnect result %T, want replay", res.Variant)
-	}
-	if len(replay.Missing) != 1 || replay.Missing[0] != gone {
-		t.Fatalf("missing = %v, want [%s]", replay.Missing, gone)
-	}
-	found := false
-	for _, e := range replay.Actions {
-		if e.ServerSeq <= last {
-			t.Errorf("replayed seq %d <= lastSeen %d", e.ServerSeq, last)
+		a2 := dial(t, h, v, "replayer")
+		var res protocol.ReconnectResult
+		a2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "replayer", LastSeenServerSeq: last,
+			Subscriptions: []string{rootURI, DemoSessionURI, DemoChatURI, gone}}, &res)
+		replay, ok := res.Variant.(protocol.ReconnectReplayResult)
+		if !ok {
+			t.Fatalf("reconnect result %T, want replay", res.Variant)
 		}
-		if tc, ok := e.Action.Variant.(protocol.SessionTitleChangedAction); ok && tc.Title == "while away" {
-			found = true
+		if len(replay.Missing) != 1 || replay.Missing[0] != gone {
+			t.Fatalf("missing = %v, want [%s]", replay.Missing, gone)
 		}
-		if e.Channel == gone {
-			t.Errorf("replayed an action of the disposed session")
+		found := false
+		for _, e := range replay.Actions {
+			if e.ServerSeq <= last {
+				t.Errorf("replayed seq %d <= lastSeen %d", e.ServerSeq, last)
+			}
+			if tc, ok := e.Action.Variant.(protocol.SessionTitleChangedAction); ok && tc.Title == "while away" {
+				found = true
+			}
+			if e.Channel == gone {
+				t.Errorf("replayed an action of the disposed session")
+			}
 		}
-	}
-	if !found {
-		t.Fatalf("replay lacks the action made while disconnected: %+v", replay.Actions)
-	}
-	// Live again: new actions reach the reconnected client.
-	bs = b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "after"})
-	a2.waitEnvelope("live after reconnect", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
-		tc, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
-		return ok && tc.Title == "after"
+		if !found {
+			t.Fatalf("replay lacks the action made while disconnected: %+v", replay.Actions)
+		}
+		// Live again: new actions reach the reconnected client.
+		bs = b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "after"})
+		a2.waitEnvelope("live after reconnect", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+			tc, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
+			return ok && tc.Title == "after"
+		})
 	})
 }
 
 func TestReconnectFallsBackToSnapshot(t *testing.T) {
-	h, v := startHost(t, Config{ReplayBuffer: 4})
-	a := dial(t, h, v, "snap")
-	a.initialize(rootURI, DemoSessionURI)
-	mine := a.dispatch(DemoSessionURI, protocol.SessionIsReadChangedAction{IsRead: true})
-	orig := a.waitEcho("isRead", DemoSessionURI, mine)
-	last := a.lastSeq()
-	h.DropConnections()
-	b := dial(t, h, v, "busy")
-	b.initialize(DemoSessionURI)
-	for i := range 6 {
-		s := b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "t" + string(rune('a'+i))})
-		b.waitEcho("title", DemoSessionURI, s)
-	}
-	a2 := dial(t, h, v, "snap")
-	var res protocol.ReconnectResult
-	a2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "snap", LastSeenServerSeq: last, Subscriptions: []string{rootURI, DemoSessionURI, "ahp-session:/never"}}, &res)
-	snap, ok := res.Variant.(protocol.ReconnectSnapshotResult)
-	if !ok || len(snap.Snapshots) != 2 {
-		t.Fatalf("reconnect = %#v, want two snapshots", res.Variant)
-	}
-	if st, ok := snap.Snapshots[1].State.Variant.(protocol.SessionState); !ok || st.Title != "tf" {
-		t.Fatalf("session snapshot title = %#v", snap.Snapshots[1].State.Variant)
-	}
-	// Re-sending an action the host applied long ago (beyond the replay
-	// buffer) still gets its original echo, not a second application.
-	a2.dispatchSeq(DemoSessionURI, mine, protocol.SessionIsReadChangedAction{IsRead: true})
-	if e := a2.waitEcho("re-sent isRead", DemoSessionURI, mine); e.ServerSeq != orig.ServerSeq {
-		t.Fatalf("duplicate echoed with serverSeq %d, want the original %d", e.ServerSeq, orig.ServerSeq)
-	}
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version, ReplayBuffer: 4})
+		a := dial(t, h, v, "snap")
+		a.initialize(rootURI, DemoSessionURI)
+		mine := a.dispatch(DemoSessionURI, protocol.SessionIsReadChangedAction{IsRead: true})
+		orig := a.waitEcho("isRead", DemoSessionURI, mine)
+		last := a.lastSeq()
+		h.DropConnections()
+		b := dial(t, h, v, "busy")
+		b.initialize(DemoSessionURI)
+		for i := range 6 {
+			s := b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "t" + string(rune('a'+i))})
+			b.waitEcho("title", DemoSessionURI, s)
+		}
+		a2 := dial(t, h, v, "snap")
+		var res protocol.ReconnectResult
+		a2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "snap", LastSeenServerSeq: last, Subscriptions: []string{rootURI, DemoSessionURI, "ahp-session:/never"}}, &res)
+		snap, ok := res.Variant.(protocol.ReconnectSnapshotResult)
+		if !ok || len(snap.Snapshots) != 2 {
+			t.Fatalf("reconnect = %#v, want two snapshots", res.Variant)
+		}
+		if st, ok := snap.Snapshots[1].State.Variant.(protocol.SessionState); !ok || st.Title != "tf" {
+			t.Fatalf("session snapshot title = %#v", snap.Snapshots[1].State.Variant)
+		}
+		// Re-sending an action the host applied long ago (beyond the replay
+		// buffer) still gets its original echo, not a second application.
+		a2.dispatchSeq(DemoSessionURI, mine, protocol.SessionIsReadChangedAction{IsRead: true})
+		if e := a2.waitEcho("re-sent isRead", DemoSessionURI, mine); e.ServerSeq != orig.ServerSeq {
+			t.Fatalf("duplicate echoed with serverSeq %d, want the original %d", e.ServerSeq, orig.ServerSeq)
+		}
 
-	// After a restart nothing can be replayed, even with no gap.
-	cur := h.ServerSeq()
-	h.Restart()
-	a3 := dial(t, h, v, "snap")
-	a3.mustCall("reconnect", protocol.ReconnectParams{ClientID: "snap", LastSeenServerSeq: cur, Subscriptions: []string{DemoSessionURI}}, &res)
-	if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
-		t.Fatalf("after Restart reconnect = %T, want snapshot", res.Variant)
-	}
+		// After a restart nothing can be replayed, even with no gap.
+		cur := h.ServerSeq()
+		h.Restart()
+		a3 := dial(t, h, v, "snap")
+		a3.mustCall("reconnect", protocol.ReconnectParams{ClientID: "snap", LastSeenServerSeq: cur, Subscriptions: []string{DemoSessionURI}}, &res)
+		if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
+			t.Fatalf("after Restart reconnect = %T, want snapshot", res.Variant)
+		}
+	})
 }
 
 func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
@@ -807,78 +829,80 @@ func TestCloseLeavesNoConnections(t *testing.T) {
 // reasoning, streamed markdown, MCP tool calls, a confirmation, step-up
 // auth and a question, to the end of the turn.
 func TestFullTour(t *testing.T) {
-	var mu sync.Mutex
-	var tapped []string
-	logs := &lockedBuffer{}
-	h, v := startHost(t, Config{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Tap: func(_ int64, dir Direction, frame []byte) {
-			mu.Lock()
-			tapped = append(tapped, string(dir)+" "+string(frame))
-			mu.Unlock()
-		}})
-	c := dial(t, h, v, "tour")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	c.dispatch(DemoChatURI, turnStarted("t1", "show me everything"))
+	forEachVersion(t, func(t *testing.T, version string) {
+		var mu sync.Mutex
+		var tapped []string
+		logs := &lockedBuffer{}
+		h, v := startHost(t, Config{Version: version, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+			Tap: func(_ int64, dir Direction, frame []byte) {
+				mu.Lock()
+				tapped = append(tapped, string(dir)+" "+string(frame))
+				mu.Unlock()
+			}})
+		c := dial(t, h, v, "tour")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		c.dispatch(DemoChatURI, turnStarted("t1", "show me everything"))
 
-	for _, id := range []string{"t1-tc-search", "t1-tc-issues"} {
-		e := c.waitEnvelope(id+" complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-			return ok && a.ToolCallID == id && a.Result.Success
+		for _, id := range []string{"t1-tc-search", "t1-tc-issues"} {
+			e := c.waitEnvelope(id+" complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+				a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+				return ok && a.ToolCallID == id && a.Result.Success
+			})
+			_ = e
+		}
+		c.waitEnvelope("write pending", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
+			return ok && a.ToolCallID == "t1-tc-write"
 		})
-		_ = e
-	}
-	c.waitEnvelope("write pending", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
-		return ok && a.ToolCallID == "t1-tc-write"
-	})
-	deny := c.dispatch(DemoChatURI, protocol.ChatToolCallDeniedAction{TurnID: "t1", ToolCallID: "t1-tc-write", Reason: "denied"})
-	if e := c.waitEcho("deny", DemoChatURI, deny); e.RejectionReason != nil {
-		t.Fatalf("deny rejected: %s", *e.RejectionReason)
-	}
-	c.waitEnvelope("deploy challenge", DemoChatURI, isType("chat/toolCallAuthRequired"))
-	cb := startCallback(t)
-	deploy := resourceURL(h, DeployResourcePath)
-	clientID := registerClient(t, h.AuthIssuer(), cb.URL, DeployScopes)
-	tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, DeployScopes)
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok}, nil)
-	e := c.waitEnvelope("question", DemoChatURI, isType("chat/inputRequested"))
-	req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
-	decline := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindDecline})
-	c.waitEcho("decline", DemoChatURI, decline)
-	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+		deny := c.dispatch(DemoChatURI, protocol.ChatToolCallDeniedAction{TurnID: "t1", ToolCallID: "t1-tc-write", Reason: "denied"})
+		if e := c.waitEcho("deny", DemoChatURI, deny); e.RejectionReason != nil {
+			t.Fatalf("deny rejected: %s", *e.RejectionReason)
+		}
+		c.waitEnvelope("deploy challenge", DemoChatURI, isType("chat/toolCallAuthRequired"))
+		cb := startCallback(t)
+		deploy := resourceURL(h, DeployResourcePath)
+		clientID := registerClient(t, h.AuthIssuer(), cb.URL, DeployScopes)
+		tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, DeployScopes)
+		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok}, nil)
+		e := c.waitEnvelope("question", DemoChatURI, isType("chat/inputRequested"))
+		req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
+		decline := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindDecline})
+		c.waitEcho("decline", DemoChatURI, decline)
+		c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
 
-	// The mirrored chat holds one complete turn with every part kind.
-	c.mu.Lock()
-	chat, _ := c.mirror[DemoChatURI].(protocol.ChatState)
-	c.mu.Unlock()
-	if len(chat.Turns) != 1 || chat.ActiveTurn != nil || chat.Turns[0].State != protocol.TurnStateComplete {
-		t.Fatalf("chat after the tour: %d turns, active %v", len(chat.Turns), chat.ActiveTurn != nil)
-	}
-	kinds := map[string]int{}
-	for _, p := range chat.Turns[0].ResponseParts {
-		kinds[p.Kind()]++
-	}
-	for _, k := range []string{"reasoning", "markdown", "toolCall", "inputRequest"} {
-		if kinds[k] == 0 {
-			t.Errorf("the tour has no %s part (%v)", k, kinds)
+		// The mirrored chat holds one complete turn with every part kind.
+		c.mu.Lock()
+		chat, _ := c.mirror[DemoChatURI].(protocol.ChatState)
+		c.mu.Unlock()
+		if len(chat.Turns) != 1 || chat.ActiveTurn != nil || chat.Turns[0].State != protocol.TurnStateComplete {
+			t.Fatalf("chat after the tour: %d turns, active %v", len(chat.Turns), chat.ActiveTurn != nil)
 		}
-	}
-	// The tap saw the authenticate request, but never the token.
-	mu.Lock()
-	defer mu.Unlock()
-	sawAuth := false
-	for _, f := range tapped {
-		if strings.Contains(f, tok) {
-			t.Fatal("the frame tap leaked a bearer token")
+		kinds := map[string]int{}
+		for _, p := range chat.Turns[0].ResponseParts {
+			kinds[p.Kind()]++
 		}
-		sawAuth = sawAuth || strings.Contains(f, `"authenticate"`)
-	}
-	if !sawAuth {
-		t.Fatal("the tap missed the authenticate request")
-	}
-	if l := logs.String(); strings.Contains(l, tok) || !strings.Contains(l, "token accepted") {
-		t.Fatalf("host log leaks the token or misses the acceptance:\n%s", l)
-	}
+		for _, k := range []string{"reasoning", "markdown", "toolCall", "inputRequest"} {
+			if kinds[k] == 0 {
+				t.Errorf("the tour has no %s part (%v)", k, kinds)
+			}
+		}
+		// The tap saw the authenticate request, but never the token.
+		mu.Lock()
+		defer mu.Unlock()
+		sawAuth := false
+		for _, f := range tapped {
+			if strings.Contains(f, tok) {
+				t.Fatal("the frame tap leaked a bearer token")
+			}
+			sawAuth = sawAuth || strings.Contains(f, `"authenticate"`)
+		}
+		if !sawAuth {
+			t.Fatal("the tap missed the authenticate request")
+		}
+		if l := logs.String(); strings.Contains(l, tok) || !strings.Contains(l, "token accepted") {
+			t.Fatalf("host log leaks the token or misses the acceptance:\n%s", l)
+		}
+	})
 }
 
 type lockedBuffer struct {
@@ -1003,56 +1027,60 @@ func TestSteeringMessageConsumed(t *testing.T) {
 }
 
 func TestRestartNeedsTokensAgain(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "restart")
-	c.initialize(rootURI, DemoSessionURI)
-	c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-	cb := startCallback(t)
-	github := resourceURL(h, GitHubResourcePath)
-	tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
-	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "restart")
+		c.initialize(rootURI, DemoSessionURI)
+		c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+		cb := startCallback(t)
+		github := resourceURL(h, GitHubResourcePath)
+		tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
+		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
+		c.waitServer(DemoSessionURI, GitHubServerID, "ready")
 
-	h.Restart()
-	c2 := dial(t, h, v, "restart")
-	var res protocol.ReconnectResult
-	c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "restart", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
-	if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
-		t.Fatalf("reconnect after Restart = %T", res.Variant)
-	}
-	c2.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-	c2.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
-	c2.waitServer(DemoSessionURI, GitHubServerID, "ready")
+		h.Restart()
+		c2 := dial(t, h, v, "restart")
+		var res protocol.ReconnectResult
+		c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "restart", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
+		if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
+			t.Fatalf("reconnect after Restart = %T", res.Variant)
+		}
+		c2.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+		c2.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
+		c2.waitServer(DemoSessionURI, GitHubServerID, "ready")
+	})
 }
 
 func TestExpiredTokenAsksAgain(t *testing.T) {
-	h, v := startHost(t, Config{AuthConfig: authserver.Config{AccessTokenLifespan: time.Second}})
-	c := dial(t, h, v, "expiry")
-	c.initialize(rootURI, DemoSessionURI)
-	c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-	cb := startCallback(t)
-	github := resourceURL(h, GitHubResourcePath)
-	tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
-	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version, AuthConfig: authserver.Config{AccessTokenLifespan: time.Second}})
+		c := dial(t, h, v, "expiry")
+		c.initialize(rootURI, DemoSessionURI)
+		c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+		cb := startCallback(t)
+		github := resourceURL(h, GitHubResourcePath)
+		tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
+		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
+		c.waitServer(DemoSessionURI, GitHubServerID, "ready")
 
-	// The token lives one second: the host notices and asks again.
-	m := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-	if ar := m.State.Variant.(protocol.McpServerAuthRequiredState); ar.Reason != protocol.McpAuthRequiredReasonExpired {
-		t.Fatalf("reason = %q, want expired", ar.Reason)
-	}
-	c.waitUntil("auth/required", func() bool {
-		for _, n := range c.notes {
-			if n.Method == "auth/required" && strings.Contains(string(n.Params), `"expired"`) && strings.Contains(string(n.Params), github) {
-				return true
-			}
+		// The token lives one second: the host notices and asks again.
+		m := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+		if ar := m.State.Variant.(protocol.McpServerAuthRequiredState); ar.Reason != protocol.McpAuthRequiredReasonExpired {
+			t.Fatalf("reason = %q, want expired", ar.Reason)
 		}
-		return false
+		c.waitUntil("auth/required", func() bool {
+			for _, n := range c.notes {
+				if n.Method == "auth/required" && strings.Contains(string(n.Params), `"expired"`) && strings.Contains(string(n.Params), github) {
+					return true
+				}
+			}
+			return false
+		})
+		c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, jsonrpc.AuthRequired)
+		fresh := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
+		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: fresh}, nil)
+		c.waitServer(DemoSessionURI, GitHubServerID, "ready")
 	})
-	c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, jsonrpc.AuthRequired)
-	fresh := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: fresh}, nil)
-	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
 }
 
 // TestAddrRestartsOnSameResources: a host restarted on the same Addr with
