@@ -75,51 +75,32 @@ type Validator struct {
 	compiled map[string]*jsonschema.Schema
 }
 
-var loadOnce = sync.OnceValues(func() (*Validator, error) {
-	dir, err := schemaDir()
-	if err != nil {
-		return nil, err
-	}
-	return LoadDir(dir)
-})
-
-// Load returns the shared Validator for the schema directory named by
-// AHP_SCHEMA_DIR, or ../shared/ahp/schema relative to the repository root
-// (the directory holding go.mod). The result is cached.
-func Load() (*Validator, error) { return loadOnce() }
-
-// MustLoad is Load for tests: it stops the test if the schemas are missing.
-func MustLoad(t testing.TB) *Validator {
-	t.Helper()
-	v, err := Load()
-	if err != nil {
-		t.Fatalf("schemacheck: %v", err)
-	}
-	return v
+// loadShared is LoadDir of $env, or of ../shared/<name>/schema beside the
+// repository root, loaded once.
+func loadShared(env, name string) func() (*Validator, error) {
+	return sync.OnceValues(func() (*Validator, error) {
+		dir, err := sharedDir(env, name)
+		if err != nil {
+			return nil, err
+		}
+		return LoadDir(dir)
+	})
 }
 
-var load10Once = sync.OnceValues(func() (*Validator, error) {
-	dir, err := sharedDir("AHP10_SCHEMA_DIR", "ahp-1.0")
-	if err != nil {
-		return nil, err
-	}
-	return LoadDir(dir)
-})
+var (
+	load06 = loadShared("AHP_SCHEMA_DIR", "ahp")
+	load10 = loadShared("AHP10_SCHEMA_DIR", "ahp-1.0")
+)
+
+// Load returns the shared Validator for the AHP 0.6.0 schemas, in the
+// directory named by AHP_SCHEMA_DIR, or ../shared/ahp/schema relative to
+// the repository root (the directory holding go.mod). The result is cached.
+func Load() (*Validator, error) { return load06() }
 
 // Load10 returns the shared Validator for the AHP 1.0.0 schema, in the
 // directory named by AHP10_SCHEMA_DIR or ../shared/ahp-1.0/schema relative
 // to the repository root. The result is cached.
-func Load10() (*Validator, error) { return load10Once() }
-
-// MustLoad10 is Load10 for tests.
-func MustLoad10(t testing.TB) *Validator {
-	t.Helper()
-	v, err := Load10()
-	if err != nil {
-		t.Fatalf("schemacheck: %v", err)
-	}
-	return v
-}
+func Load10() (*Validator, error) { return load10() }
 
 // ForWire returns the Validator of a negotiated wire: protocol.Wire06
 // ("0.6") gives the 0.6.0 schemas, protocol.Wire10 ("1.0": 1.x, 0.10.x,
@@ -136,10 +117,21 @@ func ForWire(w fmt.Stringer) (*Validator, error) {
 	return nil, fmt.Errorf("schemacheck: no schema for wire %q", w)
 }
 
+// MustLoad is Load for tests: it stops the test if the schemas are missing.
+func MustLoad(t testing.TB) *Validator { t.Helper(); return must(t, Load) }
+
+// MustLoad10 is Load10 for tests.
+func MustLoad10(t testing.TB) *Validator { t.Helper(); return must(t, Load10) }
+
 // MustForWire is ForWire for tests.
 func MustForWire(t testing.TB, w fmt.Stringer) *Validator {
 	t.Helper()
-	v, err := ForWire(w)
+	return must(t, func() (*Validator, error) { return ForWire(w) })
+}
+
+func must(t testing.TB, load func() (*Validator, error)) *Validator {
+	t.Helper()
+	v, err := load()
 	if err != nil {
 		t.Fatalf("schemacheck: %v", err)
 	}

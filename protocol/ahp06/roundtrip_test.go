@@ -318,3 +318,30 @@ func TestRoundTripReducerFixtureShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestFixturesFromAHPTestCases: AHP_TEST_CASES points the round-trip runs
+// at another fixture set; a file that does not parse fails only its own
+// subtest and the good files beside it still pass.
+func TestFixturesFromAHPTestCases(t *testing.T) {
+	out, failed := wiretest.RunWithFixtures(t, map[string]string{
+		"reducers/z_good.json": `{"description":"agents replaced","reducer":"root","initial":{"agents":[]},` +
+			`"actions":[{"type":"root/agentsChanged","agents":[]}],"expected":{"agents":[]}}`,
+		"round-trips/z_good.json": `{"name":"n","group":"g","description":"d","type":"StateAction",` +
+			`"input":{"type":"root/agentsChanged","agents":[]},"acceptableOutputs":[{"type":"root/agentsChanged","agents":[]}]}`,
+		"reducers/a_broken.json":    `{"description": "cut off`,
+		"round-trips/a_broken.json": `{"description": "cut off`,
+	}, "^(TestRoundTripFixtures|TestRoundTripReducerFixtureShapes)$")
+	if !failed {
+		t.Fatalf("the child run should fail on the broken files:\n%s", out)
+	}
+	for _, test := range []string{"TestRoundTripFixtures", "TestRoundTripReducerFixtureShapes"} {
+		for _, want := range []string{"--- FAIL: " + test + "/a_broken ", "--- PASS: " + test + "/z_good "} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("child output lacks %q", want)
+			}
+		}
+	}
+	if t.Failed() {
+		t.Logf("child output:\n%s", out)
+	}
+}

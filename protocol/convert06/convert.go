@@ -77,6 +77,7 @@ var downActions = map[string]actionConv{
 	"chat/error":                    downChatError,
 	"chat/turnsLoaded":              editMember("turns", each(downTurn(true))),
 	"chat/toolCallReady":            func(_ string, o *object) error { dropContentRefInput(o); return nil },
+	"chat/toolCallDelta":            downToolCallDelta,
 	"chat/responsePart":             downChatResponsePart,
 	"root/terminalsChanged":         editMember("terminals", each(downTerminal)),
 	"terminal/claimed":              editMember("claim", downClaim),
@@ -120,10 +121,13 @@ func downChatResponsePart(_ string, o *object) error {
 	return o.edit("part", downResponsePart)
 }
 
-func dropContentRefInput(o *object) {
-	if v, ok := o.get("toolInput"); ok && isContentRef(v) {
-		o.del("toolInput")
+// downToolCallDelta: 1.0 lets a delta carry no content (0.7); 0.6
+// requires it, and an empty string appends nothing.
+func downToolCallDelta(_ string, o *object) error {
+	if v, ok := o.get("content"); !ok || isNull(v) {
+		o.set("content", json.RawMessage(`""`))
 	}
+	return nil
 }
 
 // convertAction converts action with table; the type is read without
@@ -165,37 +169,31 @@ func DownAction(action json.RawMessage) (json.RawMessage, error) {
 
 // ---- states ----
 
-// stateConvs holds, per channel kind, the state conversion; channel is the
-// state's channel URI.
+// stateConvs holds each channel kind's state conversion, up and down;
+// kinds not listed (changeset, resource watch) did not change. An
+// annotations state also needs its channel (stateConv).
+var stateConvs = map[string]struct{ up, down conv }{
+	"root":     {fields(map[string]conv{"terminals": each(upTerminal)}), fields(map[string]conv{"terminals": each(downTerminal)})},
+	"session":  {upSession, downSession},
+	"chat":     {upChat, downChat},
+	"terminal": {upTerminal, downTerminal},
+}
+
 func stateConv(kind string, channel string, down bool) conv {
-	if down {
-		switch kind {
-		case "root":
-			return fields(map[string]conv{"terminals": each(downTerminal)})
-		case "session":
-			return downSession
-		case "chat":
-			return downChat
-		case "terminal":
-			return downTerminal
-		case "annotations":
+	if kind == "annotations" {
+		if down {
 			return fields(map[string]conv{"annotations": each(downAnnotation)})
 		}
-		return nil
-	}
-	switch kind {
-	case "root":
-		return fields(map[string]conv{"terminals": each(upTerminal)})
-	case "session":
-		return upSession
-	case "chat":
-		return upChat
-	case "terminal":
-		return upTerminal
-	case "annotations":
 		return fields(map[string]conv{"annotations": each(upAnnotation(annotationsSession(channel)))})
 	}
-	return nil
+	c, ok := stateConvs[kind]
+	if !ok {
+		return nil
+	}
+	if down {
+		return c.down
+	}
+	return c.up
 }
 
 func upSession(raw json.RawMessage) (json.RawMessage, error) {
@@ -281,6 +279,15 @@ func envelope(down bool) conv {
 		if !wirescan.ScanMembers(raw, out[:], "channel", "action") || out[1] == nil {
 			return raw, nil
 		}
+		// Only an action that changes (or is refused) needs the channel;
+		// the streaming ones return here without allocating.
+		typ, ok := discriminator(out[1], "type")
+		if !ok {
+			return raw, nil
+		}
+		if _, ok := table[string(typ)]; !ok && !(down && not06Actions[string(typ)]) {
+			return raw, nil
+		}
 		channel, _ := wirescan.JSONString(out[0])
 		action, err := convertAction(table, channel, out[1], down)
 		if err != nil || same(action, out[1]) {
@@ -325,6 +332,7 @@ var downParams = map[string]conv{
 	"createChat":                 downCreateChat,
 	"authenticate":               downAuthenticate,
 	"createTerminal":             fields(map[string]conv{"claim": downClaim}),
+	"auth/required":              downAuthRequired,
 }
 
 // upCreateSession moves the working directory into the list. A 0.6 `fork`
@@ -373,6 +381,22 @@ func downCreateChat(raw json.RawMessage) (json.RawMessage, error) {
 	})
 }
 
+// downAuthRequired names the resource by its identifier, the only form a
+// 0.6 peer reads; 1.0 hosts send the full ProtectedResourceMetadata (0.8).
+func downAuthRequired(raw json.RawMessage) (json.RawMessage, error) {
+	return editObject(raw, func(o *object) error {
+		v, ok := o.get("resource")
+		if !ok || !isObject(v) {
+			return nil
+		}
+		var out [1]json.RawMessage
+		if wirescan.ScanMembers(v, out[:], "resource") && out[0] != nil {
+			o.set("resource", out[0])
+		}
+		return nil
+	})
+}
+
 // downAuthenticate drops `expiresIn`: a 0.6 host does not read it, and a
 // token lifetime is nothing to hand a peer that cannot use it.
 func downAuthenticate(raw json.RawMessage) (json.RawMessage, error) {
@@ -396,32 +420,13 @@ var downResults = map[string]conv{
 // downReplay converts a reconnect replay's envelopes and leaves out the
 // 1.0-only actions: a 0.6 reducer would ignore them, and a gap in serverSeq
 // is what a 0.6 client sees when a host filters per version.
-func downReplay(raw json.RawMessage) (json.RawMessage, error) {
-	conv := envelope(true)
-	var kept []json.RawMessage
-	changed := false
-	var err error
-	wirescan.ScanArray(raw, func(e []byte) bool {
-		out, cerr := conv(e)
-		switch {
-		case errors.Is(cerr, ErrNot06):
-			changed = true
-			return true
-		case cerr != nil:
-			err = cerr
-			return false
-		}
-		if !same(out, e) {
-			changed = true
-		}
-		kept = append(kept, out)
-		return true
-	})
-	if err != nil || !changed {
-		return raw, err
+var downReplay = each(func(raw json.RawMessage) (json.RawMessage, error) {
+	out, err := envelope(true)(raw)
+	if errors.Is(err, ErrNot06) {
+		return nil, errLeaveOut
 	}
-	return joinArray(kept), nil
-}
+	return out, err
+})
 
 func convertWith(table map[string]conv, what, method string, raw json.RawMessage) (json.RawMessage, error) {
 	f, ok := table[method]

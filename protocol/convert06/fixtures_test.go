@@ -170,3 +170,29 @@ func TestReducerHarnessCatchesFailures(t *testing.T) {
 		t.Errorf("1.0e0 and 1 are one number: %s", msg)
 	}
 }
+
+// TestFixturesFromAHPTestCases: AHP_TEST_CASES points the 0.6 run at
+// another fixture set (relative to the repository root); there a file
+// that does not parse fails only its own subtest, naming the file, and a
+// good 0.6 fixture beside it still runs through the conversion and passes.
+func TestFixturesFromAHPTestCases(t *testing.T) {
+	out, failed := wiretest.RunWithFixtures(t, map[string]string{
+		"reducers/z_good.json": `{"description":"a terminal exits","reducer":"terminal",` +
+			`"initial":{"title":"sh","claim":{"kind":"client","clientId":"c"},"content":[]},` +
+			`"actions":[{"type":"terminal/exited","exitCode":3}],` +
+			`"expected":{"title":"sh","claim":{"kind":"client","clientId":"c"},"content":[],"exitCode":3}}`,
+		"reducers/a_broken.json": `{"description": "cut off`,
+	}, "^TestReducerFixtures06$")
+	if !failed {
+		t.Fatalf("the child run should fail on the broken file:\n%s", out)
+	}
+	for _, want := range []string{
+		"--- FAIL: TestReducerFixtures06/a_broken ",
+		"--- PASS: TestReducerFixtures06/z_good ",
+		"a_broken.json is not a reducer fixture",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("child output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package convert06
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/ahptui/ahptui/protocol/internal/wirescan"
@@ -101,10 +102,13 @@ func (o *object) rename(old, new string, val json.RawMessage) {
 // edit applies f to the value of key when present; a value f returns
 // unchanged (same bytes) leaves the object clean.
 func (o *object) edit(key string, f conv) error {
-	i := o.index(key)
-	if i < 0 {
-		return nil
+	if i := o.index(key); i >= 0 {
+		return o.editAt(i, f)
 	}
+	return nil
+}
+
+func (o *object) editAt(i int, f conv) error {
 	out, err := f(o.members[i].val)
 	if err != nil {
 		return err
@@ -168,23 +172,20 @@ func fields(fs map[string]conv) conv {
 	return func(raw json.RawMessage) (json.RawMessage, error) {
 		return editObject(raw, func(o *object) error {
 			for i := range o.members {
-				f, ok := fs[o.members[i].key]
-				if !ok {
-					continue
-				}
-				out, err := f(o.members[i].val)
-				if err != nil {
-					return err
-				}
-				if !same(out, o.members[i].val) {
-					o.members[i].val = out
-					o.dirty = true
+				if f, ok := fs[o.members[i].key]; ok {
+					if err := o.editAt(i, f); err != nil {
+						return err
+					}
 				}
 			}
 			return nil
 		})
 	}
 }
+
+// errLeaveOut, from the conv given to each, leaves the element out of the
+// array.
+var errLeaveOut = errors.New("leave the element out")
 
 // each is a conv that applies f to every element of an array. null and
 // non-arrays pass unchanged.
@@ -195,6 +196,10 @@ func each(f conv) conv {
 		var err error
 		ok := wirescan.ScanArray(raw, func(e []byte) bool {
 			out, ferr := f(e)
+			if errors.Is(ferr, errLeaveOut) {
+				changed = true
+				return true
+			}
 			if ferr != nil {
 				err = ferr
 				return false
@@ -260,6 +265,14 @@ func discriminator(raw json.RawMessage, key string) ([]byte, bool) {
 	}
 	s, ok := wirescan.JSONString(v)
 	return []byte(s), ok
+}
+
+// around is prefix + v + suffix, in one allocation.
+func around(prefix string, v json.RawMessage, suffix string) json.RawMessage {
+	out := make([]byte, 0, len(prefix)+len(v)+len(suffix))
+	out = append(out, prefix...)
+	out = append(out, v...)
+	return append(out, suffix...)
 }
 
 // isNull reports whether raw is the JSON literal null (or empty).

@@ -74,10 +74,7 @@ func downLifecycle(o *object) {
 // keeps y's effective value but not where a decision came from, which 0.6
 // cannot say.
 func sessionEnablement(enabled json.RawMessage) json.RawMessage {
-	out := make([]byte, 0, 40)
-	out = append(out, `[{"kind":"session","enabled":`...)
-	out = append(out, enabled...)
-	return append(out, "}]"...)
+	return around(`[{"kind":"session","enabled":`, enabled, `}]`)
 }
 
 // effectiveEnabled is protocol.EffectiveEnabled on raw JSON: the first
@@ -176,10 +173,7 @@ func downToggled(o *object) {
 // errorPart is the 1.0 ErrorResponsePart for a 0.6 ErrorInfo. 0.6 has no
 // resume, so the part is never resumable.
 func errorPart(info json.RawMessage) json.RawMessage {
-	out := make([]byte, 0, len(info)+28)
-	out = append(out, `{"kind":"error","error":`...)
-	out = append(out, info...)
-	return append(out, '}')
+	return around(`{"kind":"error","error":`, info, `}`)
 }
 
 // upTurn moves `error` to an error part appended to `responseParts`, where
@@ -284,15 +278,21 @@ func downResponsePart(raw json.RawMessage) (json.RawMessage, error) {
 // text, and a placeholder string would be shown (and could be confirmed)
 // as if it were the agent's real input.
 func downToolCall(raw json.RawMessage) (json.RawMessage, error) {
-	return editObject(raw, func(o *object) error {
-		if v, ok := o.get("toolInput"); ok && isContentRef(v) {
-			o.del("toolInput")
-		}
-		return nil
-	})
+	return editObject(raw, func(o *object) error { dropContentRefInput(o); return nil })
 }
 
-func isContentRef(v json.RawMessage) bool {
+// dropContentRefInput is downToolCall on an object already open (the
+// chat/toolCallReady action carries the same toolInput).
+func dropContentRefInput(o *object) {
+	if v, ok := o.get("toolInput"); ok && isObject(v) {
+		o.del("toolInput")
+	}
+}
+
+// isObject reports whether v is a JSON object, without decoding it: a
+// ContentRef tool input against inline text, auth/required's metadata
+// against the bare identifier.
+func isObject(v json.RawMessage) bool {
 	for _, c := range v {
 		switch c {
 		case ' ', '\t', '\r', '\n':
@@ -325,10 +325,7 @@ func upTerminal(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 func exitedLifecycle(code json.RawMessage) json.RawMessage {
-	out := make([]byte, 0, len(code)+32)
-	out = append(out, `{"status":"exited","exitCode":`...)
-	out = append(out, code...)
-	return append(out, '}')
+	return around(`{"status":"exited","exitCode":`, code, `}`)
 }
 
 // downTerminal moves an exited lifecycle's code back to `exitCode`; an exit
@@ -383,12 +380,7 @@ func upAnnotationOrigin(o *object, session string) {
 		o.del("turnId")
 		return
 	}
-	out := make([]byte, 0, len(v)+len(session)+32)
-	out = append(out, `{"session":`...)
-	out = append(out, mustJSON(session)...)
-	out = append(out, `,"turnId":`...)
-	out = append(out, v...)
-	o.rename("turnId", "origin", append(out, '}'))
+	o.rename("turnId", "origin", around(`{"session":`+string(mustJSON(session))+`,"turnId":`, v, `}`))
 }
 
 // downAnnotationOrigin keeps the origin's turn id (0.6 names only the

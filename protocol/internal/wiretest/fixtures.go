@@ -3,8 +3,10 @@ package wiretest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -178,4 +180,36 @@ func RepoRoot(t testing.TB) string {
 		}
 		repo = parent
 	}
+}
+
+// RunWithFixtures runs the tests of the current test binary that match
+// run in a child process whose AHP_TEST_CASES names a fresh fixture
+// folder holding files (path under the folder → content). The folder is
+// given relative to the repository root, as a user types it there, so the
+// child resolves it the way FixtureDir promises. It returns the child's
+// output and whether it failed.
+func RunWithFixtures(t *testing.T, files map[string]string, run string) (out []byte, failed bool) {
+	t.Helper()
+	tmp := t.TempDir()
+	for name, body := range files {
+		path := filepath.Join(tmp, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel, err := filepath.Rel(RepoRoot(t), tmp)
+	if err != nil || filepath.IsAbs(rel) {
+		t.Fatalf("no relative path from the repository root to %s: %v", tmp, err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", run, "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "AHP_TEST_CASES="+rel)
+	out, err = cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("run the child test process: %v\n%s", err, out)
+	}
+	return out, err != nil
 }
