@@ -554,6 +554,19 @@ func grant(t *testing.T, issuer, clientID string, cb *callback, resource string,
 	return tok.AccessToken
 }
 
+// signInGitHub runs the demo's GitHub sign-in on c (whose client watches
+// the demo session): a PKCE grant pushed with authenticate makes the
+// protected server ready. It returns the resource and the token.
+func signInGitHub(t *testing.T, h *Host, c *rawClient) (resource, token string) {
+	t.Helper()
+	c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+	resource = resourceURL(h, GitHubResourcePath)
+	token = grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), startCallback(t), resource, GitHubScopes)
+	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: resource, Token: token}, nil)
+	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+	return resource, token
+}
+
 func resourceURL(h *Host, path string) string {
 	u := strings.TrimPrefix(strings.TrimSuffix(h.URL(), "/"), "ws://")
 	return fmt.Sprintf("http://%s%s", u, path)

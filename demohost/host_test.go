@@ -1031,12 +1031,7 @@ func TestRestartNeedsTokensAgain(t *testing.T) {
 		h, v := startHost(t, Config{Version: version})
 		c := dial(t, h, v, "restart")
 		c.initialize(rootURI, DemoSessionURI)
-		c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-		cb := startCallback(t)
-		github := resourceURL(h, GitHubResourcePath)
-		tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
-		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
-		c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+		github, tok := signInGitHub(t, h, c)
 
 		h.Restart()
 		c2 := dial(t, h, v, "restart")
@@ -1056,12 +1051,7 @@ func TestExpiredTokenAsksAgain(t *testing.T) {
 		h, v := startHost(t, Config{Version: version, AuthConfig: authserver.Config{AccessTokenLifespan: time.Second}})
 		c := dial(t, h, v, "expiry")
 		c.initialize(rootURI, DemoSessionURI)
-		c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-		cb := startCallback(t)
-		github := resourceURL(h, GitHubResourcePath)
-		tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
-		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
-		c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+		github, tok := signInGitHub(t, h, c)
 
 		// The token lives one second: the host notices and asks again.
 		m := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
@@ -1077,7 +1067,7 @@ func TestExpiredTokenAsksAgain(t *testing.T) {
 			return false
 		})
 		c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, jsonrpc.AuthRequired)
-		fresh := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
+		fresh := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), startCallback(t), github, GitHubScopes)
 		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: fresh}, nil)
 		c.waitServer(DemoSessionURI, GitHubServerID, "ready")
 	})

@@ -96,10 +96,7 @@ func (h *Host) sessionState(uri string) protocol.SessionState {
 // same turn is a plain failed turn, and nothing can resume it.
 func TestResumableError(t *testing.T) {
 	forEachVersion(t, func(t *testing.T, version string) {
-		h, v := startHost(t, Config{Version: version})
-		c := dial(t, h, v, "resumer")
-		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-		c.dispatch(DemoChatURI, turnStarted("t1", "please resume later"))
+		c := demoTurnOver(t, version, "resumer", "please resume later")
 		e := c.waitEnvelope("the turn errs", DemoChatURI, isType("chat/error"))
 		part := e.Action.Variant.(protocol.ChatErrorAction).Part
 		if part.Error.ErrorType != ResumableErrorType {
@@ -195,11 +192,7 @@ func TestEmptyTokenRevokes(t *testing.T) {
 		h, v := startHost(t, Config{Version: version})
 		c := dial(t, h, v, "revoker")
 		c.initialize(rootURI, DemoSessionURI)
-		c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-		github := resourceURL(h, GitHubResourcePath)
-		tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), startCallback(t), github, GitHubScopes)
-		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
-		c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+		github, _ := signInGitHub(t, h, c)
 		if version == Version06 {
 			c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: ""}, jsonrpc.InvalidParams)
 			return
