@@ -28,7 +28,8 @@ const (
 	// IndexerServerID starts only when a user starts it, and then starts
 	// slowly with blocking set (1.0): turns wait for it until it is ready
 	// or a client moves its start to the background.
-	IndexerServerID = "mcp-indexer"
+	IndexerServerID   = "mcp-indexer"
+	IndexerServerName = "Indexer"
 	// The plugin container and its children.
 	PluginID       = "plugin-devtools"
 	DeployServerID = "mcp-deploy" // ready; its deploy tool asks for step-up auth
@@ -98,7 +99,7 @@ func demoServers(base string, auth *authserver.Server) (map[string]serverSpec, m
 		FilesystemServerID: {id: FilesystemServerID, name: "Filesystem", outcome: outcomeReady, steps: 2},
 		DeployServerID:     {id: DeployServerID, name: "Deploy", parent: PluginID, outcome: outcomeReady, resource: base + DeployResourcePath, steps: 4},
 		FlakyServerID:      {id: FlakyServerID, name: "Flaky", parent: PluginID, outcome: outcomeError, steps: 5},
-		IndexerServerID:    {id: IndexerServerID, name: "Code index", outcome: outcomeReady, steps: IndexerStartSteps, manual: true, blocking: true},
+		IndexerServerID:    {id: IndexerServerID, name: IndexerServerName, outcome: outcomeReady, steps: IndexerStartSteps, manual: true, blocking: true},
 	}
 	resources := map[string]protocol.ProtectedResourceMetadata{}
 	for _, r := range []struct{ uri, name string }{

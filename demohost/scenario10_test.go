@@ -61,7 +61,7 @@ func TestBlockingStartHoldsTurns(t *testing.T) {
 	c.dispatch(DemoChatURI, turnStarted("t1", "stream please"))
 	c.waitEnvelope("the turn waits for the indexer", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.ChatActivityChangedAction)
-		return ok && a.Activity != nil && strings.Contains(*a.Activity, "Code index")
+		return ok && a.Activity != nil && strings.Contains(*a.Activity, IndexerServerName)
 	})
 	if n := c.countEnvelopes(isType("chat/responsePart")); n != 0 {
 		t.Fatalf("the agent answered (%d parts) while a blocking start held the turn", n)
