@@ -31,7 +31,11 @@
 // served the clientId — its lastSeenServerSeq then counts another process's
 // history), ping, subscribe,
 // unsubscribe, listSessions (limit/cursor), createSession (-32003 when taken),
-// disposeSession, createChat, fetchTurns, authenticate and dispatchAction.
+// disposeSession, createChat (forks of a completed turn of the same
+// session: the agent advertises capabilities.multipleChats.fork; side
+// chats and unknown source kinds are InvalidParams), fetchTurns,
+// authenticate and dispatchAction. createSession keeps the first of its
+// workingDirectories (the agent does not advertise several).
 // Every action gets one global serverSeq. Client actions are validated
 // (client-dispatchable only, wrong state, unknown tool call, …) and refused
 // ones are echoed with rejectionReason to the dispatching client only;
@@ -51,7 +55,11 @@
 // introspection says it is active, its audience holds the resource and its
 // scopes cover what the resource (and any open challenge on it) needs;
 // otherwise -32007 with the resource's metadata, or -32602 for a resource
-// the host never advertised. Tokens are never logged, stored or tapped.
+// the host never advertised. The grant ends at the token's expiry, or
+// sooner at expiresIn (1.0). Serving 1.0, an empty token revokes the
+// connection's proof for the resource (protected servers no other
+// connection covers go back to authRequired); 0.6 has no revocation and
+// refuses it. Tokens are never logged, stored or tapped.
 //
 // Authentication status is per connection, as authentication.md says: the
 // scopes a token proved are kept on the connection that pushed it and die
@@ -75,6 +83,11 @@
 //   - mcp-filesystem (top level): starting → ready.
 //   - plugin-devtools (PluginCustomization, loaded) with children mcp-deploy
 //     (→ ready), mcp-flaky (→ error) and skill-release-notes.
+//   - mcp-indexer (top level, "Indexer"): stopped until a client starts
+//     it, then starting with blocking set for IndexerStartSteps steps →
+//     ready. New turns wait while it blocks; a client's
+//     session/mcpServerBackgroundRequested (accepted only for a blocking
+//     start) lets them go on while the start finishes.
 //
 // Start/stop requests and customization toggles get the real transitions.
 // The message text picks the turn's script: "deploy" → a deploy tool call
@@ -83,8 +96,10 @@
 // no oauthClient) with a toolAuthentication inputNeeded entry until a token
 // with tools:deploy is pushed or the client cancels it with a failed
 // chat/toolCallComplete; "approve", "confirm" or "write" → a write_file call
-// pending confirmation; "ask" or "question" → an input request; "stream" or
-// "hello" → reasoning plus streamed markdown; anything else → the full tour
-// (all of the above in turn). Config.StepDelay paces it (negative: no
+// pending confirmation; "review" → a result that waits for review; "fail"
+// → a tool call that fails; "ask" or "question" → an input request;
+// "stream" → reasoning plus streamed markdown; "resume" → a resumable
+// error part (1.0) that chat/turnResume continues; anything else ("hello")
+// → the tour (DemoPaths and DemoTour list them). Config.StepDelay paces it (negative: no
 // delay, for tests).
 package demohost
