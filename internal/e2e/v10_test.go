@@ -43,7 +43,7 @@ func TestBlockingStartToBackground(t *testing.T) {
 	u.see(indexer+" waits to be started", mcpBadgeIs(indexer, "○ stopped"))
 	u.hit(km.MCP.Start)
 	u.see("a blocking start, timed, with the background key", func(s string) bool {
-		return strings.Contains(s, "new messages wait") && strings.Contains(helpLine(s), hint(km.MCP.Background))
+		return mcpHas(s, "starting…", "new messages wait") && strings.Contains(helpLine(s), hint(km.MCP.Background))
 	})
 
 	u.focus("chat", km.Global.FocusPrev, hint(km.Chat.FocusComposer))
@@ -58,9 +58,21 @@ func TestBlockingStartToBackground(t *testing.T) {
 	u.selectServer(indexer)
 	u.hit(km.MCP.Background)
 	u.see("the agent answers once the start is in the background", chatHas("Streaming demo"))
-	screen := u.s.Capture()
-	if strings.Contains(screen, "new messages wait") {
+	if screen := u.s.Capture(); mcpHas(screen, "new messages wait") {
 		t.Errorf("the backgrounded start still says it holds messages:\n%s", PanelText(screen, "MCP servers ("))
 	}
 	u.see(indexer+" ends ready", mcpBadgeIs(indexer, "● ready"))
+}
+
+// mcpHas reports whether the MCP panel's text, its wrapped lines joined,
+// holds every one of want.
+func mcpHas(screen string, want ...string) bool {
+	lines, ok := Panel(screen, "MCP servers (")
+	text := Flatten(lines)
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			return false
+		}
+	}
+	return ok
 }
