@@ -83,8 +83,10 @@
 //   - mcp-filesystem (top level): starting → ready.
 //   - plugin-devtools (PluginCustomization, loaded) with children mcp-deploy
 //     (→ ready), mcp-flaky (→ error) and skill-release-notes.
-//   - mcp-indexer (top level, "Indexer"): stopped until a client starts
-//     it, then starting with blocking set for IndexerStartSteps steps →
+//   - mcp-indexer (top level, "Indexer", only in sessions created with
+//     createSession: the seeded ones keep to the servers above, whose MCP
+//     strip fits one row of an 80-column terminal): stopped until a client
+//     starts it, then starting with blocking set for IndexerStartSteps steps →
 //     ready. New turns wait while it blocks; a client's
 //     session/mcpServerBackgroundRequested (accepted only for a blocking
 //     start) lets them go on while the start finishes.

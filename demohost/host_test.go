@@ -105,8 +105,8 @@ func testNegotiation(t *testing.T, h *Host, v *schemacheck.Validator, tests []ne
 				t.Fatalf("root snapshot = %#v", res.Snapshots[0].State.Variant)
 			}
 			sess, ok := res.Snapshots[1].State.Variant.(protocol.SessionState)
-			if !ok || sess.Title != DemoSessionTitle || len(sess.Customizations) != 4 {
-				t.Fatalf("session snapshot: title %q, %d top-level customizations; want %q and 4", sess.Title, len(sess.Customizations), DemoSessionTitle)
+			if !ok || sess.Title != DemoSessionTitle || len(sess.Customizations) != 3 {
+				t.Fatalf("session snapshot: title %q, %d top-level customizations; want %q and 3", sess.Title, len(sess.Customizations), DemoSessionTitle)
 			}
 			// A second initialize on the same connection is refused.
 			c.wantError("initialize", params, jsonrpc.InvalidRequest)

@@ -25,9 +25,10 @@ const (
 	// Top-level MCP servers.
 	GitHubServerID     = "mcp-github"     // protected: authRequired until a token for GitHubResourcePath
 	FilesystemServerID = "mcp-filesystem" // starting → ready
-	// IndexerServerID starts only when a user starts it, and then starts
-	// slowly with blocking set (1.0): turns wait for it until it is ready
-	// or a client moves its start to the background.
+	// IndexerServerID, in the sessions clients create (not the seeded
+	// ones), starts only when a user starts it, and then slowly with
+	// blocking set (1.0): turns wait for it until it is ready or a client
+	// moves its start to the background.
 	IndexerServerID   = "mcp-indexer"
 	IndexerServerName = "Indexer"
 	// The plugin container and its children.
@@ -155,9 +156,9 @@ func blockingServer(s protocol.SessionState) string {
 	return ""
 }
 
-func demoCustomizations(servers map[string]serverSpec) []protocol.Customization {
+func demoCustomizations(servers map[string]serverSpec, withIndexer bool) []protocol.Customization {
 	desc := "Drafts release notes from merged pull requests."
-	return []protocol.Customization{
+	cs := []protocol.Customization{
 		protocol.NewCustomization(mcpCustomization(servers[GitHubServerID])),
 		protocol.NewCustomization(mcpCustomization(servers[FilesystemServerID])),
 		protocol.NewCustomization(protocol.PluginCustomization{
@@ -170,8 +171,11 @@ func demoCustomizations(servers map[string]serverSpec) []protocol.Customization 
 					URI: "file:///demo/plugins/devtools/skills/release-notes/SKILL.md", Name: "Release notes", Description: &desc}),
 			},
 		}),
-		protocol.NewCustomization(mcpCustomization(servers[IndexerServerID])),
 	}
+	if withIndexer {
+		cs = append(cs, protocol.NewCustomization(mcpCustomization(servers[IndexerServerID])))
+	}
+	return cs
 }
 
 // findServer locates an MCP server customization and reports whether it is

@@ -29,7 +29,8 @@ func indexerBlocking(s protocol.SessionState) bool {
 	return ok && starting && st.Blocking != nil && *st.Blocking
 }
 
-// TestBlockingStartHoldsTurns: the indexer starts only when a client
+// TestBlockingStartHoldsTurns: a session a client creates has the indexer
+// (the seeded ones do not); it starts only when a client
 // starts it, then with blocking set; a turn sent meanwhile waits for it;
 // moving the start to the background lets the turn go on while the server
 // keeps starting, and it still ends ready. A server whose start is not
@@ -46,20 +47,27 @@ func TestBlockingStartHoldsTurns(t *testing.T) {
 	// the background (IndexerStartSteps steps), quick for everything else.
 	h, v := startHost(t, Config{StepDelay: 100 * time.Millisecond})
 	c := dial(t, h, v, "blocker")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	c.waitServer(DemoSessionURI, FilesystemServerID, "ready")
-	if m, _, _ := findServer(h.sessionState(DemoSessionURI), IndexerServerID); m.State.Kind() != "stopped" {
-		t.Fatalf("the indexer is %s before anyone started it, want stopped", m.State.Kind())
+	c.initialize(rootURI, DemoSessionURI)
+	if _, _, ok := findServer(h.sessionState(DemoSessionURI), IndexerServerID); ok {
+		t.Fatal("a seeded session has the indexer: its MCP strip no longer fits one row at 80 columns")
 	}
-	refused := c.dispatch(DemoSessionURI, protocol.SessionMcpServerBackgroundRequestedAction{ID: FilesystemServerID})
-	if e := c.waitEcho("background a ready server", DemoSessionURI, refused); e.RejectionReason == nil {
+	const uri, chatURI = "ahp-session:/slow", "ahp-chat:/slow"
+	c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
+	c.mustCall("subscribe", protocol.SubscribeParams{Channel: uri}, nil)
+	c.mustCall("subscribe", protocol.SubscribeParams{Channel: chatURI}, nil)
+	c.waitServer(uri, FilesystemServerID, "ready")
+	if m, _, _ := findServer(h.sessionState(uri), IndexerServerID); m.State.Kind() != "stopped" {
+		t.Fatalf("the indexer is %q before anyone started it, want stopped", m.State.Kind())
+	}
+	refused := c.dispatch(uri, protocol.SessionMcpServerBackgroundRequestedAction{ID: FilesystemServerID})
+	if e := c.waitEcho("background a ready server", uri, refused); e.RejectionReason == nil {
 		t.Fatal("a server that is not starting was moved to the background")
 	}
 
-	c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: IndexerServerID})
-	c.waitUntil("a blocking start", func() bool { return indexerBlocking(c.sessionMirrorLocked(DemoSessionURI)) })
-	c.dispatch(DemoChatURI, turnStarted("t1", "stream please"))
-	c.waitEnvelope("the turn waits for the indexer", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+	c.dispatch(uri, protocol.SessionMcpServerStartRequestedAction{ID: IndexerServerID})
+	c.waitUntil("a blocking start", func() bool { return indexerBlocking(c.sessionMirrorLocked(uri)) })
+	c.dispatch(chatURI, turnStarted("t1", "stream please"))
+	c.waitEnvelope("the turn waits for the indexer", chatURI, func(e protocol.ActionEnvelope) bool {
 		a, ok := e.Action.Variant.(protocol.ChatActivityChangedAction)
 		return ok && a.Activity != nil && strings.Contains(*a.Activity, IndexerServerName)
 	})
@@ -67,18 +75,18 @@ func TestBlockingStartHoldsTurns(t *testing.T) {
 		t.Fatalf("the agent answered (%d parts) while a blocking start held the turn", n)
 	}
 
-	seq := c.dispatch(DemoSessionURI, protocol.SessionMcpServerBackgroundRequestedAction{ID: IndexerServerID})
-	if e := c.waitEcho("background", DemoSessionURI, seq); e.RejectionReason != nil {
+	seq := c.dispatch(uri, protocol.SessionMcpServerBackgroundRequestedAction{ID: IndexerServerID})
+	if e := c.waitEcho("background", uri, seq); e.RejectionReason != nil {
 		t.Fatalf("background refused: %s", *e.RejectionReason)
 	}
-	c.waitEnvelope("the turn goes on", DemoChatURI, isType("chat/responsePart"))
+	c.waitEnvelope("the turn goes on", chatURI, isType("chat/responsePart"))
 	c.mu.Lock()
-	m, _, _ := findServer(c.sessionMirrorLocked(DemoSessionURI), IndexerServerID)
+	m, _, _ := findServer(c.sessionMirrorLocked(uri), IndexerServerID)
 	c.mu.Unlock()
 	if m.State.Kind() != "starting" {
 		t.Errorf("after moving to the background the indexer is %s, want still starting", m.State.Kind())
 	}
-	c.waitServer(DemoSessionURI, IndexerServerID, "ready")
+	c.waitServer(uri, IndexerServerID, "ready")
 }
 
 // sessionState reads a session's state under the host's lock.

@@ -202,9 +202,11 @@ func (h *Host) notifyRootLocked(method string, params any) {
 }
 
 // createSessionLocked makes a session with the scripted customizations and
-// a default chat, working in dir ("" for none). ready sessions skip the
-// creating phase (the seeded demo session exists before anyone connects).
-func (h *Host) createSessionLocked(uri, title, dir string, ready bool) *session {
+// a default chat, working in dir ("" for none). Seeded sessions exist
+// before anyone connects, so they skip the creating phase; they also keep
+// to the four servers of the tour, whose MCP strip fits one row of an
+// 80-column terminal. Sessions clients create get the Indexer too.
+func (h *Host) createSessionLocked(uri, title, dir string, seeded bool) *session {
 	now := h.clock()
 	s := &session{uri: uri, createdAt: now, srvGen: map[string]int{}}
 	s.state = protocol.SessionState{
@@ -214,12 +216,12 @@ func (h *Host) createSessionLocked(uri, title, dir string, ready bool) *session 
 		Lifecycle:      protocol.SessionLifecycleCreating,
 		ActiveClients:  []protocol.SessionActiveClient{},
 		Chats:          []protocol.ChatSummary{},
-		Customizations: demoCustomizations(h.servers),
+		Customizations: demoCustomizations(h.servers, !seeded),
 	}
 	if dir != "" {
 		s.state.WorkingDirectories = []protocol.URI{dir}
 	}
-	if ready {
+	if seeded {
 		s.state.Lifecycle = protocol.SessionLifecycleReady
 	}
 	h.sessions[uri] = s
@@ -242,7 +244,7 @@ func (h *Host) createSessionLocked(uri, title, dir string, ready bool) *session 
 	h.notifyRootLocked("root/sessionAdded", protocol.SessionAddedParams{Channel: rootURI, Summary: s.summary})
 	h.applyLocked(rootURI, protocol.RootActiveSessionsChangedAction{ActiveSessions: int64(len(h.sessions))}, nil)
 
-	if !ready {
+	if !seeded {
 		h.after(func() {
 			if h.sessions[uri] == s {
 				h.applyLocked(uri, protocol.SessionReadyAction{}, nil)

@@ -147,15 +147,19 @@ func mcpBadgeIs(server, want string) func(string) bool {
 
 // chatHas matches a screen whose chat panel (titled with the demo session's
 // title) contains every one of want.
-func chatHas(want ...string) func(string) bool {
+func chatHas(want ...string) func(string) bool { return panelHas(chatTitle, want...) }
+
+// panelHas matches a screen with a panel titled title (a prefix) whose
+// text, wrapped lines joined (Flatten), contains every one of want.
+func panelHas(title string, want ...string) func(string) bool {
 	return func(s string) bool {
-		lines, ok := Panel(s, chatTitle)
+		lines, ok := Panel(s, title)
 		if !ok {
 			return false
 		}
-		chat := Flatten(lines)
+		text := Flatten(lines)
 		for _, w := range want {
-			if !strings.Contains(chat, w) {
+			if !strings.Contains(text, w) {
 				return false
 			}
 		}
