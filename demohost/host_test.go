@@ -115,95 +115,108 @@ func testNegotiation(t *testing.T, h *Host, v *schemacheck.Validator, tests []ne
 }
 
 func TestErrors(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "errs")
-	c.wantError("subscribe", map[string]any{"channel": DemoSessionURI}, jsonrpc.InvalidRequest) // before initialize
-	c.mustCall("ping", map[string]any{"channel": rootURI}, nil)                                 // ping works any time
-	c.initialize(rootURI)
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "errs")
+		c.wantError("subscribe", map[string]any{"channel": DemoSessionURI}, jsonrpc.InvalidRequest) // before initialize
+		c.mustCall("ping", map[string]any{"channel": rootURI}, nil)                                 // ping works any time
+		c.initialize(rootURI)
 
-	if r := c.callMaybeInvalid("frobnicate", map[string]any{"channel": rootURI}, false); r.Error == nil || r.Error.Code != jsonrpc.MethodNotFound {
-		t.Fatalf("unknown method: %v", r.Error)
-	}
-	// Bad params: sent raw, since they are invalid on purpose.
-	for i, raw := range []string{`{"channel":42}`, `[1,2]`, `{"channel":"ahp-root://","view":{"turns":"many"}}`} {
-		id := jsonrpc.Int64ID(int64(1000 + i))
-		f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: "subscribe", Params: json.RawMessage(raw)})
-		c.send(f)
-		var resp *jsonrpc.Response
-		c.waitUntil("bad params answer", func() bool { resp = c.resps[id.String()]; return resp != nil })
-		if resp.Error == nil || resp.Error.Code != jsonrpc.InvalidParams {
-			t.Fatalf("subscribe %s: got %v, want -32602", raw, resp.Error)
+		if r := c.callMaybeInvalid("frobnicate", map[string]any{"channel": rootURI}, false); r.Error == nil || r.Error.Code != jsonrpc.MethodNotFound {
+			t.Fatalf("unknown method: %v", r.Error)
 		}
-	}
-	c.wantError("subscribe", map[string]any{"channel": "ahp-session:/missing"}, jsonrpc.SessionNotFound)
-
-	uri := "ahp-session:/twice"
-	c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
-	c.wantError("createSession", protocol.CreateSessionParams{Channel: uri}, jsonrpc.SessionAlreadyExists)
-	other := "other"
-	c.wantError("createSession", protocol.CreateSessionParams{Channel: "ahp-session:/p", Provider: &other}, jsonrpc.ProviderNotFound)
-	c.wantError("disposeSession", protocol.DisposeSessionParams{Channel: "ahp-session:/missing"}, jsonrpc.SessionNotFound)
-
-	// The catalogue: the demo session plus the new one, and root events.
-	var list protocol.ListSessionsResult
-	c.mustCall("listSessions", map[string]any{"channel": rootURI}, &list)
-	if len(list.Items) != 3 || list.Items[2].Resource != HistorySessionURI {
-		t.Fatalf("listSessions = %+v, want 3 items, the history session last", list.Items)
-	}
-	one := int64(1)
-	c.mustCall("listSessions", protocol.ListSessionsParams{Limit: &one}, &list)
-	if len(list.Items) != 1 || list.NextCursor == nil {
-		t.Fatalf("paged listSessions = %+v", list)
-	}
-	var page2 protocol.ListSessionsResult
-	c.mustCall("listSessions", protocol.ListSessionsParams{Cursor: list.NextCursor, Limit: &one}, &page2)
-	if len(page2.Items) != 1 || page2.NextCursor == nil || page2.Items[0].Resource == list.Items[0].Resource {
-		t.Fatalf("second page = %+v", page2)
-	}
-	bad := "garbage"
-	c.wantError("listSessions", protocol.ListSessionsParams{Cursor: &bad}, jsonrpc.InvalidParams)
-	c.waitUntil("root/sessionAdded", func() bool {
-		for _, n := range c.notes {
-			if n.Method == "root/sessionAdded" && strings.Contains(string(n.Params), uri) {
-				return true
+		// Bad params: sent raw, since they are invalid on purpose. Over 0.6
+		// they pass the conversion first, which must not make them valid.
+		badDir := `{"channel":"ahp-session:/bad","workingDirectories":[42]}`
+		if version == Version06 {
+			badDir = `{"channel":"ahp-session:/bad","workingDirectory":42}`
+		}
+		for i, bad := range []struct{ method, raw string }{
+			{"subscribe", `{"channel":42}`}, {"subscribe", `[1,2]`}, {"subscribe", `{"channel":"ahp-root://","view":{"turns":"many"}}`},
+			{"createSession", badDir}, {"createChat", `{"channel":"ahp-session:/demo","chat":"ahp-chat:/c9","source":"fork"}`},
+		} {
+			method, raw := bad.method, bad.raw
+			id := jsonrpc.Int64ID(int64(1000 + i))
+			f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: method, Params: json.RawMessage(raw)})
+			c.send(f)
+			var resp *jsonrpc.Response
+			c.waitUntil("bad params answer", func() bool { resp = c.resps[id.String()]; return resp != nil })
+			if resp.Error == nil || resp.Error.Code != jsonrpc.InvalidParams {
+				t.Fatalf("%s %s: got %v, want -32602", method, raw, resp.Error)
 			}
 		}
-		return false
-	})
-	c.mustCall("disposeSession", protocol.DisposeSessionParams{Channel: uri}, nil)
-	c.waitUntil("root/sessionRemoved", func() bool {
-		for _, n := range c.notes {
-			if n.Method == "root/sessionRemoved" && strings.Contains(string(n.Params), uri) {
-				return true
-			}
+		c.wantError("subscribe", map[string]any{"channel": "ahp-session:/missing"}, jsonrpc.SessionNotFound)
+
+		uri := "ahp-session:/twice"
+		c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
+		c.wantError("createSession", protocol.CreateSessionParams{Channel: uri}, jsonrpc.SessionAlreadyExists)
+		other := "other"
+		c.wantError("createSession", protocol.CreateSessionParams{Channel: "ahp-session:/p", Provider: &other}, jsonrpc.ProviderNotFound)
+		c.wantError("disposeSession", protocol.DisposeSessionParams{Channel: "ahp-session:/missing"}, jsonrpc.SessionNotFound)
+
+		// The catalogue: the demo session plus the new one, and root events.
+		var list protocol.ListSessionsResult
+		c.mustCall("listSessions", map[string]any{"channel": rootURI}, &list)
+		if len(list.Items) != 3 || list.Items[2].Resource != HistorySessionURI {
+			t.Fatalf("listSessions = %+v, want 3 items, the history session last", list.Items)
 		}
-		return false
+		one := int64(1)
+		c.mustCall("listSessions", protocol.ListSessionsParams{Limit: &one}, &list)
+		if len(list.Items) != 1 || list.NextCursor == nil {
+			t.Fatalf("paged listSessions = %+v", list)
+		}
+		var page2 protocol.ListSessionsResult
+		c.mustCall("listSessions", protocol.ListSessionsParams{Cursor: list.NextCursor, Limit: &one}, &page2)
+		if len(page2.Items) != 1 || page2.NextCursor == nil || page2.Items[0].Resource == list.Items[0].Resource {
+			t.Fatalf("second page = %+v", page2)
+		}
+		bad := "garbage"
+		c.wantError("listSessions", protocol.ListSessionsParams{Cursor: &bad}, jsonrpc.InvalidParams)
+		c.waitUntil("root/sessionAdded", func() bool {
+			for _, n := range c.notes {
+				if n.Method == "root/sessionAdded" && strings.Contains(string(n.Params), uri) {
+					return true
+				}
+			}
+			return false
+		})
+		c.mustCall("disposeSession", protocol.DisposeSessionParams{Channel: uri}, nil)
+		c.waitUntil("root/sessionRemoved", func() bool {
+			for _, n := range c.notes {
+				if n.Method == "root/sessionRemoved" && strings.Contains(string(n.Params), uri) {
+					return true
+				}
+			}
+			return false
+		})
+		c.wantError("fetchTurns", protocol.FetchTurnsParams{Channel: "ahp-chat:/missing"}, jsonrpc.NotFound)
+		c.mustCall("fetchTurns", protocol.FetchTurnsParams{Channel: DemoChatURI}, nil)
 	})
-	c.wantError("fetchTurns", protocol.FetchTurnsParams{Channel: "ahp-chat:/missing"}, jsonrpc.NotFound)
-	c.mustCall("fetchTurns", protocol.FetchTurnsParams{Channel: DemoChatURI}, nil)
 }
 
 func TestGarbageFramesSurvived(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "garbage")
-	c.initialize(rootURI)
-	for _, f := range []string{"not json at all", `[{"jsonrpc":"2.0","id":9,"method":"ping"}]`, `{"jsonrpc":"2.0","id":7}`, `{"jsonrpc":"1.0","id":8,"method":"ping"}`, "\x00\xff", `{}`} {
-		c.send([]byte(f))
-	}
-	c.waitUntil("an error answer to the parse error", func() bool { return c.resps["null"] != nil })
-	// The reader goroutine keeps storing the later garbage frames' answers
-	// (id null too) in resps, so it is read under the client's lock.
-	c.mu.Lock()
-	answer := c.resps["null"]
-	c.mu.Unlock()
-	if answer.Error == nil {
-		t.Fatalf("parse error answered with %s", answer.Result)
-	}
-	c.mustCall("ping", map[string]any{"channel": rootURI}, nil)
-	// A notification for an unknown method is ignored without an answer.
-	f, _ := jsonrpc.Encode(&jsonrpc.Request{Method: "no/such/notification", Params: json.RawMessage(`{"channel":"ahp-root://"}`)})
-	c.send(f)
-	c.mustCall("ping", map[string]any{"channel": rootURI}, nil)
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "garbage")
+		c.initialize(rootURI)
+		for _, f := range []string{"not json at all", `[{"jsonrpc":"2.0","id":9,"method":"ping"}]`, `{"jsonrpc":"2.0","id":7}`, `{"jsonrpc":"1.0","id":8,"method":"ping"}`, "\x00\xff", `{}`} {
+			c.send([]byte(f))
+		}
+		c.waitUntil("an error answer to the parse error", func() bool { return c.resps["null"] != nil })
+		// The reader goroutine keeps storing the later garbage frames' answers
+		// (id null too) in resps, so it is read under the client's lock.
+		c.mu.Lock()
+		answer := c.resps["null"]
+		c.mu.Unlock()
+		if answer.Error == nil {
+			t.Fatalf("parse error answered with %s", answer.Result)
+		}
+		c.mustCall("ping", map[string]any{"channel": rootURI}, nil)
+		// A notification for an unknown method is ignored without an answer.
+		f, _ := jsonrpc.Encode(&jsonrpc.Request{Method: "no/such/notification", Params: json.RawMessage(`{"channel":"ahp-root://"}`)})
+		c.send(f)
+		c.mustCall("ping", map[string]any{"channel": rootURI}, nil)
+	})
 }
 
 func TestStreamedTurnWatchedByTwoClients(t *testing.T) {
