@@ -51,7 +51,7 @@ func (h *Host) echoDuplicateLocked(c *conn, clientSeq int64) {
 		if e.clientSeq == clientSeq {
 			frame, err := h.encodeNotification("action", json.RawMessage(e.params))
 			if err == nil {
-				h.validateFrameLocked(c.id, Outbound, frame, e.unknownAction)
+				h.validateFrameLocked(c.id, Outbound, frame, &e)
 				c.send(frame)
 			}
 			return
@@ -140,6 +140,11 @@ func checkSessionAction(c *conn, s *session, v protocol.StateActionVariant) erro
 	case protocol.SessionCustomizationToggledAction:
 		if !customizationExists(s.state, a.ID) {
 			return errors.New("no customization with id " + clip(a.ID))
+		}
+		if a.Enablement == nil {
+			// The 0.6 form ({id, enabled}) read as 1.0: refused rather
+			// than read as "no decision" (DELTA §6.4).
+			return errors.New("customizationToggled needs enablement; enabled is the AHP 0.6 form")
 		}
 	case protocol.SessionMcpServerStartRequestedAction:
 		_, enabled, ok := findServer(s.state, a.ID)

@@ -110,6 +110,12 @@ type FrameError struct {
 	// the closed StateAction schema. A test that dispatches unknown types
 	// on purpose excludes these explicitly; any other failure is real.
 	UnknownAction string
+	// Rejected is set when the frame is the host's rejection echo of a
+	// client action. The echo repeats the action as the host read it, so
+	// an action the client sent malformed (a required member missing) is
+	// malformed in its echo too; a test that sends arbitrary actions
+	// excludes these, every other test holds them to the schema.
+	Rejected bool
 }
 
 func (e FrameError) Error() string {
@@ -403,15 +409,16 @@ func (h *Host) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	c.serve()
 }
 
-// validate runs the Validate hook on one frame; callers hold no lock or mu,
-// as the caller says.
+// validateLocked runs the Validate hook on one frame that is not an action
+// envelope.
 func (h *Host) validateLocked(connID int64, dir Direction, frame []byte) {
-	h.validateFrameLocked(connID, dir, frame, "")
+	h.validateFrameLocked(connID, dir, frame, nil)
 }
 
-// validateFrameLocked is validateLocked for a frame that may be the echo
-// of an unknown action type (unknownAction, see FrameError).
-func (h *Host) validateFrameLocked(connID int64, dir Direction, frame []byte, unknownAction string) {
+// validateFrameLocked is validateLocked for any frame; env is the replay
+// entry of an action envelope (nil for other frames), which says whether
+// the frame echoes a rejected or unknown action (see FrameError).
+func (h *Host) validateFrameLocked(connID int64, dir Direction, frame []byte, env *replayEntry) {
 	if h.cfg.Validate == nil {
 		return
 	}
@@ -420,7 +427,11 @@ func (h *Host) validateFrameLocked(connID int64, dir Direction, frame []byte, un
 		if len(f) > 2000 {
 			f = f[:2000] + "…"
 		}
-		h.valErrs = append(h.valErrs, FrameError{Conn: connID, Dir: dir, Frame: redactFrame(f), Err: err, UnknownAction: unknownAction})
+		fe := FrameError{Conn: connID, Dir: dir, Frame: redactFrame(f), Err: err}
+		if env != nil {
+			fe.UnknownAction, fe.Rejected = env.unknownAction, env.origin != ""
+		}
+		h.valErrs = append(h.valErrs, fe)
 	}
 }
 

@@ -1,6 +1,7 @@
 package demohost
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -283,4 +284,31 @@ func TestWorkingDirectoriesAndForks(t *testing.T) {
 			c.wantError("createChat", tc.params, jsonrpc.InvalidParams)
 		}
 	})
+}
+
+// TestOldToggleRefused: serving 1.0, a customizationToggled in the 0.6
+// form ({id, enabled}, no enablement) is refused with a reason that names
+// the form, not read as an empty decision list (DELTA §6.4); the server
+// stays as it was. (Over 0.6 the conversion turns enabled into a
+// decision, so the same bytes toggle it.)
+func TestOldToggleRefused(t *testing.T) {
+	h, err := Start(context.Background(), Config{StepDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	c := dial(t, h, validatorFor(t, Version10), "old-toggle")
+	// The echo repeats the malformed action, so it cannot pass the schema.
+	c.noValidate.Store(true)
+	c.initialize(rootURI, DemoSessionURI)
+	c.waitServer(DemoSessionURI, FilesystemServerID, "ready")
+	c.send([]byte(`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"` + DemoSessionURI +
+		`","clientSeq":1,"action":{"type":"session/customizationToggled","id":"` + FilesystemServerID + `","enabled":false}}}`))
+	e := c.waitEcho("old toggle", DemoSessionURI, 1)
+	if e.RejectionReason == nil || !strings.Contains(*e.RejectionReason, "enablement") {
+		t.Fatalf("the 0.6 toggle was not refused for its form: %+v", e)
+	}
+	if _, enabled, _ := findServer(h.sessionState(DemoSessionURI), FilesystemServerID); !enabled {
+		t.Fatal("a refused toggle disabled the server")
+	}
 }

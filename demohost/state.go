@@ -169,20 +169,20 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 	}
 	h.replay.push(e, h.cfg.ReplayBuffer)
 	if !e.notForPeer {
-		h.broadcastLocked(env.Channel, onlyClient, frame, e.unknownAction)
+		h.broadcastLocked(env.Channel, onlyClient, frame, &e)
 	}
 }
 
 // broadcastLocked validates a frame once and queues it for every subscriber
 // of channel (only those whose clientId is onlyClient, when set).
-func (h *Host) broadcastLocked(channel, onlyClient string, frame []byte, unknownAction string) {
+func (h *Host) broadcastLocked(channel, onlyClient string, frame []byte, env *replayEntry) {
 	validated := false
 	for c := range h.conns {
 		if !c.subs[channel] || (onlyClient != "" && c.clientID != onlyClient) {
 			continue
 		}
 		if !validated {
-			h.validateFrameLocked(c.id, Outbound, frame, unknownAction)
+			h.validateFrameLocked(c.id, Outbound, frame, env)
 			validated = true
 		}
 		c.send(frame)
@@ -198,7 +198,7 @@ func (h *Host) notifyRootLocked(method string, params any) {
 		h.log.Error("demohost: encode notification", "method", method, "err", err)
 		return
 	}
-	h.broadcastLocked(rootURI, "", frame, "")
+	h.broadcastLocked(rootURI, "", frame, nil)
 }
 
 // createSessionLocked makes a session with the scripted customizations and
