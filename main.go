@@ -113,20 +113,23 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 			return o, err
 		}
 	}
-	if err := checkDemoVersion(o); err != nil {
+	demoVersionSet := false
+	fs.Visit(func(f *flag.Flag) { demoVersionSet = demoVersionSet || f.Name == "demo-version" })
+	if err := checkDemoVersion(o, demoVersionSet); err != nil {
 		return o, err
 	}
 	return o, checkHostTransport(o.host, o.insecure)
 }
 
 // checkDemoVersion refuses a --demo-version the demo host cannot serve, or
-// one given without --demo (it would silently do nothing against --host).
-func checkDemoVersion(o options) error {
+// one given (set) without --demo: it would silently do nothing against
+// --host, whose version the host and ahptui negotiate.
+func checkDemoVersion(o options, set bool) error {
+	if set && !o.demo {
+		return errors.New("--demo-version applies to --demo only; a --host picks its own version")
+	}
 	if !slices.Contains(demohost.Versions, o.demoVersion) {
 		return fmt.Errorf("--demo-version %q: the demo host serves %s", o.demoVersion, strings.Join(demohost.Versions, " or "))
-	}
-	if !o.demo && o.demoVersion != demohost.Version10 {
-		return errors.New("--demo-version applies to --demo only; a --host picks its own version")
 	}
 	return nil
 }

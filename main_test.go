@@ -39,6 +39,7 @@ func TestRunFlags(t *testing.T) {
 		// Issue 9 item 5: the demo serves 1.0 by default, 0.6 on request.
 		{name: "demo version unknown", args: []string{"--demo", "--demo-version", "0.9.0"}, code: 2, stderr: []string{`--demo-version "0.9.0"`, "1.0.0 or 0.6.0"}, noStdout: true},
 		{name: "demo version without demo", args: []string{"--host", "ws://127.0.0.1:1/", "--demo-version", "0.6.0"}, code: 2, stderr: []string{"--demo-version applies to --demo only"}, noStdout: true},
+		{name: "default demo version without demo", args: []string{"--host", "ws://127.0.0.1:1/", "--demo-version", "1.0.0"}, code: 2, stderr: []string{"--demo-version applies to --demo only"}, noStdout: true},
 		{name: "help names the demo versions", args: []string{"--help"}, code: 0, stdout: []string{"--demo-version VERSION", "1.0.0 (default) or 0.6.0", "AHP 1.0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
