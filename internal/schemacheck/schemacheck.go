@@ -314,8 +314,9 @@ func onlyErrorsFile(dir string) bool {
 	return errors.Is(errCommands, os.ErrNotExist) && errErrors == nil
 }
 
-// patch applies the three known 0.6.0 schema defects' fixes (README "Known
-// defects") to one file's $defs, in memory.
+// patch applies the known 0.6.0 schema defects' fixes (README "Known
+// defects", and one more instance of its second kind) to one file's
+// $defs, in memory.
 func patch(defs map[string]any) {
 	// 1. A oneOf branch {"$ref": "#/$defs/"} names nothing; drop it.
 	if sa, ok := defs["StateAction"].(map[string]any); ok {
@@ -334,6 +335,15 @@ func patch(defs map[string]any) {
 	unrequire(defs, "ActionEnvelope", "origin")
 	unrequire(defs, "Turn", "usage")
 	unrequire(defs, "ActiveTurn", "usage")
+	// The same slip on four actions whose own descriptions say "undefined
+	// to clear" (the README lists only the three above): a host clearing
+	// an activity, a changeset catalogue, _meta or an operation list sends
+	// the action without the member, and fixture 134 clears with null.
+	// 1.0 publishes them optional.
+	unrequire(defs, "SessionActivityChangedAction", "activity")
+	unrequire(defs, "SessionChangesetsChangedAction", "changesets")
+	unrequire(defs, "SessionMetaChangedAction", "_meta")
+	unrequire(defs, "ChangesetOperationsChangedAction", "operations")
 	// 3. SessionStatus is a bitset, not an enum.
 	if ss, ok := defs["SessionStatus"].(map[string]any); ok {
 		defs["SessionStatus"] = map[string]any{
@@ -547,9 +557,32 @@ func (v *Validator) ValidateResult(method string, result any) error {
 	if _, known := v.params[method]; !known {
 		return fmt.Errorf("schemacheck: unknown AHP method %q", method)
 	}
+	if byType, ok := resultUnions[method]; ok {
+		return v.validateResultUnion(method, byType, result)
+	}
 	def, ok := v.results[method]
 	if !ok {
 		return nil
+	}
+	return v.Validate(def, result)
+}
+
+// resultUnions are the results published as one $def per variant, with
+// no union $def: the result's "type" picks the variant (both versions).
+var resultUnions = map[string]map[string]string{
+	"reconnect": {"replay": "ReconnectReplayResult", "snapshot": "ReconnectSnapshotResult"},
+}
+
+func (v *Validator) validateResultUnion(method string, byType map[string]string, result any) error {
+	inst, err := toInstance(result)
+	if err != nil {
+		return fmt.Errorf("schemacheck: %s result: %w", method, err)
+	}
+	obj, _ := inst.(map[string]any)
+	typ, _ := obj["type"].(string)
+	def, ok := byType[typ]
+	if !ok {
+		return fmt.Errorf("schemacheck: %s result of type %q: not one the schema has", method, typ)
 	}
 	return v.Validate(def, result)
 }

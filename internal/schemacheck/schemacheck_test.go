@@ -74,6 +74,11 @@ func TestPatchesApplied(t *testing.T) {
 		// Patch 3: combined and future status bits.
 		{"SessionStatus", `72`},
 		{"SessionStatus", `2147483720`},
+		// Patch 2, "undefined to clear" members: absent clears.
+		{"StateAction", `{"type":"session/activityChanged"}`},
+		{"StateAction", `{"type":"session/changesetsChanged"}`},
+		{"StateAction", `{"type":"session/metaChanged"}`},
+		{"StateAction", `{"type":"changeset/operationsChanged"}`},
 	}
 	for _, tt := range tests {
 		if err := v.Validate(tt.def, json.RawMessage(tt.value)); err != nil {
@@ -274,3 +279,26 @@ func TestForWire(t *testing.T) {
 type wireName string
 
 func (w wireName) String() string { return string(w) }
+
+// reconnect's result has no union $def; its type picks the variant, in
+// both versions.
+func TestValidateReconnectResult(t *testing.T) {
+	for name, v := range map[string]*Validator{"0.6": MustLoad(t), "1.0": MustLoad10(t)} {
+		for _, tt := range []struct {
+			result string
+			ok     bool
+		}{
+			{`{"type":"replay","actions":[],"missing":[]}`, true},
+			{`{"type":"snapshot","snapshots":[]}`, true},
+			{`{"type":"replay","snapshots":[]}`, false},
+			{`{"type":"snapshot","snapshots":[{"resource":"ahp-root://"}]}`, false},
+			{`{"type":"later","x":1}`, false},
+			{`[]`, false},
+		} {
+			err := v.ValidateResult("reconnect", json.RawMessage(tt.result))
+			if (err == nil) != tt.ok {
+				t.Errorf("%s: reconnect result %s: err = %v, want ok=%v", name, tt.result, err, tt.ok)
+			}
+		}
+	}
+}

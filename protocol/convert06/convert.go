@@ -81,6 +81,7 @@ var downActions = map[string]actionConv{
 	"chat/responsePart":             downChatResponsePart,
 	"root/terminalsChanged":         editMember("terminals", each(downTerminal)),
 	"terminal/claimed":              editMember("claim", downClaim),
+	"changeset/statusChanged":       func(_ string, o *object) error { downChangesetStatus(o); return nil },
 	"annotations/set":               editMember("annotation", downAnnotation),
 	"annotations/updated":           func(_ string, o *object) error { downAnnotationOrigin(o, false); return nil },
 }
@@ -177,6 +178,9 @@ var stateConvs = map[string]struct{ up, down conv }{
 	"session":  {upSession, downSession},
 	"chat":     {upChat, downChat},
 	"terminal": {upTerminal, downTerminal},
+	"changeset": {nil, func(raw json.RawMessage) (json.RawMessage, error) {
+		return editObject(raw, func(o *object) error { downChangesetStatus(o); return nil })
+	}},
 }
 
 func stateConv(kind string, channel string, down bool) conv {
@@ -186,10 +190,7 @@ func stateConv(kind string, channel string, down bool) conv {
 		}
 		return fields(map[string]conv{"annotations": each(upAnnotation(annotationsSession(channel)))})
 	}
-	c, ok := stateConvs[kind]
-	if !ok {
-		return nil
-	}
+	c := stateConvs[kind]
 	if down {
 		return c.down
 	}

@@ -92,9 +92,11 @@ func TestParamsAndResults(t *testing.T) {
 // TestDownOnly pins what only the 1.0 side can say: it is dropped, cut
 // down to what 0.6 can say, or refused with ErrNot06.
 func TestDownOnly(t *testing.T) {
+	v06 := schemacheck.MustLoad(t)
 	tests := []struct {
 		name, method string
 		result       bool
+		def          string // the 0.6 $def when the method's result has several
 		in10, want06 string // want06 "" means ErrNot06
 	}{
 		{name: "authenticate loses expiresIn", method: "authenticate",
@@ -121,16 +123,28 @@ func TestDownOnly(t *testing.T) {
 		{name: "global and workspace decisions give their effective value", method: "action",
 			in10:   `{"channel":"ahp-session:/s","serverSeq":1,"action":{"type":"session/customizationToggled","id":"m","enablement":[{"kind":"workspace","uri":"file:///w","enabled":false},{"kind":"global","enabled":true}]}}`,
 			want06: `{"channel":"ahp-session:/s","serverSeq":1,"action":{"type":"session/customizationToggled","id":"m","enabled":false}}`},
+		{name: "a client plugin's child decisions land on its children", method: "action",
+			in10:   `{"channel":"ahp-session:/s","serverSeq":1,"action":{"type":"session/customizationUpdated","customization":{"type":"plugin","id":"p","uri":"u","name":"P","clientId":"c","enablement":[{"kind":"global","enabled":true}],"childEnablement":{"s1":[{"kind":"session","enabled":false}]},"children":[{"type":"skill","id":"s1","uri":"u","name":"S","enabled":true},{"type":"skill","id":"s2","uri":"u","name":"T","enabled":true}]}}}`,
+			want06: `{"channel":"ahp-session:/s","serverSeq":1,"action":{"type":"session/customizationUpdated","customization":{"type":"plugin","id":"p","uri":"u","name":"P","clientId":"c","enabled":true,"children":[{"type":"skill","id":"s1","uri":"u","name":"S","enabled":false},{"type":"skill","id":"s2","uri":"u","name":"T","enabled":true}]}}}`},
 		{name: "no decisions is enabled", method: "action",
 			in10:   `{"channel":"ahp-session:/s","serverSeq":1,"action":{"type":"session/customizationUpdated","customization":{"type":"mcpServer","id":"m","uri":"u","name":"M","state":{"kind":"ready"}}}}`,
 			want06: `{"channel":"ahp-session:/s","serverSeq":1,"action":{"type":"session/customizationUpdated","customization":{"type":"mcpServer","id":"m","uri":"u","name":"M","state":{"kind":"ready"},"enabled":true}}}`},
+		{name: "recomputing is computing", method: "action",
+			in10:   `{"channel":"ahp-changeset:/x","serverSeq":1,"action":{"type":"changeset/statusChanged","status":"recomputing"}}`,
+			want06: `{"channel":"ahp-changeset:/x","serverSeq":1,"action":{"type":"changeset/statusChanged","status":"computing"}}`},
+		{name: "a recomputing changeset snapshot", method: "subscribe", result: true,
+			in10:   `{"snapshot":{"resource":"ahp-changeset:/x","fromSeq":1,"state":{"status":"recomputing","files":[]}}}`,
+			want06: `{"snapshot":{"resource":"ahp-changeset:/x","fromSeq":1,"state":{"status":"computing","files":[]}}}`},
+		{name: "clearing an activity stays a clear", method: "action",
+			in10:   `{"channel":"ahp-session:/s","serverSeq":1,"action":{"type":"session/activityChanged"}}`,
+			want06: `{"channel":"ahp-session:/s","serverSeq":1,"action":{"type":"session/activityChanged"}}`},
 		{name: "auth/required names the resource by its identifier", method: "auth/required",
 			in10:   `{"channel":"ahp-root://","resource":{"resource":"https://r","authorization_servers":["https://as"]},"reason":"required"}`,
 			want06: `{"channel":"ahp-root://","resource":"https://r","reason":"required"}`},
 		{name: "a tool call delta without content", method: "action",
 			in10:   `{"channel":"ahp-chat:/c","serverSeq":1,"action":{"type":"chat/toolCallDelta","turnId":"t","toolCallId":"tc"}}`,
 			want06: `{"channel":"ahp-chat:/c","serverSeq":1,"action":{"type":"chat/toolCallDelta","turnId":"t","toolCallId":"tc","content":""}}`},
-		{name: "a replay leaves out 1.0-only actions", method: "reconnect", result: true,
+		{name: "a replay leaves out 1.0-only actions", method: "reconnect", result: true, def: "ReconnectReplayResult",
 			in10:   `{"type":"replay","missing":[],"actions":[{"channel":"ahp-chat:/c","serverSeq":5,"action":{"type":"chat/turnResume","turnId":"t"}},{"channel":"ahp-chat:/c","serverSeq":6,"action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"}}]}`,
 			want06: `{"type":"replay","missing":[],"actions":[{"channel":"ahp-chat:/c","serverSeq":6,"action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"}}]}`},
 		{name: "a resumed turn's error part is not shown to 0.6", method: "subscribe", result: true,
@@ -155,6 +169,19 @@ func TestDownOnly(t *testing.T) {
 			}
 			if d := wiretest.JSONDiff([]byte(tt.want06), got); d != "" {
 				t.Errorf("down:\n%s\n got %s", d, got)
+			}
+			def, ok := v06.ParamsDef(tt.method)
+			if tt.result {
+				def, ok = v06.ResultDef(tt.method)
+			}
+			if tt.def != "" {
+				def, ok = tt.def, true
+			}
+			if !ok {
+				t.Fatalf("no 0.6 $def for %s", tt.method)
+			}
+			if err := v06.Validate(def, got); err != nil {
+				t.Errorf("what goes to a 0.6 peer is not valid 0.6: %v", err)
 			}
 		})
 	}

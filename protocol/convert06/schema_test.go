@@ -74,9 +74,9 @@ func fixtureValues(t *testing.T, f func(label, kind string, isAction bool, v jso
 func TestUpValidatesAndDownRestores(t *testing.T) {
 	v10 := schemacheck.MustLoad10(t)
 	var invalid []string
-	checked := 0
+	seen := map[string]bool{}
 	fixtureValues(t, func(label, kind string, isAction bool, v json.RawMessage) {
-		checked++
+		seen[label] = true
 		channel := fixtureChannels[kind]
 		var up, down json.RawMessage
 		var err error
@@ -85,8 +85,9 @@ func TestUpValidatesAndDownRestores(t *testing.T) {
 			def = "StateAction"
 			if up, err = UpParams("action", envelopeOf(channel, v)); err == nil {
 				up = actionOf(t, up)
-				down, err = DownParams("action", envelopeOf(channel, up))
-				down = actionOf(t, down)
+				if down, err = DownParams("action", envelopeOf(channel, up)); err == nil {
+					down = actionOf(t, down)
+				}
 			}
 		} else if up, err = UpState(channel, v); err == nil {
 			down, err = DownState(channel, up)
@@ -107,15 +108,16 @@ func TestUpValidatesAndDownRestores(t *testing.T) {
 	})
 	var stale []string
 	for label := range invalid10 {
-		if !slices.Contains(invalid, label) {
+		// Only values this run saw: AHP_TEST_CASES may name another set.
+		if seen[label] && !slices.Contains(invalid, label) {
 			stale = append(stale, label)
 		}
 	}
 	sort.Strings(stale)
 	if len(stale) > 0 {
-		t.Errorf("listed in invalid10 but valid (or gone) now; remove them: %q", stale)
+		t.Errorf("listed in invalid10 but valid now; remove them: %q", stale)
 	}
-	t.Logf("%d values checked, %d known invalid in 1.0: %q", checked, len(invalid), invalid)
+	t.Logf("%d values checked, %d known invalid in 1.0: %q", len(seen), len(invalid), invalid)
 }
 
 func envelopeOf(channel string, action json.RawMessage) json.RawMessage {

@@ -132,7 +132,9 @@ func downCustomization(raw json.RawMessage) (json.RawMessage, error) {
 		if !hasEnablement(typ) {
 			return nil
 		}
-		o.del("childEnablement") // 0.6 children carry their own `enabled`
+		if err := downChildEnablement(o); err != nil {
+			return err
+		}
 		v, ok := o.get("enablement")
 		_, hasEnabled := o.get("enabled")
 		switch {
@@ -145,6 +147,31 @@ func downCustomization(raw json.RawMessage) (json.RawMessage, error) {
 		}
 		return nil
 	})
+}
+
+// downChildEnablement moves a client plugin's per-child decisions onto
+// the children's own `enabled`, the only place 0.6 has for them.
+func downChildEnablement(o *object) error {
+	v, ok := o.get("childEnablement")
+	if !ok {
+		return nil
+	}
+	o.del("childEnablement")
+	var byID map[string]json.RawMessage
+	if json.Unmarshal(v, &byID) != nil || len(byID) == 0 {
+		return nil
+	}
+	return o.edit("children", each(func(child json.RawMessage) (json.RawMessage, error) {
+		id, _ := discriminator(child, "id")
+		decisions, ok := byID[string(id)]
+		if !ok {
+			return child, nil
+		}
+		return editObject(child, func(c *object) error {
+			c.set("enabled", mustJSON(effectiveEnabled(decisions)))
+			return nil
+		})
+	}))
 }
 
 // downMcpServerState drops `blocking` (1.0 only: the host holds messages
@@ -180,9 +207,6 @@ func errorPart(info json.RawMessage) json.RawMessage {
 // a 1.0 reducer would have put it (chat/error appends its part).
 func upTurn(raw json.RawMessage) (json.RawMessage, error) {
 	return editObject(raw, func(o *object) error {
-		if err := o.edit("responseParts", each(upResponsePart)); err != nil {
-			return err
-		}
 		info, ok := o.get("error")
 		if !ok {
 			return nil
@@ -263,12 +287,12 @@ func sameElems(raw json.RawMessage, kept []json.RawMessage) bool {
 
 // ---- response parts and tool calls (§13 #7, #13) ----
 
-// upResponsePart: nothing in a 0.6 part needs a change. A tool call's
-// string toolInput is already a 1.0 ToolInput, and terminalComplete result
-// content is kept verbatim (an unknown variant to 1.0 decoders, which keep
-// it): folding it into a sibling `terminal` content's `result` would need
-// that sibling, lose its cwd and resource, and could not be undone.
-func upResponsePart(raw json.RawMessage) (json.RawMessage, error) { return raw, nil }
+// Nothing in a 0.6 response part needs a change going up. A tool call's
+// string toolInput is already a 1.0 ToolInput, and terminalComplete
+// result content is kept verbatim (an unknown variant to 1.0 decoders,
+// which keep it): folding it into a sibling `terminal` content's `result`
+// would need that sibling, lose its cwd and resource, and could not be
+// undone.
 
 func downResponsePart(raw json.RawMessage) (json.RawMessage, error) {
 	return fields(map[string]conv{"toolCall": downToolCall})(raw)
@@ -359,6 +383,16 @@ func downClaim(raw json.RawMessage) (json.RawMessage, error) {
 		}
 		return nil
 	})
+}
+
+// ---- changesets (§9) ----
+
+// downChangesetStatus: 1.0 added "recomputing" (a ready changeset being
+// computed again); to a 0.6 peer that is "computing".
+func downChangesetStatus(o *object) {
+	if v, ok := o.get("status"); ok && string(v) == `"recomputing"` {
+		o.set("status", json.RawMessage(`"computing"`))
+	}
 }
 
 // ---- annotations (§9) ----

@@ -26,6 +26,8 @@ func JSONDiff(want, got []byte) string {
 	return strings.Join(lines, "\n")
 }
 
+// DecodeNumbers decodes b into v keeping numbers as json.Number, so that
+// they compare by value without float64 rounding.
 func DecodeNumbers(b []byte, v *any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -118,6 +120,8 @@ func WithoutNulls(raw []byte) ([]byte, error) {
 	return json.Marshal(DropNulls(v))
 }
 
+// DropNulls removes null object members at every depth of a decoded
+// value (array elements stay): the fixtures spell absent as null.
 func DropNulls(v any) any {
 	switch t := v.(type) {
 	case map[string]any:

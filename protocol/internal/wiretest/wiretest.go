@@ -1,5 +1,9 @@
-// Package wiretest holds the checks every generated wire version must pass,
-// for the tests of protocol (0.6) and protocol/ahp10 (1.0). Test-only.
+// Package wiretest holds what the tests of every wire version share: the
+// checks each generated set of types must pass (protocol for 1.0,
+// protocol/ahp06 for 0.6), JSON compared by value, and the reading and
+// judging of the conformance fixtures (fixtures.go) for the 1.0 run in
+// protocol and the 0.6 run in protocol/convert06. Test-only; it imports
+// nothing of ahptui, so package protocol's own tests can use it.
 package wiretest
 
 import (
