@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -24,7 +25,7 @@ import (
 	"github.com/ahptui/ahptui/views"
 )
 
-const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 0.6)
+const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 1.0, 0.9, VS Code's 0.10 and 0.6)
 
 Usage:
   ahptui --host ws://HOST:PORT/   connect to an AHP host
@@ -40,6 +41,9 @@ Examples:
       servers and the "grant additional access" prompt. "hello" takes
       the whole tour; a message with one of these words shows one flow:
       DEMO_WORDS.
+  ahptui --demo --demo-version 0.6.0
+      The same demo over AHP 0.6.0 (it speaks 1.0.0 by default), to see
+      ahptui with a host of the old protocol.
   ahptui --host ws://127.0.0.1:8080/ --no-browser
       Connects to a host; sign-in URLs are shown on screen for you to open
       (handy over SSH) instead of launching a browser.
@@ -63,6 +67,7 @@ func demoWords() string {
 
 type options struct {
 	host, configDir, logFile string
+	demoVersion              string
 	demo, noBrowser, version bool
 	insecure                 bool
 	auth                     authOptions
@@ -76,6 +81,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.host, "host", "", "WebSocket `URL` of the AHP host (ws:// or wss://)")
 	fs.BoolVar(&o.demo, "demo", false, "start the in-process demo host and connect to it")
+	fs.StringVar(&o.demoVersion, "demo-version", demohost.Version10,
+		"AHP `VERSION` the demo host serves: "+strings.Join(demohost.Versions, " (default) or ")+" (the old protocol)")
 	fs.BoolVar(&o.noBrowser, "no-browser", false, "never open a browser for sign-in; show the URL only")
 	fs.StringVar(&o.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
 	fs.StringVar(&o.logFile, "log", "", "write a debug log to `FILE` (off by default; never logs tokens)")
@@ -106,7 +113,25 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 			return o, err
 		}
 	}
+	demoVersionSet := false
+	fs.Visit(func(f *flag.Flag) { demoVersionSet = demoVersionSet || f.Name == "demo-version" })
+	if err := checkDemoVersion(o, demoVersionSet); err != nil {
+		return o, err
+	}
 	return o, checkHostTransport(o.host, o.insecure)
+}
+
+// checkDemoVersion refuses a --demo-version the demo host cannot serve, or
+// one given (set) without --demo: it would silently do nothing against
+// --host, whose version the host and ahptui negotiate.
+func checkDemoVersion(o options, set bool) error {
+	if set && !o.demo {
+		return errors.New("--demo-version applies to --demo only; a --host picks its own version")
+	}
+	if !slices.Contains(demohost.Versions, o.demoVersion) {
+		return fmt.Errorf("--demo-version %q: the demo host serves %s", o.demoVersion, strings.Join(demohost.Versions, " or "))
+	}
+	return nil
 }
 
 func main() {
@@ -162,7 +187,7 @@ func runApp(o options) error {
 
 	url := o.host
 	if o.demo {
-		host, err := demohost.Start(ctx, demohost.Config{Logger: logger.With("component", "demohost")})
+		host, err := demohost.Start(ctx, demohost.Config{Version: o.demoVersion, Logger: logger.With("component", "demohost")})
 		if err != nil {
 			return fmt.Errorf("start the demo host: %w", err)
 		}

@@ -36,6 +36,11 @@ func TestRunFlags(t *testing.T) {
 		{name: "host bad port", args: []string{"--host", "ws://127.0.0.1:99999/"}, code: 2, stderr: []string{`port "99999"`}, noStdout: true},
 		{name: "host credentials", args: []string{"--host", "ws://me:secret@127.0.0.1:1/"}, code: 2, stderr: []string{"user name or password"}, noStderr: []string{"secret"}, noStdout: true},
 		{name: "host empty", args: []string{"--host", " "}, code: 2, stderr: []string{"--host is empty", "ws://"}, noStdout: true},
+		// Issue 9 item 5: the demo serves 1.0 by default, 0.6 on request.
+		{name: "demo version unknown", args: []string{"--demo", "--demo-version", "0.9.0"}, code: 2, stderr: []string{`--demo-version "0.9.0"`, "1.0.0 or 0.6.0"}, noStdout: true},
+		{name: "demo version without demo", args: []string{"--host", "ws://127.0.0.1:1/", "--demo-version", "0.6.0"}, code: 2, stderr: []string{"--demo-version applies to --demo only"}, noStdout: true},
+		{name: "default demo version without demo", args: []string{"--host", "ws://127.0.0.1:1/", "--demo-version", "1.0.0"}, code: 2, stderr: []string{"--demo-version applies to --demo only"}, noStdout: true},
+		{name: "help names the demo versions", args: []string{"--help"}, code: 0, stdout: []string{"--demo-version VERSION", "1.0.0 (default) or 0.6.0", "AHP 1.0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer

@@ -39,7 +39,12 @@ type turnRun struct {
 	toolCancelled bool
 }
 
-var errStopped = errors.New("demohost: turn stopped")
+var (
+	errStopped = errors.New("demohost: turn stopped")
+	// errTurnErrored: the script ended the turn with chat/error; the chat
+	// is idle and takes its next queued message.
+	errTurnErrored = errors.New("demohost: turn ended with an error")
+)
 
 func (r *turnRun) wake() {
 	select {
@@ -138,16 +143,53 @@ func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID 
 		}
 		h.applyLocked(ch.uri, protocol.ChatTurnStartedAction{TurnID: id, StartedAt: h.now(), Message: msg, QueuedMessageID: queuedID}, nil)
 	}
+	// A new turn is the latest: an earlier error can no longer be resumed.
+	ch.resume = nil
+	h.runTurnLocked(ch, id, h.clock(), append([]step{awaitBlockingServers}, scriptFor(msg.Text)...), owner)
+}
+
+// awaitBlockingServers holds a new turn while an MCP server of its
+// session starts with blocking set, as a 1.0 host holds messages until
+// the server's tools are known; the start ending, or a client moving it
+// to the background (session/mcpServerBackgroundRequested), lets the
+// turn go on.
+func awaitBlockingServers(r *turnRun) error {
+	var waiting string
+	if err := r.do(func() {
+		if s := r.h.sessions[r.chat.session]; s != nil {
+			waiting = blockingServer(s.state)
+		}
+	}); err != nil || waiting == "" {
+		return err
+	}
+	if err := activity("Waiting for " + waiting + " to start")(r); err != nil {
+		return err
+	}
+	return r.waitFor(func() bool {
+		s := r.h.sessions[r.chat.session]
+		return s == nil || blockingServer(s.state) == ""
+	})
+}
+
+// runTurnLocked runs steps as the agent's work on turn id, started at
+// started (a resumed turn keeps its first start, so durations add up).
+func (h *Host) runTurnLocked(ch *chat, id string, started time.Time, steps []step, owner string) {
 	ctx, cancel := context.WithCancel(h.ctx)
-	r := &turnRun{h: h, chat: ch, turnID: id, started: h.clock(), ctx: ctx, cancel: cancel, wakeCh: make(chan struct{}, 1), owner: owner}
+	r := &turnRun{h: h, chat: ch, turnID: id, started: started, ctx: ctx, cancel: cancel, wakeCh: make(chan struct{}, 1), owner: owner}
 	ch.run = r
-	steps := scriptFor(msg.Text)
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
 		for _, st := range steps {
 			if err := st(r); err != nil {
+				if errors.Is(err, errTurnErrored) {
+					h.mu.Lock()
+					if !h.closed && h.chats[ch.uri] == ch {
+						h.consumeQueuedLocked(ch)
+					}
+					h.mu.Unlock()
+				}
 				h.clearStoppedActivity(r)
 				return
 			}
@@ -159,6 +201,18 @@ func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID 
 			h.consumeQueuedLocked(ch)
 		})
 	}()
+}
+
+// resumeTurnLocked continues a turn that stopped at a resumable error,
+// after chat/turnResume reopened it: the rest of its script runs, owned by
+// whoever owned the turn.
+func (h *Host) resumeTurnLocked(ch *chat, turnID string) {
+	rs := ch.resume
+	if rs == nil || rs.turnID != turnID || ch.state.ActiveTurn == nil || ch.state.ActiveTurn.ID != turnID {
+		return
+	}
+	ch.resume = nil
+	h.runTurnLocked(ch, turnID, rs.started, rs.steps, rs.owner)
 }
 
 // clearStoppedActivity clears the activity a stopped run left behind
@@ -287,6 +341,11 @@ var DemoPaths = []DemoPath{
 	{Word: "stream", Shows: "streaming markdown, no tools", steps: func() []step {
 		return []step{activity("Writing"), reasoning("think", "The user wants to see streaming. I will answer with a short markdown note."), markdown("answer", streamText)}
 	}},
+	{Word: "resume", Shows: "an error you can resume (AHP 1.0)", steps: func() []step {
+		return []step{activity("Summarizing"), markdown("intro", "Summarizing the last release's changes.\n\n"),
+			resumableError(ResumableErrorType, "The model provider is rate limiting this agent; resume the turn to go on.",
+				activity("Summarizing"), markdown("resumed", "Resumed where I stopped: **3 features, 5 fixes**, no breaking changes.\n"))}
+	}},
 }
 
 // DemoTour is what any other message gets: tool calls from its first
@@ -338,6 +397,27 @@ func scriptFor(text string) []step {
 
 const streamText = "## Streaming demo\n\nThis answer arrives as **many small deltas**, the way a model streams tokens.\n\n" +
 	"- Markdown renders as it grows\n- `code spans` and lists too\n\n```go\nfmt.Println(\"hello from the demo host\")\n```\n\nThat is the end of the stream.\n"
+
+// resumableError ends the turn with an error the user may resume (1.0:
+// ErrorResponsePart.resumable). The rest of the script waits on the chat
+// until chat/turnResume reopens the turn; a 0.6 client sees a plain
+// failed turn, since its wire has no resume.
+func resumableError(errType, msg string, rest ...step) step {
+	return func(r *turnRun) error {
+		if err := r.do(func() {
+			h, ch := r.h, r.chat
+			resumable := true
+			h.applyLocked(ch.uri, protocol.ChatActivityChangedAction{}, nil)
+			h.applyLocked(ch.uri, protocol.ChatErrorAction{TurnID: r.turnID, Duration: r.elapsed(), Part: protocol.ErrorResponsePart{
+				Kind: "error", Error: protocol.ErrorInfo{ErrorType: errType, Message: msg}, Resumable: &resumable}}, nil)
+			ch.run = nil
+			ch.resume = &resumeScript{turnID: r.turnID, started: r.started, owner: r.owner, steps: rest}
+		}); err != nil {
+			return err
+		}
+		return errTurnErrored // this run is over; a resume starts another
+	}
+}
 
 func activity(s string) step {
 	return func(r *turnRun) error { return r.act(protocol.ChatActivityChangedAction{Activity: &s}) }

@@ -135,72 +135,76 @@ func TestReplayRing(t *testing.T) {
 // after lastSeen once the ring has wrapped, and falls back to snapshots
 // for a gap older than the ring.
 func TestReplayAfterBufferWraps(t *testing.T) {
-	h, v := startHost(t, Config{ReplayBuffer: 8, NoDemoSession: true})
-	c := dial(t, h, v, "wrapper")
-	c.initialize(rootURI)
-	uri := "ahp-session:/w"
-	c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
-	c.mustCall("subscribe", protocol.SubscribeParams{Channel: uri}, nil)
-	var last int64
-	for i := range 20 {
-		last = c.dispatch(uri, protocol.SessionTitleChangedAction{Title: "t" + string(rune('a'+i))})
-	}
-	c.waitEcho("last title", uri, last)
-	h.mu.Lock()
-	seq := h.seq
-	h.mu.Unlock()
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version, ReplayBuffer: 8, NoDemoSession: true})
+		c := dial(t, h, v, "wrapper")
+		c.initialize(rootURI)
+		uri := "ahp-session:/w"
+		c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
+		c.mustCall("subscribe", protocol.SubscribeParams{Channel: uri}, nil)
+		var last int64
+		for i := range 20 {
+			last = c.dispatch(uri, protocol.SessionTitleChangedAction{Title: "t" + string(rune('a'+i))})
+		}
+		c.waitEcho("last title", uri, last)
+		h.mu.Lock()
+		seq := h.seq
+		h.mu.Unlock()
 
-	c2 := dial(t, h, v, "wrapper")
-	var res struct {
-		Type    string            `json:"type"`
-		Actions []json.RawMessage `json:"actions"`
-	}
-	c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "wrapper", LastSeenServerSeq: seq - 3, Subscriptions: []string{uri}}, &res)
-	if res.Type != "replay" || len(res.Actions) != 3 {
-		t.Fatalf("reconnect = %s with %d actions, want replay of 3", res.Type, len(res.Actions))
-	}
-	c3 := dial(t, h, v, "wrapper")
-	c3.mustCall("reconnect", protocol.ReconnectParams{ClientID: "wrapper", LastSeenServerSeq: seq - 12, Subscriptions: []string{uri}}, &res)
-	if res.Type != "snapshot" {
-		t.Fatalf("reconnect past the ring = %s, want snapshot", res.Type)
-	}
+		c2 := dial(t, h, v, "wrapper")
+		var res struct {
+			Type    string            `json:"type"`
+			Actions []json.RawMessage `json:"actions"`
+		}
+		c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "wrapper", LastSeenServerSeq: seq - 3, Subscriptions: []string{uri}}, &res)
+		if res.Type != "replay" || len(res.Actions) != 3 {
+			t.Fatalf("reconnect = %s with %d actions, want replay of 3", res.Type, len(res.Actions))
+		}
+		c3 := dial(t, h, v, "wrapper")
+		c3.mustCall("reconnect", protocol.ReconnectParams{ClientID: "wrapper", LastSeenServerSeq: seq - 12, Subscriptions: []string{uri}}, &res)
+		if res.Type != "snapshot" {
+			t.Fatalf("reconnect past the ring = %s, want snapshot", res.Type)
+		}
+	})
 }
 
 // TestGrantsArePerConnection: authentication status is per connection
 // (authentication.md), so a token another client pushes does not resume
 // this client's step-up challenge; this client's own token does.
 func TestGrantsArePerConnection(t *testing.T) {
-	h, v := startHost(t, Config{})
-	owner := dial(t, h, v, "owner")
-	owner.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	tcID := stepUpChallenge(t, h, owner)
-	other := dial(t, h, v, "other")
-	other.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		owner := dial(t, h, v, "owner")
+		owner.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		tcID := stepUpChallenge(t, h, owner)
+		other := dial(t, h, v, "other")
+		other.initialize(rootURI, DemoSessionURI, DemoChatURI)
 
-	deploy := resourceURL(h, DeployResourcePath)
-	cb := startCallback(t)
-	clientID := registerClient(t, h.AuthIssuer(), cb.URL, []string{"mcp:read", "tools:deploy"})
-	tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"tools:deploy"})
-	// The other client's token is fine for the other client...
-	other.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok, Scopes: []string{"tools:deploy"}}, nil)
-	// ...but authenticate resolves challenges before it answers, so the
-	// owner's challenge is still open now.
-	h.mu.Lock()
-	r := h.chats[DemoChatURI].run
-	resumed := r == nil || r.authGranted
-	h.mu.Unlock()
-	if resumed {
-		t.Fatal("another client's token resumed this client's step-up challenge")
-	}
-	if n := owner.countEnvelopes(isType("chat/toolCallAuthResolved")); n != 0 {
-		t.Fatal("another client's token resolved the challenge")
-	}
+		deploy := resourceURL(h, DeployResourcePath)
+		cb := startCallback(t)
+		clientID := registerClient(t, h.AuthIssuer(), cb.URL, []string{"mcp:read", "tools:deploy"})
+		tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"tools:deploy"})
+		// The other client's token is fine for the other client...
+		other.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok, Scopes: []string{"tools:deploy"}}, nil)
+		// ...but authenticate resolves challenges before it answers, so the
+		// owner's challenge is still open now.
+		h.mu.Lock()
+		r := h.chats[DemoChatURI].run
+		resumed := r == nil || r.authGranted
+		h.mu.Unlock()
+		if resumed {
+			t.Fatal("another client's token resumed this client's step-up challenge")
+		}
+		if n := owner.countEnvelopes(isType("chat/toolCallAuthResolved")); n != 0 {
+			t.Fatal("another client's token resolved the challenge")
+		}
 
-	owner.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok, Scopes: []string{"tools:deploy"}}, nil)
-	owner.waitEnvelope("toolCallAuthResolved", DemoChatURI, isType("chat/toolCallAuthResolved"))
-	owner.waitEnvelope("deploy completes", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-		return ok && a.ToolCallID == tcID && a.Result.Success
+		owner.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok, Scopes: []string{"tools:deploy"}}, nil)
+		owner.waitEnvelope("toolCallAuthResolved", DemoChatURI, isType("chat/toolCallAuthResolved"))
+		owner.waitEnvelope("deploy completes", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+			return ok && a.ToolCallID == tcID && a.Result.Success
+		})
 	})
 }
 
@@ -209,28 +213,30 @@ func TestGrantsArePerConnection(t *testing.T) {
 // version does not define; the echo cannot be schema-valid and is marked
 // so tests can exclude it explicitly rather than ignore failures wholesale.
 func TestUnknownActionTypeEchoedAsRejected(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "future")
-	c.initialize(rootURI, DemoSessionURI)
-	frame := []byte(`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-session:/demo","clientSeq":1,"action":{"type":"session/fromTheFuture","x":1}}}`)
-	c.noValidate.Store(true) // the echo is known to fail the 0.6.0 schema
-	c.send(frame)
-	e := c.waitEnvelope("echo", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
-		return e.Origin != nil && e.Origin.ClientSeq == 1
-	})
-	if e.RejectionReason == nil || e.Action.Kind() != "session/fromTheFuture" {
-		t.Fatalf("echo = %+v, want the action rejected", e)
-	}
-	var marked, other int
-	for _, fe := range h.ValidationErrors() {
-		switch {
-		case fe.Dir == Outbound && fe.UnknownAction == "session/fromTheFuture":
-			marked++
-		case fe.Dir == Outbound:
-			other++
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "future")
+		c.initialize(rootURI, DemoSessionURI)
+		frame := []byte(`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-session:/demo","clientSeq":1,"action":{"type":"session/fromTheFuture","x":1}}}`)
+		c.noValidate.Store(true) // the echo is known to fail the 0.6.0 schema
+		c.send(frame)
+		e := c.waitEnvelope("echo", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+			return e.Origin != nil && e.Origin.ClientSeq == 1
+		})
+		if e.RejectionReason == nil || e.Action.Kind() != "session/fromTheFuture" {
+			t.Fatalf("echo = %+v, want the action rejected", e)
 		}
-	}
-	if marked != 1 || other != 0 {
-		t.Fatalf("validation errors: %d marked unknown-action echoes (want 1), %d others (want 0)", marked, other)
-	}
+		var marked, other int
+		for _, fe := range h.ValidationErrors() {
+			switch {
+			case fe.Dir == Outbound && fe.UnknownAction == "session/fromTheFuture":
+				marked++
+			case fe.Dir == Outbound:
+				other++
+			}
+		}
+		if marked != 1 || other != 0 {
+			t.Fatalf("validation errors: %d marked unknown-action echoes (want 1), %d others (want 0)", marked, other)
+		}
+	})
 }

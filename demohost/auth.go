@@ -26,11 +26,23 @@ func (h *Host) authenticate(c *conn, raw json.RawMessage) (any, rpcError) {
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	if p.Resource == "" || p.Token == "" {
-		return nil, invalidParams("authenticate needs a resource and a token")
+	if p.Resource == "" {
+		return nil, invalidParams("authenticate needs a resource")
+	}
+	if p.Token == "" && h.wire.is06() {
+		return nil, invalidParams("authenticate needs a token (AHP 0.6 has no revocation)")
+	}
+	if p.ExpiresIn != nil && *p.ExpiresIn < 1 {
+		return nil, invalidParams("expiresIn must be a positive number of seconds; omit it when the lifetime is unknown")
 	}
 	h.mu.Lock()
 	prm, known := h.resources[p.Resource]
+	if known && p.Token == "" {
+		// 1.0: an empty token revokes what this connection proved.
+		defer h.mu.Unlock()
+		h.revokeGrantLocked(c, p.Resource)
+		return protocol.AuthenticateResult{}, nil
+	}
 	h.mu.Unlock()
 	if !known {
 		return nil, invalidParams("the demo host never advertised the resource %q; use the resource from an auth challenge", clip(p.Resource))
@@ -63,18 +75,33 @@ func (h *Host) authenticate(c *conn, raw json.RawMessage) (any, rpcError) {
 	c.grantGen[p.Resource]++
 	h.log.Info("demohost: token accepted", "conn", c.id, "resource", p.Resource, "scopes", in.Scopes)
 	h.resolveAuthLocked(c, p.Resource, in.Scopes)
-	if !in.ExpiresAt.IsZero() {
+	if expiry := grantExpiry(in.ExpiresAt, p.ExpiresIn); !expiry.IsZero() {
 		gen, resource := c.grantGen[p.Resource], p.Resource
 		// Bounded by the connection: a token's grant dies with its
 		// connection, and so must the goroutine waiting for its expiry (one
 		// per authenticate would otherwise pile up across reconnects).
-		h.afterDurationCtx(c.ctx, time.Until(in.ExpiresAt), func() {
+		h.afterDurationCtx(c.ctx, time.Until(expiry), func() {
 			if !c.dead && c.grantGen[resource] == gen {
 				h.expireGrantLocked(c, resource)
 			}
 		})
 	}
 	return protocol.AuthenticateResult{}, nil
+}
+
+// grantExpiry is when a pushed token stops counting: the authorization
+// server's expiry, or sooner when the client says the token has less
+// left (expiresIn, 1.0: the client subtracted the time since it got the
+// token). Zero when neither knows.
+func grantExpiry(introspected time.Time, expiresIn *int64) time.Time {
+	if expiresIn == nil {
+		return introspected
+	}
+	told := time.Now().Add(time.Duration(*expiresIn) * time.Second)
+	if introspected.IsZero() || told.Before(introspected) {
+		return told
+	}
+	return introspected
 }
 
 // grantedLocked reports whether a live connection of clientID (of any
@@ -103,8 +130,37 @@ func challengedBy(r *turnRun, c *conn) bool { return r.owner == "" || r.owner ==
 // per connection — gets auth/required if it watches the root channel, so
 // it refreshes and pushes a new token.
 func (h *Host) expireGrantLocked(c *conn, resource string) {
-	delete(c.grants, resource)
 	h.log.Info("demohost: token expired", "conn", c.id, "resource", resource)
+	h.dropGrantLocked(c, resource, protocol.McpAuthRequiredReasonExpired)
+	if !c.subs[rootURI] {
+		return
+	}
+	reason := protocol.AuthRequiredReasonExpired
+	frame, err := h.encodeNotification("auth/required", protocol.AuthRequiredParams{Channel: rootURI, Resource: protocol.AuthRequiredResource{ProtectedResourceMetadata: h.resources[resource]}, Reason: &reason})
+	if err != nil {
+		h.log.Error("demohost: encode auth/required", "err", err)
+		return
+	}
+	h.validateLocked(c.id, Outbound, frame)
+	c.send(frame)
+}
+
+// revokeGrantLocked is the 1.0 empty-token authenticate: c's proof for
+// resource is forgotten (its expiry timer stands down) and the protected
+// servers it kept ready go back to authRequired, unless another
+// connection's token still covers them. No auth/required follows: the
+// client asked for this.
+func (h *Host) revokeGrantLocked(c *conn, resource string) {
+	h.log.Info("demohost: token revoked", "conn", c.id, "resource", resource)
+	c.grantGen[resource]++
+	h.dropGrantLocked(c, resource, protocol.McpAuthRequiredReasonRequired)
+}
+
+// dropGrantLocked forgets c's token for resource; the protected servers
+// on it that no other connection's token covers fall back to authRequired
+// with reason.
+func (h *Host) dropGrantLocked(c *conn, resource string, reason protocol.McpAuthRequiredReason) {
+	delete(c.grants, resource)
 	for _, s := range h.sessions {
 		for _, id := range serverOrder {
 			sp := h.servers[id]
@@ -112,21 +168,10 @@ func (h *Host) expireGrantLocked(c *conn, resource string) {
 				continue
 			}
 			if m, enabled, ok := findServer(s.state, id); ok && enabled && m.State.Kind() == "ready" {
-				h.setServerStateLocked(s, id, h.serverAuthRequired(sp, protocol.McpAuthRequiredReasonExpired))
+				h.setServerStateLocked(s, id, h.serverAuthRequired(sp, reason))
 			}
 		}
 	}
-	if !c.subs[rootURI] {
-		return
-	}
-	reason := protocol.AuthRequiredReasonExpired
-	frame, err := encodeNotification("auth/required", protocol.AuthRequiredParams{Channel: rootURI, Resource: protocol.AuthRequiredResource{ProtectedResourceMetadata: h.resources[resource]}, Reason: &reason})
-	if err != nil {
-		h.log.Error("demohost: encode auth/required", "err", err)
-		return
-	}
-	h.validateLocked(c.id, Outbound, frame)
-	c.send(frame)
 }
 
 // requiredScopesLocked is what a token pushed on c for resource must

@@ -238,11 +238,24 @@ func requirement(reason protocol.McpAuthRequiredReason, prm protocol.ProtectedRe
 // directions schema-checked: MCP servers show every transition, a GitHub
 // sign-in uses the pre-registered client, a cancelled step-up ends as
 // cancelled, and a granted one (dynamic registration) completes the call.
+// It runs once per version the demo host serves: the client negotiates
+// each and converts 0.6 at its boundary.
 func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
+	for _, version := range demohost.Versions {
+		t.Run("ahp-"+version, func(t *testing.T) {
+			if !slices.Contains(client.SupportedProtocolVersions, version) {
+				t.Skipf("this build's client does not offer %s (it offers %v)", version, client.SupportedProtocolVersions)
+			}
+			testClientAgainstDemoHost(t, version)
+		})
+	}
+}
+
+func testClientAgainstDemoHost(t *testing.T, version string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	v := schemacheck.MustLoad(t)
-	h, err := demohost.Start(ctx, demohost.Config{StepDelay: e2eStep, Validate: v.ValidateMessage})
+	v := schemacheck.MustForWire(t, protocol.WireOf(version))
+	h, err := demohost.Start(ctx, demohost.Config{StepDelay: e2eStep, Validate: v.ValidateMessage, Version: version})
 	if err != nil {
 		t.Fatalf("start demo host: %v", err)
 	}
@@ -259,6 +272,9 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 	c, err := client.Dial(ctx, client.Options{URL: h.URL(), ClientID: "e2e-4a1f0c2e-client"})
 	if err != nil {
 		t.Fatalf("dial: %v", err)
+	}
+	if got := c.ProtocolVersion(); got != version {
+		t.Fatalf("the client negotiated %q with a demo host serving %q", got, version)
 	}
 	t.Cleanup(func() { _ = c.Close() })
 	w := newWatcher(c)

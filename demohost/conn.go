@@ -3,7 +3,6 @@ package demohost
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"regexp"
 	"sync"
@@ -147,6 +146,17 @@ func (c *conn) handleFrame(frame []byte) {
 	if !ok {
 		return // the host never calls the client, so responses are stray
 	}
+	// The host reads 1.0 params whatever its clients speak.
+	params, err := c.h.wire.upParams(req.Method, req.Params)
+	if err != nil {
+		if req.ID != nil {
+			c.h.mu.Lock()
+			c.respondLocked(&jsonrpc.Response{ID: req.ID, Error: invalidParams("%s", errorText(err))})
+			c.h.mu.Unlock()
+		}
+		return
+	}
+	req.Params = params
 	c.h.handleRequest(c, req)
 }
 
@@ -183,12 +193,3 @@ func redactFrameBytes(frame []byte) []byte {
 }
 
 func redactFrame(s string) string { return string(redactFrameBytes([]byte(s))) }
-
-// encodeNotification renders a server→client notification frame.
-func encodeNotification(method string, params any) ([]byte, error) {
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return nil, err
-	}
-	return jsonrpc.Encode(&jsonrpc.Request{Method: method, Params: raw})
-}

@@ -49,9 +49,9 @@ func (h *Host) echoDuplicateLocked(c *conn, clientSeq int64) {
 	for i := len(sent) - 1; i >= 0; i-- {
 		e := sent[i]
 		if e.clientSeq == clientSeq {
-			frame, err := encodeNotification("action", json.RawMessage(e.params))
+			frame, err := h.encodeNotification("action", json.RawMessage(e.params))
 			if err == nil {
-				h.validateFrameLocked(c.id, Outbound, frame, e.unknownAction)
+				h.validateFrameLocked(c.id, Outbound, frame, &e)
 				c.send(frame)
 			}
 			return
@@ -141,6 +141,11 @@ func checkSessionAction(c *conn, s *session, v protocol.StateActionVariant) erro
 		if !customizationExists(s.state, a.ID) {
 			return errors.New("no customization with id " + clip(a.ID))
 		}
+		if a.Enablement == nil {
+			// The 0.6 form ({id, enabled}) read as 1.0: refused rather
+			// than read as "no decision" (DELTA §6.4).
+			return errors.New("customizationToggled needs enablement; enabled is the AHP 0.6 form")
+		}
 	case protocol.SessionMcpServerStartRequestedAction:
 		_, enabled, ok := findServer(s.state, a.ID)
 		if !ok {
@@ -153,6 +158,14 @@ func checkSessionAction(c *conn, s *session, v protocol.StateActionVariant) erro
 		if _, _, ok := findServer(s.state, a.ID); !ok {
 			return errors.New("no MCP server with id " + clip(a.ID))
 		}
+	case protocol.SessionMcpServerBackgroundRequestedAction:
+		m, _, ok := findServer(s.state, a.ID)
+		if !ok {
+			return errors.New("no MCP server with id " + clip(a.ID))
+		}
+		if st, starting := m.State.Variant.(protocol.McpServerStartingState); !starting || st.Blocking == nil || !*st.Blocking {
+			return errors.New("this MCP server's start holds nothing back; only a blocking start can move to the background")
+		}
 	default:
 		return notDispatchable(v)
 	}
@@ -161,7 +174,7 @@ func checkSessionAction(c *conn, s *session, v protocol.StateActionVariant) erro
 
 func checkChatAction(c *conn, ch *chat, v protocol.StateActionVariant) error {
 	switch a := v.(type) {
-	case protocol.ChatTurnStartedAction, protocol.ChatTurnCancelledAction, protocol.ChatTruncatedAction:
+	case protocol.ChatTurnStartedAction, protocol.ChatTurnCancelledAction, protocol.ChatTruncatedAction, protocol.ChatTurnResumeAction:
 		return checkTurnAction(ch, a)
 	case protocol.ChatToolCallApprovedAction, protocol.ChatToolCallDeniedAction, protocol.ChatToolCallResultConfirmedAction,
 		protocol.ChatToolCallCompleteAction, protocol.ChatToolCallContentChangedAction:
@@ -206,6 +219,12 @@ func checkTurnAction(ch *chat, v protocol.StateActionVariant) error {
 	case protocol.ChatTurnCancelledAction:
 		if ch.state.ActiveTurn == nil || ch.state.ActiveTurn.ID != a.TurnID {
 			return errors.New("no active turn to cancel")
+		}
+	case protocol.ChatTurnResumeAction:
+		// The reducer checks the turn (latest, errored, resumable); the
+		// host also needs the rest of its script.
+		if ch.run != nil || ch.resume == nil || ch.resume.turnID != a.TurnID {
+			return errors.New("turn " + clip(a.TurnID) + " did not stop at a resumable error")
 		}
 	case protocol.ChatTruncatedAction:
 		if ch.state.ActiveTurn != nil {
@@ -320,6 +339,10 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 	switch a := v.(type) {
 	case protocol.ChatTurnStartedAction:
 		h.startTurnLocked(ch, a.Message, &a.TurnID, nil, c.clientID)
+	case protocol.ChatTurnResumeAction:
+		h.resumeTurnLocked(ch, a.TurnID)
+	case protocol.ChatTruncatedAction:
+		ch.resume = nil // the errored turn may be gone
 	case protocol.ChatTurnCancelledAction:
 		if ch.run != nil {
 			h.clearInputNeededLocked(ch, ch.run)
@@ -343,7 +366,11 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 	case protocol.SessionCustomizationToggledAction:
 		h.reconcileServersLocked(s)
 	case protocol.SessionMcpServerStartRequestedAction:
-		h.scheduleServerLocked(s, a.ID)
+		if h.servers[a.ID].blocking {
+			h.startServerLocked(s, a.ID)
+		} else {
+			h.scheduleServerLocked(s, a.ID)
+		}
 	case protocol.SessionMcpServerStopRequestedAction:
 		s.srvGen[a.ID]++ // cancels a pending start
 	}

@@ -1,6 +1,15 @@
-// Package demohost is an in-process, spec-conformant AHP 0.6.0 host with a
+// Package demohost is an in-process, spec-conformant AHP host with a
 // scripted agent and a real OAuth 2 authorization server, listening on
 // 127.0.0.1 ephemeral ports. It backs `ahptui --demo` and the tests.
+//
+// It serves AHP 1.0 (Version10, the default) or 0.6 (Version06,
+// Config.Version). Its state is the 1.0 model either way; serving 0.6,
+// every frame is converted at the connection's edge with
+// protocol/convert06: what a client sends is brought up to 1.0 before the
+// host reads it, everything the host sends is brought down, and the
+// 1.0-only actions (chat/turnResume, session/mcpServerBackgroundRequested,
+// …) are left out of the notifications and replays a 0.6 client gets, as
+// hosts filter actions by the version that introduced them.
 //
 // It uses protocol for wire types and reducers (protocol.Reduce keeps the
 // authoritative state, exactly as a client mirror would) and protocol/jsonrpc
@@ -13,15 +22,20 @@
 //
 // # Protocol surface
 //
-// initialize (the highest offered version within SupportedVersions, ^0.6.0;
-// otherwise -32005 with supportedVersions; a malformed offer is
-// InvalidParams), reconnect
+// initialize (the highest offered version within SupportedVersions:
+// ^1.0.0 or ~0.9.0 serving 1.0, exactly 0.6.0 serving 0.6; otherwise
+// -32005 with supportedVersions; a malformed offer is InvalidParams),
+// reconnect
 // (replay from a bounded buffer, with missing for disposed channels, or
 // snapshots when the gap is too old, the host Restarted or this host never
 // served the clientId — its lastSeenServerSeq then counts another process's
 // history), ping, subscribe,
 // unsubscribe, listSessions (limit/cursor), createSession (-32003 when taken),
-// disposeSession, createChat, fetchTurns, authenticate and dispatchAction.
+// disposeSession, createChat (forks of a completed turn of the same
+// session: the agent advertises capabilities.multipleChats.fork; side
+// chats and unknown source kinds are InvalidParams), fetchTurns,
+// authenticate and dispatchAction. createSession keeps the first of its
+// workingDirectories (the agent does not advertise several).
 // Every action gets one global serverSeq. Client actions are validated
 // (client-dispatchable only, wrong state, unknown tool call, …) and refused
 // ones are echoed with rejectionReason to the dispatching client only;
@@ -41,7 +55,11 @@
 // introspection says it is active, its audience holds the resource and its
 // scopes cover what the resource (and any open challenge on it) needs;
 // otherwise -32007 with the resource's metadata, or -32602 for a resource
-// the host never advertised. Tokens are never logged, stored or tapped.
+// the host never advertised. The grant ends at the token's expiry, or
+// sooner at expiresIn (1.0). Serving 1.0, an empty token revokes the
+// connection's proof for the resource (protected servers no other
+// connection covers go back to authRequired); 0.6 has no revocation and
+// refuses it. Tokens are never logged, stored or tapped.
 //
 // Authentication status is per connection, as authentication.md says: the
 // scopes a token proved are kept on the connection that pushed it and die
@@ -65,6 +83,13 @@
 //   - mcp-filesystem (top level): starting → ready.
 //   - plugin-devtools (PluginCustomization, loaded) with children mcp-deploy
 //     (→ ready), mcp-flaky (→ error) and skill-release-notes.
+//   - mcp-indexer (top level, "Indexer", only in sessions created with
+//     createSession: the seeded ones keep to the servers above, whose MCP
+//     strip fits one row of an 80-column terminal): stopped until a client
+//     starts it, then starting with blocking set for IndexerStartSteps steps →
+//     ready. New turns wait while it blocks; a client's
+//     session/mcpServerBackgroundRequested (accepted only for a blocking
+//     start) lets them go on while the start finishes.
 //
 // Start/stop requests and customization toggles get the real transitions.
 // The message text picks the turn's script: "deploy" → a deploy tool call
@@ -73,8 +98,10 @@
 // no oauthClient) with a toolAuthentication inputNeeded entry until a token
 // with tools:deploy is pushed or the client cancels it with a failed
 // chat/toolCallComplete; "approve", "confirm" or "write" → a write_file call
-// pending confirmation; "ask" or "question" → an input request; "stream" or
-// "hello" → reasoning plus streamed markdown; anything else → the full tour
-// (all of the above in turn). Config.StepDelay paces it (negative: no
+// pending confirmation; "review" → a result that waits for review; "fail"
+// → a tool call that fails; "ask" or "question" → an input request;
+// "stream" → reasoning plus streamed markdown; "resume" → a resumable
+// error part (1.0) that chat/turnResume continues; anything else ("hello")
+// → the tour (DemoPaths and DemoTour list them). Config.StepDelay paces it (negative: no
 // delay, for tests).
 package demohost

@@ -19,17 +19,19 @@ import (
 	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/convert06"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
 const waitTimeout = 15 * time.Second
 
-// startHost starts a host whose every frame (both ways) is schema-checked;
-// the test fails at cleanup if the host sent an invalid frame. Inbound
-// failures are left to the test (some send garbage on purpose).
+// startHost starts a host whose every frame (both ways) is checked against
+// the schema of the version it serves (cfg.Version); the test fails at
+// cleanup if the host sent an invalid frame. Inbound failures are left to
+// the test (some send garbage on purpose).
 func startHost(t *testing.T, cfg Config) (*Host, *schemacheck.Validator) {
 	t.Helper()
-	v := schemacheck.MustLoad(t)
+	v := validatorFor(t, cfg.Version)
 	if cfg.StepDelay == 0 {
 		cfg.StepDelay = -1
 	}
@@ -53,12 +55,34 @@ func startHost(t *testing.T, cfg Config) (*Host, *schemacheck.Validator) {
 	return h, v
 }
 
+// validatorFor is the schema validator of an AHP version the host serves
+// ("" is the default, 1.0).
+func validatorFor(t testing.TB, version string) *schemacheck.Validator {
+	t.Helper()
+	if version == "" {
+		version = Version10
+	}
+	return schemacheck.MustForWire(t, protocol.WireOf(version))
+}
+
+// forEachVersion runs f once per version the host serves, as subtests
+// named by the version.
+func forEachVersion(t *testing.T, f func(t *testing.T, version string)) {
+	for _, ver := range Versions {
+		t.Run("ahp-"+ver, func(t *testing.T) { f(t, ver) })
+	}
+}
+
 // rawClient is a bare JSON-RPC peer over a real WebSocket: it records every
-// frame the host sends and validates each against the schemas.
+// frame the host sends and validates each against the schemas. It speaks
+// the host's version on the wire and 1.0 to the test: on a 0.6 host what
+// it sends is converted down, and what it receives is checked against the
+// 0.6 schema and then converted up, as ahptui's client does.
 type rawClient struct {
 	t        *testing.T
 	tr       jsonrpc.Transport
 	v        *schemacheck.Validator
+	wire     wire
 	clientID string
 	// noValidate skips the per-frame schema check (for megabyte floods).
 	noValidate atomic.Bool
@@ -87,7 +111,7 @@ func dial(t *testing.T, h *Host, v *schemacheck.Validator, clientID string) *raw
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
-	c := &rawClient{t: t, tr: tr, v: v, clientID: clientID, resps: map[string]*jsonrpc.Response{}, methods: map[string]string{}, mirror: map[string]protocol.SnapshotStateVariant{}, changed: make(chan struct{}), done: make(chan struct{})}
+	c := &rawClient{t: t, tr: tr, v: v, wire: h.wire, clientID: clientID, resps: map[string]*jsonrpc.Response{}, methods: map[string]string{}, mirror: map[string]protocol.SnapshotStateVariant{}, changed: make(chan struct{}), done: make(chan struct{})}
 	go c.readLoop()
 	t.Cleanup(func() {
 		_ = tr.Close("test done")
@@ -116,6 +140,7 @@ func (c *rawClient) readLoop() {
 		if err != nil {
 			c.t.Errorf("host sent an undecodable frame: %v\n%s", err, f)
 		}
+		c.upLocked(f, m)
 		switch m := m.(type) {
 		case *jsonrpc.Request:
 			c.notes = append(c.notes, m)
@@ -166,6 +191,39 @@ func (c *rawClient) waitUntil(what string, cond func() bool) {
 	}
 }
 
+// upLocked checks a response's result against the schema and brings a
+// frame of a 0.6 host to the 1.0 shapes the test reads.
+func (c *rawClient) upLocked(frame []byte, m jsonrpc.Message) {
+	switch m := m.(type) {
+	case *jsonrpc.Request:
+		params, err := c.wire.upParams(m.Method, m.Params)
+		if err != nil {
+			c.t.Errorf("convert the host's %s up: %v", m.Method, err)
+			return
+		}
+		m.Params = params
+	case *jsonrpc.Response:
+		if m.ID == nil || m.Error != nil {
+			return
+		}
+		method := c.methods[m.ID.String()]
+		if !c.noValidate.Load() && method != "" {
+			if err := c.v.ValidateResponse(method, frame); err != nil {
+				c.t.Errorf("%s result fails the schema: %v\n%s", method, err, frame)
+			}
+		}
+		if !c.wire.is06() || method == "" {
+			return
+		}
+		res, err := convert06.UpResult(method, m.Result)
+		if err != nil {
+			c.t.Errorf("convert the host's %s result up: %v", method, err)
+			return
+		}
+		m.Result = res
+	}
+}
+
 func (c *rawClient) send(frame []byte) {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
@@ -175,8 +233,19 @@ func (c *rawClient) send(frame []byte) {
 	}
 }
 
+// sendMsg sends a request or notification written in 1.0 shapes, converted
+// to the host's wire, and checks it against the schema first.
 func (c *rawClient) sendMsg(m jsonrpc.Message) {
 	c.t.Helper()
+	if req, ok := m.(*jsonrpc.Request); ok && c.wire.is06() {
+		params, err := c.wire.downParams(req.Method, req.Params)
+		if err != nil {
+			c.t.Fatalf("the test sends %s, which has no 0.6 form: %v", req.Method, err)
+		}
+		down := *req
+		down.Params = params
+		m = &down
+	}
 	f, err := jsonrpc.Encode(m)
 	if err != nil {
 		c.t.Fatal(err)
@@ -208,6 +277,7 @@ func (c *rawClient) callMaybeInvalid(method string, params any, validate bool) *
 	if validate {
 		c.sendMsg(&jsonrpc.Request{ID: &id, Method: method, Params: raw})
 	} else {
+		// Sent as it is, unconverted: the test means these bytes.
 		f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: method, Params: raw})
 		c.send(f)
 	}
@@ -222,9 +292,6 @@ func (c *rawClient) mustCall(method string, params, result any) {
 	resp := c.call(method, params)
 	if resp.Error != nil {
 		c.t.Fatalf("%s: %v (data %s)", method, resp.Error, resp.Error.Data)
-	}
-	if err := c.v.ValidateResult(method, resp.Result); err != nil {
-		c.t.Errorf("%s result fails the schema: %v\n%s", method, err, resp.Result)
 	}
 	if result != nil {
 		if err := json.Unmarshal(resp.Result, result); err != nil {
@@ -245,7 +312,7 @@ func (c *rawClient) wantError(method string, params any, code int64) *jsonrpc.Er
 func (c *rawClient) initialize(subs ...string) protocol.InitializeResult {
 	c.t.Helper()
 	var res protocol.InitializeResult
-	c.mustCall("initialize", protocol.InitializeParams{ProtocolVersions: []string{"0.6.0"}, ClientID: c.clientID, InitialSubscriptions: subs}, &res)
+	c.mustCall("initialize", protocol.InitializeParams{ProtocolVersions: []string{c.wire.version}, ClientID: c.clientID, InitialSubscriptions: subs}, &res)
 	return res
 }
 
@@ -485,6 +552,19 @@ func grant(t *testing.T, issuer, clientID string, cb *callback, resource string,
 		t.Fatalf("token exchange: %v", err)
 	}
 	return tok.AccessToken
+}
+
+// signInGitHub runs the demo's GitHub sign-in on c (whose client watches
+// the demo session): a PKCE grant pushed with authenticate makes the
+// protected server ready. It returns the resource and the token.
+func signInGitHub(t *testing.T, h *Host, c *rawClient) (resource, token string) {
+	t.Helper()
+	c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+	resource = resourceURL(h, GitHubResourcePath)
+	token = grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), startCallback(t), resource, GitHubScopes)
+	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: resource, Token: token}, nil)
+	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+	return resource, token
 }
 
 func resourceURL(h *Host, path string) string {

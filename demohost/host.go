@@ -24,30 +24,9 @@ const (
 	// echoMemory is how many of each client's own envelopes are kept to
 	// answer re-sent actions.
 	echoMemory = 256
-	// ProtocolVersion is the version the host implements; SupportedVersions
-	// says which offers it accepts.
-	ProtocolVersion = "0.6.0"
 	// Provider is the only agent provider the host knows.
 	Provider = "demo"
 )
-
-// SupportedVersions are the ranges the host accepts, as it publishes them
-// in -32005's supportedVersions.
-var SupportedVersions = []string{"^0.6.0"}
-
-// supportedRanges is SupportedVersions parsed once; a typo there is a
-// programming error caught at start-up.
-var supportedRanges = func() []protocol.VersionRange {
-	out := make([]protocol.VersionRange, len(SupportedVersions))
-	for i, s := range SupportedVersions {
-		r, err := protocol.ParseVersionRange(s)
-		if err != nil {
-			panic(err)
-		}
-		out[i] = r
-	}
-	return out
-}()
 
 // Direction says which way a frame travelled, for Config.Tap and FrameError.
 type Direction string
@@ -110,6 +89,11 @@ type Config struct {
 	Logger *slog.Logger
 	// Clock stamps times; nil means time.Now.
 	Clock func() time.Time
+
+	// Version is the AHP version served: Version10 (the default when
+	// empty) or Version06. The host accepts SupportedVersions(Version) in
+	// initialize and speaks that wire on every connection.
+	Version string
 }
 
 // FrameError is a frame the Validate hook refused.
@@ -126,6 +110,12 @@ type FrameError struct {
 	// the closed StateAction schema. A test that dispatches unknown types
 	// on purpose excludes these explicitly; any other failure is real.
 	UnknownAction string
+	// Rejected is set when the frame is the host's rejection echo of a
+	// client action. The echo repeats the action as the host read it, so
+	// an action the client sent malformed (a required member missing) is
+	// malformed in its echo too; a test that sends arbitrary actions
+	// excludes these, every other test holds them to the schema.
+	Rejected bool
 }
 
 func (e FrameError) Error() string {
@@ -135,6 +125,7 @@ func (e FrameError) Error() string {
 // Host is a running demo host. Create it with Start.
 type Host struct {
 	cfg     Config
+	wire    wire
 	log     *slog.Logger
 	clock   func() time.Time
 	auth    *authserver.Server
@@ -188,6 +179,10 @@ type replayEntry struct {
 	// unknownAction is the type of a rejected action this protocol
 	// version does not define (see FrameError.UnknownAction).
 	unknownAction string
+	// notForPeer: the action does not exist in the served version (a
+	// 1.0-only action while serving 0.6), so no client is sent it, live
+	// or in a replay.
+	notForPeer bool
 }
 
 // Start starts the authorization server (unless cfg.Auth is set) and the
@@ -203,8 +198,14 @@ func Start(ctx context.Context, cfg Config) (*Host, error) {
 	if cfg.SendQueue <= 0 {
 		cfg.SendQueue = DefaultSendQueue
 	}
+	w, err := newWire(cfg.Version)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Version = w.version
 	h := &Host{
 		cfg:      cfg,
+		wire:     w,
 		log:      cfg.Logger,
 		clock:    cfg.Clock,
 		sessions: map[string]*session{},
@@ -354,9 +355,9 @@ func (h *Host) Restart() {
 	// token again.
 	for _, s := range h.sessions {
 		for _, id := range serverOrder {
-			if _, enabled, ok := findServer(s.state, id); ok && enabled {
-				h.setServerStateLocked(s, id, protocol.McpServerStartingState{})
-				h.scheduleServerLocked(s, id)
+			m, enabled, ok := findServer(s.state, id)
+			if ok && enabled && (!h.servers[id].manual || m.State.Kind() != "stopped") {
+				h.startServerLocked(s, id)
 			}
 		}
 	}
@@ -408,15 +409,16 @@ func (h *Host) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	c.serve()
 }
 
-// validate runs the Validate hook on one frame; callers hold no lock or mu,
-// as the caller says.
+// validateLocked runs the Validate hook on one frame that is not an action
+// envelope.
 func (h *Host) validateLocked(connID int64, dir Direction, frame []byte) {
-	h.validateFrameLocked(connID, dir, frame, "")
+	h.validateFrameLocked(connID, dir, frame, nil)
 }
 
-// validateFrameLocked is validateLocked for a frame that may be the echo
-// of an unknown action type (unknownAction, see FrameError).
-func (h *Host) validateFrameLocked(connID int64, dir Direction, frame []byte, unknownAction string) {
+// validateFrameLocked is validateLocked for any frame; env is the replay
+// entry of an action envelope (nil for other frames), which says whether
+// the frame echoes a rejected or unknown action (see FrameError).
+func (h *Host) validateFrameLocked(connID int64, dir Direction, frame []byte, env *replayEntry) {
 	if h.cfg.Validate == nil {
 		return
 	}
@@ -425,7 +427,11 @@ func (h *Host) validateFrameLocked(connID int64, dir Direction, frame []byte, un
 		if len(f) > 2000 {
 			f = f[:2000] + "…"
 		}
-		h.valErrs = append(h.valErrs, FrameError{Conn: connID, Dir: dir, Frame: redactFrame(f), Err: err, UnknownAction: unknownAction})
+		fe := FrameError{Conn: connID, Dir: dir, Frame: redactFrame(f), Err: err}
+		if env != nil {
+			fe.UnknownAction, fe.Rejected = env.unknownAction, env.origin != ""
+		}
+		h.valErrs = append(h.valErrs, fe)
 	}
 }
 
@@ -437,3 +443,6 @@ func isoTime(t time.Time) string { return protocol.Timestamp(t) }
 // reduceRules are the 1.0 reducer rules: the demo host's state is the 1.0
 // model whatever its clients speak.
 func (h *Host) reduceRules() protocol.Rules { return protocol.Rules{} }
+
+// Version is the AHP version the host serves (Config.Version, defaulted).
+func (h *Host) Version() string { return h.wire.version }

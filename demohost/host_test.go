@@ -19,26 +19,52 @@ import (
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
-func TestInitializeNegotiatesVersion(t *testing.T) {
-	h, v := startHost(t, Config{})
-	tests := []struct {
-		name     string
-		versions []string
-		clientID string
-		want     string
-		code     int64
-	}{
+type negotiation struct {
+	name     string
+	versions []string
+	clientID string
+	want     string
+	code     int64
+}
+
+// negotiations are the offers each served version is tested with: the
+// 1.0 rule (the highest offer inside ^1.0.0 or ~0.9.0, whatever the
+// order; VS Code's 0.10.0 is not in them), and the 0.6 host's one exact
+// version.
+var negotiations = map[string][]negotiation{
+	Version10: {
+		{"exact", []string{"1.0.0"}, "c1", "1.0.0", 0},
+		{"later minor", []string{"1.2.3"}, "c2", "1.2.3", 0},
+		{"0.9 labels the 1.0 wire", []string{"0.9.0"}, "c3", "0.9.0", 0},
+		{"0.9 patch", []string{"0.9.4"}, "c3p", "0.9.4", 0},
+		{"highest whatever the order", []string{"0.9.0", "0.6.0", "1.0.0"}, "c6", "1.0.0", 0},
+		{"ahptui's offer", protocol.ProtocolVersionsFor(protocol.Wire10, protocol.Wire06), "c10", "1.0.0", 0},
+		{"VS Code's 0.10 alone", []string{"0.10.0"}, "c11", "", jsonrpc.UnsupportedProtocolVersion},
+		{"0.6 alone", []string{"0.6.0"}, "c4", "", jsonrpc.UnsupportedProtocolVersion},
+		{"next major", []string{"2.0.0"}, "c7", "", jsonrpc.UnsupportedProtocolVersion},
+		{"malformed offer", []string{"1.0"}, "c8", "", jsonrpc.InvalidParams},
+		{"prerelease offer", []string{"1.0.1-beta.1", "1.0.0"}, "c9", "", jsonrpc.InvalidParams},
+		{"no versions", []string{}, "c5", "", jsonrpc.InvalidParams},
+		{"no client id", []string{"1.0.0"}, "", "", jsonrpc.InvalidParams},
+	},
+	Version06: {
 		{"exact", []string{"0.6.0"}, "c1", "0.6.0", 0},
-		{"later patch", []string{"0.6.3"}, "c2", "0.6.3", 0},
-		{"first acceptable", []string{"0.7.0", "0.6.1", "0.6.0"}, "c3", "0.6.1", 0},
-		{"highest whatever the order", []string{"0.6.0", "0.6.2", "0.6.1"}, "c6", "0.6.2", 0},
-		{"too old", []string{"0.1.0"}, "c4", "", jsonrpc.UnsupportedProtocolVersion},
+		{"ahptui's offer", protocol.ProtocolVersionsFor(protocol.Wire10, protocol.Wire06), "c10", "0.6.0", 0},
+		{"another patch", []string{"0.6.3"}, "c2", "", jsonrpc.UnsupportedProtocolVersion},
 		{"1.0 only", []string{"1.0.0", "0.10.0", "0.9.0"}, "c7", "", jsonrpc.UnsupportedProtocolVersion},
 		{"malformed offer", []string{"0.6"}, "c8", "", jsonrpc.InvalidParams},
-		{"prerelease offer", []string{"0.6.1-beta.1", "0.6.0"}, "c9", "", jsonrpc.InvalidParams},
-		{"no versions", []string{}, "c5", "", jsonrpc.InvalidParams},
 		{"no client id", []string{"0.6.0"}, "", "", jsonrpc.InvalidParams},
-	}
+	},
+}
+
+func TestInitializeNegotiatesVersion(t *testing.T) {
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		testNegotiation(t, h, v, negotiations[version])
+	})
+}
+
+func testNegotiation(t *testing.T, h *Host, v *schemacheck.Validator, tests []negotiation) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := dial(t, h, v, tt.clientID)
@@ -57,7 +83,7 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 				}
 				if tt.code == jsonrpc.UnsupportedProtocolVersion {
 					var data protocol.UnsupportedProtocolVersionErrorData
-					if err := json.Unmarshal(resp.Error.Data, &data); err != nil || len(data.SupportedVersions) == 0 || data.SupportedVersions[0] != "^0.6.0" {
+					if err := json.Unmarshal(resp.Error.Data, &data); err != nil || !slices.Equal(data.SupportedVersions, SupportedVersions(h.Version())) {
 						t.Fatalf("error data %s: %v", resp.Error.Data, err)
 					}
 					if err := v.Validate("UnsupportedProtocolVersionErrorData", resp.Error.Data); err != nil {
@@ -80,7 +106,7 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 			}
 			sess, ok := res.Snapshots[1].State.Variant.(protocol.SessionState)
 			if !ok || sess.Title != DemoSessionTitle || len(sess.Customizations) != 3 {
-				t.Fatalf("session snapshot = %#v", res.Snapshots[1].State.Variant)
+				t.Fatalf("session snapshot: title %q, %d top-level customizations; want %q and 3", sess.Title, len(sess.Customizations), DemoSessionTitle)
 			}
 			// A second initialize on the same connection is refused.
 			c.wantError("initialize", params, jsonrpc.InvalidRequest)
@@ -89,185 +115,202 @@ func TestInitializeNegotiatesVersion(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "errs")
-	c.wantError("subscribe", map[string]any{"channel": DemoSessionURI}, jsonrpc.InvalidRequest) // before initialize
-	c.mustCall("ping", map[string]any{"channel": rootURI}, nil)                                 // ping works any time
-	c.initialize(rootURI)
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "errs")
+		c.wantError("subscribe", map[string]any{"channel": DemoSessionURI}, jsonrpc.InvalidRequest) // before initialize
+		c.mustCall("ping", map[string]any{"channel": rootURI}, nil)                                 // ping works any time
+		c.initialize(rootURI)
 
-	if r := c.callMaybeInvalid("frobnicate", map[string]any{"channel": rootURI}, false); r.Error == nil || r.Error.Code != jsonrpc.MethodNotFound {
-		t.Fatalf("unknown method: %v", r.Error)
-	}
-	// Bad params: sent raw, since they are invalid on purpose.
-	for i, raw := range []string{`{"channel":42}`, `[1,2]`, `{"channel":"ahp-root://","view":{"turns":"many"}}`} {
-		id := jsonrpc.Int64ID(int64(1000 + i))
-		f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: "subscribe", Params: json.RawMessage(raw)})
-		c.send(f)
-		var resp *jsonrpc.Response
-		c.waitUntil("bad params answer", func() bool { resp = c.resps[id.String()]; return resp != nil })
-		if resp.Error == nil || resp.Error.Code != jsonrpc.InvalidParams {
-			t.Fatalf("subscribe %s: got %v, want -32602", raw, resp.Error)
+		if r := c.callMaybeInvalid("frobnicate", map[string]any{"channel": rootURI}, false); r.Error == nil || r.Error.Code != jsonrpc.MethodNotFound {
+			t.Fatalf("unknown method: %v", r.Error)
 		}
-	}
-	c.wantError("subscribe", map[string]any{"channel": "ahp-session:/missing"}, jsonrpc.SessionNotFound)
-
-	uri := "ahp-session:/twice"
-	c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
-	c.wantError("createSession", protocol.CreateSessionParams{Channel: uri}, jsonrpc.SessionAlreadyExists)
-	other := "other"
-	c.wantError("createSession", protocol.CreateSessionParams{Channel: "ahp-session:/p", Provider: &other}, jsonrpc.ProviderNotFound)
-	c.wantError("disposeSession", protocol.DisposeSessionParams{Channel: "ahp-session:/missing"}, jsonrpc.SessionNotFound)
-
-	// The catalogue: the demo session plus the new one, and root events.
-	var list protocol.ListSessionsResult
-	c.mustCall("listSessions", map[string]any{"channel": rootURI}, &list)
-	if len(list.Items) != 3 || list.Items[2].Resource != HistorySessionURI {
-		t.Fatalf("listSessions = %+v, want 3 items, the history session last", list.Items)
-	}
-	one := int64(1)
-	c.mustCall("listSessions", protocol.ListSessionsParams{Limit: &one}, &list)
-	if len(list.Items) != 1 || list.NextCursor == nil {
-		t.Fatalf("paged listSessions = %+v", list)
-	}
-	var page2 protocol.ListSessionsResult
-	c.mustCall("listSessions", protocol.ListSessionsParams{Cursor: list.NextCursor, Limit: &one}, &page2)
-	if len(page2.Items) != 1 || page2.NextCursor == nil || page2.Items[0].Resource == list.Items[0].Resource {
-		t.Fatalf("second page = %+v", page2)
-	}
-	bad := "garbage"
-	c.wantError("listSessions", protocol.ListSessionsParams{Cursor: &bad}, jsonrpc.InvalidParams)
-	c.waitUntil("root/sessionAdded", func() bool {
-		for _, n := range c.notes {
-			if n.Method == "root/sessionAdded" && strings.Contains(string(n.Params), uri) {
-				return true
+		// Bad params: sent raw, since they are invalid on purpose. Over 0.6
+		// they pass the conversion first, which must not make them valid.
+		badDir := `{"channel":"ahp-session:/bad","workingDirectories":[42]}`
+		if version == Version06 {
+			badDir = `{"channel":"ahp-session:/bad","workingDirectory":42}`
+		}
+		for i, bad := range []struct{ method, raw string }{
+			{"subscribe", `{"channel":42}`}, {"subscribe", `[1,2]`}, {"subscribe", `{"channel":"ahp-root://","view":{"turns":"many"}}`},
+			{"createSession", badDir}, {"createChat", `{"channel":"ahp-session:/demo","chat":"ahp-chat:/c9","source":"fork"}`},
+		} {
+			method, raw := bad.method, bad.raw
+			id := jsonrpc.Int64ID(int64(1000 + i))
+			f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: method, Params: json.RawMessage(raw)})
+			c.send(f)
+			var resp *jsonrpc.Response
+			c.waitUntil("bad params answer", func() bool { resp = c.resps[id.String()]; return resp != nil })
+			if resp.Error == nil || resp.Error.Code != jsonrpc.InvalidParams {
+				t.Fatalf("%s %s: got %v, want -32602", method, raw, resp.Error)
 			}
 		}
-		return false
-	})
-	c.mustCall("disposeSession", protocol.DisposeSessionParams{Channel: uri}, nil)
-	c.waitUntil("root/sessionRemoved", func() bool {
-		for _, n := range c.notes {
-			if n.Method == "root/sessionRemoved" && strings.Contains(string(n.Params), uri) {
-				return true
-			}
+		c.wantError("subscribe", map[string]any{"channel": "ahp-session:/missing"}, jsonrpc.SessionNotFound)
+
+		uri := "ahp-session:/twice"
+		c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
+		c.wantError("createSession", protocol.CreateSessionParams{Channel: uri}, jsonrpc.SessionAlreadyExists)
+		other := "other"
+		c.wantError("createSession", protocol.CreateSessionParams{Channel: "ahp-session:/p", Provider: &other}, jsonrpc.ProviderNotFound)
+		c.wantError("disposeSession", protocol.DisposeSessionParams{Channel: "ahp-session:/missing"}, jsonrpc.SessionNotFound)
+
+		// The catalogue: the demo session plus the new one, and root events.
+		var list protocol.ListSessionsResult
+		c.mustCall("listSessions", map[string]any{"channel": rootURI}, &list)
+		if len(list.Items) != 3 || list.Items[2].Resource != HistorySessionURI {
+			t.Fatalf("listSessions = %+v, want 3 items, the history session last", list.Items)
 		}
-		return false
+		one := int64(1)
+		c.mustCall("listSessions", protocol.ListSessionsParams{Limit: &one}, &list)
+		if len(list.Items) != 1 || list.NextCursor == nil {
+			t.Fatalf("paged listSessions = %+v", list)
+		}
+		var page2 protocol.ListSessionsResult
+		c.mustCall("listSessions", protocol.ListSessionsParams{Cursor: list.NextCursor, Limit: &one}, &page2)
+		if len(page2.Items) != 1 || page2.NextCursor == nil || page2.Items[0].Resource == list.Items[0].Resource {
+			t.Fatalf("second page = %+v", page2)
+		}
+		bad := "garbage"
+		c.wantError("listSessions", protocol.ListSessionsParams{Cursor: &bad}, jsonrpc.InvalidParams)
+		c.waitUntil("root/sessionAdded", func() bool {
+			for _, n := range c.notes {
+				if n.Method == "root/sessionAdded" && strings.Contains(string(n.Params), uri) {
+					return true
+				}
+			}
+			return false
+		})
+		c.mustCall("disposeSession", protocol.DisposeSessionParams{Channel: uri}, nil)
+		c.waitUntil("root/sessionRemoved", func() bool {
+			for _, n := range c.notes {
+				if n.Method == "root/sessionRemoved" && strings.Contains(string(n.Params), uri) {
+					return true
+				}
+			}
+			return false
+		})
+		c.wantError("fetchTurns", protocol.FetchTurnsParams{Channel: "ahp-chat:/missing"}, jsonrpc.NotFound)
+		c.mustCall("fetchTurns", protocol.FetchTurnsParams{Channel: DemoChatURI}, nil)
 	})
-	c.wantError("fetchTurns", protocol.FetchTurnsParams{Channel: "ahp-chat:/missing"}, jsonrpc.NotFound)
-	c.mustCall("fetchTurns", protocol.FetchTurnsParams{Channel: DemoChatURI}, nil)
 }
 
 func TestGarbageFramesSurvived(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "garbage")
-	c.initialize(rootURI)
-	for _, f := range []string{"not json at all", `[{"jsonrpc":"2.0","id":9,"method":"ping"}]`, `{"jsonrpc":"2.0","id":7}`, `{"jsonrpc":"1.0","id":8,"method":"ping"}`, "\x00\xff", `{}`} {
-		c.send([]byte(f))
-	}
-	c.waitUntil("an error answer to the parse error", func() bool { return c.resps["null"] != nil })
-	// The reader goroutine keeps storing the later garbage frames' answers
-	// (id null too) in resps, so it is read under the client's lock.
-	c.mu.Lock()
-	answer := c.resps["null"]
-	c.mu.Unlock()
-	if answer.Error == nil {
-		t.Fatalf("parse error answered with %s", answer.Result)
-	}
-	c.mustCall("ping", map[string]any{"channel": rootURI}, nil)
-	// A notification for an unknown method is ignored without an answer.
-	f, _ := jsonrpc.Encode(&jsonrpc.Request{Method: "no/such/notification", Params: json.RawMessage(`{"channel":"ahp-root://"}`)})
-	c.send(f)
-	c.mustCall("ping", map[string]any{"channel": rootURI}, nil)
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "garbage")
+		c.initialize(rootURI)
+		for _, f := range []string{"not json at all", `[{"jsonrpc":"2.0","id":9,"method":"ping"}]`, `{"jsonrpc":"2.0","id":7}`, `{"jsonrpc":"1.0","id":8,"method":"ping"}`, "\x00\xff", `{}`} {
+			c.send([]byte(f))
+		}
+		c.waitUntil("an error answer to the parse error", func() bool { return c.resps["null"] != nil })
+		// The reader goroutine keeps storing the later garbage frames' answers
+		// (id null too) in resps, so it is read under the client's lock.
+		c.mu.Lock()
+		answer := c.resps["null"]
+		c.mu.Unlock()
+		if answer.Error == nil {
+			t.Fatalf("parse error answered with %s", answer.Result)
+		}
+		c.mustCall("ping", map[string]any{"channel": rootURI}, nil)
+		// A notification for an unknown method is ignored without an answer.
+		f, _ := jsonrpc.Encode(&jsonrpc.Request{Method: "no/such/notification", Params: json.RawMessage(`{"channel":"ahp-root://"}`)})
+		c.send(f)
+		c.mustCall("ping", map[string]any{"channel": rootURI}, nil)
+	})
 }
 
 func TestStreamedTurnWatchedByTwoClients(t *testing.T) {
-	h, v := startHost(t, Config{})
-	a := dial(t, h, v, "writer")
-	b := dial(t, h, v, "watcher")
-	a.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	var sub protocol.SubscribeResult
-	b.initialize()
-	for _, ch := range []string{rootURI, DemoSessionURI, DemoChatURI} {
-		b.mustCall("subscribe", protocol.SubscribeParams{Channel: ch}, &sub)
-		if sub.Snapshot == nil || sub.Snapshot.Resource != ch {
-			t.Fatalf("subscribe %s: snapshot %+v", ch, sub.Snapshot)
-		}
-	}
-	seq := a.dispatch(DemoChatURI, turnStarted("t1", "stream something"))
-	echo := a.waitEcho("turnStarted echo", DemoChatURI, seq)
-	if echo.RejectionReason != nil {
-		t.Fatalf("turnStarted rejected: %s", *echo.RejectionReason)
-	}
-	for _, c := range []*rawClient{a, b} {
-		c.waitEnvelope("turnComplete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-			tc, ok := e.Action.Variant.(protocol.ChatTurnCompleteAction)
-			return ok && tc.TurnID == "t1"
-		})
-		if n := c.countEnvelopes(isType("chat/delta")); n < 10 {
-			t.Errorf("%s saw %d deltas, want a real stream", c.clientID, n)
-		}
-		if n := c.countEnvelopes(isType("chat/reasoning")); n == 0 {
-			t.Errorf("%s saw no reasoning", c.clientID)
-		}
-		// The session catalogue follows the chat (chatUpdated).
-		c.waitEnvelope("chatUpdated", DemoSessionURI, isType("session/chatUpdated"))
-	}
-	// serverSeq is one global, strictly increasing sequence.
-	a.mu.Lock()
-	var last int64
-	for _, e := range a.envelopesLocked() {
-		if e.ServerSeq <= last {
-			t.Errorf("serverSeq %d after %d", e.ServerSeq, last)
-		}
-		last = e.ServerSeq
-	}
-	a.mu.Unlock()
-	// Root subscribers heard about the status change.
-	a.waitUntil("root/sessionSummaryChanged", func() bool {
-		for _, n := range a.notes {
-			if n.Method == "root/sessionSummaryChanged" {
-				return true
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		a := dial(t, h, v, "writer")
+		b := dial(t, h, v, "watcher")
+		a.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		var sub protocol.SubscribeResult
+		b.initialize()
+		for _, ch := range []string{rootURI, DemoSessionURI, DemoChatURI} {
+			b.mustCall("subscribe", protocol.SubscribeParams{Channel: ch}, &sub)
+			if sub.Snapshot == nil || sub.Snapshot.Resource != ch {
+				t.Fatalf("subscribe %s: snapshot %+v", ch, sub.Snapshot)
 			}
 		}
-		return false
+		seq := a.dispatch(DemoChatURI, turnStarted("t1", "stream something"))
+		echo := a.waitEcho("turnStarted echo", DemoChatURI, seq)
+		if echo.RejectionReason != nil {
+			t.Fatalf("turnStarted rejected: %s", *echo.RejectionReason)
+		}
+		for _, c := range []*rawClient{a, b} {
+			c.waitEnvelope("turnComplete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+				tc, ok := e.Action.Variant.(protocol.ChatTurnCompleteAction)
+				return ok && tc.TurnID == "t1"
+			})
+			if n := c.countEnvelopes(isType("chat/delta")); n < 10 {
+				t.Errorf("%s saw %d deltas, want a real stream", c.clientID, n)
+			}
+			if n := c.countEnvelopes(isType("chat/reasoning")); n == 0 {
+				t.Errorf("%s saw no reasoning", c.clientID)
+			}
+			// The session catalogue follows the chat (chatUpdated).
+			c.waitEnvelope("chatUpdated", DemoSessionURI, isType("session/chatUpdated"))
+		}
+		// serverSeq is one global, strictly increasing sequence.
+		a.mu.Lock()
+		var last int64
+		for _, e := range a.envelopesLocked() {
+			if e.ServerSeq <= last {
+				t.Errorf("serverSeq %d after %d", e.ServerSeq, last)
+			}
+			last = e.ServerSeq
+		}
+		a.mu.Unlock()
+		// Root subscribers heard about the status change.
+		a.waitUntil("root/sessionSummaryChanged", func() bool {
+			for _, n := range a.notes {
+				if n.Method == "root/sessionSummaryChanged" {
+					return true
+				}
+			}
+			return false
+		})
 	})
 }
 
 func TestApprovePendingToolCall(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "approver")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	c.dispatch(DemoChatURI, turnStarted("t1", "please write the changelog"))
-	tcID := "t1-tc-write"
-	c.waitEnvelope("pending confirmation", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		r, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
-		return ok && r.ToolCallID == tcID && r.Confirmed == nil
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "approver")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		c.dispatch(DemoChatURI, turnStarted("t1", "please write the changelog"))
+		tcID := "t1-tc-write"
+		c.waitEnvelope("pending confirmation", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			r, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
+			return ok && r.ToolCallID == tcID && r.Confirmed == nil
+		})
+		c.waitEnvelope("inputNeeded toolConfirmation", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+			s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
+			return ok && s.Request.Kind() == "toolConfirmation"
+		})
+		// Completing someone else's server tool is refused.
+		bad := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID,
+			Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.PlainString("x")}})
+		if e := c.waitEcho("rejected complete", DemoChatURI, bad); e.RejectionReason == nil {
+			t.Fatal("a client completed a server tool call")
+		}
+		seq := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
+		if e := c.waitEcho("approve echo", DemoChatURI, seq); e.RejectionReason != nil {
+			t.Fatalf("approval rejected: %s", *e.RejectionReason)
+		}
+		c.waitEnvelope("tool call complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+			return ok && a.ToolCallID == tcID && a.Result.Success
+		})
+		c.waitEnvelope("inputNeeded removed", DemoSessionURI, isType("session/inputNeededRemoved"))
+		c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+		// Approving again: the tool call is no longer pending.
+		again := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
+		if e := c.waitEcho("second approve", DemoChatURI, again); e.RejectionReason == nil {
+			t.Fatal("a second approval was accepted")
+		}
 	})
-	c.waitEnvelope("inputNeeded toolConfirmation", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
-		s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
-		return ok && s.Request.Kind() == "toolConfirmation"
-	})
-	// Completing someone else's server tool is refused.
-	bad := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID,
-		Result: protocol.ToolCallResult{Success: true, PastTenseMessage: protocol.PlainString("x")}})
-	if e := c.waitEcho("rejected complete", DemoChatURI, bad); e.RejectionReason == nil {
-		t.Fatal("a client completed a server tool call")
-	}
-	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
-	if e := c.waitEcho("approve echo", DemoChatURI, seq); e.RejectionReason != nil {
-		t.Fatalf("approval rejected: %s", *e.RejectionReason)
-	}
-	c.waitEnvelope("tool call complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-		return ok && a.ToolCallID == tcID && a.Result.Success
-	})
-	c.waitEnvelope("inputNeeded removed", DemoSessionURI, isType("session/inputNeededRemoved"))
-	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
-	// Approving again: the tool call is no longer pending.
-	again := c.dispatch(DemoChatURI, protocol.ChatToolCallApprovedAction{TurnID: "t1", ToolCallID: tcID, Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})
-	if e := c.waitEcho("second approve", DemoChatURI, again); e.RejectionReason == nil {
-		t.Fatal("a second approval was accepted")
-	}
 }
 
 func TestRejectsInvalidClientActions(t *testing.T) {
@@ -312,82 +355,86 @@ func TestRejectsInvalidClientActions(t *testing.T) {
 }
 
 func TestMcpServerTransitions(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "mcp")
-	res := c.initialize(rootURI, DemoSessionURI)
-	sess := res.Snapshots[1].State.Variant.(protocol.SessionState)
-	if _, _, ok := findServer(sess, DeployServerID); !ok {
-		t.Fatal("the plugin's MCP server is missing")
-	}
-	// Start-up outcomes: ready, error, authRequired (with metadata).
-	for _, w := range []struct{ id, kind string }{{FilesystemServerID, "ready"}, {DeployServerID, "ready"}, {FlakyServerID, "error"}, {GitHubServerID, "authRequired"}} {
-		c.waitServer(DemoSessionURI, w.id, w.kind)
-	}
-	ar := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired").State.Variant.(protocol.McpServerAuthRequiredState)
-	if ar.Reason != protocol.McpAuthRequiredReasonRequired || ar.OauthClient == nil || ar.OauthClient.ClientID != h.Auth().PublicClientID() ||
-		ar.Resource.Resource != resourceURL(h, GitHubResourcePath) || len(ar.Resource.AuthorizationServers) != 1 || ar.Resource.AuthorizationServers[0] != h.AuthIssuer() {
-		t.Fatalf("authRequired state = %+v", ar)
-	}
-
-	// Stop, then start: stopped → starting → ready.
-	stop := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{ID: FilesystemServerID})
-	if e := c.waitEcho("stop echo", DemoSessionURI, stop); e.RejectionReason != nil {
-		t.Fatalf("stop rejected: %s", *e.RejectionReason)
-	}
-	readyBefore := c.countEnvelopes(serverState(FilesystemServerID, "ready"))
-	start := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: FilesystemServerID})
-	if e := c.waitEcho("start echo", DemoSessionURI, start); e.RejectionReason != nil {
-		t.Fatalf("start rejected: %s", *e.RejectionReason)
-	}
-	c.waitUntil("filesystem ready again", func() bool {
-		n := 0
-		for _, e := range c.envelopesLocked() {
-			if serverState(FilesystemServerID, "ready")(e) {
-				n++
-			}
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "mcp")
+		res := c.initialize(rootURI, DemoSessionURI)
+		sess := res.Snapshots[1].State.Variant.(protocol.SessionState)
+		if _, _, ok := findServer(sess, DeployServerID); !ok {
+			t.Fatal("the plugin's MCP server is missing")
 		}
-		return n > readyBefore
-	})
+		// Start-up outcomes: ready, error, authRequired (with metadata).
+		for _, w := range []struct{ id, kind string }{{FilesystemServerID, "ready"}, {DeployServerID, "ready"}, {FlakyServerID, "error"}, {GitHubServerID, "authRequired"}} {
+			c.waitServer(DemoSessionURI, w.id, w.kind)
+		}
+		ar := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired").State.Variant.(protocol.McpServerAuthRequiredState)
+		if ar.Reason != protocol.McpAuthRequiredReasonRequired || ar.OauthClient == nil || ar.OauthClient.ClientID != h.Auth().PublicClientID() ||
+			ar.Resource.Resource != resourceURL(h, GitHubResourcePath) || len(ar.Resource.AuthorizationServers) != 1 || ar.Resource.AuthorizationServers[0] != h.AuthIssuer() {
+			t.Fatalf("authRequired state = %+v", ar)
+		}
 
-	// Disabling the plugin stops its servers; enabling starts them again.
-	off := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enablement: protocol.SessionEnablement(false)})
-	c.waitEcho("toggle off", DemoSessionURI, off)
-	c.waitEnvelope("deploy stopped", DemoSessionURI, serverState(DeployServerID, "stopped"))
-	c.waitEnvelope("flaky stopped", DemoSessionURI, serverState(FlakyServerID, "stopped"))
-	// A disabled server cannot be started.
-	refused := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: DeployServerID})
-	if e := c.waitEcho("start disabled", DemoSessionURI, refused); e.RejectionReason == nil {
-		t.Fatal("started a disabled server")
-	}
-	on := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enablement: protocol.SessionEnablement(true)})
-	c.waitEcho("toggle on", DemoSessionURI, on)
-	c.waitEnvelope("deploy starting", DemoSessionURI, serverState(DeployServerID, "starting"))
-	c.waitEnvelope("deploy ready again", DemoSessionURI, serverState(DeployServerID, "ready"))
-	c.waitServer(DemoSessionURI, DeployServerID, "ready")
+		// Stop, then start: stopped → starting → ready.
+		stop := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStopRequestedAction{ID: FilesystemServerID})
+		if e := c.waitEcho("stop echo", DemoSessionURI, stop); e.RejectionReason != nil {
+			t.Fatalf("stop rejected: %s", *e.RejectionReason)
+		}
+		readyBefore := c.countEnvelopes(serverState(FilesystemServerID, "ready"))
+		start := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: FilesystemServerID})
+		if e := c.waitEcho("start echo", DemoSessionURI, start); e.RejectionReason != nil {
+			t.Fatalf("start rejected: %s", *e.RejectionReason)
+		}
+		c.waitUntil("filesystem ready again", func() bool {
+			n := 0
+			for _, e := range c.envelopesLocked() {
+				if serverState(FilesystemServerID, "ready")(e) {
+					n++
+				}
+			}
+			return n > readyBefore
+		})
+
+		// Disabling the plugin stops its servers; enabling starts them again.
+		off := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enablement: protocol.SessionEnablement(false)})
+		c.waitEcho("toggle off", DemoSessionURI, off)
+		c.waitEnvelope("deploy stopped", DemoSessionURI, serverState(DeployServerID, "stopped"))
+		c.waitEnvelope("flaky stopped", DemoSessionURI, serverState(FlakyServerID, "stopped"))
+		// A disabled server cannot be started.
+		refused := c.dispatch(DemoSessionURI, protocol.SessionMcpServerStartRequestedAction{ID: DeployServerID})
+		if e := c.waitEcho("start disabled", DemoSessionURI, refused); e.RejectionReason == nil {
+			t.Fatal("started a disabled server")
+		}
+		on := c.dispatch(DemoSessionURI, protocol.SessionCustomizationToggledAction{ID: PluginID, Enablement: protocol.SessionEnablement(true)})
+		c.waitEcho("toggle on", DemoSessionURI, on)
+		c.waitEnvelope("deploy starting", DemoSessionURI, serverState(DeployServerID, "starting"))
+		c.waitEnvelope("deploy ready again", DemoSessionURI, serverState(DeployServerID, "ready"))
+		c.waitServer(DemoSessionURI, DeployServerID, "ready")
+	})
 }
 
 func TestSignInMakesProtectedServerReady(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "signin")
-	c.initialize(rootURI, DemoSessionURI)
-	c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-	cb := startCallback(t)
-	github := resourceURL(h, GitHubResourcePath)
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "signin")
+		c.initialize(rootURI, DemoSessionURI)
+		c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+		cb := startCallback(t)
+		github := resourceURL(h, GitHubResourcePath)
 
-	// Tokens the host must refuse: garbage, wrong audience, unknown resource.
-	c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: "not-a-token"}, jsonrpc.AuthRequired)
-	other := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, resourceURL(h, DeployResourcePath), []string{"mcp:read"})
-	e := c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: other}, jsonrpc.AuthRequired)
-	if err := v.Validate("AuthRequiredErrorData", e.Data); err != nil {
-		t.Fatalf("AuthRequired data fails the schema: %v (%s)", err, e.Data)
-	}
-	c.wantError("authenticate", protocol.AuthenticateParams{Resource: "https://elsewhere.invalid/", Token: other}, jsonrpc.InvalidParams)
-	noScope := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, []string{"mcp:write"})
-	c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: noScope}, jsonrpc.AuthRequired)
+		// Tokens the host must refuse: garbage, wrong audience, unknown resource.
+		c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: "not-a-token"}, jsonrpc.AuthRequired)
+		other := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, resourceURL(h, DeployResourcePath), []string{"mcp:read"})
+		e := c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: other}, jsonrpc.AuthRequired)
+		if err := v.Validate("AuthRequiredErrorData", e.Data); err != nil {
+			t.Fatalf("AuthRequired data fails the schema: %v (%s)", err, e.Data)
+		}
+		c.wantError("authenticate", protocol.AuthenticateParams{Resource: "https://elsewhere.invalid/", Token: other}, jsonrpc.InvalidParams)
+		noScope := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, []string{"mcp:write"})
+		c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: noScope}, jsonrpc.AuthRequired)
 
-	tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok, Scopes: GitHubScopes}, nil)
-	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+		tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
+		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok, Scopes: GitHubScopes}, nil)
+		c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+	})
 }
 
 // stepUpChallenge starts a deploy turn and waits for the tool call to ask
@@ -421,53 +468,57 @@ func stepUpChallenge(t *testing.T, h *Host, c *rawClient) string {
 }
 
 func TestStepUpResolvedByPKCEGrant(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "stepup")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	tcID := stepUpChallenge(t, h, c)
-	deploy := resourceURL(h, DeployResourcePath)
-	cb := startCallback(t)
-	// No oauthClient in the challenge: register dynamically, as a client must.
-	clientID := registerClient(t, h.AuthIssuer(), cb.URL, []string{"mcp:read", "tools:deploy"})
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "stepup")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		tcID := stepUpChallenge(t, h, c)
+		deploy := resourceURL(h, DeployResourcePath)
+		cb := startCallback(t)
+		// No oauthClient in the challenge: register dynamically, as a client must.
+		clientID := registerClient(t, h.AuthIssuer(), cb.URL, []string{"mcp:read", "tools:deploy"})
 
-	weak := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"mcp:read"})
-	c.wantError("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: weak}, jsonrpc.AuthRequired)
+		weak := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"mcp:read"})
+		c.wantError("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: weak}, jsonrpc.AuthRequired)
 
-	tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"mcp:read", "tools:deploy"})
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok, Scopes: []string{"tools:deploy"}}, nil)
-	c.waitEnvelope("toolCallAuthResolved", DemoChatURI, isType("chat/toolCallAuthResolved"))
-	c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
-	c.waitEnvelope("deploy completes", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-		return ok && a.ToolCallID == tcID && a.Result.Success
+		tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, []string{"mcp:read", "tools:deploy"})
+		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok, Scopes: []string{"tools:deploy"}}, nil)
+		c.waitEnvelope("toolCallAuthResolved", DemoChatURI, isType("chat/toolCallAuthResolved"))
+		c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
+		c.waitEnvelope("deploy completes", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+			return ok && a.ToolCallID == tcID && a.Result.Success
+		})
+		c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+		if text := lastTurnMarkdown(h, DemoChatURI); !strings.Contains(text, "Done.") || strings.Contains(text, "cancelled") {
+			t.Fatalf("after a granted deploy the agent wrote %q", text)
+		}
 	})
-	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
-	if text := lastTurnMarkdown(h, DemoChatURI); !strings.Contains(text, "Done.") || strings.Contains(text, "cancelled") {
-		t.Fatalf("after a granted deploy the agent wrote %q", text)
-	}
 }
 
 func TestStepUpCancelled(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "cancel")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	tcID := stepUpChallenge(t, h, c)
-	code := "cancelled"
-	seq := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID, Result: protocol.ToolCallResult{
-		Success: false, PastTenseMessage: protocol.PlainString("Cancelled"), Error: &protocol.ToolCallResultError{Message: "cancelled by the user", Code: &code}}})
-	if e := c.waitEcho("cancel echo", DemoChatURI, seq); e.RejectionReason != nil {
-		t.Fatalf("cancel rejected: %s", *e.RejectionReason)
-	}
-	c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
-	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
-	if n := c.countEnvelopes(isType("chat/toolCallAuthResolved")); n != 0 {
-		t.Fatal("a cancelled challenge was resolved")
-	}
-	// The agent says nothing was deployed and does not then claim "Done.".
-	text := lastTurnMarkdown(h, DemoChatURI)
-	if !strings.Contains(text, "Deployment cancelled") || strings.Contains(text, "Done.") {
-		t.Fatalf("after a cancelled deploy the agent wrote %q", text)
-	}
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "cancel")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		tcID := stepUpChallenge(t, h, c)
+		code := "cancelled"
+		seq := c.dispatch(DemoChatURI, protocol.ChatToolCallCompleteAction{TurnID: "t1", ToolCallID: tcID, Result: protocol.ToolCallResult{
+			Success: false, PastTenseMessage: protocol.PlainString("Cancelled"), Error: &protocol.ToolCallResultError{Message: "cancelled by the user", Code: &code}}})
+		if e := c.waitEcho("cancel echo", DemoChatURI, seq); e.RejectionReason != nil {
+			t.Fatalf("cancel rejected: %s", *e.RejectionReason)
+		}
+		c.waitEnvelope("inputNeededRemoved", DemoSessionURI, isType("session/inputNeededRemoved"))
+		c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+		if n := c.countEnvelopes(isType("chat/toolCallAuthResolved")); n != 0 {
+			t.Fatal("a cancelled challenge was resolved")
+		}
+		// The agent says nothing was deployed and does not then claim "Done.".
+		text := lastTurnMarkdown(h, DemoChatURI)
+		if !strings.Contains(text, "Deployment cancelled") || strings.Contains(text, "Done.") {
+			t.Fatalf("after a cancelled deploy the agent wrote %q", text)
+		}
+	})
 }
 
 // lastTurnMarkdown is the markdown the host's agent wrote in chat's last
@@ -489,211 +540,221 @@ func lastTurnMarkdown(h *Host, chat string) string {
 }
 
 func TestInputRequestAnswered(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "asker")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	c.dispatch(DemoChatURI, turnStarted("t1", "ask me"))
-	e := c.waitEnvelope("inputRequested", DemoChatURI, isType("chat/inputRequested"))
-	req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
-	c.waitEnvelope("inputNeeded chatInput", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
-		s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
-		return ok && s.Request.Kind() == "chatInput"
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "asker")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		c.dispatch(DemoChatURI, turnStarted("t1", "ask me"))
+		e := c.waitEnvelope("inputRequested", DemoChatURI, isType("chat/inputRequested"))
+		req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
+		c.waitEnvelope("inputNeeded chatInput", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+			s, ok := e.Action.Variant.(protocol.SessionInputNeededSetAction)
+			return ok && s.Request.Kind() == "chatInput"
+		})
+		// Accepting without the required answer is refused.
+		early := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindAccept})
+		if e := c.waitEcho("early accept", DemoChatURI, early); e.RejectionReason == nil {
+			t.Fatal("accepted an input request without its required answer")
+		}
+		ans := protocol.NewChatInputAnswer(protocol.ChatInputAnswered{State: "submitted",
+			Value: protocol.NewChatInputAnswerValue(protocol.ChatInputSelectedAnswerValue{Value: "production"})})
+		s1 := c.dispatch(DemoChatURI, protocol.ChatInputAnswerChangedAction{RequestID: req.ID, QuestionID: "target", Answer: &ans})
+		if e := c.waitEcho("answer", DemoChatURI, s1); e.RejectionReason != nil {
+			t.Fatalf("answer rejected: %s", *e.RejectionReason)
+		}
+		s2 := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindAccept})
+		if e := c.waitEcho("complete", DemoChatURI, s2); e.RejectionReason != nil {
+			t.Fatalf("completion rejected: %s", *e.RejectionReason)
+		}
+		c.waitEnvelope("answer used", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			d, ok := e.Action.Variant.(protocol.ChatDeltaAction)
+			return ok && strings.Contains(d.Content, "production")
+		})
+		c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
 	})
-	// Accepting without the required answer is refused.
-	early := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindAccept})
-	if e := c.waitEcho("early accept", DemoChatURI, early); e.RejectionReason == nil {
-		t.Fatal("accepted an input request without its required answer")
-	}
-	ans := protocol.NewChatInputAnswer(protocol.ChatInputAnswered{State: "submitted",
-		Value: protocol.NewChatInputAnswerValue(protocol.ChatInputSelectedAnswerValue{Value: "production"})})
-	s1 := c.dispatch(DemoChatURI, protocol.ChatInputAnswerChangedAction{RequestID: req.ID, QuestionID: "target", Answer: &ans})
-	if e := c.waitEcho("answer", DemoChatURI, s1); e.RejectionReason != nil {
-		t.Fatalf("answer rejected: %s", *e.RejectionReason)
-	}
-	s2 := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindAccept})
-	if e := c.waitEcho("complete", DemoChatURI, s2); e.RejectionReason != nil {
-		t.Fatalf("completion rejected: %s", *e.RejectionReason)
-	}
-	c.waitEnvelope("answer used", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		d, ok := e.Action.Variant.(protocol.ChatDeltaAction)
-		return ok && strings.Contains(d.Content, "production")
-	})
-	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
 }
 
 func TestCancelAndQueuedMessages(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "queue")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	// The confirmation scenario blocks, so the turn is reliably running.
-	c.dispatch(DemoChatURI, turnStarted("t1", "please write it"))
-	c.waitEnvelope("pending confirmation", DemoChatURI, isType("chat/toolCallReady"))
-	busy := c.dispatch(DemoChatURI, turnStarted("t2", "another"))
-	if e := c.waitEcho("second turn", DemoChatURI, busy); e.RejectionReason == nil {
-		t.Fatal("a second turn started while one was running")
-	}
-	q := c.dispatch(DemoChatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, ID: "q1", Message: userMessage("stream next")})
-	c.waitEcho("queued", DemoChatURI, q)
-	cancel := c.dispatch(DemoChatURI, protocol.ChatTurnCancelledAction{TurnID: "t1"})
-	if e := c.waitEcho("cancel", DemoChatURI, cancel); e.RejectionReason != nil {
-		t.Fatalf("cancel rejected: %s", *e.RejectionReason)
-	}
-	c.waitEnvelope("queued message consumed", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.ChatTurnStartedAction)
-		return ok && e.Origin == nil && a.QueuedMessageID != nil && *a.QueuedMessageID == "q1"
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "queue")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		// The confirmation scenario blocks, so the turn is reliably running.
+		c.dispatch(DemoChatURI, turnStarted("t1", "please write it"))
+		c.waitEnvelope("pending confirmation", DemoChatURI, isType("chat/toolCallReady"))
+		busy := c.dispatch(DemoChatURI, turnStarted("t2", "another"))
+		if e := c.waitEcho("second turn", DemoChatURI, busy); e.RejectionReason == nil {
+			t.Fatal("a second turn started while one was running")
+		}
+		q := c.dispatch(DemoChatURI, protocol.ChatPendingMessageSetAction{Kind: protocol.PendingMessageKindQueued, ID: "q1", Message: userMessage("stream next")})
+		c.waitEcho("queued", DemoChatURI, q)
+		cancel := c.dispatch(DemoChatURI, protocol.ChatTurnCancelledAction{TurnID: "t1"})
+		if e := c.waitEcho("cancel", DemoChatURI, cancel); e.RejectionReason != nil {
+			t.Fatalf("cancel rejected: %s", *e.RejectionReason)
+		}
+		c.waitEnvelope("queued message consumed", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatTurnStartedAction)
+			return ok && e.Origin == nil && a.QueuedMessageID != nil && *a.QueuedMessageID == "q1"
+		})
+		c.waitEnvelope("queued turn completes", DemoChatURI, isType("chat/turnComplete"))
+		if n := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
+			return e.Origin == nil && e.Action.Kind() == "chat/toolCallComplete"
+		}); n != 0 {
+			t.Fatal("the cancelled turn kept running")
+		}
 	})
-	c.waitEnvelope("queued turn completes", DemoChatURI, isType("chat/turnComplete"))
-	if n := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
-		return e.Origin == nil && e.Action.Kind() == "chat/toolCallComplete"
-	}); n != 0 {
-		t.Fatal("the cancelled turn kept running")
-	}
 }
 
 func TestDedupeRedispatchedClientSeq(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "dedupe")
-	c.initialize(rootURI, DemoSessionURI)
-	c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "first"})
-	first := c.waitEcho("first", DemoSessionURI, 1)
-	c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "duplicate"})
-	c.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "second"})
-	c.waitEcho("second", DemoSessionURI, 2)
-	isDup := func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
-		return ok && a.Title == "duplicate"
-	}
-	if n := c.countEnvelopes(isDup); n != 0 {
-		t.Fatal("a re-dispatched clientSeq was applied again")
-	}
-	// The duplicate is answered with the original envelope (same serverSeq),
-	// so a client that cannot know whether it was applied settles it.
-	echoes := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
-		return e.Origin != nil && e.Origin.ClientSeq == 1 && e.ServerSeq == first.ServerSeq
-	})
-	if echoes != 2 {
-		t.Fatalf("clientSeq 1 echoed %d times with its original serverSeq, want 2 (original + duplicate)", echoes)
-	}
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "dedupe")
+		c.initialize(rootURI, DemoSessionURI)
+		c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "first"})
+		first := c.waitEcho("first", DemoSessionURI, 1)
+		c.dispatchSeq(DemoSessionURI, 1, protocol.SessionTitleChangedAction{Title: "duplicate"})
+		c.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "second"})
+		c.waitEcho("second", DemoSessionURI, 2)
+		isDup := func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
+			return ok && a.Title == "duplicate"
+		}
+		if n := c.countEnvelopes(isDup); n != 0 {
+			t.Fatal("a re-dispatched clientSeq was applied again")
+		}
+		// The duplicate is answered with the original envelope (same serverSeq),
+		// so a client that cannot know whether it was applied settles it.
+		echoes := c.countEnvelopes(func(e protocol.ActionEnvelope) bool {
+			return e.Origin != nil && e.Origin.ClientSeq == 1 && e.ServerSeq == first.ServerSeq
+		})
+		if echoes != 2 {
+			t.Fatalf("clientSeq 1 echoed %d times with its original serverSeq, want 2 (original + duplicate)", echoes)
+		}
 
-	// The dedupe is per clientId and survives reconnection.
-	h.DropConnections()
-	c2 := dial(t, h, v, "dedupe")
-	var res json.RawMessage
-	c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "dedupe", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
-	c2.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "duplicate"})
-	c2.waitEcho("re-sent 2", DemoSessionURI, 2)
-	c2.dispatchSeq(DemoSessionURI, 3, protocol.SessionTitleChangedAction{Title: "third"})
-	c2.waitEcho("third", DemoSessionURI, 3)
-	if n := c2.countEnvelopes(isDup); n != 0 {
-		t.Fatal("a re-sent action was applied after reconnect")
-	}
-	var sub protocol.SubscribeResult
-	c2.mustCall("subscribe", protocol.SubscribeParams{Channel: DemoSessionURI}, &sub)
-	if st := sub.Snapshot.State.Variant.(protocol.SessionState); st.Title != "third" {
-		t.Fatalf("title = %q", st.Title)
-	}
+		// The dedupe is per clientId and survives reconnection.
+		h.DropConnections()
+		c2 := dial(t, h, v, "dedupe")
+		var res json.RawMessage
+		c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "dedupe", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
+		c2.dispatchSeq(DemoSessionURI, 2, protocol.SessionTitleChangedAction{Title: "duplicate"})
+		c2.waitEcho("re-sent 2", DemoSessionURI, 2)
+		c2.dispatchSeq(DemoSessionURI, 3, protocol.SessionTitleChangedAction{Title: "third"})
+		c2.waitEcho("third", DemoSessionURI, 3)
+		if n := c2.countEnvelopes(isDup); n != 0 {
+			t.Fatal("a re-sent action was applied after reconnect")
+		}
+		var sub protocol.SubscribeResult
+		c2.mustCall("subscribe", protocol.SubscribeParams{Channel: DemoSessionURI}, &sub)
+		if st := sub.Snapshot.State.Variant.(protocol.SessionState); st.Title != "third" {
+			t.Fatalf("title = %q", st.Title)
+		}
+	})
 }
 
 func TestReconnectReplayAndMissing(t *testing.T) {
-	h, v := startHost(t, Config{})
-	a := dial(t, h, v, "replayer")
-	a.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	gone := "ahp-session:/doomed"
-	a.mustCall("createSession", protocol.CreateSessionParams{Channel: gone}, nil)
-	a.mustCall("subscribe", protocol.SubscribeParams{Channel: gone}, nil)
-	seq := a.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "before"})
-	a.waitEcho("before", DemoSessionURI, seq)
-	last := a.lastSeq()
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		a := dial(t, h, v, "replayer")
+		a.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		gone := "ahp-session:/doomed"
+		a.mustCall("createSession", protocol.CreateSessionParams{Channel: gone}, nil)
+		a.mustCall("subscribe", protocol.SubscribeParams{Channel: gone}, nil)
+		seq := a.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "before"})
+		a.waitEcho("before", DemoSessionURI, seq)
+		last := a.lastSeq()
 
-	h.DropConnections()
-	a.waitUntil("drop", func() bool { return a.closed })
+		h.DropConnections()
+		a.waitUntil("drop", func() bool { return a.closed })
 
-	b := dial(t, h, v, "other")
-	b.initialize(rootURI, DemoSessionURI)
-	bs := b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "while away"})
-	b.waitEcho("while away", DemoSessionURI, bs)
-	b.mustCall("disposeSession", protocol.DisposeSessionParams{Channel: gone}, nil)
+		b := dial(t, h, v, "other")
+		b.initialize(rootURI, DemoSessionURI)
+		bs := b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "while away"})
+		b.waitEcho("while away", DemoSessionURI, bs)
+		b.mustCall("disposeSession", protocol.DisposeSessionParams{Channel: gone}, nil)
 
-	a2 := dial(t, h, v, "replayer")
-	var res protocol.ReconnectResult
-	a2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "replayer", LastSeenServerSeq: last,
-		Subscriptions: []string{rootURI, DemoSessionURI, DemoChatURI, gone}}, &res)
-	replay, ok := res.Variant.(protocol.ReconnectReplayResult)
-	if !ok {
-		t.Fatalf("reconnect result %T, want replay", res.Variant)
-	}
-	if len(replay.Missing) != 1 || replay.Missing[0] != gone {
-		t.Fatalf("missing = %v, want [%s]", replay.Missing, gone)
-	}
-	found := false
-	for _, e := range replay.Actions {
-		if e.ServerSeq <= last {
-			t.Errorf("replayed seq %d <= lastSeen %d", e.ServerSeq, last)
+		a2 := dial(t, h, v, "replayer")
+		var res protocol.ReconnectResult
+		a2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "replayer", LastSeenServerSeq: last,
+			Subscriptions: []string{rootURI, DemoSessionURI, DemoChatURI, gone}}, &res)
+		replay, ok := res.Variant.(protocol.ReconnectReplayResult)
+		if !ok {
+			t.Fatalf("reconnect result %T, want replay", res.Variant)
 		}
-		if tc, ok := e.Action.Variant.(protocol.SessionTitleChangedAction); ok && tc.Title == "while away" {
-			found = true
+		if len(replay.Missing) != 1 || replay.Missing[0] != gone {
+			t.Fatalf("missing = %v, want [%s]", replay.Missing, gone)
 		}
-		if e.Channel == gone {
-			t.Errorf("replayed an action of the disposed session")
+		found := false
+		for _, e := range replay.Actions {
+			if e.ServerSeq <= last {
+				t.Errorf("replayed seq %d <= lastSeen %d", e.ServerSeq, last)
+			}
+			if tc, ok := e.Action.Variant.(protocol.SessionTitleChangedAction); ok && tc.Title == "while away" {
+				found = true
+			}
+			if e.Channel == gone {
+				t.Errorf("replayed an action of the disposed session")
+			}
 		}
-	}
-	if !found {
-		t.Fatalf("replay lacks the action made while disconnected: %+v", replay.Actions)
-	}
-	// Live again: new actions reach the reconnected client.
-	bs = b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "after"})
-	a2.waitEnvelope("live after reconnect", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
-		tc, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
-		return ok && tc.Title == "after"
+		if !found {
+			t.Fatalf("replay lacks the action made while disconnected: %+v", replay.Actions)
+		}
+		// Live again: new actions reach the reconnected client.
+		bs = b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "after"})
+		a2.waitEnvelope("live after reconnect", DemoSessionURI, func(e protocol.ActionEnvelope) bool {
+			tc, ok := e.Action.Variant.(protocol.SessionTitleChangedAction)
+			return ok && tc.Title == "after"
+		})
 	})
 }
 
 func TestReconnectFallsBackToSnapshot(t *testing.T) {
-	h, v := startHost(t, Config{ReplayBuffer: 4})
-	a := dial(t, h, v, "snap")
-	a.initialize(rootURI, DemoSessionURI)
-	mine := a.dispatch(DemoSessionURI, protocol.SessionIsReadChangedAction{IsRead: true})
-	orig := a.waitEcho("isRead", DemoSessionURI, mine)
-	last := a.lastSeq()
-	h.DropConnections()
-	b := dial(t, h, v, "busy")
-	b.initialize(DemoSessionURI)
-	for i := range 6 {
-		s := b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "t" + string(rune('a'+i))})
-		b.waitEcho("title", DemoSessionURI, s)
-	}
-	a2 := dial(t, h, v, "snap")
-	var res protocol.ReconnectResult
-	a2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "snap", LastSeenServerSeq: last, Subscriptions: []string{rootURI, DemoSessionURI, "ahp-session:/never"}}, &res)
-	snap, ok := res.Variant.(protocol.ReconnectSnapshotResult)
-	if !ok || len(snap.Snapshots) != 2 {
-		t.Fatalf("reconnect = %#v, want two snapshots", res.Variant)
-	}
-	if st, ok := snap.Snapshots[1].State.Variant.(protocol.SessionState); !ok || st.Title != "tf" {
-		t.Fatalf("session snapshot title = %#v", snap.Snapshots[1].State.Variant)
-	}
-	// Re-sending an action the host applied long ago (beyond the replay
-	// buffer) still gets its original echo, not a second application.
-	a2.dispatchSeq(DemoSessionURI, mine, protocol.SessionIsReadChangedAction{IsRead: true})
-	if e := a2.waitEcho("re-sent isRead", DemoSessionURI, mine); e.ServerSeq != orig.ServerSeq {
-		t.Fatalf("duplicate echoed with serverSeq %d, want the original %d", e.ServerSeq, orig.ServerSeq)
-	}
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version, ReplayBuffer: 4})
+		a := dial(t, h, v, "snap")
+		a.initialize(rootURI, DemoSessionURI)
+		mine := a.dispatch(DemoSessionURI, protocol.SessionIsReadChangedAction{IsRead: true})
+		orig := a.waitEcho("isRead", DemoSessionURI, mine)
+		last := a.lastSeq()
+		h.DropConnections()
+		b := dial(t, h, v, "busy")
+		b.initialize(DemoSessionURI)
+		for i := range 6 {
+			s := b.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "t" + string(rune('a'+i))})
+			b.waitEcho("title", DemoSessionURI, s)
+		}
+		a2 := dial(t, h, v, "snap")
+		var res protocol.ReconnectResult
+		a2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "snap", LastSeenServerSeq: last, Subscriptions: []string{rootURI, DemoSessionURI, "ahp-session:/never"}}, &res)
+		snap, ok := res.Variant.(protocol.ReconnectSnapshotResult)
+		if !ok || len(snap.Snapshots) != 2 {
+			t.Fatalf("reconnect = %#v, want two snapshots", res.Variant)
+		}
+		if st, ok := snap.Snapshots[1].State.Variant.(protocol.SessionState); !ok || st.Title != "tf" {
+			t.Fatalf("session snapshot title = %#v", snap.Snapshots[1].State.Variant)
+		}
+		// Re-sending an action the host applied long ago (beyond the replay
+		// buffer) still gets its original echo, not a second application.
+		a2.dispatchSeq(DemoSessionURI, mine, protocol.SessionIsReadChangedAction{IsRead: true})
+		if e := a2.waitEcho("re-sent isRead", DemoSessionURI, mine); e.ServerSeq != orig.ServerSeq {
+			t.Fatalf("duplicate echoed with serverSeq %d, want the original %d", e.ServerSeq, orig.ServerSeq)
+		}
 
-	// After a restart nothing can be replayed, even with no gap.
-	cur := h.ServerSeq()
-	h.Restart()
-	a3 := dial(t, h, v, "snap")
-	a3.mustCall("reconnect", protocol.ReconnectParams{ClientID: "snap", LastSeenServerSeq: cur, Subscriptions: []string{DemoSessionURI}}, &res)
-	if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
-		t.Fatalf("after Restart reconnect = %T, want snapshot", res.Variant)
-	}
+		// After a restart nothing can be replayed, even with no gap.
+		cur := h.ServerSeq()
+		h.Restart()
+		a3 := dial(t, h, v, "snap")
+		a3.mustCall("reconnect", protocol.ReconnectParams{ClientID: "snap", LastSeenServerSeq: cur, Subscriptions: []string{DemoSessionURI}}, &res)
+		if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
+			t.Fatalf("after Restart reconnect = %T, want snapshot", res.Variant)
+		}
+	})
 }
 
 func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
 	disconnects := make(chan string, 16)
 	// Megabytes of schema checks would dominate this test; every other test
 	// validates every frame.
-	v := schemacheck.MustLoad(t)
+	v := validatorFor(t, Version10)
 	h, err := Start(context.Background(), Config{StepDelay: -1, SendQueue: 4, OnDisconnect: func(_ int64, reason string) { disconnects <- reason }})
 	if err != nil {
 		t.Fatal(err)
@@ -718,7 +779,7 @@ func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
 	}
 	defer slow.Close("done")
 	id := jsonrpc.Int64ID(1)
-	raw, _ := json.Marshal(protocol.InitializeParams{ProtocolVersions: []string{"0.6.0"}, ClientID: "slow", InitialSubscriptions: []string{DemoSessionURI}})
+	raw, _ := json.Marshal(protocol.InitializeParams{ProtocolVersions: []string{Version10}, ClientID: "slow", InitialSubscriptions: []string{DemoSessionURI}})
 	f, _ := jsonrpc.Encode(&jsonrpc.Request{ID: &id, Method: "initialize", Params: raw})
 	if err := slow.Write(ctx, f); err != nil {
 		t.Fatal(err)
@@ -756,7 +817,7 @@ func TestClientThatNeverReadsDoesNotBlockOthers(t *testing.T) {
 }
 
 func TestCloseLeavesNoConnections(t *testing.T) {
-	v := schemacheck.MustLoad(t)
+	v := validatorFor(t, Version10)
 	h, err := Start(context.Background(), Config{StepDelay: -1, Validate: v.ValidateMessage})
 	if err != nil {
 		t.Fatal(err)
@@ -781,78 +842,80 @@ func TestCloseLeavesNoConnections(t *testing.T) {
 // reasoning, streamed markdown, MCP tool calls, a confirmation, step-up
 // auth and a question, to the end of the turn.
 func TestFullTour(t *testing.T) {
-	var mu sync.Mutex
-	var tapped []string
-	logs := &lockedBuffer{}
-	h, v := startHost(t, Config{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Tap: func(_ int64, dir Direction, frame []byte) {
-			mu.Lock()
-			tapped = append(tapped, string(dir)+" "+string(frame))
-			mu.Unlock()
-		}})
-	c := dial(t, h, v, "tour")
-	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
-	c.dispatch(DemoChatURI, turnStarted("t1", "show me everything"))
+	forEachVersion(t, func(t *testing.T, version string) {
+		var mu sync.Mutex
+		var tapped []string
+		logs := &lockedBuffer{}
+		h, v := startHost(t, Config{Version: version, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+			Tap: func(_ int64, dir Direction, frame []byte) {
+				mu.Lock()
+				tapped = append(tapped, string(dir)+" "+string(frame))
+				mu.Unlock()
+			}})
+		c := dial(t, h, v, "tour")
+		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+		c.dispatch(DemoChatURI, turnStarted("t1", "show me everything"))
 
-	for _, id := range []string{"t1-tc-search", "t1-tc-issues"} {
-		e := c.waitEnvelope(id+" complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-			return ok && a.ToolCallID == id && a.Result.Success
+		for _, id := range []string{"t1-tc-search", "t1-tc-issues"} {
+			e := c.waitEnvelope(id+" complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+				a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+				return ok && a.ToolCallID == id && a.Result.Success
+			})
+			_ = e
+		}
+		c.waitEnvelope("write pending", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
+			return ok && a.ToolCallID == "t1-tc-write"
 		})
-		_ = e
-	}
-	c.waitEnvelope("write pending", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-		a, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
-		return ok && a.ToolCallID == "t1-tc-write"
-	})
-	deny := c.dispatch(DemoChatURI, protocol.ChatToolCallDeniedAction{TurnID: "t1", ToolCallID: "t1-tc-write", Reason: "denied"})
-	if e := c.waitEcho("deny", DemoChatURI, deny); e.RejectionReason != nil {
-		t.Fatalf("deny rejected: %s", *e.RejectionReason)
-	}
-	c.waitEnvelope("deploy challenge", DemoChatURI, isType("chat/toolCallAuthRequired"))
-	cb := startCallback(t)
-	deploy := resourceURL(h, DeployResourcePath)
-	clientID := registerClient(t, h.AuthIssuer(), cb.URL, DeployScopes)
-	tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, DeployScopes)
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok}, nil)
-	e := c.waitEnvelope("question", DemoChatURI, isType("chat/inputRequested"))
-	req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
-	decline := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindDecline})
-	c.waitEcho("decline", DemoChatURI, decline)
-	c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
+		deny := c.dispatch(DemoChatURI, protocol.ChatToolCallDeniedAction{TurnID: "t1", ToolCallID: "t1-tc-write", Reason: "denied"})
+		if e := c.waitEcho("deny", DemoChatURI, deny); e.RejectionReason != nil {
+			t.Fatalf("deny rejected: %s", *e.RejectionReason)
+		}
+		c.waitEnvelope("deploy challenge", DemoChatURI, isType("chat/toolCallAuthRequired"))
+		cb := startCallback(t)
+		deploy := resourceURL(h, DeployResourcePath)
+		clientID := registerClient(t, h.AuthIssuer(), cb.URL, DeployScopes)
+		tok := grant(t, h.AuthIssuer(), clientID, cb, deploy, DeployScopes)
+		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: deploy, Token: tok}, nil)
+		e := c.waitEnvelope("question", DemoChatURI, isType("chat/inputRequested"))
+		req := e.Action.Variant.(protocol.ChatInputRequestedAction).Request
+		decline := c.dispatch(DemoChatURI, protocol.ChatInputCompletedAction{RequestID: req.ID, Response: protocol.ChatInputResponseKindDecline})
+		c.waitEcho("decline", DemoChatURI, decline)
+		c.waitEnvelope("turn complete", DemoChatURI, isType("chat/turnComplete"))
 
-	// The mirrored chat holds one complete turn with every part kind.
-	c.mu.Lock()
-	chat, _ := c.mirror[DemoChatURI].(protocol.ChatState)
-	c.mu.Unlock()
-	if len(chat.Turns) != 1 || chat.ActiveTurn != nil || chat.Turns[0].State != protocol.TurnStateComplete {
-		t.Fatalf("chat after the tour: %d turns, active %v", len(chat.Turns), chat.ActiveTurn != nil)
-	}
-	kinds := map[string]int{}
-	for _, p := range chat.Turns[0].ResponseParts {
-		kinds[p.Kind()]++
-	}
-	for _, k := range []string{"reasoning", "markdown", "toolCall", "inputRequest"} {
-		if kinds[k] == 0 {
-			t.Errorf("the tour has no %s part (%v)", k, kinds)
+		// The mirrored chat holds one complete turn with every part kind.
+		c.mu.Lock()
+		chat, _ := c.mirror[DemoChatURI].(protocol.ChatState)
+		c.mu.Unlock()
+		if len(chat.Turns) != 1 || chat.ActiveTurn != nil || chat.Turns[0].State != protocol.TurnStateComplete {
+			t.Fatalf("chat after the tour: %d turns, active %v", len(chat.Turns), chat.ActiveTurn != nil)
 		}
-	}
-	// The tap saw the authenticate request, but never the token.
-	mu.Lock()
-	defer mu.Unlock()
-	sawAuth := false
-	for _, f := range tapped {
-		if strings.Contains(f, tok) {
-			t.Fatal("the frame tap leaked a bearer token")
+		kinds := map[string]int{}
+		for _, p := range chat.Turns[0].ResponseParts {
+			kinds[p.Kind()]++
 		}
-		sawAuth = sawAuth || strings.Contains(f, `"authenticate"`)
-	}
-	if !sawAuth {
-		t.Fatal("the tap missed the authenticate request")
-	}
-	if l := logs.String(); strings.Contains(l, tok) || !strings.Contains(l, "token accepted") {
-		t.Fatalf("host log leaks the token or misses the acceptance:\n%s", l)
-	}
+		for _, k := range []string{"reasoning", "markdown", "toolCall", "inputRequest"} {
+			if kinds[k] == 0 {
+				t.Errorf("the tour has no %s part (%v)", k, kinds)
+			}
+		}
+		// The tap saw the authenticate request, but never the token.
+		mu.Lock()
+		defer mu.Unlock()
+		sawAuth := false
+		for _, f := range tapped {
+			if strings.Contains(f, tok) {
+				t.Fatal("the frame tap leaked a bearer token")
+			}
+			sawAuth = sawAuth || strings.Contains(f, `"authenticate"`)
+		}
+		if !sawAuth {
+			t.Fatal("the tap missed the authenticate request")
+		}
+		if l := logs.String(); strings.Contains(l, tok) || !strings.Contains(l, "token accepted") {
+			t.Fatalf("host log leaks the token or misses the acceptance:\n%s", l)
+		}
+	})
 }
 
 type lockedBuffer struct {
@@ -901,7 +964,7 @@ func TestCreateSessionAndChat(t *testing.T) {
 // with a turn blocked, an MCP start pending and clients connected.
 func TestNoGoroutineLeak(t *testing.T) {
 	before := runtime.NumGoroutine()
-	v := schemacheck.MustLoad(t)
+	v := validatorFor(t, Version10)
 	h, err := Start(context.Background(), Config{StepDelay: time.Hour, Validate: v.ValidateMessage})
 	if err != nil {
 		t.Fatal(err)
@@ -977,56 +1040,50 @@ func TestSteeringMessageConsumed(t *testing.T) {
 }
 
 func TestRestartNeedsTokensAgain(t *testing.T) {
-	h, v := startHost(t, Config{})
-	c := dial(t, h, v, "restart")
-	c.initialize(rootURI, DemoSessionURI)
-	c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-	cb := startCallback(t)
-	github := resourceURL(h, GitHubResourcePath)
-	tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
-	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version})
+		c := dial(t, h, v, "restart")
+		c.initialize(rootURI, DemoSessionURI)
+		github, tok := signInGitHub(t, h, c)
 
-	h.Restart()
-	c2 := dial(t, h, v, "restart")
-	var res protocol.ReconnectResult
-	c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "restart", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
-	if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
-		t.Fatalf("reconnect after Restart = %T", res.Variant)
-	}
-	c2.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-	c2.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
-	c2.waitServer(DemoSessionURI, GitHubServerID, "ready")
+		h.Restart()
+		c2 := dial(t, h, v, "restart")
+		var res protocol.ReconnectResult
+		c2.mustCall("reconnect", protocol.ReconnectParams{ClientID: "restart", LastSeenServerSeq: c.lastSeq(), Subscriptions: []string{DemoSessionURI}}, &res)
+		if _, ok := res.Variant.(protocol.ReconnectSnapshotResult); !ok {
+			t.Fatalf("reconnect after Restart = %T", res.Variant)
+		}
+		c2.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+		c2.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
+		c2.waitServer(DemoSessionURI, GitHubServerID, "ready")
+	})
 }
 
 func TestExpiredTokenAsksAgain(t *testing.T) {
-	h, v := startHost(t, Config{AuthConfig: authserver.Config{AccessTokenLifespan: time.Second}})
-	c := dial(t, h, v, "expiry")
-	c.initialize(rootURI, DemoSessionURI)
-	c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-	cb := startCallback(t)
-	github := resourceURL(h, GitHubResourcePath)
-	tok := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, nil)
-	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version, AuthConfig: authserver.Config{AccessTokenLifespan: time.Second}})
+		c := dial(t, h, v, "expiry")
+		c.initialize(rootURI, DemoSessionURI)
+		github, tok := signInGitHub(t, h, c)
 
-	// The token lives one second: the host notices and asks again.
-	m := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
-	if ar := m.State.Variant.(protocol.McpServerAuthRequiredState); ar.Reason != protocol.McpAuthRequiredReasonExpired {
-		t.Fatalf("reason = %q, want expired", ar.Reason)
-	}
-	c.waitUntil("auth/required", func() bool {
-		for _, n := range c.notes {
-			if n.Method == "auth/required" && strings.Contains(string(n.Params), `"expired"`) && strings.Contains(string(n.Params), github) {
-				return true
-			}
+		// The token lives one second: the host notices and asks again.
+		m := c.waitServer(DemoSessionURI, GitHubServerID, "authRequired")
+		if ar := m.State.Variant.(protocol.McpServerAuthRequiredState); ar.Reason != protocol.McpAuthRequiredReasonExpired {
+			t.Fatalf("reason = %q, want expired", ar.Reason)
 		}
-		return false
+		c.waitUntil("auth/required", func() bool {
+			for _, n := range c.notes {
+				if n.Method == "auth/required" && strings.Contains(string(n.Params), `"expired"`) && strings.Contains(string(n.Params), github) {
+					return true
+				}
+			}
+			return false
+		})
+		c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, jsonrpc.AuthRequired)
+		fresh := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), startCallback(t), github, GitHubScopes)
+		c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: fresh}, nil)
+		c.waitServer(DemoSessionURI, GitHubServerID, "ready")
 	})
-	c.wantError("authenticate", protocol.AuthenticateParams{Resource: github, Token: tok}, jsonrpc.AuthRequired)
-	fresh := grant(t, h.AuthIssuer(), h.Auth().PublicClientID(), cb, github, GitHubScopes)
-	c.mustCall("authenticate", protocol.AuthenticateParams{Resource: github, Token: fresh}, nil)
-	c.waitServer(DemoSessionURI, GitHubServerID, "ready")
 }
 
 // TestAddrRestartsOnSameResources: a host restarted on the same Addr with

@@ -25,7 +25,7 @@ func (h *Host) handleRequest(c *conn, req *jsonrpc.Request) {
 		// Introspection talks to the token store: keep it outside h.mu.
 		res, err := h.authenticate(c, req.Params)
 		h.mu.Lock()
-		c.respondLocked(response(req.ID, res, err))
+		c.respondLocked(h.response(req.Method, req.ID, res, err))
 		h.mu.Unlock()
 		return
 	}
@@ -84,7 +84,7 @@ func (h *Host) handleRequest(c *conn, req *jsonrpc.Request) {
 			err = jsonrpc.NewError(jsonrpc.MethodNotFound, "method not found: "+clip(req.Method))
 		}
 	}
-	c.respondLocked(response(req.ID, res, err))
+	c.respondLocked(h.response(req.Method, req.ID, res, err))
 }
 
 func isKnownMethod(m string) bool {
@@ -93,17 +93,6 @@ func isKnownMethod(m string) bool {
 		return true
 	}
 	return false
-}
-
-func response(id *jsonrpc.ID, res any, err rpcError) *jsonrpc.Response {
-	if err != nil {
-		return &jsonrpc.Response{ID: id, Error: err}
-	}
-	raw, merr := json.Marshal(res)
-	if merr != nil {
-		return &jsonrpc.Response{ID: id, Error: jsonrpc.NewError(jsonrpc.InternalError, "the host could not encode its result")}
-	}
-	return &jsonrpc.Response{ID: id, Result: raw}
 }
 
 func clip(s string) string {
@@ -141,14 +130,14 @@ func (h *Host) initializeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	}
 	// The spec's rule: the highest offered version inside our ranges,
 	// whatever the order; a malformed entry makes the whole offer invalid.
-	chosen, ok, err := protocol.NegotiateProtocolVersion(p.ProtocolVersions, supportedRanges)
+	chosen, ok, err := protocol.NegotiateProtocolVersion(p.ProtocolVersions, h.wire.ranges)
 	if err != nil {
 		return nil, invalidParams("%v", err)
 	}
 	if !ok {
 		return nil, jsonrpc.NewErrorData(jsonrpc.UnsupportedProtocolVersion,
-			"the demo host speaks AHP "+strings.Join(SupportedVersions, ", ")+"; offer "+ProtocolVersion,
-			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: slices.Clone(SupportedVersions)})
+			"the demo host accepts AHP "+strings.Join(h.wire.supported, ", ")+"; offer "+h.wire.version,
+			protocol.UnsupportedProtocolVersionErrorData{SupportedVersions: slices.Clone(h.wire.supported)})
 	}
 	c.clientID = p.ClientID
 	c.initialized = true
@@ -160,7 +149,7 @@ func (h *Host) initializeLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 			snaps = append(snaps, snap)
 		}
 	}
-	name, ver := "ahptui-demohost", ProtocolVersion
+	name, ver := "ahptui-demohost", h.wire.version
 	return protocol.InitializeResult{ProtocolVersion: chosen, ServerSeq: h.seq,
 		ServerInfo: &protocol.Implementation{Name: name, Version: &ver}, Snapshots: snaps}, nil
 }
@@ -194,7 +183,7 @@ func (h *Host) reconnectLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if known && h.canReplayLocked(p.LastSeenServerSeq) {
 		actions := []json.RawMessage{}
 		for i := range h.replay.len() {
-			if e := h.replay.at(i); e.seq > p.LastSeenServerSeq && live[e.channel] && (e.origin == "" || e.origin == p.ClientID) {
+			if e := h.replay.at(i); e.seq > p.LastSeenServerSeq && live[e.channel] && !e.notForPeer && (e.origin == "" || e.origin == p.ClientID) {
 				actions = append(actions, e.params)
 			}
 		}
@@ -294,7 +283,17 @@ func (h *Host) createSessionCmdLocked(c *conn, raw json.RawMessage) (any, rpcErr
 	if h.chats[defaultChatURI(p.Channel)] != nil {
 		return nil, jsonrpc.NewError(jsonrpc.SessionAlreadyExists, "that session id is taken; pick a new URI")
 	}
-	s := h.createSessionLocked(p.Channel, "New session", false)
+	// The demo agent does not advertise multipleWorkingDirectories, so, as
+	// the spec says of such a host, the first entry is the session's
+	// working directory and the rest are ignored.
+	dir := ""
+	if len(p.WorkingDirectories) > 0 {
+		dir = p.WorkingDirectories[0]
+		if dir == "" {
+			return nil, invalidParams("workingDirectories[0] is empty; give a URI or leave the list out")
+		}
+	}
+	s := h.createSessionLocked(p.Channel, "New session", dir, false)
 	if p.ActiveClient != nil && p.ActiveClient.ClientID == c.clientID {
 		h.applyLocked(s.uri, protocol.SessionActiveClientSetAction{ActiveClient: *p.ActiveClient}, nil)
 	}
@@ -329,17 +328,29 @@ func (h *Host) createChatLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if h.chats[p.Chat] != nil {
 		return nil, jsonrpc.NewError(jsonrpc.AlreadyExists, "a chat "+clip(p.Chat)+" already exists; pick a new URI")
 	}
-	if p.Source != nil {
-		return nil, invalidParams("the demo host cannot fork chats")
-	}
 	// Refuse before anything is created: an error after session/chatAdded
 	// would leave a chat every subscriber sees but the caller thinks failed.
 	if p.InitialMessage != nil && p.InitialMessage.Origin.Kind != protocol.MessageKindUser {
 		return nil, invalidParams("initialMessage must come from the user")
 	}
+	for _, d := range p.WorkingDirectories {
+		if !slices.Contains(s.state.WorkingDirectories, d) {
+			return nil, invalidParams("working directory %q is not one of the session's", clip(d))
+		}
+	}
+	origin := protocol.ChatOrigin{Variant: protocol.ChatUserOrigin{}}
+	turns := []protocol.Turn{}
+	title := fmt.Sprintf("Chat %d", len(s.chats)+1)
+	if p.Source != nil {
+		f, err := h.forkLocked(s, *p.Source)
+		if err != nil {
+			return nil, err
+		}
+		origin.Variant, turns, title = f.origin, f.turns, f.title
+	}
 	ch := &chat{uri: p.Chat, session: s.uri, state: protocol.ChatState{
-		Resource: p.Chat, Title: fmt.Sprintf("Chat %d", len(s.chats)+1), Status: protocol.SessionStatusIdle,
-		ModifiedAt: h.now(), Origin: &protocol.ChatOrigin{Variant: protocol.ChatUserOrigin{}}, Turns: []protocol.Turn{},
+		Resource: p.Chat, Title: title, Status: protocol.SessionStatusIdle,
+		ModifiedAt: h.now(), Origin: &origin, Turns: turns, WorkingDirectories: p.WorkingDirectories,
 	}}
 	h.chats[p.Chat] = ch
 	s.chats = append(s.chats, p.Chat)
@@ -348,6 +359,41 @@ func (h *Host) createChatLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 		h.startTurnLocked(ch, *p.InitialMessage, nil, nil, c.clientID)
 	}
 	return nil, nil
+}
+
+type fork struct {
+	origin protocol.ChatOriginVariant
+	turns  []protocol.Turn
+	title  string
+}
+
+// forkLocked reads a createChat source (0.7+: its kind is required, and a
+// 0.6 client's source arrives as a fork from the 0.6 conversion). A fork
+// copies the source chat's turns through the named completed turn; side
+// chats are refused, as the demo agent does not advertise them.
+func (h *Host) forkLocked(s *session, src protocol.ChatSource) (fork, rpcError) {
+	f, ok := src.Variant.(protocol.ForkChatSource)
+	if !ok {
+		if _, side := src.Variant.(protocol.SideChatSource); side {
+			return fork{}, invalidParams("the demo agent makes no side chats (capabilities.multipleChats.sideChat is unset); fork instead")
+		}
+		return fork{}, invalidParams("createChat source needs kind \"fork\"")
+	}
+	from := h.chats[f.Chat]
+	if from == nil || from.session != s.uri {
+		return fork{}, invalidParams("source chat %q is not a chat of this session", clip(f.Chat))
+	}
+	i := slices.IndexFunc(from.state.Turns, func(t protocol.Turn) bool { return t.ID == f.TurnID })
+	if i < 0 {
+		return fork{}, invalidParams("turn %q is not a completed turn of %q; forks start from a completed turn", clip(f.TurnID), clip(f.Chat))
+	}
+	return fork{
+		origin: protocol.ChatForkOrigin{Chat: f.Chat, TurnID: f.TurnID},
+		// A new backing array: appending a turn to one chat must never
+		// write into the other's.
+		turns: slices.Clone(from.state.Turns[:i+1]),
+		title: "Fork of " + from.state.Title,
+	}, nil
 }
 
 func (h *Host) fetchTurnsLocked(raw json.RawMessage) (any, rpcError) {

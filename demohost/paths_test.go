@@ -30,7 +30,13 @@ func TestDemoHintNamesEveryPath(t *testing.T) {
 // demo session and its chat, and sends text as turn t1.
 func demoTurn(t *testing.T, clientID, text string) *rawClient {
 	t.Helper()
-	h, v := startHost(t, Config{})
+	return demoTurnOver(t, Version10, clientID, text)
+}
+
+// demoTurnOver is demoTurn with the host serving version.
+func demoTurnOver(t *testing.T, version, clientID, text string) *rawClient {
+	t.Helper()
+	h, v := startHost(t, Config{Version: version})
 	c := dial(t, h, v, clientID)
 	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
 	c.dispatch(DemoChatURI, turnStarted("t1", text))
@@ -48,8 +54,9 @@ func toolCallCompleted(id string, pred func(protocol.ChatToolCallCompleteAction)
 // TestDemoPathsReachable sends each path's word and waits for the state
 // the path exists to show: a tool call that fails (success=false with an
 // error), a result waiting for review, an approval, a sign-in, a question,
-// plain streaming; and the tour, which a first "hello" takes, opens with a
-// tool call rather than text only.
+// plain streaming, a resumable error; and the tour, which a first "hello"
+// takes, opens with a tool call rather than text only. Every path runs
+// over both versions the host serves.
 func TestDemoPathsReachable(t *testing.T) {
 	pendingResult := func(a protocol.ChatToolCallCompleteAction) bool {
 		return a.RequiresResultConfirmation != nil && *a.RequiresResultConfirmation
@@ -71,15 +78,18 @@ func TestDemoPathsReachable(t *testing.T) {
 		{"fail", toolCallCompleted("t1-tc-tests", failed), true},
 		{"ask", isType("chat/inputRequested"), false},
 		{"stream", isType("chat/turnComplete"), false},
+		{"resume", isType("chat/error"), false},
 		{"hello", toolCallCompleted("t1-tc-tests", failed), true},
 	} {
-		t.Run(tc.word, func(t *testing.T) {
-			c := demoTurn(t, "paths", "Hello, please "+strings.ToUpper(tc.word[:1])+tc.word[1:])
-			c.waitEnvelope(tc.word+" path", DemoChatURI, tc.want)
-			if tools := c.countEnvelopes(isType("chat/toolCallStart")); (tools > 0) != tc.tools {
-				t.Errorf("the %s path started %d tool calls before its state; want some: %v", tc.word, tools, tc.tools)
-			}
-		})
+		for _, version := range Versions {
+			t.Run(tc.word+"/ahp-"+version, func(t *testing.T) {
+				c := demoTurnOver(t, version, "paths", "Hello, please "+strings.ToUpper(tc.word[:1])+tc.word[1:])
+				c.waitEnvelope(tc.word+" path", DemoChatURI, tc.want)
+				if tools := c.countEnvelopes(isType("chat/toolCallStart")); (tools > 0) != tc.tools {
+					t.Errorf("the %s path started %d tool calls before its state; want some: %v", tc.word, tools, tc.tools)
+				}
+			})
+		}
 	}
 }
 

@@ -19,9 +19,18 @@ const (
 	HistoryChatURI      = "ahp-chat:/history"
 	HistorySessionTitle = "Earlier: why TestReconnect flakes"
 
+	// DemoWorkingDirectory is the seeded sessions' working directory.
+	DemoWorkingDirectory = "file:///demo"
+
 	// Top-level MCP servers.
 	GitHubServerID     = "mcp-github"     // protected: authRequired until a token for GitHubResourcePath
 	FilesystemServerID = "mcp-filesystem" // starting → ready
+	// IndexerServerID, in the sessions clients create (not the seeded
+	// ones), starts only when a user starts it, and then slowly with
+	// blocking set (1.0): turns wait for it until it is ready or a client
+	// moves its start to the background.
+	IndexerServerID   = "mcp-indexer"
+	IndexerServerName = "Indexer"
 	// The plugin container and its children.
 	PluginID       = "plugin-devtools"
 	DeployServerID = "mcp-deploy" // ready; its deploy tool asks for step-up auth
@@ -40,6 +49,10 @@ var (
 	DeployScopes = []string{"tools:deploy"} // the step-up challenge's requiredScopes
 )
 
+// ResumableErrorType is the errorType of the "resume" path's resumable
+// error.
+const ResumableErrorType = "RateLimited"
+
 // Tool names the scripted turns call (ToolCallState.toolName).
 const (
 	ToolSearchFiles = "search_files" // mcp-filesystem, runs and completes
@@ -51,7 +64,7 @@ const (
 )
 
 // serverOrder fixes the order of scripted transitions (maps iterate randomly).
-var serverOrder = []string{GitHubServerID, FilesystemServerID, DeployServerID, FlakyServerID}
+var serverOrder = []string{GitHubServerID, FilesystemServerID, DeployServerID, FlakyServerID, IndexerServerID}
 
 type serverOutcome int
 
@@ -69,7 +82,16 @@ type serverSpec struct {
 	preregistered    bool
 	// steps staggers start-up so a watcher sees each server leave starting.
 	steps int
+	// manual: stopped until a client starts it (never with the session).
+	manual bool
+	// blocking: its start holds new turns (McpServerStartingState.blocking).
+	blocking bool
 }
+
+// IndexerStartSteps is how many steps the indexer takes to start: long
+// enough at the default pace (about 12 s) to see it block a turn and to
+// move it to the background.
+const IndexerStartSteps = 30
 
 func demoServers(base string, auth *authserver.Server) (map[string]serverSpec, map[string]protocol.ProtectedResourceMetadata) {
 	servers := map[string]serverSpec{
@@ -78,6 +100,7 @@ func demoServers(base string, auth *authserver.Server) (map[string]serverSpec, m
 		FilesystemServerID: {id: FilesystemServerID, name: "Filesystem", outcome: outcomeReady, steps: 2},
 		DeployServerID:     {id: DeployServerID, name: "Deploy", parent: PluginID, outcome: outcomeReady, resource: base + DeployResourcePath, steps: 4},
 		FlakyServerID:      {id: FlakyServerID, name: "Flaky", parent: PluginID, outcome: outcomeError, steps: 5},
+		IndexerServerID:    {id: IndexerServerID, name: IndexerServerName, outcome: outcomeReady, steps: IndexerStartSteps, manual: true, blocking: true},
 	}
 	resources := map[string]protocol.ProtectedResourceMetadata{}
 	for _, r := range []struct{ uri, name string }{
@@ -101,13 +124,41 @@ func mcpCustomization(sp serverSpec) protocol.McpServerCustomization {
 	if sp.parent != "" {
 		uri = "file:///demo/plugins/devtools/plugin.json"
 	}
-	return protocol.McpServerCustomization{ID: sp.id, URI: uri, Name: sp.name,
-		State: protocol.NewMcpServerState(protocol.McpServerStartingState{})}
+	var st protocol.McpServerStateVariant = protocol.McpServerStartingState{}
+	if sp.manual {
+		st = protocol.McpServerStoppedState{}
+	}
+	return protocol.McpServerCustomization{ID: sp.id, URI: uri, Name: sp.name, State: protocol.NewMcpServerState(st)}
 }
 
-func demoCustomizations(servers map[string]serverSpec) []protocol.Customization {
+// startingState is the state a server starts in: blocking for a server
+// whose tools the agent waits for.
+func (sp serverSpec) startingState() protocol.McpServerStartingState {
+	if !sp.blocking {
+		return protocol.McpServerStartingState{}
+	}
+	blocking := true
+	return protocol.McpServerStartingState{Blocking: &blocking}
+}
+
+// blockingServer names a server of the session that is starting with
+// blocking set, or "" when no start holds turns back.
+func blockingServer(s protocol.SessionState) string {
+	for _, id := range serverOrder {
+		m, _, ok := findServer(s, id)
+		if !ok {
+			continue
+		}
+		if st, starting := m.State.Variant.(protocol.McpServerStartingState); starting && st.Blocking != nil && *st.Blocking {
+			return m.Name
+		}
+	}
+	return ""
+}
+
+func demoCustomizations(servers map[string]serverSpec, withIndexer bool) []protocol.Customization {
 	desc := "Drafts release notes from merged pull requests."
-	return []protocol.Customization{
+	cs := []protocol.Customization{
 		protocol.NewCustomization(mcpCustomization(servers[GitHubServerID])),
 		protocol.NewCustomization(mcpCustomization(servers[FilesystemServerID])),
 		protocol.NewCustomization(protocol.PluginCustomization{
@@ -121,6 +172,10 @@ func demoCustomizations(servers map[string]serverSpec) []protocol.Customization 
 			},
 		}),
 	}
+	if withIndexer {
+		cs = append(cs, protocol.NewCustomization(mcpCustomization(servers[IndexerServerID])))
+	}
+	return cs
 }
 
 // findServer locates an MCP server customization and reports whether it is
@@ -202,13 +257,21 @@ func childID(v protocol.ChildCustomizationVariant) string {
 	return ""
 }
 
-// startAllServersLocked schedules the start-up of every enabled server.
+// startAllServersLocked schedules the start-up of every enabled server
+// that starts with the session.
 func (h *Host) startAllServersLocked(s *session) {
 	for _, id := range serverOrder {
-		if _, enabled, ok := findServer(s.state, id); ok && enabled {
+		if _, enabled, ok := findServer(s.state, id); ok && enabled && !h.servers[id].manual {
 			h.scheduleServerLocked(s, id)
 		}
 	}
+}
+
+// startServerLocked (re)starts a server: starting now, its outcome after
+// its steps.
+func (h *Host) startServerLocked(s *session, id string) {
+	h.setServerStateLocked(s, id, h.servers[id].startingState())
+	h.scheduleServerLocked(s, id)
 }
 
 // scheduleServerLocked moves a starting server to its scripted outcome
@@ -276,9 +339,8 @@ func (h *Host) reconcileServersLocked(s *session) {
 		switch {
 		case !enabled && kind != "stopped":
 			h.setServerStateLocked(s, id, protocol.McpServerStoppedState{})
-		case enabled && kind == "stopped":
-			h.setServerStateLocked(s, id, protocol.McpServerStartingState{})
-			h.scheduleServerLocked(s, id)
+		case enabled && kind == "stopped" && !h.servers[id].manual:
+			h.startServerLocked(s, id)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package demohost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -33,6 +34,16 @@ type chat struct {
 	// queuedBy maps a queued message id to the clientId that queued it,
 	// so the turn it starts belongs to that client (see turnRun.owner).
 	queuedBy map[string]string
+	// resume is the rest of a turn that stopped at a resumable error, run
+	// when a client dispatches chat/turnResume for it.
+	resume *resumeScript
+}
+
+type resumeScript struct {
+	turnID  string
+	started time.Time
+	owner   string
+	steps   []step
 }
 
 // initState builds the root state and, unless disabled, the demo session.
@@ -40,19 +51,23 @@ type chat struct {
 // protected MCP resources are named.
 func (h *Host) initState(base string) {
 	zero := int64(0)
+	canFork := true
 	h.root = protocol.RootState{
 		Agents: []protocol.AgentInfo{{
 			Provider:    Provider,
 			DisplayName: "Demo agent",
 			Description: DemoHint(),
 			Models:      []protocol.SessionModelInfo{{ID: "demo-1", Provider: Provider, Name: "Demo model"}},
+			// Forks copy turns, which the host has; side chats and several
+			// working directories need an agent that understands them.
+			Capabilities: &protocol.AgentCapabilities{MultipleChats: &protocol.MultipleChatsCapability{Fork: &canFork}},
 		}},
 		ActiveSessions: &zero,
 	}
 	h.servers, h.resources = demoServers(base, h.auth)
 	if !h.cfg.NoDemoSession {
-		h.seedHistoryLocked(h.createSessionLocked(HistorySessionURI, HistorySessionTitle, true))
-		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, true)
+		h.seedHistoryLocked(h.createSessionLocked(HistorySessionURI, HistorySessionTitle, DemoWorkingDirectory, true))
+		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, DemoWorkingDirectory, true)
 	}
 }
 
@@ -95,6 +110,10 @@ func (h *Host) applyLocked(channel string, v protocol.StateActionVariant, origin
 	case h.sessions[channel] != nil:
 		s := h.sessions[channel]
 		s.state = protocol.Reduce(s.state, action, h.reduceRules()).(protocol.SessionState)
+		if strings.HasPrefix(action.Kind(), "session/mcpServer") {
+			// A blocking start may have ended or moved to the background.
+			h.wakeRunsLocked(s)
+		}
 	case h.chats[channel] != nil:
 		c := h.chats[channel]
 		c.state = protocol.Reduce(c.state, action, h.reduceRules()).(protocol.ChatState)
@@ -132,6 +151,14 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 	if u, ok := env.Action.Variant.(protocol.UnknownStateAction); ok {
 		e.unknownAction = u.Discriminator
 	}
+	frame, err := h.encodeNotification("action", json.RawMessage(params))
+	switch {
+	case errors.Is(err, errNotForPeer):
+		e.notForPeer = true
+	case err != nil:
+		h.log.Error("demohost: encode action", "type", env.Action.Kind(), "err", err)
+		return
+	}
 	if env.Origin != nil {
 		e.clientID, e.clientSeq = env.Origin.ClientID, env.Origin.ClientSeq
 		sent := append(h.sentTo[e.clientID], e)
@@ -141,23 +168,21 @@ func (h *Host) publishLocked(env protocol.ActionEnvelope, onlyClient string) {
 		h.sentTo[e.clientID] = sent
 	}
 	h.replay.push(e, h.cfg.ReplayBuffer)
-	frame, err := encodeNotification("action", json.RawMessage(params))
-	if err != nil {
-		return
+	if !e.notForPeer {
+		h.broadcastLocked(env.Channel, onlyClient, frame, &e)
 	}
-	h.broadcastLocked(env.Channel, onlyClient, frame, e.unknownAction)
 }
 
 // broadcastLocked validates a frame once and queues it for every subscriber
 // of channel (only those whose clientId is onlyClient, when set).
-func (h *Host) broadcastLocked(channel, onlyClient string, frame []byte, unknownAction string) {
+func (h *Host) broadcastLocked(channel, onlyClient string, frame []byte, env *replayEntry) {
 	validated := false
 	for c := range h.conns {
 		if !c.subs[channel] || (onlyClient != "" && c.clientID != onlyClient) {
 			continue
 		}
 		if !validated {
-			h.validateFrameLocked(c.id, Outbound, frame, unknownAction)
+			h.validateFrameLocked(c.id, Outbound, frame, env)
 			validated = true
 		}
 		c.send(frame)
@@ -165,18 +190,23 @@ func (h *Host) broadcastLocked(channel, onlyClient string, frame []byte, unknown
 }
 
 func (h *Host) notifyRootLocked(method string, params any) {
-	frame, err := encodeNotification(method, params)
+	frame, err := h.encodeNotification(method, params)
+	if errors.Is(err, errNotForPeer) {
+		return
+	}
 	if err != nil {
 		h.log.Error("demohost: encode notification", "method", method, "err", err)
 		return
 	}
-	h.broadcastLocked(rootURI, "", frame, "")
+	h.broadcastLocked(rootURI, "", frame, nil)
 }
 
 // createSessionLocked makes a session with the scripted customizations and
-// a default chat. ready sessions skip the creating phase (the seeded demo
-// session exists before anyone connects).
-func (h *Host) createSessionLocked(uri, title string, ready bool) *session {
+// a default chat, working in dir ("" for none). Seeded sessions exist
+// before anyone connects, so they skip the creating phase; they also keep
+// to the four servers of the tour, whose MCP strip fits one row of an
+// 80-column terminal. Sessions clients create get the Indexer too.
+func (h *Host) createSessionLocked(uri, title, dir string, seeded bool) *session {
 	now := h.clock()
 	s := &session{uri: uri, createdAt: now, srvGen: map[string]int{}}
 	s.state = protocol.SessionState{
@@ -186,9 +216,12 @@ func (h *Host) createSessionLocked(uri, title string, ready bool) *session {
 		Lifecycle:      protocol.SessionLifecycleCreating,
 		ActiveClients:  []protocol.SessionActiveClient{},
 		Chats:          []protocol.ChatSummary{},
-		Customizations: demoCustomizations(h.servers),
+		Customizations: demoCustomizations(h.servers, !seeded),
 	}
-	if ready {
+	if dir != "" {
+		s.state.WorkingDirectories = []protocol.URI{dir}
+	}
+	if seeded {
 		s.state.Lifecycle = protocol.SessionLifecycleReady
 	}
 	h.sessions[uri] = s
@@ -211,7 +244,7 @@ func (h *Host) createSessionLocked(uri, title string, ready bool) *session {
 	h.notifyRootLocked("root/sessionAdded", protocol.SessionAddedParams{Channel: rootURI, Summary: s.summary})
 	h.applyLocked(rootURI, protocol.RootActiveSessionsChangedAction{ActiveSessions: int64(len(h.sessions))}, nil)
 
-	if !ready {
+	if !seeded {
 		h.after(func() {
 			if h.sessions[uri] == s {
 				h.applyLocked(uri, protocol.SessionReadyAction{}, nil)
@@ -220,6 +253,15 @@ func (h *Host) createSessionLocked(uri, title string, ready bool) *session {
 	}
 	h.startAllServersLocked(s)
 	return s
+}
+
+// wakeRunsLocked wakes the turns running in the session's chats.
+func (h *Host) wakeRunsLocked(s *session) {
+	for _, uri := range s.chats {
+		if ch := h.chats[uri]; ch != nil && ch.run != nil {
+			ch.run.wake()
+		}
+	}
 }
 
 func defaultChatURI(sessionURI string) string {

@@ -78,6 +78,8 @@ type envConfig struct {
 	stepDelay time.Duration
 	// replayBuffer, when set, overrides the host's replay buffer.
 	replayBuffer int
+	// version is the AHP version the host serves; "" is 1.0.
+	version string
 }
 
 func hostAddr(t testing.TB, h *demohost.Host) string {
@@ -96,9 +98,13 @@ func newEnv(t testing.TB, cfg envConfig) *env {
 	e := &env{t: t, ctx: ctx, ledger: newLedger()}
 	// Every frame both ways is schema-checked, faults or not: a reconnect
 	// or re-dispatch must never put an invalid frame on the wire.
-	v := schemacheck.MustLoad(t)
+	version := cfg.version
+	if version == "" {
+		version = demohost.Version10
+	}
+	v := schemacheck.MustForWire(t, protocol.WireOf(version))
 	host, err := demohost.Start(ctx, demohost.Config{StepDelay: cfg.stepDelay, ReplayBuffer: cfg.replayBuffer, Tap: e.ledger.tap,
-		Validate: v.ValidateMessage})
+		Validate: v.ValidateMessage, Version: version})
 	if err != nil {
 		t.Fatalf("start demo host: %v", err)
 	}

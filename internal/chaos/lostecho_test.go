@@ -21,14 +21,19 @@ func TestLostEcho(t *testing.T) {
 		name    string
 		buffer  int // host replay buffer; 0 = default
 		restart bool
+		version string // served AHP version; "" is 1.0
 	}{
 		{name: "replay"},
 		{name: "snapshot after buffer overflow", buffer: 8},
 		{name: "snapshot after restart", restart: true},
+		// The 0.6 representative of the chaos suite: the re-sent action,
+		// its echo and the replay all pass through the 0.6 conversion on
+		// both ends.
+		{name: "replay over 0.6", version: demohost.Version06},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, envConfig{stepDelay: faultStepDelay, replayBuffer: c.buffer})
+			e := newEnv(t, envConfig{stepDelay: faultStepDelay, replayBuffer: c.buffer, version: c.version})
 			e.dispatch(demohost.DemoChatURI, protocol.ChatTurnStartedAction{TurnID: "turn-lost", StartedAt: isoNow(),
 				Message: userMessage("stream while the echo is lost")}, "start turn")
 			e.waitVictimChat("the turn to stream", func(c protocol.ChatState) bool {

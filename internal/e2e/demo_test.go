@@ -147,15 +147,19 @@ func mcpBadgeIs(server, want string) func(string) bool {
 
 // chatHas matches a screen whose chat panel (titled with the demo session's
 // title) contains every one of want.
-func chatHas(want ...string) func(string) bool {
+func chatHas(want ...string) func(string) bool { return panelHas(chatTitle, want...) }
+
+// panelHas matches a screen with a panel titled title (a prefix) whose
+// text, wrapped lines joined (Flatten), contains every one of want.
+func panelHas(title string, want ...string) func(string) bool {
 	return func(s string) bool {
-		lines, ok := Panel(s, chatTitle)
+		lines, ok := Panel(s, title)
 		if !ok {
 			return false
 		}
-		chat := Flatten(lines)
+		text := Flatten(lines)
 		for _, w := range want {
-			if !strings.Contains(chat, w) {
+			if !strings.Contains(text, w) {
 				return false
 			}
 		}
@@ -185,35 +189,54 @@ var chatTitle = demohost.DemoSessionTitle[:len("Demo: MCP servers")]
 //     loopback redirect, and sees "access granted" and the tool call done;
 //  5. quits with q and expects exit status 0.
 //
-// It runs at 200×60 and at 100×40, where the URL wraps over twice the lines.
+// It runs at 200×60 and at 100×40, where the URL wraps over twice the
+// lines, with the demo host serving AHP 1.0; and at 100×40 with the host
+// serving 0.6.0 (--demo-version), the whole flow through the client's 0.6
+// conversion. One size is enough for 0.6: the screens are drawn from the
+// same 1.0 model, so only the wire differs, not the layout.
 func TestDemoEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: builds ahptui and drives it in tmux")
 	}
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
-	for _, size := range []struct{ w, h int }{{200, 60}, {100, 40}} {
-		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			runDemo(t, bin, size.w, size.h)
+	for _, run := range []struct {
+		version string
+		w, h    int
+	}{{demohost.Version10, 200, 60}, {demohost.Version10, 100, 40}, {demohost.Version06, 100, 40}} {
+		t.Run(fmt.Sprintf("ahp-%s/%dx%d", run.version, run.w, run.h), func(t *testing.T) {
+			runDemo(t, bin, run.version, run.w, run.h)
 		})
 	}
 }
 
-func runDemo(t *testing.T, bin string, w, h int) {
+// demoArgs starts the demo host serving version.
+func demoArgs(version string) []string { return []string{"--demo", "--demo-version", version} }
+
+// connectedTo matches a screen whose status line says the app is
+// connected and speaks version (the status bar names what was negotiated).
+func connectedTo(version string) func(string) bool {
+	return func(s string) bool {
+		st := statusLine(s)
+		return strings.Contains(st, "● connected") && strings.Contains(st, "AHP "+version)
+	}
+}
+
+func runDemo(t *testing.T, bin, version string, w, h int) {
 	start := time.Now()
 	s := tmuxtest.Start(t, tmuxtest.Options{
 		Width: w, Height: h,
-		Cmd: []string{bin, "--demo", "--no-browser", "--config-dir", t.TempDir()},
+		Cmd: append([]string{bin, "--no-browser", "--config-dir", t.TempDir()}, demoArgs(version)...),
 	})
 	u := &user{t: t, s: s}
 
-	// 1. Connected, with the demo session listed; open it.
+	// 1. Connected over the version the demo serves, with the demo
+	// session listed; open it.
 	screen, err := s.WaitForFunc(func(s string) bool {
 		sess, ok := Panel(s, "Sessions (")
-		return ok && strings.Contains(statusLine(s), "connected") && !strings.Contains(statusLine(s), "disconnected") &&
-			strings.Contains(strings.Join(sess, "\n"), "Demo: MCP")
+		return ok && connectedTo(version)(s) && strings.Contains(strings.Join(sess, "\n"), "Demo: MCP")
 	}, startTimeout)
 	if err != nil {
-		t.Fatalf("start-up: never connected with the demo session listed: %v", err)
+		t.Fatalf("start-up: never connected over AHP %s with the demo session listed: %v", version, err)
 	}
 	// The newest session (the demo's) opens by itself, the list keeping focus.
 	screen = u.see("newest session opens by itself", func(s string) bool {

@@ -21,6 +21,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
+	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
@@ -53,13 +54,20 @@ func startApp(t *testing.T, w, h int, args ...string) *user {
 	return &user{t: t, s: s}
 }
 
-// startDemoSession starts the app on its demo host in a w×h terminal and
-// opens the demo session, as a new user does first.
+// startDemoSession starts the app on its demo host (serving AHP 1.0) in a
+// w×h terminal and opens the demo session, as a new user does first.
 func startDemoSession(t *testing.T, w, h int) *user {
 	t.Helper()
-	u := startApp(t, w, h, "--demo")
+	return startDemoSessionOver(t, demohost.Version10, w, h)
+}
+
+// startDemoSessionOver is startDemoSession with the demo host serving
+// version.
+func startDemoSessionOver(t *testing.T, version string, w, h int) *user {
+	t.Helper()
+	u := startApp(t, w, h, demoArgs(version)...)
 	screen, err := u.s.WaitForFunc(func(s string) bool {
-		return strings.Contains(statusLine(s), "● connected") && strings.Contains(PanelText(s, "Sessions ("), "Demo: MCP")
+		return connectedTo(version)(s) && strings.Contains(PanelText(s, "Sessions ("), "Demo: MCP")
 	}, startTimeout)
 	if err != nil {
 		t.Fatalf("start-up: %v", err)
@@ -86,13 +94,19 @@ func chatMatches(re string) func(string) bool {
 // TestFirstMessageShowsToolCall is issue 14 item 4: a new user's first
 // "hello" used to stream text only. It must show tool calls at once: one
 // that completes and one that fails (the "failed" state no path showed).
+// It runs over both versions the demo serves: the tour's tool calls carry
+// the shapes 0.6 and 1.0 differ in (tool input, error results).
 func TestFirstMessageShowsToolCall(t *testing.T) {
 	skipShort(t)
-	u := startDemoSession(t, 120, 40)
-	u.sendMessage("hello")
-	u.see("a completed tool call", chatMatches(`✓ done\s+Search files`))
-	screen := u.see("a failed tool call", chatMatches(`✗ failed\s+Run tests`))
-	t.Logf("after hello:\n%s", PanelText(screen, chatTitle))
+	for _, version := range demohost.Versions {
+		t.Run("ahp-"+version, func(t *testing.T) {
+			u := startDemoSessionOver(t, version, 120, 40)
+			u.sendMessage("hello")
+			u.see("a completed tool call", chatMatches(`✓ done\s+Search files`))
+			screen := u.see("a failed tool call", chatMatches(`✗ failed\s+Run tests`))
+			t.Logf("after hello:\n%s", PanelText(screen, chatTitle))
+		})
+	}
 }
 
 // TestReviewResultPath is issue 14 item 4's pending-result-confirmation: a
