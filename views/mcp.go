@@ -19,7 +19,11 @@ type MCPServerRow struct {
 	Name     string // raw host string; sanitized when rendered
 	ParentID string // the plugin or directory that contributes it; "" at top level
 	Parent   string // that container's name
-	Enabled  bool
+	// Enabled is the effective flag (the most specific decision);
+	// Enablement the host's decision list it comes from, which a toggle
+	// must send back whole with the session decision in front.
+	Enabled    bool
+	Enablement []protocol.CustomizationEnablement
 	// StateKind is the McpServerState kind as on the wire ("starting",
 	// "ready", "authRequired", "error", "stopped", or a newer host's kind).
 	StateKind string
@@ -27,6 +31,9 @@ type MCPServerRow struct {
 	Auth *protocol.McpAuthRequirement
 	// Error is the failure message when StateKind is "error".
 	Error string
+	// Blocking: the server is starting and the host holds new messages
+	// until it is up (1.0); the user may ask to move it to the background.
+	Blocking bool
 }
 
 // MCPServerRows lists every MCP server in a session's customizations, in
@@ -87,7 +94,7 @@ func SessionCustomizations(sess protocol.SessionState) []protocol.Customization 
 			}
 			listed[p.ID] = true
 			extra = append(extra, protocol.NewCustomization(protocol.PluginCustomization{
-				ID: p.ID, URI: p.URI, Name: p.Name, Icons: p.Icons, Range: p.Range, Meta: p.Meta, Enabled: p.Enabled,
+				ID: p.ID, URI: p.URI, Name: p.Name, Icons: p.Icons, Range: p.Range, Meta: p.Meta, Enablement: p.Enablement,
 				ClientID: p.ClientID, Load: p.Load, Children: p.Children, Type: p.Type, Version: p.Version,
 			}))
 		}
@@ -99,8 +106,11 @@ func SessionCustomizations(sess protocol.SessionState) []protocol.Customization 
 }
 
 func mcpRow(s protocol.McpServerCustomization, parentID, parent string) MCPServerRow {
-	r := MCPServerRow{ID: s.ID, Name: s.Name, ParentID: parentID, Parent: parent, Enabled: s.Enabled, StateKind: s.State.Kind()}
+	r := MCPServerRow{ID: s.ID, Name: s.Name, ParentID: parentID, Parent: parent,
+		Enabled: protocol.EffectiveEnabled(s.Enablement), Enablement: s.Enablement, StateKind: s.State.Kind()}
 	switch st := s.State.Variant.(type) {
+	case protocol.McpServerStartingState:
+		r.Blocking = st.Blocking != nil && *st.Blocking
 	case protocol.McpServerAuthRequiredState:
 		r.Auth = &protocol.McpAuthRequirement{Reason: st.Reason, OauthClient: st.OauthClient, Resource: st.Resource,
 			RequiredScopes: st.RequiredScopes, Description: st.Description}

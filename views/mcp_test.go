@@ -12,7 +12,7 @@ import (
 )
 
 func mcpServer(id, name string, enabled bool, st protocol.McpServerStateVariant) protocol.McpServerCustomization {
-	return protocol.McpServerCustomization{ID: id, Name: name, URI: "file:///mcp/" + id, Enabled: enabled, State: protocol.NewMcpServerState(st)}
+	return protocol.McpServerCustomization{ID: id, Name: name, URI: "file:///mcp/" + id, Enablement: protocol.SessionEnablement(enabled), State: protocol.NewMcpServerState(st)}
 }
 
 // mcpCustomizations has a server in every state: two at top level, three
@@ -21,7 +21,7 @@ func mcpServer(id, name string, enabled bool, st protocol.McpServerStateVariant)
 func mcpCustomizations() []protocol.Customization {
 	return []protocol.Customization{
 		protocol.NewCustomization(mcpServer("mcp-github", "github", true, protocol.McpServerReadyState{})),
-		protocol.NewCustomization(protocol.PluginCustomization{ID: "plugin-ops", Name: "ops-toolkit", Enabled: true,
+		protocol.NewCustomization(protocol.PluginCustomization{ID: "plugin-ops", Name: "ops-toolkit",
 			Children: []protocol.ChildCustomization{
 				protocol.NewChildCustomization(mcpServer("mcp-deploy", "deploy-server", true, protocol.McpServerAuthRequiredState{
 					Reason: "insufficientScope", Resource: deployAuth.Resource, RequiredScopes: []string{"tools:deploy"}})),
@@ -198,9 +198,9 @@ func TestRenderMCPPanelShortShowsEveryServer(t *testing.T) {
 // name them, once even when the host also surfaces the plugin at top level.
 func TestClientPluginServers(t *testing.T) {
 	browser := protocol.McpServerCustomization{ID: "mcp-browser", URI: "file:///client/plugin.json", Name: "Browser tools",
-		Enabled: true, State: protocol.NewMcpServerState(protocol.McpServerReadyState{})}
+		State: protocol.NewMcpServerState(protocol.McpServerReadyState{})}
 	plugin := protocol.ClientPluginCustomization{ID: "client-plugin", URI: "file:///client/plugin.json", Name: "VS Code tools",
-		Enabled: true, Type: "plugin", Children: []protocol.ChildCustomization{protocol.NewChildCustomization(browser)}}
+		Type: "plugin", Children: []protocol.ChildCustomization{protocol.NewChildCustomization(browser)}}
 	sess := protocol.SessionState{Customizations: mcpCustomizations(),
 		ActiveClients: []protocol.SessionActiveClient{{ClientID: "vscode", Tools: []protocol.ToolDefinition{},
 			Customizations: []protocol.ClientPluginCustomization{plugin}}}}
@@ -233,7 +233,7 @@ func TestClientPluginServers(t *testing.T) {
 	// The host surfaced the plugin (with its children) at top level too.
 	surfaced := sess
 	surfaced.Customizations = append(append([]protocol.Customization(nil), sess.Customizations...), protocol.NewCustomization(protocol.PluginCustomization{
-		ID: plugin.ID, URI: plugin.URI, Name: plugin.Name, Enabled: true, Type: "plugin", Children: plugin.Children}))
+		ID: plugin.ID, URI: plugin.URI, Name: plugin.Name, Type: "plugin", Children: plugin.Children}))
 	if n, _ := count(MCPServerRows(SessionCustomizations(surfaced))); n != 1 {
 		t.Fatalf("surfaced client server listed %d times, want once", n)
 	}
