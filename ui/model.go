@@ -119,7 +119,7 @@ func (m *Model) onEvents(evs []client.Event) tea.Cmd {
 		}
 	}
 	if stateChanged {
-		cmds = append(cmds, m.signin.stateChanged())
+		cmds = append(cmds, m.signin.stateChanged(), m.mcp.observeStarts())
 	}
 	if m.client != nil {
 		cmds = append(cmds, waitEvent(m.client.Events()))
@@ -262,6 +262,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.signin.onBrowserCheck(msg)
 	case settleMsg:
 		return m.mcp.onSettle(msg)
+	case startTickMsg:
+		return m.mcp.onStartTick()
 	case tickMsg:
 		m.status.expire(m.clock())
 		m.signin.tick()
@@ -356,7 +358,8 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		// Only a resource the host declared can be signed in to (authpkce
 		// refuses the rest), so anything else is dropped here, in O(1),
 		// rather than queued as a prompt: a host may send them without end.
-		if !m.signin.isAdvertised(e.Params.Resource) {
+		res := e.Params.Resource
+		if !m.signin.isAdvertised(res.Resource) {
 			m.log.Debug("auth/required for a resource the host never advertised", "channel", e.Params.Channel)
 			return nil
 		}
@@ -364,7 +367,15 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		if e.Params.Reason != nil {
 			reason = string(*e.Params.Reason)
 		}
-		return m.signin.addAgentPrompt(agentPrompt{resource: e.Params.Resource, channel: e.Params.Channel, reason: reason})
+		p := agentPrompt{resource: res.Resource, channel: e.Params.Channel, reason: reason}
+		if !res.AsString {
+			// 1.0 sends the resource's whole metadata (0.6 only its
+			// identifier): sign in with what the host says now, as for
+			// an AuthRequired error.
+			meta := res.ProtectedResourceMetadata
+			p.meta = &meta
+		}
+		return m.signin.addAgentPrompt(p)
 	case client.ActionConfirmedEvent:
 		delete(m.mcp.pending, e.ClientSeq)
 	case client.ActionRejectedEvent:
@@ -394,6 +405,7 @@ func (m *Model) refreshChannel(ch string) {
 		if c, ok := m.client.Chat(ch); ok {
 			m.chat, m.hasChat = c, true
 			m.keys.SetTurnRunning(c.ActiveTurn != nil)
+			m.keys.SetTurnResumable(views.ResumableTurn(c) != "")
 			m.chatPanel.blockersChanged()
 		}
 	}

@@ -279,7 +279,7 @@ func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
 		resource = res.Resource
 	}
 	return func() tea.Msg {
-		err := c.Authenticate(ctx, resource, res.AccessToken, res.Scopes)
+		err := c.Authenticate(ctx, resource, res.AccessToken, res.Scopes, res.Expiry)
 		return authenticatedMsg{resource: msg.resource, err: err}
 	}
 }

@@ -114,7 +114,7 @@ func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
 				return reportError(errors.Join(errNoClient, err))
 			}
 			push := func() tea.Msg {
-				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok.AccessToken, tok.Scopes)}
+				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok.AccessToken, tok.Scopes, tok.Expiry)}
 			}
 			if err != nil {
 				return tea.Batch(push, reportError(err))

@@ -134,10 +134,10 @@ func (si *signIn) pushSavedTokens() tea.Cmd {
 			continue
 		}
 		pushed[w.resource] = true
-		res, tok, scopes := w.resource, match.Token.AccessToken, match.Token.Scopes
+		res, tok, scopes, expiry := w.resource, match.Token.AccessToken, match.Token.Scopes, match.Token.Expiry
 		si.log.Debug("pushing a saved token", "resource", res)
 		cmds = append(cmds, func() tea.Msg {
-			return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes)}
+			return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes, expiry)}
 		})
 	}
 	return tea.Batch(cmds...)

@@ -297,8 +297,10 @@ func TestForgetRevokes(t *testing.T) {
 }
 
 func TestHostRevokesOnEmptyToken(t *testing.T) {
-	for v, want := range map[string]bool{"0.6.0": false, "0.7.0": false, "1.0.0": true, "1.2": true, "2.0.0": true, "": false, "x.0": false} {
-		if got := hostRevokesOnEmptyToken(v); got != want {
+	// The wire decides, not the major number: 0.9.x and VS Code's 0.10.x
+	// are the 1.0 wire.
+	for v, want := range map[string]bool{"0.6.0": false, "0.9.1": true, "0.10.0": true, "1.0.0": true, "1.2.0": true} {
+		if got := hostRevokesOnEmptyToken(&stubClient{version: v}); got != want {
 			t.Errorf("hostRevokesOnEmptyToken(%q) = %v, want %v", v, got, want)
 		}
 	}

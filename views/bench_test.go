@@ -166,7 +166,7 @@ func BenchmarkMCPPanel(b *testing.B) {
 					if layout.name == "narrow" {
 						h = min(h, MCPPanelHeight(th, rows, layout.w))
 					}
-					out := RenderMCPPanel(th, rows, i%n, nil, nil, layout.w, h, true)
+					out := RenderMCPPanel(th, rows, i%n, nil, nil, nil, layout.w, h, true)
 					if len(out) == 0 {
 						b.Fatal("empty panel")
 					}
