@@ -368,10 +368,11 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 			reason = string(*e.Params.Reason)
 		}
 		p := agentPrompt{resource: res.Resource, channel: e.Params.Channel, reason: reason}
-		if !res.AsString {
+		if !res.AsString && len(res.AuthorizationServers) > 0 {
 			// 1.0 sends the resource's whole metadata (0.6 only its
 			// identifier): sign in with what the host says now, as for
-			// an AuthRequired error.
+			// an AuthRequired error. Metadata naming no authorization
+			// server adds nothing to what the agent advertised.
 			meta := res.ProtectedResourceMetadata
 			p.meta = &meta
 		}
