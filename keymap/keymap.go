@@ -352,18 +352,14 @@ func (k *KeyMap) SetTurnResumable(resumable bool) { k.turnResumable = resumable 
 // start only then.
 func (k *KeyMap) SetBlockingSelected(blocking bool) { k.blockingSelected = blocking }
 
-// withoutIdleCancel drops CancelTurn from a help line while no turn runs,
-// and ResumeTurn while there is nothing to resume.
+// withoutIdleCancel drops CancelTurn from a help line while no turn runs.
 func (k KeyMap) withoutIdleCancel(short []key.Binding) []key.Binding {
-	if k.turnRunning && k.turnResumable {
+	if k.turnRunning {
 		return short
 	}
 	out := make([]key.Binding, 0, len(short))
 	for _, b := range short {
-		switch {
-		case !k.turnRunning && b.Help() == k.Chat.CancelTurn.Help():
-		case !k.turnResumable && b.Help() == k.Chat.ResumeTurn.Help():
-		default:
+		if b.Help() != k.Chat.CancelTurn.Help() {
 			out = append(out, b)
 		}
 	}
@@ -402,7 +398,7 @@ func (k SessionKeys) FullHelp() [][]key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (k ChatKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.FocusComposer, k.ResumeTurn, k.Approve, k.Deny, k.NextBlocker, k.CancelTurn}
+	return []key.Binding{k.FocusComposer, k.Approve, k.Deny, k.NextBlocker, k.CancelTurn}
 }
 
 // FullHelp implements help.KeyMap.
@@ -626,6 +622,9 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		short, full = k.Sessions.ShortHelp(), k.Sessions.FullHelp()
 	case ContextChat:
 		short, full = k.withoutIdleCancel(k.Chat.ShortHelp()), k.Chat.FullHelp()
+		if k.turnResumable {
+			short = append([]key.Binding{k.Chat.ResumeTurn}, short...)
+		}
 	case ContextChatGrant:
 		short = append(k.Grant.ShortHelp(), k.Chat.NextBlocker)
 		full = append(k.Grant.FullHelp(), k.Chat.FullHelp()...)

@@ -42,8 +42,9 @@ type toolCall struct {
 	id, status        string
 	name, intention   string
 	invocation        string
-	input             string
-	contributorMCP    string // customizationId of an MCP contributor
+	input             string             // streaming: the partial input so far
+	finalInput        protocol.ToolInput // after streaming: inline or a ContentRef, decoded when drawn
+	contributorMCP    string             // customizationId of an MCP contributor
 	success           bool
 	hasResult         bool
 	pastTense         string
@@ -121,7 +122,7 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 			t.invocation, t.invocationMD = v.InvocationMessage.Value, v.InvocationMessage.Markdown
 		}
 	case protocol.ToolCallPendingConfirmationState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: toolInputShown(v.ToolInput), options: v.Options}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, options: v.Options}
 		if v.ConfirmationTitle != nil {
 			t.confirmationTitle, t.titleMD = v.ConfirmationTitle.Value, v.ConfirmationTitle.Markdown
 		}
@@ -135,26 +136,26 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 		}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallRunningState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: toolInputShown(v.ToolInput), content: v.Content, selectedOption: optLabel(v.SelectedOption)}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, content: v.Content, selectedOption: optLabel(v.SelectedOption)}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallAuthRequiredState:
 		auth := v.Auth
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: toolInputShown(v.ToolInput), content: v.Content, auth: &auth}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, content: v.Content, auth: &auth}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallPendingResultConfirmationState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: toolInputShown(v.ToolInput), hasResult: true, success: v.Success,
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, hasResult: true, success: v.Success,
 			pastTense: v.PastTenseMessage.Value, content: v.Content}
 		t.errMsg, t.errCode = resultErr(v.Error)
 		t.invocationMD = v.InvocationMessage.Markdown
 		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCompletedState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: toolInputShown(v.ToolInput), hasResult: true, success: v.Success,
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, hasResult: true, success: v.Success,
 			pastTense: v.PastTenseMessage.Value, content: v.Content, selectedOption: optLabel(v.SelectedOption)}
 		t.errMsg, t.errCode = resultErr(v.Error)
 		t.invocationMD = v.InvocationMessage.Markdown
 		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCancelledState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: toolInputShown(v.ToolInput), cancelReason: string(v.Reason),
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, cancelReason: string(v.Reason),
 			selectedOption: optLabel(v.SelectedOption)}
 		if v.ReasonMessage != nil {
 			t.cancelMessage, t.cancelMD = v.ReasonMessage.Value, v.ReasonMessage.Markdown
@@ -297,7 +298,13 @@ func (c *card) doing(t toolCall) {
 	if t.risk != "" {
 		c.msg(th.Muted, t.risk, t.riskMD)
 	}
-	c.block("input", t.input, collapsedInputLines)
+	input := t.input
+	if t.finalInput != nil {
+		// Decoded here, not in normalizeToolCall: cache keys normalize
+		// every card on every frame and need none of it.
+		input = toolInputShown(t.finalInput)
+	}
+	c.block("input", input, collapsedInputLines)
 }
 
 // outcome is the result so far: an error, the output, why the call was

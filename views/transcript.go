@@ -416,8 +416,11 @@ func turnKey(tr *protocol.Turn, width int, opts TranscriptOptions) string {
 	if len(tr.ResponseParts) > 0 {
 		ptr = uintptr(unsafe.Pointer(unsafe.SliceData(tr.ResponseParts)))
 	}
-	resume := opts.ResumeTurn != "" && opts.ResumeTurn == tr.ID
-	return fmt.Sprintf("%d|%x|%d|%s|%v|%s", width, ptr, len(tr.ResponseParts), tr.State, resume, optionsKey(tr.ResponseParts, opts))
+	state := string(tr.State)
+	if opts.ResumeTurn != "" && opts.ResumeTurn == tr.ID {
+		state += "|resume" // the footer offers the resume key
+	}
+	return fmt.Sprintf("%d|%x|%d|%s|%s", width, ptr, len(tr.ResponseParts), state, optionsKey(tr.ResponseParts, opts))
 }
 
 func (t *Transcript) finishedTurn(tr *protocol.Turn, width int, opts TranscriptOptions) *renderedTurn {
