@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/views"
 )
 
 // actionStub is the fixture client that accepts and records what the model
@@ -350,5 +352,18 @@ func TestNewSessionWorkingDirectories(t *testing.T) {
 				t.Errorf("workingDirectories = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestFullHelpLists10Keys: the help overlay lists the resume and
+// background keys whether or not they would act now.
+func TestFullHelpLists10Keys(t *testing.T) {
+	m, _, _ := v10Model(t, fxChatState())
+	m.resize(200, 60)
+	out := ansi.Strip(views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height, 0))
+	for _, w := range []string{`r\s+resume turn`, `b\s+background start`} {
+		if !regexp.MustCompile(w).MatchString(out) {
+			t.Errorf("help overlay lacks %s:\n%s", w, out)
+		}
 	}
 }

@@ -160,19 +160,31 @@ func TestRenderToolCardContent(t *testing.T) {
 			if tc.selected != nil {
 				ctx.Selected = *tc.selected
 			}
-			out := ansi.Strip(RenderToolCard(noColorTheme, call, ctx, 100))
-			flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "┃", " ", "║", " ").Replace(out)), " ")
-			for _, w := range tc.want {
-				if !strings.Contains(flat, w) {
-					t.Errorf("card lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range tc.wantNot {
-				if strings.Contains(flat, w) {
-					t.Errorf("card has %q but should not:\n%s", w, out)
-				}
-			}
+			checkCard(t, ansi.Strip(RenderToolCard(noColorTheme, call, ctx, 100)), tc.want, tc.wantNot)
 		})
+	}
+}
+
+// flatCard is a card's text with frames and runs of spaces folded, so a
+// test reads what it says whatever the wrapping.
+func flatCard(s string) string {
+	return strings.Join(strings.Fields(strings.NewReplacer("│", " ", "┃", " ", "║", " ").Replace(ansi.Strip(s))), " ")
+}
+
+// checkCard fails t unless the card out says every one of want (wrapping
+// aside) and none of wantNot, in its words or its raw bytes.
+func checkCard(t *testing.T, out string, want, wantNot []string) {
+	t.Helper()
+	flat := flatCard(out)
+	for _, w := range want {
+		if !strings.Contains(flat, w) {
+			t.Errorf("card lacks %q:\n%s", w, out)
+		}
+	}
+	for _, w := range wantNot {
+		if strings.Contains(flat, w) || strings.Contains(out, w) {
+			t.Errorf("card has %q but should not:\n%s", w, out)
+		}
 	}
 }
 
