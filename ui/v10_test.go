@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
@@ -365,5 +367,42 @@ func TestFullHelpLists10Keys(t *testing.T) {
 		if !regexp.MustCompile(w).MatchString(out) {
 			t.Errorf("help overlay lacks %s:\n%s", w, out)
 		}
+	}
+}
+
+// TestSignInsSheetSaysWhatForgetDoes: the sheet says, for the selected
+// grant, whether forgetting it reaches the host: on the 1.0 wire (0.9 and
+// 0.10 included) for a resource the host advertised, never on 0.6.
+func TestSignInsSheetSaysWhatForgetDoes(t *testing.T) {
+	const res = "https://agent.example/api"
+	for _, tc := range []struct {
+		version    string
+		advertised bool
+		want       string
+	}{
+		{"1.0.0", true, "Forgetting also tells this host (AHP 1.0) to drop the token."},
+		{"0.9.0", true, "Forgetting also tells this host (AHP 1.0) to drop the token."},
+		{"0.10.0", true, "Forgetting also tells this host (AHP 1.0) to drop the token."},
+		{"1.0.0", false, ""},
+		{"0.6.0", true, "This host speaks AHP 0.6: it cannot be told to drop a token it was given"},
+	} {
+		t.Run(fmt.Sprintf("%s advertised=%v", tc.version, tc.advertised), func(t *testing.T) {
+			m, stub, _ := v10Model(t, fxChatState())
+			stub.version = tc.version
+			if tc.advertised {
+				advertise(m, res)
+			}
+			m.signin.list = signInList{open: true, grants: []authpkce.StoredGrant{{Resource: res, Issuer: "https://login.example"}}}
+			got := m.signin.forgetText()
+			if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
+				t.Fatalf("forgetText = %q, want %q", got, tc.want)
+			}
+			if tc.want == "" {
+				return
+			}
+			if flat := strings.Join(strings.Fields(ansi.Strip(m.Render())), " "); !strings.Contains(flat, tc.want) {
+				t.Errorf("the sheet does not say %q:\n%s", tc.want, m.Render())
+			}
+		})
 	}
 }
