@@ -44,7 +44,7 @@ func New(cfg Config) *Model {
 	}
 	m := &Model{app: a, isDark: cfg.Dark, showMCP: true, cancel: cancel}
 	m.sessions = &sessionList{app: a}
-	m.signin = &signIn{app: a, grants: map[string]*grantFlow{}, savedTried: map[savedKey]bool{}}
+	m.signin = &signIn{app: a, grants: map[string]*grantFlow{}, savedTried: map[savedKey]bool{}, hostHolds: map[string]bool{}}
 	m.chatPanel = newChatPanel(a, m.signin, m.sessions)
 	m.signin.chatPanel = m.chatPanel
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}

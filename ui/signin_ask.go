@@ -113,6 +113,7 @@ func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
 			if c == nil {
 				return reportError(errors.Join(errNoClient, err))
 			}
+			si.hostHolds[res] = true
 			push := func() tea.Msg {
 				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok.AccessToken, tok.Scopes, tok.Expiry)}
 			}

@@ -63,10 +63,18 @@ func (si *signIn) forgetText() string {
 	if !hostRevokesOnEmptyToken(si.client) {
 		return "This host speaks AHP 0.6: it cannot be told to drop a token it was given, and keeps it until it expires."
 	}
-	if authpkce.CheckAdvertised(l.grants[l.sel].Resource, si.advertised()) == nil {
+	if si.hostKnows(l.grants[l.sel].Resource) {
 		return "Forgetting also tells this host (AHP 1.0) to drop the token."
 	}
 	return ""
+}
+
+// hostKnows reports whether the host may hold a token for resource: it
+// accepted one on this connection, or it names the resource now. Only
+// then is it sent the empty-token authenticate, which names a resource it
+// must know.
+func (si *signIn) hostKnows(resource string) bool {
+	return si.hostHolds[resource] || authpkce.CheckAdvertised(resource, si.advertised()) == nil
 }
 
 // openSignIns opens the sheet with the grants saved now.
@@ -105,8 +113,7 @@ func (si *signIn) keySignIns(msg tea.KeyPressMsg) tea.Cmd {
 func (si *signIn) forget(g authpkce.StoredGrant) tea.Cmd {
 	src, _ := si.cfg.Auth.(grantKeeper)
 	ctx, c := si.ctx, si.client
-	tellHost := hostRevokesOnEmptyToken(c) &&
-		authpkce.CheckAdvertised(g.Resource, si.advertised()) == nil
+	tellHost := hostRevokesOnEmptyToken(c) && si.hostKnows(g.Resource)
 	si.log.Debug("forget a sign-in", "resource", g.Resource, "host", g.Host, "tell_host", tellHost)
 	return func() tea.Msg {
 		out := forgottenMsg{grant: g}
@@ -131,6 +138,9 @@ func (si *signIn) onForgotten(msg forgottenMsg) tea.Cmd {
 	if msg.err != nil {
 		l.note = "not forgotten: " + msg.err.Error()
 		return reportError(fmt.Errorf("forget the sign-in to %s: %w", res, msg.err))
+	}
+	if msg.hostCleared && msg.hostErr == nil {
+		delete(si.hostHolds, msg.grant.Resource)
 	}
 	if src, ok := si.cfg.Auth.(grantKeeper); ok && l.open {
 		l.grants = src.Grants()

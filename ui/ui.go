@@ -125,7 +125,8 @@ type (
 		err      error
 	}
 	authenticatedMsg struct {
-		resource string
+		resource string // the flow's resource
+		pushed   string // the resource the token went out for
 		err      error
 	}
 	tickMsg   time.Time
