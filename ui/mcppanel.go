@@ -26,7 +26,9 @@ type mcpPanel struct {
 	// blocking start says how long it has held new messages from there.
 	// Entries go when the server leaves starting.
 	startSeen map[string]time.Time
-	startOf   customizationsID // the snapshot startSeen was last updated from
+	// startNoted: the status line has said this start blocks new messages.
+	startNoted map[string]bool
+	startOf    customizationsID // the snapshot startSeen was last updated from
 	// startTicking: a startTickMsg is on its way; one at a time.
 	startTicking bool
 }
@@ -201,7 +203,7 @@ func (mp *mcpPanel) dropChannel(ch string) {
 // session that was open: another one is opening.
 func (mp *mcpPanel) reset() {
 	mp.sel, mp.pending = 0, map[int64]pendingOp{}
-	mp.startSeen, mp.startOf = nil, customizationsID{}
+	mp.startSeen, mp.startNoted, mp.startOf = nil, nil, customizationsID{}
 }
 
 // observeStarts notes when each server of the open session was first seen
@@ -210,9 +212,10 @@ func (mp *mcpPanel) reset() {
 // the tick to arm, or nil.
 func (mp *mcpPanel) observeStarts() tea.Cmd {
 	rows := mp.signin.servers()
+	var report tea.Cmd
 	if id := customizationsOf(mp.sess); id != mp.startOf || !mp.hasSess {
 		mp.startOf = id
-		seen := map[string]time.Time{}
+		seen, noted := map[string]time.Time{}, map[string]bool{}
 		for _, r := range rows {
 			if r.StateKind != "starting" {
 				continue
@@ -222,14 +225,26 @@ func (mp *mcpPanel) observeStarts() tea.Cmd {
 				since = mp.clock()
 			}
 			seen[r.ID] = since
+			noted[r.ID] = mp.startNoted[r.ID]
+			if r.Blocking && !noted[r.ID] {
+				// Said once per start, where the eye is: the panel may
+				// be hidden, and a message sent now just waits.
+				noted[r.ID] = true
+				report = reportInfo(blockingNote(r.Name, mp.keys.MCP.Background.Help().Key))
+			}
 		}
-		mp.startSeen = seen
+		mp.startSeen, mp.startNoted = seen, noted
 	}
 	if mp.startTicking || mp.cfg.Tick < 0 || !anyBlocking(rows) {
-		return nil
+		return report
 	}
 	mp.startTicking = true
-	return tea.Tick(startTick, func(time.Time) tea.Msg { return startTickMsg{} })
+	return tea.Batch(report, tea.Tick(startTick, func(time.Time) tea.Msg { return startTickMsg{} }))
+}
+
+// blockingNote is the status line's word on a blocking start.
+func blockingNote(server, key string) string {
+	return views.SanitizeLine(server) + " is starting and new messages wait for it; " + key + " in the MCP panel moves it to the background"
 }
 
 // onStartTick redraws the timers (View reads the clock) and re-arms the

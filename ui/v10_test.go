@@ -115,10 +115,12 @@ func TestBlockingMCPStart(t *testing.T) {
 	if m.mcp.startTicking {
 		t.Fatal("the timer ticks before any start blocks")
 	}
-	setSession(m, stub, withServer(blocking))
+	stub.sessions[fxSession] = withServer(blocking)
+	_, cmd := m.Update(eventsMsg{[]client.Event{client.ChannelStateEvent{Channel: fxSession}}})
 	if !m.mcp.startTicking {
 		t.Fatal("a blocking start armed no tick: its timer would not count")
 	}
+	pump(t, m, cmd, "the status line names the blocking start", statusHas(m, "Postgres is starting and new messages wait for it; b in the MCP panel"))
 	if got := m.mcp.startSeen["db"]; !got.Equal(start) {
 		t.Fatalf("start first seen at %v, want %v", got, start)
 	}
@@ -160,9 +162,9 @@ func TestBlockingMCPStart(t *testing.T) {
 	if m.mcp.startTicking {
 		t.Error("the tick re-armed with no blocking start left")
 	}
-	out = ansi.Strip(m.Render())
-	if strings.Contains(out, "new messages wait") || strings.Contains(ansi.Strip(m.helpLine()), "background") {
-		t.Errorf("a backgrounded start still offers the key:\n%s", out)
+	panel := ansi.Strip(strings.Join(m.mcp.view(40, 30), "\n"))
+	if strings.Contains(panel, "new messages wait") || strings.Contains(ansi.Strip(m.helpLine()), "background") {
+		t.Errorf("a backgrounded start still offers the key:\n%s\n%s", panel, ansi.Strip(m.helpLine()))
 	}
 	m.Update(press("b"))
 	if n := len(stub.actions()); n != 1 {
