@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -332,7 +333,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 	case client.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
 		if e.Channel == m.openSession {
-			return m.ensureChat()
+			return tea.Batch(m.creationFailed(), m.ensureChat())
 		}
 	case client.ChannelDroppedEvent:
 		// The client forgets a dropped channel's pending actions: nothing
@@ -386,6 +387,25 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		return reportError(fmt.Errorf("host error: %w", e.Err))
 	}
 	return nil
+}
+
+// creationFailed reports, once, that the open session could not be
+// created (lifecycle failed, 1.0's name for 0.6's creationFailed): such a
+// session has no chat to show, so without a word the panel just stays
+// empty.
+func (m *Model) creationFailed() tea.Cmd {
+	if !m.hasSess || m.sess.Lifecycle != protocol.SessionLifecycleFailed || m.failedSession == m.openSession {
+		return nil
+	}
+	m.failedSession = m.openSession
+	why := "the host gave no reason"
+	if e := m.sess.CreationError; e != nil && strings.TrimSpace(e.Message) != "" {
+		why = views.SanitizeLine(e.Message)
+		if t := views.SanitizeLine(e.ErrorType); t != "" {
+			why += " (" + t + ")"
+		}
+	}
+	return reportError(fmt.Errorf("the host could not create session %s: %s", views.SanitizeLine(m.openSession), why))
 }
 
 func (m *Model) refreshChannel(ch string) {

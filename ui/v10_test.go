@@ -408,3 +408,22 @@ func TestSignInsSheetSaysWhatForgetDoes(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionCreationFailed: a session whose creation failed (lifecycle
+// failed) is reported once on the status line, with the host's reason
+// sanitized; it has no chat to show otherwise.
+func TestSessionCreationFailed(t *testing.T) {
+	m, stub, _ := v10Model(t, fxChatState())
+	sess := fxSessionState()
+	sess.Lifecycle = protocol.SessionLifecycleFailed
+	sess.CreationError = &protocol.ErrorInfo{ErrorType: "quota", Message: "no agent slots left\x1b[2J"}
+	stub.sessions[fxSession] = sess
+	_, cmd := m.Update(eventsMsg{[]client.Event{client.ChannelStateEvent{Channel: fxSession}}})
+	pump(t, m, cmd, "the failure reported", statusHas(m, "the host could not create session "+fxSession+": no agent slots left (quota)"))
+	if strings.Contains(m.status.text, "\x1b") {
+		t.Fatalf("the host's escape reached the status line: %q", m.status.text)
+	}
+	if m.creationFailed() != nil {
+		t.Error("the same failure is reported again")
+	}
+}
