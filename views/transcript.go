@@ -705,7 +705,8 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 }
 
 // errorPartLines draws an error response part: the host's message and
-// error type (sanitized), and whether the host says it can resume.
+// error type, sanitized. Whether it can be resumed is the turn footer's to
+// say, since only the latest turn can.
 func errorPartLines(th Theme, p protocol.ErrorResponsePart, inner int) []string {
 	msg := SanitizeLine(p.Error.Message)
 	if strings.TrimSpace(msg) == "" {
