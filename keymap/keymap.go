@@ -36,6 +36,10 @@ type KeyMap struct {
 	// turnRunning is whether the open chat has a running turn
 	// (SetTurnRunning): the help offers cancel turn only then.
 	turnRunning bool
+	// turnResumable and blockingSelected say whether resume turn and
+	// background server would do something now (SetTurnResumable,
+	// SetBlockingSelected): the footer offers them only then.
+	turnResumable, blockingSelected bool
 }
 
 // GlobalKeys work wherever focus is. Quit, Help and ToggleMCP are printable
@@ -81,6 +85,9 @@ type ChatKeys struct {
 	CancelTurn    key.Binding
 	NextBlocker   key.Binding // jump to the next item waiting for the user
 	SwitchChat    key.Binding
+	// ResumeTurn asks the host to resume the latest turn where it stopped
+	// at a resumable error (chat/turnResume, AHP 1.0).
+	ResumeTurn key.Binding
 }
 
 // ComposerKeys drive the message composer. Send and Queue share enter: the
@@ -101,6 +108,9 @@ type MCPKeys struct {
 	Stop   key.Binding
 	Toggle key.Binding // enable/disable for this session
 	SignIn key.Binding // run the OAuth flow for an authRequired server
+	// Background asks the host to stop holding new messages for a server
+	// whose start blocks them (session/mcpServerBackgroundRequested, 1.0).
+	Background key.Binding
 }
 
 // GrantKeys answer an inline "grant additional access" prompt. They are live
@@ -246,6 +256,7 @@ func DefaultKeyMap() KeyMap {
 			CancelTurn:    bind(keys("ctrl+x"), "ctrl+x", "cancel turn"),
 			NextBlocker:   bind(keys("!"), "!", "next needing you"),
 			SwitchChat:    bind(keys("c"), "c", "switch chat"),
+			ResumeTurn:    bind(keys("r"), "r", "resume turn"),
 		},
 		Composer: ComposerKeys{
 			Send:    bind(keys("enter"), "enter", "send"),
@@ -262,6 +273,9 @@ func DefaultKeyMap() KeyMap {
 			Stop:   bind(keys("t"), "t", "stop"),
 			Toggle: bind(keys("space"), "space", "enable/disable"),
 			SignIn: bind(keys("g"), "g", "sign in"),
+			// b, not a shifted s/t: backgrounding is harmless and the
+			// server keeps starting, so one plain key is enough.
+			Background: bind(keys("b"), "b", "background start"),
 		},
 		Grant: GrantKeys{
 			Accept:  bind(keys("enter", "g"), "enter/g", "grant access"),
@@ -327,6 +341,17 @@ func (k *KeyMap) SetTurnRunning(running bool) {
 	k.turnRunning = running
 }
 
+// SetTurnResumable tells the key map whether the open chat's latest turn
+// stopped at a resumable error: the chat's footer offers resume turn only
+// then. As with cancel, the binding stays live and the ui says why it does
+// nothing otherwise.
+func (k *KeyMap) SetTurnResumable(resumable bool) { k.turnResumable = resumable }
+
+// SetBlockingSelected tells the key map whether the selected MCP server is
+// starting and blocking new messages: the MCP footer offers background
+// start only then.
+func (k *KeyMap) SetBlockingSelected(blocking bool) { k.blockingSelected = blocking }
+
 // withoutIdleCancel drops CancelTurn from a help line while no turn runs.
 func (k KeyMap) withoutIdleCancel(short []key.Binding) []key.Binding {
 	if k.turnRunning {
@@ -381,7 +406,7 @@ func (k ChatKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextToolCall, k.PrevToolCall, k.NextBlocker, k.ToggleExpand},
-		{k.Approve, k.Deny, k.CancelTurn, k.FocusComposer, k.SwitchChat},
+		{k.Approve, k.Deny, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat},
 	}
 }
 
@@ -402,7 +427,7 @@ func (k MCPKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k MCPKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Start, k.Stop, k.Toggle, k.SignIn}}
+	return [][]key.Binding{{k.Up, k.Down}, {k.Start, k.Stop, k.Toggle, k.SignIn, k.Background}}
 }
 
 // ShortHelp implements help.KeyMap. It is the footer while a grant prompt
@@ -597,6 +622,9 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		short, full = k.Sessions.ShortHelp(), k.Sessions.FullHelp()
 	case ContextChat:
 		short, full = k.withoutIdleCancel(k.Chat.ShortHelp()), k.Chat.FullHelp()
+		if k.turnResumable {
+			short = append([]key.Binding{k.Chat.ResumeTurn}, short...)
+		}
 	case ContextChatGrant:
 		short = append(k.Grant.ShortHelp(), k.Chat.NextBlocker)
 		full = append(k.Grant.FullHelp(), k.Chat.FullHelp()...)
@@ -606,6 +634,9 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: append(short, g.Interrupt), full: full}
 	case ContextMCP:
 		short, full = k.MCP.ShortHelp(), k.MCP.FullHelp()
+		if k.blockingSelected {
+			short = append([]key.Binding{k.MCP.Background}, short...)
+		}
 	case ContextInput:
 		short, full = k.Input.ShortHelp(), k.Input.FullHelp()
 		return contextHelp{short: append(short, g.Interrupt), full: append(full, []key.Binding{g.Reconnect, g.Interrupt})}

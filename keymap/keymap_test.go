@@ -184,6 +184,9 @@ func TestActiveMatchesExpectedBindings(t *testing.T) {
 		{ContextComposer, tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl}, km.Chat.CancelTurn},
 		{ContextMCP, tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}, km.MCP.Toggle},
 		{ContextSessions, tea.KeyPressMsg{Code: 'q', Text: "q"}, km.Global.Quit},
+		{ContextChat, tea.KeyPressMsg{Code: 'r', Text: "r"}, km.Chat.ResumeTurn},
+		{ContextChatGrant, tea.KeyPressMsg{Code: 'r', Text: "r"}, km.Chat.ResumeTurn},
+		{ContextMCP, tea.KeyPressMsg{Code: 'b', Text: "b"}, km.MCP.Background},
 	}
 	for _, tc := range tests {
 		var hit *key.Binding
@@ -213,6 +216,38 @@ func TestIdleCancelTurnHiddenNotDead(t *testing.T) {
 			if b.Help() == km.Chat.CancelTurn.Help() {
 				t.Errorf("%s: idle help offers %q", ctx, b.Help().Desc)
 			}
+		}
+	}
+}
+
+// TestOfferedOnlyWhenUseful: resume turn and background start are live
+// keys everywhere they belong, but the footer offers them only while the
+// ui says they would do something.
+func TestOfferedOnlyWhenUseful(t *testing.T) {
+	km := DefaultKeyMap()
+	offers := func(ctx Context, b key.Binding) bool {
+		for _, s := range km.Help(ctx).ShortHelp() {
+			if s.Help() == b.Help() {
+				return true
+			}
+		}
+		return false
+	}
+	r := tea.KeyPressMsg{Code: 'r', Text: "r"}
+	bg := tea.KeyPressMsg{Code: 'b', Text: "b"}
+	for _, step := range []struct {
+		resumable, blocking bool
+	}{{false, false}, {true, false}, {false, true}, {true, true}} {
+		km.SetTurnResumable(step.resumable)
+		km.SetBlockingSelected(step.blocking)
+		if got := offers(ContextChat, km.Chat.ResumeTurn); got != step.resumable {
+			t.Errorf("resumable=%v: chat footer offers resume = %v", step.resumable, got)
+		}
+		if got := offers(ContextMCP, km.MCP.Background); got != step.blocking {
+			t.Errorf("blocking=%v: MCP footer offers background = %v", step.blocking, got)
+		}
+		if !key.Matches(r, km.Active(ContextChat)...) || !key.Matches(bg, km.Active(ContextMCP)...) {
+			t.Errorf("%+v: a key went dead", step)
 		}
 	}
 }

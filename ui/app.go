@@ -85,4 +85,7 @@ type Model struct {
 	// retry a failure schedules carries it, so a retry overtaken by a
 	// newer one (ctrl+r) does nothing.
 	connTries int
+	// failedSession is the session whose failed creation the status line
+	// has reported, so each failure is said once.
+	failedSession string
 }

@@ -26,7 +26,7 @@ func TestAuthRequiredFloodUnadvertised(t *testing.T) {
 	start := time.Now()
 	for i := range n {
 		m.Update(eventMsg{client.AuthRequiredEvent{Params: protocol.AuthRequiredParams{
-			Channel: fxSession, Resource: "https://unadvertised.example/" + strconv.Itoa(i),
+			Channel: fxSession, Resource: authResource("https://unadvertised.example/" + strconv.Itoa(i)),
 		}}})
 	}
 	flood := time.Since(start)
@@ -45,7 +45,7 @@ func TestAuthRequiredFloodUnadvertised(t *testing.T) {
 	}
 
 	advertise(m, "https://agent.example/api")
-	m.Update(eventMsg{client.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: "https://agent.example/api"}}})
+	m.Update(eventMsg{client.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: authResource("https://agent.example/api")}}})
 	if len(m.signin.prompts) != 1 {
 		t.Fatalf("the advertised resource got %d prompts, want 1", len(m.signin.prompts))
 	}

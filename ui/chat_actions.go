@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 // userMessage builds a user message with the session's chosen model.
@@ -68,6 +69,21 @@ func (cp *chatPanel) cancelTurn() tea.Cmd {
 	}
 	d := float64(max(cp.clock().Sub(start), 0).Milliseconds())
 	return cp.dispatchThen(cp.openChat, protocol.ChatTurnCancelledAction{TurnID: t.ID, Duration: d}, "turn cancelled")
+}
+
+// resumeTurn asks the host to resume the latest turn where it stopped at
+// a resumable error (chat/turnResume). The host decides whether it can;
+// the key is offered only when the chat says so.
+func (cp *chatPanel) resumeTurn() tea.Cmd {
+	if !cp.hasChat {
+		return reportError(errNoChat)
+	}
+	id := views.ResumableTurn(cp.chat)
+	if id == "" {
+		return reportError(errors.New("no turn to resume: only the latest turn, stopped at an error the host marks resumable, can be resumed"))
+	}
+	cp.scroll = 0
+	return cp.dispatchThen(cp.openChat, protocol.ChatTurnResumeAction{TurnID: id}, "resuming the turn")
 }
 
 // approve confirms the selected pending tool call or its result, or opens

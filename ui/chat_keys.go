@@ -89,6 +89,8 @@ func (cp *chatPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cp.toggleExpand(), true
 	case key.Matches(msg, k.CancelTurn):
 		return cp.cancelTurn(), true
+	case key.Matches(msg, k.ResumeTurn):
+		return cp.resumeTurn(), true
 	case key.Matches(msg, k.NextBlocker):
 		return cp.nextBlocker(), true
 	case key.Matches(msg, k.SwitchChat):

@@ -102,6 +102,9 @@ func (cp *chatPanel) inputNeededLines(chat views.Rect) []string {
 // server flipped to authRequired (the prompt sits on that call's card).
 func (cp *chatPanel) transcriptOptions() views.TranscriptOptions {
 	opts := views.TranscriptOptions{Expanded: cp.expanded}
+	if cp.hasChat {
+		opts.ResumeTurn = views.ResumableTurn(cp.chat)
+	}
 	if cp.focus == focusChat {
 		opts.SelectedToolCall = cp.sel.item
 	}

@@ -13,13 +13,13 @@ import (
 // in activeClients) shows in the panel and names its tool calls' cards.
 func TestClientPluginServerShown(t *testing.T) {
 	browser := protocol.McpServerCustomization{ID: "mcp-browser", URI: "file:///client/plugin.json", Name: "Browser tools",
-		Enabled: true, State: protocol.NewMcpServerState(protocol.McpServerReadyState{})}
+		State: protocol.NewMcpServerState(protocol.McpServerReadyState{})}
 	m := fxModel(fxChatState(tcPart(protocol.ToolCallRunningState{ToolCallID: "tc-b", ToolName: "open_page", DisplayName: "Open page",
 		Contributor: mcpBy("mcp-browser"), InvocationMessage: protocol.PlainString("Open the page"),
 		Confirmed: protocol.ToolCallConfirmationReasonNotNeeded})))
 	m.sess.ActiveClients = []protocol.SessionActiveClient{{ClientID: "vscode", Tools: []protocol.ToolDefinition{},
 		Customizations: []protocol.ClientPluginCustomization{{ID: "client-plugin", URI: "file:///client/plugin.json",
-			Name: "VS Code tools", Enabled: true, Type: "plugin", Children: []protocol.ChildCustomization{protocol.NewChildCustomization(browser)}}}}}
+			Name: "VS Code tools", Type: "plugin", Children: []protocol.ChildCustomization{protocol.NewChildCustomization(browser)}}}}}
 	m.chatPanel.sel.item = "tc-b"
 	m.resize(160, 60)
 	out := ansi.Strip(m.Render())

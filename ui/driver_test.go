@@ -44,11 +44,11 @@ func (r *recordingClient) ForgetToken(resource string) {
 	r.Client.ForgetToken(resource)
 }
 
-func (r *recordingClient) Authenticate(ctx context.Context, resource, token string, scopes []string) error {
+func (r *recordingClient) Authenticate(ctx context.Context, resource, token string, scopes []string, expiry time.Time) error {
 	r.mu.Lock()
 	r.auths++
 	r.mu.Unlock()
-	return r.Client.Authenticate(ctx, resource, token, scopes)
+	return r.Client.Authenticate(ctx, resource, token, scopes, expiry)
 }
 
 func (r *recordingClient) Dispatch(ch string, a protocol.StateAction) (int64, error) {

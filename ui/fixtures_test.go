@@ -24,10 +24,17 @@ type stubClient struct {
 	sessions map[string]protocol.SessionState
 	chats    map[string]protocol.ChatState
 	events   chan client.Event
+	version  string // the negotiated version; "" is 0.6.0, what the goldens show
 }
 
 func (s *stubClient) Events() <-chan client.Event { return s.events }
-func (s *stubClient) ProtocolVersion() string     { return "0.6.0" }
+func (s *stubClient) ProtocolVersion() string {
+	if s.version == "" {
+		return "0.6.0"
+	}
+	return s.version
+}
+func (s *stubClient) Wire() protocol.Wire { return protocol.WireOf(s.ProtocolVersion()) }
 func (s *stubClient) Subscribe(context.Context, string) error {
 	return nil
 }
@@ -36,7 +43,7 @@ func (s *stubClient) CreateSession(context.Context, protocol.CreateSessionParams
 	return nil
 }
 func (s *stubClient) DisposeSession(context.Context, string) error { return nil }
-func (s *stubClient) Authenticate(context.Context, string, string, []string) error {
+func (s *stubClient) Authenticate(context.Context, string, string, []string, time.Time) error {
 	return nil
 }
 func (s *stubClient) ForgetToken(string) {}
@@ -70,8 +77,14 @@ func fxResource(uri, name string) protocol.ProtectedResourceMetadata {
 }
 
 func fxServer(id, name string, st protocol.McpServerStateVariant, enabled bool) protocol.McpServerCustomization {
-	return protocol.McpServerCustomization{ID: id, URI: "file:///fx/.mcp.json", Name: name, Enabled: enabled,
+	return protocol.McpServerCustomization{ID: id, URI: "file:///fx/.mcp.json", Name: name, Enablement: protocol.SessionEnablement(enabled),
 		State: protocol.NewMcpServerState(st)}
+}
+
+// authResource is an auth/required resource as a 1.0 host sends it: the
+// whole metadata (0.6 sent the identifier alone).
+func authResource(uri string) protocol.AuthRequiredResource {
+	return protocol.AuthRequiredResource{ProtectedResourceMetadata: protocol.ProtectedResourceMetadata{Resource: uri}}
 }
 
 // fxSessionState has one MCP server in each of the five states, one of
@@ -89,7 +102,7 @@ func fxSessionState() protocol.SessionState {
 			protocol.NewCustomization(fxServer("gh", "GitHub", authSt, true)),
 			protocol.NewCustomization(fxServer("fs", "Filesystem", protocol.McpServerReadyState{}, true)),
 			protocol.NewCustomization(fxServer("db", "Postgres", protocol.McpServerStartingState{}, true)),
-			protocol.NewCustomization(protocol.PluginCustomization{ID: "plug", URI: "file:///fx/plug", Name: "Dev Tools", Enabled: true,
+			protocol.NewCustomization(protocol.PluginCustomization{ID: "plug", URI: "file:///fx/plug", Name: "Dev Tools",
 				Children: []protocol.ChildCustomization{
 					protocol.NewChildCustomization(fxServer("flaky", "Flaky", protocol.McpServerErrorState{Error: protocol.ErrorInfo{
 						ErrorType: "ConnectionRefused", Message: "flaky-mcp exited during start-up: connection refused"}}, true)),

@@ -216,7 +216,7 @@ func TestAgentAuthRequiredPrompt(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(120, 40)
 	advertise(m, "https://agent.example/api")
-	m.Update(eventMsg{client.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: "https://agent.example/api"}}})
+	m.Update(eventMsg{client.AuthRequiredEvent{Params: protocol.AuthRequiredParams{Channel: fxSession, Resource: authResource("https://agent.example/api")}}})
 	if len(m.signin.prompts) != 1 || !m.chatPanel.sel.prompt {
 		t.Fatalf("auth/required did not open a prompt: %+v sel %q", m.signin.prompts, m.chatPanel.sel.item)
 	}

@@ -69,6 +69,7 @@ func (m *Model) fittedLayout() views.Layout {
 func (m *Model) settle() {
 	m.layout = m.fittedLayout()
 	m.mcp.sel = max(0, min(m.mcp.sel, len(m.signin.servers())-1))
+	m.keys.SetBlockingSelected(m.mcp.blockingSelected())
 	m.chatPanel.settle(m.layout.Chat)
 }
 
@@ -130,7 +131,7 @@ func (m *Model) overlay() string {
 		return views.RenderAsk(m.th, m.keys, a.view, maxW)
 	}
 	if m.signin.list.open {
-		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.list.note, m.clock(), m.width, m.height)
+		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.list.note, m.signin.forgetText(), m.clock(), m.width, m.height)
 	}
 	if g := m.signin.waitingGrant(); g != nil {
 		return views.RenderGrantOverlay(m.th, m.signin.overlayView(g), m.width, m.height)

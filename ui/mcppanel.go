@@ -21,7 +21,23 @@ type mcpPanel struct {
 	sel     int
 	pending map[int64]pendingOp
 	memo    panelMemo
+	// startSeen is when this client first saw each of the open session's
+	// servers starting, by id: the host sends no start time, and a
+	// blocking start says how long it has held new messages from there.
+	// Entries go when the server leaves starting.
+	startSeen map[string]time.Time
+	// startNoted: the status line has said this start blocks new messages.
+	startNoted map[string]bool
+	startOf    customizationsID // the snapshot startSeen was last updated from
+	// startTicking: a startTickMsg is on its way; one at a time.
+	startTicking bool
 }
+
+// startTickMsg redraws a blocking start's elapsed time once a second.
+type startTickMsg struct{}
+
+// startTick is how often a blocking start's timer is redrawn.
+const startTick = time.Second
 
 // pendingOp is an MCP action sent but not yet answered, keyed in
 // mcpPanel.pending by the clientSeq Dispatch returned. The host's echo
@@ -46,6 +62,7 @@ const (
 	mcpStart mcpVerb = iota
 	mcpStop
 	mcpToggle
+	mcpBackground
 )
 
 func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
@@ -64,8 +81,19 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	case mcpStop:
 		v, label = protocol.SessionMcpServerStopRequestedAction{ID: r.ID}, "stopping"
 	case mcpToggle:
-		v = protocol.SessionCustomizationToggledAction{ID: r.ID, Enabled: !r.Enabled}
+		v = protocol.SessionCustomizationToggledAction{ID: r.ID, Enablement: protocol.WithSessionEnablement(r.Enablement, !r.Enabled)}
 		label = map[bool]string{true: "enabling", false: "disabling"}[!r.Enabled]
+	case mcpBackground:
+		// Only a blocking start can be backgrounded (the reducer ignores
+		// the rest), and only the 1.0 wire has the action: say so rather
+		// than send what a 0.6 host would reject.
+		if r.StateKind != "starting" || !r.Blocking {
+			return reportInfo(views.SanitizeLine(r.Name) + " is not holding new messages: nothing to move to the background")
+		}
+		if mp.client != nil && mp.client.Wire() != protocol.Wire10 {
+			return reportError(errors.New("this host speaks AHP 0.6, which cannot move a server start to the background"))
+		}
+		v, label = protocol.SessionMcpServerBackgroundRequestedAction{ID: r.ID}, "moving to the background"
 	}
 	seq, err := mp.dispatch(mp.openSession, v)
 	if err != nil {
@@ -89,6 +117,8 @@ func (mp *mcpPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return mp.mcpAction(rows, mcpStop), true
 	case key.Matches(msg, k.Toggle):
 		return mp.mcpAction(rows, mcpToggle), true
+	case key.Matches(msg, k.Background):
+		return mp.mcpAction(rows, mcpBackground), true
 	case key.Matches(msg, k.SignIn):
 		if mp.sel < len(rows) && rows[mp.sel].Auth != nil {
 			return mp.signin.startGrant(*rows[mp.sel].Auth), true
@@ -125,13 +155,24 @@ func (mp *mcpPanel) view(w, h int) []string {
 			grants[r.ID] = mp.signin.grantView(*r.Auth)
 		}
 	}
+	var blocking map[string]time.Duration
+	for _, r := range rows {
+		if since, ok := mp.startSeen[r.ID]; ok && r.Blocking {
+			if blocking == nil {
+				blocking = map[string]time.Duration{}
+			}
+			// Whole seconds: the memo key changes once a second, not
+			// on every frame.
+			blocking[r.ID] = max(mp.clock().Sub(since), 0).Truncate(time.Second)
+		}
+	}
 	// The panel redraws on every frame but changes rarely; lipgloss framing
 	// makes it the costliest panel, so it is memoized on everything it shows.
-	key := fmt.Sprintf("%v|%d|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
-		sel, pending, grants, w, h, focused, mp.themeGen)
+	key := fmt.Sprintf("%v|%d|%v|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
+		sel, pending, grants, blocking, w, h, focused, mp.themeGen)
 	if mp.memo.key != key {
 		mp.memo.key = key
-		mp.memo.lines = strings.Split(views.RenderMCPPanel(mp.th, rows, sel, pending, grants, w, h, focused), "\n")
+		mp.memo.lines = strings.Split(views.RenderMCPPanel(mp.th, rows, sel, pending, grants, blocking, w, h, focused), "\n")
 	}
 	return mp.memo.lines
 }
@@ -158,8 +199,73 @@ func (mp *mcpPanel) dropChannel(ch string) {
 	}
 }
 
-// reset forgets the selection and pending markers of the session that was
-// open: another one is opening.
+// reset forgets the selection, pending markers and start times of the
+// session that was open: another one is opening.
 func (mp *mcpPanel) reset() {
 	mp.sel, mp.pending = 0, map[int64]pendingOp{}
+	mp.startSeen, mp.startNoted, mp.startOf = nil, nil, customizationsID{}
+}
+
+// observeStarts notes when each server of the open session was first seen
+// starting (once per session snapshot) and keeps a one-second tick going
+// while a blocking start is on screen, so its timer counts. It returns
+// the tick to arm, or nil.
+func (mp *mcpPanel) observeStarts() tea.Cmd {
+	rows := mp.signin.servers()
+	var report tea.Cmd
+	if id := customizationsOf(mp.sess); id != mp.startOf || !mp.hasSess {
+		mp.startOf = id
+		seen, noted := map[string]time.Time{}, map[string]bool{}
+		for _, r := range rows {
+			if r.StateKind != "starting" {
+				continue
+			}
+			since, ok := mp.startSeen[r.ID]
+			if !ok {
+				since = mp.clock()
+			}
+			seen[r.ID] = since
+			noted[r.ID] = mp.startNoted[r.ID]
+			if r.Blocking && !noted[r.ID] {
+				// Said once per start, where the eye is: the panel may
+				// be hidden, and a message sent now just waits.
+				noted[r.ID] = true
+				report = reportInfo(blockingNote(r.Name, mp.keys.MCP.Background.Help().Key))
+			}
+		}
+		mp.startSeen, mp.startNoted = seen, noted
+	}
+	if mp.startTicking || mp.cfg.Tick < 0 || !anyBlocking(rows) {
+		return report
+	}
+	mp.startTicking = true
+	return tea.Batch(report, tea.Tick(startTick, func(time.Time) tea.Msg { return startTickMsg{} }))
+}
+
+// blockingNote is the status line's word on a blocking start.
+func blockingNote(server, key string) string {
+	return views.SanitizeLine(server) + " is starting and new messages wait for it; " + key + " in the MCP panel moves it to the background"
+}
+
+// onStartTick redraws the timers (View reads the clock) and re-arms the
+// tick while a blocking start remains.
+func (mp *mcpPanel) onStartTick() tea.Cmd {
+	mp.startTicking = false
+	return mp.observeStarts()
+}
+
+// blockingSelected reports whether the selected server is a blocking
+// start: the footer then offers to move it to the background.
+func (mp *mcpPanel) blockingSelected() bool {
+	rows := mp.signin.servers()
+	return mp.hasSess && mp.sel < len(rows) && rows[mp.sel].StateKind == "starting" && rows[mp.sel].Blocking
+}
+
+func anyBlocking(rows []mcpRow) bool {
+	for _, r := range rows {
+		if r.StateKind == "starting" && r.Blocking {
+			return true
+		}
+	}
+	return false
 }

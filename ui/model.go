@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -44,7 +45,7 @@ func New(cfg Config) *Model {
 	}
 	m := &Model{app: a, isDark: cfg.Dark, showMCP: true, cancel: cancel}
 	m.sessions = &sessionList{app: a}
-	m.signin = &signIn{app: a, grants: map[string]*grantFlow{}, savedTried: map[savedKey]bool{}}
+	m.signin = &signIn{app: a, grants: map[string]*grantFlow{}, savedTried: map[savedKey]bool{}, hostHolds: map[string]bool{}}
 	m.chatPanel = newChatPanel(a, m.signin, m.sessions)
 	m.signin.chatPanel = m.chatPanel
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}
@@ -119,7 +120,7 @@ func (m *Model) onEvents(evs []client.Event) tea.Cmd {
 		}
 	}
 	if stateChanged {
-		cmds = append(cmds, m.signin.stateChanged())
+		cmds = append(cmds, m.signin.stateChanged(), m.mcp.observeStarts())
 	}
 	if m.client != nil {
 		cmds = append(cmds, waitEvent(m.client.Events()))
@@ -262,6 +263,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.signin.onBrowserCheck(msg)
 	case settleMsg:
 		return m.mcp.onSettle(msg)
+	case startTickMsg:
+		return m.mcp.onStartTick()
 	case tickMsg:
 		m.status.expire(m.clock())
 		m.signin.tick()
@@ -330,7 +333,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 	case client.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
 		if e.Channel == m.openSession {
-			return m.ensureChat()
+			return tea.Batch(m.creationFailed(), m.ensureChat())
 		}
 	case client.ChannelDroppedEvent:
 		// The client forgets a dropped channel's pending actions: nothing
@@ -356,7 +359,8 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		// Only a resource the host declared can be signed in to (authpkce
 		// refuses the rest), so anything else is dropped here, in O(1),
 		// rather than queued as a prompt: a host may send them without end.
-		if !m.signin.isAdvertised(e.Params.Resource) {
+		res := e.Params.Resource
+		if !m.signin.isAdvertised(res.Resource) {
 			m.log.Debug("auth/required for a resource the host never advertised", "channel", e.Params.Channel)
 			return nil
 		}
@@ -364,7 +368,16 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		if e.Params.Reason != nil {
 			reason = string(*e.Params.Reason)
 		}
-		return m.signin.addAgentPrompt(agentPrompt{resource: e.Params.Resource, channel: e.Params.Channel, reason: reason})
+		p := agentPrompt{resource: res.Resource, channel: e.Params.Channel, reason: reason}
+		if !res.AsString && len(res.AuthorizationServers) > 0 {
+			// 1.0 sends the resource's whole metadata (0.6 only its
+			// identifier): sign in with what the host says now, as for
+			// an AuthRequired error. Metadata naming no authorization
+			// server adds nothing to what the agent advertised.
+			meta := res.ProtectedResourceMetadata
+			p.meta = &meta
+		}
+		return m.signin.addAgentPrompt(p)
 	case client.ActionConfirmedEvent:
 		delete(m.mcp.pending, e.ClientSeq)
 	case client.ActionRejectedEvent:
@@ -374,6 +387,25 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		return reportError(fmt.Errorf("host error: %w", e.Err))
 	}
 	return nil
+}
+
+// creationFailed reports, once, that the open session could not be
+// created (lifecycle failed, 1.0's name for 0.6's creationFailed): such a
+// session has no chat to show, so without a word the panel just stays
+// empty.
+func (m *Model) creationFailed() tea.Cmd {
+	if !m.hasSess || m.sess.Lifecycle != protocol.SessionLifecycleFailed || m.failedSession == m.openSession {
+		return nil
+	}
+	m.failedSession = m.openSession
+	why := "the host gave no reason"
+	if e := m.sess.CreationError; e != nil && strings.TrimSpace(e.Message) != "" {
+		why = views.SanitizeLine(e.Message)
+		if t := views.SanitizeLine(e.ErrorType); t != "" {
+			why += " (" + t + ")"
+		}
+	}
+	return reportError(fmt.Errorf("the host could not create session %s: %s", views.SanitizeLine(m.openSession), why))
 }
 
 func (m *Model) refreshChannel(ch string) {
@@ -394,6 +426,7 @@ func (m *Model) refreshChannel(ch string) {
 		if c, ok := m.client.Chat(ch); ok {
 			m.chat, m.hasChat = c, true
 			m.keys.SetTurnRunning(c.ActiveTurn != nil)
+			m.keys.SetTurnResumable(views.ResumableTurn(c) != "")
 			m.chatPanel.blockersChanged()
 		}
 	}

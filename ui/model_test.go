@@ -161,8 +161,8 @@ func TestKeysMCPServer(t *testing.T) {
 			id = a.ID
 		case protocol.SessionCustomizationToggledAction:
 			id = a.ID
-			if a.Enabled {
-				t.Fatalf("toggle of an enabled server sent enabled=true")
+			if protocol.EffectiveEnabled(a.Enablement) || len(a.Enablement) == 0 || a.Enablement[0].Kind() != "session" {
+				t.Fatalf("toggle of an enabled server sent %v, want a session decision to disable first", a.Enablement)
 			}
 		}
 		if id != demohost.FilesystemServerID || s.Channel != demohost.DemoSessionURI {

@@ -117,7 +117,7 @@ type authRecorder struct {
 	pushed []string // resource|token
 }
 
-func (a *authRecorder) Authenticate(_ context.Context, resource, token string, _ []string) error {
+func (a *authRecorder) Authenticate(_ context.Context, resource, token string, _ []string, _ time.Time) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.pushed = append(a.pushed, resource+"|"+token)

@@ -33,6 +33,7 @@ type newChoice struct {
 	provider, agentName string
 	model               *protocol.ModelSelection
 	modelName           string
+	multipleDirs        bool // the agent takes more than one working directory
 }
 
 func (sl *sessionList) view(w, h int) []string {
@@ -174,13 +175,14 @@ func (sl *sessionList) autoOpen() tea.Cmd {
 func (sl *sessionList) newChoices() []newChoice {
 	var out []newChoice
 	for _, a := range sl.root.Agents {
+		multi := a.Capabilities != nil && a.Capabilities.MultipleWorkingDirectories != nil
 		if len(a.Models) == 0 {
-			out = append(out, newChoice{provider: a.Provider, agentName: a.DisplayName})
+			out = append(out, newChoice{provider: a.Provider, agentName: a.DisplayName, multipleDirs: multi})
 			continue
 		}
 		for _, md := range a.Models {
 			out = append(out, newChoice{provider: a.Provider, agentName: a.DisplayName,
-				model: &protocol.ModelSelection{ID: md.ID}, modelName: md.Name})
+				model: &protocol.ModelSelection{ID: md.ID}, modelName: md.Name, multipleDirs: multi})
 		}
 	}
 	return out
@@ -194,11 +196,22 @@ func (sl *sessionList) createSessionCmd(ch newChoice) tea.Cmd {
 	uri := "ahp-session:/" + sl.cfg.NewID()
 	sl.models[uri] = ch.model
 	sl.created = uri
-	provider := ch.provider
+	p := protocol.CreateSessionParams{Channel: uri, Provider: &ch.provider, WorkingDirectories: sl.workingDirectories(ch)}
 	return tea.Batch(reportInfo("creating session…"), func() tea.Msg {
-		err := c.CreateSession(ctx, protocol.CreateSessionParams{Channel: uri, Provider: &provider})
+		err := c.CreateSession(ctx, p)
 		return opDoneMsg{what: "create session", err: err, session: uri}
 	})
+}
+
+// workingDirectories is what a new session for ch is created in: the
+// configured directories, cut to the first unless the agent advertises
+// multipleWorkingDirectories (a client MUST NOT send more otherwise).
+func (sl *sessionList) workingDirectories(ch newChoice) []protocol.URI {
+	dirs := sl.cfg.WorkingDirectories
+	if len(dirs) > 1 && !ch.multipleDirs {
+		dirs = dirs[:1]
+	}
+	return slices.Clone(dirs)
 }
 
 func (sl *sessionList) disposeCmd(uri string) tea.Cmd {

@@ -37,6 +37,11 @@ type signIn struct {
 	// flood of them costs a map lookup each; a state change or a closed
 	// session drops it (forgetAdvertised).
 	advertisedSet map[string]bool
+	// hostHolds lists the resources whose token went to the host on this
+	// connection (dropped again if it refused): forgetting one must reach
+	// the host even when nothing advertises it any more (a server signed
+	// in to is ready, not asking).
+	hostHolds map[string]bool
 }
 
 // grantPhase is where one "grant additional access" flow is.
@@ -278,9 +283,12 @@ func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
 	if res.Resource != "" {
 		resource = res.Resource
 	}
+	// From now the host may hold the token: a forget before its answer
+	// must still tell it.
+	si.hostHolds[resource] = true
 	return func() tea.Msg {
-		err := c.Authenticate(ctx, resource, res.AccessToken, res.Scopes)
-		return authenticatedMsg{resource: msg.resource, err: err}
+		err := c.Authenticate(ctx, resource, res.AccessToken, res.Scopes, res.Expiry)
+		return authenticatedMsg{resource: msg.resource, pushed: resource, err: err}
 	}
 }
 
@@ -322,6 +330,7 @@ func (si *signIn) onAuthenticated(msg authenticatedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
+		delete(si.hostHolds, msg.pushed)
 		g.phase, g.err = grantFailed, msg.err
 		return reportError(fmt.Errorf("the host refused the token for %s: %w", msg.resource, msg.err))
 	}
@@ -398,6 +407,7 @@ func (si *signIn) tick() {
 // the connection, so a new one is signed in afresh.
 func (si *signIn) newConnection() {
 	si.savedTried, si.lastWants = map[savedKey]bool{}, nil
+	si.hostHolds = map[string]bool{}
 }
 
 // signInAdvice is what the user can do about a failed sign-in; authpkce's

@@ -113,8 +113,9 @@ func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
 			if c == nil {
 				return reportError(errors.Join(errNoClient, err))
 			}
+			si.hostHolds[res] = true
 			push := func() tea.Msg {
-				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok.AccessToken, tok.Scopes)}
+				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok.AccessToken, tok.Scopes, tok.Expiry)}
 			}
 			if err != nil {
 				return tea.Batch(push, reportError(err))

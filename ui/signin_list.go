@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -42,13 +44,37 @@ type forgottenMsg struct {
 	hostErr     error
 }
 
-// hostRevokesOnEmptyToken reports whether the connected host speaks AHP
-// 1.0, where `authenticate` with an empty token revokes the one it holds
-// for a resource. 0.6 has no such meaning (an empty token there is an
-// invalid request), so nothing is sent to it.
-func hostRevokesOnEmptyToken(version string) bool {
-	major, _, _ := strings.Cut(version, ".")
-	return major != "" && major != "0" && strings.Trim(major, "0123456789") == ""
+// hostRevokesOnEmptyToken reports whether the connected host speaks the
+// 1.0 wire (1.x, 0.9.x, VS Code's 0.10.x), where `authenticate` with an
+// empty token revokes the one it holds for a resource. 0.6 has no such
+// meaning (an empty token there is an invalid request), so nothing is sent
+// to it.
+func hostRevokesOnEmptyToken(c Client) bool {
+	return c != nil && c.Wire() == protocol.Wire10
+}
+
+// forgetText says, under the sheet, what forgetting the selected grant
+// does on this host: the wire decides whether the host can be told.
+func (si *signIn) forgetText() string {
+	l := &si.list
+	if si.client == nil || l.sel >= len(l.grants) {
+		return ""
+	}
+	if !hostRevokesOnEmptyToken(si.client) {
+		return "This host speaks AHP 0.6: it cannot be told to drop a token it was given, and keeps it until it expires."
+	}
+	if si.hostKnows(l.grants[l.sel].Resource) {
+		return "Forgetting also tells this host (AHP 1.0) to drop the token."
+	}
+	return ""
+}
+
+// hostKnows reports whether the host may hold a token for resource: it
+// accepted one on this connection, or it names the resource now. Only
+// then is it sent the empty-token authenticate, which names a resource it
+// must know.
+func (si *signIn) hostKnows(resource string) bool {
+	return si.hostHolds[resource] || authpkce.CheckAdvertised(resource, si.advertised()) == nil
 }
 
 // openSignIns opens the sheet with the grants saved now.
@@ -87,8 +113,7 @@ func (si *signIn) keySignIns(msg tea.KeyPressMsg) tea.Cmd {
 func (si *signIn) forget(g authpkce.StoredGrant) tea.Cmd {
 	src, _ := si.cfg.Auth.(grantKeeper)
 	ctx, c := si.ctx, si.client
-	tellHost := c != nil && hostRevokesOnEmptyToken(c.ProtocolVersion()) &&
-		authpkce.CheckAdvertised(g.Resource, si.advertised()) == nil
+	tellHost := hostRevokesOnEmptyToken(c) && si.hostKnows(g.Resource)
 	si.log.Debug("forget a sign-in", "resource", g.Resource, "host", g.Host, "tell_host", tellHost)
 	return func() tea.Msg {
 		out := forgottenMsg{grant: g}
@@ -100,7 +125,7 @@ func (si *signIn) forget(g authpkce.StoredGrant) tea.Cmd {
 		}
 		if out.err == nil && out.forgotten.ClearOnHost && tellHost {
 			out.hostCleared = true
-			out.hostErr = c.Authenticate(ctx, g.Resource, "", nil)
+			out.hostErr = c.Authenticate(ctx, g.Resource, "", nil, time.Time{})
 		}
 		return out
 	}
@@ -113,6 +138,9 @@ func (si *signIn) onForgotten(msg forgottenMsg) tea.Cmd {
 	if msg.err != nil {
 		l.note = "not forgotten: " + msg.err.Error()
 		return reportError(fmt.Errorf("forget the sign-in to %s: %w", res, msg.err))
+	}
+	if msg.hostCleared && msg.hostErr == nil {
+		delete(si.hostHolds, msg.grant.Resource)
 	}
 	if src, ok := si.cfg.Auth.(grantKeeper); ok && l.open {
 		l.grants = src.Grants()
@@ -131,7 +159,7 @@ func (si *signIn) onForgotten(msg forgottenMsg) tea.Cmd {
 		parts = append(parts, "the host dropped it")
 	case msg.hostCleared:
 		parts = append(parts, "the host refused to drop it: "+msg.hostErr.Error())
-	case f.ClearOnHost && si.client != nil:
+	case f.ClearOnHost && si.client != nil && !hostRevokesOnEmptyToken(si.client):
 		parts = append(parts, "this host may keep it until it expires (AHP 0.6 cannot revoke)")
 	}
 	l.note = strings.Join(parts, "; ")

@@ -134,10 +134,11 @@ func (si *signIn) pushSavedTokens() tea.Cmd {
 			continue
 		}
 		pushed[w.resource] = true
-		res, tok, scopes := w.resource, match.Token.AccessToken, match.Token.Scopes
+		si.hostHolds[w.resource] = true
+		res, tok, scopes, expiry := w.resource, match.Token.AccessToken, match.Token.Scopes, match.Token.Expiry
 		si.log.Debug("pushing a saved token", "resource", res)
 		cmds = append(cmds, func() tea.Msg {
-			return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes)}
+			return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes, expiry)}
 		})
 	}
 	return tea.Batch(cmds...)
@@ -146,6 +147,7 @@ func (si *signIn) pushSavedTokens() tea.Cmd {
 func (si *signIn) onSavedPushed(msg savedPushedMsg) tea.Cmd {
 	res := views.SanitizeLine(msg.resource)
 	if msg.err != nil {
+		delete(si.hostHolds, msg.resource)
 		return reportError(fmt.Errorf("the host refused the saved token for %s: %w (sign in again from its prompt)", res, msg.err))
 	}
 	si.dropAgentPrompt(msg.resource)

@@ -16,6 +16,7 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/demohost/authserver"
+	"github.com/ahptui/ahptui/protocol"
 )
 
 // signInRig is one authorization server shared by demo hosts, and a token
@@ -239,9 +240,10 @@ func TestPasteRedirectCompletesSignIn(t *testing.T) {
 
 // TestForgetRevokes: the sign-ins sheet lists the grant (resource, issuer,
 // host); x forgets it and the authorization server no longer accepts the
-// token (RFC 7009 revocation, checked by introspection). On this 0.6 host
-// no empty-token authenticate is sent, and the note says the host may keep
-// the token.
+// token (RFC 7009 revocation, checked by introspection). What reaches the
+// demo host depends on the wire it serves: on 1.0 one empty-token
+// authenticate revokes the token there and the note says the host dropped
+// it; on 0.6 nothing is sent and the note says the host may keep it.
 func TestForgetRevokes(t *testing.T) {
 	rig := newSignInRig(t)
 	host := rig.host()
@@ -267,10 +269,18 @@ func TestForgetRevokes(t *testing.T) {
 			t.Errorf("the sign-ins sheet does not show %q:\n%s", want, ansi.Strip(d.m.Render()))
 		}
 	}
+	on10 := d.m.client.Wire() == protocol.Wire10
+	wantNote, wantAuths := "AHP 0.6", 0
+	if on10 {
+		wantNote, wantAuths = "the host dropped it", 1
+		if !screenHas(d.m, "Forgetting also tells this host (AHP 1.0)") {
+			t.Errorf("the sheet does not say the 1.0 host is told:\n%s", ansi.Strip(d.m.Render()))
+		}
+	}
 	d.keys("x")
 	d.until("forgotten", func() bool { return strings.HasPrefix(d.m.signin.list.note, "forgot") })
-	if !strings.Contains(d.m.signin.list.note, "revoked at") || !strings.Contains(d.m.signin.list.note, "AHP 0.6") {
-		t.Errorf("note %q", d.m.signin.list.note)
+	if !strings.Contains(d.m.signin.list.note, "revoked at") || !strings.Contains(d.m.signin.list.note, wantNote) {
+		t.Errorf("note %q, want it to say %q", d.m.signin.list.note, wantNote)
 	}
 	if len(auth.Grants()) != 0 || len(d.m.signin.list.grants) != 0 {
 		t.Errorf("the grant is still saved or listed")
@@ -278,8 +288,8 @@ func TestForgetRevokes(t *testing.T) {
 	if in, err := rig.as.Introspect(rig.ctx, token); err != nil || in.Active {
 		t.Errorf("the authorization server still accepts the forgotten token: %+v, %v", in, err)
 	}
-	if n := countAuthenticates(d) - before; n != 0 {
-		t.Errorf("%d authenticate calls went to a 0.6 host on forget", n)
+	if n := countAuthenticates(d) - before; n != wantAuths {
+		t.Errorf("%d authenticate calls went to the host (AHP %s) on forget, want %d", n, d.m.client.ProtocolVersion(), wantAuths)
 	}
 	d.keys("esc")
 	if d.m.signin.list.open {
@@ -297,8 +307,10 @@ func TestForgetRevokes(t *testing.T) {
 }
 
 func TestHostRevokesOnEmptyToken(t *testing.T) {
-	for v, want := range map[string]bool{"0.6.0": false, "0.7.0": false, "1.0.0": true, "1.2": true, "2.0.0": true, "": false, "x.0": false} {
-		if got := hostRevokesOnEmptyToken(v); got != want {
+	// The wire decides, not the major number: 0.9.x and VS Code's 0.10.x
+	// are the 1.0 wire.
+	for v, want := range map[string]bool{"0.6.0": false, "0.9.1": true, "0.10.0": true, "1.0.0": true, "1.2.0": true} {
+		if got := hostRevokesOnEmptyToken(&stubClient{version: v}); got != want {
 			t.Errorf("hostRevokesOnEmptyToken(%q) = %v, want %v", v, got, want)
 		}
 	}

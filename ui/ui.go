@@ -19,11 +19,17 @@ import (
 type Client interface {
 	Events() <-chan client.Event
 	ProtocolVersion() string
+	// Wire is the wire the negotiated version implies; what the UI offers
+	// and says (revoking a token on the host) depends on it.
+	Wire() protocol.Wire
 	Subscribe(ctx context.Context, channel string) error
 	Unsubscribe(ctx context.Context, channel string) error
 	CreateSession(ctx context.Context, p protocol.CreateSessionParams) error
 	DisposeSession(ctx context.Context, session string) error
-	Authenticate(ctx context.Context, resource, token string, scopes []string) error
+	// Authenticate pushes a token; expiry (zero: unknown) lets a 1.0 host
+	// be told the token's remaining lifetime. An empty token revokes the
+	// resource's authentication on a 1.0 host.
+	Authenticate(ctx context.Context, resource, token string, scopes []string, expiry time.Time) error
 	// ForgetToken stops the client pushing resource's token again after a
 	// reconnect (a forgotten sign-in must not come back by itself).
 	ForgetToken(resource string)
@@ -73,6 +79,11 @@ type Config struct {
 	// sign-in then asks them to open the URL rather than reporting that a
 	// browser could not be opened, which would read as a failure.
 	NoBrowser bool
+	// WorkingDirectories are the URIs (file:///…) a new session is created
+	// with (createSession.workingDirectories), e.g. the directory ahptui
+	// was started in; none when empty. Only the first goes to an agent that
+	// does not advertise multipleWorkingDirectories.
+	WorkingDirectories []string
 }
 
 func randomID() string {
@@ -114,7 +125,8 @@ type (
 		err      error
 	}
 	authenticatedMsg struct {
-		resource string
+		resource string // the flow's resource
+		pushed   string // the resource the token went out for
 		err      error
 	}
 	tickMsg   time.Time

@@ -27,7 +27,7 @@ func benchChat(n int) protocol.ChatState {
 				protocol.NewResponsePart(protocol.ToolCallResponsePart{ToolCall: protocol.NewToolCallState(protocol.ToolCallCompletedState{
 					ToolCallID: fmt.Sprintf("tc-%d", i), ToolName: "read_file", DisplayName: "Read file",
 					InvocationMessage: protocol.PlainString("Reading protocol/mirror.go"),
-					ToolInput:         &input, Success: true,
+					ToolInput:         protocol.InlineToolInput(input), Success: true,
 					PastTenseMessage: protocol.PlainString("Read protocol/mirror.go"),
 					Content:          []protocol.ToolResultContent{protocol.NewToolResultContent(protocol.ToolResultTextContent{Text: "package protocol\n\n// Mirror keeps…"})},
 					Confirmed:        protocol.ToolCallConfirmationReasonNotNeeded,
@@ -121,7 +121,7 @@ func benchMCPCustomizations(n int) []protocol.Customization {
 		case i%5 == 1:
 			st = protocol.McpServerStartingState{}
 		}
-		return protocol.McpServerCustomization{ID: fmt.Sprintf("mcp-%d", i), Name: fmt.Sprintf("server-%04d", i), URI: "file:///mcp", Enabled: i%13 != 0, State: protocol.NewMcpServerState(st)}
+		return protocol.McpServerCustomization{ID: fmt.Sprintf("mcp-%d", i), Name: fmt.Sprintf("server-%04d", i), URI: "file:///mcp", Enablement: protocol.SessionEnablement(i%13 != 0), State: protocol.NewMcpServerState(st)}
 	}
 	var cs []protocol.Customization
 	for i := 0; i < n; {
@@ -130,7 +130,7 @@ func benchMCPCustomizations(n int) []protocol.Customization {
 			for j := 0; j < 10; j++ {
 				children = append(children, protocol.NewChildCustomization(server(i+j)))
 			}
-			cs = append(cs, protocol.NewCustomization(protocol.PluginCustomization{ID: fmt.Sprintf("plugin-%d", i), Name: fmt.Sprintf("toolkit-%d", i), Enabled: true, Children: children}))
+			cs = append(cs, protocol.NewCustomization(protocol.PluginCustomization{ID: fmt.Sprintf("plugin-%d", i), Name: fmt.Sprintf("toolkit-%d", i), Children: children}))
 			i += 10
 			continue
 		}
@@ -166,7 +166,7 @@ func BenchmarkMCPPanel(b *testing.B) {
 					if layout.name == "narrow" {
 						h = min(h, MCPPanelHeight(th, rows, layout.w))
 					}
-					out := RenderMCPPanel(th, rows, i%n, nil, nil, layout.w, h, true)
+					out := RenderMCPPanel(th, rows, i%n, nil, nil, nil, layout.w, h, true)
 					if len(out) == 0 {
 						b.Fatal("empty panel")
 					}

@@ -101,7 +101,7 @@ func inputNeededText(th Theme, e protocol.SessionInputRequest) (Badge, string, s
 		return th.ToolCallBadge(protocol.ToolCallStatusAuthRequired, false), "grant access for " + name,
 			firstNonEmpty(res, "the server") + " " + reasonText(string(v.ToolCall.Auth.Reason), scopes), false
 	case protocol.SessionToolClientExecutionRequest:
-		t := normalizeToolCall(v.ToolCall)
+		t := normalizeToolCall(protocol.ToolCallState{Variant: v.ToolCall})
 		return th.ToolCallBadge(protocol.ToolCallStatusRunning, false), "run client tool " + firstNonEmpty(SanitizeLine(t.name), "tool"),
 			"for client " + SanitizeLine(v.ClientID), false
 	}

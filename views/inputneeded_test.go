@@ -21,7 +21,7 @@ func testInputNeeded() []protocol.SessionInputRequest {
 		protocol.NewSessionInputRequest(protocol.SessionToolConfirmationRequest{ID: "4", Chat: "ahp-chat:/c1", TurnID: "t4",
 			ToolCall: protocol.ToolCallConfirmationState{Variant: result}}),
 		protocol.NewSessionInputRequest(protocol.SessionToolClientExecutionRequest{ID: "5", Chat: "ahp-chat:/c1", TurnID: "t4", ClientID: "vscode-1",
-			ToolCall: toolCardCases[2].tc}),
+			ToolCall: toolCardCases[2].tc.Variant.(protocol.ToolCallRunningState)}),
 		protocol.NewSessionInputRequest(protocol.UnknownSessionInputRequest{Discriminator: "newKind"}),
 	}
 }

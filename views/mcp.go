@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"strings"
 	"sync"
+	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -19,7 +20,11 @@ type MCPServerRow struct {
 	Name     string // raw host string; sanitized when rendered
 	ParentID string // the plugin or directory that contributes it; "" at top level
 	Parent   string // that container's name
-	Enabled  bool
+	// Enabled is the effective flag (the most specific decision);
+	// Enablement the host's decision list it comes from, which a toggle
+	// must send back whole with the session decision in front.
+	Enabled    bool
+	Enablement []protocol.CustomizationEnablement
 	// StateKind is the McpServerState kind as on the wire ("starting",
 	// "ready", "authRequired", "error", "stopped", or a newer host's kind).
 	StateKind string
@@ -27,6 +32,9 @@ type MCPServerRow struct {
 	Auth *protocol.McpAuthRequirement
 	// Error is the failure message when StateKind is "error".
 	Error string
+	// Blocking: the server is starting and the host holds new messages
+	// until it is up (1.0); the user may ask to move it to the background.
+	Blocking bool
 }
 
 // MCPServerRows lists every MCP server in a session's customizations, in
@@ -87,7 +95,7 @@ func SessionCustomizations(sess protocol.SessionState) []protocol.Customization 
 			}
 			listed[p.ID] = true
 			extra = append(extra, protocol.NewCustomization(protocol.PluginCustomization{
-				ID: p.ID, URI: p.URI, Name: p.Name, Icons: p.Icons, Range: p.Range, Meta: p.Meta, Enabled: p.Enabled,
+				ID: p.ID, URI: p.URI, Name: p.Name, Icons: p.Icons, Range: p.Range, Meta: p.Meta, Enablement: p.Enablement,
 				ClientID: p.ClientID, Load: p.Load, Children: p.Children, Type: p.Type, Version: p.Version,
 			}))
 		}
@@ -99,8 +107,11 @@ func SessionCustomizations(sess protocol.SessionState) []protocol.Customization 
 }
 
 func mcpRow(s protocol.McpServerCustomization, parentID, parent string) MCPServerRow {
-	r := MCPServerRow{ID: s.ID, Name: s.Name, ParentID: parentID, Parent: parent, Enabled: s.Enabled, StateKind: s.State.Kind()}
+	r := MCPServerRow{ID: s.ID, Name: s.Name, ParentID: parentID, Parent: parent,
+		Enabled: protocol.EffectiveEnabled(s.Enablement), Enablement: s.Enablement, StateKind: s.State.Kind()}
 	switch st := s.State.Variant.(type) {
+	case protocol.McpServerStartingState:
+		r.Blocking = st.Blocking != nil && *st.Blocking
 	case protocol.McpServerAuthRequiredState:
 		r.Auth = &protocol.McpAuthRequirement{Reason: st.Reason, OauthClient: st.OauthClient, Resource: st.Resource,
 			RequiredScopes: st.RequiredScopes, Description: st.Description}
@@ -113,13 +124,21 @@ func mcpRow(s protocol.McpServerCustomization, parentID, parent string) MCPServe
 	return r
 }
 
+// BlockingStartText is how long a blocking MCP start has been holding new
+// messages, as the panel says it: "starting… 12s", whole seconds (a start
+// measured from when this client first saw it, the host sends no time).
+func BlockingStartText(elapsed time.Duration) string {
+	return fmt.Sprintf("starting… %s", elapsed.Truncate(time.Second))
+}
+
 // RenderMCPPanel draws the MCP server panel, framed, exactly width×height
 // cells. rows come from MCPServerRows; pending holds the ids of servers
 // with an optimistic action not yet confirmed by the host; grants holds
-// the sign-in flow the UI runs for a server, by id. A panel with room for a
-// single inner line (the strip under the chat on narrow terminals) shows
-// the servers as one line of badges.
-func RenderMCPPanel(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, grants map[string]GrantView, width, height int, focused bool) string {
+// the sign-in flow the UI runs for a server, by id; blocking holds, by id,
+// how long each blocking start has been seen starting. A panel with room
+// for a single inner line (the strip under the chat on narrow terminals)
+// shows the servers as one line of badges.
+func RenderMCPPanel(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, grants map[string]GrantView, blocking map[string]time.Duration, width, height int, focused bool) string {
 	if width < 4 || height < 3 {
 		return ""
 	}
@@ -134,10 +153,10 @@ func RenderMCPPanel(th Theme, rows []MCPServerRow, selected int, pending map[str
 	innerH := height - frame.GetVerticalFrameSize()
 	var body []string
 	if innerH == 1 {
-		body = []string{mcpStrip(th, rows, selected, pending, inner)}
+		body = []string{mcpStrip(th, rows, selected, pending, blocking, inner)}
 	} else {
 		title := titleStyle.Render(Truncate(fmt.Sprintf("MCP servers (%d)", len(rows)), inner))
-		body = append([]string{title}, mcpRowsWindow(th, rows, selected, pending, grants, inner, innerH-1, focused)...)
+		body = append([]string{title}, mcpRowsWindow(th, rows, selected, pending, grants, blocking, inner, innerH-1, focused)...)
 	}
 	for len(body) < innerH {
 		body = append(body, "")
@@ -164,7 +183,7 @@ func MCPPanelHeight(th Theme, rows []MCPServerRow, width int) int {
 // mcpStrip is the one-line form: "● github ready  ⚠ deploy sign in …".
 // Only the entries that reach the line are styled: with a thousand
 // servers the line shows a handful.
-func mcpStrip(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, inner int) string {
+func mcpStrip(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, blocking map[string]time.Duration, inner int) string {
 	if len(rows) == 0 {
 		return th.Muted.Render(Truncate("MCP: no servers", inner))
 	}
@@ -173,8 +192,12 @@ func mcpStrip(th Theme, rows []MCPServerRow, selected int, pending map[string]bo
 		r := rows[i]
 		b := th.McpBadge(r.StateKind, authReason(r))
 		name := SanitizeLine(r.Name)
-		plain = b.Glyph + " " + name + " " + b.Label
-		styled = b.Style.Render(b.Glyph) + " " + name + " " + b.Style.Render(b.Label)
+		label := b.Label
+		if d, ok := blocking[r.ID]; ok && r.Blocking {
+			label = BlockingStartText(d)
+		}
+		plain = b.Glyph + " " + name + " " + label
+		styled = b.Style.Render(b.Glyph) + " " + name + " " + b.Style.Render(label)
 		if pending[r.ID] {
 			plain += " …"
 			styled += th.Muted.Render(" …")
@@ -244,7 +267,7 @@ func authReason(r MCPServerRow) string {
 
 // mcpRowsWindow renders the rows into at most h lines, scrolled so the
 // selected row is fully visible.
-func mcpRowsWindow(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, grants map[string]GrantView, inner, h int, focused bool) []string {
+func mcpRowsWindow(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, grants map[string]GrantView, blocking map[string]time.Duration, inner, h int, focused bool) []string {
 	if len(rows) == 0 {
 		return wrapLines(th.Muted.Render("No MCP servers in this session."), inner)
 	}
@@ -257,7 +280,7 @@ func mcpRowsWindow(th Theme, rows []MCPServerRow, selected int, pending map[stri
 			if gv, ok := grants[rows[i].ID]; ok {
 				g = &gv
 			}
-			blocks[i] = mcpRowLines(th, rows[i], i == selected, focused, pending[rows[i].ID], g, inner)
+			blocks[i] = mcpRowLines(th, rows[i], i == selected, focused, pending[rows[i].ID], g, blocking, inner)
 		}
 		return blocks[i]
 	}
@@ -291,7 +314,7 @@ func mcpRowsWindow(th Theme, rows []MCPServerRow, selected int, pending map[stri
 			if gv, ok := grants[rows[selected].ID]; ok {
 				g = &gv
 			}
-			if d := mcpRowDetail(th, rows[selected], true, g, inner); len(d) > 0 && len(lines)+len(d) <= h {
+			if d := mcpRowDetail(th, rows[selected], true, g, blocking, inner); len(d) > 0 && len(lines)+len(d) <= h {
 				lines = append(lines, d...)
 			}
 		}
@@ -537,7 +560,7 @@ func windowBlocks(blocks [][]string, selected, h int) []string {
 	return out
 }
 
-func mcpRowLines(th Theme, r MCPServerRow, selected, focused, pending bool, grant *GrantView, inner int) []string {
+func mcpRowLines(th Theme, r MCPServerRow, selected, focused, pending bool, grant *GrantView, blocking map[string]time.Duration, inner int) []string {
 	marker := "  "
 	if selected {
 		marker = "› "
@@ -563,14 +586,31 @@ func mcpRowLines(th Theme, r MCPServerRow, selected, focused, pending bool, gran
 	if r.Parent != "" {
 		lines = append(lines, th.Subtle.Render(Truncate("  from "+SanitizeLine(r.Parent), inner)))
 	}
-	return append(lines, mcpRowDetail(th, r, selected, grant, inner)...)
+	return append(lines, mcpRowDetail(th, r, selected, grant, blocking, inner)...)
 }
 
 // mcpRowDetail is what a row says beyond its name and state: the error, the
-// sign-in it needs and the grant flow running for it.
-func mcpRowDetail(th Theme, r MCPServerRow, selected bool, grant *GrantView, inner int) []string {
+// sign-in it needs, the grant flow running for it, how long a blocking start
+// has held new messages.
+func mcpRowDetail(th Theme, r MCPServerRow, selected bool, grant *GrantView, blocking map[string]time.Duration, inner int) []string {
 	var lines []string
 	switch r.StateKind {
+	case "starting":
+		if !r.Blocking {
+			break
+		}
+		text := "starting… · new messages wait for it"
+		if d, ok := blocking[r.ID]; ok {
+			text = BlockingStartText(d) + " · new messages wait for it"
+		}
+		for _, l := range wrapLines(text, inner-2) {
+			lines = append(lines, "  "+th.Warning.Render(l))
+		}
+		if selected {
+			for _, l := range wrapLines(hintLine(th, hintKeys.MCP.Background), inner-2) {
+				lines = append(lines, "  "+l)
+			}
+		}
 	case "error":
 		if msg := SanitizeLine(r.Error); msg != "" {
 			for _, l := range wrapLines(msg, inner-2) {

@@ -12,7 +12,7 @@ import (
 )
 
 func mcpServer(id, name string, enabled bool, st protocol.McpServerStateVariant) protocol.McpServerCustomization {
-	return protocol.McpServerCustomization{ID: id, Name: name, URI: "file:///mcp/" + id, Enabled: enabled, State: protocol.NewMcpServerState(st)}
+	return protocol.McpServerCustomization{ID: id, Name: name, URI: "file:///mcp/" + id, Enablement: protocol.SessionEnablement(enabled), State: protocol.NewMcpServerState(st)}
 }
 
 // mcpCustomizations has a server in every state: two at top level, three
@@ -21,7 +21,7 @@ func mcpServer(id, name string, enabled bool, st protocol.McpServerStateVariant)
 func mcpCustomizations() []protocol.Customization {
 	return []protocol.Customization{
 		protocol.NewCustomization(mcpServer("mcp-github", "github", true, protocol.McpServerReadyState{})),
-		protocol.NewCustomization(protocol.PluginCustomization{ID: "plugin-ops", Name: "ops-toolkit", Enabled: true,
+		protocol.NewCustomization(protocol.PluginCustomization{ID: "plugin-ops", Name: "ops-toolkit",
 			Children: []protocol.ChildCustomization{
 				protocol.NewChildCustomization(mcpServer("mcp-deploy", "deploy-server", true, protocol.McpServerAuthRequiredState{
 					Reason: "insufficientScope", Resource: deployAuth.Resource, RequiredScopes: []string{"tools:deploy"}})),
@@ -74,23 +74,23 @@ func TestRenderMCPPanelGolden(t *testing.T) {
 	pending := map[string]bool{"mcp-metrics": true}
 	grants := map[string]GrantView{}
 	for _, w := range goldenWidths {
-		out := RenderMCPPanel(noColorTheme, rows, 1, pending, grants, w, 30, true)
+		out := RenderMCPPanel(noColorTheme, rows, 1, pending, grants, nil, w, 30, true)
 		checkPanel(t, noColorTheme, out, w, 30)
 		checkGolden(t, "mcp_panel", w, out)
 	}
-	out := RenderMCPPanel(colorTheme, rows, 1, pending, grants, 100, 30, true)
+	out := RenderMCPPanel(colorTheme, rows, 1, pending, grants, nil, 100, 30, true)
 	checkPanel(t, colorTheme, out, 100, 30)
 	checkGolden(t, "mcp_panel_color", 100, out)
 
 	// The sizes the layout really gives it: a column and a strip.
 	for _, size := range [][2]int{{28, 20}, {44, 12}, {100, 3}} {
-		out := RenderMCPPanel(noColorTheme, rows, 3, pending, grants, size[0], size[1], false)
+		out := RenderMCPPanel(noColorTheme, rows, 3, pending, grants, nil, size[0], size[1], false)
 		checkPanel(t, noColorTheme, out, size[0], size[1])
 		checkGolden(t, fmt.Sprintf("mcp_panel_h%d", size[1]), size[0], out)
 	}
 	// A sign-in in progress shows its URL in full even in a narrow column.
 	grants["mcp-deploy"] = GrantView{Phase: GrantWaiting, URL: grantURL}
-	out = RenderMCPPanel(noColorTheme, rows, 1, nil, grants, 36, 40, true)
+	out = RenderMCPPanel(noColorTheme, rows, 1, nil, grants, nil, 36, 40, true)
 	checkPanel(t, noColorTheme, out, 36, 40)
 	checkGolden(t, "mcp_panel_grant", 36, out)
 }
@@ -105,7 +105,7 @@ func checkPanel(t *testing.T, th Theme, out string, width, height int) {
 
 func TestRenderMCPPanelContent(t *testing.T) {
 	rows := MCPServerRows(mcpCustomizations())
-	out := ansi.Strip(RenderMCPPanel(noColorTheme, rows, 1, map[string]bool{"mcp-metrics": true}, nil, 60, 40, true))
+	out := ansi.Strip(RenderMCPPanel(noColorTheme, rows, 1, map[string]bool{"mcp-metrics": true}, nil, nil, 60, 40, true))
 	for _, want := range []string{"MCP servers", "github", "● ready", "⚠ needs access", "needs additional permission: tools:deploy",
 		"g sign in", "◌ starting", "⋯ pending", "✗ error", "executable file not found", "○ stopped", "⊘ disabled",
 		"? hibernating", "from ops-toolkit", "from .agents"} {
@@ -114,7 +114,7 @@ func TestRenderMCPPanelContent(t *testing.T) {
 		}
 	}
 	// The sign-in hint belongs to the selected row only.
-	out = ansi.Strip(RenderMCPPanel(noColorTheme, rows, 0, nil, nil, 60, 40, true))
+	out = ansi.Strip(RenderMCPPanel(noColorTheme, rows, 0, nil, nil, nil, 60, 40, true))
 	if strings.Contains(out, "g sign in") {
 		t.Errorf("sign-in hint on an unselected row:\n%s", out)
 	}
@@ -124,7 +124,7 @@ func TestRenderMCPPanelContent(t *testing.T) {
 func TestRenderMCPPanelScrollsToSelection(t *testing.T) {
 	rows := MCPServerRows(mcpCustomizations())
 	for sel := range rows {
-		out := ansi.Strip(RenderMCPPanel(noColorTheme, rows, sel, nil, nil, 40, 8, true))
+		out := ansi.Strip(RenderMCPPanel(noColorTheme, rows, sel, nil, nil, nil, 40, 8, true))
 		// The compact form points with "›" and no space.
 		if !strings.Contains(out, "› "+rows[sel].Name) && !strings.Contains(out, "›"+rows[sel].Name) {
 			t.Errorf("selected row %d (%s) not visible:\n%s", sel, rows[sel].Name, out)
@@ -138,10 +138,10 @@ func TestRenderMCPPanelSizes(t *testing.T) {
 	for _, th := range []Theme{noColorTheme, colorTheme} {
 		for w := 8; w <= 250; w += 11 {
 			for _, h := range []int{3, 4, 7, 20} {
-				checkPanel(t, th, RenderMCPPanel(th, rows, 2, map[string]bool{"mcp-github": true}, grants, w, h, w%2 == 0), w, h)
+				checkPanel(t, th, RenderMCPPanel(th, rows, 2, map[string]bool{"mcp-github": true}, grants, nil, w, h, w%2 == 0), w, h)
 			}
 		}
-		checkPanel(t, th, RenderMCPPanel(th, nil, 0, nil, nil, 40, 10, true), 40, 10)
+		checkPanel(t, th, RenderMCPPanel(th, nil, 0, nil, nil, nil, 40, 10, true), 40, 10)
 	}
 }
 
@@ -156,7 +156,7 @@ func TestRenderMCPPanelHostile(t *testing.T) {
 	rows := MCPServerRows(custom)
 	for _, th := range []Theme{noColorTheme, colorTheme} {
 		for _, w := range goldenWidths {
-			out := RenderMCPPanel(th, rows, 0, nil, nil, w, 12, true)
+			out := RenderMCPPanel(th, rows, 0, nil, nil, nil, w, 12, true)
 			checkPanel(t, th, out, w, 12)
 			if strings.Contains(ansi.Strip(out), "52;c") {
 				t.Fatal("payload visible")
@@ -180,7 +180,7 @@ func TestRenderMCPPanelShortShowsEveryServer(t *testing.T) {
 			// (as many as the demo host has) must.
 			rows = all[:4]
 		}
-		out := RenderMCPPanel(noColorTheme, rows, 3, nil, nil, size[0], size[1], true)
+		out := RenderMCPPanel(noColorTheme, rows, 3, nil, nil, nil, size[0], size[1], true)
 		checkPanel(t, noColorTheme, out, size[0], size[1])
 		plain := ansi.Strip(out)
 		for _, r := range rows {
@@ -198,9 +198,9 @@ func TestRenderMCPPanelShortShowsEveryServer(t *testing.T) {
 // name them, once even when the host also surfaces the plugin at top level.
 func TestClientPluginServers(t *testing.T) {
 	browser := protocol.McpServerCustomization{ID: "mcp-browser", URI: "file:///client/plugin.json", Name: "Browser tools",
-		Enabled: true, State: protocol.NewMcpServerState(protocol.McpServerReadyState{})}
+		State: protocol.NewMcpServerState(protocol.McpServerReadyState{})}
 	plugin := protocol.ClientPluginCustomization{ID: "client-plugin", URI: "file:///client/plugin.json", Name: "VS Code tools",
-		Enabled: true, Type: "plugin", Children: []protocol.ChildCustomization{protocol.NewChildCustomization(browser)}}
+		Type: "plugin", Children: []protocol.ChildCustomization{protocol.NewChildCustomization(browser)}}
 	sess := protocol.SessionState{Customizations: mcpCustomizations(),
 		ActiveClients: []protocol.SessionActiveClient{{ClientID: "vscode", Tools: []protocol.ToolDefinition{},
 			Customizations: []protocol.ClientPluginCustomization{plugin}}}}
@@ -227,13 +227,13 @@ func TestClientPluginServers(t *testing.T) {
 	if got := ServerNameFor(tc, SessionCustomizations(sess)); got != "Browser tools" {
 		t.Fatalf("ServerNameFor = %q, want Browser tools", got)
 	}
-	if out := ansi.Strip(RenderMCPPanel(noColorTheme, rows, 0, nil, nil, 44, 40, false)); !strings.Contains(out, "Browser tools") {
+	if out := ansi.Strip(RenderMCPPanel(noColorTheme, rows, 0, nil, nil, nil, 44, 40, false)); !strings.Contains(out, "Browser tools") {
 		t.Fatalf("panel lacks the client's server:\n%s", out)
 	}
 	// The host surfaced the plugin (with its children) at top level too.
 	surfaced := sess
 	surfaced.Customizations = append(append([]protocol.Customization(nil), sess.Customizations...), protocol.NewCustomization(protocol.PluginCustomization{
-		ID: plugin.ID, URI: plugin.URI, Name: plugin.Name, Enabled: true, Type: "plugin", Children: plugin.Children}))
+		ID: plugin.ID, URI: plugin.URI, Name: plugin.Name, Type: "plugin", Children: plugin.Children}))
 	if n, _ := count(MCPServerRows(SessionCustomizations(surfaced))); n != 1 {
 		t.Fatalf("surfaced client server listed %d times, want once", n)
 	}
@@ -331,7 +331,7 @@ func TestMCPStripMatchesFullLine(t *testing.T) {
 			// The full line also carried the empty style runs of every
 			// entry cut off (ansi.Truncate keeps escapes): the strip is
 			// that line without them.
-			if got, want := mcpStrip(th, rows, sel, pending, inner), full(sel, inner); !strings.HasPrefix(want, got) || ansi.Strip(got) != ansi.Strip(want) {
+			if got, want := mcpStrip(th, rows, sel, pending, nil, inner), full(sel, inner); !strings.HasPrefix(want, got) || ansi.Strip(got) != ansi.Strip(want) {
 				t.Fatalf("selected %d at %d:\n got %q\nwant %q", sel, inner, got, want)
 			}
 		}

@@ -25,8 +25,9 @@ type SignInRow struct {
 
 // RenderSignIns draws the saved sign-ins, sel highlighted, as a sheet
 // exactly width cells wide and at most height tall; note is what the last
-// action did. now dates the expiries.
-func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note string, now time.Time, width, height int) string {
+// action did, forget what forgetting the selected one does on this host
+// ("" to say nothing). now dates the expiries.
+func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note, forget string, now time.Time, width, height int) string {
 	width = max(width, 20)
 	inner := width - 2
 	var body []string
@@ -67,6 +68,9 @@ func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note st
 		}
 	}
 	var tail []string
+	if f := SanitizeLine(forget); f != "" {
+		tail = append(tail, wrapLines(th.Muted.Render(f), inner)...)
+	}
 	if n := SanitizeLine(note); n != "" {
 		tail = append(tail, wrapLines(th.Info.Render(n), inner)...)
 	}

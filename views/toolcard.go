@@ -42,8 +42,9 @@ type toolCall struct {
 	id, status        string
 	name, intention   string
 	invocation        string
-	input             string
-	contributorMCP    string // customizationId of an MCP contributor
+	input             string             // streaming: the partial input so far
+	finalInput        protocol.ToolInput // after streaming: inline or a ContentRef, decoded when drawn
+	contributorMCP    string             // customizationId of an MCP contributor
 	success           bool
 	hasResult         bool
 	pastTense         string
@@ -74,6 +75,35 @@ func strOr(p *string) string {
 	return *p
 }
 
+// toolInputShown is a tool call's final input as the card shows it: the
+// inline text, or for a ContentRef (1.0) where it lives and how big it is.
+// The referenced input is never fetched here: it may change until the call
+// leaves pending-confirmation (DELTA §7.5), so the card shows the reference,
+// not a copy that could go stale under the user's approval.
+func toolInputShown(in protocol.ToolInput) string {
+	if text, ok := protocol.ToolInputText(in); ok {
+		return text
+	}
+	ref, ok := protocol.ToolInputRef(in)
+	if !ok {
+		return ""
+	}
+	return "[input at " + contentRefText(ref) + "]"
+}
+
+// contentRefText is "uri, type, N bytes" for a ContentRef, the fields the
+// host gave (host text: the caller sanitizes).
+func contentRefText(ref protocol.ContentRef) string {
+	s := ref.URI
+	if ref.ContentType != nil {
+		s += ", " + *ref.ContentType
+	}
+	if ref.SizeHint != nil {
+		s += fmt.Sprintf(", %d bytes", *ref.SizeHint)
+	}
+	return s
+}
+
 func resultErr(e *protocol.ToolCallResultError) (string, string) {
 	if e == nil {
 		return "", ""
@@ -92,7 +122,7 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 			t.invocation, t.invocationMD = v.InvocationMessage.Value, v.InvocationMessage.Markdown
 		}
 	case protocol.ToolCallPendingConfirmationState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), options: v.Options}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, options: v.Options}
 		if v.ConfirmationTitle != nil {
 			t.confirmationTitle, t.titleMD = v.ConfirmationTitle.Value, v.ConfirmationTitle.Markdown
 		}
@@ -106,26 +136,26 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 		}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallRunningState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), content: v.Content, selectedOption: optLabel(v.SelectedOption)}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, content: v.Content, selectedOption: optLabel(v.SelectedOption)}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallAuthRequiredState:
 		auth := v.Auth
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), content: v.Content, auth: &auth}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, content: v.Content, auth: &auth}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallPendingResultConfirmationState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), hasResult: true, success: v.Success,
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, hasResult: true, success: v.Success,
 			pastTense: v.PastTenseMessage.Value, content: v.Content}
 		t.errMsg, t.errCode = resultErr(v.Error)
 		t.invocationMD = v.InvocationMessage.Markdown
 		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCompletedState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), hasResult: true, success: v.Success,
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, hasResult: true, success: v.Success,
 			pastTense: v.PastTenseMessage.Value, content: v.Content, selectedOption: optLabel(v.SelectedOption)}
 		t.errMsg, t.errCode = resultErr(v.Error)
 		t.invocationMD = v.InvocationMessage.Markdown
 		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCancelledState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, input: strOr(v.ToolInput), cancelReason: string(v.Reason),
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, cancelReason: string(v.Reason),
 			selectedOption: optLabel(v.SelectedOption)}
 		if v.ReasonMessage != nil {
 			t.cancelMessage, t.cancelMD = v.ReasonMessage.Value, v.ReasonMessage.Markdown
@@ -268,7 +298,13 @@ func (c *card) doing(t toolCall) {
 	if t.risk != "" {
 		c.msg(th.Muted, t.risk, t.riskMD)
 	}
-	c.block("input", t.input, collapsedInputLines)
+	input := t.input
+	if t.finalInput != nil {
+		// Decoded here, not in normalizeToolCall: cache keys normalize
+		// every card on every frame and need none of it.
+		input = toolInputShown(t.finalInput)
+	}
+	c.block("input", input, collapsedInputLines)
 }
 
 // outcome is the result so far: an error, the output, why the call was
@@ -439,15 +475,22 @@ func resultText(content []protocol.ToolResultContent) string {
 			}
 			parts = append(parts, s+"]")
 		case protocol.ToolResultTerminalContent:
-			parts = append(parts, "[terminal "+v.Title+"]")
-		case protocol.ToolResultTerminalCompleteContent:
-			s := "[terminal finished"
-			if v.ExitCode != nil {
-				s += fmt.Sprintf(", exit code %d", *v.ExitCode)
+			// 1.0 folds the finished command (0.6 terminalComplete) into
+			// the terminal content's result.
+			if v.Result == nil {
+				parts = append(parts, "[terminal "+v.Title+"]")
+				break
+			}
+			s := "[terminal " + v.Title + " finished"
+			if v.Result.ExitCode != nil {
+				s += fmt.Sprintf(", exit code %d", *v.Result.ExitCode)
+			}
+			if v.Result.Truncated != nil && *v.Result.Truncated {
+				s += ", output cut short"
 			}
 			s += "]"
-			if v.Preview != nil {
-				s += "\n" + *v.Preview
+			if v.Result.Preview != nil {
+				s += "\n" + *v.Result.Preview
 			}
 			parts = append(parts, s)
 		case protocol.ToolResultSubagentContent:

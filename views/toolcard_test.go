@@ -44,7 +44,7 @@ var toolCardCases = []struct {
 		ToolCallID: "tc-2", ToolName: "deploy", DisplayName: "Deploy service", Contributor: mcpContrib("mcp-deploy"),
 		Intention:         ptr("Ship the fix for the login bug"),
 		InvocationMessage: protocol.PlainString("Deploy api 2026.11.29-1 to production"),
-		ToolInput:         ptr(deployInput),
+		ToolInput:         protocol.InlineToolInput(deployInput),
 		Options: []protocol.ConfirmationOption{
 			{ID: "once", Label: "Allow once", Kind: protocol.ConfirmationOptionKindApprove},
 			{ID: "always", Label: "Always allow", Kind: protocol.ConfirmationOptionKindApprove},
@@ -53,7 +53,7 @@ var toolCardCases = []struct {
 	}), CardContext{ServerName: "deploy-server", Selected: true}},
 	{protocol.ToolCallStatusRunning, protocol.NewToolCallState(protocol.ToolCallRunningState{
 		ToolCallID: "tc-3", ToolName: "run_tests", DisplayName: "Run tests",
-		InvocationMessage: protocol.PlainString("go test ./..."), ToolInput: ptr(`{"pkg":"./..."}`),
+		InvocationMessage: protocol.PlainString("go test ./..."), ToolInput: protocol.InlineToolInput(`{"pkg":"./..."}`),
 		Confirmed: protocol.ToolCallConfirmationReasonUserAction,
 		Content:   textResult("ok  \tgithub.com/ahptui/ahptui/protocol\t0.412s\n?   \tgithub.com/ahptui/ahptui/views\t[no test files]"),
 	}), CardContext{}},
@@ -79,7 +79,7 @@ var toolCardCases = []struct {
 	}), CardContext{Selected: true}},
 	{"completed_success", protocol.NewToolCallState(protocol.ToolCallCompletedState{
 		ToolCallID: "tc-6", ToolName: "read_file", DisplayName: "Read file",
-		InvocationMessage: protocol.PlainString("Reading views/theme.go"), ToolInput: ptr(`{"path":"views/theme.go"}`),
+		InvocationMessage: protocol.PlainString("Reading views/theme.go"), ToolInput: protocol.InlineToolInput(`{"path":"views/theme.go"}`),
 		Success: true, PastTenseMessage: protocol.PlainString("Read views/theme.go"),
 		Content:   textResult(strings.Repeat("line of the file\n", 12)),
 		Confirmed: protocol.ToolCallConfirmationReasonNotNeeded,
@@ -160,19 +160,31 @@ func TestRenderToolCardContent(t *testing.T) {
 			if tc.selected != nil {
 				ctx.Selected = *tc.selected
 			}
-			out := ansi.Strip(RenderToolCard(noColorTheme, call, ctx, 100))
-			flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "┃", " ", "║", " ").Replace(out)), " ")
-			for _, w := range tc.want {
-				if !strings.Contains(flat, w) {
-					t.Errorf("card lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range tc.wantNot {
-				if strings.Contains(flat, w) {
-					t.Errorf("card has %q but should not:\n%s", w, out)
-				}
-			}
+			checkCard(t, ansi.Strip(RenderToolCard(noColorTheme, call, ctx, 100)), tc.want, tc.wantNot)
 		})
+	}
+}
+
+// flatCard is a card's text with frames and runs of spaces folded, so a
+// test reads what it says whatever the wrapping.
+func flatCard(s string) string {
+	return strings.Join(strings.Fields(strings.NewReplacer("│", " ", "┃", " ", "║", " ").Replace(ansi.Strip(s))), " ")
+}
+
+// checkCard fails t unless the card out says every one of want (wrapping
+// aside) and none of wantNot, in its words or its raw bytes.
+func checkCard(t *testing.T, out string, want, wantNot []string) {
+	t.Helper()
+	flat := flatCard(out)
+	for _, w := range want {
+		if !strings.Contains(flat, w) {
+			t.Errorf("card lacks %q:\n%s", w, out)
+		}
+	}
+	for _, w := range wantNot {
+		if strings.Contains(flat, w) || strings.Contains(out, w) {
+			t.Errorf("card has %q but should not:\n%s", w, out)
+		}
 	}
 }
 
@@ -193,7 +205,7 @@ func TestRenderToolCardHostile(t *testing.T) {
 	evil := "\x1b]52;c;cm0gLXJmIC8=\x07\x1b[2J\x1b[31mevil\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\r\u202e\x9b1m"
 	call := protocol.NewToolCallState(protocol.ToolCallCompletedState{
 		ToolCallID: "tc-x", ToolName: evil, DisplayName: evil, Intention: ptr(evil),
-		InvocationMessage: protocol.PlainString(evil), ToolInput: ptr(evil + "\n" + evil),
+		InvocationMessage: protocol.PlainString(evil), ToolInput: protocol.InlineToolInput(evil + "\n" + evil),
 		Success: false, PastTenseMessage: protocol.MarkdownString(evil),
 		Error:   &protocol.ToolCallResultError{Message: evil, Code: ptr(evil)},
 		Content: textResult(evil),

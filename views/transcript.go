@@ -26,6 +26,10 @@ type TranscriptOptions struct {
 	// to a card's keys when they do not work from where the user is (e.g.
 	// typing in the composer): shown instead of the card's key hints.
 	Reach map[string]string
+	// ResumeTurn is the id of the turn the resume key would resume (the
+	// latest turn, stopped at a resumable error part), or "": its footer
+	// then offers the key.
+	ResumeTurn string
 }
 
 // Transcript renders a chat's turns into a scrollable viewport, fast enough
@@ -412,7 +416,11 @@ func turnKey(tr *protocol.Turn, width int, opts TranscriptOptions) string {
 	if len(tr.ResponseParts) > 0 {
 		ptr = uintptr(unsafe.Pointer(unsafe.SliceData(tr.ResponseParts)))
 	}
-	return fmt.Sprintf("%d|%x|%d|%s|%s", width, ptr, len(tr.ResponseParts), tr.State, optionsKey(tr.ResponseParts, opts))
+	state := string(tr.State)
+	if opts.ResumeTurn != "" && opts.ResumeTurn == tr.ID {
+		state += "|resume" // the footer offers the resume key
+	}
+	return fmt.Sprintf("%d|%x|%d|%s|%s", width, ptr, len(tr.ResponseParts), state, optionsKey(tr.ResponseParts, opts))
 }
 
 func (t *Transcript) finishedTurn(tr *protocol.Turn, width int, opts TranscriptOptions) *renderedTurn {
@@ -436,7 +444,7 @@ func (t *Transcript) finishedTurn(tr *protocol.Turn, width int, opts TranscriptO
 	r.lines = append(r.lines, "")
 	r.parts = make([]partLines, 0, len(tr.ResponseParts))
 	r.lines = t.appendParts(r, oldParts, tr.ResponseParts, width, opts, false)
-	r.lines = t.appendFooter(r.lines, tr, width)
+	r.lines = t.appendFooter(r.lines, tr, width, opts.ResumeTurn != "" && opts.ResumeTurn == tr.ID)
 	t.turns[tr.ID] = r
 	return r
 }
@@ -687,17 +695,58 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 			}
 		}
 		return ls
-	case protocol.ResourceReponsePart:
-		s := "[content " + SanitizeLine(v.URI)
-		if v.ContentType != nil {
-			s += ", " + SanitizeLine(*v.ContentType)
-		}
-		if v.SizeHint != nil {
-			s += fmt.Sprintf(", %d bytes", *v.SizeHint)
-		}
-		return []string{th.Muted.Render(Truncate(s+"]", inner))}
+	case protocol.ResourceResponsePart:
+		ref := protocol.ContentRef{URI: v.URI, SizeHint: v.SizeHint, ContentType: v.ContentType}
+		return []string{th.Muted.Render(Truncate("[content "+SanitizeLine(contentRefText(ref))+"]", inner))}
+	case protocol.ErrorResponsePart:
+		return errorPartLines(th, v, inner)
 	}
 	return []string{th.Muted.Render(Truncate("[a "+SanitizeLine(p.Kind())+" part this client cannot show]", inner))}
+}
+
+// errorPartLines draws an error response part: the host's message and
+// error type, sanitized. Whether it can be resumed is the turn footer's to
+// say, since only the latest turn can.
+func errorPartLines(th Theme, p protocol.ErrorResponsePart, inner int) []string {
+	msg := SanitizeLine(p.Error.Message)
+	if strings.TrimSpace(msg) == "" {
+		msg = "the turn failed"
+	}
+	if et := SanitizeLine(p.Error.ErrorType); et != "" {
+		msg += " (" + et + ")"
+	}
+	var lines []string
+	for _, l := range wrapLines("✗ error: "+msg, inner) {
+		lines = append(lines, th.Error.Render(l))
+	}
+	return lines
+}
+
+// lastErrorPart is the error part a turn stopped at: its last part, when
+// that is an error part.
+func lastErrorPart(parts []protocol.ResponsePart) (protocol.ErrorResponsePart, bool) {
+	if len(parts) == 0 {
+		return protocol.ErrorResponsePart{}, false
+	}
+	e, ok := parts[len(parts)-1].Variant.(protocol.ErrorResponsePart)
+	return e, ok
+}
+
+// ResumableTurn is the id of the chat turn chat/turnResume may resume: the
+// latest turn, ended in error at a resumable error part, with no turn
+// running after it (DELTA §7.7). "" when there is none.
+func ResumableTurn(chat protocol.ChatState) string {
+	if chat.ActiveTurn != nil || len(chat.Turns) == 0 {
+		return ""
+	}
+	tr := &chat.Turns[len(chat.Turns)-1]
+	if tr.State != protocol.TurnStateError {
+		return ""
+	}
+	if e, ok := lastErrorPart(tr.ResponseParts); ok && e.Resumable != nil && *e.Resumable {
+		return tr.ID
+	}
+	return ""
 }
 
 // reasoningLines shows reasoning collapsed to one line unless expanded:
@@ -735,21 +784,20 @@ func countWords(s string) int {
 
 // appendFooter adds how a finished turn ended (when not simply complete)
 // and its token usage.
-func (t *Transcript) appendFooter(lines []string, tr *protocol.Turn, width int) []string {
+func (t *Transcript) appendFooter(lines []string, tr *protocol.Turn, width int, resume bool) []string {
 	th := t.th
 	inner := max(width-2, 1)
 	var foot []string
 	switch tr.State {
 	case protocol.TurnStateError:
-		msg := "the turn failed"
-		if tr.Error != nil {
-			msg = SanitizeLine(tr.Error.Message)
-			if et := SanitizeLine(tr.Error.ErrorType); et != "" {
-				msg += " (" + et + ")"
-			}
+		// The error itself is a response part (1.0; a 0.6 turn.error
+		// arrives converted to one) and is drawn where it happened. A
+		// host that ends a turn in error without one still says so.
+		if _, ok := lastErrorPart(tr.ResponseParts); !ok {
+			foot = append(foot, th.Error.Render(Truncate("✗ error: the turn failed", inner)))
 		}
-		for _, l := range wrapLines("✗ error: "+msg, inner) {
-			foot = append(foot, th.Error.Render(l))
+		if resume {
+			foot = append(foot, wrapLines(th.Info.Render("↻ the host can resume this turn · ")+hintLine(th, hintKeys.Chat.ResumeTurn), inner)...)
 		}
 	case protocol.TurnStateCancelled:
 		foot = append(foot, th.Muted.Render("⊘ turn cancelled"))

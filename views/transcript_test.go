@@ -43,8 +43,8 @@ func testChat() protocol.ChatState {
 				ResponseParts: []protocol.ResponsePart{
 					toolPart(toolCardCases[7].tc),
 					protocol.NewResponsePart(protocol.SystemNotificationResponsePart{Content: protocol.PlainString("Background job lint finished.")}),
-				},
-				Error: &protocol.ErrorInfo{ErrorType: "tool_failed", Message: "the deploy failed; see the tool output"}},
+					protocol.NewResponsePart(protocol.ErrorResponsePart{Error: protocol.ErrorInfo{ErrorType: "tool_failed", Message: "the deploy failed; see the tool output"}}),
+				}},
 			{ID: "t3", Message: userMsg("Which environment?"), State: protocol.TurnStateCancelled,
 				ResponseParts: []protocol.ResponsePart{
 					protocol.NewResponsePart(protocol.InputRequestResponsePart{Response: &accept, Request: testInputRequest()}),
@@ -267,17 +267,17 @@ func TestTranscriptHostile(t *testing.T) {
 	evil := "\x1b]52;c;cm0gLXJmIC8=\x07\x1b[2J\x1b[31mred\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\\r\u202eover\x9b1m"
 	chat := protocol.ChatState{
 		Turns: []protocol.Turn{{ID: "t", Message: userMsg(evil), State: protocol.TurnStateError,
-			Error: &protocol.ErrorInfo{ErrorType: evil, Message: evil},
 			Usage: &protocol.UsageInfo{Model: ptr(evil)},
 			ResponseParts: []protocol.ResponsePart{
 				mdPart("m", "# "+evil+"\n\n"+evil+" [x]("+evil+")\n\n```\n"+evil+"\n```"),
 				protocol.NewResponsePart(protocol.ReasoningResponsePart{ID: "r", Content: protocol.NewText(evil)}),
 				protocol.NewResponsePart(protocol.SystemNotificationResponsePart{Content: protocol.MarkdownString(evil)}),
-				protocol.NewResponsePart(protocol.ResourceReponsePart{URI: evil, ContentType: ptr(evil)}),
+				protocol.NewResponsePart(protocol.ResourceResponsePart{URI: evil, ContentType: ptr(evil)}),
 				toolPart(protocol.NewToolCallState(protocol.ToolCallCompletedState{ToolCallID: "x", ToolName: evil, DisplayName: evil,
 					InvocationMessage: protocol.PlainString(evil), Success: true, PastTenseMessage: protocol.PlainString(evil),
 					Content: textResult(evil), Contributor: mcpContrib("evil-server")})),
 				protocol.NewResponsePart(protocol.UnknownResponsePart{Discriminator: evil}),
+				protocol.NewResponsePart(protocol.ErrorResponsePart{Error: protocol.ErrorInfo{ErrorType: evil, Message: evil}, Resumable: ptr(true)}),
 			}}},
 		ActiveTurn: &protocol.ActiveTurn{ID: "a", Message: userMsg(evil), ResponseParts: []protocol.ResponsePart{mdPart("s", evil)}},
 		Activity:   ptr(evil),
