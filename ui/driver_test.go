@@ -237,7 +237,7 @@ func newDriver(t *testing.T, auth Authenticator) *driver {
 	t.Cleanup(cancel)
 	// Every frame the UI's client sends and the host answers is
 	// schema-checked; an invalid one fails the test at cleanup.
-	v := schemacheck.MustLoad(t)
+	v := schemacheck.MustLoad10(t)
 	host, err := demohost.Start(ctx, demohost.Config{StepDelay: -1, Validate: v.ValidateMessage})
 	if err != nil {
 		t.Fatalf("demohost: %v", err)
@@ -273,7 +273,7 @@ func newDriverAs(t *testing.T, host *demohost.Host, name string, auth Authentica
 	}
 	rec := &recordingClient{Client: c}
 	d := &driver{t: t, rec: rec, host: host, msgs: make(chan tea.Msg, 64), done: make(chan struct{}),
-		schema: schemacheck.MustLoad(t)}
+		schema: schemacheck.MustLoad10(t)}
 	n := 0
 	d.m = New(Config{
 		Host:    name,
