@@ -70,6 +70,7 @@ type options struct {
 	demoVersion              string
 	demo, noBrowser, version bool
 	insecure                 bool
+	cwd                      cwdFlag
 	auth                     authOptions
 }
 
@@ -87,6 +88,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
 	fs.StringVar(&o.logFile, "log", "", "write a debug log to `FILE` (off by default; never logs tokens)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.Var(&o.cwd, "cwd", "working `DIR` for new sessions, sent to the host as a file:// URI (repeat for more; none by default)")
 	fs.BoolVar(&o.insecure, "insecure", false, "allow plain ws:// to a host that is not this machine (tokens travel unencrypted)")
 	o.auth.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -231,10 +233,11 @@ func runApp(o options) error {
 		Auth: auth,
 		// Say so directly rather than leave the UI to recognise the
 		// opener's error text.
-		NoBrowser: o.noBrowser,
-		NoColor:   views.NoColorRequested(os.Getenv),
-		Dark:      true,
-		Logger:    logger.With("component", "ui"),
+		NoBrowser:          o.noBrowser,
+		WorkingDirectories: o.cwd,
+		NoColor:            views.NoColorRequested(os.Getenv),
+		Dark:               true,
+		Logger:             logger.With("component", "ui"),
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	_, runErr := p.Run()

@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"os"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,6 +44,8 @@ func TestRunFlags(t *testing.T) {
 		{name: "demo version unknown", args: []string{"--demo", "--demo-version", "0.9.0"}, code: 2, stderr: []string{`--demo-version "0.9.0"`, "1.0.0 or 0.6.0"}, noStdout: true},
 		{name: "demo version without demo", args: []string{"--host", "ws://127.0.0.1:1/", "--demo-version", "0.6.0"}, code: 2, stderr: []string{"--demo-version applies to --demo only"}, noStdout: true},
 		{name: "default demo version without demo", args: []string{"--host", "ws://127.0.0.1:1/", "--demo-version", "1.0.0"}, code: 2, stderr: []string{"--demo-version applies to --demo only"}, noStdout: true},
+		{name: "cwd empty", args: []string{"--demo", "--cwd", ""}, code: 2, stderr: []string{"-cwd", "empty directory"}, noStdout: true},
+		{name: "help names cwd", args: []string{"--help"}, code: 0, stdout: []string{"--cwd DIR", "file:// URI"}},
 		{name: "help names the demo versions", args: []string{"--help"}, code: 0, stdout: []string{"--demo-version VERSION", "1.0.0 (default) or 0.6.0", "AHP 1.0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,6 +72,29 @@ func TestRunFlags(t *testing.T) {
 				t.Errorf("stdout should be empty, got %q", out.String())
 			}
 		})
+	}
+}
+
+// TestCwdFlag: each --cwd becomes an absolute file:// URI, in order.
+func TestCwdFlag(t *testing.T) {
+	o, err := parseFlags([]string{"--demo", "--cwd", "/srv/repo", "--cwd", "/tmp/a b"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"file:///srv/repo", "file:///tmp/a%20b"}
+	if !slices.Equal([]string(o.cwd), want) {
+		t.Errorf("--cwd = %q, want %q", o.cwd, want)
+	}
+	o, err = parseFlags([]string{"--demo", "--cwd", "rel"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	if len(o.cwd) != 1 || o.cwd[0] != fileURI(filepath.Join(wd, "rel")) {
+		t.Errorf("relative --cwd = %q, want it made absolute against %s", o.cwd, wd)
+	}
+	if o, _ := parseFlags([]string{"--demo"}, io.Discard); len(o.cwd) != 0 {
+		t.Errorf("no --cwd sends %q; want nothing", o.cwd)
 	}
 }
 
