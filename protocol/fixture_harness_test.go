@@ -1,12 +1,10 @@
 package protocol
 
 import (
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 )
 
 // TestFixtureHarnessIsolatesBrokenFiles runs the 1.0 reducer fixture test
@@ -17,32 +15,13 @@ import (
 func TestFixtureHarnessIsolatesBrokenFiles(t *testing.T) {
 	// The good files are written here, not copied from the fixture set, so
 	// this test stays meaningful when AHP_TEST_CASES names a broken set.
-	tmp := t.TempDir()
-	files := map[string]string{
+	out, failed := wiretest.RunWithFixtures(t, "AHP10_TEST_CASES", map[string]string{
 		"reducers/z_good.json": `{"description":"agents replaced","reducer":"root","initial":{"agents":[]},` +
 			`"actions":[{"type":"root/agentsChanged","agents":[]}],"expected":{"agents":[]}}`,
 		"reducers/a_broken.json": `{"description": "cut off`,
-	}
-	for name, body := range files {
-		path := filepath.Join(tmp, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rel, err := filepath.Rel(repoRoot(t), tmp)
-	if err != nil || filepath.IsAbs(rel) {
-		t.Fatalf("no relative path from the repository root to %s: %v", tmp, err)
-	}
-
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestReducerFixtures10$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "AHP10_TEST_CASES="+rel)
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		t.Fatalf("child test run should fail on the broken files, got err=%v\n%s", err, out)
+	}, "^TestReducerFixtures10$")
+	if !failed {
+		t.Fatalf("child test run should fail on the broken files\n%s", out)
 	}
 	for _, test := range []string{"TestReducerFixtures10"} {
 		for _, want := range []string{

@@ -323,7 +323,7 @@ func TestRoundTripReducerFixtureShapes(t *testing.T) {
 // at another fixture set; a file that does not parse fails only its own
 // subtest and the good files beside it still pass.
 func TestFixturesFromAHPTestCases(t *testing.T) {
-	out, failed := wiretest.RunWithFixtures(t, map[string]string{
+	out, failed := wiretest.RunWithFixtures(t, "AHP_TEST_CASES", map[string]string{
 		"reducers/z_good.json": `{"description":"agents replaced","reducer":"root","initial":{"agents":[]},` +
 			`"actions":[{"type":"root/agentsChanged","agents":[]}],"expected":{"agents":[]}}`,
 		"round-trips/z_good.json": `{"name":"n","group":"g","description":"d","type":"StateAction",` +

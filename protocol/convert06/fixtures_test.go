@@ -173,7 +173,7 @@ func TestReducerHarnessCatchesFailures(t *testing.T) {
 // that does not parse fails only its own subtest, naming the file, and a
 // good 0.6 fixture beside it still runs through the conversion and passes.
 func TestFixturesFromAHPTestCases(t *testing.T) {
-	out, failed := wiretest.RunWithFixtures(t, map[string]string{
+	out, failed := wiretest.RunWithFixtures(t, "AHP_TEST_CASES", map[string]string{
 		"reducers/z_good.json": `{"description":"a terminal exits","reducer":"terminal",` +
 			`"initial":{"title":"sh","claim":{"kind":"client","clientId":"c"},"content":[]},` +
 			`"actions":[{"type":"terminal/exited","exitCode":3}],` +

@@ -183,12 +183,13 @@ func RepoRoot(t testing.TB) string {
 }
 
 // RunWithFixtures runs the tests of the current test binary that match
-// run in a child process whose AHP_TEST_CASES names a fresh fixture
-// folder holding files (path under the folder → content). The folder is
+// run in a child process whose env variable (AHP_TEST_CASES,
+// AHP10_TEST_CASES, …) names a fresh fixture folder holding files (path
+// under the folder → content). The folder is
 // given relative to the repository root, as a user types it there, so the
 // child resolves it the way FixtureDir promises. It returns the child's
 // output and whether it failed.
-func RunWithFixtures(t *testing.T, files map[string]string, run string) (out []byte, failed bool) {
+func RunWithFixtures(t *testing.T, env string, files map[string]string, run string) (out []byte, failed bool) {
 	t.Helper()
 	tmp := t.TempDir()
 	for name, body := range files {
@@ -205,7 +206,7 @@ func RunWithFixtures(t *testing.T, files map[string]string, run string) (out []b
 		t.Fatalf("no relative path from the repository root to %s: %v", tmp, err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run", run, "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "AHP_TEST_CASES="+rel)
+	cmd.Env = append(os.Environ(), env+"="+rel)
 	out, err = cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
