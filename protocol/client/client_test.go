@@ -94,17 +94,23 @@ func waitEvent[T client.Event](t *testing.T, c *client.Client, pred func(T) bool
 }
 
 // waitUntil consumes events until cond holds (checked first and after each
-// event).
+// event). Some conditions come true with no event of their own (an ignored
+// action's serverSeq is counted silently), and an event queued just before
+// may already have been taken: cond is also checked every few
+// milliseconds, so the wait ends when it holds, not at the next event.
 func waitUntil(t *testing.T, c *client.Client, what string, cond func() bool) {
 	t.Helper()
 	timer := time.NewTimer(waitTimeout)
 	defer timer.Stop()
+	recheck := time.NewTicker(5 * time.Millisecond)
+	defer recheck.Stop()
 	for !cond() {
 		select {
 		case _, ok := <-c.Events():
 			if !ok {
 				t.Fatalf("event stream closed while waiting for %s", what)
 			}
+		case <-recheck.C:
 		case <-timer.C:
 			t.Fatalf("timed out waiting for %s", what)
 		}
