@@ -54,11 +54,11 @@ func startApp(t *testing.T, w, h int, args ...string) *user {
 	return &user{t: t, s: s}
 }
 
-// startDemoSession starts the app on its demo host (serving AHP 1.0) in a
-// w×h terminal and opens the demo session, as a new user does first.
+// startDemoSession starts the app on its demo host (serving suiteVersion)
+// in a w×h terminal and opens the demo session, as a new user does first.
 func startDemoSession(t *testing.T, w, h int) *user {
 	t.Helper()
-	return startDemoSessionOver(t, demohost.Version10, w, h)
+	return startDemoSessionOver(t, suiteVersion, w, h)
 }
 
 // startDemoSessionOver is startDemoSession with the demo host serving
@@ -214,7 +214,7 @@ func TestHintsDoNotLie(t *testing.T) {
 	eachSize(t, func(t *testing.T, w, h int) {
 		// The dialog first, while the session list has the keys it has at
 		// start (a chat that finishes opening later may take the focus).
-		u := startApp(t, w, h, "--demo")
+		u := startApp(t, w, h, demoArgs(suiteVersion)...)
 		u.see("connected, the list focused", func(s string) bool {
 			return strings.Contains(statusLine(s), "● connected") && strings.Contains(helpLine(s), hint(km.Sessions.New))
 		})

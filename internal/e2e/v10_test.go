@@ -16,6 +16,7 @@ import (
 // can resume it, and the resume key finishes the turn where it stopped.
 func TestResumeAfterError(t *testing.T) {
 	skipShort(t)
+	onlyOver10(t)
 	u := startDemoSession(t, 120, 40)
 	u.sendMessage("resume")
 	u.see("the turn stops at a resumable error", chatHas("✗ error:", demohost.ResumableErrorType, "the host can resume this turn"))
@@ -37,6 +38,7 @@ func TestResumeAfterError(t *testing.T) {
 // and ends ready.
 func TestBlockingStartToBackground(t *testing.T) {
 	skipShort(t)
+	onlyOver10(t)
 	u := startDemoSession(t, 120, 40)
 	indexer := demohost.IndexerServerName
 	// The seeded sessions keep to four servers; a new one has the Indexer.
