@@ -48,9 +48,11 @@ func TestBlockingStartToBackground(t *testing.T) {
 	u.press("Enter")
 	u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), newSession) })
 	u.hit(km.Sessions.Open)
-	u.see("the new session is open, its Indexer stopped", func(s string) bool {
+	// Opening moves the keys to the chat once the session's state is in;
+	// wait for that too, or the focus keys below would race it.
+	u.see("the new session is open, its Indexer stopped, the chat has the keys", func(s string) bool {
 		_, open := Panel(s, newSession)
-		return open && mcpBadgeIs(indexer, "○ stopped")(s)
+		return open && mcpBadgeIs(indexer, "○ stopped")(s) && strings.Contains(helpLine(s), hint(km.Chat.FocusComposer))
 	})
 
 	u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
