@@ -253,3 +253,21 @@ func TestAutoOpenNewestSession(t *testing.T) {
 		t.Fatalf("a second listing re-opened %s", d.m.openSession)
 	}
 }
+
+// TestTruncatedSessionListSaysSo: a host that lists more sessions than the
+// client keeps (issue 21, finding 4) gets the first that fit, and the
+// sessions panel's title and the status line say the list is truncated.
+func TestTruncatedSessionListSaysSo(t *testing.T) {
+	d := newDriver(t, nil)
+	d.until("session list", func() bool { return len(d.m.sessions.list) > 0 })
+	if scr := d.m.Render(); strings.Contains(scr, "truncated") {
+		t.Fatalf("a whole list is called truncated:\n%s", scr)
+	}
+	d.send(eventMsg{client.SessionsListedEvent{Sessions: d.m.sessions.list, Truncated: true}})
+	if scr := d.m.Render(); !strings.Contains(scr, "truncated)") {
+		t.Errorf("the sessions panel title does not say the list is truncated:\n%s", scr)
+	}
+	d.until("the status line to say the list is truncated", func() bool {
+		return strings.Contains(d.m.Render(), "more sessions than ahptui keeps")
+	})
+}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
@@ -27,6 +28,9 @@ type sessionList struct {
 	// autoOpened records that the first session list opened its newest
 	// session, which happens once per run.
 	autoOpened bool
+	// truncated: the host listed more sessions than the client keeps
+	// (client.SessionsListedEvent.Truncated); the panel title says so.
+	truncated bool
 }
 
 type newChoice struct {
@@ -38,7 +42,7 @@ type newChoice struct {
 
 func (sl *sessionList) view(w, h int) []string {
 	waiting := sl.client == nil && len(sl.list) == 0
-	return views.RenderSessionsPanel(sl.th, sl.list, sl.sel, waiting, sl.clock(), w, h, sl.focus == focusSessions)
+	return views.RenderSessionsPanel(sl.th, sl.list, sl.truncated, sl.sel, waiting, sl.clock(), w, h, sl.focus == focusSessions)
 }
 
 func (sl *sessionList) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
@@ -232,6 +236,11 @@ func (sl *sessionList) update(ev client.Event) tea.Cmd {
 	case client.SessionsListedEvent:
 		sl.list = append([]protocol.SessionSummary(nil), e.Sessions...)
 		sl.sortSessions()
+		sl.truncated = e.Truncated
+		if e.Truncated {
+			return tea.Batch(sl.autoOpen(), reportInfo(fmt.Sprintf(
+				"the host lists more sessions than ahptui keeps; showing the first %d it sent", len(sl.list))))
+		}
 		return sl.autoOpen()
 	case client.SessionAddedEvent:
 		sl.list = append(sl.withoutSession(e.Summary.Resource), e.Summary)

@@ -9,8 +9,9 @@ import (
 )
 
 // RenderSessionsPanel is the session list panel exactly w×h cells with
-// selected highlighted; waiting says the host has not answered yet.
-func RenderSessionsPanel(th Theme, sessions []protocol.SessionSummary, selected int, waiting bool, now time.Time, w, h int, focused bool) []string {
+// selected highlighted; waiting says the host has not answered yet, and
+// truncated that the host listed more sessions than the client keeps.
+func RenderSessionsPanel(th Theme, sessions []protocol.SessionSummary, truncated bool, selected int, waiting bool, now time.Time, w, h int, focused bool) []string {
 	if w <= 0 || h <= 0 {
 		return nil
 	}
@@ -18,7 +19,11 @@ func RenderSessionsPanel(th Theme, sessions []protocol.SessionSummary, selected 
 	if !waiting {
 		body = RenderSessionList(th, sessions, selected, w-4, h-3, now)
 	}
-	return RenderPanel(th, fmt.Sprintf("Sessions (%d)", len(sessions)), strings.Split(body, "\n"), w, h, focused)
+	title := fmt.Sprintf("Sessions (%d)", len(sessions))
+	if truncated {
+		title = fmt.Sprintf("Sessions (%d, truncated)", len(sessions))
+	}
+	return RenderPanel(th, title, strings.Split(body, "\n"), w, h, focused)
 }
 
 // RenderMCPPanelNoSession is the MCP panel before a session is open.

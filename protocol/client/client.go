@@ -40,6 +40,17 @@ const (
 	maxSessionPages = 1000
 )
 
+// maxListedSessions and maxListedSessionBytes bound the whole session list
+// across pages, like the event queue's byte cap: pages of 16 MiB with
+// fresh cursors grew the heap to gigabytes within one handshake, on every
+// reconnect. Past either cap the list keeps what fits and is reported
+// truncated. The byte cap counts the host's JSON. Variables only so a
+// test can lower them; nothing else writes them.
+var (
+	maxListedSessions     = 10000
+	maxListedSessionBytes = 16 << 20
+)
+
 // Options configures Dial. Zero durations take the Default* values.
 type Options struct {
 	URL        string                  // ws://... or wss://...
@@ -471,33 +482,71 @@ func (c *Client) Unsubscribe(ctx context.Context, channel string) error {
 	return nil
 }
 
-// ListSessions fetches every page of the session list.
+// ListSessions fetches every page of the session list, up to the caps on
+// items and bytes (past them, the sessions that fit; the handshake's
+// SessionsListedEvent says when the list was truncated).
 func (c *Client) ListSessions(ctx context.Context) ([]protocol.SessionSummary, error) {
 	l, err := c.readyLink(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listSessions: %w", err)
 	}
-	return c.listSessionsOn(ctx, l)
+	sessions, _, err := c.listSessionsOn(ctx, l)
+	return sessions, err
 }
 
-func (c *Client) listSessionsOn(ctx context.Context, l *link) ([]protocol.SessionSummary, error) {
+func (c *Client) listSessionsOn(ctx context.Context, l *link) ([]protocol.SessionSummary, bool, error) {
 	out := []protocol.SessionSummary{}
 	var cursor *string
 	seen := map[string]bool{}
+	size := 0
+	w := c.linkWire(l)
 	for range maxSessionPages {
-		var res protocol.ListSessionsResult
-		if err := c.callOn(ctx, l, "listSessions", protocol.ListSessionsParams{Cursor: cursor}, &res); err != nil {
-			return nil, err
+		raw, err := encodeParams(w, "listSessions", protocol.ListSessionsParams{Cursor: cursor})
+		if err != nil {
+			return nil, false, fmt.Errorf("listSessions: %w", err)
 		}
+		var page json.RawMessage
+		if err := c.callRaw(ctx, l, "listSessions", raw, &page); err != nil {
+			return nil, false, err
+		}
+		var res protocol.ListSessionsResult
+		if err := decodeResult(w, "listSessions", page, &res); err != nil {
+			return nil, false, fmt.Errorf("listSessions: %w", err)
+		}
+		if size+len(page) > maxListedSessionBytes || len(out)+len(res.Items) > maxListedSessions {
+			out = appendWhatFits(out, res.Items, size)
+			c.log.Warn("ahp: the session list is longer than ahptui keeps; it is truncated",
+				"sessions", len(out), "max_sessions", maxListedSessions, "max_bytes", maxListedSessionBytes)
+			return out, true, nil
+		}
+		size += len(page)
 		out = append(out, res.Items...)
 		if res.NextCursor == nil || *res.NextCursor == "" || seen[*res.NextCursor] {
-			return out, nil
+			return out, false, nil
 		}
 		seen[*res.NextCursor] = true
 		cursor = res.NextCursor
 	}
 	c.log.Warn("ahp: listSessions paging stopped at the page limit", "pages", maxSessionPages)
-	return out, nil
+	return out, true, nil
+}
+
+// appendWhatFits adds items to out, one at a time, while the list stays
+// within both caps; size is the bytes out already holds. An item's size is
+// its JSON, which is what the page spent on it.
+func appendWhatFits(out, items []protocol.SessionSummary, size int) []protocol.SessionSummary {
+	for _, it := range items {
+		if len(out) >= maxListedSessions {
+			break
+		}
+		b, err := json.Marshal(it)
+		if err != nil || size+len(b) > maxListedSessionBytes {
+			break
+		}
+		size += len(b)
+		out = append(out, it)
+	}
+	return out
 }
 
 // CreateSession asks the host to create a session (p.Channel is the new

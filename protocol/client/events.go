@@ -70,7 +70,12 @@ type ChannelDroppedEvent struct {
 
 // SessionsListedEvent carries a fresh session list (after connect and after
 // every reconnect, since root/session* notifications are not replayed).
-type SessionsListedEvent struct{ Sessions []protocol.SessionSummary }
+type SessionsListedEvent struct {
+	Sessions []protocol.SessionSummary
+	// Truncated: the host listed more sessions than the client keeps (its
+	// caps on items and bytes); Sessions holds the first that fit.
+	Truncated bool
+}
 
 // SessionAddedEvent mirrors root/sessionAdded.
 type SessionAddedEvent struct{ Summary protocol.SessionSummary }

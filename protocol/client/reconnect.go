@@ -119,12 +119,12 @@ func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
 		}
 	}
 
-	sessions, err := c.listSessionsOn(ctx, l)
+	sessions, truncated, err := c.listSessionsOn(ctx, l)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case err == nil:
-		c.events.push(SessionsListedEvent{Sessions: sessions})
+		c.events.push(SessionsListedEvent{Sessions: sessions, Truncated: truncated})
 	case isHostAnswer(err):
 		c.events.push(HostErrorEvent{Err: fmt.Errorf("could not list sessions: %w", err)})
 	default:
