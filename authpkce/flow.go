@@ -116,15 +116,57 @@ func (g *Grant) Complete(ctx context.Context, pasted string) error {
 	if g.flow == nil {
 		return fmt.Errorf("%w: this sign-in does not wait for a browser", ErrPastedURL)
 	}
+	// The errors never quote the address: a mistyped one still carries
+	// the authorization code and state, and the UI shows errors on screen
+	// and keeps them in its history (url.Parse's error quotes it whole).
 	u, err := url.Parse(strings.TrimSpace(pasted))
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrPastedURL, err)
+		return fmt.Errorf("%w: %s is not a valid address; paste it again, exactly as the browser shows it", ErrPastedURL, RedactAddress(pasted))
 	}
 	want, _ := url.Parse(g.redirectURI)
 	if u.Scheme != want.Scheme || u.Host != want.Host || u.Path != want.Path || u.User != nil {
-		return fmt.Errorf("%w: %s is not this sign-in's redirect address %s", ErrPastedURL, clean(u.Redacted()), g.redirectURI)
+		return fmt.Errorf("%w: %s is not this sign-in's redirect address %s", ErrPastedURL, RedactAddress(pasted), g.redirectURI)
 	}
 	return g.flow.submit(ctx, u.Query())
+}
+
+// RedactAddress is s, an address the user pasted, fit to show: its query
+// and fragment keep their parameter names but every value is hidden, and
+// user info is dropped, since a redirect carries the authorization code
+// and state there. What cannot be parsed is cut at its first '?' or '#'.
+// The result is cleaned of control characters.
+func RedactAddress(s string) string {
+	s = strings.TrimSpace(s)
+	u, err := url.Parse(s)
+	if err != nil || u.Opaque != "" {
+		if i := strings.IndexAny(s, "?#"); i >= 0 {
+			return clean(s[:i+1]) + "…"
+		}
+		if strings.ContainsAny(s, "=&") {
+			return "…" // a bare query: all values
+		}
+		return clean(s)
+	}
+	hide := func(raw string) string {
+		var parts []string
+		for _, p := range strings.Split(raw, "&") {
+			name, _, _ := strings.Cut(p, "=")
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			parts = append(parts, url.QueryEscape(name)+"=…")
+		}
+		return strings.Join(parts, "&")
+	}
+	out := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}
+	r := out.String()
+	if u.RawQuery != "" || u.ForceQuery {
+		r += "?" + hide(u.RawQuery)
+	}
+	if u.Fragment != "" {
+		r += "#" + hide(u.EscapedFragment())
+	}
+	return clean(r)
 }
 
 // callback is an authorization response handed to the flow.

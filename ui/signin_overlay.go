@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -160,7 +161,10 @@ func (si *signIn) overlayExtras(gv *views.GrantView, g *grantFlow) {
 		gv.DeviceOffered = canDevice && g.grant.DeviceOffered() && gv.Device == nil
 	}
 	if si.paste.open && si.paste.resource == g.resource {
-		gv.Pasting, gv.Pasted, gv.PasteErr = true, si.paste.text, si.paste.err
+		// The field shows the address with its values hidden: a redirect
+		// carries the authorization code and state, and a screen is seen
+		// (and recorded, and shared) by more than the user.
+		gv.Pasting, gv.Pasted, gv.PasteErr = true, authpkce.RedactAddress(si.paste.text), si.paste.err
 	}
 	gv.Note = si.note
 }
