@@ -163,6 +163,12 @@ func (md *serverMetadata) check() error {
 	if _, err := checkServerURL("authorization_endpoint", md.AuthorizationEndpoint); err != nil {
 		return err
 	}
+	// The browser and the clipboard get exactly what the screen shows.
+	auth, err := reencodeURL("authorization_endpoint", md.AuthorizationEndpoint)
+	if err != nil {
+		return err
+	}
+	md.AuthorizationEndpoint = auth
 	if _, err := checkServerURL("token_endpoint", md.TokenEndpoint); err != nil {
 		return err
 	}
@@ -172,6 +178,59 @@ func (md *serverMetadata) check() error {
 		}
 	}
 	return nil
+}
+
+// reencodeURL writes raw, a URL an authorization server gave for the
+// user's browser, from its parsed form: path segments and query re-escaped
+// so that nothing but printable ASCII is left, and the fragment dropped.
+// The server's string as given could carry spaces, $(…), backticks or
+// U+202E to an opener ($BROWSER, xdg-open) and to OSC 52 while the screen
+// showed the sanitized form. A host that cannot be written that way (not
+// an ASCII name or IP literal) is refused.
+func reencodeURL(what, raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.User != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", fmt.Errorf("%w: %s %q is not an absolute http(s) URL", ErrInvalidRequirement, what, clean(raw))
+	}
+	if strings.ContainsFunc(u.Host, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(".-:[]", r))
+	}) {
+		return "", fmt.Errorf("%w: %s names a host that cannot be written in plain ASCII (%q); ask the host's operator for its punycode form",
+			ErrDiscovery, what, clean(u.Host))
+	}
+	segs := strings.Split(u.EscapedPath(), "/")
+	for i, seg := range segs {
+		if p, err := url.PathUnescape(seg); err == nil {
+			seg = p
+		}
+		segs[i] = url.PathEscape(seg)
+	}
+	out := u.Scheme + "://" + strings.ToLower(u.Host) + strings.Join(segs, "/")
+	if u.RawQuery != "" {
+		var q []string
+		for _, kv := range strings.Split(u.RawQuery, "&") {
+			k, v, hasV := strings.Cut(kv, "=")
+			part := url.QueryEscape(queryUnescaped(k))
+			if hasV {
+				part += "=" + url.QueryEscape(queryUnescaped(v))
+			}
+			q = append(q, part)
+		}
+		out += "?" + strings.Join(q, "&")
+	}
+	if strings.ContainsFunc(out, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+		return "", fmt.Errorf("%w: %s %q cannot be encoded cleanly", ErrDiscovery, what, clean(raw))
+	}
+	return out, nil
+}
+
+// queryUnescaped is s unescaped, or s as it is when it is not a valid
+// escape (its '%' is then escaped again, not lost).
+func queryUnescaped(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // unwrapNetErr drops url.Error's method and URL (already in the message).
