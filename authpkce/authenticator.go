@@ -455,6 +455,8 @@ func (a *Authenticator) begin(ctx context.Context, p grantPlan, md *serverMetada
 		url:         fl.authURL,
 		redirectURI: conf.RedirectURL,
 		serverHost:  hostOf(md.AuthorizationEndpoint),
+		issuer:      p.issuer,
+		onIssuer:    sameOrigin(md.AuthorizationEndpoint, p.issuer),
 		deviceOffer: md.DeviceAuthorizationEndpoint != "",
 		flow:        fl,
 		done:        make(chan struct{}),

@@ -72,24 +72,36 @@ func (a *Authenticator) StartDevice(ctx context.Context, req GrantRequest) (*Gra
 	if _, err := checkServerURL("verification_uri", da.VerificationURI); err != nil {
 		return nil, err
 	}
+	// Shown and copied exactly as re-encoded, like an authorization URL.
+	verification, err := reencodeURL("verification_uri", da.VerificationURI)
+	if err != nil {
+		return nil, err
+	}
 	dc := &DeviceCode{
 		UserCode:        clean(da.UserCode),
-		VerificationURI: da.VerificationURI,
+		VerificationURI: verification,
 		Expiry:          da.Expiry,
 	}
-	if _, err := checkServerURL("verification_uri_complete", da.VerificationURIComplete); err == nil {
-		dc.VerificationURIComplete = da.VerificationURIComplete
+	if da.VerificationURIComplete != "" {
+		if complete, err := reencodeURL("verification_uri_complete", da.VerificationURIComplete); err == nil && sameOrigin(complete, verification) {
+			dc.VerificationURIComplete = complete
+		}
 	}
 	gctx, cancel := context.WithCancelCause(ctx)
 	gctx, cancelTimeout := context.WithTimeoutCause(gctx, a.timeout, ErrTimeout)
 	g := &Grant{
-		url:        da.VerificationURI,
-		serverHost: hostOf(da.VerificationURI),
-		device:     dc,
-		done:       make(chan struct{}),
-		cancel:     func() { cancel(ErrCanceled) },
+		url:        verification,
+		serverHost: hostOf(verification),
+		issuer:     p.issuer,
+		// RFC 8628 lets the verification page live anywhere; a page on
+		// another origin than the issuer is shown with a warning naming
+		// both (a relayed code from a real provider looks just like it).
+		onIssuer: sameOrigin(verification, p.issuer),
+		device:   dc,
+		done:     make(chan struct{}),
+		cancel:   func() { cancel(ErrCanceled) },
 	}
-	a.log.Info("device sign-in started", "resource", p.resource, "verification_uri", da.VerificationURI)
+	a.log.Info("device sign-in started", "resource", p.resource, "issuer", p.issuer, "verification_uri", verification)
 	key := p.key(ci.id)
 	go func() {
 		defer cancel(nil)

@@ -24,6 +24,8 @@ type Grant struct {
 	url         string
 	redirectURI string
 	serverHost  string
+	issuer      string
+	onIssuer    bool // the page the user signs in on is on the issuer's origin
 	device      *DeviceCode
 	deviceOffer bool
 	flow        *flow // nil for a finished or device grant
@@ -57,6 +59,18 @@ func (g *Grant) RedirectURI() string { return g.redirectURI }
 // user signs in on, for the prompt to name before they consent: the
 // authorization endpoint's, or the device verification URL's.
 func (g *Grant) ServerHost() string { return g.serverHost }
+
+// Issuer is the authorization server the host named (its issuer URL): the
+// party that receives what the user approves, whatever page they approve
+// it on. The sign-in sheet always names it. Empty for a grant answered
+// from the cache or by a refresh.
+func (g *Grant) Issuer() string { return g.issuer }
+
+// ServerIsIssuer reports that the page the user signs in on (ServerHost)
+// is on the issuer's own origin. When it is not, the UI warns naming both:
+// a hostile authorization server can relay a real provider's device code,
+// and the user, seeing the real provider's page, approves a token for it.
+func (g *Grant) ServerIsIssuer() bool { return g.onIssuer }
 
 // Device is the user code and verification URL of a device grant
 // (StartDevice); nil for a browser grant.
@@ -308,6 +322,28 @@ func (a *Authenticator) run(ctx context.Context, g *Grant, f *flow, ci clientIde
 	a.releaseLoopback(lb, f)
 	g.res, g.err = res, err
 	close(g.done)
+}
+
+// sameOrigin: a and b have the same scheme, host and port (RFC 6454).
+func sameOrigin(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	if err != nil {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub)
 }
 
 func hostOf(u string) string {

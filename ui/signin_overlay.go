@@ -154,6 +154,7 @@ func (si *signIn) onPasteDone(msg pasteDoneMsg) tea.Cmd {
 func (si *signIn) overlayExtras(gv *views.GrantView, g *grantFlow) {
 	if g.grant != nil {
 		gv.Server = g.grant.ServerHost()
+		gv.Issuer, gv.ServerIsIssuer = g.grant.Issuer(), g.grant.ServerIsIssuer()
 		if d := g.grant.Device(); d != nil {
 			gv.Device = &views.DeviceView{UserCode: d.UserCode, VerificationURI: d.VerificationURI}
 		}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"cmp"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -51,9 +52,18 @@ type GrantView struct {
 	// Reach, when set, replaces the accept/decline hints: those keys do not
 	// work from where the user is, and Reach says how to get there.
 	Reach string
-	// Server is the authorization server's host, named before the user
-	// consents there (a host chooses it; sanitized when drawn).
+	// Server is the host of the page the user signs in on (the
+	// authorization endpoint's or the device verification page's), named
+	// before the user consents there (a host chooses it; sanitized when
+	// drawn).
 	Server string
+	// Issuer is the authorization server the host named (its issuer URL),
+	// which receives what the user approves; the sheet always names it.
+	// ServerIsIssuer: Server is on the issuer's own origin. A device page
+	// elsewhere is drawn with a warning naming both (a hostile server can
+	// relay a real provider's device code).
+	Issuer         string
+	ServerIsIssuer bool
 	// Device, for a device grant (RFC 8628), is the code to enter and where.
 	Device *DeviceView
 	// DeviceOffered: the authorization server offers a device grant too;
@@ -274,10 +284,14 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 		}
 	}
 	add(&head, th.GrantTitle, "◌ Waiting for you to approve in the browser…")
-	add(&head, th.Muted, "resource: "+resource)
-	if srv := SanitizeLine(g.Server); srv != "" {
-		add(&head, th.Text, "You sign in at "+srv+" (the authorization server the host names).")
+	// Who receives the approval comes before what may be cut on a short
+	// sheet: it is what the user must know before entering a code.
+	if line, warn := serverLine(g); warn {
+		add(&head, th.Warning, line)
+	} else if line != "" {
+		add(&head, th.Text, line)
 	}
+	add(&head, th.Muted, "resource: "+resource)
 	var url []sheetRow
 	if d := g.Device; d != nil {
 		add(&head, th.Text, "On any device, open this address and enter the code "+th.Title.Render(SanitizeLine(d.UserCode))+":")
@@ -325,6 +339,24 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 	}
 	rows := append(append(framedRows(head), url...), framedRows(tail)...)
 	return renderSheet(th, GrantOverlayTitle, rows, inner)
+}
+
+// serverLine names where the user signs in and the authorization server
+// the host named; warn is set for a device page on another origin.
+func serverLine(g GrantView) (line string, warn bool) {
+	srv, iss := SanitizeLine(g.Server), SanitizeLine(g.Issuer)
+	switch {
+	case iss == "" && srv == "":
+		return "", false
+	case iss == "":
+		return "You sign in at " + srv + ".", false
+	case srv == "" || g.ServerIsIssuer:
+		return "You sign in at " + cmp.Or(srv, iss) + ", the authorization server the host names (" + iss + ").", false
+	case g.Device != nil:
+		return "⚠ " + srv + " is not the authorization server the host names (" + iss + "). " +
+			iss + " gets what you approve there: enter the code only if you expected to sign in at " + srv + " for it.", true
+	}
+	return "You sign in at " + srv + " for the authorization server the host names (" + iss + ").", false
 }
 
 // tailFit keeps the end of s within w cells: the end of a pasted address
