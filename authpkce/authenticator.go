@@ -282,6 +282,7 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 	if err != nil {
 		return nil, err
 	}
+	ctx = withPolicy(ctx, p.policy)
 	g, md, err := a.reuse(ctx, p)
 	if g != nil || err != nil {
 		return g, err
@@ -294,7 +295,11 @@ func (a *Authenticator) Start(ctx context.Context, req GrantRequest) (*Grant, er
 	if err := a.requireS256(md); err != nil {
 		return nil, err
 	}
-	if err := a.checkEndpoints(ctx, p, md.AuthorizationEndpoint, md.TokenEndpoint); err != nil {
+	endpoints := []string{md.AuthorizationEndpoint, md.TokenEndpoint}
+	if a.identity(p.req.OAuthClient, md, p.issuer).id == "" {
+		endpoints = append(endpoints, md.RegistrationEndpoint) // it will register
+	}
+	if err := a.checkEndpoints(ctx, p, endpoints...); err != nil {
 		return nil, err
 	}
 	lb, err := a.acquireLoopback()
@@ -317,6 +322,7 @@ type grantPlan struct {
 	host      string // HostID of GrantRequest.Host; "" when none was given
 	scopes    []string
 	confirmed []string // GrantRequest.ConfirmedServers
+	policy    *addrPolicy
 }
 
 func (p grantPlan) key(clientID string) tokenKey {
@@ -357,7 +363,8 @@ func (a *Authenticator) plan(ctx context.Context, req GrantRequest) (grantPlan, 
 	}
 	p.scopes = union(nil, p.scopes)
 	p.confirmed = req.ConfirmedServers
-	return p, a.checkServerAddress(ctx, p.issuer, p.confirmed)
+	p.policy = policyFor(p.issuer, req.Host, p.confirmed)
+	return p, a.checkServerAddress(ctx, p.issuer, p.policy)
 }
 
 // knownClient is the client id a grant would be saved under before any
@@ -393,6 +400,9 @@ func (a *Authenticator) reuse(ctx context.Context, p grantPlan) (*Grant, *server
 	}
 	md, err := discover(ctx, a.hc, p.issuer)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.checkEndpoints(ctx, p, md.TokenEndpoint); err != nil {
 		return nil, nil, err
 	}
 	nt, err := a.refresh(ctx, md, a.identity(p.req.OAuthClient, md, p.issuer), tok, p.resource)

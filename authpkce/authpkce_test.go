@@ -195,7 +195,7 @@ func TestStartRefusesBadInput(t *testing.T) {
 		{
 			name:   "authorization server down",
 			issuer: func(*testing.T) string { return down },
-			want:   ErrDiscovery, wantText: "unreachable",
+			want:   ErrDiscovery, wantText: "metadata endpoint failed",
 		},
 		{
 			name: "no metadata anywhere",
@@ -209,7 +209,7 @@ func TestStartRefusesBadInput(t *testing.T) {
 			issuer: func(t *testing.T) string {
 				return fakeAS(t, func(_ string, w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 502) })
 			},
-			want: ErrDiscovery, wantText: "HTTP 502",
+			want: ErrDiscovery, wantText: "metadata endpoint failed",
 		},
 		{
 			name: "garbage JSON",
@@ -219,7 +219,7 @@ func TestStartRefusesBadInput(t *testing.T) {
 					fmt.Fprint(w, `{"issuer": [1, 2`)
 				})
 			},
-			want: ErrDiscovery, wantText: "not valid JSON",
+			want: ErrDiscovery, wantText: "metadata endpoint failed",
 		},
 		{
 			name: "an HTML page instead of metadata",
@@ -229,7 +229,7 @@ func TestStartRefusesBadInput(t *testing.T) {
 					fmt.Fprint(w, "<html>login</html>")
 				})
 			},
-			want: ErrDiscovery, wantText: "instead of JSON",
+			want: ErrDiscovery, wantText: "metadata endpoint failed",
 		},
 		{
 			name: "issuer mismatch",
@@ -293,7 +293,7 @@ func TestStartRefusesBadInput(t *testing.T) {
 					metadataHandler(goodMetadata)(base, w, r)
 				})
 			},
-			want: ErrRegistration, wantText: "registration is closed",
+			want: ErrRegistration, wantText: "registration endpoint failed (access_denied)",
 		},
 	}
 	for _, tt := range tests {

@@ -33,6 +33,7 @@ func (a *Authenticator) StartDevice(ctx context.Context, req GrantRequest) (*Gra
 	if err != nil {
 		return nil, err
 	}
+	ctx = withPolicy(ctx, p.policy)
 	md, err := discover(ctx, a.hc, p.issuer)
 	if err != nil {
 		return nil, err
@@ -60,14 +61,14 @@ func (a *Authenticator) StartDevice(ctx context.Context, req GrantRequest) (*Gra
 		},
 		Scopes: p.scopes,
 	}
-	hctx := context.WithValue(ctx, oauth2.HTTPClient, a.hc)
+	hctx := context.WithValue(ctx, oauth2.HTTPClient, a.httpFor(ctx))
 	resource := oauth2.SetAuthURLParam("resource", p.resource)
 	da, err := conf.DeviceAuth(hctx, resource)
 	if err != nil {
-		return nil, tokenError(hctx, md.DeviceAuthorizationEndpoint, err)
+		return nil, tokenError(hctx, "device authorization", err)
 	}
 	if da.DeviceCode == "" || da.UserCode == "" || da.VerificationURI == "" {
-		return nil, fmt.Errorf("%w: %s answered without a device code, user code or verification URI", ErrAuthorization, md.DeviceAuthorizationEndpoint)
+		return nil, fmt.Errorf("%w: the authorization server's device authorization endpoint answered without a device code, user code or verification URI", ErrAuthorization)
 	}
 	if _, err := checkServerURL("verification_uri", da.VerificationURI); err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func (a *Authenticator) StartDevice(ctx context.Context, req GrantRequest) (*Gra
 	go func() {
 		defer cancel(nil)
 		defer cancelTimeout()
-		res, err := a.pollDevice(context.WithValue(gctx, oauth2.HTTPClient, a.hc), conf, da, key, p.scopes, resource)
+		res, err := a.pollDevice(context.WithValue(gctx, oauth2.HTTPClient, a.httpFor(gctx)), conf, da, key, p.scopes, resource)
 		g.res, g.err = res, err
 		close(g.done)
 	}()
@@ -127,7 +128,7 @@ func (a *Authenticator) pollDevice(ctx context.Context, conf *oauth2.Config, da 
 		case ctx.Err() != nil:
 			return Result{}, ctxError(ctx, "waiting for the device sign-in")
 		}
-		return Result{}, tokenError(ctx, conf.Endpoint.TokenURL, err)
+		return Result{}, tokenError(ctx, "token", err)
 	}
 	if err := checkBearer(ot.TokenType, conf.Endpoint.TokenURL); err != nil {
 		return Result{}, err

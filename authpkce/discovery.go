@@ -88,14 +88,12 @@ func discover(ctx context.Context, hc *http.Client, issuer string) (*serverMetad
 	if err != nil {
 		return nil, err
 	}
-	var tried []string
 	for _, mu := range metadataURLs(u) {
-		md, status, err := fetchMetadata(ctx, hc, mu)
+		md, err := fetchMetadata(ctx, hc, mu)
 		if err != nil {
 			return nil, err
 		}
 		if md == nil {
-			tried = append(tried, fmt.Sprintf("%s (HTTP %d)", mu, status))
 			continue
 		}
 		// RFC 8414 §3.3: identical, character for character. A lenient
@@ -110,50 +108,45 @@ func discover(ctx context.Context, hc *http.Client, issuer string) (*serverMetad
 		}
 		return md, nil
 	}
-	return nil, fmt.Errorf("%w: %s publishes no OAuth or OpenID Connect metadata (tried %s)",
-		ErrDiscovery, clean(issuer), strings.Join(tried, ", "))
+	return nil, fmt.Errorf("%w: %s publishes no OAuth or OpenID Connect metadata at the well-known addresses",
+		ErrDiscovery, clean(issuer))
 }
 
-// fetchMetadata returns (nil, status, nil) when the document is not at mu,
-// so the caller may try the next location.
-func fetchMetadata(ctx context.Context, hc *http.Client, mu string) (*serverMetadata, int, error) {
+// fetchMetadata returns (nil, nil) when the document is not at mu, so the
+// caller may try the next location. Its errors say which endpoint failed
+// and no more (endpointError): the issuer is the host's choice.
+func fetchMetadata(ctx context.Context, hc *http.Client, mu string) (*serverMetadata, error) {
+	const during = "while discovering the authorization server"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, mu, nil)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: %v", ErrDiscovery, err)
+		return nil, fmt.Errorf("%w: %v", ErrDiscovery, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, 0, ctxError(ctx, "while discovering the authorization server")
-		}
-		return nil, 0, fmt.Errorf("%w: %s is unreachable: %v",
-			ErrDiscovery, mu, unwrapNetErr(err))
+		return nil, failed(ctx, ErrDiscovery, "metadata", "", err, during)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes+1))
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: reading %s: %v", ErrDiscovery, mu, err)
+		return nil, failed(ctx, ErrDiscovery, "metadata", "", err, during)
 	}
 	switch {
 	case resp.StatusCode >= 400 && resp.StatusCode < 500:
-		return nil, resp.StatusCode, nil
+		return nil, nil
 	case resp.StatusCode != http.StatusOK:
-		return nil, 0, fmt.Errorf("%w: %s answered HTTP %d",
-			ErrDiscovery, mu, resp.StatusCode)
+		return nil, failed(ctx, ErrDiscovery, "metadata", "", fmt.Errorf("%s answered HTTP %d", mu, resp.StatusCode), during)
 	case len(body) > maxMetadataBytes:
-		return nil, 0, fmt.Errorf("%w: %s sent more than %d bytes of metadata", ErrDiscovery, mu, maxMetadataBytes)
+		return nil, failed(ctx, ErrDiscovery, "metadata", "", fmt.Errorf("%s sent more than %d bytes", mu, maxMetadataBytes), during)
 	}
 	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "" && ct != "application/json" && !strings.HasSuffix(ct, "+json") {
-		return nil, 0, fmt.Errorf("%w: %s answered with %q instead of JSON metadata",
-			ErrDiscovery, mu, clean(ct))
+		return nil, failed(ctx, ErrDiscovery, "metadata", "", fmt.Errorf("%s answered with %q", mu, ct), during)
 	}
 	var md serverMetadata
 	if err := json.Unmarshal(body, &md); err != nil {
-		return nil, 0, fmt.Errorf("%w: %s sent metadata that is not valid JSON: %v",
-			ErrDiscovery, mu, err)
+		return nil, failed(ctx, ErrDiscovery, "metadata", "", fmt.Errorf("%s: %w", mu, err), during)
 	}
-	return &md, resp.StatusCode, nil
+	return &md, nil
 }
 
 func (md *serverMetadata) check() error {

@@ -428,13 +428,13 @@ func detailSuffix(desc string) string {
 // exchange trades the code for a token: PKCE verifier and RFC 8707
 // resource on the token request too.
 func (a *Authenticator) exchange(ctx context.Context, f *flow, code string) (Token, error) {
-	ctx = context.WithValue(ctx, oauth2.HTTPClient, a.hc)
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, a.httpFor(ctx))
 	ot, err := f.conf.Exchange(ctx, code,
 		oauth2.VerifierOption(f.verifier),
 		oauth2.SetAuthURLParam("resource", f.resource),
 	)
 	if err != nil {
-		return Token{}, tokenError(ctx, f.conf.Endpoint.TokenURL, err)
+		return Token{}, tokenError(ctx, "token", err)
 	}
 	if err := checkBearer(ot.TokenType, f.conf.Endpoint.TokenURL); err != nil {
 		return Token{}, err
@@ -452,9 +452,11 @@ func (a *Authenticator) exchange(ctx context.Context, f *flow, code string) (Tok
 	return t, nil
 }
 
-// tokenError describes a failed token request without ever quoting the
-// response body (oauth2.RetrieveError.Error does; it may hold secrets).
-func tokenError(ctx context.Context, tokenURL string, err error) error {
+// tokenError describes a failed request to endpoint ("token", "device
+// authorization") with its OAuth error code only: never the response body
+// (oauth2.RetrieveError.Error quotes it; it may hold secrets), nor a
+// status or network error a host could use to scan ports.
+func tokenError(ctx context.Context, endpoint string, err error) error {
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		status := 0
@@ -462,17 +464,10 @@ func tokenError(ctx context.Context, tokenURL string, err error) error {
 			status = re.Response.StatusCode
 		}
 		oe := oauthError{Error: re.ErrorCode, ErrorDescription: re.ErrorDescription}
-		if oe.Error == "" {
-			return fmt.Errorf("%w: %s answered HTTP %d",
-				ErrTokenEndpoint, tokenURL, status)
-		}
-		return fmt.Errorf("%w: %s refused the token request (HTTP %d %s)",
-			ErrTokenEndpoint, tokenURL, status, oe.describe())
+		return failed(ctx, ErrTokenEndpoint, endpoint, re.ErrorCode,
+			fmt.Errorf("HTTP %d %s", status, oe.describe()), "while fetching the token")
 	}
-	if ctx.Err() != nil {
-		return ctxError(ctx, "while fetching the token")
-	}
-	return fmt.Errorf("%w: %s: %v", ErrTokenEndpoint, tokenURL, unwrapNetErr(err))
+	return failed(ctx, ErrTokenEndpoint, endpoint, "", unwrapNetErr(err), "while fetching the token")
 }
 
 // tokenResponse is RFC 6749 §5.1.
@@ -498,30 +493,27 @@ func (a *Authenticator) refresh(ctx context.Context, md *serverMetadata, ci clie
 		return Token{}, fmt.Errorf("%w: %v", ErrTokenEndpoint, err)
 	}
 	authorize(req, form, ci)
+	const during = "while refreshing the token"
 	resp, err := a.hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return Token{}, ctxError(ctx, "while refreshing the token")
-		}
 		// Not ErrTokenEndpoint: the refresh token may be fine, the server
 		// is just unreachable, so the caller must not discard it.
-		return Token{}, fmt.Errorf("%w: %s is unreachable: %v",
-			ErrDiscovery, md.TokenEndpoint, unwrapNetErr(err))
+		return Token{}, failed(ctx, ErrDiscovery, "token", "", unwrapNetErr(err), during)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
 	if err != nil {
-		return Token{}, fmt.Errorf("%w: reading the refresh answer: %v", ErrTokenEndpoint, err)
+		return Token{}, failed(ctx, ErrTokenEndpoint, "token", "", err, during)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var oe oauthError
 		_ = json.Unmarshal(body, &oe)
-		return Token{}, fmt.Errorf("%w: %s refused the refresh (HTTP %d %s)",
-			ErrTokenEndpoint, md.TokenEndpoint, resp.StatusCode, oe.describe())
+		return Token{}, failed(ctx, ErrTokenEndpoint, "token", oe.Error,
+			fmt.Errorf("the refresh: HTTP %d %s", resp.StatusCode, oe.describe()), during)
 	}
 	var tr tokenResponse
 	if err := json.Unmarshal(body, &tr); err != nil || tr.AccessToken == "" {
-		return Token{}, fmt.Errorf("%w: %s answered the refresh without an access token", ErrTokenEndpoint, md.TokenEndpoint)
+		return Token{}, failed(ctx, ErrTokenEndpoint, "token", "", errors.New("the refresh answer has no access token"), during)
 	}
 	if err := checkBearer(tr.TokenType, md.TokenEndpoint); err != nil {
 		return Token{}, err

@@ -21,7 +21,8 @@ type hostileAS struct {
 	hits []string // "METHOD path"
 }
 
-// newHostileAS serves metadata(issuer) at the RFC 8414 well-known URI.
+// newHostileAS serves metadata(issuer) at the RFC 8414 well-known URI
+// (nothing when metadata is nil: the test serves it).
 func newHostileAS(t *testing.T, metadata func(issuer string) map[string]any) *hostileAS {
 	t.Helper()
 	h := &hostileAS{mux: http.NewServeMux()}
@@ -32,10 +33,12 @@ func newHostileAS(t *testing.T, metadata func(issuer string) map[string]any) *ho
 		h.mux.ServeHTTP(w, r)
 	}))
 	t.Cleanup(h.srv.Close)
-	h.mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(metadata(h.issuer()))
-	})
+	if metadata != nil {
+		h.mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(metadata(h.issuer()))
+		})
+	}
 	return h
 }
 

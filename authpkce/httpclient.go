@@ -12,18 +12,21 @@ import (
 // replace or wrap it (tracing wrappers do), which would put code this
 // package never chose between it and the authorization server, with the
 // tokens in hand.
+//
+// Its dialer applies the address policy (addrpolicy.go) to the IP it
+// connects to. Connections are not kept alive: a pooled connection would
+// carry one request's policy into another's.
 func newHTTPClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, ControlContext: controlDial}
 	return &http.Client{
-		Transport: &http.Transport{
+		Transport: &guardedTransport{base: &http.Transport{
 			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConns:          10,
-			IdleConnTimeout:       90 * time.Second,
+			DialContext:           dialer.DialContext,
+			DisableKeepAlives:     true,
 			TLSHandshakeTimeout:   10 * time.Second,
 			ExpectContinueTimeout: time.Second,
-		},
+		}},
 		Timeout:       30 * time.Second,
-		CheckRedirect: refuseInsecureRedirect,
+		CheckRedirect: sameOriginRedirect,
 	}
 }

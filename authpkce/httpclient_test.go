@@ -44,7 +44,7 @@ func TestDefaultClientIgnoresDefaultTransport(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	md, err := discover(ctx, a.hc, srv.URL)
+	md, err := discover(withPolicy(ctx, policyFor(srv.URL, "", nil)), a.hc, srv.URL)
 	if err != nil {
 		t.Fatalf("discovery through the own client: %v", err)
 	}

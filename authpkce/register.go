@@ -76,32 +76,26 @@ func register(ctx context.Context, hc *http.Client, md *serverMetadata, clientNa
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	const during = "while registering the client"
 	resp, err := hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return registration{}, ctxError(ctx, "while registering the client")
-		}
-		return registration{}, fmt.Errorf("%w: %s is unreachable: %v",
-			ErrRegistration, md.RegistrationEndpoint, unwrapNetErr(err))
+		return registration{}, failed(ctx, ErrRegistration, "registration", "", err, during)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes))
 	if err != nil {
-		return registration{}, fmt.Errorf("%w: reading the answer of %s: %v", ErrRegistration, md.RegistrationEndpoint, err)
+		return registration{}, failed(ctx, ErrRegistration, "registration", "", err, during)
 	}
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
 		var oe oauthError
-		detail := fmt.Sprintf("HTTP %d", resp.StatusCode)
-		if json.Unmarshal(body, &oe) == nil && oe.Error != "" {
-			detail += " " + oe.describe()
-		}
-		return registration{}, fmt.Errorf("%w: %s refused to register this client (%s)",
-			ErrRegistration, md.RegistrationEndpoint, detail)
+		_ = json.Unmarshal(body, &oe)
+		return registration{}, failed(ctx, ErrRegistration, "registration", oe.Error,
+			fmt.Errorf("%s answered HTTP %d %s", md.RegistrationEndpoint, resp.StatusCode, oe.describe()), during)
 	}
 	var rr registrationResponse
 	if err := json.Unmarshal(body, &rr); err != nil || rr.ClientID == "" {
-		return registration{}, fmt.Errorf("%w: %s answered without a usable client_id",
-			ErrRegistration, md.RegistrationEndpoint)
+		return registration{}, failed(ctx, ErrRegistration, "registration", "",
+			fmt.Errorf("%s answered without a usable client_id", md.RegistrationEndpoint), during)
 	}
 	method := rr.TokenEndpointAuthMethod
 	if method == "" {

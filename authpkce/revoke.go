@@ -2,6 +2,7 @@ package authpkce
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,9 @@ import (
 
 	"golang.org/x/oauth2"
 )
+
+// errRevocation is the kind of a failed RFC 7009 request.
+var errRevocation = errors.New("revocation failed")
 
 // Forgotten says what Forget did beyond dropping the grant.
 type Forgotten struct {
@@ -47,6 +51,14 @@ func (a *Authenticator) Forget(ctx context.Context, g StoredGrant) (Forgotten, e
 // on most servers), then the access token, which a server may keep valid
 // until it expires otherwise.
 func (a *Authenticator) revoke(ctx context.Context, k tokenKey, tok Token) (bool, error) {
+	// No one can be asked here (forgetting runs in the background), so a
+	// server the policy would ask about is not contacted; the grant is
+	// forgotten locally all the same.
+	pol := policyFor(k.Issuer, k.Host, nil)
+	ctx = withPolicy(ctx, pol)
+	if err := a.checkServerAddress(ctx, k.Issuer, pol); err != nil {
+		return false, fmt.Errorf("revoke: %w", err)
+	}
 	md, err := discover(ctx, a.hc, k.Issuer)
 	if err != nil {
 		return false, fmt.Errorf("revoke: %w", err)
@@ -55,6 +67,9 @@ func (a *Authenticator) revoke(ctx context.Context, k tokenKey, tok Token) (bool
 		return false, fmt.Errorf("revoke: %s advertises no revocation_endpoint", clean(k.Issuer))
 	}
 	if _, err := checkServerURL("revocation_endpoint", md.RevocationEndpoint); err != nil {
+		return false, fmt.Errorf("revoke: %w", err)
+	}
+	if err := a.checkServerAddress(ctx, md.RevocationEndpoint, pol); err != nil {
 		return false, fmt.Errorf("revoke: %w", err)
 	}
 	ci := a.identity(nil, md, k.Issuer)
@@ -83,13 +98,13 @@ func (a *Authenticator) revokeOne(ctx context.Context, endpoint string, ci clien
 	authorize(req, form, ci)
 	resp, err := a.hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("revoke at %s: %w", endpoint, unwrapNetErr(err))
+		return fmt.Errorf("revoke: %w", failed(ctx, errRevocation, "revocation", "", unwrapNetErr(err), "while revoking"))
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxMetadataBytes))
 	// RFC 7009 §2.2: 200 whether or not the token was still valid.
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("revoke at %s: HTTP %d", endpoint, resp.StatusCode)
+		return fmt.Errorf("revoke: %w", failed(ctx, errRevocation, "revocation", "", fmt.Errorf("%s answered HTTP %d", endpoint, resp.StatusCode), "while revoking"))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strings"
 )
 
 // requireS256: PKCE with S256 is what keeps a stolen authorization code
@@ -26,14 +27,16 @@ func (a *Authenticator) requireS256(md *serverMetadata) error {
 }
 
 // ServerConfirmation is the error Start returns (errors.Is
-// ErrNeedsConfirmation) for an authorization server on a private or
-// link-local address: a host can point the user's browser and our
-// requests at a machine on their own network. The UI asks "sign in at
+// ErrNeedsConfirmation) for an authorization server, or one of its
+// endpoints, on a private, link-local or (named by a host elsewhere, or
+// on another port than the issuer) loopback address: a host can point
+// the user's browser and our requests at a machine on their own network,
+// or at another service on this one. The UI asks "sign in at
 // Host (Addr)?" and, on yes, starts again with Host added to
 // GrantRequest.ConfirmedServers.
 type ServerConfirmation struct {
 	Host string     // the authorization server's host[:port], as in its issuer
-	Addr netip.Addr // the private address it resolves to
+	Addr netip.Addr // the address it resolves to
 }
 
 func (e *ServerConfirmation) Error() string {
@@ -42,29 +45,26 @@ func (e *ServerConfirmation) Error() string {
 
 func (e *ServerConfirmation) Is(target error) bool { return target == ErrNeedsConfirmation }
 
-// checkServerAddress asks for confirmation when rawURL's host is, or
-// resolves to, a private (RFC 1918, RFC 4193) or link-local address.
-// Loopback stays allowed without asking: it is this machine, where local
-// development servers live. A name that does not resolve is left to
-// discovery to report.
-func (a *Authenticator) checkServerAddress(ctx context.Context, rawURL string, confirmed []string) error {
+// checkServerAddress asks for confirmation, before anything is sent,
+// when rawURL's host is, or resolves to, an address the policy does not
+// let the grant reach without the user's yes (see addrpolicy.go). The
+// dialer checks again on the address it connects to; this early check is
+// what lets the UI ask before the browser opens. A name that does not
+// resolve is left to the request to report.
+func (a *Authenticator) checkServerAddress(ctx context.Context, rawURL string, pol *addrPolicy) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return fmt.Errorf("%w: %q: %w", ErrInvalidRequirement, clean(rawURL), err)
 	}
-	if slices.Contains(confirmed, u.Host) {
-		return nil
-	}
 	var addrs []netip.Addr
-	if ip, err := netip.ParseAddr(u.Hostname()); err == nil {
+	if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil {
 		addrs = []netip.Addr{ip}
 	} else if addrs, err = a.lookupIP(ctx, u.Hostname()); err != nil {
-		return nil // discovery reports a name that does not resolve
+		return nil
 	}
 	for _, ip := range addrs {
-		ip = ip.Unmap()
-		if !ip.IsLoopback() && (ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified()) {
-			return &ServerConfirmation{Host: u.Host, Addr: ip}
+		if err := pol.check(u.Host, ip); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -74,7 +74,10 @@ func (a *Authenticator) checkServerAddress(ctx context.Context, rawURL string, c
 // somewhere else than the issuer's host; the same confirmation applies.
 func (a *Authenticator) checkEndpoints(ctx context.Context, p grantPlan, endpoints ...string) error {
 	for _, ep := range endpoints {
-		if err := a.checkServerAddress(ctx, ep, p.confirmed); err != nil {
+		if ep == "" {
+			continue
+		}
+		if err := a.checkServerAddress(ctx, ep, p.policy); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -42,6 +43,10 @@ type signIn struct {
 	// the host even when nothing advertises it any more (a server signed
 	// in to is ready, not asking).
 	hostHolds map[string]bool
+	// agreed lists, per resource, the servers the user said yes to (the
+	// private-server question) in the chain of restarts of one sign-in:
+	// the issuer, then an endpoint its metadata names, each asks once.
+	agreed map[string][]string
 }
 
 // grantPhase is where one "grant additional access" flow is.
@@ -202,9 +207,16 @@ func (si *signIn) startFlow(req authpkce.Requirement, confirmed string, device b
 		start = ds.StartDevice
 	}
 	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised(), Host: si.cfg.Host}
-	if confirmed != "" {
-		gr.ConfirmedServers = []string{confirmed}
+	switch {
+	case confirmed == "":
+		delete(si.agreed, res) // a fresh sign-in asks afresh
+	case !slices.Contains(si.agreed[res], confirmed):
+		if si.agreed == nil {
+			si.agreed = map[string][]string{}
+		}
+		si.agreed[res] = append(si.agreed[res], confirmed)
 	}
+	gr.ConfirmedServers = slices.Clone(si.agreed[res])
 	si.log.Debug("grant start", "resource", res, "reason", string(req.Reason))
 	return func() tea.Msg {
 		grant, err := start(ctx, gr)
