@@ -187,3 +187,49 @@ func itoa(n int) string {
 	}
 	return string(b)
 }
+
+// TestHostileRefreshAndRevocationTargets: a saved grant's refresh and its
+// revocation go only where the policy lets them: a token or revocation
+// endpoint on another local service gets nothing without the user's yes
+// (issue 21, finding 2: neither was checked).
+func TestHostileRefreshAndRevocationTargets(t *testing.T) {
+	const host = "ws://127.0.0.1:9/"
+	trap := newTrap(t)
+	as := newHostileAS(t, func(iss string) map[string]any {
+		md := baseMetadata(iss)
+		md["token_endpoint"] = trap.srv.URL + "/token"
+		md["revocation_endpoint"] = trap.srv.URL + "/admin/revoke"
+		return md
+	})
+	a, err := New(Config{MemoryOnly: true, Timeout: time.Minute, OpenBrowser: func(string) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := hostileRequest(as, host)
+	hid, err := HostID(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := tokenKey{Host: hid, Issuer: as.issuer(), Resource: req.Requirement.Resource.Resource, ClientID: "hostile-client"}
+	if err := a.store.putToken(key, Token{AccessToken: "at-secret", RefreshToken: "rt-secret", Expiry: time.Now().Add(-time.Hour)}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ctx := misuseCtx(t)
+	req.Requirement.Reason = ReasonExpired
+	_, err = a.Start(ctx, req)
+	wantConfirmation(t, err, trap.host())
+	if n := trap.hits.Load(); n != 0 {
+		t.Fatalf("the refresh token went to another local service: %d requests", n)
+	}
+
+	f, err := a.Forget(ctx, StoredGrant{Host: hid, Issuer: as.issuer(), Resource: key.Resource, ClientID: key.ClientID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Revoked || !errors.Is(f.RevokeErr, ErrNeedsConfirmation) {
+		t.Errorf("Forget: revoked %v, RevokeErr %v; want no revocation at a service the user never agreed to", f.Revoked, f.RevokeErr)
+	}
+	if n := trap.hits.Load(); n != 0 {
+		t.Fatalf("the tokens went to another local service for revocation: %d requests", n)
+	}
+}
