@@ -44,8 +44,11 @@ type Config struct {
 	// ignored): for a session that must leave nothing on disk.
 	MemoryOnly bool
 	// HTTPClient talks to the authorization server. Nil: a client with a
-	// transport of its own (never http.DefaultTransport) and a 30 s
-	// timeout.
+	// transport of its own (never http.DefaultTransport), a 30 s timeout,
+	// and the address policy enforced on every address it dials
+	// (addrpolicy.go). A client given here keeps only the up-front checks:
+	// it dials as it likes, so it is for tests and for callers that bring
+	// their own policy.
 	HTTPClient *http.Client
 	// OpenBrowser shows the authorization URL to the user. Nil: the system
 	// browser via github.com/pkg/browser. Its failure is not fatal: the URL
