@@ -170,7 +170,7 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 	c.mu.Unlock()
 	// initialize's params are the same on every wire; its result is read
 	// in the shape of the version it names.
-	raw, err := encodeParams(protocol.WireUnknown, "initialize", p)
+	raw, err := encodeParams(protocol.WireUnknown, "", "initialize", p)
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
