@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -350,15 +351,26 @@ func (c *card) ask(t toolCall) {
 	switch t.status {
 	case protocol.ToolCallStatusPendingConfirmation:
 		if len(t.options) > 0 {
-			var opts []string
-			for _, o := range t.options {
-				opts = append(opts, SanitizeLine(o.Label))
+			// One a line, numbered by position: the number keys pick by
+			// it (keymap Chat.PickOption), and only 1-9 have a key.
+			for i, o := range t.options {
+				n := "  "
+				if i < 9 {
+					n = strconv.Itoa(i+1) + " "
+				}
+				lead := "options: "
+				if i > 0 {
+					lead = "         "
+				}
+				c.add(th.Muted, lead+n+SanitizeLine(o.Label))
 			}
-			c.add(th.Muted, "options: "+strings.Join(opts, " / "))
 		}
-		if ctx.Selected {
+		switch {
+		case ctx.Selected && len(t.options) > 0:
+			c.hints(hintKeys.Chat.PickOption, hintKeys.Chat.Approve, hintKeys.Chat.Deny)
+		case ctx.Selected:
 			c.hints(hintKeys.Chat.Approve, hintKeys.Chat.Deny)
-		} else {
+		default:
 			c.reach()
 		}
 	case protocol.ToolCallStatusPendingResultConfirmation:
