@@ -245,14 +245,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.refreshChannel(msg.channel)
 		return tea.Batch(m.ensureChat(), m.signin.pushSavedTokens())
 	case opDoneMsg:
-		if msg.err != nil {
-			return m.failed(fmt.Errorf("%s failed: %w", msg.what, msg.err), "")
-		}
-		cmd := reportInfo(msg.what + ": done")
-		if msg.session != "" {
-			cmd = tea.Batch(cmd, m.openSessionCmd(msg.session))
-		}
-		return cmd
+		return m.onOpDone(msg)
 	case grantStartedMsg:
 		return m.signin.onGrantStarted(msg)
 	case grantDoneMsg:
@@ -421,6 +414,7 @@ func (m *Model) refreshChannel(ch string) {
 	case ch == m.openSession:
 		if s, ok := m.client.Session(ch); ok {
 			m.sess, m.hasSess = s, true
+			m.sessions.sessionChanged()
 		}
 	case ch == m.openChat:
 		if c, ok := m.client.Chat(ch); ok {
