@@ -31,6 +31,11 @@ type mcpPanel struct {
 	startOf    customizationsID // the snapshot startSeen was last updated from
 	// startTicking: a startTickMsg is on its way; one at a time.
 	startTicking bool
+	// requested holds the servers whose start request the host echoed
+	// while they have not left starting since: until a session's first
+	// message VS Code's host does nothing more, so the row says the
+	// start waits for the session to run rather than "starting" for good.
+	requested map[string]bool
 }
 
 // startTickMsg redraws a blocking start's elapsed time once a second.
@@ -49,6 +54,7 @@ type pendingOp struct {
 	server  string // MCP customization id the marker is drawn on
 	verb    string // "stopping", "enabling", … for the status line
 	channel string // the session the action was dispatched on
+	start   bool   // a start request (see mcpPanel.requested)
 }
 
 // pendingTimeout is only a safety net for a host that never answers: a
@@ -99,7 +105,7 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	if err != nil {
 		return reportError(err)
 	}
-	mp.pending[seq] = pendingOp{server: r.ID, verb: label, channel: mp.openSession}
+	mp.pending[seq] = pendingOp{server: r.ID, verb: label, channel: mp.openSession, start: verb == mcpStart}
 	return tea.Tick(pendingTimeout, func(time.Time) tea.Msg { return settleMsg{seq: seq} })
 }
 
@@ -139,6 +145,12 @@ func (mp *mcpPanel) view(w, h int) []string {
 		return views.RenderMCPPanelNoSession(mp.th, w, h, focused)
 	}
 	rows := mp.signin.servers()
+	if len(mp.requested) > 0 {
+		rows = append([]mcpRow(nil), rows...) // the sign-in manager's, shared
+		for i := range rows {
+			rows[i].StartRequested = mp.requested[rows[i].ID] && rows[i].StateKind == "starting"
+		}
+	}
 	sel := max(0, min(mp.sel, len(rows)-1))
 	pending := map[string]bool{}
 	for _, p := range mp.pending {
@@ -168,8 +180,8 @@ func (mp *mcpPanel) view(w, h int) []string {
 	}
 	// The panel redraws on every frame but changes rarely; lipgloss framing
 	// makes it the costliest panel, so it is memoized on everything it shows.
-	key := fmt.Sprintf("%v|%d|%v|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
-		sel, pending, grants, blocking, w, h, focused, mp.themeGen)
+	key := fmt.Sprintf("%v|%d|%v|%v|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
+		sel, pending, mp.requested, grants, blocking, w, h, focused, mp.themeGen)
 	if mp.memo.key != key {
 		mp.memo.key = key
 		mp.memo.lines = strings.Split(views.RenderMCPPanel(mp.th, rows, sel, pending, grants, blocking, w, h, focused), "\n")
@@ -189,6 +201,22 @@ func (mp *mcpPanel) onSettle(msg settleMsg) tea.Cmd {
 		p.verb, views.SanitizeLine(p.server), pendingTimeout))
 }
 
+// settled ends the marker of the action the host echoed or rejected as
+// clientSeq seq; an echoed start request is remembered (requested).
+func (mp *mcpPanel) settled(seq int64, echoed bool) {
+	p, ok := mp.pending[seq]
+	if !ok {
+		return
+	}
+	delete(mp.pending, seq)
+	if echoed && p.start && p.channel == mp.openSession {
+		if mp.requested == nil {
+			mp.requested = map[string]bool{}
+		}
+		mp.requested[p.server] = true
+	}
+}
+
 // dropChannel forgets the pending actions of a dropped channel: the
 // client forgets them too, so nothing will answer them now.
 func (mp *mcpPanel) dropChannel(ch string) {
@@ -202,7 +230,7 @@ func (mp *mcpPanel) dropChannel(ch string) {
 // reset forgets the selection, pending markers and start times of the
 // session that was open: another one is opening.
 func (mp *mcpPanel) reset() {
-	mp.sel, mp.pending = 0, map[int64]pendingOp{}
+	mp.sel, mp.pending, mp.requested = 0, map[int64]pendingOp{}, nil
 	mp.startSeen, mp.startNoted, mp.startOf = nil, nil, customizationsID{}
 }
 
@@ -218,6 +246,7 @@ func (mp *mcpPanel) observeStarts() tea.Cmd {
 		seen, noted := map[string]time.Time{}, map[string]bool{}
 		for _, r := range rows {
 			if r.StateKind != "starting" {
+				delete(mp.requested, r.ID) // the host moved it on
 				continue
 			}
 			since, ok := mp.startSeen[r.ID]

@@ -372,9 +372,9 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		}
 		return m.signin.addAgentPrompt(p)
 	case client.ActionConfirmedEvent:
-		delete(m.mcp.pending, e.ClientSeq)
+		m.mcp.settled(e.ClientSeq, true)
 	case client.ActionRejectedEvent:
-		delete(m.mcp.pending, e.ClientSeq)
+		m.mcp.settled(e.ClientSeq, false)
 		return reportError(fmt.Errorf("host rejected %s: %s", e.Action.Kind(), views.SanitizeLine(e.Reason)))
 	case client.HostErrorEvent:
 		return reportError(fmt.Errorf("host error: %w", e.Err))
