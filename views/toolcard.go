@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -464,9 +465,15 @@ func cancelText(reason string) string {
 }
 
 // resultText is the readable part of a tool result: text content in full,
-// other content kinds as a one-line summary.
+// other content kinds as a one-line summary. A terminal's output preview
+// is shown only when no text content carries the output already: VS
+// Code's agent host sends a shell's output both ways.
 func resultText(content []protocol.ToolResultContent) string {
 	var parts []string
+	hasText := slices.ContainsFunc(content, func(c protocol.ToolResultContent) bool {
+		t, ok := c.Variant.(protocol.ToolResultTextContent)
+		return ok && strings.TrimSpace(t.Text) != ""
+	})
 	for _, c := range content {
 		switch v := c.Variant.(type) {
 		case protocol.ToolResultTextContent:
@@ -489,11 +496,15 @@ func resultText(content []protocol.ToolResultContent) string {
 		case protocol.ToolResultTerminalContent:
 			// 1.0 folds the finished command (0.6 terminalComplete) into
 			// the terminal content's result.
+			name := v.Title
+			if strings.TrimSpace(name) == "" {
+				name = v.Resource // the reference is the label then
+			}
 			if v.Result == nil {
-				parts = append(parts, "[terminal "+v.Title+"]")
+				parts = append(parts, "[terminal "+name+"]")
 				break
 			}
-			s := "[terminal " + v.Title + " finished"
+			s := "[terminal " + name + " finished"
 			if v.Result.ExitCode != nil {
 				s += fmt.Sprintf(", exit code %d", *v.Result.ExitCode)
 			}
@@ -501,7 +512,7 @@ func resultText(content []protocol.ToolResultContent) string {
 				s += ", output cut short"
 			}
 			s += "]"
-			if v.Result.Preview != nil {
+			if v.Result.Preview != nil && !hasText {
 				s += "\n" + *v.Result.Preview
 			}
 			parts = append(parts, s)
