@@ -96,8 +96,9 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 		if r.StateKind != "starting" || !r.Blocking {
 			return reportInfo(views.SanitizeLine(r.Name) + " is not holding new messages: nothing to move to the background")
 		}
-		if mp.client != nil && mp.client.Wire() != protocol.Wire10 {
-			return reportError(errors.New("this host speaks AHP 0.6, which cannot move a server start to the background"))
+		if !mp.canBackground() {
+			return reportError(fmt.Errorf("this host speaks AHP %s, which cannot move a server start to the background (AHP 1.0 can)",
+				views.SanitizeLine(mp.client.ProtocolVersion())))
 		}
 		v, label = protocol.SessionMcpServerBackgroundRequestedAction{ID: r.ID}, "moving to the background"
 	}
@@ -287,7 +288,18 @@ func (mp *mcpPanel) onStartTick() tea.Cmd {
 // start: the footer then offers to move it to the background.
 func (mp *mcpPanel) blockingSelected() bool {
 	rows := mp.signin.servers()
-	return mp.hasSess && mp.sel < len(rows) && rows[mp.sel].StateKind == "starting" && rows[mp.sel].Blocking
+	return mp.hasSess && mp.sel < len(rows) && rows[mp.sel].StateKind == "starting" && rows[mp.sel].Blocking && mp.canBackground()
+}
+
+// canBackground reports whether the negotiated version defines
+// session/mcpServerBackgroundRequested: AHP 1.0 added it, so neither a 0.6
+// host nor a 0.9 one (VS Code's) is sent it.
+func (mp *mcpPanel) canBackground() bool {
+	if mp.client == nil {
+		return true // nothing is sent without a client; dispatch says so
+	}
+	v := mp.client.ProtocolVersion()
+	return protocol.WireOf(v) == protocol.Wire10 && protocol.ActionDefinedIn(v, "session/mcpServerBackgroundRequested")
 }
 
 func anyBlocking(rows []mcpRow) bool {

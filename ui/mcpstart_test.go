@@ -63,3 +63,37 @@ func TestStartInNewSessionSaysRequested(t *testing.T) {
 		t.Errorf("the note stayed after the server came up:\n%s", ansi.Strip(m.Render()))
 	}
 }
+
+// TestBackgroundKeyNeedsAHP10: moving a blocking start to the background
+// is an AHP 1.0 action; on a 0.9 connection (VS Code's host) the key says
+// so and sends nothing, and the footer does not offer it.
+func TestBackgroundKeyNeedsAHP10(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		sent    bool
+	}{{"0.9.0", false}, {"0.10.0", false}, {"1.0.0", true}} {
+		t.Run(tc.version, func(t *testing.T) {
+			m := fxModel(fxChatState())
+			stub := m.client.(*stubClient)
+			stub.accept, stub.version = true, tc.version
+			blocking := true
+			m.sess = withServerState(m.sess, "db", protocol.McpServerStartingState{Blocking: &blocking})
+			m.focus = focusMCP
+			for i, r := range m.signin.servers() {
+				if r.ID == "db" {
+					m.mcp.sel = i
+				}
+			}
+			pressUntil(t, m, "b", "b answered", func() bool { return len(stub.sent) > 0 || m.status.text != "" })
+			if got := len(stub.sent) > 0; got != tc.sent {
+				t.Errorf("b on AHP %s sent %v (status %q), want %v", tc.version, got, m.status.text, tc.sent)
+			}
+			if !tc.sent && !strings.Contains(m.status.text, "AHP "+tc.version) {
+				t.Errorf("status %q does not say why", m.status.text)
+			}
+			if m.mcp.blockingSelected() != tc.sent {
+				t.Errorf("the footer offers the background key: %v, want %v", m.mcp.blockingSelected(), tc.sent)
+			}
+		})
+	}
+}
