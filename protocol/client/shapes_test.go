@@ -129,6 +129,24 @@ func TestEveryFrameFitsTheVersion(t *testing.T) {
 					t.Errorf("Dispatch(%s) = %v, want sent %v (else ErrNotInVersion)", protocol.NewStateAction(a).Kind(), err, defined)
 				}
 			}
+			// Every command the client has, with what each may carry.
+			if _, err := c.ListSessions(ctxT(t)); err != nil {
+				t.Fatal(err)
+			}
+			provider := "test"
+			if err := c.CreateSession(ctxT(t), protocol.CreateSessionParams{Channel: "ahp-session:/s2", Provider: &provider,
+				WorkingDirectories: []protocol.URI{"file:///w"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.CreateChat(ctxT(t), protocol.CreateChatParams{Channel: sessionURI, Chat: "ahp-chat:/c2"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.FetchTurns(ctxT(t), protocol.FetchTurnsParams{Channel: chatURI}); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.DisposeSession(ctxT(t), "ahp-session:/s2"); err != nil {
+				t.Fatal(err)
+			}
 			waitUntil(t, c, "the dispatches echoed", func() bool {
 				return c.PendingCount(chatURI) == 0 && c.PendingCount(sessionURI) == 0
 			})

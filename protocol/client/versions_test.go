@@ -84,6 +84,7 @@ func TestVersionsEndToEnd(t *testing.T) {
 					t.Errorf("frame %s on wire %v, want %v", f.Method, f.Wire, vh.wire)
 				}
 			}
+			checkClientFrames(t, vh.version, h.Frames())
 		})
 	}
 }
