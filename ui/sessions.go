@@ -166,7 +166,10 @@ func (sl *sessionList) keepOwn() {
 func (sl *sessionList) sortSessions(sel string) {
 	sl.keepOwn()
 	if sl.created != "" && sl.listed(sl.created) {
-		sel, sl.created = sl.created, ""
+		sel = sl.created
+		if sl.created == sl.openSession || sl.unlisted != sl.created {
+			sl.created = "" // open, or listed by the host: done
+		}
 	}
 	sort.SliceStable(sl.list, func(i, j int) bool {
 		return sl.list[i].ModifiedAt > sl.list[j].ModifiedAt
