@@ -81,10 +81,13 @@ type ChatKeys struct {
 	PrevToolCall  key.Binding
 	Approve       key.Binding // confirm a pending tool call or its result
 	Deny          key.Binding
-	ToggleExpand  key.Binding // reasoning / tool-call input and output
-	CancelTurn    key.Binding
-	NextBlocker   key.Binding // jump to the next item waiting for the user
-	SwitchChat    key.Binding
+	// PickOption confirms a pending tool call with the option the host
+	// offers at that position on the card (1 is the first).
+	PickOption   key.Binding
+	ToggleExpand key.Binding // reasoning / tool-call input and output
+	CancelTurn   key.Binding
+	NextBlocker  key.Binding // jump to the next item waiting for the user
+	SwitchChat   key.Binding
 	// ResumeTurn asks the host to resume the latest turn where it stopped
 	// at a resumable error (chat/turnResume, AHP 1.0).
 	ResumeTurn key.Binding
@@ -252,6 +255,7 @@ func DefaultKeyMap() KeyMap {
 			PrevToolCall:  bind(keys("["), "[", "prev tool call"),
 			Approve:       bind(keys("a", "y"), "a/y", "approve"),
 			Deny:          bind(keys("x"), "x", "deny"),
+			PickOption:    bind(keys("1", "2", "3", "4", "5", "6", "7", "8", "9"), "1-9", "pick option"),
 			ToggleExpand:  bind(keys("e"), "e", "expand"),
 			CancelTurn:    bind(keys("ctrl+x"), "ctrl+x", "cancel turn"),
 			NextBlocker:   bind(keys("!"), "!", "next needing you"),
@@ -406,7 +410,7 @@ func (k ChatKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextToolCall, k.PrevToolCall, k.NextBlocker, k.ToggleExpand},
-		{k.Approve, k.Deny, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat},
+		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat},
 	}
 }
 

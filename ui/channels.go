@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -54,11 +55,7 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 	m.openSession, m.hasSess, m.openChat, m.hasChat = uri, false, "", false
 	m.chatPanel.reset()
 	m.mcp.reset()
-	for i, s := range m.sessions.list {
-		if s.Resource == uri {
-			m.sessions.sel = i
-		}
-	}
+	m.sessions.sortSessions(uri) // listed (if the host does not yet) and selected
 	c, ctx := m.client, m.ctx
 	return func() tea.Msg {
 		if prevC != "" {
@@ -78,5 +75,29 @@ func (m *Model) closeSession(uri string) {
 	m.signin.forgetAdvertised()
 	if uri == m.openSession {
 		m.openSession, m.hasSess, m.openChat, m.hasChat = "", false, "", false
+		m.sessions.sortSessions(m.sessions.selected()) // unlisted only while open
 	}
+}
+
+// onOpDone reports a create or dispose command's end. A session this
+// client created opens with the chat focused, as the user is there to
+// write its first message (i); the list's keys no longer take theirs.
+func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
+	if msg.err != nil {
+		if msg.session != "" && msg.session == m.sessions.created {
+			m.sessions.created = ""
+			m.sessions.sortSessions(m.sessions.selected())
+		}
+		return m.failed(fmt.Errorf("%s failed: %w", msg.what, msg.err), "")
+	}
+	cmd := reportInfo(msg.what + ": done")
+	if msg.session == "" {
+		return cmd
+	}
+	open := m.openSessionCmd(msg.session)
+	if m.modal != modalNone {
+		return tea.Batch(cmd, open)
+	}
+	m.focus = focusChat
+	return tea.Batch(cmd, open)
 }

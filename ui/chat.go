@@ -35,12 +35,12 @@ type chatPanel struct {
 	tr           *views.Transcript
 	itemsMemo    itemsMemo
 	composerMemo panelMemo // the blurred composer's last drawing
-	// seenBlockers holds the ids of the open chat's items that have waited
+	// seenBlockers holds the keys of the open chat's items that have waited
 	// on the user (seenChat is the chat they belong to), so only a blocker
 	// that is new moves the selection and focus to itself.
 	seenBlockers map[string]bool
 	seenChat     string
-	// waiting is the ids of the open chat's items that wait on the user,
+	// waiting is the keys of the open chat's items that wait on the user,
 	// as of the last snapshot: a streamed chunk that leaves it unchanged
 	// (most of them) moves no selection and focus.
 	waiting []string
@@ -59,11 +59,39 @@ func newChatPanel(a *app, signin *signIn, sessions *sessionList) *chatPanel {
 }
 
 // chatSel is what the transcript's selection is on: a card (a tool call or
-// an input request, by id) or the agent's sign-in prompt under the
-// transcript, which has no id of its own. The zero value selects nothing.
+// an input request, by its turn and id: a host may reuse a tool call id in
+// a later turn) or the agent's sign-in prompt under the transcript, which
+// has no id of its own. The zero value selects nothing.
 type chatSel struct {
 	item   string
+	turn   string // "" matches the item in any turn (the first)
 	prompt bool
+}
+
+// selOf selects item it.
+func selOf(it chatItem) chatSel { return chatSel{item: it.ID, turn: it.TurnID} }
+
+// key is what tells it from every other item of the chat.
+func (it chatItem) key() string { return it.TurnID + "\x00" + it.ID }
+
+// names reports whether the selection is the item with chatItem.key k; a
+// selection by id alone (no turn) names that id in any turn.
+func (s chatSel) names(k string) bool {
+	if s.item == "" {
+		return false
+	}
+	if s.turn == "" {
+		return strings.HasSuffix(k, "\x00"+s.item)
+	}
+	return k == s.key()
+}
+
+// key is the selected item's chatItem.key ("" for none or the prompt).
+func (s chatSel) key() string {
+	if s.item == "" {
+		return ""
+	}
+	return s.turn + "\x00" + s.item
 }
 
 // noticeBlockers brings a blocker that just appeared in the open chat
@@ -76,14 +104,14 @@ func (cp *chatPanel) noticeBlockers() {
 		cp.seenChat, cp.seenBlockers = cp.openChat, map[string]bool{}
 	}
 	auth := cp.signin.waitingServers()
-	newest := ""
+	var newest chatSel
 	for _, it := range cp.items() {
-		if it.needsUser(auth) && !cp.seenBlockers[it.ID] {
-			cp.seenBlockers[it.ID] = true
-			newest = it.ID
+		if it.needsUser(auth) && !cp.seenBlockers[it.key()] {
+			cp.seenBlockers[it.key()] = true
+			newest = selOf(it)
 		}
 	}
-	if newest == "" || cp.modal != modalNone {
+	if newest.item == "" || cp.modal != modalNone {
 		return
 	}
 	switch cp.focus {
@@ -103,7 +131,7 @@ func (cp *chatPanel) noticeBlockers() {
 	default:
 		return
 	}
-	cp.sel, cp.scroll, cp.pin = chatSel{item: newest}, 0, true
+	cp.sel, cp.scroll, cp.pin = newest, 0, true
 }
 
 // newestBlocker is the open chat's most recent item that waits on the user.
@@ -132,7 +160,7 @@ func (cp *chatPanel) followBlocker() {
 	}
 	for _, it := range cp.items() {
 		if it.needsUser(auth) {
-			cp.sel = chatSel{item: it.ID}
+			cp.sel = selOf(it)
 			return
 		}
 	}
@@ -167,7 +195,7 @@ func (cp *chatPanel) selectedItem() (chatItem, bool) {
 		return chatItem{}, false
 	}
 	for _, it := range cp.items() {
-		if it.ID == cp.sel.item {
+		if it.ID == cp.sel.item && (cp.sel.turn == "" || it.TurnID == cp.sel.turn) {
 			return it, true
 		}
 	}
@@ -189,7 +217,7 @@ func (cp *chatPanel) selectDefaultItem() {
 	auth := cp.signin.waitingServers()
 	for _, it := range cp.items() {
 		if it.needsUser(auth) {
-			cp.sel = chatSel{item: it.ID}
+			cp.sel = selOf(it)
 			return
 		}
 	}
@@ -199,7 +227,7 @@ func (cp *chatPanel) moveItem(d int) {
 	items := cp.items()
 	sels := make([]chatSel, 0, len(items)+1)
 	for _, it := range items {
-		sels = append(sels, chatSel{item: it.ID})
+		sels = append(sels, selOf(it))
 	}
 	if len(cp.signin.prompts) > 0 {
 		sels = append(sels, chatSel{prompt: true})
@@ -243,14 +271,14 @@ func (cp *chatPanel) blockersChanged() {
 	var waiting []string
 	for _, it := range cp.items() {
 		if it.needsUser(auth) {
-			waiting = append(waiting, it.ID)
+			waiting = append(waiting, it.key())
 		}
 	}
 	if slices.Equal(waiting, cp.waiting) && cp.seenChat == cp.openChat {
 		return
 	}
 	// The card the view moved to was answered: follow the chat again.
-	if cp.cardScroll && slices.Contains(cp.waiting, cp.sel.item) && !slices.Contains(waiting, cp.sel.item) {
+	if cp.cardScroll && slices.ContainsFunc(cp.waiting, cp.sel.names) && !slices.ContainsFunc(waiting, cp.sel.names) {
 		cp.scroll, cp.cardScroll = 0, false
 	}
 	cp.waiting = waiting

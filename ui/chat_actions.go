@@ -102,6 +102,9 @@ func (cp *chatPanel) approve() tea.Cmd {
 		cp.modal = modalInput
 		return nil
 	case it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation:
+		if o, ok := firstOption(it, protocol.ConfirmationOptionKindApprove); ok {
+			return cp.confirmWith(it, o)
+		}
 		return cp.dispatchThen(cp.openChat, protocol.ChatToolCallApprovedAction{
 			TurnID: it.TurnID, ToolCallID: it.ID, Approved: true,
 			Confirmed: protocol.ToolCallConfirmationReasonUserAction,
@@ -110,6 +113,64 @@ func (cp *chatPanel) approve() tea.Cmd {
 		return cp.confirmResult(it, true)
 	}
 	return reportError(fmt.Errorf("%s is %s: nothing to approve", it.Tool.Name(), it.Tool.Status()))
+}
+
+// confirmOptions are the options the host offers on a call waiting for
+// confirmation, in the order the card numbers them.
+func confirmOptions(it chatItem) []protocol.ConfirmationOption {
+	if pc, ok := it.Tool.Variant.(protocol.ToolCallPendingConfirmationState); ok && it.Kind == itemToolCall {
+		return pc.Options
+	}
+	return nil
+}
+
+// firstOption is the first option of kind on the card: with options, the
+// approve and deny keys pick one, as VS Code's own client does.
+func firstOption(it chatItem, kind protocol.ConfirmationOptionKind) (protocol.ConfirmationOption, bool) {
+	for _, o := range confirmOptions(it) {
+		if o.Kind == kind {
+			return o, true
+		}
+	}
+	return protocol.ConfirmationOption{}, false
+}
+
+// pickOption confirms the selected call with the option at position n
+// (from 1) on its card.
+func (cp *chatPanel) pickOption(n int) tea.Cmd {
+	it, ok := cp.selectedItem()
+	if !ok {
+		return reportError(errNothingTo)
+	}
+	opts := confirmOptions(it)
+	if len(opts) == 0 {
+		return reportError(fmt.Errorf("%s offers no options: %s approves, %s denies",
+			views.SanitizeLine(it.Tool.Name()), cp.keys.Chat.Approve.Help().Key, cp.keys.Chat.Deny.Help().Key))
+	}
+	if n < 1 || n > len(opts) {
+		return reportError(fmt.Errorf("no option %d: the card offers 1-%d", n, len(opts)))
+	}
+	return cp.confirmWith(it, opts[n-1])
+}
+
+// confirmWith answers the call's confirmation with option o: approved or
+// denied as its kind says, carrying its id. A kind this client does not
+// know is neither; it is refused rather than guessed.
+func (cp *chatPanel) confirmWith(it chatItem, o protocol.ConfirmationOption) tea.Cmd {
+	id, label := o.ID, views.SanitizeLine(o.Label)
+	switch o.Kind {
+	case protocol.ConfirmationOptionKindApprove:
+		return cp.dispatchThen(cp.openChat, protocol.ChatToolCallApprovedAction{
+			TurnID: it.TurnID, ToolCallID: it.ID, Approved: true,
+			Confirmed: protocol.ToolCallConfirmationReasonUserAction, SelectedOptionID: &id,
+		}, label+": "+it.Tool.Name())
+	case protocol.ConfirmationOptionKindDeny:
+		return cp.dispatchThen(cp.openChat, protocol.ChatToolCallDeniedAction{
+			TurnID: it.TurnID, ToolCallID: it.ID, Approved: false,
+			Reason: string(protocol.ToolCallCancellationReasonDenied), SelectedOptionID: &id,
+		}, label+": "+it.Tool.Name())
+	}
+	return reportError(fmt.Errorf("option %q is of a kind this ahptui does not know (%q): pick another", label, views.SanitizeLine(string(o.Kind))))
 }
 
 func (cp *chatPanel) deny() tea.Cmd {
@@ -122,6 +183,9 @@ func (cp *chatPanel) deny() tea.Cmd {
 		cp.form = newInputForm(cp.openChat, it.Input.Request, cp.keys.Input)
 		return cp.declineInput()
 	case it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation:
+		if o, ok := firstOption(it, protocol.ConfirmationOptionKindDeny); ok {
+			return cp.confirmWith(it, o)
+		}
 		return cp.dispatchThen(cp.openChat, protocol.ChatToolCallDeniedAction{
 			TurnID: it.TurnID, ToolCallID: it.ID, Approved: false,
 			Reason: string(protocol.ToolCallCancellationReasonDenied),

@@ -6,10 +6,13 @@ import (
 	"github.com/ahptui/ahptui/protocol"
 )
 
-// blocker is one thing somewhere that waits on the user.
+// blocker is one thing somewhere that waits on the user; turn is "" when
+// the host did not say (an input request is found by its id alone).
 type blocker struct {
-	session, chat, item string
+	session, chat, item, turn string
 }
+
+func (b blocker) sel() chatSel { return chatSel{item: b.item, turn: b.turn} }
 
 func (cp *chatPanel) blockers() []blocker {
 	var out []blocker
@@ -17,7 +20,7 @@ func (cp *chatPanel) blockers() []blocker {
 		for _, r := range cp.sess.InputNeeded {
 			switch v := r.Variant.(type) {
 			case protocol.SessionChatInputRequest:
-				out = append(out, blocker{cp.openSession, v.Chat, v.Request.ID})
+				out = append(out, blocker{cp.openSession, v.Chat, v.Request.ID, ""})
 			case protocol.SessionToolConfirmationRequest:
 				id := ""
 				switch tc := v.ToolCall.Variant.(type) {
@@ -26,9 +29,9 @@ func (cp *chatPanel) blockers() []blocker {
 				case protocol.ToolCallPendingResultConfirmationState:
 					id = tc.ToolCallID
 				}
-				out = append(out, blocker{cp.openSession, v.Chat, id})
+				out = append(out, blocker{cp.openSession, v.Chat, id, v.TurnID})
 			case protocol.SessionToolAuthenticationRequest:
-				out = append(out, blocker{cp.openSession, v.Chat, v.ToolCall.ToolCallID})
+				out = append(out, blocker{cp.openSession, v.Chat, v.ToolCall.ToolCallID, v.TurnID})
 			}
 		}
 	}
@@ -57,13 +60,13 @@ func (cp *chatPanel) jumpTargets() []blocker {
 		listed := map[string]bool{}
 		for _, b := range out {
 			if b.chat == cp.openChat {
-				listed[b.item] = true
+				listed[b.sel().key()] = true
 			}
 		}
 		auth := cp.signin.waitingServers()
 		for _, it := range cp.items() {
-			if it.needsUser(auth) && !listed[it.ID] {
-				out = append(out, blocker{cp.openSession, cp.openChat, it.ID})
+			if it.needsUser(auth) && !listed[it.key()] && !listed[chatSel{item: it.ID}.key()] {
+				out = append(out, blocker{cp.openSession, cp.openChat, it.ID, it.TurnID})
 			}
 		}
 	}
@@ -81,7 +84,7 @@ func (cp *chatPanel) nextBlocker() tea.Cmd {
 	// first target, so the first ! lands on what waits here.
 	next := 0
 	for i, b := range bs {
-		if b.session == cp.openSession && b.item != "" && b.item == cp.sel.item {
+		if b.session == cp.openSession && b.item != "" && b.item == cp.sel.item && (b.turn == "" || b.turn == cp.sel.turn) {
 			next = i + 1
 		}
 	}
@@ -91,12 +94,12 @@ func (cp *chatPanel) nextBlocker() tea.Cmd {
 	if b.session != cp.openSession {
 		return cp.requestSession(b.session)
 	}
-	cp.sel = chatSel{item: b.item}
+	cp.sel = b.sel()
 	cp.scroll = 0
 	cp.pin = true
 	if b.chat != "" && b.chat != cp.openChat {
 		cmd := cp.requestChat(b.chat)
-		cp.sel = chatSel{item: b.item}
+		cp.sel = b.sel()
 		return cmd
 	}
 	// A question is answered in its form: open it, so ! brings back a form

@@ -17,13 +17,13 @@ func (cp *chatPanel) keyUnselected(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool)
 		return nil, false
 	}
 	c, gr := cp.keys.Chat, cp.keys.Grant
-	answers := key.Matches(msg, c.Approve) || key.Matches(msg, c.Deny)
+	answers := key.Matches(msg, c.Approve) || key.Matches(msg, c.Deny) || key.Matches(msg, c.PickOption)
 	grants := key.Matches(msg, gr.Accept) || key.Matches(msg, gr.Decline) || key.Matches(msg, gr.CopyURL)
 	if !answers && !grants {
 		return nil, false
 	}
 	if it, ok := cp.newestBlocker(); ok {
-		cp.sel, cp.scroll, cp.pin = chatSel{item: it.ID}, 0, true
+		cp.sel, cp.scroll, cp.pin = selOf(it), 0, true
 		return nil, false
 	}
 	if grants && len(cp.signin.prompts) > 0 {
@@ -85,6 +85,8 @@ func (cp *chatPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cp.approve(), true
 	case key.Matches(msg, k.Deny):
 		return cp.deny(), true
+	case key.Matches(msg, k.PickOption):
+		return cp.pickOption(int(msg.String()[0] - '0')), true
 	case key.Matches(msg, k.ToggleExpand):
 		return cp.toggleExpand(), true
 	case key.Matches(msg, k.CancelTurn):

@@ -106,7 +106,7 @@ func (cp *chatPanel) transcriptOptions() views.TranscriptOptions {
 		opts.ResumeTurn = views.ResumableTurn(cp.chat)
 	}
 	if cp.focus == focusChat {
-		opts.SelectedToolCall = cp.sel.item
+		opts.SelectedToolCall, opts.SelectedTurn = cp.sel.item, cp.sel.turn
 	}
 	auth := cp.signin.waitingServers()
 	if cp.focus == focusComposer {

@@ -25,6 +25,10 @@ type stubClient struct {
 	chats    map[string]protocol.ChatState
 	events   chan client.Event
 	version  string // the negotiated version; "" is 0.6.0, what the goldens show
+	// sent records every Dispatch, refused or not; accept makes Dispatch
+	// succeed (the snapshots still change only when a test says so).
+	sent   []protocol.StateAction
+	accept bool
 }
 
 func (s *stubClient) Events() <-chan client.Event { return s.events }
@@ -47,7 +51,11 @@ func (s *stubClient) Authenticate(context.Context, string, string, []string, tim
 	return nil
 }
 func (s *stubClient) ForgetToken(string) {}
-func (s *stubClient) Dispatch(string, protocol.StateAction) (int64, error) {
+func (s *stubClient) Dispatch(_ string, a protocol.StateAction) (int64, error) {
+	s.sent = append(s.sent, a)
+	if s.accept {
+		return int64(len(s.sent)), nil
+	}
 	return 0, errors.New("stub: read-only")
 }
 func (s *stubClient) Reconnect()                       {}

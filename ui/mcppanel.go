@@ -31,6 +31,11 @@ type mcpPanel struct {
 	startOf    customizationsID // the snapshot startSeen was last updated from
 	// startTicking: a startTickMsg is on its way; one at a time.
 	startTicking bool
+	// requested holds the servers whose start request the host echoed
+	// while they have not left starting since: until a session's first
+	// message VS Code's host does nothing more, so the row says the
+	// start waits for the session to run rather than "starting" for good.
+	requested map[string]bool
 }
 
 // startTickMsg redraws a blocking start's elapsed time once a second.
@@ -49,6 +54,7 @@ type pendingOp struct {
 	server  string // MCP customization id the marker is drawn on
 	verb    string // "stopping", "enabling", … for the status line
 	channel string // the session the action was dispatched on
+	start   bool   // a start request (see mcpPanel.requested)
 }
 
 // pendingTimeout is only a safety net for a host that never answers: a
@@ -90,8 +96,9 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 		if r.StateKind != "starting" || !r.Blocking {
 			return reportInfo(views.SanitizeLine(r.Name) + " is not holding new messages: nothing to move to the background")
 		}
-		if mp.client != nil && mp.client.Wire() != protocol.Wire10 {
-			return reportError(errors.New("this host speaks AHP 0.6, which cannot move a server start to the background"))
+		if !mp.canBackground() {
+			return reportError(fmt.Errorf("this host speaks AHP %s, which cannot move a server start to the background (AHP 1.0 can)",
+				views.SanitizeLine(mp.client.ProtocolVersion())))
 		}
 		v, label = protocol.SessionMcpServerBackgroundRequestedAction{ID: r.ID}, "moving to the background"
 	}
@@ -99,7 +106,7 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	if err != nil {
 		return reportError(err)
 	}
-	mp.pending[seq] = pendingOp{server: r.ID, verb: label, channel: mp.openSession}
+	mp.pending[seq] = pendingOp{server: r.ID, verb: label, channel: mp.openSession, start: verb == mcpStart}
 	return tea.Tick(pendingTimeout, func(time.Time) tea.Msg { return settleMsg{seq: seq} })
 }
 
@@ -139,6 +146,12 @@ func (mp *mcpPanel) view(w, h int) []string {
 		return views.RenderMCPPanelNoSession(mp.th, w, h, focused)
 	}
 	rows := mp.signin.servers()
+	if len(mp.requested) > 0 {
+		rows = append([]mcpRow(nil), rows...) // the sign-in manager's, shared
+		for i := range rows {
+			rows[i].StartRequested = mp.requested[rows[i].ID] && rows[i].StateKind == "starting"
+		}
+	}
 	sel := max(0, min(mp.sel, len(rows)-1))
 	pending := map[string]bool{}
 	for _, p := range mp.pending {
@@ -168,8 +181,8 @@ func (mp *mcpPanel) view(w, h int) []string {
 	}
 	// The panel redraws on every frame but changes rarely; lipgloss framing
 	// makes it the costliest panel, so it is memoized on everything it shows.
-	key := fmt.Sprintf("%v|%d|%v|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
-		sel, pending, grants, blocking, w, h, focused, mp.themeGen)
+	key := fmt.Sprintf("%v|%d|%v|%v|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
+		sel, pending, mp.requested, grants, blocking, w, h, focused, mp.themeGen)
 	if mp.memo.key != key {
 		mp.memo.key = key
 		mp.memo.lines = strings.Split(views.RenderMCPPanel(mp.th, rows, sel, pending, grants, blocking, w, h, focused), "\n")
@@ -189,6 +202,22 @@ func (mp *mcpPanel) onSettle(msg settleMsg) tea.Cmd {
 		p.verb, views.SanitizeLine(p.server), pendingTimeout))
 }
 
+// settled ends the marker of the action the host echoed or rejected as
+// clientSeq seq; an echoed start request is remembered (requested).
+func (mp *mcpPanel) settled(seq int64, echoed bool) {
+	p, ok := mp.pending[seq]
+	if !ok {
+		return
+	}
+	delete(mp.pending, seq)
+	if echoed && p.start && p.channel == mp.openSession {
+		if mp.requested == nil {
+			mp.requested = map[string]bool{}
+		}
+		mp.requested[p.server] = true
+	}
+}
+
 // dropChannel forgets the pending actions of a dropped channel: the
 // client forgets them too, so nothing will answer them now.
 func (mp *mcpPanel) dropChannel(ch string) {
@@ -202,7 +231,7 @@ func (mp *mcpPanel) dropChannel(ch string) {
 // reset forgets the selection, pending markers and start times of the
 // session that was open: another one is opening.
 func (mp *mcpPanel) reset() {
-	mp.sel, mp.pending = 0, map[int64]pendingOp{}
+	mp.sel, mp.pending, mp.requested = 0, map[int64]pendingOp{}, nil
 	mp.startSeen, mp.startNoted, mp.startOf = nil, nil, customizationsID{}
 }
 
@@ -218,6 +247,7 @@ func (mp *mcpPanel) observeStarts() tea.Cmd {
 		seen, noted := map[string]time.Time{}, map[string]bool{}
 		for _, r := range rows {
 			if r.StateKind != "starting" {
+				delete(mp.requested, r.ID) // the host moved it on
 				continue
 			}
 			since, ok := mp.startSeen[r.ID]
@@ -258,7 +288,18 @@ func (mp *mcpPanel) onStartTick() tea.Cmd {
 // start: the footer then offers to move it to the background.
 func (mp *mcpPanel) blockingSelected() bool {
 	rows := mp.signin.servers()
-	return mp.hasSess && mp.sel < len(rows) && rows[mp.sel].StateKind == "starting" && rows[mp.sel].Blocking
+	return mp.hasSess && mp.sel < len(rows) && rows[mp.sel].StateKind == "starting" && rows[mp.sel].Blocking && mp.canBackground()
+}
+
+// canBackground reports whether the negotiated version defines
+// session/mcpServerBackgroundRequested: AHP 1.0 added it, so neither a 0.6
+// host nor a 0.9 one (VS Code's) is sent it.
+func (mp *mcpPanel) canBackground() bool {
+	if mp.client == nil {
+		return true // nothing is sent without a client; dispatch says so
+	}
+	v := mp.client.ProtocolVersion()
+	return protocol.WireOf(v) == protocol.Wire10 && protocol.ActionDefinedIn(v, "session/mcpServerBackgroundRequested")
 }
 
 func anyBlocking(rows []mcpRow) bool {

@@ -245,14 +245,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.refreshChannel(msg.channel)
 		return tea.Batch(m.ensureChat(), m.signin.pushSavedTokens())
 	case opDoneMsg:
-		if msg.err != nil {
-			return m.failed(fmt.Errorf("%s failed: %w", msg.what, msg.err), "")
-		}
-		cmd := reportInfo(msg.what + ": done")
-		if msg.session != "" {
-			cmd = tea.Batch(cmd, m.openSessionCmd(msg.session))
-		}
-		return cmd
+		return m.onOpDone(msg)
 	case grantStartedMsg:
 		return m.signin.onGrantStarted(msg)
 	case grantDoneMsg:
@@ -379,9 +372,9 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		}
 		return m.signin.addAgentPrompt(p)
 	case client.ActionConfirmedEvent:
-		delete(m.mcp.pending, e.ClientSeq)
+		m.mcp.settled(e.ClientSeq, true)
 	case client.ActionRejectedEvent:
-		delete(m.mcp.pending, e.ClientSeq)
+		m.mcp.settled(e.ClientSeq, false)
 		return reportError(fmt.Errorf("host rejected %s: %s", e.Action.Kind(), views.SanitizeLine(e.Reason)))
 	case client.HostErrorEvent:
 		return reportError(fmt.Errorf("host error: %w", e.Err))
@@ -421,6 +414,7 @@ func (m *Model) refreshChannel(ch string) {
 	case ch == m.openSession:
 		if s, ok := m.client.Session(ch); ok {
 			m.sess, m.hasSess = s, true
+			m.sessions.sessionChanged()
 		}
 	case ch == m.openChat:
 		if c, ok := m.client.Chat(ch); ok {

@@ -31,6 +31,11 @@ type sessionList struct {
 	// truncated: the host listed more sessions than the client keeps
 	// (client.SessionsListedEvent.Truncated); the panel title says so.
 	truncated bool
+	// unlisted is the open (or just created) session while the host's
+	// list leaves it out: VS Code's host lists a session only after its
+	// first message. Its entry is drawn from the session's own state.
+	unlisted string
+	ownEntry protocol.SessionSummary // the entry drawn for it, kept across listings
 }
 
 type newChoice struct {
@@ -117,15 +122,58 @@ func (sl *sessionList) withoutSession(uri string) []protocol.SessionSummary {
 	return out
 }
 
-// sortSessions keeps the most recently modified first, keeping the selected
-// session selected (the one just created, once it is listed).
-func (sl *sessionList) sortSessions() {
-	sel := ""
+// selected is the session under the cursor, "" for none.
+func (sl *sessionList) selected() string {
 	if sl.sel >= 0 && sl.sel < len(sl.list) {
-		sel = sl.list[sl.sel].Resource
+		return sl.list[sl.sel].Resource
 	}
-	if sl.created != "" && slices.ContainsFunc(sl.list, func(s protocol.SessionSummary) bool { return s.Resource == sl.created }) {
-		sel, sl.created = sl.created, ""
+	return ""
+}
+
+func (sl *sessionList) listed(uri string) bool {
+	return slices.ContainsFunc(sl.list, func(s protocol.SessionSummary) bool { return s.Resource == uri })
+}
+
+// keepOwn lists the session this client created or has open when the
+// host's list leaves it out, so it is never invisible while in use; once
+// the host lists it, the host's entry is the one kept.
+func (sl *sessionList) keepOwn() {
+	own := sl.openSession
+	if own == "" {
+		own = sl.created
+	}
+	if sl.unlisted != "" && sl.unlisted != own {
+		sl.list = sl.withoutSession(sl.unlisted)
+		sl.unlisted = ""
+	}
+	if own == "" || (sl.listed(own) && sl.unlisted != own) {
+		return
+	}
+	s := sl.ownEntry
+	if s.Resource != own {
+		s = protocol.SessionSummary{Resource: own, Title: "New session", Status: protocol.SessionStatusIdle,
+			CreatedAt: protocol.Timestamp(sl.clock()), ModifiedAt: protocol.Timestamp(sl.clock())}
+	}
+	if sl.hasSess && own == sl.openSession {
+		s.Provider, s.Title, s.Status, s.Activity = sl.sess.Provider, sl.sess.Title, sl.sess.Status, sl.sess.Activity
+		if s.Title == "" {
+			s.Title = "New session"
+		}
+	}
+	sl.list = append(sl.withoutSession(own), s)
+	sl.unlisted, sl.ownEntry = own, s
+}
+
+// sortSessions keeps the most recently modified first, keeping sel (the
+// session the cursor was on before the list changed) selected, or the one
+// just created once it is listed.
+func (sl *sessionList) sortSessions(sel string) {
+	sl.keepOwn()
+	if sl.created != "" && sl.listed(sl.created) {
+		sel = sl.created
+		if sl.created == sl.openSession || sl.unlisted != sl.created {
+			sl.created = "" // open, or listed by the host: done
+		}
 	}
 	sort.SliceStable(sl.list, func(i, j int) bool {
 		return sl.list[i].ModifiedAt > sl.list[j].ModifiedAt
@@ -231,11 +279,21 @@ func (sl *sessionList) disposeCmd(uri string) tea.Cmd {
 
 // update applies the host's session list events: the list, the additions,
 // removals and summary changes. The first listing opens the newest session.
+//
+// The cursor stays on its session: the list is looked up by resource, not
+// by index, after it changed (a host may list oldest first).
 func (sl *sessionList) update(ev client.Event) tea.Cmd {
+	cur := sl.selected()
+	hostHas := func(uri string) {
+		if uri == sl.unlisted {
+			sl.unlisted = "" // the host's entry replaces ours
+		}
+	}
 	switch e := ev.(type) {
 	case client.SessionsListedEvent:
 		sl.list = append([]protocol.SessionSummary(nil), e.Sessions...)
-		sl.sortSessions()
+		sl.unlisted = ""
+		sl.sortSessions(cur)
 		sl.truncated = e.Truncated
 		if e.Truncated {
 			return tea.Batch(sl.autoOpen(), reportInfo(fmt.Sprintf(
@@ -243,20 +301,30 @@ func (sl *sessionList) update(ev client.Event) tea.Cmd {
 		}
 		return sl.autoOpen()
 	case client.SessionAddedEvent:
+		hostHas(e.Summary.Resource)
 		sl.list = append(sl.withoutSession(e.Summary.Resource), e.Summary)
-		sl.sortSessions()
+		sl.sortSessions(cur)
 	case client.SessionRemovedEvent:
+		hostHas(e.Session)
 		sl.list = sl.withoutSession(e.Session)
-		sl.clampSessSel()
+		sl.sortSessions(cur)
 	case client.SessionSummaryChangedEvent:
 		for i := range sl.list {
 			if sl.list[i].Resource == e.Session {
 				sl.list[i] = applySummaryChanges(sl.list[i], e.Changes)
 			}
 		}
-		sl.sortSessions()
+		sl.sortSessions(cur)
 	}
 	return nil
+}
+
+// sessionChanged redraws the entry of an open session the host does not
+// list yet from its new state (its title, status).
+func (sl *sessionList) sessionChanged() {
+	if sl.unlisted != "" && sl.unlisted == sl.openSession {
+		sl.sortSessions(sl.selected())
+	}
 }
 
 // confirmTitle is the title of the session the dispose dialog asks about.

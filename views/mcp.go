@@ -35,6 +35,10 @@ type MCPServerRow struct {
 	// Blocking: the server is starting and the host holds new messages
 	// until it is up (1.0); the user may ask to move it to the background.
 	Blocking bool
+	// StartRequested: this client asked to start it and the host echoed
+	// the request, but has not started it since (VS Code's host starts a
+	// new session's servers with its first message).
+	StartRequested bool
 }
 
 // MCPServerRows lists every MCP server in a session's customizations, in
@@ -589,6 +593,10 @@ func mcpRowLines(th Theme, r MCPServerRow, selected, focused, pending bool, gran
 	return append(lines, mcpRowDetail(th, r, selected, grant, blocking, inner)...)
 }
 
+// StartRequestedText is what a server row says under a start the host
+// echoed but has not begun.
+const StartRequestedText = "start requested: the host starts it when the session runs (with its first message)"
+
 // mcpRowDetail is what a row says beyond its name and state: the error, the
 // sign-in it needs, the grant flow running for it, how long a blocking start
 // has held new messages.
@@ -596,6 +604,11 @@ func mcpRowDetail(th Theme, r MCPServerRow, selected bool, grant *GrantView, blo
 	var lines []string
 	switch r.StateKind {
 	case "starting":
+		if r.StartRequested && !r.Blocking {
+			for _, l := range wrapLines(StartRequestedText, inner-2) {
+				lines = append(lines, "  "+th.Muted.Render(l))
+			}
+		}
 		if !r.Blocking {
 			break
 		}

@@ -2,6 +2,8 @@ package views
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -350,15 +352,26 @@ func (c *card) ask(t toolCall) {
 	switch t.status {
 	case protocol.ToolCallStatusPendingConfirmation:
 		if len(t.options) > 0 {
-			var opts []string
-			for _, o := range t.options {
-				opts = append(opts, SanitizeLine(o.Label))
+			// One a line, numbered by position: the number keys pick by
+			// it (keymap Chat.PickOption), and only 1-9 have a key.
+			for i, o := range t.options {
+				n := "  "
+				if i < 9 {
+					n = strconv.Itoa(i+1) + " "
+				}
+				lead := "options: "
+				if i > 0 {
+					lead = "         "
+				}
+				c.add(th.Muted, lead+n+SanitizeLine(o.Label))
 			}
-			c.add(th.Muted, "options: "+strings.Join(opts, " / "))
 		}
-		if ctx.Selected {
+		switch {
+		case ctx.Selected && len(t.options) > 0:
+			c.hints(hintKeys.Chat.PickOption, hintKeys.Chat.Approve, hintKeys.Chat.Deny)
+		case ctx.Selected:
 			c.hints(hintKeys.Chat.Approve, hintKeys.Chat.Deny)
-		} else {
+		default:
 			c.reach()
 		}
 	case protocol.ToolCallStatusPendingResultConfirmation:
@@ -452,9 +465,15 @@ func cancelText(reason string) string {
 }
 
 // resultText is the readable part of a tool result: text content in full,
-// other content kinds as a one-line summary.
+// other content kinds as a one-line summary. A terminal's output preview
+// is shown only when no text content carries the output already: VS
+// Code's agent host sends a shell's output both ways.
 func resultText(content []protocol.ToolResultContent) string {
 	var parts []string
+	hasText := slices.ContainsFunc(content, func(c protocol.ToolResultContent) bool {
+		t, ok := c.Variant.(protocol.ToolResultTextContent)
+		return ok && strings.TrimSpace(t.Text) != ""
+	})
 	for _, c := range content {
 		switch v := c.Variant.(type) {
 		case protocol.ToolResultTextContent:
@@ -477,11 +496,15 @@ func resultText(content []protocol.ToolResultContent) string {
 		case protocol.ToolResultTerminalContent:
 			// 1.0 folds the finished command (0.6 terminalComplete) into
 			// the terminal content's result.
+			name := v.Title
+			if strings.TrimSpace(name) == "" {
+				name = v.Resource // the reference is the label then
+			}
 			if v.Result == nil {
-				parts = append(parts, "[terminal "+v.Title+"]")
+				parts = append(parts, "[terminal "+name+"]")
 				break
 			}
-			s := "[terminal " + v.Title + " finished"
+			s := "[terminal " + name + " finished"
 			if v.Result.ExitCode != nil {
 				s += fmt.Sprintf(", exit code %d", *v.Result.ExitCode)
 			}
@@ -489,7 +512,7 @@ func resultText(content []protocol.ToolResultContent) string {
 				s += ", output cut short"
 			}
 			s += "]"
-			if v.Result.Preview != nil {
+			if v.Result.Preview != nil && !hasText {
 				s += "\n" + *v.Result.Preview
 			}
 			parts = append(parts, s)

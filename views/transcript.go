@@ -16,6 +16,10 @@ type TranscriptOptions struct {
 	// (highlighted frame, key hints), or the id of an input request, which
 	// is then framed like a selected card with the keys that answer it.
 	SelectedToolCall string
+	// SelectedTurn, when set, is the turn of the selected card: a host may
+	// reuse a tool call id in a later turn, and only the card in this turn
+	// is the selected one.
+	SelectedTurn string
 	// Expanded holds reasoning part ids and tool call ids the user opened.
 	Expanded map[string]bool
 	// Grant holds the grant prompt to show on a tool call's card, by tool
@@ -181,9 +185,30 @@ func (t *Transcript) segments() int {
 // segment returns block i's lines at width.
 func (t *Transcript) segment(i, width int, opts TranscriptOptions) *renderedTurn {
 	if i < len(t.chat.Turns) {
-		return t.finishedTurn(&t.chat.Turns[i], width, opts)
+		return t.finishedTurn(&t.chat.Turns[i], width, opts.inTurn(t.chat.Turns[i].ID))
 	}
-	return t.activeTurn(t.chat.ActiveTurn, width, opts)
+	return t.activeTurn(t.chat.ActiveTurn, width, opts.inTurn(t.chat.ActiveTurn.ID))
+}
+
+// inTurn is opts as the turn with id turnID sees them: the selection is
+// not in it when it names another turn.
+func (o TranscriptOptions) inTurn(turnID string) TranscriptOptions {
+	if o.SelectedTurn != "" && o.SelectedTurn != turnID {
+		o.SelectedToolCall = ""
+	}
+	return o
+}
+
+// segmentHas reports whether segment i may hold the card toolCallID looks
+// for: any turn, unless it is the selected card and its turn is known.
+func (t *Transcript) segmentHas(i int, opts TranscriptOptions, toolCallID string) bool {
+	if opts.SelectedTurn == "" || toolCallID != opts.SelectedToolCall {
+		return true
+	}
+	if i < len(t.chat.Turns) {
+		return t.chat.Turns[i].ID == opts.SelectedTurn
+	}
+	return t.chat.ActiveTurn != nil && t.chat.ActiveTurn.ID == opts.SelectedTurn
 }
 
 // Render returns the viewport: exactly height lines (padded with empty
@@ -282,13 +307,14 @@ func (t *Transcript) TotalLines(width int, opts TranscriptOptions) int {
 // idle tick after a resize spreads that cost over frames.
 func (t *Transcript) Warm(width int, opts TranscriptOptions, maxTurns int) (done bool) {
 	for i := len(t.chat.Turns) - 1; i >= 0; i-- {
-		if t.cached(&t.chat.Turns[i], width, opts) {
+		o := opts.inTurn(t.chat.Turns[i].ID)
+		if t.cached(&t.chat.Turns[i], width, o) {
 			continue
 		}
 		if maxTurns <= 0 {
 			return false
 		}
-		t.finishedTurn(&t.chat.Turns[i], width, opts)
+		t.finishedTurn(&t.chat.Turns[i], width, o)
 		maxTurns--
 	}
 	return true
@@ -310,7 +336,7 @@ func (t *Transcript) LocateToolCall(width int, opts TranscriptOptions, toolCallI
 			pos++
 		}
 		r := t.segment(i, width, opts)
-		if c, found := r.cards[toolCallID]; found {
+		if c, found := r.cards[toolCallID]; found && t.segmentHas(i, opts, toolCallID) {
 			top, height, ok = pos+c[0], c[1], true
 		}
 		pos += len(r.lines)
@@ -330,7 +356,7 @@ func (t *Transcript) LocateToolCallFromEnd(width int, opts TranscriptOptions, to
 			acc++ // the blank line between blocks
 		}
 		r := t.segment(i, width, opts)
-		if c, found := r.cards[toolCallID]; found {
+		if c, found := r.cards[toolCallID]; found && t.segmentHas(i, opts, toolCallID) {
 			return acc + len(r.lines) - c[0], c[1], true
 		}
 		acc += len(r.lines)

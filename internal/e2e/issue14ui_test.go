@@ -88,6 +88,12 @@ func TestIssue14Item7NewSessionTakesCursor(t *testing.T) {
 			}
 			return false
 		})
+		// The new session's chat takes the keys (issue 19, finding 4):
+		// back to the list, where d acts on the session under the cursor.
+		u.see("the new session's chat has the keys", func(s string) bool {
+			return strings.Contains(helpLine(s), hint(km.Chat.FocusComposer))
+		})
+		u.focus("sessions", km.Global.FocusPrev, hint(km.Sessions.New))
 		u.hit(km.Sessions.Dispose)
 		screen := u.see("dispose dialog", func(s string) bool { _, ok := Panel(s, "Dispose"); return ok })
 		if d := PanelText(screen, "Dispose"); !strings.Contains(d, "New session") {

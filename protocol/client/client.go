@@ -165,7 +165,7 @@ type authToken struct {
 
 // params is the authenticate command for t at now. expiresIn (1.0) is the
 // remaining lifetime in whole seconds, at least 1, and absent when unknown;
-// a 0.6 host is sent none (the conversion drops it).
+// a 0.6 or 0.9 host is sent none (encodeParams drops it).
 func (t authToken) params(now time.Time) protocol.AuthenticateParams {
 	p := protocol.AuthenticateParams{Resource: t.resource, Token: t.token, Scopes: append([]string(nil), t.scopes...)}
 	if !t.expiry.IsZero() {
@@ -362,7 +362,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 // the result up on the 0.6 wire.
 func (c *Client) callOn(ctx context.Context, l *link, method string, params, result any) error {
 	w := c.linkWire(l)
-	raw, err := encodeParams(w, method, params)
+	raw, err := encodeParams(w, c.ProtocolVersion(), method, params)
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
@@ -389,7 +389,7 @@ func (c *Client) callRaw(ctx context.Context, l *link, method string, params jso
 
 // notifyOn sends a notification on l in l's wire.
 func (c *Client) notifyOn(ctx context.Context, l *link, method string, params any) error {
-	raw, err := encodeParams(c.linkWire(l), method, params)
+	raw, err := encodeParams(c.linkWire(l), c.ProtocolVersion(), method, params)
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
@@ -501,7 +501,7 @@ func (c *Client) listSessionsOn(ctx context.Context, l *link) ([]protocol.Sessio
 	size := 0
 	w := c.linkWire(l)
 	for range maxSessionPages {
-		raw, err := encodeParams(w, "listSessions", protocol.ListSessionsParams{Cursor: cursor})
+		raw, err := encodeParams(w, c.ProtocolVersion(), "listSessions", protocol.ListSessionsParams{Cursor: cursor})
 		if err != nil {
 			return nil, false, fmt.Errorf("listSessions: %w", err)
 		}
@@ -674,7 +674,7 @@ func (c *Client) Dispatch(channel string, action protocol.StateAction) (clientSe
 	if c.closed {
 		return 0, ErrClientClosed
 	}
-	if err := checkSendable(c.wire, action); err != nil {
+	if err := checkSendable(c.wire, c.protocolVersion, action); err != nil {
 		return 0, fmt.Errorf("dispatch %s: %w", action.Kind(), err)
 	}
 	p := pendingAction{channel: channel, clientSeq: c.nextSeq, action: action}
@@ -722,7 +722,7 @@ func (c *Client) sender() {
 			if !live {
 				continue
 			}
-			params, err := encodeParams(c.linkWire(o.link), "dispatchAction", protocol.DispatchActionParams{
+			params, err := encodeParams(c.linkWire(o.link), c.ProtocolVersion(), "dispatchAction", protocol.DispatchActionParams{
 				Channel: o.p.channel, ClientSeq: o.p.clientSeq, Action: o.p.action,
 			})
 			if err != nil {

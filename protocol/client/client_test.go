@@ -1265,3 +1265,48 @@ func TestOfferedVersionsHaveAWire(t *testing.T) {
 		}
 	}
 }
+
+// TestRestartedHostThatLoadsLazily: VS Code's agent host, restarted,
+// refuses reconnect and answers the fresh initialize with the root's
+// snapshot only, since it has not loaded the session again (issue 19,
+// finding 6). The client subscribes to the session and chat explicitly
+// and keeps them: nothing is dropped, and both stay live.
+func TestRestartedHostThatLoadsLazily(t *testing.T) {
+	h := newHost(t, testhost.Options{})
+	c := dial(t, h, nil)
+	subscribe(t, c, sessionURI)
+	subscribe(t, c, chatURI)
+	h.LoadLazily(true)
+	h.Restart()
+	var dropped []string
+	waitEvent(t, c, func(e client.Event) bool {
+		if d, ok := e.(client.ChannelDroppedEvent); ok {
+			dropped = append(dropped, d.Channel)
+		}
+		ce, ok := e.(client.ConnectionEvent)
+		return ok && ce.Status == client.StatusReady
+	})
+	if len(dropped) > 0 {
+		t.Fatalf("channels dropped after the restart: %v", dropped)
+	}
+	var subscribed []string
+	for _, f := range h.Frames() {
+		if f.Conn == 2 && f.Method == "subscribe" {
+			var p struct {
+				Params protocol.SubscribeParams `json:"params"`
+			}
+			_ = json.Unmarshal(f.Raw, &p)
+			subscribed = append(subscribed, p.Params.Channel)
+		}
+	}
+	slices.Sort(subscribed)
+	if want := []string{chatURI, sessionURI}; !slices.Equal(subscribed, want) {
+		t.Errorf("subscribed after the restart to %v, want %v", subscribed, want)
+	}
+	h.Inject(sessionURI, title("after restart"))
+	h.Inject(chatURI, turnStarted("t9"))
+	waitUntil(t, c, "both channels live", func() bool {
+		ch, ok := c.Chat(chatURI)
+		return sessionTitle(t, c) == "after restart" && ok && ch.ActiveTurn != nil && ch.ActiveTurn.ID == "t9"
+	})
+}

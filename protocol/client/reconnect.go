@@ -72,7 +72,7 @@ func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
 // result, re-push tokens, re-dispatch pending actions, list sessions.
 func (c *Client) handshake(ctx context.Context, l *link, fresh bool) error {
 	if fresh {
-		if err := c.initialize(ctx, l, []string{protocol.RootChannel}); err != nil {
+		if err := c.initialize(ctx, l, []string{protocol.RootChannel}, false); err != nil {
 			return err
 		}
 	} else if err := c.resume(ctx, l); err != nil {
@@ -157,7 +157,14 @@ func isHostAnswer(err error) bool {
 
 // initialize sends initialize with subs as initialSubscriptions and replaces
 // the confirmed state of every channel with the returned snapshots.
-func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
+//
+// resubscribe is set when the host refused reconnect (a restart): a host
+// answers initialize with the channels it has loaded, and VS Code's has
+// not loaded a session again until someone subscribes to it, so each
+// state-bearing channel the result leaves out is subscribed explicitly
+// and only one the host then refuses is dropped. Envelopes arriving
+// meanwhile wait with the handshake's.
+func (c *Client) initialize(ctx context.Context, l *link, subs []string, resubscribe bool) error {
 	ci := c.opts.ClientInfo
 	p := protocol.InitializeParams{
 		ProtocolVersions:     slices.Clone(c.offered),
@@ -170,7 +177,7 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 	c.mu.Unlock()
 	// initialize's params are the same on every wire; its result is read
 	// in the shape of the version it names.
-	raw, err := encodeParams(protocol.WireUnknown, "initialize", p)
+	raw, err := encodeParams(protocol.WireUnknown, "", "initialize", p)
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
@@ -194,7 +201,12 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 		return fmt.Errorf("initialize: %w", err)
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	locked := true
+	defer func() {
+		if locked {
+			c.mu.Unlock()
+		}
+	}()
 	c.protocolVersion = res.ProtocolVersion
 	c.wire = wire
 	c.mirror.rules = protocol.RulesFor(wire, c.opts.Clock)
@@ -203,8 +215,43 @@ func (c *Client) initialize(ctx context.Context, l *link, subs []string) error {
 	// A fresh handshake restarts the host's numbering as far as we know
 	// (a restarted host counts from scratch).
 	c.lastSeen = res.ServerSeq
-	c.installSnapshotsLocked(res.Snapshots, subs, "the host no longer has it")
+	missing := c.installSnapshotsLocked(res.Snapshots, subs, !resubscribe, "the host no longer has it")
+	if len(missing) > 0 {
+		c.mu.Unlock()
+		locked = false
+		err := c.resubscribe(ctx, l, missing)
+		c.mu.Lock()
+		locked = true
+		if err != nil {
+			return err
+		}
+	}
 	c.flushHeldLocked(l)
+	return nil
+}
+
+// resubscribe subscribes l to each channel in missing, which the mirror
+// still holds from before a host restart: the fresh snapshot replaces the
+// old state; a channel the host refuses (or sends no state for) is dropped.
+func (c *Client) resubscribe(ctx context.Context, l *link, missing []string) error {
+	for _, ch := range missing {
+		var res protocol.SubscribeResult
+		err := c.callOn(ctx, l, "subscribe", protocol.SubscribeParams{Channel: ch}, &res)
+		if err != nil && !isHostAnswer(err) {
+			return err
+		}
+		c.mu.Lock()
+		switch {
+		case err != nil:
+			c.dropChannelLocked(ch, "the host no longer has it after restarting: "+err.Error())
+		case res.Snapshot == nil || res.Snapshot.State.Variant == nil:
+			c.dropChannelLocked(ch, "the host sent no state for it after restarting")
+		default:
+			c.mirror.setSnapshot(ch, res.Snapshot.State.Variant, res.Snapshot.FromSeq)
+			c.events.push(ChannelStateEvent{Channel: ch})
+		}
+		c.mu.Unlock()
+	}
 	return nil
 }
 
@@ -229,7 +276,7 @@ func (c *Client) resume(ctx context.Context, l *link) error {
 			return err
 		}
 		c.log.Info("ahp: host refused reconnect; starting a fresh session", "error", err.Error())
-		return c.initialize(ctx, l, subs)
+		return c.initialize(ctx, l, subs, true)
 	}
 
 	c.mu.Lock()
@@ -252,11 +299,11 @@ func (c *Client) resume(ctx context.Context, l *link) error {
 			// Fresh snapshots carry the host's current position.
 			c.lastSeen = maxSeq
 		}
-		c.installSnapshotsLocked(r.Snapshots, subs, "the host sent no snapshot for it on reconnect")
+		c.installSnapshotsLocked(r.Snapshots, subs, true, "the host sent no snapshot for it on reconnect")
 	default:
 		c.mu.Unlock()
 		c.log.Warn("ahp: unknown reconnect result; starting a fresh session", "type", quoteHost(res.Kind()))
-		err := c.initialize(ctx, l, subs)
+		err := c.initialize(ctx, l, subs, true)
 		c.mu.Lock()
 		return err
 	}
@@ -264,10 +311,10 @@ func (c *Client) resume(ctx context.Context, l *link) error {
 	return nil
 }
 
-// installSnapshotsLocked replaces confirmed states with snaps. A requested
-// state-bearing channel without a snapshot is dropped; a stateless one
-// stays subscribed.
-func (c *Client) installSnapshotsLocked(snaps []protocol.Snapshot, requested []string, why string) {
+// installSnapshotsLocked replaces confirmed states with snaps and returns
+// the requested state-bearing channels it got none for, which are dropped
+// when drop is set; a stateless one stays subscribed.
+func (c *Client) installSnapshotsLocked(snaps []protocol.Snapshot, requested []string, drop bool, why string) (missing []string) {
 	got := map[string]bool{}
 	for _, s := range snaps {
 		if !slices.Contains(requested, s.Resource) || s.State.Variant == nil {
@@ -283,9 +330,13 @@ func (c *Client) installSnapshotsLocked(snaps []protocol.Snapshot, requested []s
 			continue
 		}
 		if _, stateful := c.mirror.state(ch); stateful {
-			c.dropChannelLocked(ch, why)
+			missing = append(missing, ch)
+			if drop {
+				c.dropChannelLocked(ch, why)
+			}
 		}
 	}
+	return missing
 }
 
 // dropChannelLocked forgets a channel the host no longer serves. Its pending

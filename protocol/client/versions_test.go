@@ -84,6 +84,7 @@ func TestVersionsEndToEnd(t *testing.T) {
 					t.Errorf("frame %s on wire %v, want %v", f.Method, f.Wire, vh.wire)
 				}
 			}
+			checkClientFrames(t, vh.version, h.Frames())
 		})
 	}
 }
@@ -121,8 +122,8 @@ func streamTurnWithStepUp(t *testing.T, h *testhost.Host, c *client.Client, cloc
 		t.Fatalf("auth requirement = %+v", req)
 	}
 
-	// The step-up grant: the token goes with its lifetime on 1.0 (none
-	// on 0.6), the host resolves the call, and the turn completes.
+	// The step-up grant: the token goes with its lifetime on 1.0.0 (none
+	// on 0.6, 0.9 or 0.10), the host resolves the call, and the turn completes.
 	if err := c.Authenticate(ctxT(t), mcpResource, "tok-1", []string{"repo"}, clock.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +186,8 @@ func streamTurnWithStepUp(t *testing.T, h *testhost.Host, c *client.Client, cloc
 		t.Fatalf("authenticate calls = %+v, want the grant and its re-push", calls)
 	}
 	want := []*int64{ptr(int64(3600)), ptr(int64(3000))}
-	if wire == protocol.Wire06 {
-		want = []*int64{nil, nil}
+	if v := c.ProtocolVersion(); v != "1.0.0" {
+		want = []*int64{nil, nil} // expiresIn came with 1.0.0
 	}
 	for i, call := range []testhost.AuthCall{calls[0], calls[n]} {
 		if !equalPtr(call.ExpiresIn, want[i]) {

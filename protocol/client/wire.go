@@ -78,14 +78,22 @@ func (c *Client) awaitWire(l *link) (protocol.Wire, bool) {
 	}
 }
 
-// encodeParams encodes a command's or notification's params for wire w.
-func encodeParams(w protocol.Wire, method string, params any) (json.RawMessage, error) {
+// encodeParams encodes a command's or notification's params for wire w
+// and the version negotiated on it: a 0.9 host is sent no member, command
+// or action 1.0 added (protocol.Before10), a 0.6 host the 0.6 shapes.
+func encodeParams(w protocol.Wire, version, method string, params any) (json.RawMessage, error) {
+	if !protocol.CommandDefinedIn(version, method) {
+		return nil, fmt.Errorf("%w (AHP %s): %s", ErrNotInVersion, version, method)
+	}
+	if d, ok := params.(protocol.DispatchActionParams); ok && !protocol.ActionDefinedIn(version, d.Action.Kind()) {
+		return nil, fmt.Errorf("%w (AHP %s): %s", ErrNotInVersion, version, d.Action.Kind())
+	}
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("encode params: %w", err)
 	}
 	if w != protocol.Wire06 {
-		return raw, nil
+		return protocol.TrimParamsTo(version, method, raw)
 	}
 	down, err := convert06.DownParams(method, raw)
 	if errors.Is(err, convert06.ErrNot06) {
@@ -131,8 +139,12 @@ func upParams(w protocol.Wire, method string, raw json.RawMessage) (json.RawMess
 var ErrNotInVersion = errors.New("the host's AHP version does not define this action")
 
 // checkSendable refuses, before any optimistic effect, an action the wire w
-// cannot carry (a 1.0-only action to a 0.6 host).
-func checkSendable(w protocol.Wire, action protocol.StateAction) error {
+// and the version negotiated on it cannot carry (a 1.0-only action to a
+// 0.6 or 0.9 host).
+func checkSendable(w protocol.Wire, version string, action protocol.StateAction) error {
+	if !protocol.ActionDefinedIn(version, action.Kind()) {
+		return fmt.Errorf("%w (AHP %s)", ErrNotInVersion, version)
+	}
 	if w != protocol.Wire06 {
 		return nil
 	}

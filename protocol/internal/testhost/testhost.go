@@ -111,6 +111,7 @@ type Host struct {
 	nextConn      int
 	missing       map[string]bool
 	forceSnapshot bool
+	lazy          bool
 	rejectNext    map[string]string
 	failNext      map[string]*jsonrpc.Error
 	stallPing     bool
@@ -360,6 +361,9 @@ func (h *Host) initialize(hc *hconn, p protocol.InitializeParams) (any, error) {
 	hc.clientID = p.ClientID
 	snaps := []protocol.Snapshot{}
 	for _, ch := range p.InitialSubscriptions {
+		if h.lazy && ch != protocol.RootChannel {
+			continue // not loaded: subscribe loads it
+		}
 		if st, ok := h.states[ch]; ok {
 			hc.subs[ch] = true
 			snaps = append(snaps, protocol.Snapshot{Resource: ch, State: protocol.SnapshotState{Variant: st}, FromSeq: h.seq})
@@ -683,6 +687,15 @@ func (h *Host) Restart() {
 	h.seq = 0
 	h.mu.Unlock()
 	h.DropConnections()
+}
+
+// LoadLazily makes initialize answer with the root's snapshot only, as
+// VS Code's agent host does after a restart: it has not loaded a session
+// or chat again until a client subscribes to it.
+func (h *Host) LoadLazily(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lazy = on
 }
 
 // Forget makes the host answer the next reconnect of every known client
