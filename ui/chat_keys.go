@@ -18,7 +18,8 @@ func (cp *chatPanel) keyUnselected(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool)
 	}
 	c, gr := cp.keys.Chat, cp.keys.Grant
 	answers := key.Matches(msg, c.Approve) || key.Matches(msg, c.Deny)
-	grants := key.Matches(msg, gr.Accept) || key.Matches(msg, gr.Decline) || key.Matches(msg, gr.CopyURL)
+	grants := key.Matches(msg, gr.Accept) || key.Matches(msg, gr.Decline) || key.Matches(msg, gr.CopyURL) ||
+		len(cp.signin.prompts) > 0 && (key.Matches(msg, gr.Token) || key.Matches(msg, gr.GhToken))
 	if !answers && !grants {
 		return nil, false
 	}
@@ -110,6 +111,10 @@ func (cp *chatPanel) keyGrant(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cp.declineGrant(), true
 	case key.Matches(msg, k.Cancel):
 		return cp.cancelGrant(), true
+	case key.Matches(msg, k.Token):
+		return cp.signin.openToken(cp.grantResource()), true
+	case key.Matches(msg, k.GhToken):
+		return cp.signin.useGh(cp.grantResource()), true
 	case key.Matches(msg, k.CopyURL):
 		if g := cp.selectedFlow(); g != nil && g.url != "" {
 			return tea.Batch(tea.SetClipboard(g.url), reportInfo(copyNote)), true

@@ -42,6 +42,9 @@ type signIn struct {
 	// the host even when nothing advertises it any more (a server signed
 	// in to is ready, not asking).
 	hostHolds map[string]bool
+	// agent is the agents' own sign-in: tokens pushed by hand and the
+	// commands a -32007 held back (signin_agent.go).
+	agent agentAuth
 }
 
 // grantPhase is where one "grant additional access" flow is.
@@ -336,7 +339,7 @@ func (si *signIn) onAuthenticated(msg authenticatedMsg) tea.Cmd {
 	}
 	g.phase = grantDone
 	si.dropAgentPrompt(msg.resource)
-	return reportInfo("access granted for " + msg.resource)
+	return si.afterSignIn(msg.pushed, "access granted for "+msg.resource)
 }
 
 func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {
@@ -408,6 +411,7 @@ func (si *signIn) tick() {
 func (si *signIn) newConnection() {
 	si.savedTried, si.lastWants = map[savedKey]bool{}, nil
 	si.hostHolds = map[string]bool{}
+	si.newAgentConnection()
 }
 
 // signInAdvice is what the user can do about a failed sign-in; authpkce's
