@@ -280,3 +280,28 @@ func TestGhTokenOfferedAndUsedOnlyWhenPicked(t *testing.T) {
 		t.Fatal("gh's token shows on the screen or in the log")
 	}
 }
+
+func TestIsGitHubAndCheckToken(t *testing.T) {
+	for _, tc := range []struct {
+		p    protocol.ProtectedResourceMetadata
+		want bool
+	}{
+		{protocol.ProtectedResourceMetadata{Resource: "https://api.github.com"}, true},
+		{protocol.ProtectedResourceMetadata{Resource: "https://API.GitHub.com/"}, true},
+		{protocol.ProtectedResourceMetadata{Resource: "https://example.com/mcp", AuthorizationServers: []string{"https://github.com/login/oauth"}}, true},
+		{protocol.ProtectedResourceMetadata{Resource: "http://api.github.com"}, false},
+		{protocol.ProtectedResourceMetadata{Resource: "https://api.github.com.evil.example"}, false},
+		{protocol.ProtectedResourceMetadata{Resource: "https://example.com", AuthorizationServers: []string{"https://github.com.evil.example"}}, false},
+	} {
+		if got := isGitHub(tc.p); got != tc.want {
+			t.Errorf("isGitHub(%q, %v) = %v, want %v", tc.p.Resource, tc.p.AuthorizationServers, got, tc.want)
+		}
+	}
+	for tok, ok := range map[string]bool{"gho_abc123": true, "a b": false, "a\nb": false, "a\x1b[2Jb": false, strings.Repeat("x", maxTokenLen+1): false} {
+		if err := checkToken(tok); (err == nil) != ok {
+			t.Errorf("checkToken(%q) = %v, want ok=%v", tok[:min(len(tok), 12)], err, ok)
+		} else if err != nil && strings.Contains(err.Error(), tok) {
+			t.Errorf("checkToken's error quotes the token")
+		}
+	}
+}

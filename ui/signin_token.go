@@ -33,6 +33,12 @@ func (si *signIn) openToken(resource string) tea.Cmd {
 	in.Placeholder = "paste the token here"
 	in.CharLimit = maxTokenLen
 	in.SetWidth(40)
+	st := textinput.DefaultStyles(si.th.IsDark)
+	st.Cursor.Blink = false
+	if si.cfg.NoColor {
+		st = textinput.Styles{Cursor: textinput.CursorStyle{Blink: false}}
+	}
+	in.SetStyles(st)
 	si.agent.token = tokenField{open: true, resource: resource, in: in}
 	return si.agent.token.in.Focus()
 }
