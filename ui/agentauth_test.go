@@ -215,6 +215,9 @@ func TestAuthRequiredCommandRetriedAfterSignIn(t *testing.T) {
 	if len(d.m.signin.prompts) != 0 {
 		t.Fatalf("n did not dismiss the prompt")
 	}
+	if !screenHas(d.m, "sign-in needed") {
+		t.Fatalf("the header forgot the need when the prompt was dismissed:\n%s", d.m.Render())
+	}
 
 	d.keys("shift+tab")
 	if d.m.focus != focusSessions {
@@ -304,4 +307,52 @@ func TestIsGitHubAndCheckToken(t *testing.T) {
 			t.Errorf("checkToken's error quotes the token")
 		}
 	}
+}
+
+// A dismissed agent sign-in comes back for t, as the header says, while
+// the agent still needs it.
+func TestDismissedAgentSignInComesBack(t *testing.T) {
+	h := startAgentHost(t, "agent-secret-77", "")
+	d := newDriverOn(t, h.Host, nil)
+	d.openDemo()
+	d.until("the prompt", func() bool { return len(d.m.signin.prompts) > 0 })
+	d.focusChat()
+	d.m.chatPanel.sel = chatSel{prompt: true}
+	d.keys("n")
+	d.m.chatPanel.sel = chatSel{}
+	d.keys("t")
+	if !screenHas(d.m, "Token:") {
+		t.Fatalf("t did not bring the sign-in back with its token field:\n%s", d.m.Render())
+	}
+}
+
+// Where the agent's resource names an authorization server, g runs the
+// same OAuth flow as every other sign-in (here the demo's real one):
+// the token it gets is pushed for the agent's resource and the next
+// message completes.
+func TestAgentSignInByOAuth(t *testing.T) {
+	rig := newSignInRig(t)
+	h, err := demohost.Start(rig.ctx, demohost.Config{StepDelay: -1, Auth: rig.as, AgentToken: "static-token-not-used"})
+	if err != nil {
+		t.Fatalf("demohost: %v", err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	d := newDriverOn(t, h, rig.auth())
+	d.openDemo()
+	res := agentResource(d)
+	d.until("the prompt offers the browser sign-in", func() bool { return screenHas(d.m, "sign in (browser)") })
+	d.focusChat()
+	d.m.chatPanel.sel = chatSel{prompt: true}
+	d.keys("g")
+	d.until("the sign-in URL", func() bool { g := d.m.signin.grants[res]; return g != nil && g.url != "" })
+	approveInBrowser(t, d.m.signin.grants[res].url)
+	d.until("access granted", func() bool { return strings.Contains(d.m.status.text, "access granted") })
+	if screenHas(d.m, "sign-in needed") {
+		t.Fatalf("still says sign-in needed after the OAuth sign-in:\n%s", d.m.Render())
+	}
+	d.sendMessage("stream")
+	d.until("the turn completes", func() bool {
+		n := len(d.m.chat.Turns)
+		return d.m.chat.ActiveTurn == nil && n > 0 && d.m.chat.Turns[n-1].State == protocol.TurnStateComplete
+	})
 }

@@ -18,8 +18,11 @@ func (cp *chatPanel) keyUnselected(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool)
 	}
 	c, gr := cp.keys.Chat, cp.keys.Grant
 	answers := key.Matches(msg, c.Approve) || key.Matches(msg, c.Deny)
+	// t and h act on the agent's sign-in prompt; one the user dismissed
+	// comes back for them while the agent still needs it.
+	byHand := key.Matches(msg, gr.Token) || key.Matches(msg, gr.GhToken)
 	grants := key.Matches(msg, gr.Accept) || key.Matches(msg, gr.Decline) || key.Matches(msg, gr.CopyURL) ||
-		len(cp.signin.prompts) > 0 && (key.Matches(msg, gr.Token) || key.Matches(msg, gr.GhToken))
+		byHand && (len(cp.signin.prompts) > 0 || cp.signin.reofferAgentSignIn())
 	if !answers && !grants {
 		return nil, false
 	}

@@ -121,6 +121,18 @@ func (si *signIn) syncAgentNeeds() tea.Cmd {
 	return report
 }
 
+// reofferAgentSignIn opens again the prompts of the open session's
+// agent's needs the user dismissed (t or h in the chat, as the header
+// says); false when there are none.
+func (si *signIn) reofferAgentSignIn() bool {
+	needs := si.agentNeeds()
+	for _, p := range needs {
+		delete(si.agent.asked, p.Resource)
+	}
+	si.syncAgentNeeds()
+	return len(needs) > 0
+}
+
 // newAgentConnection forgets what was asked on the previous connection.
 func (si *signIn) newAgentConnection() {
 	si.agent.asked = nil

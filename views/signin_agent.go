@@ -34,7 +34,7 @@ func RenderAgentSignInNeeded(th Theme, names []string, w int) string {
 	}
 	return Fit(th.Warning.Bold(true).Render("⚠ sign-in needed: ")+
 		th.Text.Render(strings.Join(clean, ", "))+
-		th.Muted.Render(" · messages fail until you sign in (the prompt below)"), w)
+		th.Muted.Render(" · messages fail until you sign in (the prompt below; t pastes a token)"), w)
 }
 
 // RenderAgentSignInOffers is an agent sign-in prompt's hint lines: every
