@@ -11,6 +11,7 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/views"
 )
 
 // signIn is the sign-in manager: the OAuth flows by resource, the agent's
@@ -351,7 +352,7 @@ func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {
 	}
 	si.prompts = append(si.prompts, p)
 	si.chatPanel.offerPrompt()
-	return reportInfo("the host asks you to sign in to " + p.resource + ": focus the chat and press g")
+	return reportInfo("the host asks you to sign in to " + views.SanitizeLine(p.resource) + ": the prompt in the chat offers the ways")
 }
 
 func (si *signIn) dropAgentPrompt(resource string) {
