@@ -340,7 +340,7 @@ func (si *signIn) onAuthenticated(msg authenticatedMsg) tea.Cmd {
 	}
 	g.phase = grantDone
 	si.dropAgentPrompt(msg.resource)
-	return si.afterSignIn(msg.pushed, "access granted for "+msg.resource)
+	return si.afterSignIn("access granted for "+msg.resource, msg.resource, msg.pushed)
 }
 
 func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {

@@ -15,14 +15,15 @@ import (
 // What a sign-in unblocks: the commands a -32007 held back, run once
 // more, and the turn that failed for want of the token.
 
-// afterSignIn runs what a sign-in to resource unblocks: the commands a
-// -32007 held back (each once), and says how to go on with a turn that
-// failed for want of the token. done is what the report starts with.
-func (si *signIn) afterSignIn(resource, done string) tea.Cmd {
+// afterSignIn runs what a sign-in to resources (the flow's and the one
+// the token went out for, which may be spelled differently) unblocks:
+// the commands a -32007 held back (each once), and says how to go on with
+// a turn that failed for want of the token. done starts the report.
+func (si *signIn) afterSignIn(done string, resources ...string) tea.Cmd {
 	var cmds []tea.Cmd
 	kept := si.agent.retries[:0:0]
 	for _, r := range si.agent.retries {
-		if len(r.resources) == 0 || slices.Contains(r.resources, resource) {
+		if len(r.resources) == 0 || slices.ContainsFunc(resources, func(res string) bool { return slices.Contains(r.resources, res) }) {
 			cmds = append(cmds, r.cmd)
 			continue
 		}

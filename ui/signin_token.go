@@ -185,5 +185,5 @@ func (si *signIn) onTokenPushed(msg tokenPushedMsg) tea.Cmd {
 		return reportError(fmt.Errorf("sign-in to %s: %w", res, msg.err))
 	}
 	si.dropAgentPrompt(msg.resource)
-	return si.afterSignIn(msg.resource, "signed in to "+res+" with your token (kept for this run)")
+	return si.afterSignIn("signed in to "+res+" with your token (kept for this run)", msg.resource)
 }
