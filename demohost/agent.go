@@ -145,7 +145,11 @@ func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID 
 	}
 	// A new turn is the latest: an earlier error can no longer be resumed.
 	ch.resume = nil
-	h.runTurnLocked(ch, id, h.clock(), append([]step{awaitBlockingServers}, scriptFor(msg.Text)...), owner)
+	steps := append([]step{awaitBlockingServers}, scriptFor(msg.Text)...)
+	if h.agentResourceLocked() != "" {
+		steps = []step{h.needAgentToken(steps)}
+	}
+	h.runTurnLocked(ch, id, h.clock(), steps, owner)
 }
 
 // awaitBlockingServers holds a new turn while an MCP server of its

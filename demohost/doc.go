@@ -104,4 +104,11 @@
 // error part (1.0) that chat/turnResume continues; anything else ("hello")
 // → the tour (DemoPaths and DemoTour list them). Config.StepDelay paces it (negative: no
 // delay, for tests).
+//
+// Config.AgentToken makes the agent need a sign-in of its own, as VS
+// Code's copilotcli does: protectedResources lists
+// http://127.0.0.1:PORT/agent (or Config.AgentResource) with required set,
+// no auth/required is ever sent, createSession answers -32007 and every
+// turn stops at a resumable error until the connection pushed that token
+// (or an OAuth token for the resource from the demo's server).
 package demohost

@@ -90,6 +90,19 @@ type Config struct {
 	// Clock stamps times; nil means time.Now.
 	Clock func() time.Time
 
+	// AgentToken, when set, makes the demo agent need a sign-in of its
+	// own, as VS Code's copilotcli agent does: it lists the resource
+	// AgentResourcePath in protectedResources with required set, never
+	// sends auth/required, refuses createSession with -32007 and stops
+	// every turn at a resumable error until the sender's connection pushed
+	// a token for it — this string, or an OAuth token from the demo's
+	// authorization server for that resource.
+	AgentToken string
+	// AgentResource names the agent's resource instead of
+	// <origin>AgentResourcePath, with github.com as its authorization
+	// server: "https://api.github.com" plays VS Code's copilotcli.
+	AgentResource string
+
 	// Version is the AHP version served: Version10 (the default when
 	// empty) or Version06. The host accepts SupportedVersions(Version) in
 	// initialize and speaks that wire on every connection.

@@ -277,6 +277,9 @@ func (h *Host) createSessionCmdLocked(c *conn, raw json.RawMessage) (any, rpcErr
 	if p.Provider != nil && *p.Provider != Provider {
 		return nil, jsonrpc.NewError(jsonrpc.ProviderNotFound, "the demo host only has the "+Provider+" agent")
 	}
+	if err := h.agentAuthErrorLocked(c); err != nil {
+		return nil, err
+	}
 	if h.sessions[p.Channel] != nil {
 		return nil, jsonrpc.NewError(jsonrpc.SessionAlreadyExists, "a session "+clip(p.Channel)+" already exists; pick a new URI")
 	}

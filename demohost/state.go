@@ -65,6 +65,7 @@ func (h *Host) initState(base string) {
 		ActiveSessions: &zero,
 	}
 	h.servers, h.resources = demoServers(base, h.auth)
+	h.initAgentAuthLocked(base)
 	if !h.cfg.NoDemoSession {
 		h.seedHistoryLocked(h.createSessionLocked(HistorySessionURI, HistorySessionTitle, DemoWorkingDirectory, true))
 		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, DemoWorkingDirectory, true)

@@ -129,6 +129,13 @@ type GrantKeys struct {
 	// Device switches to the device authorization grant (RFC 8628), where
 	// the authorization server offers it: a code to enter on any device.
 	Device key.Binding
+	// Token opens a masked field to paste a token for the prompt's
+	// resource (an agent's own sign-in has no OAuth flow ahptui can run
+	// everywhere, e.g. GitHub's).
+	Token key.Binding
+	// GhToken takes the token from `gh auth token` for a GitHub resource,
+	// offered only where gh is installed and run only on this key.
+	GhToken key.Binding
 }
 
 // SignInKeys drive the list of saved sign-ins (a modal sheet).
@@ -288,6 +295,8 @@ func DefaultKeyMap() KeyMap {
 			CopyURL: bind(keys("u"), "u", "copy sign-in URL"),
 			Paste:   bind(keys("p"), "p", "paste URL"),
 			Device:  bind(keys("D"), "D", "device code"),
+			Token:   bind(keys("t"), "t", "paste a token"),
+			GhToken: bind(keys("h"), "h", "token from gh"),
 		},
 		Input: InputKeys{
 			NextField: bind(keys("tab"), "tab", "next field"),
@@ -444,7 +453,7 @@ func (k GrantKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k GrantKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Accept, k.Decline, k.Cancel, k.CopyURL, k.Paste, k.Device}}
+	return [][]key.Binding{{k.Accept, k.Decline, k.Cancel, k.CopyURL, k.Paste, k.Device, k.Token, k.GhToken}}
 }
 
 // ShortHelp implements help.KeyMap.

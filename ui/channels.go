@@ -36,12 +36,12 @@ func (m *Model) switchChat(target string) tea.Cmd {
 	if ch, ok := c.Chat(target); ok {
 		m.chat, m.hasChat = ch, true
 	}
-	return func() tea.Msg {
+	return withAuthRetry(func() tea.Msg {
 		if prev != "" && prev != target {
 			_ = c.Unsubscribe(ctx, prev)
 		}
 		return subscribedMsg{channel: target, err: c.Subscribe(ctx, target)}
-	}
+	})
 }
 
 func (m *Model) openSessionCmd(uri string) tea.Cmd {
@@ -57,7 +57,7 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 	m.mcp.reset()
 	m.sessions.sortSessions(uri) // listed (if the host does not yet) and selected
 	c, ctx := m.client, m.ctx
-	return func() tea.Msg {
+	return withAuthRetry(func() tea.Msg {
 		if prevC != "" {
 			_ = c.Unsubscribe(ctx, prevC)
 		}
@@ -65,7 +65,7 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 			_ = c.Unsubscribe(ctx, prevS)
 		}
 		return subscribedMsg{channel: uri, err: c.Subscribe(ctx, uri)}
-	}
+	})
 }
 
 // closeSession forgets the open session and chat when uri is the open

@@ -18,7 +18,11 @@ func (cp *chatPanel) keyUnselected(msg tea.KeyPressMsg) (cmd tea.Cmd, done bool)
 	}
 	c, gr := cp.keys.Chat, cp.keys.Grant
 	answers := key.Matches(msg, c.Approve) || key.Matches(msg, c.Deny) || key.Matches(msg, c.PickOption)
-	grants := key.Matches(msg, gr.Accept) || key.Matches(msg, gr.Decline) || key.Matches(msg, gr.CopyURL)
+	// t and h act on the agent's sign-in prompt; one the user dismissed
+	// comes back for them while the agent still needs it.
+	byHand := key.Matches(msg, gr.Token) || key.Matches(msg, gr.GhToken)
+	grants := key.Matches(msg, gr.Accept) || key.Matches(msg, gr.Decline) || key.Matches(msg, gr.CopyURL) ||
+		byHand && (len(cp.signin.prompts) > 0 || cp.signin.reofferAgentSignIn())
 	if !answers && !grants {
 		return nil, false
 	}
@@ -112,6 +116,10 @@ func (cp *chatPanel) keyGrant(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cp.declineGrant(), true
 	case key.Matches(msg, k.Cancel):
 		return cp.cancelGrant(), true
+	case key.Matches(msg, k.Token):
+		return cp.signin.openToken(cp.grantResource()), true
+	case key.Matches(msg, k.GhToken):
+		return cp.signin.useGh(cp.grantResource()), true
 	case key.Matches(msg, k.CopyURL):
 		if g := cp.selectedFlow(); g != nil && g.url != "" {
 			return tea.Batch(tea.SetClipboard(g.url), reportInfo(copyNote)), true

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
@@ -36,13 +35,9 @@ func (cp *chatPanel) chatTitle() string {
 func (cp *chatPanel) chatParts(rect views.Rect) (header, prompts []string, w, h int) {
 	inner, innerH := rect.W-4, rect.H-3
 	header = append(header, cp.chatHeader(inner))
+	header = append(header, cp.signin.agentNeedLine(inner)...)
 	header = append(header, cp.inputNeededLines(rect)...)
-	for i, p := range cp.signin.prompts {
-		prompts = append(prompts, strings.Split(views.RenderGrant(cp.th, cp.signin.agentGrantView(p), inner), "\n")...)
-		if i == 0 && cp.sel.prompt && cp.focus == focusChat {
-			prompts = append(prompts, views.KeyHints(cp.th, true, cp.keys.Grant.Accept, "sign in", cp.keys.Grant.Decline, "dismiss"))
-		}
-	}
+	prompts = cp.promptLines(inner)
 	return header, prompts, inner, max(1, innerH-len(header)-len(prompts)-(cp.composerLines()+1))
 }
 
@@ -51,7 +46,7 @@ func (cp *chatPanel) view(rect views.Rect) []string {
 		ComposerHeight: cp.composerLines()}
 	switch {
 	case cp.openSession == "":
-		p.Title, p.Empty = "Chat", views.RenderChatPlaceholder(cp.th)
+		p.Title, p.Empty = "Chat", append(views.RenderChatPlaceholder(cp.th), cp.promptLines(rect.W-4)...)
 	case !cp.hasChat:
 		p.Empty = views.RenderChatOpening(cp.th)
 	default:

@@ -26,7 +26,7 @@ func (m *Model) context() keymap.Context {
 	if m.signin.list.open {
 		return keymap.ContextSignIns
 	}
-	if m.signin.paste.open && m.signin.waitingGrant() != nil {
+	if m.signin.paste.open && m.signin.waitingGrant() != nil || m.signin.tokenOpen() {
 		return keymap.ContextPaste
 	}
 	switch m.focus {
@@ -82,6 +82,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return m.signin.keySignIns(msg)
+	}
+	if m.signin.tokenOpen() && m.modal == modalNone {
+		return m.signin.keyToken(msg)
 	}
 	if g := m.signin.waitingGrant(); g != nil && m.modal == modalNone {
 		return m.keyGrantOverlay(msg, g)

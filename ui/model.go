@@ -120,7 +120,7 @@ func (m *Model) onEvents(evs []client.Event) tea.Cmd {
 		}
 	}
 	if stateChanged {
-		cmds = append(cmds, m.signin.stateChanged(), m.mcp.observeStarts())
+		cmds = append(cmds, m.signin.stateChanged(), m.signin.syncAgentNeeds(), m.mcp.observeStarts())
 	}
 	if m.client != nil {
 		cmds = append(cmds, waitEvent(m.client.Events()))
@@ -190,7 +190,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	case tea.PasteMsg:
-		if m.modal == modalNone && m.signin.waitingGrant() != nil && m.signin.onPaste(msg) {
+		if m.modal == modalNone && (m.signin.tokenOpen() || m.signin.waitingGrant() != nil) && m.signin.onPaste(msg) {
 			return nil
 		}
 		if m.focus == focusComposer && m.modal == modalNone {
@@ -243,9 +243,11 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 			return m.failed(fmt.Errorf("could not open %s: %w", msg.channel, msg.err), msg.channel)
 		}
 		m.refreshChannel(msg.channel)
-		return tea.Batch(m.ensureChat(), m.signin.pushSavedTokens())
+		return tea.Batch(m.ensureChat(), m.signin.pushSavedTokens(), m.signin.syncAgentNeeds())
 	case opDoneMsg:
 		return m.onOpDone(msg)
+	case authRetryMsg, tokenPushedMsg:
+		return m.onAgentAuth(msg)
 	case grantStartedMsg:
 		return m.signin.onGrantStarted(msg)
 	case grantDoneMsg:
@@ -428,15 +430,6 @@ func (m *Model) refreshChannel(ch string) {
 		// An MCP server flipping to authRequired makes its running calls wait.
 		m.chatPanel.blockersChanged()
 	}
-}
-
-// failed reports a command's error, unless it asks for sign-in: then the
-// prompt it opens is the report (one message, so the two cannot race).
-func (m *Model) failed(err error, channel string) tea.Cmd {
-	if cmd := m.signin.maybeAuthError(err, channel); cmd != nil {
-		return cmd
-	}
-	return reportError(err)
 }
 
 // connRetryMax is the longest wait between two tries of a first connect.

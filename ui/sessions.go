@@ -249,10 +249,10 @@ func (sl *sessionList) createSessionCmd(ch newChoice) tea.Cmd {
 	sl.models[uri] = ch.model
 	sl.created = uri
 	p := protocol.CreateSessionParams{Channel: uri, Provider: &ch.provider, WorkingDirectories: sl.workingDirectories(ch)}
-	return tea.Batch(reportInfo("creating session…"), func() tea.Msg {
+	return tea.Batch(reportInfo("creating session…"), withAuthRetry(func() tea.Msg {
 		err := c.CreateSession(ctx, p)
 		return opDoneMsg{what: "create session", err: err, session: uri}
-	})
+	}))
 }
 
 // workingDirectories is what a new session for ch is created in: the
@@ -272,9 +272,9 @@ func (sl *sessionList) disposeCmd(uri string) tea.Cmd {
 		return reportError(errNoClient)
 	}
 	sl.closeSession(uri)
-	return func() tea.Msg {
+	return withAuthRetry(func() tea.Msg {
 		return opDoneMsg{what: "dispose session", err: c.DisposeSession(ctx, uri)}
-	}
+	})
 }
 
 // update applies the host's session list events: the list, the additions,

@@ -12,6 +12,7 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/views"
 )
 
 // signIn is the sign-in manager: the OAuth flows by resource, the agent's
@@ -47,6 +48,9 @@ type signIn struct {
 	// private-server question) in the chain of restarts of one sign-in:
 	// the issuer, then an endpoint its metadata names, each asks once.
 	agreed map[string][]string
+	// agent is the agents' own sign-in: tokens pushed by hand and the
+	// commands a -32007 held back (signin_agent.go).
+	agent agentAuth
 }
 
 // grantPhase is where one "grant additional access" flow is.
@@ -348,7 +352,7 @@ func (si *signIn) onAuthenticated(msg authenticatedMsg) tea.Cmd {
 	}
 	g.phase = grantDone
 	si.dropAgentPrompt(msg.resource)
-	return reportInfo("access granted for " + msg.resource)
+	return si.afterSignIn("access granted for "+msg.resource, msg.resource, msg.pushed)
 }
 
 func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {
@@ -360,7 +364,7 @@ func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {
 	}
 	si.prompts = append(si.prompts, p)
 	si.chatPanel.offerPrompt()
-	return reportInfo("the host asks you to sign in to " + p.resource + ": focus the chat and press g")
+	return reportInfo("the host asks you to sign in to " + views.SanitizeLine(p.resource) + ": the prompt in the chat offers the ways")
 }
 
 func (si *signIn) dropAgentPrompt(resource string) {
@@ -420,6 +424,7 @@ func (si *signIn) tick() {
 func (si *signIn) newConnection() {
 	si.savedTried, si.lastWants = map[savedKey]bool{}, nil
 	si.hostHolds = map[string]bool{}
+	si.newAgentConnection()
 }
 
 // signInAdvice is what the user can do about a failed sign-in; authpkce's

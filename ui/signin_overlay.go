@@ -129,6 +129,10 @@ func (si *signIn) typePaste(s string) {
 
 // onPaste takes a bracketed paste while the field is open.
 func (si *signIn) onPaste(msg tea.PasteMsg) bool {
+	if si.tokenOpen() {
+		si.pasteToken(msg)
+		return true
+	}
 	if !si.paste.open {
 		return false
 	}

@@ -151,5 +151,5 @@ func (si *signIn) onSavedPushed(msg savedPushedMsg) tea.Cmd {
 		return reportError(fmt.Errorf("the host refused the saved token for %s: %w (sign in again from its prompt)", res, msg.err))
 	}
 	si.dropAgentPrompt(msg.resource)
-	return reportInfo("signed in to " + res + " with a saved token")
+	return si.afterSignIn("signed in to "+res+" with a saved token", msg.resource)
 }

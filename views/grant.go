@@ -77,6 +77,10 @@ type GrantView struct {
 	// Note is what the last key in the overlay did (e.g. the copy key),
 	// said where the user is looking.
 	Note string
+	// Offers, when set, replaces an offered prompt's accept/decline hints:
+	// an agent's own sign-in offers more ways to a token
+	// (RenderAgentSignInOffers).
+	Offers []string
 }
 
 // DeviceView is a device grant's user code and verification address.
@@ -166,9 +170,14 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 		if d := Sanitize(g.Description); strings.TrimSpace(d) != "" {
 			add(th.Muted, d)
 		}
-		if g.Reach != "" {
+		switch {
+		case g.Reach != "":
 			lines = append(lines, reachLines(th, g.Reach, inner)...)
-		} else {
+		case len(g.Offers) > 0:
+			for _, o := range g.Offers {
+				lines = append(lines, wrapLines(o, inner)...)
+			}
+		default:
 			lines = append(lines, wrapLines(hintLine(th, hintKeys.Grant.Accept, hintKeys.Grant.Decline), inner)...)
 		}
 	case GrantWaiting:

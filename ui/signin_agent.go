@@ -1,0 +1,244 @@
+package ui
+
+import (
+	"net/url"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// An agent's own sign-in. A host such as VS Code's lists the agent's
+// resource in protectedResources with required set and never sends
+// auth/required: every turn then fails. So the need is read off the
+// agent's declaration, said before the first message (session header and
+// a prompt in the chat), and the prompt offers every way to a token: the
+// OAuth flow where the resource names an authorization server, `gh auth
+// token` for a GitHub resource (only when picked), or a pasted token.
+// A token pushed by hand has no issuer, expiry or refresh token to bind a
+// saved grant to: it is kept for this run only, by the client, which
+// pushes it again after a reconnect to the same host, for that resource.
+
+// agentAuth is the sign-in manager's state for tokens pushed by hand and
+// for the commands a -32007 held back.
+type agentAuth struct {
+	// asked holds the resources prompted for on this connection, so a
+	// dismissed prompt stays dismissed (the header still says it).
+	asked map[string]bool
+	// token is the masked field a token is pasted into.
+	token tokenField
+	// pushes is, per resource, the token pushed by hand and its answer.
+	pushes map[string]*tokenPush
+	// retries are commands that failed with -32007, run once more after
+	// a sign-in to one of their resources.
+	retries []authRetry
+	// gh is where `gh` is (empty: not installed), looked up once (ghLooked).
+	gh       string
+	ghLooked bool
+}
+
+type tokenField struct {
+	open     bool
+	resource string
+	in       textinput.Model
+}
+
+type tokenPush struct {
+	busy string // what runs now, "" when done
+	err  error  // why the last token did not serve
+}
+
+type authRetry struct {
+	resources []string // empty: any sign-in
+	cmd       tea.Cmd
+}
+
+// tokenPushedMsg is the answer to a token pushed by hand (pasted, or from
+// gh): err says which step failed.
+type tokenPushedMsg struct {
+	resource string
+	err      error
+}
+
+// authRetryMsg wraps a command's answer that failed with -32007: the
+// command is kept to run once more after the sign-in it asks for.
+type authRetryMsg struct {
+	inner     tea.Msg
+	retry     tea.Cmd
+	resources []string
+}
+
+// requiredResource says whether an agent cannot be used without a token
+// for p (the spec: an absent `required` counts as true).
+func requiredResource(p protocol.ProtectedResourceMetadata) bool {
+	return p.Required == nil || *p.Required
+}
+
+// agentNeeds lists the required resources of the open session's agent
+// that no token serves on this connection: none was pushed (by a flow, a
+// saved grant allowed here, or by hand) or is being pushed.
+func (si *signIn) agentNeeds() []protocol.ProtectedResourceMetadata {
+	if !si.hasSess {
+		return nil
+	}
+	var out []protocol.ProtectedResourceMetadata
+	for _, a := range si.root.Agents {
+		if a.Provider != si.sess.Provider {
+			continue
+		}
+		for _, p := range a.ProtectedResources {
+			if p.Resource != "" && requiredResource(p) && !si.hostHolds[p.Resource] {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// syncAgentNeeds opens a sign-in prompt, once per resource and
+// connection, for each required resource of the open session's agent no
+// token serves. It runs after the saved tokens were pushed, so a saved
+// grant this host may have silently is never asked for.
+func (si *signIn) syncAgentNeeds() tea.Cmd {
+	var report tea.Cmd
+	for _, p := range si.agentNeeds() {
+		if si.agent.asked[p.Resource] {
+			continue
+		}
+		if si.agent.asked == nil {
+			si.agent.asked = map[string]bool{}
+		}
+		si.agent.asked[p.Resource] = true
+		si.ghBinary()
+		si.addAgentPrompt(agentPrompt{resource: p.Resource, channel: si.openSession, reason: "required"})
+		report = reportInfo(resourceName(p) + " needs a sign-in before your first message: the chat's prompt offers the ways")
+	}
+	return report
+}
+
+// reofferAgentSignIn opens again the prompts of the open session's
+// agent's needs the user dismissed (t or h in the chat, as the header
+// says); false when there are none.
+func (si *signIn) reofferAgentSignIn() bool {
+	needs := si.agentNeeds()
+	for _, p := range needs {
+		delete(si.agent.asked, p.Resource)
+	}
+	si.syncAgentNeeds()
+	return len(needs) > 0
+}
+
+// newAgentConnection forgets what was asked on the previous connection.
+func (si *signIn) newAgentConnection() {
+	si.agent.asked = nil
+	si.agent.pushes = nil
+}
+
+func resourceName(p protocol.ProtectedResourceMetadata) string {
+	if n := views.SanitizeLine(deref(p.ResourceName)); n != "" {
+		return n + " (" + views.SanitizeLine(p.Resource) + ")"
+	}
+	return views.SanitizeLine(p.Resource)
+}
+
+// agentNeedLine is the session header's "sign-in needed" line, "" when
+// the open session's agent needs none.
+func (si *signIn) agentNeedLine(w int) []string {
+	needs := si.agentNeeds()
+	if len(needs) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(needs))
+	for _, p := range needs {
+		names = append(names, resourceName(p))
+	}
+	return []string{views.RenderAgentSignInNeeded(si.th, names, w)}
+}
+
+// resourceMeta is what the host declared for resource: a prompt's own
+// metadata (from a -32007), else an agent's protectedResources entry.
+func (si *signIn) resourceMeta(resource string) protocol.ProtectedResourceMetadata {
+	for _, p := range si.prompts {
+		if p.resource == resource && p.meta != nil {
+			return *p.meta
+		}
+	}
+	return si.agentRequirement(agentPrompt{resource: resource}).Resource
+}
+
+// isGitHub reports whether resource is GitHub's: its identifier is
+// github.com's API, or it names github.com as its authorization server.
+func isGitHub(p protocol.ProtectedResourceMetadata) bool {
+	hostIs := func(raw string, hosts ...string) bool {
+		u, err := url.Parse(raw)
+		return err == nil && u.Scheme == "https" && slices.Contains(hosts, strings.ToLower(u.Hostname()))
+	}
+	if hostIs(p.Resource, "api.github.com", "github.com") {
+		return true
+	}
+	return slices.ContainsFunc(p.AuthorizationServers, func(as string) bool { return hostIs(as, "github.com") })
+}
+
+// ghBinary is where gh is, "" when it is not on PATH; looked up once.
+func (si *signIn) ghBinary() string {
+	if !si.agent.ghLooked {
+		si.agent.ghLooked = true
+		si.agent.gh, _ = exec.LookPath("gh")
+	}
+	return si.agent.gh
+}
+
+// agentOffers is the prompt's hint lines for resource.
+func (si *signIn) agentOffers(resource string) []string {
+	meta := si.resourceMeta(resource)
+	a := views.AgentSignIn{
+		OAuth: si.cfg.Auth != nil && len(meta.AuthorizationServers) > 0,
+		Gh:    si.agent.gh != "" && isGitHub(meta),
+	}
+	if p := si.agent.pushes[resource]; p != nil {
+		a.Busy = p.busy
+		if p.err != nil {
+			a.Err = p.err.Error()
+		}
+	}
+	return views.RenderAgentSignInOffers(si.th, si.keys, a)
+}
+
+// grantResource is the resource of the selected grant prompt: the
+// agent's sign-in prompt, or a card's.
+func (cp *chatPanel) grantResource() string {
+	if cp.sel.prompt && len(cp.signin.prompts) > 0 {
+		return cp.signin.prompts[0].resource
+	}
+	if it, ok := cp.selectedItem(); ok {
+		return cp.itemGrant(it)
+	}
+	return ""
+}
+
+// promptLines draws the agent sign-in prompts, inner cells wide: the
+// first one, selected, with the token field when it is open.
+func (cp *chatPanel) promptLines(inner int) []string {
+	var out []string
+	for i, p := range cp.signin.prompts {
+		gv := cp.signin.agentGrantView(p)
+		if gv.Phase == views.GrantOffered {
+			gv.Offers = cp.signin.agentOffers(p.resource)
+		}
+		out = append(out, strings.Split(views.RenderGrant(cp.th, gv, inner), "\n")...)
+		if i != 0 {
+			continue
+		}
+		if f := cp.signin.agent.token; f.open && f.resource == p.resource {
+			out = append(out, views.RenderTokenField(cp.th, cp.keys, f.in.View(), inner)...)
+		} else if cp.sel.prompt && cp.focus == focusChat && gv.Offers == nil {
+			out = append(out, views.KeyHints(cp.th, true, cp.keys.Grant.Accept, "sign in", cp.keys.Grant.Decline, "dismiss"))
+		}
+	}
+	return out
+}

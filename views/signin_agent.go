@@ -1,0 +1,70 @@
+package views
+
+import (
+	"strings"
+
+	"github.com/ahptui/ahptui/keymap"
+)
+
+// AgentSignIn is what the UI knows of an agent's own sign-in (its
+// required protectedResources): which ways to a token it can offer and
+// where a token pushed by hand stands.
+type AgentSignIn struct {
+	OAuth bool // the resource names an authorization server ahptui can use
+	Gh    bool // a GitHub resource, and gh is installed
+	// Busy says a token is on its way ("gh" runs, or the host checks it).
+	Busy string
+	// Err is why the last token did not serve (ahptui's own text, which
+	// may quote the host: sanitized when drawn).
+	Err string
+}
+
+// RenderAgentSignInNeeded is the session header's line while the open
+// session's agent needs a sign-in no token serves yet: named before the
+// first message, so no turn has to fail to say it. names are host text.
+func RenderAgentSignInNeeded(th Theme, names []string, w int) string {
+	clean := make([]string, 0, len(names))
+	for _, n := range names {
+		if n = SanitizeLine(n); n != "" {
+			clean = append(clean, n)
+		}
+	}
+	if len(clean) == 0 {
+		return ""
+	}
+	return Fit(th.Warning.Bold(true).Render("⚠ sign-in needed: ")+
+		th.Text.Render(strings.Join(clean, ", "))+
+		th.Muted.Render(" · messages fail until you sign in (the prompt below; t pastes a token)"), w)
+}
+
+// RenderAgentSignInOffers is an agent sign-in prompt's hint lines: every
+// way to a token it can offer, and what the last one did.
+func RenderAgentSignInOffers(th Theme, km keymap.KeyMap, a AgentSignIn) []string {
+	var lines []string
+	if a.Busy != "" {
+		lines = append(lines, th.Info.Render("◌ "+SanitizeLine(a.Busy)))
+	}
+	if a.Err != "" {
+		lines = append(lines, th.Error.Render("✗ "+SanitizeLine(a.Err)))
+	}
+	var pairs []any
+	if a.OAuth {
+		pairs = append(pairs, km.Grant.Accept, "sign in (browser)")
+	}
+	pairs = append(pairs, km.Grant.Token, "paste a token")
+	if a.Gh {
+		pairs = append(pairs, km.Grant.GhToken, "use gh auth token")
+	}
+	pairs = append(pairs, km.Grant.Decline, "dismiss")
+	return append(lines, KeyHints(th, true, pairs...))
+}
+
+// RenderTokenField is the masked field a token is pasted into: input is
+// the field as drawn (its mask, never the token).
+func RenderTokenField(th Theme, km keymap.KeyMap, input string, w int) []string {
+	return []string{
+		Fit(th.Text.Render("Token: ")+input, w),
+		Fit(KeyHints(th, true, km.Paste.Submit, "push it to the host", km.Paste.Cancel, "back")+
+			th.Muted.Render(" · kept in memory for this run, never shown or logged"), w),
+	}
+}
