@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // ensureChat subscribes to the open session's default chat once the session
@@ -84,7 +86,10 @@ func (m *Model) closeSession(uri string) {
 // write its first message (i); the list's keys no longer take theirs.
 func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 	if msg.err != nil {
-		if msg.session != "" && msg.session == m.sessions.created {
+		// A create the host refused until the user signs in is sent again
+		// after the sign-in (withAuthRetry): its session is still coming.
+		var ae *client.AuthRequiredError
+		if msg.session != "" && msg.session == m.sessions.created && !errors.As(msg.err, &ae) {
 			m.sessions.created = ""
 			m.sessions.sortSessions(m.sessions.selected())
 		}
