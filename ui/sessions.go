@@ -29,7 +29,8 @@ type sessionList struct {
 	// session, which happens once per run.
 	autoOpened bool
 	// truncated: the host listed more sessions than the client keeps
-	// (client.SessionsListedEvent.Truncated); the panel title says so.
+	// (client.SessionsListedEvent.Truncated); the panel title says so
+	// ("Sessions (N+)") and the status line in words.
 	truncated bool
 }
 
