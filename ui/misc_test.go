@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -264,8 +265,8 @@ func TestTruncatedSessionListSaysSo(t *testing.T) {
 		t.Fatalf("a whole list is called truncated:\n%s", scr)
 	}
 	d.send(eventMsg{client.SessionsListedEvent{Sessions: d.m.sessions.list, Truncated: true}})
-	if scr := d.m.Render(); !strings.Contains(scr, "truncated)") {
-		t.Errorf("the sessions panel title does not say the list is truncated:\n%s", scr)
+	if scr, want := d.m.Render(), fmt.Sprintf("Sessions (%d+)", len(d.m.sessions.list)); !strings.Contains(scr, want) {
+		t.Errorf("the sessions panel title is not %q:\n%s", want, scr)
 	}
 	d.until("the status line to say the list is truncated", func() bool {
 		return strings.Contains(d.m.Render(), "more sessions than ahptui keeps")

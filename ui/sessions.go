@@ -29,7 +29,8 @@ type sessionList struct {
 	// session, which happens once per run.
 	autoOpened bool
 	// truncated: the host listed more sessions than the client keeps
-	// (client.SessionsListedEvent.Truncated); the panel title says so.
+	// (client.SessionsListedEvent.Truncated); the panel title says so
+	// ("Sessions (N+)") and the status line in words.
 	truncated bool
 	// unlisted is the open (or just created) session while the host's
 	// list leaves it out: VS Code's host lists a session only after its

@@ -21,7 +21,9 @@ func RenderSessionsPanel(th Theme, sessions []protocol.SessionSummary, truncated
 	}
 	title := fmt.Sprintf("Sessions (%d)", len(sessions))
 	if truncated {
-		title = fmt.Sprintf("Sessions (%d, truncated)", len(sessions))
+		// "+": the host has more; short, so a narrow panel keeps it (the
+		// status line says it in words).
+		title = fmt.Sprintf("Sessions (%d+)", len(sessions))
 	}
 	return RenderPanel(th, title, strings.Split(body, "\n"), w, h, focused)
 }

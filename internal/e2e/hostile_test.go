@@ -74,12 +74,12 @@ func TestHostileHostInert(t *testing.T) {
 	}
 }
 
-// startHostileHost runs the hostilehostd binary and returns the URL it
-// serves. The host lives as long as the test: closing its stdin in
+// startHostileHost runs the hostilehostd binary (with args) and returns
+// the URL it serves. The host lives as long as the test: closing its stdin in
 // cleanup ends it.
-func startHostileHost(t *testing.T, bin string) string {
+func startHostileHost(t *testing.T, bin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bin)
+	cmd := exec.Command(bin, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

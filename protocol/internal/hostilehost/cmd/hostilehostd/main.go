@@ -7,10 +7,14 @@
 //
 // It prints the ws:// URL to dial on the first line of stdout and serves
 // until it is killed or its stdin closes.
+//
+// -scenario endless-sessions answers listSessions with pages of fresh
+// sessions and fresh cursors forever (hostilehost.EndlessSessions).
 package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +31,17 @@ const (
 )
 
 func main() {
+	scenario := flag.String("scenario", "", `what else the host does: "endless-sessions"`)
+	flag.Parse()
+	var endless *hostilehost.EndlessSessions
+	switch *scenario {
+	case "":
+	case "endless-sessions":
+		endless = &hostilehost.EndlessSessions{PerPage: 200, TitleBytes: 64}
+	default:
+		fmt.Fprintf(os.Stderr, "hostilehostd: unknown -scenario %q\n", *scenario)
+		os.Exit(2)
+	}
 	payload := hostilehost.AllEscapes()
 	// listSessions gets the same poison as the states (as in the client's
 	// TestHostileStrings), so the session list is hostile too.
@@ -41,6 +56,9 @@ func main() {
 		ServerSeq: 10,
 		Answer: func(_ *hostilehost.Conn, req *jsonrpc.Request) (any, *jsonrpc.Error, bool) {
 			if req.Method == "listSessions" {
+				if endless != nil {
+					return endless.Answer(nil, req)
+				}
 				return sessions, nil, true
 			}
 			return nil, nil, false
