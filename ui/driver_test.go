@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,6 +83,8 @@ type driver struct {
 	schema *schemacheck.Validator
 
 	stopOnce sync.Once
+	// skew moves the model's clock ahead of the wall clock (answer).
+	skew atomic.Int64
 }
 
 // stop shuts the model down (closing its client) and stops delivering
@@ -223,6 +226,13 @@ func (d *driver) keys(ks ...string) {
 	}
 }
 
+// answer presses k at a question on screen once its keys work: the
+// model's clock moves past the second in which a question drops keys.
+func (d *driver) answer(k string) {
+	d.skew.Add(int64(2 * answerDelay))
+	d.keys(k)
+}
+
 func (d *driver) typeText(s string) {
 	for _, r := range s {
 		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
@@ -281,6 +291,7 @@ func newDriverAs(t *testing.T, host *demohost.Host, name string, auth Authentica
 		Auth:    auth,
 		Tick:    -1,
 		NoColor: true,
+		Clock:   func() time.Time { return time.Now().Add(time.Duration(d.skew.Load())) },
 		NewID: func() string {
 			n++
 			return "id-" + string(rune('a'+n%26)) + time.Now().Format("150405.000000")

@@ -174,7 +174,7 @@ func (m *Model) resize(w, h int) {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.route(msg)
 	m.settle()
-	return m, cmd
+	return m, tea.Batch(cmd, m.guardTicks())
 }
 
 // route hands one message to the component it concerns.

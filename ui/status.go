@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -92,8 +93,9 @@ func (s *statusLine) expire(now time.Time) {
 }
 
 // view is the status bar width cells wide for host, counting needsInput
-// things that wait on the user.
-func (s *statusLine) view(th views.Theme, host string, needsInput, width int, now time.Time) string {
+// things that wait on the user. waits, when set, says a question waits
+// behind a text field; it outranks the last message until answered.
+func (s *statusLine) view(th views.Theme, host string, needsInput, width int, now time.Time, waits string) string {
 	next := ""
 	if s.conn.state == views.ConnFailed && !s.conn.nextTry.IsZero() {
 		next = fmt.Sprintf("next try in %ds", max(0, int(math.Ceil(s.conn.nextTry.Sub(now).Seconds()))))
@@ -102,6 +104,6 @@ func (s *statusLine) view(th views.Theme, host string, needsInput, width int, no
 		Host: host, ProtocolVersion: s.conn.version, State: s.conn.state,
 		Attempt: s.conn.attempt, Cause: s.conn.cause,
 		FailedReason: s.conn.failedReason, FailedHint: s.conn.failedHint,
-		NeedsInput: needsInput, Message: s.text, MessageIsError: s.isErr,
+		NeedsInput: needsInput, Message: cmp.Or(waits, s.text), MessageIsError: s.isErr && waits == "",
 	}, width)
 }
