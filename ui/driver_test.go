@@ -274,6 +274,14 @@ func newDriverOn(t *testing.T, host *demohost.Host, auth Authenticator) *driver 
 // same resources.
 func newDriverAs(t *testing.T, host *demohost.Host, name string, auth Authenticator) *driver {
 	t.Helper()
+	return newDriverWith(t, host, name, auth, true)
+}
+
+// newDriverWith is newDriverAs with Config.RegistryHost said: the tests
+// of other rules treat the demo's ws:// host as one found in VS Code's
+// registry, which gets saved tokens without the plain ws:// question.
+func newDriverWith(t *testing.T, host *demohost.Host, name string, auth Authenticator, registry bool) *driver {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	c, err := client.Dial(ctx, client.Options{URL: host.URL(), ClientID: "ui-test",
@@ -286,12 +294,13 @@ func newDriverAs(t *testing.T, host *demohost.Host, name string, auth Authentica
 		schema: schemacheck.MustLoad10(t)}
 	n := 0
 	d.m = New(Config{
-		Host:    name,
-		Connect: func(context.Context) (Client, error) { return rec, nil },
-		Auth:    auth,
-		Tick:    -1,
-		NoColor: true,
-		Clock:   func() time.Time { return time.Now().Add(time.Duration(d.skew.Load())) },
+		Host:         name,
+		RegistryHost: registry,
+		Connect:      func(context.Context) (Client, error) { return rec, nil },
+		Auth:         auth,
+		Tick:         -1,
+		NoColor:      true,
+		Clock:        func() time.Time { return time.Now().Add(time.Duration(d.skew.Load())) },
 		NewID: func() string {
 			n++
 			return "id-" + string(rune('a'+n%26)) + time.Now().Format("150405.000000")

@@ -196,3 +196,71 @@ func TestTypingNeverApprovesANewCard(t *testing.T) {
 }
 
 func helpLineOf(m *Model) string { return ansi.Strip(m.helpLine()) }
+
+// TestPlainHostAsksOncePerRun is issue 21's finding 5: ws:// proves
+// nothing about who listens (a loopback port squatter got saved tokens
+// unasked). A saved token goes silently only to a host found in VS
+// Code's registry or over wss://; to any other plain ws:// host ahptui
+// asks once per run, a yes lasts for the run (reconnects included) and
+// nothing is stored; a no sends nothing this run.
+func TestPlainHostAsksOncePerRun(t *testing.T) {
+	silent := map[string]authpkce.Match{fxGitHub: {Decision: authpkce.DecisionSilent,
+		Token: authpkce.CachedToken{AccessToken: "gh", Scopes: []string{"mcp:read"}}}}
+	for _, tc := range []struct {
+		name     string
+		host     string
+		registry bool
+		answer   string // "" : no question expected
+		pushed   string
+	}{
+		{"loopback ws, yes", "ws://127.0.0.1:4000/", false, "y", fxGitHub + "|gh"},
+		{"loopback ws, no", "ws://127.0.0.1:4000/", false, "n", ""},
+		{"unix socket by hand, yes", "ws+unix:///tmp/ahp.sock", false, "y", fxGitHub + "|gh"},
+		{"found in the registry", "ws://127.0.0.1:4000/", true, "", fxGitHub + "|gh"},
+		{"wss", "wss://agents.example/ahp", false, "", fxGitHub + "|gh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := fxModel(fxChatState())
+			m.resize(120, 40)
+			clock := withStepClock(m)
+			m.cfg.Host, m.cfg.RegistryHost = tc.host, tc.registry
+			fake := &answerRecorder{fakeSaved: fakeSaved{matches: silent}}
+			m.cfg.Auth = fake
+			rec := &authRecorder{stubClient: m.client.(*stubClient)}
+			m.client = rec
+			runAll(m, m.signin.pushSavedTokens())
+			_, asked := m.signin.pendingAsk()
+			if asked != (tc.answer != "") {
+				t.Fatalf("asked = %v, want %v (pushed %v)", asked, tc.answer != "", rec.pushed)
+			}
+			if asked {
+				if len(rec.pushed) != 0 {
+					t.Fatalf("pushed %v before the user answered", rec.pushed)
+				}
+				if !askOnScreen(m, "Send saved sign-ins over ws://?") {
+					t.Fatalf("the question is not on screen:\n%s", ansi.Strip(m.Render()))
+				}
+				clock.skip(2 * time.Second)
+				_, cmd := m.Update(press(tc.answer))
+				runAll(m, cmd)
+			}
+			if got := strings.Join(rec.pushed, ","); got != tc.pushed {
+				t.Fatalf("pushed %q, want %q", got, tc.pushed)
+			}
+			// A new connection in the same run: the answer holds, and
+			// nothing was stored for the next run.
+			m.signin.newConnection()
+			rec.pushed = nil
+			runAll(m, m.signin.pushSavedTokens())
+			if _, again := m.signin.pendingAsk(); again {
+				t.Fatal("asked again in the same run")
+			}
+			if got := strings.Join(rec.pushed, ","); got != tc.pushed {
+				t.Fatalf("after a reconnect pushed %q, want %q", got, tc.pushed)
+			}
+			if len(fake.answers) != 0 {
+				t.Fatalf("the run's answer was stored: %v", fake.answers)
+			}
+		})
+	}
+}

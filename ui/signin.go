@@ -42,6 +42,9 @@ type signIn struct {
 	// the host even when nothing advertises it any more (a server signed
 	// in to is ready, not asking).
 	hostHolds map[string]bool
+	// plain is the user's answer, for this run, to sending saved tokens
+	// to a plain ws:// host (plainConsent).
+	plain plainConsent
 }
 
 // grantPhase is where one "grant additional access" flow is.

@@ -95,6 +95,14 @@ func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
 	if from == "" {
 		from = "a host ahptui did not record"
 	}
+	lines := []string{
+		"You signed in on " + from + ". Yes sends that token to this host too.",
+		"Your answer is remembered for this host; forget the sign-in with " + si.keys.Global.SignIns.Help().Key + ".",
+	}
+	plain := si.plainVerdict() == plainAsk
+	if plain {
+		lines = append(lines, "This host is reached over plain ws://: any program on this machine could have taken its address.")
+	}
 	remember := func(allow bool) error {
 		if src == nil {
 			return nil
@@ -109,11 +117,8 @@ func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
 		view: views.AskView{
 			Title:    "Use a saved sign-in?",
 			Question: fmt.Sprintf("Use your sign-in to %s (issued by %s) on host %s?", res, hostOf(issuer), host),
-			Lines: []string{
-				"You signed in on " + from + ". Yes sends that token to this host too.",
-				"Your answer is remembered for this host; forget the sign-in with " + si.keys.Global.SignIns.Help().Key + ".",
-			},
-			Yes: "use it here", No: "do not",
+			Lines:    lines,
+			Yes:      "use it here", No: "do not",
 		},
 		yes: func() tea.Cmd {
 			err := remember(true)
@@ -125,10 +130,14 @@ func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
 			push := func() tea.Msg {
 				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok.AccessToken, tok.Scopes, tok.Expiry)}
 			}
-			if err != nil {
-				return tea.Batch(push, reportError(err))
+			var more tea.Cmd
+			if plain {
+				more = si.allowPlain()
 			}
-			return push
+			if err != nil {
+				return tea.Batch(push, more, reportError(err))
+			}
+			return tea.Batch(push, more)
 		},
 		no: func() tea.Cmd {
 			if err := remember(false); err != nil {

@@ -50,6 +50,8 @@ type Authenticator interface {
 type Config struct {
 	// Host is what the status bar names the host (e.g. the --host URL).
 	Host string
+	// RegistryHost: the host was found in VS Code's owner-only local agent-host registry with a live pid.
+	RegistryHost bool
 	// Connect dials the host. It runs as a tea.Cmd so the UI is up (and says
 	// "connecting") before the network answers; ctrl+r calls it again after
 	// a failed first connect.
