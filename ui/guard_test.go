@@ -264,3 +264,25 @@ func TestPlainHostAsksOncePerRun(t *testing.T) {
 		})
 	}
 }
+
+// Config.Notices (a token store repaired or fallen back to the file)
+// stay on the status line over later messages until the first key, and
+// the message history keeps them.
+func TestNoticesStayUntilAKey(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(160, 40)
+	m.Init()
+	m.cfg.Notices = []string{"/cfg was open to other users (-rwxrwxrwx); it is now 0700"}
+	m.status.notices(m.cfg.Notices, m.clock())
+	m.Update(statusMsg{text: "connecting…"})
+	if sb := statusBar(m); !strings.Contains(sb, "open to other users") {
+		t.Fatalf("a later message hid the notice: %q", sb)
+	}
+	m.Update(press("j"))
+	if sb := statusBar(m); strings.Contains(sb, "open to other users") {
+		t.Fatalf("the notice outlived the first key: %q", sb)
+	}
+	if h := m.status.history; len(h) == 0 || !strings.Contains(h[0].Text, "open to other users") {
+		t.Fatalf("the history does not keep the notice: %+v", h)
+	}
+}

@@ -48,6 +48,7 @@ func (m *Model) context() keymap.Context {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := m.keys.Global
+	m.status.notice = "" // read: the first key clears it (statusLine.notices)
 	if key.Matches(msg, g.Interrupt) {
 		// A second ctrl+c in the dialog quits: the user meant it.
 		if m.modal == modalConfirmQuit {

@@ -70,7 +70,7 @@ func (m *Model) applyTheme() {
 
 // Init starts connecting and asks the terminal for its background colour.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.connectCmd(), tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{m.connectCmd(), tea.RequestBackgroundColor, m.status.notices(m.cfg.Notices, m.clock())}
 	if m.cfg.Tick > 0 {
 		cmds = append(cmds, m.tickCmd())
 	}
