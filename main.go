@@ -116,7 +116,10 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 		}
 	}
 	demoVersionSet := false
-	fs.Visit(func(f *flag.Flag) { demoVersionSet = demoVersionSet || f.Name == "demo-version" })
+	fs.Visit(func(f *flag.Flag) {
+		demoVersionSet = demoVersionSet || f.Name == "demo-version"
+		o.auth.tokenStoreSet = o.auth.tokenStoreSet || f.Name == "token-store"
+	})
 	if err := checkDemoVersion(o, demoVersionSet); err != nil {
 		return o, err
 	}
@@ -179,6 +182,12 @@ func runApp(o options) error {
 		}
 		dir = filepath.Join(base, "ahptui")
 	}
+	// The directory holds the tokens and the answers that let a host have
+	// them: it must be ours alone before anything is read from it.
+	dirNote, err := authpkce.PrivateDir(dir)
+	if err != nil {
+		return fmt.Errorf("config directory: %w", err)
+	}
 	clientID, err := client.LoadOrCreateClientID(dir)
 	if err != nil {
 		return fmt.Errorf("client id: %w (pass a writable --config-dir)", err)
@@ -202,12 +211,12 @@ func runApp(o options) error {
 	if o.noBrowser {
 		acfg.OpenBrowser = func(string) error { return errors.New("--no-browser") }
 	}
-	auth, err := authpkce.New(acfg)
+	auth, notes, err := openAuth(acfg, o.auth, logger)
 	if err != nil {
-		return fmt.Errorf("sign-in setup: %w", err)
+		return err
 	}
-	if kind, why := auth.TokenStore(); why != nil {
-		logger.Info("OS keyring unavailable; tokens are kept in the file", "store", kind, "reason", why.Error())
+	if dirNote != "" {
+		notes = append([]string{dirNote}, notes...)
 	}
 
 	// The host sees the module version only; the revision is for our own
@@ -230,7 +239,8 @@ func runApp(o options) error {
 			}
 			return c, nil
 		},
-		Auth: auth,
+		Auth:    auth,
+		Notices: notes,
 		// Say so directly rather than leave the UI to recognise the
 		// opener's error text.
 		NoBrowser:          o.noBrowser,

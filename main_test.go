@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ahptui/ahptui/authpkce"
 )
 
 func TestRunFlags(t *testing.T) {
@@ -137,5 +140,39 @@ func TestBuildStamp(t *testing.T) {
 				t.Errorf("stamp = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestTokenStoreKeyringFallback is issue 21's finding 6: with no OS
+// keyring here, --token-store keyring given on the command line fails the
+// start with one line that says what to do; a keyring asked for some
+// other way falls back to the file and says so on screen (a notice).
+func TestTokenStoreKeyringFallback(t *testing.T) {
+	probe, err := authpkce.New(authpkce.Config{Dir: t.TempDir(), TokenStore: authpkce.TokenStoreKeyring})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, why := probe.TokenStore(); why == nil {
+		t.Skip("this machine has an OS keyring")
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	acfg := authpkce.Config{Dir: t.TempDir(), TokenStore: authpkce.TokenStoreKeyring}
+	_, _, err = openAuth(acfg, authOptions{tokenStore: authpkce.TokenStoreKeyring, tokenStoreSet: true}, quiet)
+	if err == nil || !strings.Contains(err.Error(), "--token-store keyring") || !strings.Contains(err.Error(), "--token-store file") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("explicit --token-store keyring without a keyring: %v, want one line naming the flag and what to pass", err)
+	}
+	auth, notes, err := openAuth(acfg, authOptions{tokenStore: authpkce.TokenStoreKeyring}, quiet)
+	if err != nil || auth == nil {
+		t.Fatalf("keyring not asked for on the command line: %v, want the file", err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "no OS keyring") {
+		t.Fatalf("notes %q, want the fall-back said", notes)
+	}
+	o, err := parseFlags([]string{"--demo", "--token-store", "keyring"}, io.Discard)
+	if err != nil || !o.auth.tokenStoreSet {
+		t.Fatalf("parseFlags: %v, tokenStoreSet %v", err, o.auth.tokenStoreSet)
+	}
+	if o, _ := parseFlags([]string{"--demo"}, io.Discard); o.auth.tokenStoreSet {
+		t.Fatal("tokenStoreSet without the flag")
 	}
 }

@@ -88,11 +88,13 @@ type Authenticator struct {
 	store   *store
 	// storeFallback is why the keyring asked for is not used.
 	storeFallback error
-	regMu         sync.Mutex
-	callbackPort  int
-	trustPKCE     bool
-	log           *slog.Logger
-	lookupIP      func(ctx context.Context, host string) ([]netip.Addr, error)
+	// storeNotes are repairs made to the store's directory and file.
+	storeNotes   []string
+	regMu        sync.Mutex
+	callbackPort int
+	trustPKCE    bool
+	log          *slog.Logger
+	lookupIP     func(ctx context.Context, host string) ([]netip.Addr, error)
 
 	lbMu   sync.Mutex
 	shared *loopback // the fixed-port listener while flows use it
@@ -149,8 +151,14 @@ func New(cfg Config) (*Authenticator, error) {
 	}
 	var b backend
 	if dir != "" {
-		var err error
-		if b, a.storeFallback, err = openBackend(cfg.TokenStore, dir); err != nil {
+		note, err := PrivateDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			a.storeNotes = append(a.storeNotes, note)
+		}
+		if b, a.storeFallback, err = openBackend(cfg.TokenStore, dir, &a.storeNotes); err != nil {
 			return nil, err
 		}
 	}
@@ -167,6 +175,14 @@ func New(cfg Config) (*Authenticator, error) {
 // is, or when the file was asked for), for the log or a sign-ins view.
 func (a *Authenticator) TokenStore() (kind string, fallback error) {
 	return a.store.kind(), a.storeFallback
+}
+
+// StoreNotes says what was repaired in the token store's directory or
+// file (open to other users, now restricted), for the user to see.
+func (a *Authenticator) StoreNotes() []string {
+	a.store.mu.Lock()
+	defer a.store.mu.Unlock()
+	return slices.Clone(a.storeNotes)
 }
 
 // DefaultDir is where tokens live unless Config.Dir says otherwise.

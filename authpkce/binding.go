@@ -4,19 +4,25 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 	"time"
 )
 
 // HostID normalises the URL of an AHP host to the identity a grant is
-// bound to: scheme://host:port, lower-case, default port made explicit,
-// path and query dropped. ws://Example.com/ahp and ws://example.com:80 are
-// one host; ws:// and wss:// to the same name are two.
+// bound to: scheme://host:port/path, scheme and host lower-case, default
+// port made explicit, query and fragment dropped, no trailing slash.
+// ws://Example.com/ahp/ and ws://example.com:80/ahp are one host;
+// wss://gw/alice and wss://gw/bob are two (a gateway serves many users),
+// and so are ws:// and wss:// to the same name. A host reached over a
+// Unix socket is ws+unix:// and the socket's absolute path. A host id
+// saved before paths counted (scheme://host:port) is the same host with
+// an empty path.
 func HostID(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return "", fmt.Errorf("%w: host URL %q: %w", ErrInvalidRequirement, clean(raw), err)
+		return "", fmt.Errorf("%w: host URL %q: %w", ErrInvalidRequirement, clean(withoutQuery(raw)), err)
 	}
 	scheme := strings.ToLower(u.Scheme)
 	port := u.Port()
@@ -31,14 +37,30 @@ func HostID(raw string) (string, error) {
 		if port == "" {
 			port = "443"
 		}
+	case "ws+unix":
+		p := strings.TrimRight(u.Path, "/")
+		if u.Host != "" || !strings.HasPrefix(p, "/") || path.Clean(p) != p {
+			return "", fmt.Errorf("%w: host URL %q does not name a socket by its absolute path (ws+unix:///path/to.sock)", ErrInvalidRequirement, clean(withoutQuery(raw)))
+		}
+		return scheme + "://" + (&url.URL{Path: p}).EscapedPath(), nil
 	default:
-		return "", fmt.Errorf("%w: host URL %q is not ws:// or wss://", ErrInvalidRequirement, clean(raw))
+		return "", fmt.Errorf("%w: host URL %q is not ws:// or wss://", ErrInvalidRequirement, clean(withoutQuery(raw)))
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	if host == "" {
-		return "", fmt.Errorf("%w: host URL %q names no host", ErrInvalidRequirement, clean(raw))
+		return "", fmt.Errorf("%w: host URL %q names no host", ErrInvalidRequirement, clean(withoutQuery(raw)))
 	}
-	return scheme + "://" + net.JoinHostPort(host, port), nil
+	p := (&url.URL{Path: strings.TrimRight(u.Path, "/")}).EscapedPath()
+	return scheme + "://" + net.JoinHostPort(host, port) + p, nil
+}
+
+// withoutQuery is raw up to its query or fragment, for error texts: a
+// host URL's query may carry a connection secret (?tkn=).
+func withoutQuery(raw string) string {
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		return raw[:i]
+	}
+	return raw
 }
 
 // Decision is what may happen with a saved grant on a host.

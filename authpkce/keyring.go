@@ -46,14 +46,14 @@ func (k keyringBackend) write(b []byte) error {
 // openBackend picks the backend for kind. The keyring is probed with a
 // read: a machine without one (no Secret Service over SSH, a container)
 // gets the file instead, and the reason is returned for the log.
-func openBackend(kind, dir string) (b backend, fallback error, err error) {
+func openBackend(kind, dir string, notes *[]string) (b backend, fallback error, err error) {
 	switch kind {
 	case "", TokenStoreFile:
-		return fileBackend{dir: dir}, nil, nil
+		return fileBackend{dir: dir, notes: notes}, nil, nil
 	case TokenStoreKeyring:
 		kb := keyringBackend{user: "oauth-tokens:" + dir}
 		if _, err := kb.read(); err != nil {
-			return fileBackend{dir: dir}, err, nil
+			return fileBackend{dir: dir, notes: notes}, err, nil
 		}
 		return kb, nil, nil
 	}

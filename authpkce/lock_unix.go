@@ -12,7 +12,7 @@ import (
 // the unlock. flock is released by the kernel if the process dies, so a
 // crashed ahptui never leaves the store locked.
 func lockFile(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("opening the lock file: %w", err)
 	}

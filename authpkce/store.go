@@ -2,7 +2,6 @@ package authpkce
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -318,27 +317,23 @@ func (s *store) putAnswer(a hostAnswer) error {
 }
 
 func ensureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("%w: creating %s: %w", ErrStore, dir, err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return fmt.Errorf("%w: restricting %s to 0700: %w", ErrStore, dir, err)
-	}
-	return nil
+	_, err := PrivateDir(dir)
+	return err
 }
 
-// fileBackend is the 0600 token file in a 0700 directory.
-type fileBackend struct{ dir string }
+// fileBackend is the 0600 token file in a 0700 directory. notes collects
+// what was repaired on the way (a file or directory open to others).
+type fileBackend struct {
+	dir   string
+	notes *[]string
+}
 
 func (f fileBackend) read() ([]byte, error) {
-	b, err := os.ReadFile(filepath.Join(f.dir, storeFileName))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	b, note, err := readPrivate(filepath.Join(f.dir, storeFileName))
+	if note != "" && f.notes != nil {
+		*f.notes = append(*f.notes, note)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading %s: %w", ErrStore, f.dir, err)
-	}
-	return b, nil
+	return b, err
 }
 
 // write replaces the file atomically (temp file, fsync, rename) so a crash

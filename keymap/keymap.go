@@ -315,7 +315,7 @@ func DefaultKeyMap() KeyMap {
 		},
 		Confirm: ConfirmKeys{
 			Yes: bind(keys("y"), "y", "yes"),
-			No:  bind(keys("n", "esc"), "n/esc", "no"),
+			No:  bind(keys("n", "esc", "enter"), "n/esc", "no"),
 		},
 		SignIns: SignInKeys{
 			Up:     bind(keys("up", "k"), "↑/k", "up"),

@@ -57,6 +57,8 @@ func TestNewBlockerFromEmptyComposerFocusesIt(t *testing.T) {
 	if m.context() != keymap.ContextChatGrant {
 		t.Fatalf("context %v, want the grant keys live", m.context())
 	}
+	// Its keys work once the card's first second is over (typingGuard).
+	withStepClock(m).skip(2 * answerDelay)
 	// The stub refuses every dispatch: the error names the action n sent.
 	pressUntil(t, m, "n", "n to decline the grant", statusHas(m, "toolCallComplete"))
 	if m.chatPanel.composer.Value() != "" {

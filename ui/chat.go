@@ -39,7 +39,10 @@ type chatPanel struct {
 	// on the user (seenChat is the chat they belong to), so only a blocker
 	// that is new moves the selection and focus to itself.
 	seenBlockers map[string]bool
-	seenChat     string
+	// guard drops keys still being typed when a new card takes the
+	// keys from the composer (noticeBlockers).
+	guard    typingGuard
+	seenChat string
 	// waiting is the keys of the open chat's items that wait on the user,
 	// as of the last snapshot: a streamed chunk that leaves it unchanged
 	// (most of them) moves no selection and focus.
@@ -98,7 +101,9 @@ func (s chatSel) key() string {
 // within reach of the keys its card shows. From an empty composer or a
 // transcript with nothing selected it selects the newest one and focuses
 // the transcript; a composer holding a draft keeps focus (the user is
-// typing), and the card says how to get there instead.
+// typing), and the card says how to get there instead. Taken from an
+// empty composer the user may still be typing, so the card's keys work
+// only after the guard's second.
 func (cp *chatPanel) noticeBlockers() {
 	if cp.seenChat != cp.openChat || cp.seenBlockers == nil {
 		cp.seenChat, cp.seenBlockers = cp.openChat, map[string]bool{}
@@ -121,6 +126,7 @@ func (cp *chatPanel) noticeBlockers() {
 		}
 		cp.composer.Blur()
 		cp.focus = focusChat
+		cp.guard.arm(cp.clock())
 	case focusChat:
 		if cp.sel.prompt {
 			return

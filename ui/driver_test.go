@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,6 +83,8 @@ type driver struct {
 	schema *schemacheck.Validator
 
 	stopOnce sync.Once
+	// skew moves the model's clock ahead of the wall clock (answer).
+	skew atomic.Int64
 }
 
 // stop shuts the model down (closing its client) and stops delivering
@@ -223,6 +226,13 @@ func (d *driver) keys(ks ...string) {
 	}
 }
 
+// answer presses k at a question on screen once its keys work: the
+// model's clock moves past the second in which a question drops keys.
+func (d *driver) answer(k string) {
+	d.skew.Add(int64(2 * answerDelay))
+	d.keys(k)
+}
+
 func (d *driver) typeText(s string) {
 	for _, r := range s {
 		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
@@ -264,6 +274,14 @@ func newDriverOn(t *testing.T, host *demohost.Host, auth Authenticator) *driver 
 // same resources.
 func newDriverAs(t *testing.T, host *demohost.Host, name string, auth Authenticator) *driver {
 	t.Helper()
+	return newDriverWith(t, host, name, auth, true)
+}
+
+// newDriverWith is newDriverAs with Config.RegistryHost said: the tests
+// of other rules treat the demo's ws:// host as one found in VS Code's
+// registry, which gets saved tokens without the plain ws:// question.
+func newDriverWith(t *testing.T, host *demohost.Host, name string, auth Authenticator, registry bool) *driver {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	c, err := client.Dial(ctx, client.Options{URL: host.URL(), ClientID: "ui-test",
@@ -276,11 +294,13 @@ func newDriverAs(t *testing.T, host *demohost.Host, name string, auth Authentica
 		schema: schemacheck.MustLoad10(t)}
 	n := 0
 	d.m = New(Config{
-		Host:    name,
-		Connect: func(context.Context) (Client, error) { return rec, nil },
-		Auth:    auth,
-		Tick:    -1,
-		NoColor: true,
+		Host:         name,
+		RegistryHost: registry,
+		Connect:      func(context.Context) (Client, error) { return rec, nil },
+		Auth:         auth,
+		Tick:         -1,
+		NoColor:      true,
+		Clock:        func() time.Time { return time.Now().Add(time.Duration(d.skew.Load())) },
 		NewID: func() string {
 			n++
 			return "id-" + string(rune('a'+n%26)) + time.Now().Format("150405.000000")

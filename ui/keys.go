@@ -20,7 +20,7 @@ func (m *Model) context() keymap.Context {
 	case modalInput:
 		return keymap.ContextInput
 	}
-	if _, ok := m.signin.pendingAsk(); ok {
+	if m.askShown() {
 		return keymap.ContextConfirm
 	}
 	if m.signin.list.open {
@@ -48,6 +48,7 @@ func (m *Model) context() keymap.Context {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := m.keys.Global
+	m.status.notice = "" // read: the first key clears it (statusLine.notices)
 	if key.Matches(msg, g.Interrupt) {
 		// A second ctrl+c in the dialog quits: the user meant it.
 		if m.modal == modalConfirmQuit {
@@ -70,8 +71,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	// Sign-in questions and sheets are modal and come first: a token must
 	// not go out, nor a browser open, behind a question still on screen.
-	if _, ok := m.signin.pendingAsk(); ok && m.modal == modalNone {
-		return m.signin.keyAsk(msg)
+	// A question waits behind a text field that has the keys (typing).
+	if m.askShown() {
+		return m.signin.keyAsk(msg, m.clock())
 	}
 	if m.signin.list.open && m.modal == modalNone {
 		switch {
@@ -88,6 +90,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if g := m.signin.waitingGrant(); g != nil && m.modal == modalNone {
 		return m.keyGrantOverlay(msg, g)
+	}
+	// A card that took the keys from the composer drops what is still
+	// being typed at it (chatPanel.guard).
+	if m.modal == modalNone && m.focus == focusChat && m.chatPanel.guard.holds(m.clock()) {
+		return reportInfo("a card just took the keys from the composer: keys typed in its first second are ignored")
 	}
 	if m.modal == modalNone && m.focus == focusChat {
 		if cmd, done := m.chatPanel.keyUnselected(msg); done {

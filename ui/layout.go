@@ -38,7 +38,7 @@ func (m *Model) Render() string {
 	if !l.MCP.Empty() {
 		panels = append(panels, views.ScreenPanel{Rect: l.MCP, Lines: m.mcp.view(l.MCP.W, l.MCP.H)})
 	}
-	return views.ComposeScreen(l, panels, m.helpLine(), m.status.view(m.th, m.cfg.Host, len(m.chatPanel.blockers()), l.Width, m.clock()), m.overlay())
+	return views.ComposeScreen(l, panels, m.helpLine(), m.status.view(m.th, m.cfg.Host, len(m.chatPanel.blockers()), l.Width, m.clock(), m.questionWaits()), m.overlay())
 }
 
 // fittedLayout gives the chat the rows the MCP strip under it does not
@@ -71,6 +71,7 @@ func (m *Model) settle() {
 	m.mcp.sel = max(0, min(m.mcp.sel, len(m.signin.servers())-1))
 	m.keys.SetBlockingSelected(m.mcp.blockingSelected())
 	m.chatPanel.settle(m.layout.Chat)
+	m.settleGuards()
 }
 
 func (m *Model) helpLine() string {
@@ -79,6 +80,10 @@ func (m *Model) helpLine() string {
 		return m.help.ShortHelpView([]key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Grant.Paste, m.keys.Global.Quit})
 	}
 	short := m.keys.Help(ctx).ShortHelp()
+	if m.modal == modalNone && m.focus == focusChat && m.chatPanel.guard.active(m.clock()) {
+		// The card's keys work once the guard's second is over: offered then.
+		short = nil
+	}
 	if ctx == keymap.ContextChat {
 		// a/y and x act on the selected card, or on the newest blocker when
 		// nothing is selected: offer them only when that waits on the user,
@@ -127,7 +132,7 @@ func (m *Model) overlay() string {
 	case m.modal == modalInput && m.form != nil:
 		return views.RenderInputRequest(m.th, m.form.request, m.form.state, maxW)
 	}
-	if a, ok := m.signin.pendingAsk(); ok {
+	if a, ok := m.signin.pendingAsk(); ok && m.askShown() {
 		return views.RenderAsk(m.th, m.keys, a.view, maxW)
 	}
 	if m.signin.list.open {

@@ -70,7 +70,7 @@ func (m *Model) applyTheme() {
 
 // Init starts connecting and asks the terminal for its background colour.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.connectCmd(), tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{m.connectCmd(), tea.RequestBackgroundColor, m.status.notices(m.cfg.Notices, m.clock())}
 	if m.cfg.Tick > 0 {
 		cmds = append(cmds, m.tickCmd())
 	}
@@ -174,7 +174,7 @@ func (m *Model) resize(w, h int) {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.route(msg)
 	m.settle()
-	return m, cmd
+	return m, tea.Batch(cmd, m.guardTicks())
 }
 
 // route hands one message to the component it concerns.

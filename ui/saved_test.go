@@ -167,6 +167,7 @@ func TestPushSavedTokensFollowsLookup(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := fxModel(fxChatState())
+			m.cfg.RegistryHost = true // the plain ws:// question has its own test
 			fake := &fakeSaved{matches: tc.matches}
 			m.cfg.Auth = fake
 			rec := &authRecorder{stubClient: m.client.(*stubClient)}
@@ -199,6 +200,7 @@ func TestPushSavedTokensFollowsLookup(t *testing.T) {
 // the chunks that do not concern it.
 func TestSavedTokensOnAuthChanges(t *testing.T) {
 	m := fxModel(calmChat())
+	m.cfg.RegistryHost = true // the plain ws:// question has its own test
 	m.cfg.Auth = &fakeSaved{matches: map[string]authpkce.Match{fxDeploy: {Decision: authpkce.DecisionSilent,
 		Token: authpkce.CachedToken{Resource: fxDeploy, AccessToken: "dep", Scopes: []string{"tools:deploy"}}}}}
 	rec := &authRecorder{stubClient: m.client.(*stubClient)}

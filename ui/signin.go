@@ -51,6 +51,9 @@ type signIn struct {
 	// agent is the agents' own sign-in: tokens pushed by hand and the
 	// commands a -32007 held back (signin_agent.go).
 	agent agentAuth
+	// plain is the user's answer, for this run, to sending saved tokens
+	// to a plain ws:// host (plainConsent).
+	plain plainConsent
 }
 
 // grantPhase is where one "grant additional access" flow is.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -20,14 +21,17 @@ type savedAnswers interface {
 
 // signInAsk is a yes/no question about a sign-in, asked in a dialog over
 // everything else: a sign-in from elsewhere to use here, or an
-// authorization server on a private address to sign in at. The keys
-// answer it before any other (a token must never go out, nor a browser
-// open, while the question stands unanswered and unseen).
+// authorization server on a private address to sign in at. The host
+// decides when one appears, so typing never answers it: it waits behind
+// a text field that has the keys (Model.askShown), drops the keys of its
+// first second on screen (guard), and only y says yes. Nothing goes out,
+// nor does a browser open, while it stands unanswered.
 type signInAsk struct {
-	key  string // one question per key at a time
-	view views.AskView
-	yes  func() tea.Cmd
-	no   func() tea.Cmd
+	key   string // one question per key at a time
+	view  views.AskView
+	yes   func() tea.Cmd
+	no    func() tea.Cmd
+	guard typingGuard // armed when first drawn (Model.settleGuards)
 }
 
 // ask queues a question unless one with the same key waits already.
@@ -48,12 +52,16 @@ func (si *signIn) pendingAsk() (signInAsk, bool) {
 	return si.asks[0], true
 }
 
-// keyAsk answers the question on screen with the confirm keys.
-func (si *signIn) keyAsk(msg tea.KeyPressMsg) tea.Cmd {
-	a, ok := si.pendingAsk()
-	if !ok {
+// keyAsk answers the question on screen: y yes, n, esc and enter no.
+// Every other key, and every key in the guard's second, does nothing.
+func (si *signIn) keyAsk(msg tea.KeyPressMsg, now time.Time) tea.Cmd {
+	if len(si.asks) == 0 {
 		return nil
 	}
+	if si.asks[0].guard.holds(now) {
+		return nil
+	}
+	a := si.asks[0]
 	var act func() tea.Cmd
 	switch {
 	case key.Matches(msg, si.keys.Confirm.Yes):
@@ -87,6 +95,14 @@ func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
 	if from == "" {
 		from = "a host ahptui did not record"
 	}
+	lines := []string{
+		"You signed in on " + from + ". Yes sends that token to this host too.",
+		"Your answer is remembered for this host; forget the sign-in with " + si.keys.Global.SignIns.Help().Key + ".",
+	}
+	plain := si.plainVerdict() == plainAsk
+	if plain {
+		lines = append(lines, "This host is reached over plain ws://: any program on this machine could have taken its address.")
+	}
 	remember := func(allow bool) error {
 		if src == nil {
 			return nil
@@ -101,11 +117,8 @@ func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
 		view: views.AskView{
 			Title:    "Use a saved sign-in?",
 			Question: fmt.Sprintf("Use your sign-in to %s (issued by %s) on host %s?", res, hostOf(issuer), host),
-			Lines: []string{
-				"You signed in on " + from + ". Yes sends that token to this host too.",
-				"Your answer is remembered for this host; forget the sign-in with " + si.keys.Global.SignIns.Help().Key + ".",
-			},
-			Yes: "use it here", No: "do not",
+			Lines:    lines,
+			Yes:      "use it here", No: "do not",
 		},
 		yes: func() tea.Cmd {
 			err := remember(true)
@@ -117,10 +130,14 @@ func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
 			push := func() tea.Msg {
 				return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok.AccessToken, tok.Scopes, tok.Expiry)}
 			}
-			if err != nil {
-				return tea.Batch(push, reportError(err))
+			var more tea.Cmd
+			if plain {
+				more = si.allowPlain()
 			}
-			return push
+			if err != nil {
+				return tea.Batch(push, more, reportError(err))
+			}
+			return tea.Batch(push, more)
 		},
 		no: func() tea.Cmd {
 			if err := remember(false); err != nil {

@@ -92,7 +92,9 @@ func (si *signIn) stateChanged() tea.Cmd {
 
 // pushSavedTokens pushes, once per connection and resource (and required
 // scopes), a saved token authpkce.Lookup allows silently: obtained on this
-// very host for the issuer the host names now. A grant from another host
+// very host for the issuer the host names now. To a plain ws:// host not
+// found in VS Code's registry it goes only after the user said yes once
+// this run (askPlainHost). A grant from another host
 // is never pushed here; the status line says a sign-in from elsewhere
 // exists. Only resources this host advertised are considered.
 func (si *signIn) pushSavedTokens() tea.Cmd {
@@ -128,18 +130,28 @@ func (si *signIn) pushSavedTokens() tea.Cmd {
 		switch match.Decision {
 		case authpkce.DecisionSilent:
 		case authpkce.DecisionAsk:
-			si.askUseHere(w, match)
+			if si.plainVerdict() != plainRefused {
+				si.askUseHere(w, match)
+			}
 			continue
 		default:
 			continue
 		}
 		pushed[w.resource] = true
-		si.hostHolds[w.resource] = true
 		res, tok, scopes, expiry := w.resource, match.Token.AccessToken, match.Token.Scopes, match.Token.Expiry
-		si.log.Debug("pushing a saved token", "resource", res)
-		cmds = append(cmds, func() tea.Msg {
+		push := savedPush{resource: res, cmd: func() tea.Msg {
 			return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes, expiry)}
-		})
+		}}
+		switch si.plainVerdict() {
+		case plainAsk:
+			si.holdForPlain(push)
+			continue
+		case plainRefused:
+			continue
+		}
+		si.hostHolds[w.resource] = true
+		si.log.Debug("pushing a saved token", "resource", res)
+		cmds = append(cmds, push.cmd)
 	}
 	return tea.Batch(cmds...)
 }

@@ -149,7 +149,7 @@ func TestAskOnceOnAnotherHost(t *testing.T) {
 			if n := countAuthenticates(dB); n != 0 {
 				t.Fatalf("%d authenticate calls went to B before the user answered", n)
 			}
-			dB.keys(tc.answer)
+			dB.answer(tc.answer)
 			if tc.pushed {
 				dB.until("GitHub ready on B after yes", githubReady(dB))
 			} else if n := countAuthenticates(dB); n != 0 {
@@ -347,6 +347,7 @@ func TestPrivateServerAsks(t *testing.T) {
 		if !screenHas(m, "Sign in to "+fxDeploy+" at auth.lan:8443") {
 			t.Errorf("the question is not on screen:\n%s", ansi.Strip(m.Render()))
 		}
+		withStepClock(m).skip(2 * answerDelay) // past the question's first second
 		_, cmd := m.Update(press(tc.answer))
 		runAll(m, cmd)
 		if strings.Join(fake.confirmed, ",") != strings.Join(tc.want, ",") {

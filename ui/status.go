@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -14,10 +16,12 @@ import (
 // statusLine is the status bar's state: the connection and the last
 // message or error.
 type statusLine struct {
-	conn  connInfo
-	text  string
-	isErr bool
-	at    time.Time
+	conn connInfo
+	text string
+	// notice is Config.Notices, shown until the first key.
+	notice string
+	isErr  bool
+	at     time.Time
 	// history is every message shown, oldest first, at most
 	// historyLen: the bar cuts a long one to its width, the history
 	// (Global.Messages) shows it whole.
@@ -60,6 +64,18 @@ func reportError(err error) tea.Cmd {
 	return func() tea.Msg { return statusMsg{err: err} }
 }
 
+// notices shows Config.Notices: they stay on the status line until the
+// first key (a failed connect's retries must not wipe them before they
+// are read), and the history (L) keeps them.
+func (s *statusLine) notices(ns []string, now time.Time) tea.Cmd {
+	if len(ns) == 0 {
+		return nil
+	}
+	s.notice = strings.Join(ns, "; ")
+	s.history = append(s.history, views.StatusEntry{At: now, Text: s.notice, IsError: true})
+	return nil
+}
+
 // update takes one message for the status line.
 func (s *statusLine) update(msg statusMsg, now time.Time) {
 	s.at = now
@@ -92,8 +108,9 @@ func (s *statusLine) expire(now time.Time) {
 }
 
 // view is the status bar width cells wide for host, counting needsInput
-// things that wait on the user.
-func (s *statusLine) view(th views.Theme, host string, needsInput, width int, now time.Time) string {
+// things that wait on the user. waits, when set, says a question waits
+// behind a text field; it outranks the last message until answered.
+func (s *statusLine) view(th views.Theme, host string, needsInput, width int, now time.Time, waits string) string {
 	next := ""
 	if s.conn.state == views.ConnFailed && !s.conn.nextTry.IsZero() {
 		next = fmt.Sprintf("next try in %ds", max(0, int(math.Ceil(s.conn.nextTry.Sub(now).Seconds()))))
@@ -102,6 +119,7 @@ func (s *statusLine) view(th views.Theme, host string, needsInput, width int, no
 		Host: host, ProtocolVersion: s.conn.version, State: s.conn.state,
 		Attempt: s.conn.attempt, Cause: s.conn.cause,
 		FailedReason: s.conn.failedReason, FailedHint: s.conn.failedHint,
-		NeedsInput: needsInput, Message: s.text, MessageIsError: s.isErr,
+		NeedsInput: needsInput, Message: cmp.Or(waits, s.notice, s.text),
+		MessageIsError: waits == "" && (s.notice != "" || s.isErr),
 	}, width)
 }

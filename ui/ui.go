@@ -50,6 +50,8 @@ type Authenticator interface {
 type Config struct {
 	// Host is what the status bar names the host (e.g. the --host URL).
 	Host string
+	// RegistryHost: the host was found in VS Code's owner-only local agent-host registry with a live pid.
+	RegistryHost bool
 	// Connect dials the host. It runs as a tea.Cmd so the UI is up (and says
 	// "connecting") before the network answers; ctrl+r calls it again after
 	// a failed first connect.
@@ -59,6 +61,10 @@ type Config struct {
 	// does), a saved token that authpkce allows silently on this host (same
 	// host, same issuer) is pushed without a prompt, once per connection.
 	Auth Authenticator
+	// Notices are what the user must read at start (a token store
+	// repaired or fallen back to the file); the status line shows them
+	// until the next message, and the message history keeps them.
+	Notices []string
 	// Keys defaults to keymap.DefaultKeyMap().
 	Keys *keymap.KeyMap
 	// Clock stamps turns and ages sessions; nil means time.Now. Goldens fix it.

@@ -371,6 +371,9 @@ func TestIssue14Item2SmallTerminalCards(t *testing.T) {
 			c := chatText(s)
 			return strings.Contains(c, hint(km.Chat.Approve)) && strings.Contains(c, hint(km.Chat.Deny))
 		})
+		// The card took the keys from the composer: they work (and the
+		// help line offers them) once its first second is over.
+		u.see("its keys are offered", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Chat.Approve)) })
 		u.hit(km.Chat.Approve)
 		screen = u.see("the agent's last line is in view", chatHas("That is all."))
 		if strings.Contains(screen, "scrolled") {
