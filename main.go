@@ -19,6 +19,7 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/ui"
@@ -67,6 +68,7 @@ func demoWords() string {
 
 type options struct {
 	host, configDir, logFile string
+	tokenFile                string
 	demoVersion              string
 	demo, noBrowser, version bool
 	insecure                 bool
@@ -81,6 +83,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	// to run, and help goes to stdout (asked for, so not an error).
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.host, "host", "", "WebSocket `URL` of the AHP host (ws:// or wss://)")
+	fs.StringVar(&o.tokenFile, "connection-token-file", "",
+		"read the host's connection token (sent as ?tkn=) from `FILE`; "+hostconn.TokenEnv+" also gives one, and neither is ever shown or logged")
 	fs.BoolVar(&o.demo, "demo", false, "start the in-process demo host and connect to it")
 	fs.StringVar(&o.demoVersion, "demo-version", demohost.Version10,
 		"AHP `VERSION` the demo host serves: "+strings.Join(demohost.Versions, " (default) or ")+" (the old protocol)")
@@ -114,6 +118,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 		if err := checkHostURL(o.host); err != nil {
 			return o, err
 		}
+	} else if o.tokenFile != "" {
+		return o, errTokenWithDemo
 	}
 	demoVersionSet := false
 	fs.Visit(func(f *flag.Flag) { demoVersionSet = demoVersionSet || f.Name == "demo-version" })
@@ -154,14 +160,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "ahptui", appStamp())
 		return 0
 	}
-	if err := runApp(o); err != nil {
+	target, err := hostTarget(o, os.Getenv)
+	if err != nil && !o.demo {
+		fmt.Fprintln(stderr, "ahptui:", err)
+		return 2
+	}
+	if err := runApp(o, target); err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)
 		return 1
 	}
 	return 0
 }
 
-func runApp(o options) error {
+func runApp(o options, target hostconn.Target) error {
 	logger := slog.New(slog.DiscardHandler)
 	if o.logFile != "" {
 		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -187,14 +198,15 @@ func runApp(o options) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	url := o.host
 	if o.demo {
 		host, err := demohost.Start(ctx, demohost.Config{Version: o.demoVersion, Logger: logger.With("component", "demohost")})
 		if err != nil {
 			return fmt.Errorf("start the demo host: %w", err)
 		}
 		defer host.Close()
-		url = host.URL()
+		if target, err = hostconn.Parse(host.URL()); err != nil {
+			return fmt.Errorf("the demo host's URL: %w", err)
+		}
 	}
 
 	acfg := authpkce.Config{Dir: dir, MemoryOnly: o.demo}
@@ -214,23 +226,11 @@ func runApp(o options) error {
 	// bug reports (--version), not for every host we talk to.
 	ver := appStamp().Version
 	m := ui.New(ui.Config{
-		Host: url,
-		Connect: func(ctx context.Context) (ui.Client, error) {
-			c, err := client.Dial(ctx, client.Options{
-				URL:        url,
-				ClientID:   clientID,
-				ClientInfo: protocol.Implementation{Name: "ahptui", Version: &ver},
-				Logger:     logger.With("component", "protocol"),
-			})
-			if err != nil {
-				// The screen shows the error too, but cut to its width;
-				// the log keeps it whole, with when it happened.
-				logger.Warn("connect failed", "host", url, "error", err.Error())
-				return nil, err
-			}
-			return c, nil
-		},
-		Auth: auth,
+		// What the status line shows and sign-ins are bound to: the
+		// host's URL without its token.
+		Host:    target.URL,
+		Connect: connectTo(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger),
+		Auth:    auth,
 		// Say so directly rather than leave the UI to recognise the
 		// opener's error text.
 		NoBrowser:          o.noBrowser,

@@ -39,6 +39,13 @@ func TestRunFlags(t *testing.T) {
 		{name: "host no host", args: []string{"--host", "ws://"}, code: 2, stderr: []string{"names no host", "ws://"}, noStdout: true},
 		{name: "host bad port", args: []string{"--host", "ws://127.0.0.1:99999/"}, code: 2, stderr: []string{`port "99999"`}, noStdout: true},
 		{name: "host credentials", args: []string{"--host", "ws://me:secret@127.0.0.1:1/"}, code: 2, stderr: []string{"user name or password"}, noStderr: []string{"secret"}, noStdout: true},
+		// Issue 20: the connection token never reaches an error.
+		{name: "host token remote ws", args: []string{"--host", "ws://192.0.2.1:1/?tkn=SECRET-x"}, code: 2, stderr: []string{"ws://192.0.2.1:1/", "plain ws://"}, noStderr: []string{"SECRET"}, noStdout: true},
+		{name: "host token bad port", args: []string{"--host", "ws://127.0.0.1:99999/?tkn=SECRET-x"}, code: 2, stderr: []string{`port "99999"`}, noStderr: []string{"SECRET"}, noStdout: true},
+		{name: "host token http", args: []string{"--host", "http://127.0.0.1:1/?tkn=SECRET-x"}, code: 2, stderr: []string{"is an http URL"}, noStderr: []string{"SECRET"}, noStdout: true},
+		{name: "token file missing", args: []string{"--host", "ws://127.0.0.1:1/", "--connection-token-file", "/nonexistent/tkn"}, code: 2, stderr: []string{"connection token file", "--connection-token-file"}, noStdout: true},
+		{name: "token file with demo", args: []string{"--demo", "--connection-token-file", "/nonexistent/tkn"}, code: 2, stderr: []string{"--host only"}, noStdout: true},
+		{name: "help names the token file", args: []string{"--help"}, code: 0, stdout: []string{"--connection-token-file FILE", "AHPTUI_CONNECTION_TOKEN"}},
 		{name: "host empty", args: []string{"--host", " "}, code: 2, stderr: []string{"--host is empty", "ws://"}, noStdout: true},
 		// Issue 9 item 5: the demo serves 1.0 by default, 0.6 on request.
 		{name: "demo version unknown", args: []string{"--demo", "--demo-version", "0.9.0"}, code: 2, stderr: []string{`--demo-version "0.9.0"`, "1.0.0 or 0.6.0"}, noStdout: true},
