@@ -29,10 +29,12 @@ import (
 const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 1.0, 0.9, VS Code's 0.10 and 0.6)
 
 Usage:
-  ahptui --host ws://HOST:PORT/   connect to an AHP host
+  ahptui                          connect to the agent host VS Code runs here
+                                  (found in its local registry; a list to
+                                  pick from when there are several)
+  ahptui --host ws://HOST:PORT/   connect to an AHP host (?tkn=TOKEN, or
+                                  --connection-token-file, for VS Code's)
   ahptui --demo                   run the built-in demo host and connect to it
-
-Exactly one of --host and --demo is required.
 
 Examples:
   ahptui --demo
@@ -71,6 +73,7 @@ type options struct {
 	tokenFile                string
 	demoVersion              string
 	demo, noBrowser, version bool
+	discover                 bool // neither --host nor --demo: VS Code's registry
 	insecure                 bool
 	cwd                      cwdFlag
 	auth                     authOptions
@@ -111,10 +114,11 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	if o.version {
 		return o, nil
 	}
-	if (o.host == "") == !o.demo {
-		return o, errors.New("give exactly one of --host ws://… or --demo (see --help)")
+	if o.host != "" && o.demo {
+		return o, errors.New("give one of --host ws://… or --demo, not both (see --help)")
 	}
-	if !o.demo {
+	o.discover = o.host == "" && !o.demo
+	if !o.demo && !o.discover {
 		if err := checkHostURL(o.host); err != nil {
 			return o, err
 		}
@@ -160,10 +164,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "ahptui", appStamp())
 		return 0
 	}
-	target, err := hostTarget(o, os.Getenv)
-	if err != nil && !o.demo {
-		fmt.Fprintln(stderr, "ahptui:", err)
-		return 2
+	var target hostconn.Target
+	switch {
+	case o.discover:
+		if target, err = discoverHost(registryEnv(), os.Stdin, stdout); err != nil {
+			fmt.Fprintln(stderr, "ahptui:", err)
+			return 1
+		}
+	case !o.demo:
+		if target, err = hostTarget(o, os.Getenv); err != nil {
+			fmt.Fprintln(stderr, "ahptui:", err)
+			return 2
+		}
 	}
 	if err := runApp(o, target); err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)
@@ -228,9 +240,10 @@ func runApp(o options, target hostconn.Target) error {
 	m := ui.New(ui.Config{
 		// What the status line shows and sign-ins are bound to: the
 		// host's URL without its token.
-		Host:    target.URL,
-		Connect: connectTo(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger),
-		Auth:    auth,
+		Host:         target.URL,
+		RegistryHost: o.discover,
+		Connect:      connectTo(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger),
+		Auth:         auth,
 		// Say so directly rather than leave the UI to recognise the
 		// opener's error text.
 		NoBrowser:          o.noBrowser,

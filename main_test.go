@@ -12,6 +12,12 @@ import (
 )
 
 func TestRunFlags(t *testing.T) {
+	// Bare ahptui reads VS Code's registry: point it at an empty home.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", home)
+	t.Setenv("VSCODE_PORTABLE", "")
+	t.Setenv("VSCODE_APPDATA", "")
 	for _, tc := range []struct {
 		name     string
 		args     []string
@@ -21,8 +27,9 @@ func TestRunFlags(t *testing.T) {
 		noStderr []string // must not be echoed (a password)
 		noStdout bool
 	}{
-		{name: "neither mode", args: nil, code: 2, stderr: []string{"exactly one of --host", "--demo"}, noStdout: true},
-		{name: "both modes", args: []string{"--demo", "--host", "ws://127.0.0.1:1/"}, code: 2, stderr: []string{"exactly one of --host"}, noStdout: true},
+		// Issue 20: bare ahptui looks in VS Code's registry (empty here).
+		{name: "neither mode", args: nil, code: 1, stderr: []string{"no agent host is running", "code agent host", "--host", "--demo"}, noStdout: true},
+		{name: "both modes", args: []string{"--demo", "--host", "ws://127.0.0.1:1/"}, code: 2, stderr: []string{"one of --host", "not both"}, noStdout: true},
 		{name: "stray argument", args: []string{"--demo", "extra"}, code: 2, stderr: []string{`unexpected argument "extra"`}},
 		{name: "unknown flag", args: []string{"--bogus"}, code: 2, stderr: []string{"flag provided but not defined"}},
 		{name: "help", args: []string{"--help"}, code: 0, stdout: []string{"ahptui --host ws://", "ahptui --demo", "--no-browser", "--config-dir", "--log FILE", "--version", "Examples:",

@@ -53,6 +53,8 @@ type Config struct {
 	// the status bar names the host and what saved sign-ins are bound to
 	// (authpkce.HostID). The connection token lives only in Connect.
 	Host string
+	// RegistryHost: the host was found in VS Code's owner-only local agent-host registry with a live pid.
+	RegistryHost bool
 	// Connect dials the host. It runs as a tea.Cmd so the UI is up (and says
 	// "connecting") before the network answers; ctrl+r calls it again after
 	// a failed first connect.
