@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/savedhosts"
 	"github.com/ahptui/ahptui/ui"
 	"github.com/ahptui/ahptui/views"
 )
@@ -73,7 +73,10 @@ type options struct {
 	tokenFile                string
 	demoVersion              string
 	demo, noBrowser, version bool
-	discover                 bool // neither --host nor --demo: VS Code's registry
+	discover                 bool   // neither --host nor --demo: VS Code's registry
+	listHosts                bool   // `ahptui hosts`
+	saved                    string // a saved host's name (ahptui NAME, --host NAME)
+	savedViaHost             bool   // the name came as --host NAME
 	insecure                 bool
 	cwd                      cwdFlag
 	auth                     authOptions
@@ -98,6 +101,15 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.Var(&o.cwd, "cwd", "working `DIR` for new sessions, sent to the host as a file:// URI (repeat for more; none by default)")
 	fs.BoolVar(&o.insecure, "insecure", false, "allow plain ws:// to a host that is not this machine (tokens travel unencrypted)")
 	o.auth.register(fs)
+	// One word before the flags: `ahptui hosts` or `ahptui NAME`.
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		if args[0] == "hosts" {
+			o.listHosts = true
+		} else {
+			o.saved = args[0]
+		}
+		args = args[1:]
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, strings.Replace(usageText, "DEMO_WORDS", demoWords(), 1))
@@ -111,14 +123,23 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q: use --host URL or --demo", fs.Arg(0))
 	}
-	if o.version {
+	if o.version || o.listHosts {
 		return o, nil
+	}
+	if o.saved == "" && savedhosts.ValidName(o.host) {
+		o.saved, o.host, o.savedViaHost = o.host, "", true
+	}
+	if o.saved != "" && !savedhosts.ValidName(o.saved) {
+		return o, fmt.Errorf("unexpected argument %q: give a saved host's name, --host URL or --demo", hostconn.Redact(o.saved))
+	}
+	if o.saved != "" && (o.host != "" || o.demo) {
+		return o, errors.New("give one host: a saved name, --host or --demo")
 	}
 	if o.host != "" && o.demo {
 		return o, errors.New("give one of --host ws://… or --demo, not both (see --help)")
 	}
-	o.discover = o.host == "" && !o.demo
-	if !o.demo && !o.discover {
+	o.discover = o.host == "" && !o.demo && o.saved == ""
+	if o.host != "" {
 		if err := checkHostURL(o.host); err != nil {
 			return o, err
 		}
@@ -164,8 +185,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "ahptui", appStamp())
 		return 0
 	}
+	if o.listHosts {
+		return listHosts(o, stdout, stderr)
+	}
 	var target hostconn.Target
 	switch {
+	case o.saved != "":
+		if target, err = savedTarget(o); err != nil {
+			fmt.Fprintln(stderr, "ahptui:", err)
+			return 2
+		}
 	case o.discover:
 		if target, err = discoverHost(registryEnv(), os.Stdin, stdout); err != nil {
 			fmt.Fprintln(stderr, "ahptui:", err)
@@ -194,13 +223,9 @@ func runApp(o options, target hostconn.Target) error {
 		defer f.Close()
 		logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	dir := o.configDir
-	if dir == "" {
-		base, err := os.UserConfigDir()
-		if err != nil {
-			return fmt.Errorf("no config directory (%w): pass --config-dir", err)
-		}
-		dir = filepath.Join(base, "ahptui")
+	dir, err := configDir(o)
+	if err != nil {
+		return err
 	}
 	clientID, err := client.LoadOrCreateClientID(dir)
 	if err != nil {
