@@ -1,13 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
@@ -59,5 +66,59 @@ func TestConnectionTokenSources(t *testing.T) {
 		if tok := <-got; tok != tc.want {
 			t.Errorf("%s: the host got token %q, want %q", tc.name, tok, tc.want)
 		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer the logger's goroutines may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestReconnectLogKeepsTokenOut is issue 21's --log path in the client's
+// reconnect loop: when a host with a connection token goes away, every
+// failed attempt is logged, and none of them names the token.
+func TestReconnectLogKeepsTokenOut(t *testing.T) {
+	const secret = "SECRET-reconnect-4f1c"
+	h, err := demohost.Start(t.Context(), demohost.Config{ConnectionToken: secret, NoDemoSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := hostTarget(options{host: h.URL() + "?tkn=" + secret}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log syncBuffer
+	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, err := connectTo(tg, "0123456789abcdef0123456789abcdef", protocol.Implementation{Name: "ahptui"}, logger)(t.Context())
+	if err != nil {
+		h.Close()
+		t.Fatalf("connect with the token: %v", err)
+	}
+	defer c.Close()
+	h.Close()
+	for ev := range c.Events() {
+		if ce, ok := ev.(client.ConnectionEvent); ok && ce.Status == client.StatusReconnecting && ce.Attempt >= 3 {
+			break
+		}
+	}
+	text := log.String()
+	if !strings.Contains(text, "reconnect attempt failed") {
+		t.Fatalf("no failed attempt was logged:\n%s", text)
+	}
+	if strings.Contains(text, secret) {
+		t.Errorf("the log shows the connection token:\n%s", text)
 	}
 }
