@@ -61,6 +61,7 @@ func connectTo(target hostconn.Target, clientID string, info protocol.Implementa
 	}
 }
 
-// errTokenWithDemo refuses a connection token for the demo host, which
-// takes none.
-var errTokenWithDemo = errors.New("--connection-token-file applies to --host only; the demo host needs no token")
+// errTokenFileWithoutHost refuses a connection token file where no host
+// is named to send it to: the demo takes none, and a discovered host
+// publishes its own.
+var errTokenFileWithoutHost = errors.New("--connection-token-file applies to --host or a saved host's name; the demo and discovered hosts bring their own")

@@ -143,8 +143,9 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 		if err := checkHostURL(o.host); err != nil {
 			return o, err
 		}
-	} else if o.tokenFile != "" {
-		return o, errTokenWithDemo
+	}
+	if o.tokenFile != "" && (o.demo || o.discover) {
+		return o, errTokenFileWithoutHost
 	}
 	demoVersionSet := false
 	fs.Visit(func(f *flag.Flag) { demoVersionSet = demoVersionSet || f.Name == "demo-version" })

@@ -51,7 +51,11 @@ func TestRunFlags(t *testing.T) {
 		{name: "host token bad port", args: []string{"--host", "ws://127.0.0.1:99999/?tkn=SECRET-x"}, code: 2, stderr: []string{`port "99999"`}, noStderr: []string{"SECRET"}, noStdout: true},
 		{name: "host token http", args: []string{"--host", "http://127.0.0.1:1/?tkn=SECRET-x"}, code: 2, stderr: []string{"is an http URL"}, noStderr: []string{"SECRET"}, noStdout: true},
 		{name: "token file missing", args: []string{"--host", "ws://127.0.0.1:1/", "--connection-token-file", "/nonexistent/tkn"}, code: 2, stderr: []string{"connection token file", "--connection-token-file"}, noStdout: true},
-		{name: "token file with demo", args: []string{"--demo", "--connection-token-file", "/nonexistent/tkn"}, code: 2, stderr: []string{"--host only"}, noStdout: true},
+		{name: "token file with demo", args: []string{"--demo", "--connection-token-file", "/nonexistent/tkn"}, code: 2, stderr: []string{"applies to --host or a saved host"}, noStdout: true},
+		{name: "token file alone", args: []string{"--connection-token-file", "/nonexistent/tkn"}, code: 2, stderr: []string{"applies to --host or a saved host"}, noStdout: true},
+		{name: "saved name unknown", args: []string{"work"}, code: 2, stderr: []string{`no saved host "work"`, "hosts.yml", "--host"}, noStdout: true},
+		{name: "saved name and demo", args: []string{"work", "--demo"}, code: 2, stderr: []string{"give one host"}, noStdout: true},
+		{name: "url as a word", args: []string{"ws://127.0.0.1:1/?tkn=SECRET-x"}, code: 2, stderr: []string{"ws://127.0.0.1:1/"}, noStderr: []string{"SECRET"}, noStdout: true},
 		{name: "help names the token file", args: []string{"--help"}, code: 0, stdout: []string{"--connection-token-file FILE", "AHPTUI_CONNECTION_TOKEN"}},
 		{name: "host empty", args: []string{"--host", " "}, code: 2, stderr: []string{"--host is empty", "ws://"}, noStdout: true},
 		// Issue 9 item 5: the demo serves 1.0 by default, 0.6 on request.
