@@ -142,5 +142,10 @@ func listHosts(o options, stdout, stderr io.Writer) int {
 	for _, r := range found {
 		fmt.Fprintf(stdout, "  %s  — %s\n", r.label, r.reach)
 	}
+	// Why an entry was left out: a stale file is normal, a refused
+	// directory is something to fix.
+	for _, why := range reg.Skipped {
+		fmt.Fprintln(stdout, "  ignored: "+views.SanitizeLine(why))
+	}
 	return 0
 }

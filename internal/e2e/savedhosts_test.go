@@ -78,6 +78,7 @@ func TestHostsLists(t *testing.T) {
 		"work  " + h.URL() + "  — reachable",
 		"gone  " + down + "  — connection refused",
 		"editor  pid", "ws+unix://" + sock, "AHP 1.0.0  — reachable",
+		"ignored: standalone pid", "not running", "not named after its entry's identity",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ahptui hosts does not say %q:\n%s", want, out)
