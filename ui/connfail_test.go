@@ -65,3 +65,34 @@ func TestConnectProgress(t *testing.T) {
 		t.Fatalf("the retry's progress is not shown:\n%s", bar)
 	}
 }
+
+// TestReconnectCauseKindFirst: while reconnecting, the bar names the
+// failed attempt's kind, not "connect to ws://…" cut at its width, and
+// the history keeps the whole text once.
+func TestReconnectCauseKindFirst(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(80, 24)
+	cause := &fakeDialError{short: "connection refused", text: "connect to ws://127.0.0.1:9/: connection refused: dial tcp 127.0.0.1:9: connect: connection refused"}
+	for attempt := 1; attempt <= 3; attempt++ {
+		m.Update(eventsMsg{[]client.Event{client.ConnectionEvent{Status: client.StatusReconnecting, Attempt: attempt, Cause: cause}}})
+	}
+	bar := ansi.Strip(m.Render())
+	if !strings.Contains(bar, "attempt 3 · connection refused") {
+		t.Fatalf("the bar does not lead with the kind:\n%s", bar)
+	}
+	n := 0
+	for _, h := range m.status.history {
+		if h.Text == cause.text {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the history holds the cause %d times, want once: %+v", n, m.status.history)
+	}
+}
+
+// fakeDialError stands for hostconn.DialError (ui does not import it).
+type fakeDialError struct{ short, text string }
+
+func (e *fakeDialError) Error() string { return e.text }
+func (e *fakeDialError) Short() string { return e.short }

@@ -277,10 +277,6 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 func (m *Model) onEvent(ev client.Event) tea.Cmd {
 	switch e := ev.(type) {
 	case client.ConnectionEvent:
-		cause := ""
-		if e.Cause != nil {
-			cause = e.Cause.Error()
-		}
 		switch e.Status {
 		case client.StatusConnecting:
 			m.status.conn.state = views.ConnConnecting
@@ -290,7 +286,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 				m.status.conn.version = m.client.ProtocolVersion()
 			}
 		case client.StatusReconnecting:
-			m.status.conn.state, m.status.conn.attempt, m.status.conn.cause = views.ConnReconnecting, e.Attempt, cause
+			m.status.reconnecting(e.Attempt, e.Cause, m.clock())
 		case client.StatusFailed:
 			if e.Cause != nil {
 				m.status.connectFailed(e.Cause, m.clock())

@@ -79,6 +79,12 @@ func (s *statusLine) connectFailed(err error, now time.Time) {
 	if a := advice(err); a != "" && a != connectAdvice && !strings.Contains(full, a) {
 		full += "; " + a
 	}
+	s.remember(full, now)
+}
+
+// remember adds a connection error's whole text to the history, unless
+// it is the last entry already (a host that stays down says it once).
+func (s *statusLine) remember(full string, now time.Time) {
 	if n := len(s.history); n > 0 && s.history[n-1].Text == full {
 		return
 	}
@@ -108,4 +114,23 @@ type connTickMsg struct{}
 // connTick fires connTickMsg in a second.
 func connTick() tea.Cmd {
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return connTickMsg{} })
+}
+
+// reconnecting records a reconnect attempt: the bar shows the cause's
+// kind-first phrase, the history its whole text (once while it repeats).
+func (s *statusLine) reconnecting(attempt int, cause error, now time.Time) {
+	s.conn.state, s.conn.attempt, s.conn.cause = views.ConnReconnecting, attempt, ""
+	if cause == nil {
+		return
+	}
+	// The first cause is why the link dropped, not a failed handshake:
+	// only a dial error has a phrase of its own.
+	full := cause.Error()
+	short := firstClause(full)
+	var se shortError
+	if errors.As(cause, &se) {
+		short = se.Short()
+	}
+	s.conn.cause = short
+	s.remember(full, now)
 }
