@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/ahptui/ahptui/hostconn"
 )
 
 // checkHostTransport refuses a plain ws:// URL to a host that is not this
@@ -23,7 +25,7 @@ func checkHostTransport(rawURL string, insecure bool) error {
 	if isLoopbackName(u.Hostname()) {
 		return nil
 	}
-	return fmt.Errorf("--host %s is plain ws:// to another machine: tokens would travel unencrypted; use wss://, or pass --insecure if you accept that", u.Redacted())
+	return fmt.Errorf("--host %s is plain ws:// to another machine: tokens would travel unencrypted; use wss://, or pass --insecure if you accept that", hostconn.Redact(rawURL))
 }
 
 func isLoopbackName(h string) bool {

@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -19,8 +18,10 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/savedhosts"
 	"github.com/ahptui/ahptui/ui"
 	"github.com/ahptui/ahptui/views"
 )
@@ -28,10 +29,12 @@ import (
 const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 1.0, 0.9, VS Code's 0.10 and 0.6)
 
 Usage:
-  ahptui --host ws://HOST:PORT/   connect to an AHP host
+  ahptui                          connect to the agent host VS Code runs here
+                                  (found in its local registry; a list to
+                                  pick from when there are several)
+  ahptui --host ws://HOST:PORT/   connect to an AHP host (?tkn=TOKEN, or
+                                  --connection-token-file, for VS Code's)
   ahptui --demo                   run the built-in demo host and connect to it
-
-Exactly one of --host and --demo is required.
 
 Examples:
   ahptui --demo
@@ -67,8 +70,13 @@ func demoWords() string {
 
 type options struct {
 	host, configDir, logFile string
+	tokenFile                string
 	demoVersion              string
 	demo, noBrowser, version bool
+	discover                 bool   // neither --host nor --demo: VS Code's registry
+	listHosts                bool   // `ahptui hosts`
+	saved                    string // a saved host's name (ahptui NAME, --host NAME)
+	savedViaHost             bool   // the name came as --host NAME
 	insecure                 bool
 	cwd                      cwdFlag
 	auth                     authOptions
@@ -81,6 +89,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	// to run, and help goes to stdout (asked for, so not an error).
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.host, "host", "", "WebSocket `URL` of the AHP host (ws:// or wss://)")
+	fs.StringVar(&o.tokenFile, "connection-token-file", "",
+		"read the host's connection token (sent as ?tkn=) from `FILE`; "+hostconn.TokenEnv+" also gives one, and neither is ever shown or logged")
 	fs.BoolVar(&o.demo, "demo", false, "start the in-process demo host and connect to it")
 	fs.StringVar(&o.demoVersion, "demo-version", demohost.Version10,
 		"AHP `VERSION` the demo host serves: "+strings.Join(demohost.Versions, " (default) or ")+" (the old protocol)")
@@ -91,6 +101,15 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.Var(&o.cwd, "cwd", "working `DIR` for new sessions, sent to the host as a file:// URI (repeat for more; none by default)")
 	fs.BoolVar(&o.insecure, "insecure", false, "allow plain ws:// to a host that is not this machine (tokens travel unencrypted)")
 	o.auth.register(fs)
+	// One word before the flags: `ahptui hosts` or `ahptui NAME`.
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		if args[0] == "hosts" {
+			o.listHosts = true
+		} else {
+			o.saved = args[0]
+		}
+		args = args[1:]
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, strings.Replace(usageText, "DEMO_WORDS", demoWords(), 1))
@@ -104,16 +123,29 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q: use --host URL or --demo", fs.Arg(0))
 	}
-	if o.version {
+	if o.version || o.listHosts {
 		return o, nil
 	}
-	if (o.host == "") == !o.demo {
-		return o, errors.New("give exactly one of --host ws://… or --demo (see --help)")
+	if o.saved == "" && savedhosts.ValidName(o.host) {
+		o.saved, o.host, o.savedViaHost = o.host, "", true
 	}
-	if !o.demo {
+	if o.saved != "" && !savedhosts.ValidName(o.saved) {
+		return o, fmt.Errorf("unexpected argument %q: give a saved host's name, --host URL or --demo", hostconn.Redact(o.saved))
+	}
+	if o.saved != "" && (o.host != "" || o.demo) {
+		return o, errors.New("give one host: a saved name, --host or --demo")
+	}
+	if o.host != "" && o.demo {
+		return o, errors.New("give one of --host ws://… or --demo, not both (see --help)")
+	}
+	o.discover = o.host == "" && !o.demo && o.saved == ""
+	if o.host != "" {
 		if err := checkHostURL(o.host); err != nil {
 			return o, err
 		}
+	}
+	if o.tokenFile != "" && (o.demo || o.discover) {
+		return o, errTokenFileWithoutHost
 	}
 	demoVersionSet := false
 	fs.Visit(func(f *flag.Flag) {
@@ -157,14 +189,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "ahptui", appStamp())
 		return 0
 	}
-	if err := runApp(o); err != nil {
+	if o.listHosts {
+		return listHosts(o, stdout, stderr)
+	}
+	var target hostconn.Target
+	switch {
+	case o.saved != "":
+		if target, err = savedTarget(o); err != nil {
+			fmt.Fprintln(stderr, "ahptui:", err)
+			return 2
+		}
+	case o.discover:
+		if target, err = discoverHost(registryEnv(), os.Stdin, stdout); err != nil {
+			fmt.Fprintln(stderr, "ahptui:", err)
+			return 1
+		}
+	case !o.demo:
+		if target, err = hostTarget(o, os.Getenv); err != nil {
+			fmt.Fprintln(stderr, "ahptui:", err)
+			return 2
+		}
+	}
+	if err := runApp(o, target); err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)
 		return 1
 	}
 	return 0
 }
 
-func runApp(o options) error {
+func runApp(o options, target hostconn.Target) error {
 	logger := slog.New(slog.DiscardHandler)
 	if o.logFile != "" {
 		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -174,13 +227,9 @@ func runApp(o options) error {
 		defer f.Close()
 		logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	dir := o.configDir
-	if dir == "" {
-		base, err := os.UserConfigDir()
-		if err != nil {
-			return fmt.Errorf("no config directory (%w): pass --config-dir", err)
-		}
-		dir = filepath.Join(base, "ahptui")
+	dir, err := configDir(o)
+	if err != nil {
+		return err
 	}
 	// The directory holds the tokens and the answers that let a host have
 	// them: it must be ours alone before anything is read from it.
@@ -196,14 +245,15 @@ func runApp(o options) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	url := o.host
 	if o.demo {
 		host, err := demohost.Start(ctx, demohost.Config{Version: o.demoVersion, Logger: logger.With("component", "demohost")})
 		if err != nil {
 			return fmt.Errorf("start the demo host: %w", err)
 		}
 		defer host.Close()
-		url = host.URL()
+		if target, err = hostconn.Parse(host.URL()); err != nil {
+			return fmt.Errorf("the demo host's URL: %w", err)
+		}
 	}
 
 	acfg := authpkce.Config{Dir: dir, MemoryOnly: o.demo}
@@ -223,24 +273,13 @@ func runApp(o options) error {
 	// bug reports (--version), not for every host we talk to.
 	ver := appStamp().Version
 	m := ui.New(ui.Config{
-		Host: url,
-		Connect: func(ctx context.Context) (ui.Client, error) {
-			c, err := client.Dial(ctx, client.Options{
-				URL:        url,
-				ClientID:   clientID,
-				ClientInfo: protocol.Implementation{Name: "ahptui", Version: &ver},
-				Logger:     logger.With("component", "protocol"),
-			})
-			if err != nil {
-				// The screen shows the error too, but cut to its width;
-				// the log keeps it whole, with when it happened.
-				logger.Warn("connect failed", "host", url, "error", err.Error())
-				return nil, err
-			}
-			return c, nil
-		},
-		Auth:    auth,
-		Notices: notes,
+		// What the status line shows and sign-ins are bound to: the
+		// host's URL without its token.
+		Host:         target.URL,
+		RegistryHost: o.discover,
+		Connect:      connectTo(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger),
+		Auth:         auth,
+		Notices:      notes,
 		// Say so directly rather than leave the UI to recognise the
 		// opener's error text.
 		NoBrowser:          o.noBrowser,

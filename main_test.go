@@ -15,6 +15,12 @@ import (
 )
 
 func TestRunFlags(t *testing.T) {
+	// Bare ahptui reads VS Code's registry: point it at an empty home.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", home)
+	t.Setenv("VSCODE_PORTABLE", "")
+	t.Setenv("VSCODE_APPDATA", "")
 	for _, tc := range []struct {
 		name     string
 		args     []string
@@ -24,8 +30,9 @@ func TestRunFlags(t *testing.T) {
 		noStderr []string // must not be echoed (a password)
 		noStdout bool
 	}{
-		{name: "neither mode", args: nil, code: 2, stderr: []string{"exactly one of --host", "--demo"}, noStdout: true},
-		{name: "both modes", args: []string{"--demo", "--host", "ws://127.0.0.1:1/"}, code: 2, stderr: []string{"exactly one of --host"}, noStdout: true},
+		// Issue 20: bare ahptui looks in VS Code's registry (empty here).
+		{name: "neither mode", args: nil, code: 1, stderr: []string{"no agent host is running", "code agent host", "--host", "--demo"}, noStdout: true},
+		{name: "both modes", args: []string{"--demo", "--host", "ws://127.0.0.1:1/"}, code: 2, stderr: []string{"one of --host", "not both"}, noStdout: true},
 		{name: "stray argument", args: []string{"--demo", "extra"}, code: 2, stderr: []string{`unexpected argument "extra"`}},
 		{name: "unknown flag", args: []string{"--bogus"}, code: 2, stderr: []string{"flag provided but not defined"}},
 		{name: "help", args: []string{"--help"}, code: 0, stdout: []string{"ahptui --host ws://", "ahptui --demo", "--no-browser", "--config-dir", "--log FILE", "--version", "Examples:",
@@ -42,6 +49,17 @@ func TestRunFlags(t *testing.T) {
 		{name: "host no host", args: []string{"--host", "ws://"}, code: 2, stderr: []string{"names no host", "ws://"}, noStdout: true},
 		{name: "host bad port", args: []string{"--host", "ws://127.0.0.1:99999/"}, code: 2, stderr: []string{`port "99999"`}, noStdout: true},
 		{name: "host credentials", args: []string{"--host", "ws://me:secret@127.0.0.1:1/"}, code: 2, stderr: []string{"user name or password"}, noStderr: []string{"secret"}, noStdout: true},
+		// Issue 20: the connection token never reaches an error.
+		{name: "host token remote ws", args: []string{"--host", "ws://192.0.2.1:1/?tkn=SECRET-x"}, code: 2, stderr: []string{"ws://192.0.2.1:1/", "plain ws://"}, noStderr: []string{"SECRET"}, noStdout: true},
+		{name: "host token bad port", args: []string{"--host", "ws://127.0.0.1:99999/?tkn=SECRET-x"}, code: 2, stderr: []string{`port "99999"`}, noStderr: []string{"SECRET"}, noStdout: true},
+		{name: "host token http", args: []string{"--host", "http://127.0.0.1:1/?tkn=SECRET-x"}, code: 2, stderr: []string{"is an http URL"}, noStderr: []string{"SECRET"}, noStdout: true},
+		{name: "token file missing", args: []string{"--host", "ws://127.0.0.1:1/", "--connection-token-file", "/nonexistent/tkn"}, code: 2, stderr: []string{"connection token file", "--connection-token-file"}, noStdout: true},
+		{name: "token file with demo", args: []string{"--demo", "--connection-token-file", "/nonexistent/tkn"}, code: 2, stderr: []string{"applies to --host or a saved host"}, noStdout: true},
+		{name: "token file alone", args: []string{"--connection-token-file", "/nonexistent/tkn"}, code: 2, stderr: []string{"applies to --host or a saved host"}, noStdout: true},
+		{name: "saved name unknown", args: []string{"work"}, code: 2, stderr: []string{`no saved host "work"`, "hosts.yml", "--host"}, noStdout: true},
+		{name: "saved name and demo", args: []string{"work", "--demo"}, code: 2, stderr: []string{"give one host"}, noStdout: true},
+		{name: "url as a word", args: []string{"ws://127.0.0.1:1/?tkn=SECRET-x"}, code: 2, stderr: []string{"ws://127.0.0.1:1/"}, noStderr: []string{"SECRET"}, noStdout: true},
+		{name: "help names the token file", args: []string{"--help"}, code: 0, stdout: []string{"--connection-token-file FILE", "AHPTUI_CONNECTION_TOKEN"}},
 		{name: "host empty", args: []string{"--host", " "}, code: 2, stderr: []string{"--host is empty", "ws://"}, noStdout: true},
 		// Issue 9 item 5: the demo serves 1.0 by default, 0.6 on request.
 		{name: "demo version unknown", args: []string{"--demo", "--demo-version", "0.9.0"}, code: 2, stderr: []string{`--demo-version "0.9.0"`, "1.0.0 or 0.6.0"}, noStdout: true},

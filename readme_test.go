@@ -68,3 +68,27 @@ func TestREADMEListsEveryKey(t *testing.T) {
 		t.Fatalf("walked only %d bindings; the key map's shape changed and this test no longer sees it", bindings)
 	}
 }
+
+// TestREADMEConnectWays keeps the README's connect section and flag table
+// true: the three ways to connect are there, and every flag --help lists
+// is in the configuration table.
+func TestREADMEConnectWays(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	for _, want := range []string{"**1. Discovered: no flags.**", "**2. A URL.**", "**3. A saved name.**",
+		"--connection-token-file", "AHPTUI_CONNECTION_TOKEN", "hosts.yml", "go run . hosts", "no agent host is running"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("README.md does not say %q", want)
+		}
+	}
+	var help strings.Builder
+	_, _ = parseFlags([]string{"--help"}, &help)
+	for _, m := range regexp.MustCompile(`(?m)^  (--[a-z-]+)`).FindAllStringSubmatch(help.String(), -1) {
+		if !strings.Contains(text, "| `"+m[1]) {
+			t.Errorf("README.md's flag table does not list %s", m[1])
+		}
+	}
+}

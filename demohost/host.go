@@ -2,6 +2,7 @@ package demohost
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -107,6 +108,14 @@ type Config struct {
 	// empty) or Version06. The host accepts SupportedVersions(Version) in
 	// initialize and speaks that wire on every connection.
 	Version string
+
+	// UnixSocket, when set, is a Unix socket path the host also serves
+	// on (as a VS Code window's agent host does), besides its TCP port.
+	UnixSocket string
+	// ConnectionToken, when set, must come as ?tkn= on the upgrade, as
+	// VS Code's agent host requires; without it, or wrong, the upgrade is
+	// answered 403.
+	ConnectionToken string
 }
 
 // FrameError is a frame the Validate hook refused.
@@ -274,13 +283,28 @@ func Start(ctx context.Context, cfg Config) (*Host, error) {
 	h.initState("http://" + ln.Addr().String())
 	h.mu.Unlock()
 
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		if err := h.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			h.log.Warn("demohost: serve", "err", err)
+	lns := []net.Listener{ln}
+	if cfg.UnixSocket != "" {
+		uln, err := net.Listen("unix", cfg.UnixSocket)
+		if err != nil {
+			_ = ln.Close()
+			h.cancel()
+			if h.ownAuth {
+				_ = h.auth.Close()
+			}
+			return nil, fmt.Errorf("demohost: listen on %s: %w", cfg.UnixSocket, err)
 		}
-	}()
+		lns = append(lns, uln)
+	}
+	for _, l := range lns {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			if err := h.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				h.log.Warn("demohost: serve", "err", err)
+			}
+		}()
+	}
 	if ctx != nil {
 		h.wg.Add(1)
 		go func() {
@@ -400,6 +424,10 @@ func (h *Host) ConnCount() int {
 func (h *Host) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/" {
 		http.NotFound(w, r)
+		return
+	}
+	if want := h.cfg.ConnectionToken; want != "" && subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("tkn")), []byte(want)) != 1 {
+		http.Error(w, "forbidden", http.StatusForbidden)
 		return
 	}
 	t, err := jsonrpc.Accept(w, r, jsonrpc.AcceptOptions{})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/demohost"
@@ -238,7 +239,7 @@ func TestUnreachableHostRetried(t *testing.T) {
 		if m.status.conn.state != views.ConnConnecting || cmd == nil {
 			t.Fatalf("retry %d did not connect again", i+1)
 		}
-		if msg, ok := cmd().(connectedMsg); !ok || msg.err == nil {
+		if msg, ok := connectResult(cmd).(connectedMsg); !ok || msg.err == nil {
 			t.Fatalf("retry %d: %#v, want the connect result", i+1, msg)
 		}
 	}
@@ -312,4 +313,23 @@ func TestFollowResumesAfterCard(t *testing.T) {
 			t.Errorf("user scrolled %v: scroll %d after the card was answered", userScrolled, cp.scroll)
 		}
 	}
+}
+
+// connectResult runs cmd, or the commands of the batch it returns (a
+// retry also starts the progress tick), and returns the connect's result.
+func connectResult(cmd tea.Cmd) tea.Msg {
+	msg := cmd()
+	batch, ok := msg.(tea.BatchMsg)
+	if !ok {
+		return msg
+	}
+	for _, c := range batch {
+		if c == nil {
+			continue
+		}
+		if m, ok := c().(connectedMsg); ok {
+			return m
+		}
+	}
+	return nil
 }

@@ -184,8 +184,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) reconnect() tea.Cmd {
 	if m.client == nil {
-		m.status.conn = connInfo{state: views.ConnConnecting}
-		return tea.Batch(reportInfo("connecting…"), m.connectCmd())
+		m.status.connecting(m.connTries+1, m.clock())
+		return tea.Batch(reportInfo("connecting…"), m.connectCmd(), connTick())
 	}
 	m.client.Reconnect()
 	return reportInfo("reconnecting on request")

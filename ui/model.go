@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -41,7 +40,7 @@ func New(cfg Config) *Model {
 		cfg: cfg, keys: keys, clock: cfg.Clock, log: cfg.Logger, ctx: ctx,
 		models: map[string]*protocol.ModelSelection{},
 		focus:  focusSessions,
-		status: &statusLine{conn: connInfo{state: views.ConnConnecting}},
+		status: &statusLine{conn: connInfo{state: views.ConnConnecting, attempt: 1, since: cfg.Clock()}},
 	}
 	m := &Model{app: a, isDark: cfg.Dark, showMCP: true, cancel: cancel}
 	m.sessions = &sessionList{app: a}
@@ -70,7 +69,7 @@ func (m *Model) applyTheme() {
 
 // Init starts connecting and asks the terminal for its background colour.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.connectCmd(), tea.RequestBackgroundColor, m.status.notices(m.cfg.Notices, m.clock())}
+	cmds := []tea.Cmd{m.connectCmd(), tea.RequestBackgroundColor, connTick(), m.status.notices(m.cfg.Notices, m.clock())}
 	if m.cfg.Tick > 0 {
 		cmds = append(cmds, m.tickCmd())
 	}
@@ -79,17 +78,6 @@ func (m *Model) Init() tea.Cmd {
 
 func (m *Model) tickCmd() tea.Cmd {
 	return tea.Tick(m.cfg.Tick, func(t time.Time) tea.Msg { return tickMsg(t) })
-}
-
-func (m *Model) connectCmd() tea.Cmd {
-	connect, ctx := m.cfg.Connect, m.ctx
-	return func() tea.Msg {
-		if connect == nil {
-			return connectedMsg{err: errNoHost}
-		}
-		c, err := connect(ctx)
-		return connectedMsg{client: c, err: err}
-	}
 }
 
 // maxEventBatch bounds the events one update applies, so a key pressed
@@ -216,8 +204,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		if m.client != nil || m.closed || msg.try != m.connTries {
 			return nil
 		}
-		m.status.conn = connInfo{state: views.ConnConnecting}
-		return m.connectCmd()
+		m.status.connecting(m.connTries+1, m.clock())
+		return tea.Batch(m.connectCmd(), connTick())
 	case eventMsg:
 		return m.onEvents([]client.Event{msg.ev})
 	case eventsMsg:
@@ -266,6 +254,11 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.tickCmd()
 	case closedMsg:
 		return nil
+	case connTickMsg:
+		if m.status.conn.state == views.ConnConnecting && m.client == nil {
+			return connTick()
+		}
+		return nil
 	}
 	if m.modal == modalInput && m.form != nil {
 		return m.form.update(msg)
@@ -276,41 +269,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
-	if msg.err != nil {
-		hint := advice(msg.err)
-		if hint == "" {
-			hint = connectAdvice
-		}
-		m.status.conn = connInfo{state: views.ConnFailed, failedReason: msg.err.Error(), failedHint: hint}
-		if errors.Is(msg.err, errNoHost) || m.closed {
-			return nil
-		}
-		// A host that is not up yet (or restarting) is tried again on its
-		// own, backing off to every half minute; the bar says when.
-		m.connTries++
-		delay := min(time.Second<<min(m.connTries-1, 5), connRetryMax)
-		m.status.conn.nextTry = m.clock().Add(delay)
-		try := m.connTries
-		return tea.Tick(delay, func(time.Time) tea.Msg { return retryConnect{try: try} })
-	}
-	m.connTries = 0
-	m.client = msg.client
-	m.signin.newConnection()
-	m.status.conn = connInfo{state: views.ConnReady, version: m.client.ProtocolVersion()}
-	if r, ok := m.client.Root(); ok {
-		m.root = r
-	}
-	return tea.Batch(waitEvent(m.client.Events()), m.signin.pushSavedTokens())
-}
-
 func (m *Model) onEvent(ev client.Event) tea.Cmd {
 	switch e := ev.(type) {
 	case client.ConnectionEvent:
-		cause := ""
-		if e.Cause != nil {
-			cause = e.Cause.Error()
-		}
 		switch e.Status {
 		case client.StatusConnecting:
 			m.status.conn.state = views.ConnConnecting
@@ -320,9 +281,12 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 				m.status.conn.version = m.client.ProtocolVersion()
 			}
 		case client.StatusReconnecting:
-			m.status.conn.state, m.status.conn.attempt, m.status.conn.cause = views.ConnReconnecting, e.Attempt, cause
+			m.status.reconnecting(e.Attempt, e.Cause, m.clock())
 		case client.StatusFailed:
-			m.status.conn.state, m.status.conn.failedReason = views.ConnFailed, cause
+			if e.Cause != nil {
+				m.status.connectFailed(e.Cause, m.clock())
+			}
+			m.status.conn.state = views.ConnFailed
 			m.status.conn.failedHint = "press ctrl+r to reconnect"
 		}
 	case client.ChannelStateEvent:
@@ -431,9 +395,6 @@ func (m *Model) refreshChannel(ch string) {
 		m.chatPanel.blockersChanged()
 	}
 }
-
-// connRetryMax is the longest wait between two tries of a first connect.
-const connRetryMax = 30 * time.Second
 
 // LastError is the error the status line showed when the program ended,
 // "" when it showed none: main prints it after the screen is restored, so

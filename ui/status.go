@@ -43,6 +43,7 @@ type connInfo struct {
 	failedHint   string
 	version      string
 	nextTry      time.Time // when a failed connect is tried again (zero: not)
+	since        time.Time // when the connect in flight started
 }
 
 // statusMsg is a message for the status line. Components never write the
@@ -117,7 +118,7 @@ func (s *statusLine) view(th views.Theme, host string, needsInput, width int, no
 	}
 	return views.RenderStatusBar(th, views.StatusBar{NextTry: next,
 		Host: host, ProtocolVersion: s.conn.version, State: s.conn.state,
-		Attempt: s.conn.attempt, Cause: s.conn.cause,
+		Attempt: s.conn.attempt, Cause: s.conn.cause, Progress: s.progress(now),
 		FailedReason: s.conn.failedReason, FailedHint: s.conn.failedHint,
 		NeedsInput: needsInput, Message: cmp.Or(waits, s.notice, s.text),
 		MessageIsError: waits == "" && (s.notice != "" || s.isErr),

@@ -45,7 +45,7 @@ var adviceRules = []adviceRule{
 
 // connectAdvice is what a failed connection says when nothing more
 // specific applies.
-const connectAdvice = "ctrl+r retries (check --host)"
+const connectAdvice = "ctrl+r retries"
 
 // advice is what the user can do about err, or "" when the error says
 // all there is.

@@ -48,7 +48,10 @@ type Authenticator interface {
 
 // Config wires a Model to the outside world. Only Connect is required.
 type Config struct {
-	// Host is what the status bar names the host (e.g. the --host URL).
+	// Host is the host's URL without the `?tkn=` query
+	// (scheme://host:port/path, or ws+unix:// and a socket's path): what
+	// the status bar names the host and what saved sign-ins are bound to
+	// (authpkce.HostID). The connection token lives only in Connect.
 	Host string
 	// RegistryHost: the host was found in VS Code's owner-only local agent-host registry with a live pid.
 	RegistryHost bool

@@ -45,6 +45,7 @@ type StatusBar struct {
 	FailedReason    string // why connecting gave up, when Failed
 	FailedHint      string // what the user can do next, when Failed
 	NextTry         string // when a Failed connect is tried again ("next try in 4s")
+	Progress        string // how a connect is going, while Connecting ("attempt 2 · 3s")
 	NeedsInput      int    // sessions/tool calls waiting for the user
 	Message         string // transient status, e.g. "action rejected: …"
 	MessageIsError  bool
@@ -110,6 +111,9 @@ func RenderStatusBar(th Theme, sb StatusBar, width int) string {
 			add("attempt "+strconv.Itoa(sb.Attempt), base)
 		}
 		add(sb.Cause, base)
+	case ConnConnecting:
+		add(sb.Progress, base)
+		add(sb.Message, msgStyle)
 	default:
 		add(sb.Message, msgStyle)
 	}

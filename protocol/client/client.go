@@ -74,6 +74,9 @@ type Options struct {
 	// timeout is cut to what is left of it); then the client reports
 	// StatusFailed and waits for Reconnect.
 	GiveUpAfter time.Duration
+	// HandshakeTimeout bounds one attempt's dial and handshake; 0 means
+	// 30s. ahptui sets 10s so a host that never answers is reported soon.
+	HandshakeTimeout time.Duration
 
 	MaxFrameBytes int64        // inbound frame limit; 0 = jsonrpc.DefaultReadLimit
 	Logger        *slog.Logger // never logs tokens or frame bodies; nil discards
@@ -100,6 +103,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.GiveUpAfter <= 0 {
 		o.GiveUpAfter = DefaultGiveUpAfter
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = handshakeTimeout
 	}
 	if o.MaxFrameBytes <= 0 {
 		o.MaxFrameBytes = jsonrpc.DefaultReadLimit

@@ -27,7 +27,7 @@ const hostRequestSlots = 4
 // ctx bounds the dial and the handshake only; the link lives until it is
 // dropped or the client closes.
 func (c *Client) connect(ctx context.Context, fresh bool) (*link, error) {
-	hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	hctx, cancel := context.WithTimeout(ctx, c.opts.HandshakeTimeout)
 	defer cancel()
 	t, err := c.opts.Dial(hctx, c.opts.URL)
 	if err != nil {

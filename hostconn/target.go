@@ -1,0 +1,169 @@
+package hostconn
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// TokenParam is the query parameter VS Code's agent host reads its
+// connection token from.
+const TokenParam = "tkn"
+
+// TokenEnv is the environment variable a connection token may come from,
+// so the secret need not sit in shell history or in `ps`.
+const TokenEnv = "AHPTUI_CONNECTION_TOKEN"
+
+// Target is one host to dial: the address everything shows and binds to,
+// and the secret only the dialer sends.
+type Target struct {
+	// URL is scheme://host[:port]/path with no query and no fragment (or
+	// ws+unix:///socket/path for a Unix socket): what the status line,
+	// the log and the saved sign-ins name the host by.
+	URL string
+	// Name, when set, is the saved host's name, shown instead of URL.
+	Name string
+	// Socket is the Unix socket to dial instead of URL's host ("" for TCP).
+	Socket string
+	// token is the connection token, sent as ?tkn= and nowhere else.
+	token string
+	// query is the rest of the given URL's query, sent as given.
+	query url.Values
+	// dialURL is the ws:// or wss:// URL the upgrade request names
+	// (without the token).
+	dialURL string
+}
+
+// HasToken says whether the target carries a connection token.
+func (t Target) HasToken() bool { return t.token != "" }
+
+// Display is how the target is named to the user: the saved name, or the
+// token-free URL.
+func (t Target) Display() string {
+	if t.Name != "" {
+		return t.Name + " (" + t.URL + ")"
+	}
+	return t.URL
+}
+
+// WithToken returns t sending token (a non-empty one replaces any the URL
+// carried).
+func (t Target) WithToken(token string) Target {
+	if token = strings.TrimSpace(token); token != "" {
+		t.token = token
+	}
+	return t
+}
+
+// Parse splits raw (a ws:// or wss:// URL, possibly with ?tkn=) into a
+// Target. It checks nothing about the form beyond what it needs; errors
+// never quote the token.
+func Parse(raw string) (Target, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return Target{}, fmt.Errorf("%q is not a URL: %w", Redact(raw), scrubErr(err, raw))
+	}
+	q := u.Query()
+	tok := q.Get(TokenParam)
+	q.Del(TokenParam)
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	t := Target{URL: u.String(), token: tok, query: q, dialURL: u.String()}
+	return t, nil
+}
+
+// Unix is a target on a Unix socket (a VS Code window's agent host). It
+// is named ws+unix:// + the socket's absolute path.
+func Unix(socket, token string) Target {
+	u := url.URL{Scheme: "ws+unix", Path: socket}
+	return Target{URL: u.String(), Socket: socket, token: token,
+		// The HTTP request on the socket names a host all the same;
+		// the socket, not this name, says where it goes.
+		dialURL: "ws://localhost/"}
+}
+
+// Redact is raw for a message: the query and fragment cut off (where
+// a token rides), and any user:password dropped. It works on text only, so
+// it redacts what does not parse as well, and never re-spells the rest.
+func Redact(raw string) string {
+	s := strings.TrimSpace(raw)
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	if j := strings.Index(s, "://"); j >= 0 {
+		rest := s[j+3:]
+		auth := rest
+		if k := strings.IndexByte(rest, '/'); k >= 0 {
+			auth = rest[:k]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			s = s[:j+3] + rest[at+1:]
+		}
+	}
+	return s
+}
+
+// ReadTokenFile reads a connection token from a file (surrounding
+// whitespace dropped). It refuses an empty one.
+func ReadTokenFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read the connection token file: %w (check --connection-token-file)", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("the connection token file %s is empty: put the host's token in it", path)
+	}
+	if strings.ContainsAny(tok, "\r\n") {
+		return "", errors.New("the connection token file holds more than one line: put only the host's token in it")
+	}
+	return tok, nil
+}
+
+// Scrub removes secret (raw and URL-escaped) from text.
+func Scrub(text, secret string) string {
+	if secret == "" {
+		return text
+	}
+	for _, s := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
+		if s != "" {
+			text = strings.ReplaceAll(text, s, "REDACTED")
+		}
+	}
+	return text
+}
+
+// scrubErr is err with every query of raw removed from its text.
+func scrubErr(err error, raw string) error {
+	text := err.Error()
+	if i := strings.IndexAny(raw, "?#"); i >= 0 && i+1 < len(raw) {
+		text = strings.ReplaceAll(text, raw[i+1:], "…")
+	}
+	return errors.New(text)
+}
+
+// encodeQuery is url.Values.Encode for a plain map.
+func encodeQuery(q map[string][]string) string {
+	return url.Values(q).Encode()
+}
+
+// ScrubError is err with t's token removed from its text; errors.Is and
+// errors.As still see err.
+func (t Target) ScrubError(err error) error {
+	if err == nil || t.token == "" {
+		return err
+	}
+	return &scrubbed{err: err, token: t.token}
+}
+
+type scrubbed struct {
+	err   error
+	token string
+}
+
+func (s *scrubbed) Error() string { return Scrub(s.err.Error(), s.token) }
+func (s *scrubbed) Unwrap() error { return s.err }

@@ -1,0 +1,141 @@
+// Package savedhosts reads the user's named hosts from hosts.yml in
+// ahptui's config directory:
+//
+//	hosts:
+//	  work:
+//	    url: wss://agents.example.com/alice
+//	    connection_token_file: work.token   # relative to the config dir
+//	  box:
+//	    url: ws://10.0.0.5:35893/
+//	    insecure: true
+//
+// YAML, as gh keeps its hosts.yml: people edit this file by hand, and
+// YAML takes comments. The file and its directory must not be writable by
+// anyone else and must not be symlinks: a planted entry could send a
+// saved token anywhere. A connection token is never written in the file,
+// only the file it is in.
+//
+// It imports no UI package.
+package savedhosts
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// FileName is the saved hosts' file in the config directory.
+const FileName = "hosts.yml"
+
+// Host is one saved host.
+type Host struct {
+	Name string `yaml:"-"`
+	// URL is ws:// or wss://, with no query: the token comes from
+	// TokenFile.
+	URL string `yaml:"url"`
+	// TokenFile holds the host's connection token; a relative path is
+	// relative to the config directory, ~/ to the home directory.
+	TokenFile string `yaml:"connection_token_file,omitempty"`
+	// Insecure allows plain ws:// to another machine (--insecure).
+	Insecure bool `yaml:"insecure,omitempty"`
+}
+
+type file struct {
+	Hosts map[string]Host `yaml:"hosts"`
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidName says whether s can name a saved host (and so is not a URL).
+func ValidName(s string) bool { return nameRE.MatchString(s) }
+
+// Load reads dir/hosts.yml, sorted by name; a missing file is no hosts.
+func Load(dir string) ([]Host, error) {
+	path := filepath.Join(dir, FileName)
+	b, err := readOwnerOnly(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var f file
+	if err := yaml.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w: fix the file", path, err)
+	}
+	var hosts []Host
+	for name, h := range f.Hosts {
+		h.Name = name
+		if err := h.check(); err != nil {
+			return nil, fmt.Errorf("%s: host %q: %w", path, name, err)
+		}
+		if h.TokenFile != "" {
+			h.TokenFile = resolvePath(dir, h.TokenFile)
+		}
+		hosts = append(hosts, h)
+	}
+	slices.SortFunc(hosts, func(a, b Host) int { return strings.Compare(a.Name, b.Name) })
+	return hosts, nil
+}
+
+// Find is the saved host called name.
+func Find(hosts []Host, name string) (Host, bool) {
+	for _, h := range hosts {
+		if h.Name == name {
+			return h, true
+		}
+	}
+	return Host{}, false
+}
+
+func (h Host) check() error {
+	if !ValidName(h.Name) {
+		return errors.New("a name is letters, digits, '.', '_' and '-', at most 64")
+	}
+	u, err := url.Parse(h.URL)
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return errors.New("url must be ws://HOST:PORT/ or wss://HOST[:PORT]/")
+	}
+	if u.RawQuery != "" || u.User != nil {
+		return errors.New("url carries a query or user info; put the connection token in connection_token_file")
+	}
+	return nil
+}
+
+func resolvePath(dir, p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// readOwnerOnly reads path, refusing a symlink, or a file or directory
+// others can write.
+func readOwnerOnly(path string) ([]byte, error) {
+	for _, p := range []string{filepath.Dir(path), path} {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s is a symlink; saved hosts are not read through one: replace it with the file", p)
+		}
+		if fi.Mode().Perm()&0o022 != 0 {
+			return nil, fmt.Errorf("%s is writable by other users (mode %04o): chmod go-w %s", p, fi.Mode().Perm(), p)
+		}
+	}
+	return os.ReadFile(path)
+}
