@@ -72,8 +72,10 @@ type Config struct {
 	// Logger receives sign-in events (the sign-in URL, never a token or a
 	// code); nil discards.
 	Logger *slog.Logger
-	// LookupIP resolves an authorization server's host name for the
-	// private-address check; nil means net.DefaultResolver.
+	// LookupIP resolves an authorization server's host names for the
+	// address check made before a sign-in starts (so the UI can ask
+	// first); nil means net.DefaultResolver. The default HTTP client
+	// checks again on the address it dials, whatever this returned.
 	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 

@@ -44,9 +44,8 @@ type signIn struct {
 	// the host even when nothing advertises it any more (a server signed
 	// in to is ready, not asking).
 	hostHolds map[string]bool
-	// agreed lists, per resource, the servers the user said yes to (the
-	// private-server question) in the chain of restarts of one sign-in:
-	// the issuer, then an endpoint its metadata names, each asks once.
+	// agreed: per resource, the servers said yes to in one sign-in's
+	// restarts (the issuer, then an endpoint it names: each asks once).
 	agreed map[string][]string
 	// agent is the agents' own sign-in: tokens pushed by hand and the
 	// commands a -32007 held back (signin_agent.go).
@@ -214,10 +213,9 @@ func (si *signIn) startFlow(req authpkce.Requirement, confirmed string, device b
 		start = ds.StartDevice
 	}
 	gr := authpkce.GrantRequest{Requirement: req, Advertised: si.advertised(), Host: si.cfg.Host}
-	switch {
-	case confirmed == "":
+	if confirmed == "" {
 		delete(si.agreed, res) // a fresh sign-in asks afresh
-	case !slices.Contains(si.agreed[res], confirmed):
+	} else if !slices.Contains(si.agreed[res], confirmed) {
 		if si.agreed == nil {
 			si.agreed = map[string][]string{}
 		}
