@@ -4,16 +4,19 @@
 // GitHub account. It is the one fake in that suite: the agent host itself is
 // VS Code's own.
 //
-// It serves the user endpoints (/user, /copilot_internal/user), a token
-// exchange (/copilot_internal/v2/token), the model list (/models) and
-// streamed completions in the three shapes the runtime may ask for:
-// OpenAI chat completions (/chat/completions), OpenAI responses
-// (/responses) and Anthropic messages (/v1/messages). A completion calls a
-// tool the request offers when the latest user prompt asks for one:
+// It serves what the runtime of code-server 4.139.1 was seen to call: the
+// user endpoints (/user, /copilot_internal/user), a token exchange
+// (/copilot_internal/v2/token), the model list (/models), the runtime's
+// "Auto" model (/models/session, /models/session/intent, /auto), the
+// built-in GitHub MCP server (/mcp/..., an empty one), and streamed
+// completions as OpenAI chat completions (/chat/completions) or responses
+// (/responses). A completion calls a tool the request offers when the
+// latest user prompt asks for one:
 //
-//	"run ls"  a shell tool (bash, shell, powershell): the host asks approval
-//	"ask"     the runtime's ask-the-user tool: an input request
-//	"write"   a file-creating tool (create, write, edit)
+//	"run touch"    the shell tool with "touch shell-ran.txt": the host asks approval
+//	"run ls"       the shell tool with ls: the host approves it by itself
+//	"ask me"       the runtime's ask_user tool: an input request
+//	"write hello"  a file-creating tool (create, write, edit)
 //
 // and otherwise streams a short text answer. After a tool result comes back
 // it answers with text that names the tool. Every request is recorded, and
@@ -176,6 +179,12 @@ func (s *Server) route(method, path string) (handlerFunc, bool) {
 		return s.chatCompletions, true
 	case method == http.MethodPost && (path == "/responses" || path == "/v1/responses"):
 		return s.responses, true
+	case method == http.MethodPost && path == "/models/session":
+		return s.autoSession, true
+	case method == http.MethodPost && (path == "/auto" || path == "/models/session/intent"):
+		return s.autoRoute, true
+	case strings.HasPrefix(path, "/mcp"):
+		return s.githubMCP, true
 	case method == http.MethodPost && path == "/v1/messages":
 		return s.messages, true
 	case method == http.MethodGet && (path == "/_ping" || path == "/copilot_internal/content_exclusion"):
@@ -261,4 +270,61 @@ func (s *Server) models(w http.ResponseWriter, _ *http.Request, _ []byte) {
 
 func (s *Server) model(w http.ResponseWriter, _ *http.Request, _ []byte) {
 	writeJSON(w, modelEntry())
+}
+
+// autoSession serves POST /models/session: the runtime's "Auto" model
+// (the only one it offers by default) asks which models an auto session
+// may use and gets the mock's one.
+func (s *Server) autoSession(w http.ResponseWriter, _ *http.Request, _ []byte) {
+	writeJSON(w, map[string]any{
+		"available_models": []string{ModelID},
+		"selected_model":   ModelID,
+		"session_token":    "ahptui-mock-auto-session",
+		"expires_at":       time.Now().Add(time.Hour).Unix(),
+		"discounted_costs": map[string]any{ModelID: 0},
+	})
+}
+
+// autoRoute serves POST /auto: the model the router picks for a prompt.
+func (s *Server) autoRoute(w http.ResponseWriter, _ *http.Request, _ []byte) {
+	writeJSON(w, map[string]any{"selected_model": ModelID, "candidate_models": []string{ModelID}})
+}
+
+// githubMCP is the GitHub MCP server the runtime adds to every session
+// (POST /mcp/readonly, MCP over streamable HTTP): an empty one, so its
+// badge reads ready rather than an error.
+func (s *Server) githubMCP(w http.ResponseWriter, r *http.Request, body []byte) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, "bad json", http.StatusBadRequest)
+		return
+	}
+	if len(req.ID) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	reply := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+	switch req.Method {
+	case "initialize":
+		reply["result"] = map[string]any{"protocolVersion": req.Params.ProtocolVersion,
+			"capabilities": map[string]any{"tools": map[string]any{}},
+			"serverInfo":   map[string]any{"name": "github-mcp-server (ahptui mock)", "version": "0.0.0"}}
+	case "tools/list":
+		reply["result"] = map[string]any{"tools": []any{}}
+	case "ping":
+		reply["result"] = map[string]any{}
+	default:
+		reply["error"] = map[string]any{"code": -32601, "message": "method not found: " + req.Method}
+	}
+	writeJSON(w, reply)
 }

@@ -46,7 +46,7 @@ func TestChatCompletionCallsTheShellTool(t *testing.T) {
 	}
 	defer s.Close()
 	resp := post(t, s, "/chat/completions", Token,
-		`{"model":"gpt-4.1","stream":true,"messages":[{"role":"system","content":"x"},{"role":"user","content":[{"type":"text","text":"please run ls"}]}],`+shellTools+`}`)
+		`{"model":"gpt-4.1","stream":true,"messages":[{"role":"system","content":"x"},{"role":"user","content":[{"type":"text","text":"please run touch"}]}],`+shellTools+`}`)
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
@@ -78,8 +78,8 @@ func TestChatCompletionCallsTheShellTool(t *testing.T) {
 			}
 		}
 	}
-	if args["command"] != "ls" || args["mode"] != "sync" || args["description"] == nil {
-		t.Fatalf("bash arguments %v, want command ls, the required description and mode filled\n%s", args, joined)
+	if args["command"] != "touch "+ShellFile || args["mode"] != "sync" || args["description"] == nil {
+		t.Fatalf("bash arguments %v, want command touch, the required description and mode filled\n%s", args, joined)
 	}
 	if !strings.Contains(joined, `"finish_reason":"tool_calls"`) {
 		t.Fatalf("no tool_calls finish:\n%s", joined)

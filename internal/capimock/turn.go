@@ -12,10 +12,18 @@ import (
 // Prompts that make the mock call a tool. The match is on the latest user
 // message, case-insensitive.
 const (
-	PromptShell = "run ls"      // a shell tool: the host asks for approval
+	// PromptShell runs "touch ShellFile" with the shell tool: a command
+	// that writes, so VS Code's host asks for approval (it approves
+	// read-only commands such as ls by itself).
+	PromptShell = "run touch"
+	PromptLs    = "run ls"      // the shell tool with ls: approved by the host itself
 	PromptAsk   = "ask me"      // the ask-the-user tool: an input request
 	PromptWrite = "write hello" // a file-creating tool, writing WriteFile
 )
+
+// ShellFile is the file PromptShell's command creates in the session's
+// working directory: it exists only when the command was approved.
+const ShellFile = "shell-ran.txt"
 
 // WriteFile is the file name the write tool is asked to create, in the
 // session's working directory when the request names one.
@@ -24,6 +32,7 @@ const WriteFile = "hello.txt"
 // toolNames are the tool names tried for each prompt, in order.
 var toolNames = map[string][]string{
 	PromptShell: {"bash", "shell", "powershell", "run_in_terminal"},
+	PromptLs:    {"bash", "shell", "powershell", "run_in_terminal"},
 	PromptAsk:   {"ask_user", "askuser", "ask_user_question", "askuserquestion"},
 	PromptWrite: {"create", "write", "write_file", "create_file", "edit"},
 }
@@ -51,7 +60,7 @@ func (s *Server) decide(prompt, toolDone, cwd string, tools []tool) call {
 		return call{Text: "The " + toolDone + " tool finished. " + Reply}
 	}
 	low := strings.ToLower(prompt)
-	for _, p := range []string{PromptShell, PromptAsk, PromptWrite} {
+	for _, p := range []string{PromptShell, PromptLs, PromptAsk, PromptWrite} {
 		if !strings.Contains(low, p) {
 			continue
 		}
@@ -101,10 +110,15 @@ func args(prompt string, t tool, cwd string) string {
 func value(prompt, name, cwd string) (any, bool) {
 	switch strings.ToLower(name) {
 	case "command", "cmd":
+		if prompt == PromptShell {
+			return "touch " + ShellFile, true
+		}
 		return "ls", true
 	case "description", "intent":
 		switch prompt {
 		case PromptShell:
+			return "Create a file", true
+		case PromptLs:
 			return "List the files", true
 		case PromptWrite:
 			return "Write a greeting", true
