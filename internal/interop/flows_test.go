@@ -61,8 +61,10 @@ func (u *user) createSession(s *suite) {
 		u.see("the new session listed at once", func(sc string) bool {
 			return strings.Contains(sc, "Sessions (1)")
 		})
+		// The chat's help line: i to write, or (the agent's sign-in
+		// prompt selected) its keys; ! is the chat's either way.
 		u.see("the chat has the keys", func(sc string) bool {
-			return strings.Contains(helpLine(sc), hint(km.Chat.FocusComposer))
+			return strings.Contains(helpLine(sc), hint(km.Chat.NextBlocker))
 		})
 		return
 	}
