@@ -224,6 +224,26 @@ func (u *user) mcpCycle(s *suite) {
 	u.see("echo enabled", func(sc string) bool { return !strings.Contains(e2e.PanelText(sc, "MCP servers ("), "disabled") })
 }
 
+// mcpStartBeforeFirstMessage is finding 7: until a session's first
+// message VS Code's host only echoes a start request. The panel must say
+// the start waits for the session to run rather than "starting" for good.
+func (u *user) mcpStartBeforeFirstMessage() {
+	u.t.Helper()
+	if _, ok := e2e.Panel(u.s.Capture(), "MCP servers ("); !ok {
+		u.hit(km.Global.ToggleMCP)
+	}
+	u.see("the echo server from .mcp.json listed", func(sc string) bool {
+		_, ok := e2e.MCPBadge(sc, "echo")
+		return ok
+	})
+	u.focus("MCP", hint(km.MCP.Stop))
+	u.press(km.MCP.Start)
+	u.waitFrame("the host echoes the start", "←host", `"type":"session/mcpServerStartRequested"`)
+	u.see("the panel says the start waits for the first message", func(sc string) bool {
+		return strings.Contains(e2e.PanelText(sc, "MCP servers ("), "requested")
+	})
+}
+
 func (u *user) press(b key.Binding) { u.t.Helper(); u.hit(b) }
 
 func badgeIs(server, want string) func(string) bool {

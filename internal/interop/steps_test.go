@@ -60,11 +60,20 @@ func TestVSCodeAgentHost(t *testing.T) {
 		s.pushToken(t)
 	}
 
+	if pendingOn() {
+		step("start an MCP server in the brand-new session", func(t *testing.T) {
+			u.mcpStartBeforeFirstMessage()
+		})
+	}
+
 	step("stream a turn", func(t *testing.T) {
 		u.sendMessage(firstMessage)
 		u.see("the mock's answer streamed into the chat", func(sc string) bool {
 			return strings.Contains(chatText(sc), capimock.Reply)
 		})
+		if pendingOn() {
+			u.see("the echo server started with the first message", badgeIs("echo", "● ready"))
+		}
 	})
 
 	step("approve a shell command with a chosen option", func(t *testing.T) {
