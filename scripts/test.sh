@@ -11,6 +11,14 @@ cd "$(dirname "$0")/.."
 
 bash .ci/build-hydra.sh
 
+# VS Code's own agent host for the interop suite (internal/interop): Node
+# and code-server's VS Code server from the npm registry, cached under
+# ${XDG_CACHE_HOME:-~/.cache}/ahptui/ after the first install (about 3
+# minutes cold). The suite runs in the go test below and finds the host
+# through AHPTUI_VSCODE_HOST_DIR; under CI=true it fails without it.
+AHPTUI_VSCODE_HOST_DIR="$(bash .ci/install-vscode-host.sh)"
+export AHPTUI_VSCODE_HOST_DIR
+
 go vet ./...
 
 # Known vulnerabilities: govulncheck against the offline Go vulnerability
