@@ -45,9 +45,7 @@ func (u *user) sendMessage(text string) {
 
 // createSession opens the new-session picker, creates a session with the
 // first choice, and checks what issue 19 finding 4 asks: the session is
-// listed at once and the chat has the keys without a key pressed. The
-// strict checks run with AHPTUI_INTEROP_PENDING=1; without, the test moves
-// focus to the chat itself.
+// listed at once and the chat has the keys without a key pressed.
 func (u *user) createSession(s *suite) {
 	u.t.Helper()
 	u.focus("sessions", hint(km.Sessions.New))
@@ -57,39 +55,29 @@ func (u *user) createSession(s *suite) {
 	// The chat's snapshot arriving re-opens the chat; keys pressed before
 	// it land in a composer that closes. Wait for that frame.
 	u.waitFrame("the new chat's snapshot", "←host", `"snapshot":{"resource":"ahp-chat://`)
-	if pendingOn() {
-		u.see("the new session listed at once", func(sc string) bool {
-			return strings.Contains(sc, "Sessions (1)")
-		})
-		// The chat's help line: i to write, or (the agent's sign-in
-		// prompt selected) its keys; ! is the chat's either way.
-		u.see("the chat has the keys", func(sc string) bool {
-			return strings.Contains(helpLine(sc), hint(km.Chat.NextBlocker))
-		})
-		return
-	}
-	u.see("the picker closed", func(sc string) bool { return !strings.Contains(sc, "Pick the agent") })
-	u.focus("chat", hint(km.Chat.FocusComposer))
+	u.see("the new session listed at once", func(sc string) bool {
+		return strings.Contains(sc, "Sessions (1)")
+	})
+	// The chat's help line: i to write, or (the agent's sign-in prompt
+	// selected) its keys; ! is the chat's either way.
+	u.see("the chat has the keys", func(sc string) bool {
+		return strings.Contains(helpLine(sc), hint(km.Chat.NextBlocker))
+	})
 }
 
 // approveWithOption asks the mock for a shell command; the host asks for
 // approval with options; the user picks the second option by its number
-// (fixed behaviour, finding 2) or approves with a (today's), and the
-// confirmed action must carry selectedOptionId when options were offered.
+// (finding 2), and the confirmed action must carry its selectedOptionId.
 func (u *user) approveWithOption(s *suite) {
 	u.t.Helper()
 	u.sendMessage(capimock.PromptShell)
 	u.see("the shell call waits for approval", func(sc string) bool {
 		return strings.Contains(helpLine(sc), hint(km.Chat.Approve))
 	})
-	if pendingOn() {
-		// The host offers allow-session, allow-once and skip; the
-		// second is picked by its number ("allow in this session" would
-		// let the deny step's call through unasked).
-		u.s.SendText("2")
-	} else {
-		u.hit(km.Chat.Approve)
-	}
+	// The host offers allow-session, allow-once and skip; the second is
+	// picked by its number ("allow in this session" would let the deny
+	// step's call through unasked).
+	u.s.SendText("2")
 	u.see("the shell call ran and the turn finished", func(sc string) bool {
 		return strings.Contains(chatText(sc), "tool finished")
 	})
@@ -106,11 +94,9 @@ func (u *user) approveWithOption(s *suite) {
 		u.rec.Dump()
 		u.t.Fatalf("chat/toolCallConfirmed not approved: %v", a)
 	}
-	if pendingOn() {
-		if a["selectedOptionId"] != "allow-once" {
-			u.rec.Dump()
-			u.t.Fatalf("chat/toolCallConfirmed: want selectedOptionId allow-once (option 2), got %v", a)
-		}
+	if a["selectedOptionId"] != "allow-once" {
+		u.rec.Dump()
+		u.t.Fatalf("chat/toolCallConfirmed: want selectedOptionId allow-once (option 2), got %v", a)
 	}
 }
 
@@ -128,7 +114,7 @@ func (u *user) deny(s *suite) {
 		u.rec.Dump()
 		u.t.Fatalf("deny: want chat/toolCallConfirmed approved=false, got %v (found %v)", a, ok)
 	}
-	if pendingOn() && a["selectedOptionId"] != "skip" {
+	if a["selectedOptionId"] != "skip" {
 		u.rec.Dump()
 		u.t.Fatalf("deny with options offered: want selectedOptionId skip (the first deny-kind option), got %v", a)
 	}
@@ -263,13 +249,11 @@ func (u *user) secondClient(s *suite, t *testing.T) {
 	v.hit(km.Sessions.Open)
 	v.waitFrame("the second client's chat snapshot", "←host", `"snapshot":{"resource":"ahp-chat://`)
 	v.see("second client opened the session", func(sc string) bool { return strings.Contains(chatText(sc), firstMessage) })
-	if pendingOn() {
-		// The host's sign-in is its own (one token serves every
-		// client), but on AHP 0.9 nothing says it holds one: the
-		// second client asks for the agent's sign-in too, as VS Code's
-		// own client would hold its token.
-		v.signInByPaste(s)
-	}
+	// The host's sign-in is its own (one token serves every client), but
+	// on AHP 0.9 nothing says it holds one: the second client asks for
+	// the agent's sign-in too, as VS Code's own client would hold its
+	// token.
+	v.signInByPaste(s)
 	v.sendMessage("from the second client")
 	u.see("the first client sees the second's message and answer", func(sc string) bool {
 		return strings.Contains(chatText(sc), "from the second client") && strings.Count(chatText(sc), capimock.Reply) >= 2
@@ -288,17 +272,9 @@ func (u *user) hostRestart(s *suite) {
 	u.waitFrame("a fresh initialize accepted", "←host", `"protocolVersion":"`+hostVersion+`"`)
 	// (The status line may carry a message over the version now.)
 	u.see("connected", func(sc string) bool { return strings.Contains(statusLine(sc), "● connected") })
-	if !pendingOn() {
-		// The host forgot the token pushed from the side; ahptui
-		// re-pushes only its own.
-		s.pushToken(u.t)
-		return
-	}
-	{
-		u.see("the chat is still open", func(sc string) bool { return strings.Contains(chatText(sc), firstMessage) })
-		u.sendMessage("after the restart")
-		u.see("a turn after the restart", func(sc string) bool { return strings.Contains(chatText(sc), "after the restart") })
-	}
+	u.see("the chat is still open", func(sc string) bool { return strings.Contains(chatText(sc), firstMessage) })
+	u.sendMessage("after the restart")
+	u.see("a turn after the restart", func(sc string) bool { return strings.Contains(chatText(sc), "after the restart") })
 }
 
 // signInByPaste is finding 1's fixed flow (the agentauth branch): once the

@@ -49,31 +49,20 @@ func TestVSCodeAgentHost(t *testing.T) {
 		u.createSession(s)
 	})
 
-	if pendingOn() {
-		step("sign in to the agent's required resource", func(t *testing.T) {
-			u.signInByPaste(s)
-		})
-	} else {
-		// Finding 1 (the agentauth branch) not in: sign the host in
-		// from a second client, so the steps after test what they are
-		// about.
-		s.pushToken(t)
-	}
+	step("sign in to the agent's required resource", func(t *testing.T) {
+		u.signInByPaste(s)
+	})
 
-	if pendingOn() {
-		step("start an MCP server in the brand-new session", func(t *testing.T) {
-			u.mcpStartBeforeFirstMessage()
-		})
-	}
+	step("start an MCP server in the brand-new session", func(t *testing.T) {
+		u.mcpStartBeforeFirstMessage()
+	})
 
 	step("stream a turn", func(t *testing.T) {
 		u.sendMessage(firstMessage)
 		u.see("the mock's answer streamed into the chat", func(sc string) bool {
 			return strings.Contains(chatText(sc), capimock.Reply)
 		})
-		if pendingOn() {
-			u.see("the echo server started with the first message", badgeIs("echo", "● ready"))
-		}
+		u.see("the echo server started with the first message", badgeIs("echo", "● ready"))
 	})
 
 	step("approve a shell command with a chosen option", func(t *testing.T) {

@@ -7,12 +7,10 @@
 // was said during it.
 //
 // Without the host installed the suite skips and says how to install it;
-// under CI=true it fails instead. Steps whose fix has not landed yet run
-// only with AHPTUI_INTEROP_PENDING=1 (see pendingStep).
+// under CI=true it fails instead.
 package interop
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -23,7 +21,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"github.com/coder/websocket"
 
 	"github.com/ahptui/ahptui/internal/capimock"
 	"github.com/ahptui/ahptui/internal/e2e"
@@ -53,15 +50,6 @@ var km = keymap.DefaultKeyMap()
 var tmuxKeys = map[string]string{
 	"enter": "Enter", "esc": "Escape", "tab": "Tab", "shift+tab": "BTab",
 	"up": "Up", "down": "Down", "space": "Space", "ctrl+c": "C-c", "ctrl+s": "C-s",
-}
-
-// pendingStep skips a step whose fix is on another branch unless
-// AHPTUI_INTEROP_PENDING=1. Each names the finding of issue 19 it waits on.
-func pendingStep(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("AHPTUI_INTEROP_PENDING") != "1" {
-		t.Skipf("pending (%s); run with AHPTUI_INTEROP_PENDING=1", what)
-	}
 }
 
 // user is a person at ahptui's terminal, with the recorder between ahptui
@@ -178,47 +166,6 @@ func (s *suite) start(t *testing.T, w, h int) *user {
 	return &user{t: t, s: ts, rec: s.rec}
 }
 
-// pushToken signs the host in to the Copilot resource from a second,
-// raw connection, the way another client would: steps that are not about
-// ahptui's own sign-in use it.
-func (s *suite) pushToken(t *testing.T) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, s.host.URL(), nil)
-	if err != nil {
-		t.Fatalf("push token: dial: %v", err)
-	}
-	defer c.CloseNow()
-	c.SetReadLimit(64 << 20)
-	call := func(id int, method string, params any) json.RawMessage {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		if err := c.Write(ctx, websocket.MessageText, b); err != nil {
-			t.Fatalf("push token: %s: %v", method, err)
-		}
-		for {
-			_, data, err := c.Read(ctx)
-			if err != nil {
-				t.Fatalf("push token: %s: %v", method, err)
-			}
-			var m struct {
-				ID     *int            `json:"id"`
-				Result json.RawMessage `json:"result"`
-				Error  json.RawMessage `json:"error"`
-			}
-			if json.Unmarshal(data, &m) == nil && m.ID != nil && *m.ID == id {
-				if m.Error != nil {
-					t.Fatalf("push token: %s: %s", method, m.Error)
-				}
-				return m.Result
-			}
-		}
-	}
-	call(1, "initialize", map[string]any{"channel": "ahp-root://", "protocolVersions": []string{hostVersion},
-		"clientId": "interop-token-pusher", "initialSubscriptions": []string{}})
-	call(2, "authenticate", map[string]any{"channel": "ahp-root://", "resource": "https://api.github.com", "token": capimock.Token})
-}
-
 // writeMCPConfig declares a tiny stdio MCP server (a node script run by
 // the host's node) in the working directory's .mcp.json.
 func (s *suite) writeMCPConfig() {
@@ -305,6 +252,3 @@ func (u *user) sentAction(typ string) (map[string]any, bool) {
 func fmtFrames(fs []string) string {
 	return fmt.Sprintf("%d frames:\n%s", len(fs), strings.Join(fs, "\n"))
 }
-
-// pendingOn says whether the steps that wait on other branches' fixes run.
-func pendingOn() bool { return os.Getenv("AHPTUI_INTEROP_PENDING") == "1" }
