@@ -16,7 +16,8 @@ import (
 // A link, something other than a directory or a directory owned by
 // another user is refused: whoever can write there can plant answers
 // ("allow" for their host) and read tokens. A directory of ours that
-// others may read or write is repaired to 0700, and note says so.
+// others may read or write is repaired to 0700; note says so when others
+// could write it.
 func PrivateDir(dir string) (note string, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("%w: creating %s: %w", ErrStore, dir, err)
@@ -28,13 +29,20 @@ func PrivateDir(dir string) (note string, err error) {
 	if err := ours(dir, fi, true); err != nil {
 		return "", err
 	}
-	if fi.Mode().Perm()&0o077 == 0 {
+	perm := fi.Mode().Perm()
+	if perm&0o077 == 0 {
 		return "", nil
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
-		return "", fmt.Errorf("%w: %s is open to other users (%v) and could not be restricted to 0700: %w", ErrStore, dir, fi.Mode().Perm(), err)
+		return "", fmt.Errorf("%w: %s is open to other users (%v) and could not be restricted to 0700: %w", ErrStore, dir, perm, err)
 	}
-	return fmt.Sprintf("%s was open to other users (%v); it is now 0700: check its files are yours", dir, fi.Mode().Perm()), nil
+	if perm&0o022 == 0 {
+		// Others could list it, no more: its files are 0600 and nothing
+		// could be planted, so the repair needs no word (a fresh mkdir
+		// under the usual umask is 0755).
+		return "", nil
+	}
+	return fmt.Sprintf("%s was writable by other users (%v); it is now 0700: check its files are yours", dir, perm), nil
 }
 
 // ours refuses what is not this user's own directory (dir) or regular
@@ -81,7 +89,7 @@ func readPrivate(path string) (b []byte, note string, err error) {
 		if err := f.Chmod(0o600); err != nil {
 			return nil, "", fmt.Errorf("%w: %s is open to other users (%v) and could not be restricted to 0600: %w", ErrStore, path, perm, err)
 		}
-		note = fmt.Sprintf("%s was open to other users (%v); it is now 0600", path, perm)
+		note = fmt.Sprintf("%s was open to other users (%v); it is now 0600: forget (S, x) sign-ins others may have read", path, perm)
 	}
 	b, err = io.ReadAll(f)
 	if err != nil {

@@ -49,8 +49,25 @@ func TestStorePermissions(t *testing.T) {
 		if fi, _ := os.Lstat(dir); fi.Mode().Perm() != 0o700 {
 			t.Errorf("dir mode %v after open, want 0700", fi.Mode().Perm())
 		}
-		if n := a.StoreNotes(); len(n) != 1 || !strings.Contains(n[0], "open to other users") {
+		if n := a.StoreNotes(); len(n) != 1 || !strings.Contains(n[0], "writable by other users") {
 			t.Errorf("StoreNotes = %q, want the repair said", n)
+		}
+	})
+	t.Run("dir others can list is restricted", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "cfg")
+		savedStore(t, dir, 0o600)
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		a, err := New(Config{Dir: dir, HTTPClient: offline})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		if fi, _ := os.Lstat(dir); fi.Mode().Perm() != 0o700 {
+			t.Errorf("dir mode %v after open, want 0700", fi.Mode().Perm())
+		}
+		if n := a.StoreNotes(); len(n) != 0 {
+			t.Errorf("StoreNotes = %q: nothing could be planted in a dir others could only list", n)
 		}
 	})
 	t.Run("world-readable token file is repaired and said", func(t *testing.T) {

@@ -40,6 +40,12 @@ func (g *typingGuard) active(now time.Time) bool {
 	return !g.until.IsZero() && now.Before(g.until)
 }
 
+// typed reports whether msg is what typing a message sends: text, or
+// enter to send it.
+func typed(msg tea.KeyPressMsg) bool {
+	return msg.Text != "" || msg.Code == tea.KeyEnter
+}
+
 // guardEndedMsg redraws once a guard's second has passed.
 type guardEndedMsg struct{}
 

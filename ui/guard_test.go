@@ -272,17 +272,17 @@ func TestNoticesStayUntilAKey(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(160, 40)
 	m.Init()
-	m.cfg.Notices = []string{"/cfg was open to other users (-rwxrwxrwx); it is now 0700"}
+	m.cfg.Notices = []string{"/cfg was writable by other users (-rwxrwxrwx); it is now 0700"}
 	m.status.notices(m.cfg.Notices, m.clock())
 	m.Update(statusMsg{text: "connecting…"})
-	if sb := statusBar(m); !strings.Contains(sb, "open to other users") {
+	if sb := statusBar(m); !strings.Contains(sb, "writable by other users") {
 		t.Fatalf("a later message hid the notice: %q", sb)
 	}
 	m.Update(press("j"))
-	if sb := statusBar(m); strings.Contains(sb, "open to other users") {
+	if sb := statusBar(m); strings.Contains(sb, "writable by other users") {
 		t.Fatalf("the notice outlived the first key: %q", sb)
 	}
-	if h := m.status.history; len(h) == 0 || !strings.Contains(h[0].Text, "open to other users") {
+	if h := m.status.history; len(h) == 0 || !strings.Contains(h[0].Text, "writable by other users") {
 		t.Fatalf("the history does not keep the notice: %+v", h)
 	}
 }

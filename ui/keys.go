@@ -92,8 +92,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.keyGrantOverlay(msg, g)
 	}
 	// A card that took the keys from the composer drops what is still
-	// being typed at it (chatPanel.guard).
-	if m.modal == modalNone && m.focus == focusChat && m.chatPanel.guard.holds(m.clock()) {
+	// being typed at it (chatPanel.guard): text and enter; ctrl and
+	// navigation keys were not typed into a message.
+	if m.modal == modalNone && m.focus == focusChat && typed(msg) && m.chatPanel.guard.holds(m.clock()) {
 		return reportInfo("a card just took the keys from the composer: keys typed in its first second are ignored")
 	}
 	if m.modal == modalNone && m.focus == focusChat {

@@ -310,6 +310,9 @@ func TestIssue14Item10EscKeepsInputRequest(t *testing.T) {
 		u := startDemoSession(t, w, h)
 		u.sendMessage("ask me")
 		screen := u.see("the form", func(s string) bool { return strings.Contains(s, "Target environment") })
+		// The card took the keys from the composer: they work (and the
+		// help line offers them) once its first second is over.
+		screen = u.see("its keys are offered", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Chat.NextBlocker)) })
 		u.press("Escape")
 		screen, _ = u.s.WaitForFunc(func(s string) bool { return s != screen }, stepTimeout)
 		if regexp.MustCompile(`(?i)decline.*\?`).MatchString(screen) {
