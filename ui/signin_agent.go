@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"net/url"
 	"os/exec"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -241,4 +243,45 @@ func (cp *chatPanel) promptLines(inner int) []string {
 		}
 	}
 	return out
+}
+
+func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {
+	for i, q := range si.prompts {
+		if q.resource == p.resource {
+			si.prompts[i] = p
+			return nil
+		}
+	}
+	si.prompts = append(si.prompts, p)
+	si.chatPanel.offerPrompt()
+	return reportInfo("the host asks you to sign in to " + views.SanitizeLine(p.resource) + ": the prompt in the chat offers the ways")
+}
+
+func (si *signIn) dropAgentPrompt(resource string) {
+	out := si.prompts[:0:0]
+	for _, p := range si.prompts {
+		if p.resource != resource {
+			out = append(out, p)
+		}
+	}
+	si.prompts = out
+}
+
+// maybeAuthError turns an AuthRequired error from a command into the same
+// prompt an auth/required notification opens. It returns the report of
+// the newest prompt it opened, which says more than the error does, or
+// nil when it opened none.
+func (si *signIn) maybeAuthError(err error, channel string) tea.Cmd {
+	var ae *client.AuthRequiredError
+	if !errors.As(err, &ae) {
+		return nil
+	}
+	var report tea.Cmd
+	for _, r := range ae.Resources {
+		meta := r
+		if cmd := si.addAgentPrompt(agentPrompt{resource: r.Resource, channel: channel, reason: "required", meta: &meta}); cmd != nil {
+			report = cmd
+		}
+	}
+	return report
 }
