@@ -11,7 +11,7 @@ import (
 
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/protocol/convert06"
+	"github.com/ahptui/ahptui/protocol/convert"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
@@ -97,8 +97,8 @@ func (r *wireTransport) Read(ctx context.Context) ([]byte, error) {
 		w := r.currentWire()
 		r.h.record(Frame{Conn: r.id, Method: m.Method, Raw: b, Wire: w}, m.Method,
 			r.check(func(c Checker) error { return c.ValidateMessage(b) }))
-		if w == protocol.Wire06 {
-			up, err := convert06.UpParams(m.Method, m.Params)
+		if older(w) {
+			up, err := convert.UpParams(w, m.Method, m.Params)
 			if err != nil {
 				r.h.report("client %s does not convert to 1.0: %v", m.Method, err)
 				return b, nil
@@ -119,8 +119,8 @@ func (r *wireTransport) Read(ctx context.Context) ([]byte, error) {
 			}
 			return c.ValidateResponse(method, b)
 		}))
-		if w == protocol.Wire06 && method != "" && len(m.Result) > 0 {
-			up, err := convert06.UpResult(method, m.Result)
+		if older(w) && method != "" && len(m.Result) > 0 {
+			up, err := convert.UpResult(w, method, m.Result)
 			if err != nil {
 				r.h.report("client %s does not convert to 1.0: %v", what, err)
 				return b, nil
@@ -178,13 +178,13 @@ func (r *wireTransport) Write(ctx context.Context, frame []byte) error {
 			remember(&r.calls, m.ID, m.Method)
 			r.mu.Unlock()
 		}
-		if w == protocol.Wire06 {
-			down, err := convert06.DownParams(m.Method, m.Params)
-			if errors.Is(err, convert06.ErrNot06) {
+		if older(w) {
+			down, err := convert.DownParams(w, m.Method, m.Params)
+			if errors.Is(err, convert.ErrNotInVersion) {
 				return nil
 			}
 			if err != nil {
-				return fmt.Errorf("testhost: %s to 0.6: %w", m.Method, err)
+				return fmt.Errorf("testhost: %s to %s: %w", m.Method, w, err)
 			}
 			m.Params = down
 			if frame, err = jsonrpc.Encode(m); err != nil {
@@ -196,10 +196,10 @@ func (r *wireTransport) Write(ctx context.Context, frame []byte) error {
 		}
 	case *jsonrpc.Response:
 		method := r.take(r.asked, m.ID)
-		if w == protocol.Wire06 && method != "" && len(m.Result) > 0 {
-			down, err := convert06.DownResult(method, m.Result)
+		if older(w) && method != "" && len(m.Result) > 0 {
+			down, err := convert.DownResult(w, method, m.Result)
 			if err != nil {
-				return fmt.Errorf("testhost: %s result to 0.6: %w", method, err)
+				return fmt.Errorf("testhost: %s result to %s: %w", method, w, err)
 			}
 			m.Result = down
 			if frame, err = jsonrpc.Encode(m); err != nil {
@@ -248,14 +248,25 @@ func (h *Host) report(format string, args ...any) {
 	h.invalid = append(h.invalid, fmt.Sprintf(format, args...))
 }
 
-// SchemaChecks returns the 0.6 and 1.0 schemas (loaded once per test
-// binary) as Options.Schemas.
+// older reports whether w is converted at the connection: a wire before
+// 1.0.
+func older(w protocol.Wire) bool { return w != protocol.WireUnknown && w < protocol.Wire10 }
+
+// SchemaChecks returns the 0.6, 0.7 and 1.0 schemas (loaded once per test
+// binary) as Options.Schemas. A 0.8 connection is not checked: there is
+// no 0.8.0 schema to check it against (the 0.7 one rejects 0.8's
+// customization decisions, the 1.0 one its turn errors).
 func SchemaChecks(t testing.TB) func(protocol.Wire) Checker {
 	t.Helper()
-	v06, v10 := schemacheck.MustLoad(t), schemacheck.MustLoad10(t)
+	v06, v07, v10 := schemacheck.MustLoad(t), schemacheck.MustForWire(t, protocol.Wire07), schemacheck.MustLoad10(t)
 	return func(w protocol.Wire) Checker {
-		if w == protocol.Wire06 {
+		switch w {
+		case protocol.Wire06:
 			return v06
+		case protocol.Wire07:
+			return v07
+		case protocol.Wire08:
+			return nil
 		}
 		return v10
 	}
