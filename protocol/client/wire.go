@@ -14,8 +14,9 @@ import (
 // this file sees 1.0 only: on an older wire each frame from the host is
 // converted up (protocol/convert walks the releases in between) before it
 // is decoded, and each frame to the host is converted down after it is
-// encoded. 1.0 traffic is not touched, so the streaming hot path pays
-// nothing for the older wires.
+// encoded. 1.0 traffic is not touched, except the early-1.0 shapes a 1.0
+// host may still send (lenient10), so the streaming hot path pays nothing
+// for the older wires.
 //
 // A link learns its wire from the initialize result (a reconnect keeps the
 // wire negotiated before). Until then its notifications wait in the
@@ -107,6 +108,12 @@ func decodeResult(w protocol.Wire, method string, raw json.RawMessage, result an
 			return fmt.Errorf("convert the AHP %s result: %w", w, err)
 		}
 		raw = up
+	} else if w == protocol.Wire10 {
+		up, err := convert.Lenient10Result(method, raw)
+		if err != nil {
+			return fmt.Errorf("read the %s result: %w", quoteHost(method), err)
+		}
+		raw = up
 	}
 	if err := json.Unmarshal(raw, result); err != nil {
 		return fmt.Errorf("decode result: %w", err)
@@ -114,8 +121,17 @@ func decodeResult(w protocol.Wire, method string, raw json.RawMessage, result an
 	return nil
 }
 
-// upParams converts notification params sent on wire w to 1.0.
+// upParams converts notification params sent on wire w to 1.0. On 1.0
+// it reads the early-1.0 spelling of a turn's error (convert.Lenient10),
+// which costs a frame that has no "error" key one search.
 func upParams(w protocol.Wire, method string, raw json.RawMessage) (json.RawMessage, error) {
+	if w == protocol.Wire10 {
+		up, err := convert.Lenient10Params(method, raw)
+		if err != nil {
+			return nil, fmt.Errorf("read the %s: %w", quoteHost(method), err)
+		}
+		return up, nil
+	}
 	if !older(w) {
 		return raw, nil
 	}

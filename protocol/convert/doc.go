@@ -39,5 +39,8 @@
 //   - Down gives ErrNotInVersion for actions a later release added and a
 //     side-chat createChat to 0.6: the caller does not send them.
 //
+// Lenient10 is the one conversion on the 1.0 wire: hosts that claim 1.0
+// but still send the 0.8 spelling of a turn's error (VS Code 1.135).
+//
 // It imports protocol (channel kinds) and wirescan, never protocol/client.
 package convert
