@@ -25,8 +25,6 @@ type early10Host struct {
 	srv   *httptest.Server
 	mu    sync.Mutex
 	conns []*jsonrpc.Conn
-	chat  chan struct{} // closed when the chat is subscribed
-	once  sync.Once
 }
 
 const (
@@ -38,7 +36,7 @@ const (
 )
 
 func newEarly10Host(t *testing.T) *early10Host {
-	h := &early10Host{chat: make(chan struct{})}
+	h := &early10Host{}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tr, err := jsonrpc.Accept(w, r, jsonrpc.AcceptOptions{})
 		if err != nil {
@@ -81,7 +79,6 @@ func (h *early10Host) handle(_ context.Context, req *jsonrpc.Request) (any, erro
 			return json.RawMessage(`{"snapshot":{"resource":"` + e10Session + `","fromSeq":0,"state":{"provider":"copilot","title":"Early","status":2,"lifecycle":"ready","activeClients":[],` +
 				`"chats":[{"resource":"` + e10Chat + `","title":"Early","status":2,"modifiedAt":"2026-01-01T00:00:00Z"}],"defaultChat":"` + e10Chat + `"}}}`), nil
 		case e10Chat:
-			defer h.once.Do(func() { close(h.chat) })
 			return json.RawMessage(`{"snapshot":{"resource":"` + e10Chat + `","fromSeq":0,"state":{"resource":"` + e10Chat + `","title":"Early","status":8,"modifiedAt":"2026-01-01T00:00:00Z",` +
 				`"turns":[{"id":"t1","message":{"text":"first question","origin":{"kind":"user"}},"responseParts":[],"state":"error",` +
 				`"error":{"errorType":"authRequired","message":"` + e10Reason + `"}}],` +
@@ -128,11 +125,11 @@ func TestEarly10TurnErrorReasonOnScreen(t *testing.T) {
 	d.until("session list", func() bool { return len(d.m.sessions.list) > 0 })
 	d.keys("enter")
 	d.until("the chat", func() bool { return d.m.hasChat && d.m.openChat == e10Chat })
-	<-h.chat
 
 	screenHas := func(s string) bool { return strings.Contains(flatScreen(d.m.Render()), s) }
 	d.until("the snapshot turn's reason", func() bool { return screenHas("✗ error: " + e10Reason + " (authRequired)") })
 
+	// The chat's snapshot is on screen, so its subscription is live.
 	h.failLive(t)
 	d.until("the live turn's reason", func() bool { return screenHas("✗ error: " + e10LiveReason + " (quotaExceeded)") })
 	if screenHas("the turn failed") {

@@ -173,7 +173,7 @@ func (p *path) action(channel string, action json.RawMessage) (json.RawMessage, 
 	out := action
 	for _, s := range p.steps {
 		if p.down && s.added[string(typ)] {
-			return nil, fmt.Errorf("%w (AHP %s): action %q", ErrNotInVersion, below(s), typ)
+			return nil, fmt.Errorf("%w (AHP %s): action %q", ErrNotInVersion, p.wire(), typ)
 		}
 		f, ok := p.tables(s).actions[string(typ)]
 		if !ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -253,12 +254,12 @@ func (h *Host) report(format string, args ...any) {
 func older(w protocol.Wire) bool { return w != protocol.WireUnknown && w < protocol.Wire10 }
 
 // SchemaChecks returns the 0.6, 0.7 and 1.0 schemas (loaded once per test
-// binary) as Options.Schemas. A 0.8 connection is not checked: there is
-// no 0.8.0 schema to check it against (the 0.7 one rejects 0.8's
-// customization decisions, the 1.0 one its turn errors).
+// binary) as Options.Schemas, and for 0.8 a check of what the client
+// sends (check08).
 func SchemaChecks(t testing.TB) func(protocol.Wire) Checker {
 	t.Helper()
 	v06, v07, v10 := schemacheck.MustLoad(t), schemacheck.MustForWire(t, protocol.Wire07), schemacheck.MustLoad10(t)
+	c08 := check08{v07: v07, v10: v10}
 	return func(w protocol.Wire) Checker {
 		switch w {
 		case protocol.Wire06:
@@ -266,8 +267,52 @@ func SchemaChecks(t testing.TB) func(protocol.Wire) Checker {
 		case protocol.Wire07:
 			return v07
 		case protocol.Wire08:
-			return nil
+			return c08
 		}
 		return v10
 	}
 }
+
+// check08 judges a 0.8 connection without a 0.8.0 schema (../shared has
+// none). What a client sends on 0.8 differs from 0.7 only in the actions
+// 0.8 changed (customization decisions, DELTA §6.2), which are 1.0's
+// shape: those frames are checked against the 1.0 schema, every other
+// client frame against the 0.7 one. The host's frames (its notifications
+// and responses, the converter's output) carry 0.8 shapes neither schema
+// accepts as a whole, and are not checked.
+type check08 struct{ v07, v10 *schemacheck.Validator }
+
+// hostSent08 are the notifications only a host sends.
+func hostSent08(method string) bool {
+	return method == "action" || method == "auth/required" || strings.HasPrefix(method, "root/") || strings.HasPrefix(method, "otlp/")
+}
+
+// changed08 are the action types whose 0.8 shape is 1.0's, not 0.7's.
+var changed08 = map[string]bool{
+	"session/customizationToggled":  true,
+	"session/customizationsChanged": true,
+	"session/customizationUpdated":  true,
+}
+
+func (c check08) ValidateMessage(frame []byte) error {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Action struct {
+				Type string `json:"type"`
+			} `json:"action"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(frame, &m); err != nil {
+		return c.v07.ValidateMessage(frame) // it says what is wrong
+	}
+	switch {
+	case m.Method == "" || hostSent08(m.Method):
+		return nil
+	case m.Method == "dispatchAction" && changed08[m.Params.Action.Type]:
+		return c.v10.ValidateMessage(frame)
+	}
+	return c.v07.ValidateMessage(frame)
+}
+
+func (c check08) ValidateResponse(string, []byte) error { return nil }
