@@ -135,7 +135,7 @@ func TestNegotiateProtocolVersion(t *testing.T) {
 	}
 	current := ranges("^1.0.0", "~0.9.0")
 	vscode := ranges("^0.10.0")
-	ahptui := []string{"1.0.0", "0.10.0", "0.9.0", "0.6.0"}
+	ahptui := []string{"1.0.0", "0.10.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"}
 	tests := []struct {
 		name     string
 		offered  []string
@@ -149,6 +149,8 @@ func TestNegotiateProtocolVersion(t *testing.T) {
 		{"VS Code picks 0.10.0", ahptui, vscode, "0.10.0", true, false},
 		{"0.9 host", ahptui, ranges("~0.9.0"), "0.9.0", true, false},
 		{"0.6 host", ahptui, ranges("^0.6.0"), "0.6.0", true, false},
+		{"VS Code 1.133/1.134 host picks 0.8.0", ahptui, ranges("^0.8.0"), "0.8.0", true, false},
+		{"0.7 host", ahptui, ranges("0.7.0"), "0.7.0", true, false},
 		{"0.6-only client refused", []string{"0.6.0"}, current, "", false, false},
 		{"exact entry returned", []string{"1.2.3"}, current, "1.2.3", true, false},
 		{"malformed offer", []string{"1.0.0", "1.0"}, current, "", false, true},
