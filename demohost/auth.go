@@ -29,8 +29,8 @@ func (h *Host) authenticate(c *conn, raw json.RawMessage) (any, rpcError) {
 	if p.Resource == "" {
 		return nil, invalidParams("authenticate needs a resource")
 	}
-	if p.Token == "" && h.wire.is06() {
-		return nil, invalidParams("authenticate needs a token (AHP 0.6 has no revocation)")
+	if p.Token == "" && h.wire.older() {
+		return nil, invalidParams("authenticate needs a token (revocation is AHP 1.0)")
 	}
 	if p.ExpiresIn != nil && *p.ExpiresIn < 1 {
 		return nil, invalidParams("expiresIn must be a positive number of seconds; omit it when the lifetime is unknown")

@@ -239,9 +239,9 @@ func requirement(reason protocol.McpAuthRequiredReason, prm protocol.ProtectedRe
 // sign-in uses the pre-registered client, a cancelled step-up ends as
 // cancelled, and a granted one (dynamic registration) completes the call.
 // It runs once per version the demo host serves: the client negotiates
-// each and converts 0.6 at its boundary.
+// each and converts the older ones at its boundary.
 func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
-	for _, version := range demohost.Versions {
+	for _, version := range []string{demohost.Version10, demohost.Version08, demohost.Version07, demohost.Version06} {
 		t.Run("ahp-"+version, func(t *testing.T) {
 			if !slices.Contains(client.SupportedProtocolVersions, version) {
 				t.Skipf("this build's client does not offer %s (it offers %v)", version, client.SupportedProtocolVersions)
@@ -254,8 +254,11 @@ func TestProtocolAndAuthpkceAgainstDemoHost(t *testing.T) {
 func testClientAgainstDemoHost(t *testing.T, version string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	v := schemacheck.MustForWire(t, protocol.WireOf(version))
-	h, err := demohost.Start(ctx, demohost.Config{StepDelay: e2eStep, Validate: v.ValidateMessage, Version: version})
+	var validate func([]byte) error
+	if w := protocol.WireOf(version); w != protocol.Wire08 { // no 0.8.0 schema to check against
+		validate = schemacheck.MustForWire(t, w).ValidateMessage
+	}
+	h, err := demohost.Start(ctx, demohost.Config{StepDelay: e2eStep, Validate: validate, Version: version})
 	if err != nil {
 		t.Fatalf("start demo host: %v", err)
 	}

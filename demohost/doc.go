@@ -2,14 +2,15 @@
 // scripted agent and a real OAuth 2 authorization server, listening on
 // 127.0.0.1 ephemeral ports. It backs `ahptui --demo` and the tests.
 //
-// It serves AHP 1.0 (Version10, the default) or 0.6 (Version06,
-// Config.Version). Its state is the 1.0 model either way; serving 0.6,
-// every frame is converted at the connection's edge with
-// protocol/convert06: what a client sends is brought up to 1.0 before the
+// It serves AHP 1.0 (Version10, the default), 0.8, 0.7 or 0.6
+// (Config.Version). Its state is the 1.0 model whatever it serves; serving
+// an older version, every frame is converted at the connection's edge with
+// protocol/convert: what a client sends is brought up to 1.0 before the
 // host reads it, everything the host sends is brought down, and the
-// 1.0-only actions (chat/turnResume, session/mcpServerBackgroundRequested,
-// …) are left out of the notifications and replays a 0.6 client gets, as
-// hosts filter actions by the version that introduced them.
+// actions a later release added (chat/turnResume,
+// session/mcpServerBackgroundRequested, …) are left out of the
+// notifications and replays an older client gets, as hosts filter actions
+// by the version that introduced them.
 //
 // It uses protocol for wire types and reducers (protocol.Reduce keeps the
 // authoritative state, exactly as a client mirror would) and protocol/jsonrpc
@@ -23,7 +24,8 @@
 // # Protocol surface
 //
 // initialize (the highest offered version within SupportedVersions:
-// ^1.0.0 or ~0.9.0 serving 1.0, exactly 0.6.0 serving 0.6; otherwise
+// ^1.0.0 or ~0.9.0 serving 1.0, ^0.8.0 serving 0.8, exactly 0.7.0 or
+// 0.6.0 serving those; otherwise
 // -32005 with supportedVersions; a malformed offer is InvalidParams),
 // reconnect
 // (replay from a bounded buffer, with missing for disposed channels, or

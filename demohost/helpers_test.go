@@ -19,7 +19,7 @@ import (
 	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/protocol/convert06"
+	"github.com/ahptui/ahptui/protocol/convert"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
@@ -212,10 +212,10 @@ func (c *rawClient) upLocked(frame []byte, m jsonrpc.Message) {
 				c.t.Errorf("%s result fails the schema: %v\n%s", method, err, frame)
 			}
 		}
-		if !c.wire.is06() || method == "" {
+		if !c.wire.older() || method == "" {
 			return
 		}
-		res, err := convert06.UpResult(method, m.Result)
+		res, err := convert.UpResult(c.wire.kind, method, m.Result)
 		if err != nil {
 			c.t.Errorf("convert the host's %s result up: %v", method, err)
 			return
@@ -237,10 +237,10 @@ func (c *rawClient) send(frame []byte) {
 // to the host's wire, and checks it against the schema first.
 func (c *rawClient) sendMsg(m jsonrpc.Message) {
 	c.t.Helper()
-	if req, ok := m.(*jsonrpc.Request); ok && c.wire.is06() {
+	if req, ok := m.(*jsonrpc.Request); ok && c.wire.older() {
 		params, err := c.wire.downParams(req.Method, req.Params)
 		if err != nil {
-			c.t.Fatalf("the test sends %s, which has no 0.6 form: %v", req.Method, err)
+			c.t.Fatalf("the test sends %s, which has no form on the served version: %v", req.Method, err)
 		}
 		down := *req
 		down.Params = params

@@ -105,7 +105,7 @@ type Config struct {
 	AgentResource string
 
 	// Version is the AHP version served: Version10 (the default when
-	// empty) or Version06. The host accepts SupportedVersions(Version) in
+	// empty), Version08, Version07 or Version06. The host accepts SupportedVersions(Version) in
 	// initialize and speaks that wire on every connection.
 	Version string
 

@@ -38,7 +38,7 @@ var negotiations = map[string][]negotiation{
 		{"0.9 labels the 1.0 wire", []string{"0.9.0"}, "c3", "0.9.0", 0},
 		{"0.9 patch", []string{"0.9.4"}, "c3p", "0.9.4", 0},
 		{"highest whatever the order", []string{"0.9.0", "0.6.0", "1.0.0"}, "c6", "1.0.0", 0},
-		{"ahptui's offer", protocol.ProtocolVersionsFor(protocol.Wire10, protocol.Wire06), "c10", "1.0.0", 0},
+		{"ahptui's offer", protocol.ProtocolVersionsFor(protocol.Wire10, protocol.Wire08, protocol.Wire07, protocol.Wire06), "c10", "1.0.0", 0},
 		{"VS Code's 0.10 alone", []string{"0.10.0"}, "c11", "", jsonrpc.UnsupportedProtocolVersion},
 		{"0.6 alone", []string{"0.6.0"}, "c4", "", jsonrpc.UnsupportedProtocolVersion},
 		{"next major", []string{"2.0.0"}, "c7", "", jsonrpc.UnsupportedProtocolVersion},
@@ -49,7 +49,7 @@ var negotiations = map[string][]negotiation{
 	},
 	Version06: {
 		{"exact", []string{"0.6.0"}, "c1", "0.6.0", 0},
-		{"ahptui's offer", protocol.ProtocolVersionsFor(protocol.Wire10, protocol.Wire06), "c10", "0.6.0", 0},
+		{"ahptui's offer", protocol.ProtocolVersionsFor(protocol.Wire10, protocol.Wire08, protocol.Wire07, protocol.Wire06), "c10", "0.6.0", 0},
 		{"another patch", []string{"0.6.3"}, "c2", "", jsonrpc.UnsupportedProtocolVersion},
 		{"1.0 only", []string{"1.0.0", "0.10.0", "0.9.0"}, "c7", "", jsonrpc.UnsupportedProtocolVersion},
 		{"malformed offer", []string{"0.6"}, "c8", "", jsonrpc.InvalidParams},

@@ -7,34 +7,48 @@ import (
 	"slices"
 
 	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/protocol/convert06"
+	"github.com/ahptui/ahptui/protocol/convert"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
 // The versions the demo host can serve (Config.Version). Its state is the
-// 1.0 model either way; serving 0.6.0, every frame is converted at the
-// connection's edge (convert06), so the scripts and reducers are written
-// once.
+// 1.0 model whatever it serves; serving an older version, every frame is
+// converted at the connection's edge (protocol/convert), so the scripts
+// and reducers are written once.
 const (
 	// Version10 is AHP 1.0.0, the default: what current hosts speak.
 	Version10 = "1.0.0"
+	// Version08 is AHP 0.8.0, what VS Code 1.133 and 1.134 hosts speak.
+	Version08 = "0.8.0"
+	// Version07 is AHP 0.7.0.
+	Version07 = "0.7.0"
 	// Version06 is AHP 0.6.0, for clients (and tests) of the old wire.
 	Version06 = "0.6.0"
 )
 
-// Versions lists what Config.Version accepts, default first.
+// Versions lists the versions offered to users (--demo-version), default
+// first. Config.Version also takes Version08 and Version07, which tests
+// use to stand in for hosts of those releases.
 var Versions = []string{Version10, Version06}
+
+// servable is what Config.Version accepts.
+var servable = []string{Version10, Version08, Version07, Version06}
 
 // SupportedVersions are the offers a host serving version accepts, as it
 // publishes them in -32005's supportedVersions. Serving 1.0 they are the
 // spec's caret ranges (versioning.md at 1.0: ^1.0.0 or ~0.9.0, the 0.9
 // numbers label the same wire). VS Code's 0.10.0 is left out on purpose:
 // it was never published upstream (DELTA §1.4) and a spec host refuses it;
-// ahptui offers 1.0.0 beside it, so the demo still connects. Serving 0.6 it
-// is the one exact version, as 0.6-era hosts published plain lists.
+// ahptui offers 1.0.0 beside it, so the demo still connects. Serving 0.8
+// it is the caret range VS Code's 0.8 hosts accept (^0.8.0 only); serving
+// 0.7 or 0.6 the one exact version, as hosts of that era published plain
+// lists.
 func SupportedVersions(version string) []string {
-	if version == Version06 {
-		return []string{"0.6.0"}
+	switch version {
+	case Version06, Version07:
+		return []string{version}
+	case Version08:
+		return []string{"^0.8.0"}
 	}
 	return []string{"^1.0.0", "~0.9.0"}
 }
@@ -53,8 +67,8 @@ func newWire(version string) (wire, error) {
 	if version == "" {
 		version = Version10
 	}
-	if !slices.Contains(Versions, version) {
-		return wire{}, fmt.Errorf("demohost: cannot serve AHP %q; serve one of %v", version, Versions)
+	if !slices.Contains(servable, version) {
+		return wire{}, fmt.Errorf("demohost: cannot serve AHP %q; serve one of %v", version, servable)
 	}
 	w := wire{version: version, kind: protocol.WireOf(version), supported: SupportedVersions(version)}
 	for _, s := range w.supported {
@@ -67,8 +81,8 @@ func newWire(version string) (wire, error) {
 	return w, nil
 }
 
-// is06 reports whether frames are converted to and from the 0.6 wire.
-func (w wire) is06() bool { return w.kind == protocol.Wire06 }
+// older reports whether frames are converted to and from an older wire.
+func (w wire) older() bool { return w.kind < protocol.Wire10 }
 
 // errNotForPeer marks a frame the peer's version does not define (a
 // 1.0-only action to a 0.6 client): it is left out, as a host filters
@@ -77,12 +91,12 @@ var errNotForPeer = errors.New("demohost: not defined in the negotiated version"
 
 // upParams turns a client's params into the 1.0 shape the host reads.
 func (w wire) upParams(method string, params json.RawMessage) (json.RawMessage, error) {
-	if !w.is06() || len(params) == 0 {
+	if !w.older() || len(params) == 0 {
 		return params, nil
 	}
-	out, err := convert06.UpParams(method, params)
+	out, err := convert.UpParams(w.kind, method, params)
 	if err != nil {
-		return nil, fmt.Errorf("read 0.6 %s params: %w", method, err)
+		return nil, fmt.Errorf("read %s %s params: %w", w.kind, method, err)
 	}
 	return out, nil
 }
@@ -91,27 +105,27 @@ func (w wire) upParams(method string, params json.RawMessage) (json.RawMessage, 
 // wire; errNotForPeer when the peer's version has no such notification
 // or action.
 func (w wire) downParams(method string, params json.RawMessage) (json.RawMessage, error) {
-	if !w.is06() {
+	if !w.older() {
 		return params, nil
 	}
-	out, err := convert06.DownParams(method, params)
-	if errors.Is(err, convert06.ErrNot06) {
+	out, err := convert.DownParams(w.kind, method, params)
+	if errors.Is(err, convert.ErrNotInVersion) {
 		return nil, errNotForPeer
 	}
 	if err != nil {
-		return nil, fmt.Errorf("write 0.6 %s params: %w", method, err)
+		return nil, fmt.Errorf("write %s %s params: %w", w.kind, method, err)
 	}
 	return out, nil
 }
 
 // downResult turns a command's 1.0 result into the peer's wire.
 func (w wire) downResult(method string, result json.RawMessage) (json.RawMessage, error) {
-	if !w.is06() {
+	if !w.older() {
 		return result, nil
 	}
-	out, err := convert06.DownResult(method, result)
+	out, err := convert.DownResult(w.kind, method, result)
 	if err != nil {
-		return nil, fmt.Errorf("write 0.6 %s result: %w", method, err)
+		return nil, fmt.Errorf("write %s %s result: %w", w.kind, method, err)
 	}
 	return out, nil
 }

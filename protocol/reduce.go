@@ -10,37 +10,50 @@ import (
 type Clock func() time.Time
 
 // Rules says which version's reducer semantics apply. The model is the 1.0
-// one whatever the wire (0.6 traffic is converted at the client boundary,
-// protocol/convert06), but three 0.6 rules are not a matter of shape:
-//   - chat modifiedAt: 0.6 stamps it from the reducer's clock when a turn
-//     starts, ends or is truncated and when input requests change; 1.0
-//     derives it from action data (a turn's startedAt, plus its duration when
-//     it ends) and never reads a clock (DELTA §7.2);
+// one whatever the wire (older traffic is converted at the client
+// boundary, protocol/convert), but three older rules are not a matter of
+// shape:
+//   - chat modifiedAt: 0.6 to 0.8 stamp it from the reducer's clock when a
+//     turn starts, ends or is truncated and when input requests change;
+//     0.9 and 1.0 derive it from action data (a turn's startedAt, plus its
+//     duration when it ends) and never read a clock (DELTA §7.2);
 //   - a toolClientExecution input request raises the session's InputNeeded
-//     bit in 0.6 and not in 1.0 (DELTA §6.1);
-//   - changeset/contentChanged sets or clears the changeset's error in 0.6;
-//     0.9 removed that member (DELTA §9), so 1.0 ignores it.
+//     bit in 0.6 and 0.7, not since 0.8 (DELTA §6.1);
+//   - changeset/contentChanged sets or clears the changeset's error in 0.6
+//     to 0.8; 0.9 removed that member (DELTA §9), so 1.0 ignores it.
 //
 // The zero value is the 1.0 rules.
 type Rules struct {
 	// Wire selects the rules; WireUnknown means Wire10.
 	Wire Wire
-	// Clock stamps chat modifiedAt under Wire06 (time.Now when nil).
+	// Clock stamps chat modifiedAt before Wire10 (time.Now when nil).
 	Clock Clock
 }
 
 // Rules06 is the 0.6 rules with clock (time.Now when nil).
 func Rules06(clock Clock) Rules { return Rules{Wire: Wire06, Clock: clock} }
 
-// RulesFor is the rules of a negotiated wire, with clock for Wire06.
+// RulesFor is the rules of a negotiated wire, with clock for the wires
+// before 1.0.
 func RulesFor(w Wire, clock Clock) Rules { return Rules{Wire: w, Clock: clock} }
 
-func (r Rules) is06() bool { return r.Wire == Wire06 }
+// before reports whether the rules are those of a wire older than w.
+func (r Rules) before(w Wire) bool { return r.Wire != WireUnknown && r.Wire < w }
 
-// stamp06 is the 0.6 clock stamp, or derived under 1.0 (ok false: leave
-// modifiedAt as it is).
+// clockStamped: chat modifiedAt comes from the clock (before 0.9).
+func (r Rules) clockStamped() bool { return r.before(Wire10) }
+
+// changesetError: changeset/contentChanged carries the error (before 0.9).
+func (r Rules) changesetError() bool { return r.before(Wire10) }
+
+// clientExecutionNeedsInput: a toolClientExecution request raises
+// InputNeeded (before 0.8).
+func (r Rules) clientExecutionNeedsInput() bool { return r.before(Wire08) }
+
+// stamp06 is the clock stamp of the rules before 0.9, or derived under
+// 1.0 (ok false: leave modifiedAt as it is).
 func (r Rules) stamp06() (string, bool) {
-	if !r.is06() {
+	if !r.clockStamped() {
 		return "", false
 	}
 	clock := r.Clock

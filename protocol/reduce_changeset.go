@@ -53,7 +53,7 @@ func ReduceChangeset(s ChangesetState, a StateAction, r Rules) ChangesetState {
 		if a.Operations != nil {
 			s.Operations = a.Operations
 		}
-		if r.is06() {
+		if r.changesetError() {
 			s.Error = a.Error
 		}
 	case ChangesetOperationsChangedAction:

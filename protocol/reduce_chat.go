@@ -390,7 +390,7 @@ func chatTurnStarted(s ChatState, act ChatTurnStartedAction, r Rules) ChatState 
 		ResponseParts: []ResponsePart{},
 	}
 	s.Status = chatSummaryStatus(s, false) &^ SessionStatusIsRead
-	if r.is06() {
+	if r.clockStamped() {
 		chatStamp06(&s, r)
 	} else if act.StartedAt != "" {
 		s.ModifiedAt = act.StartedAt
@@ -505,7 +505,7 @@ func chatEndTurn(s ChatState, turnID string, state TurnState, duration float64, 
 	// in place only the array no other snapshot has grown (amortized O(1)).
 	s.Turns = appendTurn(s.Turns, turn)
 	s.ActiveTurn = nil
-	if r.is06() {
+	if r.clockStamped() {
 		chatStamp06(&s, r)
 	} else if t, ok := chatEndedAt(at.StartedAt, d); ok {
 		s.ModifiedAt = t

@@ -25,7 +25,7 @@ func withInputNeededStatus(status SessionStatus, pending int) SessionStatus {
 // toolClientExecution request waits for a client, not a person, and no
 // longer raises InputNeeded (DELTA §6.1); under the 0.6 rules it does.
 func userInputCount(list []SessionInputRequest, r Rules) int {
-	if r.is06() {
+	if r.clientExecutionNeedsInput() {
 		return len(list)
 	}
 	n := 0

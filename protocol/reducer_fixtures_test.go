@@ -55,7 +55,7 @@ func decodeReducerState(kind string, raw []byte) (SnapshotStateVariant, error) {
 }
 
 // reducerFixture is one conformance fixture (wiretest reads and judges
-// them for this package and for the 0.6 run in protocol/convert06).
+// them for this package and for the 0.6 run in protocol/convert).
 type reducerFixture = wiretest.ReducerFixture
 
 // loadReducerFixtures reads every reducer fixture of set; a broken file

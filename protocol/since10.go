@@ -45,7 +45,7 @@ func Before10(version string) bool {
 
 // ActionDefinedIn reports whether a peer that negotiated version defines
 // the action type kind as far as 1.0's additions go (the 0.6 wire has its
-// own rules, in protocol/convert06).
+// own rules, in protocol/convert).
 func ActionDefinedIn(version, kind string) bool {
 	return !Before10(version) || !since10Kinds[kind]
 }

@@ -24,15 +24,28 @@ const (
 	WireUnknown Wire = iota
 	// Wire06: AHP 0.6.x, the shapes of ../shared/ahp.
 	Wire06
+	// Wire07: AHP 0.7.x, the shapes of ../shared/ahp-0.7.0.
+	Wire07
+	// Wire08: AHP 0.8.x (VS Code 1.133 and 1.134 hosts): 0.7 with the
+	// 0.8 changes of DELTA (customization enablement, auth/required
+	// metadata).
+	Wire08
 	// Wire10: AHP 1.x, and the 0.9.x and VS Code 0.10.x numbers for the
 	// same wire.
 	Wire10
 )
 
+// The wires are ordered oldest first, so w < Wire10 reads "older than
+// 1.0" (WireUnknown aside).
+
 func (w Wire) String() string {
 	switch w {
 	case Wire06:
 		return "0.6"
+	case Wire07:
+		return "0.7"
+	case Wire08:
+		return "0.8"
 	case Wire10:
 		return "1.0"
 	}
@@ -51,6 +64,10 @@ func WireOf(version string) Wire {
 		return Wire10
 	case v.Major == 0 && (v.Minor == 9 || v.Minor == 10):
 		return Wire10
+	case v.Major == 0 && v.Minor == 8:
+		return Wire08
+	case v.Major == 0 && v.Minor == 7:
+		return Wire07
 	case v.Major == 0 && v.Minor == 6:
 		return Wire06
 	}
@@ -65,7 +82,7 @@ func ProtocolVersionsFor(wires ...Wire) []string {
 	for _, v := range []struct {
 		version string
 		wire    Wire
-	}{{"1.0.0", Wire10}, {"0.10.0", Wire10}, {"0.9.0", Wire10}, {"0.6.0", Wire06}} {
+	}{{"1.0.0", Wire10}, {"0.10.0", Wire10}, {"0.9.0", Wire10}, {"0.8.0", Wire08}, {"0.7.0", Wire07}, {"0.6.0", Wire06}} {
 		for _, w := range wires {
 			if w == v.wire {
 				out = append(out, v.version)

@@ -17,8 +17,11 @@ func TestWireOf(t *testing.T) {
 		{"0.9.4", Wire10},
 		{"0.6.0", Wire06},
 		{"0.6.2", Wire06},
-		{"0.7.0", WireUnknown},
-		{"0.8.0", WireUnknown},
+		{"0.7.0", Wire07},
+		{"0.7.3", Wire07},
+		{"0.8.0", Wire08}, // VS Code 1.133 and 1.134
+		{"0.8.1", Wire08},
+		{"0.5.2", WireUnknown},
 		{"2.0.0", WireUnknown},
 		{"1.0", WireUnknown},
 		{"1.0.0-rc.1", WireUnknown},
@@ -34,7 +37,10 @@ func TestWireOf(t *testing.T) {
 
 func TestProtocolVersionsFor(t *testing.T) {
 	if got := strings.Join(ProtocolVersionsFor(Wire10, Wire06), ","); got != "1.0.0,0.10.0,0.9.0,0.6.0" {
-		t.Errorf("both wires offer %s", got)
+		t.Errorf("two wires offer %s", got)
+	}
+	if got := strings.Join(ProtocolVersionsFor(Wire06, Wire07, Wire08, Wire10), ","); got != "1.0.0,0.10.0,0.9.0,0.8.0,0.7.0,0.6.0" {
+		t.Errorf("every wire offers %s, newest first whatever the order asked", got)
 	}
 	if got := strings.Join(ProtocolVersionsFor(Wire06), ","); got != "0.6.0" {
 		t.Errorf("0.6 alone offers %s", got)
@@ -129,7 +135,7 @@ func TestNegotiateProtocolVersion(t *testing.T) {
 	}
 	current := ranges("^1.0.0", "~0.9.0")
 	vscode := ranges("^0.10.0")
-	ahptui := []string{"1.0.0", "0.10.0", "0.9.0", "0.6.0"}
+	ahptui := []string{"1.0.0", "0.10.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"}
 	tests := []struct {
 		name     string
 		offered  []string
@@ -143,6 +149,8 @@ func TestNegotiateProtocolVersion(t *testing.T) {
 		{"VS Code picks 0.10.0", ahptui, vscode, "0.10.0", true, false},
 		{"0.9 host", ahptui, ranges("~0.9.0"), "0.9.0", true, false},
 		{"0.6 host", ahptui, ranges("^0.6.0"), "0.6.0", true, false},
+		{"VS Code 1.133/1.134 host picks 0.8.0", ahptui, ranges("^0.8.0"), "0.8.0", true, false},
+		{"0.7 host", ahptui, ranges("0.7.0"), "0.7.0", true, false},
 		{"0.6-only client refused", []string{"0.6.0"}, current, "", false, false},
 		{"exact entry returned", []string{"1.2.3"}, current, "1.2.3", true, false},
 		{"malformed offer", []string{"1.0.0", "1.0"}, current, "", false, true},

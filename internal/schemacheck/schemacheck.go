@@ -89,6 +89,7 @@ func loadShared(env, name string) func() (*Validator, error) {
 
 var (
 	load06 = loadShared("AHP_SCHEMA_DIR", "ahp")
+	load07 = loadShared("AHP07_SCHEMA_DIR", "ahp-0.7.0")
 	load10 = loadShared("AHP10_SCHEMA_DIR", "ahp-1.0")
 )
 
@@ -97,20 +98,28 @@ var (
 // the repository root (the directory holding go.mod). The result is cached.
 func Load() (*Validator, error) { return load06() }
 
+// Load07 returns the shared Validator for the AHP 0.7.0 schemas, in the
+// directory named by AHP07_SCHEMA_DIR or ../shared/ahp-0.7.0/schema
+// relative to the repository root. The result is cached.
+func Load07() (*Validator, error) { return load07() }
+
 // Load10 returns the shared Validator for the AHP 1.0.0 schema, in the
 // directory named by AHP10_SCHEMA_DIR or ../shared/ahp-1.0/schema relative
 // to the repository root. The result is cached.
 func Load10() (*Validator, error) { return load10() }
 
 // ForWire returns the Validator of a negotiated wire: protocol.Wire06
-// ("0.6") gives the 0.6.0 schemas, protocol.Wire10 ("1.0": 1.x, 0.10.x,
-// 0.9.x) the 1.0.0 one. It takes the wire by its String form because
+// ("0.6") gives the 0.6.0 schemas, Wire07 ("0.7") the 0.7.0 ones,
+// protocol.Wire10 ("1.0": 1.x, 0.10.x, 0.9.x) the 1.0.0 one. There is no
+// 0.8.0 schema here (../shared holds none), so "0.8" is an error. It takes the wire by its String form because
 // package protocol's own tests import schemacheck, so schemacheck cannot
 // import protocol.
 func ForWire(w fmt.Stringer) (*Validator, error) {
 	switch w.String() {
 	case "0.6":
 		return Load()
+	case "0.7":
+		return Load07()
 	case "1.0":
 		return Load10()
 	}

@@ -3,7 +3,7 @@
 // files in ../shared/ahp/schema. ahptui's in-memory model is the 1.0 one
 // (package protocol); these types judge the 0.6 wire: the official 0.6.0
 // round-trip fixtures decode into them and re-encode byte for byte, and the
-// 0.6 ↔ 1.0 conversion (protocol/convert06) is checked against them.
+// 0.6 ↔ 1.0 conversion (protocol/convert) is checked against them.
 //
 // Names follow protocol/generate.go. A snapshot's state stays raw JSON
 // here; it is converted, not reduced, in 0.6 shape.

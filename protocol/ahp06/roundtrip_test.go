@@ -207,7 +207,7 @@ func TestRoundTripLargeIntegers(t *testing.T) {
 }
 
 // A 0.6 snapshot keeps its state raw: which shape it has depends on the
-// channel, and convert06 lifts it to the 1.0 model by that channel. So any
+// channel, and convert lifts it to the 1.0 model by that channel. So any
 // state, of a known channel kind or not, survives byte for byte.
 func TestRoundTripSnapshotStateKeptRaw(t *testing.T) {
 	for _, tt := range []struct{ resource, state string }{

@@ -16,9 +16,9 @@ import (
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
-// decodedWires are the wires this build speaks: 1.0 natively, 0.6 through
+// decodedWires are the wires this build speaks: 1.0 natively, 0.8, 0.7 and 0.6 through
 // the conversion at the link (wire.go).
-var decodedWires = []protocol.Wire{protocol.Wire10, protocol.Wire06}
+var decodedWires = []protocol.Wire{protocol.Wire10, protocol.Wire08, protocol.Wire07, protocol.Wire06}
 
 // SupportedProtocolVersions are the AHP versions this client implements,
 // most preferred first, as offered in initialize.

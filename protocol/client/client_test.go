@@ -241,7 +241,7 @@ func TestDialInitializeSubscribe(t *testing.T) {
 	}
 	_ = json.Unmarshal(h.Frames()[0].Raw, &init)
 	p := init.Params
-	if p.ClientID != clientID || !slices.Equal(p.ProtocolVersions, []string{"1.0.0", "0.10.0", "0.9.0", "0.6.0"}) ||
+	if p.ClientID != clientID || !slices.Equal(p.ProtocolVersions, []string{"1.0.0", "0.10.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"}) ||
 		p.ClientInfo == nil || p.ClientInfo.Name != "ahptui" || p.Capabilities != nil ||
 		!slices.Equal(p.InitialSubscriptions, []string{protocol.RootChannel}) {
 		t.Errorf("initialize params = %+v", p)
@@ -663,7 +663,7 @@ func TestOversizedFrameReconnects(t *testing.T) {
 }
 
 func TestUnsupportedVersionIsTyped(t *testing.T) {
-	const offers = "ahptui offers 1.0.0, 0.10.0, 0.9.0, 0.6.0"
+	const offers = "ahptui offers 1.0.0, 0.10.0, 0.9.0, 0.8.0, 0.7.0, 0.6.0"
 	tests := []struct {
 		name      string
 		supported []string
@@ -672,8 +672,8 @@ func TestUnsupportedVersionIsTyped(t *testing.T) {
 		{"exact", []string{"9.0.0"}, "host accepts AHP 9.0.0; " + offers},
 		{"ranges", []string{"^2.0.0", ">=0.1.0 <0.3.0"},
 			"host accepts AHP ^2.0.0 (>=2.0.0 <3.0.0), >=0.1.0 <0.3.0; " + offers},
-		{"tilde and caret on 0.x", []string{"~0.8.0", "^0.2.0"},
-			"host accepts AHP ~0.8.0 (>=0.8.0 <0.9.0), ^0.2.0 (>=0.2.0 <0.3.0); " + offers},
+		{"tilde and caret on 0.x", []string{"~0.5.0", "^0.2.0"},
+			"host accepts AHP ~0.5.0 (>=0.5.0 <0.6.0), ^0.2.0 (>=0.2.0 <0.3.0); " + offers},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -699,7 +699,7 @@ func TestUnsupportedVersionIsTyped(t *testing.T) {
 // A host that answers a version the client did not offer is refused
 // before any of its state is decoded with a guessed wire's types.
 func TestHostPickingUnofferedVersionIsRefused(t *testing.T) {
-	for _, answer := range []string{"2.0.0", "1.1.0", "0.8.0", "0.6.1"} {
+	for _, answer := range []string{"2.0.0", "1.1.0", "0.8.1", "0.5.2", "0.6.1"} {
 		t.Run(answer, func(t *testing.T) {
 			h := newHost(t, testhost.Options{AnswerVersion: answer})
 			c, err := client.Dial(ctxT(t), options(h))
@@ -936,7 +936,7 @@ func TestNotificationsBecomeEvents(t *testing.T) {
 // the socket, against the schema of the negotiated version (invalid frames
 // fail the test at cleanup).
 func TestEveryClientMessageIsSchemaValid(t *testing.T) {
-	for _, version := range []string{"1.0.0", "0.10.0", "0.9.0", "0.6.0"} {
+	for _, version := range []string{"1.0.0", "0.10.0", "0.9.0", "0.8.0", "0.7.0", "0.6.0"} {
 		t.Run(version, func(t *testing.T) { testEveryClientMessage(t, version) })
 	}
 }

@@ -5,7 +5,7 @@
 // package protocol.
 //
 // It speaks AHP 1.0 (and the 0.10 and 0.9 numbers of the same wire)
-// natively and 0.6 through protocol/convert06 at the link (wire.go):
+// natively and 0.8, 0.7 and 0.6 through protocol/convert at the link (wire.go):
 // everything past the link, the mirror and the events included, is 1.0.
 //
 // It must never import ui, views, keymap, demohost or authpkce; demohost

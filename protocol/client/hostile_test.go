@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/protocol/convert06"
+	"github.com/ahptui/ahptui/protocol/convert"
 	"github.com/ahptui/ahptui/protocol/internal/hostilehost"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -922,7 +922,7 @@ func TestTranscriptReplay(t *testing.T) {
 					continue
 				}
 				if wire == protocol.Wire06 {
-					if want, err = convert06.UpState(ch, want); err != nil {
+					if want, err = convert.UpState(wire, ch, want); err != nil {
 						t.Fatalf("%s: recorded final state: %v", ch, err)
 					}
 				}

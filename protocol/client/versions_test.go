@@ -265,7 +265,7 @@ func TestRefusingHostWithRanges(t *testing.T) {
 	if !errors.As(err, &uv) {
 		t.Fatalf("Dial = %v, want *UnsupportedProtocolVersionError", err)
 	}
-	const want = "host accepts AHP ^2.0.0 (>=2.0.0 <3.0.0), >=0.1.0 <0.3.0; ahptui offers 1.0.0, 0.10.0, 0.9.0, 0.6.0"
+	const want = "host accepts AHP ^2.0.0 (>=2.0.0 <3.0.0), >=0.1.0 <0.3.0; ahptui offers 1.0.0, 0.10.0, 0.9.0, 0.8.0, 0.7.0, 0.6.0"
 	if uv.Summary() != want || strings.Contains(uv.Summary(), "\n") {
 		t.Errorf("summary %q, want %q", uv.Summary(), want)
 	}

@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/protocol/convert06"
+	"github.com/ahptui/ahptui/protocol/ahp06"
+	"github.com/ahptui/ahptui/protocol/convert"
+	"github.com/ahptui/ahptui/protocol/internal/wiretest"
 )
 
 // TestOnlyDefinedOn06: on the 0.6 wire an action type 0.6 does not define
@@ -40,31 +42,47 @@ func TestOnlyDefinedOn06(t *testing.T) {
 	}
 }
 
-// TestDefined06MatchesTheConversion: for every action type of the 1.0
-// schema, the client's "does 0.6 define it" (the 0.6 decoder knows it)
-// agrees with what the conversion refuses to send a 0.6 peer (ErrNot06):
-// a 0.6 host's action is never dropped for a type 0.6 has, and a 1.0-only
-// one never applied.
-func TestDefined06MatchesTheConversion(t *testing.T) {
+// TestDefinedMatchesTheConversion: for every action type of the 1.0
+// schema and every older wire, the client's "does this version define it"
+// agrees with what the conversion refuses to send a peer on that wire
+// (ErrNotInVersion), and for 0.6 with the 0.6 decoder: a host's action is
+// never dropped for a type its version has, and a later one never applied.
+func TestDefinedMatchesTheConversion(t *testing.T) {
 	kinds := actionTypes10(t)
 	if len(kinds) < 80 {
 		t.Fatalf("read %d action types from the 1.0 schema; the reader is broken", len(kinds))
 	}
-	for _, kind := range kinds {
-		probe, _ := json.Marshal(map[string]any{"type": kind, "approved": true})
-		_, err := convert06.DownAction(probe)
-		not06 := errors.Is(err, convert06.ErrNot06)
-		if defined06(kind) == not06 {
-			t.Errorf("%s: defined06 %v, conversion says not in 0.6 %v", kind, defined06(kind), not06)
+	for _, w := range []protocol.Wire{protocol.Wire06, protocol.Wire07, protocol.Wire08} {
+		for _, kind := range kinds {
+			probe, _ := json.Marshal(map[string]any{"type": kind, "approved": true})
+			_, err := convert.DownAction(w, probe)
+			refused := errors.Is(err, convert.ErrNotInVersion)
+			if convert.Defined(w, kind) == refused {
+				t.Errorf("%s on %v: defined %v, conversion refuses %v", kind, w, convert.Defined(w, kind), refused)
+			}
+			if w == protocol.Wire06 && convert.Defined(w, kind) != in06(kind) {
+				t.Errorf("%s: defined on 0.6 %v, the 0.6 decoder knows it %v", kind, convert.Defined(w, kind), in06(kind))
+			}
 		}
 	}
+}
+
+// in06 reports whether the 0.6 decoder knows the action type kind. The
+// probe carries "approved" because chat/toolCallConfirmed is itself a
+// union chosen by it.
+func in06(kind string) bool {
+	probe, _ := json.Marshal(map[string]any{"type": kind, "approved": true})
+	var a ahp06.StateAction
+	err := json.Unmarshal(probe, &a)
+	_, unknown := a.Variant.(ahp06.UnknownStateAction)
+	return err == nil && a.Variant != nil && !unknown
 }
 
 // actionTypes10 lists the "type" of every StateAction variant in the 1.0
 // schema (nested unions such as chat/toolCallConfirmed included).
 func actionTypes10(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "ahp-1.0", "schema", "errors.schema.json"))
+	b, err := os.ReadFile(filepath.Join(wiretest.RepoRoot(t), "..", "shared", "ahp-1.0", "schema", "errors.schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

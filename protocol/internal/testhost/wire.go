@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ahptui/ahptui/internal/schemacheck"
 	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/protocol/convert06"
+	"github.com/ahptui/ahptui/protocol/convert"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
@@ -97,8 +98,8 @@ func (r *wireTransport) Read(ctx context.Context) ([]byte, error) {
 		w := r.currentWire()
 		r.h.record(Frame{Conn: r.id, Method: m.Method, Raw: b, Wire: w}, m.Method,
 			r.check(func(c Checker) error { return c.ValidateMessage(b) }))
-		if w == protocol.Wire06 {
-			up, err := convert06.UpParams(m.Method, m.Params)
+		if older(w) {
+			up, err := convert.UpParams(w, m.Method, m.Params)
 			if err != nil {
 				r.h.report("client %s does not convert to 1.0: %v", m.Method, err)
 				return b, nil
@@ -119,8 +120,8 @@ func (r *wireTransport) Read(ctx context.Context) ([]byte, error) {
 			}
 			return c.ValidateResponse(method, b)
 		}))
-		if w == protocol.Wire06 && method != "" && len(m.Result) > 0 {
-			up, err := convert06.UpResult(method, m.Result)
+		if older(w) && method != "" && len(m.Result) > 0 {
+			up, err := convert.UpResult(w, method, m.Result)
 			if err != nil {
 				r.h.report("client %s does not convert to 1.0: %v", what, err)
 				return b, nil
@@ -178,13 +179,13 @@ func (r *wireTransport) Write(ctx context.Context, frame []byte) error {
 			remember(&r.calls, m.ID, m.Method)
 			r.mu.Unlock()
 		}
-		if w == protocol.Wire06 {
-			down, err := convert06.DownParams(m.Method, m.Params)
-			if errors.Is(err, convert06.ErrNot06) {
+		if older(w) {
+			down, err := convert.DownParams(w, m.Method, m.Params)
+			if errors.Is(err, convert.ErrNotInVersion) {
 				return nil
 			}
 			if err != nil {
-				return fmt.Errorf("testhost: %s to 0.6: %w", m.Method, err)
+				return fmt.Errorf("testhost: %s to %s: %w", m.Method, w, err)
 			}
 			m.Params = down
 			if frame, err = jsonrpc.Encode(m); err != nil {
@@ -196,10 +197,10 @@ func (r *wireTransport) Write(ctx context.Context, frame []byte) error {
 		}
 	case *jsonrpc.Response:
 		method := r.take(r.asked, m.ID)
-		if w == protocol.Wire06 && method != "" && len(m.Result) > 0 {
-			down, err := convert06.DownResult(method, m.Result)
+		if older(w) && method != "" && len(m.Result) > 0 {
+			down, err := convert.DownResult(w, method, m.Result)
 			if err != nil {
-				return fmt.Errorf("testhost: %s result to 0.6: %w", method, err)
+				return fmt.Errorf("testhost: %s result to %s: %w", method, w, err)
 			}
 			m.Result = down
 			if frame, err = jsonrpc.Encode(m); err != nil {
@@ -248,15 +249,70 @@ func (h *Host) report(format string, args ...any) {
 	h.invalid = append(h.invalid, fmt.Sprintf(format, args...))
 }
 
-// SchemaChecks returns the 0.6 and 1.0 schemas (loaded once per test
-// binary) as Options.Schemas.
+// older reports whether w is converted at the connection: a wire before
+// 1.0.
+func older(w protocol.Wire) bool { return w != protocol.WireUnknown && w < protocol.Wire10 }
+
+// SchemaChecks returns the 0.6, 0.7 and 1.0 schemas (loaded once per test
+// binary) as Options.Schemas, and for 0.8 a check of what the client
+// sends (check08).
 func SchemaChecks(t testing.TB) func(protocol.Wire) Checker {
 	t.Helper()
-	v06, v10 := schemacheck.MustLoad(t), schemacheck.MustLoad10(t)
+	v06, v07, v10 := schemacheck.MustLoad(t), schemacheck.MustForWire(t, protocol.Wire07), schemacheck.MustLoad10(t)
+	c08 := check08{v07: v07, v10: v10}
 	return func(w protocol.Wire) Checker {
-		if w == protocol.Wire06 {
+		switch w {
+		case protocol.Wire06:
 			return v06
+		case protocol.Wire07:
+			return v07
+		case protocol.Wire08:
+			return c08
 		}
 		return v10
 	}
 }
+
+// check08 judges a 0.8 connection without a 0.8.0 schema (../shared has
+// none). What a client sends on 0.8 differs from 0.7 only in the actions
+// 0.8 changed (customization decisions, DELTA §6.2), which are 1.0's
+// shape: those frames are checked against the 1.0 schema, every other
+// client frame against the 0.7 one. The host's frames (its notifications
+// and responses, the converter's output) carry 0.8 shapes neither schema
+// accepts as a whole, and are not checked.
+type check08 struct{ v07, v10 *schemacheck.Validator }
+
+// hostSent08 are the notifications only a host sends.
+func hostSent08(method string) bool {
+	return method == "action" || method == "auth/required" || strings.HasPrefix(method, "root/") || strings.HasPrefix(method, "otlp/")
+}
+
+// changed08 are the action types whose 0.8 shape is 1.0's, not 0.7's.
+var changed08 = map[string]bool{
+	"session/customizationToggled":  true,
+	"session/customizationsChanged": true,
+	"session/customizationUpdated":  true,
+}
+
+func (c check08) ValidateMessage(frame []byte) error {
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Action struct {
+				Type string `json:"type"`
+			} `json:"action"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(frame, &m); err != nil {
+		return c.v07.ValidateMessage(frame) // it says what is wrong
+	}
+	switch {
+	case m.Method == "" || hostSent08(m.Method):
+		return nil
+	case m.Method == "dispatchAction" && changed08[m.Params.Action.Type]:
+		return c.v10.ValidateMessage(frame)
+	}
+	return c.v07.ValidateMessage(frame)
+}
+
+func (c check08) ValidateResponse(string, []byte) error { return nil }

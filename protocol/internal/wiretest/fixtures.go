@@ -15,7 +15,7 @@ import (
 
 // The reducer conformance fixtures (../shared/ahp/test-cases/reducers, the
 // 0.7.0 set, ahptui's own 1.0 cases) share one format; the 0.6 run
-// (protocol/convert06) and the 1.0 run (protocol) read and judge them
+// (protocol/convert) and the 1.0 run (protocol) read and judge them
 // here, each with its own decode and reduce steps.
 
 // ReducerFixture is one conformance fixture: apply Actions in order to
@@ -147,16 +147,28 @@ func CompareExpected(expected, got []byte) string {
 // a broken checkout pass.
 func FixtureDir(t testing.TB, sub string) string {
 	t.Helper()
-	root := os.Getenv("AHP_TEST_CASES")
+	return fixtureDirOf(t, "AHP_TEST_CASES", filepath.Join("..", "shared", "ahp", "test-cases"), sub)
+}
+
+// FixtureDir07 is FixtureDir for the official 0.7.0 fixtures:
+// $AHP07_TEST_CASES, or else ../shared/ahp-0.7.0/test-cases.
+func FixtureDir07(t testing.TB, sub string) string {
+	t.Helper()
+	return fixtureDirOf(t, "AHP07_TEST_CASES", filepath.Join("..", "shared", "ahp-0.7.0", "test-cases"), sub)
+}
+
+func fixtureDirOf(t testing.TB, env, def, sub string) string {
+	t.Helper()
+	root := os.Getenv(env)
 	if root == "" {
-		root = filepath.Join("..", "shared", "ahp", "test-cases")
+		root = def
 	}
 	if !filepath.IsAbs(root) {
 		root = filepath.Join(RepoRoot(t), root)
 	}
 	dir := filepath.Join(root, sub)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Fatalf("fixtures: %s is not a folder (%v); set AHP_TEST_CASES to the AHP test-cases folder (the one holding round-trips/ and reducers/), absolute or relative to the repository root", dir, err)
+		t.Fatalf("fixtures: %s is not a folder (%v); set %s to the AHP test-cases folder (the one holding round-trips/ and reducers/), absolute or relative to the repository root", dir, err, env)
 	}
 	return dir
 }

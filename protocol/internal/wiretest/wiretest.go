@@ -2,7 +2,7 @@
 // checks each generated set of types must pass (protocol for 1.0,
 // protocol/ahp06 for 0.6), JSON compared by value, and the reading and
 // judging of the conformance fixtures (fixtures.go) for the 1.0 run in
-// protocol and the 0.6 run in protocol/convert06. Test-only; it imports
+// protocol and the 0.6 run in protocol/convert. Test-only; it imports
 // nothing of ahptui, so package protocol's own tests can use it.
 package wiretest
 

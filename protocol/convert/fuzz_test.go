@@ -1,4 +1,4 @@
-package convert06
+package convert
 
 import (
 	"encoding/json"
@@ -40,22 +40,22 @@ func FuzzConvert(f *testing.F) {
 		method := fuzzMethods[int(pick)%len(fuzzMethods)]
 		channel := fuzzChannels[int(pick)%len(fuzzChannels)]
 		for name, f := range map[string]func(json.RawMessage) (json.RawMessage, error){
-			"UpAction":   UpAction,
-			"DownAction": DownAction,
-			"UpParams":   func(b json.RawMessage) (json.RawMessage, error) { return UpParams(method, b) },
-			"DownParams": func(b json.RawMessage) (json.RawMessage, error) { return DownParams(method, b) },
-			"UpResult":   func(b json.RawMessage) (json.RawMessage, error) { return UpResult(method, b) },
-			"DownResult": func(b json.RawMessage) (json.RawMessage, error) { return DownResult(method, b) },
-			"UpState":    func(b json.RawMessage) (json.RawMessage, error) { return UpState(channel, b) },
-			"DownState":  func(b json.RawMessage) (json.RawMessage, error) { return DownState(channel, b) },
+			"upAction06":   upAction06,
+			"downAction06": downAction06,
+			"upParams06":   func(b json.RawMessage) (json.RawMessage, error) { return upParams06(method, b) },
+			"downParams06": func(b json.RawMessage) (json.RawMessage, error) { return downParams06(method, b) },
+			"upResult06":   func(b json.RawMessage) (json.RawMessage, error) { return upResult06(method, b) },
+			"downResult06": func(b json.RawMessage) (json.RawMessage, error) { return downResult06(method, b) },
+			"upState06":    func(b json.RawMessage) (json.RawMessage, error) { return upState06(channel, b) },
+			"downState06":  func(b json.RawMessage) (json.RawMessage, error) { return downState06(channel, b) },
 		} {
 			out, err := f(in)
 			check(name, out, err)
 		}
 		// And back: what went up comes down without harm.
-		if up, err := UpState(channel, in); err == nil {
-			down, err := DownState(channel, up)
-			check("DownState(UpState)", down, err)
+		if up, err := upState06(channel, in); err == nil {
+			down, err := downState06(channel, up)
+			check("downState06(upState06)", down, err)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package convert06
+package convert
 
 import (
 	"encoding/json"
@@ -83,14 +83,14 @@ func TestUpValidatesAndDownRestores(t *testing.T) {
 		def := stateDefs[kind]
 		if isAction {
 			def = "StateAction"
-			if up, err = UpParams("action", envelopeOf(channel, v)); err == nil {
+			if up, err = upParams06("action", envelopeOf(channel, v)); err == nil {
 				up = actionOf(t, up)
-				if down, err = DownParams("action", envelopeOf(channel, up)); err == nil {
+				if down, err = downParams06("action", envelopeOf(channel, up)); err == nil {
 					down = actionOf(t, down)
 				}
 			}
-		} else if up, err = UpState(channel, v); err == nil {
-			down, err = DownState(channel, up)
+		} else if up, err = upState06(channel, v); err == nil {
+			down, err = downState06(channel, up)
 		}
 		if err != nil {
 			t.Errorf("%s: %v", label, err)

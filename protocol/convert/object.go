@@ -1,4 +1,4 @@
-package convert06
+package convert
 
 import (
 	"bytes"
@@ -285,7 +285,7 @@ func isNull(raw json.RawMessage) bool {
 func mustJSON(v any) json.RawMessage {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic("convert06: " + err.Error())
+		panic("convert: " + err.Error())
 	}
 	return b
 }

@@ -1,4 +1,4 @@
-package convert06
+package convert
 
 import (
 	"encoding/json"
@@ -125,9 +125,6 @@ func downCustomization(raw json.RawMessage) (json.RawMessage, error) {
 		if err := o.edit("children", each(downCustomization)); err != nil {
 			return err
 		}
-		if err := o.edit("state", downMcpServerState); err != nil {
-			return err
-		}
 		typ, _ := discriminator(raw, "type")
 		if !hasEnablement(typ) {
 			return nil
@@ -143,9 +140,20 @@ func downCustomization(raw json.RawMessage) (json.RawMessage, error) {
 		case ok:
 			o.rename("enablement", "enabled", mustJSON(effectiveEnabled(v)))
 		case !hasEnabled:
-			o.set("enabled", json.RawMessage("true")) // required in 0.6
+			o.set("enabled", json.RawMessage("true")) // required before 0.8
 		}
 		return nil
+	})
+}
+
+// downCustomizationState takes a customization's MCP server state, and
+// its children's, down from 1.0 (downMcpServerState).
+func downCustomizationState(raw json.RawMessage) (json.RawMessage, error) {
+	return editObject(raw, func(o *object) error {
+		if err := o.edit("children", each(downCustomizationState)); err != nil {
+			return err
+		}
+		return o.edit("state", downMcpServerState)
 	})
 }
 
@@ -223,11 +231,12 @@ func upTurn(raw json.RawMessage) (json.RawMessage, error) {
 	})
 }
 
-// downTurn takes the error parts out of `responseParts` and puts the last
-// one's error in `error` (0.6 has one error per turn, after the parts; the
-// resumable flag is lost). In an active turn (asTurn false) there is no
-// `error` to fill: a resumed turn's error part is history 0.6 cannot show.
-func downTurn(asTurn bool) conv {
+// downTurnErrors takes the error parts out of `responseParts` and puts the
+// last one's error in `error` (before 0.9 a turn has one error, after the
+// parts; the resumable flag is lost). In an active turn (asTurn false)
+// there is no `error` to fill: a resumed turn's error part is history an
+// older version cannot show.
+func downTurnErrors(asTurn bool) conv {
 	return func(raw json.RawMessage) (json.RawMessage, error) {
 		return editObject(raw, func(o *object) error {
 			parts, ok := o.get("responseParts")
@@ -237,7 +246,6 @@ func downTurn(asTurn bool) conv {
 			var kept []json.RawMessage
 			var lastErr json.RawMessage
 			removed := false
-			var err error
 			wirescan.ScanArray(parts, func(e []byte) bool {
 				if k, _ := discriminator(e, "kind"); string(k) == "error" {
 					removed = true
@@ -247,18 +255,10 @@ func downTurn(asTurn bool) conv {
 					}
 					return true
 				}
-				d, derr := downResponsePart(e)
-				if derr != nil {
-					err = derr
-					return false
-				}
-				kept = append(kept, d)
+				kept = append(kept, e)
 				return true
 			})
-			if err != nil {
-				return err
-			}
-			if removed || !sameElems(parts, kept) {
+			if removed {
 				o.set("responseParts", joinArray(kept))
 			}
 			if asTurn && lastErr != nil {
@@ -269,20 +269,9 @@ func downTurn(asTurn bool) conv {
 	}
 }
 
-// sameElems reports whether kept are exactly the elements of the array raw,
-// each the same slice (nothing converted).
-func sameElems(raw json.RawMessage, kept []json.RawMessage) bool {
-	i := 0
-	ok := true
-	wirescan.ScanArray(raw, func(e []byte) bool {
-		if i >= len(kept) || !same(e, kept[i]) {
-			ok = false
-			return false
-		}
-		i++
-		return true
-	})
-	return ok && i == len(kept)
+// downTurnParts takes a turn's (or active turn's) response parts to 0.6.
+func downTurnParts(raw json.RawMessage) (json.RawMessage, error) {
+	return fields(map[string]conv{"responseParts": each(downResponsePart)})(raw)
 }
 
 // ---- response parts and tool calls (§13 #7, #13) ----
@@ -455,21 +444,34 @@ func downAnnotation(raw json.RawMessage) (json.RawMessage, error) {
 
 // ---- summaries ----
 
-func upSummary(raw json.RawMessage) (json.RawMessage, error) {
-	return editObject(raw, func(o *object) error {
-		upWorkingDirectory(o)
-		upLifecycle(o)
-		return nil
-	})
+// summaryDirs converts a session or chat summary's working directories
+// (0.7), up or down.
+func summaryDirs(up bool) conv {
+	return func(raw json.RawMessage) (json.RawMessage, error) {
+		return editObject(raw, func(o *object) error {
+			if up {
+				upWorkingDirectory(o)
+			} else {
+				downWorkingDirectories(o)
+			}
+			return nil
+		})
+	}
 }
 
-// downSummary keeps 1.0-only members (a session summary's chats and
-// default chat, changes, movable): the 0.6 schemas allow unknown members
-// and a 0.6 peer ignores them.
-func downSummary(raw json.RawMessage) (json.RawMessage, error) {
-	return editObject(raw, func(o *object) error {
-		downWorkingDirectories(o)
-		downLifecycle(o)
-		return nil
-	})
+// summaryLifecycle converts a summary's lifecycle (0.9), up or down. The
+// 1.0-only members of a summary (a session's chats and default chat,
+// changes, movable) are kept going down: the older schemas allow unknown
+// members and an older peer ignores them.
+func summaryLifecycle(up bool) conv {
+	return func(raw json.RawMessage) (json.RawMessage, error) {
+		return editObject(raw, func(o *object) error {
+			if up {
+				upLifecycle(o)
+			} else {
+				downLifecycle(o)
+			}
+			return nil
+		})
+	}
 }

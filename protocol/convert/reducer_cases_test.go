@@ -1,4 +1,4 @@
-package convert06
+package convert
 
 import (
 	"encoding/json"

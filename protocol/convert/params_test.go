@@ -1,4 +1,4 @@
-package convert06
+package convert
 
 import (
 	"encoding/json"
@@ -61,10 +61,10 @@ func TestParamsAndResults(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.method+": "+c.name, func(t *testing.T) {
-			up, down := UpParams, DownParams
+			up, down := upParams06, downParams06
 			validate06, validate10 := v06.ParamsDef, v10.ParamsDef
 			if c.result {
-				up, down = UpResult, DownResult
+				up, down = upResult06, downResult06
 				validate06, validate10 = v06.ResultDef, v10.ResultDef
 			}
 			c.run(t, func(raw json.RawMessage) (json.RawMessage, error) { return up(c.method, raw) },
@@ -90,14 +90,14 @@ func TestParamsAndResults(t *testing.T) {
 }
 
 // TestDownOnly pins what only the 1.0 side can say: it is dropped, cut
-// down to what 0.6 can say, or refused with ErrNot06.
+// down to what 0.6 can say, or refused with ErrNotInVersion.
 func TestDownOnly(t *testing.T) {
 	v06 := schemacheck.MustLoad(t)
 	tests := []struct {
 		name, method string
 		result       bool
 		def          string // the 0.6 $def when the method's result has several
-		in10, want06 string // want06 "" means ErrNot06
+		in10, want06 string // want06 "" means ErrNotInVersion
 	}{
 		{name: "authenticate loses expiresIn", method: "authenticate",
 			in10:   `{"channel":"ahp-root://","resource":"https://r","token":"t","expiresIn":3600,"scopes":["a"]}`,
@@ -153,14 +153,14 @@ func TestDownOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			down := DownParams
+			down := downParams06
 			if tt.result {
-				down = DownResult
+				down = downResult06
 			}
 			got, err := down(tt.method, json.RawMessage(tt.in10))
 			if tt.want06 == "" {
-				if !errors.Is(err, ErrNot06) {
-					t.Fatalf("got %s, %v; want ErrNot06", got, err)
+				if !errors.Is(err, ErrNotInVersion) {
+					t.Fatalf("got %s, %v; want ErrNotInVersion", got, err)
 				}
 				return
 			}

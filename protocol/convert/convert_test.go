@@ -1,4 +1,4 @@
-package convert06
+package convert
 
 import (
 	"encoding/json"
@@ -64,7 +64,7 @@ func TestActionConversions(t *testing.T) {
 			want10: `{"type":"chat/delta","turnId":"t","partId":"p","content":"x"}`},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.run(t, UpAction, DownAction) })
+		t.Run(c.name, func(t *testing.T) { c.run(t, upAction06, downAction06) })
 	}
 }
 
@@ -73,12 +73,12 @@ func TestDownActionRefusesNewActions(t *testing.T) {
 		`{"type":"chat/turnResume","turnId":"t"}`,
 		`{"type":"session/mcpServerBackgroundRequested","id":"m"}`,
 	} {
-		if _, err := DownAction(json.RawMessage(a)); !errors.Is(err, ErrNot06) {
-			t.Errorf("DownAction(%s) = %v, want ErrNot06", a, err)
+		if _, err := downAction06(json.RawMessage(a)); !errors.Is(err, ErrNotInVersion) {
+			t.Errorf("downAction06(%s) = %v, want ErrNotInVersion", a, err)
 		}
 	}
-	if _, err := DownParams("action", json.RawMessage(`{"channel":"ahp-chat:/c","serverSeq":1,"action":{"type":"chat/turnResume","turnId":"t"}}`)); !errors.Is(err, ErrNot06) {
-		t.Errorf("DownParams(action turnResume) = %v, want ErrNot06", err)
+	if _, err := downParams06("action", json.RawMessage(`{"channel":"ahp-chat:/c","serverSeq":1,"action":{"type":"chat/turnResume","turnId":"t"}}`)); !errors.Is(err, ErrNotInVersion) {
+		t.Errorf("downParams06(action turnResume) = %v, want ErrNotInVersion", err)
 	}
 }
 
@@ -86,12 +86,12 @@ func TestDownActionRefusesNewActions(t *testing.T) {
 // very same bytes.
 func TestUnchangedIsSameSlice(t *testing.T) {
 	in := json.RawMessage(`{"channel":"ahp-chat:/c","serverSeq":9,"action":{"type":"chat/delta","turnId":"t","partId":"p","content":"hello"}}`)
-	out, err := UpParams("action", in)
+	out, err := upParams06("action", in)
 	if err != nil || !same(in, out) {
-		t.Fatalf("UpParams(delta) = %s, %v; want the input slice", out, err)
+		t.Fatalf("upParams06(delta) = %s, %v; want the input slice", out, err)
 	}
 	st := json.RawMessage(`{"agents":[]}`)
-	if out, err := UpState("ahp-root://", st); err != nil || !same(st, out) {
-		t.Fatalf("UpState(root without terminals) = %s, %v", out, err)
+	if out, err := upState06("ahp-root://", st); err != nil || !same(st, out) {
+		t.Fatalf("upState06(root without terminals) = %s, %v", out, err)
 	}
 }

@@ -1,4 +1,4 @@
-package convert06
+package convert
 
 import (
 	"encoding/json"
@@ -28,7 +28,8 @@ var fixtureChannels = map[string]string{
 	"resourceWatch": "ahp-resource-watch:/fixture",
 }
 
-// state06 is a channel state held in the 1.0 model during a 0.6 run.
+// state06 is a channel state held in the 1.0 model during a run of an
+// older version's fixtures.
 type state06 struct {
 	channel string
 	state   protocol.SnapshotStateVariant
@@ -37,17 +38,27 @@ type state06 struct {
 // reducer06 is the path a 0.6 peer's traffic takes in ahptui: the state and
 // each action go up to 1.0 (actions inside an envelope, as they arrive),
 // protocol.Reduce applies them with the 0.6 rules, and the state comes down
-// to 0.6 to be compared with what the 0.6 fixtures expect.
-var reducer06 = reducer06With(protocol.Reduce)
+// to 0.6 to be compared with what the 0.6 fixtures expect. reducer07 is the
+// same path from 0.7.
+var (
+	reducer06 = reducer06With(protocol.Reduce)
+	reducer07 = reducerWith(protocol.Wire07, protocol.Reduce)
+)
 
 func reducer06With(reduce func(protocol.SnapshotStateVariant, protocol.StateAction, protocol.Rules) protocol.SnapshotStateVariant) wiretest.Reducer[state06] {
+	return reducerWith(protocol.Wire06, reduce)
+}
+
+// reducerWith is the path a peer on wire w takes, reduced by reduce with
+// w's rules and the fixtures' clock.
+func reducerWith(w protocol.Wire, reduce func(protocol.SnapshotStateVariant, protocol.StateAction, protocol.Rules) protocol.SnapshotStateVariant) wiretest.Reducer[state06] {
 	return wiretest.Reducer[state06]{
 		Decode: func(kind string, raw json.RawMessage) (state06, error) {
 			channel, ok := fixtureChannels[kind]
 			if !ok {
 				return state06{}, fmt.Errorf("unknown reducer kind %q", kind)
 			}
-			up, err := UpState(channel, raw)
+			up, err := UpState(w, channel, raw)
 			if err != nil {
 				return state06{}, err
 			}
@@ -59,7 +70,7 @@ func reducer06With(reduce func(protocol.SnapshotStateVariant, protocol.StateActi
 		},
 		Apply: func(s state06, action json.RawMessage) (state06, error) {
 			env := fmt.Appendf(nil, `{"channel":%q,"serverSeq":1,"action":%s}`, s.channel, action)
-			up, err := UpParams("action", env)
+			up, err := UpParams(w, "action", env)
 			if err != nil {
 				return s, err
 			}
@@ -67,14 +78,14 @@ func reducer06With(reduce func(protocol.SnapshotStateVariant, protocol.StateActi
 			if err := json.Unmarshal(up, &e); err != nil {
 				return s, fmt.Errorf("decode the converted action %s: %w", up, err)
 			}
-			return state06{s.channel, reduce(s.state, e.Action, protocol.Rules06(fixtureClock))}, nil
+			return state06{s.channel, reduce(s.state, e.Action, protocol.RulesFor(w, fixtureClock))}, nil
 		},
 		Encode: func(s state06) ([]byte, error) {
 			b, err := json.Marshal(s.state)
 			if err != nil {
 				return nil, err
 			}
-			return DownState(s.channel, b)
+			return DownState(w, s.channel, b)
 		},
 	}
 }
@@ -126,6 +137,28 @@ func TestReducerFixtures06(t *testing.T) {
 	}
 	for k, n := range total {
 		t.Logf("%s: %d of %d fixtures pass", k, passed[k], n)
+	}
+}
+
+// TestReducerFixtures07 runs every official 0.7.0 reducer fixture
+// (AHP07_TEST_CASES=DIR, default ../shared/ahp-0.7.0/test-cases) the way a
+// 0.7 host's traffic goes: up through the 0.8 and 1.0 steps, reduced with
+// the 0.7 rules, and down again. Nothing is skipped: every change after
+// 0.7 is the conversion's or the rules' to undo.
+func TestReducerFixtures07(t *testing.T) {
+	fixtures := wiretest.LoadReducerFixtures(t, wiretest.FixtureDir07(t, "reducers"))
+	if len(fixtures) < 50 {
+		t.Fatalf("only %d 0.7.0 reducer fixtures; the folder is not the 0.7.0 test-cases", len(fixtures))
+	}
+	for _, f := range fixtures {
+		t.Run(f.Name, func(t *testing.T) {
+			if f.Err != nil {
+				t.Fatal(f.Err)
+			}
+			if msg := wiretest.RunReducerFixture(f.Fixture, reducer07); msg != "" {
+				t.Errorf("%s.json (%s reducer): %s\n%s", f.Name, f.Fixture.Reducer, f.Fixture.Description, msg)
+			}
+		})
 	}
 }
 

@@ -1,4 +1,4 @@
-package convert06
+package convert
 
 import (
 	"encoding/json"
@@ -30,10 +30,10 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 	for _, hp := range hotPath {
 		env := hotEnvelope(hp.action)
 		for name, f := range map[string]func() json.RawMessage{
-			"UpAction":   func() json.RawMessage { out, _ := UpAction(hp.action); return out },
-			"DownAction": func() json.RawMessage { out, _ := DownAction(hp.action); return out },
-			"UpParams":   func() json.RawMessage { out, _ := UpParams("action", env); return out },
-			"DownParams": func() json.RawMessage { out, _ := DownParams("action", env); return out },
+			"upAction06":   func() json.RawMessage { out, _ := upAction06(hp.action); return out },
+			"downAction06": func() json.RawMessage { out, _ := downAction06(hp.action); return out },
+			"upParams06":   func() json.RawMessage { out, _ := upParams06("action", env); return out },
+			"downParams06": func() json.RawMessage { out, _ := downParams06("action", env); return out },
 		} {
 			if out := f(); !same(out, hp.action) && !same(out, env) {
 				t.Errorf("%s(%s) returned a copy", name, hp.name)
@@ -69,9 +69,9 @@ func BenchmarkHotPath(b *testing.B) {
 			in   json.RawMessage
 			f    func(json.RawMessage) (json.RawMessage, error)
 		}{
-			{"UpAction", hp.action, UpAction},
-			{"UpParams", env, func(p json.RawMessage) (json.RawMessage, error) { return UpParams("action", p) }},
-			{"DownParams", env, func(p json.RawMessage) (json.RawMessage, error) { return DownParams("action", p) }},
+			{"upAction06", hp.action, upAction06},
+			{"upParams06", env, func(p json.RawMessage) (json.RawMessage, error) { return upParams06("action", p) }},
+			{"downParams06", env, func(p json.RawMessage) (json.RawMessage, error) { return downParams06("action", p) }},
 		} {
 			b.Run(hp.name+"/"+c.name, func(b *testing.B) {
 				b.ReportAllocs()
