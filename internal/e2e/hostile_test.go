@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"io"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -79,6 +80,21 @@ func TestHostileHostInert(t *testing.T) {
 // cleanup ends it.
 func startHostileHost(t *testing.T, bin string, args ...string) string {
 	t.Helper()
+	_, stdout := startStdinHost(t, bin, args...)
+	// The first line is the URL; ReadString returns as soon as the host
+	// prints it, or with an error if the host dies first.
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ws://127.0.0.1:") {
+		t.Fatalf("hostilehostd printed %q, not its URL: %v", line, err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// startStdinHost starts one of the test hosts that live as long as their
+// standard input (hostilehostd, trustaskd): closing it in cleanup ends
+// the host, and the test reads what it prints from the returned stdout.
+func startStdinHost(t *testing.T, bin string, args ...string) (io.WriteCloser, io.Reader) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -95,13 +111,7 @@ func startHostileHost(t *testing.T, bin string, args ...string) string {
 		_ = stdin.Close()
 		_ = cmd.Wait()
 	})
-	// The first line is the URL; ReadString returns as soon as the host
-	// prints it, or with an error if the host dies first.
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ws://127.0.0.1:") {
-		t.Fatalf("hostilehostd printed %q, not its URL: %v", line, err)
-	}
-	return strings.TrimSpace(line)
+	return stdin, stdout
 }
 
 // sgrSeq is one SGR sequence in capture-pane -e output.
