@@ -65,6 +65,11 @@ func (sl *sessionList) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			return cmd, true
 		}
 	case key.Matches(msg, k.New):
+		if sl.client == nil {
+			// Nothing is known of the host's agents yet: it is the
+			// connection that is missing, not an agent.
+			return reportError(errNoClient), true
+		}
 		if len(sl.newChoices()) == 0 {
 			return reportError(errNoAgents), true
 		}

@@ -18,6 +18,9 @@ type statusLine struct {
 	text  string
 	isErr bool
 	at    time.Time
+	// exitErr is the last error shown that is not a refused key, ""
+	// once an informational message replaced it: what main prints on exit.
+	exitErr string
 	// history is every message shown, oldest first, at most
 	// historyLen: the bar cuts a long one to its width, the history
 	// (Global.Messages) shows it whole.
@@ -65,8 +68,14 @@ func (s *statusLine) update(msg statusMsg, now time.Time) {
 	s.at = now
 	if msg.err != nil {
 		s.text, s.isErr = withAdvice(msg.err), true
+		if !refused(msg.err) {
+			s.exitErr = s.text
+		}
 	} else {
 		s.text, s.isErr = msg.text, false
+		if s.text != "" {
+			s.exitErr = ""
+		}
 	}
 	if s.text != "" {
 		s.history = append(s.history, views.StatusEntry{At: now, Text: s.text, IsError: s.isErr})
@@ -76,13 +85,9 @@ func (s *statusLine) update(msg statusMsg, now time.Time) {
 	}
 }
 
-// lastError is the error the status line shows, "" when it shows none.
-func (s *statusLine) lastError() string {
-	if s.isErr {
-		return s.text
-	}
-	return ""
-}
+// lastError is the last error the status line showed, "" when an
+// informational message replaced it; a refused key does not count.
+func (s *statusLine) lastError() string { return s.exitErr }
 
 // expire drops an informational message older than statusTTL.
 func (s *statusLine) expire(now time.Time) {
