@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/demohost"
 )
 
 // TestNewWhileDisconnectedSaysSo: n before any connect succeeded blamed
@@ -36,4 +38,53 @@ func TestNewWhileDisconnectedSaysSo(t *testing.T) {
 	if s := ansi.Strip(m.Render()); strings.Contains(s, "offers no agents") {
 		t.Fatalf("the screen blames the host:\n%s", s)
 	}
+}
+
+// TestWriteFromSessionList: i in the session list did nothing while the
+// empty chat said "press i to write the first one" (issue 22, item 7). It
+// opens the composer of the session under the cursor: the open one at
+// once, another one as soon as its chat arrives, and from the MCP panel
+// the open session's.
+func TestWriteFromSessionList(t *testing.T) {
+	d := newDriver(t, nil)
+	d.openDemo()
+	// A second session, so the cursor can rest on one that is not open.
+	d.m.focus = focusSessions
+	d.keys("n", "enter")
+	d.until("the new session open", func() bool {
+		return d.m.openSession != demohost.DemoSessionURI && d.m.hasChat && d.m.sessions.listed(d.m.openSession)
+	})
+	created := d.m.openSession
+	d.m.focus = focusSessions
+	for i, s := range d.m.sessions.list {
+		if s.Resource == demohost.DemoSessionURI {
+			d.m.sessions.sel = i
+		}
+	}
+	d.keys("i")
+	d.until("the demo session's composer", func() bool {
+		return d.m.openSession == demohost.DemoSessionURI && d.m.hasChat && d.m.focus == focusComposer
+	})
+	d.typeText("hello")
+	if got := d.m.chatPanel.composer.Value(); got != "hello" {
+		t.Fatalf("the composer holds %q, want what was typed", got)
+	}
+	d.keys("esc")
+	d.m.chatPanel.composer.Reset()
+
+	// The open session under the cursor: the composer opens at once.
+	d.m.focus = focusSessions
+	d.keys("i")
+	if d.m.focus != focusComposer || d.m.openSession != demohost.DemoSessionURI {
+		t.Fatalf("i on the open session: focus %v, session %s", d.m.focus, d.m.openSession)
+	}
+	d.keys("esc")
+
+	// From the MCP panel: the open session's composer.
+	d.m.focus = focusMCP
+	d.keys("i")
+	if d.m.focus != focusComposer {
+		t.Fatalf("i in the MCP panel: focus %v, want the composer", d.m.focus)
+	}
+	_ = created
 }

@@ -167,6 +167,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		// n is the session list's; say where it works rather than nothing.
 		return reportInfo(fmt.Sprintf("%s makes a new session from the session list: press %s to go there",
 			m.keys.Sessions.New.Help().Key, m.keys.Global.FocusNext.Help().Key))
+	case m.focus == focusMCP && key.Matches(msg, m.keys.Chat.FocusComposer) && m.openSession != "":
+		m.writeIn, m.focus = m.openSession, focusChat // the open session's composer
 	case m.focus == focusChat && msg.Text != "" && m.hasChat:
 		// Typed text reaching the transcript was meant for the composer.
 		return reportInfo(fmt.Sprintf("the chat has the keys, not the composer: press %s to write a message",
