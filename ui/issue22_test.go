@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/protocol"
 )
 
 // TestNewWhileDisconnectedSaysSo: n before any connect succeeded blamed
@@ -87,4 +88,64 @@ func TestWriteFromSessionList(t *testing.T) {
 		t.Fatalf("i in the MCP panel: focus %v, want the composer", d.m.focus)
 	}
 	_ = created
+}
+
+// TestQuitWithApprovalWaitingAsks: q quit at once while a tool call
+// waited for approval (issue 22, item 12); it asks, n stays and y quits.
+func TestQuitWithApprovalWaitingAsks(t *testing.T) {
+	for _, answer := range []string{"n", "y"} {
+		t.Run(answer, func(t *testing.T) {
+			m := fxModel(fxChatState())
+			m.resize(80, 24)
+			_, cmd := m.Update(press("q"))
+			if runsToQuit(cmd) {
+				t.Fatal("q with an approval waiting quit without asking")
+			}
+			if s := squash(m.Render()); !strings.Contains(s, squash("1 approval or question waits for you")) {
+				t.Fatalf("no question on screen:\n%s", ansi.Strip(m.Render()))
+			}
+			_, cmd = m.Update(press(answer))
+			if runsToQuit(cmd) != (answer == "y") {
+				t.Fatalf("%s: quit %v", answer, answer != "y")
+			}
+		})
+	}
+	// Nothing waiting, no draft: q quits at once.
+	m := fxModel(protocol.ChatState{})
+	m.resize(80, 24)
+	if _, cmd := m.Update(press("q")); !runsToQuit(cmd) {
+		t.Fatal("q with nothing waiting did not quit")
+	}
+}
+
+// TestForgetAsksFirst: x in the sign-ins sheet forgot and revoked the
+// grant at once, while d asks before disposing (issue 22, item 12). It
+// asks; n keeps the grant (still active at the authorization server), y
+// forgets it.
+func TestForgetAsksFirst(t *testing.T) {
+	rig := newSignInRig(t)
+	auth := rig.auth()
+	d := newDriverOn(t, rig.host(), auth)
+	res, g := startGitHubSignIn(d)
+	approveInBrowser(t, g.url)
+	d.until("GitHub ready", githubReady(d))
+	d.keys("S", "x")
+	if !screenHas(d.m, "Forget the sign-in to "+res) {
+		t.Fatalf("x did not ask:\n%s", ansi.Strip(d.m.Render()))
+	}
+	if d.m.signin.list.busy || len(auth.Grants()) != 1 {
+		t.Fatal("x forgot the grant before the answer")
+	}
+	d.keys("n")
+	if d.m.signin.list.busy || len(auth.Grants()) != 1 || !d.m.signin.list.open {
+		t.Fatal("n forgot the grant or closed the sheet")
+	}
+	if screenHas(d.m, "Forget the sign-in to "+res+"?") {
+		t.Fatalf("the question stayed after n:\n%s", ansi.Strip(d.m.Render()))
+	}
+	d.keys("x", "y")
+	d.until("forgotten", func() bool { return strings.HasPrefix(d.m.signin.list.note, "forgot") })
+	if len(auth.Grants()) != 0 {
+		t.Fatal("y did not forget the grant")
+	}
 }

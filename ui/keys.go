@@ -23,6 +23,9 @@ func (m *Model) context() keymap.Context {
 	if _, ok := m.signin.pendingAsk(); ok {
 		return keymap.ContextConfirm
 	}
+	if m.signin.list.open && m.signin.list.asking {
+		return keymap.ContextConfirm
+	}
 	if m.signin.list.open {
 		return keymap.ContextSignIns
 	}
@@ -256,10 +259,10 @@ func (m *Model) keyFullHelp(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// quitAsking quits, unless the composer holds a draft: quitting would lose
-// it, so the user is asked first.
+// quitAsking quits, unless the composer holds a draft (quitting would
+// lose it) or the open session waits on the user: then it asks first.
 func (m *Model) quitAsking() tea.Cmd {
-	if m.modal == modalNone && m.chatPanel.composer.Value() != "" {
+	if m.modal == modalNone && (m.chatPanel.composer.Value() != "" || m.chatPanel.waitingHere() > 0) {
 		m.modal = modalConfirmQuit
 		return nil
 	}
