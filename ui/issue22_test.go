@@ -11,6 +11,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // TestNewWhileDisconnectedSaysSo: n before any connect succeeded blamed
@@ -148,4 +149,77 @@ func TestForgetAsksFirst(t *testing.T) {
 	if len(auth.Grants()) != 0 {
 		t.Fatal("y did not forget the grant")
 	}
+}
+
+// TestStatusExpiresWhenIdle: an informational message was dropped only on
+// the next tick or event, so an idle app kept it 12-30 s (issue 22,
+// item 8). It leaves after its time with nothing else happening; a newer
+// message is not cut short by the older one's timer; an error stays.
+func TestStatusExpiresWhenIdle(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(80, 24)
+	m.status.ttl = 20 * time.Millisecond
+	_, first := m.Update(statusMsg{text: "access granted for https://x.example/"})
+	if first == nil {
+		t.Fatal("an informational message set no timer: it stays until something else happens")
+	}
+	expired := first()
+	_, second := m.Update(statusMsg{text: "newer"})
+	m.Update(expired)
+	if m.status.text != "newer" {
+		t.Fatalf("the older message's timer dropped the newer one: %q", m.status.text)
+	}
+	m.Update(second())
+	if m.status.text != "" {
+		t.Fatalf("the message is still shown after its time: %q", m.status.text)
+	}
+	_, cmd := m.Update(statusMsg{err: errors.New("boom")})
+	if cmd != nil {
+		m.Update(cmd())
+	}
+	if !m.status.isErr || m.status.text == "" {
+		t.Fatal("an error expired")
+	}
+}
+
+// TestStatusDroppedWhenFalse: "message queued: it starts when the running
+// turn ends" outlived its turn, and "reconnecting on request" stayed after
+// the connection was back (issue 22, item 8). Each leaves when a later
+// state makes it false.
+func TestStatusDroppedWhenFalse(t *testing.T) {
+	t.Run("queued", func(t *testing.T) {
+		d := newDriver(t, nil)
+		d.openDemo()
+		d.sendMessage("write")
+		d.until("the approval", func() bool { return d.m.chat.ActiveTurn != nil && d.m.chatPanel.waitingHere() > 0 })
+		turn := d.m.chat.ActiveTurn.ID
+		d.sendMessage("stream")
+		d.until("queued", func() bool { return strings.HasPrefix(d.m.status.text, "message queued") })
+		// Approved elsewhere (another window): nothing here says anything
+		// new, and the turn ends.
+		it := d.waitItem("the pending call", func(it chatItem) bool {
+			return it.Kind == itemToolCall && it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation
+		})
+		if _, err := d.rec.Client.Dispatch(d.m.openChat, protocol.NewStateAction(protocol.ChatToolCallApprovedAction{TurnID: it.TurnID, ToolCallID: it.ID,
+			Approved: true, Confirmed: protocol.ToolCallConfirmationReasonUserAction})); err != nil {
+			t.Fatal(err)
+		}
+		d.until("the turn ended", func() bool { return d.m.chat.ActiveTurn == nil || d.m.chat.ActiveTurn.ID != turn })
+		if strings.HasPrefix(d.m.status.text, "message queued") {
+			t.Fatalf("the status line still says %q after its turn ended", d.m.status.text)
+		}
+	})
+	t.Run("reconnecting", func(t *testing.T) {
+		d := newDriver(t, nil)
+		d.openDemo()
+		d.keys("ctrl+r")
+		d.until("reconnecting said", func() bool { return d.m.status.text == "reconnecting on request" })
+		d.untilEvent("ready again", func(ev client.Event) bool {
+			c, ok := ev.(client.ConnectionEvent)
+			return ok && c.Status == client.StatusReady
+		})
+		if d.m.status.text == "reconnecting on request" {
+			t.Fatalf("the status line still says %q after the connection is back", d.m.status.text)
+		}
+	})
 }

@@ -181,12 +181,14 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) reconnect() tea.Cmd {
+	n := m.status.readies
+	back := func() bool { return m.status.readies > n } // said until connected again
 	if m.client == nil {
 		m.status.conn = connInfo{state: views.ConnConnecting}
-		return tea.Batch(reportInfo("connecting…"), m.connectCmd())
+		return tea.Batch(reportInfoUntil("connecting…", back), m.connectCmd())
 	}
 	m.client.Reconnect()
-	return reportInfo("reconnecting on request")
+	return reportInfoUntil("reconnecting on request", back)
 }
 
 func (m *Model) focusOrder() []focus {

@@ -41,7 +41,7 @@ func New(cfg Config) *Model {
 		cfg: cfg, keys: keys, clock: cfg.Clock, log: cfg.Logger, ctx: ctx,
 		models: map[string]*protocol.ModelSelection{},
 		focus:  focusSessions,
-		status: &statusLine{conn: connInfo{state: views.ConnConnecting}},
+		status: &statusLine{conn: connInfo{state: views.ConnConnecting}, ttl: statusTTLFor(cfg.Tick)},
 	}
 	m := &Model{app: a, isDark: cfg.Dark, showMCP: true, cancel: cancel}
 	m.sessions = &sessionList{app: a}
@@ -174,6 +174,7 @@ func (m *Model) resize(w, h int) {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.route(msg)
 	cmd = tea.Batch(cmd, m.chatPanel.writeWhenOpen())
+	m.status.dropFalse()
 	m.settle()
 	return m, cmd
 }
@@ -224,7 +225,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case eventsMsg:
 		return m.onEvents(msg.evs)
 	case statusMsg:
-		m.status.update(msg, m.clock())
+		return m.status.update(msg, m.clock())
+	case statusExpiredMsg:
+		m.status.expired(msg.seq)
 		return nil
 	case savedPushedMsg:
 		return m.signin.onSavedPushed(msg)
@@ -299,6 +302,7 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 	m.client = msg.client
 	m.signin.newConnection()
 	m.status.conn = connInfo{state: views.ConnReady, version: m.client.ProtocolVersion()}
+	m.status.readies++
 	if r, ok := m.client.Root(); ok {
 		m.root = r
 	}
@@ -317,6 +321,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 			m.status.conn.state = views.ConnConnecting
 		case client.StatusReady:
 			m.status.conn = connInfo{state: views.ConnReady, version: e.ProtocolVersion}
+			m.status.readies++
 			if m.status.conn.version == "" {
 				m.status.conn.version = m.client.ProtocolVersion()
 			}
