@@ -95,7 +95,7 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 		}
 		return m.failed(fmt.Errorf("%s failed: %w", msg.what, msg.err), "")
 	}
-	cmd := reportInfo(msg.what + ": done")
+	cmd := reportInfo(doneText(msg.what))
 	if msg.session == "" {
 		return cmd
 	}

@@ -223,3 +223,35 @@ func TestStatusDroppedWhenFalse(t *testing.T) {
 		}
 	})
 }
+
+// TestWordingSaysWhatUserDid: a rejected action named the protocol method
+// ("host rejected session/mcpServerStartRequested: ...") and a created
+// session read "create session: done" (issue 22, item 14). They say what
+// the user did, in words.
+func TestWordingSaysWhatUserDid(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(120, 40)
+	rows := m.signin.servers()
+	if len(rows) == 0 {
+		t.Fatal("the fixture has no MCP server")
+	}
+	srv := rows[0]
+	for _, tc := range []struct {
+		action protocol.StateActionVariant
+		want   string
+	}{
+		{protocol.SessionMcpServerStartRequestedAction{ID: srv.ID}, "could not start " + srv.Name + ": the host said: disabled"},
+		{protocol.SessionMcpServerStopRequestedAction{ID: srv.ID}, "could not stop " + srv.Name},
+		{protocol.ChatToolCallApprovedAction{ToolCallID: "tc4", Approved: true}, "could not approve"},
+		{protocol.ChatTurnStartedAction{TurnID: "t9"}, "could not send the message"},
+	} {
+		runAll(m, m.onEvent(client.ActionRejectedEvent{Action: protocol.NewStateAction(tc.action), Reason: "disabled"}))
+		if !strings.Contains(m.status.text, tc.want) || strings.Contains(m.status.text, "session/") || strings.Contains(m.status.text, "chat/") {
+			t.Errorf("rejected %T says %q, want %q and no method name", tc.action, m.status.text, tc.want)
+		}
+	}
+	runAll(m, m.onOpDone(opDoneMsg{what: "create session"}))
+	if strings.Contains(m.status.text, ": done") || !strings.Contains(m.status.text, "session created") {
+		t.Errorf("a created session says %q, want \"session created\"", m.status.text)
+	}
+}

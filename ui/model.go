@@ -383,7 +383,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		m.mcp.settled(e.ClientSeq, true)
 	case client.ActionRejectedEvent:
 		m.mcp.settled(e.ClientSeq, false)
-		return reportError(fmt.Errorf("host rejected %s: %s", e.Action.Kind(), views.SanitizeLine(e.Reason)))
+		return reportError(fmt.Errorf("could not %s: the host said: %s", m.userDid(e.Action), views.SanitizeLine(e.Reason)))
 	case client.HostErrorEvent:
 		return reportError(fmt.Errorf("host error: %w", e.Err))
 	}
