@@ -255,3 +255,40 @@ func TestWordingSaysWhatUserDid(t *testing.T) {
 		t.Errorf("a created session says %q, want \"session created\"", m.status.text)
 	}
 }
+
+// TestEscCancelsSignInOnce: one esc on a waiting sign-in logged "sign-in
+// cancelled" twice: once for the key, once when the flow's end came back
+// (issue 22, item 16).
+func TestEscCancelsSignInOnce(t *testing.T) {
+	rig := newSignInRig(t)
+	d := newDriverOn(t, rig.host(), rig.auth())
+	startGitHubSignIn(d)
+	d.keys("esc")
+	deadline := time.After(10 * time.Second)
+	for done := false; !done; {
+		select {
+		case msg := <-d.msgs:
+			if _, done = msg.(grantDoneMsg); !done {
+				d.send(msg)
+				continue
+			}
+			// What the flow's end says, said now rather than later.
+			if _, cmd := d.m.Update(msg); cmd != nil {
+				if st, ok := cmd().(statusMsg); ok {
+					d.m.Update(st)
+				}
+			}
+		case <-deadline:
+			t.Fatal("the cancelled flow never ended")
+		}
+	}
+	n := 0
+	for _, e := range d.m.status.history {
+		if e.Text == "sign-in cancelled" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("one esc logged \"sign-in cancelled\" %d times, want once", n)
+	}
+}
