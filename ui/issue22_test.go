@@ -292,3 +292,24 @@ func TestEscCancelsSignInOnce(t *testing.T) {
 		t.Fatalf("one esc logged \"sign-in cancelled\" %d times, want once", n)
 	}
 }
+
+// TestHelpOverlayNoFrameSlivers: at 80x24 the ? overlay was two columns
+// narrower than the screen, so a column of the panels' frames showed at
+// each edge ("╭┏━ Keys", issue 22, item 16). The overlay's frame is the
+// screen's edge, or a margin wide enough to read as one.
+func TestHelpOverlayNoFrameSlivers(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		m := fxModel(fxChatState())
+		m.resize(size[0], size[1])
+		m.Update(press("?"))
+		for i, l := range strings.Split(ansi.Strip(m.Render()), "\n") {
+			r := []rune(l)
+			if len(r) < 2 {
+				continue
+			}
+			if strings.ContainsRune("┏┃┗", r[1]) && r[0] != ' ' || strings.ContainsRune("┓┃┛", r[len(r)-2]) && r[len(r)-1] != ' ' {
+				t.Fatalf("%dx%d row %d shows a sliver of the panels beside the overlay: %q", size[0], size[1], i, l)
+			}
+		}
+	}
+}
