@@ -313,3 +313,19 @@ func TestHelpOverlayNoFrameSlivers(t *testing.T) {
 		}
 	}
 }
+
+// TestOpeningMarksRead: the unread dot never cleared (issue 22, item 6).
+// Opening a session tells the host it is read (session/isReadChanged),
+// and the list's dot goes.
+func TestOpeningMarksRead(t *testing.T) {
+	d := newDriver(t, nil)
+	d.openDemo()
+	d.until("the demo session read", func() bool {
+		for _, s := range d.m.sessions.list {
+			if s.Resource == demohost.DemoSessionURI {
+				return s.Status.Has(protocol.SessionStatusIsRead)
+			}
+		}
+		return false
+	})
+}

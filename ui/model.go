@@ -247,7 +247,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 			return m.failed(fmt.Errorf("could not open %s: %w", msg.channel, msg.err), msg.channel)
 		}
 		m.refreshChannel(msg.channel)
-		return tea.Batch(m.ensureChat(), m.signin.pushSavedTokens(), m.signin.syncAgentNeeds())
+		return tea.Batch(m.ensureChat(), m.markRead(msg.channel), m.signin.pushSavedTokens(), m.signin.syncAgentNeeds())
 	case opDoneMsg:
 		return m.onOpDone(msg)
 	case authRetryMsg, tokenPushedMsg:
