@@ -64,6 +64,7 @@ type SessionKeys struct {
 	Up      key.Binding
 	Down    key.Binding
 	Open    key.Binding
+	Write   key.Binding // opens the composer of the session under the cursor
 	New     key.Binding
 	Dispose key.Binding // asks for confirmation (Confirm keys) first
 }
@@ -247,6 +248,7 @@ func DefaultKeyMap() KeyMap {
 			Up:      bind(keys("up", "k"), "↑/k", "up"),
 			Down:    bind(keys("down", "j"), "↓/j", "down"),
 			Open:    bind(keys("enter"), "enter", "open"),
+			Write:   bind(keys("i", "/"), "i", "write"),
 			New:     bind(keys("n"), "n", "new session"),
 			Dispose: bind(keys("d"), "d", "dispose"),
 		},
@@ -401,12 +403,12 @@ func (k GlobalKeys) FullHelp() [][]key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (k SessionKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Open, k.New, k.Dispose}
+	return []key.Binding{k.Open, k.Write, k.New, k.Dispose}
 }
 
 // FullHelp implements help.KeyMap.
 func (k SessionKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.New, k.Dispose}}
+	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Write, k.New, k.Dispose}}
 }
 
 // ShortHelp implements help.KeyMap.

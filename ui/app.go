@@ -47,6 +47,9 @@ type app struct {
 	openChat    string
 	chat        protocol.ChatState
 	hasChat     bool
+	// writeIn is the session whose composer opens as soon as its chat is
+	// open (i from the session list or the MCP panel), "" for none.
+	writeIn string
 	// models is the model picked for each session this client created.
 	models map[string]*protocol.ModelSelection
 

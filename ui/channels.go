@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 )
 
@@ -70,6 +71,19 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 	})
 }
 
+// markRead tells the host the open session was read once it is open
+// (session/isReadChanged), so the list's unread dot goes, as it does in
+// VS Code when a session is looked at.
+func (m *Model) markRead(channel string) tea.Cmd {
+	if channel != m.openSession || !m.hasSess || m.sess.Status.Has(protocol.SessionStatusIsRead) {
+		return nil
+	}
+	if _, err := m.dispatch(channel, protocol.SessionIsReadChangedAction{IsRead: true}); err != nil {
+		return reportError(err)
+	}
+	return nil
+}
+
 // closeSession forgets the open session and chat when uri is the open
 // session, so a session being disposed is not drawn while the host
 // removes it.
@@ -95,7 +109,7 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 		}
 		return m.failed(fmt.Errorf("%s failed: %w", msg.what, msg.err), "")
 	}
-	cmd := reportInfo(msg.what + ": done")
+	cmd := reportInfo(doneText(msg.what))
 	if msg.session == "" {
 		return cmd
 	}

@@ -329,6 +329,23 @@ func (cp *chatPanel) updateComposer(msg tea.Msg) tea.Cmd {
 
 // leaveComposer hands the keyboard back to the transcript when the
 // composer has it.
+// writeWhenOpen focuses the composer once the session i was pressed on
+// (writeIn) has its chat open, unless the user moved on meanwhile.
+func (cp *chatPanel) writeWhenOpen() tea.Cmd {
+	if cp.writeIn == "" {
+		return nil
+	}
+	if cp.writeIn != cp.openSession || cp.focus != focusChat {
+		cp.writeIn = "" // another session opened, or the focus moved on
+		return nil
+	}
+	if !cp.hasChat || cp.modal != modalNone {
+		return nil
+	}
+	cp.writeIn, cp.focus = "", focusComposer
+	return cp.composer.Focus()
+}
+
 func (cp *chatPanel) leaveComposer() {
 	if cp.focus == focusComposer {
 		cp.composer.Blur()

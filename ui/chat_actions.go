@@ -38,7 +38,10 @@ func (cp *chatPanel) submitComposer() tea.Cmd {
 			return reportError(err)
 		}
 		cp.composer.Reset()
-		return reportInfo("message queued: it starts when the running turn ends")
+		chat, turn := cp.openChat, cp.chat.ActiveTurn.ID
+		return reportInfoUntil("message queued: it starts when the running turn ends", func() bool {
+			return cp.openChat != chat || !cp.turnRunning() || cp.chat.ActiveTurn.ID != turn
+		})
 	}
 	turnID := cp.cfg.NewID()
 	now := cp.clock()

@@ -43,6 +43,18 @@ func (cp *chatPanel) blockers() []blocker {
 	return out
 }
 
+// waitingHere counts what waits on the user in the open session: the
+// approvals and questions quitting would leave unanswered.
+func (cp *chatPanel) waitingHere() int {
+	n := 0
+	for _, b := range cp.jumpTargets() {
+		if b.session == cp.openSession && b.item != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // jumpTargets is blockers plus what the open chat shows as waiting but the
 // host has not (yet) listed in the session's inputNeeded, so ! reaches every
 // card that offers keys.

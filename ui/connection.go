@@ -40,6 +40,7 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 	m.client = msg.client
 	m.signin.newConnection()
 	m.status.conn = connInfo{state: views.ConnReady, version: m.client.ProtocolVersion()}
+	m.status.readies++
 	if r, ok := m.client.Root(); ok {
 		m.root = r
 	}

@@ -23,6 +23,9 @@ func (m *Model) context() keymap.Context {
 	if m.askShown() {
 		return keymap.ContextConfirm
 	}
+	if m.signin.list.open && m.signin.list.asking {
+		return keymap.ContextConfirm
+	}
 	if m.signin.list.open {
 		return keymap.ContextSignIns
 	}
@@ -175,6 +178,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		// n is the session list's; say where it works rather than nothing.
 		return reportInfo(fmt.Sprintf("%s makes a new session from the session list: press %s to go there",
 			m.keys.Sessions.New.Help().Key, m.keys.Global.FocusNext.Help().Key))
+	case m.focus == focusMCP && key.Matches(msg, m.keys.Chat.FocusComposer) && m.openSession != "":
+		m.writeIn, m.focus = m.openSession, focusChat // the open session's composer
 	case m.focus == focusChat && msg.Text != "" && m.hasChat:
 		// Typed text reaching the transcript was meant for the composer.
 		return reportInfo(fmt.Sprintf("the chat has the keys, not the composer: press %s to write a message",
@@ -184,12 +189,14 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) reconnect() tea.Cmd {
+	n := m.status.readies
+	back := func() bool { return m.status.readies > n } // said until connected again
 	if m.client == nil {
 		m.status.connecting(m.connTries+1, m.clock())
-		return tea.Batch(reportInfo("connecting…"), m.connectCmd(), connTick())
+		return tea.Batch(reportInfoUntil("connecting…", back), m.connectCmd(), connTick())
 	}
 	m.client.Reconnect()
-	return reportInfo("reconnecting on request")
+	return reportInfoUntil("reconnecting on request", back)
 }
 
 func (m *Model) focusOrder() []focus {
@@ -262,10 +269,10 @@ func (m *Model) keyFullHelp(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// quitAsking quits, unless the composer holds a draft: quitting would lose
-// it, so the user is asked first.
+// quitAsking quits, unless the composer holds a draft (quitting would
+// lose it) or the open session waits on the user: then it asks first.
 func (m *Model) quitAsking() tea.Cmd {
-	if m.modal == modalNone && m.chatPanel.composer.Value() != "" {
+	if m.modal == modalNone && (m.chatPanel.composer.Value() != "" || m.chatPanel.waitingHere() > 0) {
 		m.modal = modalConfirmQuit
 		return nil
 	}

@@ -25,7 +25,7 @@ func TestRejectionShowsAndClearsPending(t *testing.T) {
 	if _, ok := m.mcp.pending[7]; ok {
 		t.Fatal("rejected action still marked pending")
 	}
-	if !m.status.isErr || !strings.Contains(m.status.text, "session/mcpServerStopRequested") || !strings.Contains(m.status.text, "server is locked") || strings.Contains(m.status.text, "\x1b") {
+	if !m.status.isErr || !strings.Contains(m.status.text, "could not stop Filesystem") || !strings.Contains(m.status.text, "server is locked") || strings.Contains(m.status.text, "\x1b") {
 		t.Fatalf("status %q", m.status.text)
 	}
 	if !strings.Contains(m.Render(), "server is locked") {
@@ -59,7 +59,7 @@ func TestPendingMarkerFollowsHostAnswers(t *testing.T) {
 		}, true, ""},
 		{"a rejection settles it", []tea.Msg{
 			eventMsg{client.ActionRejectedEvent{Channel: fxSession, ClientSeq: 7, Action: stop, Reason: "no"}},
-		}, true, "host rejected"},
+		}, true, "could not stop"},
 		{"a dropped session ends it", []tea.Msg{
 			eventMsg{client.ChannelDroppedEvent{Channel: fxSession, Reason: "gone"}},
 		}, true, "stopped watching"},

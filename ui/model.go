@@ -40,7 +40,7 @@ func New(cfg Config) *Model {
 		cfg: cfg, keys: keys, clock: cfg.Clock, log: cfg.Logger, ctx: ctx,
 		models: map[string]*protocol.ModelSelection{},
 		focus:  focusSessions,
-		status: &statusLine{conn: connInfo{state: views.ConnConnecting, attempt: 1, since: cfg.Clock()}},
+		status: &statusLine{conn: connInfo{state: views.ConnConnecting, attempt: 1, since: cfg.Clock()}, ttl: statusTTLFor(cfg.Tick)},
 	}
 	m := &Model{app: a, isDark: cfg.Dark, showMCP: true, cancel: cancel}
 	m.sessions = &sessionList{app: a}
@@ -161,6 +161,8 @@ func (m *Model) resize(w, h int) {
 // selection, the scroll a new selection asks for), so View only draws.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.route(msg)
+	cmd = tea.Batch(cmd, m.chatPanel.writeWhenOpen())
+	m.status.dropFalse()
 	m.settle()
 	return m, tea.Batch(cmd, m.guardTicks())
 }
@@ -211,7 +213,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case eventsMsg:
 		return m.onEvents(msg.evs)
 	case statusMsg:
-		m.status.update(msg, m.clock())
+		return m.status.update(msg, m.clock())
+	case statusExpiredMsg:
+		m.status.expired(msg.seq)
 		return nil
 	case savedPushedMsg:
 		return m.signin.onSavedPushed(msg)
@@ -231,7 +235,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 			return m.failed(fmt.Errorf("could not open %s: %w", msg.channel, msg.err), msg.channel)
 		}
 		m.refreshChannel(msg.channel)
-		return tea.Batch(m.ensureChat(), m.signin.pushSavedTokens(), m.signin.syncAgentNeeds())
+		return tea.Batch(m.ensureChat(), m.markRead(msg.channel), m.signin.pushSavedTokens(), m.signin.syncAgentNeeds())
 	case opDoneMsg:
 		return m.onOpDone(msg)
 	case authRetryMsg, tokenPushedMsg:
@@ -277,6 +281,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 			m.status.conn.state = views.ConnConnecting
 		case client.StatusReady:
 			m.status.conn = connInfo{state: views.ConnReady, version: e.ProtocolVersion}
+			m.status.readies++
 			if m.status.conn.version == "" {
 				m.status.conn.version = m.client.ProtocolVersion()
 			}
@@ -341,7 +346,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		m.mcp.settled(e.ClientSeq, true)
 	case client.ActionRejectedEvent:
 		m.mcp.settled(e.ClientSeq, false)
-		return reportError(fmt.Errorf("host rejected %s: %s", e.Action.Kind(), views.SanitizeLine(e.Reason)))
+		return reportError(fmt.Errorf("could not %s: the host said: %s", m.userDid(e.Action), views.SanitizeLine(e.Reason)))
 	case client.HostErrorEvent:
 		return reportError(fmt.Errorf("host error: %w", e.Err))
 	}

@@ -65,7 +65,21 @@ func (sl *sessionList) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			sl.focus = focusChat
 			return cmd, true
 		}
+	case key.Matches(msg, k.Write):
+		uri := sl.selected()
+		if uri == "" {
+			return reportError(errNoChat), true
+		}
+		// The composer opens once the session's chat is there
+		// (chatPanel.writeWhenOpen): at once for the open session.
+		sl.writeIn, sl.focus = uri, focusChat
+		return sl.requestSession(uri), true
 	case key.Matches(msg, k.New):
+		if sl.client == nil {
+			// Nothing is known of the host's agents yet: it is the
+			// connection that is missing, not an agent.
+			return reportError(errNoClient), true
+		}
 		if len(sl.newChoices()) == 0 {
 			return reportError(errNoAgents), true
 		}

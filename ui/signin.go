@@ -281,6 +281,9 @@ func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
+		if errors.Is(msg.err, authpkce.ErrCanceled) && g.phase == grantCancelled {
+			return nil // the esc that cancelled it said so (cancelFlow)
+		}
 		if errors.Is(msg.err, authpkce.ErrCanceled) {
 			g.phase, g.err = grantCancelled, nil
 			return reportInfo("sign-in cancelled")

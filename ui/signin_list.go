@@ -30,6 +30,9 @@ type signInList struct {
 	sel    int
 	note   string
 	busy   bool // a Forget is in flight
+	// asking: x was pressed on the selected grant; forgetting waits on
+	// the user's yes (like disposing a session), as it cannot be undone.
+	asking bool
 }
 
 // forgottenMsg is Forget's outcome, and the host's answer to the empty
@@ -90,6 +93,20 @@ func (si *signIn) openSignIns() tea.Cmd {
 // keySignIns handles keys while the sheet is open.
 func (si *signIn) keySignIns(msg tea.KeyPressMsg) tea.Cmd {
 	k, l := si.keys.SignIns, &si.list
+	if l.asking {
+		switch {
+		case key.Matches(msg, si.keys.Confirm.Yes):
+			l.asking = false
+			if l.busy || l.sel >= len(l.grants) {
+				return nil
+			}
+			l.busy, l.note = true, "forgetting…"
+			return si.forget(l.grants[l.sel])
+		case key.Matches(msg, si.keys.Confirm.No):
+			l.asking = false
+		}
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Close):
 		si.list = signInList{}
@@ -98,13 +115,21 @@ func (si *signIn) keySignIns(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Down):
 		l.sel = max(0, min(len(l.grants)-1, l.sel+1))
 	case key.Matches(msg, k.Forget):
-		if l.busy || l.sel >= len(l.grants) {
-			return nil
-		}
-		l.busy, l.note = true, "forgetting…"
-		return si.forget(l.grants[l.sel])
+		l.asking = !l.busy && l.sel < len(l.grants)
 	}
 	return nil
+}
+
+// forgetQuestion is the question x asks about the selected grant, ""
+// when none is asked.
+func (si *signIn) forgetQuestion() string {
+	l := &si.list
+	if !l.asking || l.sel >= len(l.grants) {
+		return ""
+	}
+	g := l.grants[l.sel]
+	return fmt.Sprintf("Forget the sign-in to %s and revoke it at %s? Using it again needs a new sign-in.",
+		views.SanitizeLine(g.Resource), hostOf(g.Issuer))
 }
 
 // forget drops g and revokes it at its authorization server; when the

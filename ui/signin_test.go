@@ -277,7 +277,7 @@ func TestForgetRevokes(t *testing.T) {
 			t.Errorf("the sheet does not say the 1.0 host is told:\n%s", ansi.Strip(d.m.Render()))
 		}
 	}
-	d.keys("x")
+	d.keys("x", "y")
 	d.until("forgotten", func() bool { return strings.HasPrefix(d.m.signin.list.note, "forgot") })
 	if !strings.Contains(d.m.signin.list.note, "revoked at") || !strings.Contains(d.m.signin.list.note, wantNote) {
 		t.Errorf("note %q, want it to say %q", d.m.signin.list.note, wantNote)

@@ -1,6 +1,8 @@
 package views
 
 import (
+	"fmt"
+
 	"github.com/ahptui/ahptui/keymap"
 )
 
@@ -19,15 +21,31 @@ func RenderDisposeDialog(th Theme, k keymap.KeyMap, title string, maxW int) stri
 	return RenderDialog(th, "Dispose", body, min(maxW, dialogMaxWidth), len(body)+2)
 }
 
-// RenderQuitDialog asks whether to quit when the composer holds a draft
-// that quitting loses. maxW is the room the screen leaves.
-func RenderQuitDialog(th Theme, k keymap.KeyMap, maxW int) string {
-	body := []string{
-		"Quit and lose the draft?",
-		th.Muted.Render("The composer holds a message not sent yet."),
-		"",
-		KeyHints(th, true, k.Confirm.Yes, "quit", k.Confirm.No, "keep writing"),
+// RenderQuitDialog asks whether to quit when quitting loses the
+// composer's draft (draft) or leaves waiting approvals and questions
+// unanswered (waiting counts them). maxW is the room the screen leaves.
+func RenderQuitDialog(th Theme, k keymap.KeyMap, draft bool, waiting, maxW int) string {
+	var body []string
+	if draft {
+		body = append(body, "Quit and lose the draft?", th.Muted.Render("The composer holds a message not sent yet."))
 	}
+	if waiting > 0 {
+		what := "1 approval or question waits for you"
+		if waiting > 1 {
+			what = fmt.Sprintf("%d approvals or questions wait for you", waiting)
+		}
+		if !draft {
+			body = append(body, "Quit while "+what+"?")
+		} else {
+			body = append(body, th.Muted.Render("And "+what+"."))
+		}
+		body = append(body, th.Muted.Render("The agent stays stopped until someone answers."))
+	}
+	stay := "keep writing"
+	if !draft {
+		stay = "stay"
+	}
+	body = append(body, "", KeyHints(th, true, k.Confirm.Yes, "quit", k.Confirm.No, stay))
 	return RenderDialog(th, "Quit?", body, min(maxW, dialogMaxWidth), len(body)+2)
 }
 

@@ -67,7 +67,13 @@ func RenderFullHelp(th Theme, h help.Model, k keymap.KeyMap, width, height, offs
 	for _, l := range shown {
 		w = max(w, lipgloss.Width(l))
 	}
-	return RenderDialog(th, "Keys", shown, min(width, w+2), min(height, len(shown)+2))
+	dw := min(width, w+2)
+	if width-dw < 4 {
+		// A margin of a column or so shows slivers of the panels' frames
+		// beside the overlay's: take the whole width instead.
+		dw = width
+	}
+	return RenderDialog(th, "Keys", shown, dw, min(height, len(shown)+2))
 }
 
 // FullHelpMaxOffset is the largest useful scroll offset of RenderFullHelp

@@ -26,8 +26,10 @@ type SignInRow struct {
 // RenderSignIns draws the saved sign-ins, sel highlighted, as a sheet
 // exactly width cells wide and at most height tall; note is what the last
 // action did, forget what forgetting the selected one does on this host
-// ("" to say nothing). now dates the expiries.
-func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note, forget string, now time.Time, width, height int) string {
+// ("" to say nothing), asking the question forgetting waits on (""
+// when none: then the sheet's own keys are offered). now dates the
+// expiries.
+func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note, forget, asking string, now time.Time, width, height int) string {
 	width = max(width, 20)
 	inner := width - 2
 	var body []string
@@ -71,10 +73,16 @@ func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note, f
 	if f := SanitizeLine(forget); f != "" {
 		tail = append(tail, wrapLines(th.Muted.Render(f), inner)...)
 	}
-	if n := SanitizeLine(note); n != "" {
-		tail = append(tail, wrapLines(th.Info.Render(n), inner)...)
+	switch q := SanitizeLine(asking); {
+	case q != "":
+		tail = append(tail, wrapLines(th.Title.Render(q), inner)...)
+		tail = append(tail, wrapLines(KeyHints(th, true, k.Confirm.Yes, "forget", k.Confirm.No, "keep"), inner)...)
+	default:
+		if n := SanitizeLine(note); n != "" {
+			tail = append(tail, wrapLines(th.Info.Render(n), inner)...)
+		}
+		tail = append(tail, wrapLines(hintLine(th, k.SignIns.Up, k.SignIns.Down, k.SignIns.Forget, k.SignIns.Close), inner)...)
 	}
-	tail = append(tail, wrapLines(hintLine(th, k.SignIns.Up, k.SignIns.Down, k.SignIns.Forget, k.SignIns.Close), inner)...)
 	// Keep the selected grant on screen when the list is taller than the
 	// room: scroll just far enough for its last line, never past its first.
 	room := max(1, height-2-len(tail))

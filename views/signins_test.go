@@ -77,7 +77,7 @@ func TestRenderSignIns(t *testing.T) {
 			"scopes: repo read:org · expires", "(in 1h30m0s)", "(not recorded)", "expired (renewable)", "no expiry given", "x forget and revoke", "note here"}},
 		{60, 8, 2, []string{"▸ https://third.example.com"}},
 	} {
-		out := RenderSignIns(noColorTheme, km, rows, tc.sel, "note here", "", now, tc.w, tc.h)
+		out := RenderSignIns(noColorTheme, km, rows, tc.sel, "note here", "", "", now, tc.w, tc.h)
 		if strings.Contains(out, "\x1b]52") {
 			t.Errorf("%dx%d: a host string reached the terminal raw", tc.w, tc.h)
 		}
@@ -97,7 +97,7 @@ func TestRenderSignIns(t *testing.T) {
 			}
 		}
 	}
-	if empty := ansi.Strip(RenderSignIns(noColorTheme, km, nil, 0, "", "", now, 80, 10)); !strings.Contains(empty, "No saved sign-ins") {
+	if empty := ansi.Strip(RenderSignIns(noColorTheme, km, nil, 0, "", "", "", now, 80, 10)); !strings.Contains(empty, "No saved sign-ins") {
 		t.Errorf("empty sheet:\n%s", empty)
 	}
 }

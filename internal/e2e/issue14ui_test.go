@@ -431,7 +431,7 @@ func (u *user) hostRejection() string {
 	u.hit(km.MCP.Toggle)
 	u.see("Filesystem disabled", serverBadgeIs("Filesystem", "○ stopped"))
 	u.hit(km.MCP.Start)
-	u.see("the host's rejection", func(s string) bool { return strings.Contains(statusLine(s), "host rejected") })
+	u.see("the host's rejection", func(s string) bool { return strings.Contains(statusLine(s), "could not start") })
 	return "enable it before starting it"
 }
 

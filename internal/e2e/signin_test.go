@@ -100,6 +100,10 @@ func forgetFromSignIns(u *user) {
 		}
 	}
 	u.hit(km.SignIns.Forget)
+	u.see("forgetting asks first", func(s string) bool {
+		return strings.Contains(Flatten(strings.Split(PanelText(s, views.SignInsTitle), "\n")), "Forget the sign-in to")
+	})
+	u.hit(km.Confirm.Yes)
 	screen = u.see("forgotten and revoked", func(s string) bool {
 		return strings.Contains(PanelText(s, views.SignInsTitle), "No saved sign-ins")
 	})
