@@ -18,6 +18,24 @@ type authOptions struct {
 	tokenStoreSet bool
 	callbackPort  int
 	trustPKCE     bool
+	clients       oauthClients
+}
+
+// oauthClients is --oauth-client, repeatable: ISSUER=CLIENT_ID.
+type oauthClients map[string]string
+
+func (c *oauthClients) String() string { return "" }
+
+func (c *oauthClients) Set(v string) error {
+	iss, id, ok := strings.Cut(v, "=")
+	if !ok || iss == "" || id == "" {
+		return errors.New("want ISSUER=CLIENT_ID, e.g. https://github.com/login/oauth=Iv1.0123")
+	}
+	if *c == nil {
+		*c = oauthClients{}
+	}
+	(*c)[iss] = id
+	return nil
 }
 
 func (a *authOptions) register(fs *flag.FlagSet) {
@@ -25,6 +43,8 @@ func (a *authOptions) register(fs *flag.FlagSet) {
 		"where sign-in tokens are kept: `file` (0600 file in the config dir) or keyring (the OS keyring; with none, ahptui stops)")
 	fs.IntVar(&a.callbackPort, "callback-port", 0,
 		"fixed 127.0.0.1 `PORT` the browser returns to after sign-in, so one ssh -L PORT:127.0.0.1:PORT serves every sign-in (default: a free port each time)")
+	fs.Var(&a.clients, "oauth-client",
+		"`ISSUER=CLIENT_ID` of an OAuth app you registered at that authorization server (a public client, loopback redirect), used where the host names none and the server offers no registration, e.g. GitHub's; repeatable")
 	fs.BoolVar(&a.trustPKCE, "allow-unadvertised-pkce", false,
 		"sign in at authorization servers whose metadata does not list PKCE S256 (refused by default)")
 }
@@ -33,6 +53,7 @@ func (a authOptions) apply(c *authpkce.Config, logger *slog.Logger) {
 	c.TokenStore = a.tokenStore
 	c.CallbackPort = a.callbackPort
 	c.TrustUnadvertisedPKCE = a.trustPKCE
+	c.Clients = a.clients
 	c.Logger = logger.With("component", "authpkce")
 }
 

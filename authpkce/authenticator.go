@@ -77,6 +77,12 @@ type Config struct {
 	// first); nil means net.DefaultResolver. The default HTTP client
 	// checks again on the address it dials, whatever this returned.
 	LookupIP func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Clients are OAuth client ids the user registered at authorization
+	// servers, by issuer (`--oauth-client ISSUER=ID`): public clients,
+	// used where the host names no oauthClient, before any dynamic
+	// registration. A server without registration (GitHub's) can only be
+	// signed in to this way.
+	Clients map[string]string
 }
 
 // Authenticator obtains bearer tokens for AHP auth challenges and caches
@@ -97,6 +103,7 @@ type Authenticator struct {
 	trustPKCE    bool
 	log          *slog.Logger
 	lookupIP     func(ctx context.Context, host string) ([]netip.Addr, error)
+	clients      map[string]string // Config.Clients, issuers normalised
 
 	lbMu   sync.Mutex
 	shared *loopback // the fixed-port listener while flows use it
@@ -122,6 +129,16 @@ func New(cfg Config) (*Authenticator, error) {
 		a.lookupIP = func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 		}
+	}
+	for iss, id := range cfg.Clients {
+		if id == "" || !isHTTPSOrLoopback(iss) {
+			return nil, fmt.Errorf("%w: a configured OAuth client needs an https:// issuer and a client id (got %q=%q)",
+				ErrInvalidRequirement, clean(iss), clean(id))
+		}
+		if a.clients == nil {
+			a.clients = map[string]string{}
+		}
+		a.clients[strings.TrimRight(iss, "/")] = id
 	}
 	if a.callbackPort < 0 || a.callbackPort > 65535 {
 		return nil, fmt.Errorf("%w: callback port %d is out of range", ErrCallbackPort, a.callbackPort)
@@ -394,6 +411,9 @@ func (a *Authenticator) knownClient(p grantPlan) string {
 	if p.req.OAuthClient != nil {
 		return p.req.OAuthClient.ClientID
 	}
+	if id := a.configuredClient(p.issuer); id != "" {
+		return id
+	}
 	if reg, ok := a.store.registration(p.issuer, a.now()); ok {
 		return reg.ClientID
 	}
@@ -613,10 +633,19 @@ func (a *Authenticator) identity(oc *Client, md *serverMetadata, iss string) cli
 		}
 		return clientIdentity{id: oc.ClientID, secret: oc.ClientSecret, style: secretStyle(md.TokenEndpointAuthMethodsSupported)}
 	}
+	if id := a.configuredClient(iss); id != "" {
+		return clientIdentity{id: id, style: oauth2.AuthStyleInParams}
+	}
 	if reg, ok := a.store.registration(iss, a.now()); ok {
 		return identityFromRegistration(reg, md)
 	}
 	return clientIdentity{}
+}
+
+// configuredClient is the client id the user configured for issuer, ""
+// when none.
+func (a *Authenticator) configuredClient(issuer string) string {
+	return a.clients[strings.TrimRight(issuer, "/")]
 }
 
 func identityFromRegistration(reg registration, md *serverMetadata) clientIdentity {
@@ -645,4 +674,18 @@ func secretStyle(methods []string) oauth2.AuthStyle {
 		return oauth2.AuthStyleInParams
 	}
 	return oauth2.AuthStyleInHeader
+}
+
+// isHTTPSOrLoopback reports whether issuer can name an authorization
+// server: https, or http on a loopback address (a local test server).
+func isHTTPSOrLoopback(issuer string) bool {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if u.Scheme == "https" {
+		return true
+	}
+	ip, err := netip.ParseAddr(u.Hostname())
+	return u.Scheme == "http" && (u.Hostname() == "localhost" || err == nil && ip.IsLoopback())
 }

@@ -575,3 +575,46 @@ func TestHydraTimeoutAndCancel(t *testing.T) {
 		checkNoLeaks(t)
 	})
 }
+
+// A client id the user configured for an authorization server
+// (--oauth-client) serves a host that names no oauthClient: the flow
+// uses it and registers nothing (a server such as GitHub's offers no
+// registration, so this is the only way there).
+func TestHydraConfiguredClient(t *testing.T) {
+	h := needHydra(t)
+	oc := h.createClient(t, true, "files:read files:write offline_access")
+	browser := newStandIn(t)
+	rec, hc := newRecorder()
+	t.Cleanup(rec.close)
+	a, err := New(Config{Dir: filepath.Join(t.TempDir(), "ahptui"), HTTPClient: hc, OpenBrowser: browser.Open,
+		Timeout: time.Minute, Clients: map[string]string{h.issuer + "/": oc.ClientID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := a.Start(context.Background(), grantReq(requirementFor(h, ReasonRequired, nil, "files:read")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := browser.wait(); v.err != nil || v.status != http.StatusOK {
+		t.Fatalf("stand-in browser: %v, HTTP %d %s", v.err, v.status, v.body)
+	}
+	res, err := waitDone(t, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q, _ := url.Parse(g.URL()); q.Query().Get("client_id") != oc.ClientID {
+		t.Errorf("authorization URL names client %q, want the configured %q", q.Query().Get("client_id"), oc.ClientID)
+	}
+	if n := len(rec.find("/oauth2/register")); n != 0 {
+		t.Errorf("%d registration requests with a configured client, want 0", n)
+	}
+	if res.ClientID != oc.ClientID || res.Source != SourceBrowser {
+		t.Errorf("result = %+v, want a browser grant for the configured client", res)
+	}
+
+	for _, bad := range []map[string]string{{"http://example.com": "x"}, {h.issuer: ""}, {"not a url": "x"}} {
+		if _, err := New(Config{Dir: t.TempDir(), Clients: bad}); !errors.Is(err, ErrInvalidRequirement) {
+			t.Errorf("Clients %v: err = %v, want ErrInvalidRequirement", bad, err)
+		}
+	}
+}
