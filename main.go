@@ -237,10 +237,11 @@ func runApp(o options, target hostconn.Target) error {
 	if err != nil {
 		return fmt.Errorf("config directory: %w", err)
 	}
-	clientID, err := client.LoadOrCreateClientID(dir)
+	clientID, releaseID, err := client.ClaimClientID(dir)
 	if err != nil {
 		return fmt.Errorf("client id: %w (pass a writable --config-dir)", err)
 	}
+	defer releaseID()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -54,7 +54,7 @@ var (
 // Options configures Dial. Zero durations take the Default* values.
 type Options struct {
 	URL        string                  // ws://... or wss://...
-	ClientID   string                  // stable per installation; see LoadOrCreateClientID
+	ClientID   string                  // stable per installation; see ClaimClientID
 	ClientInfo protocol.Implementation // {Name:"ahptui", Version:...}
 	// Clock is read for the 0.6 wire's optimistic reductions (chat
 	// modifiedAt) and for a token's remaining lifetime (expiresIn); default

@@ -55,6 +55,28 @@ func LoadOrCreateClientID(dir string) (string, error) {
 	return id, nil
 }
 
+// ClaimClientID is LoadOrCreateClientID for one running process: the
+// installation's id while no other process of this user holds it, else
+// a fresh id of this process's own, never saved. A host treats one
+// clientId as one client: two ahptui processes sharing it (two terminals,
+// one config directory) made VS Code's host send everything to the newer
+// connection only, and the older one saw nothing. release ends the claim
+// (the kernel ends it too when the process does).
+func ClaimClientID(dir string) (id string, release func(), err error) {
+	id, err = LoadOrCreateClientID(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	release, held, err := tryClaim(dir)
+	if err != nil {
+		return "", nil, fmt.Errorf("claim client id in %s: %w", dir, err)
+	}
+	if held {
+		return newUUID(), func() {}, nil
+	}
+	return id, release, nil
+}
+
 func validClientID(id string) bool {
 	if id == "" || len(id) > 200 {
 		return false

@@ -482,3 +482,42 @@ func TestBackoffBounds(t *testing.T) {
 		}
 	}
 }
+
+// Two processes of one user, one config directory: the first keeps the
+// installation's id, the second gets one of its own (VS Code's host
+// serves one connection per clientId, the newest). Two claims in this
+// process stand for the two: flock locks are per open file.
+func TestClaimClientIDOnePerProcess(t *testing.T) {
+	dir := t.TempDir()
+	stable, err := LoadOrCreateClientID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, release, err := ClaimClientID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != stable {
+		t.Fatalf("first claim = %q, want the installation's id %q", first, stable)
+	}
+	second, release2, err := ClaimClientID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release2()
+	if second == stable || !validClientID(second) {
+		t.Fatalf("second claim while the first holds it = %q, want a fresh valid id", second)
+	}
+	if again, _ := LoadOrCreateClientID(dir); again != stable {
+		t.Fatalf("the second claim replaced the saved id: %q", again)
+	}
+	release()
+	third, release3, err := ClaimClientID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release3()
+	if third != stable {
+		t.Fatalf("claim after release = %q, want the installation's id back", third)
+	}
+}
