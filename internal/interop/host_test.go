@@ -80,7 +80,14 @@ func freePort(t *testing.T) int {
 // sessions on disk) is reused by restart.
 func startHost(t *testing.T, mock *capimock.Server) *vscodeHost {
 	t.Helper()
-	h := &vscodeHost{t: t, dir: hostDir(t), home: t.TempDir(), agentPort: freePort(t)}
+	return startHostAt(t, hostDir(t), mock)
+}
+
+// startHostAt is startHost with the host installed at dir (the smoke
+// suite's older versions).
+func startHostAt(t *testing.T, dir string, mock *capimock.Server) *vscodeHost {
+	t.Helper()
+	h := &vscodeHost{t: t, dir: dir, home: t.TempDir(), agentPort: freePort(t)}
 	h.env = append([]string{
 		"HOME=" + h.home,
 		"XDG_CONFIG_HOME=" + filepath.Join(h.home, ".config"),

@@ -131,6 +131,7 @@ type suite struct {
 	rec  *recorder
 	cwd  string
 	bin  string
+	dir  string // where the host is installed
 }
 
 func newSuite(t *testing.T) *suite {
@@ -138,15 +139,20 @@ func newSuite(t *testing.T) *suite {
 	if testing.Short() {
 		t.Skip("interop: starts VS Code's agent host and drives ahptui in tmux")
 	}
-	hostDir(t)
+	return newSuiteAt(t, hostDir(t))
+}
+
+// newSuiteAt is newSuite with the host installed at dir.
+func newSuiteAt(t *testing.T, dir string) *suite {
+	t.Helper()
 	mock, err := capimock.Start(capimock.Config{Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = mock.Close() })
-	s := &suite{t: t, mock: mock, cwd: t.TempDir()}
+	s := &suite{t: t, mock: mock, cwd: t.TempDir(), dir: dir}
 	s.writeMCPConfig()
-	s.host = startHost(t, mock)
+	s.host = startHostAt(t, dir, mock)
 	s.rec = startRecorder(t, s.host.URL())
 	s.bin = tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	return s
@@ -173,7 +179,7 @@ func (s *suite) writeMCPConfig() {
 	if err := os.WriteFile(script, []byte(echoMCPServer), 0o600); err != nil {
 		s.t.Fatal(err)
 	}
-	node := filepath.Join(hostDir(s.t), "node", "bin", "node")
+	node := filepath.Join(s.dir, "node", "bin", "node")
 	cfg := map[string]any{"mcpServers": map[string]any{
 		"echo": map[string]any{"type": "stdio", "command": node, "args": []string{script}},
 	}}
