@@ -38,3 +38,39 @@ func TestREADMEConnectVSCode(t *testing.T) {
 		t.Errorf("the install script the README names: %v", err)
 	}
 }
+
+// TestREADMEVersionsTable keeps README's table of VS Code versions true
+// for the smoke suite: each version it runs against has a row saying the
+// suite covers it, with the AHP version ahptui negotiates there in the
+// "with ahptui" column.
+func TestREADMEVersionsTable(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, "| 4.") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		v, _, _ := strings.Cut(cells[0], " ")
+		rows[v] = cells
+	}
+	for _, v := range smokeVersions {
+		cells, ok := rows[v.codeServer]
+		if !ok || len(cells) < 4 {
+			t.Errorf("README's versions table has no row for code-server %s", v.codeServer)
+			continue
+		}
+		if !strings.HasPrefix(cells[2], v.ahp) {
+			t.Errorf("README: code-server %s speaks %q with ahptui, the smoke suite negotiates %s", v.codeServer, cells[2], v.ahp)
+		}
+		if !strings.Contains(cells[3], "the smoke suite, every CI run") {
+			t.Errorf("README: code-server %s is not marked as run by the smoke suite: %q", v.codeServer, cells[3])
+		}
+	}
+}
