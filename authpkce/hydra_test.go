@@ -424,9 +424,12 @@ func (s *standIn) Open(authURL string) error {
 func (s *standIn) visit(authURL string) {
 	v := browserVisit{authURL: authURL}
 	jar, _ := cookiejar.New(nil)
+	// A transport of its own: a visit may outlive its test, and the next
+	// test may swap http.DefaultTransport (httpclient_test.go).
 	c := &http.Client{
-		Jar:     jar,
-		Timeout: 30 * time.Second,
+		Jar:       jar,
+		Transport: &http.Transport{},
+		Timeout:   30 * time.Second,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > 20 {
 				return errors.New("too many redirects")
