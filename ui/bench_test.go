@@ -39,7 +39,16 @@ func benchModel(b *testing.B) *Model {
 	m := fxModel(benchChat())
 	m.client = okStub{m.client.(*stubClient)}
 	m.resize(160, 50)
-	m.chatPanel.sel.item = "tc4"
+	// Selected as the UI selects: by turn and id (a selection without its
+	// turn is not one the UI makes, and ] then starts from the top).
+	for _, it := range m.chatPanel.items() {
+		if it.ID == "tc4" {
+			m.chatPanel.sel = selOf(it)
+		}
+	}
+	if m.chatPanel.sel.item != "tc4" {
+		b.Fatal("the benchmark chat has no tc4")
+	}
 	_ = m.Render() // warm the transcript cache, as the idle ticks would
 	return m
 }

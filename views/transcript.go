@@ -196,6 +196,8 @@ func (o TranscriptOptions) inTurn(turnID string) TranscriptOptions {
 	if o.SelectedTurn != "" && o.SelectedTurn != turnID {
 		o.SelectedToolCall = ""
 	}
+	// Spent: a turn's caches must not key on which turn is selected.
+	o.SelectedTurn = ""
 	return o
 }
 
