@@ -77,6 +77,7 @@ var Budgets = []Budget{
 	{Name: "MCPPanel/wide/1000", Metric: "ns/op", Limit: 20, Relative: "MCPPanel/wide/10", Source: "views/bench_test.go (linear layout)"},
 	{Name: "MCPPanel/narrow/1000", Metric: "ns/op", Limit: 20, Relative: "MCPPanel/narrow/10", Source: "views/bench_test.go (linear layout)"},
 	{Name: "KeyToFrame/*", Metric: "ns/op", Limit: 1_000_000, Source: "ui/bench_test.go"},
+	{Name: "AuthRequiredUnadvertised", Metric: "ns/op", Limit: 50_000, Source: "ui/authflood_test.go"},
 	{Name: "InboundDelta/1.0", Metric: "ns/op", Limit: 10_000, Source: "protocol/client/bench_test.go"},
 	{Name: "InboundDelta/0.6", Metric: "ns/op", Limit: 1.5, Relative: "InboundDelta/1.0", Median: true, Source: "protocol/client/bench_test.go (0.6 conversion)"},
 }
