@@ -122,7 +122,7 @@ type MCPKeys struct {
 type GrantKeys struct {
 	Accept  key.Binding // open the browser and run the OAuth flow
 	Decline key.Binding // refuse; the tool call fails
-	Cancel  key.Binding // abandon a flow already waiting on the browser
+	Cancel  key.Binding // abandon a flow waiting on the browser; else put the prompt away, still waiting
 	CopyURL key.Binding // copy the authorization URL when no browser opens
 	// Paste opens a one-line field for the address the browser landed on,
 	// for a browser on another machine whose redirect cannot reach us.

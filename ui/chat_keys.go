@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -140,4 +142,13 @@ func (cp *chatPanel) nextChat() tea.Cmd {
 		}
 	}
 	return cp.requestChat(cp.sess.Chats[(i+1)%len(cp.sess.Chats)].Resource)
+}
+
+// closeGrantPrompt is esc on a grant prompt no sign-in runs for: it puts
+// the prompt away (nothing is selected), and says that it still waits and
+// how to come back; esc never declines, which would fail the tool call.
+func (cp *chatPanel) closeGrantPrompt() tea.Cmd {
+	cp.sel = chatSel{}
+	return reportInfo(fmt.Sprintf("sign-in prompt closed; it still waits: %s comes back to it, %s there declines",
+		cp.keys.Chat.NextBlocker.Help().Key, cp.keys.Grant.Decline.Help().Key))
 }

@@ -124,7 +124,7 @@ func (cp *chatPanel) transcriptOptions() views.TranscriptOptions {
 			if opts.Grant == nil {
 				opts.Grant = map[string]views.GrantView{}
 			}
-			opts.Grant[it.ID] = cp.signin.grantView(*req)
+			opts.Grant[it.ID] = cp.signin.grantView(*req, it.key())
 		}
 	}
 	return opts

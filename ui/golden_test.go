@@ -100,6 +100,7 @@ func TestGoldenGrantPrompt(t *testing.T) {
 				if tc.flow != nil {
 					f := *tc.flow
 					m.signin.grants[fxDeploy] = &f
+					m.signin.noteChallenges(&f) // the flow was for this card
 				}
 				return m
 			})

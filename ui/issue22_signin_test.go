@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// deployCard waits for an auth-required deploy card other than those in
+// seen and selects it, with the chat focused.
+func deployCard(d *driver, seen ...string) chatItem {
+	d.t.Helper()
+	it := d.waitItem("an auth-required deploy", func(it chatItem) bool {
+		if it.Tool.Status() != protocol.ToolCallStatusAuthRequired {
+			return false
+		}
+		for _, k := range seen {
+			if it.key() == k {
+				return false
+			}
+		}
+		return true
+	})
+	d.m.focus, d.m.chatPanel.sel = focusChat, selOf(it)
+	return it
+}
+
+// chatShows reports whether the chat panel's text (squashed) holds want.
+func chatShows(m *Model, want string) bool {
+	return strings.Contains(squash(ansi.Strip(strings.Join(m.chatPanel.view(m.layout.Chat), "\n"))), squash(want))
+}
+
+// TestFreshChallengeFreshPrompt: a new sign-in prompt showed the previous
+// one's outcome (issue 22, item 1): after deploy was granted and the
+// sign-in forgotten, the next deploy's card read "✓ access granted"; after
+// esc then n, the next one read "sign-in cancelled · enter/g try again". A
+// challenge raised after a flow ended is a fresh prompt, with its scope
+// explanation.
+func TestFreshChallengeFreshPrompt(t *testing.T) {
+	fresh := func(t *testing.T, d *driver, when string) {
+		t.Helper()
+		d.m.resize(120, 40)
+		for _, want := range []string{"Grant additional access", "tools:deploy", "enter/g grant access"} {
+			if !chatShows(d.m, want) {
+				t.Fatalf("%s: the new card does not show %q:\n%s", when, want, ansi.Strip(d.m.Render()))
+			}
+		}
+		for _, stale := range []string{"✓ access granted", "sign-in cancelled", "try again"} {
+			if chatShows(d.m, stale) {
+				t.Fatalf("%s: the new card shows the old flow's %q:\n%s", when, stale, ansi.Strip(d.m.Render()))
+			}
+		}
+	}
+	t.Run("granted then forgotten", func(t *testing.T) {
+		d := newDriver(t, newAuth(t))
+		d.openDemo()
+		d.sendMessage("deploy")
+		first := deployCard(d)
+		d.keys("g")
+		res := first.Tool.AuthRequirement().Resource.Resource
+		d.until("sign-in URL", func() bool { g := d.m.signin.grants[res]; return g != nil && g.url != "" })
+		approveInBrowser(t, d.m.signin.grants[res].url)
+		d.until("access granted", func() bool { return d.m.signin.grants[res].phase == grantDone })
+		d.keys("S", "x", "y")
+		d.until("forgotten", func() bool { return strings.HasPrefix(d.m.signin.list.note, "forgot") })
+		d.keys("esc")
+		d.sendMessage("deploy")
+		deployCard(d, first.key())
+		fresh(t, d, "after a forget")
+	})
+	t.Run("cancelled then declined", func(t *testing.T) {
+		d := newDriver(t, newAuth(t))
+		d.openDemo()
+		d.sendMessage("deploy")
+		first := deployCard(d)
+		res := first.Tool.AuthRequirement().Resource.Resource
+		d.keys("g")
+		d.until("waiting", func() bool { g := d.m.signin.grants[res]; return g != nil && g.grant != nil })
+		d.keys("esc")
+		d.until("cancelled", func() bool { return d.m.signin.grants[res].phase == grantCancelled })
+		if !chatShows(d.m, "sign-in cancelled") {
+			t.Fatalf("the cancelled card does not say so:\n%s", ansi.Strip(d.m.Render()))
+		}
+		d.keys("n")
+		d.waitItem("the first deploy declined", func(it chatItem) bool {
+			return it.key() == first.key() && it.Tool.Status() != protocol.ToolCallStatusAuthRequired
+		})
+		d.until("the turn over", func() bool { return d.m.chat.ActiveTurn == nil })
+		d.sendMessage("deploy")
+		deployCard(d, first.key())
+		fresh(t, d, "after esc then n")
+	})
+}
+
+// TestEscOnGrantPromptCloses: esc on a grant prompt with no sign-in
+// running said "no sign-in is waiting" (issue 22, item 9c) while the help
+// offers esc on it. It closes the prompt without declining (the tool call
+// still waits) and says how to come back.
+func TestEscOnGrantPromptCloses(t *testing.T) {
+	d := newDriver(t, newAuth(t))
+	d.openDemo()
+	d.sendMessage("deploy")
+	d.expectSent("chat/turnStarted")
+	it := deployCard(d)
+	d.keys("esc")
+	d.until("a message", func() bool { return d.m.status.text != "" && !strings.HasPrefix(d.m.status.text, "message") })
+	if strings.Contains(d.m.status.text, "no sign-in is waiting") || !strings.Contains(d.m.status.text, "closed") {
+		t.Fatalf("esc on the prompt says %q", d.m.status.text)
+	}
+	if _, ok := d.m.chatPanel.selectedItem(); ok {
+		t.Fatal("esc left the prompt selected")
+	}
+	if now, _ := d.itemWhere(func(x chatItem) bool { return x.key() == it.key() }); now.Tool.Status() != protocol.ToolCallStatusAuthRequired {
+		t.Fatalf("esc declined the tool call: %s", now.Tool.Status())
+	}
+	d.expectSent()
+	// ! comes back to it, and the grant keys work again.
+	d.keys("!")
+	if sel, ok := d.m.chatPanel.selectedItem(); !ok || sel.key() != it.key() {
+		t.Fatal("! did not come back to the prompt")
+	}
+}
