@@ -1,11 +1,15 @@
 package ui
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -80,7 +84,7 @@ func TestFreshChallengeFreshPrompt(t *testing.T) {
 		d.keys("g")
 		d.until("waiting", func() bool { g := d.m.signin.grants[res]; return g != nil && g.grant != nil })
 		d.keys("esc")
-		d.until("cancelled", func() bool { return d.m.signin.grants[res].phase == grantCancelled })
+		d.until("the flow ended by esc", func() bool { return d.m.signin.grants[res].phase == grantCancelled })
 		if !chatShows(d.m, "sign-in cancelled") {
 			t.Fatalf("the cancelled card does not say so:\n%s", ansi.Strip(d.m.Render()))
 		}
@@ -122,4 +126,64 @@ func TestEscOnGrantPromptCloses(t *testing.T) {
 	if sel, ok := d.m.chatPanel.selectedItem(); !ok || sel.key() != it.key() {
 		t.Fatal("! did not come back to the prompt")
 	}
+}
+
+// TestPasteFieldEdits: the pasted-address field could not be cleared, and
+// after a refused paste a second paste appended to the first, so the
+// right address failed too (issue 22, item 2). It edits like every other
+// single-line input (bubbles textinput keys), shows where the cursor is,
+// and a refused address is cleared.
+func TestPasteFieldEdits(t *testing.T) {
+	rig := newSignInRig(t)
+	d := newDriverOn(t, rig.host(), rig.auth())
+	_, g := startGitHubSignIn(d)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	landed, err := authserver.ApproveHeadless(ctx, nil, g.url)
+	if err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	d.keys("p")
+	value := func() string { return d.m.signin.paste.in.Value() }
+	for _, k := range []string{"ctrl+u", "ctrl+a", "home"} {
+		d.send(tea.PasteMsg{Content: "http://wrong.example/x"})
+		d.keys(k)
+		if k == "ctrl+u" {
+			if value() != "" {
+				t.Fatalf("ctrl+u left %q", value())
+			}
+			continue
+		}
+		d.typeText("Z")
+		if !strings.HasPrefix(value(), "Z") {
+			t.Fatalf("%s then Z gives %q: the cursor did not go to the start", k, value())
+		}
+		if gv := d.m.signin.overlayView(g); gv.PasteTail == 0 {
+			t.Fatalf("%s: the field shows the cursor at the end (tail %d)", k, gv.PasteTail)
+		}
+		d.keys("end", "ctrl+u")
+	}
+	d.send(tea.PasteMsg{Content: "http://a.example/one two"})
+	d.keys("ctrl+w")
+	if value() != "http://a.example/one " {
+		t.Fatalf("ctrl+w gives %q", value())
+	}
+	d.keys("left", "left", "ctrl+e", "ctrl+u")
+	// A refused paste is cleared: the next paste is the whole field.
+	forged := *landed
+	q := forged.Query()
+	q.Set("state", "not-this-sign-in")
+	forged.RawQuery = q.Encode()
+	d.send(tea.PasteMsg{Content: forged.String()})
+	d.keys("enter")
+	d.until("the forged address refused", func() bool { return d.m.signin.paste.err != "" })
+	if value() != "" {
+		t.Fatalf("the refused address stays in the field: %q", value())
+	}
+	if !strings.Contains(overlayText(d.m), squash(d.m.signin.paste.err)) {
+		t.Fatalf("the refusal is not shown under the field:\n%s", ansi.Strip(d.m.Render()))
+	}
+	d.send(tea.PasteMsg{Content: landed.String()})
+	d.keys("enter")
+	d.until("GitHub ready after the second paste", githubReady(d))
 }

@@ -74,6 +74,9 @@ type GrantView struct {
 	Pasting  bool
 	Pasted   string
 	PasteErr string
+	// PasteTail is how many cells of Pasted lie after the field's cursor;
+	// 0 puts it at the end.
+	PasteTail int
 	// Note is what the last key in the overlay did (e.g. the copy key),
 	// said where the user is looking.
 	Note string
@@ -324,7 +327,7 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 	var tail []string
 	if g.Pasting {
 		add(&tail, th.Text, "Paste the address your browser landed on (it starts with the redirect URI):")
-		tail = append(tail, Fit(th.HelpKey.Render("> ")+th.Text.Render(tailFit(SanitizeLine(g.Pasted), inner-3))+"█", inner))
+		tail = append(tail, Fit(th.HelpKey.Render("> ")+fieldLine(th, SanitizeLine(g.Pasted), g.PasteTail, inner-2), inner))
 		if e := SanitizeLine(g.PasteErr); e != "" {
 			add(&tail, th.Error, e)
 		}
@@ -368,13 +371,37 @@ func serverLine(g GrantView) (line string, warn bool) {
 	return "You sign in at " + srv + " for the authorization server the host names (" + iss + ").", false
 }
 
-// tailFit keeps the end of s within w cells: the end of a pasted address
-// is what the user checks as they paste.
-func tailFit(s string, w int) string {
-	if n := ansi.StringWidth(s); n > w && w > 1 {
-		return "…" + ansi.Cut(s, n-w+1, n)
+// fieldLine draws one line of an input field, s with the cursor tail
+// cells before its end, at most w cells wide: a window of s that holds the
+// cursor ("…" where it cuts), the cursor a block at the end or the cell
+// under it in reverse video.
+func fieldLine(th Theme, s string, tail, w int) string {
+	w = max(w, 2)
+	n := ansi.StringWidth(s)
+	at := n - max(0, min(tail, n))
+	room := w - 1 // the cells of s shown; one is the cursor's at the end
+	if at < n {
+		room = w
 	}
-	return s
+	from := 0
+	if at >= room {
+		from = at - room + 1
+	}
+	if at == n {
+		from = max(0, n-room)
+	}
+	to := min(n, from+room)
+	head, cur, rest := ansi.Cut(s, from, at), ansi.Cut(s, at, at+1), ansi.Cut(s, at+1, to)
+	if from > 0 && head != "" {
+		head = "…" + ansi.Cut(head, 1, ansi.StringWidth(head))
+	}
+	if to < n && rest != "" {
+		rest = ansi.Cut(rest, 0, ansi.StringWidth(rest)-1) + "…"
+	}
+	if at == n {
+		return th.Text.Render(head) + "█"
+	}
+	return th.Text.Render(head) + lipgloss.NewStyle().Reverse(true).Render(cur) + th.Text.Render(rest)
 }
 
 // sheetRow is one row of a full-width sheet; a bare row is drawn without
