@@ -211,13 +211,12 @@ func (cp *chatPanel) confirmResult(it chatItem, approved bool) tea.Cmd {
 	}, "result of "+it.Tool.Name()+" "+verdict)
 }
 
-// toggleExpand opens or closes the selected card's full input and result;
-// with no card selected it opens or closes the reasoning of the latest
-// turn (reasoning is collapsed by default).
+// toggleExpand opens or closes the selected card's full input and result,
+// with the reasoning of its turn; with no card selected it opens or closes
+// the reasoning of the latest turn (reasoning is collapsed by default).
 func (cp *chatPanel) toggleExpand() tea.Cmd {
-	if cp.sel.item != "" {
-		cp.expanded[cp.sel.item] = !cp.expanded[cp.sel.item]
-		return nil
+	if it, ok := cp.selectedItem(); ok {
+		return cp.toggleCard(it)
 	}
 	// The latest turn that has reasoning: the running one, else the newest
 	// finished turn with any.

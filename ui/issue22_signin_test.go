@@ -187,3 +187,37 @@ func TestPasteFieldEdits(t *testing.T) {
 	d.keys("enter")
 	d.until("GitHub ready after the second paste", githubReady(d))
 }
+
+// TestExpandOnSelectedCard: once a card was selected (after ! or an
+// approval), e toggled the card only and said nothing, so the reasoning
+// could not be opened (issue 22, item 10). e on a card opens the card
+// and its turn's reasoning, and says so; on a turn without reasoning it
+// says that.
+func TestExpandOnSelectedCard(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(160, 60)
+	m.focus = focusChat
+	m.chatPanel.sel = chatSel{item: "tc1", turn: "t1"}
+	m.chatPanel.scroll = 1 << 20
+	_, cmd := m.Update(press("e"))
+	runAll(m, cmd)
+	if !m.chatPanel.expanded["r1"] {
+		t.Fatal("e on a card of a turn with reasoning did not open the reasoning")
+	}
+	m.chatPanel.scroll = 1 << 20
+	if !strings.Contains(m.Render(), "Look for TestReconnect first.") {
+		t.Fatalf("the reasoning is not shown:\n%s", m.Render())
+	}
+	if !strings.Contains(m.status.text, "reasoning") {
+		t.Fatalf("e said %q", m.status.text)
+	}
+	m.Update(press("!")) // the approval card of the running turn, which has none
+	if sel, ok := m.chatPanel.selectedItem(); !ok || sel.ID != "tc4" {
+		t.Fatalf("! selected %+v", m.chatPanel.sel)
+	}
+	_, cmd = m.Update(press("e"))
+	runAll(m, cmd)
+	if !strings.Contains(m.status.text, "no reasoning") {
+		t.Fatalf("e on a card whose turn has no reasoning said %q", m.status.text)
+	}
+}
