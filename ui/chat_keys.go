@@ -122,6 +122,8 @@ func (cp *chatPanel) keyGrant(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cp.signin.openToken(cp.grantResource()), true
 	case key.Matches(msg, k.GhToken):
 		return cp.signin.useGh(cp.grantResource()), true
+	case key.Matches(msg, k.ShowURL):
+		return cp.signin.showURLAlone(cp.selectedFlow()), true
 	case key.Matches(msg, k.CopyURL):
 		if g := cp.selectedFlow(); g != nil && g.url != "" {
 			return tea.Batch(tea.SetClipboard(g.url), reportInfo(copyNote)), true

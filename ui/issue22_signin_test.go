@@ -221,3 +221,39 @@ func TestExpandOnSelectedCard(t *testing.T) {
 		t.Fatalf("e on a card whose turn has no reasoning said %q", m.status.text)
 	}
 }
+
+// TestURLAlone: the sign-in URL copied from the sheet's hard-wrapped rows
+// came out broken (issue 22, item 11). v prints it alone on the normal
+// screen, one line, and enter comes back; a URL a terminal must not be
+// handed whole is refused with a reason.
+func TestURLAlone(t *testing.T) {
+	const u = "https://auth.example.com/authorize?client_id=a&state=b&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback"
+	var out strings.Builder
+	c := &urlAlone{url: u}
+	c.SetStdin(strings.NewReader("\n"))
+	c.SetStdout(&out)
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.ReplaceAll(out.String(), "\r\n", "\n"), "\n")
+	found := false
+	for _, l := range lines {
+		found = found || l == u
+	}
+	if !found {
+		t.Fatalf("the URL is not on a line of its own: %q", out.String())
+	}
+	m := fxModel(fxChatState())
+	for _, bad := range []string{"javascript:alert(1)", "https://a.example/\x1b]0;x\x07"} {
+		cmd := m.signin.showURLAlone(&grantFlow{url: bad})
+		st, ok := cmd().(statusMsg)
+		if !ok || st.err == nil {
+			t.Fatalf("%q: shown alone (%T)", bad, cmd())
+		}
+	}
+	if cmd := m.signin.showURLAlone(&grantFlow{url: u}); cmd == nil {
+		t.Fatal("no command for a plain URL")
+	} else if _, isStatus := cmd().(statusMsg); isStatus {
+		t.Fatal("a plain URL was refused")
+	}
+}

@@ -77,7 +77,7 @@ func (m *Model) settle() {
 func (m *Model) helpLine() string {
 	ctx := m.context()
 	if m.modal == modalNone && ctx != keymap.ContextConfirm && ctx != keymap.ContextSignIns && ctx != keymap.ContextPaste && m.signin.waitingGrant() != nil {
-		return m.help.ShortHelpView([]key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Grant.Paste, m.keys.Global.Quit})
+		return m.help.ShortHelpView([]key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Grant.ShowURL, m.keys.Grant.Paste, m.keys.Global.Quit})
 	}
 	short := m.keys.Help(ctx).ShortHelp()
 	if m.modal == modalNone && m.focus == focusChat && m.chatPanel.guard.active(m.clock()) {

@@ -74,6 +74,8 @@ func (si *signIn) keyOverlay(msg tea.KeyPressMsg, g *grantFlow) (tea.Cmd, bool) 
 		}
 		si.note = copyNote
 		return tea.Batch(tea.SetClipboard(u), reportInfo(copyNote)), true
+	case key.Matches(msg, k.ShowURL):
+		return si.showURLAlone(g), true
 	case key.Matches(msg, k.Device):
 		return si.switchToDevice(g), true
 	case key.Matches(msg, k.Paste):

@@ -232,7 +232,12 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 // urlLines hard-wraps a URL at width, never word-wrapping or truncating:
 // a URL has no spaces to break at, and the user must be able to copy every
 // character of it from the terminal.
+//
+// Each row is also a terminal hyperlink (OSC 8) to the whole URL, where it
+// is one a link may carry (SignInLink): a terminal that supports them
+// opens or copies the URL from any of its rows, whole, despite the breaks.
 func urlLines(th Theme, url string, width int) []string {
+	link := SignInLink(url)
 	url = SanitizeLine(url)
 	var lines []string
 	for url != "" {
@@ -243,7 +248,11 @@ func urlLines(th Theme, url string, width int) []string {
 		if piece == "" {
 			break
 		}
-		lines = append(lines, th.GrantURL.Render(piece))
+		row := th.GrantURL.Render(piece)
+		if link != "" {
+			row = ansi.SetHyperlink(link, "id="+linkID(link)) + row + ansi.ResetHyperlink()
+		}
+		lines = append(lines, row)
 		url = url[len(piece):]
 	}
 	return lines
@@ -336,7 +345,7 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 		if n := SanitizeLine(g.Note); n != "" {
 			add(&tail, th.Muted, n)
 		}
-		hints := []key.Binding{hintKeys.Grant.Cancel, hintKeys.Grant.CopyURL}
+		hints := []key.Binding{hintKeys.Grant.Cancel, hintKeys.Grant.CopyURL, hintKeys.Grant.ShowURL}
 		if g.Device == nil {
 			hints = append(hints, hintKeys.Grant.Paste)
 		}
@@ -344,6 +353,11 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 			hints = append(hints, hintKeys.Grant.Device)
 		}
 		tail = append(tail, wrapLines(hintLine(th, hints...), inner)...)
+	}
+	// The first hint line (cancel, copy) stays on a short sheet; the
+	// others go before the URL would.
+	if over := len(url) + len(tail) - (height - 2); over > 0 && !g.Pasting {
+		tail = tail[:max(1, len(tail)-over)]
 	}
 	room := max(0, height-2-len(url)-len(tail))
 	if len(head) > room {
