@@ -1,0 +1,152 @@
+package e2e
+
+// Issue 22 (the first hour, second pass), the items about sign-in: a
+// fresh prompt for a fresh challenge (1), the pasted-address field (2),
+// esc on a prompt (9c) and the sign-in URL as a hyperlink and alone (11),
+// at 80x24 and 120x40.
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ahptui/ahptui/views"
+)
+
+// sheetText is the sign-in sheet's text, flattened.
+func sheetText(screen string) string {
+	lines, _ := Panel(screen, views.GrantOverlayTitle)
+	return Flatten(lines)
+}
+
+// TestIssue22Item1FreshPrompt: after esc on a running sign-in and n on
+// its card, the next deploy's card read "sign-in cancelled · enter/g try
+// again" instead of a fresh prompt. Before that, esc on the prompt (no
+// sign-in running) said "no sign-in is waiting" (item 9c): it closes the
+// prompt and ! comes back to it.
+func TestIssue22Item1FreshPrompt(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		u.sendMessage("deploy")
+		u.awaitGrantPrompt("first deploy")
+		u.hit(km.Grant.Cancel)
+		u.see("esc closes the prompt and says so", func(s string) bool {
+			return strings.Contains(statusLine(s), "closed") && !strings.Contains(helpLine(s), hint(km.Grant.Accept))
+		})
+		if s := u.s.Capture(); strings.Contains(s, "no sign-in is waiting") {
+			t.Fatalf("esc on the prompt says no sign-in is waiting:\n%s", s)
+		}
+		u.hit(km.Chat.NextBlocker)
+		u.see("! comes back to the prompt", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Grant.Accept)) })
+		u.hit(km.Grant.Accept)
+		u.see("the sign-in sheet", signInURLShown)
+		u.hit(km.Grant.Cancel)
+		u.see("the sign-in cancelled", func(s string) bool {
+			_, open := Panel(s, views.GrantOverlayTitle)
+			return !open && strings.Contains(statusLine(s), "sign-in cancelled")
+		})
+		u.hit(km.Grant.Decline)
+		u.see("the deploy declined", chatHas("nothing was deployed"))
+		u.see("turn over", chatHas("· idle"))
+		u.sendMessage("deploy")
+		u.awaitGrantPrompt("second deploy")
+		if c := chatText(u.s.Capture()); strings.Contains(c, "sign-in cancelled") || strings.Contains(c, "try again") {
+			t.Fatalf("the new prompt shows the old one's outcome:\n%s", c)
+		}
+	})
+}
+
+// TestIssue22Item2PasteField: the pasted-address field could not be
+// cleared (ctrl+u did nothing) and a second paste after a refused one was
+// appended to it. ctrl+u clears it, and a refused address is cleared, so
+// pasting the right one completes the sign-in.
+func TestIssue22Item2PasteField(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		u.sendMessage("deploy")
+		u.awaitGrantPrompt("deploy")
+		u.hit(km.Grant.Accept)
+		screen := u.see("the sign-in sheet", signInURLShown)
+		sheet, _ := Panel(screen, views.GrantOverlayTitle)
+		authURL, _ := AuthURL(sheet)
+		landed := approveWithoutRedirect(t, authURL)
+		u.hit(km.Grant.Paste)
+		u.see("paste field open", func(s string) bool { return strings.Contains(sheetText(s), "Paste the address") })
+		empty := func(s string) bool { return regexp.MustCompile(`> █`).MatchString(sheetText(s)) }
+		u.s.Paste("http://wrong.example/typo")
+		u.see("the paste in the field", func(s string) bool { return strings.Contains(sheetText(s), "wrong.example") })
+		u.press("C-u")
+		u.see("ctrl+u clears the field", empty)
+		forged := *landed
+		q := forged.Query()
+		q.Set("state", "not-this-sign-in")
+		forged.RawQuery = q.Encode()
+		u.s.Paste(forged.String())
+		u.hit(km.Paste.Submit)
+		u.see("the forged address refused and the field cleared", func(s string) bool {
+			return strings.Contains(sheetText(s), "state") && empty(s) && strings.Contains(statusLine(s), "pasted address")
+		})
+		u.s.Paste(landed.String())
+		u.hit(km.Paste.Submit)
+		u.see("access granted after the second paste", func(s string) bool { return strings.Contains(s, "access granted") })
+	})
+}
+
+// TestIssue22Item11URLLinkAndAlone: copying the hard-wrapped sign-in URL
+// with the mouse broke it. The program writes every row of it as an
+// OSC 8 hyperlink to the whole URL, and v shows the URL alone on the
+// normal screen as one line (on one row where it fits, unbroken where
+// the terminal wraps it); enter comes back to the sheet.
+func TestIssue22Item11URLLinkAndAlone(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		output := u.s.RecordOutput()
+		u.sendMessage("deploy")
+		u.awaitGrantPrompt("deploy")
+		u.hit(km.Grant.Accept)
+		screen := u.see("the sign-in sheet", signInURLShown)
+		sheet, _ := Panel(screen, views.GrantOverlayTitle)
+		authURL, _ := AuthURL(sheet)
+		link := regexp.MustCompile(`\x1b\]8;id=ahptui-[0-9a-z]+;` + regexp.QuoteMeta(authURL.String()) + "(\x07|\x1b\\\\)")
+		if !link.MatchString(output()) {
+			t.Fatalf("the program never wrote the URL as an OSC 8 hyperlink; it wrote:\n%q", tail(output(), 2000))
+		}
+		if !strings.Contains(helpLine(screen), hint(km.Grant.ShowURL)) && !strings.Contains(sheetText(screen), hint(km.Grant.ShowURL)) {
+			t.Errorf("the sheet does not offer %q:\n%s", hint(km.Grant.ShowURL), screen)
+		}
+		u.hit(km.Grant.ShowURL)
+		u.see("the URL alone", func(s string) bool { return strings.Contains(s, "Press enter to go back") })
+		joined := u.s.CaptureJoined()
+		one := false
+		for _, l := range strings.Split(joined, "\n") {
+			if strings.TrimSpace(l) == authURL.String() {
+				one = true
+			}
+		}
+		if !one {
+			t.Fatalf("the URL is not alone on one (joined) line:\n%s", joined)
+		}
+		if len(authURL.String()) <= w {
+			if !strings.Contains(u.s.Capture(), authURL.String()) {
+				t.Fatalf("the URL fits in %d columns but is not on one row:\n%s", w, u.s.Capture())
+			}
+		}
+		if u2, err := url.Parse(authURL.String()); err != nil || u2.Query().Get("state") == "" {
+			t.Fatalf("the URL read back is not a sign-in URL: %v", err)
+		}
+		u.press("Enter")
+		u.see("back on the sheet", signInURLShown)
+	})
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
