@@ -257,3 +257,28 @@ func TestURLAlone(t *testing.T) {
 		t.Fatal("a plain URL was refused")
 	}
 }
+
+// TestMemoryOnlySignInsSaySo: the demo keeps sign-ins in memory only and
+// nothing said so (issue 22, item 15). The granted message and the
+// sign-ins sheet say it there; a store on disk says nothing of the kind.
+func TestMemoryOnlySignInsSaySo(t *testing.T) {
+	for _, memory := range []bool{true, false} {
+		rig := newSignInRig(t)
+		auth := rig.auth()
+		if memory {
+			auth = newAuth(t)
+		}
+		d := newDriverOn(t, rig.host(), auth)
+		_, g := startGitHubSignIn(d)
+		approveInBrowser(t, g.url)
+		d.until("GitHub ready", githubReady(d))
+		d.until("granted said", func() bool { return strings.HasPrefix(d.m.status.text, "access granted") })
+		if got := strings.Contains(d.m.status.text, "memory only"); got != memory {
+			t.Fatalf("memory-only store %v: the granted message is %q", memory, d.m.status.text)
+		}
+		d.keys("S")
+		if got := screenHas(d.m, "kept in memory only"); got != memory {
+			t.Fatalf("memory-only store %v: the sheet says so %v:\n%s", memory, got, ansi.Strip(d.m.Render()))
+		}
+	}
+}

@@ -136,7 +136,7 @@ func (m *Model) overlay() string {
 		return views.RenderAsk(m.th, m.keys, a.view, maxW)
 	}
 	if m.signin.list.open {
-		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.list.note, m.signin.forgetText(), m.signin.forgetQuestion(), m.clock(), m.width, m.height)
+		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.listNote(), m.signin.forgetText(), m.signin.forgetQuestion(), m.clock(), m.width, m.height)
 	}
 	if g := m.signin.waitingGrant(); g != nil {
 		return views.RenderGrantOverlay(m.th, m.signin.overlayView(g), m.width, m.height)

@@ -358,7 +358,11 @@ func (si *signIn) onAuthenticated(msg authenticatedMsg) tea.Cmd {
 	}
 	si.endFlow(g, grantDone, nil)
 	si.dropAgentPrompt(msg.resource)
-	return si.afterSignIn("access granted for "+msg.resource, msg.resource, msg.pushed)
+	done := "access granted for " + msg.resource
+	if n := si.memoryNote(); n != "" {
+		done += " (" + n + ")"
+	}
+	return si.afterSignIn(done, msg.resource, msg.pushed)
 }
 
 func (si *signIn) cancelGrants() {
