@@ -10,7 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -149,4 +151,37 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// TestIssue22Item15DemoOtherHost: two clients on one demo host never see
+// the "use your sign-in here?" question (issue 22, item 15).
+// --demo-other-host reaches the demo by a second name holding a sign-in
+// made on its first: the question shows, and y signs GitHub in.
+func TestIssue22Item15DemoOtherHost(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startApp(t, w, h, append(demoArgs(suiteVersion), "--demo-other-host")...)
+		screen := u.see("the question about the sign-in", func(s string) bool {
+			return strings.Contains(Flatten(strings.Split(s, "\n")), "Use your sign-in to")
+		})
+		flat := Flatten(strings.Split(screen, "\n"))
+		for _, want := range []string{demohost.GitHubResourcePath, "ws://localhost:"} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("the question does not name %q:\n%s", want, screen)
+			}
+		}
+		t.Logf("%dx%d:\n%s", w, h, screen)
+		// y, pressed again if it landed in the question's first second.
+		gone := func(s string) bool { return !strings.Contains(s, "Use a saved sign-in?") }
+		for i := 0; ; i++ {
+			u.hit(km.Confirm.Yes)
+			if _, err := u.s.WaitForFunc(gone, 2*time.Second); err == nil {
+				break
+			}
+			if i == 5 {
+				t.Fatalf("y never answered the question:\n%s", u.s.Capture())
+			}
+		}
+		u.see("GitHub signed in on the second name", mcpBadgeIs("GitHub", "● ready"))
+	})
 }
