@@ -185,3 +185,40 @@ func TestIssue22Item15DemoOtherHost(t *testing.T) {
 		u.see("GitHub signed in on the second name", mcpBadgeIs("GitHub", "● ready"))
 	})
 }
+
+// TestIssue22Item15TourAndMemory: in the tour, List issues on GitHub
+// succeeded while GitHub's badge said "⚠ sign in", and nothing said the
+// demo keeps sign-ins in memory only (issue 22, item 15). The call fails
+// saying GitHub is not signed in, and the sign-ins sheet says where demo
+// sign-ins live.
+func TestIssue22Item15TourAndMemory(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		u.sendMessage("hello")
+		u.see("the tour waits for an approval", chatMatches(`needs approval\s+Write file`))
+		u.press("C-x")
+		u.see("turn over", chatHas("· idle"))
+		// The approval card took the keys from the composer; keys typed in
+		// its first second are dropped, so each is pressed until it lands.
+		failed := chatMatches(`✗ failed\s+List issues`)
+		for i := 0; !failed(u.s.Capture()); i++ {
+			if i == 8 {
+				t.Fatalf("List issues is not shown failed:\n%s", u.s.Capture())
+			}
+			u.hit(km.Chat.PrevToolCall)
+			_, _ = u.s.WaitForFunc(failed, time.Second)
+		}
+		u.see("the GitHub badge agrees", mcpBadgeIs("GitHub", "⚠ sign in"))
+		inMemory := func(s string) bool {
+			return strings.Contains(Flatten(strings.Split(PanelText(s, views.SignInsTitle), "\n")), "kept in memory only")
+		}
+		for i := 0; !inMemory(u.s.Capture()); i++ {
+			if i == 5 {
+				t.Fatalf("the sheet does not say demo sign-ins are in memory:\n%s", u.s.Capture())
+			}
+			u.hit(km.Global.SignIns)
+			_, _ = u.s.WaitForFunc(inMemory, 2*time.Second)
+		}
+	})
+}
