@@ -222,3 +222,28 @@ func TestIssue22Item15TourAndMemory(t *testing.T) {
 		}
 	})
 }
+
+// TestIssue22Item10ExpandFromCard: once a card was selected (the tour's
+// approval takes the selection), e toggled the card alone and said
+// nothing: the turn's reasoning could not be opened (issue 22, item 10).
+// e on the card opens its turn's reasoning too and says so.
+func TestIssue22Item10ExpandFromCard(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		u.sendMessage("hello")
+		u.see("the approval selected", func(s string) bool {
+			return chatMatches(`needs approval\s+Write file`)(s) && strings.Contains(helpLine(s), hint(km.Chat.Approve))
+		})
+		said := func(s string) bool { return strings.Contains(statusLine(s), "expanded Write file and its turn's reasoning") }
+		// Keys typed in the card's first second are dropped: press until
+		// one lands.
+		for i := 0; !said(u.s.Capture()); i++ {
+			if i == 5 {
+				t.Fatalf("e on the selected card did not open its turn's reasoning:\n%s", u.s.Capture())
+			}
+			u.hit(km.Chat.ToggleExpand)
+			_, _ = u.s.WaitForFunc(said, 2*time.Second)
+		}
+	})
+}
