@@ -235,7 +235,9 @@ func TestIssue22Item10ExpandFromCard(t *testing.T) {
 		u.see("the approval selected", func(s string) bool {
 			return chatMatches(`needs approval\s+Write file`)(s) && strings.Contains(helpLine(s), hint(km.Chat.Approve))
 		})
-		said := func(s string) bool { return strings.Contains(statusLine(s), "expanded Write file and its turn's reasoning") }
+		said := func(s string) bool {
+			return strings.Contains(statusLine(s), "expanded Write file and its turn's reasoning")
+		}
 		// Keys typed in the card's first second are dropped: press until
 		// one lands.
 		for i := 0; !said(u.s.Capture()); i++ {
