@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -73,6 +74,7 @@ type options struct {
 	tokenFile                string
 	demoVersion              string
 	demo, noBrowser, version bool
+	demoOtherHost            bool   // --demo-other-host: the demo by a second name (demotrust.go)
 	discover                 bool   // neither --host nor --demo: VS Code's registry
 	listHosts                bool   // `ahptui hosts`
 	saved                    string // a saved host's name (ahptui NAME, --host NAME)
@@ -94,6 +96,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.demo, "demo", false, "start the in-process demo host and connect to it")
 	fs.StringVar(&o.demoVersion, "demo-version", demohost.Version10,
 		"AHP `VERSION` the demo host serves: "+strings.Join(demohost.Versions, " (default) or ")+" (the old protocol)")
+	fs.BoolVar(&o.demoOtherHost, "demo-other-host", false,
+		"with --demo: reach the demo host by a second name (localhost) holding a GitHub sign-in made on its first (127.0.0.1), to see the \"use your sign-in here?\" question")
 	fs.BoolVar(&o.noBrowser, "no-browser", false, "never open a browser for sign-in; show the URL only")
 	fs.StringVar(&o.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
 	fs.StringVar(&o.logFile, "log", "", "write a debug log to `FILE` (off by default; never logs tokens)")
@@ -154,6 +158,9 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	})
 	if err := checkDemoVersion(o, demoVersionSet); err != nil {
 		return o, err
+	}
+	if o.demoOtherHost && !o.demo {
+		return o, errors.New("--demo-other-host applies to --demo only")
 	}
 	return o, checkHostTransport(o.host, o.insecure)
 }
@@ -246,12 +253,14 @@ func runApp(o options, target hostconn.Target) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
+	var demo *demohost.Host
 	if o.demo {
 		host, err := demohost.Start(ctx, demohost.Config{Version: o.demoVersion, Logger: logger.With("component", "demohost")})
 		if err != nil {
 			return fmt.Errorf("start the demo host: %w", err)
 		}
 		defer host.Close()
+		demo = host
 		if target, err = hostconn.Parse(host.URL()); err != nil {
 			return fmt.Errorf("the demo host's URL: %w", err)
 		}
@@ -262,9 +271,18 @@ func runApp(o options, target hostconn.Target) error {
 	if o.noBrowser {
 		acfg.OpenBrowser = func(string) error { return errors.New("--no-browser") }
 	}
+	var seeding *atomic.Bool
+	if o.demoOtherHost {
+		seeding = quietWhileSeeding(&acfg)
+	}
 	auth, notes, err := openAuth(acfg, o.auth, logger)
 	if err != nil {
 		return err
+	}
+	if o.demoOtherHost {
+		if target, err = demoOtherHost(ctx, auth, seeding, demo); err != nil {
+			return err
+		}
 	}
 	if dirNote != "" {
 		notes = append([]string{dirNote}, notes...)

@@ -363,8 +363,7 @@ var DemoTour = DemoPath{Word: "hello", Shows: "the tour: tool calls, a failure, 
 		mcpToolStep(toolCall{id: "tc-search", name: ToolSearchFiles, display: "Search files", server: FilesystemServerID, input: `{"query":"TestReconnect"}`,
 			invocation: "Searching for `TestReconnect`", result: okResult("Found 3 matches for `TestReconnect`", "protocol/conn_test.go:88\nprotocol/mirror_test.go:41\ndemohost/host_test.go:120")}),
 		runTestsStep,
-		mcpToolStep(toolCall{id: "tc-issues", name: ToolListIssues, display: "List issues", server: GitHubServerID, input: `{"state":"open"}`,
-			invocation: "Listing open issues", result: okResult("Listed 2 open issues", "#12 Reconnect loses pending actions\n#15 Step-up auth prompt is easy to miss")}),
+		listIssuesStep,
 		writeFileStep,
 		deployStep,
 		askStep,
@@ -561,6 +560,32 @@ func mcpToolStep(tc toolCall) step {
 		return r.act(complete)
 	}
 }
+
+// listIssuesStep lists issues on the GitHub server, which is protected:
+// as long as its badge says it needs a sign-in (no connection holds a
+// token for it), the call fails and says how to sign in, so the tour
+// never shows a call succeeding on a server that is not ready.
+func listIssuesStep(r *turnRun) error {
+	h := r.h
+	var signedIn bool
+	if err := r.do(func() {
+		sp := h.servers[GitHubServerID]
+		signedIn = h.grantedLocked("", sp.resource, GitHubScopes)
+	}); err != nil {
+		return err
+	}
+	result := okResult("Listed 2 open issues", "#12 Reconnect loses pending actions\n#15 Step-up auth prompt is easy to miss")
+	if !signedIn {
+		result = protocol.ToolCallResult{Success: false, PastTenseMessage: protocol.MarkdownString("Could not list issues: GitHub needs a sign-in"),
+			Error: &protocol.ToolCallResultError{Message: GitHubSignInFirst}}
+	}
+	return mcpToolStep(toolCall{id: "tc-issues", name: ToolListIssues, display: "List issues", server: GitHubServerID, input: `{"state":"open"}`,
+		invocation: "Listing open issues", result: result})(r)
+}
+
+// GitHubSignInFirst is why the tour's List issues fails before a GitHub
+// sign-in, and what to do.
+const GitHubSignInFirst = "GitHub is not signed in (its badge says ⚠ sign in): select it in the MCP panel, press g, then say hello again"
 
 // runTestsStep is a tool call that completes with success=false and an
 // error: the "failed" state of a tool-call card.

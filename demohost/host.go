@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -324,6 +325,20 @@ func (h *Host) URL() string { return h.url }
 
 // AuthIssuer is the authorization server's issuer URL.
 func (h *Host) AuthIssuer() string { return h.auth.Issuer() }
+
+// ProtectedResource is the metadata the host advertises for the protected
+// resource at path under its origin (GitHubResourcePath,
+// DeployResourcePath), as a challenge carries it.
+func (h *Host) ProtectedResource(path string) (protocol.ProtectedResourceMetadata, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for res, prm := range h.resources {
+		if strings.HasSuffix(res, path) {
+			return prm, true
+		}
+	}
+	return protocol.ProtectedResourceMetadata{}, false
+}
 
 // Auth is the authorization server the host verifies tokens with.
 func (h *Host) Auth() *authserver.Server { return h.auth }

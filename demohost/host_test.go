@@ -856,13 +856,16 @@ func TestFullTour(t *testing.T) {
 		c.initialize(rootURI, DemoSessionURI, DemoChatURI)
 		c.dispatch(DemoChatURI, turnStarted("t1", "show me everything"))
 
-		for _, id := range []string{"t1-tc-search", "t1-tc-issues"} {
-			e := c.waitEnvelope(id+" complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
-				a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
-				return ok && a.ToolCallID == id && a.Result.Success
-			})
-			_ = e
-		}
+		c.waitEnvelope("t1-tc-search complete", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+			return ok && a.ToolCallID == "t1-tc-search" && a.Result.Success
+		})
+		// GitHub is not signed in (its badge says so): List issues fails
+		// and says how to sign in (issue 22, item 15).
+		c.waitEnvelope("t1-tc-issues failed", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+			return ok && a.ToolCallID == "t1-tc-issues" && !a.Result.Success && a.Result.Error != nil && a.Result.Error.Message == GitHubSignInFirst
+		})
 		c.waitEnvelope("write pending", DemoChatURI, func(e protocol.ActionEnvelope) bool {
 			a, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
 			return ok && a.ToolCallID == "t1-tc-write"
@@ -1132,4 +1135,19 @@ func TestAddrRestartsOnSameResources(t *testing.T) {
 			t.Errorf("Addr %q accepted", bad)
 		}
 	}
+}
+
+// TestTourListsIssuesOnceSignedIn: the tour's List issues succeeded on
+// the GitHub server while its badge said "⚠ sign in" (issue 22, item 15).
+// Once GitHub is signed in (the badge says ready), it lists the issues.
+func TestTourListsIssuesOnceSignedIn(t *testing.T) {
+	h, v := startHost(t, Config{})
+	c := dial(t, h, v, "tour")
+	c.initialize(rootURI, DemoSessionURI, DemoChatURI)
+	signInGitHub(t, h, c)
+	c.dispatch(DemoChatURI, turnStarted("t1", "hello"))
+	c.waitEnvelope("t1-tc-issues listed", DemoChatURI, func(e protocol.ActionEnvelope) bool {
+		a, ok := e.Action.Variant.(protocol.ChatToolCallCompleteAction)
+		return ok && a.ToolCallID == "t1-tc-issues" && a.Result.Success
+	})
 }

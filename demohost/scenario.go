@@ -56,7 +56,7 @@ const ResumableErrorType = "RateLimited"
 // Tool names the scripted turns call (ToolCallState.toolName).
 const (
 	ToolSearchFiles = "search_files" // mcp-filesystem, runs and completes
-	ToolListIssues  = "list_issues"  // mcp-github, runs and completes
+	ToolListIssues  = "list_issues"  // mcp-github: completes once GitHub is signed in, fails before
 	ToolWriteFile   = "write_file"   // mcp-filesystem, needs confirmation
 	ToolDeploy      = "deploy"       // mcp-deploy, step-up auth mid-run
 	ToolRunTests    = "run_tests"    // mcp-filesystem, completes with success=false

@@ -122,8 +122,11 @@ type MCPKeys struct {
 type GrantKeys struct {
 	Accept  key.Binding // open the browser and run the OAuth flow
 	Decline key.Binding // refuse; the tool call fails
-	Cancel  key.Binding // abandon a flow already waiting on the browser
+	Cancel  key.Binding // abandon a flow waiting on the browser; else put the prompt away, still waiting
 	CopyURL key.Binding // copy the authorization URL when no browser opens
+	// ShowURL prints the sign-in URL alone on the terminal's normal
+	// screen, one unbroken line the terminal wraps, for a mouse to copy.
+	ShowURL key.Binding
 	// Paste opens a one-line field for the address the browser landed on,
 	// for a browser on another machine whose redirect cannot reach us.
 	Paste key.Binding
@@ -295,6 +298,7 @@ func DefaultKeyMap() KeyMap {
 			Decline: bind(keys("n"), "n", "decline"),
 			Cancel:  bind(keys("esc"), "esc", "cancel sign-in"),
 			CopyURL: bind(keys("u"), "u", "copy sign-in URL"),
+			ShowURL: bind(keys("v"), "v", "URL alone"),
 			Paste:   bind(keys("p"), "p", "paste URL"),
 			Device:  bind(keys("D"), "D", "device code"),
 			Token:   bind(keys("t"), "t", "paste a token"),
@@ -455,7 +459,7 @@ func (k GrantKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k GrantKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Accept, k.Decline, k.Cancel, k.CopyURL, k.Paste, k.Device, k.Token, k.GhToken}}
+	return [][]key.Binding{{k.Accept, k.Decline, k.Cancel, k.CopyURL, k.ShowURL, k.Paste, k.Device, k.Token, k.GhToken}}
 }
 
 // ShortHelp implements help.KeyMap.

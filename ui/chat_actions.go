@@ -211,13 +211,12 @@ func (cp *chatPanel) confirmResult(it chatItem, approved bool) tea.Cmd {
 	}, "result of "+it.Tool.Name()+" "+verdict)
 }
 
-// toggleExpand opens or closes the selected card's full input and result;
-// with no card selected it opens or closes the reasoning of the latest
-// turn (reasoning is collapsed by default).
+// toggleExpand opens or closes the selected card's full input and result,
+// with the reasoning of its turn; with no card selected it opens or closes
+// the reasoning of the latest turn (reasoning is collapsed by default).
 func (cp *chatPanel) toggleExpand() tea.Cmd {
-	if cp.sel.item != "" {
-		cp.expanded[cp.sel.item] = !cp.expanded[cp.sel.item]
-		return nil
+	if it, ok := cp.selectedItem(); ok {
+		return cp.toggleCard(it)
 	}
 	// The latest turn that has reasoning: the running one, else the newest
 	// finished turn with any.
@@ -284,10 +283,11 @@ func (cp *chatPanel) itemGrant(it chatItem) string {
 // selectedFlow is the grant flow behind the selected prompt, if one started.
 func (cp *chatPanel) selectedFlow() *grantFlow {
 	if cp.sel.prompt && len(cp.signin.prompts) > 0 {
-		return cp.signin.grants[cp.signin.prompts[0].resource]
+		res := cp.signin.prompts[0].resource
+		return cp.signin.flowFor(res, agentChallenge(res))
 	}
 	if it, ok := cp.selectedItem(); ok {
-		return cp.signin.grants[cp.itemGrant(it)]
+		return cp.signin.flowFor(cp.itemGrant(it), it.key())
 	}
 	return nil
 }
@@ -334,6 +334,12 @@ func (cp *chatPanel) declineGrant() tea.Cmd {
 	}, "access declined: "+it.Tool.Name()+" cancelled")
 }
 
+// cancelGrant is esc on a grant prompt: it cancels the sign-in that runs
+// for it; on a prompt with none running it closes the prompt, which keeps
+// waiting (declining is n's: it fails the tool call).
 func (cp *chatPanel) cancelGrant() tea.Cmd {
-	return cp.signin.cancelFlow(cp.selectedFlow())
+	if g := cp.selectedFlow(); g != nil && (g.phase == grantWaiting || g.phase == grantStarting) {
+		return cp.signin.cancelFlow(g)
+	}
+	return cp.closeGrantPrompt()
 }

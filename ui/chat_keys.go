@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -120,6 +122,8 @@ func (cp *chatPanel) keyGrant(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cp.signin.openToken(cp.grantResource()), true
 	case key.Matches(msg, k.GhToken):
 		return cp.signin.useGh(cp.grantResource()), true
+	case key.Matches(msg, k.ShowURL):
+		return cp.signin.showURLAlone(cp.selectedFlow()), true
 	case key.Matches(msg, k.CopyURL):
 		if g := cp.selectedFlow(); g != nil && g.url != "" {
 			return tea.Batch(tea.SetClipboard(g.url), reportInfo(copyNote)), true
@@ -140,4 +144,13 @@ func (cp *chatPanel) nextChat() tea.Cmd {
 		}
 	}
 	return cp.requestChat(cp.sess.Chats[(i+1)%len(cp.sess.Chats)].Resource)
+}
+
+// closeGrantPrompt is esc on a grant prompt no sign-in runs for: it puts
+// the prompt away (nothing is selected), and says that it still waits and
+// how to come back; esc never declines, which would fail the tool call.
+func (cp *chatPanel) closeGrantPrompt() tea.Cmd {
+	cp.sel = chatSel{}
+	return reportInfo(fmt.Sprintf("sign-in prompt closed; it still waits: %s comes back to it, %s there declines",
+		cp.keys.Chat.NextBlocker.Help().Key, cp.keys.Grant.Decline.Help().Key))
 }

@@ -3,6 +3,8 @@ package ui
 import (
 	"fmt"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -124,7 +126,7 @@ func (cp *chatPanel) transcriptOptions() views.TranscriptOptions {
 			if opts.Grant == nil {
 				opts.Grant = map[string]views.GrantView{}
 			}
-			opts.Grant[it.ID] = cp.signin.grantView(*req)
+			opts.Grant[it.ID] = cp.signin.grantView(*req, it.key())
 		}
 	}
 	return opts
@@ -176,4 +178,40 @@ func (cp *chatPanel) settle(rect views.Rect) {
 			cp.cardScroll = cp.scroll > 0
 		}
 	}
+}
+
+// toggleCard is e on a selected card: it opens or closes the card and
+// the reasoning of its turn together (a card selected by ! or an answer
+// must not hide the reasoning from e), and says what it did.
+func (cp *chatPanel) toggleCard(it chatItem) tea.Cmd {
+	open := !cp.expanded[it.ID]
+	cp.expanded[it.ID] = open
+	var parts []protocol.ResponsePart
+	if at := cp.chat.ActiveTurn; at != nil && at.ID == it.TurnID {
+		parts = at.ResponseParts
+	}
+	for _, t := range cp.chat.Turns {
+		if t.ID == it.TurnID {
+			parts = t.ResponseParts
+		}
+	}
+	reasoning := 0
+	for _, p := range parts {
+		if r, ok := p.Variant.(protocol.ReasoningResponsePart); ok {
+			cp.expanded[r.ID] = open
+			reasoning++
+		}
+	}
+	verb := "expanded"
+	if !open {
+		verb = "collapsed"
+	}
+	name := "the question"
+	if it.Kind == itemToolCall {
+		name = views.SanitizeLine(it.Tool.Name())
+	}
+	if reasoning == 0 {
+		return reportInfo(fmt.Sprintf("%s %s; its turn has no reasoning", verb, name))
+	}
+	return reportInfo(fmt.Sprintf("%s %s and its turn's reasoning", verb, name))
 }

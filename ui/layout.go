@@ -77,7 +77,7 @@ func (m *Model) settle() {
 func (m *Model) helpLine() string {
 	ctx := m.context()
 	if m.modal == modalNone && ctx != keymap.ContextConfirm && ctx != keymap.ContextSignIns && ctx != keymap.ContextPaste && m.signin.waitingGrant() != nil {
-		return m.help.ShortHelpView([]key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Grant.Paste, m.keys.Global.Quit})
+		return m.help.ShortHelpView([]key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Grant.ShowURL, m.keys.Grant.Paste, m.keys.Global.Quit})
 	}
 	short := m.keys.Help(ctx).ShortHelp()
 	if m.modal == modalNone && m.focus == focusChat && m.chatPanel.guard.active(m.clock()) {
@@ -136,7 +136,7 @@ func (m *Model) overlay() string {
 		return views.RenderAsk(m.th, m.keys, a.view, maxW)
 	}
 	if m.signin.list.open {
-		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.list.note, m.signin.forgetText(), m.signin.forgetQuestion(), m.clock(), m.width, m.height)
+		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.listNote(), m.signin.forgetText(), m.signin.forgetQuestion(), m.clock(), m.width, m.height)
 	}
 	if g := m.signin.waitingGrant(); g != nil {
 		return views.RenderGrantOverlay(m.th, m.signin.overlayView(g), m.width, m.height)

@@ -164,8 +164,8 @@ func (mp *mcpPanel) view(w, h int) []string {
 		if r.Auth == nil {
 			continue
 		}
-		if g := mp.signin.grants[r.Auth.Resource.Resource]; g != nil {
-			grants[r.ID] = mp.signin.grantView(*r.Auth)
+		if g := mp.signin.flowFor(r.Auth.Resource.Resource, serverChallenge(r.ID)); g != nil {
+			grants[r.ID] = mp.signin.grantView(*r.Auth, serverChallenge(r.ID))
 		}
 	}
 	var blocking map[string]time.Duration

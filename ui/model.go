@@ -244,6 +244,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.signin.onGrantStarted(msg)
 	case grantDoneMsg:
 		return m.signin.onGrantDone(msg)
+	case urlShownMsg:
+		return m.signin.onURLShown(msg)
 	case authenticatedMsg:
 		return m.signin.onAuthenticated(msg)
 	case browserCheckMsg:

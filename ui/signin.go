@@ -79,6 +79,9 @@ type grantFlow struct {
 	cancel      context.CancelFunc
 	grant       *authpkce.Grant
 	confirmed   string // the private authorization server the user agreed to
+	// asks are the challenges (challengeKey) this flow's outcome answers
+	// (signin_fresh.go).
+	asks map[string]bool
 }
 
 // agentPrompt is an auth/required notification (or AuthRequiredError) for
@@ -206,6 +209,7 @@ func (si *signIn) startFlow(req authpkce.Requirement, confirmed string, device b
 	ctx, cancel := context.WithCancel(si.ctx)
 	g := &grantFlow{resource: res, requirement: req, phase: grantStarting, cancel: cancel, confirmed: confirmed}
 	si.grants[res] = g
+	si.noteChallenges(g)
 	start := si.cfg.Auth.Start
 	if ds, ok := si.cfg.Auth.(deviceStarter); ok && device {
 		start = ds.StartDevice
@@ -237,15 +241,15 @@ func (si *signIn) onGrantStarted(msg grantStartedMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		if errors.Is(msg.err, authpkce.ErrCanceled) || errors.Is(msg.err, context.Canceled) {
-			g.phase, g.err = grantCancelled, nil
+			si.endFlow(g, grantCancelled, nil)
 			return reportInfo("sign-in cancelled")
 		}
 		if sc := (*authpkce.ServerConfirmation)(nil); errors.As(msg.err, &sc) {
-			g.phase, g.err = grantCancelled, nil
+			si.endFlow(g, grantCancelled, nil)
 			si.askPrivateServer(g, sc)
 			return nil
 		}
-		g.phase, g.err = grantFailed, msg.err
+		si.endFlow(g, grantFailed, msg.err)
 		return reportError(fmt.Errorf("sign-in to %s failed: %w%s", msg.resource, msg.err, signInAdvice(msg.err)))
 	}
 	g.grant, g.url, g.phase = msg.grant, msg.grant.URL(), grantWaiting
@@ -285,14 +289,14 @@ func (si *signIn) onGrantDone(msg grantDoneMsg) tea.Cmd {
 			return nil // the esc that cancelled it said so (cancelFlow)
 		}
 		if errors.Is(msg.err, authpkce.ErrCanceled) {
-			g.phase, g.err = grantCancelled, nil
+			si.endFlow(g, grantCancelled, nil)
 			return reportInfo("sign-in cancelled")
 		}
-		g.phase, g.err = grantFailed, msg.err
+		si.endFlow(g, grantFailed, msg.err)
 		return reportError(fmt.Errorf("sign-in to %s failed: %w%s", msg.resource, msg.err, signInAdvice(msg.err)))
 	}
 	if si.client == nil {
-		g.phase, g.err = grantFailed, errNoClient
+		si.endFlow(g, grantFailed, errNoClient)
 		return nil
 	}
 	g.phase = grantPushing
@@ -337,7 +341,7 @@ func (si *signIn) cancelFlow(g *grantFlow) tea.Cmd {
 	if g.cancel != nil {
 		g.cancel()
 	}
-	g.phase = grantCancelled
+	si.endFlow(g, grantCancelled, nil)
 	return reportInfo("sign-in cancelled")
 }
 
@@ -349,12 +353,16 @@ func (si *signIn) onAuthenticated(msg authenticatedMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		delete(si.hostHolds, msg.pushed)
-		g.phase, g.err = grantFailed, msg.err
+		si.endFlow(g, grantFailed, msg.err)
 		return reportError(fmt.Errorf("the host refused the token for %s: %w", msg.resource, msg.err))
 	}
-	g.phase = grantDone
+	si.endFlow(g, grantDone, nil)
 	si.dropAgentPrompt(msg.resource)
-	return si.afterSignIn("access granted for "+msg.resource, msg.resource, msg.pushed)
+	done := "access granted for " + msg.resource
+	if n := si.memoryNote(); n != "" {
+		done += " (" + n + ")"
+	}
+	return si.afterSignIn(done, msg.resource, msg.pushed)
 }
 
 func (si *signIn) cancelGrants() {

@@ -170,7 +170,7 @@ func (si *signIn) askPrivateServer(g *grantFlow, sc *authpkce.ServerConfirmation
 			return si.startGrantAt(req, sc.Host)
 		},
 		no: func() tea.Cmd {
-			g.phase, g.err = grantCancelled, nil
+			si.endFlow(g, grantCancelled, nil)
 			return reportInfo("sign-in to " + views.SanitizeLine(g.resource) + " not started")
 		},
 	})

@@ -3,10 +3,11 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/views"
@@ -25,9 +26,25 @@ const copyNote = "sent to the terminal's clipboard (OSC 52); if nothing was copi
 type pasteField struct {
 	open     bool
 	resource string // the flow it completes
-	text     string
-	err      string
-	busy     bool
+	// in edits the address like every single-line input (bubbles
+	// textinput's keys); it is drawn redacted (overlayExtras), never by
+	// its own View.
+	in   textinput.Model
+	err  string
+	busy bool
+}
+
+// newPasteField is an empty field for the flow of resource.
+func newPasteField(resource string) pasteField {
+	in := textinput.New()
+	in.Prompt = ""
+	in.CharLimit = maxPasted
+	// A terminal's paste arrives as a bracketed paste; ctrl+v would read
+	// the system clipboard through an outside tool.
+	in.KeyMap.Paste.SetEnabled(false)
+	in.KeyMap.AcceptSuggestion.SetEnabled(false)
+	in.Focus()
+	return pasteField{open: true, resource: resource, in: in}
 }
 
 // pasteDoneMsg is authpkce's answer to a pasted address.
@@ -57,13 +74,15 @@ func (si *signIn) keyOverlay(msg tea.KeyPressMsg, g *grantFlow) (tea.Cmd, bool) 
 		}
 		si.note = copyNote
 		return tea.Batch(tea.SetClipboard(u), reportInfo(copyNote)), true
+	case key.Matches(msg, k.ShowURL):
+		return si.showURLAlone(g), true
 	case key.Matches(msg, k.Device):
 		return si.switchToDevice(g), true
 	case key.Matches(msg, k.Paste):
 		if g.grant == nil || g.grant.Device() != nil {
 			return reportInfo("this sign-in does not wait for a browser's redirect"), true
 		}
-		si.paste = pasteField{open: true, resource: g.resource}
+		si.paste = newPasteField(g.resource)
 		return nil, true
 	}
 	return nil, false
@@ -93,7 +112,7 @@ func (si *signIn) keyPaste(msg tea.KeyPressMsg, g *grantFlow) tea.Cmd {
 		si.paste = pasteField{}
 		return nil
 	case key.Matches(msg, k.Submit):
-		text := strings.TrimSpace(p.text)
+		text := strings.TrimSpace(p.in.Value())
 		if text == "" || p.busy || g.grant == nil {
 			return nil
 		}
@@ -103,28 +122,23 @@ func (si *signIn) keyPaste(msg tea.KeyPressMsg, g *grantFlow) tea.Cmd {
 		return func() tea.Msg {
 			return pasteDoneMsg{resource: res, err: grant.Complete(ctx, text)}
 		}
-	case msg.Code == tea.KeyBackspace:
-		if _, n := utf8.DecodeLastRuneInString(p.text); n > 0 {
-			p.text = p.text[:len(p.text)-n]
-		}
-		return nil
-	case msg.Text != "":
-		si.typePaste(msg.Text)
 	}
+	if msg.Text != "" {
+		msg.Text = oneLine(msg.Text)
+	}
+	p.in, _ = p.in.Update(msg)
 	return nil
 }
 
-// typePaste adds typed or pasted text to the field, one line of it.
-func (si *signIn) typePaste(s string) {
-	s = strings.Map(func(r rune) rune {
+// oneLine is typed or pasted text fit for the field: no control
+// characters (a line break ends the paste's one line).
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return -1
 		}
 		return r
 	}, s)
-	if len(si.paste.text)+len(s) <= maxPasted {
-		si.paste.text += s
-	}
 }
 
 // onPaste takes a bracketed paste while the field is open.
@@ -136,7 +150,7 @@ func (si *signIn) onPaste(msg tea.PasteMsg) bool {
 	if !si.paste.open {
 		return false
 	}
-	si.typePaste(msg.Content)
+	si.paste.in, _ = si.paste.in.Update(tea.PasteMsg{Content: oneLine(msg.Content)})
 	return true
 }
 
@@ -146,7 +160,10 @@ func (si *signIn) onPasteDone(msg pasteDoneMsg) tea.Cmd {
 	}
 	si.paste.busy = false
 	if msg.err != nil {
+		// Cleared, so the next paste is the whole field, not appended
+		// to the refused one; the error under it says what was wrong.
 		si.paste.err = msg.err.Error()
+		si.paste.in.Reset()
 		return reportError(fmt.Errorf("the pasted address did not complete the sign-in: %w", msg.err))
 	}
 	si.paste = pasteField{}
@@ -169,7 +186,25 @@ func (si *signIn) overlayExtras(gv *views.GrantView, g *grantFlow) {
 		// The field shows the address with its values hidden: a redirect
 		// carries the authorization code and state, and a screen is seen
 		// (and recorded, and shared) by more than the user.
-		gv.Pasting, gv.Pasted, gv.PasteErr = true, authpkce.RedactAddress(si.paste.text), si.paste.err
+		v := si.paste.in.Value()
+		gv.Pasting, gv.Pasted, gv.PasteErr = true, authpkce.RedactAddress(v), si.paste.err
+		gv.PasteTail = pasteTail(v, si.paste.in.Position())
 	}
 	gv.Note = si.note
+}
+
+// pasteTail is how many cells of the redacted address lie after the
+// cursor at rune pos of v: the redaction of what precedes the cursor,
+// measured against the whole one's.
+func pasteTail(v string, pos int) int {
+	r := []rune(v)
+	if pos >= len(r) {
+		return 0
+	}
+	whole := ansi.StringWidth(views.SanitizeLine(authpkce.RedactAddress(v)))
+	before := ansi.StringWidth(views.SanitizeLine(authpkce.RedactAddress(string(r[:pos]))))
+	if strings.TrimSpace(string(r[:pos])) == "" {
+		before = 0
+	}
+	return max(1, whole-min(before, whole))
 }

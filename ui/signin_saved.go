@@ -165,3 +165,26 @@ func (si *signIn) onSavedPushed(msg savedPushedMsg) tea.Cmd {
 	si.dropAgentPrompt(msg.resource)
 	return si.afterSignIn("signed in to "+res+" with a saved token", msg.resource)
 }
+
+// memoryNote, when sign-ins are kept in memory only (--demo's token
+// store), says so: a newcomer must know a sign-in will not be there next
+// run, and a real host's sign-ins are saved.
+func (si *signIn) memoryNote() string {
+	ts, ok := si.cfg.Auth.(interface{ TokenStore() (string, error) })
+	if !ok {
+		return ""
+	}
+	if kind, _ := ts.TokenStore(); kind != "memory" {
+		return ""
+	}
+	return "sign-ins are kept in memory only (the demo): forgotten when ahptui exits"
+}
+
+// listNote is the sign-ins sheet's note: what the last forget did, or
+// where the sign-ins are kept when that is memory only.
+func (si *signIn) listNote() string {
+	if si.list.note != "" {
+		return si.list.note
+	}
+	return si.memoryNote()
+}

@@ -7,9 +7,9 @@ import (
 	"github.com/ahptui/ahptui/views"
 )
 
-// grantView is what the prompt for req shows, given the flow running for
-// its resource (if any).
-func (si *signIn) grantView(req protocol.McpAuthRequirement) views.GrantView {
+// grantView is what the prompt of challenge (challengeKey) for req shows,
+// given the flow for its resource, if it runs or answered that challenge.
+func (si *signIn) grantView(req protocol.McpAuthRequirement, challenge string) views.GrantView {
 	scopes := req.RequiredScopes
 	if len(scopes) == 0 {
 		scopes = req.Resource.ScopesSupported
@@ -22,7 +22,7 @@ func (si *signIn) grantView(req protocol.McpAuthRequirement) views.GrantView {
 	if as := firstServer(req.Resource); as != "" {
 		gv.Server = hostOf(as)
 	}
-	si.applyFlow(&gv, si.grants[req.Resource.Resource])
+	si.applyFlow(&gv, si.flowFor(req.Resource.Resource, challenge))
 	return gv
 }
 
@@ -64,7 +64,7 @@ func (si *signIn) agentGrantView(p agentPrompt) views.GrantView {
 	if as := req.Resource.AuthorizationServers; len(as) > 0 {
 		gv.Server = hostOf(as[0])
 	}
-	si.applyFlow(&gv, si.grants[p.resource])
+	si.applyFlow(&gv, si.flowFor(p.resource, agentChallenge(p.resource)))
 	return gv
 }
 

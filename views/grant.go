@@ -74,6 +74,9 @@ type GrantView struct {
 	Pasting  bool
 	Pasted   string
 	PasteErr string
+	// PasteTail is how many cells of Pasted lie after the field's cursor;
+	// 0 puts it at the end.
+	PasteTail int
 	// Note is what the last key in the overlay did (e.g. the copy key),
 	// said where the user is looking.
 	Note string
@@ -229,7 +232,12 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 // urlLines hard-wraps a URL at width, never word-wrapping or truncating:
 // a URL has no spaces to break at, and the user must be able to copy every
 // character of it from the terminal.
+//
+// Each row is also a terminal hyperlink (OSC 8) to the whole URL, where it
+// is one a link may carry (SignInLink): a terminal that supports them
+// opens or copies the URL from any of its rows, whole, despite the breaks.
 func urlLines(th Theme, url string, width int) []string {
+	link := SignInLink(url)
 	url = SanitizeLine(url)
 	var lines []string
 	for url != "" {
@@ -240,7 +248,11 @@ func urlLines(th Theme, url string, width int) []string {
 		if piece == "" {
 			break
 		}
-		lines = append(lines, th.GrantURL.Render(piece))
+		row := th.GrantURL.Render(piece)
+		if link != "" {
+			row = ansi.SetHyperlink(link, "id="+linkID(link)) + row + ansi.ResetHyperlink()
+		}
+		lines = append(lines, row)
 		url = url[len(piece):]
 	}
 	return lines
@@ -324,7 +336,7 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 	var tail []string
 	if g.Pasting {
 		add(&tail, th.Text, "Paste the address your browser landed on (it starts with the redirect URI):")
-		tail = append(tail, Fit(th.HelpKey.Render("> ")+th.Text.Render(tailFit(SanitizeLine(g.Pasted), inner-3))+"█", inner))
+		tail = append(tail, Fit(th.HelpKey.Render("> ")+fieldLine(th, SanitizeLine(g.Pasted), g.PasteTail, inner-2), inner))
 		if e := SanitizeLine(g.PasteErr); e != "" {
 			add(&tail, th.Error, e)
 		}
@@ -333,7 +345,7 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 		if n := SanitizeLine(g.Note); n != "" {
 			add(&tail, th.Muted, n)
 		}
-		hints := []key.Binding{hintKeys.Grant.Cancel, hintKeys.Grant.CopyURL}
+		hints := []key.Binding{hintKeys.Grant.Cancel, hintKeys.Grant.CopyURL, hintKeys.Grant.ShowURL}
 		if g.Device == nil {
 			hints = append(hints, hintKeys.Grant.Paste)
 		}
@@ -341,6 +353,11 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 			hints = append(hints, hintKeys.Grant.Device)
 		}
 		tail = append(tail, wrapLines(hintLine(th, hints...), inner)...)
+	}
+	// The first hint line (cancel, copy) stays on a short sheet; the
+	// others go before the URL would.
+	if over := len(url) + len(tail) - (height - 2); over > 0 && !g.Pasting {
+		tail = tail[:max(1, len(tail)-over)]
 	}
 	room := max(0, height-2-len(url)-len(tail))
 	if len(head) > room {
@@ -368,13 +385,37 @@ func serverLine(g GrantView) (line string, warn bool) {
 	return "You sign in at " + srv + " for the authorization server the host names (" + iss + ").", false
 }
 
-// tailFit keeps the end of s within w cells: the end of a pasted address
-// is what the user checks as they paste.
-func tailFit(s string, w int) string {
-	if n := ansi.StringWidth(s); n > w && w > 1 {
-		return "…" + ansi.Cut(s, n-w+1, n)
+// fieldLine draws one line of an input field, s with the cursor tail
+// cells before its end, at most w cells wide: a window of s that holds the
+// cursor ("…" where it cuts), the cursor a block at the end or the cell
+// under it in reverse video.
+func fieldLine(th Theme, s string, tail, w int) string {
+	w = max(w, 2)
+	n := ansi.StringWidth(s)
+	at := n - max(0, min(tail, n))
+	room := w - 1 // the cells of s shown; one is the cursor's at the end
+	if at < n {
+		room = w
 	}
-	return s
+	from := 0
+	if at >= room {
+		from = at - room + 1
+	}
+	if at == n {
+		from = max(0, n-room)
+	}
+	to := min(n, from+room)
+	head, cur, rest := ansi.Cut(s, from, at), ansi.Cut(s, at, at+1), ansi.Cut(s, at+1, to)
+	if from > 0 && head != "" {
+		head = "…" + ansi.Cut(head, 1, ansi.StringWidth(head))
+	}
+	if to < n && rest != "" {
+		rest = ansi.Cut(rest, 0, ansi.StringWidth(rest)-1) + "…"
+	}
+	if at == n {
+		return th.Text.Render(head) + "█"
+	}
+	return th.Text.Render(head) + lipgloss.NewStyle().Reverse(true).Render(cur) + th.Text.Render(rest)
 }
 
 // sheetRow is one row of a full-width sheet; a bare row is drawn without

@@ -459,3 +459,38 @@ func RemoveBuilds() {
 		return true
 	})
 }
+
+// CaptureJoined is the visible screen as plain text with the rows the
+// terminal wrapped (a line longer than the screen, written without a
+// break) joined into one line (capture-pane -J): what a selection of them
+// copies.
+func (s *Session) CaptureJoined() string {
+	s.t.Helper()
+	out, err := s.run("capture-pane", "-p", "-J", "-t", s.target)
+	if err != nil {
+		s.t.Fatalf("tmuxtest: %v", err)
+	}
+	return out
+}
+
+// RecordOutput starts copying every byte the program writes to the
+// terminal, escape sequences included, to a file, and returns a function
+// that reads what was written so far: for sequences tmux does not keep
+// on its screen (it drops OSC 8 hyperlinks before 3.4).
+func (s *Session) RecordOutput() func() string {
+	s.t.Helper()
+	file := filepath.Join(s.t.TempDir(), "output")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		s.t.Fatalf("tmuxtest: %v", err)
+	}
+	if _, err := s.run("pipe-pane", "-O", "-t", s.target, "cat >> "+strconv.Quote(file)); err != nil {
+		s.t.Fatalf("tmuxtest: pipe-pane: %v", err)
+	}
+	return func() string {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			s.t.Fatalf("tmuxtest: %v", err)
+		}
+		return string(b)
+	}
+}
