@@ -103,6 +103,10 @@ func TestIssue14Item7NewSessionTakesCursor(t *testing.T) {
 	})
 }
 
+// helpRange is the help overlay's footer when it scrolls: the rows shown
+// and how many there are.
+var helpRange = regexp.MustCompile(`(\d+)–(\d+) of (\d+)`)
+
 // TestIssue14Item3HelpScrolls: the ? overlay was cut at 80×24 (its third
 // column ended in "…", the sign-in and input-form keys missing) and any
 // key closed it. It must scroll with j/↓ and show every key.
@@ -113,16 +117,25 @@ func TestIssue14Item3HelpScrolls(t *testing.T) {
 		u.hit(km.Global.Help)
 		screen := u.see("help overlay", func(s string) bool { _, ok := Panel(s, "Keys"); return ok })
 		seen := Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
-		for range 12 {
-			before := screen
+		// The footer says which rows show ("1–18 of 40"): press j until it
+		// shows the last, waiting for each move (a loaded machine is slow).
+		for range 60 {
+			m := helpRange.FindStringSubmatch(screen)
+			if m == nil || m[2] == m[3] {
+				break // it all fits, or the last row shows
+			}
+			before := m[0]
 			u.press("j")
 			var err error
-			screen, err = u.s.WaitForFunc(func(s string) bool { return s != before }, 2*time.Second)
+			screen, err = u.s.WaitForFunc(func(s string) bool {
+				r := helpRange.FindStringSubmatch(s)
+				return r == nil || r[0] != before
+			}, 10*time.Second)
 			if _, open := Panel(screen, "Keys"); !open {
 				t.Fatalf("j closed the help overlay instead of scrolling it:\n%s", screen)
 			}
 			if err != nil {
-				break // the end: j no longer moves it
+				t.Fatalf("j did not scroll the help overlay past %q", before)
 			}
 			seen += " " + Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
 			for _, l := range strings.Split(PanelText(screen, "Keys"), "\n") {
