@@ -23,6 +23,7 @@ import (
 type configProp struct {
 	id, title, description string
 	enum                   []json.RawMessage
+	def                    json.RawMessage // the schema's default
 	labels, descs          []string
 	isBool, readOnly       bool
 	mutable                bool // may change while the session runs
@@ -32,7 +33,7 @@ func sessionProps(s protocol.SessionConfigSchema) []configProp {
 	out := make([]configProp, 0, len(s.Properties))
 	for _, id := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := s.Properties[id]
-		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description),
+		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description), def: p.Default,
 			enum: rawEnum(p.Enum), labels: p.EnumLabels, descs: p.EnumDescriptions, isBool: p.Type == "boolean",
 			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: p.SessionMutable != nil && *p.SessionMutable})
 	}
@@ -43,7 +44,7 @@ func rootProps(s protocol.ConfigSchema) []configProp {
 	out := make([]configProp, 0, len(s.Properties))
 	for _, id := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := s.Properties[id]
-		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description),
+		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description), def: p.Default,
 			enum: rawEnum(p.Enum), labels: p.EnumLabels, descs: p.EnumDescriptions, isBool: p.Type == "boolean",
 			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: true})
 	}
@@ -98,6 +99,15 @@ func (p configProp) label(v json.RawMessage) (label, desc string) {
 		}
 	}
 	return label, desc
+}
+
+// valueIn is p's value in values, else its default: a host echoes only
+// the values it resolved, and only those are sent back.
+func (p configProp) valueIn(values map[string]json.RawMessage) json.RawMessage {
+	if v, ok := values[p.id]; ok {
+		return v
+	}
+	return p.def
 }
 
 // step is value v moved by dir through p's choices (wrapping).
@@ -190,13 +200,6 @@ func (sl *sessionList) onConfigResolved(msg configResolvedMsg) tea.Cmd {
 	if step.values == nil {
 		step.values = map[string]json.RawMessage{}
 	}
-	for _, p := range step.props {
-		if _, ok := step.values[p.id]; !ok {
-			if d := msg.res.Schema.Properties[p.id].Default; len(d) > 0 {
-				step.values[p.id] = d
-			}
-		}
-	}
 	return nil
 }
 
@@ -222,7 +225,7 @@ func (sl *sessionList) keyConfigStep(msg tea.KeyPressMsg) tea.Cmd {
 			if p.readOnly {
 				return reportInfo(fmt.Sprintf("%q is set by the host and cannot be changed", views.SanitizeLine(p.title)))
 			}
-			if v, ok := p.step(step.values[p.id], dir); ok {
+			if v, ok := p.step(p.valueIn(step.values), dir); ok {
 				step.values[p.id] = v
 			}
 		}
@@ -237,7 +240,7 @@ func (sl *sessionList) configRows() []views.ConfigRow {
 	step := sl.cfgStep
 	out := make([]views.ConfigRow, len(step.props))
 	for i, p := range step.props {
-		out[i] = p.row(step.values[p.id], !p.readOnly, "set by the host")
+		out[i] = p.row(p.valueIn(step.values), !p.readOnly, "set by the host")
 	}
 	return out
 }

@@ -35,7 +35,7 @@ type settingRow struct {
 func (st *settingsSheet) rows() (session, host []settingRow) {
 	if st.hasSess && st.sess.Config != nil {
 		for _, p := range sessionProps(st.sess.Config.Schema) {
-			r := settingRow{channel: st.openSession, prop: p, value: st.sess.Config.Values[p.id]}
+			r := settingRow{channel: st.openSession, prop: p, value: p.valueIn(st.sess.Config.Values)}
 			switch {
 			case p.readOnly:
 				r.why = "set by the host"
@@ -51,7 +51,7 @@ func (st *settingsSheet) rows() (session, host []settingRow) {
 	}
 	if st.root.Config != nil {
 		for _, p := range rootProps(st.root.Config.Schema) {
-			r := settingRow{channel: protocol.RootChannel, prop: p, value: st.root.Config.Values[p.id]}
+			r := settingRow{channel: protocol.RootChannel, prop: p, value: p.valueIn(st.root.Config.Values)}
 			switch {
 			case p.readOnly:
 				r.why = "set by the host"
