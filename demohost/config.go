@@ -2,6 +2,8 @@ package demohost
 
 import (
 	"encoding/json"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/ahptui/ahptui/protocol"
@@ -16,6 +18,12 @@ const (
 	ConfigApprovals = "autoApprove"
 	ConfigIsolation = "isolation"
 	ConfigBranch    = "branch"
+	// ConfigBaseBranch is a value the host completes
+	// (sessionConfigCompletions): the branch a worktree starts from.
+	ConfigBaseBranch = "baseBranch"
+	// ConfigMaxToolCalls is a number a client types; it may change while
+	// the session runs.
+	ConfigMaxToolCalls = "maxToolCalls"
 	// ApprovalsAllowAll runs every tool call without asking.
 	ApprovalsAllowAll = "autoApprove"
 	// RootConfigProxy and RootConfigStrictSSL are the root's settings:
@@ -43,6 +51,8 @@ func sessionConfigSchema() protocol.SessionConfigSchema {
 	approvalsDesc := "Which tool calls the agent may run without asking"
 	isolationDesc := "Where the agent's edits land"
 	branchDesc := "The branch the session works on; chosen by the host"
+	baseDesc := "The branch a worktree starts from"
+	maxDesc := "How many tool calls a turn may make"
 	return protocol.SessionConfigSchema{Type: "object", Properties: map[string]protocol.SessionConfigPropertySchema{
 		ConfigApprovals: {Type: "string", Title: "Approvals", Description: &approvalsDesc,
 			Default:          rawString("default"),
@@ -57,6 +67,10 @@ func sessionConfigSchema() protocol.SessionConfigSchema {
 			EnumDescriptions: []string{"Work in the folder itself", "Work in a new git worktree"}},
 		ConfigBranch: {Type: "string", Title: "Branch", Description: &branchDesc,
 			Default: rawString("main"), ReadOnly: &yes},
+		ConfigBaseBranch: {Type: "string", Title: "Base branch", Description: &baseDesc,
+			Default: rawString("main"), Enum: enumOf("main"), EnumDynamic: &yes},
+		ConfigMaxToolCalls: {Type: "number", Title: "Max tool calls", Description: &maxDesc,
+			Default: json.RawMessage("20"), SessionMutable: &yes},
 	}}
 }
 
@@ -139,8 +153,31 @@ func resolveConfig(given map[string]json.RawMessage) (map[string]json.RawMessage
 }
 
 func allowed(p protocol.SessionConfigPropertySchema, v json.RawMessage) bool {
+	var x any
+	if json.Unmarshal(v, &x) != nil {
+		return false
+	}
+	switch p.Type {
+	case "integer", "number":
+		n, ok := x.(float64)
+		if !ok || n < 0 || n != math.Trunc(n) {
+			return false
+		}
+	case "boolean":
+		if _, ok := x.(bool); !ok {
+			return false
+		}
+	default:
+		if _, ok := x.(string); !ok {
+			return false
+		}
+	}
 	if len(p.Enum) == 0 {
 		return true
+	}
+	if p.EnumDynamic != nil && *p.EnumDynamic {
+		s, _ := x.(string)
+		return slices.Contains(demoBranches, s)
 	}
 	for _, e := range p.Enum {
 		if strings.TrimSpace(string(e.Raw)) == strings.TrimSpace(string(v)) {
@@ -170,8 +207,25 @@ func (h *Host) sessionConfigCompletionsLocked(raw json.RawMessage) (any, rpcErro
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
 	}
-	return nil, invalidParams("the demo agent's setting %q has no dynamic values", clip(p.Property))
+	if p.Property != ConfigBaseBranch {
+		return nil, invalidParams("the demo agent's setting %q has no dynamic values", clip(p.Property))
+	}
+	q := ""
+	if p.Query != nil {
+		q = strings.ToLower(strings.TrimSpace(*p.Query))
+	}
+	items := []protocol.SessionConfigValueItem{}
+	for _, b := range demoBranches {
+		if strings.Contains(strings.ToLower(b), q) {
+			desc := "branch " + b
+			items = append(items, protocol.SessionConfigValueItem{Value: b, Label: b, Description: &desc})
+		}
+	}
+	return protocol.SessionConfigCompletionsResult{Items: items}, nil
 }
+
+// demoBranches are the branches the demo's base-branch setting completes.
+var demoBranches = []string{"main", "develop", "release/1.0", "release/1.1", "feature/settings", "feature/completions"}
 
 // allowsAll says the session runs tool calls without asking.
 func allowsAll(s *session) bool {

@@ -209,8 +209,11 @@ type NewSessionKeys struct {
 	Down key.Binding
 	// Prev and Next change the highlighted setting (the session's
 	// settings, once the agent is picked).
-	Prev   key.Binding
-	Next   key.Binding
+	Prev key.Binding
+	Next key.Binding
+	// Edit opens the input form on the highlighted setting when it is
+	// text, a number, or a value the host completes.
+	Edit   key.Binding
 	Create key.Binding
 	Cancel key.Binding
 }
@@ -222,6 +225,7 @@ type SettingsKeys struct {
 	Down  key.Binding
 	Prev  key.Binding
 	Next  key.Binding
+	Edit  key.Binding // the input form on a text, number or completed setting
 	Close key.Binding
 }
 
@@ -353,6 +357,7 @@ func DefaultKeyMap() KeyMap {
 			Down:   bind(keys("down", "j"), "↓/j", "down"),
 			Prev:   bind(keys("left", "h"), "←/h", "previous value"),
 			Next:   bind(keys("right", "l"), "→/l", "next value"),
+			Edit:   bind(keys("e"), "e", "edit value"),
 			Create: bind(keys("enter", "y"), "enter", "create"),
 			Cancel: bind(keys("n", "esc"), "n/esc", "cancel"),
 		},
@@ -361,6 +366,7 @@ func DefaultKeyMap() KeyMap {
 			Down:  bind(keys("down", "j"), "↓/j", "down"),
 			Prev:  bind(keys("left", "h"), "←/h", "previous value"),
 			Next:  bind(keys("right", "l"), "→/l", "next value"),
+			Edit:  bind(keys("e"), "e", "edit value"),
 			Close: bind(keys("esc", "O"), "esc", "close"),
 		},
 		HelpScreen: HelpScreenKeys{
@@ -523,7 +529,7 @@ func (k NewSessionKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k NewSessionKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Prev, k.Next}, {k.Create, k.Cancel}}
+	return [][]key.Binding{{k.Up, k.Down, k.Prev, k.Next, k.Edit}, {k.Create, k.Cancel}}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -533,7 +539,7 @@ func (k SettingsKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k SettingsKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Prev, k.Next, k.Close}}
+	return [][]key.Binding{{k.Up, k.Down, k.Prev, k.Next, k.Edit, k.Close}}
 }
 
 // ShortHelp implements help.KeyMap.

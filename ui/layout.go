@@ -111,6 +111,20 @@ func (m *Model) helpLine() string {
 		}
 		short = out
 	}
+	if ctx == keymap.ContextInput && m.form != nil && m.form.setting != nil {
+		// A setting's form: esc cancels, and there is nothing to decline.
+		out := make([]key.Binding, 0, len(short))
+		for _, b := range short {
+			switch {
+			case views.SameKeys(b, m.keys.Input.Decline):
+				continue
+			case views.SameKeys(b, m.keys.Input.Close):
+				b.SetHelp(b.Help().Key, "cancel")
+			}
+			out = append(out, b)
+		}
+		short = out
+	}
 	return views.FitShortHelp(m.help, m.keys.Global, short, m.width)
 }
 

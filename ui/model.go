@@ -188,7 +188,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 			return m.chatPanel.updateComposer(msg)
 		}
 		if m.modal == modalInput && m.form != nil {
-			return m.form.update(msg)
+			return m.editForm(msg)
 		}
 		return nil
 	case tea.MouseWheelMsg:
@@ -241,6 +241,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.onOpDone(msg)
 	case configResolvedMsg:
 		return m.sessions.onConfigResolved(msg)
+	case completionsMsg:
+		return m.onCompletions(msg)
 	case authRetryMsg, tokenPushedMsg:
 		return m.onAgentAuth(msg)
 	case grantStartedMsg:

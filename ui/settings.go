@@ -26,7 +26,9 @@ type configProp struct {
 	def                    json.RawMessage // the schema's default
 	labels, descs          []string
 	isBool, readOnly       bool
-	mutable                bool // may change while the session runs
+	mutable                bool   // may change while the session runs
+	typ                    string // the schema's type: string, number, integer, boolean, object, array
+	dynamic                bool   // enumDynamic: its values come from sessionConfigCompletions
 }
 
 func sessionProps(s protocol.SessionConfigSchema) []configProp {
@@ -35,7 +37,8 @@ func sessionProps(s protocol.SessionConfigSchema) []configProp {
 		p := s.Properties[id]
 		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description), def: p.Default,
 			enum: rawEnum(p.Enum), labels: p.EnumLabels, descs: p.EnumDescriptions, isBool: p.Type == "boolean",
-			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: p.SessionMutable != nil && *p.SessionMutable})
+			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: p.SessionMutable != nil && *p.SessionMutable,
+			typ: p.Type, dynamic: p.EnumDynamic != nil && *p.EnumDynamic})
 	}
 	return out
 }
@@ -46,7 +49,7 @@ func rootProps(s protocol.ConfigSchema) []configProp {
 		p := s.Properties[id]
 		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description), def: p.Default,
 			enum: rawEnum(p.Enum), labels: p.EnumLabels, descs: p.EnumDescriptions, isBool: p.Type == "boolean",
-			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: true})
+			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: true, typ: p.Type})
 	}
 	return out
 }
@@ -60,7 +63,11 @@ func rawEnum(e []protocol.JSONPrimitive) []json.RawMessage {
 }
 
 // choices is the values ←/→ step through: an enum's, or a boolean's two.
+// A dynamic enum's values are only seeds: it is edited in the form.
 func (p configProp) choices() []json.RawMessage {
+	if p.dynamic {
+		return nil
+	}
 	if len(p.enum) > 0 {
 		return p.enum
 	}
@@ -227,8 +234,12 @@ func (sl *sessionList) keyConfigStep(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			if v, ok := p.step(p.valueIn(step.values), dir); ok {
 				step.values[p.id] = v
+			} else if p.way() == editForm {
+				return reportInfo(fmt.Sprintf("%s edits %q", k.Edit.Help().Key, views.SanitizeLine(p.title)))
 			}
 		}
+	case key.Matches(msg, k.Edit):
+		return sl.editSetting(step)
 	case key.Matches(msg, k.Create):
 		sl.modal, sl.cfgStep = modalNone, nil
 		return sl.createSessionCmd(step.choice, step.values)
@@ -240,7 +251,11 @@ func (sl *sessionList) configRows() []views.ConfigRow {
 	step := sl.cfgStep
 	out := make([]views.ConfigRow, len(step.props))
 	for i, p := range step.props {
-		out[i] = p.row(p.valueIn(step.values), !p.readOnly, "set by the host")
+		why := "not editable here"
+		if p.readOnly {
+			why = "set by the host"
+		}
+		out[i] = p.row(p.valueIn(step.values), p.way() != editNone, why)
 	}
 	return out
 }
@@ -257,4 +272,29 @@ func (sl *sessionList) configAgent() string {
 func labelOf(p configProp, v json.RawMessage) string {
 	l, _ := p.label(v)
 	return strings.TrimSpace(l)
+}
+
+// editSetting opens the input form on the highlighted setting of the
+// dialog; its value goes in the session's config when submitted.
+func (sl *sessionList) editSetting(step *newConfig) tea.Cmd {
+	if step.sel >= len(step.props) {
+		return nil
+	}
+	p := step.props[step.sel]
+	if p.way() != editForm {
+		return reportInfo(fmt.Sprintf("%q is not edited in a form: %s", views.SanitizeLine(p.title), sl.keys.NewSession.Next.Help().Key))
+	}
+	apply := func(v json.RawMessage) tea.Cmd {
+		step.values[p.id] = v
+		return nil
+	}
+	var complete func(*settingEdit, string) tea.Cmd
+	if p.dynamic {
+		var dir *protocol.URI
+		if dirs := sl.workingDirectories(step.choice); len(dirs) > 0 {
+			dir = &dirs[0]
+		}
+		complete = sl.completer(step.choice.provider, dir, maps.Clone(step.values), p.id)
+	}
+	return sl.openSettingForm(p, p.valueIn(step.values), modalNewSession, apply, complete)
 }

@@ -41,7 +41,7 @@ func (st *settingsSheet) rows() (session, host []settingRow) {
 				r.why = "set by the host"
 			case !p.mutable:
 				r.why = "set when the session is created"
-			case len(p.choices()) < 2:
+			case p.way() == editNone:
 				r.why = "not editable here"
 			default:
 				r.editable = true
@@ -55,7 +55,7 @@ func (st *settingsSheet) rows() (session, host []settingRow) {
 			switch {
 			case p.readOnly:
 				r.why = "set by the host"
-			case len(p.choices()) < 2:
+			case p.way() == editNone:
 				r.why = "not editable here"
 			default:
 				r.editable = true
@@ -90,6 +90,10 @@ func (st *settingsSheet) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			dir = -1
 		}
 		return st.change(all[st.sel], dir)
+	case key.Matches(msg, k.Edit):
+		if st.sel < len(all) {
+			return st.edit(all[st.sel])
+		}
 	}
 	return nil
 }
@@ -102,8 +106,41 @@ func (st *settingsSheet) change(r settingRow, dir int) tea.Cmd {
 		return reportInfo(fmt.Sprintf("%q cannot be changed here: %s", title, r.why))
 	}
 	v, ok := r.prop.step(r.value, dir)
-	if !ok || st.client == nil {
+	if !ok && r.prop.way() == editForm {
+		return reportInfo(fmt.Sprintf("%s edits %q", st.keys.Settings.Edit.Help().Key, title))
+	}
+	if !ok {
 		return nil
+	}
+	return st.send(r, v)
+}
+
+// edit opens the input form on a text, number or completed setting; the
+// value submitted is sent as change sends a choice.
+func (st *settingsSheet) edit(r settingRow) tea.Cmd {
+	title := views.SanitizeLine(r.prop.title)
+	if !r.editable {
+		return reportInfo(fmt.Sprintf("%q cannot be changed here: %s", title, r.why))
+	}
+	if r.prop.way() != editForm {
+		return reportInfo(fmt.Sprintf("%s changes %q", st.keys.Settings.Next.Help().Key, title))
+	}
+	var complete func(*settingEdit, string) tea.Cmd
+	if r.prop.dynamic && st.hasSess {
+		var dir *protocol.URI
+		if len(st.sess.WorkingDirectories) > 0 {
+			dir = &st.sess.WorkingDirectories[0]
+		}
+		complete = st.completer(st.sess.Provider, dir, st.sess.Config.Values, r.prop.id)
+	}
+	return st.openSettingForm(r.prop, r.value, modalNone, func(v json.RawMessage) tea.Cmd { return st.send(r, v) }, complete)
+}
+
+// send sets the row's setting to v on its channel.
+func (st *settingsSheet) send(r settingRow, v json.RawMessage) tea.Cmd {
+	title := views.SanitizeLine(r.prop.title)
+	if st.client == nil {
+		return reportError(errNoClient)
 	}
 	cfg := map[string]json.RawMessage{r.prop.id: v}
 	var a protocol.StateActionVariant = protocol.SessionConfigChangedAction{Config: cfg}

@@ -40,8 +40,8 @@ func TestNewSessionDialogShowsSettings(t *testing.T) {
 			t.Errorf("the dialog does not show %q:\n%s", want, screen)
 		}
 	}
-	// Branch (sorted between the approvals and the isolation) is readOnly.
-	d.keys("down")
+	// Branch (sorted after the approvals and the base branch) is readOnly.
+	d.keys("down", "down")
 	d.keys("right")
 	if got := d.m.sessions.cfgStep.values[demohost.ConfigBranch]; string(got) != `"main"` {
 		t.Fatalf("a readOnly setting changed to %s", got)
@@ -113,7 +113,8 @@ func TestSettingsSheetChangesMutable(t *testing.T) {
 	}
 	screen := d.m.Render()
 	for _, want := range []string{"This session", "Approvals: ‹ Manual permissions ›", "Branch: main (set by the host)",
-		"Isolation: Folder (set when the session is created)", "The host", "Proxy: (none) (not editable here)", "Strict proxy TLS: ‹ true ›"} {
+		"Isolation: Folder (set when the session is created)", "Base branch: main (set when the session is created)",
+		"Max tool calls: 20", "The host", "Proxy: (none)", "Strict proxy TLS: ‹ true ›"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the sheet does not show %q:\n%s", want, screen)
 		}
@@ -128,11 +129,18 @@ func TestSettingsSheetChangesMutable(t *testing.T) {
 	if got := d.m.sess.Config.Values[demohost.ConfigApprovals]; string(got) != `"assisted"` {
 		t.Fatalf("the host kept approvals %s", got)
 	}
-	// Branch (readOnly) and Isolation (not sessionMutable) send nothing.
-	d.keys("down", "right", "down", "left")
+	// Base branch and Isolation (not sessionMutable) and Branch
+	// (readOnly) send nothing, by ←/→ or e.
+	d.keys("down", "right", "e", "down", "left", "e", "down", "right", "e")
 	d.expectSent()
-	// The host's proxy is text; its strict-TLS switch changes.
+	if d.m.modal != modalNone {
+		t.Fatalf("e opened a form (modal %v) on a setting that cannot change", d.m.modal)
+	}
+	// Max tool calls and the host's proxy are edited in the form, not by
+	// →; the strict-TLS switch changes.
 	d.keys("down", "right", "down", "right")
+	d.expectSent()
+	d.keys("down", "right")
 	sent = d.expectSent("root/configChanged")
 	r := sent[0].Action.Variant.(protocol.RootConfigChangedAction)
 	if sent[0].Channel != protocol.RootChannel || string(r.Config[demohost.RootConfigStrictSSL]) != "false" {

@@ -14,8 +14,10 @@ type ConfigRow struct {
 	// Choices is the labels of an enum's values, in the schema's order
 	// (empty for a free value).
 	Choices []string
-	// Editable: ←/→ change it here. A readOnly property, or one that
-	// cannot change while the session runs, is shown with Why instead.
+	// Editable: it changes here, by ←/→ through Choices when it has
+	// them, else in the input form (the edit key). A readOnly property,
+	// or one that cannot change while the session runs, is shown with
+	// Why instead.
 	Editable bool
 	Why      string
 }
@@ -30,7 +32,7 @@ func RenderSessionConfigDialog(th Theme, k keymap.KeyMap, agent string, rows []C
 	if loading {
 		body = append(body, "", th.Muted.Render("Asking the host for the session's settings…"))
 	}
-	body = append(body, configRowLines(th, rows, sel, inner)...)
+	body = append(body, configRowLines(th, rows, sel, inner, k.NewSession.Edit.Help().Key)...)
 	nk := k.NewSession
 	body = append(body, "")
 	body = append(body, wrapLines(KeyHints(th, true, nk.Next, "change", nk.Create, nk.Create.Help().Desc, nk.Cancel, nk.Cancel.Help().Desc), inner)...)
@@ -47,19 +49,21 @@ func RenderSettingsSheet(th Theme, k keymap.KeyMap, session, host []ConfigRow, s
 	if len(session) == 0 {
 		body = append(body, wrapLines(th.Muted.Render("  No session settings: open a session whose host has them."), inner)...)
 	}
-	body = append(body, configRowLines(th, session, sel, inner)...)
+	body = append(body, configRowLines(th, session, sel, inner, k.Settings.Edit.Help().Key)...)
 	body = append(body, "", th.Title.Render("The host"))
 	if len(host) == 0 {
 		body = append(body, wrapLines(th.Muted.Render("  The host has no settings of its own."), inner)...)
 	}
-	body = append(body, configRowLines(th, host, sel-len(session), inner)...)
+	body = append(body, configRowLines(th, host, sel-len(session), inner, k.Settings.Edit.Help().Key)...)
 	sk := k.Settings
 	body = append(body, "")
 	body = append(body, wrapLines(KeyHints(th, true, sk.Next, "change", sk.Up, "move", sk.Close, sk.Close.Help().Desc), inner)...)
 	return RenderDialog(th, "Settings", body, width, min(height, len(body)+2))
 }
 
-func configRowLines(th Theme, rows []ConfigRow, sel, inner int) []string {
+// configRowLines draws the rows; editKey is the key that opens the input
+// form on a selected editable row without choices.
+func configRowLines(th Theme, rows []ConfigRow, sel, inner int, editKey string) []string {
 	var out []string
 	for i, r := range rows {
 		mark, style := "  ", th.Text.Render
@@ -84,6 +88,8 @@ func configRowLines(th Theme, rows []ConfigRow, sel, inner int) []string {
 			}
 			if r.Editable && len(r.Choices) > 1 {
 				out = append(out, wrapLines(th.Muted.Render("    choices: "+joinSanitized(r.Choices)), inner)...)
+			} else if r.Editable {
+				out = append(out, wrapLines(th.Muted.Render("    "+editKey+" to edit"), inner)...)
 			}
 		}
 	}
