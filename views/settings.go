@@ -1,6 +1,10 @@
 package views
 
 import (
+	"slices"
+
+	"charm.land/lipgloss/v2"
+
 	"github.com/ahptui/ahptui/keymap"
 )
 
@@ -40,45 +44,86 @@ func RenderSessionConfigDialog(th Theme, k keymap.KeyMap, agent string, rows []C
 }
 
 // RenderSettingsSheet is the settings sheet: the open session's settings
-// (those that may change while it runs are editable) and the host's.
+// (those that may change while it runs are editable) and the host's. A
+// host may list dozens: the rows scroll to keep the selected one in view,
+// under fixed key hints.
 func RenderSettingsSheet(th Theme, k keymap.KeyMap, session, host []ConfigRow, sel int, width, height int) string {
 	width = max(width, 20)
 	inner := width - 2
+	editKey := k.Settings.Edit.Help().Key
 	var body []string
+	selLine := -1
 	body = append(body, th.Title.Render("This session"))
 	if len(session) == 0 {
 		body = append(body, wrapLines(th.Muted.Render("  No session settings: open a session whose host has them."), inner)...)
 	}
-	body = append(body, configRowLines(th, session, sel, inner, k.Settings.Edit.Help().Key)...)
+	lines, at := configRows(th, session, sel, inner, editKey)
+	if at >= 0 {
+		selLine = len(body) + at
+	}
+	body = append(body, lines...)
 	body = append(body, "", th.Title.Render("The host"))
 	if len(host) == 0 {
 		body = append(body, wrapLines(th.Muted.Render("  The host has no settings of its own."), inner)...)
 	}
-	body = append(body, configRowLines(th, host, sel-len(session), inner, k.Settings.Edit.Help().Key)...)
+	lines, at = configRows(th, host, sel-len(session), inner, editKey)
+	if at >= 0 {
+		selLine = len(body) + at
+	}
+	body = append(body, lines...)
 	sk := k.Settings
-	body = append(body, "")
-	body = append(body, wrapLines(KeyHints(th, true, sk.Next, "change", sk.Up, "move", sk.Close, sk.Close.Help().Desc), inner)...)
+	foot := append([]string{""}, wrapLines(KeyHints(th, true, sk.Next, "change", sk.Edit, "edit", sk.Up, "move", sk.Close, sk.Close.Help().Desc), inner)...)
+	if room := max(3, height-2-len(foot)); len(body) > room {
+		// The selected row, with a line above it and its descriptions
+		// under it, in view.
+		start := 0
+		if selLine > room-5 {
+			start = min(selLine-1, len(body)-room)
+		}
+		end := start + room
+		more := end < len(body)
+		body = slices.Clone(body[start:end])
+		if start > 0 {
+			body[0] = th.Muted.Render("  ↑ more")
+		}
+		if more {
+			body[len(body)-1] = th.Muted.Render("  ↓ more")
+		}
+	}
+	body = append(body, foot...)
 	return RenderDialog(th, "Settings", body, width, min(height, len(body)+2))
 }
 
-// configRowLines draws the rows; editKey is the key that opens the input
-// form on a selected editable row without choices.
 func configRowLines(th Theme, rows []ConfigRow, sel, inner int, editKey string) []string {
-	var out []string
+	out, _ := configRows(th, rows, sel, inner, editKey)
+	return out
+}
+
+// configRows draws the rows, each value on one line (a host's object
+// value can be long); editKey is the key that opens the input form on a
+// selected editable row without choices. at is the line the selected row
+// starts on, -1 when it is not among them.
+func configRows(th Theme, rows []ConfigRow, sel, inner int, editKey string) (out []string, at int) {
+	at = -1
 	for i, r := range rows {
 		mark, style := "  ", th.Text.Render
 		if i == sel {
 			mark, style = "▸ ", th.Selected.Render
+			at = len(out)
 		}
 		value := SanitizeLine(r.Value)
 		if r.Editable && len(r.Choices) > 1 {
 			value = "‹ " + value + " ›"
 		}
-		line := mark + SanitizeLine(r.Title) + ": " + value
+		why := ""
 		if !r.Editable && r.Why != "" {
-			line += " (" + SanitizeLine(r.Why) + ")"
+			why = " (" + SanitizeLine(r.Why) + ")"
 		}
-		out = append(out, wrapLines(style(line), inner)...)
+		head := mark + SanitizeLine(r.Title) + ": "
+		if w := inner - lipgloss.Width(head) - lipgloss.Width(why); lipgloss.Width(value) > w && w > 8 {
+			value = Truncate(value, w)
+		}
+		out = append(out, wrapLines(style(head+value+why), inner)...)
 		if d := SanitizeLine(r.ValueDesc); d != "" {
 			out = append(out, wrapLines(th.Muted.Render("    "+d), inner)...)
 		}
@@ -93,7 +138,7 @@ func configRowLines(th Theme, rows []ConfigRow, sel, inner int, editKey string) 
 			}
 		}
 	}
-	return out
+	return out, at
 }
 
 func joinSanitized(ss []string) string {

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,6 +44,40 @@ func TestSessionConfigGolden(t *testing.T) {
 		checkGolden(t, "settings_sheet", w, out)
 		if plain := ansi.Strip(out); !strings.Contains(plain, "▸ Strict proxy TLS: ‹ true ›") || !strings.Contains(plain, "The host") {
 			t.Errorf("sheet at %d does not select the host's switch:\n%s", w, plain)
+		}
+	}
+}
+
+// TestSettingsSheetScrollsAndClips: a host with dozens of settings (VS
+// Code's lists over forty) scrolls the sheet to keep the selected one in
+// view with the key hints under it, and an object value (a map of glob
+// patterns) takes one line, not a screenful (issue 26).
+func TestSettingsSheetScrollsAndClips(t *testing.T) {
+	k := keymap.DefaultKeyMap()
+	var host []ConfigRow
+	for i := range 40 {
+		host = append(host, ConfigRow{Title: fmt.Sprintf("Setting %02d", i), Value: "false", Choices: []string{"false", "true"}, Editable: true,
+			Description: "What setting " + fmt.Sprint(i) + " does"})
+	}
+	host[3] = ConfigRow{Title: "Edit Auto Approve Patterns", Value: `{"**/*":true,"**/.git/**":false,` + strings.Repeat(`"**/x.lock":false,`, 40) + `}`, Why: "not editable here"}
+	for _, sel := range []int{0, 20, 39} {
+		out := ansi.Strip(RenderSettingsSheet(noColorTheme, k, nil, host, sel, 100, 24))
+		lines := strings.Split(out, "\n")
+		if len(lines) > 24 {
+			t.Fatalf("sel %d: the sheet is %d lines in 24", sel, len(lines))
+		}
+		want := fmt.Sprintf("▸ Setting %02d: ‹ false ›", sel)
+		if !strings.Contains(out, want) || !strings.Contains(out, "What setting "+fmt.Sprint(sel)+" does") {
+			t.Errorf("sel %d: the selected setting or its description is not in view:\n%s", sel, out)
+		}
+		if !strings.Contains(lines[len(lines)-2], "esc close") {
+			t.Errorf("sel %d: the key hints are not at the bottom:\n%s", sel, out)
+		}
+		if sel > 0 && !strings.Contains(out, "↑ more") || sel < 39 && !strings.Contains(out, "↓ more") {
+			t.Errorf("sel %d: the sheet does not say more rows are above or below:\n%s", sel, out)
+		}
+		if sel == 0 && strings.Count(out, "**/x.lock") > 8 {
+			t.Errorf("the object value is not cut to one line:\n%s", out)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func (u *user) settingsStep(choose func()) map[string]any {
 func (u *user) selectSetting(panel, title string, down key.Binding) {
 	u.t.Helper()
 	on := func(sc string) bool { return strings.Contains(e2e.PanelText(sc, panel), "▸ "+title+":") }
-	for range 12 {
+	for range 80 { // VS Code's host lists over forty settings of its own
 		if on(u.s.Capture()) {
 			return
 		}
@@ -119,7 +119,8 @@ const (
 // TestVSCodeSessionSettings is issue 26's acceptance against the real
 // host: a session created with "Allow all" chosen in the new-session
 // dialog runs a shell call without asking, and the settings sheet (O)
-// changes a sessionMutable setting, which the host takes.
+// changes a sessionMutable setting and one of the host's own, which the
+// host takes.
 func TestVSCodeSessionSettings(t *testing.T) {
 	s := newSuite(t)
 	u := s.start(t, 140, 45)
@@ -203,11 +204,7 @@ func TestVSCodeSessionSettings(t *testing.T) {
 	})
 
 	step("O changes a sessionMutable setting and the host takes it", func() {
-		// The composer keeps the keys after a send; esc gives them back.
-		if strings.Contains(helpLine(u.s.Capture()), hint(km.Composer.Send)) {
-			u.hit(km.Composer.Cancel)
-			u.see("the composer closed", func(sc string) bool { return !strings.Contains(helpLine(sc), hint(km.Composer.Send)) })
-		}
+		u.leaveComposer()
 		u.hit(km.Global.Settings)
 		u.see("the settings sheet", func(sc string) bool {
 			return strings.Contains(e2e.PanelText(sc, sheetTitle), approvalsTitle+": ‹ Allow all ›")
@@ -240,7 +237,57 @@ func TestVSCodeSessionSettings(t *testing.T) {
 			u.rec.Dump()
 			t.Fatalf("the host refused the change: %v", echo["rejectionReason"])
 		}
+	})
+
+	step("O changes a host setting and the host takes it", func() {
+		// A harmless switch among the host's own (root) settings.
+		const title, id = "Disable Repository Information Telemetry", "disableRepoInfoTelemetry"
+		u.selectSetting(sheetTitle, title, km.Settings.Down)
+		u.chooseValue(sheetTitle, title, "true", km.Settings.Next)
+		a, ok := u.waitAction("root/configChanged")
+		if !ok {
+			u.rec.Dump()
+			t.Fatal("no root/configChanged sent")
+		}
+		if c, _ := a["config"].(map[string]any); c[id] != true || len(c) != 1 {
+			u.rec.Dump()
+			t.Fatalf("root/configChanged: want only %s=true, got %v", id, a)
+		}
+		var echo map[string]any
+		_, err := u.s.WaitForFunc(func(string) bool {
+			for _, p := range u.hostActions("root/configChanged") {
+				echo = p
+				return true
+			}
+			return false
+		}, stepTimeout)
+		if err != nil {
+			u.rec.Dump()
+			t.Fatal("the host never echoed root/configChanged")
+		}
+		if echo["rejectionReason"] != nil {
+			u.rec.Dump()
+			t.Fatalf("the host refused the change: %v", echo["rejectionReason"])
+		}
 		u.hit(km.Settings.Close)
 		u.see("the sheet closed", func(sc string) bool { _, open := e2e.Panel(sc, sheetTitle); return !open })
 	})
+}
+
+// leaveComposer gives the keys back to the chat: the composer keeps them
+// after a send (and may take them once the turn ends); esc leaves it.
+func (u *user) leaveComposer() {
+	u.t.Helper()
+	chatKeys := func(sc string) bool { return strings.Contains(helpLine(sc), hint(km.Chat.NextBlocker)) }
+	for range 5 {
+		sc := u.s.Capture()
+		if chatKeys(sc) {
+			return
+		}
+		if strings.Contains(helpLine(sc), hint(km.Composer.Send)) {
+			u.hit(km.Composer.Cancel)
+		}
+		_, _ = u.s.WaitForFunc(chatKeys, stepTimeout/9)
+	}
+	u.see("the chat has the keys", chatKeys)
 }
