@@ -30,6 +30,8 @@ const (
 	// a text one, and one a client can switch.
 	RootConfigProxy     = "http.proxy"
 	RootConfigStrictSSL = "http.proxyStrictSSL"
+	// RootConfigManaged is a host setting a client sees but cannot change.
+	RootConfigManaged = "policy.managed"
 )
 
 func rawString(s string) json.RawMessage {
@@ -119,12 +121,15 @@ func checkRootConfigChange(cfg *protocol.RootConfigState, a protocol.RootConfigC
 func rootConfig() *protocol.RootConfigState {
 	desc := "Proxy the agent's requests go through; empty for none"
 	strictDesc := "Check the proxy's TLS certificate"
+	managedDesc := "Whether an administrator's policy sets this host's settings"
+	yes := true
 	return &protocol.RootConfigState{
 		Schema: protocol.ConfigSchema{Type: "object", Properties: map[string]protocol.ConfigPropertySchema{
 			RootConfigProxy:     {Type: "string", Title: "Proxy", Description: &desc, Default: rawString("")},
 			RootConfigStrictSSL: {Type: "boolean", Title: "Strict proxy TLS", Description: &strictDesc, Default: json.RawMessage("true")},
+			RootConfigManaged:   {Type: "boolean", Title: "Managed by policy", Description: &managedDesc, Default: json.RawMessage("false"), ReadOnly: &yes},
 		}},
-		Values: map[string]json.RawMessage{RootConfigProxy: rawString(""), RootConfigStrictSSL: json.RawMessage("true")},
+		Values: map[string]json.RawMessage{RootConfigProxy: rawString(""), RootConfigStrictSSL: json.RawMessage("true"), RootConfigManaged: json.RawMessage("false")},
 	}
 }
 
@@ -250,7 +255,7 @@ func checkSessionConfigChange(s *session, a protocol.SessionConfigChangedAction)
 			return id + " cannot change while the session runs"
 		}
 		if !allowed(p, v) {
-			return id + " must be one of the values the schema lists"
+			return id + " does not take " + clip(string(v))
 		}
 	}
 	return ""

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // selectConfigRow moves the dialog's settings cursor onto the property id.
@@ -189,4 +190,47 @@ func TestSettingCompletions(t *testing.T) {
 	if got := string(cfg.Values[demohost.ConfigBaseBranch]); got != `"release/1.1"` {
 		t.Fatalf("the session was created with base branch %s, want release/1.1", got)
 	}
+}
+
+// TestSettingsSheetHostRules: a host setting the host marks readOnly is
+// shown and not changed, by ←/→ or e; a value the host refuses is
+// rolled back and the host's reason is on the status line (issue 26).
+func TestSettingsSheetHostRules(t *testing.T) {
+	d := newDriver(t, nil)
+	d.openDemo()
+	d.until("the settings", func() bool { return d.m.sess.Config != nil && d.m.root.Config != nil })
+	d.keys("O")
+	session, host := d.m.settings.rows()
+	if !strings.Contains(ansi.Strip(d.m.Render()), "Managed by policy: false (set by the host)") {
+		t.Errorf("the readOnly host setting is not shown as the host's:\n%s", ansi.Strip(d.m.Render()))
+	}
+	for range len(session) + len(host) {
+		d.keys("down")
+	}
+	if r := host[len(host)-1]; r.prop.id != demohost.RootConfigManaged || r.editable {
+		t.Fatalf("the last row is %s (editable %v), want the readOnly %s", r.prop.id, r.editable, demohost.RootConfigManaged)
+	}
+	d.keys("right", "left", "e")
+	d.expectSent()
+	if d.m.modal != modalNone || d.m.form != nil {
+		t.Fatal("e opened the form on a readOnly host setting")
+	}
+	for d.m.settings.sel > slices.IndexFunc(session, func(r settingRow) bool { return r.prop.id == demohost.ConfigMaxToolCalls }) {
+		d.keys("up")
+	}
+	d.keys("e", "ctrl+u")
+	d.typeText("2.5")
+	d.keys("ctrl+s")
+	sent := d.expectSent("session/configChanged")
+	d.untilEvent("the host's refusal", func(ev client.Event) bool {
+		r, ok := ev.(client.ActionRejectedEvent)
+		return ok && r.ClientSeq == sent[0].ClientSeq
+	})
+	if got := string(d.m.sess.Config.Values[demohost.ConfigMaxToolCalls]); got != "20" {
+		t.Fatalf("a refused value stayed: max tool calls %s", got)
+	}
+	d.until("the host's reason on the status line", func() bool {
+		s := d.m.status.text
+		return strings.Contains(s, "could not change the session's settings") && strings.Contains(s, "maxToolCalls does not take 2.5")
+	})
 }
