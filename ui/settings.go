@@ -124,11 +124,11 @@ func (p configProp) step(v json.RawMessage, dir int) (json.RawMessage, bool) {
 		return v, false
 	}
 	i := slices.IndexFunc(cs, func(c json.RawMessage) bool { return sameJSON(c, v) })
-	if i < 0 {
-		i = 0
-		if dir < 0 {
-			i = 1
+	if i < 0 { // no value yet (no default either): → the first, ← the last
+		if dir > 0 {
+			return cs[0], true
 		}
+		return cs[len(cs)-1], true
 	}
 	return cs[(i+dir+len(cs))%len(cs)], true
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -233,4 +234,22 @@ func TestSettingsSheetHostRules(t *testing.T) {
 		s := d.m.status.text
 		return strings.Contains(s, "could not change the session's settings") && strings.Contains(s, "maxToolCalls does not take 2.5")
 	})
+}
+
+// TestStepFromNoValue: a setting with neither a value nor a default (VS
+// Code's sandbox: default / on / off) starts at its first choice on →
+// and its last on ←, not one past them.
+func TestStepFromNoValue(t *testing.T) {
+	p := configProp{id: "sandboxEnabled", enum: []json.RawMessage{json.RawMessage(`"default"`), json.RawMessage(`"on"`), json.RawMessage(`"off"`)}}
+	for _, c := range []struct {
+		dir  int
+		want string
+	}{{1, `"default"`}, {-1, `"off"`}} {
+		if v, ok := p.step(nil, c.dir); !ok || string(v) != c.want {
+			t.Errorf("step(no value, %d) = %s, want %s", c.dir, v, c.want)
+		}
+	}
+	if v, _ := p.step(json.RawMessage(`"off"`), 1); string(v) != `"default"` {
+		t.Errorf("→ from the last choice gave %s, want the first", v)
+	}
 }
