@@ -36,10 +36,15 @@ func RenderSessionConfigDialog(th Theme, k keymap.KeyMap, agent string, rows []C
 	if loading {
 		body = append(body, "", th.Muted.Render("Asking the host for the session's settings…"))
 	}
-	body = append(body, configRowLines(th, rows, sel, inner, k.NewSession.Edit.Help().Key)...)
+	lines, at := configRows(th, rows, sel, inner, k.NewSession.Edit.Help().Key)
+	selLine := -1
+	if at >= 0 {
+		selLine = len(body) + at
+	}
+	body = append(body, lines...)
 	nk := k.NewSession
-	body = append(body, "")
-	body = append(body, wrapLines(KeyHints(th, true, nk.Next, "change", nk.Create, nk.Create.Help().Desc, nk.Cancel, nk.Cancel.Help().Desc), inner)...)
+	foot := append([]string{""}, wrapLines(KeyHints(th, true, nk.Next, "change", nk.Edit, "edit", nk.Create, nk.Create.Help().Desc, nk.Cancel, nk.Cancel.Help().Desc), inner)...)
+	body = append(scrollTo(th, body, selLine, maxH-2-len(foot)), foot...)
 	return RenderDialog(th, "New session · settings", body, w, min(maxH, len(body)+2))
 }
 
@@ -73,30 +78,32 @@ func RenderSettingsSheet(th Theme, k keymap.KeyMap, session, host []ConfigRow, s
 	body = append(body, lines...)
 	sk := k.Settings
 	foot := append([]string{""}, wrapLines(KeyHints(th, true, sk.Next, "change", sk.Edit, "edit", sk.Up, "move", sk.Close, sk.Close.Help().Desc), inner)...)
-	if room := max(3, height-2-len(foot)); len(body) > room {
-		// The selected row, with a line above it and its descriptions
-		// under it, in view.
-		start := 0
-		if selLine > room-5 {
-			start = min(selLine-1, len(body)-room)
-		}
-		end := start + room
-		more := end < len(body)
-		body = slices.Clone(body[start:end])
-		if start > 0 {
-			body[0] = th.Muted.Render("  ↑ more")
-		}
-		if more {
-			body[len(body)-1] = th.Muted.Render("  ↓ more")
-		}
-	}
-	body = append(body, foot...)
+	body = append(scrollTo(th, body, selLine, height-2-len(foot)), foot...)
 	return RenderDialog(th, "Settings", body, width, min(height, len(body)+2))
 }
 
-func configRowLines(th Theme, rows []ConfigRow, sel, inner int, editKey string) []string {
-	out, _ := configRows(th, rows, sel, inner, editKey)
-	return out
+// scrollTo cuts body to room lines that show line selLine (the selected
+// row), a line above it and the descriptions under it, saying where more
+// lines are above or below.
+func scrollTo(th Theme, body []string, selLine, room int) []string {
+	room = max(3, room)
+	if len(body) <= room {
+		return body
+	}
+	start := 0
+	if selLine > room-5 {
+		start = min(selLine-1, len(body)-room)
+	}
+	end := start + room
+	more := end < len(body)
+	body = slices.Clone(body[start:end])
+	if start > 0 {
+		body[0] = th.Muted.Render("  ↑ more")
+	}
+	if more {
+		body[len(body)-1] = th.Muted.Render("  ↓ more")
+	}
+	return body
 }
 
 // configRows draws the rows, each value on one line (a host's object

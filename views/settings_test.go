@@ -81,3 +81,28 @@ func TestSettingsSheetScrollsAndClips(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionConfigDialogScrolls: a host with more session settings than
+// a short terminal holds keeps the selected one and the key hints in the
+// new-session dialog (issue 26).
+func TestSessionConfigDialogScrolls(t *testing.T) {
+	k := keymap.DefaultKeyMap()
+	var rows []ConfigRow
+	for i := range 20 {
+		rows = append(rows, ConfigRow{Title: fmt.Sprintf("Option %02d", i), Value: "a", Choices: []string{"a", "b"}, Editable: true,
+			ValueDesc: "what a means", Description: "what option " + fmt.Sprint(i) + " is"})
+	}
+	for _, sel := range []int{0, 10, 19} {
+		out := ansi.Strip(RenderSessionConfigDialog(noColorTheme, k, "Agent", rows, sel, false, 60, 20))
+		lines := strings.Split(out, "\n")
+		if len(lines) > 20 {
+			t.Fatalf("sel %d: the dialog is %d lines in 20", sel, len(lines))
+		}
+		if !strings.Contains(out, fmt.Sprintf("▸ Option %02d: ‹ a ›", sel)) || !strings.Contains(out, "what option "+fmt.Sprint(sel)+" is") {
+			t.Errorf("sel %d: the selected setting is not in view:\n%s", sel, out)
+		}
+		if !strings.Contains(lines[len(lines)-2], "n/esc cancel") {
+			t.Errorf("sel %d: the key hints are not at the bottom:\n%s", sel, out)
+		}
+	}
+}
