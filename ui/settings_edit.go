@@ -124,6 +124,11 @@ type settingEdit struct {
 	asked    string
 }
 
+// maxCompletions is how many of the host's values the form lists: typing
+// narrows them, and a host that answers with thousands must not push the
+// form off the screen.
+const maxCompletions = 20
+
 // completionsMsg is sessionConfigCompletions' answer to query.
 type completionsMsg struct {
 	edit  *settingEdit
@@ -230,8 +235,9 @@ func (a *app) onCompletions(msg completionsMsg) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	q.Options = make([]protocol.ChatInputOption, 0, len(msg.items))
-	for _, it := range msg.items {
+	items := msg.items[:min(len(msg.items), maxCompletions)]
+	q.Options = make([]protocol.ChatInputOption, 0, len(items))
+	for _, it := range items {
 		label := it.Label
 		if label == "" {
 			label = it.Value

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -251,5 +252,35 @@ func TestStepFromNoValue(t *testing.T) {
 	}
 	if v, _ := p.step(json.RawMessage(`"off"`), 1); string(v) != `"default"` {
 		t.Errorf("→ from the last choice gave %s, want the first", v)
+	}
+}
+
+// TestCompletionsCapped: a host that answers a completion query with
+// hundreds of values has the first maxCompletions listed (typing narrows
+// them), hostile labels included, and an answer to an older query is
+// dropped.
+func TestCompletionsCapped(t *testing.T) {
+	d := newDriver(t, nil)
+	newSessionSettings(d)
+	selectConfigRow(d, demohost.ConfigBaseBranch)
+	d.keys("e")
+	d.until("the host's values", func() bool {
+		return d.m.form != nil && len(questionOptions(d.m.form.request.Questions[0])) == 6
+	})
+	e := d.m.form.setting
+	var items []protocol.SessionConfigValueItem
+	for i := range 500 {
+		items = append(items, protocol.SessionConfigValueItem{Value: fmt.Sprintf("b%d", i), Label: fmt.Sprintf("\x1b[2Jb%d", i)})
+	}
+	d.send(completionsMsg{edit: e, query: "an older query", items: items})
+	if n := len(questionOptions(d.m.form.request.Questions[0])); n != 6 {
+		t.Fatalf("an answer to an older query replaced the choices (%d)", n)
+	}
+	d.send(completionsMsg{edit: e, query: e.asked, items: items})
+	if n := len(questionOptions(d.m.form.request.Questions[0])); n != maxCompletions {
+		t.Fatalf("the form lists %d of 500 values, want %d", n, maxCompletions)
+	}
+	if screen := d.m.Render(); strings.Contains(screen, "\x1b[2J") {
+		t.Fatal("a completion's escape sequence reached the screen")
 	}
 }
