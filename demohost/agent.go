@@ -660,6 +660,18 @@ func writeFileStep(r *turnRun) error {
 	if err := r.pause(); err != nil {
 		return err
 	}
+	auto := false
+	if err := r.do(func() { auto = allowsAll(r.h.sessions[r.chat.session]) }); err != nil {
+		return err
+	}
+	if auto {
+		// "Allow all": the session's approval mode runs it without asking.
+		notNeeded := protocol.ToolCallConfirmationReasonNotNeeded
+		if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID, InvocationMessage: inv, ToolInput: protocol.InlineToolInput(input), Confirmed: &notNeeded}); err != nil {
+			return err
+		}
+		return completeWrite(r, tcID)
+	}
 	if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID, InvocationMessage: inv, ToolInput: protocol.InlineToolInput(input), ConfirmationTitle: &title}); err != nil {
 		return err
 	}
@@ -677,6 +689,10 @@ func writeFileStep(r *turnRun) error {
 	if state != "running" {
 		return markdown("denied", "\nUnderstood, I left `CHANGELOG.md` alone.\n")(r)
 	}
+	return completeWrite(r, tcID)
+}
+
+func completeWrite(r *turnRun, tcID string) error {
 	if err := r.pause(); err != nil {
 		return err
 	}

@@ -114,6 +114,9 @@ func (h *Host) checkRootAction(channel string, v protocol.StateActionVariant) er
 	if h.root.Config == nil {
 		return errors.New("the demo host has no host-level settings")
 	}
+	if why := checkRootConfigChange(h.root.Config, v.(protocol.RootConfigChangedAction)); why != "" {
+		return errors.New(why)
+	}
 	return nil
 }
 
@@ -124,6 +127,9 @@ func checkSessionAction(c *conn, s *session, v protocol.StateActionVariant) erro
 	case protocol.SessionConfigChangedAction:
 		if s.state.Config == nil {
 			return errors.New("this session has no settings")
+		}
+		if why := checkSessionConfigChange(s, a); why != "" {
+			return errors.New(why)
 		}
 	case protocol.SessionDefaultChatChangedAction:
 		if a.DefaultChat != nil && !containsChat(s.state.Chats, *a.DefaultChat) {

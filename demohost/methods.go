@@ -76,6 +76,10 @@ func (h *Host) handleRequest(c *conn, req *jsonrpc.Request) {
 			res, err = h.createChatLocked(c, req.Params)
 		case "fetchTurns":
 			res, err = h.fetchTurnsLocked(req.Params)
+		case "resolveSessionConfig":
+			res, err = h.resolveSessionConfigLocked(req.Params)
+		case "sessionConfigCompletions":
+			res, err = h.sessionConfigCompletionsLocked(req.Params)
 		case "dispatchAction":
 			// Sent as a request by mistake: apply it and acknowledge.
 			h.dispatchLocked(c, req.Params)
@@ -89,7 +93,8 @@ func (h *Host) handleRequest(c *conn, req *jsonrpc.Request) {
 
 func isKnownMethod(m string) bool {
 	switch m {
-	case "subscribe", "listSessions", "createSession", "disposeSession", "createChat", "fetchTurns", "authenticate", "dispatchAction":
+	case "subscribe", "listSessions", "createSession", "disposeSession", "createChat", "fetchTurns", "authenticate", "dispatchAction",
+		"resolveSessionConfig", "sessionConfigCompletions":
 		return true
 	}
 	return false
@@ -296,7 +301,12 @@ func (h *Host) createSessionCmdLocked(c *conn, raw json.RawMessage) (any, rpcErr
 			return nil, invalidParams("workingDirectories[0] is empty; give a URI or leave the list out")
 		}
 	}
+	values, err := resolveConfig(p.Config)
+	if err != nil {
+		return nil, err
+	}
 	s := h.createSessionLocked(p.Channel, "New session", dir, false)
+	s.state.Config.Values = values
 	if p.ActiveClient != nil && p.ActiveClient.ClientID == c.clientID {
 		h.applyLocked(s.uri, protocol.SessionActiveClientSetAction{ActiveClient: *p.ActiveClient}, nil)
 	}

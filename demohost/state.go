@@ -63,6 +63,7 @@ func (h *Host) initState(base string) {
 			Capabilities: &protocol.AgentCapabilities{MultipleChats: &protocol.MultipleChatsCapability{Fork: &canFork}},
 		}},
 		ActiveSessions: &zero,
+		Config:         rootConfig(),
 	}
 	h.servers, h.resources = demoServers(base, h.auth)
 	h.initAgentAuthLocked(base)
@@ -218,6 +219,7 @@ func (h *Host) createSessionLocked(uri, title, dir string, seeded bool) *session
 		ActiveClients:  []protocol.SessionActiveClient{},
 		Chats:          []protocol.ChatSummary{},
 		Customizations: demoCustomizations(h.servers, !seeded),
+		Config:         defaultSessionConfig(),
 	}
 	if dir != "" {
 		s.state.WorkingDirectories = []protocol.URI{dir}

@@ -31,6 +31,7 @@ type KeyMap struct {
 	SignIns    SignInKeys
 	Paste      PasteKeys
 	NewSession NewSessionKeys
+	Settings   SettingsKeys
 	HelpScreen HelpScreenKeys
 
 	// turnRunning is whether the open chat has a running turn
@@ -57,6 +58,9 @@ type GlobalKeys struct {
 	// Messages opens the status line's history: a message cut to the
 	// bar's width is read whole there.
 	Messages key.Binding
+	// Settings opens the settings sheet: the open session's settings
+	// and the host's.
+	Settings key.Binding
 }
 
 // SessionKeys drive the session list.
@@ -204,10 +208,28 @@ type ConfirmKeys struct {
 // is a choice, not yes/no: the footer and the dialog must say the same
 // thing ("enter create", "n/esc cancel").
 type NewSessionKeys struct {
-	Up     key.Binding
-	Down   key.Binding
+	Up   key.Binding
+	Down key.Binding
+	// Prev and Next change the highlighted setting (the session's
+	// settings, once the agent is picked).
+	Prev key.Binding
+	Next key.Binding
+	// Edit opens the input form on the highlighted setting when it is
+	// text, a number, or a value the host completes.
+	Edit   key.Binding
 	Create key.Binding
 	Cancel key.Binding
+}
+
+// SettingsKeys drive the settings sheet (the session's settings that can
+// change while it runs, and the host's).
+type SettingsKeys struct {
+	Up    key.Binding
+	Down  key.Binding
+	Prev  key.Binding
+	Next  key.Binding
+	Edit  key.Binding // the input form on a text, number or completed setting
+	Close key.Binding
 }
 
 // HelpScreenKeys scroll the ? overlay, which is taller than a small
@@ -246,6 +268,7 @@ func DefaultKeyMap() KeyMap {
 			ToggleMCP: bind(keys("m"), "m", "toggle MCP panel"),
 			SignIns:   bind(keys("S"), "S", "sign-ins"),
 			Messages:  bind(keys("L"), "L", "message history"),
+			Settings:  bind(keys("O"), "O", "settings"),
 		},
 		Sessions: SessionKeys{
 			Up:      bind(keys("up", "k"), "↑/k", "up"),
@@ -336,8 +359,19 @@ func DefaultKeyMap() KeyMap {
 		NewSession: NewSessionKeys{
 			Up:     bind(keys("up", "k"), "↑/k", "up"),
 			Down:   bind(keys("down", "j"), "↓/j", "down"),
+			Prev:   bind(keys("left", "h"), "←/h", "previous value"),
+			Next:   bind(keys("right", "l"), "→/l", "next value"),
+			Edit:   bind(keys("e"), "e", "edit value"),
 			Create: bind(keys("enter", "y"), "enter", "create"),
 			Cancel: bind(keys("n", "esc"), "n/esc", "cancel"),
+		},
+		Settings: SettingsKeys{
+			Up:    bind(keys("up", "k"), "↑/k", "up"),
+			Down:  bind(keys("down", "j"), "↓/j", "down"),
+			Prev:  bind(keys("left", "h"), "←/h", "previous value"),
+			Next:  bind(keys("right", "l"), "→/l", "next value"),
+			Edit:  bind(keys("e"), "e", "edit value"),
+			Close: bind(keys("esc", "O"), "esc", "close"),
 		},
 		HelpScreen: HelpScreenKeys{
 			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
@@ -401,7 +435,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.FocusNext, k.FocusPrev, k.ToggleMCP},
-		{k.SignIns, k.Reconnect, k.Messages, k.Help, k.Quit},
+		{k.SignIns, k.Settings, k.Reconnect, k.Messages, k.Help, k.Quit},
 	}
 }
 
@@ -499,7 +533,17 @@ func (k NewSessionKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k NewSessionKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Create, k.Cancel}}
+	return [][]key.Binding{{k.Up, k.Down, k.Prev, k.Next, k.Edit}, {k.Create, k.Cancel}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k SettingsKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Next, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k SettingsKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Prev, k.Next, k.Edit, k.Close}}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -537,12 +581,14 @@ const (
 	ContextSignIns                   // the saved sign-ins sheet open (modal)
 	ContextPaste                     // the pasted-redirect field open (modal, text entry)
 	ContextNewSession                // new-session dialog open (modal)
+	ContextSettings                  // the settings sheet open (modal)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
 var Contexts = []Context{
 	ContextSessions, ContextChat, ContextChatGrant, ContextComposer,
 	ContextMCP, ContextInput, ContextConfirm, ContextSignIns, ContextPaste, ContextNewSession,
+	ContextSettings,
 }
 
 func (c Context) String() string {
@@ -567,6 +613,8 @@ func (c Context) String() string {
 		return "paste"
 	case ContextNewSession:
 		return "new session"
+	case ContextSettings:
+		return "settings"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -582,7 +630,7 @@ func (c Context) TextEntry() bool {
 // bindings are left out.
 func (k KeyMap) Active(ctx Context) []key.Binding {
 	g := k.Global
-	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns, g.Messages}
+	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns, g.Messages, g.Settings}
 	var view []key.Binding
 	switch ctx {
 	case ContextSessions:
@@ -611,6 +659,9 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 	case ContextNewSession:
 		view = flatten(k.NewSession.FullHelp())
 		nav = []key.Binding{g.Interrupt}
+	case ContextSettings:
+		view = flatten(k.Settings.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help}
 	}
 	var out []key.Binding
 	for _, b := range append(view, nav...) {

@@ -226,6 +226,8 @@ func TestAuthRequiredCommandRetriedAfterSignIn(t *testing.T) {
 	d.keys("n")
 	d.until("new session dialog", func() bool { return d.m.modal == modalNewSession })
 	d.keys("enter")
+	d.until("the session's settings", func() bool { return d.m.sessions.cfgStep != nil && !d.m.sessions.cfgStep.loading })
+	d.keys("enter")
 	d.until("the sign-in prompt after -32007", func() bool {
 		return len(d.m.signin.prompts) > 0 && d.m.focus == focusChat && d.m.chatPanel.sel.prompt
 	})

@@ -74,6 +74,7 @@ type Model struct {
 	chatPanel *chatPanel
 	mcp       *mcpPanel
 	signin    *signIn
+	settings  *settingsSheet
 
 	cancel     context.CancelFunc
 	isDark     bool

@@ -62,7 +62,10 @@ func TestNewSessionTakesCursor(t *testing.T) {
 	if m.modal != modalNewSession {
 		t.Fatal("n did not open the new-session dialog")
 	}
-	m.Update(press("enter"))
+	// The host's answer to resolveSessionConfig (the stub has no
+	// settings) creates the session.
+	_, cmd := m.Update(press("enter"))
+	m.Update(cmd())
 	created := "ahp-session:/fixed-id"
 	m.Update(eventMsg{client.SessionAddedEvent{Summary: protocol.SessionSummary{Provider: "demo", Title: "New session",
 		Resource: created, CreatedAt: "2026-01-02T15:03:00.000Z", ModifiedAt: "2026-01-02T15:03:00.000Z"}}})

@@ -47,6 +47,13 @@ func (s *stubClient) CreateSession(context.Context, protocol.CreateSessionParams
 	return nil
 }
 func (s *stubClient) DisposeSession(context.Context, string) error { return nil }
+func (s *stubClient) SessionConfigCompletions(context.Context, protocol.SessionConfigCompletionsParams) (protocol.SessionConfigCompletionsResult, error) {
+	return protocol.SessionConfigCompletionsResult{}, nil
+}
+
+func (s *stubClient) ResolveSessionConfig(context.Context, protocol.ResolveSessionConfigParams) (protocol.ResolveSessionConfigResult, error) {
+	return protocol.ResolveSessionConfigResult{}, nil
+}
 func (s *stubClient) Authenticate(context.Context, string, string, []string, time.Time) error {
 	return nil
 }

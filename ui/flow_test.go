@@ -310,6 +310,8 @@ func TestCreateAndDisposeSession(t *testing.T) {
 		t.Fatal("n did not open the agent picker")
 	}
 	d.keys("enter")
+	d.until("the session's settings", func() bool { return d.m.sessions.cfgStep != nil && !d.m.sessions.cfgStep.loading })
+	d.keys("enter")
 	d.until("new session open", func() bool {
 		return len(d.m.sessions.list) == n+1 && d.m.hasSess && d.m.openSession != demohost.DemoSessionURI
 	})

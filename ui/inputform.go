@@ -23,6 +23,9 @@ type inputForm struct {
 	request protocol.ChatInputRequest
 	state   views.InputFormState
 	keys    keymap.InputKeys
+	// setting is set when the form edits a setting (settings_edit.go)
+	// rather than answer an input request.
+	setting *settingEdit
 }
 
 func newInputForm(chat string, req protocol.ChatInputRequest, keys keymap.InputKeys) *inputForm {
@@ -283,6 +286,9 @@ func answerFromDraft(q protocol.ChatInputQuestion, d views.InputDraft) (protocol
 // accepts the request with the final answers (chat/inputCompleted).
 func (a *app) submitInput() tea.Cmd {
 	f := a.form
+	if f.setting != nil {
+		return a.submitSetting()
+	}
 	answers := map[string]protocol.ChatInputAnswer{}
 	var order []string
 	for i, q := range f.request.Questions {
@@ -315,6 +321,10 @@ func (a *app) declineInput() tea.Cmd {
 	if f == nil {
 		return nil
 	}
+	if f.setting != nil {
+		a.cancelSetting()
+		return nil
+	}
 	a.form, a.modal = nil, modalNone
 	return a.dispatchThen(f.chat, protocol.ChatInputCompletedAction{
 		RequestID: f.request.ID, Response: protocol.ChatInputResponseKindDecline,
@@ -339,9 +349,12 @@ func (a *app) formKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.submitInput()
 	case key.Matches(msg, k.Decline):
 		return a.declineInput()
+	case key.Matches(msg, k.Close) && f.setting != nil:
+		a.cancelSetting()
+		return nil
 	case key.Matches(msg, k.Close):
 		a.form, a.modal = nil, modalNone
 		return reportInfo(fmt.Sprintf("the input request still waits: %s opens it again", a.keys.Chat.NextBlocker.Help().Key))
 	}
-	return f.update(msg)
+	return a.editForm(msg)
 }

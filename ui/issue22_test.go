@@ -52,7 +52,8 @@ func TestWriteFromSessionList(t *testing.T) {
 	d.openDemo()
 	// A second session, so the cursor can rest on one that is not open.
 	d.m.focus = focusSessions
-	d.keys("n", "enter")
+	newSessionSettings(d)
+	d.keys("enter")
 	d.until("the new session open", func() bool {
 		return d.m.openSession != demohost.DemoSessionURI && d.m.hasChat && d.m.sessions.listed(d.m.openSession)
 	})

@@ -29,6 +29,9 @@ func (m *Model) context() keymap.Context {
 	if m.signin.list.open {
 		return keymap.ContextSignIns
 	}
+	if m.settings.open {
+		return keymap.ContextSettings
+	}
 	if m.signin.paste.open && m.signin.waitingGrant() != nil || m.signin.tokenOpen() {
 		return keymap.ContextPaste
 	}
@@ -87,6 +90,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return m.signin.keySignIns(msg)
+	}
+	if m.settings.open && m.modal == modalNone {
+		switch {
+		case key.Matches(msg, g.Quit):
+			return m.quitAsking()
+		case key.Matches(msg, g.Help):
+			m.showAll = true
+			return nil
+		}
+		return m.settings.handleKey(msg)
 	}
 	if m.signin.tokenOpen() && m.modal == modalNone {
 		return m.signin.keyToken(msg)
@@ -168,6 +181,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.reconnect()
 	case key.Matches(msg, g.SignIns):
 		return m.signin.openSignIns()
+	case key.Matches(msg, g.Settings):
+		m.settings.toggle()
 	case key.Matches(msg, g.ToggleMCP):
 		m.showMCP = !m.showMCP
 		if !m.showMCP && m.focus == focusMCP {

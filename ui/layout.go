@@ -111,6 +111,20 @@ func (m *Model) helpLine() string {
 		}
 		short = out
 	}
+	if ctx == keymap.ContextInput && m.form != nil && m.form.setting != nil {
+		// A setting's form: esc cancels, and there is nothing to decline.
+		out := make([]key.Binding, 0, len(short))
+		for _, b := range short {
+			switch {
+			case views.SameKeys(b, m.keys.Input.Decline):
+				continue
+			case views.SameKeys(b, m.keys.Input.Close):
+				b.SetHelp(b.Help().Key, "cancel")
+			}
+			out = append(out, b)
+		}
+		short = out
+	}
 	return views.FitShortHelp(m.help, m.keys.Global, short, m.width)
 }
 
@@ -127,6 +141,8 @@ func (m *Model) overlay() string {
 		return views.RenderQuitDialog(m.th, m.keys, m.chatPanel.composer.Value() != "", m.chatPanel.waitingHere(), maxW)
 	case m.modal == modalConfirmDispose:
 		return views.RenderDisposeDialog(m.th, m.keys, m.sessions.confirmTitle(), maxW)
+	case m.modal == modalNewSession && m.sessions.cfgStep != nil:
+		return views.RenderSessionConfigDialog(m.th, m.keys, m.sessions.configAgent(), m.sessions.configRows(), m.sessions.cfgStep.sel, m.sessions.cfgStep.loading, maxW, m.height)
 	case m.modal == modalNewSession:
 		return views.RenderNewSessionDialog(m.th, m.keys, m.sessions.newChoiceViews(), m.sessions.newSel, maxW, m.height)
 	case m.modal == modalInput && m.form != nil:
@@ -134,6 +150,9 @@ func (m *Model) overlay() string {
 	}
 	if a, ok := m.signin.pendingAsk(); ok && m.askShown() {
 		return views.RenderAsk(m.th, m.keys, a.view, maxW)
+	}
+	if m.settings.open {
+		return m.settings.view(m.width, m.height)
 	}
 	if m.signin.list.open {
 		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.listNote(), m.signin.forgetText(), m.signin.forgetQuestion(), m.clock(), m.width, m.height)

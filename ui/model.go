@@ -47,6 +47,7 @@ func New(cfg Config) *Model {
 	m.signin = &signIn{app: a, grants: map[string]*grantFlow{}, savedTried: map[savedKey]bool{}, hostHolds: map[string]bool{}}
 	m.chatPanel = newChatPanel(a, m.signin, m.sessions)
 	m.signin.chatPanel = m.chatPanel
+	m.settings = &settingsSheet{app: a}
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}
 	// Components ask the root to change which channels are watched; the
 	// root owns the subscriptions.
@@ -187,7 +188,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 			return m.chatPanel.updateComposer(msg)
 		}
 		if m.modal == modalInput && m.form != nil {
-			return m.form.update(msg)
+			return m.editForm(msg)
 		}
 		return nil
 	case tea.MouseWheelMsg:
@@ -238,6 +239,10 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.ensureChat(), m.markRead(msg.channel), m.signin.pushSavedTokens(), m.signin.syncAgentNeeds())
 	case opDoneMsg:
 		return m.onOpDone(msg)
+	case configResolvedMsg:
+		return m.sessions.onConfigResolved(msg)
+	case completionsMsg:
+		return m.onCompletions(msg)
 	case authRetryMsg, tokenPushedMsg:
 		return m.onAgentAuth(msg)
 	case grantStartedMsg:

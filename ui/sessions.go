@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -21,6 +22,9 @@ type sessionList struct {
 	sel     int
 	confirm string // the session the dispose dialog asks about
 	newSel  int    // the highlighted choice of the new-session picker
+	// cfgStep is the new-session dialog's settings step, nil while the
+	// agent is being picked (settings.go).
+	cfgStep *newConfig
 	// created is the session this client asked the host to create, until
 	// the list shows it: then the cursor moves onto it, so d and enter act
 	// on the session the user just made.
@@ -83,7 +87,7 @@ func (sl *sessionList) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		if len(sl.newChoices()) == 0 {
 			return reportError(errNoAgents), true
 		}
-		sl.modal, sl.newSel = modalNewSession, 0
+		sl.modal, sl.newSel, sl.cfgStep = modalNewSession, 0, nil
 	case key.Matches(msg, k.Dispose):
 		if sl.sel < len(sl.list) {
 			sl.modal, sl.confirm = modalConfirmDispose, sl.list[sl.sel].Resource
@@ -110,6 +114,9 @@ func (sl *sessionList) keyConfirm(msg tea.KeyPressMsg) tea.Cmd {
 // keyNewSession drives the agent/model picker: up/down choose, enter
 // creates, esc/n backs out.
 func (sl *sessionList) keyNewSession(msg tea.KeyPressMsg) tea.Cmd {
+	if sl.cfgStep != nil {
+		return sl.keyConfigStep(msg)
+	}
 	choices := sl.newChoices()
 	switch {
 	case key.Matches(msg, sl.keys.NewSession.Up):
@@ -117,10 +124,12 @@ func (sl *sessionList) keyNewSession(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, sl.keys.NewSession.Down):
 		sl.newSel = min(len(choices)-1, sl.newSel+1)
 	case key.Matches(msg, sl.keys.NewSession.Create):
-		sl.modal = modalNone
-		if sl.newSel < len(choices) {
-			return sl.createSessionCmd(choices[sl.newSel])
+		if sl.newSel < len(choices) && sl.client != nil {
+			// The dialog stays open on its settings step until the
+			// host says which settings the session takes.
+			return sl.resolveConfigCmd(choices[sl.newSel])
 		}
+		sl.modal = modalNone
 	case key.Matches(msg, sl.keys.NewSession.Cancel):
 		sl.modal = modalNone
 	}
@@ -255,7 +264,7 @@ func (sl *sessionList) newChoices() []newChoice {
 	return out
 }
 
-func (sl *sessionList) createSessionCmd(ch newChoice) tea.Cmd {
+func (sl *sessionList) createSessionCmd(ch newChoice, config map[string]json.RawMessage) tea.Cmd {
 	c, ctx := sl.client, sl.ctx
 	if c == nil {
 		return reportError(errNoClient)
@@ -263,7 +272,7 @@ func (sl *sessionList) createSessionCmd(ch newChoice) tea.Cmd {
 	uri := "ahp-session:/" + sl.cfg.NewID()
 	sl.models[uri] = ch.model
 	sl.created = uri
-	p := protocol.CreateSessionParams{Channel: uri, Provider: &ch.provider, WorkingDirectories: sl.workingDirectories(ch)}
+	p := protocol.CreateSessionParams{Channel: uri, Provider: &ch.provider, WorkingDirectories: sl.workingDirectories(ch), Config: config}
 	return tea.Batch(reportInfo("creating session…"), withAuthRetry(func() tea.Msg {
 		err := c.CreateSession(ctx, p)
 		return opDoneMsg{what: "create session", err: err, session: uri}

@@ -25,6 +25,12 @@ type Client interface {
 	Subscribe(ctx context.Context, channel string) error
 	Unsubscribe(ctx context.Context, channel string) error
 	CreateSession(ctx context.Context, p protocol.CreateSessionParams) error
+	// ResolveSessionConfig asks for a new session's settings (schema and
+	// values with the host's defaults).
+	ResolveSessionConfig(ctx context.Context, p protocol.ResolveSessionConfigParams) (protocol.ResolveSessionConfigResult, error)
+	// SessionConfigCompletions asks for the values of a setting the
+	// schema marks enumDynamic that match a query.
+	SessionConfigCompletions(ctx context.Context, p protocol.SessionConfigCompletionsParams) (protocol.SessionConfigCompletionsResult, error)
 	DisposeSession(ctx context.Context, session string) error
 	// Authenticate pushes a token; expiry (zero: unknown) lets a 1.0 host
 	// be told the token's remaining lifetime. An empty token revokes the

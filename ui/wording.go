@@ -50,6 +50,10 @@ func (m *Model) userDid(a protocol.StateAction) string {
 		return "resume the turn"
 	case protocol.ChatToolCallCompleteAction:
 		return "finish the tool call"
+	case protocol.SessionConfigChangedAction:
+		return "change the session's settings"
+	case protocol.RootConfigChangedAction:
+		return "change the host's settings"
 	}
 	return "do that" // an action this client does not send
 }

@@ -19,6 +19,9 @@ type InputFormState struct {
 	Focus  int                   // index into the request's questions
 	Drafts map[string]InputDraft // by question id
 	Error  string                // validation message to show, e.g. "answer the required questions"
+	// Setting: the form edits a setting, not an input request; it is
+	// titled so, and esc cancels (nothing waits to be answered later).
+	Setting bool
 }
 
 // InputDraft is the local entry for one question. Which fields matter
@@ -180,7 +183,11 @@ func RenderInputRequest(th Theme, req protocol.ChatInputRequest, state InputForm
 			lines = append(lines, style.Render(l))
 		}
 	}
-	add(th.Title, "◆ Input requested")
+	if state.Setting {
+		add(th.Title, "◆ Change a setting")
+	} else {
+		add(th.Title, "◆ Input requested")
+	}
 	if m := Sanitize(strOr(req.Message)); strings.TrimSpace(m) != "" {
 		for _, l := range strings.Split(m, "\n") {
 			add(th.Text, l)
@@ -216,7 +223,13 @@ func RenderInputRequest(th Theme, req protocol.ChatInputRequest, state InputForm
 	if len(req.Questions) > 1 {
 		hints = append(hints, hintLine(th, hintKeys.Input.NextField, hintKeys.Input.PrevField))
 	}
-	hints = append(hints, hintLine(th, hintKeys.Input.Submit, hintKeys.Input.Close, hintKeys.Input.Decline))
+	if state.Setting {
+		cancel := hintKeys.Input.Close
+		cancel.SetHelp(cancel.Help().Key, "cancel")
+		hints = append(hints, hintLine(th, hintKeys.Input.Submit, cancel))
+	} else {
+		hints = append(hints, hintLine(th, hintKeys.Input.Submit, hintKeys.Input.Close, hintKeys.Input.Decline))
+	}
 	lines = append(lines, wrapLines(strings.Join(hints, th.Subtle.Render(" · ")), inner)...)
 	return frame.Width(width).Render(strings.Join(lines, "\n"))
 }

@@ -62,7 +62,7 @@ var km = keymap.DefaultKeyMap()
 // tmuxKeys maps bubbletea key names to tmux send-keys names.
 var tmuxKeys = map[string]string{
 	"enter": "Enter", "esc": "Escape", "tab": "Tab", "shift+tab": "BTab",
-	"up": "Up", "down": "Down", "space": "Space", "ctrl+c": "C-c",
+	"up": "Up", "down": "Down", "left": "Left", "right": "Right", "space": "Space", "ctrl+c": "C-c",
 }
 
 // hit presses the first key of a binding.

@@ -46,6 +46,8 @@ func TestBlockingStartToBackground(t *testing.T) {
 	u.hit(km.Sessions.New)
 	u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, newSession); return ok })
 	u.press("Enter")
+	u.see("the session's settings", func(s string) bool { _, ok := Panel(s, settingsTitle); return ok })
+	u.press("Enter")
 	u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), newSession) })
 	u.hit(km.Sessions.Open)
 	// Opening moves the keys to the chat once the session's state is in;

@@ -44,7 +44,7 @@ func (u *user) sendMessage(text string) {
 }
 
 // createSession opens the new-session picker, creates a session with the
-// first choice, and checks what issue 19 finding 4 asks: the session is
+// first choice and the host's default settings, and checks what issue 19 finding 4 asks: the session is
 // listed at once and the chat has the keys without a key pressed.
 func (u *user) createSession(s *suite) {
 	u.t.Helper()
@@ -52,6 +52,12 @@ func (u *user) createSession(s *suite) {
 	u.hit(km.Sessions.New)
 	u.seeText("the new-session picker", "New session")
 	u.hit(km.NewSession.Create)
+	// The settings step (issue 26): the host's defaults, taken as they
+	// are, go in createSession's config.
+	if cfg := u.settingsStep(nil); cfg[approvalsProp] != "default" {
+		u.rec.Dump()
+		u.t.Fatalf("createSession's config: want the host's default approvals (%s: default), got %v", approvalsProp, cfg)
+	}
 	// The chat's snapshot arriving re-opens the chat; keys pressed before
 	// it land in a composer that closes. Wait for that frame.
 	u.waitFrame("the new chat's snapshot", "←host", `"snapshot":{"resource":"ahp-chat://`)

@@ -176,8 +176,9 @@ func (u *user) newSession(n int) {
 	u.focus("sessions", hint(km.Sessions.New))
 	u.hit(km.Sessions.New)
 	u.seeText("the new-session picker", "New session")
-	before := len(u.rec.Frames("←host"))
 	u.hit(km.NewSession.Create)
+	before := len(u.rec.Frames("←host"))
+	u.settingsStep(nil)
 	_, err := u.s.WaitForFunc(func(string) bool {
 		for _, f := range u.rec.Frames("←host")[before:] {
 			if strings.Contains(f, `"snapshot":{"resource":"ahp-chat://`) {

@@ -562,6 +562,25 @@ func (c *Client) CreateSession(ctx context.Context, p protocol.CreateSessionPara
 	return c.call(ctx, "createSession", p, nil)
 }
 
+// ResolveSessionConfig asks the host which settings a new session takes,
+// given the values chosen so far; the answer's values hold the host's
+// defaults and go in createSession's config.
+func (c *Client) ResolveSessionConfig(ctx context.Context, p protocol.ResolveSessionConfigParams) (protocol.ResolveSessionConfigResult, error) {
+	var res protocol.ResolveSessionConfigResult
+	err := c.call(ctx, "resolveSessionConfig", p, &res)
+	return res, err
+}
+
+// SessionConfigCompletions asks the host for the values of a session
+// setting the schema marks enumDynamic that match p.Query (empty: the
+// host's default or recent ones). Every AHP version ahptui speaks defines
+// the command; a host that lacks it answers method-not-found.
+func (c *Client) SessionConfigCompletions(ctx context.Context, p protocol.SessionConfigCompletionsParams) (protocol.SessionConfigCompletionsResult, error) {
+	var res protocol.SessionConfigCompletionsResult
+	err := c.call(ctx, "sessionConfigCompletions", p, &res)
+	return res, err
+}
+
 // DisposeSession asks the host to dispose a session.
 func (c *Client) DisposeSession(ctx context.Context, session string) error {
 	return c.call(ctx, "disposeSession", protocol.DisposeSessionParams{Channel: session}, nil)

@@ -1,0 +1,94 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// settingsTitle is the new-session dialog's title on its settings step.
+const settingsTitle = "New session · settings"
+
+// TestNewSessionSettingsDialog: in a real terminal at 80x24 and 120x40,
+// the new-session dialog shows the host's session settings by their
+// labels with the defaults chosen and a readOnly one fixed; → reaches
+// "Allow all" and enter creates the session (issue 26).
+func TestNewSessionSettingsDialog(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
+		u.hit(km.Sessions.New)
+		u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, "New session"); return ok })
+		u.press("Enter")
+		screen := u.see("the session's settings", func(s string) bool {
+			return strings.Contains(PanelText(s, settingsTitle), "Approvals: ‹ Manual permissions ›")
+		})
+		dialog := PanelText(screen, settingsTitle)
+		for _, want := range []string{"Branch: main (set by the host)", "Isolation: ‹ Folder ›", hint(km.NewSession.Create)} {
+			if !strings.Contains(dialog, want) {
+				t.Errorf("the dialog lacks %q:\n%s", want, dialog)
+			}
+		}
+		u.hit(km.NewSession.Next)
+		u.hit(km.NewSession.Next)
+		u.see("Allow all chosen", func(s string) bool {
+			return strings.Contains(PanelText(s, settingsTitle), "Approvals: ‹ Allow all ›")
+		})
+		u.hit(km.NewSession.Create)
+		u.see("the new session is listed", func(s string) bool {
+			_, open := Panel(s, settingsTitle)
+			return !open && strings.Contains(PanelText(s, "Sessions ("), "New session")
+		})
+	})
+}
+
+// TestSettingsFormInTerminal: in a real terminal, e on the demo's base
+// branch opens the input form, whose choices are the host's completions
+// for what is typed; a pick and a typed number go back to the dialog,
+// and the session is created with both (issue 26).
+func TestSettingsFormInTerminal(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
+		u.hit(km.Sessions.New)
+		u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, "New session"); return ok })
+		u.press("Enter")
+		u.see("the session's settings", func(s string) bool { return strings.Contains(PanelText(s, settingsTitle), "Approvals:") })
+		u.hit(km.NewSession.Down)
+		u.see("the base branch selected", func(s string) bool {
+			d := PanelText(s, settingsTitle)
+			return strings.Contains(d, "▸ Base branch: main") && strings.Contains(d, "e to edit")
+		})
+		u.hit(km.NewSession.Edit)
+		u.seeText("the setting's form", "Change a setting")
+		u.press("r", "e", "l")
+		u.see("the host's matches only", func(s string) bool {
+			return strings.Contains(s, "release/1.1") && !strings.Contains(s, "develop")
+		})
+		u.press("Down", "Enter", "C-s")
+		u.see("the pick in the dialog", func(s string) bool {
+			return strings.Contains(PanelText(s, settingsTitle), "Base branch: release/1.1")
+		})
+		for range 3 { // past the branch and the isolation
+			u.hit(km.NewSession.Down)
+		}
+		u.see("max tool calls selected", func(s string) bool { return strings.Contains(PanelText(s, settingsTitle), "▸ Max tool calls: 20") })
+		u.hit(km.NewSession.Edit)
+		u.seeText("the number's form", "Change a setting")
+		u.press("C-u", "7", "C-s")
+		u.see("the number in the dialog", func(s string) bool {
+			return strings.Contains(PanelText(s, settingsTitle), "Max tool calls: 7")
+		})
+		u.hit(km.NewSession.Create)
+		u.see("the new session is listed", func(s string) bool {
+			_, open := Panel(s, settingsTitle)
+			return !open && strings.Contains(PanelText(s, "Sessions ("), "New session")
+		})
+		u.hit(km.Global.Settings)
+		u.see("the new session's settings as created", func(s string) bool {
+			p := Flatten(strings.Split(PanelText(s, "Settings"), "\n"))
+			return strings.Contains(p, "Base branch: release/1.1") && strings.Contains(p, "Max tool calls: 7")
+		})
+	})
+}

@@ -1,0 +1,300 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+	"github.com/ahptui/ahptui/views"
+)
+
+// configProp is what the UI reads of a session or root config property;
+// both schema types carry it.
+type configProp struct {
+	id, title, description string
+	enum                   []json.RawMessage
+	def                    json.RawMessage // the schema's default
+	labels, descs          []string
+	isBool, readOnly       bool
+	mutable                bool   // may change while the session runs
+	typ                    string // the schema's type: string, number, integer, boolean, object, array
+	dynamic                bool   // enumDynamic: its values come from sessionConfigCompletions
+}
+
+func sessionProps(s protocol.SessionConfigSchema) []configProp {
+	out := make([]configProp, 0, len(s.Properties))
+	for _, id := range slices.Sorted(maps.Keys(s.Properties)) {
+		p := s.Properties[id]
+		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description), def: p.Default,
+			enum: rawEnum(p.Enum), labels: p.EnumLabels, descs: p.EnumDescriptions, isBool: p.Type == "boolean",
+			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: p.SessionMutable != nil && *p.SessionMutable,
+			typ: p.Type, dynamic: p.EnumDynamic != nil && *p.EnumDynamic})
+	}
+	return out
+}
+
+func rootProps(s protocol.ConfigSchema) []configProp {
+	out := make([]configProp, 0, len(s.Properties))
+	for _, id := range slices.Sorted(maps.Keys(s.Properties)) {
+		p := s.Properties[id]
+		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description), def: p.Default,
+			enum: rawEnum(p.Enum), labels: p.EnumLabels, descs: p.EnumDescriptions, isBool: p.Type == "boolean",
+			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: true, typ: p.Type})
+	}
+	return out
+}
+
+func rawEnum(e []protocol.JSONPrimitive) []json.RawMessage {
+	out := make([]json.RawMessage, len(e))
+	for i, v := range e {
+		out[i] = v.Raw
+	}
+	return out
+}
+
+// choices is the values ←/→ step through: an enum's, or a boolean's two.
+// A dynamic enum's values are only seeds: it is edited in the form.
+func (p configProp) choices() []json.RawMessage {
+	if p.dynamic {
+		return nil
+	}
+	if len(p.enum) > 0 {
+		return p.enum
+	}
+	if p.isBool {
+		return []json.RawMessage{json.RawMessage("false"), json.RawMessage("true")}
+	}
+	return nil
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
+}
+
+// label is how value v of p reads: its enumLabel, else the value itself.
+func (p configProp) label(v json.RawMessage) (label, desc string) {
+	for i, e := range p.enum {
+		if sameJSON(e, v) {
+			if i < len(p.labels) && p.labels[i] != "" {
+				label = p.labels[i]
+			}
+			if i < len(p.descs) {
+				desc = p.descs[i]
+			}
+			break
+		}
+	}
+	if label == "" {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			label = s
+		} else {
+			label = string(bytes.TrimSpace(v))
+		}
+		if label == "" {
+			label = "(none)"
+		}
+	}
+	return label, desc
+}
+
+// valueIn is p's value in values, else its default: a host echoes only
+// the values it resolved, and only those are sent back.
+func (p configProp) valueIn(values map[string]json.RawMessage) json.RawMessage {
+	if v, ok := values[p.id]; ok {
+		return v
+	}
+	return p.def
+}
+
+// step is value v moved by dir through p's choices (wrapping).
+func (p configProp) step(v json.RawMessage, dir int) (json.RawMessage, bool) {
+	cs := p.choices()
+	if len(cs) < 2 {
+		return v, false
+	}
+	i := slices.IndexFunc(cs, func(c json.RawMessage) bool { return sameJSON(c, v) })
+	if i < 0 { // no value yet (no default either): → the first, ← the last
+		if dir > 0 {
+			return cs[0], true
+		}
+		return cs[len(cs)-1], true
+	}
+	return cs[(i+dir+len(cs))%len(cs)], true
+}
+
+// row is p with value v as views draw it; editable says whether the
+// place it is shown lets it change.
+func (p configProp) row(v json.RawMessage, editable bool, why string) views.ConfigRow {
+	label, desc := p.label(v)
+	r := views.ConfigRow{Title: p.title, Description: p.description, Value: label, ValueDesc: desc, Editable: editable}
+	if r.Title == "" {
+		r.Title = p.id
+	}
+	for _, c := range p.choices() {
+		l, _ := p.label(c)
+		r.Choices = append(r.Choices, l)
+	}
+	if !editable {
+		r.Why = why
+	}
+	return r
+}
+
+// newConfig is the new-session dialog's second step: the settings the
+// host resolved for the picked agent.
+type newConfig struct {
+	choice  newChoice
+	loading bool
+	props   []configProp
+	values  map[string]json.RawMessage
+	sel     int
+}
+
+// configResolvedMsg is resolveSessionConfig's answer for the dialog.
+type configResolvedMsg struct {
+	step *newConfig
+	res  protocol.ResolveSessionConfigResult
+	err  error
+}
+
+// resolveConfigCmd asks the host for ch's settings; the dialog shows them
+// once they arrive.
+func (sl *sessionList) resolveConfigCmd(ch newChoice) tea.Cmd {
+	c, ctx := sl.client, sl.ctx
+	step := &newConfig{choice: ch, loading: true}
+	sl.cfgStep = step
+	p := protocol.ResolveSessionConfigParams{Provider: &ch.provider}
+	if dirs := sl.workingDirectories(ch); len(dirs) > 0 {
+		p.WorkingDirectory = &dirs[0]
+	}
+	return func() tea.Msg {
+		res, err := c.ResolveSessionConfig(ctx, p)
+		return configResolvedMsg{step: step, res: res, err: err}
+	}
+}
+
+// onConfigResolved shows the resolved settings, or creates the session
+// at once when there are none to choose (a host without the command
+// included: it is skipped silently).
+func (sl *sessionList) onConfigResolved(msg configResolvedMsg) tea.Cmd {
+	if sl.cfgStep != msg.step || sl.modal != modalNewSession {
+		return nil // cancelled, or overtaken by another pick
+	}
+	step := msg.step
+	if msg.err != nil || len(msg.res.Schema.Properties) == 0 {
+		sl.modal, sl.cfgStep = modalNone, nil
+		var je *jsonrpc.Error
+		if msg.err != nil && !(errors.As(msg.err, &je) && je.Code == jsonrpc.MethodNotFound) && !errors.Is(msg.err, client.ErrNotInVersion) {
+			return tea.Batch(reportError(fmt.Errorf("the host did not say which settings a session takes, so it is created with the host's defaults: %w", msg.err)),
+				sl.createSessionCmd(step.choice, nil))
+		}
+		return sl.createSessionCmd(step.choice, msg.res.Values)
+	}
+	step.loading = false
+	step.props = sessionProps(msg.res.Schema)
+	step.values = maps.Clone(msg.res.Values)
+	if step.values == nil {
+		step.values = map[string]json.RawMessage{}
+	}
+	return nil
+}
+
+// keyConfigStep drives the settings step: ↑/↓ pick a setting, ←/→ change
+// it (not a readOnly one), enter creates, esc backs out.
+func (sl *sessionList) keyConfigStep(msg tea.KeyPressMsg) tea.Cmd {
+	step, k := sl.cfgStep, sl.keys.NewSession
+	switch {
+	case key.Matches(msg, k.Cancel):
+		sl.modal, sl.cfgStep = modalNone, nil
+	case step.loading:
+	case key.Matches(msg, k.Up):
+		step.sel = max(0, step.sel-1)
+	case key.Matches(msg, k.Down):
+		step.sel = min(len(step.props)-1, step.sel+1)
+	case key.Matches(msg, k.Prev), key.Matches(msg, k.Next):
+		dir := 1
+		if key.Matches(msg, k.Prev) {
+			dir = -1
+		}
+		if step.sel < len(step.props) {
+			p := step.props[step.sel]
+			if p.readOnly {
+				return reportInfo(fmt.Sprintf("%q is set by the host and cannot be changed", views.SanitizeLine(p.title)))
+			}
+			if v, ok := p.step(p.valueIn(step.values), dir); ok {
+				step.values[p.id] = v
+			} else if p.way() == editForm {
+				return reportInfo(fmt.Sprintf("%s edits %q", k.Edit.Help().Key, views.SanitizeLine(p.title)))
+			}
+		}
+	case key.Matches(msg, k.Edit):
+		return sl.editSetting(step)
+	case key.Matches(msg, k.Create):
+		sl.modal, sl.cfgStep = modalNone, nil
+		return sl.createSessionCmd(step.choice, step.values)
+	}
+	return nil
+}
+
+func (sl *sessionList) configRows() []views.ConfigRow {
+	step := sl.cfgStep
+	out := make([]views.ConfigRow, len(step.props))
+	for i, p := range step.props {
+		why := "not editable here"
+		if p.readOnly {
+			why = "set by the host"
+		}
+		out[i] = p.row(p.valueIn(step.values), p.way() != editNone, why)
+	}
+	return out
+}
+
+func (sl *sessionList) configAgent() string {
+	ch := sl.cfgStep.choice
+	if ch.modelName != "" {
+		return ch.agentName + " · " + ch.modelName
+	}
+	return ch.agentName
+}
+
+// labelOf is a value's label, for status messages.
+func labelOf(p configProp, v json.RawMessage) string {
+	l, _ := p.label(v)
+	return strings.TrimSpace(l)
+}
+
+// editSetting opens the input form on the highlighted setting of the
+// dialog; its value goes in the session's config when submitted.
+func (sl *sessionList) editSetting(step *newConfig) tea.Cmd {
+	if step.sel >= len(step.props) {
+		return nil
+	}
+	p := step.props[step.sel]
+	if p.way() != editForm {
+		return reportInfo(fmt.Sprintf("%q is not edited in a form: %s", views.SanitizeLine(p.title), sl.keys.NewSession.Next.Help().Key))
+	}
+	apply := func(v json.RawMessage) tea.Cmd {
+		step.values[p.id] = v
+		return nil
+	}
+	var complete func(*settingEdit, string) tea.Cmd
+	if p.dynamic {
+		var dir *protocol.URI
+		if dirs := sl.workingDirectories(step.choice); len(dirs) > 0 {
+			dir = &dirs[0]
+		}
+		complete = sl.completer(step.choice.provider, dir, maps.Clone(step.values), p.id)
+	}
+	return sl.openSettingForm(p, p.valueIn(step.values), modalNewSession, apply, complete)
+}

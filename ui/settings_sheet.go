@@ -1,0 +1,167 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// settingsSheet is the settings sheet (O): the open session's settings,
+// of which those the schema marks sessionMutable change here (sent as
+// session/configChanged), and the host's (root/configChanged).
+type settingsSheet struct {
+	*app
+	open bool
+	sel  int
+}
+
+// settingRow is one row of the sheet: which channel it belongs to and
+// what it holds.
+type settingRow struct {
+	channel  string // the open session's URI, or the root channel
+	prop     configProp
+	value    json.RawMessage
+	editable bool
+	why      string
+}
+
+// rows is the sheet's rows, the session's first, derived from the
+// snapshots each time (they change under the sheet).
+func (st *settingsSheet) rows() (session, host []settingRow) {
+	if st.hasSess && st.sess.Config != nil {
+		for _, p := range sessionProps(st.sess.Config.Schema) {
+			r := settingRow{channel: st.openSession, prop: p, value: p.valueIn(st.sess.Config.Values)}
+			switch {
+			case p.readOnly:
+				r.why = "set by the host"
+			case !p.mutable:
+				r.why = "set when the session is created"
+			case p.way() == editNone:
+				r.why = "not editable here"
+			default:
+				r.editable = true
+			}
+			session = append(session, r)
+		}
+	}
+	if st.root.Config != nil {
+		for _, p := range rootProps(st.root.Config.Schema) {
+			r := settingRow{channel: protocol.RootChannel, prop: p, value: p.valueIn(st.root.Config.Values)}
+			switch {
+			case p.readOnly:
+				r.why = "set by the host"
+			case p.way() == editNone:
+				r.why = "not editable here"
+			default:
+				r.editable = true
+			}
+			host = append(host, r)
+		}
+	}
+	return session, host
+}
+
+func (st *settingsSheet) toggle() {
+	st.open, st.sel = !st.open, 0
+}
+
+func (st *settingsSheet) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := st.keys.Settings
+	session, host := st.rows()
+	all := append(session, host...)
+	switch {
+	case key.Matches(msg, k.Close):
+		st.open = false
+	case key.Matches(msg, k.Up):
+		st.sel = max(0, st.sel-1)
+	case key.Matches(msg, k.Down):
+		st.sel = max(0, min(len(all)-1, st.sel+1))
+	case key.Matches(msg, k.Prev), key.Matches(msg, k.Next):
+		if st.sel >= len(all) {
+			return nil
+		}
+		dir := 1
+		if key.Matches(msg, k.Prev) {
+			dir = -1
+		}
+		return st.change(all[st.sel], dir)
+	case key.Matches(msg, k.Edit):
+		if st.sel < len(all) {
+			return st.edit(all[st.sel])
+		}
+	}
+	return nil
+}
+
+// change sends the row's next value to the host; the mirror shows it at
+// once and the host confirms or rejects it.
+func (st *settingsSheet) change(r settingRow, dir int) tea.Cmd {
+	title := views.SanitizeLine(r.prop.title)
+	if !r.editable {
+		return reportInfo(fmt.Sprintf("%q cannot be changed here: %s", title, r.why))
+	}
+	v, ok := r.prop.step(r.value, dir)
+	if !ok && r.prop.way() == editForm {
+		return reportInfo(fmt.Sprintf("%s edits %q", st.keys.Settings.Edit.Help().Key, title))
+	}
+	if !ok {
+		return nil
+	}
+	return st.send(r, v)
+}
+
+// edit opens the input form on a text, number or completed setting; the
+// value submitted is sent as change sends a choice.
+func (st *settingsSheet) edit(r settingRow) tea.Cmd {
+	title := views.SanitizeLine(r.prop.title)
+	if !r.editable {
+		return reportInfo(fmt.Sprintf("%q cannot be changed here: %s", title, r.why))
+	}
+	if r.prop.way() != editForm {
+		return reportInfo(fmt.Sprintf("%s changes %q", st.keys.Settings.Next.Help().Key, title))
+	}
+	var complete func(*settingEdit, string) tea.Cmd
+	if r.prop.dynamic && st.hasSess {
+		var dir *protocol.URI
+		if len(st.sess.WorkingDirectories) > 0 {
+			dir = &st.sess.WorkingDirectories[0]
+		}
+		complete = st.completer(st.sess.Provider, dir, st.sess.Config.Values, r.prop.id)
+	}
+	return st.openSettingForm(r.prop, r.value, modalNone, func(v json.RawMessage) tea.Cmd { return st.send(r, v) }, complete)
+}
+
+// send sets the row's setting to v on its channel.
+func (st *settingsSheet) send(r settingRow, v json.RawMessage) tea.Cmd {
+	title := views.SanitizeLine(r.prop.title)
+	if st.client == nil {
+		return reportError(errNoClient)
+	}
+	cfg := map[string]json.RawMessage{r.prop.id: v}
+	var a protocol.StateActionVariant = protocol.SessionConfigChangedAction{Config: cfg}
+	if r.channel == protocol.RootChannel {
+		a = protocol.RootConfigChangedAction{Config: cfg}
+	}
+	if _, err := st.client.Dispatch(r.channel, protocol.NewStateAction(a)); err != nil {
+		return reportError(fmt.Errorf("could not change %q: %w", title, err))
+	}
+	return reportInfo(fmt.Sprintf("%s: %s", title, views.SanitizeLine(labelOf(r.prop, v))))
+}
+
+func (st *settingsSheet) view(width, height int) string {
+	session, host := st.rows()
+	conv := func(rs []settingRow) []views.ConfigRow {
+		out := make([]views.ConfigRow, len(rs))
+		for i, r := range rs {
+			out[i] = r.prop.row(r.value, r.editable, r.why)
+		}
+		return out
+	}
+	st.sel = max(0, min(st.sel, len(session)+len(host)-1))
+	return views.RenderSettingsSheet(st.th, st.keys, conv(session), conv(host), st.sel, width, height)
+}
