@@ -1,0 +1,130 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/keymap"
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// reviewChat is fxChatState with a tool result waiting for review.
+func reviewChat() protocol.ChatState {
+	return fxChatState(tcPart(protocol.ToolCallPendingResultConfirmationState{ToolCallID: "tc-p", ToolName: "read_env",
+		DisplayName: "Read env", InvocationMessage: protocol.PlainString("Read .env"), Success: true,
+		PastTenseMessage: protocol.PlainString("Read 3 variables"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded}))
+}
+
+// hintContexts are the places a user reads the footer in, each built
+// afresh: a key pressed in one must not leak into the next.
+var hintContexts = []struct {
+	name  string
+	build func() *Model
+}{
+	{"sessions", func() *Model { m := fxModel(fxChatState()); m.focus = focusSessions; return m }},
+	{"chat approval", func() *Model { m := fxModel(fxChatState()); m.chatPanel.selectDefaultItem(); return m }},
+	{"chat review", func() *Model {
+		m := fxModel(reviewChat())
+		m.chatPanel.sel = chatSel{item: "tc-p", turn: "t2"}
+		return m
+	}},
+	{"chat idle", func() *Model { m := fxModel(protocol.ChatState{Resource: fxChat}); return m }},
+	{"composer", func() *Model {
+		m := fxModel(fxChatState())
+		m.Update(press("i"))
+		m.chatPanel.composer.SetValue("a draft")
+		return m
+	}},
+	{"mcp", func() *Model { m := fxModel(fxChatState()); m.focus = focusMCP; return m }},
+	{"message history over the chat", func() *Model { m := fxModel(fxChatState()); m.showMsgs = true; return m }},
+	{"message history over the list", func() *Model {
+		m := fxModel(fxChatState())
+		m.focus, m.showMsgs = focusSessions, true
+		return m
+	}},
+	{"quit dialog", func() *Model { m := fxModel(fxChatState()); m.modal = modalConfirmQuit; return m }},
+	{"new session", func() *Model { m := fxModel(fxChatState()); m.modal = modalNewSession; return m }},
+}
+
+// TestEveryHintDoesSomething: with the message history (L) open the
+// footer offered "i write • ! next needing you", which do nothing there
+// (issue 22, item 9). In every context, each key the footer offers is one
+// the context binds (keymap.Active) and, pressed, does something: the
+// screen changes, or the key answers with a command.
+func TestEveryHintDoesSomething(t *testing.T) {
+	for _, c := range hintContexts {
+		t.Run(c.name, func(t *testing.T) {
+			m := c.build()
+			m.resize(120, 40)
+			m.settle()
+			hints := m.hintBindings()
+			if len(hints) == 0 {
+				t.Fatal("the footer offers nothing")
+			}
+			active := m.keys.Active(m.context())
+			for _, b := range hints {
+				if !b.Enabled() {
+					continue // the footer leaves it out
+				}
+				if !bound(active, b) {
+					t.Errorf("the footer offers %q, which %s does not bind", b.Help().Key+" "+b.Help().Desc, m.context())
+				}
+				m := c.build()
+				m.resize(120, 40)
+				m.settle()
+				before := m.Render()
+				k := b.Keys()[0]
+				if slices.Contains(b.Keys(), b.Help().Key) {
+					k = b.Help().Key // the key the footer names
+				}
+				_, cmd := m.Update(press(k))
+				if cmd == nil && m.Render() == before {
+					t.Errorf("the footer offers %q; pressing %s did nothing\n%s", b.Help().Key+" "+b.Help().Desc, k, ansi.Strip(before))
+				}
+			}
+		})
+	}
+}
+
+func bound(active []key.Binding, b key.Binding) bool {
+	for _, a := range active {
+		if strings.Join(a.Keys(), " ") == strings.Join(b.Keys(), " ") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestReviewCardAndFooterAgree: a card whose result waits for review said
+// "a/y accept result · x reject result" while the footer said "approve"
+// and "deny" (issue 22, item 9). Both say what the card says.
+func TestReviewCardAndFooterAgree(t *testing.T) {
+	for _, w := range []int{80, 120} {
+		m := hintContexts[2].build()
+		m.resize(w, 40)
+		m.settle()
+		approve, deny := m.keys.Chat.Answers(keymap.AnswerResult)
+		screen := ansi.Strip(m.Render())
+		lines := strings.Split(screen, "\n")
+		footer := lines[len(lines)-2]
+		body := strings.Join(lines[:len(lines)-2], "\n")
+		for _, b := range []key.Binding{approve, deny} {
+			h := b.Help().Key + " " + b.Help().Desc
+			if !strings.Contains(footer, h) {
+				t.Errorf("%d: the footer lacks %q: %q", w, h, footer)
+			}
+			if !strings.Contains(body, h) {
+				t.Errorf("%d: the card lacks %q:\n%s", w, h, body)
+			}
+		}
+		for _, lie := range []string{m.keys.Chat.Approve.Help().Desc, m.keys.Chat.Deny.Help().Desc} {
+			if strings.Contains(footer, " "+lie+" ") {
+				t.Errorf("%d: the footer says %q on a review card: %q", w, lie, footer)
+			}
+		}
+	}
+}
