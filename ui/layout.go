@@ -48,10 +48,10 @@ func (m *Model) Render() string {
 // stores its result in m.layout, and Render asks it afresh.
 func (m *Model) fittedLayout() views.Layout {
 	l := m.baseLayout
-	// Focused, the panel keeps its rows: there the selected server's error
-	// or sign-in detail shows under the list.
-	if l.MCPBelow && m.hasSess && m.focus != focusMCP {
-		need := max(views.MinMCPBelow, views.MCPPanelHeight(m.th, m.signin.servers(), l.MCP.W))
+	// Focused, the panel takes the rows the selected server's error or
+	// sign-in detail needs under the list, and no more.
+	if l.MCPBelow && m.hasSess {
+		need := max(views.MinMCPBelow, m.mcp.fit(l.MCP.W, l.MCP.H))
 		if d := l.MCP.H - need; d > 0 {
 			l.MCP.Y += d
 			l.MCP.H -= d
@@ -68,6 +68,9 @@ func (m *Model) fittedLayout() views.Layout {
 // layout, the MCP selection within the panel's rows, and the scroll that
 // shows a card the selection just moved to. View then only draws.
 func (m *Model) settle() {
+	if m.baseLayout.MCPBelow && m.hasSess {
+		m.mcp.noteHeight(m.baseLayout.MCP.W)
+	}
 	m.layout = m.fittedLayout()
 	m.mcp.sel = max(0, min(m.mcp.sel, len(m.signin.servers())-1))
 	m.keys.SetBlockingSelected(m.mcp.blockingSelected())

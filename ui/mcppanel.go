@@ -36,6 +36,11 @@ type mcpPanel struct {
 	// message VS Code's host does nothing more, so the row says the
 	// start waits for the session to run rather than "starting" for good.
 	requested map[string]bool
+	// tallest is the most lines the compact list took (noteHeight).
+	tallest struct {
+		session      string
+		width, lines int
+	}
 }
 
 // startTickMsg redraws a blocking start's elapsed time once a second.
@@ -145,21 +150,36 @@ func (mp *mcpPanel) view(w, h int) []string {
 	if !mp.hasSess {
 		return views.RenderMCPPanelNoSession(mp.th, w, h, focused)
 	}
-	rows := mp.signin.servers()
+	rows, sel, pending, grants, blocking := mp.drawn()
+	// The panel redraws on every frame but changes rarely; lipgloss framing
+	// makes it the costliest panel, so it is memoized on everything it shows.
+	key := fmt.Sprintf("%v|%d|%v|%v|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
+		sel, pending, mp.requested, grants, blocking, w, h, focused, mp.themeGen)
+	if mp.memo.key != key {
+		mp.memo.key = key
+		mp.memo.lines = strings.Split(views.RenderMCPPanel(mp.th, rows, sel, pending, grants, blocking, w, h, focused), "\n")
+	}
+	return mp.memo.lines
+}
+
+// drawn is what the panel draws from: the rows, the selection clamped,
+// and the pending markers, grants and blocking starts by server id.
+func (mp *mcpPanel) drawn() (rows []mcpRow, sel int, pending map[string]bool, grants map[string]views.GrantView, blocking map[string]time.Duration) {
+	rows = mp.signin.servers()
 	if len(mp.requested) > 0 {
 		rows = append([]mcpRow(nil), rows...) // the sign-in manager's, shared
 		for i := range rows {
 			rows[i].StartRequested = mp.requested[rows[i].ID] && rows[i].StateKind == "starting"
 		}
 	}
-	sel := max(0, min(mp.sel, len(rows)-1))
-	pending := map[string]bool{}
+	sel = max(0, min(mp.sel, len(rows)-1))
+	pending = map[string]bool{}
 	for _, p := range mp.pending {
 		if p.channel == mp.openSession {
 			pending[p.server] = true
 		}
 	}
-	grants := map[string]views.GrantView{}
+	grants = map[string]views.GrantView{}
 	for _, r := range rows {
 		if r.Auth == nil {
 			continue
@@ -168,7 +188,6 @@ func (mp *mcpPanel) view(w, h int) []string {
 			grants[r.ID] = mp.signin.grantView(*r.Auth)
 		}
 	}
-	var blocking map[string]time.Duration
 	for _, r := range rows {
 		if since, ok := mp.startSeen[r.ID]; ok && r.Blocking {
 			if blocking == nil {
@@ -179,15 +198,30 @@ func (mp *mcpPanel) view(w, h int) []string {
 			blocking[r.ID] = max(mp.clock().Sub(since), 0).Truncate(time.Second)
 		}
 	}
-	// The panel redraws on every frame but changes rarely; lipgloss framing
-	// makes it the costliest panel, so it is memoized on everything it shows.
-	key := fmt.Sprintf("%v|%d|%v|%v|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
-		sel, pending, mp.requested, grants, blocking, w, h, focused, mp.themeGen)
-	if mp.memo.key != key {
-		mp.memo.key = key
-		mp.memo.lines = strings.Split(views.RenderMCPPanel(mp.th, rows, sel, pending, grants, blocking, w, h, focused), "\n")
+	return rows, sel, pending, grants, blocking
+}
+
+// fit is the rows the panel under the chat needs at w, at most h (see
+// views.MCPPanelFit); unfocused, never fewer list lines than it had since
+// the session opened at this width, so servers settling at start-up do
+// not make the chat jump.
+func (mp *mcpPanel) fit(w, h int) int {
+	rows, sel, pending, grants, blocking := mp.drawn()
+	minLines := 0
+	if mp.tallest.session == mp.openSession && mp.tallest.width == w {
+		minLines = mp.tallest.lines
 	}
-	return mp.memo.lines
+	return views.MCPPanelFit(mp.th, rows, sel, pending, grants, blocking, w, h, minLines, mp.focus == focusMCP)
+}
+
+// noteHeight remembers the most lines the compact list has taken for the
+// open session at w (settle calls it; fit reads it).
+func (mp *mcpPanel) noteHeight(w int) {
+	n := views.MCPCompactLines(mp.th, mp.signin.servers(), w)
+	if mp.tallest.session != mp.openSession || mp.tallest.width != w {
+		mp.tallest.session, mp.tallest.width, mp.tallest.lines = mp.openSession, w, 0
+	}
+	mp.tallest.lines = max(mp.tallest.lines, n)
 }
 
 // onSettle fires pendingTimeout after an action: if the host never
@@ -274,7 +308,9 @@ func (mp *mcpPanel) observeStarts() tea.Cmd {
 
 // blockingNote is the status line's word on a blocking start.
 func blockingNote(server, key string) string {
-	return views.SanitizeLine(server) + " is starting and new messages wait for it; " + key + " in the MCP panel moves it to the background"
+	// Short enough for an 80-column status line: the panel, shown focused
+	// or not, has the timer and the key's hint.
+	return views.SanitizeLine(server) + " holds new messages (" + key + " in the MCP panel)"
 }
 
 // onStartTick redraws the timers (View reads the clock) and re-arms the

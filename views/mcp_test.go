@@ -185,6 +185,9 @@ func TestRenderMCPPanelShortShowsEveryServer(t *testing.T) {
 		plain := ansi.Strip(out)
 		for _, r := range rows {
 			b := noColorTheme.McpBadge(r.StateKind, authReason(r))
+			if !r.Enabled {
+				b = disabledBadge(noColorTheme) // no room for both (issue 22, item 5)
+			}
 			if !strings.Contains(plain, SanitizeLine(r.Name)+" "+b.Glyph) {
 				t.Errorf("%dx%d: %s and its state are missing:\n%s", size[0], size[1], r.Name, plain)
 			}
@@ -303,6 +306,9 @@ func TestMCPStripMatchesFullLine(t *testing.T) {
 		var parts []string
 		for i, r := range rows {
 			b := th.McpBadge(r.StateKind, authReason(r))
+			if !r.Enabled {
+				b = disabledBadge(th)
+			}
 			s := b.Style.Render(b.Glyph) + " " + SanitizeLine(r.Name) + " " + b.Style.Render(b.Label)
 			if pending[r.ID] {
 				s += th.Muted.Render(" …")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/keymap"
 )
 
@@ -59,5 +60,133 @@ func TestIssue22HintsMatchKeys(t *testing.T) {
 			_, open := Panel(s, "Messages")
 			return !open && strings.Contains(helpLine(s), hint(approve))
 		})
+	})
+}
+
+// serverDisabled matches a screen where server is stopped and says it is
+// disabled: "○ stopped · ⊘ disabled" (or "· off") where there is room,
+// "⊘ off" in the badge where there is not.
+func serverDisabled(server string) func(string) bool {
+	return func(s string) bool {
+		if serverBadgeIs(server, "⊘ off")(s) {
+			return true
+		}
+		if !serverBadgeIs(server, "○ stopped")(s) {
+			return false
+		}
+		lines, _ := Panel(s, "MCP servers (")
+		for i, l := range lines {
+			if !strings.Contains(l, server+" ") && strings.TrimSpace(strings.TrimLeft(l, " ›")) != server {
+				continue
+			}
+			row := l
+			if i+1 < len(lines) {
+				row += " " + lines[i+1] // the badge under the name
+			}
+			_, after, _ := strings.Cut(row, server)
+			badge, _, _ := strings.Cut(strings.TrimSpace(after), "  ")
+			if strings.Contains(badge, "⊘ disabled") || strings.Contains(badge, "· off") {
+				return true
+			}
+			return strings.Contains(row, "⊘ disabled")
+		}
+		return false
+	}
+}
+
+// mcpTop is the screen row of the MCP panel's title, -1 when none.
+func mcpTop(screen string) int {
+	for i, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "MCP servers (") {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestIssue22MCPPanelState is items 5 and 16: at 80x24 a disabled server
+// showed only "○ stopped"; a focused panel kept empty rows under a server
+// with nothing more to say; at start-up the panel shrank from two lines
+// to one as the servers settled, and the chat above jumped.
+func TestIssue22MCPPanelState(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startApp(t, w, h, demoArgs(suiteVersion)...)
+		// Start-up: the panel's title stays on one row from the first
+		// frame that shows it until the servers have settled.
+		top := -1
+		var first string
+		for !serverBadgeIs("Flaky", "✗ error")(first) {
+			screen, err := u.s.WaitForFunc(func(s string) bool { return mcpTop(s) >= 0 && s != first }, startTimeout)
+			if err != nil {
+				t.Fatalf("start-up: %v", err)
+			}
+			if top < 0 {
+				top = mcpTop(screen)
+			}
+			if got := mcpTop(screen); got != top {
+				t.Fatalf("the MCP panel moved from row %d to %d as servers settled:\n%s", top, got, screen)
+			}
+			first = screen
+		}
+		u.openDemoSession(u.s.Capture())
+		u.see("the chat has the keys", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Chat.FocusComposer)) })
+
+		u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
+		u.selectServer("Filesystem")
+		u.hit(km.MCP.Toggle)
+		u.see("Filesystem says it is disabled, focused", serverDisabled("Filesystem"))
+		u.selectServer("Deploy")
+		screen := u.see("Deploy selected", func(s string) bool { return serverSelected(s) == "Deploy" })
+		if w == 80 {
+			// Under the chat, the focused panel is as tall as what it says.
+			lines, _ := Panel(screen, "MCP servers (")
+			for i, l := range lines {
+				if strings.TrimSpace(l) == "" {
+					t.Errorf("row %d of the focused MCP panel is empty:\n%s", i, strings.Join(lines, "\n"))
+					break
+				}
+			}
+		}
+		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
+		u.see("Filesystem says it is disabled, unfocused", serverDisabled("Filesystem"))
+	})
+}
+
+// TestIssue22BlockingStartUnfocused is item 5's blocking start: its timer
+// and the background key showed only while the MCP panel had the keys,
+// and the status line's word on it was cut ("b in the MCP p…").
+func TestIssue22BlockingStartUnfocused(t *testing.T) {
+	skipShort(t)
+	onlyOver10(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		indexer := demohost.IndexerServerName
+		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
+		u.hit(km.Sessions.New)
+		u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, newSession); return ok })
+		u.press("Enter")
+		u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), newSession) })
+		u.hit(km.Sessions.Open)
+		u.see("the new session is open, the chat has the keys", func(s string) bool {
+			_, open := Panel(s, newSession)
+			return open && serverBadgeIs(indexer, "○ stopped")(s) && strings.Contains(helpLine(s), hint(km.Chat.FocusComposer))
+		})
+		u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
+		u.selectServer(indexer)
+		u.hit(km.MCP.Start)
+		u.see("a blocking start", func(s string) bool { return mcpHas(s, "starting…", "new messages wait") })
+		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
+		screen := u.see("the timer and the key, unfocused", func(s string) bool {
+			return !strings.Contains(helpLine(s), hint(km.MCP.Stop)) && mcpHas(s, "starting…", "new messages wait", hint(km.MCP.Background))
+		})
+		// The word runs from the server's name to the gap before the
+		// host's address (which may be cut: it is not the message).
+		st := statusLine(screen)
+		_, word, _ := strings.Cut(st, indexer)
+		word, _, _ = strings.Cut(word, "  ")
+		if !strings.Contains(st, indexer) || strings.Contains(word, "…") || !strings.Contains(word, km.MCP.Background.Help().Key+" ") {
+			t.Errorf("the status line's word on the start is cut or lacks the key: %q", st)
+		}
 	})
 }
