@@ -137,3 +137,42 @@ func TestMCPPanelHeightStable(t *testing.T) {
 		t.Fatalf("the chat went from %d rows to %d as the servers settled", before, m.layout.Chat.H)
 	}
 }
+
+// TestOlderVersionSaysWhatItCannot: over 0.6, b on a starting server said
+// it "is not holding new messages" and r said "no turn to resume", never
+// that 0.6 can do neither (issue 22, item 4). The key says what the
+// version cannot do; on 1.0 the same keys keep their own answers.
+func TestOlderVersionSaysWhatItCannot(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+		focus     focus
+		want, not string
+	}{
+		{"background", "b", focusMCP, "AHP 0.6.0, which cannot move a server start to the background", "not holding new messages"},
+		{"resume", "r", focusChat, "AHP 0.6.0, which cannot resume a turn", "no turn to resume"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := fxModel(protocol.ChatState{Resource: fxChat})
+			m.resize(80, 24)
+			m.focus = tc.focus
+			if tc.focus == focusMCP {
+				selectServer(t, m, "db") // starting, not blocking: 0.6 has no such flag
+			}
+			pressUntil(t, m, tc.key, "the key's answer", func() bool { return m.status.text != "" })
+			if !strings.Contains(m.status.text, tc.want) || strings.Contains(m.status.text, tc.not) {
+				t.Errorf("%s over 0.6 says %q, want %q", tc.key, m.status.text, tc.want)
+			}
+			// 1.0 has both: the key's own answer.
+			v, _, _ := v10Model(t, protocol.ChatState{Resource: fxChat})
+			v.resize(80, 24)
+			v.focus = tc.focus
+			if tc.focus == focusMCP {
+				selectServer(t, v, "db")
+			}
+			pressUntil(t, v, tc.key, "the key's answer", func() bool { return v.status.text != "" })
+			if !strings.Contains(v.status.text, tc.not) {
+				t.Errorf("%s over 1.0 says %q, want %q", tc.key, v.status.text, tc.not)
+			}
+		})
+	}
+}

@@ -98,12 +98,11 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 		// Only a blocking start can be backgrounded (the reducer ignores
 		// the rest), and only the 1.0 wire has the action: say so rather
 		// than send what a 0.6 host would reject.
+		if err := mp.cannot(featBackground); err != nil {
+			return reportError(err)
+		}
 		if r.StateKind != "starting" || !r.Blocking {
 			return reportInfo(views.SanitizeLine(r.Name) + " is not holding new messages: nothing to move to the background")
-		}
-		if !mp.canBackground() {
-			return reportError(fmt.Errorf("this host speaks AHP %s, which cannot move a server start to the background (AHP 1.0 can)",
-				views.SanitizeLine(mp.client.ProtocolVersion())))
 		}
 		v, label = protocol.SessionMcpServerBackgroundRequestedAction{ID: r.ID}, "moving to the background"
 	}
@@ -324,18 +323,7 @@ func (mp *mcpPanel) onStartTick() tea.Cmd {
 // start: the footer then offers to move it to the background.
 func (mp *mcpPanel) blockingSelected() bool {
 	rows := mp.signin.servers()
-	return mp.hasSess && mp.sel < len(rows) && rows[mp.sel].StateKind == "starting" && rows[mp.sel].Blocking && mp.canBackground()
-}
-
-// canBackground reports whether the negotiated version defines
-// session/mcpServerBackgroundRequested: AHP 1.0 added it, so neither a 0.6
-// host nor a 0.9 one (VS Code's) is sent it.
-func (mp *mcpPanel) canBackground() bool {
-	if mp.client == nil {
-		return true // nothing is sent without a client; dispatch says so
-	}
-	v := mp.client.ProtocolVersion()
-	return protocol.WireOf(v) == protocol.Wire10 && protocol.ActionDefinedIn(v, "session/mcpServerBackgroundRequested")
+	return mp.hasSess && mp.sel < len(rows) && rows[mp.sel].StateKind == "starting" && rows[mp.sel].Blocking && mp.cannot(featBackground) == nil
 }
 
 func anyBlocking(rows []mcpRow) bool {

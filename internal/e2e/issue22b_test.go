@@ -190,3 +190,52 @@ func TestIssue22BlockingStartUnfocused(t *testing.T) {
 		}
 	})
 }
+
+// TestIssue22OlderVersionSaysSo is item 4: over AHP 0.6.0, b on the
+// starting Indexer said it "is not holding new messages" and then a
+// message waited for it anyway; r said "no turn to resume". Each key says
+// what 0.6 cannot do, and a message is not held.
+func TestIssue22OlderVersionSaysSo(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSessionOver(t, demohost.Version06, w, h)
+		indexer := demohost.IndexerServerName
+		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
+		u.hit(km.Sessions.New)
+		u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, newSession); return ok })
+		u.press("Enter")
+		u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), newSession) })
+		u.hit(km.Sessions.Open)
+		u.see("the new session is open, the chat has the keys", func(s string) bool {
+			_, open := Panel(s, newSession)
+			return open && serverBadgeIs(indexer, "○ stopped")(s) && strings.Contains(helpLine(s), hint(km.Chat.FocusComposer))
+		})
+		u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
+		u.selectServer(indexer)
+		u.hit(km.MCP.Start)
+		u.see(indexer+" starting", serverBadgeIs(indexer, "◌ starting"))
+		u.hit(km.MCP.Background)
+		screen := u.see("b says what 0.6 cannot do", func(s string) bool {
+			return strings.Contains(Flatten([]string{statusLine(s)}), "cannot move")
+		})
+		if st := statusLine(screen); strings.Contains(st, "not holding") {
+			t.Errorf("b over 0.6 blames the server: %q", st)
+		}
+
+		u.focus("chat", km.Global.FocusPrev, hint(km.Chat.FocusComposer))
+		u.hit(km.Chat.ResumeTurn)
+		screen = u.see("r says what 0.6 cannot do", func(s string) bool { return strings.Contains(statusLine(s), "cannot resume") })
+		if st := statusLine(screen); strings.Contains(st, "no turn to resume") {
+			t.Errorf("r over 0.6 says there is no turn: %q", st)
+		}
+
+		// A message is not held for the start 0.6 cannot tell it about.
+		u.hit(km.Chat.FocusComposer)
+		u.see("composer focused", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Composer.Send)) })
+		u.s.SendText("stream please")
+		u.hit(km.Composer.Send)
+		u.see("the agent answers while "+indexer+" starts", func(s string) bool {
+			return panelHas(newSession, "Streaming demo")(s) && serverBadgeIs(indexer, "◌ starting")(s)
+		})
+	})
+}
