@@ -128,3 +128,24 @@ func TestReviewCardAndFooterAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestQuitLeavesBlankFrame: started at 80x24, grown to 120x40 and quit,
+// ahptui left 12 rows of panel borders on the normal screen (issue 22,
+// item 13): on leaving the alternate screen tmux carries rows of it into
+// the normal one when the size changed. The frame drawn last, once q is
+// pressed, is blank, so there is nothing to carry.
+func TestQuitLeavesBlankFrame(t *testing.T) {
+	m := fxModel(protocol.ChatState{Resource: fxChat})
+	m.resize(80, 24)
+	m.resize(120, 40)
+	if v := m.View(); v.Content == "" || !v.AltScreen {
+		t.Fatalf("before quitting the view is blank or not on the alternate screen (alt %v)", v.AltScreen)
+	}
+	_, cmd := m.Update(press("q"))
+	if !runsToQuit(cmd) {
+		t.Fatal("q did not quit")
+	}
+	if v := m.View(); strings.TrimSpace(ansi.Strip(v.Content)) != "" || !v.AltScreen {
+		t.Errorf("the last frame is not blank on the alternate screen (alt %v):\n%s", v.AltScreen, ansi.Strip(v.Content))
+	}
+}

@@ -11,7 +11,15 @@ import (
 
 // View draws the whole screen.
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.Render())
+	content := m.Render()
+	if m.closed {
+		// Quitting: the last frame is blank. On leaving the alternate
+		// screen a terminal that was resized meanwhile (tmux) may carry
+		// the alternate screen's rows into the normal one; blank rows
+		// leave no panel borders behind.
+		content = ""
+	}
+	v := tea.NewView(content)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	// While a sign-in URL is on screen, let the terminal have the mouse so

@@ -239,3 +239,31 @@ func TestIssue22OlderVersionSaysSo(t *testing.T) {
 		})
 	})
 }
+
+// TestIssue22QuitAfterGrowLeavesNothing is item 13: started at 80x24,
+// grown to 120x40 and quit, ahptui left 12 rows of panel borders on the
+// normal screen.
+func TestIssue22QuitAfterGrowLeavesNothing(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startApp(t, w, h, demoArgs(suiteVersion)...)
+		u.see("connected", connectedTo(suiteVersion))
+		bw, bh := w+40, h+16
+		u.s.Resize(bw, bh)
+		u.see("redrawn at the new size", func(s string) bool {
+			lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+			return len(lines) >= bh && strings.Contains(statusLine(s), "connected") && len([]rune(strings.TrimRight(lines[0], " "))) == bw
+		})
+		u.hit(km.Global.Quit)
+		if _, err := u.s.WaitExit(stepTimeout); err != nil {
+			t.Fatal(err)
+		}
+		screen := u.s.Capture()
+		if strings.ContainsAny(screen, topLefts+topRights+bottomLefts+bottomRightsAll+verticals+horizontals) {
+			t.Errorf("the normal screen after quitting holds panel borders:\n%s", screen)
+		}
+	})
+}
+
+// bottomRightsAll are the bottom-right corners of every border style.
+const bottomRightsAll = "╯┛┘╝"
