@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 // reviewChat is fxChatState with a tool result waiting for review.
@@ -147,5 +149,29 @@ func TestQuitLeavesBlankFrame(t *testing.T) {
 	}
 	if v := m.View(); strings.TrimSpace(ansi.Strip(v.Content)) != "" || !v.AltScreen {
 		t.Errorf("the last frame is not blank on the alternate screen (alt %v):\n%s", v.AltScreen, ansi.Strip(v.Content))
+	}
+}
+
+// TestHelpExplainsUnreadDot: the dot before a session in the list was
+// explained nowhere (issue 22, item 6). The help overlay has a legend of
+// the list's marks, reached by scrolling at 80x24 as at 120x40, and the
+// list draws the mark the legend names.
+func TestHelpExplainsUnreadDot(t *testing.T) {
+	want := views.UnreadMarker + " " + views.UnreadMeaning
+	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
+		m := fxModel(fxChatState())
+		m.resize(sz[0], sz[1])
+		if !strings.Contains(ansi.Strip(m.Render()), "\n│ "+views.UnreadMarker+" ") {
+			t.Fatalf("%dx%d: the list shows no unread mark:\n%s", sz[0], sz[1], ansi.Strip(m.Render()))
+		}
+		m.Update(press("?"))
+		seen := ""
+		for range 20 {
+			seen += ansi.Strip(m.Render())
+			m.Update(tea.KeyPressMsg{Code: tea.KeyPgDown})
+		}
+		if !strings.Contains(squash(seen), squash(want)) {
+			t.Errorf("%dx%d: the help overlay does not say what %s means", sz[0], sz[1], views.UnreadMarker)
+		}
 	}
 }

@@ -7,9 +7,11 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/keymap"
+	"github.com/ahptui/ahptui/views"
 )
 
 // TestIssue22HintsMatchKeys is item 9: a review card said "a/y accept
@@ -267,3 +269,40 @@ func TestIssue22QuitAfterGrowLeavesNothing(t *testing.T) {
 
 // bottomRightsAll are the bottom-right corners of every border style.
 const bottomRightsAll = "╯┛┘╝"
+
+// TestIssue22UnreadDotExplained is item 6: the dot before a session in
+// the list was explained nowhere. The help overlay's legend says what it
+// means, scrolled to at 80x24 as at 120x40.
+func TestIssue22UnreadDotExplained(t *testing.T) {
+	skipShort(t)
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startApp(t, w, h, demoArgs(suiteVersion)...)
+		// The seeded earlier session is unread: the list shows the dot.
+		u.see("the list marks an unread session", func(s string) bool {
+			for _, l := range strings.Split(PanelText(s, "Sessions ("), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), views.UnreadMarker+" ") {
+					return true
+				}
+			}
+			return false
+		})
+		u.hit(km.Global.Help)
+		screen := u.see("help overlay", func(s string) bool { _, ok := Panel(s, "Keys"); return ok })
+		want := views.UnreadMarker + " " + views.UnreadMeaning
+		seen := Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
+		for range 20 {
+			if strings.Contains(seen, want) {
+				return
+			}
+			before := screen
+			u.hit(km.HelpScreen.PageDown)
+			var err error
+			screen, err = u.s.WaitForFunc(func(s string) bool { return s != before }, 2*time.Second)
+			if err != nil {
+				break // the end of the list
+			}
+			seen += " " + Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
+		}
+		t.Errorf("the help overlay never says what %s means (%q)", views.UnreadMarker, want)
+	})
+}
