@@ -165,6 +165,12 @@ func TestHelpExplainsUnreadDot(t *testing.T) {
 			t.Fatalf("%dx%d: the list shows no unread mark:\n%s", sz[0], sz[1], ansi.Strip(m.Render()))
 		}
 		m.Update(press("?"))
+		// The legend must not widen the list's first column so far that
+		// the overlay at 80 columns no longer takes the width and shows
+		// the panels' frames at its edges ("╭───╭─ Keys").
+		if top := strings.SplitN(ansi.Strip(m.Render()), "\n", 2)[0]; sz[0] == 80 && !strings.HasPrefix(strings.TrimLeft(top, "╭┏"), "─ Keys") && !strings.HasPrefix(strings.TrimLeft(top, "╭┏"), "━ Keys") {
+			t.Errorf("80x24: the help overlay does not take the width: %q", top)
+		}
 		seen := ""
 		for range 20 {
 			seen += ansi.Strip(m.Render())

@@ -32,7 +32,7 @@ func SessionBadge(th Theme, status protocol.SessionStatus) Badge {
 // means, in the help overlay's legend and the README.
 const (
 	UnreadMarker  = "•"
-	UnreadMeaning = "unread: new since you last opened it"
+	UnreadMeaning = "unread since last opened"
 )
 
 // SessionLegend is what the session list's marks mean, one per line
