@@ -76,9 +76,6 @@ func (m *Model) fittedLayout() views.Layout {
 // layout, the MCP selection within the panel's rows, and the scroll that
 // shows a card the selection just moved to. View then only draws.
 func (m *Model) settle() {
-	if m.baseLayout.MCPBelow && m.hasSess {
-		m.mcp.noteHeight(m.baseLayout.MCP.W)
-	}
 	m.layout = m.fittedLayout()
 	m.mcp.sel = max(0, min(m.mcp.sel, len(m.signin.servers())-1))
 	m.keys.SetBlockingSelected(m.mcp.blockingSelected())

@@ -36,11 +36,6 @@ type mcpPanel struct {
 	// message VS Code's host does nothing more, so the row says the
 	// start waits for the session to run rather than "starting" for good.
 	requested map[string]bool
-	// tallest is the most lines the compact list took (noteHeight).
-	tallest struct {
-		session      string
-		width, lines int
-	}
 }
 
 // startTickMsg redraws a blocking start's elapsed time once a second.
@@ -201,26 +196,10 @@ func (mp *mcpPanel) drawn() (rows []mcpRow, sel int, pending map[string]bool, gr
 }
 
 // fit is the rows the panel under the chat needs at w, at most h (see
-// views.MCPPanelFit); unfocused, never fewer list lines than it had since
-// the session opened at this width, so servers settling at start-up do
-// not make the chat jump.
+// views.MCPPanelFit).
 func (mp *mcpPanel) fit(w, h int) int {
 	rows, sel, pending, grants, blocking := mp.drawn()
-	minLines := 0
-	if mp.tallest.session == mp.openSession && mp.tallest.width == w {
-		minLines = mp.tallest.lines
-	}
-	return views.MCPPanelFit(mp.th, rows, sel, pending, grants, blocking, w, h, minLines, mp.focus == focusMCP)
-}
-
-// noteHeight remembers the most lines the compact list has taken for the
-// open session at w (settle calls it; fit reads it).
-func (mp *mcpPanel) noteHeight(w int) {
-	n := views.MCPCompactLines(mp.th, mp.signin.servers(), w)
-	if mp.tallest.session != mp.openSession || mp.tallest.width != w {
-		mp.tallest.session, mp.tallest.width, mp.tallest.lines = mp.openSession, w, 0
-	}
-	mp.tallest.lines = max(mp.tallest.lines, n)
+	return views.MCPPanelFit(mp.th, rows, sel, pending, grants, blocking, w, h, mp.focus == focusMCP)
 }
 
 // onSettle fires pendingTimeout after an action: if the host never

@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -195,9 +196,8 @@ func disabledBadge(th Theme) Badge {
 // MCPPanelFit is the rows (frame included) the panel needs at width, at
 // most height: focused, what it draws in height rows (the list and the
 // selected server's detail, with no empty rows under them); unfocused,
-// the compact list in at least minLines lines (a height that never
-// shrinks while servers settle) and what each blocking start says.
-func MCPPanelFit(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, grants map[string]GrantView, blocking map[string]time.Duration, width, height, minLines int, focused bool) int {
+// the compact list and what each blocking start says.
+func MCPPanelFit(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, grants map[string]GrantView, blocking map[string]time.Duration, width, height int, focused bool) int {
 	frame := th.Panel
 	if width >= 12 {
 		frame = frame.Padding(0, 1)
@@ -210,18 +210,7 @@ func MCPPanelFit(th Theme, rows []MCPServerRow, selected int, pending map[string
 	if focused {
 		return min(height, fv+1+len(mcpRowsWindow(th, rows, selected, pending, grants, blocking, inner, height-fv-1, true)))
 	}
-	need := max(MCPPanelHeight(th, rows, width), fv+1+minLines)
-	return min(height, need+len(mcpBlockingLines(th, rows, blocking, inner)))
-}
-
-// MCPCompactLines is how many lines the compact list of rows takes at
-// width.
-func MCPCompactLines(th Theme, rows []MCPServerRow, width int) int {
-	frame := th.Panel
-	if width >= 12 {
-		frame = frame.Padding(0, 1)
-	}
-	return MCPPanelHeight(th, rows, width) - frame.GetVerticalFrameSize() - 1
+	return min(height, MCPPanelHeight(th, rows, width)+len(mcpBlockingLines(th, rows, blocking, inner)))
 }
 
 // mcpBlockingLines is what every blocking start says under the unfocused
@@ -546,20 +535,29 @@ func mcpCompactLayoutFor(th Theme, rows []MCPServerRow, pending map[string]bool,
 	}
 	mcpLayoutMemo.mu.Unlock()
 
-	widths := func(bare bool) []int {
+	// A start is measured as if it had settled: every server of a session
+	// starts at once and most end ready, so a list laid out on "◌ starting"
+	// would take more lines at start-up than a moment later, and the chat
+	// above would jump when it shrank. A starting cell is cut to its
+	// column where the line has no room to spare.
+	widths := func(bare, settled bool) []int {
 		ws := make([]int, n)
 		for i, r := range rows {
-			_, _, text := mcpCompactText(th, r, pending[r.ID], bare)
+			_, b, text := mcpCompactText(th, r, pending[r.ID], bare)
 			ws[i] = lipgloss.Width(mcpCompactMarker(false, false) + text)
+			if settled && r.StateKind == "starting" && r.Enabled {
+				ws[i] -= max(0, lipgloss.Width(b.Label)-lipgloss.Width(th.McpBadge("ready", "").Label))
+			}
 		}
 		return ws
 	}
-	l := mcpFitColumns(widths(true), inner)
-	if full := mcpFitColumns(widths(false), inner); full.lines == l.lines {
-		l = full
-	} else {
-		l.bare = true
+	l := mcpFitColumns(widths(true, true), inner)
+	bare := true
+	if full := mcpFitColumns(widths(false, true), inner); full.lines == l.lines {
+		l, bare = full, false
 	}
+	l.bare = bare
+	l.widths = mcpSpareWidths(l, widths(bare, false), inner)
 	mcpLayoutMemo.mu.Lock()
 	mcpLayoutMemo.key, mcpLayoutMemo.layout = key, l
 	mcpLayoutMemo.mu.Unlock()
@@ -597,6 +595,31 @@ func mcpFitColumns(ws []int, inner int) mcpCompactLayout {
 		}
 	}
 	return mcpCompactLayout{lines: n, widths: []int{inner}}
+}
+
+// mcpSpareWidths widens l's columns, left to right, towards the widths
+// their entries really take (real, one per entry) with the cells the line
+// has to spare.
+func mcpSpareWidths(l mcpCompactLayout, real []int, inner int) []int {
+	const gap = 2
+	if len(l.widths) < 2 {
+		return l.widths // one column: it has the whole width
+	}
+	ws := slices.Clone(l.widths)
+	spare := inner - gap*(len(ws)-1)
+	for _, w := range ws {
+		spare -= w
+	}
+	for c := range ws {
+		need := 0
+		for i := c * l.lines; i < min(len(real), (c+1)*l.lines); i++ {
+			need = max(need, real[i])
+		}
+		add := min(max(0, need-ws[c]), max(0, spare))
+		ws[c] += add
+		spare -= add
+	}
+	return ws
 }
 
 // windowBlocks picks consecutive blocks around selected that fit in h
