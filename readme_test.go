@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 
 	"github.com/ahptui/ahptui/keymap"
+	"github.com/ahptui/ahptui/views"
 )
 
 // TestREADMEListsEveryKey keeps the README's key table true: every key of
@@ -90,5 +91,18 @@ func TestREADMEConnectWays(t *testing.T) {
 		if !strings.Contains(text, "| `"+m[1]) {
 			t.Errorf("README.md's flag table does not list %s", m[1])
 		}
+	}
+}
+
+// TestREADMEExplainsUnreadDot: the session list's unread dot was
+// explained nowhere (issue 22, item 6). The README says what it means in
+// the words the help overlay's legend uses.
+func TestREADMEExplainsUnreadDot(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := views.UnreadMarker + " " + views.UnreadMeaning; !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not explain the session list's dot: it lacks %q", want)
 	}
 }

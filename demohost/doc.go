@@ -91,7 +91,8 @@
 //     starts it, then starting with blocking set for IndexerStartSteps steps →
 //     ready. New turns wait while it blocks; a client's
 //     session/mcpServerBackgroundRequested (accepted only for a blocking
-//     start) lets them go on while the start finishes.
+//     start) lets them go on while the start finishes. Served below 1.0,
+//     which has no blocking flag, the start holds nothing.
 //
 // Start/stop requests and customization toggles get the real transitions.
 // The message text picks the turn's script: "deploy" → a deploy tool call

@@ -312,3 +312,19 @@ func TestOldToggleRefused(t *testing.T) {
 		t.Fatal("a refused toggle disabled the server")
 	}
 }
+
+// TestOlderWireHoldsNoTurns: served over 0.6 the demo held a message
+// about ten seconds "Waiting for Indexer to start" while the client,
+// which 0.6 cannot tell a start blocks, said the Indexer held nothing
+// (issue 22, item 4). Below 1.0 no start holds turns.
+func TestOlderWireHoldsNoTurns(t *testing.T) {
+	for _, version := range []string{Version10, Version06} {
+		h, _ := startHost(t, Config{Version: version})
+		h.mu.Lock()
+		blocking := h.servers[IndexerServerID].blocking
+		h.mu.Unlock()
+		if want := version == Version10; blocking != want {
+			t.Errorf("AHP %s: the Indexer's start holds turns: %v, want %v", version, blocking, want)
+		}
+	}
+}

@@ -66,6 +66,15 @@ func (h *Host) initState(base string) {
 		Config:         rootConfig(),
 	}
 	h.servers, h.resources = demoServers(base, h.auth)
+	if h.wire.older() {
+		// A start that holds new turns is 1.0's (blocking); an older
+		// client cannot be told why its message waits, nor move the start
+		// to the background, so the host does not hold turns for it.
+		for id, sp := range h.servers {
+			sp.blocking = false
+			h.servers[id] = sp
+		}
+	}
 	h.initAgentAuthLocked(base)
 	if !h.cfg.NoDemoSession {
 		h.seedHistoryLocked(h.createSessionLocked(HistorySessionURI, HistorySessionTitle, DemoWorkingDirectory, true))

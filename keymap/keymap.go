@@ -190,6 +190,15 @@ func (k InputKeys) ChoiceHelp() []key.Binding {
 	return []key.Binding{k.ChoiceUp, k.ChoiceDown, k.Pick, k.PickNumber}
 }
 
+// SettingHelp is what the form's hint offers when it edits a setting
+// (issue 26): esc cancels, and nothing waits to be answered later or
+// declined.
+func (k InputKeys) SettingHelp() []key.Binding {
+	cancel := k.Close
+	cancel.SetHelp(k.Close.Help().Key, "cancel")
+	return []key.Binding{k.NextField, k.Submit, cancel}
+}
+
 // BooleanHelp is what the form's hint offers on a yes/no question.
 func (k InputKeys) BooleanHelp() []key.Binding {
 	return []key.Binding{k.Yes, k.No, k.Toggle}
@@ -405,6 +414,40 @@ func (k *KeyMap) SetTurnResumable(resumable bool) { k.turnResumable = resumable 
 // start only then.
 func (k *KeyMap) SetBlockingSelected(blocking bool) { k.blockingSelected = blocking }
 
+// MessagesClose is the key that closes the message history (L): the help
+// screen's close, said as the history's own.
+func (k KeyMap) MessagesClose() key.Binding {
+	b := k.HelpScreen.Close
+	b.SetHelp(b.Help().Key, "close")
+	return b
+}
+
+// Answer is what the chat's approve and deny keys act on. Their help names
+// the verb for it, and the card and the footer both take it from here
+// (ChatKeys.Answers), so the two never disagree.
+type Answer int
+
+const (
+	AnswerToolCall Answer = iota // a tool call waiting for confirmation
+	AnswerResult                 // a tool call's result waiting for review
+	AnswerInput                  // an input request waiting for an answer
+)
+
+// Answers returns Approve and Deny with the help that says what they do
+// to a.
+func (k ChatKeys) Answers(a Answer) (approve, deny key.Binding) {
+	approve, deny = k.Approve, k.Deny
+	switch a {
+	case AnswerResult:
+		approve.SetHelp(approve.Help().Key, "accept result")
+		deny.SetHelp(deny.Help().Key, "reject result")
+	case AnswerInput:
+		approve.SetHelp(approve.Help().Key, "answer")
+		deny.SetHelp(deny.Help().Key, "decline")
+	}
+	return approve, deny
+}
+
 // withoutIdleCancel drops CancelTurn from a help line while no turn runs.
 func (k KeyMap) withoutIdleCancel(short []key.Binding) []key.Binding {
 	if k.turnRunning {
@@ -582,6 +625,7 @@ const (
 	ContextPaste                     // the pasted-redirect field open (modal, text entry)
 	ContextNewSession                // new-session dialog open (modal)
 	ContextSettings                  // the settings sheet open (modal)
+	ContextMessages                  // the message history (L) open (modal)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
@@ -589,6 +633,7 @@ var Contexts = []Context{
 	ContextSessions, ContextChat, ContextChatGrant, ContextComposer,
 	ContextMCP, ContextInput, ContextConfirm, ContextSignIns, ContextPaste, ContextNewSession,
 	ContextSettings,
+	ContextMessages,
 }
 
 func (c Context) String() string {
@@ -615,6 +660,8 @@ func (c Context) String() string {
 		return "new session"
 	case ContextSettings:
 		return "settings"
+	case ContextMessages:
+		return "messages"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -662,6 +709,9 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 	case ContextSettings:
 		view = flatten(k.Settings.FullHelp())
 		nav = []key.Binding{g.Quit, g.Help}
+	case ContextMessages:
+		view = []key.Binding{k.MessagesClose(), g.Messages}
+		nav = []key.Binding{g.Quit}
 	}
 	var out []key.Binding
 	for _, b := range append(view, nav...) {
@@ -718,6 +768,9 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: append(k.Paste.ShortHelp(), g.Interrupt), full: append(k.Paste.FullHelp(), []key.Binding{g.Interrupt})}
 	case ContextNewSession:
 		return contextHelp{short: k.NewSession.ShortHelp(), full: k.NewSession.FullHelp()}
+	case ContextMessages:
+		// The history covers the panels: their keys do nothing under it.
+		return contextHelp{short: []key.Binding{k.MessagesClose(), g.Quit}, full: [][]key.Binding{{k.MessagesClose(), g.Messages, g.Quit}}}
 	}
 	return contextHelp{
 		short: append(short, g.ShortHelp()...),

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -92,4 +94,30 @@ type Model struct {
 	// failedSession is the session whose failed creation the status line
 	// has reported, so each failure is said once.
 	failedSession string
+}
+
+// versionFeature is something only some AHP versions can do: the action
+// that does it, and what it does in the user's words.
+type versionFeature struct{ action, does string }
+
+// The features a key asks for that an older host lacks. A key checks its
+// feature first (cannot), so an older host hears once what its version
+// cannot do, rather than why the key has nothing to act on.
+var (
+	featBackground = versionFeature{"session/mcpServerBackgroundRequested", "move a server start to the background"}
+	featResume     = versionFeature{"chat/turnResume", "resume a turn"}
+)
+
+// cannot says what the connected host's AHP version cannot do of f, or
+// nil when it can (or nothing is connected: nothing is sent then, and
+// dispatch says why).
+func (a *app) cannot(f versionFeature) error {
+	if a.client == nil {
+		return nil
+	}
+	v := a.client.ProtocolVersion()
+	if client.ActionDefined(v, f.action) {
+		return nil
+	}
+	return fmt.Errorf("this host speaks AHP %s, which cannot %s (AHP 1.0 can)", views.SanitizeLine(v), f.does)
 }

@@ -81,6 +81,9 @@ func (cp *chatPanel) resumeTurn() tea.Cmd {
 	if !cp.hasChat {
 		return reportError(errNoChat)
 	}
+	if err := cp.cannot(featResume); err != nil {
+		return reportError(err)
+	}
 	id := views.ResumableTurn(cp.chat)
 	if id == "" {
 		return reportError(errors.New("no turn to resume: only the latest turn, stopped at an error the host marks resumable, can be resumed"))

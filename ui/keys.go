@@ -12,6 +12,9 @@ import (
 
 // context is which keymap.Context has the keyboard right now.
 func (m *Model) context() keymap.Context {
+	if m.showMsgs {
+		return keymap.ContextMessages
+	}
 	switch m.modal {
 	case modalConfirmDispose, modalConfirmQuit:
 		return keymap.ContextConfirm
@@ -68,9 +71,12 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.showMsgs {
 		// Like the help: modal; close (or the key that opened it) leaves.
 		switch {
-		case key.Matches(msg, m.keys.HelpScreen.Close), key.Matches(msg, g.Messages):
+		case key.Matches(msg, m.keys.MessagesClose()), key.Matches(msg, g.Messages):
 			m.showMsgs = false
 		case key.Matches(msg, g.Quit):
+			// The question, if quitting asks one, must not wait unseen
+			// behind the history.
+			m.showMsgs = false
 			return m.quitAsking()
 		}
 		return nil

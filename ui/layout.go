@@ -5,12 +5,21 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/keymap"
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
 
 // View draws the whole screen.
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.Render())
+	content := m.Render()
+	if m.closed {
+		// Quitting: the last frame is blank. On leaving the alternate
+		// screen a terminal that was resized meanwhile (tmux) may carry
+		// the alternate screen's rows into the normal one; blank rows
+		// leave no panel borders behind.
+		content = ""
+	}
+	v := tea.NewView(content)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	// While a sign-in URL is on screen, let the terminal have the mouse so
@@ -47,10 +56,10 @@ func (m *Model) Render() string {
 // stores its result in m.layout, and Render asks it afresh.
 func (m *Model) fittedLayout() views.Layout {
 	l := m.baseLayout
-	// Focused, the panel keeps its rows: there the selected server's error
-	// or sign-in detail shows under the list.
-	if l.MCPBelow && m.hasSess && m.focus != focusMCP {
-		need := max(views.MinMCPBelow, views.MCPPanelHeight(m.th, m.signin.servers(), l.MCP.W))
+	// Focused, the panel takes the rows the selected server's error or
+	// sign-in detail needs under the list, and no more.
+	if l.MCPBelow && m.hasSess {
+		need := max(views.MinMCPBelow, m.mcp.fit(l.MCP.W, l.MCP.H))
 		if d := l.MCP.H - need; d > 0 {
 			l.MCP.Y += d
 			l.MCP.H -= d
@@ -75,57 +84,76 @@ func (m *Model) settle() {
 }
 
 func (m *Model) helpLine() string {
+	if m.grantFooter() {
+		// Cut, not fitted: its keys are all the overlay's own.
+		return m.help.ShortHelpView(m.hintBindings())
+	}
+	return views.FitShortHelp(m.help, m.keys.Global, m.hintBindings(), m.width)
+}
+
+// grantFooter reports whether the footer is the waiting sign-in's.
+func (m *Model) grantFooter() bool {
 	ctx := m.context()
-	if m.modal == modalNone && ctx != keymap.ContextConfirm && ctx != keymap.ContextSignIns && ctx != keymap.ContextPaste && m.signin.waitingGrant() != nil {
-		return m.help.ShortHelpView([]key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Grant.ShowURL, m.keys.Grant.Paste, m.keys.Global.Quit})
+	return m.modal == modalNone && ctx != keymap.ContextConfirm && ctx != keymap.ContextSignIns && ctx != keymap.ContextPaste &&
+		ctx != keymap.ContextMessages && m.signin.waitingGrant() != nil
+}
+
+// hintBindings is what the footer offers: the short help of the context
+// that has the keys (keymap.Help), with approve and deny said the way the
+// selected card says them (keymap.ChatKeys.Answers) and left out when they
+// would act on nothing.
+func (m *Model) hintBindings() []key.Binding {
+	ctx := m.context()
+	if m.grantFooter() {
+		return []key.Binding{m.keys.Grant.Cancel, m.keys.Grant.CopyURL, m.keys.Grant.ShowURL, m.keys.Grant.Paste, m.keys.Global.Quit}
 	}
 	short := m.keys.Help(ctx).ShortHelp()
-	if m.modal == modalNone && m.focus == focusChat && m.chatPanel.guard.active(m.clock()) {
+	if m.modal == modalNone && m.focus == focusChat && m.chatPanel.guard.active(m.clock()) && ctx != keymap.ContextMessages {
 		// The card's keys work once the guard's second is over: offered then.
-		short = nil
-	}
-	if ctx == keymap.ContextChat {
-		// a/y and x act on the selected card, or on the newest blocker when
-		// nothing is selected: offer them only when that waits on the user,
-		// and on an input request say they answer and decline it rather than
-		// "approve"/"deny", which name tool-call verbs.
-		it, ok := m.chatPanel.selectedItem()
-		if !ok {
-			it, ok = m.chatPanel.newestBlocker()
-		}
-		live := ok && it.needsUser(m.signin.waitingServers())
-		out := make([]key.Binding, 0, len(short))
-		for _, b := range short {
-			answer := views.SameKeys(b, m.keys.Chat.Approve) || views.SameKeys(b, m.keys.Chat.Deny)
-			if answer && !live {
-				continue
-			}
-			if answer && it.Kind == itemInput {
-				desc := "answer"
-				if views.SameKeys(b, m.keys.Chat.Deny) {
-					desc = "decline"
-				}
-				b.SetHelp(b.Help().Key, desc)
-			}
-			out = append(out, b)
-		}
-		short = out
+		return nil
 	}
 	if ctx == keymap.ContextInput && m.form != nil && m.form.setting != nil {
-		// A setting's form: esc cancels, and there is nothing to decline.
-		out := make([]key.Binding, 0, len(short))
-		for _, b := range short {
-			switch {
-			case views.SameKeys(b, m.keys.Input.Decline):
-				continue
-			case views.SameKeys(b, m.keys.Input.Close):
-				b.SetHelp(b.Help().Key, "cancel")
-			}
+		return append(m.keys.Input.SettingHelp(), m.keys.Global.Interrupt)
+	}
+	if ctx != keymap.ContextChat {
+		return short
+	}
+	// a/y and x act on the selected card, or on the newest blocker when
+	// nothing is selected: offered only when that waits on the user, in
+	// the words its card uses.
+	it, ok := m.chatPanel.selectedItem()
+	if !ok {
+		it, ok = m.chatPanel.newestBlocker()
+	}
+	live := ok && it.needsUser(m.signin.waitingServers())
+	approve, deny := m.keys.Chat.Answers(answerOf(it))
+	out := make([]key.Binding, 0, len(short))
+	for _, b := range short {
+		switch {
+		case views.SameKeys(b, m.keys.Chat.Approve):
+			b = approve
+		case views.SameKeys(b, m.keys.Chat.Deny):
+			b = deny
+		default:
+			out = append(out, b)
+			continue
+		}
+		if live {
 			out = append(out, b)
 		}
-		short = out
 	}
-	return views.FitShortHelp(m.help, m.keys.Global, short, m.width)
+	return out
+}
+
+// answerOf is what approve and deny do to it.
+func answerOf(it chatItem) keymap.Answer {
+	switch {
+	case it.Kind == itemInput:
+		return keymap.AnswerInput
+	case it.Tool.Status() == protocol.ToolCallStatusPendingResultConfirmation:
+		return keymap.AnswerResult
+	}
+	return keymap.AnswerToolCall
 }
 
 // overlay is what covers the panels, if anything: the full help, a

@@ -93,12 +93,11 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 		// Only a blocking start can be backgrounded (the reducer ignores
 		// the rest), and only the 1.0 wire has the action: say so rather
 		// than send what a 0.6 host would reject.
+		if err := mp.cannot(featBackground); err != nil {
+			return reportError(err)
+		}
 		if r.StateKind != "starting" || !r.Blocking {
 			return reportInfo(views.SanitizeLine(r.Name) + " is not holding new messages: nothing to move to the background")
-		}
-		if !mp.canBackground() {
-			return reportError(fmt.Errorf("this host speaks AHP %s, which cannot move a server start to the background (AHP 1.0 can)",
-				views.SanitizeLine(mp.client.ProtocolVersion())))
 		}
 		v, label = protocol.SessionMcpServerBackgroundRequestedAction{ID: r.ID}, "moving to the background"
 	}
@@ -145,21 +144,36 @@ func (mp *mcpPanel) view(w, h int) []string {
 	if !mp.hasSess {
 		return views.RenderMCPPanelNoSession(mp.th, w, h, focused)
 	}
-	rows := mp.signin.servers()
+	rows, sel, pending, grants, blocking := mp.drawn()
+	// The panel redraws on every frame but changes rarely; lipgloss framing
+	// makes it the costliest panel, so it is memoized on everything it shows.
+	key := fmt.Sprintf("%v|%d|%v|%v|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
+		sel, pending, mp.requested, grants, blocking, w, h, focused, mp.themeGen)
+	if mp.memo.key != key {
+		mp.memo.key = key
+		mp.memo.lines = strings.Split(views.RenderMCPPanel(mp.th, rows, sel, pending, grants, blocking, w, h, focused), "\n")
+	}
+	return mp.memo.lines
+}
+
+// drawn is what the panel draws from: the rows, the selection clamped,
+// and the pending markers, grants and blocking starts by server id.
+func (mp *mcpPanel) drawn() (rows []mcpRow, sel int, pending map[string]bool, grants map[string]views.GrantView, blocking map[string]time.Duration) {
+	rows = mp.signin.servers()
 	if len(mp.requested) > 0 {
 		rows = append([]mcpRow(nil), rows...) // the sign-in manager's, shared
 		for i := range rows {
 			rows[i].StartRequested = mp.requested[rows[i].ID] && rows[i].StateKind == "starting"
 		}
 	}
-	sel := max(0, min(mp.sel, len(rows)-1))
-	pending := map[string]bool{}
+	sel = max(0, min(mp.sel, len(rows)-1))
+	pending = map[string]bool{}
 	for _, p := range mp.pending {
 		if p.channel == mp.openSession {
 			pending[p.server] = true
 		}
 	}
-	grants := map[string]views.GrantView{}
+	grants = map[string]views.GrantView{}
 	for _, r := range rows {
 		if r.Auth == nil {
 			continue
@@ -168,7 +182,6 @@ func (mp *mcpPanel) view(w, h int) []string {
 			grants[r.ID] = mp.signin.grantView(*r.Auth, serverChallenge(r.ID))
 		}
 	}
-	var blocking map[string]time.Duration
 	for _, r := range rows {
 		if since, ok := mp.startSeen[r.ID]; ok && r.Blocking {
 			if blocking == nil {
@@ -179,15 +192,14 @@ func (mp *mcpPanel) view(w, h int) []string {
 			blocking[r.ID] = max(mp.clock().Sub(since), 0).Truncate(time.Second)
 		}
 	}
-	// The panel redraws on every frame but changes rarely; lipgloss framing
-	// makes it the costliest panel, so it is memoized on everything it shows.
-	key := fmt.Sprintf("%v|%d|%v|%v|%v|%v|%d|%d|%v|%d", customizationsOf(mp.sess),
-		sel, pending, mp.requested, grants, blocking, w, h, focused, mp.themeGen)
-	if mp.memo.key != key {
-		mp.memo.key = key
-		mp.memo.lines = strings.Split(views.RenderMCPPanel(mp.th, rows, sel, pending, grants, blocking, w, h, focused), "\n")
-	}
-	return mp.memo.lines
+	return rows, sel, pending, grants, blocking
+}
+
+// fit is the rows the panel under the chat needs at w, at most h (see
+// views.MCPPanelFit).
+func (mp *mcpPanel) fit(w, h int) int {
+	rows, sel, pending, grants, blocking := mp.drawn()
+	return views.MCPPanelFit(mp.th, rows, sel, pending, grants, blocking, w, h, mp.focus == focusMCP)
 }
 
 // onSettle fires pendingTimeout after an action: if the host never
@@ -274,7 +286,9 @@ func (mp *mcpPanel) observeStarts() tea.Cmd {
 
 // blockingNote is the status line's word on a blocking start.
 func blockingNote(server, key string) string {
-	return views.SanitizeLine(server) + " is starting and new messages wait for it; " + key + " in the MCP panel moves it to the background"
+	// Short enough for an 80-column status line: the panel, shown focused
+	// or not, has the timer and the key's hint.
+	return views.SanitizeLine(server) + " holds new messages (" + key + " in the MCP panel)"
 }
 
 // onStartTick redraws the timers (View reads the clock) and re-arms the
@@ -288,18 +302,7 @@ func (mp *mcpPanel) onStartTick() tea.Cmd {
 // start: the footer then offers to move it to the background.
 func (mp *mcpPanel) blockingSelected() bool {
 	rows := mp.signin.servers()
-	return mp.hasSess && mp.sel < len(rows) && rows[mp.sel].StateKind == "starting" && rows[mp.sel].Blocking && mp.canBackground()
-}
-
-// canBackground reports whether the negotiated version defines
-// session/mcpServerBackgroundRequested: AHP 1.0 added it, so neither a 0.6
-// host nor a 0.9 one (VS Code's) is sent it.
-func (mp *mcpPanel) canBackground() bool {
-	if mp.client == nil {
-		return true // nothing is sent without a client; dispatch says so
-	}
-	v := mp.client.ProtocolVersion()
-	return protocol.WireOf(v) == protocol.Wire10 && protocol.ActionDefinedIn(v, "session/mcpServerBackgroundRequested")
+	return mp.hasSess && mp.sel < len(rows) && rows[mp.sel].StateKind == "starting" && rows[mp.sel].Blocking && mp.cannot(featBackground) == nil
 }
 
 func anyBlocking(rows []mcpRow) bool {

@@ -120,7 +120,7 @@ func TestBlockingMCPStart(t *testing.T) {
 	if !m.mcp.startTicking {
 		t.Fatal("a blocking start armed no tick: its timer would not count")
 	}
-	pump(t, m, cmd, "the status line names the blocking start", statusHas(m, "Postgres is starting and new messages wait for it; b in the MCP panel"))
+	pump(t, m, cmd, "the status line names the blocking start", statusHas(m, "Postgres holds new messages (b in the MCP panel)"))
 	if got := m.mcp.startSeen["db"]; !got.Equal(start) {
 		t.Fatalf("start first seen at %v, want %v", got, start)
 	}

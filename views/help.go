@@ -109,6 +109,12 @@ func fullHelpBody(th Theme, h help.Model, k keymap.KeyMap, width, height int) []
 		block = append(block, strings.Split(h.FullHelpView([][]key.Binding{helpBindings(k, sec.groups)}), "\n")...)
 		blocks = append(blocks, append(block, ""))
 		total += len(block) + 1
+		if sec.title == "Sessions" {
+			// What the list's marks mean, beside its keys.
+			legend := append([]string{th.Title.Render("Session marks")}, SessionLegend(th)...)
+			blocks = append(blocks, append(legend, ""))
+			total += len(legend) + 1
+		}
 	}
 	// The dialog's border takes two cells.
 	for maxRows := fullHelpRows(height); ; maxRows++ {

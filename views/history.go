@@ -45,6 +45,6 @@ func RenderMessageHistory(th Theme, k keymap.KeyMap, entries []StatusEntry, widt
 			body = append(body, " "+lead+st.Render(l))
 		}
 	}
-	body = append(body, "", " "+KeyHints(th, true, k.HelpScreen.Close, "close"))
+	body = append(body, "", " "+KeyHints(th, true, k.MessagesClose(), k.MessagesClose().Help().Desc))
 	return RenderDialog(th, "Messages", body, w, min(height, len(body)+2))
 }

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -433,9 +434,7 @@ func selectedInputRequest(th Theme, p protocol.InputRequestResponsePart, width i
 	inner := max(width-frame.GetHorizontalFrameSize(), 1)
 	lines := inputRequestSummary(th, p, inner)
 	if p.Response == nil {
-		answer, decline := hintKeys.Chat.Approve, hintKeys.Chat.Deny
-		answer.SetHelp(answer.Help().Key, "answer")
-		decline.SetHelp(decline.Help().Key, "decline")
+		answer, decline := hintKeys.Chat.Answers(keymap.AnswerInput)
 		lines = append(lines, wrapLines(hintLine(th, answer, decline), inner)...)
 	}
 	return strings.Split(frame.Width(max(width, 4)).Render(strings.Join(lines, "\n")), "\n")

@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -184,6 +185,46 @@ func MCPPanelHeight(th Theme, rows []MCPServerRow, width int) int {
 	return frame.GetVerticalFrameSize() + 1 + lines
 }
 
+// disabledBadge is a disabled server's badge where there is no room for
+// its state and " · off" both: "⊘ off", narrower than any state's.
+func disabledBadge(th Theme) Badge {
+	b := th.EnabledBadge(false)
+	b.Label = "off"
+	return b
+}
+
+// MCPPanelFit is the rows (frame included) the panel needs at width, at
+// most height: focused, what it draws in height rows (the list and the
+// selected server's detail, with no empty rows under them); unfocused,
+// the compact list and what each blocking start says.
+func MCPPanelFit(th Theme, rows []MCPServerRow, selected int, pending map[string]bool, grants map[string]GrantView, blocking map[string]time.Duration, width, height int, focused bool) int {
+	frame := th.Panel
+	if width >= 12 {
+		frame = frame.Padding(0, 1)
+	}
+	inner := width - frame.GetHorizontalFrameSize()
+	fv := frame.GetVerticalFrameSize()
+	if inner <= 0 || height-fv < 2 || len(rows) == 0 {
+		return height
+	}
+	if focused {
+		return min(height, fv+1+len(mcpRowsWindow(th, rows, selected, pending, grants, blocking, inner, height-fv-1, true)))
+	}
+	return min(height, MCPPanelHeight(th, rows, width)+len(mcpBlockingLines(th, rows, blocking, inner)))
+}
+
+// mcpBlockingLines is what every blocking start says under the unfocused
+// compact list: its timer and the key that moves it to the background.
+func mcpBlockingLines(th Theme, rows []MCPServerRow, blocking map[string]time.Duration, inner int) []string {
+	var lines []string
+	for _, r := range rows {
+		if r.StateKind == "starting" && r.Blocking && r.Enabled {
+			lines = append(lines, mcpBlockingDetail(th, r, blocking, inner, false, true, true)...)
+		}
+	}
+	return lines
+}
+
 // mcpStrip is the one-line form: "● github ready  ⚠ deploy sign in …".
 // Only the entries that reach the line are styled: with a thousand
 // servers the line shows a handful.
@@ -195,9 +236,12 @@ func mcpStrip(th Theme, rows []MCPServerRow, selected int, pending map[string]bo
 	part := func(i int) (plain, styled string) {
 		r := rows[i]
 		b := th.McpBadge(r.StateKind, authReason(r))
+		if !r.Enabled {
+			b = disabledBadge(th)
+		}
 		name := SanitizeLine(r.Name)
 		label := b.Label
-		if d, ok := blocking[r.ID]; ok && r.Blocking {
+		if d, ok := blocking[r.ID]; ok && r.Blocking && r.Enabled {
 			label = BlockingStartText(d)
 		}
 		plain = b.Glyph + " " + name + " " + label
@@ -312,13 +356,20 @@ func mcpRowsWindow(th Theme, rows []MCPServerRow, selected int, pending map[stri
 			return lines
 		}
 		lines := mcpCompact(th, rows, selected, pending, inner, h, focused, false)
-		if selected >= 0 && selected < len(rows) {
+		if !focused {
+			// Unfocused, a blocking start's timer and key show first:
+			// new messages wait on it wherever the focus is.
+			if b := mcpBlockingLines(th, rows, blocking, inner); len(b) > 0 && len(lines)+len(b) <= h {
+				lines = append(lines, b...)
+			}
+		}
+		if selected >= 0 && selected < len(rows) && (focused || !rows[selected].Blocking || rows[selected].StateKind != "starting") {
 			// Room left: what the selected server says beyond its state.
 			var g *GrantView
 			if gv, ok := grants[rows[selected].ID]; ok {
 				g = &gv
 			}
-			if d := mcpRowDetail(th, rows[selected], true, g, blocking, inner); len(d) > 0 && len(lines)+len(d) <= h {
+			if d := mcpRowDetail(th, rows[selected], true, focused, g, blocking, inner); len(d) > 0 && len(lines)+len(d) <= h {
 				lines = append(lines, d...)
 			}
 		}
@@ -381,6 +432,11 @@ func mcpCompactText(th Theme, r MCPServerRow, pending, bare bool) (name string, 
 		name = "(unnamed)"
 	}
 	b = th.McpBadge(r.StateKind, authReason(r))
+	if bare && !r.Enabled {
+		// No room for " · off": the badge says it, never wider than the
+		// state's it replaces, so the layout measured on states holds.
+		b = disabledBadge(th)
+	}
 	text = name + " " + b.Glyph + " " + b.Label
 	if bare {
 		return name, b, text
@@ -402,10 +458,8 @@ func mcpCompactCell(th Theme, r MCPServerRow, selected, focused, pending, oneCol
 		return th.Selected.Render(marker + text)
 	}
 	if bare {
-		// No room for the suffixes: a disabled server is muted instead.
-		if !r.Enabled {
-			return marker + th.Muted.Render(text)
-		}
+		// No room for the suffixes: a disabled server says so in its
+		// badge (mcpCompactText).
 		return marker + th.Text.Bold(true).Render(name) + " " + b.Style.Render(b.Glyph+" "+b.Label)
 	}
 	styled := th.Text.Bold(true).Render(name) + " " + b.Style.Render(b.Glyph+" "+b.Label)
@@ -481,20 +535,29 @@ func mcpCompactLayoutFor(th Theme, rows []MCPServerRow, pending map[string]bool,
 	}
 	mcpLayoutMemo.mu.Unlock()
 
-	widths := func(bare bool) []int {
+	// A start is measured as if it had settled: every server of a session
+	// starts at once and most end ready, so a list laid out on "◌ starting"
+	// would take more lines at start-up than a moment later, and the chat
+	// above would jump when it shrank. A starting cell is cut to its
+	// column where the line has no room to spare.
+	widths := func(bare, settled bool) []int {
 		ws := make([]int, n)
 		for i, r := range rows {
-			_, _, text := mcpCompactText(th, r, pending[r.ID], bare)
+			_, b, text := mcpCompactText(th, r, pending[r.ID], bare)
 			ws[i] = lipgloss.Width(mcpCompactMarker(false, false) + text)
+			if settled && r.StateKind == "starting" && r.Enabled {
+				ws[i] -= max(0, lipgloss.Width(b.Label)-lipgloss.Width(th.McpBadge("ready", "").Label))
+			}
 		}
 		return ws
 	}
-	l := mcpFitColumns(widths(true), inner)
-	if full := mcpFitColumns(widths(false), inner); full.lines == l.lines {
-		l = full
-	} else {
-		l.bare = true
+	l := mcpFitColumns(widths(true, true), inner)
+	bare := true
+	if full := mcpFitColumns(widths(false, true), inner); full.lines == l.lines {
+		l, bare = full, false
 	}
+	l.bare = bare
+	l.widths = mcpSpareWidths(l, widths(bare, false), inner)
 	mcpLayoutMemo.mu.Lock()
 	mcpLayoutMemo.key, mcpLayoutMemo.layout = key, l
 	mcpLayoutMemo.mu.Unlock()
@@ -532,6 +595,31 @@ func mcpFitColumns(ws []int, inner int) mcpCompactLayout {
 		}
 	}
 	return mcpCompactLayout{lines: n, widths: []int{inner}}
+}
+
+// mcpSpareWidths widens l's columns, left to right, towards the widths
+// their entries really take (real, one per entry) with the cells the line
+// has to spare.
+func mcpSpareWidths(l mcpCompactLayout, real []int, inner int) []int {
+	const gap = 2
+	if len(l.widths) < 2 {
+		return l.widths // one column: it has the whole width
+	}
+	ws := slices.Clone(l.widths)
+	spare := inner - gap*(len(ws)-1)
+	for _, w := range ws {
+		spare -= w
+	}
+	for c := range ws {
+		need := 0
+		for i := c * l.lines; i < min(len(real), (c+1)*l.lines); i++ {
+			need = max(need, real[i])
+		}
+		add := min(max(0, need-ws[c]), max(0, spare))
+		ws[c] += add
+		spare -= add
+	}
+	return ws
 }
 
 // windowBlocks picks consecutive blocks around selected that fit in h
@@ -590,7 +678,7 @@ func mcpRowLines(th Theme, r MCPServerRow, selected, focused, pending bool, gran
 	if r.Parent != "" {
 		lines = append(lines, th.Subtle.Render(Truncate("  from "+SanitizeLine(r.Parent), inner)))
 	}
-	return append(lines, mcpRowDetail(th, r, selected, grant, blocking, inner)...)
+	return append(lines, mcpRowDetail(th, r, selected, focused, grant, blocking, inner)...)
 }
 
 // StartRequestedText is what a server row says under a start the host
@@ -600,7 +688,7 @@ const StartRequestedText = "start requested: the host starts it when the session
 // mcpRowDetail is what a row says beyond its name and state: the error, the
 // sign-in it needs, the grant flow running for it, how long a blocking start
 // has held new messages.
-func mcpRowDetail(th Theme, r MCPServerRow, selected bool, grant *GrantView, blocking map[string]time.Duration, inner int) []string {
+func mcpRowDetail(th Theme, r MCPServerRow, selected, focused bool, grant *GrantView, blocking map[string]time.Duration, inner int) []string {
 	var lines []string
 	switch r.StateKind {
 	case "starting":
@@ -609,20 +697,8 @@ func mcpRowDetail(th Theme, r MCPServerRow, selected bool, grant *GrantView, blo
 				lines = append(lines, "  "+th.Muted.Render(l))
 			}
 		}
-		if !r.Blocking {
-			break
-		}
-		text := "starting… · new messages wait for it"
-		if d, ok := blocking[r.ID]; ok {
-			text = BlockingStartText(d) + " · new messages wait for it"
-		}
-		for _, l := range wrapLines(text, inner-2) {
-			lines = append(lines, "  "+th.Warning.Render(l))
-		}
-		if selected {
-			for _, l := range wrapLines(hintLine(th, hintKeys.MCP.Background), inner-2) {
-				lines = append(lines, "  "+l)
-			}
+		if r.Blocking {
+			lines = append(lines, mcpBlockingDetail(th, r, blocking, inner, selected, false, !focused)...)
 		}
 	case "error":
 		if msg := SanitizeLine(r.Error); msg != "" {
@@ -648,6 +724,35 @@ func mcpRowDetail(th Theme, r MCPServerRow, selected bool, grant *GrantView, blo
 	}
 	if grant != nil {
 		lines = append(lines, mcpGrantLines(th, *grant, inner)...)
+	}
+	return lines
+}
+
+// mcpBlockingDetail is what a blocking start says: how long new messages
+// have waited and the key that moves it to the background, on the
+// selected row of the focused panel or on every row of an unfocused one
+// (away: the key works once the panel has the keys). named puts the
+// server's name first, where its row is not drawn above.
+func mcpBlockingDetail(th Theme, r MCPServerRow, blocking map[string]time.Duration, inner int, hint, named, away bool) []string {
+	text := "starting… · new messages wait for it"
+	if d, ok := blocking[r.ID]; ok {
+		text = BlockingStartText(d) + " · new messages wait for it"
+	}
+	if named {
+		text = SanitizeLine(r.Name) + " " + text
+	}
+	var lines []string
+	for _, l := range wrapLines(text, inner-2) {
+		lines = append(lines, "  "+th.Warning.Render(l))
+	}
+	if hint || away {
+		h := hintLine(th, hintKeys.MCP.Background)
+		if away {
+			h += th.Muted.Render(" (in this panel)")
+		}
+		for _, l := range wrapLines(h, inner-2) {
+			lines = append(lines, "  "+l)
+		}
 	}
 	return lines
 }

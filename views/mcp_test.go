@@ -185,6 +185,9 @@ func TestRenderMCPPanelShortShowsEveryServer(t *testing.T) {
 		plain := ansi.Strip(out)
 		for _, r := range rows {
 			b := noColorTheme.McpBadge(r.StateKind, authReason(r))
+			if !r.Enabled {
+				b = disabledBadge(noColorTheme) // no room for both (issue 22, item 5)
+			}
 			if !strings.Contains(plain, SanitizeLine(r.Name)+" "+b.Glyph) {
 				t.Errorf("%dx%d: %s and its state are missing:\n%s", size[0], size[1], r.Name, plain)
 			}
@@ -260,14 +263,23 @@ func TestMCPCompactLayoutSearch(t *testing.T) {
 		}
 		got := mcpCompactLayoutFor(th, rows, nil, tc.inner, false)
 		// Every line count from one, as the layout was once found.
+		// A start is measured as if it had settled on "ready" (issue 22,
+		// item 16: the list must not shrink as servers settle).
+		width := func(r MCPServerRow, bare, settled bool) int {
+			_, _, text := mcpCompactText(th, r, false, bare)
+			w := ansi.StringWidth(" " + text)
+			if settled && r.StateKind == "starting" && r.Enabled {
+				w -= len("starting") - len("ready")
+			}
+			return w
+		}
 		search := func(bare bool) mcpCompactLayout {
 			for lines := 1; lines < len(rows); lines++ {
 				cols := (len(rows) + lines - 1) / lines
 				ws := make([]int, cols)
 				total := 2 * (cols - 1)
 				for i, r := range rows {
-					_, _, text := mcpCompactText(th, r, false, bare)
-					ws[i/lines] = max(ws[i/lines], ansi.StringWidth(" "+text))
+					ws[i/lines] = max(ws[i/lines], width(r, bare, true))
 				}
 				for _, w := range ws {
 					total += w
@@ -283,6 +295,21 @@ func TestMCPCompactLayoutSearch(t *testing.T) {
 		want := search(false)
 		if bare := search(true); bare.lines != want.lines {
 			want, want.bare = bare, true
+		}
+		// Then the columns widen, left to right, with the cells to spare
+		// towards what their entries really take.
+		if len(want.widths) > 1 {
+			spare := tc.inner - 2*(len(want.widths)-1)
+			for _, w := range want.widths {
+				spare -= w
+			}
+			for i, r := range rows {
+				c := i / want.lines
+				if add := min(width(r, want.bare, false)-want.widths[c], spare); add > 0 {
+					want.widths[c] += add
+					spare -= add
+				}
+			}
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%d rows at %d: layout %v, want %v", len(rows), tc.inner, got, want)
@@ -303,6 +330,9 @@ func TestMCPStripMatchesFullLine(t *testing.T) {
 		var parts []string
 		for i, r := range rows {
 			b := th.McpBadge(r.StateKind, authReason(r))
+			if !r.Enabled {
+				b = disabledBadge(th)
+			}
 			s := b.Style.Render(b.Glyph) + " " + SanitizeLine(r.Name) + " " + b.Style.Render(b.Label)
 			if pending[r.ID] {
 				s += th.Muted.Render(" …")

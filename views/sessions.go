@@ -27,6 +27,27 @@ func SessionBadge(th Theme, status protocol.SessionStatus) Badge {
 	return Badge{"○", "idle", s().Foreground(p.FgSubtle)}
 }
 
+// UnreadMarker leads a session in the list that changed since the user
+// last opened it (the host's isRead bit is off); UnreadMeaning is what it
+// means, in the help overlay's legend and the README.
+const (
+	UnreadMarker  = "•"
+	UnreadMeaning = "unread since last opened"
+)
+
+// SessionLegend is what the session list's marks mean, one per line
+// ("• unread: …", "◆ needs input", …), for the help overlay: the marks
+// come from the functions that draw them.
+func SessionLegend(th Theme) []string {
+	lines := []string{th.HelpKey.Render(UnreadMarker) + " " + th.HelpDesc.Render(UnreadMeaning)}
+	for _, st := range []protocol.SessionStatus{protocol.SessionStatusInputNeeded, protocol.SessionStatusError,
+		protocol.SessionStatusInProgress, protocol.SessionStatusIdle} {
+		b := SessionBadge(th, st)
+		lines = append(lines, b.Style.Render(b.Glyph)+" "+th.HelpDesc.Render(b.Label))
+	}
+	return lines
+}
+
 // RelativeAge formats how long ago an ISO 8601 timestamp was, relative to
 // now: "now", "42s", "5m", "3h", "2d", then a date. It returns "" for a
 // timestamp that does not parse.
@@ -107,7 +128,7 @@ func sessionRow(th Theme, s protocol.SessionSummary, selected bool, width int, n
 	case selected:
 		marker = "› "
 	case unread:
-		marker = "• "
+		marker = UnreadMarker + " "
 	}
 	ageW := lipgloss.Width(age)
 	titleW := width - 2 - ageW - 1

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
+	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -379,10 +380,7 @@ func (c *card) ask(t toolCall) {
 			c.reach()
 			return
 		}
-		approve, deny := hintKeys.Chat.Approve, hintKeys.Chat.Deny
-		approve.SetHelp(approve.Help().Key, "accept result")
-		deny.SetHelp(deny.Help().Key, "reject result")
-		c.hints(approve, deny)
+		c.hints(hintKeys.Chat.Answers(keymap.AnswerResult))
 	case protocol.ToolCallStatusRunning:
 		// The call's MCP server flipped to authRequired: the call waits on
 		// the same sign-in an auth-required call asks for, so it asks for it

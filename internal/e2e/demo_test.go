@@ -63,6 +63,7 @@ var km = keymap.DefaultKeyMap()
 var tmuxKeys = map[string]string{
 	"enter": "Enter", "esc": "Escape", "tab": "Tab", "shift+tab": "BTab",
 	"up": "Up", "down": "Down", "left": "Left", "right": "Right", "space": "Space", "ctrl+c": "C-c",
+	"pgdown": "NPage", "pgup": "PPage",
 }
 
 // hit presses the first key of a binding.

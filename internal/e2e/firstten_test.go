@@ -23,6 +23,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
+	"github.com/ahptui/ahptui/keymap"
 )
 
 // firstTenSizes are the terminals of issue 14's steps about keys and
@@ -115,7 +116,8 @@ func TestFirstMessageShowsToolCall(t *testing.T) {
 func TestReviewResultPath(t *testing.T) {
 	skipShort(t)
 	u := startDemoSession(t, 120, 40)
-	u.answerCard("review the checklist", `review result\s+Fetch page`, km.Chat.Approve)
+	accept, _ := km.Chat.Answers(keymap.AnswerResult) // what the card and footer call it
+	u.answerCard("review the checklist", `review result\s+Fetch page`, accept)
 	u.see("approved result used", chatMatches(`✓ done\s+Fetch page.*three steps`))
 }
 

@@ -78,6 +78,15 @@ func (c *Client) awaitWire(l *link) (protocol.Wire, bool) {
 	}
 }
 
+// ActionDefined reports whether a peer that negotiated version defines
+// the action type kind: its wire has it (convert.Defined) and, on the wire
+// 0.9.x and 1.0 share, the number is not one before 1.0 added it
+// (protocol.ActionDefinedIn). It is what Dispatch refuses with
+// ErrNotInVersion, asked before a key sends anything.
+func ActionDefined(version, kind string) bool {
+	return protocol.ActionDefinedIn(version, kind) && convert.Defined(protocol.WireOf(version), kind)
+}
+
 // older reports whether w is converted at the link: a wire before 1.0.
 func older(w protocol.Wire) bool { return w != protocol.WireUnknown && w < protocol.Wire10 }
 
