@@ -19,9 +19,9 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
-	"github.com/ahptui/ahptui/savedhosts"
 	"github.com/ahptui/ahptui/ui"
 	"github.com/ahptui/ahptui/views"
 )
@@ -126,27 +126,12 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	if o.version || o.listHosts {
 		return o, nil
 	}
-	if o.saved == "" && savedhosts.ValidName(o.host) {
-		o.saved, o.host, o.savedViaHost = o.host, "", true
+	sp := o.spec()
+	if err := sp.Normalize(); err != nil {
+		return o, err
 	}
-	if o.saved != "" && !savedhosts.ValidName(o.saved) {
-		return o, fmt.Errorf("unexpected argument %q: give a saved host's name, --host URL or --demo", hostconn.Redact(o.saved))
-	}
-	if o.saved != "" && (o.host != "" || o.demo) {
-		return o, errors.New("give one host: a saved name, --host or --demo")
-	}
-	if o.host != "" && o.demo {
-		return o, errors.New("give one of --host ws://… or --demo, not both (see --help)")
-	}
-	o.discover = o.host == "" && !o.demo && o.saved == ""
-	if o.host != "" {
-		if err := checkHostURL(o.host); err != nil {
-			return o, err
-		}
-	}
-	if o.tokenFile != "" && (o.demo || o.discover) {
-		return o, errTokenFileWithoutHost
-	}
+	o.saved, o.host, o.savedViaHost = sp.Saved, sp.Host, sp.SavedViaHost
+	o.discover = sp.Discover()
 	demoVersionSet := false
 	fs.Visit(func(f *flag.Flag) {
 		demoVersionSet = demoVersionSet || f.Name == "demo-version"
@@ -192,23 +177,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.listHosts {
 		return listHosts(o, stdout, stderr)
 	}
-	var target hostconn.Target
-	switch {
-	case o.saved != "":
-		if target, err = savedTarget(o); err != nil {
-			fmt.Fprintln(stderr, "ahptui:", err)
-			return 2
-		}
-	case o.discover:
-		if target, err = discoverHost(registryEnv(), os.Stdin, stdout); err != nil {
-			fmt.Fprintln(stderr, "ahptui:", err)
+	target, err := hostpick.Resolve(o.spec(), os.Getenv, os.Stdin, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "ahptui:", err)
+		var de *hostpick.DiscoverError
+		if errors.As(err, &de) {
 			return 1
 		}
-	case !o.demo:
-		if target, err = hostTarget(o, os.Getenv); err != nil {
-			fmt.Fprintln(stderr, "ahptui:", err)
-			return 2
-		}
+		return 2
 	}
 	if err := runApp(o, target); err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)

@@ -1,4 +1,4 @@
-package main
+package hostpick
 
 import (
 	"fmt"
@@ -9,12 +9,12 @@ import (
 	"github.com/ahptui/ahptui/hostconn"
 )
 
-// checkHostTransport refuses a plain ws:// URL to a host that is not this
+// CheckTransport refuses a plain ws:// URL to a host that is not this
 // machine unless insecure is set: sign-in tokens pushed with
 // `authenticate` would cross the network in clear, and anyone on the path
 // could inject a host that asks for them. Loopback (127.0.0.0/8, ::1,
 // localhost) never leaves the machine, so it stays allowed.
-func checkHostTransport(rawURL string, insecure bool) error {
+func CheckTransport(rawURL string, insecure bool) error {
 	if rawURL == "" || insecure {
 		return nil
 	}
