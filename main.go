@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/cli"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
@@ -161,6 +162,12 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	// A command word (status, sessions, …) is the scriptable CLI's; every
+	// other argument list is the UI's, parsed as before.
+	if cli.IsCommand(args) {
+		return cli.Run(args, cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv,
+			StdoutTTY: stdout == os.Stdout && isTerminal(os.Stdout), Version: appStamp().Version})
+	}
 	o, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
