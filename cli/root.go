@@ -123,7 +123,6 @@ func newRoot(a *app) *cobra.Command {
 			return nil
 		},
 	}
-	root.CompletionOptions.HiddenDefaultCmd = false
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.host, "host", "", "WebSocket `URL` of the AHP host, or a saved host's name")
 	pf.StringVar(&a.tokenFile, "connection-token-file", "", "read the host's connection token from `FILE`")
@@ -137,7 +136,6 @@ func newRoot(a *app) *cobra.Command {
 
 	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a))
 	root.AddCommand(actCmds(a)...)
-	root.InitDefaultCompletionCmd()
 	// Every command's help ends with the exit codes.
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
