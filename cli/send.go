@@ -108,7 +108,9 @@ func (s *streamer) print(parts []protocol.ResponsePart) {
 			}
 		case protocol.ToolCallResponsePart:
 			tc := v.ToolCall
-			if s.status[i] == tc.Status() {
+			// A call whose arguments still stream says nothing yet;
+			// how many such states a host sends is its own business.
+			if s.status[i] == tc.Status() || tc.Status() == protocol.ToolCallStatusStreaming {
 				continue
 			}
 			s.status[i] = tc.Status()

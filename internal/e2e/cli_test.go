@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -223,5 +224,158 @@ func TestCLIExitCodes(t *testing.T) {
 				t.Errorf("stdout on failure: %q", r.stdout)
 			}
 		})
+	}
+}
+
+// idRE matches the ids the commands and the demo mint (turns, sessions).
+var idRE = regexp.MustCompile(`[0-9a-f]{32}`)
+
+// stable is normalized output with minted ids made stable too.
+func stable(s string) string { return idRE.ReplaceAllString(normalized(s), "ID") }
+
+// cliRunner runs commands against one host with a config dir of its own.
+type cliRunner struct {
+	t        *testing.T
+	bin, url string
+	env      []string
+}
+
+func newCLIRunner(t *testing.T) (*cliRunner, *demohost.Host) {
+	h := cliHost(t)
+	return &cliRunner{t: t, bin: tmuxtest.Build(t, "github.com/ahptui/ahptui"), url: h.URL(), env: cliEnv(t)}, h
+}
+
+// run runs one command (stdin from in) and checks its exit code.
+func (r *cliRunner) run(code int, in string, args ...string) cliResult {
+	r.t.Helper()
+	res := runCLI(r.t, r.bin, r.env, in, append(args, "--host", r.url, "--config-dir", r.t.TempDir())...)
+	if res.code != code {
+		r.t.Fatalf("%v: exit %d, want %d\nstdout %s\nstderr %s", args, res.code, code, res.stdout, res.stderr)
+	}
+	return res
+}
+
+// waitIdle waits, as a client of h, until chat has no running turn.
+func waitIdle(t *testing.T, h *demohost.Host, chat string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), stepTimeout)
+	defer cancel()
+	c, err := client.Dial(ctx, client.Options{URL: h.URL(), ClientID: "0123456789abcdef0123456789abcdee"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Subscribe(ctx, chat); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if ch, ok := c.Chat(chat); ok && ch.ActiveTurn == nil {
+			return
+		}
+		if _, ok := client.ReceiveEvents(c.Events(), 256); !ok || ctx.Err() != nil {
+			t.Fatalf("the turn in %s did not end", chat)
+		}
+	}
+}
+
+// TestCLISendApprove is the issue's script, step by step: send a message
+// whose tool call needs approval (exit 5, naming the command that
+// answers), approve it with that command, and read the finished turn; a
+// second with --approve all runs through; a streamed answer prints whole.
+func TestCLISendApprove(t *testing.T) {
+	skipShort(t)
+	r, h := newCLIRunner(t)
+	res := r.run(5, "", "send", "demo", "write the changelog")
+	checkGolden(t, "send_waiting.txt", stable(res.stdout))
+	if !strings.Contains(res.stderr, "ahptui approve ahp-session:/demo ") {
+		t.Errorf("stderr does not name the command that answers:\n%s", res.stderr)
+	}
+	res = r.run(0, "", "show", "demo", "--json")
+	checkGolden(t, "show_waiting.json", stable(res.stdout))
+	res = r.run(0, "", "approve", "demo")
+	checkGolden(t, "approve.txt", stable(res.stdout))
+	waitIdle(t, h, "ahp-chat:/demo")
+	res = r.run(2, "", "approve", "demo")
+	if !strings.Contains(res.stderr, "nothing waits for approval") {
+		t.Errorf("a second approve: %s", res.stderr)
+	}
+	res = r.run(0, "", "send", "demo", "write the changelog", "--approve", "all", "--json")
+	checkGolden(t, "send_approve_all.json", stable(res.stdout))
+	res = r.run(0, "", "send", "demo", "stream")
+	checkGolden(t, "send_stream.txt", stable(res.stdout))
+	res = r.run(5, "", "send", "demo", "write it", "--json")
+	checkGolden(t, "send_waiting.json", stable(res.stdout))
+	if !strings.Contains(res.stderr, `"kind":"waiting"`) {
+		t.Errorf("--json stderr: %s", res.stderr)
+	}
+	res = r.run(0, "", "deny", "demo", "--json")
+	checkGolden(t, "deny.json", stable(res.stdout))
+	r.run(2, "", "send", "demo", "x", "--approve", "some")
+}
+
+// TestCLISessionLifecycle: new, sessions, cancel a waiting turn, and
+// dispose (refused without a yes, done with --yes).
+func TestCLISessionLifecycle(t *testing.T) {
+	skipShort(t)
+	r, _ := newCLIRunner(t)
+	res := r.run(0, "", "new", "--json")
+	checkGolden(t, "new.json", stable(res.stdout))
+	res = r.run(0, "", "new")
+	uri := strings.TrimSpace(res.stdout)
+	if !strings.HasPrefix(uri, "ahp-session:/") {
+		t.Fatalf("new printed %q", uri)
+	}
+	if res = r.run(0, "", "sessions"); !strings.Contains(res.stdout, uri) {
+		t.Errorf("sessions does not list %s:\n%s", uri, res.stdout)
+	}
+	r.run(2, "", "cancel", uri)
+	r.run(5, "", "send", uri, "write")
+	res = r.run(0, "", "cancel", uri)
+	checkGolden(t, "cancel.txt", stable(res.stdout))
+	res = r.run(0, "", "show", uri, "--json")
+	if !strings.Contains(res.stdout, `"state": "cancelled"`) {
+		t.Errorf("the turn is not cancelled:\n%s", res.stdout)
+	}
+	r.run(2, "n\n", "dispose", uri)
+	res = r.run(0, "y\n", "dispose", uri)
+	checkGolden(t, "dispose.txt", stable(res.stdout))
+	res = r.run(0, "", "dispose", "history", "--yes", "--json")
+	checkGolden(t, "dispose.json", stable(res.stdout))
+	if res = r.run(0, "", "sessions"); strings.Contains(res.stdout, uri) || strings.Contains(res.stdout, "history") {
+		t.Errorf("disposed sessions are listed:\n%s", res.stdout)
+	}
+	r.run(2, "", "new", "--agent", "nosuch")
+}
+
+// TestCLIMCPVerbs: stop, start, disable and enable a server, each
+// printing the state the host settled on; a start that ends in an error
+// or needing sign-in exits 6 or 7 with that state printed.
+func TestCLIMCPVerbs(t *testing.T) {
+	skipShort(t)
+	r, _ := newCLIRunner(t)
+	for _, step := range []struct {
+		golden string
+		code   int
+		args   []string
+	}{
+		{"mcp_stop.txt", 0, []string{"mcp", "stop", "Filesystem", "--session", "demo"}},
+		{"mcp_start.json", 0, []string{"mcp", "start", "mcp-filesystem", "--session", "demo", "--json"}},
+		{"mcp_start_error.json", 6, []string{"mcp", "start", "mcp-flaky", "--session", "demo", "--json"}},
+		{"mcp_start_signin.txt", 7, []string{"mcp", "start", "mcp-github", "--session", "demo"}},
+	} {
+		res := r.run(step.code, "", step.args...)
+		checkGolden(t, step.golden, stable(res.stdout))
+	}
+	// Enablement is what disable and enable wait for; the server's state
+	// may still be on its way (stopping, starting), so only it is checked.
+	for _, step := range []struct {
+		verb string
+		want bool
+	}{{"disable", false}, {"enable", true}, {"enable", true}} {
+		res := r.run(0, "", "mcp", step.verb, "Deploy", "--session", "demo", "--json")
+		var got struct{ Enabled bool }
+		if err := json.Unmarshal([]byte(res.stdout), &got); err != nil || got.Enabled != step.want {
+			t.Errorf("mcp %s: enabled %v (%v), want %v:\n%s", step.verb, got.Enabled, err, step.want, res.stdout)
+		}
 	}
 }
