@@ -109,14 +109,14 @@ func defaultChat(s protocol.SessionState) string {
 // waitJSON is one thing a session waits on the user for, with the
 // command that answers it.
 type waitJSON struct {
-	Session  string `json:"session"`
-	Chat     string `json:"chat"`
-	Kind     string `json:"kind"` // approval, result-approval, input, sign-in
-	ToolCall string `json:"toolCall,omitempty"`
-	Request  string `json:"request,omitempty"`
-	Name     string `json:"name"`
+	Session  string       `json:"session"`
+	Chat     string       `json:"chat"`
+	Kind     string       `json:"kind"` // approval, result-approval, input, sign-in
+	ToolCall string       `json:"toolCall,omitempty"`
+	Request  string       `json:"request,omitempty"`
+	Name     string       `json:"name"`
 	Options  []optionJSON `json:"options,omitempty"`
-	Answer   string `json:"answer"`
+	Answer   string       `json:"answer"`
 }
 
 // optionJSON is one confirmation option a tool call offers, numbered from
