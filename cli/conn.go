@@ -111,20 +111,29 @@ func (a *app) connected(ctx context.Context, f func(ctx context.Context, c *conn
 // wait reads the client's events until check says done (it is asked once
 // before any event, then after each batch). A connection that fails, or
 // ctx ending, ends the wait with the matching exit code.
+//
+// A check that itself waited on the host (a dispatch) returns errRecheck:
+// the events that wait read are gone, so it is asked again at once rather
+// than after an event that may never come.
 func (c *conn) wait(ctx context.Context, check func(ev []client.Event) (bool, error)) error {
-	if done, err := check(nil); done || err != nil {
-		return err
-	}
+	var batch []client.Event
 	for {
-		batch, err := c.receive(ctx)
-		if err != nil {
+		done, err := check(batch)
+		if errors.Is(err, errRecheck) {
+			batch = nil
+			continue
+		}
+		if done || err != nil {
 			return err
 		}
-		if done, err := check(batch); done || err != nil {
+		if batch, err = c.receive(ctx); err != nil {
 			return err
 		}
 	}
 }
+
+// errRecheck asks wait to run its check again before reading events.
+var errRecheck = errors.New("check again")
 
 // receive is the next batch of events, or why there is none.
 func (c *conn) receive(ctx context.Context) ([]client.Event, error) {

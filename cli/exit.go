@@ -16,7 +16,7 @@ const (
 	ExitOK          = 0 // done
 	ExitFailure     = 1 // something on this machine failed (config dir, a file)
 	ExitUsage       = 2 // a flag, an argument or a name the host does not know
-	ExitUnreachable = 3 // the host could not be reached, or the connection dropped
+	ExitUnreachable = 3 // the host could not be reached, the connection dropped, or --timeout passed
 	ExitVersion     = 4 // the host refused every AHP version ahptui speaks
 	ExitWaiting     = 5 // the session waits on the user (an approval, an input, a sign-in)
 	ExitHostError   = 6 // the host answered with an error or rejected the action
@@ -28,7 +28,7 @@ const exitCodesHelp = `Exit codes:
   0  success
   1  a local failure (config directory, a file)
   2  usage: a flag, an argument, or a session or server the host does not have
-  3  the host is unreachable (or the connection dropped)
+  3  the host is unreachable, the connection dropped, or it did not answer within --timeout
   4  the host refused every AHP version ahptui speaks
   5  waiting on the user: an approval, an input or a sign-in (the command that answers it is printed)
   6  the host's error: it answered with an error or rejected the action

@@ -189,6 +189,7 @@ func (a *app) send(ctx context.Context, c *conn, session, text, policy string) e
 			}
 			decided[w.ToolCall+"/"+w.Kind] = true
 			out.Approved = append(out.Approved, d)
+			return false, errRecheck
 		}
 		if len(stop) > 0 {
 			out.Waiting = stop

@@ -311,6 +311,43 @@ func TestCLISendApprove(t *testing.T) {
 	res = r.run(0, "", "deny", "demo", "--json")
 	checkGolden(t, "deny.json", stable(res.stdout))
 	r.run(2, "", "send", "demo", "x", "--approve", "some")
+
+	// watch: the state as it is (waiting) and --until input at once; after
+	// the approval, --until idle once the turn has run.
+	r.run(5, "", "send", "demo", "write it again")
+	res = r.run(0, "", "watch", "demo", "--until", "input")
+	checkGolden(t, "watch_input.ndjson", stable(res.stdout))
+	r.run(0, "", "approve", "demo")
+	res = r.run(0, "", "watch", "demo", "--until", "idle")
+	if !strings.Contains(res.stdout, `"type":"state"`) {
+		t.Errorf("watch did not start with the state:\n%s", res.stdout)
+	}
+	res = r.run(0, "", "show", "demo", "--json")
+	if n := strings.Count(res.stdout, `"state": "complete"`); n < 3 {
+		t.Errorf("%d complete turns after watch --until idle, want 3 or more:\n%s", n, res.stdout)
+	}
+	r.run(2, "", "watch", "--until", "idle")
+	r.run(2, "", "watch", "demo", "--until", "later")
+}
+
+// TestCLIExampleScript runs examples/approve.sh (README, Scripting) with
+// the built binary against the demo host: it must end with the answer.
+func TestCLIExampleScript(t *testing.T) {
+	skipShort(t)
+	r, _ := newCLIRunner(t)
+	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", filepath.Join("..", "..", "examples", "approve.sh"), "--host", r.url, "--config-dir", t.TempDir())
+	cmd.Env = append(r.env, "AHPTUI="+r.bin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("examples/approve.sh: %v\n%s", err, out)
+	}
+	for _, want := range []string{"Waiting on you:", "approved Write file", "> write the changelog", "Write file", "completed", "That is all."} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the script's output lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 // TestCLISessionLifecycle: new, sessions, cancel a waiting turn, and
