@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,5 +135,31 @@ func TestCompletions(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "ahptui") {
 			t.Errorf("completion %s: exit %d, %s\n%.200s", sh, code, errs, out)
 		}
+	}
+}
+
+// TestREADMEExitCodes keeps README's exit code table and --help's the
+// same, and both in line with the constants.
+func TestREADMEExitCodes(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inREADME := map[string]string{}
+	for _, m := range regexp.MustCompile("(?m)^\\| (\\d) \\| (.+) \\|$").FindAllStringSubmatch(string(readme), -1) {
+		inREADME[m[1]] = strings.ReplaceAll(m[2], "`", "")
+	}
+	inHelp := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^  (\d)  (.+)$`).FindAllStringSubmatch(exitCodesHelp, -1) {
+		inHelp[m[1]] = m[2]
+	}
+	for _, code := range []int{ExitOK, ExitFailure, ExitUsage, ExitUnreachable, ExitVersion, ExitWaiting, ExitHostError, ExitSignIn} {
+		k := strconv.Itoa(code)
+		if inHelp[k] == "" || inHelp[k] != inREADME[k] {
+			t.Errorf("exit code %s: --help says %q, README %q", k, inHelp[k], inREADME[k])
+		}
+	}
+	if len(inHelp) != len(exitKinds) || len(inREADME) != len(exitKinds) {
+		t.Errorf("%d codes in --help, %d in README, %d named", len(inHelp), len(inREADME), len(exitKinds))
 	}
 }
