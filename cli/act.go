@@ -18,7 +18,7 @@ import (
 )
 
 func actCmds(a *app) []*cobra.Command {
-	return []*cobra.Command{decideCmd(a, true), decideCmd(a, false), newCmd(a), disposeCmd(a), cancelCmd(a), sendCmd(a)}
+	return []*cobra.Command{decideCmd(a, true), decideCmd(a, false), newCmd(a), disposeCmd(a), cancelCmd(a), sendCmd(a), answerCmd(a)}
 }
 
 // newID mints a session or turn id: 16 random bytes in hex.

@@ -111,6 +111,13 @@ func (a *app) printWaiting(w io.Writer, ws []waitJSON) {
 		for _, o := range x.Options {
 			fmt.Fprintf(w, "      --option %d  %s (%s)\n", o.N, hostText(o.Label), hostText(o.Kind))
 		}
+		for _, q := range x.Questions {
+			fmt.Fprintf(w, "      %s (%s): %s", hostText(q.ID), hostText(q.Kind), hostText(q.Message))
+			if len(q.Options) > 0 {
+				fmt.Fprintf(w, " [%s]", hostText(strings.Join(q.Options, ", ")))
+			}
+			fmt.Fprintln(w)
+		}
 		fmt.Fprintf(w, "    answer: %s\n", hostText(x.Answer))
 	}
 }

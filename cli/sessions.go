@@ -116,7 +116,9 @@ type waitJSON struct {
 	Request  string       `json:"request,omitempty"`
 	Name     string       `json:"name"`
 	Options  []optionJSON `json:"options,omitempty"`
-	Answer   string       `json:"answer"`
+	// Questions are an input request's, for answer's ID=VALUE.
+	Questions []questionJSON `json:"questions,omitempty"`
+	Answer    string         `json:"answer"`
 }
 
 // optionJSON is one confirmation option a tool call offers, numbered from
@@ -177,7 +179,7 @@ func waiting(sess protocol.SessionState, session string, chat protocol.ChatState
 				name = *v.Request.Message
 			}
 			out = append(out, waitJSON{Session: session, Chat: chat.Resource, Kind: "input", Request: v.Request.ID,
-				Name: name, Answer: "ahptui answer " + session})
+				Name: name, Questions: questionsOf(v.Request), Answer: "ahptui answer " + session})
 		}
 	}
 	return out

@@ -416,3 +416,32 @@ func TestCLIMCPVerbs(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIAnswer: an input request answered from flags, from stdin, and
+// declined; answers the request cannot take are usage errors.
+func TestCLIAnswer(t *testing.T) {
+	skipShort(t)
+	r, h := newCLIRunner(t)
+	res := r.run(5, "", "send", "demo", "ask")
+	checkGolden(t, "send_ask.txt", stable(res.stdout))
+	res = r.run(0, "", "show", "demo", "--json")
+	checkGolden(t, "show_ask.json", stable(res.stdout))
+	r.run(2, "", "answer", "demo", "--answer", "nosuch=1")
+	r.run(2, "", "answer", "demo", "--answer", "notes=only notes")
+	r.run(2, "", "answer", "demo", "--answer", "target")
+	res = r.run(0, "", "answer", "demo", "--answer", "target=Production", "--answer", "notes=ship it")
+	checkGolden(t, "answer.txt", stable(res.stdout))
+	waitIdle(t, h, "ahp-chat:/demo")
+	res = r.run(0, "", "show", "demo")
+	if !strings.Contains(res.stdout, "production") && !strings.Contains(res.stdout, "Production") {
+		t.Errorf("the agent did not get the answer:\n%s", res.stdout)
+	}
+	r.run(5, "", "send", "demo", "ask")
+	res = r.run(0, "# from a file\ntarget=staging\n", "answer", "demo", "--json")
+	checkGolden(t, "answer_stdin.json", stable(res.stdout))
+	waitIdle(t, h, "ahp-chat:/demo")
+	r.run(5, "", "send", "demo", "ask")
+	res = r.run(0, "", "answer", "demo", "--decline")
+	checkGolden(t, "answer_decline.txt", stable(res.stdout))
+	r.run(2, "", "answer", "demo")
+}
