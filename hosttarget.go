@@ -9,6 +9,7 @@ import (
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/ui"
+	"github.com/ahptui/ahptui/wiretrace"
 )
 
 // spec is the host o names, in the form hostpick (shared with the
@@ -39,8 +40,18 @@ func checkHostTransport(raw string, insecure bool) error {
 // connectTo is the UI's Connect for target: one attempt gives up after
 // hostconn.AttemptTimeout, and the token stays in the dialer.
 func connectTo(target hostconn.Target, clientID string, info protocol.Implementation, logger *slog.Logger) func(ctx context.Context) (ui.Client, error) {
+	return connectTraced(target, clientID, info, logger, nil)
+}
+
+// connectTraced is connectTo with every frame recorded in trace (--trace),
+// when there is one.
+func connectTraced(target hostconn.Target, clientID string, info protocol.Implementation, logger *slog.Logger, trace *wiretrace.Trace) func(ctx context.Context) (ui.Client, error) {
 	return func(ctx context.Context) (ui.Client, error) {
-		c, err := client.Dial(ctx, hostpick.ClientOptions(target, clientID, info, logger))
+		opts := hostpick.ClientOptions(target, clientID, info, logger)
+		if trace != nil {
+			opts.Dial = trace.Dial(opts.Dial)
+		}
+		c, err := client.Dial(ctx, opts)
 		if err != nil {
 			// A host may echo what it was sent; nothing it says may put
 			// the token on screen or in the log.

@@ -25,6 +25,7 @@ import (
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/ui"
 	"github.com/ahptui/ahptui/views"
+	"github.com/ahptui/ahptui/wiretrace"
 )
 
 const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 1.0, 0.9, VS Code's 0.10 and 0.6)
@@ -71,6 +72,7 @@ func demoWords() string {
 
 type options struct {
 	host, configDir, logFile string
+	trace                    string
 	tokenFile                string
 	demoVersion              string
 	demo, noBrowser, version bool
@@ -98,6 +100,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.noBrowser, "no-browser", false, "never open a browser for sign-in; show the URL only")
 	fs.StringVar(&o.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
 	fs.StringVar(&o.logFile, "log", "", "write a debug log to `FILE` (off by default; never logs tokens)")
+	fs.StringVar(&o.trace, "trace", "", "append every AHP frame to `FILE`, one JSON line each (bearer tokens, ?tkn=, codes and refresh tokens redacted)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.Var(&o.cwd, "cwd", "working `DIR` for new sessions, sent to the host as a file:// URI (repeat for more; none by default)")
 	fs.BoolVar(&o.insecure, "insecure", false, "allow plain ws:// to a host that is not this machine (tokens travel unencrypted)")
@@ -253,6 +256,14 @@ func runApp(o options, target hostconn.Target) error {
 		notes = append([]string{dirNote}, notes...)
 	}
 
+	var trace *wiretrace.Trace
+	if o.trace != "" {
+		if trace, err = wiretrace.Create(o.trace); err != nil {
+			return err
+		}
+		defer trace.Close()
+	}
+
 	// The host sees the module version only; the revision is for our own
 	// bug reports (--version), not for every host we talk to.
 	ver := appStamp().Version
@@ -261,7 +272,7 @@ func runApp(o options, target hostconn.Target) error {
 		// host's URL without its token.
 		Host:         target.URL,
 		RegistryHost: o.discover,
-		Connect:      connectTo(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger),
+		Connect:      connectTraced(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger, trace),
 		Auth:         auth,
 		Notices:      notes,
 		// Say so directly rather than leave the UI to recognise the

@@ -12,6 +12,7 @@ import (
 	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/wiretrace"
 )
 
 // conn is one command's connection to its host.
@@ -83,7 +84,18 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 	}
 	ver := a.Version
 	logger := slog.New(slog.DiscardHandler)
-	c, err := client.Dial(ctx, hostpick.ClientOptions(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger))
+	opts := hostpick.ClientOptions(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger)
+	if a.trace != "" {
+		tr, err := wiretrace.Create(a.trace)
+		if err != nil {
+			cn.release()
+			return nil, withCode(ExitUsage, err)
+		}
+		opts.Dial = tr.Dial(opts.Dial)
+		prev := cn.release
+		cn.release = func() { prev(); tr.Close() }
+	}
+	c, err := client.Dial(ctx, opts)
 	if err != nil {
 		cn.release()
 		err = target.ScrubError(err)

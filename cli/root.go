@@ -34,6 +34,7 @@ type Env struct {
 type app struct {
 	Env
 	host, tokenFile, configDir, demoVersion string
+	trace                                   string
 	demo, insecure, json                    bool
 	timeout                                 time.Duration
 	color                                   bool
@@ -131,6 +132,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.StringVar(&a.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
 	pf.BoolVar(&a.insecure, "insecure", false, "allow plain ws:// to a host that is not this machine")
 	pf.BoolVar(&a.json, "json", false, "print JSON (see README, Scripting) instead of text")
+	pf.StringVar(&a.trace, "trace", "", "append every frame to `FILE` as a JSON line (secrets redacted)")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 
