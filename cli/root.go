@@ -34,7 +34,7 @@ type Env struct {
 type app struct {
 	Env
 	host, tokenFile, configDir, demoVersion string
-	trace                                   string
+	trace, tokenStore                       string
 	demo, insecure, json                    bool
 	timeout                                 time.Duration
 	color                                   bool
@@ -136,7 +136,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 
-	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a))
+	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), authCmd(a))
 	root.AddCommand(actCmds(a)...)
 	// Every command's help ends with the exit codes.
 	var walk func(c *cobra.Command)
