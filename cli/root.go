@@ -136,7 +136,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 
-	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), authCmd(a))
+	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), authCmd(a), doctorCmd(a))
 	root.AddCommand(actCmds(a)...)
 	// Every command's help ends with the exit codes.
 	var walk func(c *cobra.Command)

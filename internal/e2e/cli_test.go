@@ -233,6 +233,16 @@ var idRE = regexp.MustCompile(`[0-9a-f]{32}`)
 // stable is normalized output with minted ids made stable too.
 func stable(s string) string { return idRE.ReplaceAllString(normalized(s), "ID") }
 
+// privateDir is an owner-only directory, as a config dir must be.
+func privateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // cliRunner runs commands against one host with a config dir of its own.
 type cliRunner struct {
 	t        *testing.T
@@ -248,7 +258,7 @@ func newCLIRunner(t *testing.T) (*cliRunner, *demohost.Host) {
 // run runs one command (stdin from in) and checks its exit code.
 func (r *cliRunner) run(code int, in string, args ...string) cliResult {
 	r.t.Helper()
-	res := runCLI(r.t, r.bin, r.env, in, append(args, "--host", r.url, "--config-dir", r.t.TempDir())...)
+	res := runCLI(r.t, r.bin, r.env, in, append(args, "--host", r.url, "--config-dir", privateDir(r.t))...)
 	if res.code != code {
 		r.t.Fatalf("%v: exit %d, want %d\nstdout %s\nstderr %s", args, res.code, code, res.stdout, res.stderr)
 	}
@@ -444,4 +454,53 @@ func TestCLIAnswer(t *testing.T) {
 	res = r.run(0, "", "answer", "demo", "--decline")
 	checkGolden(t, "answer_decline.txt", stable(res.stdout))
 	r.run(2, "", "answer", "demo")
+}
+
+// TestCLIDoctor: doctor against the demo host says every host check is
+// ok and exits 0; against a closed port the reach check fails with how
+// to fix it and exit 3; a config dir open to others fails (exit 1) and
+// is left as it was.
+func TestCLIDoctor(t *testing.T) {
+	skipShort(t)
+	r, _ := newCLIRunner(t)
+	type check struct{ Name, Status, Detail, Fix string }
+	parse := func(out string) map[string]check {
+		var doc struct{ Checks []check }
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("doctor --json: %v\n%s", err, out)
+		}
+		m := map[string]check{}
+		for _, c := range doc.Checks {
+			m[c.Name] = c
+		}
+		return m
+	}
+	res := r.run(0, "", "doctor", "--json")
+	got := parse(res.stdout)
+	for _, name := range []string{"host", "reach", "version", "registry", "config", "callback", "browser", "terminal"} {
+		if c, ok := got[name]; !ok || c.Status == "fail" {
+			t.Errorf("check %s: %+v", name, c)
+		}
+	}
+	if !strings.Contains(got["version"].Detail, "AHP "+suiteVersion) {
+		t.Errorf("version: %+v", got["version"])
+	}
+	res = runCLI(t, r.bin, r.env, "", "doctor", "--json", "--host", "ws://"+closedPort(t)+"/", "--config-dir", privateDir(t))
+	if got = parse(res.stdout); res.code != 3 || got["reach"].Status != "fail" || !strings.Contains(got["reach"].Detail, "connection refused") || got["reach"].Fix == "" {
+		t.Errorf("doctor on a closed port: exit %d, %+v", res.code, got["reach"])
+	}
+	open := filepath.Join(t.TempDir(), "cfg")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res = runCLI(t, r.bin, r.env, "", "doctor", "--host", r.url, "--config-dir", open)
+	if res.code != 1 || !strings.Contains(res.stdout, "FAIL  config") || !strings.Contains(res.stdout, "chmod 700") {
+		t.Errorf("doctor with an open config dir: exit %d\n%s", res.code, res.stdout)
+	}
+	if fi, err := os.Stat(open); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("doctor changed the config dir: %v %v", fi.Mode(), err)
+	}
 }
