@@ -33,11 +33,19 @@ func (a *app) openAuth() (*authpkce.Authenticator, error) {
 	if _, err := authpkce.PrivateDir(dir); err != nil {
 		return nil, fmt.Errorf("config directory: %w", err)
 	}
-	auth, err := authpkce.New(authpkce.Config{Dir: dir, TokenStore: a.tokenStore})
+	auth, err := authpkce.New(authpkce.Config{Dir: dir, TokenStore: a.tokenStoreOr()})
 	if err != nil {
 		return nil, withCode(ExitSignIn, fmt.Errorf("sign-in store: %w", err))
 	}
 	return auth, nil
+}
+
+// tokenStoreOr is --token-store, the file by default.
+func (a *app) tokenStoreOr() string {
+	if a.tokenStore == "" {
+		return authpkce.TokenStoreFile
+	}
+	return a.tokenStore
 }
 
 func grantsOf(auth *authpkce.Authenticator, now time.Time) []grantJSON {

@@ -20,6 +20,10 @@ type conn struct {
 	*client.Client
 	host    string // the token-free URL: what output names
 	release func()
+	// auth is the saved sign-ins (nil for --demo, whose tokens live in
+	// memory); pushed, the resources a saved token went to.
+	auth   *authpkce.Authenticator
+	pushed map[string]bool
 }
 
 func (c *conn) Close() {
@@ -104,7 +108,13 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 		}
 		return nil, fmt.Errorf("connect to %s: %w", target.URL, err)
 	}
-	cn.Client, cn.host = c, target.URL
+	cn.Client, cn.host, cn.pushed = c, target.URL, map[string]bool{}
+	if !a.demo {
+		// Without the store the commands still work; only saved sign-ins
+		// are not offered to the host.
+		cn.auth, _ = authpkce.New(authpkce.Config{Dir: dir, TokenStore: a.tokenStoreOr()})
+	}
+	cn.pushSaved(ctx, nil)
 	return cn, nil
 }
 

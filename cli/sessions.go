@@ -83,6 +83,7 @@ func (c *conn) session(ctx context.Context, arg string) (protocol.SessionState, 
 		return protocol.SessionState{}, uri, protocol.ChatState{}, fmt.Errorf("subscribe to %s: %w", hostText(uri), err)
 	}
 	sess, _ := c.Session(uri)
+	c.pushSaved(ctx, &sess)
 	chat := defaultChat(sess)
 	if chat == "" {
 		return sess, uri, protocol.ChatState{}, nil

@@ -28,6 +28,9 @@ func CheckTransport(rawURL string, insecure bool) error {
 	return fmt.Errorf("--host %s is plain ws:// to another machine: tokens would travel unencrypted; use wss://, or pass --insecure if you accept that", hostconn.Redact(rawURL))
 }
 
+// IsLoopback reports whether h names this machine (localhost, 127/8, ::1).
+func IsLoopback(h string) bool { return isLoopbackName(h) }
+
 func isLoopbackName(h string) bool {
 	if strings.EqualFold(strings.TrimSuffix(h, "."), "localhost") {
 		return true

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 	"github.com/ahptui/ahptui/protocol/client"
@@ -503,4 +506,65 @@ func TestCLIDoctor(t *testing.T) {
 	if fi, err := os.Stat(open); err != nil || fi.Mode().Perm() != 0o755 {
 		t.Errorf("doctor changed the config dir: %v %v", fi.Mode(), err)
 	}
+}
+
+// TestCLISavedSignIn: a sign-in saved on this host (as the UI saves one)
+// is pushed by a command as the UI pushes it, so starting the GitHub MCP
+// server, which needs sign-in without it (exit 7), comes up ready.
+func TestCLISavedSignIn(t *testing.T) {
+	skipShort(t)
+	r, h := newCLIRunner(t)
+	var servers []struct{ ID, Resource string }
+	if err := json.Unmarshal([]byte(r.run(0, "", "mcp", "list", "--session", "demo", "--json").stdout), &servers); err != nil {
+		t.Fatal(err)
+	}
+	resource := ""
+	for _, s := range servers {
+		if s.ID == demohost.GitHubServerID {
+			resource = s.Resource
+		}
+	}
+	if resource == "" {
+		t.Fatalf("no resource to sign in to: %+v", servers)
+	}
+	dir := privateDir(t)
+	ctx, cancel := context.WithTimeout(t.Context(), stepTimeout)
+	defer cancel()
+	urls := make(chan string, 1)
+	a, err := authpkce.New(authpkce.Config{Dir: dir, TokenStore: authpkce.TokenStoreFile, OpenBrowser: func(u string) error { urls <- u; return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := a.Start(ctx, authpkce.GrantRequest{
+		Requirement: authpkce.Requirement{Reason: authpkce.ReasonRequired, RequiredScopes: demohost.GitHubScopes,
+			Resource:    authpkce.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{h.AuthIssuer()}},
+			OAuthClient: &authpkce.Client{ClientID: h.Auth().PublicClientID()}},
+		Advertised: []string{resource},
+		Host:       h.URL(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	landed := approveWithoutRedirect(t, mustParse(t, <-urls))
+	resp, err := http.Get(landed.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, err := g.Wait(ctx); err != nil {
+		t.Fatalf("sign-in: %v", err)
+	}
+	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "demo", "--json", "--host", r.url, "--config-dir", dir)
+	if res.code != 0 || !strings.Contains(res.stdout, `"state": "ready"`) {
+		t.Errorf("mcp start with a saved sign-in: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+func mustParse(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
