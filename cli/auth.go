@@ -88,7 +88,7 @@ func authCmd(a *app) *cobra.Command {
 	}
 	cmd.AddCommand(list("list", "every saved sign-in: resource, host, issuer, scopes", false),
 		list("status", "which saved sign-ins are valid, until when, and which can be renewed", true),
-		logoutCmd(a))
+		logoutCmd(a), loginCmd(a))
 	return cmd
 }
 

@@ -222,6 +222,11 @@ func mcpAct(ctx context.Context, c *conn, session, server string, verb mcpVerb) 
 		if !ok {
 			return false, withCode(ExitHostError, fmt.Errorf("the host dropped session %s", hostText(uri)))
 		}
+		// A server that asks for sign-in only now gets a saved token too,
+		// as the UI pushes one on every snapshot.
+		if c.pushSaved(ctx, &s) {
+			return false, errRecheck
+		}
 		cur, err := findServer(mcpRows(s), r.ID)
 		if err != nil {
 			return false, withCode(ExitHostError, fmt.Errorf("the host removed MCP server %s", views_quote(r.ID)))

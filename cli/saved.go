@@ -65,10 +65,11 @@ func privateTransport(host string) bool {
 // pushSaved sends the host the saved sign-ins it may have without asking
 // (authpkce.Lookup's DecisionSilent: obtained on this host, for the issuer
 // it names), once per resource and connection, as the UI does on connect.
-// A sign-in the UI would ask about is left alone.
-func (c *conn) pushSaved(ctx context.Context, sess *protocol.SessionState) {
+// A sign-in the UI would ask about is left alone. pushed says whether the
+// host took one, so a caller reads the state it changed again.
+func (c *conn) pushSaved(ctx context.Context, sess *protocol.SessionState) (pushed bool) {
 	if c.auth == nil || !privateTransport(c.host) {
-		return
+		return false
 	}
 	root, _ := c.Root()
 	for _, w := range wantsOf(root, sess) {
@@ -80,6 +81,9 @@ func (c *conn) pushSaved(ctx context.Context, sess *protocol.SessionState) {
 			continue
 		}
 		c.pushed[w.resource] = true
-		_ = c.Authenticate(ctx, w.resource, m.Token.AccessToken, m.Token.Scopes, m.Token.Expiry)
+		if c.Authenticate(ctx, w.resource, m.Token.AccessToken, m.Token.Scopes, m.Token.Expiry) == nil {
+			pushed = true
+		}
 	}
+	return pushed
 }

@@ -157,6 +157,9 @@ func (a *app) send(ctx context.Context, c *conn, session, text, policy string) e
 	var ended *protocol.Turn
 	err = c.wait(ctx, func([]client.Event) (bool, error) {
 		sess, _ := c.Session(uri)
+		if c.pushSaved(ctx, &sess) {
+			return false, errRecheck
+		}
 		ch, ok := c.Chat(chat.Resource)
 		if !ok {
 			return false, withCode(ExitHostError, fmt.Errorf("the host dropped the chat of %s", hostText(uri)))

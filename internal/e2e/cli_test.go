@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -567,4 +569,75 @@ func mustParse(t *testing.T, raw string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// TestCLIAuthLogin: auth login for the GitHub MCP server's resource prints
+// the sign-in URL (--no-browser), and once the browser's consent lands on
+// its loopback listener, saves the grant and pushes it: auth list shows
+// it and a later mcp start brings the server up.
+func TestCLIAuthLogin(t *testing.T) {
+	skipShort(t)
+	r, _ := newCLIRunner(t)
+	var servers []struct{ ID, Resource string }
+	if err := json.Unmarshal([]byte(r.run(0, "", "mcp", "list", "--session", "demo", "--json").stdout), &servers); err != nil {
+		t.Fatal(err)
+	}
+	resource := ""
+	for _, s := range servers {
+		if s.ID == demohost.GitHubServerID {
+			resource = s.Resource
+		}
+	}
+	dir := privateDir(t)
+	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--no-browser", "--host", r.url, "--config-dir", dir)
+	cmd.Env = r.env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var authURL string
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "http") {
+			authURL = l
+			break
+		}
+	}
+	if authURL == "" {
+		t.Fatal("auth login printed no sign-in URL")
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	u := mustParse(t, authURL)
+	if err := CheckAuthURL(u, demohost.GitHubResourcePath, demohost.GitHubScopes[0]); err != nil {
+		t.Fatalf("%s: %v", authURL, err)
+	}
+	landed := approveWithoutRedirect(t, u)
+	resp, err := http.Get(landed.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("auth login: %v\n%s", err, stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "signed in to "+resource) {
+		t.Errorf("auth login printed %q", stdout.String())
+	}
+	if res := runCLI(t, r.bin, r.env, "", "auth", "list", "--config-dir", dir); res.code != 0 || !strings.Contains(res.stdout, resource) {
+		t.Errorf("auth list after login: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "demo", "--host", r.url, "--config-dir", dir)
+	if res.code != 0 || !strings.Contains(res.stdout, "ready") {
+		t.Errorf("mcp start after login: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if res := runCLI(t, r.bin, r.env, "", "auth", "login", "https://nosuch.example/", "--host", r.url, "--config-dir", dir); res.code != 2 {
+		t.Errorf("login to a resource the host does not ask for: exit %d %s", res.code, res.stderr)
+	}
 }
