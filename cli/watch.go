@@ -24,6 +24,9 @@ type watchEvent struct {
 	TurnState string        `json:"turnState,omitempty"`
 	ToolCall  *toolCallJSON `json:"toolCall,omitempty"`
 	Waiting   []waitJSON    `json:"waiting,omitempty"`
+	// Sessions is the host's list, on the first line of a watch with no
+	// SESSION.
+	Sessions []sessionJSON `json:"sessions,omitempty"`
 }
 
 // Conditions watch --until stops at.
@@ -39,8 +42,8 @@ func watchCmd(a *app) *cobra.Command {
 		Use:   "watch [SESSION]",
 		Short: "print a session's (or the host's) changes as NDJSON events",
 		Long: `Prints one JSON object a line for each change: with SESSION, its chat's
-status, turns, tool calls and what waits on the user (the first line is
-the state as it is); without, sessions added, removed and changed.
+status, turns, tool calls and what waits on the user; without, sessions
+added, removed and changed. The first line is the state as it is.
 
 --until stops when the session gets there: input (something waits on
 the user), idle (no turn runs and nothing waits) or done (the running
@@ -77,6 +80,17 @@ interrupted; --timeout bounds it only when given.`,
 const rootChannel = "ahp-root://"
 
 func watchRoot(ctx context.Context, c *conn, emit func(watchEvent) error) error {
+	list, err := c.ListSessions(ctx)
+	if err != nil {
+		return fmt.Errorf("list sessions: %w", err)
+	}
+	first := watchEvent{Channel: rootChannel, Type: "state", Sessions: []sessionJSON{}}
+	for _, s := range list {
+		first.Sessions = append(first.Sessions, sessionOf(s))
+	}
+	if err := emit(first); err != nil {
+		return err
+	}
 	return c.wait(ctx, func(batch []client.Event) (bool, error) {
 		for _, ev := range batch {
 			var w watchEvent

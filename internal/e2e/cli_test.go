@@ -643,3 +643,52 @@ func TestCLIAuthLogin(t *testing.T) {
 		t.Errorf("login to a resource the host does not ask for: exit %d %s", res.code, res.stderr)
 	}
 }
+
+// TestCLIWatchHost: watch with no session prints the host's session list
+// changes as NDJSON: a session created and disposed by other commands.
+func TestCLIWatchHost(t *testing.T) {
+	skipShort(t)
+	r, _ := newCLIRunner(t)
+	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bin, "watch", "--host", r.url, "--config-dir", privateDir(t))
+	cmd.Env = r.env
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	type event struct {
+		Channel, Type, Session string
+		Sessions               []struct{ Session string }
+	}
+	next := func(want string) event {
+		for lines.Scan() {
+			var ev event
+			if err := json.Unmarshal(lines.Bytes(), &ev); err != nil {
+				t.Fatalf("not NDJSON: %q", lines.Text())
+			}
+			if ev.Type == want {
+				return ev
+			}
+		}
+		t.Fatalf("watch ended before a %s event", want)
+		return event{}
+	}
+	// The first line is the list as it is: the watch is connected.
+	if ev := next("state"); ev.Channel != "ahp-root://" || len(ev.Sessions) != 2 {
+		t.Errorf("first line: %+v", ev)
+	}
+	uri := strings.TrimSpace(r.run(0, "", "new").stdout)
+	if ev := next("sessionAdded"); ev.Channel != "ahp-root://" || ev.Session != uri {
+		t.Errorf("sessionAdded: %+v, want %s", ev, uri)
+	}
+	r.run(0, "", "dispose", uri, "--yes")
+	if ev := next("sessionRemoved"); ev.Session != uri {
+		t.Errorf("sessionRemoved: %+v, want %s", ev, uri)
+	}
+}
