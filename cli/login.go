@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,7 +29,7 @@ const loginTimeout = 10 * time.Minute
 
 func loginCmd(a *app) *cobra.Command {
 	var session string
-	var noBrowser, device bool
+	var noBrowser, device, paste bool
 	cmd := &cobra.Command{
 		Use:   "login RESOURCE",
 		Short: "sign in to a protected resource the host asks a token for, and push the token",
@@ -36,10 +38,18 @@ an MCP server's that waits for sign-in: ahptui mcp list shows its
 resource), the way the UI does: the authorization code flow with PKCE
 through the browser and a loopback redirect (the URL is printed on
 stderr; --no-browser prints it only), or --device for the device grant
-(a code to enter). The grant is saved as the UI saves it, and pushed to
+(a code to enter). With --paste it reads, from stdin, the address the
+browser landed on, for a browser on another machine whose redirect to
+127.0.0.1 reached nothing (over SSH). The grant is saved as the UI saves it, and pushed to
 the host; later commands push it again on their own connections.`,
 		Args: args(1, 1, "RESOURCE"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			if paste && device {
+				return usagef("--paste and --device: pick one")
+			}
+			if paste {
+				noBrowser = true
+			}
 			if !cmd.Flags().Changed("timeout") {
 				a.timeout = loginTimeout
 			}
@@ -61,13 +71,14 @@ the host; later commands push it again on their own connections.`,
 				if err != nil {
 					return withCode(ExitSignIn, err)
 				}
-				return a.login(ctx, c, auth, req, advertised, device)
+				return a.login(ctx, c, auth, req, advertised, device, paste)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&session, "session", "", "the `SESSION` whose MCP server asks for RESOURCE (default: every session)")
 	cmd.Flags().BoolVar(&noBrowser, "no-browser", false, "print the sign-in URL; do not open a browser")
 	cmd.Flags().BoolVar(&device, "device", false, "use the device grant: a code to enter on another device")
+	cmd.Flags().BoolVar(&paste, "paste", false, "read the address the browser lands on from stdin (implies --no-browser)")
 	return cmd
 }
 
@@ -119,7 +130,7 @@ func findRequirement(ctx context.Context, c *conn, session, resource string) (au
 	return *found, advertised, nil
 }
 
-func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, req authpkce.Requirement, advertised []string, device bool) error {
+func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, req authpkce.Requirement, advertised []string, device, paste bool) error {
 	greq := authpkce.GrantRequest{Requirement: req, Advertised: advertised, Host: c.host}
 	var g *authpkce.Grant
 	var err error
@@ -137,6 +148,12 @@ func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, 
 	} else if u := g.URL(); u != "" {
 		fmt.Fprintf(a.Stderr, "To sign in to %s, open this URL:\n%s\n", hostText(req.Resource.Resource), hostText(u))
 	}
+	if paste && g.Device() == nil {
+		fmt.Fprintln(a.Stderr, "then paste the address the browser lands on here:")
+		if err := pasteAddress(ctx, a.Stdin, a.Stderr, g); err != nil {
+			return err
+		}
+	}
 	res, err := g.Wait(ctx)
 	if err != nil {
 		return withCode(ExitSignIn, fmt.Errorf("sign in to %s: %w", hostText(req.Resource.Resource), err))
@@ -152,4 +169,28 @@ func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, 
 		out.Expiry = res.Expiry.UTC().Format(time.RFC3339)
 	}
 	return a.emit(out, func(w io.Writer) { fmt.Fprintf(w, "signed in to %s\n", hostText(out.Resource)) })
+}
+
+// pasteAddress hands g the addresses read from in, one a line, until one
+// completes it; a wrong one is said on stderr and another is read.
+func pasteAddress(ctx context.Context, in io.Reader, errw io.Writer, g *authpkce.Grant) error {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		err := g.Complete(ctx, line)
+		if errors.Is(err, authpkce.ErrPastedURL) {
+			fmt.Fprintln(errw, hostText(err.Error()))
+			continue
+		}
+		return nil // the grant's own outcome comes from Wait
+	}
+	select {
+	case <-g.Done():
+		return nil
+	default:
+	}
+	return withCode(ExitSignIn, errors.New("no address pasted: stdin ended before the sign-in did"))
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -690,5 +691,57 @@ func TestCLIWatchHost(t *testing.T) {
 	r.run(0, "", "dispose", uri, "--yes")
 	if ev := next("sessionRemoved"); ev.Session != uri {
 		t.Errorf("sessionRemoved: %+v, want %s", ev, uri)
+	}
+}
+
+// TestCLIAuthLoginPaste: auth login --paste over SSH, as it were: the
+// browser's redirect reaches nothing, so the address it landed on is
+// pasted on stdin; a wrong one is refused without ending the sign-in.
+func TestCLIAuthLoginPaste(t *testing.T) {
+	skipShort(t)
+	r, h := newCLIRunner(t)
+	resource := strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.GitHubResourcePath
+	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--paste", "--host", r.url, "--config-dir", privateDir(t))
+	cmd.Env = r.env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var authURL string
+	for sc.Scan() && authURL == "" {
+		if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "http") {
+			authURL = l
+		}
+	}
+	if authURL == "" {
+		t.Fatalf("no sign-in URL (is %s the resource?)", resource)
+	}
+	var rest bytes.Buffer
+	done := make(chan struct{})
+	go func() { _, _ = io.Copy(&rest, stderr); close(done) }()
+	landed := approveWithoutRedirect(t, mustParse(t, authURL))
+	fmt.Fprintf(stdin, "http://127.0.0.1:1/elsewhere?code=x\n%s\n", landed)
+	if err := cmd.Wait(); err != nil {
+		<-done
+		t.Fatalf("auth login --paste: %v\n%s%s", err, stdout.String(), rest.String())
+	}
+	<-done
+	if !strings.Contains(stdout.String(), "signed in to "+resource) || !strings.Contains(rest.String(), "not this sign-in's redirect address") {
+		t.Errorf("stdout %q\nstderr %q", stdout.String(), rest.String())
+	}
+	if strings.Contains(rest.String(), landed.Query().Get("code")) {
+		t.Errorf("stderr shows the code: %s", rest.String())
 	}
 }
