@@ -79,8 +79,22 @@ func statusColor(word string) string {
 
 // table prints rows in aligned columns, the header bold.
 func (a *app) table(w io.Writer, header []string, rows [][]string) {
+	a.printTable(w, header, rows, true)
+}
+
+// tableRows prints rows aligned as table does, without the header line;
+// header still names the columns that are coloured (STATUS, STATE).
+func (a *app) tableRows(w io.Writer, header []string, rows [][]string) {
+	a.printTable(w, header, rows, false)
+}
+
+func (a *app) printTable(w io.Writer, header []string, rows [][]string, showHeader bool) {
 	width := make([]int, len(header))
-	for _, r := range append([][]string{header}, rows...) {
+	all := rows
+	if showHeader {
+		all = append([][]string{header}, rows...)
+	}
+	for _, r := range all {
 		for i, c := range r {
 			width[i] = max(width[i], len([]rune(c)))
 		}
@@ -96,7 +110,9 @@ func (a *app) table(w io.Writer, header []string, rows [][]string) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-	line(header, func(_ int, s string) string { return a.paint(sgrBold, s) })
+	if showHeader {
+		line(header, func(_ int, s string) string { return a.paint(sgrBold, s) })
+	}
 	for _, r := range rows {
 		line(r, func(i int, s string) string {
 			if header[i] == "STATUS" || header[i] == "STATE" {

@@ -94,8 +94,12 @@ func (a *app) printStatus(w io.Writer, st statusJSON) {
 	if len(st.Sessions) == 0 {
 		fmt.Fprintln(w, "  none")
 	}
-	for _, s := range st.Sessions {
-		fmt.Fprintf(w, "  %s  %s  %s\n", hostText(s.Session), a.paint(statusColor(s.Status), s.Status), hostText(s.Title))
+	rows := make([][]string, len(st.Sessions))
+	for i, s := range st.Sessions {
+		rows[i] = []string{"  " + hostText(s.Session), s.Status, hostText(s.Title)}
+	}
+	if len(rows) > 0 {
+		a.tableRows(w, []string{"", "STATUS", ""}, rows)
 	}
 	a.printWaiting(w, st.Waiting)
 }
