@@ -310,6 +310,10 @@ func TestCLISendApprove(t *testing.T) {
 	}
 	res = r.run(0, "", "show", "demo", "--json")
 	checkGolden(t, "show_waiting.json", stable(res.stdout))
+	if res = r.run(2, "", "approve", "demo", "--option", "1"); !strings.Contains(res.stderr, "no option 1: Write file offers 0") {
+		t.Errorf("--option on a call without options: %s", res.stderr)
+	}
+	r.run(2, "", "approve", "demo", "nosuch-call")
 	res = r.run(0, "", "approve", "demo")
 	checkGolden(t, "approve.txt", stable(res.stdout))
 	waitIdle(t, h, "ahp-chat:/demo")
@@ -400,6 +404,11 @@ func TestCLISessionLifecycle(t *testing.T) {
 		t.Errorf("disposed sessions are listed:\n%s", res.stdout)
 	}
 	r.run(2, "", "new", "--agent", "nosuch")
+	res = r.run(0, "", "send", "--new", "stream", "--agent", "demo")
+	if !strings.Contains(res.stdout, "That is the end of the stream.") {
+		t.Errorf("send --new:\n%s", res.stdout)
+	}
+	r.run(2, "", "send", "--new")
 }
 
 // TestCLIMCPVerbs: stop, start, disable and enable a server, each
