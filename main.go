@@ -37,6 +37,9 @@ Usage:
   ahptui --host ws://HOST:PORT/   connect to an AHP host (?tkn=TOKEN, or
                                   --connection-token-file, for VS Code's)
   ahptui --demo                   run the built-in demo host and connect to it
+  ahptui COMMAND                  status, sessions, show, send, watch, mcp,
+                                  approve, auth, doctor…: the same actions
+                                  for scripts (ahptui help lists them)
 
 Examples:
   ahptui --demo
