@@ -46,7 +46,8 @@ prints the answer as it streams (with --json, the whole turn at the end).
 default), reads (tool calls of tools the host marks read-only) or all.
 Anything else that waits on the user — an approval it may not give, an
 input request, a sign-in — stops send with exit code 5; it prints what
-waits and the command that answers it.`,
+waits and the command that answers it. send waits as long as the turn
+runs unless --timeout is given.`,
 		Args: func(cmd *cobra.Command, argv []string) error {
 			if isNew {
 				return args(1, 1, "--new MESSAGE")(cmd, argv)
@@ -60,6 +61,11 @@ waits and the command that answers it.`,
 			dirs, err := fileURIs(cwd)
 			if err != nil {
 				return err
+			}
+			if !cmd.Flags().Changed("timeout") {
+				// A turn takes as long as the agent needs; each connect
+				// attempt is still bounded (hostconn.AttemptTimeout).
+				a.timeout = 100 * 365 * 24 * time.Hour
 			}
 			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
 				session := ""
