@@ -203,6 +203,13 @@ func TestCLIExitCodes(t *testing.T) {
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	env := cliEnv(t)
 	down := "ws://" + closedPort(t) + "/"
+	refusing := refusingHost(t)
+	secret := newSecret(t)
+	guarded, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, ConnectionToken: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer guarded.Close()
 	for _, tc := range []struct {
 		name   string
 		args   []string
@@ -217,18 +224,22 @@ func TestCLIExitCodes(t *testing.T) {
 		{"unreachable", []string{"status", "--host", down}, 3, "connection refused"},
 		{"unreachable json", []string{"status", "--host", down, "--json"}, 3, `"kind":"unreachable"`},
 		{"no host running", []string{"status"}, 3, "no agent host is running"},
+		{"version refused", []string{"status", "--host", refusing}, 4, "2.0.0"},
+		{"version refused json", []string{"sessions", "--host", refusing, "--json"}, 4, `"kind":"version"`},
+		{"wrong connection token", []string{"status", "--host", guarded.URL() + "?tkn=wrong-one"}, 3, "403"},
+		{"doctor version refused", []string{"doctor", "--host", refusing}, 4, "doctor found a problem"},
 		{"unknown server", []string{"mcp", "start", "nosuch", "--session", "demo", "--host", h.URL()}, 2, `no MCP server "nosuch"`},
 		{"several sessions", []string{"mcp", "start", "mcp-github", "--host", h.URL()}, 2, "name one with --session"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := runCLI(t, bin, env, "", append(tc.args, "--config-dir", t.TempDir())...)
+			r := runCLI(t, bin, env, "", append(tc.args, "--config-dir", privateDir(t))...)
 			if r.code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr %q", r.code, tc.code, r.stderr)
 			}
 			if !strings.Contains(r.stderr, tc.stderr) {
 				t.Errorf("stderr lacks %q:\n%s", tc.stderr, r.stderr)
 			}
-			if r.stdout != "" {
+			if r.stdout != "" && tc.args[0] != "doctor" {
 				t.Errorf("stdout on failure: %q", r.stdout)
 			}
 		})
