@@ -239,6 +239,9 @@ func TestCLIExitCodes(t *testing.T) {
 			if !strings.Contains(r.stderr, tc.stderr) {
 				t.Errorf("stderr lacks %q:\n%s", tc.stderr, r.stderr)
 			}
+			if strings.Contains(r.stderr, "wrong-one") || strings.Contains(r.stderr, secret) {
+				t.Errorf("stderr shows a connection token:\n%s", r.stderr)
+			}
 			if r.stdout != "" && tc.args[0] != "doctor" {
 				t.Errorf("stdout on failure: %q", r.stdout)
 			}
