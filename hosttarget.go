@@ -2,52 +2,56 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 
 	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
-	"github.com/ahptui/ahptui/protocol/jsonrpc"
 	"github.com/ahptui/ahptui/ui"
+	"github.com/ahptui/ahptui/wiretrace"
 )
 
-// hostTarget is the host --host names, with its connection token taken
-// from --connection-token-file, else the URL's ?tkn=, else
-// AHPTUI_CONNECTION_TOKEN (the file and the variable keep the secret out
-// of shell history and `ps`).
-func hostTarget(o options, getenv func(string) string) (hostconn.Target, error) {
-	t, err := hostconn.Parse(o.host)
-	if err != nil {
-		return t, fmt.Errorf("--host: %w", err)
-	}
-	switch {
-	case o.tokenFile != "":
-		tok, err := hostconn.ReadTokenFile(o.tokenFile)
-		if err != nil {
-			return t, err
-		}
-		t = t.WithToken(tok)
-	case !t.HasToken():
-		t = t.WithToken(getenv(hostconn.TokenEnv))
-	}
-	return t, nil
+// spec is the host o names, in the form hostpick (shared with the
+// scriptable commands) resolves.
+func (o options) spec() hostpick.Spec {
+	return hostpick.Spec{Host: o.host, TokenFile: o.tokenFile, Saved: o.saved, SavedViaHost: o.savedViaHost,
+		Insecure: o.insecure, Demo: o.demo, ConfigDir: o.configDir}
 }
 
-// connectTo is the UI's Connect for target: the client names the host by
-// its token-free URL, the dialer alone sends the token, and one attempt
-// gives up after hostconn.AttemptTimeout.
+// hostTarget is the host --host names, with its connection token (see
+// hostpick.URLTarget).
+func hostTarget(o options, getenv func(string) string) (hostconn.Target, error) {
+	return hostpick.URLTarget(o.spec(), getenv)
+}
+
+// savedTarget is the saved host o names (see hostpick.SavedTarget).
+func savedTarget(o options) (hostconn.Target, error) { return hostpick.SavedTarget(o.spec()) }
+
+// configDir is --config-dir, else the user config dir + /ahptui.
+func configDir(o options) (string, error) { return hostpick.ConfigDir(o.configDir) }
+
+// checkHostURL and checkHostTransport are hostpick's checks of --host.
+func checkHostURL(raw string) error { return hostpick.CheckURL(raw) }
+func checkHostTransport(raw string, insecure bool) error {
+	return hostpick.CheckTransport(raw, insecure)
+}
+
+// connectTo is the UI's Connect for target: one attempt gives up after
+// hostconn.AttemptTimeout, and the token stays in the dialer.
 func connectTo(target hostconn.Target, clientID string, info protocol.Implementation, logger *slog.Logger) func(ctx context.Context) (ui.Client, error) {
+	return connectTraced(target, clientID, info, logger, nil)
+}
+
+// connectTraced is connectTo with every frame recorded in trace (--trace),
+// when there is one.
+func connectTraced(target hostconn.Target, clientID string, info protocol.Implementation, logger *slog.Logger, trace *wiretrace.Trace) func(ctx context.Context) (ui.Client, error) {
 	return func(ctx context.Context) (ui.Client, error) {
-		c, err := client.Dial(ctx, client.Options{
-			URL:              target.URL,
-			Dial:             target.Dialer(jsonrpc.DefaultReadLimit),
-			HandshakeTimeout: hostconn.AttemptTimeout,
-			ClientID:         clientID,
-			ClientInfo:       info,
-			Logger:           logger.With("component", "protocol"),
-		})
+		opts := hostpick.ClientOptions(target, clientID, info, logger)
+		if trace != nil {
+			opts.Dial = trace.Dial(opts.Dial)
+		}
+		c, err := client.Dial(ctx, opts)
 		if err != nil {
 			// A host may echo what it was sent; nothing it says may put
 			// the token on screen or in the log.
@@ -60,8 +64,3 @@ func connectTo(target hostconn.Target, clientID string, info protocol.Implementa
 		return c, nil
 	}
 }
-
-// errTokenFileWithoutHost refuses a connection token file where no host
-// is named to send it to: the demo takes none, and a discovered host
-// publishes its own.
-var errTokenFileWithoutHost = errors.New("--connection-token-file applies to --host or a saved host's name; the demo and discovered hosts bring their own")

@@ -18,13 +18,15 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/cli"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
-	"github.com/ahptui/ahptui/savedhosts"
 	"github.com/ahptui/ahptui/ui"
 	"github.com/ahptui/ahptui/views"
+	"github.com/ahptui/ahptui/wiretrace"
 )
 
 const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 1.0, 0.9, VS Code's 0.10 and 0.6)
@@ -36,6 +38,9 @@ Usage:
   ahptui --host ws://HOST:PORT/   connect to an AHP host (?tkn=TOKEN, or
                                   --connection-token-file, for VS Code's)
   ahptui --demo                   run the built-in demo host and connect to it
+  ahptui COMMAND                  status, sessions, show, send, watch, mcp,
+                                  approve, auth, doctor…: the same actions
+                                  for scripts (ahptui help lists them)
 
 Examples:
   ahptui --demo
@@ -71,6 +76,7 @@ func demoWords() string {
 
 type options struct {
 	host, configDir, logFile string
+	trace                    string
 	tokenFile                string
 	demoVersion              string
 	demo, noBrowser, version bool
@@ -101,6 +107,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.noBrowser, "no-browser", false, "never open a browser for sign-in; show the URL only")
 	fs.StringVar(&o.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
 	fs.StringVar(&o.logFile, "log", "", "write a debug log to `FILE` (off by default; never logs tokens)")
+	fs.StringVar(&o.trace, "trace", "", "append every AHP frame to `FILE`, one JSON line each (bearer tokens, ?tkn=, codes and refresh tokens redacted)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.Var(&o.cwd, "cwd", "working `DIR` for new sessions, sent to the host as a file:// URI (repeat for more; none by default)")
 	fs.BoolVar(&o.insecure, "insecure", false, "allow plain ws:// to a host that is not this machine (tokens travel unencrypted)")
@@ -130,27 +137,12 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	if o.version || o.listHosts {
 		return o, nil
 	}
-	if o.saved == "" && savedhosts.ValidName(o.host) {
-		o.saved, o.host, o.savedViaHost = o.host, "", true
+	sp := o.spec()
+	if err := sp.Normalize(); err != nil {
+		return o, err
 	}
-	if o.saved != "" && !savedhosts.ValidName(o.saved) {
-		return o, fmt.Errorf("unexpected argument %q: give a saved host's name, --host URL or --demo", hostconn.Redact(o.saved))
-	}
-	if o.saved != "" && (o.host != "" || o.demo) {
-		return o, errors.New("give one host: a saved name, --host or --demo")
-	}
-	if o.host != "" && o.demo {
-		return o, errors.New("give one of --host ws://… or --demo, not both (see --help)")
-	}
-	o.discover = o.host == "" && !o.demo && o.saved == ""
-	if o.host != "" {
-		if err := checkHostURL(o.host); err != nil {
-			return o, err
-		}
-	}
-	if o.tokenFile != "" && (o.demo || o.discover) {
-		return o, errTokenFileWithoutHost
-	}
+	o.saved, o.host, o.savedViaHost = sp.Saved, sp.Host, sp.SavedViaHost
+	o.discover = sp.Discover()
 	demoVersionSet := false
 	fs.Visit(func(f *flag.Flag) {
 		demoVersionSet = demoVersionSet || f.Name == "demo-version"
@@ -183,6 +175,12 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	// A command word (status, sessions, …) is the scriptable CLI's; every
+	// other argument list is the UI's, parsed as before.
+	if cli.IsCommand(args) {
+		return cli.Run(args, cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv,
+			StdoutTTY: stdout == os.Stdout && isTerminal(os.Stdout), Version: appStamp().Version})
+	}
 	o, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -199,23 +197,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.listHosts {
 		return listHosts(o, stdout, stderr)
 	}
-	var target hostconn.Target
-	switch {
-	case o.saved != "":
-		if target, err = savedTarget(o); err != nil {
-			fmt.Fprintln(stderr, "ahptui:", err)
-			return 2
-		}
-	case o.discover:
-		if target, err = discoverHost(registryEnv(), os.Stdin, stdout); err != nil {
-			fmt.Fprintln(stderr, "ahptui:", err)
+	target, err := hostpick.Resolve(o.spec(), os.Getenv, os.Stdin, stdout)
+	if err != nil {
+		fmt.Fprintln(stderr, "ahptui:", err)
+		var de *hostpick.DiscoverError
+		if errors.As(err, &de) {
 			return 1
 		}
-	case !o.demo:
-		if target, err = hostTarget(o, os.Getenv); err != nil {
-			fmt.Fprintln(stderr, "ahptui:", err)
-			return 2
-		}
+		return 2
 	}
 	if err := runApp(o, target); err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)
@@ -288,6 +277,14 @@ func runApp(o options, target hostconn.Target) error {
 		notes = append([]string{dirNote}, notes...)
 	}
 
+	var trace *wiretrace.Trace
+	if o.trace != "" {
+		if trace, err = wiretrace.Create(o.trace); err != nil {
+			return err
+		}
+		defer trace.Close()
+	}
+
 	// The host sees the module version only; the revision is for our own
 	// bug reports (--version), not for every host we talk to.
 	ver := appStamp().Version
@@ -296,7 +293,7 @@ func runApp(o options, target hostconn.Target) error {
 		// host's URL without its token.
 		Host:         target.URL,
 		RegistryHost: o.discover,
-		Connect:      connectTo(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger),
+		Connect:      connectTraced(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger, trace),
 		Auth:         auth,
 		Notices:      notes,
 		// Say so directly rather than leave the UI to recognise the

@@ -5,62 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/hostregistry"
 	"github.com/ahptui/ahptui/savedhosts"
 	"github.com/ahptui/ahptui/views"
 )
-
-// configDir is --config-dir, else the user config dir + /ahptui.
-func configDir(o options) (string, error) {
-	if o.configDir != "" {
-		return o.configDir, nil
-	}
-	base, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("no config directory (%w): pass --config-dir", err)
-	}
-	return filepath.Join(base, "ahptui"), nil
-}
-
-// savedTarget is the saved host o names, with the token from its file
-// (or --connection-token-file), under the same transport rule as --host.
-func savedTarget(o options) (hostconn.Target, error) {
-	dir, err := configDir(o)
-	if err != nil {
-		return hostconn.Target{}, err
-	}
-	hosts, err := savedhosts.Load(dir)
-	if err != nil {
-		return hostconn.Target{}, fmt.Errorf("saved hosts: %w", err)
-	}
-	h, ok := savedhosts.Find(hosts, o.saved)
-	if !ok {
-		file := filepath.Join(dir, savedhosts.FileName)
-		if o.savedViaHost {
-			return hostconn.Target{}, fmt.Errorf("--host %q is neither a URL nor a host saved in %s: give %s", o.saved, file, hostForm)
-		}
-		return hostconn.Target{}, fmt.Errorf("no saved host %q in %s: add it there, or give --host %s", o.saved, file, hostForm)
-	}
-	if err := checkHostTransport(h.URL, o.insecure || h.Insecure); err != nil {
-		return hostconn.Target{}, fmt.Errorf("saved host %q: %w (or set insecure: true for it)", h.Name, err)
-	}
-	if o.tokenFile == "" {
-		o.tokenFile = h.TokenFile
-	}
-	o.host = h.URL
-	t, err := hostTarget(o, func(string) string { return "" })
-	if err != nil {
-		return t, fmt.Errorf("saved host %q: %w", h.Name, err)
-	}
-	t.Name = h.Name
-	return t, nil
-}
 
 // reachTimeout bounds one host's check in `ahptui hosts`.
 const reachTimeout = 3 * time.Second
@@ -94,9 +48,9 @@ func listHosts(o options, stdout, stderr io.Writer) int {
 		}
 		saved = append(saved, r)
 	}
-	reg := hostregistry.Discover(registryEnv(), hostregistry.Alive)
+	reg := hostregistry.Discover(hostpick.RegistryEnv(), hostregistry.Alive)
 	for _, e := range reg.Entries {
-		found = append(found, row{label: describeEntry(e), target: registryTarget(e)})
+		found = append(found, row{label: hostpick.DescribeEntry(e), target: hostpick.RegistryTarget(e)})
 	}
 	var wg sync.WaitGroup
 	check := func(r *row) {

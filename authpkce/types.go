@@ -277,3 +277,19 @@ func (r Result) String() string {
 }
 
 func (r Result) GoString() string { return r.String() }
+
+// RequirementOf is the requirement an MCP server's or a tool call's
+// auth challenge states, as the UI and the commands start a grant for it.
+func RequirementOf(r protocol.McpAuthRequirement) Requirement {
+	req := Requirement{Reason: Reason(r.Reason), Resource: r.Resource, RequiredScopes: r.RequiredScopes}
+	if r.Description != nil {
+		req.Description = *r.Description
+	}
+	if r.OauthClient != nil {
+		req.OAuthClient = &Client{ClientID: r.OauthClient.ClientID}
+		if r.OauthClient.ClientSecret != nil {
+			req.OAuthClient.ClientSecret = *r.OauthClient.ClientSecret
+		}
+	}
+	return req
+}

@@ -95,17 +95,9 @@ type agentPrompt struct {
 
 type browserCheckMsg struct{ resource string }
 
+// toRequirement is authpkce's, shared with the commands (auth login).
 func toRequirement(r protocol.McpAuthRequirement) authpkce.Requirement {
-	req := authpkce.Requirement{
-		Reason:         authpkce.Reason(r.Reason),
-		Resource:       r.Resource,
-		RequiredScopes: r.RequiredScopes,
-		Description:    deref(r.Description),
-	}
-	if r.OauthClient != nil {
-		req.OAuthClient = &authpkce.Client{ClientID: r.OauthClient.ClientID, ClientSecret: deref(r.OauthClient.ClientSecret)}
-	}
-	return req
+	return authpkce.RequirementOf(r)
 }
 
 // advertised lists every protected resource the host declared on this

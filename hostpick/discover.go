@@ -1,4 +1,4 @@
-package main
+package hostpick
 
 import (
 	"bufio"
@@ -15,31 +15,31 @@ import (
 	"github.com/ahptui/ahptui/views"
 )
 
-// errNoHostRunning is bare ahptui's one line when VS Code's registry
+// ErrNoHostRunning is bare ahptui's one line when VS Code's registry
 // lists no live agent host.
-var errNoHostRunning = errors.New("no agent host is running; start one with `code agent host`, pass --host, or try --demo")
+var ErrNoHostRunning = errors.New("no agent host is running; start one with `code agent host`, pass --host, or try --demo")
 
-// registryEnv is where VS Code's registry is looked for: this process's
+// RegistryEnv is where VS Code's registry is looked for: this process's
 // environment and home.
-func registryEnv() hostregistry.Env {
+func RegistryEnv() hostregistry.Env {
 	home, _ := os.UserHomeDir()
 	return hostregistry.Env{GOOS: runtime.GOOS, Getenv: os.Getenv, Home: home}
 }
 
-// discoverHost is the host bare `ahptui` connects to: the one live host
+// Discover is the host bare `ahptui` connects to: the one live host
 // in VS Code's local registry, or the one the user picks when there are
 // several (the list on out, the answer from in).
-func discoverHost(env hostregistry.Env, in io.Reader, out io.Writer) (hostconn.Target, error) {
+func Discover(env hostregistry.Env, in io.Reader, out io.Writer) (hostconn.Target, error) {
 	r := hostregistry.Discover(env, hostregistry.Alive)
 	switch len(r.Entries) {
 	case 0:
-		return hostconn.Target{}, errNoHostRunning
+		return hostconn.Target{}, ErrNoHostRunning
 	case 1:
-		return registryTarget(r.Entries[0]), nil
+		return RegistryTarget(r.Entries[0]), nil
 	}
 	fmt.Fprintln(out, "Agent hosts running on this machine:")
 	for i, e := range r.Entries {
-		fmt.Fprintf(out, "  %d) %s\n", i+1, describeEntry(e))
+		fmt.Fprintf(out, "  %d) %s\n", i+1, DescribeEntry(e))
 	}
 	fmt.Fprintf(out, "Connect to which? [1-%d, or q]: ", len(r.Entries))
 	line, err := bufio.NewReader(in).ReadString('\n')
@@ -51,11 +51,11 @@ func discoverHost(env hostregistry.Env, in io.Reader, out io.Writer) (hostconn.T
 	if err != nil || n < 1 || n > len(r.Entries) {
 		return hostconn.Target{}, fmt.Errorf("no host picked (%q): run ahptui again and type a number from the list, or pass --host", views.SanitizeLine(line))
 	}
-	return registryTarget(r.Entries[n-1]), nil
+	return RegistryTarget(r.Entries[n-1]), nil
 }
 
-// registryTarget is the target an entry publishes, used as published.
-func registryTarget(e hostregistry.Entry) hostconn.Target {
+// RegistryTarget is the target an entry publishes, used as published.
+func RegistryTarget(e hostregistry.Entry) hostconn.Target {
 	if e.Endpoint.Type == "socket" {
 		return hostconn.Unix(e.Endpoint.Path, e.ConnectionToken)
 	}
@@ -63,10 +63,10 @@ func registryTarget(e hostregistry.Entry) hostconn.Target {
 	return t.WithToken(e.ConnectionToken)
 }
 
-// describeEntry is one line of the picker and of `ahptui hosts`: type,
+// DescribeEntry is one line of the picker and of `ahptui hosts`: type,
 // pid, address, quality and protocol version (registry text, sanitized;
 // never the token).
-func describeEntry(e hostregistry.Entry) string {
+func DescribeEntry(e hostregistry.Entry) string {
 	s := fmt.Sprintf("%s  pid %d  %s", e.Type, e.PID, views.SanitizeLine(e.URL()))
 	if e.Quality != "" {
 		s += "  " + views.SanitizeLine(e.Quality)

@@ -1,4 +1,4 @@
-package main
+package hostpick
 
 import (
 	"fmt"
@@ -9,12 +9,12 @@ import (
 	"github.com/ahptui/ahptui/hostconn"
 )
 
-// checkHostTransport refuses a plain ws:// URL to a host that is not this
+// CheckTransport refuses a plain ws:// URL to a host that is not this
 // machine unless insecure is set: sign-in tokens pushed with
 // `authenticate` would cross the network in clear, and anyone on the path
 // could inject a host that asks for them. Loopback (127.0.0.0/8, ::1,
 // localhost) never leaves the machine, so it stays allowed.
-func checkHostTransport(rawURL string, insecure bool) error {
+func CheckTransport(rawURL string, insecure bool) error {
 	if rawURL == "" || insecure {
 		return nil
 	}
@@ -27,6 +27,9 @@ func checkHostTransport(rawURL string, insecure bool) error {
 	}
 	return fmt.Errorf("--host %s is plain ws:// to another machine: tokens would travel unencrypted; use wss://, or pass --insecure if you accept that", hostconn.Redact(rawURL))
 }
+
+// IsLoopback reports whether h names this machine (localhost, 127/8, ::1).
+func IsLoopback(h string) bool { return isLoopbackName(h) }
 
 func isLoopbackName(h string) bool {
 	if strings.EqualFold(strings.TrimSuffix(h, "."), "localhost") {

@@ -1,0 +1,315 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+func actCmds(a *app) []*cobra.Command {
+	return []*cobra.Command{decideCmd(a, true), decideCmd(a, false), newCmd(a), disposeCmd(a), cancelCmd(a), sendCmd(a), answerCmd(a)}
+}
+
+// newID mints a session or turn id: 16 random bytes in hex.
+func newID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// decisionJSON is what approve and deny print.
+type decisionJSON struct {
+	Session  string `json:"session"`
+	ToolCall string `json:"toolCall"`
+	Name     string `json:"name"`
+	Approved bool   `json:"approved"`
+	Option   string `json:"option,omitempty"` // the option's label, when one was picked
+}
+
+func decideCmd(a *app, approve bool) *cobra.Command {
+	verb, short := "deny", "deny a tool call (or its result) that waits on you"
+	if approve {
+		verb, short = "approve", "approve a tool call (or its result) that waits on you"
+	}
+	var option int
+	cmd := &cobra.Command{
+		Use:   verb + " SESSION [TOOLCALL]",
+		Short: short,
+		Long: short + `. TOOLCALL is the call's id (ahptui show SESSION lists what waits);
+it may be left out when one call waits. --option N picks the call's N-th
+option (numbered from 1 as show lists them); the option's own kind then
+decides whether the call is approved or denied.`,
+		Args: args(1, 2, "SESSION [TOOLCALL]"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
+				sess, uri, chat, err := c.session(ctx, argv[0])
+				if err != nil {
+					return err
+				}
+				want := ""
+				if len(argv) > 1 {
+					want = argv[1]
+				}
+				w, err := pickWaiting(waiting(sess, uri, chat), uri, want)
+				if err != nil {
+					return err
+				}
+				d, err := decide(ctx, c, chat, w, approve, option)
+				if err != nil {
+					return err
+				}
+				return a.emit(d, func(out io.Writer) {
+					word := "denied"
+					if d.Approved {
+						word = "approved"
+					}
+					fmt.Fprintf(out, "%s %s (%s)", word, hostText(d.Name), hostText(d.ToolCall))
+					if d.Option != "" {
+						fmt.Fprintf(out, ": %s", hostText(d.Option))
+					}
+					fmt.Fprintln(out)
+				})
+			})
+		},
+	}
+	cmd.Flags().IntVar(&option, "option", 0, "pick the call's option `N` (from 1)")
+	return cmd
+}
+
+// pickWaiting is the approval that want names, or the only one.
+func pickWaiting(ws []waitJSON, session, want string) (waitJSON, error) {
+	var calls []waitJSON
+	for _, w := range ws {
+		if w.Kind == "approval" || w.Kind == "result-approval" {
+			calls = append(calls, w)
+		}
+	}
+	for _, w := range calls {
+		if want != "" && w.ToolCall == want {
+			return w, nil
+		}
+	}
+	switch {
+	case want != "":
+		return waitJSON{}, usagef("no tool call %s waits for approval in %s (ahptui show %s lists what waits)", views_quote(want), hostText(session), hostText(session))
+	case len(calls) == 1:
+		return calls[0], nil
+	case len(calls) == 0:
+		return waitJSON{}, usagef("nothing waits for approval in %s", hostText(session))
+	}
+	ids := make([]string, len(calls))
+	for i, w := range calls {
+		ids[i] = hostText(w.ToolCall)
+	}
+	return waitJSON{}, usagef("%d tool calls wait in %s: name one of %s", len(calls), hostText(session), strings.Join(ids, ", "))
+}
+
+// decide approves or denies w as the UI's keys do: a result confirmation
+// is answered as such; a call with options is answered with one (the
+// first of the matching kind unless option picks another).
+func decide(ctx context.Context, c *conn, chat protocol.ChatState, w waitJSON, approve bool, option int) (decisionJSON, error) {
+	d := decisionJSON{Session: w.Session, ToolCall: w.ToolCall, Name: w.Name, Approved: approve}
+	turn := chat.ActiveTurn.ID
+	if w.Kind == "result-approval" {
+		if option != 0 {
+			return d, usagef("%s waits for its result to be confirmed: it has no options", hostText(w.Name))
+		}
+		return d, c.dispatch(ctx, chat.Resource, protocol.ChatToolCallResultConfirmedAction{TurnID: turn, ToolCallID: w.ToolCall, Approved: approve})
+	}
+	var picked *optionJSON
+	switch {
+	case option != 0 && (option < 1 || option > len(w.Options)):
+		return d, usagef("no option %d: %s offers %d", option, hostText(w.Name), len(w.Options))
+	case option != 0:
+		picked = &w.Options[option-1]
+	default:
+		kind := string(protocol.ConfirmationOptionKindDeny)
+		if approve {
+			kind = string(protocol.ConfirmationOptionKindApprove)
+		}
+		for i := range w.Options {
+			if w.Options[i].Kind == kind {
+				picked = &w.Options[i]
+				break
+			}
+		}
+	}
+	var id *string
+	if picked != nil {
+		switch protocol.ConfirmationOptionKind(picked.Kind) {
+		case protocol.ConfirmationOptionKindApprove:
+			d.Approved = true
+		case protocol.ConfirmationOptionKindDeny:
+			d.Approved = false
+		default:
+			return d, usagef("option %d (%s) is of a kind this ahptui does not know: pick another", picked.N, views_quote(picked.Label))
+		}
+		id, d.Option = &picked.ID, picked.Label
+	}
+	if d.Approved {
+		return d, c.dispatch(ctx, chat.Resource, protocol.ChatToolCallApprovedAction{TurnID: turn, ToolCallID: w.ToolCall, Approved: true,
+			Confirmed: protocol.ToolCallConfirmationReasonUserAction, SelectedOptionID: id})
+	}
+	return d, c.dispatch(ctx, chat.Resource, protocol.ChatToolCallDeniedAction{TurnID: turn, ToolCallID: w.ToolCall, Approved: false,
+		Reason: string(protocol.ToolCallCancellationReasonDenied), SelectedOptionID: id})
+}
+
+// created is what new prints.
+type createdJSON struct {
+	Session string `json:"session"`
+	Agent   string `json:"agent"`
+}
+
+// pickAgent is the agent a new session runs: the one asked for, or the
+// host's only one.
+func pickAgent(c *conn, want string) (string, error) {
+	root, _ := c.Root()
+	var names []string
+	for _, ag := range root.Agents {
+		if want != "" && ag.Provider == want {
+			return ag.Provider, nil
+		}
+		names = append(names, hostText(ag.Provider))
+	}
+	switch {
+	case want != "":
+		return "", usagef("no agent %s on this host: it has %s", views_quote(want), strings.Join(names, ", "))
+	case len(names) == 1:
+		return root.Agents[0].Provider, nil
+	case len(names) == 0:
+		return "", withCode(ExitHostError, errors.New("the host offers no agent"))
+	}
+	return "", usagef("the host has several agents: pick one with --agent (%s)", strings.Join(names, ", "))
+}
+
+// createSession creates a session for agent in dirs and returns its URI.
+func createSession(ctx context.Context, c *conn, agent string, dirs []string) (string, error) {
+	uri := "ahp-session:/" + newID()
+	p := protocol.CreateSessionParams{Channel: uri, Provider: &agent, WorkingDirectories: dirs}
+	if err := c.CreateSession(ctx, p); err != nil {
+		return "", fmt.Errorf("create a session: %w", err)
+	}
+	return uri, nil
+}
+
+// fileURIs are the file:// URIs of dirs, made absolute as a shell would.
+func fileURIs(dirs []string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, usagef("--cwd %q: %v", d, err)
+		}
+		p := filepath.ToSlash(abs)
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		out = append(out, "file://"+p)
+	}
+	return out, nil
+}
+
+func newCmd(a *app) *cobra.Command {
+	var agent string
+	var cwd []string
+	cmd := &cobra.Command{
+		Use:   "new",
+		Short: "create a session and print its URI",
+		Args:  args(0, 0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dirs, err := fileURIs(cwd)
+			if err != nil {
+				return err
+			}
+			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
+				ag, err := pickAgent(c, agent)
+				if err != nil {
+					return err
+				}
+				uri, err := createSession(ctx, c, ag, dirs)
+				if err != nil {
+					return err
+				}
+				return a.emit(createdJSON{uri, ag}, func(w io.Writer) { fmt.Fprintln(w, hostText(uri)) })
+			})
+		},
+	}
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent (provider) the session runs (default: the host's only one)")
+	cmd.Flags().StringArrayVar(&cwd, "cwd", nil, "working `DIR` of the session, sent as a file:// URI (repeat for more)")
+	return cmd
+}
+
+func disposeCmd(a *app) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "dispose SESSION",
+		Short: "dispose of a session (asks first unless --yes)",
+		Args:  args(1, 1, "SESSION"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
+				list, err := c.ListSessions(ctx)
+				if err != nil {
+					return fmt.Errorf("list sessions: %w", err)
+				}
+				uri, err := findSession(list, argv[0])
+				if err != nil {
+					return err
+				}
+				if !yes {
+					fmt.Fprintf(a.Stderr, "Dispose of %s? It cannot be undone. [y/N] ", hostText(uri))
+					line, _ := bufio.NewReader(a.Stdin).ReadString('\n')
+					if !strings.EqualFold(strings.TrimSpace(line), "y") && !strings.EqualFold(strings.TrimSpace(line), "yes") {
+						return usagef("not disposed: answer y, or pass --yes")
+					}
+				}
+				if err := c.DisposeSession(ctx, uri); err != nil {
+					return fmt.Errorf("dispose of %s: %w", hostText(uri), err)
+				}
+				return a.emit(map[string]string{"disposed": uri}, func(w io.Writer) { fmt.Fprintln(w, "disposed of "+hostText(uri)) })
+			})
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask")
+	return cmd
+}
+
+func cancelCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "cancel SESSION",
+		Short: "cancel the turn running in a session",
+		Args:  args(1, 1, "SESSION"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
+				_, uri, chat, err := c.session(ctx, argv[0])
+				if err != nil {
+					return err
+				}
+				t := chat.ActiveTurn
+				if t == nil {
+					return usagef("no turn is running in %s", hostText(uri))
+				}
+				var d float64
+				if ts, err := time.Parse(time.RFC3339Nano, t.StartedAt); err == nil {
+					d = float64(max(time.Since(ts), 0).Milliseconds())
+				}
+				if err := c.dispatch(ctx, chat.Resource, protocol.ChatTurnCancelledAction{TurnID: t.ID, Duration: d}); err != nil {
+					return err
+				}
+				return a.emit(map[string]string{"session": uri, "cancelled": t.ID}, func(w io.Writer) {
+					fmt.Fprintln(w, "cancelled the turn in "+hostText(uri))
+				})
+			})
+		},
+	}
+}

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/hostpick"
+)
+
+// grantJSON is one saved sign-in in `ahptui auth list|status --json`.
+type grantJSON struct {
+	Resource    string   `json:"resource"`
+	Host        string   `json:"host,omitempty"` // where it was obtained ("" for an old grant)
+	Issuer      string   `json:"issuer"`
+	Scopes      []string `json:"scopes"`
+	Expiry      string   `json:"expiry,omitempty"` // RFC 3339; absent when the server gave none
+	Valid       bool     `json:"valid"`            // not expired now
+	Refreshable bool     `json:"refreshable"`      // a refresh token may renew it
+}
+
+// openAuth opens the token store in the config dir, as the UI does.
+func (a *app) openAuth() (*authpkce.Authenticator, error) {
+	dir, err := hostpick.ConfigDir(a.configDir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := authpkce.PrivateDir(dir); err != nil {
+		return nil, fmt.Errorf("config directory: %w", err)
+	}
+	auth, err := authpkce.New(authpkce.Config{Dir: dir, TokenStore: a.tokenStoreOr()})
+	if err != nil {
+		return nil, withCode(ExitSignIn, fmt.Errorf("sign-in store: %w", err))
+	}
+	return auth, nil
+}
+
+// tokenStoreOr is --token-store, the file by default.
+func (a *app) tokenStoreOr() string {
+	if a.tokenStore == "" {
+		return authpkce.TokenStoreFile
+	}
+	return a.tokenStore
+}
+
+func grantsOf(auth *authpkce.Authenticator, now time.Time) []grantJSON {
+	out := []grantJSON{}
+	for _, g := range auth.Grants() {
+		j := grantJSON{Resource: g.Resource, Host: g.Host, Issuer: g.Issuer, Scopes: g.Scopes, Refreshable: g.Refreshable,
+			Valid: g.Expiry.IsZero() || now.Before(g.Expiry)}
+		if j.Scopes == nil {
+			j.Scopes = []string{}
+		}
+		if !g.Expiry.IsZero() {
+			j.Expiry = g.Expiry.UTC().Format(time.RFC3339)
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func authCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "auth",
+		Short: "the saved sign-ins: list them, see what is valid, sign out",
+	}
+	cmd.PersistentFlags().StringVar(&a.tokenStore, "token-store", authpkce.TokenStoreFile, "where sign-in tokens are kept: `file` or keyring")
+	list := func(use, short string, status bool) *cobra.Command {
+		return &cobra.Command{
+			Use:   use,
+			Short: short,
+			Args:  args(0, 0, "no arguments"),
+			RunE: func(*cobra.Command, []string) error {
+				auth, err := a.openAuth()
+				if err != nil {
+					return err
+				}
+				now := time.Now()
+				gs := grantsOf(auth, now)
+				return a.emit(gs, func(w io.Writer) { a.printGrants(w, gs, status, now) })
+			},
+		}
+	}
+	cmd.AddCommand(list("list", "every saved sign-in: resource, host, issuer, scopes", false),
+		list("status", "which saved sign-ins are valid, until when, and which can be renewed", true),
+		logoutCmd(a), loginCmd(a))
+	return cmd
+}
+
+func (a *app) printGrants(w io.Writer, gs []grantJSON, status bool, now time.Time) {
+	if len(gs) == 0 {
+		fmt.Fprintln(w, "no saved sign-ins")
+		return
+	}
+	rows := make([][]string, len(gs))
+	for i, g := range gs {
+		host := g.Host
+		if host == "" {
+			host = "(any)"
+		}
+		if !status {
+			rows[i] = []string{hostText(g.Resource), hostText(host), hostText(g.Issuer), hostText(strings.Join(g.Scopes, " "))}
+			continue
+		}
+		state, until := "valid", "no expiry given"
+		if !g.Valid {
+			state = "expired"
+		}
+		if g.Expiry != "" {
+			until = g.Expiry
+		}
+		renew := "no"
+		if g.Refreshable {
+			renew = "yes"
+		}
+		rows[i] = []string{hostText(g.Resource), hostText(host), state, until, renew}
+	}
+	if status {
+		a.table(w, []string{"RESOURCE", "HOST", "STATE", "UNTIL", "RENEWABLE"}, rows)
+		return
+	}
+	a.table(w, []string{"RESOURCE", "HOST", "ISSUER", "SCOPES"}, rows)
+}
+
+// loggedOutJSON is one grant auth logout forgot.
+type loggedOutJSON struct {
+	Resource string `json:"resource"`
+	Host     string `json:"host,omitempty"`
+	Revoked  bool   `json:"revoked"`          // the authorization server accepted the revocation
+	Error    string `json:"error,omitempty"`  // why it did not, when it did not
+	OnHost   bool   `json:"onHost,omitempty"` // the host may still hold the token (sign out there from the UI)
+}
+
+func logoutCmd(a *app) *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "logout (RESOURCE | --all)",
+		Short: "forget saved sign-ins and revoke their tokens at the authorization server",
+		Long: `Forgets the saved sign-ins for RESOURCE (every host's), or all of them, and
+revokes their tokens where the authorization server allows it, as the
+UI's sign-ins sheet (S, then x) does. The grant is forgotten even when
+revocation fails; the output says so.`,
+		Args: func(cmd *cobra.Command, argv []string) error {
+			if all {
+				return args(0, 0, "no RESOURCE with --all")(cmd, argv)
+			}
+			return args(1, 1, "RESOURCE (or --all)")(cmd, argv)
+		},
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			auth, err := a.openAuth()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), a.timeout)
+			defer cancel()
+			out := []loggedOutJSON{}
+			for _, g := range auth.Grants() {
+				if !all && g.Resource != argv[0] {
+					continue
+				}
+				f, err := auth.Forget(ctx, g)
+				if err != nil {
+					return withCode(ExitSignIn, fmt.Errorf("sign out of %s: %w", hostText(g.Resource), err))
+				}
+				j := loggedOutJSON{Resource: g.Resource, Host: g.Host, Revoked: f.Revoked, OnHost: f.ClearOnHost}
+				if f.RevokeErr != nil {
+					j.Error = f.RevokeErr.Error()
+				}
+				out = append(out, j)
+			}
+			if len(out) == 0 && !all {
+				return usagef("no saved sign-in for %s (ahptui auth list shows them)", views_quote(argv[0]))
+			}
+			return a.emit(out, func(w io.Writer) {
+				if len(out) == 0 {
+					fmt.Fprintln(w, "no saved sign-ins")
+				}
+				for _, j := range out {
+					word := "signed out of " + hostText(j.Resource)
+					if j.Revoked {
+						word += " (revoked)"
+					} else if j.Error != "" {
+						word += " (not revoked: " + hostText(j.Error) + ")"
+					}
+					fmt.Fprintln(w, word)
+				}
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "every saved sign-in")
+	return cmd
+}

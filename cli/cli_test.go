@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+)
+
+// run runs a command in this process with getenv's environment.
+func run(t *testing.T, tty bool, env map[string]string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	home := t.TempDir()
+	code := Run(append(args, "--config-dir", t.TempDir()), Env{Stdout: &out, Stderr: &errb, StdoutTTY: tty,
+		Getenv: func(k string) string {
+			if k == "HOME" || k == "XDG_CONFIG_HOME" {
+				return home
+			}
+			return env[k]
+		}})
+	return out.String(), errb.String(), code
+}
+
+// TestColourOnlyOnATerminal: human output is coloured on a terminal,
+// plain on a pipe, with NO_COLOR, and always with --json.
+func TestColourOnlyOnATerminal(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		tty    bool
+		env    map[string]string
+		json   bool
+		colour bool
+	}{
+		{"terminal", true, nil, false, true},
+		{"pipe", false, nil, false, false},
+		{"NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, false, false},
+		{"json on a terminal", true, nil, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"sessions", "--demo"}
+			if tc.json {
+				args = append(args, "--json")
+			}
+			out, errs, code := run(t, tc.tty, tc.env, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if got := strings.Contains(out, "\x1b["); got != tc.colour {
+				t.Errorf("coloured %v, want %v:\n%q", got, tc.colour, out)
+			}
+		})
+	}
+}
+
+// TestHelpNamesExitCodes: every command's --help ends with the exit
+// codes, and the root lists the commands.
+func TestHelpNamesExitCodes(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"status", "--help"}, {"mcp", "start", "--help"}, {"show", "--help"}} {
+		out, _, code := run(t, false, nil, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		for _, want := range []string{"Exit codes:", "3  the host is unreachable", "5  waiting on the user", "7  sign-in"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v lacks %q:\n%s", args, want, out)
+			}
+		}
+	}
+	out, _, _ := run(t, false, nil, "help")
+	for _, cmd := range []string{"status", "sessions", "show", "mcp", "completion"} {
+		if !strings.Contains(out, "  "+cmd+" ") {
+			t.Errorf("help does not list %s:\n%s", cmd, out)
+		}
+	}
+}
+
+// TestExitCodeOf: what each kind of error exits with.
+func TestExitCodeOf(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		code int
+	}{
+		{nil, ExitOK},
+		{errors.New("disk full"), ExitFailure},
+		{usagef("bad"), ExitUsage},
+		{fmt.Errorf("connect: %w", &hostconn.DialError{}), ExitUnreachable},
+		{fmt.Errorf("connect: %w", client.ErrNotConnected), ExitUnreachable},
+		{&client.UnsupportedProtocolVersionError{}, ExitVersion},
+		{&client.AuthRequiredError{}, ExitSignIn},
+		{&client.HostError{Code: -32000}, ExitHostError},
+		{fmt.Errorf("x: %w", jsonrpc.NewError(jsonrpc.SessionNotFound, "gone")), ExitHostError},
+		{withCode(ExitWaiting, errors.New("approval")), ExitWaiting},
+	} {
+		if got := exitCode(tc.err); got != tc.code {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.code)
+		}
+	}
+}
+
+// TestIsCommand: only a command word goes to the commands; bare ahptui,
+// a saved host's name and the UI's flags stay the UI's.
+func TestIsCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"--demo"}, false},
+		{[]string{"work"}, false},
+		{[]string{"hosts"}, false},
+		{[]string{"status"}, true},
+		{[]string{"mcp", "list"}, true},
+		{[]string{"help"}, true},
+		{[]string{"completion", "bash"}, true},
+	} {
+		if got := IsCommand(tc.args); got != tc.want {
+			t.Errorf("IsCommand(%q) = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestCompletions: cobra's completion scripts for bash, zsh and fish.
+func TestCompletions(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		out, errs, code := run(t, false, nil, "completion", sh)
+		if code != 0 || !strings.Contains(out, "ahptui") {
+			t.Errorf("completion %s: exit %d, %s\n%.200s", sh, code, errs, out)
+		}
+	}
+}
+
+// TestREADMEExitCodes keeps README's exit code table and --help's the
+// same, and both in line with the constants.
+func TestREADMEExitCodes(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inREADME := map[string]string{}
+	for _, m := range regexp.MustCompile("(?m)^\\| (\\d) \\| (.+) \\|$").FindAllStringSubmatch(string(readme), -1) {
+		inREADME[m[1]] = strings.ReplaceAll(m[2], "`", "")
+	}
+	inHelp := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^  (\d)  (.+)$`).FindAllStringSubmatch(exitCodesHelp, -1) {
+		inHelp[m[1]] = m[2]
+	}
+	for _, code := range []int{ExitOK, ExitFailure, ExitUsage, ExitUnreachable, ExitVersion, ExitWaiting, ExitHostError, ExitSignIn} {
+		k := strconv.Itoa(code)
+		if inHelp[k] == "" || inHelp[k] != inREADME[k] {
+			t.Errorf("exit code %s: --help says %q, README %q", k, inHelp[k], inREADME[k])
+		}
+	}
+	if len(inHelp) != len(exitKinds) || len(inREADME) != len(exitKinds) {
+		t.Errorf("%d codes in --help, %d in README, %d named", len(inHelp), len(inREADME), len(exitKinds))
+	}
+}
+
+// TestPrivateTransport: a saved token goes unasked only where it cannot
+// cross a network in clear.
+func TestPrivateTransport(t *testing.T) {
+	for host, want := range map[string]bool{
+		"wss://agents.example.com/": true,
+		"ws://127.0.0.1:8080/":      true,
+		"ws://localhost:1/":         true,
+		"ws+unix:///tmp/h.sock":     true,
+		"ws://10.0.0.5:35893/":      false,
+		"ws://agents.example.com/":  false,
+		"http://127.0.0.1/":         false,
+	} {
+		if got := privateTransport(host); got != want {
+			t.Errorf("privateTransport(%q) = %v, want %v", host, got, want)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/wiretrace"
+)
+
+// conn is one command's connection to its host.
+type conn struct {
+	*client.Client
+	host    string // the token-free URL: what output names
+	release func()
+	// auth is the saved sign-ins (nil for --demo, whose tokens live in
+	// memory); pushed, the resources a saved token went to.
+	auth   *authpkce.Authenticator
+	pushed map[string]bool
+}
+
+func (c *conn) Close() {
+	if c.Client != nil {
+		c.Client.Close()
+	}
+	c.release()
+}
+
+// spec is the host the global flags name.
+func (a *app) spec() (hostpick.Spec, error) {
+	s := hostpick.Spec{Host: a.host, TokenFile: a.tokenFile, Insecure: a.insecure, Demo: a.demo, ConfigDir: a.configDir}
+	if err := s.Normalize(); err != nil {
+		return s, withCode(ExitUsage, err)
+	}
+	if err := hostpick.CheckTransport(s.Host, s.Insecure); err != nil {
+		return s, withCode(ExitUsage, err)
+	}
+	return s, nil
+}
+
+// dial connects to the host the flags name, as the UI does: the same
+// resolution (hostpick), the same client id claim in the config dir, the
+// demo host started in this process for --demo.
+func (a *app) dial(ctx context.Context) (*conn, error) {
+	s, err := a.spec()
+	if err != nil {
+		return nil, err
+	}
+	target, err := hostpick.Resolve(s, a.Getenv, a.Stdin, a.Stderr)
+	if err != nil {
+		var de *hostpick.DiscoverError
+		if errors.As(err, &de) {
+			return nil, withCode(ExitUnreachable, err)
+		}
+		return nil, withCode(ExitUsage, err)
+	}
+	dir, err := hostpick.ConfigDir(a.configDir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := authpkce.PrivateDir(dir); err != nil {
+		return nil, fmt.Errorf("config directory: %w", err)
+	}
+	clientID, releaseID, err := client.ClaimClientID(dir)
+	if err != nil {
+		return nil, fmt.Errorf("client id: %w (pass a writable --config-dir)", err)
+	}
+	cn := &conn{release: releaseID}
+	if a.demo {
+		// The demo lives as long as this command: Close stops it.
+		host, err := demohost.Start(context.Background(), demohost.Config{Version: a.demoVersion})
+		if err != nil {
+			releaseID()
+			return nil, fmt.Errorf("start the demo host: %w", err)
+		}
+		cn.release = func() { host.Close(); releaseID() }
+		if target, err = hostconn.Parse(host.URL()); err != nil {
+			cn.release()
+			return nil, fmt.Errorf("the demo host's URL: %w", err)
+		}
+	}
+	ver := a.Version
+	logger := slog.New(slog.DiscardHandler)
+	opts := hostpick.ClientOptions(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger)
+	if a.trace != "" {
+		tr, err := wiretrace.Create(a.trace)
+		if err != nil {
+			cn.release()
+			return nil, withCode(ExitUsage, err)
+		}
+		opts.Dial = tr.Dial(opts.Dial)
+		prev := cn.release
+		cn.release = func() { prev(); tr.Close() }
+	}
+	c, err := client.Dial(ctx, opts)
+	if err != nil {
+		cn.release()
+		err = target.ScrubError(err)
+		if exitCode(err) == ExitFailure {
+			err = withCode(ExitUnreachable, err)
+		}
+		return nil, fmt.Errorf("connect to %s: %w", target.URL, err)
+	}
+	cn.Client, cn.host, cn.pushed = c, target.URL, map[string]bool{}
+	if !a.demo {
+		// Without the store the commands still work; only saved sign-ins
+		// are not offered to the host.
+		cn.auth, _ = authpkce.New(authpkce.Config{Dir: dir, TokenStore: a.tokenStoreOr()})
+	}
+	cn.pushSaved(ctx, nil)
+	return cn, nil
+}
+
+// connected runs f with a connection, within --timeout.
+func (a *app) connected(ctx context.Context, f func(ctx context.Context, c *conn) error) error {
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	c, err := a.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return f(ctx, c)
+}
+
+// wait reads the client's events until check says done (it is asked once
+// before any event, then after each batch). A connection that fails, or
+// ctx ending, ends the wait with the matching exit code.
+//
+// A check that itself waited on the host (a dispatch) returns errRecheck:
+// the events that wait read are gone, so it is asked again at once rather
+// than after an event that may never come.
+func (c *conn) wait(ctx context.Context, check func(ev []client.Event) (bool, error)) error {
+	var batch []client.Event
+	for {
+		done, err := check(batch)
+		if errors.Is(err, errRecheck) {
+			batch = nil
+			continue
+		}
+		if done || err != nil {
+			return err
+		}
+		if batch, err = c.receive(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// errRecheck asks wait to run its check again before reading events.
+var errRecheck = errors.New("check again")
+
+// receive is the next batch of events, or why there is none.
+func (c *conn) receive(ctx context.Context) ([]client.Event, error) {
+	type result struct {
+		batch []client.Event
+		ok    bool
+	}
+	ch := make(chan result, 1)
+	go func() {
+		b, ok := client.ReceiveEvents(c.Events(), 256)
+		ch <- result{b, ok}
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, withCode(ExitUnreachable, errNotYet)
+	case r := <-ch:
+		if !r.ok {
+			return nil, withCode(ExitUnreachable, errors.New("the connection to the host closed"))
+		}
+		for _, ev := range r.batch {
+			if ce, ok := ev.(client.ConnectionEvent); ok && ce.Status == client.StatusFailed {
+				return nil, withCode(ExitUnreachable, fmt.Errorf("lost the host: %w", ce.Cause))
+			}
+		}
+		return r.batch, nil
+	}
+}
+
+// dispatch sends one action on channel and waits until the host confirms
+// or rejects it (a rejection is the host's error).
+func (c *conn) dispatch(ctx context.Context, channel string, v protocol.StateActionVariant) error {
+	act := protocol.NewStateAction(v)
+	seq, err := c.Dispatch(channel, act)
+	if err != nil {
+		return fmt.Errorf("could not send %s: %w", act.Kind(), err)
+	}
+	return c.wait(ctx, func(batch []client.Event) (bool, error) {
+		for _, ev := range batch {
+			switch e := ev.(type) {
+			case client.ActionConfirmedEvent:
+				if e.ClientSeq == seq {
+					return true, nil
+				}
+			case client.ActionRejectedEvent:
+				if e.ClientSeq == seq {
+					return true, withCode(ExitHostError, fmt.Errorf("the host rejected %s: %s", act.Kind(), views_quote(e.Reason)))
+				}
+			}
+		}
+		return false, nil
+	})
+}

@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/hostregistry"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
+)
+
+// checkJSON is one check of `ahptui doctor`.
+type checkJSON struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warn, fail
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"` // how to fix a warn or fail
+}
+
+const (
+	checkOK   = "ok"
+	checkWarn = "warn"
+	checkFail = "fail"
+)
+
+func doctorCmd(a *app) *cobra.Command {
+	var callbackPort int
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "check the host, the registry, the config dir, sign-in and the terminal, and say how to fix what fails",
+		Long: `Checks, in order: the host the flags name (resolved, reached, the
+upgrade's HTTP status, the AHP version agreed), VS Code's registry
+entries, the config directory's and token file's permissions, the OS
+keyring, a free callback port, a browser, the terminal's colours, and
+the clock against saved sign-ins. Exits 0 when nothing fails, else with
+the first failure's code (3 for the host, 4 for a version refusal).`,
+		Args: args(0, 0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			checks, code := a.doctor(cmd.Context(), callbackPort)
+			if err := a.emit(map[string]any{"checks": checks}, func(w io.Writer) { a.printChecks(w, checks) }); err != nil {
+				return err
+			}
+			if code != ExitOK {
+				return withCode(code, errors.New("doctor found a problem (see above)"))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&callbackPort, "callback-port", 0, "the fixed callback `PORT` to check (default: any free one)")
+	return cmd
+}
+
+func (a *app) printChecks(w io.Writer, cs []checkJSON) {
+	for _, c := range cs {
+		mark := map[string]string{checkOK: a.paint(sgrGreen, "ok  "), checkWarn: a.paint(sgrYellow, "warn"), checkFail: a.paint(sgrRed, "FAIL")}[c.Status]
+		fmt.Fprintf(w, "%s  %s: %s\n", mark, c.Name, hostText(c.Detail))
+		if c.Fix != "" {
+			fmt.Fprintf(w, "      fix: %s\n", hostText(c.Fix))
+		}
+	}
+}
+
+// doctor runs every check; code is the first failure's exit code.
+func (a *app) doctor(ctx context.Context, callbackPort int) ([]checkJSON, int) {
+	var out []checkJSON
+	code := ExitOK
+	add := func(c checkJSON, failCode int) {
+		out = append(out, c)
+		if c.Status == checkFail && code == ExitOK {
+			code = failCode
+		}
+	}
+	a.checkConfig(add)
+	a.checkHost(ctx, add)
+	reg := hostregistry.Discover(hostpick.RegistryEnv(), hostregistry.Alive)
+	regCheck := checkJSON{Name: "registry", Status: checkOK, Detail: fmt.Sprintf("%d live agent host(s) listed by VS Code", len(reg.Entries))}
+	if len(reg.Skipped) > 0 {
+		regCheck.Status, regCheck.Detail = checkWarn, regCheck.Detail+"; ignored: "+strings.Join(reg.Skipped, "; ")
+		regCheck.Fix = "remove the stale entries, or make the registry directory owner-only (chmod 700)"
+	}
+	add(regCheck, ExitFailure)
+	add(checkCallbackPort(callbackPort), ExitSignIn)
+	add(checkBrowser(a.Getenv), ExitSignIn)
+	add(a.checkTerminal(), ExitFailure)
+	return out, code
+}
+
+// checkHost resolves, reaches and initializes the host the flags name.
+func (a *app) checkHost(ctx context.Context, add func(checkJSON, int)) {
+	if a.demo {
+		add(checkJSON{Name: "host", Status: checkOK, Detail: "--demo: the built-in demo host"}, ExitOK)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	s, err := a.spec()
+	if err == nil {
+		var target hostconn.Target
+		if target, err = hostpick.Resolve(s, a.Getenv, strings.NewReader(""), io.Discard); err == nil {
+			add(checkJSON{Name: "host", Status: checkOK, Detail: "resolved to " + target.URL}, ExitUnreachable)
+			a.checkReach(ctx, target, add)
+			return
+		}
+	}
+	add(checkJSON{Name: "host", Status: checkFail, Detail: err.Error(),
+		Fix: "pass --host ws://HOST:PORT/ (or a saved name), start `code agent host`, or try --demo"}, ExitUnreachable)
+}
+
+func (a *app) checkReach(ctx context.Context, target hostconn.Target, add func(checkJSON, int)) {
+	tp, err := target.Dial(ctx, 0)
+	var de *hostconn.DialError
+	switch {
+	case errors.As(err, &de):
+		fix := "check the address and that the host runs"
+		if de.Kind == hostconn.ErrHTTPStatus {
+			fix = "an HTTP 403 means a wrong or missing connection token: pass --connection-token-file or ?tkn="
+		}
+		add(checkJSON{Name: "reach", Status: checkFail, Detail: de.Short() + " (" + target.URL + ")", Fix: fix}, ExitUnreachable)
+		return
+	case err != nil:
+		add(checkJSON{Name: "reach", Status: checkFail, Detail: target.ScrubError(err).Error(), Fix: "check the address and that the host runs"}, ExitUnreachable)
+		return
+	}
+	_ = tp.Close("ahptui doctor")
+	add(checkJSON{Name: "reach", Status: checkOK, Detail: "the WebSocket upgrade succeeded (HTTP 101)"}, ExitUnreachable)
+	// A client id of its own: doctor reads the config dir, never writes it.
+	ver := a.Version
+	c, err := client.Dial(ctx, hostpick.ClientOptions(target, newID(), protocol.Implementation{Name: "ahptui", Version: &ver}, slog.New(slog.DiscardHandler)))
+	if err != nil {
+		err = target.ScrubError(err)
+	}
+	var ve *client.UnsupportedProtocolVersionError
+	switch {
+	case errors.As(err, &ve):
+		add(checkJSON{Name: "version", Status: checkFail, Detail: ve.Summary(), Fix: "use an ahptui that speaks one of the host's versions, or update the host"}, ExitVersion)
+	case err != nil:
+		add(checkJSON{Name: "version", Status: checkFail, Detail: err.Error(), Fix: "run with --trace FILE to see the handshake"}, exitCode(err))
+	default:
+		add(checkJSON{Name: "version", Status: checkOK, Detail: "AHP " + c.ProtocolVersion() + " agreed"}, ExitVersion)
+		c.Close()
+	}
+}
+
+// checkConfig: the config dir and the token file are the user's alone,
+// and whether the OS keyring answers.
+func (a *app) checkConfig(add func(checkJSON, int)) {
+	dir, err := hostpick.ConfigDir(a.configDir)
+	if err != nil {
+		add(checkJSON{Name: "config", Status: checkFail, Detail: err.Error(), Fix: "pass --config-dir"}, ExitFailure)
+		return
+	}
+	fi, err := os.Lstat(dir)
+	private := err == nil && fi.IsDir() && fi.Mode().Perm()&0o077 == 0
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		add(checkJSON{Name: "config", Status: checkOK, Detail: dir + " does not exist yet; the first run creates it owner-only"}, ExitFailure)
+	case err != nil:
+		add(checkJSON{Name: "config", Status: checkFail, Detail: err.Error(), Fix: "pass a --config-dir you can read"}, ExitFailure)
+	case fi.Mode()&os.ModeSymlink != 0 || fi.Mode().Perm()&0o077 != 0:
+		add(checkJSON{Name: "config", Status: checkFail, Detail: fmt.Sprintf("%s is %v: others could read tokens or plant answers", dir, fi.Mode()),
+			Fix: "chmod 700 " + dir + " (and make it a real directory, not a link)"}, ExitFailure)
+	default:
+		add(checkJSON{Name: "config", Status: checkOK, Detail: dir + " is owner-only"}, ExitFailure)
+	}
+	for _, name := range []string{"oauth-tokens.json", "hosts.yml"} {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Lstat(p); err == nil && (fi.Mode()&os.ModeSymlink != 0 || fi.Mode().Perm()&0o077 != 0) {
+			add(checkJSON{Name: "permissions", Status: checkFail, Detail: fmt.Sprintf("%s is %v", p, fi.Mode()), Fix: "chmod 600 " + p}, ExitFailure)
+		}
+	}
+	if !private {
+		// Opening the store would repair the directory; doctor only looks.
+		return
+	}
+	auth, err := authpkce.New(authpkce.Config{Dir: dir, TokenStore: authpkce.TokenStoreKeyring})
+	if err != nil {
+		add(checkJSON{Name: "keyring", Status: checkWarn, Detail: err.Error(), Fix: "tokens stay in the 0600 file (--token-store file)"}, ExitFailure)
+		return
+	}
+	if kind, why := auth.TokenStore(); why != nil {
+		add(checkJSON{Name: "keyring", Status: checkWarn, Detail: "no OS keyring here (" + strings.Join(strings.Fields(why.Error()), " ") + "); tokens go to " + kind,
+			Fix: "start a Secret Service (e.g. gnome-keyring) to keep tokens out of files, or keep --token-store file"}, ExitFailure)
+	} else {
+		add(checkJSON{Name: "keyring", Status: checkOK, Detail: "the OS keyring answers"}, ExitFailure)
+	}
+	now := time.Now()
+	for _, g := range auth.Grants() {
+		if g.UpdatedAt.After(now.Add(5 * time.Minute)) {
+			add(checkJSON{Name: "clock", Status: checkWarn, Detail: "a saved sign-in for " + g.Resource + " was saved " + g.UpdatedAt.Sub(now).Round(time.Second).String() + " in the future",
+				Fix: "set the clock right (NTP); token expiry is judged by it"}, ExitFailure)
+			return
+		}
+	}
+}
+
+func checkCallbackPort(port int) checkJSON {
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return checkJSON{Name: "callback", Status: checkFail, Detail: "cannot listen on " + addr + ": " + err.Error(),
+			Fix: "free the port or pick another --callback-port"}
+	}
+	defer l.Close()
+	return checkJSON{Name: "callback", Status: checkOK, Detail: "the sign-in callback can listen on " + l.Addr().String()}
+}
+
+func checkBrowser(getenv func(string) string) checkJSON {
+	if b := getenv("BROWSER"); b != "" {
+		return checkJSON{Name: "browser", Status: checkOK, Detail: "$BROWSER is " + b}
+	}
+	for _, name := range []string{"xdg-open", "open", "wslview", "sensible-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return checkJSON{Name: "browser", Status: checkOK, Detail: "opens sign-ins with " + p}
+		}
+	}
+	return checkJSON{Name: "browser", Status: checkWarn, Detail: "no browser opener found (no $BROWSER, xdg-open or open)",
+		Fix: "sign-in URLs are shown to copy (--no-browser); set $BROWSER to open them"}
+}
+
+// checkTerminal reports what the environment says the terminal can do;
+// a terminal does not answer for OSC 52 or OSC 8, so they are named as
+// what the UI sends, not proven.
+func (a *app) checkTerminal() checkJSON {
+	term, colorterm := a.Getenv("TERM"), a.Getenv("COLORTERM")
+	detail := fmt.Sprintf("TERM=%s COLORTERM=%s; copy (OSC 52) and links (OSC 8) are sent, and the terminal does not say whether it honours them", term, colorterm)
+	switch {
+	case a.Getenv("NO_COLOR") != "":
+		return checkJSON{Name: "terminal", Status: checkOK, Detail: "NO_COLOR is set: no colours; " + detail}
+	case term == "" || term == "dumb":
+		return checkJSON{Name: "terminal", Status: checkWarn, Detail: detail, Fix: "run in a terminal with TERM set (e.g. xterm-256color)"}
+	}
+	return checkJSON{Name: "terminal", Status: checkOK, Detail: detail}
+}

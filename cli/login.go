@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/hostpick"
+)
+
+// loginJSON is what auth login prints.
+type loginJSON struct {
+	Resource string   `json:"resource"`
+	Issuer   string   `json:"issuer"`
+	Scopes   []string `json:"scopes"`
+	Expiry   string   `json:"expiry,omitempty"`
+}
+
+// loginTimeout bounds a sign-in when --timeout is not given: a person
+// has to act in a browser.
+const loginTimeout = 10 * time.Minute
+
+func loginCmd(a *app) *cobra.Command {
+	var session string
+	var noBrowser, device, paste bool
+	cmd := &cobra.Command{
+		Use:   "login RESOURCE",
+		Short: "sign in to a protected resource the host asks a token for, and push the token",
+		Long: `Signs in to RESOURCE, a protected resource the host names (an agent's, or
+an MCP server's that waits for sign-in: ahptui mcp list shows its
+resource), the way the UI does: the authorization code flow with PKCE
+through the browser and a loopback redirect (the URL is printed on
+stderr; --no-browser prints it only), or --device for the device grant
+(a code to enter). With --paste it reads, from stdin, the address the
+browser landed on, for a browser on another machine whose redirect to
+127.0.0.1 reached nothing (over SSH). The grant is saved as the UI saves it, and pushed to
+the host; later commands push it again on their own connections.`,
+		Args: args(1, 1, "RESOURCE"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			if paste && device {
+				return usagef("--paste and --device: pick one")
+			}
+			if paste {
+				noBrowser = true
+			}
+			if !cmd.Flags().Changed("timeout") {
+				a.timeout = loginTimeout
+			}
+			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
+				req, advertised, err := findRequirement(ctx, c, session, argv[0])
+				if err != nil {
+					return err
+				}
+				cfg := authpkce.Config{MemoryOnly: a.demo, TokenStore: a.tokenStoreOr()}
+				if !a.demo { // the demo keeps tokens in memory, as in the UI
+					if cfg.Dir, err = hostpick.ConfigDir(a.configDir); err != nil {
+						return err
+					}
+				}
+				if noBrowser {
+					cfg.OpenBrowser = func(string) error { return errors.New("--no-browser") }
+				}
+				auth, err := authpkce.New(cfg)
+				if err != nil {
+					return withCode(ExitSignIn, err)
+				}
+				return a.login(ctx, c, auth, req, advertised, device, paste)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&session, "session", "", "the `SESSION` whose MCP server asks for RESOURCE (default: every session)")
+	cmd.Flags().BoolVar(&noBrowser, "no-browser", false, "print the sign-in URL; do not open a browser")
+	cmd.Flags().BoolVar(&device, "device", false, "use the device grant: a code to enter on another device")
+	cmd.Flags().BoolVar(&paste, "paste", false, "read the address the browser lands on from stdin (implies --no-browser)")
+	return cmd
+}
+
+// findRequirement is what the host asks for resource: an agent's
+// protected resource, or an MCP server's challenge in a session.
+func findRequirement(ctx context.Context, c *conn, session, resource string) (authpkce.Requirement, []string, error) {
+	var advertised []string
+	var found *authpkce.Requirement
+	root, _ := c.Root()
+	for _, ag := range root.Agents {
+		for _, p := range ag.ProtectedResources {
+			advertised = append(advertised, p.Resource)
+			if p.Resource == resource && found == nil {
+				found = &authpkce.Requirement{Reason: authpkce.ReasonRequired, Resource: p}
+			}
+		}
+	}
+	var sessions []string
+	if session != "" {
+		sessions = []string{session}
+	} else {
+		list, err := c.ListSessions(ctx)
+		if err != nil {
+			return authpkce.Requirement{}, nil, fmt.Errorf("list sessions: %w", err)
+		}
+		for _, s := range list {
+			sessions = append(sessions, s.Resource)
+		}
+	}
+	for _, s := range sessions {
+		sess, _, _, err := c.session(ctx, s)
+		if err != nil {
+			return authpkce.Requirement{}, nil, err
+		}
+		for _, r := range mcpRows(sess) {
+			if r.Auth == nil {
+				continue
+			}
+			advertised = append(advertised, r.Auth.Resource.Resource)
+			if r.Auth.Resource.Resource == resource && found == nil {
+				req := authpkce.RequirementOf(*r.Auth)
+				found = &req
+			}
+		}
+	}
+	if found == nil {
+		return authpkce.Requirement{}, nil, usagef("the host asks no token for %s (ahptui mcp list shows what waits for sign-in)", views_quote(resource))
+	}
+	return *found, advertised, nil
+}
+
+func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, req authpkce.Requirement, advertised []string, device, paste bool) error {
+	greq := authpkce.GrantRequest{Requirement: req, Advertised: advertised, Host: c.host}
+	var g *authpkce.Grant
+	var err error
+	if device {
+		g, err = auth.StartDevice(ctx, greq)
+	} else {
+		g, err = auth.Start(ctx, greq)
+	}
+	if err != nil {
+		return withCode(ExitSignIn, fmt.Errorf("sign in to %s: %w", hostText(req.Resource.Resource), err))
+	}
+	defer g.Cancel()
+	if d := g.Device(); d != nil {
+		fmt.Fprintf(a.Stderr, "To sign in to %s, open\n  %s\nand enter the code %s\n", hostText(req.Resource.Resource), hostText(d.VerificationURI), hostText(d.UserCode))
+	} else if u := g.URL(); u != "" {
+		fmt.Fprintf(a.Stderr, "To sign in to %s, open this URL:\n%s\n", hostText(req.Resource.Resource), hostText(u))
+	}
+	if paste && g.Device() == nil {
+		fmt.Fprintln(a.Stderr, "then paste the address the browser lands on here:")
+		if err := pasteAddress(ctx, a.Stdin, a.Stderr, g); err != nil {
+			return err
+		}
+	}
+	res, err := g.Wait(ctx)
+	if err != nil {
+		return withCode(ExitSignIn, fmt.Errorf("sign in to %s: %w", hostText(req.Resource.Resource), err))
+	}
+	if err := c.Authenticate(ctx, res.Resource, res.AccessToken, res.Scopes, res.Expiry); err != nil {
+		return withCode(ExitSignIn, fmt.Errorf("the host refused the token for %s: %w", hostText(res.Resource), err))
+	}
+	out := loginJSON{Resource: res.Resource, Issuer: res.AuthorizationServer, Scopes: res.Scopes}
+	if out.Scopes == nil {
+		out.Scopes = []string{}
+	}
+	if !res.Expiry.IsZero() {
+		out.Expiry = res.Expiry.UTC().Format(time.RFC3339)
+	}
+	return a.emit(out, func(w io.Writer) { fmt.Fprintf(w, "signed in to %s\n", hostText(out.Resource)) })
+}
+
+// pasteAddress hands g the addresses read from in, one a line, until one
+// completes it; a wrong one is said on stderr and another is read.
+func pasteAddress(ctx context.Context, in io.Reader, errw io.Writer, g *authpkce.Grant) error {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		err := g.Complete(ctx, line)
+		if errors.Is(err, authpkce.ErrPastedURL) {
+			fmt.Fprintln(errw, hostText(err.Error()))
+			continue
+		}
+		return nil // the grant's own outcome comes from Wait
+	}
+	select {
+	case <-g.Done():
+		return nil
+	default:
+	}
+	return withCode(ExitSignIn, errors.New("no address pasted: stdin ended before the sign-in did"))
+}

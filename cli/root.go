@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/views"
+)
+
+// Env is what a command reads and writes besides its arguments; main
+// passes the process's own, tests their buffers.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	// StdoutTTY: stdout is a terminal, so human output may be coloured
+	// (unless NO_COLOR is set).
+	StdoutTTY bool
+	// Version is the module version the client names itself with.
+	Version string
+}
+
+// app is one command run: the global flags and the environment.
+type app struct {
+	Env
+	host, tokenFile, configDir, demoVersion string
+	trace, tokenStore                       string
+	demo, insecure, json                    bool
+	timeout                                 time.Duration
+	color                                   bool
+}
+
+// IsCommand reports whether args start with one of the commands, which
+// Run handles; everything else (bare ahptui, a saved host's name, the
+// UI's flags) is the terminal UI's.
+func IsCommand(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, c := range newRoot(&app{}).Commands() {
+		if c.Name() == args[0] || slices.Contains(c.Aliases, args[0]) {
+			return true
+		}
+	}
+	return args[0] == "help" || args[0] == "completion"
+}
+
+// Run runs the command args name and returns its exit code.
+func Run(args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	if env.Stdin == nil {
+		env.Stdin = strings.NewReader("")
+	}
+	a := &app{Env: env}
+	root := newRoot(a)
+	root.SetArgs(args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.ExecuteContext(context.Background())
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	msg := views.SanitizeLine(err.Error())
+	if a.json {
+		b, _ := json.Marshal(map[string]any{"error": msg, "exit": code, "kind": exitKinds[code]})
+		fmt.Fprintln(env.Stderr, string(b))
+	} else {
+		fmt.Fprintln(env.Stderr, "ahptui:", msg)
+		if code == ExitUsage {
+			fmt.Fprintln(env.Stderr, "run ahptui "+commandPath(root, args)+" --help for usage")
+		}
+	}
+	return code
+}
+
+// commandPath is the command args name, for the usage hint.
+func commandPath(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil || c == root {
+		return "help"
+	}
+	return strings.TrimPrefix(c.CommandPath(), root.Name()+" ")
+}
+
+const rootLong = `Commands for scripts: each prints what it reads or does, as text by
+default (coloured on a terminal unless NO_COLOR is set) or as JSON with
+--json, and ends with one of the exit codes below. They connect the way
+the UI does: --host URL, a saved host (--host NAME), the one agent host
+VS Code's registry lists (no flag), or the built-in demo (--demo).
+
+Bare ahptui, ahptui NAME and ahptui hosts open the terminal UI and its
+lists as before; a saved host named like a command is reached with
+--host NAME.`
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "ahptui",
+		Short:         "a terminal client for the Agent Host Protocol",
+		Long:          rootLong,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.color = a.StdoutTTY && !views.NoColorRequested(a.Getenv) && !a.json
+			if !slices.Contains(demohost.Versions, a.demoVersion) {
+				return usagef("--demo-version %q: the demo host serves %s", a.demoVersion, strings.Join(demohost.Versions, " or "))
+			}
+			if cmd.Flags().Changed("demo-version") && !a.demo {
+				return usagef("--demo-version applies to --demo only; a --host picks its own version")
+			}
+			return nil
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.host, "host", "", "WebSocket `URL` of the AHP host, or a saved host's name")
+	pf.StringVar(&a.tokenFile, "connection-token-file", "", "read the host's connection token from `FILE`")
+	pf.BoolVar(&a.demo, "demo", false, "start the built-in demo host in this process and use it")
+	pf.StringVar(&a.demoVersion, "demo-version", demohost.Version10, "AHP `VERSION` the demo host serves")
+	pf.StringVar(&a.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
+	pf.BoolVar(&a.insecure, "insecure", false, "allow plain ws:// to a host that is not this machine")
+	pf.BoolVar(&a.json, "json", false, "print JSON (see README, Scripting) instead of text")
+	pf.StringVar(&a.trace, "trace", "", "append every frame to `FILE` as a JSON line (secrets redacted)")
+	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
+
+	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), authCmd(a), doctorCmd(a))
+	root.AddCommand(actCmds(a)...)
+	// Every command's help ends with the exit codes.
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Long == "" {
+			c.Long = c.Short
+		}
+		c.Long += "\n\n" + exitCodesHelp
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return root
+}
+
+// args checks a command's positional arguments as a usage error.
+func args(min, max int, names string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, a []string) error {
+		if len(a) < min || (max >= 0 && len(a) > max) {
+			return usagef("want %s, got %d argument(s)", names, len(a))
+		}
+		return nil
+	}
+}
+
+// errNotYet is the error of a context that ended while waiting on the host.
+var errNotYet = errors.New("the host did not get there in time (see --timeout)")

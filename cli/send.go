@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/views"
+)
+
+// Approval policies of send: what it may approve with nobody watching.
+const (
+	approveNone  = "none"
+	approveReads = "reads"
+	approveAll   = "all"
+)
+
+// sentJSON is `ahptui send --json`: the turn as show prints it, and what
+// stopped it when something waits on the user.
+type sentJSON struct {
+	Session  string         `json:"session"`
+	Turn     turnJSON       `json:"turn"`
+	Approved []decisionJSON `json:"approved"`
+	Waiting  []waitJSON     `json:"waiting"`
+}
+
+func sendCmd(a *app) *cobra.Command {
+	var isNew bool
+	var agent, policy string
+	var cwd []string
+	cmd := &cobra.Command{
+		Use:   "send (SESSION | --new) MESSAGE",
+		Short: "send a message and stream the answer until the turn ends or waits on you",
+		Long: `Sends MESSAGE as a new turn in SESSION (or in a new session with --new) and
+prints the answer as it streams (with --json, the whole turn at the end).
+
+--approve decides what send may approve with nobody watching: none (the
+default), reads (tool calls of tools the host marks read-only) or all.
+Anything else that waits on the user — an approval it may not give, an
+input request, a sign-in — stops send with exit code 5; it prints what
+waits and the command that answers it. send waits as long as the turn
+runs unless --timeout is given.`,
+		Args: func(cmd *cobra.Command, argv []string) error {
+			if isNew {
+				return args(1, 1, "--new MESSAGE")(cmd, argv)
+			}
+			return args(2, 2, "SESSION MESSAGE (or --new MESSAGE)")(cmd, argv)
+		},
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			if !slices.Contains([]string{approveNone, approveReads, approveAll}, policy) {
+				return usagef("--approve %q: want none, reads or all", policy)
+			}
+			dirs, err := fileURIs(cwd)
+			if err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("timeout") {
+				// A turn takes as long as the agent needs; each connect
+				// attempt is still bounded (hostconn.AttemptTimeout).
+				a.timeout = 100 * 365 * 24 * time.Hour
+			}
+			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
+				session := ""
+				if isNew {
+					ag, err := pickAgent(c, agent)
+					if err != nil {
+						return err
+					}
+					if session, err = createSession(ctx, c, ag, dirs); err != nil {
+						return err
+					}
+				} else {
+					session = argv[0]
+				}
+				return a.send(ctx, c, session, argv[len(argv)-1], policy)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&isNew, "new", false, "send in a new session (see --agent, --cwd)")
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent of a --new session (default: the host's only one)")
+	cmd.Flags().StringArrayVar(&cwd, "cwd", nil, "working `DIR` of a --new session (repeat for more)")
+	cmd.Flags().StringVar(&policy, "approve", approveNone, "what send may approve unattended: `none`, reads or all")
+	return cmd
+}
+
+// streamer prints a turn's parts as they grow: the text not printed yet
+// of each markdown part, and each tool call's status when it changes.
+type streamer struct {
+	a       *app
+	w       io.Writer
+	printed map[int]int    // part index → bytes of text printed
+	status  map[int]string // part index → tool call status printed
+	newline bool           // the last byte printed was a newline
+}
+
+func (s *streamer) print(parts []protocol.ResponsePart) {
+	for i, p := range parts {
+		switch v := p.Variant.(type) {
+		case protocol.MarkdownResponsePart:
+			text := v.Content.String()
+			if n := s.printed[i]; n < len(text) {
+				chunk := views.Sanitize(text[n:])
+				fmt.Fprint(s.w, chunk)
+				s.printed[i] = len(text)
+				s.newline = strings.HasSuffix(chunk, "\n")
+			}
+		case protocol.ToolCallResponsePart:
+			tc := v.ToolCall
+			// A call whose arguments still stream says nothing yet;
+			// how many such states a host sends is its own business.
+			if s.status[i] == tc.Status() || tc.Status() == protocol.ToolCallStatusStreaming {
+				continue
+			}
+			s.status[i] = tc.Status()
+			if !s.newline {
+				fmt.Fprintln(s.w)
+			}
+			fmt.Fprintf(s.w, "%s %s  %s  %s\n", s.a.paint(sgrDim, "tool"), hostText(tc.Name()), hostText(tc.ID()),
+				s.a.paint(statusColor(tc.Status()), hostText(tc.Status())))
+			s.newline = true
+		}
+	}
+}
+
+// readOnlyTool reports whether the session's tools mark name read-only.
+func readOnlyTool(sess protocol.SessionState, name string) bool {
+	for _, t := range sess.ServerTools {
+		if t.Name == name && t.Annotations != nil && t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint {
+			return true
+		}
+	}
+	return false
+}
+
+// send starts a turn with text in session and follows it to its end.
+func (a *app) send(ctx context.Context, c *conn, session, text, policy string) error {
+	_, uri, chat, err := c.session(ctx, session)
+	if err != nil {
+		return err
+	}
+	if chat.Resource == "" {
+		return withCode(ExitHostError, fmt.Errorf("%s has no chat to send to", hostText(uri)))
+	}
+	if chat.ActiveTurn != nil {
+		return usagef("a turn is running in %s: wait for it or cancel it (ahptui cancel %s)", hostText(uri), hostText(uri))
+	}
+	turnID := newID()
+	msg := protocol.Message{Text: text, Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}}
+	if err := c.dispatch(ctx, chat.Resource, protocol.ChatTurnStartedAction{TurnID: turnID, StartedAt: protocol.Timestamp(time.Now()), Message: msg}); err != nil {
+		return err
+	}
+	st := &streamer{a: a, w: a.Stdout, printed: map[int]int{}, status: map[int]string{}, newline: true}
+	out := sentJSON{Session: uri, Approved: []decisionJSON{}, Waiting: []waitJSON{}}
+	decided := map[string]bool{}
+	var ended *protocol.Turn
+	err = c.wait(ctx, func([]client.Event) (bool, error) {
+		sess, _ := c.Session(uri)
+		if c.pushSaved(ctx, &sess) {
+			return false, errRecheck
+		}
+		ch, ok := c.Chat(chat.Resource)
+		if !ok {
+			return false, withCode(ExitHostError, fmt.Errorf("the host dropped the chat of %s", hostText(uri)))
+		}
+		if i := slices.IndexFunc(ch.Turns, func(t protocol.Turn) bool { return t.ID == turnID }); i >= 0 {
+			t := ch.Turns[i]
+			ended = &t
+			return true, nil
+		}
+		if ch.ActiveTurn == nil || ch.ActiveTurn.ID != turnID {
+			return false, nil
+		}
+		if !a.json {
+			st.print(ch.ActiveTurn.ResponseParts)
+		}
+		var stop []waitJSON
+		for _, w := range waiting(sess, uri, ch) {
+			if decided[w.ToolCall+"/"+w.Kind] {
+				continue
+			}
+			mayApprove := (w.Kind == "approval" || w.Kind == "result-approval") &&
+				(policy == approveAll || (policy == approveReads && readOnlyTool(sess, toolName(ch, w.ToolCall))))
+			if !mayApprove {
+				stop = append(stop, w)
+				continue
+			}
+			d, err := decide(ctx, c, ch, w, true, 0)
+			if err != nil {
+				return false, err
+			}
+			decided[w.ToolCall+"/"+w.Kind] = true
+			out.Approved = append(out.Approved, d)
+			return false, errRecheck
+		}
+		if len(stop) > 0 {
+			out.Waiting = stop
+			out.Turn = turnJSON{ID: turnID, State: "running", Message: text, Parts: partsOf(ch.ActiveTurn.ResponseParts)}
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return err
+	}
+	if ended != nil {
+		out.Turn = turnJSON{ID: ended.ID, State: string(ended.State), Message: ended.Message.Text, Parts: partsOf(ended.ResponseParts)}
+		if !a.json {
+			st.print(ended.ResponseParts)
+			if !st.newline {
+				fmt.Fprintln(a.Stdout)
+			}
+		}
+	}
+	if a.json {
+		if err := a.emit(out, nil); err != nil {
+			return err
+		}
+	} else if len(out.Waiting) > 0 {
+		if !st.newline {
+			fmt.Fprintln(a.Stdout)
+		}
+		a.printWaiting(a.Stdout, out.Waiting)
+	}
+	switch {
+	case len(out.Waiting) > 0:
+		return withCode(ExitWaiting, fmt.Errorf("the turn waits on you: %s", hostText(out.Waiting[0].Answer)))
+	case ended != nil && ended.State == protocol.TurnStateError:
+		return withCode(ExitHostError, errors.New("the turn ended with an error"+turnError(ended)))
+	case ended != nil && ended.State == protocol.TurnStateCancelled:
+		return withCode(ExitHostError, errors.New("the turn was cancelled"))
+	}
+	return nil
+}
+
+// toolName is the tool name of call id in the chat's running turn.
+func toolName(ch protocol.ChatState, id string) string {
+	if ch.ActiveTurn == nil {
+		return ""
+	}
+	for _, p := range ch.ActiveTurn.ResponseParts {
+		if v, ok := p.Variant.(protocol.ToolCallResponsePart); ok && v.ToolCall.ID() == id {
+			if pc, ok := v.ToolCall.Variant.(protocol.ToolCallPendingConfirmationState); ok {
+				return pc.ToolName
+			}
+		}
+	}
+	return ""
+}
+
+// turnError is ": message" of a turn's last error part, or "".
+func turnError(t *protocol.Turn) string {
+	for i := len(t.ResponseParts) - 1; i >= 0; i-- {
+		if e, ok := t.ResponseParts[i].Variant.(protocol.ErrorResponsePart); ok {
+			return ": " + hostText(e.Error.Message)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,118 @@
+package wiretrace_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+	"github.com/ahptui/ahptui/wiretrace"
+)
+
+// TestMessageRedacts: every kind of secret a frame may carry is replaced,
+// and the rest of the frame is kept.
+func TestMessageRedacts(t *testing.T) {
+	for _, tc := range []struct {
+		name, frame string
+		secret      string
+		keep        string
+	}{
+		{"authenticate token", `{"jsonrpc":"2.0","id":3,"method":"authenticate","params":{"resource":"https://r","token":"SECRET-at"}}`, "SECRET-at", `"resource":"https://r"`},
+		{"refresh token", `{"result":{"refresh_token":"SECRET-rt","token_type":"bearer"}}`, "SECRET-rt", `"token_type":"bearer"`},
+		{"code", `{"params":{"code":"SECRET-code","state":"s1"}}`, "SECRET-code", `"state":"s1"`},
+		{"tkn in a URL", `{"params":{"url":"ws://h:1/?tkn=SECRET-tkn&x=1"}}`, "SECRET-tkn", `x=1`},
+		{"code in a URL", `{"params":{"landed":"http://127.0.0.1:9/callback?code=SECRET-c2&state=s"}}`, "SECRET-c2", `state=s`},
+		{"bearer in text", `{"error":{"code":-32000,"message":"sent Authorization: Bearer SECRET.b-1 and failed"}}`, "SECRET.b-1", `"code":-32000`},
+		{"not JSON", `garbage ?tkn=SECRET-g`, "SECRET-g", "garbage"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := string(wiretrace.Message([]byte(tc.frame)))
+			if strings.Contains(got, tc.secret) || !strings.Contains(got, wiretrace.Redacted) {
+				t.Errorf("secret kept: %s", got)
+			}
+			if !strings.Contains(got, tc.keep) {
+				t.Errorf("lost %q: %s", tc.keep, got)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Errorf("not JSON: %s", got)
+			}
+		})
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestTraceOfAClient: a real client through a traced dialer, against the
+// demo host with a connection token, pushing a token: every frame is a
+// line in both directions, and neither secret is in the trace.
+func TestTraceOfAClient(t *testing.T) {
+	const conntok, bearer = "SECRET-conn-7a1", "SECRET-bearer-9f2"
+	h, err := demohost.Start(t.Context(), demohost.Config{ConnectionToken: conntok, NoDemoSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	target, err := hostconn.Parse(h.URL() + "?tkn=" + conntok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf syncBuffer
+	tr := wiretrace.New(&buf, func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })
+	c, err := client.Dial(t.Context(), client.Options{URL: target.URL, ClientID: "0123456789abcdef0123456789abcdef",
+		Dial: tr.Dial(target.Dialer(jsonrpc.DefaultReadLimit))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := c.Root()
+	resource := "https://example.com/r"
+	for _, ag := range root.Agents {
+		for _, pr := range ag.ProtectedResources {
+			resource = pr.Resource
+		}
+	}
+	_ = c.Authenticate(t.Context(), resource, bearer, nil, time.Time{})
+	c.Close()
+	text := buf.String()
+	for _, s := range []string{conntok, bearer} {
+		if strings.Contains(text, s) {
+			t.Errorf("the trace holds %s:\n%s", s, text)
+		}
+	}
+	dirs := map[string]bool{}
+	var sawAuth bool
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		var line wiretrace.Line
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatalf("not a trace line: %q", l)
+		}
+		if line.Connection != 1 || line.Time != "2026-01-02T03:04:05Z" {
+			t.Errorf("line %q: connection %d, time %q", l, line.Connection, line.Time)
+		}
+		dirs[line.Direction] = true
+		sawAuth = sawAuth || strings.Contains(string(line.Message), `"method":"authenticate"`) && strings.Contains(string(line.Message), wiretrace.Redacted)
+	}
+	if !dirs["in"] || !dirs["out"] || !sawAuth {
+		t.Errorf("directions %v, authenticate redacted %v:\n%s", dirs, sawAuth, text)
+	}
+}
