@@ -74,7 +74,9 @@ func (u *user) selectSetting(panel, title string, down key.Binding) {
 func (u *user) chooseValue(panel, title, label string, next key.Binding) string {
 	u.t.Helper()
 	want := "▸ " + title + ": ‹ " + label + " ›"
-	has := func(sc string) bool { return strings.Contains(e2e.Flatten(strings.Split(e2e.PanelText(sc, panel), "\n")), want) }
+	has := func(sc string) bool {
+		return strings.Contains(e2e.Flatten(strings.Split(e2e.PanelText(sc, panel), "\n")), want)
+	}
 	for range 6 {
 		if has(u.s.Capture()) {
 			break
