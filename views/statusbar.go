@@ -190,6 +190,12 @@ func RenderStatusBar(th Theme, sb StatusBar, width int) string {
 			middleRoom += lipgloss.Width(next[0].text) + lipgloss.Width(sep)
 			middle = append(next, middle...)
 		}
+		if msg := strings.TrimSpace(SanitizeLine(sb.Message)); msg != "" {
+			// The reply to what the user just did goes first for its few
+			// seconds (a key refused while disconnected must say so at 80
+			// columns); the remedy is back when it ends.
+			middle = append([]statusPart{{msg, msgStyle}}, middle...)
+		}
 	}
 
 	var b strings.Builder

@@ -130,6 +130,28 @@ func TestRenderStatusBarStateDetails(t *testing.T) {
 	}
 }
 
+// TestStatusBarFailedShowsReply: a key's reply while disconnected ("not
+// connected", issue 22 item 3) was dropped at 80 columns, where the
+// failure's parts took the room; it shows first for its lifetime.
+func TestStatusBarFailedShowsReply(t *testing.T) {
+	sb := StatusBar{State: ConnFailed, Host: "ws://127.0.0.1:40000/", NextTry: "next try in 16s",
+		FailedReason: "connection refused", FailedHint: "ctrl+r retries",
+		Message: "not connected: wait for the status bar to say ready", MessageIsError: true}
+	for _, w := range []int{80, 120} {
+		out := ansi.Strip(RenderStatusBar(noColorTheme, sb, w))
+		if !strings.Contains(out, "not connected") {
+			t.Errorf("width %d: the reply is dropped: %q", w, out)
+		}
+		if ansi.StringWidth(out) != w {
+			t.Errorf("width %d: bar is %d cells", w, ansi.StringWidth(out))
+		}
+	}
+	sb.Message = ""
+	if out := ansi.Strip(RenderStatusBar(noColorTheme, sb, 80)); !strings.Contains(out, "ctrl+r retries") {
+		t.Errorf("with no reply the remedy is cut: %q", out)
+	}
+}
+
 // BenchmarkRenderStatusBar protects the per-frame cost of the status line:
 // budget 50 µs per render at 160 columns.
 func BenchmarkRenderStatusBar(b *testing.B) {
