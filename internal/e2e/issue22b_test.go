@@ -165,10 +165,7 @@ func TestIssue22BlockingStartUnfocused(t *testing.T) {
 		u := startDemoSession(t, w, h)
 		indexer := demohost.IndexerServerName
 		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
-		u.hit(km.Sessions.New)
-		u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, newSession); return ok })
-		u.press("Enter")
-		u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), newSession) })
+		u.createSessionWithDefaults()
 		u.hit(km.Sessions.Open)
 		u.see("the new session is open, the chat has the keys", func(s string) bool {
 			_, open := Panel(s, newSession)
@@ -203,10 +200,7 @@ func TestIssue22OlderVersionSaysSo(t *testing.T) {
 		u := startDemoSessionOver(t, demohost.Version06, w, h)
 		indexer := demohost.IndexerServerName
 		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
-		u.hit(km.Sessions.New)
-		u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, newSession); return ok })
-		u.press("Enter")
-		u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), newSession) })
+		u.createSessionWithDefaults()
 		u.hit(km.Sessions.Open)
 		u.see("the new session is open, the chat has the keys", func(s string) bool {
 			_, open := Panel(s, newSession)

@@ -8,6 +8,19 @@ import (
 // settingsTitle is the new-session dialog's title on its settings step.
 const settingsTitle = "New session · settings"
 
+// createSessionWithDefaults creates a session from the sessions panel
+// (focused) through both steps of the dialog, the agent and then the
+// settings, keeping the defaults, and waits until it is listed.
+func (u *user) createSessionWithDefaults() {
+	u.t.Helper()
+	u.hit(km.Sessions.New)
+	u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, newSession); return ok })
+	u.press("Enter")
+	u.see("the session's settings", func(s string) bool { _, ok := Panel(s, settingsTitle); return ok })
+	u.press("Enter")
+	u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), newSession) })
+}
+
 // TestNewSessionSettingsDialog: in a real terminal at 80x24 and 120x40,
 // the new-session dialog shows the host's session settings by their
 // labels with the defaults chosen and a readOnly one fixed; → reaches

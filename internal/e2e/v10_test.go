@@ -43,12 +43,7 @@ func TestBlockingStartToBackground(t *testing.T) {
 	indexer := demohost.IndexerServerName
 	// The seeded sessions keep to four servers; a new one has the Indexer.
 	u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
-	u.hit(km.Sessions.New)
-	u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, newSession); return ok })
-	u.press("Enter")
-	u.see("the session's settings", func(s string) bool { _, ok := Panel(s, settingsTitle); return ok })
-	u.press("Enter")
-	u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), newSession) })
+	u.createSessionWithDefaults()
 	u.hit(km.Sessions.Open)
 	// Opening moves the keys to the chat once the session's state is in;
 	// wait for that too, or the focus keys below would race it.
