@@ -181,3 +181,21 @@ func TestPrivateTransport(t *testing.T) {
 		}
 	}
 }
+
+// TestIsSessionURI: only a whole URI is tried on the host when its list
+// lacks it; an id or a prefix stays a usage error.
+func TestIsSessionURI(t *testing.T) {
+	for arg, want := range map[string]bool{
+		"ahp-session:/5fff4216": true,
+		"copilot:/abc":          true,
+		"5fff4216":              false,
+		"demo":                  false,
+		":/x":                   false,
+		"a b:/x":                false,
+		"ahp-session:x":         false,
+	} {
+		if got := isSessionURI(arg); got != want {
+			t.Errorf("isSessionURI(%q) = %v, want %v", arg, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +27,15 @@ type mcpJSON struct {
 	// Resource is the protected resource to sign in to when State is
 	// authRequired.
 	Resource string `json:"resource,omitempty"`
+	// StartRequested: the host took the start request but starts the
+	// server only when the session runs (VS Code's host, before a
+	// session's first message); State stays starting.
+	StartRequested bool `json:"startRequested,omitempty"`
 }
+
+// startGrace is how long a start waits for the server to move on in a
+// session that has not run yet, before reporting the start as requested.
+var startGrace = 5 * time.Second
 
 func mcpOf(session string, r views.MCPServerRow) mcpJSON {
 	j := mcpJSON{Session: session, ID: r.ID, Name: r.Name, Parent: r.Parent, State: r.StateKind, Enabled: r.Enabled, Error: r.Error}
@@ -100,6 +109,9 @@ func (a *app) printMCP(w io.Writer, out []mcpJSON) {
 		note := m.Error
 		if m.Resource != "" {
 			note = "sign in to " + m.Resource
+		}
+		if m.StartRequested {
+			note = views.StartRequestedText
 		}
 		rows[i] = []string{hostText(m.Session), hostText(m.ID), hostText(m.Name), hostText(m.State), enabled, hostText(note)}
 	}
@@ -192,7 +204,7 @@ func mcpAct(ctx context.Context, c *conn, session, server string, verb mcpVerb) 
 	if err != nil {
 		return mcpJSON{}, err
 	}
-	sess, uri, _, err := c.session(ctx, session)
+	sess, uri, chat, err := c.session(ctx, session)
 	if err != nil {
 		return mcpJSON{}, err
 	}
@@ -216,8 +228,16 @@ func mcpAct(ctx context.Context, c *conn, session, server string, verb mcpVerb) 
 	if err := c.dispatch(ctx, uri, v); err != nil {
 		return mcpJSON{}, err
 	}
+	// A session that has not run may hold the start until its first
+	// message: wait a little, then say so rather than wait for good.
+	waitCtx, unrun := ctx, verb == verbStart && chat.ActiveTurn == nil && len(chat.Turns) == 0
+	if unrun {
+		var cancel context.CancelFunc
+		waitCtx, cancel = context.WithTimeout(ctx, startGrace)
+		defer cancel()
+	}
 	var last views.MCPServerRow
-	err = c.wait(ctx, func([]client.Event) (bool, error) {
+	err = c.wait(waitCtx, func([]client.Event) (bool, error) {
 		s, ok := c.Session(uri)
 		if !ok {
 			return false, withCode(ExitHostError, fmt.Errorf("the host dropped session %s", hostText(uri)))
@@ -240,6 +260,11 @@ func mcpAct(ctx context.Context, c *conn, session, server string, verb mcpVerb) 
 		}
 		return cur.Enabled == (verb == verbEnable), nil
 	})
+	if unrun && err != nil && ctx.Err() == nil && waitCtx.Err() != nil && last.StateKind == "starting" {
+		j := mcpOf(uri, last)
+		j.StartRequested = true
+		return j, nil
+	}
 	if err != nil {
 		return mcpJSON{}, err
 	}

@@ -68,6 +68,13 @@ func findSession(list []protocol.SessionSummary, arg string) (string, error) {
 	return "", usagef("%s names several sessions: %s", views_quote(arg), strings.Join(shown, ", "))
 }
 
+// isSessionURI: arg is a whole session URI (scheme, colon, path), not an
+// id or a prefix of one.
+func isSessionURI(arg string) bool {
+	scheme, rest, ok := strings.Cut(arg, ":")
+	return ok && scheme != "" && strings.HasPrefix(rest, "/") && !strings.ContainsAny(scheme, "/ ")
+}
+
 // session subscribes to the session arg names and to its default chat,
 // and returns both snapshots.
 func (c *conn) session(ctx context.Context, arg string) (protocol.SessionState, string, protocol.ChatState, error) {
@@ -76,8 +83,17 @@ func (c *conn) session(ctx context.Context, arg string) (protocol.SessionState, 
 		return protocol.SessionState{}, "", protocol.ChatState{}, fmt.Errorf("list sessions: %w", err)
 	}
 	uri, err := findSession(list, arg)
-	if err != nil {
+	if err != nil && !isSessionURI(arg) {
 		return protocol.SessionState{}, "", protocol.ChatState{}, err
+	}
+	if err != nil {
+		// A whole URI the list lacks: VS Code's host lists a session
+		// only once it has run, yet it may be subscribed to (as the UI
+		// that created it is). Not there after all: the list's answer.
+		if c.Subscribe(ctx, arg) != nil {
+			return protocol.SessionState{}, "", protocol.ChatState{}, err
+		}
+		uri = arg
 	}
 	if err := c.Subscribe(ctx, uri); err != nil {
 		return protocol.SessionState{}, uri, protocol.ChatState{}, fmt.Errorf("subscribe to %s: %w", hostText(uri), err)

@@ -345,6 +345,9 @@ var DemoPaths = []DemoPath{
 	{Word: "stream", Shows: "streaming markdown, no tools", steps: func() []step {
 		return []step{activity("Writing"), reasoning("think", "The user wants to see streaming. I will answer with a short markdown note."), markdown("answer", streamText)}
 	}},
+	{Word: "option", Shows: "a tool call whose approval offers options", steps: func() []step {
+		return []step{activity("Writing a file"), markdown("intro", "I will update `CHANGELOG.md`; pick one of the options to continue.\n\n"), writeWithOptionsStep}
+	}},
 	{Word: "resume", Shows: "an error you can resume (AHP 1.0)", steps: func() []step {
 		return []step{activity("Summarizing"), markdown("intro", "Summarizing the last release's changes.\n\n"),
 			resumableError(ResumableErrorType, "The model provider is rate limiting this agent; resume the turn to go on.",
@@ -647,9 +650,46 @@ func (r *turnRun) awaitAnswer(tcID, waiting, inID string) (string, error) {
 	return state, r.removeInputNeeded(inID)
 }
 
+// WriteOptions are the options the "option" path's write offers, shaped
+// as VS Code's agent host offers them on a tool call that waits.
+var WriteOptions = []protocol.ConfirmationOption{
+	{ID: "allow-session", Label: "Allow in this Session", Kind: protocol.ConfirmationOptionKindApprove},
+	{ID: "allow-once", Label: "Allow once", Kind: protocol.ConfirmationOptionKindApprove},
+	{ID: "skip", Label: "Skip", Kind: protocol.ConfirmationOptionKindDeny},
+}
+
 // writeFileStep is a tool call that waits in pending-confirmation until a
 // client approves or denies it.
-func writeFileStep(r *turnRun) error {
+func writeFileStep(r *turnRun) error { return writeStep(r, nil) }
+
+// writeWithOptionsStep is writeFileStep offering WriteOptions; the agent
+// says which option the confirmation selected (selectedOptionId).
+func writeWithOptionsStep(r *turnRun) error {
+	if err := writeStep(r, WriteOptions); err != nil {
+		return err
+	}
+	var picked string
+	if err := r.do(func() {
+		switch tc, _ := findToolCall(r.chat.state, r.turnID, r.turnID+"-tc-write"); v := tc.Variant.(type) {
+		case protocol.ToolCallCompletedState:
+			if v.SelectedOption != nil {
+				picked = v.SelectedOption.Label
+			}
+		case protocol.ToolCallCancelledState:
+			if v.SelectedOption != nil {
+				picked = v.SelectedOption.Label
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if picked == "" {
+		return markdown("outro", "\nNo option was selected.\n")(r)
+	}
+	return markdown("outro", "\nYou picked **"+picked+"**.\n")(r)
+}
+
+func writeStep(r *turnRun, options []protocol.ConfirmationOption) error {
 	tcID := r.turnID + "-tc-write"
 	input := `{"path":"CHANGELOG.md","content":"## Unreleased\n- Fix reconnect replay\n"}`
 	inv := protocol.MarkdownString("Write `CHANGELOG.md`")
@@ -672,11 +712,11 @@ func writeFileStep(r *turnRun) error {
 		}
 		return completeWrite(r, tcID)
 	}
-	if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID, InvocationMessage: inv, ToolInput: protocol.InlineToolInput(input), ConfirmationTitle: &title}); err != nil {
+	if err := r.act(protocol.ChatToolCallReadyAction{TurnID: r.turnID, ToolCallID: tcID, InvocationMessage: inv, ToolInput: protocol.InlineToolInput(input), ConfirmationTitle: &title, Options: options}); err != nil {
 		return err
 	}
 	pending := protocol.ToolCallPendingConfirmationState{ToolCallID: tcID, ToolName: ToolWriteFile, DisplayName: "Write file",
-		Contributor: mcpContributor(FilesystemServerID), InvocationMessage: inv, ToolInput: protocol.InlineToolInput(input), ConfirmationTitle: &title}
+		Contributor: mcpContributor(FilesystemServerID), InvocationMessage: inv, ToolInput: protocol.InlineToolInput(input), ConfirmationTitle: &title, Options: options}
 	inID := r.chat.uri + "#" + tcID
 	if err := r.setInputNeeded(protocol.SessionToolConfirmationRequest{ID: inID, Chat: r.chat.uri, TurnID: r.turnID,
 		ToolCall: protocol.NewToolCallConfirmationState(pending)}); err != nil {

@@ -103,7 +103,9 @@
 // chat/toolCallComplete; "approve", "confirm" or "write" → a write_file call
 // pending confirmation; "review" → a result that waits for review; "fail"
 // → a tool call that fails; "ask" or "question" → an input request;
-// "stream" → reasoning plus streamed markdown; "resume" → a resumable
+// "stream" → reasoning plus streamed markdown; "option" → the write_file
+// call offering WriteOptions, answered with the option its confirmation
+// selected (selectedOptionId); "resume" → a resumable
 // error part (1.0) that chat/turnResume continues; anything else ("hello")
 // → the tour (DemoPaths and DemoTour list them). Config.StepDelay paces it (negative: no
 // delay, for tests).

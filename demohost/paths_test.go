@@ -74,6 +74,10 @@ func TestDemoPathsReachable(t *testing.T) {
 			a, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
 			return ok && a.ToolCallID == "t1-tc-write" && a.Confirmed == nil
 		}, true},
+		{"option", func(e protocol.ActionEnvelope) bool {
+			a, ok := e.Action.Variant.(protocol.ChatToolCallReadyAction)
+			return ok && a.ToolCallID == "t1-tc-write" && a.Confirmed == nil && len(a.Options) == len(WriteOptions) && a.Options[1].ID == "allow-once"
+		}, true},
 		{"review", toolCallCompleted("t1-tc-fetch", pendingResult), true},
 		{"fail", toolCallCompleted("t1-tc-tests", failed), true},
 		{"ask", isType("chat/inputRequested"), false},

@@ -367,7 +367,9 @@ func TestCLISendApprove(t *testing.T) {
 }
 
 // TestCLIExampleScript runs examples/approve.sh (README, Scripting) with
-// the built binary against the demo host: it must end with the answer.
+// the built binary against the demo host: it approves with --option 2
+// ("Allow once"), the host's answer names the option its
+// selectedOptionId picked, and the chat records it.
 func TestCLIExampleScript(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
@@ -379,7 +381,7 @@ func TestCLIExampleScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("examples/approve.sh: %v\n%s", err, out)
 	}
-	for _, want := range []string{"Waiting on you:", "approved Write file", "> write the changelog", "Write file", "completed", "That is all."} {
+	for _, want := range []string{"Waiting on you:", "approved Write file", "Allow once", "> update the changelog, with options", "Write file", "completed", "You picked **Allow once**."} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the script's output lacks %q:\n%s", want, out)
 		}

@@ -170,6 +170,13 @@ func (u *user) waitAction(typ string) (map[string]any, bool) {
 func (u *user) answerInput(s *suite) {
 	u.t.Helper()
 	u.sendMessage(capimock.PromptAsk)
+	u.answerWaitingInput()
+}
+
+// answerWaitingInput answers the mock's waiting input request in the
+// form: the first choice, submitted.
+func (u *user) answerWaitingInput() {
+	u.t.Helper()
 	u.seeText("the input request's question", "Which colour")
 	u.hit(km.Chat.NextBlocker)
 	formOpen := func(sc string) bool { return strings.Contains(helpLine(sc), hint(km.Input.Submit)) }

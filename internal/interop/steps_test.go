@@ -53,6 +53,10 @@ func TestVSCodeAgentHost(t *testing.T) {
 		u.signInByPaste(s)
 	})
 
+	step("the CLI before the first message: status, mcp start requested", func(t *testing.T) {
+		s.cliBeforeFirstMessage(t)
+	})
+
 	step("start an MCP server in the brand-new session", func(t *testing.T) {
 		u.mcpStartBeforeFirstMessage()
 	})
@@ -75,6 +79,11 @@ func TestVSCodeAgentHost(t *testing.T) {
 
 	step("answer an input request", func(t *testing.T) {
 		u.answerInput(s)
+	})
+
+	step("the CLI: mcp stop/start, send, watch --until input", func(t *testing.T) {
+		s.cliAfterTurns(t)
+		u.answerWaitingInput()
 	})
 
 	step("MCP server from .mcp.json: start, stop, disable, enable", func(t *testing.T) {
