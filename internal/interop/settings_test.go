@@ -126,14 +126,7 @@ const (
 func TestVSCodeSessionSettings(t *testing.T) {
 	s := newSuite(t)
 	u := s.start(t, 140, 45)
-	step := func(name string, f func()) {
-		t.Helper()
-		if t.Failed() {
-			return
-		}
-		s.rec.Step(name)
-		f()
-	}
+	step := s.flatSteps(t)
 
 	step("connect", func() { u.see("connected over AHP "+hostVersion, connected) })
 
@@ -214,31 +207,7 @@ func TestVSCodeSessionSettings(t *testing.T) {
 		u.selectSetting(sheetTitle, approvalsTitle, km.Settings.Down)
 		// → from Allow all wraps to Manual permissions.
 		u.chooseValue(sheetTitle, approvalsTitle, "Manual permissions", km.Settings.Next)
-		a, ok := u.waitAction("session/configChanged")
-		if !ok {
-			u.rec.Dump()
-			t.Fatal("no session/configChanged sent")
-		}
-		if c, _ := a["config"].(map[string]any); c[approvalsProp] != "default" || len(c) != 1 {
-			u.rec.Dump()
-			t.Fatalf("session/configChanged: want only %s=default, got %v", approvalsProp, a)
-		}
-		var echo map[string]any
-		_, err := u.s.WaitForFunc(func(string) bool {
-			for _, p := range u.hostActions("session/configChanged") {
-				echo = p
-				return true
-			}
-			return false
-		}, stepTimeout)
-		if err != nil {
-			u.rec.Dump()
-			t.Fatal("the host never echoed session/configChanged")
-		}
-		if echo["rejectionReason"] != nil {
-			u.rec.Dump()
-			t.Fatalf("the host refused the change: %v", echo["rejectionReason"])
-		}
+		u.configChangeTaken("session/configChanged", approvalsProp, "default")
 	})
 
 	step("O changes a host setting and the host takes it", func() {
@@ -246,31 +215,7 @@ func TestVSCodeSessionSettings(t *testing.T) {
 		const title, id = "Disable Repository Information Telemetry", "disableRepoInfoTelemetry"
 		u.selectSetting(sheetTitle, title, km.Settings.Down)
 		u.chooseValue(sheetTitle, title, "true", km.Settings.Next)
-		a, ok := u.waitAction("root/configChanged")
-		if !ok {
-			u.rec.Dump()
-			t.Fatal("no root/configChanged sent")
-		}
-		if c, _ := a["config"].(map[string]any); c[id] != true || len(c) != 1 {
-			u.rec.Dump()
-			t.Fatalf("root/configChanged: want only %s=true, got %v", id, a)
-		}
-		var echo map[string]any
-		_, err := u.s.WaitForFunc(func(string) bool {
-			for _, p := range u.hostActions("root/configChanged") {
-				echo = p
-				return true
-			}
-			return false
-		}, stepTimeout)
-		if err != nil {
-			u.rec.Dump()
-			t.Fatal("the host never echoed root/configChanged")
-		}
-		if echo["rejectionReason"] != nil {
-			u.rec.Dump()
-			t.Fatalf("the host refused the change: %v", echo["rejectionReason"])
-		}
+		u.configChangeTaken("root/configChanged", id, true)
 		u.hit(km.Settings.Close)
 		u.see("the sheet closed", func(sc string) bool { _, open := e2e.Panel(sc, sheetTitle); return !open })
 	})
@@ -292,4 +237,35 @@ func (u *user) leaveComposer() {
 		_, _ = u.s.WaitForFunc(chatKeys, stepTimeout/9)
 	}
 	u.see("the chat has the keys", chatKeys)
+}
+
+// configChangeTaken checks that ahptui sent action (session/ or
+// root/configChanged) changing only id to want, and that the host echoed
+// it without a rejection.
+func (u *user) configChangeTaken(action, id string, want any) {
+	u.t.Helper()
+	a, ok := u.waitAction(action)
+	if !ok {
+		u.rec.Dump()
+		u.t.Fatalf("no %s sent", action)
+	}
+	if c, _ := a["config"].(map[string]any); c[id] != want || len(c) != 1 {
+		u.rec.Dump()
+		u.t.Fatalf("%s: want only %s=%v, got %v", action, id, want, a)
+	}
+	var echo map[string]any
+	if _, err := u.s.WaitForFunc(func(string) bool {
+		for _, p := range u.hostActions(action) {
+			echo = p
+			return true
+		}
+		return false
+	}, stepTimeout); err != nil {
+		u.rec.Dump()
+		u.t.Fatalf("the host never echoed %s", action)
+	}
+	if echo["rejectionReason"] != nil {
+		u.rec.Dump()
+		u.t.Fatalf("the host refused the change: %v", echo["rejectionReason"])
+	}
 }

@@ -82,14 +82,7 @@ func TestVSCodeSmoke(t *testing.T) {
 
 func runSmoke(t *testing.T, s *suite, ahp, reason string) {
 	u := s.start(t, 140, 45)
-	step := func(name string, f func()) {
-		t.Helper()
-		if t.Failed() {
-			return
-		}
-		s.rec.Step(name)
-		f()
-	}
+	step := s.flatSteps(t)
 
 	step("connect at AHP "+ahp, func() {
 		u.see("connected over AHP "+ahp, func(sc string) bool {

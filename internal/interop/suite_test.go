@@ -258,3 +258,17 @@ func (u *user) sentAction(typ string) (map[string]any, bool) {
 func fmtFrames(fs []string) string {
 	return fmt.Sprintf("%d frames:\n%s", len(fs), strings.Join(fs, "\n"))
 }
+
+// flatSteps returns the step runner of a test whose steps share one
+// screen: each is named in the recorder's log, and once one fails the
+// rest are skipped (they would only fail for the same reason).
+func (s *suite) flatSteps(t *testing.T) func(name string, f func()) {
+	return func(name string, f func()) {
+		t.Helper()
+		if t.Failed() {
+			return
+		}
+		s.rec.Step(name)
+		f()
+	}
+}
