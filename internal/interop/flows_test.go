@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 
@@ -13,23 +14,36 @@ import (
 	"github.com/ahptui/ahptui/internal/e2e"
 )
 
-// focus presses Tab until the help line offers want, at most five times,
-// waiting for each press to land (the help line changes).
+// focus presses Tab until the help line offers want, at most six times,
+// waiting for each press to land (the help line changes) and for the line
+// to settle: the help line also changes when a turn ends, and a Tab pressed
+// on such a change would land after the first and move focus on past want.
 func (u *user) focus(panel string, want string) {
 	u.t.Helper()
-	for range 5 {
-		before := helpLine(u.s.Capture())
+	for range 6 {
+		before := u.settledHelpLine()
 		if strings.Contains(before, want) {
 			return
 		}
 		u.hit(km.Global.FocusNext)
 		_, _ = u.s.WaitForFunc(func(s string) bool { return helpLine(s) != before }, stepTimeout)
 	}
-	if strings.Contains(helpLine(u.s.Capture()), want) {
-		return
-	}
 	u.rec.Dump()
 	u.t.Fatalf("could not focus the %s panel: the help line never offered %q\n%s", panel, want, u.s.Capture())
+}
+
+// settledHelpLine is the help line once it has not changed for half a
+// second (or after stepTimeout, whatever it is then).
+func (u *user) settledHelpLine() string {
+	last, since := helpLine(u.s.Capture()), time.Now()
+	for deadline := time.Now().Add(stepTimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if l := helpLine(u.s.Capture()); l != last {
+			last, since = l, time.Now()
+		} else if time.Since(since) >= 500*time.Millisecond {
+			break
+		}
+	}
+	return last
 }
 
 // sendMessage focuses the composer, types text and sends it.
@@ -135,19 +149,26 @@ func (u *user) deny(s *suite) {
 
 // waitFrame waits until the recorder has seen, in this step, a frame in
 // direction dir containing sub.
-func (u *user) waitFrame(what, dir, sub string) {
+func (u *user) waitFrame(what, dir, sub string) { u.waitFrames(what, dir, sub) }
+
+// waitFrames waits until frames in dir of this step hold each of subs, in
+// that order: the first after a frame with subs[0] that has subs[1], and
+// so on. A later event is told from an earlier one of its kind this way
+// (a turnComplete after the answer, not the previous turn's).
+func (u *user) waitFrames(what, dir string, subs ...string) {
 	u.t.Helper()
 	_, err := u.s.WaitForFunc(func(string) bool {
+		i := 0
 		for _, f := range u.rec.Frames(dir) {
-			if strings.Contains(f, sub) {
-				return true
+			if i < len(subs) && strings.Contains(f, subs[i]) {
+				i++
 			}
 		}
-		return false
+		return i == len(subs)
 	}, stepTimeout)
 	if err != nil {
 		u.rec.Dump()
-		u.t.Fatalf("%s: no frame %s with %s", what, dir, sub)
+		u.t.Fatalf("%s: no frames %s with %q in order", what, dir, subs)
 	}
 }
 
@@ -196,8 +217,9 @@ func (u *user) answerWaitingInput() {
 		u.rec.Dump()
 		u.t.Fatalf("the answer is not the first choice (red): %s", b)
 	}
-	u.waitFrame("the agent got the answer", "←host", "User selected: red")
-	u.waitFrame("the turn completed", "←host", `"type":"chat/turnComplete"`)
+	// The step may hold an earlier turn's end (the CLI's send, seen by
+	// this client too), so the end waited for is the one after the answer.
+	u.waitFrames("the agent got the answer and its turn completed", "←host", "User selected: red", `"type":"chat/turnComplete"`)
 }
 
 // mcpCycle opens the MCP panel, finds the echo server from .mcp.json, and
