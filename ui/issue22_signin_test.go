@@ -1,15 +1,12 @@
 package ui
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -134,15 +131,7 @@ func TestEscOnGrantPromptCloses(t *testing.T) {
 // single-line input (bubbles textinput keys), shows where the cursor is,
 // and a refused address is cleared.
 func TestPasteFieldEdits(t *testing.T) {
-	rig := newSignInRig(t)
-	d := newDriverOn(t, rig.host(), rig.auth())
-	_, g := startGitHubSignIn(d)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	landed, err := authserver.ApproveHeadless(ctx, nil, g.url)
-	if err != nil {
-		t.Fatalf("approve: %v", err)
-	}
+	d, g, landed := signInLandedElsewhere(t)
 	d.keys("p")
 	value := func() string { return d.m.signin.paste.in.Value() }
 	for _, k := range []string{"ctrl+u", "ctrl+a", "home"} {

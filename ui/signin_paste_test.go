@@ -1,15 +1,11 @@
 package ui
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/ahptui/ahptui/demohost/authserver"
 )
 
 // TestMistypedPasteKeepsCodeOffScreen: the user pastes the address the
@@ -18,15 +14,7 @@ import (
 // paste field, not in the error under it, not on the status line, not in
 // the message history (L).
 func TestMistypedPasteKeepsCodeOffScreen(t *testing.T) {
-	rig := newSignInRig(t)
-	d := newDriverOn(t, rig.host(), rig.auth())
-	_, g := startGitHubSignIn(d)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	landed, err := authserver.ApproveHeadless(ctx, nil, g.url)
-	if err != nil {
-		t.Fatalf("approve: %v", err)
-	}
+	d, _, landed := signInLandedElsewhere(t)
 	code, state := landed.Query().Get("code"), landed.Query().Get("state")
 	if code == "" || state == "" {
 		t.Fatalf("the redirect carries no code or state: %s", landed.Redacted())

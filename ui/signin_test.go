@@ -79,6 +79,24 @@ func githubRowOf(d *driver) (mcpRow, bool) {
 // startGitHubSignIn opens the demo session, selects GitHub in the MCP panel,
 // presses the sign-in key and waits for the sign-in URL; it returns the
 // resource and the flow.
+// signInLandedElsewhere starts the GitHub MCP server's sign-in on a demo
+// driver and approves it in a headless browser whose redirect never
+// reaches the loopback: it returns the driver, the sign-in and the address
+// the browser landed on, which the user would paste.
+func signInLandedElsewhere(t *testing.T) (*driver, *grantFlow, *url.URL) {
+	t.Helper()
+	rig := newSignInRig(t)
+	d := newDriverOn(t, rig.host(), rig.auth())
+	_, g := startGitHubSignIn(d)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	landed, err := authserver.ApproveHeadless(ctx, nil, g.url)
+	if err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	return d, g, landed
+}
+
 func startGitHubSignIn(d *driver) (string, *grantFlow) {
 	d.t.Helper()
 	d.openDemo()
@@ -209,15 +227,7 @@ func screenHas(m *Model, want string) bool { return strings.Contains(squash(m.Re
 // on. A pasted address from another sign-in is refused in the field and
 // the sign-in goes on; the real one completes it.
 func TestPasteRedirectCompletesSignIn(t *testing.T) {
-	rig := newSignInRig(t)
-	d := newDriverOn(t, rig.host(), rig.auth())
-	_, g := startGitHubSignIn(d)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	landed, err := authserver.ApproveHeadless(ctx, nil, g.url)
-	if err != nil {
-		t.Fatalf("approve: %v", err)
-	}
+	d, g, landed := signInLandedElsewhere(t)
 	d.keys("p")
 	if !d.m.signin.paste.open || !strings.Contains(overlayText(d.m), "Pastetheaddress") {
 		t.Fatalf("p did not open the paste field:\n%s", ansi.Strip(d.m.Render()))

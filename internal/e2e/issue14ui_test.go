@@ -75,13 +75,7 @@ func TestIssue14Item7NewSessionTakesCursor(t *testing.T) {
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
-		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
-		u.hit(km.Sessions.New)
-		u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, "New session"); return ok })
-		u.press("Enter")
-		u.see("the session's settings", func(s string) bool { _, ok := Panel(s, settingsTitle); return ok })
-		u.press("Enter")
-		u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), "New session") })
+		u.createSessionWithDefaults()
 		u.see("the cursor is on it", func(s string) bool {
 			for _, l := range strings.Split(PanelText(s, "Sessions ("), "\n") {
 				if t := strings.TrimSpace(l); strings.HasPrefix(t, "›") || strings.HasPrefix(t, "▸") {

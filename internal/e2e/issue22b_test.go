@@ -164,16 +164,7 @@ func TestIssue22BlockingStartUnfocused(t *testing.T) {
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
 		indexer := demohost.IndexerServerName
-		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
-		u.createSessionWithDefaults()
-		u.hit(km.Sessions.Open)
-		u.see("the new session is open, the chat has the keys", func(s string) bool {
-			_, open := Panel(s, newSession)
-			return open && serverBadgeIs(indexer, "○ stopped")(s) && strings.Contains(helpLine(s), hint(km.Chat.FocusComposer))
-		})
-		u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
-		u.selectServer(indexer)
-		u.hit(km.MCP.Start)
+		u.startIndexerInNewSession()
 		u.see("a blocking start", func(s string) bool { return mcpHas(s, "starting…", "new messages wait") })
 		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
 		screen := u.see("the timer and the key, unfocused", func(s string) bool {
@@ -199,16 +190,7 @@ func TestIssue22OlderVersionSaysSo(t *testing.T) {
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSessionOver(t, demohost.Version06, w, h)
 		indexer := demohost.IndexerServerName
-		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
-		u.createSessionWithDefaults()
-		u.hit(km.Sessions.Open)
-		u.see("the new session is open, the chat has the keys", func(s string) bool {
-			_, open := Panel(s, newSession)
-			return open && serverBadgeIs(indexer, "○ stopped")(s) && strings.Contains(helpLine(s), hint(km.Chat.FocusComposer))
-		})
-		u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
-		u.selectServer(indexer)
-		u.hit(km.MCP.Start)
+		u.startIndexerInNewSession()
 		u.see(indexer+" starting", serverBadgeIs(indexer, "◌ starting"))
 		u.hit(km.MCP.Background)
 		screen := u.see("b says what 0.6 cannot do", func(s string) bool {
@@ -299,4 +281,23 @@ func TestIssue22UnreadDotExplained(t *testing.T) {
 		}
 		t.Errorf("the help overlay never says what %s means (%q)", views.UnreadMarker, want)
 	})
+}
+
+// startIndexerInNewSession creates a session with the host's default
+// settings (the seeded ones keep to four servers; a new one has the
+// Indexer), opens it, and presses start on its stopped Indexer. Opening
+// moves the keys to the chat once the session's state is in; it waits for
+// that too, or the focus keys would race it.
+func (u *user) startIndexerInNewSession() {
+	u.t.Helper()
+	indexer := demohost.IndexerServerName
+	u.createSessionWithDefaults()
+	u.hit(km.Sessions.Open)
+	u.see("the new session is open, its Indexer stopped, the chat has the keys", func(s string) bool {
+		_, open := Panel(s, newSession)
+		return open && serverBadgeIs(indexer, "○ stopped")(s) && strings.Contains(helpLine(s), hint(km.Chat.FocusComposer))
+	})
+	u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
+	u.selectServer(indexer)
+	u.hit(km.MCP.Start)
 }

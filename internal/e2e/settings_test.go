@@ -9,16 +9,24 @@ import (
 const settingsTitle = "New session · settings"
 
 // createSessionWithDefaults creates a session from the sessions panel
-// (focused) through both steps of the dialog, the agent and then the
-// settings, keeping the defaults, and waits until it is listed.
+// through both steps of the dialog, the agent and then the settings,
+// keeping the defaults, and waits until it is listed.
 func (u *user) createSessionWithDefaults() {
 	u.t.Helper()
+	u.openSessionSettings()
+	u.press("Enter")
+	u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), newSession) })
+}
+
+// openSessionSettings focuses the sessions, opens the new-session dialog
+// and takes the first agent to the settings step; it returns that screen.
+func (u *user) openSessionSettings() string {
+	u.t.Helper()
+	u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
 	u.hit(km.Sessions.New)
 	u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, newSession); return ok })
 	u.press("Enter")
-	u.see("the session's settings", func(s string) bool { _, ok := Panel(s, settingsTitle); return ok })
-	u.press("Enter")
-	u.see("the new session is listed", func(s string) bool { return strings.Contains(PanelText(s, "Sessions ("), newSession) })
+	return u.see("the session's settings", func(s string) bool { return strings.Contains(PanelText(s, settingsTitle), "Approvals:") })
 }
 
 // TestNewSessionSettingsDialog: in a real terminal at 80x24 and 120x40,
@@ -29,13 +37,10 @@ func TestNewSessionSettingsDialog(t *testing.T) {
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
-		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
-		u.hit(km.Sessions.New)
-		u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, "New session"); return ok })
-		u.press("Enter")
-		screen := u.see("the session's settings", func(s string) bool {
-			return strings.Contains(PanelText(s, settingsTitle), "Approvals: ‹ Manual permissions ›")
-		})
+		screen := u.openSessionSettings()
+		if !strings.Contains(PanelText(screen, settingsTitle), "Approvals: ‹ Manual permissions ›") {
+			t.Errorf("the default approvals are not chosen:\n%s", PanelText(screen, settingsTitle))
+		}
 		dialog := PanelText(screen, settingsTitle)
 		for _, want := range []string{"Branch: main (set by the host)", "Isolation: ‹ Folder ›", hint(km.NewSession.Create)} {
 			if !strings.Contains(dialog, want) {
@@ -63,11 +68,7 @@ func TestSettingsFormInTerminal(t *testing.T) {
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
-		u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
-		u.hit(km.Sessions.New)
-		u.see("new-session dialog", func(s string) bool { _, ok := Panel(s, "New session"); return ok })
-		u.press("Enter")
-		u.see("the session's settings", func(s string) bool { return strings.Contains(PanelText(s, settingsTitle), "Approvals:") })
+		u.openSessionSettings()
 		u.hit(km.NewSession.Down)
 		u.see("the base branch selected", func(s string) bool {
 			d := PanelText(s, settingsTitle)

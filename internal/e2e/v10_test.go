@@ -41,20 +41,7 @@ func TestBlockingStartToBackground(t *testing.T) {
 	onlyOver10(t)
 	u := startDemoSession(t, 120, 40)
 	indexer := demohost.IndexerServerName
-	// The seeded sessions keep to four servers; a new one has the Indexer.
-	u.focus("sessions", km.Global.FocusNext, hint(km.Sessions.New))
-	u.createSessionWithDefaults()
-	u.hit(km.Sessions.Open)
-	// Opening moves the keys to the chat once the session's state is in;
-	// wait for that too, or the focus keys below would race it.
-	u.see("the new session is open, its Indexer stopped, the chat has the keys", func(s string) bool {
-		_, open := Panel(s, newSession)
-		return open && mcpBadgeIs(indexer, "○ stopped")(s) && strings.Contains(helpLine(s), hint(km.Chat.FocusComposer))
-	})
-
-	u.focus("MCP", km.Global.FocusNext, hint(km.MCP.Stop))
-	u.selectServer(indexer)
-	u.hit(km.MCP.Start)
+	u.startIndexerInNewSession()
 	u.see("a blocking start, timed, with the background key", func(s string) bool {
 		return mcpHas(s, "starting…", "new messages wait") && strings.Contains(helpLine(s), hint(km.MCP.Background))
 	})
