@@ -36,6 +36,17 @@ type recordingClient struct {
 	auths int
 	// forgot lists the resources the model told the client to forget.
 	forgot []string
+	// queries lists the sessionConfigCompletions queries asked.
+	queries []string
+}
+
+func (r *recordingClient) SessionConfigCompletions(ctx context.Context, p protocol.SessionConfigCompletionsParams) (protocol.SessionConfigCompletionsResult, error) {
+	r.mu.Lock()
+	if p.Query != nil {
+		r.queries = append(r.queries, *p.Query)
+	}
+	r.mu.Unlock()
+	return r.Client.SessionConfigCompletions(ctx, p)
 }
 
 func (r *recordingClient) ForgetToken(resource string) {

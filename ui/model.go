@@ -243,6 +243,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.sessions.onConfigResolved(msg)
 	case completionsMsg:
 		return m.onCompletions(msg)
+	case completionsDueMsg:
+		return m.onCompletionsDue(msg)
 	case authRetryMsg, tokenPushedMsg:
 		return m.onAgentAuth(msg)
 	case grantStartedMsg:

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -129,6 +130,18 @@ type settingEdit struct {
 // form off the screen.
 const maxCompletions = 20
 
+// completionDelay is how long typing must pause before the host is asked
+// for the values matching it: a word typed fast is one query, not one a
+// key.
+const completionDelay = 150 * time.Millisecond
+
+// completionsDueMsg says typing paused at query: ask the host, unless
+// more was typed since (edit.asked moved on) or the form closed.
+type completionsDueMsg struct {
+	edit  *settingEdit
+	query string
+}
+
 // completionsMsg is sessionConfigCompletions' answer to query.
 type completionsMsg struct {
 	edit  *settingEdit
@@ -211,9 +224,19 @@ func (a *app) editForm(msg tea.Msg) tea.Cmd {
 			d.Choice = ""
 			f.state.Drafts[e.prop.id] = d
 		}
-		return tea.Batch(cmd, e.complete(e, q))
+		due := completionsDueMsg{edit: e, query: q}
+		return tea.Batch(cmd, tea.Tick(completionDelay, func(time.Time) tea.Msg { return due }))
 	}
 	return cmd
+}
+
+// onCompletionsDue asks the host for the values matching a query typing
+// paused at, if it is still the form's latest.
+func (a *app) onCompletionsDue(msg completionsDueMsg) tea.Cmd {
+	if f := a.form; f == nil || f.setting != msg.edit || msg.query != msg.edit.asked || msg.edit.complete == nil {
+		return nil
+	}
+	return msg.edit.complete(msg.edit, msg.query)
 }
 
 // onCompletions shows the host's values for the latest query as the

@@ -194,6 +194,28 @@ func TestSettingCompletions(t *testing.T) {
 	}
 }
 
+// TestCompletionsAskOncePerPause: a word typed fast is one query to the
+// host, for the whole word, not one for each key.
+func TestCompletionsAskOncePerPause(t *testing.T) {
+	d := newDriver(t, nil)
+	newSessionSettings(d)
+	selectConfigRow(d, demohost.ConfigBaseBranch)
+	d.keys("e")
+	queries := func() []string {
+		d.rec.mu.Lock()
+		defer d.rec.mu.Unlock()
+		return slices.Clone(d.rec.queries)
+	}
+	d.until("the first query", func() bool { return len(queries()) == 1 })
+	d.typeText("rel")
+	d.until("the values matching rel", func() bool {
+		return d.m.form != nil && len(questionOptions(d.m.form.request.Questions[0])) == 2
+	})
+	if q := queries(); !slices.Equal(q, []string{"", "rel"}) {
+		t.Fatalf("the host was asked %q, want the opening query and rel", q)
+	}
+}
+
 // TestSettingsSheetHostRules: a host setting the host marks readOnly is
 // shown and not changed, by ←/→ or e; a value the host refuses is
 // rolled back and the host's reason is on the status line (issue 26).
