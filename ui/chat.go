@@ -28,6 +28,9 @@ type chatPanel struct {
 	// chat's end again.
 	cardScroll bool
 	composer   textarea.Model
+	// sendOnOpen is the session whose composer text was sent before its
+	// chat was in: it goes as soon as the chat is (sendWhenOpen).
+	sendOnOpen string
 	ourTurns   map[string]time.Time
 	blockerAt  int
 
@@ -344,6 +347,23 @@ func (cp *chatPanel) writeWhenOpen() tea.Cmd {
 	}
 	cp.writeIn, cp.focus = "", focusComposer
 	return cp.composer.Focus()
+}
+
+// sendWhenOpen sends what was written before the open session's chat
+// was in, once it is; another session opened meanwhile keeps the text in
+// the composer, unsent.
+func (cp *chatPanel) sendWhenOpen() tea.Cmd {
+	switch {
+	case cp.sendOnOpen == "":
+		return nil
+	case cp.sendOnOpen != cp.openSession:
+		cp.sendOnOpen = ""
+		return nil
+	case !cp.hasChat:
+		return nil
+	}
+	cp.sendOnOpen = ""
+	return cp.submitComposer()
 }
 
 func (cp *chatPanel) leaveComposer() {

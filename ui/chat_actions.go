@@ -29,7 +29,12 @@ func (cp *chatPanel) submitComposer() tea.Cmd {
 		return nil
 	}
 	if !cp.hasChat {
-		return reportError(errNoChat)
+		if cp.openSession == "" {
+			return reportError(errNoChat)
+		}
+		// Written as the session opened: it goes once the chat is in.
+		cp.sendOnOpen = cp.openSession
+		return reportInfo("the chat is still loading: your message goes as soon as it is in")
 	}
 	if cp.turnRunning() {
 		if _, err := cp.dispatch(cp.openChat, protocol.ChatPendingMessageSetAction{

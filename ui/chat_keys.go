@@ -78,7 +78,9 @@ func (cp *chatPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Bottom):
 		cp.scroll = 0
 	case key.Matches(msg, k.FocusComposer):
-		if !cp.hasChat {
+		// An open session whose chat is still loading takes a message
+		// already: what is typed stays in the composer (sendWhenOpen).
+		if cp.openSession == "" {
 			return reportError(errNoChat), true
 		}
 		cp.focus = focusComposer

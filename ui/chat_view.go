@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -49,6 +50,10 @@ func (cp *chatPanel) view(rect views.Rect) []string {
 	switch {
 	case cp.openSession == "":
 		p.Title, p.Empty = "Chat", append(views.RenderChatPlaceholder(cp.th), cp.promptLines(rect.W-4)...)
+	case !cp.hasChat && cp.focus == focusComposer:
+		// Written before the chat is in: the composer keeps what is typed.
+		p.Transcript = strings.Join(views.RenderChatOpening(cp.th), "\n")
+		p.Composer = cp.composer.View()
 	case !cp.hasChat:
 		p.Empty = views.RenderChatOpening(cp.th)
 	default:

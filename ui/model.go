@@ -162,7 +162,7 @@ func (m *Model) resize(w, h int) {
 // selection, the scroll a new selection asks for), so View only draws.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.route(msg)
-	cmd = tea.Batch(cmd, m.chatPanel.writeWhenOpen())
+	cmd = tea.Batch(cmd, m.chatPanel.writeWhenOpen(), m.chatPanel.sendWhenOpen())
 	m.status.dropFalse()
 	m.settle()
 	return m, tea.Batch(cmd, m.guardTicks())
