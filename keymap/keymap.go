@@ -32,6 +32,7 @@ type KeyMap struct {
 	Paste      PasteKeys
 	NewSession NewSessionKeys
 	Settings   SettingsKeys
+	Queue      QueueKeys
 	HelpScreen HelpScreenKeys
 
 	// turnRunning is whether the open chat has a running turn
@@ -96,6 +97,9 @@ type ChatKeys struct {
 	// ResumeTurn asks the host to resume the latest turn where it stopped
 	// at a resumable error (chat/turnResume, AHP 1.0).
 	ResumeTurn key.Binding
+	// Queue opens the pending messages: the steering message and the
+	// queued ones, with their text, to edit, remove or reorder.
+	Queue key.Binding
 }
 
 // ComposerKeys drive the message composer. Send and Queue share enter: the
@@ -241,6 +245,18 @@ type SettingsKeys struct {
 	Close key.Binding
 }
 
+// QueueKeys drive the pending-messages sheet (Q): the chat's steering
+// message and its queued messages. Only queued messages have an order.
+type QueueKeys struct {
+	Up       key.Binding
+	Down     key.Binding
+	Edit     key.Binding // the text back in the composer; enter saves the change
+	Remove   key.Binding
+	MoveUp   key.Binding
+	MoveDown key.Binding
+	Close    key.Binding
+}
+
 // HelpScreenKeys scroll the ? overlay, which is taller than a small
 // terminal. Only Close (and quit) leave it: a stray key must not throw the
 // reader out of the list they are reading.
@@ -305,6 +321,7 @@ func DefaultKeyMap() KeyMap {
 			NextBlocker:   bind(keys("!"), "!", "next needing you"),
 			SwitchChat:    bind(keys("c"), "c", "switch chat"),
 			ResumeTurn:    bind(keys("r"), "r", "resume turn"),
+			Queue:         bind(keys("Q"), "Q", "queued messages"),
 		},
 		Composer: ComposerKeys{
 			Send:    bind(keys("enter"), "enter", "send"),
@@ -381,6 +398,15 @@ func DefaultKeyMap() KeyMap {
 			Next:  bind(keys("right", "l"), "→/l", "next value"),
 			Edit:  bind(keys("e"), "e", "edit value"),
 			Close: bind(keys("esc", "O"), "esc", "close"),
+		},
+		Queue: QueueKeys{
+			Up:       bind(keys("up", "k"), "↑/k", "up"),
+			Down:     bind(keys("down", "j"), "↓/j", "down"),
+			Edit:     bind(keys("e"), "e", "edit"),
+			Remove:   bind(keys("d"), "d", "remove"),
+			MoveUp:   bind(keys("K"), "K", "move up"),
+			MoveDown: bind(keys("J"), "J", "move down"),
+			Close:    bind(keys("esc", "Q"), "esc", "close"),
 		},
 		HelpScreen: HelpScreenKeys{
 			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
@@ -502,7 +528,7 @@ func (k ChatKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextToolCall, k.PrevToolCall, k.NextBlocker, k.ToggleExpand},
-		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat},
+		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat, k.Queue},
 	}
 }
 
@@ -590,6 +616,16 @@ func (k SettingsKeys) FullHelp() [][]key.Binding {
 }
 
 // ShortHelp implements help.KeyMap.
+func (k QueueKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Edit, k.Remove, k.MoveUp, k.MoveDown, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k QueueKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Edit, k.Remove, k.MoveUp, k.MoveDown, k.Close}}
+}
+
+// ShortHelp implements help.KeyMap.
 func (k ConfirmKeys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Yes, k.No}
 }
@@ -626,6 +662,7 @@ const (
 	ContextNewSession                // new-session dialog open (modal)
 	ContextSettings                  // the settings sheet open (modal)
 	ContextMessages                  // the message history (L) open (modal)
+	ContextQueue                     // the pending-messages sheet (Q) open (modal)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
@@ -634,6 +671,7 @@ var Contexts = []Context{
 	ContextMCP, ContextInput, ContextConfirm, ContextSignIns, ContextPaste, ContextNewSession,
 	ContextSettings,
 	ContextMessages,
+	ContextQueue,
 }
 
 func (c Context) String() string {
@@ -662,6 +700,8 @@ func (c Context) String() string {
 		return "settings"
 	case ContextMessages:
 		return "messages"
+	case ContextQueue:
+		return "queue"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -712,6 +752,9 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 	case ContextMessages:
 		view = []key.Binding{k.MessagesClose(), g.Messages}
 		nav = []key.Binding{g.Quit}
+	case ContextQueue:
+		view = flatten(k.Queue.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help}
 	}
 	var out []key.Binding
 	for _, b := range append(view, nav...) {
@@ -771,6 +814,8 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 	case ContextMessages:
 		// The history covers the panels: their keys do nothing under it.
 		return contextHelp{short: []key.Binding{k.MessagesClose(), g.Quit}, full: [][]key.Binding{{k.MessagesClose(), g.Messages, g.Quit}}}
+	case ContextQueue:
+		return contextHelp{short: append(k.Queue.ShortHelp(), g.Quit), full: append(k.Queue.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	}
 	return contextHelp{
 		short: append(short, g.ShortHelp()...),
@@ -794,7 +839,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.HelpScreen} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.HelpScreen} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)

@@ -163,8 +163,8 @@ func TestHelpRendersPerContext(t *testing.T) {
 		t.Errorf("chat help while a turn runs = %q, want cancel turn", s)
 	}
 	// The full reference lists every group.
-	if n := len(km.FullHelp()); n != 12 {
-		t.Errorf("FullHelp has %d columns, want 12 groups", n)
+	if n := len(km.FullHelp()); n != 13 {
+		t.Errorf("FullHelp has %d columns, want 13 groups", n)
 	}
 }
 

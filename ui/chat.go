@@ -31,8 +31,10 @@ type chatPanel struct {
 	// sendOnOpen is the session whose composer text was sent before its
 	// chat was in: it goes as soon as the chat is (sendWhenOpen).
 	sendOnOpen string
-	ourTurns   map[string]time.Time
-	blockerAt  int
+	// editing is the pending message the composer holds (queueSheet.edit).
+	editing   *pendingEdit
+	ourTurns  map[string]time.Time
+	blockerAt int
 
 	// tr caches the open chat's rendered turns.
 	tr           *views.Transcript
@@ -299,6 +301,11 @@ func (cp *chatPanel) blockersChanged() {
 // was open: another chat (or none) is opening.
 func (cp *chatPanel) reset() {
 	cp.sel, cp.scroll, cp.tr = chatSel{}, 0, nil
+	if cp.editing != nil {
+		// The pending message belongs to the chat left behind.
+		cp.editing = nil
+		cp.composer.Reset()
+	}
 }
 
 // resize fits the composer to a chat panel width cells wide.

@@ -28,6 +28,9 @@ func (cp *chatPanel) submitComposer() tea.Cmd {
 	if text == "" {
 		return nil
 	}
+	if cp.editing != nil {
+		return cp.saveEdit(text)
+	}
 	if !cp.hasChat {
 		if cp.openSession == "" {
 			return reportError(errNoChat)

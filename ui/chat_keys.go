@@ -50,9 +50,10 @@ func (cp *chatPanel) keyComposer(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Send), key.Matches(msg, k.Queue):
 		return cp.submitComposer()
 	case key.Matches(msg, k.Cancel):
+		cmd := cp.dropEdit()
 		cp.composer.Blur()
 		cp.focus = focusChat
-		return nil
+		return cmd
 	case key.Matches(msg, cp.keys.Chat.CancelTurn):
 		return cp.cancelTurn()
 	}

@@ -35,6 +35,9 @@ func (m *Model) context() keymap.Context {
 	if m.settings.open {
 		return keymap.ContextSettings
 	}
+	if m.queue.open {
+		return keymap.ContextQueue
+	}
 	if m.signin.paste.open && m.signin.waitingGrant() != nil || m.signin.tokenOpen() {
 		return keymap.ContextPaste
 	}
@@ -107,6 +110,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.settings.handleKey(msg)
 	}
+	if m.queue.open && m.modal == modalNone {
+		switch {
+		case key.Matches(msg, g.Quit):
+			return m.quitAsking()
+		case key.Matches(msg, g.Help):
+			m.showAll = true
+			return nil
+		}
+		return m.queue.handleKey(msg)
+	}
 	if m.signin.tokenOpen() && m.modal == modalNone {
 		return m.signin.keyToken(msg)
 	}
@@ -152,6 +165,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.reconnect()
 		}
 		return m.chatPanel.keyComposer(msg)
+	}
+	if (ctx == keymap.ContextChat || ctx == keymap.ContextChatGrant) && key.Matches(msg, m.keys.Chat.Queue) {
+		return m.queue.toggle()
 	}
 	// Views first, then global keys (keymap.Active's order).
 	var cmd tea.Cmd

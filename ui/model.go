@@ -48,6 +48,7 @@ func New(cfg Config) *Model {
 	m.chatPanel = newChatPanel(a, m.signin, m.sessions)
 	m.signin.chatPanel = m.chatPanel
 	m.settings = &settingsSheet{app: a}
+	m.queue = &queueSheet{app: a, chat: m.chatPanel}
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}
 	// Components ask the root to change which channels are watched; the
 	// root owns the subscriptions.
