@@ -1,6 +1,7 @@
 package views
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strconv"
 	"strings"
@@ -551,18 +552,58 @@ func (t *Transcript) userLines(m protocol.Message, width int) []string {
 	return strings.Split(th.UserMessage.Render(strings.Join(body, "\n")), "\n")
 }
 
+// attachmentLabel is one attachment as the transcript lists it: its
+// label, its kind (the host's displayKind, else what it is) and, where
+// known, its size. Its content is never fetched to say so: a resource's
+// size is the host's hint, an embedded one's is its decoded length.
 func attachmentLabel(a protocol.MessageAttachment) string {
-	// Every variant carries a label; read it through JSON-free switch on
-	// the known ones and fall back to the kind.
+	var label, kind string
+	var display *string
+	size := int64(-1)
 	switch v := a.Variant.(type) {
+	case protocol.SimpleMessageAttachment:
+		label, kind, display = v.Label, v.Type, v.DisplayKind
 	case protocol.MessageResourceAttachment:
-		return v.Label
+		label, kind, display = v.Label, "resource", v.DisplayKind
+		if v.ContentType != nil && *v.ContentType != "" {
+			kind = *v.ContentType
+		}
+		if v.SizeHint != nil && *v.SizeHint >= 0 {
+			size = *v.SizeHint
+		}
 	case protocol.MessageEmbeddedResourceAttachment:
-		return v.Label
+		label, kind, display = v.Label, v.ContentType, v.DisplayKind
+		size = int64(base64.RawStdEncoding.DecodedLen(len(strings.TrimRight(v.Data, "="))))
 	case protocol.MessageAnnotationsAttachment:
-		return v.Label
+		label, kind, display = v.Label, "annotations", v.DisplayKind
+	case protocol.MessageChatAttachment:
+		label, kind, display = v.Label, "chat", v.DisplayKind
+	default:
+		return a.Kind() + " attachment"
 	}
-	return a.Kind() + " attachment"
+	if display != nil && *display != "" {
+		kind = *display
+	}
+	parts := []string{label}
+	if kind != "" {
+		parts = append(parts, kind)
+	}
+	if size >= 0 {
+		parts = append(parts, byteSize(size))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// byteSize says n bytes the way a person reads a file size.
+func byteSize(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1024*1024))
+	}
 }
 
 // appendParts renders response parts in stream order, one blank line

@@ -456,3 +456,29 @@ func TestTranscriptClampScroll(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachmentsListed: a message's attachments show their label, kind
+// and size without their content being fetched: a resource's size is the
+// host's hint, an embedded one's its decoded length; a hostile label
+// stays inert (issue 23, messages).
+func TestAttachmentsListed(t *testing.T) {
+	chat := testChat()
+	size, ct, shot := int64(2048), "text/x-go", "screenshot"
+	chat.Turns[0].Message.Attachments = []protocol.MessageAttachment{
+		protocol.NewMessageAttachment(protocol.MessageResourceAttachment{Label: "main.go", URI: "file:///src/main.go", SizeHint: &size, ContentType: &ct}),
+		protocol.NewMessageAttachment(protocol.MessageEmbeddedResourceAttachment{Label: "shot.png\x1b]0;pwned\x07", Data: "aGVsbG8=", ContentType: "image/png", DisplayKind: &shot}),
+		protocol.NewMessageAttachment(protocol.MessageChatAttachment{Label: "Side chat", Resource: "ahp-chat://x"}),
+	}
+	tr := NewTranscript(noColorTheme)
+	tr.SetChat(chat, nil)
+	raw := tr.Render(100, 300, 0, TranscriptOptions{})
+	out := ansi.Strip(raw)
+	for _, want := range []string{"📎 main.go · text/x-go · 2.0 KiB", "📎 shot.png · screenshot · 5 B", "📎 Side chat · chat"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("transcript lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(raw, "\x1b]0;") {
+		t.Error("an attachment label's escape sequence reached the screen")
+	}
+}
