@@ -54,8 +54,10 @@ func TestMarkdownStreamCodeBlockMatchesFullRender(t *testing.T) {
 		// the text and the line structure must match.
 		{"unlabeled", "```\n" + code + "```\n", colorTheme, ""},
 	}
-	for _, c := range cases {
-		var m markdownStream
+	// streamCase streams c whole and returns the first prefix whose
+	// stream differs from the whole render, or -1.
+	streamCase := func(c tc) (m *markdownStream, at int, g, w string) {
+		m = &markdownStream{}
 		const step = 97
 		for n := 0; ; n = min(n+step, len(c.src)) {
 			got := flattenPieces(m.render(c.th, c.src[:n], 60, c.indent))
@@ -68,11 +70,28 @@ func TestMarkdownStreamCodeBlockMatchesFullRender(t *testing.T) {
 				g, w = ansi.Strip(g), ansi.Strip(w)
 			}
 			if g != w {
-				t.Fatalf("%s, prefix %d:\nstream:\n%s\nfull:\n%s", c.name, n, g, w)
+				return m, n, g, w
 			}
 			if n == len(c.src) {
+				return m, -1, "", ""
+			}
+		}
+	}
+	for _, c := range cases {
+		// chroma gives up on a rule's regexp after 250 ms (regexp2's
+		// MatchTimeout) and colours that text plainly; on a loaded
+		// machine a render may hit it. Such a miss is not where the
+		// next run of the same input misses, a segmenting bug is: a
+		// case fails only when it differs in each of three runs.
+		var m *markdownStream
+		at, g, w := 0, "", ""
+		for range 3 {
+			if m, at, g, w = streamCase(c); at < 0 {
 				break
 			}
+		}
+		if at >= 0 {
+			t.Fatalf("%s, prefix %d:\nstream:\n%s\nfull:\n%s", c.name, at, g, w)
 		}
 		if c.name != "unlabeled" && m.st.code.nsegs == 0 && len(m.ckpts) < 3 {
 			t.Errorf("%s: the block was never cut into segments", c.name)
