@@ -1,0 +1,169 @@
+package ui
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// waitKind is what waits on the user, in the inbox's words.
+type waitKind int
+
+const (
+	waitApproval  waitKind = iota // a tool call or its result to confirm
+	waitInput                     // an input request to answer
+	waitSignIn                    // a tool call or MCP server waiting for sign-in
+	waitMCPFailed                 // an MCP server in its error state
+	waitTurnError                 // the open chat's latest turn stopped on an error
+	waitSession                   // another session whose status says input-needed
+)
+
+func (k waitKind) String() string {
+	return [...]string{"approval", "input request", "sign-in", "MCP server failed", "turn stopped on an error", "needs input"}[k]
+}
+
+// waitItem is one thing that waits on the user, from one host. host
+// labels where it came from, so items of several hosts can share one
+// inbox; today it is the one connected host (Config.Host, token-free).
+type waitItem struct {
+	host    string
+	session string // the session's resource
+	title   string // the session's title, as the host sent it (raw)
+	kind    waitKind
+	detail  string  // the tool or server name, as the host sent it (raw)
+	at      blocker // where it is opened: a chat item, or a session alone
+	server  string  // for waitSignIn/waitMCPFailed of a server: its id
+	since   time.Time
+}
+
+// key identifies the item across updates, with its host.
+func (w waitItem) key() string {
+	return w.host + "\x00" + w.kind.String() + "\x00" + w.at.session + "\x00" + w.at.chat + "\x00" + w.at.item + "\x00" + w.at.turn + "\x00" + w.server
+}
+
+// waitTracker remembers when the client first saw each waiting item (the
+// inbox's "waited"), and which ones are new since the last update (the
+// signals' edge).
+type waitTracker struct {
+	first map[string]time.Time
+	open  string // the open session at the last observation
+	items []waitItem
+}
+
+// waiting lists what waits on the user now, from this host: the open
+// session's approvals, input requests and sign-ins (what ! reaches),
+// its failed and sign-in-waiting MCP servers, the open chat's turn
+// stopped on an error, and other sessions whose status says
+// input-needed. Unordered; observe stamps and sorts.
+func (m *Model) waiting() []waitItem {
+	host := m.cfg.Host
+	titles := map[string]string{}
+	for _, s := range m.sessions.list {
+		titles[s.Resource] = s.Title
+	}
+	var out []waitItem
+	cp := m.chatPanel
+	add := func(kind waitKind, detail string, b blocker, server string) {
+		out = append(out, waitItem{host: host, session: b.session, title: titles[b.session], kind: kind, detail: detail, at: b, server: server})
+	}
+	for _, b := range cp.jumpTargets() {
+		if b.item == "" {
+			add(waitSession, "", b, "")
+			continue
+		}
+		kind, detail := m.classify(b)
+		add(kind, detail, b, "")
+	}
+	if m.hasSess {
+		for _, r := range m.signin.servers() {
+			switch r.StateKind {
+			case "error":
+				add(waitMCPFailed, r.Name, blocker{session: m.openSession}, r.ID)
+			case "authRequired":
+				add(waitSignIn, r.Name, blocker{session: m.openSession}, r.ID)
+			}
+		}
+	}
+	if m.hasChat && m.chat.ActiveTurn == nil && len(m.chat.Turns) > 0 {
+		if t := m.chat.Turns[len(m.chat.Turns)-1]; t.State == protocol.TurnStateError {
+			add(waitTurnError, "", blocker{session: m.openSession, chat: m.openChat, turn: t.ID}, "")
+		}
+	}
+	return out
+}
+
+// classify names what the open session's blocker b waits for: its card in
+// the open chat, else how the session's inputNeeded lists it.
+func (m *Model) classify(b blocker) (waitKind, string) {
+	if b.chat == m.openChat {
+		for _, it := range m.chatPanel.items() {
+			if it.ID != b.item {
+				continue
+			}
+			if it.Kind == itemInput {
+				return waitInput, ""
+			}
+			switch it.Tool.Status() {
+			case protocol.ToolCallStatusPendingConfirmation, protocol.ToolCallStatusPendingResultConfirmation:
+				return waitApproval, it.Tool.Name()
+			}
+			return waitSignIn, it.Tool.Name()
+		}
+	}
+	for _, r := range m.sess.InputNeeded {
+		switch v := r.Variant.(type) {
+		case protocol.SessionChatInputRequest:
+			if v.Request.ID == b.item {
+				return waitInput, ""
+			}
+		case protocol.SessionToolAuthenticationRequest:
+			if v.ToolCall.ToolCallID == b.item {
+				return waitSignIn, ""
+			}
+		}
+	}
+	return waitApproval, ""
+}
+
+// observe brings the tracker up to date with what waits now and returns
+// the items new since the last observation, oldest first. Opening a
+// session turns its "needs input" row into its items, and leaving it the
+// reverse: that is the same wait seen closer or farther, so those items
+// inherit the session's first-seen time and are not new.
+func (wt *waitTracker) observe(items []waitItem, open string, now time.Time) []waitItem {
+	if wt.first == nil {
+		wt.first = map[string]time.Time{}
+	}
+	sessionSince := map[string]time.Time{} // earliest known wait per session
+	for _, it := range wt.items {
+		if s, ok := sessionSince[it.session]; !ok || it.since.Before(s) {
+			sessionSince[it.session] = it.since
+		}
+	}
+	switched := open != wt.open
+	var fresh []waitItem
+	next := make(map[string]time.Time, len(items))
+	for i := range items {
+		it := &items[i]
+		k := it.key()
+		if t, ok := wt.first[k]; ok {
+			it.since = t
+		} else if t, ok := sessionSince[it.session]; ok && switched && (it.session == open || it.session == wt.open) {
+			it.since = t
+		} else {
+			it.since = now
+			fresh = append(fresh, *it)
+		}
+		next[k] = it.since
+	}
+	wt.first, wt.open = next, open
+	oldestFirst := func(a, b waitItem) int {
+		return cmp.Or(a.since.Compare(b.since), cmp.Compare(a.key(), b.key()))
+	}
+	slices.SortFunc(items, oldestFirst)
+	slices.SortFunc(fresh, oldestFirst)
+	wt.items = items
+	return fresh
+}
