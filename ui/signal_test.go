@@ -201,3 +201,33 @@ func TestSignalSessionSwitchIsNotNew(t *testing.T) {
 		t.Fatalf("a second item: fresh %+v", fresh)
 	}
 }
+
+// TestSignalAnsweredCardNotNew: an approval the user answered shows as
+// running in the chat while the session's inputNeeded still lists it (the
+// host drops it a moment later). It waits on no one: no new signal (it
+// once read as a new "sign-in"), and the inbox drops it at once.
+func TestSignalAnsweredCardNotNew(t *testing.T) {
+	pending := protocol.ToolCallPendingConfirmationState{ToolCallID: "tc9", ToolName: "write_file", DisplayName: "Write file",
+		InvocationMessage: protocol.PlainString("Write x")}
+	m := signalModel(t, calmChat())
+	stub := m.client.(*stubClient)
+	sess := stub.sessions[fxSession]
+	sess.InputNeeded = []protocol.SessionInputRequest{protocol.NewSessionInputRequest(protocol.SessionToolConfirmationRequest{
+		ID: "in9", Chat: fxChat, TurnID: "t2", ToolCall: protocol.NewToolCallConfirmationState(pending)})}
+	stub.sessions[fxSession] = sess
+	stub.chats[fxChat] = withBlocker(calmChat(), tcPart(pending))
+	got := update(m, eventsMsg{[]client.Event{client.ChannelStateEvent{Channel: fxSession}, client.ChannelStateEvent{Channel: fxChat}}})
+	if len(got) != 1 || !strings.Contains(got[0], "approval (Write file)") {
+		t.Fatalf("the approval wrote %q", got)
+	}
+	running := tcPart(protocol.ToolCallRunningState{ToolCallID: "tc9", ToolName: "write_file", DisplayName: "Write file",
+		InvocationMessage: protocol.PlainString("Write x")})
+	if got := arriveRaw(m, withBlocker(calmChat(), running)); len(got) != 0 {
+		t.Fatalf("the answered approval, still listed by the session, wrote %q", got)
+	}
+	for _, w := range m.waits.items {
+		if w.at.item == "tc9" {
+			t.Errorf("the answered call is still in the inbox as %v", w.kind)
+		}
+	}
+}

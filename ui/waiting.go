@@ -73,8 +73,9 @@ func (m *Model) waiting() []waitItem {
 			add(waitSession, "", b, "")
 			continue
 		}
-		kind, detail := m.classify(b)
-		add(kind, detail, b, "")
+		if kind, detail, ok := m.classify(b); ok {
+			add(kind, detail, b, "")
+		}
 	}
 	if m.hasSess {
 		for _, r := range m.signin.servers() {
@@ -95,36 +96,44 @@ func (m *Model) waiting() []waitItem {
 }
 
 // classify names what the open session's blocker b waits for: its card in
-// the open chat, else how the session's inputNeeded lists it.
-func (m *Model) classify(b blocker) (waitKind, string) {
+// the open chat, else how the session's inputNeeded lists it. ok is false
+// when the card shows it answered while inputNeeded still lists it (the
+// answer is on its way to the host, or the host is slow to drop it): it
+// no longer waits on the user, and reading it as another kind would make
+// it a new wait.
+func (m *Model) classify(b blocker) (kind waitKind, detail string, ok bool) {
 	if b.chat == m.openChat {
+		auth := m.signin.waitingServers()
 		for _, it := range m.chatPanel.items() {
 			if it.ID != b.item {
 				continue
 			}
+			if !it.needsUser(auth) {
+				return 0, "", false
+			}
 			if it.Kind == itemInput {
-				return waitInput, ""
+				return waitInput, "", true
 			}
 			switch it.Tool.Status() {
 			case protocol.ToolCallStatusPendingConfirmation, protocol.ToolCallStatusPendingResultConfirmation:
-				return waitApproval, it.Tool.Name()
+				return waitApproval, it.Tool.Name(), true
 			}
-			return waitSignIn, it.Tool.Name()
+			return waitSignIn, it.Tool.Name(), true
 		}
 	}
 	for _, r := range m.sess.InputNeeded {
 		switch v := r.Variant.(type) {
 		case protocol.SessionChatInputRequest:
 			if v.Request.ID == b.item {
-				return waitInput, ""
+				return waitInput, "", true
 			}
 		case protocol.SessionToolAuthenticationRequest:
 			if v.ToolCall.ToolCallID == b.item {
-				return waitSignIn, ""
+				return waitSignIn, "", true
 			}
 		}
 	}
-	return waitApproval, ""
+	return waitApproval, "", true
 }
 
 // observe brings the tracker up to date with what waits now and returns
