@@ -36,6 +36,7 @@ type waitItem struct {
 	at      blocker // where it is opened: a chat item, or a session alone
 	server  string  // for waitSignIn/waitMCPFailed of a server: its id
 	since   time.Time
+	id      string // key(), set by observe
 }
 
 // key identifies the item across updates, with its host.
@@ -59,14 +60,10 @@ type waitTracker struct {
 // input-needed. Unordered; observe stamps and sorts.
 func (m *Model) waiting() []waitItem {
 	host := m.cfg.Host
-	titles := map[string]string{}
-	for _, s := range m.sessions.list {
-		titles[s.Resource] = s.Title
-	}
 	var out []waitItem
 	cp := m.chatPanel
 	add := func(kind waitKind, detail string, b blocker, server string) {
-		out = append(out, waitItem{host: host, session: b.session, title: titles[b.session], kind: kind, detail: detail, at: b, server: server})
+		out = append(out, waitItem{host: host, session: b.session, kind: kind, detail: detail, at: b, server: server})
 	}
 	for _, b := range cp.jumpTargets() {
 		if b.item == "" {
@@ -90,6 +87,15 @@ func (m *Model) waiting() []waitItem {
 	if m.hasChat && m.chat.ActiveTurn == nil && len(m.chat.Turns) > 0 {
 		if t := m.chat.Turns[len(m.chat.Turns)-1]; t.State == protocol.TurnStateError {
 			add(waitTurnError, "", blocker{session: m.openSession, chat: m.openChat, turn: t.ID}, "")
+		}
+	}
+	// Titles in one pass over the list, without a map of every session:
+	// this runs on every update, streamed chunks included.
+	for _, s := range m.sessions.list {
+		for i := range out {
+			if out[i].session == s.Resource {
+				out[i].title = s.Title
+			}
 		}
 	}
 	return out
@@ -142,8 +148,22 @@ func (m *Model) classify(b blocker) (kind waitKind, detail string, ok bool) {
 // reverse: that is the same wait seen closer or farther, so those items
 // inherit the session's first-seen time and are not new.
 func (wt *waitTracker) observe(items []waitItem, open string, now time.Time) []waitItem {
-	if wt.first == nil {
-		wt.first = map[string]time.Time{}
+	for i := range items {
+		items[i].id = items[i].key()
+	}
+	oldestFirst := func(a, b waitItem) int {
+		return cmp.Or(a.since.Compare(b.since), cmp.Compare(a.id, b.id))
+	}
+	// The common update (a streamed chunk, a key) changes nothing that
+	// waits: the same keys get their times back, with no new map.
+	same := len(items) == len(wt.first) && open == wt.open
+	for i := 0; same && i < len(items); i++ {
+		items[i].since, same = wt.first[items[i].id]
+	}
+	if same {
+		slices.SortFunc(items, oldestFirst)
+		wt.items = items
+		return nil
 	}
 	sessionSince := map[string]time.Time{} // earliest known wait per session
 	for _, it := range wt.items {
@@ -156,8 +176,7 @@ func (wt *waitTracker) observe(items []waitItem, open string, now time.Time) []w
 	next := make(map[string]time.Time, len(items))
 	for i := range items {
 		it := &items[i]
-		k := it.key()
-		if t, ok := wt.first[k]; ok {
+		if t, ok := wt.first[it.id]; ok {
 			it.since = t
 		} else if t, ok := sessionSince[it.session]; ok && switched && (it.session == open || it.session == wt.open) {
 			it.since = t
@@ -165,12 +184,9 @@ func (wt *waitTracker) observe(items []waitItem, open string, now time.Time) []w
 			it.since = now
 			fresh = append(fresh, *it)
 		}
-		next[k] = it.since
+		next[it.id] = it.since
 	}
 	wt.first, wt.open = next, open
-	oldestFirst := func(a, b waitItem) int {
-		return cmp.Or(a.since.Compare(b.since), cmp.Compare(a.key(), b.key()))
-	}
 	slices.SortFunc(items, oldestFirst)
 	slices.SortFunc(fresh, oldestFirst)
 	wt.items = items
