@@ -2,6 +2,7 @@ package ui
 
 import (
 	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -64,6 +65,12 @@ func (m *Model) openWait(w waitItem) tea.Cmd {
 	switch {
 	case w.at.item != "":
 		return m.chatPanel.jumpTo(w.at)
+	case strings.HasPrefix(w.server, agentPromptServer):
+		// The prompt sits at the top of the open chat.
+		m.focus = focusChat
+		m.chatPanel.sel = chatSel{prompt: true}
+		m.chatPanel.scroll, m.chatPanel.pin = 0, true
+		return nil
 	case w.server != "" && w.session == m.openSession:
 		if i := slices.IndexFunc(m.signin.servers(), func(r mcpRow) bool { return r.ID == w.server }); i >= 0 {
 			if !m.showMCP {

@@ -131,3 +131,24 @@ func TestInboxEmptyAndHelp(t *testing.T) {
 		t.Errorf("help line %q lacks the inbox's keys", ansi.Strip(line))
 	}
 }
+
+// TestInboxAgentSignIn: the host's own sign-in request (the chat's prompt)
+// is in the inbox, and enter selects the prompt, its grant keys live.
+func TestInboxAgentSignIn(t *testing.T) {
+	m := fxModel(calmChat())
+	m.signin.prompts = []agentPrompt{{resource: "https://api.github.com\x1b[2J", channel: fxSession}}
+	m.focus = focusSessions
+	m.Update(press("I"))
+	i := slices.IndexFunc(m.waits.items, func(w waitItem) bool { return strings.HasPrefix(w.server, agentPromptServer) })
+	if i < 0 || m.waits.items[i].kind != waitSignIn {
+		t.Fatalf("the agent's sign-in is not in the inbox: %+v", m.waits.items)
+	}
+	if screen := ansi.Strip(m.Render()); !strings.Contains(screen, "sign-in: https://api.github.com") || strings.Contains(m.Render(), "\x1b[2J") {
+		t.Errorf("inbox:\n%s", screen)
+	}
+	m.inbox.sel = i
+	m.Update(press("enter"))
+	if m.focus != focusChat || !m.chatPanel.sel.prompt || m.context() != keymap.ContextChatGrant {
+		t.Fatalf("enter: focus %v, prompt selected %v, context %v", m.focus, m.chatPanel.sel.prompt, m.context())
+	}
+}

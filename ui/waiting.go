@@ -44,6 +44,10 @@ func (w waitItem) key() string {
 	return w.host + "\x00" + w.kind.String() + "\x00" + w.at.session + "\x00" + w.at.chat + "\x00" + w.at.item + "\x00" + w.at.turn + "\x00" + w.server
 }
 
+// agentPromptServer prefixes an agent sign-in prompt's resource in
+// waitItem.server, keeping it apart from an MCP server id.
+const agentPromptServer = "agent-sign-in:"
+
 // waitTracker remembers when the client first saw each waiting item (the
 // inbox's "waited"), and which ones are new since the last update (the
 // signals' edge).
@@ -83,6 +87,11 @@ func (m *Model) waiting() []waitItem {
 				add(waitSignIn, r.Name, blocker{session: m.openSession}, r.ID)
 			}
 		}
+	}
+	// The host's own sign-in requests (auth/required, a -32007, the
+	// agent's required resources): the prompts the chat shows.
+	for _, p := range m.signin.prompts {
+		add(waitSignIn, p.resource, blocker{session: m.openSession}, agentPromptServer+p.resource)
 	}
 	if m.hasChat && m.chat.ActiveTurn == nil && len(m.chat.Turns) > 0 {
 		if t := m.chat.Turns[len(m.chat.Turns)-1]; t.State == protocol.TurnStateError {
