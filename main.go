@@ -86,6 +86,7 @@ type options struct {
 	saved                    string // a saved host's name (ahptui NAME, --host NAME)
 	savedViaHost             bool   // the name came as --host NAME
 	insecure                 bool
+	noNotify                 bool // --no-notify: no bell or desktop notification
 	cwd                      cwdFlag
 	auth                     authOptions
 }
@@ -105,6 +106,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.demoOtherHost, "demo-other-host", false,
 		"with --demo: reach the demo host by a second name (localhost) holding a GitHub sign-in made on its first (127.0.0.1), to see the \"use your sign-in here?\" question")
 	fs.BoolVar(&o.noBrowser, "no-browser", false, "never open a browser for sign-in; show the URL only")
+	fs.BoolVar(&o.noNotify, "no-notify", false, "no bell or desktop notification when something starts waiting on you (config.json: \"notify\": false)")
 	fs.StringVar(&o.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
 	fs.StringVar(&o.logFile, "log", "", "write a debug log to `FILE` (off by default; never logs tokens)")
 	fs.StringVar(&o.trace, "trace", "", "append every AHP frame to `FILE`, one JSON line each (bearer tokens, ?tkn=, codes and refresh tokens redacted)")
@@ -276,6 +278,10 @@ func runApp(o options, target hostconn.Target) error {
 	if dirNote != "" {
 		notes = append([]string{dirNote}, notes...)
 	}
+	notify, notifyNote := notifyEnabled(o.noNotify, dir)
+	if notifyNote != "" {
+		notes = append(notes, notifyNote)
+	}
 
 	var trace *wiretrace.Trace
 	if o.trace != "" {
@@ -303,6 +309,8 @@ func runApp(o options, target hostconn.Target) error {
 		NoColor:            views.NoColorRequested(os.Getenv),
 		Dark:               true,
 		Logger:             logger.With("component", "ui"),
+		Notify:             notify,
+		NotifyTerm:         views.NotifyTermFromEnv(os.Getenv),
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx))
 	_, runErr := p.Run()

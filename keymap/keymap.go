@@ -33,6 +33,7 @@ type KeyMap struct {
 	NewSession NewSessionKeys
 	Settings   SettingsKeys
 	Queue      QueueKeys
+	Inbox      InboxKeys
 	HelpScreen HelpScreenKeys
 
 	// turnRunning is whether the open chat has a running turn
@@ -62,6 +63,9 @@ type GlobalKeys struct {
 	// Settings opens the settings sheet: the open session's settings
 	// and the host's.
 	Settings key.Binding
+	// Inbox opens the list of everything that waits on the user,
+	// oldest first.
+	Inbox key.Binding
 }
 
 // SessionKeys drive the session list.
@@ -156,6 +160,14 @@ type SignInKeys struct {
 	Down   key.Binding
 	Forget key.Binding // drop the grant and revoke it at the server
 	Close  key.Binding
+}
+
+// InboxKeys drive the inbox: what waits on the user, oldest first.
+type InboxKeys struct {
+	Up    key.Binding
+	Down  key.Binding
+	Open  key.Binding // open the item in place (its session, chat and card)
+	Close key.Binding
 }
 
 // PasteKeys drive the one-line field for a pasted redirect address. The
@@ -294,6 +306,7 @@ func DefaultKeyMap() KeyMap {
 			SignIns:   bind(keys("S"), "S", "sign-ins"),
 			Messages:  bind(keys("L"), "L", "message history"),
 			Settings:  bind(keys("O"), "O", "settings"),
+			Inbox:     bind(keys("I"), "I", "inbox"),
 		},
 		Sessions: SessionKeys{
 			Up:      bind(keys("up", "k"), "↑/k", "up"),
@@ -408,6 +421,12 @@ func DefaultKeyMap() KeyMap {
 			MoveDown: bind(keys("J"), "J", "move down"),
 			Close:    bind(keys("esc", "Q"), "esc", "close"),
 		},
+		Inbox: InboxKeys{
+			Up:    bind(keys("up", "k"), "↑/k", "up"),
+			Down:  bind(keys("down", "j"), "↓/j", "down"),
+			Open:  bind(keys("enter"), "enter", "open in place"),
+			Close: bind(keys("esc", "I"), "esc", "close"),
+		},
 		HelpScreen: HelpScreenKeys{
 			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
 			Down:     bind(keys("down", "j"), "↓/j", "scroll down"),
@@ -504,7 +523,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.FocusNext, k.FocusPrev, k.ToggleMCP},
-		{k.SignIns, k.Settings, k.Reconnect, k.Messages, k.Help, k.Quit},
+		{k.Inbox, k.SignIns, k.Settings, k.Reconnect, k.Messages, k.Help, k.Quit},
 	}
 }
 
@@ -573,6 +592,16 @@ func (k SignInKeys) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (k SignInKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down, k.Forget, k.Close}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k InboxKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Open, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k InboxKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Close}}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -663,6 +692,7 @@ const (
 	ContextSettings                  // the settings sheet open (modal)
 	ContextMessages                  // the message history (L) open (modal)
 	ContextQueue                     // the pending-messages sheet (Q) open (modal)
+	ContextInbox                     // the inbox (I) open (modal)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
@@ -672,6 +702,7 @@ var Contexts = []Context{
 	ContextSettings,
 	ContextMessages,
 	ContextQueue,
+	ContextInbox,
 }
 
 func (c Context) String() string {
@@ -702,6 +733,8 @@ func (c Context) String() string {
 		return "messages"
 	case ContextQueue:
 		return "queue"
+	case ContextInbox:
+		return "inbox"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -717,7 +750,7 @@ func (c Context) TextEntry() bool {
 // bindings are left out.
 func (k KeyMap) Active(ctx Context) []key.Binding {
 	g := k.Global
-	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns, g.Messages, g.Settings}
+	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns, g.Messages, g.Settings, g.Inbox}
 	var view []key.Binding
 	switch ctx {
 	case ContextSessions:
@@ -754,6 +787,9 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 		nav = []key.Binding{g.Quit}
 	case ContextQueue:
 		view = flatten(k.Queue.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help}
+	case ContextInbox:
+		view = flatten(k.Inbox.FullHelp())
 		nav = []key.Binding{g.Quit, g.Help}
 	}
 	var out []key.Binding
@@ -816,6 +852,8 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: []key.Binding{k.MessagesClose(), g.Quit}, full: [][]key.Binding{{k.MessagesClose(), g.Messages, g.Quit}}}
 	case ContextQueue:
 		return contextHelp{short: append(k.Queue.ShortHelp(), g.Quit), full: append(k.Queue.FullHelp(), []key.Binding{g.Help, g.Quit})}
+	case ContextInbox:
+		return contextHelp{short: append(k.Inbox.ShortHelp(), g.Quit), full: append(k.Inbox.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	}
 	return contextHelp{
 		short: append(short, g.ShortHelp()...),
@@ -839,7 +877,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.HelpScreen} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Inbox, k.HelpScreen} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)

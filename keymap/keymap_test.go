@@ -124,6 +124,7 @@ func TestHelpRendersPerContext(t *testing.T) {
 		ContextConfirm:   {"yes", "no"},
 		// The dialog picks an agent; it has no "yes" (issue 14 item 9).
 		ContextNewSession: {"enter", "create", "n/esc", "cancel"},
+		ContextInbox:      {"open in place", "esc", "close"},
 	}
 	// Issue 14 item 9: keys that would do nothing are not offered — no
 	// cancel turn on an idle chat, no cancel sign-in or copy URL before a
@@ -163,8 +164,8 @@ func TestHelpRendersPerContext(t *testing.T) {
 		t.Errorf("chat help while a turn runs = %q, want cancel turn", s)
 	}
 	// The full reference lists every group.
-	if n := len(km.FullHelp()); n != 13 {
-		t.Errorf("FullHelp has %d columns, want 13 groups", n)
+	if n := len(km.FullHelp()); n != 14 {
+		t.Errorf("FullHelp has %d columns, want 14 groups", n)
 	}
 }
 
@@ -187,6 +188,10 @@ func TestActiveMatchesExpectedBindings(t *testing.T) {
 		{ContextChat, tea.KeyPressMsg{Code: 'r', Text: "r"}, km.Chat.ResumeTurn},
 		{ContextChatGrant, tea.KeyPressMsg{Code: 'r', Text: "r"}, km.Chat.ResumeTurn},
 		{ContextMCP, tea.KeyPressMsg{Code: 'b', Text: "b"}, km.MCP.Background},
+		{ContextSessions, tea.KeyPressMsg{Code: 'I', Text: "I"}, km.Global.Inbox},
+		{ContextChat, tea.KeyPressMsg{Code: 'I', Text: "I"}, km.Global.Inbox},
+		{ContextInbox, tea.KeyPressMsg{Code: tea.KeyEnter}, km.Inbox.Open},
+		{ContextInbox, tea.KeyPressMsg{Code: tea.KeyEscape}, km.Inbox.Close},
 	}
 	for _, tc := range tests {
 		var hit *key.Binding

@@ -95,6 +95,13 @@ type Model struct {
 	// failedSession is the session whose failed creation the status line
 	// has reported, so each failure is said once.
 	failedSession string
+
+	// waits tracks what waits on the user and since when (waiting.go);
+	// signals rings when something new does while we are not in front
+	// (signal.go); inbox is the overlay listing them (inbox.go).
+	waits   waitTracker
+	signals signals
+	inbox   inbox
 }
 
 // versionFeature is something only some AHP versions can do: the action

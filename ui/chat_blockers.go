@@ -101,7 +101,13 @@ func (cp *chatPanel) nextBlocker() tea.Cmd {
 		}
 	}
 	cp.blockerAt = next % len(bs)
-	b := bs[cp.blockerAt]
+	return cp.jumpTo(bs[cp.blockerAt])
+}
+
+// jumpTo opens what b waits on in place: its session and chat, with its
+// card selected (an input request's form opened). ! and the inbox's
+// enter both come here.
+func (cp *chatPanel) jumpTo(b blocker) tea.Cmd {
 	cp.focus = focusChat
 	if b.session != cp.openSession {
 		return cp.requestSession(b.session)

@@ -38,6 +38,9 @@ func (m *Model) context() keymap.Context {
 	if m.queue.open {
 		return keymap.ContextQueue
 	}
+	if m.inbox.open {
+		return keymap.ContextInbox
+	}
 	if m.signin.paste.open && m.signin.waitingGrant() != nil || m.signin.tokenOpen() {
 		return keymap.ContextPaste
 	}
@@ -119,6 +122,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return m.queue.handleKey(msg)
+	}
+	if m.inbox.open && m.modal == modalNone {
+		return m.keyInbox(msg)
 	}
 	if m.signin.tokenOpen() && m.modal == modalNone {
 		return m.signin.keyToken(msg)
@@ -205,6 +211,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.signin.openSignIns()
 	case key.Matches(msg, g.Settings):
 		m.settings.toggle()
+	case key.Matches(msg, g.Inbox):
+		m.openInbox()
 	case key.Matches(msg, g.ToggleMCP):
 		m.showMCP = !m.showMCP
 		if !m.showMCP && m.focus == focusMCP {

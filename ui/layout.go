@@ -30,6 +30,8 @@ func (m *Model) View() tea.View {
 		}
 	}
 	v.WindowTitle = "ahptui"
+	// Signals go out only while we are not in front (signal.go).
+	v.ReportFocus = true
 	return v
 }
 
@@ -184,6 +186,9 @@ func (m *Model) overlay() string {
 	}
 	if m.queue.open {
 		return m.queue.view(min(m.width, queueSheetWidth), m.height)
+	}
+	if m.inbox.open {
+		return views.RenderInbox(m.th, m.keys, m.inboxRows(), m.inbox.sel, m.width, m.height)
 	}
 	if m.signin.list.open {
 		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.listNote(), m.signin.forgetText(), m.signin.forgetQuestion(), m.clock(), m.width, m.height)

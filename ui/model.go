@@ -166,7 +166,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd = tea.Batch(cmd, m.chatPanel.writeWhenOpen(), m.chatPanel.sendWhenOpen())
 	m.status.dropFalse()
 	m.settle()
-	return m, tea.Batch(cmd, m.guardTicks())
+	return m, tea.Batch(cmd, m.guardTicks(), m.observeWaiting())
 }
 
 // route hands one message to the component it concerns.
@@ -178,6 +178,12 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case tea.BackgroundColorMsg:
 		m.isDark = msg.IsDark()
 		m.applyTheme()
+		return nil
+	case tea.FocusMsg:
+		m.signals.onFocus(true)
+		return nil
+	case tea.BlurMsg:
+		m.signals.onFocus(false)
 		return nil
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)

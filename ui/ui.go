@@ -11,6 +11,7 @@ import (
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/views"
 )
 
 // Client is the part of *client.Client the UI uses. It is an interface so
@@ -99,6 +100,13 @@ type Config struct {
 	// was started in; none when empty. Only the first goes to an agent that
 	// does not advertise multipleWorkingDirectories.
 	WorkingDirectories []string
+	// Notify turns the signals on: the bell and a desktop notification
+	// when something starts waiting on the user while ahptui is not in
+	// front (--no-notify and config.json's "notify": false turn them off).
+	Notify bool
+	// NotifyTerm is the terminal the notification is written for (its
+	// OSC form, tmux passthrough), read from the environment by main.
+	NotifyTerm views.NotifyTerm
 }
 
 func randomID() string {
