@@ -32,6 +32,8 @@ type sessionList struct {
 	// autoOpened records that the first session list opened its newest
 	// session, which happens once per run.
 	autoOpened bool
+	// listedOnce: the host has listed its sessions at least once.
+	listedOnce bool
 	// truncated: the host listed more sessions than the client keeps
 	// (client.SessionsListedEvent.Truncated); the panel title says so
 	// ("Sessions (N+)") and the status line in words.
@@ -315,6 +317,7 @@ func (sl *sessionList) update(ev client.Event) tea.Cmd {
 	}
 	switch e := ev.(type) {
 	case client.SessionsListedEvent:
+		sl.listedOnce = true
 		sl.list = append([]protocol.SessionSummary(nil), e.Sessions...)
 		sl.unlisted = ""
 		sl.sortSessions(cur)

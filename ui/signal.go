@@ -19,6 +19,9 @@ import (
 // it: signal only while blurred.
 type signals struct {
 	focusKnown, focused bool
+	// primed: what waited when ahptui started has been seen. Until then
+	// nothing rings: the user who just started it is looking at it.
+	primed bool
 }
 
 // onFocus records a focus report (tea.FocusMsg or tea.BlurMsg).
@@ -36,6 +39,13 @@ func (s *signals) away() bool { return !s.focusKnown || !s.focused }
 func (m *Model) observeWaiting() tea.Cmd {
 	fresh := m.waits.observe(m.waiting(), m.openSession, m.clock())
 	m.inbox.sel = max(0, min(m.inbox.sel, len(m.waits.items)-1))
+	if !m.signals.primed {
+		// The baseline is the first listing and the session it opens by
+		// itself, once that session's chat is in: what waits then was
+		// there before ahptui started, and the screen shows it.
+		m.signals.primed = m.sessions.listedOnce && (m.openSession == "" || m.hasSess && m.hasChat)
+		return nil
+	}
 	if len(fresh) == 0 || !m.cfg.Notify || !m.signals.away() {
 		return nil
 	}

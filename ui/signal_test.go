@@ -55,16 +55,39 @@ func arriveRaw(m *Model, next protocol.ChatState) []string {
 // signalModel is the fixture with signals on, in a plain terminal, after
 // the first update has seen what already waits (the fixture has a
 // pending approval, MCP servers failed and waiting for sign-in, and a
-// session needing input).
+// session needing input): that is the baseline, and rings nothing.
 func signalModel(t *testing.T, chat protocol.ChatState) *Model {
 	t.Helper()
 	m := fxModel(chat)
 	m.cfg.Notify = true
 	m.cfg.NotifyTerm = views.NotifyTerm{Term: "xterm-256color"}
-	if got := update(m, tea.WindowSizeMsg{Width: 120, Height: 40}); len(got) != 1 {
-		t.Fatalf("the first update wrote %q, want one signal for what already waits", got)
+	m.sessions.listedOnce = true // the fixture stands for a host that listed its sessions
+	if got := update(m, tea.WindowSizeMsg{Width: 120, Height: 40}); len(got) != 0 {
+		t.Fatalf("the first update wrote %q: what waited when ahptui started rang", got)
 	}
 	return m
+}
+
+// TestSignalNotForWhatWaitedAtStart: what already waits when ahptui
+// starts (the listing, and the session it opens by itself) is on the
+// screen the user just opened: it does not ring, even before the first
+// listing arrives; what starts waiting after does.
+func TestSignalNotForWhatWaitedAtStart(t *testing.T) {
+	m := fxModel(withBlocker(calmChat(), fxAuthPart()))
+	m.cfg.Notify = true
+	m.cfg.NotifyTerm = views.NotifyTerm{Term: "xterm-256color"}
+	if got := update(m, tea.WindowSizeMsg{Width: 120, Height: 40}); len(got) != 0 {
+		t.Fatalf("before the first listing, what waits rang: %q", got)
+	}
+	m.sessions.listedOnce = true
+	if got := update(m, tea.WindowSizeMsg{Width: 100, Height: 30}); len(got) != 0 {
+		t.Fatalf("the first listing rang for what already waited: %q", got)
+	}
+	approval := tcPart(protocol.ToolCallPendingConfirmationState{ToolCallID: "tc9", ToolName: "write_file", DisplayName: "Write file",
+		InvocationMessage: protocol.PlainString("Write x")})
+	if got := arriveRaw(m, withBlocker(withBlocker(calmChat(), fxAuthPart()), approval)); len(got) != 1 || !strings.Contains(got[0], "approval (Write file) waits") {
+		t.Fatalf("a new approval after the start wrote %q, want one signal", got)
+	}
 }
 
 func isSignal(s string) bool {
@@ -153,10 +176,12 @@ func TestSignalTextIsInert(t *testing.T) {
 	m.cfg.Notify = true
 	m.cfg.Host = "ws://user:pw@127.0.0.1:4000/?tkn=SECRET-TOKEN"
 	m.cfg.NotifyTerm = views.NotifyTerm{Term: "tmux-256color", Tmux: true}
+	m.sessions.listedOnce = true
+	update(m, tea.WindowSizeMsg{Width: 120, Height: 40}) // the baseline
 	for i := range m.sessions.list {
 		m.sessions.list[i].Title = "evil\x1b]52;c;AAAA\x07\x1b[2J title\r\nnext " + strings.Repeat("long ", 100)
 	}
-	got := update(m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	got := arriveRaw(m, withBlocker(calmChat(), fxAuthPart()))
 	if len(got) != 1 {
 		t.Fatalf("wrote %q, want one signal", got)
 	}
