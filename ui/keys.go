@@ -104,24 +104,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.signin.keySignIns(msg)
 	}
 	if m.settings.open && m.modal == modalNone {
-		switch {
-		case key.Matches(msg, g.Quit):
-			return m.quitAsking()
-		case key.Matches(msg, g.Help):
-			m.showAll = true
-			return nil
-		}
-		return m.settings.handleKey(msg)
+		return m.sheetKey(msg, m.settings.handleKey)
 	}
 	if m.queue.open && m.modal == modalNone {
-		switch {
-		case key.Matches(msg, g.Quit):
-			return m.quitAsking()
-		case key.Matches(msg, g.Help):
-			m.showAll = true
-			return nil
-		}
-		return m.queue.handleKey(msg)
+		return m.sheetKey(msg, m.queue.handleKey)
 	}
 	if m.inbox.open && m.modal == modalNone {
 		return m.keyInbox(msg)
@@ -231,6 +217,19 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.keys.Chat.FocusComposer.Help().Key))
 	}
 	return nil
+}
+
+// sheetKey gives a key to a modal sheet (settings, pending messages)
+// after quit, which asks first, and help, which opens over it.
+func (m *Model) sheetKey(msg tea.KeyPressMsg, handle func(tea.KeyPressMsg) tea.Cmd) tea.Cmd {
+	switch g := m.keys.Global; {
+	case key.Matches(msg, g.Quit):
+		return m.quitAsking()
+	case key.Matches(msg, g.Help):
+		m.showAll = true
+		return nil
+	}
+	return handle(msg)
 }
 
 func (m *Model) reconnect() tea.Cmd {
