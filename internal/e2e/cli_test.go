@@ -558,6 +558,17 @@ func TestCLISavedSignIn(t *testing.T) {
 		t.Fatalf("no resource to sign in to: %+v", servers)
 	}
 	dir := privateDir(t)
+	saveDemoSignIn(t, h, dir, resource)
+	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "demo", "--json", "--host", r.url, "--config-dir", dir)
+	if res.code != 0 || !strings.Contains(res.stdout, `"state": "ready"`) {
+		t.Errorf("mcp start with a saved sign-in: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// saveDemoSignIn signs in to resource at h's authorization server as the
+// UI does, and saves the grant in dir (bound to h).
+func saveDemoSignIn(t *testing.T, h *demohost.Host, dir, resource string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), stepTimeout)
 	defer cancel()
 	urls := make(chan string, 1)
@@ -583,10 +594,6 @@ func TestCLISavedSignIn(t *testing.T) {
 	resp.Body.Close()
 	if _, err := g.Wait(ctx); err != nil {
 		t.Fatalf("sign-in: %v", err)
-	}
-	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "demo", "--json", "--host", r.url, "--config-dir", dir)
-	if res.code != 0 || !strings.Contains(res.stdout, `"state": "ready"`) {
-		t.Errorf("mcp start with a saved sign-in: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 }
 
@@ -655,9 +662,7 @@ func TestCLIAuthLogin(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("auth login: %v\n%s", err, stdout.String())
 	}
-	if !strings.Contains(stdout.String(), "signed in to "+resource) {
-		t.Errorf("auth login printed %q", stdout.String())
-	}
+	checkGolden(t, "auth_login.txt", goldenStable(stdout.String(), dir))
 	if res := runCLI(t, r.bin, r.env, "", "auth", "list", "--config-dir", dir); res.code != 0 || !strings.Contains(res.stdout, resource) {
 		t.Errorf("auth list after login: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
@@ -724,10 +729,10 @@ func TestCLIWatchHost(t *testing.T) {
 func TestCLIAuthLoginPaste(t *testing.T) {
 	skipShort(t)
 	r, h := newCLIRunner(t)
-	resource := strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.GitHubResourcePath
+	resource := demoResource(h)
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--paste", "--host", r.url, "--config-dir", privateDir(t))
+	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--paste", "--json", "--host", r.url, "--config-dir", privateDir(t))
 	cmd.Env = r.env
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -762,8 +767,9 @@ func TestCLIAuthLoginPaste(t *testing.T) {
 		t.Fatalf("auth login --paste: %v\n%s%s", err, stdout.String(), rest.String())
 	}
 	<-done
-	if !strings.Contains(stdout.String(), "signed in to "+resource) || !strings.Contains(rest.String(), "not this sign-in's redirect address") {
-		t.Errorf("stdout %q\nstderr %q", stdout.String(), rest.String())
+	checkGolden(t, "auth_login.json", goldenStable(stdout.String(), ""))
+	if !strings.Contains(rest.String(), "not this sign-in's redirect address") {
+		t.Errorf("stderr %q", rest.String())
 	}
 	if strings.Contains(rest.String(), landed.Query().Get("code")) {
 		t.Errorf("stderr shows the code: %s", rest.String())

@@ -1,0 +1,127 @@
+package e2e
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ahptui/ahptui/demohost"
+)
+
+// What the auth and doctor goldens normalize, besides the ports
+// (normalized) and the suite's AHP version:
+//   - timeRE: a token's expiry, which the demo's authorization server
+//     stamps from the wall clock (the host's fixed cliClock is not its);
+//   - the config directory, a temp path per run (configSub);
+//   - doctor's keyring check (keyringText, keyringJSON), which says
+//     whether this machine runs an OS keyring: ok on a desktop, warn on
+//     CI. The check's presence is kept; its verdict is not.
+//
+// The browser and terminal checks read the environment, which
+// doctorEnv fixes.
+var (
+	timeRE      = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+	keyringText = regexp.MustCompile(`(?m)^(ok  |warn|FAIL)  keyring: .*\n(      fix: .*\n)?`)
+	keyringJSON = regexp.MustCompile(`(?s)\{\s*"name": "keyring",.*?\n    \}`)
+)
+
+// goldenStable is output made stable for the auth and doctor goldens.
+func goldenStable(s, configDir string) string {
+	if configDir != "" {
+		s = strings.ReplaceAll(s, configDir, "CONFIG")
+	}
+	s = keyringText.ReplaceAllString(s, "KEYRING (this machine's)\n")
+	s = keyringJSON.ReplaceAllString(s, `"KEYRING (this machine's)"`)
+	s = timeRE.ReplaceAllString(s, "TIME")
+	return strings.ReplaceAll(normalized(s), suiteVersion, "VERSION")
+}
+
+// demoResource is the GitHub MCP server's protected resource on h.
+func demoResource(h *demohost.Host) string {
+	return strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.GitHubResourcePath
+}
+
+// TestCLIAuthGoldens: auth list, status and logout, as text and JSON,
+// against their goldens and exit codes: with no saved sign-in, with one
+// saved from the demo's authorization server, and signing out of it by
+// name and with --all (both revoked there).
+func TestCLIAuthGoldens(t *testing.T) {
+	skipShort(t)
+	r, h := newCLIRunner(t)
+	resource := demoResource(h)
+	dir := privateDir(t)
+	auth := func(code int, golden string, args ...string) {
+		t.Helper()
+		res := runCLI(t, r.bin, r.env, "", append(append([]string{"auth"}, args...), "--config-dir", dir)...)
+		if res.code != code {
+			t.Fatalf("auth %v: exit %d, want %d\n%s%s", args, res.code, code, res.stdout, res.stderr)
+		}
+		if strings.Contains(res.stdout, "\x1b[") {
+			t.Errorf("auth %v: colour on a pipe: %q", args, res.stdout)
+		}
+		out := res.stdout
+		if code != 0 { // what failed is on stderr; stdout is empty
+			if out != "" {
+				t.Errorf("auth %v: exit %d with stdout %q", args, code, out)
+			}
+			out = res.stderr
+		}
+		checkGolden(t, golden, goldenStable(out, dir))
+	}
+	auth(0, "auth_list_empty.txt", "list")
+	auth(0, "auth_status_empty.json", "status", "--json")
+	saveDemoSignIn(t, h, dir, resource)
+	auth(0, "auth_list.txt", "list")
+	auth(0, "auth_list.json", "list", "--json")
+	auth(0, "auth_status.txt", "status")
+	auth(0, "auth_status.json", "status", "--json")
+	auth(2, "auth_logout_unknown.txt", "logout", "https://nosuch.example/")
+	auth(0, "auth_logout.txt", "logout", resource)
+	auth(0, "auth_list_empty.txt", "list")
+	saveDemoSignIn(t, h, dir, resource)
+	auth(0, "auth_logout_all.json", "logout", "--all", "--json")
+	auth(0, "auth_status_empty.json", "status", "--json")
+}
+
+// doctorEnv is cliEnv with the browser and terminal doctor reads fixed.
+func doctorEnv(t *testing.T) []string {
+	var env []string
+	for _, kv := range cliEnv(t) {
+		if k, _, _ := strings.Cut(kv, "="); k == "BROWSER" || k == "TERM" || k == "COLORTERM" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "BROWSER=firefox", "TERM=xterm-256color", "COLORTERM=truecolor")
+}
+
+// TestCLIDoctorGoldens: doctor's text and JSON against the demo host
+// (exit 0) and against a closed port (exit 3, the reach check failing
+// with its fix), with an owner-only config directory.
+func TestCLIDoctorGoldens(t *testing.T) {
+	skipShort(t)
+	r, _ := newCLIRunner(t)
+	env := doctorEnv(t)
+	down := "ws://" + closedPort(t) + "/"
+	for _, tc := range []struct {
+		golden string
+		host   string
+		code   int
+	}{
+		{"doctor", r.url, 0},
+		{"doctor_unreachable", down, 3},
+	} {
+		for _, ext := range []string{".txt", ".json"} {
+			dir := privateDir(t)
+			args := []string{"doctor", "--host", tc.host, "--config-dir", dir}
+			if ext == ".json" {
+				args = append(args, "--json")
+			}
+			res := runCLI(t, r.bin, env, "", args...)
+			if res.code != tc.code {
+				t.Fatalf("%v: exit %d, want %d\n%s%s", args, res.code, tc.code, res.stdout, res.stderr)
+			}
+			checkGolden(t, tc.golden+ext, goldenStable(res.stdout, dir))
+		}
+	}
+}
