@@ -4,8 +4,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
 // What the auth and doctor goldens normalize, besides the ports
@@ -124,4 +126,32 @@ func TestCLIDoctorGoldens(t *testing.T) {
 			checkGolden(t, tc.golden+ext, goldenStable(res.stdout, dir))
 		}
 	}
+}
+
+// TestCLIMCPStartRequested: on a demo host that holds a start until the
+// session's first message, as VS Code's host does, mcp start in the
+// seeded demo session (no turn yet) prints the server starting with the
+// start requested, text and JSON, exit 0, as soon as the host echoes it;
+// after a message has run there, the same start waits for ready.
+func TestCLIMCPStartRequested(t *testing.T) {
+	skipShort(t)
+	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, Clock: cliClock, StepDelay: -1, HoldStartsUntilRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	settleServers(t, h)
+	r := &cliRunner{t: t, bin: tmuxtest.Build(t, "github.com/ahptui/ahptui"), url: h.URL(), env: cliEnv(t)}
+	began := time.Now()
+	res := r.run(0, "", "mcp", "start", "mcp-filesystem", "--session", "demo", "--json")
+	checkGolden(t, "mcp_start_requested.json", stable(res.stdout))
+	res = r.run(0, "", "mcp", "start", "Filesystem", "--session", "demo")
+	checkGolden(t, "mcp_start_requested.txt", stable(res.stdout))
+	// The earlier rule waited 5 s for each; the echo comes at once.
+	if took := time.Since(began); took > 8*time.Second {
+		t.Errorf("two held starts took %v", took)
+	}
+	r.run(0, "", "send", "demo", "stream")
+	res = r.run(0, "", "mcp", "start", "mcp-filesystem", "--session", "demo", "--json")
+	checkGolden(t, "mcp_start_after_run.json", stable(res.stdout))
 }

@@ -429,7 +429,10 @@ func TestCLISessionLifecycle(t *testing.T) {
 
 // TestCLIMCPVerbs: stop, start, disable and enable a server, each
 // printing the state the host settled on; a start that ends in an error
-// or needing sign-in exits 6 or 7 with that state printed.
+// or needing sign-in exits 6 or 7 with that state printed. The starts
+// are in the history session, which has run: in one that has not, a
+// start the host echoed without acting on it yet is reported as
+// requested (TestCLIMCPStartRequested).
 func TestCLIMCPVerbs(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
@@ -438,10 +441,10 @@ func TestCLIMCPVerbs(t *testing.T) {
 		code   int
 		args   []string
 	}{
-		{"mcp_stop.txt", 0, []string{"mcp", "stop", "Filesystem", "--session", "demo"}},
-		{"mcp_start.json", 0, []string{"mcp", "start", "mcp-filesystem", "--session", "demo", "--json"}},
-		{"mcp_start_error.json", 6, []string{"mcp", "start", "mcp-flaky", "--session", "demo", "--json"}},
-		{"mcp_start_signin.txt", 7, []string{"mcp", "start", "mcp-github", "--session", "demo"}},
+		{"mcp_stop.txt", 0, []string{"mcp", "stop", "Filesystem", "--session", "history"}},
+		{"mcp_start.json", 0, []string{"mcp", "start", "mcp-filesystem", "--session", "history", "--json"}},
+		{"mcp_start_error.json", 6, []string{"mcp", "start", "mcp-flaky", "--session", "history", "--json"}},
+		{"mcp_start_signin.txt", 7, []string{"mcp", "start", "mcp-github", "--session", "history"}},
 	} {
 		res := r.run(step.code, "", step.args...)
 		checkGolden(t, step.golden, stable(res.stdout))
@@ -540,7 +543,8 @@ func TestCLIDoctor(t *testing.T) {
 
 // TestCLISavedSignIn: a sign-in saved on this host (as the UI saves one)
 // is pushed by a command as the UI pushes it, so starting the GitHub MCP
-// server, which needs sign-in without it (exit 7), comes up ready.
+// server (in the history session, which has run), which needs sign-in
+// without it (exit 7), comes up ready.
 func TestCLISavedSignIn(t *testing.T) {
 	skipShort(t)
 	r, h := newCLIRunner(t)
@@ -559,7 +563,7 @@ func TestCLISavedSignIn(t *testing.T) {
 	}
 	dir := privateDir(t)
 	saveDemoSignIn(t, h, dir, resource)
-	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "demo", "--json", "--host", r.url, "--config-dir", dir)
+	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "history", "--json", "--host", r.url, "--config-dir", dir)
 	if res.code != 0 || !strings.Contains(res.stdout, `"state": "ready"`) {
 		t.Errorf("mcp start with a saved sign-in: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
