@@ -155,3 +155,27 @@ func TestCLIMCPStartRequested(t *testing.T) {
 	res = r.run(0, "", "mcp", "start", "mcp-filesystem", "--session", "demo", "--json")
 	checkGolden(t, "mcp_start_after_run.json", stable(res.stdout))
 }
+
+// TestCLIAuthLoginByHand: auth login for an agent whose resource names
+// github.com, not the demo's authorization server (the demo playing VS
+// Code's copilotcli), with the token on stdin (--with-token): text and
+// JSON against their goldens, exit 0; a token the host refuses exits 7
+// without echoing it.
+func TestCLIAuthLoginByHand(t *testing.T) {
+	skipShort(t)
+	const secret, resource = "gho_demo-agent-token", "https://api.github.com"
+	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, StepDelay: -1, AgentToken: secret, AgentResource: resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	r := &cliRunner{t: t, bin: tmuxtest.Build(t, "github.com/ahptui/ahptui"), url: h.URL(), env: cliEnv(t)}
+	res := r.run(0, secret+"\n", "auth", "login", resource, "--with-token")
+	checkGolden(t, "auth_login_token.txt", res.stdout)
+	res = r.run(0, secret+"\n", "auth", "login", resource, "--with-token", "--json")
+	checkGolden(t, "auth_login_token.json", res.stdout)
+	res = r.run(7, "gho_wrong\n", "auth", "login", resource, "--with-token")
+	if !strings.Contains(res.stderr, "refused the token") || strings.Contains(res.stderr, "gho_wrong") {
+		t.Errorf("a refused token: %q", res.stderr)
+	}
+}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ahptui/ahptui/demohost"
+)
+
+// runStdin runs a command with stdin and a config dir of its own.
+func runStdin(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb strings.Builder
+	code := Run(append(args, "--config-dir", t.TempDir()), Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }})
+	return out.String(), errb.String(), code
+}
+
+// TestAuthLoginByHand: an agent whose resource names an authorization
+// server other than the host's (the demo playing VS Code's copilotcli:
+// https://api.github.com, signed in at github.com) takes a token by hand,
+// as the UI's agent prompt offers: from stdin (--with-token) or from gh
+// auth token (--gh). The host's refusal is a sign-in failure (7), a
+// token with spaces a usage error (2), --gh on a resource not GitHub's a
+// usage error, and two flows at once a usage error.
+func TestAuthLoginByHand(t *testing.T) {
+	const secret, resource = "gho_demo-agent-token", "https://api.github.com"
+	h, err := demohost.Start(t.Context(), demohost.Config{StepDelay: -1, AgentToken: secret, AgentResource: resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	login := func(stdin string, code int, flags ...string) (string, string) {
+		t.Helper()
+		out, errs, got := runStdin(t, stdin, append([]string{"auth", "login", resource, "--host", h.URL()}, flags...)...)
+		if got != code {
+			t.Fatalf("auth login %v: exit %d, want %d\n%s%s", flags, got, code, out, errs)
+		}
+		return out, errs
+	}
+	_, errs := login("not-the-token\n", ExitSignIn, "--with-token")
+	if !strings.Contains(errs, "refused the token") || strings.Contains(errs, "not-the-token") {
+		t.Errorf("a refused token: %q", errs)
+	}
+	login("two words\n", ExitUsage, "--with-token")
+	login("", ExitUsage, "--with-token")
+	login(secret+"\n", ExitUsage, "--with-token", "--device")
+	out, _ := login(secret+"\n", ExitOK, "--with-token", "--json")
+	var j loginJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil || j.Resource != resource || !j.ByHand {
+		t.Fatalf("--with-token --json: %v\n%s", err, out)
+	}
+	if out, _ = login(secret, ExitOK, "--with-token"); out != "the host took the token for "+resource+" (not saved)\n" {
+		t.Errorf("--with-token: %q", out)
+	}
+
+	// A gh on PATH that prints the token, as gh auth token does.
+	bin := t.TempDir()
+	gh := "#!/bin/sh\n[ \"$1 $2\" = \"auth token\" ] && echo " + secret + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "gh"), []byte(gh), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if out, _ = login("", ExitOK, "--gh"); !strings.Contains(out, "took the token") {
+		t.Errorf("--gh: %q", out)
+	}
+
+	// The demo's own agent resource is not GitHub's: gh is not offered.
+	own, err := demohost.Start(t.Context(), demohost.Config{StepDelay: -1, AgentToken: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Close()
+	agentRes := strings.TrimSuffix(strings.Replace(own.URL(), "ws://", "http://", 1), "/") + demohost.AgentResourcePath
+	if _, errs, code := runStdin(t, "", "auth", "login", agentRes, "--gh", "--host", own.URL()); code != ExitUsage || !strings.Contains(errs, "not GitHub's") {
+		t.Errorf("--gh for the demo's own resource: exit %d %s", code, errs)
+	}
+	if out, errs, code := runStdin(t, secret, "auth", "login", agentRes, "--with-token", "--host", own.URL()); code != ExitOK {
+		t.Errorf("--with-token for the demo's own resource: exit %d %s%s", code, out, errs)
+	}
+}
