@@ -98,13 +98,19 @@ func doctorEnv(t *testing.T) []string {
 }
 
 // TestCLIDoctorGoldens: doctor's text and JSON against the demo host
-// (exit 0) and against a closed port (exit 3, the reach check failing
-// with its fix), with an owner-only config directory.
+// (exit 0), against a closed port and against a host that answers the
+// upgrade 403 (exit 3, the reach check failing with its fix), with an
+// owner-only config directory.
 func TestCLIDoctorGoldens(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	env := doctorEnv(t)
 	down := "ws://" + closedPort(t) + "/"
+	guarded, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, ConnectionToken: newSecret(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer guarded.Close()
 	for _, tc := range []struct {
 		golden string
 		host   string
@@ -112,6 +118,8 @@ func TestCLIDoctorGoldens(t *testing.T) {
 	}{
 		{"doctor", r.url, 0},
 		{"doctor_unreachable", down, 3},
+		// The upgrade's HTTP status: 403 for a wrong connection token.
+		{"doctor_forbidden", guarded.URL() + "?tkn=wrong-one", 3},
 	} {
 		for _, ext := range []string{".txt", ".json"} {
 			dir := privateDir(t)
