@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,7 +86,7 @@ func (a *app) doctor(ctx context.Context, callbackPort int) ([]checkJSON, int) {
 			code = failCode
 		}
 	}
-	a.checkConfig(add)
+	a.checkConfig(ctx, add)
 	a.checkHost(ctx, add)
 	reg := hostregistry.Discover(hostpick.RegistryEnv(), hostregistry.Alive)
 	regCheck := checkJSON{Name: "registry", Status: checkOK, Detail: fmt.Sprintf("%d live agent host(s) listed by VS Code", len(reg.Entries))}
@@ -158,7 +159,7 @@ func (a *app) checkReach(ctx context.Context, target hostconn.Target, add func(c
 
 // checkConfig: the config dir and the token file are the user's alone,
 // and whether the OS keyring answers.
-func (a *app) checkConfig(add func(checkJSON, int)) {
+func (a *app) checkConfig(ctx context.Context, add func(checkJSON, int)) {
 	dir, err := hostpick.ConfigDir(a.configDir)
 	if err != nil {
 		add(checkJSON{Name: "config", Status: checkFail, Detail: err.Error(), Fix: "pass --config-dir"}, ExitFailure)
@@ -206,6 +207,66 @@ func (a *app) checkConfig(add func(checkJSON, int)) {
 			return
 		}
 	}
+	if c, ok := checkClock(ctx, auth.Grants(), &http.Client{Timeout: 5 * time.Second}); ok {
+		add(c, ExitFailure)
+	}
+}
+
+// clockSkewWarn is how far this clock may be from an authorization
+// server's before doctor says so: a token's expiry is the server's time,
+// judged here by this clock.
+const clockSkewWarn = time.Minute
+
+// checkClock compares this clock with the Date header of the saved
+// sign-ins' authorization servers (at most three), which set the tokens'
+// expiry. ok is false when there is nothing to compare (no saved
+// sign-in, no server answered with a date).
+func checkClock(ctx context.Context, grants []authpkce.StoredGrant, hc *http.Client) (checkJSON, bool) {
+	seen := map[string]bool{}
+	var asked []string
+	for _, g := range grants {
+		if g.Issuer == "" || seen[g.Issuer] || len(seen) == 3 {
+			continue
+		}
+		seen[g.Issuer] = true
+		req, err := http.NewRequestWithContext(ctx, http.MethodHead, g.Issuer, nil)
+		if err != nil {
+			continue
+		}
+		sent := time.Now()
+		resp, err := hc.Do(req)
+		if err != nil {
+			asked = append(asked, g.Issuer)
+			continue
+		}
+		resp.Body.Close()
+		theirs, err := http.ParseTime(resp.Header.Get("Date"))
+		if err != nil {
+			asked = append(asked, g.Issuer)
+			continue
+		}
+		// The server stamped its Date somewhere between sending and
+		// receiving: compare with the middle, to the header's second.
+		back := time.Now()
+		mine := sent.Add(back.Sub(sent) / 2)
+		skew := mine.Sub(theirs).Round(time.Second)
+		switch {
+		case skew > clockSkewWarn:
+			return checkJSON{Name: "clock", Status: checkWarn,
+				Detail: fmt.Sprintf("this clock is %v ahead of %s's, which set the saved tokens' expiry: they look expired %v early", skew, g.Issuer, skew),
+				Fix:    "set the clock right (NTP)"}, true
+		case skew < -clockSkewWarn:
+			return checkJSON{Name: "clock", Status: checkWarn,
+				Detail: fmt.Sprintf("this clock is %v behind %s's, which set the saved tokens' expiry: they are used up to %v after they expired, and refused", -skew, g.Issuer, -skew),
+				Fix:    "set the clock right (NTP)"}, true
+		}
+		return checkJSON{Name: "clock", Status: checkOK, Detail: fmt.Sprintf("agrees with %s's, which set the saved tokens' expiry (within %v)", g.Issuer, clockSkewWarn)}, true
+	}
+	if len(asked) > 0 {
+		return checkJSON{Name: "clock", Status: checkWarn, Detail: "no authorization server of a saved sign-in gave its time (" + strings.Join(asked, ", ") + "): the clock is not checked",
+			Fix: "check again when the server is reachable"}, true
+	}
+	return checkJSON{}, false
 }
 
 func checkCallbackPort(port int) checkJSON {
