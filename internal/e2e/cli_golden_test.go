@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -182,8 +183,12 @@ func TestCLIAuthLoginByHand(t *testing.T) {
 	checkGolden(t, "auth_login_token.txt", res.stdout)
 	res = r.run(0, secret+"\n", "auth", "login", resource, "--with-token", "--json")
 	checkGolden(t, "auth_login_token.json", res.stdout)
-	res = r.run(7, "gho_wrong\n", "auth", "login", resource, "--with-token")
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	res = r.run(7, "gho_wrong\n", "auth", "login", resource, "--with-token", "--trace", trace)
 	if !strings.Contains(res.stderr, "refused the token") || strings.Contains(res.stderr, "gho_wrong") {
 		t.Errorf("a refused token: %q", res.stderr)
+	}
+	if text, _ := readTrace(t, trace); strings.Contains(text, "gho_wrong") || !strings.Contains(text, `"method":"authenticate"`) {
+		t.Errorf("the trace of a token given by hand:\n%s", text)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
+	"github.com/ahptui/ahptui/wiretrace"
 )
 
 // updateCLI rewrites the command goldens in testdata/cli:
@@ -613,7 +614,7 @@ func mustParse(t *testing.T, raw string) *url.URL {
 // TestCLIAuthLogin: auth login for the GitHub MCP server's resource prints
 // the sign-in URL (--no-browser), and once the browser's consent lands on
 // its loopback listener, saves the grant and pushes it: auth list shows
-// it.
+// it. Its --trace is grepped for the code and the tokens.
 func TestCLIAuthLogin(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
@@ -630,7 +631,8 @@ func TestCLIAuthLogin(t *testing.T) {
 	dir := privateDir(t)
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--no-browser", "--host", r.url, "--config-dir", dir)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--no-browser", "--host", r.url, "--config-dir", dir, "--trace", trace)
 	cmd.Env = r.env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -667,6 +669,17 @@ func TestCLIAuthLogin(t *testing.T) {
 		t.Fatalf("auth login: %v\n%s", err, stdout.String())
 	}
 	checkGolden(t, "auth_login.txt", goldenStable(stdout.String(), dir))
+	// The command's --trace of this full sign-in holds the authenticate
+	// frame, redacted, and neither the code nor a token.
+	text, _ := readTrace(t, trace)
+	if !strings.Contains(text, `"method":"authenticate"`) || !strings.Contains(text, `"token":"`+wiretrace.Redacted+`"`) {
+		t.Errorf("the trace lacks a redacted authenticate:\n%s", text)
+	}
+	for _, secret := range []string{landed.Query().Get("code"), "ory_at_", "ory_rt_", "ory_ac_"} {
+		if secret == "" || strings.Contains(text, secret) {
+			t.Errorf("the trace holds %q", secret)
+		}
+	}
 	if res := runCLI(t, r.bin, r.env, "", "auth", "list", "--config-dir", dir); res.code != 0 || !strings.Contains(res.stdout, resource) {
 		t.Errorf("auth list after login: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
