@@ -354,7 +354,8 @@ func TestCLISendApprove(t *testing.T) {
 	r.run(5, "", "send", "demo", "write it again")
 	res = r.run(0, "", "watch", "demo", "--until", "input")
 	checkGolden(t, "watch_input.ndjson", stable(res.stdout))
-	r.run(0, "", "approve", "demo")
+	res = r.run(0, "", "approve", "demo", "--json")
+	checkGolden(t, "approve.json", stable(res.stdout))
 	res = r.run(0, "", "watch", "demo", "--until", "idle")
 	if !strings.Contains(res.stdout, `"type":"state"`) {
 		t.Errorf("watch did not start with the state:\n%s", res.stdout)
@@ -397,6 +398,7 @@ func TestCLISessionLifecycle(t *testing.T) {
 	res := r.run(0, "", "new", "--json")
 	checkGolden(t, "new.json", stable(res.stdout))
 	res = r.run(0, "", "new")
+	checkGolden(t, "new.txt", stable(res.stdout))
 	uri := strings.TrimSpace(res.stdout)
 	if !strings.HasPrefix(uri, "ahp-session:/") {
 		t.Fatalf("new printed %q", uri)
@@ -412,6 +414,9 @@ func TestCLISessionLifecycle(t *testing.T) {
 	if !strings.Contains(res.stdout, `"state": "cancelled"`) {
 		t.Errorf("the turn is not cancelled:\n%s", res.stdout)
 	}
+	r.run(5, "", "send", uri, "write")
+	res = r.run(0, "", "cancel", uri, "--json")
+	checkGolden(t, "cancel.json", stable(res.stdout))
 	r.run(2, "n\n", "dispose", uri)
 	res = r.run(0, "y\n", "dispose", uri)
 	checkGolden(t, "dispose.txt", stable(res.stdout))
