@@ -34,6 +34,7 @@ const loginTimeout = 10 * time.Minute
 func loginCmd(a *app) *cobra.Command {
 	var session string
 	var noBrowser, device, paste, withToken, gh bool
+	var allow []string
 	cmd := &cobra.Command{
 		Use:   "login RESOURCE",
 		Short: "sign in to a protected resource the host asks a token for, and push the token",
@@ -87,7 +88,7 @@ forgets it when the command ends.`,
 				if err != nil {
 					return withCode(ExitSignIn, err)
 				}
-				return a.login(ctx, c, auth, req, advertised, device, paste)
+				return a.login(ctx, c, auth, loginRequest{req: req, advertised: advertised, allow: allow}, device, paste)
 			})
 		},
 	}
@@ -95,6 +96,7 @@ forgets it when the command ends.`,
 	cmd.Flags().BoolVar(&noBrowser, "no-browser", false, "print the sign-in URL; do not open a browser")
 	cmd.Flags().BoolVar(&device, "device", false, "use the device grant: a code to enter on another device")
 	cmd.Flags().BoolVar(&paste, "paste", false, "read the address the browser lands on from stdin (implies --no-browser)")
+	cmd.Flags().StringSliceVar(&allow, "allow-server", nil, "sign in at `HOST[:PORT]` though it is on a private or loopback address (as the UI asks)")
 	cmd.Flags().BoolVar(&withToken, "with-token", false, "push a token read from stdin (not saved)")
 	cmd.Flags().BoolVar(&gh, "gh", false, "push the token gh auth token prints, for a GitHub resource (not saved)")
 	return cmd
@@ -148,14 +150,29 @@ func findRequirement(ctx context.Context, c *conn, session, resource string) (au
 	return *found, advertised, nil
 }
 
-func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, req authpkce.Requirement, advertised []string, device, paste bool) error {
-	greq := authpkce.GrantRequest{Requirement: req, Advertised: advertised, Host: c.host}
+// loginRequest is what auth login signs in to: the host's requirement,
+// the resources it advertised, and the servers --allow-server agreed to.
+type loginRequest struct {
+	req        authpkce.Requirement
+	advertised []string
+	allow      []string
+}
+
+func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, lr loginRequest, device, paste bool) error {
+	req := lr.req
+	greq := authpkce.GrantRequest{Requirement: req, Advertised: lr.advertised, Host: c.host, ConfirmedServers: lr.allow}
 	var g *authpkce.Grant
 	var err error
 	if device {
 		g, err = auth.StartDevice(ctx, greq)
 	} else {
 		g, err = auth.Start(ctx, greq)
+	}
+	if sc := (*authpkce.ServerConfirmation)(nil); errors.As(err, &sc) {
+		// The UI asks "sign in at HOST (ADDR)?"; a command cannot, so it
+		// says how to say yes.
+		return withCode(ExitSignIn, fmt.Errorf("sign in to %s: the authorization server %s is at %s, a private or loopback address: a host can point a sign-in at a machine on your network; if you trust it, run again with --allow-server %s",
+			hostText(req.Resource.Resource), hostText(sc.Host), sc.Addr, hostText(sc.Host)))
 	}
 	if err != nil {
 		return withCode(ExitSignIn, fmt.Errorf("sign in to %s: %w%s", hostText(req.Resource.Resource), err, byHandHint(req)))

@@ -1,12 +1,19 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 )
 
@@ -80,5 +87,54 @@ func TestAuthLoginByHand(t *testing.T) {
 	}
 	if out, errs, code := runStdin(t, secret, "auth", "login", agentRes, "--with-token", "--host", own.URL()); code != ExitOK {
 		t.Errorf("--with-token for the demo's own resource: exit %d %s%s", code, out, errs)
+	}
+}
+
+// TestAuthLoginAllowServer: an authorization server whose endpoints are
+// on another loopback port than its issuer needs the user's yes, as in
+// the UI (which asks "sign in at HOST?"): without it auth login exits 7
+// naming --allow-server HOST; with --allow-server HOST the sign-in
+// starts and prints the URL on that server.
+func TestAuthLoginAllowServer(t *testing.T) {
+	other := httptest.NewServer(http.NotFoundHandler())
+	defer other.Close()
+	otherHost := strings.TrimPrefix(other.URL, "http://")
+	var issuer string
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"issuer": issuer,
+			"authorization_endpoint": other.URL + "/authorize", "token_endpoint": other.URL + "/token",
+			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"}})
+	}))
+	defer as.Close()
+	issuer = as.URL
+	const resource = "https://mcp.example.com/private"
+	req := authpkce.Requirement{Reason: authpkce.ReasonRequired,
+		Resource:    authpkce.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{issuer}},
+		OAuthClient: &authpkce.Client{ClientID: "ahptui-test"}}
+	login := func(allow []string) (string, error) {
+		t.Helper()
+		var errb strings.Builder
+		a := &app{Env: Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errb}}
+		auth, err := authpkce.New(authpkce.Config{MemoryOnly: true, OpenBrowser: func(string) error { return errors.New("no browser") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+		defer cancel()
+		err = a.login(ctx, &conn{host: "ws://127.0.0.1:1/"}, auth, loginRequest{req: req, advertised: []string{resource}, allow: allow}, false, false)
+		return errb.String(), err
+	}
+	_, err := login(nil)
+	if exitCode(err) != ExitSignIn || err == nil || !strings.Contains(err.Error(), "--allow-server "+otherHost) {
+		t.Fatalf("without --allow-server: exit %d, %v", exitCode(err), err)
+	}
+	stderr, _ := login([]string{otherHost})
+	if !strings.Contains(stderr, other.URL+"/authorize?") {
+		t.Errorf("with --allow-server %s the sign-in did not start:\n%s", otherHost, stderr)
 	}
 }
