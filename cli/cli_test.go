@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -276,6 +277,24 @@ func TestIsSessionURI(t *testing.T) {
 	} {
 		if got := isSessionURI(arg); got != want {
 			t.Errorf("isSessionURI(%q) = %v, want %v", arg, got, want)
+		}
+	}
+}
+
+// TestReadOnlyTool: what send --approve reads may approve: a tool the
+// session's tools mark readOnlyHint true, and no other (false, absent,
+// no annotations, an unknown name).
+func TestReadOnlyTool(t *testing.T) {
+	yes, no := true, false
+	sess := protocol.SessionState{ServerTools: []protocol.ToolDefinition{
+		{Name: "read", Annotations: &protocol.ToolAnnotations{ReadOnlyHint: &yes}},
+		{Name: "write", Annotations: &protocol.ToolAnnotations{ReadOnlyHint: &no}},
+		{Name: "vague", Annotations: &protocol.ToolAnnotations{}},
+		{Name: "bare"},
+	}}
+	for name, want := range map[string]bool{"read": true, "write": false, "vague": false, "bare": false, "nosuch": false} {
+		if got := readOnlyTool(sess, name); got != want {
+			t.Errorf("readOnlyTool(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -366,6 +366,12 @@ func TestCLISendApprove(t *testing.T) {
 	}
 	r.run(2, "", "watch", "--until", "idle")
 	r.run(2, "", "watch", "demo", "--until", "later")
+	// --approve reads approves only tools the host marks read-only: the
+	// demo's Write file is not one, so send stops on it as with none.
+	res = r.run(5, "", "send", "demo", "write once more", "--approve", "reads", "--json")
+	if !strings.Contains(res.stdout, `"Write file"`) || !strings.Contains(res.stdout, "approval") {
+		t.Errorf("send --approve reads did not stop on the write:\n%s", res.stdout)
+	}
 }
 
 // TestCLIExampleScript runs examples/approve.sh (README, Scripting) with
