@@ -293,17 +293,55 @@ func checkBrowser(getenv func(string) string) checkJSON {
 		Fix: "sign-in URLs are shown to copy (--no-browser); set $BROWSER to open them"}
 }
 
-// checkTerminal reports what the environment says the terminal can do;
-// a terminal does not answer for OSC 52 or OSC 8, so they are named as
-// what the UI sends, not proven.
+// checkTerminal reports what the environment says the terminal can do:
+// its colours (COLORTERM, TERM), and whether copy (OSC 52) and links
+// (OSC 8), which the UI sends, get through. A terminal does not answer
+// for those, so they are read off what is known: inside tmux, OSC 52
+// reaches the outer terminal only with set-clipboard on (asked of tmux
+// itself through tmuxOption), and screen passes neither.
 func (a *app) checkTerminal() checkJSON {
-	term, colorterm := a.Getenv("TERM"), a.Getenv("COLORTERM")
-	detail := fmt.Sprintf("TERM=%s COLORTERM=%s; copy (OSC 52) and links (OSC 8) are sent, and the terminal does not say whether it honours them", term, colorterm)
-	switch {
-	case a.Getenv("NO_COLOR") != "":
-		return checkJSON{Name: "terminal", Status: checkOK, Detail: "NO_COLOR is set: no colours; " + detail}
-	case term == "" || term == "dumb":
-		return checkJSON{Name: "terminal", Status: checkWarn, Detail: detail, Fix: "run in a terminal with TERM set (e.g. xterm-256color)"}
+	return terminalCheck(a.Getenv, tmuxOption)
+}
+
+// tmuxOption is a global tmux option's value, "" when tmux does not say.
+func tmuxOption(name string) string {
+	out, err := exec.Command("tmux", "show-options", "-gv", name).Output()
+	if err != nil {
+		return ""
 	}
-	return checkJSON{Name: "terminal", Status: checkOK, Detail: detail}
+	return strings.TrimSpace(string(out))
+}
+
+func terminalCheck(getenv func(string) string, tmuxOpt func(string) string) checkJSON {
+	term, colorterm := getenv("TERM"), getenv("COLORTERM")
+	colours := "16 colours"
+	switch {
+	case getenv("NO_COLOR") != "":
+		colours = "no colours (NO_COLOR is set)"
+	case colorterm == "truecolor" || colorterm == "24bit":
+		colours = "24-bit colour"
+	case strings.Contains(term, "256color"):
+		colours = "256 colours"
+	}
+	detail := fmt.Sprintf("TERM=%s COLORTERM=%s: %s", term, colorterm, colours)
+	switch {
+	case term == "" || term == "dumb":
+		return checkJSON{Name: "terminal", Status: checkWarn, Detail: detail + "; not a terminal that draws the UI",
+			Fix: "run in a terminal with TERM set (e.g. xterm-256color)"}
+	case getenv("TMUX") != "":
+		switch clip := tmuxOpt("set-clipboard"); clip {
+		case "off":
+			return checkJSON{Name: "terminal", Status: checkWarn, Detail: detail + "; inside tmux with set-clipboard off: copy (OSC 52) stops at tmux",
+				Fix: "tmux set -g set-clipboard on (and, for links (OSC 8), tmux 3.4 or later)"}
+		case "":
+			detail += "; inside tmux, whose set-clipboard is unknown: copy (OSC 52) needs it on"
+		default:
+			detail += "; inside tmux with set-clipboard " + clip + ": copy (OSC 52) reaches the terminal"
+		}
+		return checkJSON{Name: "terminal", Status: checkOK, Detail: detail + "; links (OSC 8) need tmux 3.4 or later"}
+	case getenv("STY") != "" || strings.HasPrefix(term, "screen"):
+		return checkJSON{Name: "terminal", Status: checkWarn, Detail: detail + "; inside screen, which passes neither copy (OSC 52) nor links (OSC 8)",
+			Fix: "run ahptui outside screen (or in tmux with set-clipboard on) to copy and follow links"}
+	}
+	return checkJSON{Name: "terminal", Status: checkOK, Detail: detail + "; copy (OSC 52) and links (OSC 8) are sent, and the terminal does not say whether it honours them"}
 }

@@ -54,3 +54,41 @@ func TestCheckClock(t *testing.T) {
 		})
 	}
 }
+
+// TestTerminalCheck: the terminal check names the colours the
+// environment gives, warns where copy (OSC 52) cannot get out (tmux with
+// set-clipboard off, screen) with the fix, and where no terminal draws.
+func TestTerminalCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		env    map[string]string
+		clip   string
+		status string
+		words  []string
+	}{
+		{"truecolor", map[string]string{"TERM": "xterm-256color", "COLORTERM": "truecolor"}, "", checkOK, []string{"24-bit colour", "OSC 52", "OSC 8"}},
+		{"256", map[string]string{"TERM": "xterm-256color"}, "", checkOK, []string{"256 colours"}},
+		{"16", map[string]string{"TERM": "xterm"}, "", checkOK, []string{"16 colours"}},
+		{"NO_COLOR", map[string]string{"TERM": "xterm", "NO_COLOR": "1"}, "", checkOK, []string{"no colours (NO_COLOR is set)"}},
+		{"dumb", map[string]string{"TERM": "dumb"}, "", checkWarn, []string{"not a terminal"}},
+		{"tmux off", map[string]string{"TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0"}, "off", checkWarn, []string{"set-clipboard off"}},
+		{"tmux on", map[string]string{"TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0"}, "on", checkOK, []string{"set-clipboard on", "tmux 3.4"}},
+		{"tmux unknown", map[string]string{"TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0"}, "", checkOK, []string{"set-clipboard is unknown"}},
+		{"screen", map[string]string{"TERM": "screen", "STY": "1.pts-0.host"}, "", checkWarn, []string{"inside screen"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := terminalCheck(func(k string) string { return tc.env[k] }, func(string) string { return tc.clip })
+			if c.Status != tc.status {
+				t.Errorf("status %s, want %s: %+v", c.Status, tc.status, c)
+			}
+			for _, w := range tc.words {
+				if !strings.Contains(c.Detail, w) {
+					t.Errorf("detail lacks %q: %s", w, c.Detail)
+				}
+			}
+			if c.Status == checkWarn && c.Fix == "" {
+				t.Errorf("a warning without a fix: %+v", c)
+			}
+		})
+	}
+}

@@ -86,11 +86,12 @@ func TestCLIAuthGoldens(t *testing.T) {
 	auth(0, "auth_status_empty.json", "status", "--json")
 }
 
-// doctorEnv is cliEnv with the browser and terminal doctor reads fixed.
+// doctorEnv is cliEnv with the browser and terminal doctor reads fixed
+// (and not inside tmux or screen, whichever the test runs in).
 func doctorEnv(t *testing.T) []string {
 	var env []string
 	for _, kv := range cliEnv(t) {
-		if k, _, _ := strings.Cut(kv, "="); k == "BROWSER" || k == "TERM" || k == "COLORTERM" {
+		if k, _, _ := strings.Cut(kv, "="); k == "BROWSER" || k == "TERM" || k == "COLORTERM" || k == "TMUX" || k == "STY" {
 			continue
 		}
 		env = append(env, kv)
