@@ -26,6 +26,7 @@ var (
 	timeRE      = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
 	keyringText = regexp.MustCompile(`(?m)^(ok  |warn|FAIL)  keyring: .*\n(      fix: .*\n)?`)
 	keyringJSON = regexp.MustCompile(`(?s)\{\s*"name": "keyring",.*?\n    \}`)
+	pidRE       = regexp.MustCompile(`pid \d+`)
 )
 
 // goldenStable is output made stable for the auth and doctor goldens.
@@ -191,5 +192,46 @@ func TestCLIAuthLoginByHand(t *testing.T) {
 	}
 	if text, _ := readTrace(t, trace); strings.Contains(text, "gho_wrong") || !strings.Contains(text, `"method":"authenticate"`) {
 		t.Errorf("the trace of a token given by hand:\n%s", text)
+	}
+}
+
+// TestCLIDoctorRegistry: doctor with no --host finds the one live agent
+// host VS Code's registry lists (over TCP, with its connection token),
+// reaches it, and its registry check counts it and names the entry it
+// ignored (a misnamed copy), how to fix that, and never the token.
+func TestCLIDoctorRegistry(t *testing.T) {
+	skipShort(t)
+	secret := newSecret(t)
+	h, _ := registryDemo(t, secret)
+	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
+	reg := registryHome(t, tcpEntry(h, secret, "one"))
+	var home string
+	env := doctorEnv(t)
+	for _, kv := range reg {
+		if k, v, _ := strings.Cut(kv, "="); k == "HOME" {
+			home = v
+		}
+	}
+	var kept []string
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k != "HOME" && k != "XDG_CONFIG_HOME" {
+			kept = append(kept, kv)
+		}
+	}
+	env = append(kept, reg...)
+	for _, ext := range []string{".txt", ".json"} {
+		dir := privateDir(t)
+		args := []string{"doctor", "--config-dir", dir}
+		if ext == ".json" {
+			args = append(args, "--json")
+		}
+		res := runCLI(t, bin, env, "", args...)
+		if res.code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, res.code, res.stdout, res.stderr)
+		}
+		noSecret(t, "doctor", res.stdout+res.stderr, secret)
+		// The dead entry's pid is this run's.
+		out := pidRE.ReplaceAllString(strings.ReplaceAll(goldenStable(res.stdout, dir), home, "HOME"), "pid PID")
+		checkGolden(t, "doctor_registry"+ext, out)
 	}
 }
