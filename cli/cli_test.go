@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -295,6 +296,29 @@ func TestReadOnlyTool(t *testing.T) {
 	for name, want := range map[string]bool{"read": true, "write": false, "vague": false, "bare": false, "nosuch": false} {
 		if got := readOnlyTool(sess, name); got != want {
 			t.Errorf("readOnlyTool(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestDocsNameEveryJSONMember: docs/cli.md documents the JSON the
+// commands print: every member of every output type is named there.
+func TestDocsNameEveryJSONMember(t *testing.T) {
+	doc, err := os.ReadFile("../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{decisionJSON{}, createdJSON{}, questionJSON{}, answeredJSON{}, grantJSON{}, loggedOutJSON{},
+		checkJSON{}, loginJSON{}, mcpJSON{}, statusJSON{}, agentJSON{}, chatJSON{}, turnJSON{}, partJSON{}, toolCallJSON{},
+		sentJSON{}, sessionJSON{}, waitJSON{}, optionJSON{}} {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`).Match(doc) {
+				t.Errorf("docs/cli.md does not name %s.%s (%q)", typ.Name(), typ.Field(i).Name, name)
+			}
 		}
 	}
 }
