@@ -14,6 +14,7 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/protocol"
 )
 
 // loginJSON is what auth login prints.
@@ -129,9 +130,26 @@ func findRequirement(ctx context.Context, c *conn, session, resource string) (au
 		}
 	}
 	for _, s := range sessions {
-		sess, _, _, err := c.session(ctx, s)
+		sess, _, chat, err := c.session(ctx, s)
 		if err != nil {
 			return authpkce.Requirement{}, nil, err
+		}
+		// A tool call stopped for sign-in (a step-up challenge) names
+		// its requirement itself, as in the UI's card.
+		if chat.ActiveTurn != nil {
+			for _, p := range chat.ActiveTurn.ResponseParts {
+				tp, ok := p.Variant.(protocol.ToolCallResponsePart)
+				if !ok {
+					continue
+				}
+				if ar, ok := tp.ToolCall.Variant.(protocol.ToolCallAuthRequiredState); ok {
+					advertised = append(advertised, ar.Auth.Resource.Resource)
+					if ar.Auth.Resource.Resource == resource && found == nil {
+						req := authpkce.RequirementOf(ar.Auth)
+						found = &req
+					}
+				}
+			}
 		}
 		for _, r := range mcpRows(sess) {
 			if r.Auth == nil {

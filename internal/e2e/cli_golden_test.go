@@ -1,6 +1,13 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -233,5 +240,74 @@ func TestCLIDoctorRegistry(t *testing.T) {
 		// The dead entry's pid is this run's.
 		out := pidRE.ReplaceAllString(strings.ReplaceAll(goldenStable(res.stdout, dir), home, "HOME"), "pid PID")
 		checkGolden(t, "doctor_registry"+ext, out)
+	}
+}
+
+// TestCLISignInMidToolCall: send stops (exit 5) on the demo's Deploy,
+// whose tool call asks for a step-up sign-in, and names the command that
+// answers it: auth login for the call's resource. Run (with --paste, the
+// browser's consent done headless) from the same config directory, so
+// the host knows it for the client whose message started the turn, it
+// lets the deploy go on, and the turn completes.
+func TestCLISignInMidToolCall(t *testing.T) {
+	skipShort(t)
+	r, h := newCLIRunner(t)
+	dir := privateDir(t)
+	run := func(code int, in string, args ...string) cliResult {
+		t.Helper()
+		res := runCLI(t, r.bin, r.env, in, append(args, "--host", r.url, "--config-dir", dir)...)
+		if res.code != code {
+			t.Fatalf("%v: exit %d, want %d\n%s%s", args, res.code, code, res.stdout, res.stderr)
+		}
+		return res
+	}
+	res := run(5, "", "send", "demo", "deploy", "--json")
+	var sent struct {
+		Waiting []struct{ Kind, Name, Answer string }
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &sent); err != nil {
+		t.Fatalf("send --json: %v\n%s", err, res.stdout)
+	}
+	want := "ahptui auth login " + strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.DeployResourcePath + " --session ahp-session:/demo"
+	if len(sent.Waiting) != 1 || sent.Waiting[0].Kind != "sign-in" || sent.Waiting[0].Answer != want {
+		t.Fatalf("send waits on %+v, want one sign-in answered by %q", sent.Waiting, want)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	defer cancel()
+	args := append(strings.Fields(strings.TrimPrefix(want, "ahptui ")), "--paste", "--host", r.url, "--config-dir", dir)
+	cmd := exec.CommandContext(ctx, r.bin, args...)
+	cmd.Env = r.env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var authURL string
+	for sc.Scan() && authURL == "" {
+		if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "http") {
+			authURL = l
+		}
+	}
+	if authURL == "" {
+		t.Fatal("auth login printed no sign-in URL")
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	fmt.Fprintf(stdin, "%s\n", approveWithoutRedirect(t, mustParse(t, authURL)))
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, stdout.String())
+	}
+	run(0, "", "watch", "demo", "--until", "idle")
+	res = run(0, "", "show", "demo")
+	if !regexp.MustCompile(`tool Deploy +\S+ +completed`).MatchString(res.stdout) {
+		t.Errorf("the deploy did not run after the sign-in:\n%s", res.stdout)
 	}
 }
