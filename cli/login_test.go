@@ -138,3 +138,22 @@ func TestAuthLoginAllowServer(t *testing.T) {
 		t.Errorf("with --allow-server %s the sign-in did not start:\n%s", otherHost, stderr)
 	}
 }
+
+// TestAgentSignInNamesAuthLogin: an agent that needs a sign-in of its
+// own (the demo playing VS Code's copilotcli) refuses new with -32007 and
+// ends send's turn at an AuthRequired error; both exit 7 and name the
+// command that signs in: auth login with the agent's resource.
+func TestAgentSignInNamesAuthLogin(t *testing.T) {
+	h, err := demohost.Start(t.Context(), demohost.Config{StepDelay: -1, AgentToken: "agent-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	want := "ahptui auth login " + strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.AgentResourcePath
+	for _, args := range [][]string{{"new"}, {"send", "demo", "stream"}, {"send", "--new", "stream"}} {
+		_, errs, code := run(t, false, nil, append(args, "--host", h.URL())...)
+		if code != ExitSignIn || !strings.Contains(errs, want) {
+			t.Errorf("%v: exit %d, want %d naming %q:\n%s", args, code, ExitSignIn, want, errs)
+		}
+	}
+}
