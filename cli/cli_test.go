@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -128,13 +132,91 @@ func TestIsCommand(t *testing.T) {
 	}
 }
 
-// TestCompletions: cobra's completion scripts for bash, zsh and fish.
+// TestCompletions: cobra's completion scripts for bash, zsh and fish,
+// each registering itself for ahptui in its shell's own way, and the
+// completions they ask the binary for (cobra's __complete) naming the
+// commands and the mcp verbs.
 func TestCompletions(t *testing.T) {
-	for _, sh := range []string{"bash", "zsh", "fish"} {
+	for sh, want := range map[string]string{
+		"bash": "complete -o default -F __start_ahptui ahptui",
+		"zsh":  "#compdef ahptui",
+		"fish": "complete -c ahptui ",
+	} {
 		out, errs, code := run(t, false, nil, "completion", sh)
-		if code != 0 || !strings.Contains(out, "ahptui") {
-			t.Errorf("completion %s: exit %d, %s\n%.200s", sh, code, errs, out)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("completion %s: exit %d, %s; want %q in\n%.300s", sh, code, errs, want, out)
 		}
+	}
+	complete := func(args ...string) []string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := Run(append([]string{"__complete"}, args...), Env{Stdout: &out, Stderr: &errb}); code != 0 {
+			t.Fatalf("__complete %q: exit %d %s", args, code, errb.String())
+		}
+		var names []string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if l != "" && !strings.HasPrefix(l, ":") {
+				name, _, _ := strings.Cut(l, "\t")
+				names = append(names, name)
+			}
+		}
+		return names
+	}
+	got := strings.Join(complete(""), " ")
+	for _, cmd := range []string{"status", "sessions", "show", "mcp", "approve", "deny", "answer", "new", "dispose", "cancel", "send", "watch", "auth", "doctor"} {
+		if !strings.Contains(" "+got+" ", " "+cmd+" ") {
+			t.Errorf("completing a command lacks %s: %s", cmd, got)
+		}
+	}
+	if got := strings.Join(complete("mcp", ""), " "); got != "disable enable list start stop" {
+		t.Errorf("completing mcp: %q", got)
+	}
+}
+
+// TestEveryCommandHelp: --help on every command and subcommand exits 0
+// with its usage line and the exit codes.
+func TestEveryCommandHelp(t *testing.T) {
+	var walk func(c *cobra.Command)
+	n := 0
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden {
+				continue
+			}
+			path := strings.Fields(strings.TrimPrefix(sub.CommandPath(), "ahptui "))
+			out, errs, code := run(t, false, nil, append(path, "--help")...)
+			n++
+			if code != 0 || !strings.Contains(out, "Usage:\n  "+sub.CommandPath()) || !strings.Contains(out, "Exit codes:\n  0  success") {
+				t.Errorf("%v --help: exit %d %s\n%s", path, code, errs, out)
+			}
+			walk(sub)
+		}
+	}
+	walk(newRoot(&app{}))
+	if n < 20 {
+		t.Errorf("only %d commands walked", n)
+	}
+}
+
+// TestDocsErrorKinds: docs/cli.md names every kind a --json error
+// carries, and no other.
+func TestDocsErrorKinds(t *testing.T) {
+	doc, err := os.ReadFile("../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "## Errors")
+	_, list, _ := strings.Cut(section, "`kind` being")
+	var got []string
+	for _, m := range regexp.MustCompile("`([a-z-]+)`").FindAllStringSubmatch(list, -1) {
+		got = append(got, m[1])
+	}
+	var want []string
+	for code := ExitFailure; code <= ExitSignIn; code++ {
+		want = append(want, exitKinds[code])
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("docs/cli.md kinds %v, exit.go %v", got, want)
 	}
 }
 
@@ -196,6 +278,47 @@ func TestIsSessionURI(t *testing.T) {
 	} {
 		if got := isSessionURI(arg); got != want {
 			t.Errorf("isSessionURI(%q) = %v, want %v", arg, got, want)
+		}
+	}
+}
+
+// TestReadOnlyTool: what send --approve reads may approve: a tool the
+// session's tools mark readOnlyHint true, and no other (false, absent,
+// no annotations, an unknown name).
+func TestReadOnlyTool(t *testing.T) {
+	yes, no := true, false
+	sess := protocol.SessionState{ServerTools: []protocol.ToolDefinition{
+		{Name: "read", Annotations: &protocol.ToolAnnotations{ReadOnlyHint: &yes}},
+		{Name: "write", Annotations: &protocol.ToolAnnotations{ReadOnlyHint: &no}},
+		{Name: "vague", Annotations: &protocol.ToolAnnotations{}},
+		{Name: "bare"},
+	}}
+	for name, want := range map[string]bool{"read": true, "write": false, "vague": false, "bare": false, "nosuch": false} {
+		if got := readOnlyTool(sess, name); got != want {
+			t.Errorf("readOnlyTool(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestDocsNameEveryJSONMember: docs/cli.md documents the JSON the
+// commands print: every member of every output type is named there.
+func TestDocsNameEveryJSONMember(t *testing.T) {
+	doc, err := os.ReadFile("../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{decisionJSON{}, createdJSON{}, questionJSON{}, answeredJSON{}, grantJSON{}, loggedOutJSON{},
+		checkJSON{}, loginJSON{}, mcpJSON{}, statusJSON{}, agentJSON{}, chatJSON{}, turnJSON{}, partJSON{}, toolCallJSON{},
+		sentJSON{}, sessionJSON{}, waitJSON{}, optionJSON{}} {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`).Match(doc) {
+				t.Errorf("docs/cli.md does not name %s.%s (%q)", typ.Name(), typ.Field(i).Name, name)
+			}
 		}
 	}
 }

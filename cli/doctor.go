@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,7 +86,7 @@ func (a *app) doctor(ctx context.Context, callbackPort int) ([]checkJSON, int) {
 			code = failCode
 		}
 	}
-	a.checkConfig(add)
+	a.checkConfig(ctx, add)
 	a.checkHost(ctx, add)
 	reg := hostregistry.Discover(hostpick.RegistryEnv(), hostregistry.Alive)
 	regCheck := checkJSON{Name: "registry", Status: checkOK, Detail: fmt.Sprintf("%d live agent host(s) listed by VS Code", len(reg.Entries))}
@@ -158,7 +159,7 @@ func (a *app) checkReach(ctx context.Context, target hostconn.Target, add func(c
 
 // checkConfig: the config dir and the token file are the user's alone,
 // and whether the OS keyring answers.
-func (a *app) checkConfig(add func(checkJSON, int)) {
+func (a *app) checkConfig(ctx context.Context, add func(checkJSON, int)) {
 	dir, err := hostpick.ConfigDir(a.configDir)
 	if err != nil {
 		add(checkJSON{Name: "config", Status: checkFail, Detail: err.Error(), Fix: "pass --config-dir"}, ExitFailure)
@@ -206,6 +207,66 @@ func (a *app) checkConfig(add func(checkJSON, int)) {
 			return
 		}
 	}
+	if c, ok := checkClock(ctx, auth.Grants(), &http.Client{Timeout: 5 * time.Second}); ok {
+		add(c, ExitFailure)
+	}
+}
+
+// clockSkewWarn is how far this clock may be from an authorization
+// server's before doctor says so: a token's expiry is the server's time,
+// judged here by this clock.
+const clockSkewWarn = time.Minute
+
+// checkClock compares this clock with the Date header of the saved
+// sign-ins' authorization servers (at most three), which set the tokens'
+// expiry. ok is false when there is nothing to compare (no saved
+// sign-in, no server answered with a date).
+func checkClock(ctx context.Context, grants []authpkce.StoredGrant, hc *http.Client) (checkJSON, bool) {
+	seen := map[string]bool{}
+	var asked []string
+	for _, g := range grants {
+		if g.Issuer == "" || seen[g.Issuer] || len(seen) == 3 {
+			continue
+		}
+		seen[g.Issuer] = true
+		req, err := http.NewRequestWithContext(ctx, http.MethodHead, g.Issuer, nil)
+		if err != nil {
+			continue
+		}
+		sent := time.Now()
+		resp, err := hc.Do(req)
+		if err != nil {
+			asked = append(asked, g.Issuer)
+			continue
+		}
+		resp.Body.Close()
+		theirs, err := http.ParseTime(resp.Header.Get("Date"))
+		if err != nil {
+			asked = append(asked, g.Issuer)
+			continue
+		}
+		// The server stamped its Date somewhere between sending and
+		// receiving: compare with the middle, to the header's second.
+		back := time.Now()
+		mine := sent.Add(back.Sub(sent) / 2)
+		skew := mine.Sub(theirs).Round(time.Second)
+		switch {
+		case skew > clockSkewWarn:
+			return checkJSON{Name: "clock", Status: checkWarn,
+				Detail: fmt.Sprintf("this clock is %v ahead of %s's, which set the saved tokens' expiry: they look expired %v early", skew, g.Issuer, skew),
+				Fix:    "set the clock right (NTP)"}, true
+		case skew < -clockSkewWarn:
+			return checkJSON{Name: "clock", Status: checkWarn,
+				Detail: fmt.Sprintf("this clock is %v behind %s's, which set the saved tokens' expiry: they are used up to %v after they expired, and refused", -skew, g.Issuer, -skew),
+				Fix:    "set the clock right (NTP)"}, true
+		}
+		return checkJSON{Name: "clock", Status: checkOK, Detail: fmt.Sprintf("agrees with %s's, which set the saved tokens' expiry (within %v)", g.Issuer, clockSkewWarn)}, true
+	}
+	if len(asked) > 0 {
+		return checkJSON{Name: "clock", Status: checkWarn, Detail: "no authorization server of a saved sign-in gave its time (" + strings.Join(asked, ", ") + "): the clock is not checked",
+			Fix: "check again when the server is reachable"}, true
+	}
+	return checkJSON{}, false
 }
 
 func checkCallbackPort(port int) checkJSON {
@@ -232,17 +293,55 @@ func checkBrowser(getenv func(string) string) checkJSON {
 		Fix: "sign-in URLs are shown to copy (--no-browser); set $BROWSER to open them"}
 }
 
-// checkTerminal reports what the environment says the terminal can do;
-// a terminal does not answer for OSC 52 or OSC 8, so they are named as
-// what the UI sends, not proven.
+// checkTerminal reports what the environment says the terminal can do:
+// its colours (COLORTERM, TERM), and whether copy (OSC 52) and links
+// (OSC 8), which the UI sends, get through. A terminal does not answer
+// for those, so they are read off what is known: inside tmux, OSC 52
+// reaches the outer terminal only with set-clipboard on (asked of tmux
+// itself through tmuxOption), and screen passes neither.
 func (a *app) checkTerminal() checkJSON {
-	term, colorterm := a.Getenv("TERM"), a.Getenv("COLORTERM")
-	detail := fmt.Sprintf("TERM=%s COLORTERM=%s; copy (OSC 52) and links (OSC 8) are sent, and the terminal does not say whether it honours them", term, colorterm)
-	switch {
-	case a.Getenv("NO_COLOR") != "":
-		return checkJSON{Name: "terminal", Status: checkOK, Detail: "NO_COLOR is set: no colours; " + detail}
-	case term == "" || term == "dumb":
-		return checkJSON{Name: "terminal", Status: checkWarn, Detail: detail, Fix: "run in a terminal with TERM set (e.g. xterm-256color)"}
+	return terminalCheck(a.Getenv, tmuxOption)
+}
+
+// tmuxOption is a global tmux option's value, "" when tmux does not say.
+func tmuxOption(name string) string {
+	out, err := exec.Command("tmux", "show-options", "-gv", name).Output()
+	if err != nil {
+		return ""
 	}
-	return checkJSON{Name: "terminal", Status: checkOK, Detail: detail}
+	return strings.TrimSpace(string(out))
+}
+
+func terminalCheck(getenv func(string) string, tmuxOpt func(string) string) checkJSON {
+	term, colorterm := getenv("TERM"), getenv("COLORTERM")
+	colours := "16 colours"
+	switch {
+	case getenv("NO_COLOR") != "":
+		colours = "no colours (NO_COLOR is set)"
+	case colorterm == "truecolor" || colorterm == "24bit":
+		colours = "24-bit colour"
+	case strings.Contains(term, "256color"):
+		colours = "256 colours"
+	}
+	detail := fmt.Sprintf("TERM=%s COLORTERM=%s: %s", term, colorterm, colours)
+	switch {
+	case term == "" || term == "dumb":
+		return checkJSON{Name: "terminal", Status: checkWarn, Detail: detail + "; not a terminal that draws the UI",
+			Fix: "run in a terminal with TERM set (e.g. xterm-256color)"}
+	case getenv("TMUX") != "":
+		switch clip := tmuxOpt("set-clipboard"); clip {
+		case "off":
+			return checkJSON{Name: "terminal", Status: checkWarn, Detail: detail + "; inside tmux with set-clipboard off: copy (OSC 52) stops at tmux",
+				Fix: "tmux set -g set-clipboard on (and, for links (OSC 8), tmux 3.4 or later)"}
+		case "":
+			detail += "; inside tmux, whose set-clipboard is unknown: copy (OSC 52) needs it on"
+		default:
+			detail += "; inside tmux with set-clipboard " + clip + ": copy (OSC 52) reaches the terminal"
+		}
+		return checkJSON{Name: "terminal", Status: checkOK, Detail: detail + "; links (OSC 8) need tmux 3.4 or later"}
+	case getenv("STY") != "" || strings.HasPrefix(term, "screen"):
+		return checkJSON{Name: "terminal", Status: checkWarn, Detail: detail + "; inside screen, which passes neither copy (OSC 52) nor links (OSC 8)",
+			Fix: "run ahptui outside screen (or in tmux with set-clipboard on) to copy and follow links"}
+	}
+	return checkJSON{Name: "terminal", Status: checkOK, Detail: detail + "; copy (OSC 52) and links (OSC 8) are sent, and the terminal does not say whether it honours them"}
 }

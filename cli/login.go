@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/protocol"
 )
 
 // loginJSON is what auth login prints.
@@ -21,6 +23,9 @@ type loginJSON struct {
 	Issuer   string   `json:"issuer"`
 	Scopes   []string `json:"scopes"`
 	Expiry   string   `json:"expiry,omitempty"`
+	// ByHand: the token was given by hand (--with-token, --gh) and the
+	// host accepted it; it is not saved (see auth login --help).
+	ByHand bool `json:"byHand,omitempty"`
 }
 
 // loginTimeout bounds a sign-in when --timeout is not given: a person
@@ -29,7 +34,8 @@ const loginTimeout = 10 * time.Minute
 
 func loginCmd(a *app) *cobra.Command {
 	var session string
-	var noBrowser, device, paste bool
+	var noBrowser, device, paste, withToken, gh bool
+	var allow []string
 	cmd := &cobra.Command{
 		Use:   "login RESOURCE",
 		Short: "sign in to a protected resource the host asks a token for, and push the token",
@@ -41,11 +47,20 @@ stderr; --no-browser prints it only), or --device for the device grant
 (a code to enter). With --paste it reads, from stdin, the address the
 browser landed on, for a browser on another machine whose redirect to
 127.0.0.1 reached nothing (over SSH). The grant is saved as the UI saves it, and pushed to
-the host; later commands push it again on their own connections.`,
+the host; later commands push it again on their own connections.
+
+A resource whose authorization server this client cannot sign in with
+(VS Code's copilotcli agent names github.com, which registers no
+clients) takes a token given by hand, as the UI's agent prompt does:
+--with-token reads it from stdin, --gh takes it from gh auth token (a
+GitHub resource only). The host's answer is checked. Such a token has
+no issuer or expiry to bind a saved grant to, so, as in the UI, it is
+not saved: a host that keeps tokens per connection (the demo does)
+forgets it when the command ends.`,
 		Args: args(1, 1, "RESOURCE"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			if paste && device {
-				return usagef("--paste and --device: pick one")
+			if n := countTrue(paste, device, withToken, gh); n > 1 {
+				return usagef("--paste, --device, --with-token and --gh: pick one")
 			}
 			if paste {
 				noBrowser = true
@@ -57,6 +72,9 @@ the host; later commands push it again on their own connections.`,
 				req, advertised, err := findRequirement(ctx, c, session, argv[0])
 				if err != nil {
 					return err
+				}
+				if withToken || gh {
+					return a.pushByHand(ctx, c, req, gh)
 				}
 				cfg := authpkce.Config{MemoryOnly: a.demo, TokenStore: a.tokenStoreOr()}
 				if !a.demo { // the demo keeps tokens in memory, as in the UI
@@ -71,7 +89,7 @@ the host; later commands push it again on their own connections.`,
 				if err != nil {
 					return withCode(ExitSignIn, err)
 				}
-				return a.login(ctx, c, auth, req, advertised, device, paste)
+				return a.login(ctx, c, auth, loginRequest{req: req, advertised: advertised, allow: allow}, device, paste)
 			})
 		},
 	}
@@ -79,6 +97,9 @@ the host; later commands push it again on their own connections.`,
 	cmd.Flags().BoolVar(&noBrowser, "no-browser", false, "print the sign-in URL; do not open a browser")
 	cmd.Flags().BoolVar(&device, "device", false, "use the device grant: a code to enter on another device")
 	cmd.Flags().BoolVar(&paste, "paste", false, "read the address the browser lands on from stdin (implies --no-browser)")
+	cmd.Flags().StringSliceVar(&allow, "allow-server", nil, "sign in at `HOST[:PORT]` though it is on a private or loopback address (as the UI asks)")
+	cmd.Flags().BoolVar(&withToken, "with-token", false, "push a token read from stdin (not saved)")
+	cmd.Flags().BoolVar(&gh, "gh", false, "push the token gh auth token prints, for a GitHub resource (not saved)")
 	return cmd
 }
 
@@ -109,9 +130,26 @@ func findRequirement(ctx context.Context, c *conn, session, resource string) (au
 		}
 	}
 	for _, s := range sessions {
-		sess, _, _, err := c.session(ctx, s)
+		sess, _, chat, err := c.session(ctx, s)
 		if err != nil {
 			return authpkce.Requirement{}, nil, err
+		}
+		// A tool call stopped for sign-in (a step-up challenge) names
+		// its requirement itself, as in the UI's card.
+		if chat.ActiveTurn != nil {
+			for _, p := range chat.ActiveTurn.ResponseParts {
+				tp, ok := p.Variant.(protocol.ToolCallResponsePart)
+				if !ok {
+					continue
+				}
+				if ar, ok := tp.ToolCall.Variant.(protocol.ToolCallAuthRequiredState); ok {
+					advertised = append(advertised, ar.Auth.Resource.Resource)
+					if ar.Auth.Resource.Resource == resource && found == nil {
+						req := authpkce.RequirementOf(ar.Auth)
+						found = &req
+					}
+				}
+			}
 		}
 		for _, r := range mcpRows(sess) {
 			if r.Auth == nil {
@@ -130,8 +168,17 @@ func findRequirement(ctx context.Context, c *conn, session, resource string) (au
 	return *found, advertised, nil
 }
 
-func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, req authpkce.Requirement, advertised []string, device, paste bool) error {
-	greq := authpkce.GrantRequest{Requirement: req, Advertised: advertised, Host: c.host}
+// loginRequest is what auth login signs in to: the host's requirement,
+// the resources it advertised, and the servers --allow-server agreed to.
+type loginRequest struct {
+	req        authpkce.Requirement
+	advertised []string
+	allow      []string
+}
+
+func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, lr loginRequest, device, paste bool) error {
+	req := lr.req
+	greq := authpkce.GrantRequest{Requirement: req, Advertised: lr.advertised, Host: c.host, ConfirmedServers: lr.allow}
 	var g *authpkce.Grant
 	var err error
 	if device {
@@ -139,8 +186,14 @@ func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, 
 	} else {
 		g, err = auth.Start(ctx, greq)
 	}
+	if sc := (*authpkce.ServerConfirmation)(nil); errors.As(err, &sc) {
+		// The UI asks "sign in at HOST (ADDR)?"; a command cannot, so it
+		// says how to say yes.
+		return withCode(ExitSignIn, fmt.Errorf("sign in to %s: the authorization server %s is at %s, a private or loopback address: a host can point a sign-in at a machine on your network; if you trust it, run again with --allow-server %s",
+			hostText(req.Resource.Resource), hostText(sc.Host), sc.Addr, hostText(sc.Host)))
+	}
 	if err != nil {
-		return withCode(ExitSignIn, fmt.Errorf("sign in to %s: %w", hostText(req.Resource.Resource), err))
+		return withCode(ExitSignIn, fmt.Errorf("sign in to %s: %w%s", hostText(req.Resource.Resource), err, byHandHint(req)))
 	}
 	defer g.Cancel()
 	if d := g.Device(); d != nil {
@@ -193,4 +246,60 @@ func pasteAddress(ctx context.Context, in io.Reader, errw io.Writer, g *authpkce
 	default:
 	}
 	return withCode(ExitSignIn, errors.New("no address pasted: stdin ended before the sign-in did"))
+}
+
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// byHandHint names the token-by-hand flags after a failed OAuth start.
+func byHandHint(req authpkce.Requirement) string {
+	if authpkce.IsGitHubResource(req.Resource.Resource, req.Resource.AuthorizationServers) {
+		return " (or give a token: --gh, or --with-token on stdin)"
+	}
+	return " (or give a token on stdin: --with-token)"
+}
+
+// pushByHand pushes a token given by hand for req's resource, read from
+// stdin or from gh auth token, and reports the host's answer. The UI's
+// agent prompt does the same, with the same checks (authpkce's).
+func (a *app) pushByHand(ctx context.Context, c *conn, req authpkce.Requirement, gh bool) error {
+	resource := req.Resource.Resource
+	var tok string
+	if gh {
+		if !authpkce.IsGitHubResource(resource, req.Resource.AuthorizationServers) {
+			return usagef("gh gives GitHub tokens, and %s is not GitHub's: use --with-token", views_quote(resource))
+		}
+		bin, err := exec.LookPath("gh")
+		if err != nil {
+			return withCode(ExitSignIn, errors.New("gh is not installed (not on PATH): install GitHub's CLI and run gh auth login, or use --with-token"))
+		}
+		if tok, err = authpkce.GhToken(ctx, bin); err != nil {
+			return withCode(ExitSignIn, err)
+		}
+	} else {
+		line, err := bufio.NewReader(io.LimitReader(a.Stdin, authpkce.MaxHandTokenLen+2)).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("read the token from stdin: %w", err)
+		}
+		if tok = strings.TrimSpace(line); tok == "" {
+			return usagef("--with-token: no token on stdin")
+		}
+		if err := authpkce.CheckHandToken(tok); err != nil {
+			return withCode(ExitUsage, err)
+		}
+	}
+	if err := c.Authenticate(ctx, resource, tok, nil, time.Time{}); err != nil {
+		return withCode(ExitSignIn, fmt.Errorf("the host refused the token for %s: %w", hostText(resource), err))
+	}
+	out := loginJSON{Resource: resource, Scopes: []string{}, ByHand: true}
+	return a.emit(out, func(w io.Writer) {
+		fmt.Fprintf(w, "the host took the token for %s (not saved)\n", hostText(resource))
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,18 +26,15 @@ type mcpJSON struct {
 	// Resource is the protected resource to sign in to when State is
 	// authRequired.
 	Resource string `json:"resource,omitempty"`
-	// StartRequested: the host took the start request but starts the
-	// server only when the session runs (VS Code's host, before a
-	// session's first message); State stays starting.
+	// StartRequested: the host echoed the start request in a session
+	// that has not run and left the server starting (VS Code's host
+	// starts it with the session's first message); State is starting.
 	StartRequested bool `json:"startRequested,omitempty"`
 }
 
-// startGrace is how long a start waits for the server to move on in a
-// session that has not run yet, before reporting the start as requested.
-var startGrace = 5 * time.Second
-
 func mcpOf(session string, r views.MCPServerRow) mcpJSON {
-	j := mcpJSON{Session: session, ID: r.ID, Name: r.Name, Parent: r.Parent, State: r.StateKind, Enabled: r.Enabled, Error: r.Error}
+	j := mcpJSON{Session: session, ID: r.ID, Name: r.Name, Parent: r.Parent, State: r.StateKind, Enabled: r.Enabled, Error: r.Error,
+		StartRequested: r.StartRequested}
 	if r.Auth != nil {
 		j.Resource = r.Auth.Resource.Resource
 	}
@@ -228,16 +224,18 @@ func mcpAct(ctx context.Context, c *conn, session, server string, verb mcpVerb) 
 	if err := c.dispatch(ctx, uri, v); err != nil {
 		return mcpJSON{}, err
 	}
-	// A session that has not run may hold the start until its first
-	// message: wait a little, then say so rather than wait for good.
-	waitCtx, unrun := ctx, verb == verbStart && chat.ActiveTurn == nil && len(chat.Turns) == 0
-	if unrun {
-		var cancel context.CancelFunc
-		waitCtx, cancel = context.WithTimeout(ctx, startGrace)
-		defer cancel()
+	// The echo is in. In a session that has not run, a start the host
+	// echoed with no state change since is one it holds until the
+	// session's first message (VS Code's host): the UI's rule
+	// (views.StartRequests) says so, and nothing more will come to wait
+	// for. In a session that has run, the host starts it: wait for that.
+	if verb == verbStart && chat.ActiveTurn == nil && len(chat.Turns) == 0 {
+		if j, ok := startRequested(c, uri, r.ID); ok {
+			return j, nil
+		}
 	}
 	var last views.MCPServerRow
-	err = c.wait(waitCtx, func([]client.Event) (bool, error) {
+	err = c.wait(ctx, func([]client.Event) (bool, error) {
 		s, ok := c.Session(uri)
 		if !ok {
 			return false, withCode(ExitHostError, fmt.Errorf("the host dropped session %s", hostText(uri)))
@@ -260,15 +258,30 @@ func mcpAct(ctx context.Context, c *conn, session, server string, verb mcpVerb) 
 		}
 		return cur.Enabled == (verb == verbEnable), nil
 	})
-	if unrun && err != nil && ctx.Err() == nil && waitCtx.Err() != nil && last.StateKind == "starting" {
-		j := mcpOf(uri, last)
-		j.StartRequested = true
-		return j, nil
-	}
 	if err != nil {
 		return mcpJSON{}, err
 	}
 	return mcpOf(uri, last), nil
+}
+
+// startRequested is server id's row in session uri, when the host has
+// echoed this client's start request for it (the caller has just seen
+// the echo) and has not moved it on since: views.StartRequests' rule.
+func startRequested(c *conn, uri, id string) (mcpJSON, bool) {
+	s, ok := c.Session(uri)
+	if !ok {
+		return mcpJSON{}, false
+	}
+	var req views.StartRequests
+	req.Echoed(id)
+	rows := mcpRows(s)
+	req.Observe(rows)
+	for _, row := range req.Mark(rows) {
+		if row.ID == id && row.StartRequested {
+			return mcpOf(uri, row), true
+		}
+	}
+	return mcpJSON{}, false
 }
 
 // mcpOutcome is the exit a settled state means: a start that ends in an

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -75,6 +76,11 @@ func Run(args []string, env Env) int {
 	}
 	code := exitCode(err)
 	msg := views.SanitizeLine(err.Error())
+	var ae *client.AuthRequiredError
+	if errors.As(err, &ae) && len(ae.Resources) > 0 {
+		// The host names what to sign in to; say which command does it.
+		msg += "; sign in with: ahptui auth login " + views.SanitizeLine(ae.Resources[0].Resource)
+	}
 	if a.json {
 		b, _ := json.Marshal(map[string]any{"error": msg, "exit": code, "kind": exitKinds[code]})
 		fmt.Fprintln(env.Stderr, string(b))

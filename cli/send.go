@@ -233,6 +233,9 @@ func (a *app) send(ctx context.Context, c *conn, session, text, policy string) e
 	case len(out.Waiting) > 0:
 		return withCode(ExitWaiting, fmt.Errorf("the turn waits on you: %s", hostText(out.Waiting[0].Answer)))
 	case ended != nil && ended.State == protocol.TurnStateError:
+		if res := agentSignIn(c, ended); res != "" {
+			return withCode(ExitSignIn, fmt.Errorf("the turn ended for want of a sign-in%s: sign in with ahptui auth login %s, then send again", turnError(ended), res))
+		}
 		return withCode(ExitHostError, errors.New("the turn ended with an error"+turnError(ended)))
 	case ended != nil && ended.State == protocol.TurnStateCancelled:
 		return withCode(ExitHostError, errors.New("the turn was cancelled"))
@@ -260,6 +263,32 @@ func turnError(t *protocol.Turn) string {
 	for i := len(t.ResponseParts) - 1; i >= 0; i-- {
 		if e, ok := t.ResponseParts[i].Variant.(protocol.ErrorResponsePart); ok {
 			return ": " + hostText(e.Error.Message)
+		}
+	}
+	return ""
+}
+
+// agentSignIn is the agent's protected resource a turn ended for want
+// of, "" when it ended otherwise. VS Code's copilotcli never sends
+// auth/required: its turns end at an "AuthRequired" error while a
+// resource the agent lists as required has no token (the UI reads the
+// need the same way, off the agent's declaration).
+func agentSignIn(c *conn, t *protocol.Turn) string {
+	authErr := false
+	for _, p := range t.ResponseParts {
+		if e, ok := p.Variant.(protocol.ErrorResponsePart); ok && e.Error.ErrorType == "AuthRequired" {
+			authErr = true
+		}
+	}
+	if !authErr {
+		return ""
+	}
+	root, _ := c.Root()
+	for _, ag := range root.Agents {
+		for _, p := range ag.ProtectedResources {
+			if p.Required == nil || *p.Required {
+				return hostText(p.Resource)
+			}
 		}
 	}
 	return ""

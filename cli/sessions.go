@@ -169,6 +169,20 @@ func waiting(sess protocol.SessionState, session string, chat protocol.ChatState
 		i := slices.IndexFunc(rows, func(r views.MCPServerRow) bool { return r.ID == id })
 		return i >= 0 && rows[i].StateKind == "authRequired"
 	}
+	// signInAnswer is the auth login that answers a tool call's sign-in:
+	// its own challenge (auth-required), or its MCP server's.
+	signInAnswer := func(tc protocol.ToolCallState) string {
+		resource := ""
+		if ar, ok := tc.Variant.(protocol.ToolCallAuthRequiredState); ok {
+			resource = ar.Auth.Resource.Resource
+		} else if i := slices.IndexFunc(rows, func(r views.MCPServerRow) bool { return r.ID == tc.McpServer() }); i >= 0 && rows[i].Auth != nil {
+			resource = rows[i].Auth.Resource.Resource
+		}
+		if resource == "" {
+			return "ahptui (the terminal UI) signs in"
+		}
+		return "ahptui auth login " + resource + " --session " + session
+	}
 	var out []waitJSON
 	for _, p := range chat.ActiveTurn.ResponseParts {
 		switch v := p.Variant.(type) {
@@ -184,7 +198,7 @@ func waiting(sess protocol.SessionState, session string, chat protocol.ChatState
 			case protocol.ToolCallStatusPendingResultConfirmation:
 				w.Kind, w.Answer = "result-approval", "ahptui approve "+session+" "+tc.ID()
 			default:
-				w.Kind, w.Answer = "sign-in", "ahptui (the terminal UI) signs in"
+				w.Kind, w.Answer = "sign-in", signInAnswer(tc)
 			}
 			out = append(out, w)
 		case protocol.InputRequestResponsePart:

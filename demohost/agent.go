@@ -145,6 +145,7 @@ func (h *Host) startTurnLocked(ch *chat, msg protocol.Message, turnID, queuedID 
 	}
 	// A new turn is the latest: an earlier error can no longer be resumed.
 	ch.resume = nil
+	h.startHeldLocked(ch.session)
 	steps := append([]step{awaitBlockingServers}, scriptFor(msg.Text)...)
 	if h.agentResourceLocked() != "" {
 		steps = []step{h.needAgentToken(steps)}

@@ -372,13 +372,21 @@ func (h *Host) reactLocked(c *conn, channel string, v protocol.StateActionVarian
 	case protocol.SessionCustomizationToggledAction:
 		h.reconcileServersLocked(s)
 	case protocol.SessionMcpServerStartRequestedAction:
-		if h.servers[a.ID].blocking {
+		switch {
+		case h.cfg.HoldStartsUntilRun && !h.sessionRanLocked(s):
+			s.srvGen[a.ID]++ // cancels a start scheduled before
+			if s.held == nil {
+				s.held = map[string]bool{}
+			}
+			s.held[a.ID] = true
+		case h.servers[a.ID].blocking:
 			h.startServerLocked(s, a.ID)
-		} else {
+		default:
 			h.scheduleServerLocked(s, a.ID)
 		}
 	case protocol.SessionMcpServerStopRequestedAction:
 		s.srvGen[a.ID]++ // cancels a pending start
+		delete(s.held, a.ID)
 	}
 }
 

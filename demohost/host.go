@@ -117,6 +117,14 @@ type Config struct {
 	// VS Code's agent host requires; without it, or wrong, the upgrade is
 	// answered 403.
 	ConnectionToken string
+
+	// HoldStartsUntilRun plays VS Code's host before a session's first
+	// message: a session/mcpServerStartRequested in a session none of
+	// whose chats has had a turn is echoed (the reducer reads it as
+	// starting) and then nothing happens until a turn starts in the
+	// session, which starts the held servers. Off, the demo starts a
+	// server whenever it is asked.
+	HoldStartsUntilRun bool
 }
 
 // FrameError is a frame the Validate hook refused.

@@ -327,6 +327,34 @@ func (h *Host) setServerStateLocked(s *session, id string, st protocol.McpServer
 	h.applyLocked(s.uri, protocol.SessionMcpServerStateChangedAction{ID: id, State: protocol.NewMcpServerState(st)}, nil)
 }
 
+// sessionRanLocked: a chat of s has had a turn (or runs one).
+func (h *Host) sessionRanLocked(s *session) bool {
+	for _, uri := range s.chats {
+		if ch := h.chats[uri]; ch != nil && (len(ch.state.Turns) > 0 || ch.state.ActiveTurn != nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// startHeldLocked starts the servers whose start waited for the session
+// to run (Config.HoldStartsUntilRun), those still starting and enabled.
+func (h *Host) startHeldLocked(uri string) {
+	s := h.sessions[uri]
+	if s == nil || len(s.held) == 0 {
+		return
+	}
+	for _, id := range serverOrder {
+		if !s.held[id] {
+			continue
+		}
+		if m, enabled, ok := findServer(s.state, id); ok && enabled && m.State.Kind() == "starting" {
+			h.startServerLocked(s, id)
+		}
+	}
+	s.held = nil
+}
+
 // reconcileServersLocked follows the user's intent after a toggle: a server
 // that is effectively disabled is stopped, one re-enabled is started.
 func (h *Host) reconcileServersLocked(s *session) {

@@ -23,6 +23,9 @@ type session struct {
 	// srvGen counts state changes per MCP server id so a delayed scripted
 	// transition notices it was overtaken (stopped, restarted, toggled).
 	srvGen map[string]int
+	// held are the servers whose start waits for the session's first
+	// turn (Config.HoldStartsUntilRun).
+	held map[string]bool
 }
 
 type chat struct {

@@ -35,7 +35,7 @@ type mcpPanel struct {
 	// while they have not left starting since: until a session's first
 	// message VS Code's host does nothing more, so the row says the
 	// start waits for the session to run rather than "starting" for good.
-	requested map[string]bool
+	requested views.StartRequests
 }
 
 // startTickMsg redraws a blocking start's elapsed time once a second.
@@ -159,13 +159,7 @@ func (mp *mcpPanel) view(w, h int) []string {
 // drawn is what the panel draws from: the rows, the selection clamped,
 // and the pending markers, grants and blocking starts by server id.
 func (mp *mcpPanel) drawn() (rows []mcpRow, sel int, pending map[string]bool, grants map[string]views.GrantView, blocking map[string]time.Duration) {
-	rows = mp.signin.servers()
-	if len(mp.requested) > 0 {
-		rows = append([]mcpRow(nil), rows...) // the sign-in manager's, shared
-		for i := range rows {
-			rows[i].StartRequested = mp.requested[rows[i].ID] && rows[i].StateKind == "starting"
-		}
-	}
+	rows = mp.requested.Mark(mp.signin.servers()) // a copy when it marks: the sign-in manager's rows are shared
 	sel = max(0, min(mp.sel, len(rows)-1))
 	pending = map[string]bool{}
 	for _, p := range mp.pending {
@@ -223,10 +217,7 @@ func (mp *mcpPanel) settled(seq int64, echoed bool) {
 	}
 	delete(mp.pending, seq)
 	if echoed && p.start && p.channel == mp.openSession {
-		if mp.requested == nil {
-			mp.requested = map[string]bool{}
-		}
-		mp.requested[p.server] = true
+		mp.requested.Echoed(p.server)
 	}
 }
 
@@ -256,10 +247,10 @@ func (mp *mcpPanel) observeStarts() tea.Cmd {
 	var report tea.Cmd
 	if id := customizationsOf(mp.sess); id != mp.startOf || !mp.hasSess {
 		mp.startOf = id
+		mp.requested.Observe(rows) // forgets the servers the host moved on
 		seen, noted := map[string]time.Time{}, map[string]bool{}
 		for _, r := range rows {
 			if r.StateKind != "starting" {
-				delete(mp.requested, r.ID) // the host moved it on
 				continue
 			}
 			since, ok := mp.startSeen[r.ID]

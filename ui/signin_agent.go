@@ -2,14 +2,13 @@ package ui
 
 import (
 	"errors"
-	"net/url"
 	"os/exec"
-	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
@@ -173,17 +172,10 @@ func (si *signIn) resourceMeta(resource string) protocol.ProtectedResourceMetada
 	return si.agentRequirement(agentPrompt{resource: resource}).Resource
 }
 
-// isGitHub reports whether resource is GitHub's: its identifier is
-// github.com's API, or it names github.com as its authorization server.
+// isGitHub reports whether resource is GitHub's (authpkce's rule, shared
+// with ahptui auth login --gh).
 func isGitHub(p protocol.ProtectedResourceMetadata) bool {
-	hostIs := func(raw string, hosts ...string) bool {
-		u, err := url.Parse(raw)
-		return err == nil && u.Scheme == "https" && slices.Contains(hosts, strings.ToLower(u.Hostname()))
-	}
-	if hostIs(p.Resource, "api.github.com", "github.com") {
-		return true
-	}
-	return slices.ContainsFunc(p.AuthorizationServers, func(as string) bool { return hostIs(as, "github.com") })
+	return authpkce.IsGitHubResource(p.Resource, p.AuthorizationServers)
 }
 
 // ghBinary is where gh is, "" when it is not on PATH; looked up once.

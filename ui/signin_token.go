@@ -1,19 +1,17 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
-	"unicode"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -44,7 +42,7 @@ func (si *signIn) openToken(resource string) tea.Cmd {
 }
 
 // maxTokenLen bounds a pasted token: real ones are well under a few KB.
-const maxTokenLen = 8 << 10
+const maxTokenLen = authpkce.MaxHandTokenLen
 
 // tokenOpen reports whether the token field has the keyboard.
 func (si *signIn) tokenOpen() bool { return si.agent.token.open }
@@ -81,14 +79,9 @@ func (si *signIn) pasteToken(msg tea.PasteMsg) tea.Cmd {
 	return cmd
 }
 
-// checkToken refuses what cannot be a bearer token (a stray paste of
-// several lines or of control characters), without quoting it.
-func checkToken(tok string) error {
-	if len(tok) > maxTokenLen || strings.IndexFunc(tok, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0 {
-		return errors.New("that is not a token (it holds spaces, line breaks or control characters): paste the token alone")
-	}
-	return nil
-}
+// checkToken refuses what cannot be a bearer token (authpkce's rule,
+// shared with ahptui auth login --with-token).
+func checkToken(tok string) error { return authpkce.CheckHandToken(tok) }
 
 // useGh gets a token for a GitHub resource from `gh auth token` — only
 // here, after the user picked it — and pushes it.
@@ -108,27 +101,9 @@ func (si *signIn) useGh(resource string) tea.Cmd {
 	})
 }
 
-// ghToken runs `gh auth token`. Its output is the token: it goes nowhere
-// but the returned string (never a log, never an error text).
-func ghToken(ctx context.Context, gh string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, gh, "auth", "token")
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		why, _, _ := strings.Cut(strings.TrimSpace(errOut.String()), "\n")
-		if why = views.SanitizeLine(why); why != "" {
-			return "", fmt.Errorf("gh auth token failed: %s: %w (run gh auth login, or paste a token)", why, err)
-		}
-		return "", fmt.Errorf("gh auth token failed: %w (run gh auth login, or paste a token)", err)
-	}
-	tok := strings.TrimSpace(out.String())
-	if tok == "" || checkToken(tok) != nil {
-		return "", errors.New("gh auth token printed no token: run gh auth login, or paste a token")
-	}
-	return tok, nil
-}
+// ghToken runs `gh auth token` (authpkce's, shared with ahptui auth
+// login --gh).
+func ghToken(ctx context.Context, gh string) (string, error) { return authpkce.GhToken(ctx, gh) }
 
 // errRefused marks the host refusing a pushed token (not getting one).
 var errRefused = errors.New("the host refused the token")

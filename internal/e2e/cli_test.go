@@ -24,6 +24,7 @@ import (
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
+	"github.com/ahptui/ahptui/wiretrace"
 )
 
 // updateCLI rewrites the command goldens in testdata/cli:
@@ -353,7 +354,8 @@ func TestCLISendApprove(t *testing.T) {
 	r.run(5, "", "send", "demo", "write it again")
 	res = r.run(0, "", "watch", "demo", "--until", "input")
 	checkGolden(t, "watch_input.ndjson", stable(res.stdout))
-	r.run(0, "", "approve", "demo")
+	res = r.run(0, "", "approve", "demo", "--json")
+	checkGolden(t, "approve.json", stable(res.stdout))
 	res = r.run(0, "", "watch", "demo", "--until", "idle")
 	if !strings.Contains(res.stdout, `"type":"state"`) {
 		t.Errorf("watch did not start with the state:\n%s", res.stdout)
@@ -364,6 +366,12 @@ func TestCLISendApprove(t *testing.T) {
 	}
 	r.run(2, "", "watch", "--until", "idle")
 	r.run(2, "", "watch", "demo", "--until", "later")
+	// --approve reads approves only tools the host marks read-only: the
+	// demo's Write file is not one, so send stops on it as with none.
+	res = r.run(5, "", "send", "demo", "write once more", "--approve", "reads", "--json")
+	if !strings.Contains(res.stdout, `"Write file"`) || !strings.Contains(res.stdout, "approval") {
+		t.Errorf("send --approve reads did not stop on the write:\n%s", res.stdout)
+	}
 }
 
 // TestCLIExampleScript runs examples/approve.sh (README, Scripting) with
@@ -396,6 +404,7 @@ func TestCLISessionLifecycle(t *testing.T) {
 	res := r.run(0, "", "new", "--json")
 	checkGolden(t, "new.json", stable(res.stdout))
 	res = r.run(0, "", "new")
+	checkGolden(t, "new.txt", stable(res.stdout))
 	uri := strings.TrimSpace(res.stdout)
 	if !strings.HasPrefix(uri, "ahp-session:/") {
 		t.Fatalf("new printed %q", uri)
@@ -411,6 +420,9 @@ func TestCLISessionLifecycle(t *testing.T) {
 	if !strings.Contains(res.stdout, `"state": "cancelled"`) {
 		t.Errorf("the turn is not cancelled:\n%s", res.stdout)
 	}
+	r.run(5, "", "send", uri, "write")
+	res = r.run(0, "", "cancel", uri, "--json")
+	checkGolden(t, "cancel.json", stable(res.stdout))
 	r.run(2, "n\n", "dispose", uri)
 	res = r.run(0, "y\n", "dispose", uri)
 	checkGolden(t, "dispose.txt", stable(res.stdout))
@@ -429,7 +441,10 @@ func TestCLISessionLifecycle(t *testing.T) {
 
 // TestCLIMCPVerbs: stop, start, disable and enable a server, each
 // printing the state the host settled on; a start that ends in an error
-// or needing sign-in exits 6 or 7 with that state printed.
+// or needing sign-in exits 6 or 7 with that state printed. The starts
+// are in the history session, which has run: in one that has not, a
+// start the host echoed without acting on it yet is reported as
+// requested (TestCLIMCPStartRequested).
 func TestCLIMCPVerbs(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
@@ -438,17 +453,19 @@ func TestCLIMCPVerbs(t *testing.T) {
 		code   int
 		args   []string
 	}{
-		{"mcp_stop.txt", 0, []string{"mcp", "stop", "Filesystem", "--session", "demo"}},
-		{"mcp_start.json", 0, []string{"mcp", "start", "mcp-filesystem", "--session", "demo", "--json"}},
-		{"mcp_start_error.json", 6, []string{"mcp", "start", "mcp-flaky", "--session", "demo", "--json"}},
-		{"mcp_start_signin.txt", 7, []string{"mcp", "start", "mcp-github", "--session", "demo"}},
+		{"mcp_stop.txt", 0, []string{"mcp", "stop", "Filesystem", "--session", "history"}},
+		{"mcp_start.json", 0, []string{"mcp", "start", "mcp-filesystem", "--session", "history", "--json"}},
+		{"mcp_start_error.json", 6, []string{"mcp", "start", "mcp-flaky", "--session", "history", "--json"}},
+		{"mcp_start_signin.txt", 7, []string{"mcp", "start", "mcp-github", "--session", "history"}},
 	} {
 		res := r.run(step.code, "", step.args...)
 		checkGolden(t, step.golden, stable(res.stdout))
 	}
 	// Enablement is what disable and enable wait for; the server's state
 	// may still be on its way (stopping, starting), so only it is checked.
-	for _, step := range []struct {
+	// The goldens keep everything but the state.
+	stateRE := regexp.MustCompile(`"state": "[A-Za-z]+"`)
+	for i, step := range []struct {
 		verb string
 		want bool
 	}{{"disable", false}, {"enable", true}, {"enable", true}} {
@@ -456,6 +473,9 @@ func TestCLIMCPVerbs(t *testing.T) {
 		var got struct{ Enabled bool }
 		if err := json.Unmarshal([]byte(res.stdout), &got); err != nil || got.Enabled != step.want {
 			t.Errorf("mcp %s: enabled %v (%v), want %v:\n%s", step.verb, got.Enabled, err, step.want, res.stdout)
+		}
+		if i < 2 {
+			checkGolden(t, "mcp_"+step.verb+".json", stateRE.ReplaceAllString(stable(res.stdout), `"state": "STATE"`))
 		}
 	}
 }
@@ -540,7 +560,8 @@ func TestCLIDoctor(t *testing.T) {
 
 // TestCLISavedSignIn: a sign-in saved on this host (as the UI saves one)
 // is pushed by a command as the UI pushes it, so starting the GitHub MCP
-// server, which needs sign-in without it (exit 7), comes up ready.
+// server (in the history session, which has run), which needs sign-in
+// without it (exit 7), comes up ready.
 func TestCLISavedSignIn(t *testing.T) {
 	skipShort(t)
 	r, h := newCLIRunner(t)
@@ -558,6 +579,17 @@ func TestCLISavedSignIn(t *testing.T) {
 		t.Fatalf("no resource to sign in to: %+v", servers)
 	}
 	dir := privateDir(t)
+	saveDemoSignIn(t, h, dir, resource)
+	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "history", "--json", "--host", r.url, "--config-dir", dir)
+	if res.code != 0 || !strings.Contains(res.stdout, `"state": "ready"`) {
+		t.Errorf("mcp start with a saved sign-in: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// saveDemoSignIn signs in to resource at h's authorization server as the
+// UI does, and saves the grant in dir (bound to h).
+func saveDemoSignIn(t *testing.T, h *demohost.Host, dir, resource string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), stepTimeout)
 	defer cancel()
 	urls := make(chan string, 1)
@@ -584,10 +616,6 @@ func TestCLISavedSignIn(t *testing.T) {
 	if _, err := g.Wait(ctx); err != nil {
 		t.Fatalf("sign-in: %v", err)
 	}
-	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "demo", "--json", "--host", r.url, "--config-dir", dir)
-	if res.code != 0 || !strings.Contains(res.stdout, `"state": "ready"`) {
-		t.Errorf("mcp start with a saved sign-in: exit %d\n%s%s", res.code, res.stdout, res.stderr)
-	}
 }
 
 func mustParse(t *testing.T, raw string) *url.URL {
@@ -602,7 +630,7 @@ func mustParse(t *testing.T, raw string) *url.URL {
 // TestCLIAuthLogin: auth login for the GitHub MCP server's resource prints
 // the sign-in URL (--no-browser), and once the browser's consent lands on
 // its loopback listener, saves the grant and pushes it: auth list shows
-// it.
+// it. Its --trace is grepped for the code and the tokens.
 func TestCLIAuthLogin(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
@@ -619,7 +647,8 @@ func TestCLIAuthLogin(t *testing.T) {
 	dir := privateDir(t)
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--no-browser", "--host", r.url, "--config-dir", dir)
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--no-browser", "--host", r.url, "--config-dir", dir, "--trace", trace)
 	cmd.Env = r.env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -655,8 +684,17 @@ func TestCLIAuthLogin(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("auth login: %v\n%s", err, stdout.String())
 	}
-	if !strings.Contains(stdout.String(), "signed in to "+resource) {
-		t.Errorf("auth login printed %q", stdout.String())
+	checkGolden(t, "auth_login.txt", goldenStable(stdout.String(), dir))
+	// The command's --trace of this full sign-in holds the authenticate
+	// frame, redacted, and neither the code nor a token.
+	text, _ := readTrace(t, trace)
+	if !strings.Contains(text, `"method":"authenticate"`) || !strings.Contains(text, `"token":"`+wiretrace.Redacted+`"`) {
+		t.Errorf("the trace lacks a redacted authenticate:\n%s", text)
+	}
+	for _, secret := range []string{landed.Query().Get("code"), "ory_at_", "ory_rt_", "ory_ac_"} {
+		if secret == "" || strings.Contains(text, secret) {
+			t.Errorf("the trace holds %q", secret)
+		}
 	}
 	if res := runCLI(t, r.bin, r.env, "", "auth", "list", "--config-dir", dir); res.code != 0 || !strings.Contains(res.stdout, resource) {
 		t.Errorf("auth list after login: exit %d\n%s%s", res.code, res.stdout, res.stderr)
@@ -724,10 +762,10 @@ func TestCLIWatchHost(t *testing.T) {
 func TestCLIAuthLoginPaste(t *testing.T) {
 	skipShort(t)
 	r, h := newCLIRunner(t)
-	resource := strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.GitHubResourcePath
+	resource := demoResource(h)
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--paste", "--host", r.url, "--config-dir", privateDir(t))
+	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--paste", "--json", "--host", r.url, "--config-dir", privateDir(t))
 	cmd.Env = r.env
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -762,8 +800,9 @@ func TestCLIAuthLoginPaste(t *testing.T) {
 		t.Fatalf("auth login --paste: %v\n%s%s", err, stdout.String(), rest.String())
 	}
 	<-done
-	if !strings.Contains(stdout.String(), "signed in to "+resource) || !strings.Contains(rest.String(), "not this sign-in's redirect address") {
-		t.Errorf("stdout %q\nstderr %q", stdout.String(), rest.String())
+	checkGolden(t, "auth_login.json", goldenStable(stdout.String(), ""))
+	if !strings.Contains(rest.String(), "not this sign-in's redirect address") {
+		t.Errorf("stderr %q", rest.String())
 	}
 	if strings.Contains(rest.String(), landed.Query().Get("code")) {
 		t.Errorf("stderr shows the code: %s", rest.String())
