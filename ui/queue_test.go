@@ -23,6 +23,9 @@ func TestQueueSheet(t *testing.T) {
 	d.sendMessage("ask me a question")
 	d.expectSent("chat/turnStarted")
 	d.until("running turn", func() bool { return d.m.chatPanel.turnRunning() })
+	// The question first: arriving while the composer is focused and
+	// empty, it would take the keys and drop the next second's typing.
+	d.until("the question waits", func() bool { return len(d.m.chatPanel.blockers()) > 0 })
 	d.sendMessage("first queued")
 	d.sendMessage("second queued")
 	d.expectSent("chat/pendingMessageSet", "chat/pendingMessageSet")
@@ -83,6 +86,9 @@ func TestQueueEditDropped(t *testing.T) {
 	d.sendMessage("ask me a question")
 	d.expectSent("chat/turnStarted")
 	d.until("running turn", func() bool { return d.m.chatPanel.turnRunning() })
+	// The question first: arriving while the composer is focused and
+	// empty, it would take the keys and drop the next second's typing.
+	d.until("the question waits", func() bool { return len(d.m.chatPanel.blockers()) > 0 })
 	d.sendMessage("queued once")
 	d.expectSent("chat/pendingMessageSet")
 	d.until("queued at the host", func() bool { return len(d.m.chat.QueuedMessages) == 1 })
