@@ -77,6 +77,7 @@ type Model struct {
 	mcp       *mcpPanel
 	signin    *signIn
 	settings  *settingsSheet
+	changes   *changesView
 
 	cancel     context.CancelFunc
 	isDark     bool

@@ -35,6 +35,15 @@ func (m *Model) context() keymap.Context {
 	if m.settings.open {
 		return keymap.ContextSettings
 	}
+	if m.changes.open {
+		switch {
+		case m.changes.confirm >= 0:
+			return keymap.ContextConfirm
+		case m.changes.diff != nil:
+			return keymap.ContextDiff
+		}
+		return keymap.ContextChanges
+	}
 	if m.signin.paste.open && m.signin.waitingGrant() != nil || m.signin.tokenOpen() {
 		return keymap.ContextPaste
 	}
@@ -106,6 +115,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return m.settings.handleKey(msg)
+	}
+	if m.changes.open && m.modal == modalNone {
+		return m.changes.handleKey(msg, m.quitAsking, func() tea.Cmd { m.showAll = true; return nil })
 	}
 	if m.signin.tokenOpen() && m.modal == modalNone {
 		return m.signin.keyToken(msg)
@@ -189,6 +201,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.signin.openSignIns()
 	case key.Matches(msg, g.Settings):
 		m.settings.toggle()
+	case key.Matches(msg, g.Changes):
+		return m.changes.toggle()
 	case key.Matches(msg, g.ToggleMCP):
 		m.showMCP = !m.showMCP
 		if !m.showMCP && m.focus == focusMCP {

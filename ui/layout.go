@@ -182,6 +182,9 @@ func (m *Model) overlay() string {
 	if m.settings.open {
 		return m.settings.view(m.width, m.height)
 	}
+	if m.changes.open {
+		return m.changes.view(m.width, m.height)
+	}
 	if m.signin.list.open {
 		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.listNote(), m.signin.forgetText(), m.signin.forgetQuestion(), m.clock(), m.width, m.height)
 	}

@@ -48,6 +48,7 @@ func New(cfg Config) *Model {
 	m.chatPanel = newChatPanel(a, m.signin, m.sessions)
 	m.signin.chatPanel = m.chatPanel
 	m.settings = &settingsSheet{app: a}
+	m.changes = &changesView{app: a, confirm: -1}
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}
 	// Components ask the root to change which channels are watched; the
 	// root owns the subscriptions.
@@ -239,6 +240,12 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.ensureChat(), m.markRead(msg.channel), m.signin.pushSavedTokens(), m.signin.syncAgentNeeds())
 	case opDoneMsg:
 		return m.onOpDone(msg)
+	case changesetSubscribedMsg:
+		return m.changes.onSubscribed(msg)
+	case changesetOpMsg:
+		return m.changes.onOperation(msg)
+	case diffReadMsg:
+		return m.changes.onDiffRead(msg)
 	case configResolvedMsg:
 		return m.sessions.onConfigResolved(msg)
 	case completionsMsg:
@@ -303,6 +310,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		}
 	case client.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
+		m.changes.refresh(e.Channel)
 		if e.Channel == m.openSession {
 			return tea.Batch(m.creationFailed(), m.ensureChat())
 		}

@@ -98,7 +98,8 @@ func fullHelpBody(th Theme, h help.Model, k keymap.KeyMap, width, height int) []
 		{"Composer", k.Composer.FullHelp()}, {"MCP servers", k.MCP.FullHelp()}, {"Sign-in prompt", k.Grant.FullHelp()},
 		{"Input form", append(k.Input.FullHelp(), k.Input.ChoiceHelp(), k.Input.BooleanHelp())}, {"Confirm", k.Confirm.FullHelp()},
 		{"Saved sign-ins", k.SignIns.FullHelp()}, {"Pasted address", k.Paste.FullHelp()},
-		{"New session", k.NewSession.FullHelp()}, {"Settings", k.Settings.FullHelp()}, {"This help", k.HelpScreen.FullHelp()},
+		{"New session", k.NewSession.FullHelp()}, {"Settings", k.Settings.FullHelp()},
+		{"Changes", k.Changes.FullHelp()}, {"Diff", k.Diff.FullHelp()}, {"This help", k.HelpScreen.FullHelp()},
 	}
 	h.ShowAll = true
 	h.SetWidth(0)
