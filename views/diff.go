@@ -221,7 +221,7 @@ func RenderDiff(th Theme, d *Diff, hl *DiffHighlight, top, width, height int) []
 			continue
 		}
 		r := d.Rows[i]
-		if d.Lines[r.Left].Kind == DiffHunk && r.Left == r.Right {
+		if r.Left >= 0 && r.Left == r.Right && d.Lines[r.Left].Kind == DiffHunk {
 			out = append(out, Fit(diffCell(th, d, hl, r.Left, num, true, true), width))
 			continue
 		}
