@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/formatters"
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -137,14 +136,25 @@ const SplitDiffWidth = 160
 type DiffHighlight struct {
 	lexer chroma.Lexer
 	style *chroma.Style
+	// sgr is each token type's escape sequence, worked out once: chroma's
+	// formatters work out the whole style's on every call.
+	sgr   map[chroma.TokenType]string
 	cache map[string]string
+	// cells are the drawn cells by line and sides, so a scrolled frame
+	// only fits the rows it shows.
+	cells map[cellKey]string
 	off   bool
+}
+
+type cellKey struct {
+	line             int
+	oldSide, newSide bool
 }
 
 // NewDiffHighlight picks the lexer for path; without colour nothing is
 // highlighted.
 func NewDiffHighlight(th Theme, path string) *DiffHighlight {
-	h := &DiffHighlight{cache: map[string]string{}, off: th.NoColor}
+	h := &DiffHighlight{cache: map[string]string{}, cells: map[cellKey]string{}, sgr: map[chroma.TokenType]string{}, off: th.NoColor}
 	if h.off {
 		return h
 	}
@@ -170,15 +180,50 @@ func (h *DiffHighlight) line(text string) string {
 	out := text
 	if it, err := h.lexer.Tokenise(nil, text); err == nil {
 		var b strings.Builder
-		if formatters.TTY256.Format(&b, h.style, it) == nil {
-			out = strings.TrimSuffix(b.String(), "\n")
+		for t := it(); t != chroma.EOF; t = it() {
+			v := strings.TrimSuffix(t.Value, "\n")
+			if v == "" {
+				continue
+			}
+			if sgr := h.tokenSGR(t.Type); sgr != "" {
+				b.WriteString(sgr)
+				b.WriteString(v)
+				b.WriteString("\x1b[m")
+			} else {
+				b.WriteString(v)
+			}
 		}
+		out = b.String()
 	}
 	if len(h.cache) > 20_000 {
 		clear(h.cache) // a bounded cache: a huge diff is highlighted as it scrolls
 	}
 	h.cache[text] = out
 	return out
+}
+
+// tokenSGR is the escape sequence that colours a token of type tt.
+func (h *DiffHighlight) tokenSGR(tt chroma.TokenType) string {
+	if s, ok := h.sgr[tt]; ok {
+		return s
+	}
+	e := h.style.Get(tt)
+	var attrs []string
+	if e.Bold == chroma.Yes {
+		attrs = append(attrs, "1")
+	}
+	if e.Italic == chroma.Yes {
+		attrs = append(attrs, "3")
+	}
+	if e.Colour.IsSet() {
+		attrs = append(attrs, "38;2;"+strconv.Itoa(int(e.Colour.Red()))+";"+strconv.Itoa(int(e.Colour.Green()))+";"+strconv.Itoa(int(e.Colour.Blue())))
+	}
+	s := ""
+	if len(attrs) > 0 {
+		s = "\x1b[" + strings.Join(attrs, ";") + "m"
+	}
+	h.sgr[tt] = s
+	return s
 }
 
 // DiffRowCount is how many rows the diff has at width: its lines, or its
@@ -238,8 +283,25 @@ func RenderDiff(th Theme, d *Diff, hl *DiffHighlight, top, width, height int) []
 	return out
 }
 
-// diffCell draws line i with the numbers of the sides asked for.
+// diffCell draws line i with the numbers of the sides asked for, once
+// per highlighter.
 func diffCell(th Theme, d *Diff, hl *DiffHighlight, i, num int, oldSide, newSide bool) string {
+	if hl == nil {
+		return drawDiffCell(th, d, hl, i, num, oldSide, newSide)
+	}
+	k := cellKey{i, oldSide, newSide}
+	if s, ok := hl.cells[k]; ok {
+		return s
+	}
+	if len(hl.cells) > 20_000 {
+		clear(hl.cells)
+	}
+	s := drawDiffCell(th, d, hl, i, num, oldSide, newSide)
+	hl.cells[k] = s
+	return s
+}
+
+func drawDiffCell(th Theme, d *Diff, hl *DiffHighlight, i, num int, oldSide, newSide bool) string {
 	l := d.Lines[i]
 	if l.Kind == DiffHunk {
 		return th.Info.Render(l.Text)
