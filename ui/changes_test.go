@@ -149,3 +149,34 @@ func TestChangesetFileRowsHostile(t *testing.T) {
 		t.Errorf("row 2 = %+v", rows[2])
 	}
 }
+
+// TestChangesetTemplateExpansion: {turnId} takes the picked turn (the
+// latest by default), a comparison two turns, ids are escaped, and a
+// variable the protocol does not define is said, not guessed.
+func TestChangesetTemplateExpansion(t *testing.T) {
+	turns := []protocol.Turn{{ID: "t1"}, {ID: "t 2"}, {ID: "t3"}}
+	v := &changesView{app: &app{hasChat: true, chat: protocol.ChatState{Turns: turns}}, orig: 1}
+	cases := []struct {
+		tmpl, uri, how, missing string
+		turn, orig              int
+	}{
+		{tmpl: "ahp-changeset:/s", uri: "ahp-changeset:/s"},
+		{tmpl: "x:/turn/{turnId}", uri: "x:/turn/t3", how: "turn 3"},
+		{tmpl: "x:/turn/{turnId}", turn: 1, uri: "x:/turn/t%202", how: "turn 2"},
+		{tmpl: "x:/c/{originalTurnId}/{modifiedTurnId}", orig: 1, uri: "x:/c/t%202/t3", how: "turn 2 → turn 3"},
+		{tmpl: "x:/c/{originalTurnId}/{modifiedTurnId}", orig: 2, uri: "x:/c/t1/t3", how: "turn 1 → turn 3"},
+		{tmpl: "x:/c/{originalTurnId}/{modifiedTurnId}", turn: 2, orig: 1, missing: "needs two turns"},
+		{tmpl: "x:/{branch}", missing: "needs {branch}, which ahptui cannot fill"},
+	}
+	for _, c := range cases {
+		v.turn, v.orig = c.turn, max(1, c.orig)
+		uri, how, missing := v.expand(protocol.Changeset{URITemplate: c.tmpl})
+		if uri != c.uri || how != c.how || missing != c.missing {
+			t.Errorf("%s (turn %d, orig %d) = %q, %q, %q; want %q, %q, %q", c.tmpl, c.turn, c.orig, uri, how, missing, c.uri, c.how, c.missing)
+		}
+	}
+	v.chat.Turns = nil
+	if _, _, missing := v.expand(protocol.Changeset{URITemplate: "x:/{turnId}"}); missing != "no turn yet" {
+		t.Errorf("no turns: %q", missing)
+	}
+}

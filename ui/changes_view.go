@@ -39,7 +39,7 @@ func (v *changesView) view(width, height int) string {
 				o.Error = v.cs.Error.Message
 			}
 			for _, op := range v.cs.Operations {
-				r := views.ChangesetOpRow{Label: op.Label, Status: string(op.Status), Destructive: op.Confirmation != nil}
+				r := views.ChangesetOpRow{Label: op.Label, Status: op.Status, Destructive: op.Confirmation != nil}
 				if op.Error != nil {
 					r.Error = op.Error.Message
 				}

@@ -84,8 +84,9 @@ func changePath(uri, dir string) string {
 
 // ChangesetOpRow is one of the host's operations on the open changeset.
 type ChangesetOpRow struct {
-	Label, Status, Error string
-	Destructive          bool
+	Label, Error string
+	Status       protocol.ChangesetOperationStatus
+	Destructive  bool
 }
 
 // OpenChangeset is the changeset whose files are listed.
@@ -203,11 +204,11 @@ func openChangesetRows(th Theme, k keymap.KeyMap, o *OpenChangeset, inner, rows 
 			line += th.Warning.Render(" (asks first)")
 		}
 		switch op.Status {
-		case string(protocol.ChangesetOperationStatusRunning):
+		case protocol.ChangesetOperationStatusRunning:
 			line += th.Info.Render(" running…")
-		case string(protocol.ChangesetOperationStatusDisabled):
+		case protocol.ChangesetOperationStatusDisabled:
 			line += th.Muted.Render(" unavailable")
-		case string(protocol.ChangesetOperationStatusError):
+		case protocol.ChangesetOperationStatusError:
 			line += th.Error.Render(" failed: " + SanitizeLine(op.Error))
 		}
 		foot = append(foot, " "+Truncate(line, inner-1))

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 )
@@ -19,7 +21,9 @@ func i64(n int64) *int64 { return &n }
 func sampleChangeset() protocol.ChangesetState {
 	side := func(u string) *protocol.FileEditSide { return &protocol.FileEditSide{URI: protocol.URI(u)} }
 	yes := true
-	stats := func(a, r int64) *protocol.FileEditDiffStats { return &protocol.FileEditDiffStats{Added: i64(a), Removed: i64(r)} }
+	stats := func(a, r int64) *protocol.FileEditDiffStats {
+		return &protocol.FileEditDiffStats{Added: i64(a), Removed: i64(r)}
+	}
 	return protocol.ChangesetState{Status: protocol.ChangesetStatusRecomputing, Files: []protocol.ChangesetFile{
 		{ID: "1", Edit: protocol.FileEdit{Before: side("file:///w/main.go"), After: side("file:///w/main.go"), Diff: stats(3, 1)}, Reviewed: &yes},
 		{ID: "2", Edit: protocol.FileEdit{After: side("file:///w/new\x1b[2J\x1b]8;;http://evil\x07.go"), Diff: stats(10, 0)}},
@@ -37,7 +41,7 @@ func sampleChangesView(open bool) ChangesView {
 	if open {
 		cs := sampleChangeset()
 		v.Open = &OpenChangeset{Title: "Session Changes", Status: cs.Status, Files: ChangesetFileRows(cs, "file:///w"), Total: 4, Sel: 1, Review: true,
-			Ops: []ChangesetOpRow{{Label: "Stage all", Status: "running"}, {Label: "Discard all", Status: "error", Error: "git said no", Destructive: true}},
+			Ops:  []ChangesetOpRow{{Label: "Stage all", Status: protocol.ChangesetOperationStatusRunning}, {Label: "Discard all", Status: protocol.ChangesetOperationStatusError, Error: "git said no", Destructive: true}},
 			Note: "Stage all: Staged 4 files"}
 	}
 	return v
@@ -126,6 +130,29 @@ func TestDiffHunksAndNumbers(t *testing.T) {
 	for _, l := range d.Lines {
 		if l.Kind == DiffAdd && l.Text == "added after 30" && l.New != 31 {
 			t.Errorf("added line numbered %d, want 31", l.New)
+		}
+	}
+}
+
+// TestChangesetStates: computing, recomputing and error are said, and an
+// error's host text stays inert.
+func TestChangesetStates(t *testing.T) {
+	k := keymap.DefaultKeyMap()
+	for _, tc := range []struct {
+		status protocol.ChangesetStatus
+		err    string
+		want   string
+	}{
+		{protocol.ChangesetStatusComputing, "", "Computing the changes…"},
+		{protocol.ChangesetStatusRecomputing, "", "recomputing…"},
+		{protocol.ChangesetStatusError, "git \x1b[31mfailed\x1b]0;pwned\x07", "error: git failed"},
+		{protocol.ChangesetStatusReady, "", "No files changed."},
+	} {
+		v := ChangesView{Rows: []ChangesetRow{{Label: "S"}}, Open: &OpenChangeset{Title: "S", Status: tc.status, Error: tc.err}}
+		out := RenderChanges(noColorTheme, k, v, 80, 24)
+		checkScreen(t, noColorTheme, out, 80)
+		if plain := ansi.Strip(out); !strings.Contains(plain, tc.want) || strings.Contains(plain, "pwned") {
+			t.Errorf("%s: screen lacks %q or keeps the host's escape:\n%s", tc.status, tc.want, plain)
 		}
 	}
 }
