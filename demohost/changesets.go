@@ -25,6 +25,7 @@ const (
 	// operations; discard asks for confirmation (it is destructive).
 	OperationStage    = "stage"
 	OperationDiscard  = "discard"
+	OperationRevert   = "revert" // one file: its target
 	demoContentScheme = "ahp-demo-content:/"
 )
 
@@ -128,6 +129,8 @@ func (h *Host) changesetLocked(uri string) *protocol.ChangesetState {
 			{ID: OperationStage, Label: "Stage all", Description: &stage, Scopes: []protocol.ChangesetOperationScope{protocol.ChangesetOperationScopeChangeset}, Status: protocol.ChangesetOperationStatusIdle},
 			{ID: OperationDiscard, Label: "Discard all", Scopes: []protocol.ChangesetOperationScope{protocol.ChangesetOperationScopeChangeset}, Status: protocol.ChangesetOperationStatusIdle,
 				Confirmation: &protocol.StringOrMarkdown{Value: "Discard every change of this session? This cannot be undone."}},
+			{ID: OperationRevert, Label: "Revert file", Scopes: []protocol.ChangesetOperationScope{protocol.ChangesetOperationScopeResource}, Status: protocol.ChangesetOperationStatusIdle,
+				Confirmation: &protocol.StringOrMarkdown{Value: "Revert this file's changes?"}},
 		}
 	case uri == ChangesetUncommittedURI:
 		cs.Files = h.changesetFiles(0)
@@ -224,8 +227,30 @@ func (h *Host) invokeChangesetOperationLocked(raw json.RawMessage) (any, rpcErro
 			Message:  &protocol.StringOrMarkdown{Value: "Staged " + strconv.Itoa(n) + " files"},
 			FollowUp: &protocol.ChangesetOperationFollowUp{Content: protocol.ContentRef{URI: demoContentScheme + "staged"}, External: &ext},
 		}, nil
+	case OperationRevert:
+		t, ok := targetResource(p.Target)
+		i := -1
+		for j, f := range cs.Files {
+			if ok && (f.Edit.After != nil && f.Edit.After.URI == t || f.Edit.After == nil && f.Edit.Before != nil && f.Edit.Before.URI == t) {
+				i = j
+			}
+		}
+		if i < 0 {
+			return nil, invalidParams("revert needs a resource target naming a file of the changeset")
+		}
+		h.applyLocked(ch, protocol.ChangesetFileRemovedAction{FileID: cs.Files[i].ID}, nil)
+		return protocol.InvokeChangesetOperationResult{Message: &protocol.StringOrMarkdown{Value: "Reverted " + clip(string(t))}}, nil
 	default:
 		h.applyLocked(ch, protocol.ChangesetClearedAction{}, nil)
 		return protocol.InvokeChangesetOperationResult{Message: &protocol.StringOrMarkdown{Value: "Discarded " + strconv.Itoa(n) + " files"}}, nil
 	}
+}
+
+// targetResource is a resource target's URI.
+func targetResource(t *protocol.ChangesetOperationTarget) (protocol.URI, bool) {
+	if t == nil {
+		return "", false
+	}
+	r, ok := t.Variant.(protocol.ChangesetOperationResourceTarget)
+	return r.Resource, ok
 }

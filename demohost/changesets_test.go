@@ -27,7 +27,7 @@ func TestChangesets(t *testing.T) {
 
 	c.mustCall("subscribe", protocol.SubscribeParams{Channel: ChangesetSessionURI}, &sub)
 	cs := sub.Snapshot.State.Variant.(protocol.ChangesetState)
-	if cs.Status != protocol.ChangesetStatusReady || len(cs.Files) != 4 || len(cs.Operations) != 2 {
+	if cs.Status != protocol.ChangesetStatusReady || len(cs.Files) != 4 || len(cs.Operations) != 3 {
 		t.Fatalf("session changeset: %+v", cs)
 	}
 	// The modified file: its two sides, read back, diff to its stats.
@@ -65,6 +65,15 @@ func TestChangesets(t *testing.T) {
 		t.Errorf("stage result: %+v", res)
 	}
 	c.wantError("invokeChangesetOperation", protocol.InvokeChangesetOperationParams{Channel: ChangesetSessionURI, OperationID: "nope"}, jsonrpc.InvalidParams)
+	// Revert acts on the file its target names, and needs one.
+	c.wantError("invokeChangesetOperation", protocol.InvokeChangesetOperationParams{Channel: ChangesetSessionURI, OperationID: OperationRevert}, jsonrpc.InvalidParams)
+	gone := cs.Files[3] // the deleted script: its old side names it
+	target := protocol.NewChangesetOperationTarget(protocol.ChangesetOperationResourceTarget{Resource: gone.Edit.Before.URI})
+	c.mustCall("invokeChangesetOperation", protocol.InvokeChangesetOperationParams{Channel: ChangesetSessionURI, OperationID: OperationRevert, Target: &target}, &res)
+	c.waitEnvelope("file removed", ChangesetSessionURI, func(e protocol.ActionEnvelope) bool {
+		r, ok := e.Action.Variant.(protocol.ChangesetFileRemovedAction)
+		return ok && r.FileID == gone.ID
+	})
 	c.mustCall("invokeChangesetOperation", protocol.InvokeChangesetOperationParams{Channel: ChangesetSessionURI, OperationID: OperationDiscard}, &res)
 	c.waitEnvelope("cleared", ChangesetSessionURI, isType("changeset/cleared"))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -381,6 +382,19 @@ func (v *changesView) invoke(op protocol.ChangesetOperation) tea.Cmd {
 		return reportError(errors.New("this client cannot run changeset operations"))
 	}
 	p := protocol.InvokeChangesetOperationParams{Channel: protocol.URI(v.channel), OperationID: op.ID}
+	if !slices.Contains(op.Scopes, protocol.ChangesetOperationScopeChangeset) {
+		// A file's operation acts on the selected file; one on a range
+		// of lines needs a range ahptui has no way to pick yet.
+		if !slices.Contains(op.Scopes, protocol.ChangesetOperationScopeResource) {
+			return reportInfo(views.SanitizeLine(op.Label) + " works on a range of lines, which ahptui cannot pick yet")
+		}
+		uri, ok := v.selectedURI()
+		if !ok {
+			return reportInfo("select a file for " + views.SanitizeLine(op.Label))
+		}
+		t := protocol.NewChangesetOperationTarget(protocol.ChangesetOperationResourceTarget{Resource: uri})
+		p.Target = &t
+	}
 	ch, label, ctx := v.channel, views.SanitizeLine(op.Label), v.ctx
 	v.note = label + ": running…"
 	return func() tea.Msg {

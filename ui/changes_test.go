@@ -95,9 +95,30 @@ func TestChangesViewFlow(t *testing.T) {
 	}
 	d.keys("u")
 
+	// Revert file acts on the selected file (a resource target), after
+	// its question.
+	d.keys("down", "down")
+	if f := d.m.changes.shown()[d.m.changes.fileSel]; f.Path != "scripts/retry.sh" {
+		t.Fatalf("selected %q", f.Path)
+	}
+	if screen = ansi.Strip(d.m.Render()); !strings.Contains(screen, "3 Revert file (selected file)") {
+		t.Errorf("the file's operation is not said as one:\n%s", screen)
+	}
+	d.keys("3")
+	if d.m.context() != keymap.ContextConfirm {
+		t.Fatal("revert did not ask")
+	}
+	d.keys("y")
+	d.until("reverted", func() bool { return len(d.m.changes.files) == 3 })
+	for _, f := range d.m.changes.files {
+		if f.Path == "scripts/retry.sh" {
+			t.Error("the wrong file was reverted")
+		}
+	}
+
 	// Stage: no question; its message and follow-up are shown.
 	d.keys("1")
-	d.until("stage done", func() bool { return strings.Contains(d.m.changes.note, "Staged 4 files") })
+	d.until("stage done", func() bool { return strings.Contains(d.m.changes.note, "Staged 3 files") })
 	if !strings.Contains(d.m.changes.note, "follow-up") {
 		t.Errorf("note = %q, want the follow-up", d.m.changes.note)
 	}
@@ -107,7 +128,7 @@ func TestChangesViewFlow(t *testing.T) {
 		t.Fatalf("discard did not ask:\n%s", d.m.Render())
 	}
 	d.keys("n")
-	if len(d.m.changes.files) != 4 {
+	if len(d.m.changes.files) != 3 {
 		t.Fatal("no still discarded")
 	}
 	d.keys("2", "y")

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -39,7 +41,8 @@ func (v *changesView) view(width, height int) string {
 				o.Error = v.cs.Error.Message
 			}
 			for _, op := range v.cs.Operations {
-				r := views.ChangesetOpRow{Label: op.Label, Status: op.Status, Destructive: op.Confirmation != nil}
+				r := views.ChangesetOpRow{Label: op.Label, Status: op.Status, Destructive: op.Confirmation != nil,
+					OnFile: !slices.Contains(op.Scopes, protocol.ChangesetOperationScopeChangeset)}
 				if op.Error != nil {
 					r.Error = op.Error.Message
 				}

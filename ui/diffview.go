@@ -157,6 +157,25 @@ func (v *changesView) keyDiff(msg tea.KeyPressMsg, quit, help func() tea.Cmd) te
 	return nil
 }
 
+// selectedURI is the selected file's URI (its new side, or its old one
+// for a deletion): what a file's operation targets.
+func (v *changesView) selectedURI() (protocol.URI, bool) {
+	files := v.shown()
+	if v.fileSel >= len(files) {
+		return "", false
+	}
+	f, ok := v.fileByID(files[v.fileSel].ID)
+	switch {
+	case !ok:
+		return "", false
+	case f.Edit.After != nil:
+		return f.Edit.After.URI, true
+	case f.Edit.Before != nil:
+		return f.Edit.Before.URI, true
+	}
+	return "", false
+}
+
 func (v *changesView) rowByID(id string) (views.ChangesetFileRow, bool) {
 	for _, f := range v.files {
 		if f.ID == id {

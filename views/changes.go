@@ -87,6 +87,7 @@ type ChangesetOpRow struct {
 	Label, Error string
 	Status       protocol.ChangesetOperationStatus
 	Destructive  bool
+	OnFile       bool // acts on the selected file
 }
 
 // OpenChangeset is the changeset whose files are listed.
@@ -200,6 +201,9 @@ func openChangesetRows(th Theme, k keymap.KeyMap, o *OpenChangeset, inner, rows 
 			break
 		}
 		line := th.HelpKey.Render(strconv.Itoa(i+1)) + " " + SanitizeLine(op.Label)
+		if op.OnFile {
+			line += th.Muted.Render(" (selected file)")
+		}
 		if op.Destructive {
 			line += th.Warning.Render(" (asks first)")
 		}
