@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/demohost"
@@ -73,6 +75,15 @@ func TestChangesViewFlow(t *testing.T) {
 	if screen = ansi.Strip(d.m.Render()); !strings.Contains(screen, "+") || !strings.Contains(screen, "waitStatus") {
 		t.Errorf("diff view:\n%s", screen)
 	}
+	// The wheel scrolls the diff, not the chat behind the sheet.
+	d.m.height = 8
+	chatBefore := d.m.chatPanel.scroll
+	d.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if d.m.changes.diff.top != 3 || d.m.chatPanel.scroll != chatBefore {
+		t.Errorf("wheel: diff top %d, chat scroll %d → %d", d.m.changes.diff.top, chatBefore, d.m.chatPanel.scroll)
+	}
+	d.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	d.send(tea.WindowSizeMsg{Width: 160, Height: 50})
 	d.keys("v")
 	sent := d.expectSent("changeset/filesReviewChanged")
 	if sent[0].Channel != demohost.ChangesetSessionURI {

@@ -99,6 +99,20 @@ func (v *changesView) diffWidth() int { return max(20, v.width) - 2 }
 // diffRows is how many diff rows the sheet shows.
 func (v *changesView) diffRows() int { return max(1, v.height-4) }
 
+// wheel scrolls the open diff three rows.
+func (v *changesView) wheel(down bool) {
+	d := v.diff
+	if d == nil {
+		return
+	}
+	by := -3
+	if down {
+		by = 3
+	}
+	rows := views.DiffRowCount(d.diff, v.diffWidth())
+	d.top = max(0, min(d.top+by, rows-v.diffRows()))
+}
+
 func (v *changesView) keyDiff(msg tea.KeyPressMsg, quit, help func() tea.Cmd) tea.Cmd {
 	g, k := v.keys.Global, v.keys.Diff
 	d := v.diff

@@ -193,6 +193,11 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.MouseWheelMsg:
+		if m.changes.open {
+			// The sheet covers the chat: the wheel is the diff's.
+			m.changes.wheel(msg.Button == tea.MouseWheelDown)
+			return nil
+		}
 		if m.layout.Chat.Contains(msg.X, msg.Y) || m.modal == modalNone {
 			switch msg.Button {
 			case tea.MouseWheelUp:
