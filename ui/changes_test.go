@@ -11,6 +11,7 @@ import (
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -159,6 +160,22 @@ func slicesContains(s []string, v string) bool {
 		}
 	}
 	return false
+}
+
+// TestChangesetDropped: a changeset the client stops mirroring (the host
+// dropped it on reconnect) takes the view back to the changesets, said.
+func TestChangesetDropped(t *testing.T) {
+	m := fxModel(protocol.ChatState{Resource: fxChat})
+	m.openSession, m.hasSess = fxSession, true
+	m.changes.open, m.changes.session, m.changes.channel, m.changes.hasCS = true, fxSession, "x:/cs", true
+	m.changes.diff = &diffState{id: "1"}
+	cmd := m.onEvent(client.ChannelDroppedEvent{Channel: "x:/cs", Reason: "gone"})
+	if m.changes.channel != "" || m.changes.diff != nil || !m.changes.open || m.context() != keymap.ContextChanges {
+		t.Errorf("after the drop: channel %q, diff %v, open %v, context %v", m.changes.channel, m.changes.diff, m.changes.open, m.context())
+	}
+	if cmd == nil {
+		t.Error("the drop is not said")
+	}
 }
 
 // TestChangesetFileRowsHostile: file names from the host stay inert, and

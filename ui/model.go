@@ -323,6 +323,11 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		// The client forgets a dropped channel's pending actions: nothing
 		// will answer them now.
 		m.mcp.dropChannel(e.Channel)
+		if e.Channel == m.changes.channel && m.changes.channel != "" {
+			// Back to the changesets: the host no longer serves this one.
+			m.changes.channel, m.changes.hasCS, m.changes.files, m.changes.diff, m.changes.confirm = "", false, nil, nil, -1
+			return reportError(fmt.Errorf("stopped watching the changeset: %s", views.SanitizeLine(e.Reason)))
+		}
 		var cmd tea.Cmd
 		if e.Channel == m.openSession || e.Channel == m.openChat {
 			cmd = reportError(fmt.Errorf("stopped watching %s: %s", e.Channel, e.Reason))
