@@ -310,6 +310,8 @@ func RenderDiffView(th Theme, k keymap.KeyMap, v DiffView, hl *DiffHighlight, wi
 		body = append(body, " "+th.Error.Render(Truncate(SanitizeLine(v.Err), inner-1)))
 	case v.Diff == nil || v.Loading:
 		body = append(body, " "+th.Muted.Render("Reading the file's content…"))
+	case v.Diff.Binary:
+		body = append(body, " "+th.Muted.Render("Binary content: not shown as lines."))
 	case len(v.Diff.Lines) == 0:
 		body = append(body, " "+th.Muted.Render("No line changed."))
 	default:

@@ -104,6 +104,20 @@ func TestDiffSideBySide(t *testing.T) {
 	}
 }
 
+// TestDiffBinary: content with a NUL byte is said to be binary, not
+// drawn as lines.
+func TestDiffBinary(t *testing.T) {
+	d := BuildDiff("img.png", "\x89PNG\x00\x01", "\x89PNG\x00\x02")
+	if !d.Binary || len(d.Lines) != 0 {
+		t.Fatalf("binary diff: %+v", d)
+	}
+	out := RenderDiffView(noColorTheme, keymap.DefaultKeyMap(), DiffView{File: ChangesetFileRow{Path: "img.png"}, Diff: d, N: 1}, nil, 80, 24)
+	checkScreen(t, noColorTheme, out, 80)
+	if !strings.Contains(out, "Binary content") {
+		t.Errorf("binary not said:\n%s", out)
+	}
+}
+
 // TestDiffHunksAndNumbers: line numbers follow each side, and a second
 // hunk starts where its header says.
 func TestDiffHunksAndNumbers(t *testing.T) {

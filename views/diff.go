@@ -43,6 +43,9 @@ type Diff struct {
 	HunkRows []int // indexes into Rows of each hunk header
 	Added    int
 	Removed  int
+	// Binary is set when a side holds a NUL byte: such content is not
+	// lines, and is said to differ rather than drawn.
+	Binary bool
 }
 
 // diffContext is the unchanged lines kept around each change.
@@ -53,6 +56,10 @@ const diffContext = 3
 // drawing a window never sanitizes again.
 func BuildDiff(path, before, after string) *Diff {
 	d := &Diff{Path: path}
+	if strings.IndexByte(before, 0) >= 0 || strings.IndexByte(after, 0) >= 0 {
+		d.Binary = true
+		return d
+	}
 	edits := udiff.Lines(before, after)
 	u, err := udiff.ToUnifiedDiff("a", "b", before, edits, diffContext)
 	if err != nil {
