@@ -36,6 +36,7 @@ type ChangesetFileRow struct {
 	Path, OldPath  string // sanitized; OldPath only for a rename
 	Change         FileChange
 	Added, Removed int
+	Counted        bool // the host sent the +/− counts (edit.diff)
 	Reviewed       bool
 }
 
@@ -60,6 +61,7 @@ func ChangesetFileRows(cs protocol.ChangesetState, dir string) []ChangesetFileRo
 			r.Path = SanitizeLine(f.ID)
 		}
 		if e.Diff != nil {
+			r.Counted = e.Diff.Added != nil || e.Diff.Removed != nil
 			if e.Diff.Added != nil {
 				r.Added = int(max(0, *e.Diff.Added))
 			}
@@ -265,7 +267,10 @@ func openChangesetRows(th Theme, k keymap.KeyMap, o *OpenChangeset, inner, rows 
 		case FileRenamed:
 			tag = th.Info.Render("R ")
 		}
-		line := mark + rev + tag + name + "  " + diffStat(th, f.Added, f.Removed)
+		line := mark + rev + tag + name
+		if f.Counted {
+			line += "  " + diffStat(th, f.Added, f.Removed)
+		}
 		body = append(body, Truncate(line, inner))
 	}
 	for len(body) < rows-len(foot) {
@@ -300,7 +305,13 @@ func RenderDiffView(th Theme, k keymap.KeyMap, v DiffView, hl *DiffHighlight, wi
 	case FileRenamed:
 		name = v.File.OldPath + " → " + v.File.Path + " (renamed)"
 	}
-	head := " " + strconv.Itoa(v.Index+1) + "/" + strconv.Itoa(v.N) + " " + name + "  " + diffStat(th, v.File.Added, v.File.Removed)
+	head := " " + strconv.Itoa(v.Index+1) + "/" + strconv.Itoa(v.N) + " " + name
+	switch {
+	case v.Diff != nil && !v.Diff.Binary:
+		head += "  " + diffStat(th, v.Diff.Added, v.Diff.Removed) // what is drawn below
+	case v.File.Counted:
+		head += "  " + diffStat(th, v.File.Added, v.File.Removed)
+	}
 	if v.Review && v.File.Reviewed {
 		head += th.Success.Render("  reviewed")
 	}

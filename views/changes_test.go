@@ -170,3 +170,18 @@ func TestChangesetStates(t *testing.T) {
 		}
 	}
 }
+
+// TestUncountedFileSaysNoCount: a file the host sent without edit.diff
+// shows no "+0 −0" it does not know.
+func TestUncountedFileSaysNoCount(t *testing.T) {
+	cs := protocol.ChangesetState{Files: []protocol.ChangesetFile{{ID: "1", Edit: protocol.FileEdit{After: &protocol.FileEditSide{URI: "file:///w/x.go"}}}}}
+	rows := ChangesetFileRows(cs, "file:///w")
+	if rows[0].Counted {
+		t.Fatal("counted without edit.diff")
+	}
+	v := ChangesView{Open: &OpenChangeset{Title: "S", Status: protocol.ChangesetStatusReady, Files: rows, Total: 1}}
+	out := ansi.Strip(RenderChanges(noColorTheme, keymap.DefaultKeyMap(), v, 80, 24))
+	if strings.Contains(out, "x.go  +0") {
+		t.Errorf("an unknown count is drawn as zero:\n%s", out)
+	}
+}
