@@ -96,6 +96,8 @@ func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateAction
 			return errNeedChat
 		}
 		return checkChatAction(c, ch, v)
+	case strings.HasPrefix(kind, "changeset/"):
+		return h.checkChangesetAction(channel, v)
 	}
 	return notDispatchable(v)
 }

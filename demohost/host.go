@@ -195,6 +195,11 @@ type Host struct {
 	sentTo    map[string][]replayEntry
 	servers   map[string]serverSpec
 	resources map[string]protocol.ProtectedResourceMetadata
+	// changesets are the history session's changeset channels, created
+	// on first subscribe; contents the text resourceRead serves for
+	// their files (changesets.go). Both nil on an older wire.
+	changesets map[string]*protocol.ChangesetState
+	contents   map[string]string
 
 	valErrs []FrameError
 }

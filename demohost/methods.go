@@ -80,6 +80,10 @@ func (h *Host) handleRequest(c *conn, req *jsonrpc.Request) {
 			res, err = h.resolveSessionConfigLocked(req.Params)
 		case "sessionConfigCompletions":
 			res, err = h.sessionConfigCompletionsLocked(req.Params)
+		case "resourceRead":
+			res, err = h.resourceReadLocked(req.Params)
+		case "invokeChangesetOperation":
+			res, err = h.invokeChangesetOperationLocked(req.Params)
 		case "dispatchAction":
 			// Sent as a request by mistake: apply it and acknowledge.
 			h.dispatchLocked(c, req.Params)
@@ -94,7 +98,7 @@ func (h *Host) handleRequest(c *conn, req *jsonrpc.Request) {
 func isKnownMethod(m string) bool {
 	switch m {
 	case "subscribe", "listSessions", "createSession", "disposeSession", "createChat", "fetchTurns", "authenticate", "dispatchAction",
-		"resolveSessionConfig", "sessionConfigCompletions":
+		"resolveSessionConfig", "sessionConfigCompletions", "resourceRead", "invokeChangesetOperation":
 		return true
 	}
 	return false

@@ -80,7 +80,9 @@ func (h *Host) initState(base string) {
 	}
 	h.initAgentAuthLocked(base)
 	if !h.cfg.NoDemoSession {
-		h.seedHistoryLocked(h.createSessionLocked(HistorySessionURI, HistorySessionTitle, DemoWorkingDirectory, true))
+		hist := h.createSessionLocked(HistorySessionURI, HistorySessionTitle, DemoWorkingDirectory, true)
+		h.seedHistoryLocked(hist)
+		h.seedChangesetsLocked(hist)
 		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, DemoWorkingDirectory, true)
 	}
 }
@@ -93,8 +95,10 @@ func (h *Host) channelExists(uri string) bool {
 	if _, ok := h.sessions[uri]; ok {
 		return true
 	}
-	_, ok := h.chats[uri]
-	return ok
+	if _, ok := h.chats[uri]; ok {
+		return true
+	}
+	return h.changesetLocked(uri) != nil
 }
 
 // snapshotLocked returns the channel's snapshot at the current serverSeq.
@@ -107,6 +111,8 @@ func (h *Host) snapshotLocked(uri string) (protocol.Snapshot, bool) {
 		st = h.sessions[uri].state
 	case h.chats[uri] != nil:
 		st = h.chats[uri].state
+	case h.changesetLocked(uri) != nil:
+		st = *h.changesetLocked(uri)
 	default:
 		return protocol.Snapshot{}, false
 	}
@@ -131,6 +137,9 @@ func (h *Host) applyLocked(channel string, v protocol.StateActionVariant, origin
 	case h.chats[channel] != nil:
 		c := h.chats[channel]
 		c.state = protocol.Reduce(c.state, action, h.reduceRules()).(protocol.ChatState)
+	case h.changesetLocked(channel) != nil:
+		cs := h.changesetLocked(channel)
+		*cs = protocol.Reduce(*cs, action, h.reduceRules()).(protocol.ChangesetState)
 	default:
 		return false
 	}

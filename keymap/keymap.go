@@ -34,6 +34,8 @@ type KeyMap struct {
 	Settings   SettingsKeys
 	Queue      QueueKeys
 	Inbox      InboxKeys
+	Changes    ChangesKeys
+	Diff       DiffKeys
 	HelpScreen HelpScreenKeys
 
 	// turnRunning is whether the open chat has a running turn
@@ -66,6 +68,41 @@ type GlobalKeys struct {
 	// Inbox opens the list of everything that waits on the user,
 	// oldest first.
 	Inbox key.Binding
+	// Changes opens the open session's changes view: its changesets,
+	// their files and diffs (issue 23).
+	Changes key.Binding
+}
+
+// ChangesKeys drive the changes view: the session's changesets, then the
+// files of the one opened. TurnPrev/TurnNext pick the turn a per-turn
+// changeset is expanded with (the modified turn of a comparison),
+// OrigPrev/OrigNext a comparison's original turn.
+type ChangesKeys struct {
+	Up         key.Binding
+	Down       key.Binding
+	Open       key.Binding // a changeset's files, or a file's diff
+	Back       key.Binding // from the files to the changesets; from there, close
+	TurnPrev   key.Binding
+	TurnNext   key.Binding
+	OrigPrev   key.Binding
+	OrigNext   key.Binding
+	Reviewed   key.Binding // toggle the selected file's reviewed mark
+	Unreviewed key.Binding // show unreviewed files only, or all again
+	Operation  key.Binding // run the host's operation of that number
+}
+
+// DiffKeys drive the diff view of one file of an open changeset.
+type DiffKeys struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	NextHunk key.Binding
+	PrevHunk key.Binding
+	NextFile key.Binding
+	PrevFile key.Binding
+	Reviewed key.Binding
+	Back     key.Binding
 }
 
 // SessionKeys drive the session list.
@@ -307,6 +344,7 @@ func DefaultKeyMap() KeyMap {
 			Messages:  bind(keys("L"), "L", "message history"),
 			Settings:  bind(keys("O"), "O", "settings"),
 			Inbox:     bind(keys("I"), "I", "inbox"),
+			Changes:   bind(keys("C"), "C", "changes"),
 		},
 		Sessions: SessionKeys{
 			Up:      bind(keys("up", "k"), "↑/k", "up"),
@@ -427,6 +465,31 @@ func DefaultKeyMap() KeyMap {
 			Open:  bind(keys("enter"), "enter", "open in place"),
 			Close: bind(keys("esc", "I"), "esc", "close"),
 		},
+		Changes: ChangesKeys{
+			Up:         bind(keys("up", "k"), "↑/k", "up"),
+			Down:       bind(keys("down", "j"), "↓/j", "down"),
+			Open:       bind(keys("enter"), "enter", "open"),
+			Back:       bind(keys("esc"), "esc", "back"),
+			TurnPrev:   bind(keys("left", "h"), "←/h", "earlier turn"),
+			TurnNext:   bind(keys("right", "l"), "→/l", "later turn"),
+			OrigPrev:   bind(keys("<"), "<", "earlier original turn"),
+			OrigNext:   bind(keys(">"), ">", "later original turn"),
+			Reviewed:   bind(keys("v"), "v", "toggle reviewed"),
+			Unreviewed: bind(keys("u"), "u", "unreviewed only"),
+			Operation:  bind(keys("1", "2", "3", "4", "5", "6", "7", "8", "9"), "1-9", "run operation"),
+		},
+		Diff: DiffKeys{
+			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
+			Down:     bind(keys("down", "j"), "↓/j", "scroll down"),
+			PageUp:   bind(keys("pgup"), "pgup", "page up"),
+			PageDown: bind(keys("pgdown", "space"), "pgdn", "page down"),
+			NextHunk: bind(keys("]"), "]", "next hunk"),
+			PrevHunk: bind(keys("["), "[", "previous hunk"),
+			NextFile: bind(keys("n"), "n", "next file"),
+			PrevFile: bind(keys("p"), "p", "previous file"),
+			Reviewed: bind(keys("v"), "v", "toggle reviewed"),
+			Back:     bind(keys("esc"), "esc", "back to files"),
+		},
 		HelpScreen: HelpScreenKeys{
 			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
 			Down:     bind(keys("down", "j"), "↓/j", "scroll down"),
@@ -523,7 +586,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.FocusNext, k.FocusPrev, k.ToggleMCP},
-		{k.Inbox, k.SignIns, k.Settings, k.Reconnect, k.Messages, k.Help, k.Quit},
+		{k.Inbox, k.SignIns, k.Settings, k.Changes, k.Reconnect, k.Messages, k.Help, k.Quit},
 	}
 }
 
@@ -655,6 +718,26 @@ func (k QueueKeys) FullHelp() [][]key.Binding {
 }
 
 // ShortHelp implements help.KeyMap.
+func (k ChangesKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Open, k.Reviewed, k.Unreviewed, k.Operation, k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k ChangesKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Back}, {k.TurnPrev, k.TurnNext, k.OrigPrev, k.OrigNext}, {k.Reviewed, k.Unreviewed, k.Operation}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k DiffKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.NextHunk, k.NextFile, k.Reviewed, k.Back}
+}
+
+// FullHelp implements help.KeyMap.
+func (k DiffKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile}, {k.Reviewed, k.Back}}
+}
+
+// ShortHelp implements help.KeyMap.
 func (k ConfirmKeys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Yes, k.No}
 }
@@ -693,6 +776,8 @@ const (
 	ContextMessages                  // the message history (L) open (modal)
 	ContextQueue                     // the pending-messages sheet (Q) open (modal)
 	ContextInbox                     // the inbox (I) open (modal)
+	ContextChanges                   // the changes view (C) open (modal)
+	ContextDiff                      // a file's diff open in the changes view (modal)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
@@ -703,6 +788,7 @@ var Contexts = []Context{
 	ContextMessages,
 	ContextQueue,
 	ContextInbox,
+	ContextChanges, ContextDiff,
 }
 
 func (c Context) String() string {
@@ -735,6 +821,10 @@ func (c Context) String() string {
 		return "queue"
 	case ContextInbox:
 		return "inbox"
+	case ContextChanges:
+		return "changes"
+	case ContextDiff:
+		return "diff"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -750,7 +840,7 @@ func (c Context) TextEntry() bool {
 // bindings are left out.
 func (k KeyMap) Active(ctx Context) []key.Binding {
 	g := k.Global
-	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns, g.Messages, g.Settings, g.Inbox}
+	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns, g.Messages, g.Settings, g.Inbox, g.Changes}
 	var view []key.Binding
 	switch ctx {
 	case ContextSessions:
@@ -791,6 +881,12 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 	case ContextInbox:
 		view = flatten(k.Inbox.FullHelp())
 		nav = []key.Binding{g.Quit, g.Help}
+	case ContextChanges:
+		view = flatten(k.Changes.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help, g.Changes, g.Reconnect}
+	case ContextDiff:
+		view = flatten(k.Diff.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help, g.Changes, g.Reconnect}
 	}
 	var out []key.Binding
 	for _, b := range append(view, nav...) {
@@ -854,6 +950,10 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: append(k.Queue.ShortHelp(), g.Quit), full: append(k.Queue.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	case ContextInbox:
 		return contextHelp{short: append(k.Inbox.ShortHelp(), g.Quit), full: append(k.Inbox.FullHelp(), []key.Binding{g.Help, g.Quit})}
+	case ContextChanges:
+		return contextHelp{short: append(k.Changes.ShortHelp(), g.Help, g.Quit), full: append(k.Changes.FullHelp(), []key.Binding{g.Changes, g.Reconnect, g.Help, g.Quit})}
+	case ContextDiff:
+		return contextHelp{short: append(k.Diff.ShortHelp(), g.Help, g.Quit), full: append(k.Diff.FullHelp(), []key.Binding{g.Changes, g.Reconnect, g.Help, g.Quit})}
 	}
 	return contextHelp{
 		short: append(short, g.ShortHelp()...),
@@ -877,7 +977,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Inbox, k.HelpScreen} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Inbox, k.Changes, k.Diff, k.HelpScreen} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)

@@ -164,8 +164,8 @@ func TestHelpRendersPerContext(t *testing.T) {
 		t.Errorf("chat help while a turn runs = %q, want cancel turn", s)
 	}
 	// The full reference lists every group.
-	if n := len(km.FullHelp()); n != 14 {
-		t.Errorf("FullHelp has %d columns, want 14 groups", n)
+	if n := len(km.FullHelp()); n != 16 {
+		t.Errorf("FullHelp has %d columns, want 16 groups", n)
 	}
 }
 
@@ -192,6 +192,12 @@ func TestActiveMatchesExpectedBindings(t *testing.T) {
 		{ContextChat, tea.KeyPressMsg{Code: 'I', Text: "I"}, km.Global.Inbox},
 		{ContextInbox, tea.KeyPressMsg{Code: tea.KeyEnter}, km.Inbox.Open},
 		{ContextInbox, tea.KeyPressMsg{Code: tea.KeyEscape}, km.Inbox.Close},
+		{ContextChat, tea.KeyPressMsg{Code: 'C', Text: "C"}, km.Global.Changes},
+		{ContextChanges, tea.KeyPressMsg{Code: 'v', Text: "v"}, km.Changes.Reviewed},
+		{ContextChanges, tea.KeyPressMsg{Code: '2', Text: "2"}, km.Changes.Operation},
+		{ContextDiff, tea.KeyPressMsg{Code: ']', Text: "]"}, km.Diff.NextHunk},
+		{ContextDiff, tea.KeyPressMsg{Code: 'n', Text: "n"}, km.Diff.NextFile},
+		{ContextDiff, tea.KeyPressMsg{Code: 'C', Text: "C"}, km.Global.Changes},
 	}
 	for _, tc := range tests {
 		var hit *key.Binding

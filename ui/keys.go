@@ -41,6 +41,15 @@ func (m *Model) context() keymap.Context {
 	if m.inbox.open {
 		return keymap.ContextInbox
 	}
+	if m.changes.open {
+		switch {
+		case m.changes.confirm >= 0:
+			return keymap.ContextConfirm
+		case m.changes.diff != nil:
+			return keymap.ContextDiff
+		}
+		return keymap.ContextChanges
+	}
 	if m.signin.paste.open && m.signin.waitingGrant() != nil || m.signin.tokenOpen() {
 		return keymap.ContextPaste
 	}
@@ -111,6 +120,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.inbox.open && m.modal == modalNone {
 		return m.keyInbox(msg)
+	}
+	if m.changes.open && m.modal == modalNone {
+		return m.changes.handleKey(msg, m.quitAsking, func() tea.Cmd { m.showAll = true; return nil })
 	}
 	if m.signin.tokenOpen() && m.modal == modalNone {
 		return m.signin.keyToken(msg)
@@ -199,6 +211,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.settings.toggle()
 	case key.Matches(msg, g.Inbox):
 		m.openInbox()
+	case key.Matches(msg, g.Changes):
+		return m.changes.toggle()
 	case key.Matches(msg, g.ToggleMCP):
 		m.showMCP = !m.showMCP
 		if !m.showMCP && m.focus == focusMCP {

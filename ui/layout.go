@@ -190,6 +190,9 @@ func (m *Model) overlay() string {
 	if m.inbox.open {
 		return views.RenderInbox(m.th, m.keys, m.inboxRows(), m.inbox.sel, m.width, m.height)
 	}
+	if m.changes.open {
+		return m.changes.view(m.width, m.height)
+	}
 	if m.signin.list.open {
 		return views.RenderSignIns(m.th, m.keys, m.signin.signInRows(), m.signin.list.sel, m.signin.listNote(), m.signin.forgetText(), m.signin.forgetQuestion(), m.clock(), m.width, m.height)
 	}

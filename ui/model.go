@@ -49,6 +49,7 @@ func New(cfg Config) *Model {
 	m.signin.chatPanel = m.chatPanel
 	m.settings = &settingsSheet{app: a}
 	m.queue = &queueSheet{app: a, chat: m.chatPanel}
+	m.changes = &changesView{app: a, confirm: -1}
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}
 	// Components ask the root to change which channels are watched; the
 	// root owns the subscriptions.
@@ -199,6 +200,11 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.MouseWheelMsg:
+		if m.changes.open {
+			// The sheet covers the chat: the wheel is the diff's.
+			m.changes.wheel(msg.Button == tea.MouseWheelDown)
+			return nil
+		}
 		if m.layout.Chat.Contains(msg.X, msg.Y) || m.modal == modalNone {
 			switch msg.Button {
 			case tea.MouseWheelUp:
@@ -246,6 +252,12 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.ensureChat(), m.markRead(msg.channel), m.signin.pushSavedTokens(), m.signin.syncAgentNeeds())
 	case opDoneMsg:
 		return m.onOpDone(msg)
+	case changesetSubscribedMsg:
+		return m.changes.onSubscribed(msg)
+	case changesetOpMsg:
+		return m.changes.onOperation(msg)
+	case diffReadMsg:
+		return m.changes.onDiffRead(msg)
 	case configResolvedMsg:
 		return m.sessions.onConfigResolved(msg)
 	case completionsMsg:
@@ -312,6 +324,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		}
 	case client.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
+		m.changes.refresh(e.Channel)
 		if e.Channel == m.openSession {
 			return tea.Batch(m.creationFailed(), m.ensureChat())
 		}
@@ -319,6 +332,11 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		// The client forgets a dropped channel's pending actions: nothing
 		// will answer them now.
 		m.mcp.dropChannel(e.Channel)
+		if e.Channel == m.changes.channel && m.changes.channel != "" {
+			// Back to the changesets: the host no longer serves this one.
+			m.changes.channel, m.changes.hasCS, m.changes.files, m.changes.diff, m.changes.confirm = "", false, nil, nil, -1
+			return reportError(fmt.Errorf("stopped watching the changeset: %s", views.SanitizeLine(e.Reason)))
+		}
 		var cmd tea.Cmd
 		if e.Channel == m.openSession || e.Channel == m.openChat {
 			cmd = reportError(fmt.Errorf("stopped watching %s: %s", e.Channel, e.Reason))

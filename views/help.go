@@ -99,7 +99,8 @@ func fullHelpBody(th Theme, h help.Model, k keymap.KeyMap, width, height int) []
 		{"Input form", append(k.Input.FullHelp(), k.Input.ChoiceHelp(), k.Input.BooleanHelp())}, {"Confirm", k.Confirm.FullHelp()},
 		{"Saved sign-ins", k.SignIns.FullHelp()}, {"Pasted address", k.Paste.FullHelp()},
 		{"New session", k.NewSession.FullHelp()}, {"Settings", k.Settings.FullHelp()}, {"Pending messages", k.Queue.FullHelp()},
-		{"Inbox", k.Inbox.FullHelp()}, {"This help", k.HelpScreen.FullHelp()},
+		{"Inbox", k.Inbox.FullHelp()}, {"Changes", k.Changes.FullHelp()}, {"Diff", k.Diff.FullHelp()},
+		{"This help", k.HelpScreen.FullHelp()},
 	}
 	h.ShowAll = true
 	h.SetWidth(0)

@@ -76,6 +76,8 @@ var Budgets = []Budget{
 	{Name: "MCPPanel/*", Metric: "ns/op", Limit: 4_000_000, Source: "views/bench_test.go"},
 	{Name: "MCPPanel/wide/1000", Metric: "ns/op", Limit: 20, Relative: "MCPPanel/wide/10", Source: "views/bench_test.go (linear layout)"},
 	{Name: "MCPPanel/narrow/1000", Metric: "ns/op", Limit: 20, Relative: "MCPPanel/narrow/10", Source: "views/bench_test.go (linear layout)"},
+	{Name: "DiffScroll/*", Metric: "ns/op", Limit: 4_000_000, Source: "views/changes_bench_test.go"},
+	{Name: "ChangesetFiles2000/*", Metric: "ns/op", Limit: 4_000_000, Source: "views/changes_bench_test.go"},
 	{Name: "KeyToFrame/*", Metric: "ns/op", Limit: 1_000_000, Source: "ui/bench_test.go"},
 	{Name: "AuthRequiredUnadvertised", Metric: "ns/op", Limit: 50_000, Source: "ui/authflood_test.go"},
 	{Name: "InboundDelta/1.0", Metric: "ns/op", Limit: 10_000, Source: "protocol/client/bench_test.go"},

@@ -68,6 +68,11 @@ func good() map[string][]string {
 		"AuthRequiredUnadvertised": {"5635", "6000", "7359"},
 		"InboundDelta/1.0":         {"3900", "4200", "4500"},
 		"InboundDelta/0.6":         {"5100", "5500", "5900"},
+		// Measured on the shared 2-core machine, 2026-12-02.
+		"DiffScroll/160x50":        {"1018848", "1445606", "3110363"},
+		"DiffScroll/120x40":        {"991175", "1200000", "2370856"},
+		"ChangesetFiles2000/rows":  {"635280", "900000", "2254074"},
+		"ChangesetFiles2000/frame": {"759820", "900000", "1113079"},
 	}
 }
 
@@ -140,6 +145,12 @@ func TestCheck(t *testing.T) {
 		{name: "a 10k chat far over its heap budget fails", fail: true, change: func(v map[string][]string) {
 			v["ChatTurns/10k"] = []string{"60000 ns/turn 90 MiB-live"}
 		}, status: map[string]Status{"ChatTurns/10k": Fail}},
+		{name: "a diff frame that draws the whole file fails", fail: true, change: func(v map[string][]string) {
+			v["DiffScroll/160x50"] = []string{"45000000"}
+		}, status: map[string]Status{"DiffScroll/160x50": Fail, "DiffScroll/120x40": OK}},
+		{name: "a 2,000-file list over twice its budget fails", fail: true, change: func(v map[string][]string) {
+			v["ChangesetFiles2000/frame"] = []string{"9000000"}
+		}, status: map[string]Status{"ChangesetFiles2000/frame": Fail, "ChangesetFiles2000/rows": OK}},
 		{name: "a quadratic MCP panel fails its ratio", fail: true, change: func(v map[string][]string) {
 			v["MCPPanel/narrow/1000"] = []string{"3900000"} // under 4 ms, but…
 			v["MCPPanel/narrow/10"] = []string{"90000"}     // …43x, over 2x tolerance of 20x
