@@ -77,7 +77,9 @@ func TestChangesViewInTerminal(t *testing.T) {
 			return strings.Contains(d, "waitStatus") && strings.Contains(d, "@@ -")
 		})
 		u.hit(km.Diff.Reviewed)
-		u.see("marked reviewed", func(s string) bool { return strings.Contains(PanelText(s, "Diff"), "reviewed  ") || strings.Contains(PanelText(s, "Diff"), "+3 −4  reviewed") })
+		u.see("marked reviewed", func(s string) bool {
+			return strings.Contains(PanelText(s, "Diff"), "reviewed  ") || strings.Contains(PanelText(s, "Diff"), "+3 −4  reviewed")
+		})
 		u.hit(km.Diff.Back)
 		u.see("the reviewed mark in the list", func(s string) bool {
 			return strings.Contains(PanelText(s, "Changes · Session Changes"), "[✓] M protocol/conn_test.go")
