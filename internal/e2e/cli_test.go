@@ -558,6 +558,23 @@ func TestCLIDoctor(t *testing.T) {
 	}
 }
 
+// githubResource is the GitHub MCP server's protected resource, as
+// mcp list --json names it in the demo session; the test fails without.
+func (r *cliRunner) githubResource() string {
+	r.t.Helper()
+	var servers []struct{ ID, Resource string }
+	if err := json.Unmarshal([]byte(r.run(0, "", "mcp", "list", "--session", "demo", "--json").stdout), &servers); err != nil {
+		r.t.Fatal(err)
+	}
+	for _, s := range servers {
+		if s.ID == demohost.GitHubServerID && s.Resource != "" {
+			return s.Resource
+		}
+	}
+	r.t.Fatalf("mcp list names no resource for %s: %+v", demohost.GitHubServerID, servers)
+	return ""
+}
+
 // TestCLISavedSignIn: a sign-in saved on this host (as the UI saves one)
 // is pushed by a command as the UI pushes it, so starting the GitHub MCP
 // server (in the history session, which has run), which needs sign-in
@@ -565,19 +582,7 @@ func TestCLIDoctor(t *testing.T) {
 func TestCLISavedSignIn(t *testing.T) {
 	skipShort(t)
 	r, h := newCLIRunner(t)
-	var servers []struct{ ID, Resource string }
-	if err := json.Unmarshal([]byte(r.run(0, "", "mcp", "list", "--session", "demo", "--json").stdout), &servers); err != nil {
-		t.Fatal(err)
-	}
-	resource := ""
-	for _, s := range servers {
-		if s.ID == demohost.GitHubServerID {
-			resource = s.Resource
-		}
-	}
-	if resource == "" {
-		t.Fatalf("no resource to sign in to: %+v", servers)
-	}
+	resource := r.githubResource()
 	dir := privateDir(t)
 	saveDemoSignIn(t, h, dir, resource)
 	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "history", "--json", "--host", r.url, "--config-dir", dir)
@@ -634,16 +639,7 @@ func mustParse(t *testing.T, raw string) *url.URL {
 func TestCLIAuthLogin(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
-	var servers []struct{ ID, Resource string }
-	if err := json.Unmarshal([]byte(r.run(0, "", "mcp", "list", "--session", "demo", "--json").stdout), &servers); err != nil {
-		t.Fatal(err)
-	}
-	resource := ""
-	for _, s := range servers {
-		if s.ID == demohost.GitHubServerID {
-			resource = s.Resource
-		}
-	}
+	resource := r.githubResource()
 	dir := privateDir(t)
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	defer cancel()
