@@ -33,6 +33,7 @@ type KeyMap struct {
 	NewSession NewSessionKeys
 	Settings   SettingsKeys
 	Queue      QueueKeys
+	Chats      ChatsKeys
 	Inbox      InboxKeys
 	Changes    ChangesKeys
 	Diff       DiffKeys
@@ -45,6 +46,10 @@ type KeyMap struct {
 	// background server would do something now (SetTurnResumable,
 	// SetBlockingSelected): the footer offers them only then.
 	turnResumable, blockingSelected bool
+	// canNew, canFork and canSide say which chats the open session's
+	// agent lets a client create (SetChatCreation): the switcher's
+	// footer offers only those keys.
+	canNew, canFork, canSide bool
 }
 
 // GlobalKeys work wherever focus is. Quit, Help and ToggleMCP are printable
@@ -306,6 +311,18 @@ type QueueKeys struct {
 	Close    key.Binding
 }
 
+// ChatsKeys drive the chat switcher (c): every chat of the open session,
+// and the new ones the agent lets a client create.
+type ChatsKeys struct {
+	Up    key.Binding
+	Down  key.Binding
+	Open  key.Binding
+	New   key.Binding // a blank chat (multipleChats)
+	Fork  key.Binding // a fork of the open chat at its latest finished turn
+	Side  key.Binding // a side chat on the open chat's latest turn
+	Close key.Binding
+}
+
 // HelpScreenKeys scroll the ? overlay, which is taller than a small
 // terminal. Only Close (and quit) leave it: a stray key must not throw the
 // reader out of the list they are reading.
@@ -370,7 +387,7 @@ func DefaultKeyMap() KeyMap {
 			ToggleExpand:  bind(keys("e"), "e", "expand"),
 			CancelTurn:    bind(keys("ctrl+x"), "ctrl+x", "cancel turn"),
 			NextBlocker:   bind(keys("!"), "!", "next needing you"),
-			SwitchChat:    bind(keys("c"), "c", "switch chat"),
+			SwitchChat:    bind(keys("c"), "c", "chats"),
 			ResumeTurn:    bind(keys("r"), "r", "resume turn"),
 			Queue:         bind(keys("Q"), "Q", "queued messages"),
 		},
@@ -490,6 +507,15 @@ func DefaultKeyMap() KeyMap {
 			Reviewed: bind(keys("v"), "v", "toggle reviewed"),
 			Back:     bind(keys("esc"), "esc", "back to files"),
 		},
+		Chats: ChatsKeys{
+			Up:    bind(keys("up", "k"), "↑/k", "up"),
+			Down:  bind(keys("down", "j"), "↓/j", "down"),
+			Open:  bind(keys("enter"), "enter", "open"),
+			New:   bind(keys("n"), "n", "new chat"),
+			Fork:  bind(keys("f"), "f", "fork"),
+			Side:  bind(keys("s"), "s", "side chat"),
+			Close: bind(keys("esc", "c"), "esc", "close"),
+		},
 		HelpScreen: HelpScreenKeys{
 			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
 			Down:     bind(keys("down", "j"), "↓/j", "scroll down"),
@@ -516,6 +542,14 @@ func (k *KeyMap) SetTurnRunning(running bool) {
 // then. As with cancel, the binding stays live and the ui says why it does
 // nothing otherwise.
 func (k *KeyMap) SetTurnResumable(resumable bool) { k.turnResumable = resumable }
+
+// SetChatCreation tells the key map which chats the open session's agent
+// lets a client create (its multipleChats capability): the chat
+// switcher's footer offers only those keys. As with resume, the bindings
+// stay live, and the ui says why one does nothing.
+func (k *KeyMap) SetChatCreation(blank, fork, side bool) {
+	k.canNew, k.canFork, k.canSide = blank, fork, side
+}
 
 // SetBlockingSelected tells the key map whether the selected MCP server is
 // starting and blocking new messages: the MCP footer offers background
@@ -708,6 +742,16 @@ func (k SettingsKeys) FullHelp() [][]key.Binding {
 }
 
 // ShortHelp implements help.KeyMap.
+func (k ChatsKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Open, k.New, k.Fork, k.Side, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k ChatsKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Open, k.New, k.Fork, k.Side, k.Close}}
+}
+
+// ShortHelp implements help.KeyMap.
 func (k QueueKeys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Edit, k.Remove, k.MoveUp, k.MoveDown, k.Close}
 }
@@ -775,6 +819,7 @@ const (
 	ContextSettings                  // the settings sheet open (modal)
 	ContextMessages                  // the message history (L) open (modal)
 	ContextQueue                     // the pending-messages sheet (Q) open (modal)
+	ContextChats                     // the chat switcher (c) open (modal)
 	ContextInbox                     // the inbox (I) open (modal)
 	ContextChanges                   // the changes view (C) open (modal)
 	ContextDiff                      // a file's diff open in the changes view (modal)
@@ -787,6 +832,7 @@ var Contexts = []Context{
 	ContextSettings,
 	ContextMessages,
 	ContextQueue,
+	ContextChats,
 	ContextInbox,
 	ContextChanges, ContextDiff,
 }
@@ -819,6 +865,8 @@ func (c Context) String() string {
 		return "messages"
 	case ContextQueue:
 		return "queue"
+	case ContextChats:
+		return "chats"
 	case ContextInbox:
 		return "inbox"
 	case ContextChanges:
@@ -877,6 +925,9 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 		nav = []key.Binding{g.Quit}
 	case ContextQueue:
 		view = flatten(k.Queue.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help}
+	case ContextChats:
+		view = flatten(k.Chats.FullHelp())
 		nav = []key.Binding{g.Quit, g.Help}
 	case ContextInbox:
 		view = flatten(k.Inbox.FullHelp())
@@ -948,6 +999,14 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: []key.Binding{k.MessagesClose(), g.Quit}, full: [][]key.Binding{{k.MessagesClose(), g.Messages, g.Quit}}}
 	case ContextQueue:
 		return contextHelp{short: append(k.Queue.ShortHelp(), g.Quit), full: append(k.Queue.FullHelp(), []key.Binding{g.Help, g.Quit})}
+	case ContextChats:
+		var short []key.Binding
+		for _, b := range k.Chats.ShortHelp() {
+			if (b.Help() != k.Chats.New.Help() || k.canNew) && (b.Help() != k.Chats.Fork.Help() || k.canFork) && (b.Help() != k.Chats.Side.Help() || k.canSide) {
+				short = append(short, b)
+			}
+		}
+		return contextHelp{short: append(short, g.Quit), full: append(k.Chats.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	case ContextInbox:
 		return contextHelp{short: append(k.Inbox.ShortHelp(), g.Quit), full: append(k.Inbox.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	case ContextChanges:
@@ -977,7 +1036,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Inbox, k.Changes, k.Diff, k.HelpScreen} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Chats, k.Inbox, k.Changes, k.Diff, k.HelpScreen} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)

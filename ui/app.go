@@ -78,6 +78,7 @@ type Model struct {
 	signin    *signIn
 	settings  *settingsSheet
 	queue     *queueSheet
+	chats     *chatSwitcher
 	changes   *changesView
 
 	cancel     context.CancelFunc

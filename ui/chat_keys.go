@@ -104,8 +104,6 @@ func (cp *chatPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cp.resumeTurn(), true
 	case key.Matches(msg, k.NextBlocker):
 		return cp.nextBlocker(), true
-	case key.Matches(msg, k.SwitchChat):
-		return cp.nextChat(), true
 	default:
 		return nil, false
 	}
@@ -134,19 +132,6 @@ func (cp *chatPanel) keyGrant(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return reportError(errNoURL), true
 	}
 	return nil, false
-}
-
-func (cp *chatPanel) nextChat() tea.Cmd {
-	if !cp.hasSess || len(cp.sess.Chats) < 2 {
-		return reportInfo("this session has one chat")
-	}
-	i := 0
-	for j, c := range cp.sess.Chats {
-		if c.Resource == cp.openChat {
-			i = j
-		}
-	}
-	return cp.requestChat(cp.sess.Chats[(i+1)%len(cp.sess.Chats)].Resource)
 }
 
 // closeGrantPrompt is esc on a grant prompt no sign-in runs for: it puts

@@ -38,6 +38,9 @@ func (m *Model) context() keymap.Context {
 	if m.queue.open {
 		return keymap.ContextQueue
 	}
+	if m.chats.open {
+		return keymap.ContextChats
+	}
 	if m.inbox.open {
 		return keymap.ContextInbox
 	}
@@ -118,6 +121,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.queue.open && m.modal == modalNone {
 		return m.sheetKey(msg, m.queue.handleKey)
 	}
+	if m.chats.open && m.modal == modalNone {
+		return m.sheetKey(msg, m.chats.handleKey)
+	}
 	if m.inbox.open && m.modal == modalNone {
 		return m.keyInbox(msg)
 	}
@@ -170,8 +176,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.chatPanel.keyComposer(msg)
 	}
-	if (ctx == keymap.ContextChat || ctx == keymap.ContextChatGrant) && key.Matches(msg, m.keys.Chat.Queue) {
-		return m.queue.toggle()
+	if ctx == keymap.ContextChat || ctx == keymap.ContextChatGrant {
+		switch {
+		case key.Matches(msg, m.keys.Chat.Queue):
+			return m.queue.toggle()
+		case key.Matches(msg, m.keys.Chat.SwitchChat):
+			return m.chats.toggle()
+		}
 	}
 	// Views first, then global keys (keymap.Active's order).
 	var cmd tea.Cmd

@@ -81,6 +81,7 @@ func (m *Model) settle() {
 	m.layout = m.fittedLayout()
 	m.mcp.sel = max(0, min(m.mcp.sel, len(m.signin.servers())-1))
 	m.keys.SetBlockingSelected(m.mcp.blockingSelected())
+	m.keys.SetChatCreation(m.chats.caps())
 	m.chatPanel.settle(m.layout.Chat)
 	m.settleGuards()
 }
@@ -186,6 +187,9 @@ func (m *Model) overlay() string {
 	}
 	if m.queue.open {
 		return m.queue.view(min(m.width, queueSheetWidth), m.height)
+	}
+	if m.chats.open {
+		return m.chats.view(min(m.width, queueSheetWidth), m.height)
 	}
 	if m.inbox.open {
 		return views.RenderInbox(m.th, m.keys, m.inboxRows(), m.inbox.sel, m.width, m.height)

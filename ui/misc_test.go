@@ -96,12 +96,19 @@ func TestPendingMarkerFollowsHostAnswers(t *testing.T) {
 	}
 }
 
+// TestSwitchChat: c opens the chat switcher on the open chat's row; down
+// and enter open the next chat.
 func TestSwitchChat(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.sess.Chats = append(m.sess.Chats, protocol.ChatSummary{Resource: "ahp-chat:/fx-2", Title: "Worker"})
-	_, cmd := m.Update(press("c"))
-	if m.openChat != "ahp-chat:/fx-2" || cmd == nil {
-		t.Fatalf("c opened %q", m.openChat)
+	m.Update(press("c"))
+	if !m.chats.open || m.sess.Chats[m.chats.sel].Resource != m.openChat {
+		t.Fatalf("c did not open the switcher on the open chat (open %v, row %d)", m.chats.open, m.chats.sel)
+	}
+	m.Update(press("j"))
+	_, cmd := m.Update(press("enter"))
+	if m.openChat != "ahp-chat:/fx-2" || cmd == nil || m.chats.open {
+		t.Fatalf("enter opened %q (switcher open %v)", m.openChat, m.chats.open)
 	}
 	if msg := cmd().(subscribedMsg); msg.channel != "ahp-chat:/fx-2" || msg.err != nil {
 		t.Fatalf("subscribe %+v", msg)

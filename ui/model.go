@@ -49,6 +49,7 @@ func New(cfg Config) *Model {
 	m.signin.chatPanel = m.chatPanel
 	m.settings = &settingsSheet{app: a}
 	m.queue = &queueSheet{app: a, chat: m.chatPanel}
+	m.chats = &chatSwitcher{app: a, chat: m.chatPanel}
 	m.changes = &changesView{app: a, confirm: -1}
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}
 	// Components ask the root to change which channels are watched; the
@@ -264,6 +265,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.onCompletions(msg)
 	case completionsDueMsg:
 		return m.onCompletionsDue(msg)
+	case chatCreatedMsg:
+		return m.chats.onCreated(msg)
 	case authRetryMsg, tokenPushedMsg:
 		return m.onAgentAuth(msg)
 	case grantStartedMsg:

@@ -68,9 +68,11 @@ func RenderFullHelp(th Theme, h help.Model, k keymap.KeyMap, width, height, offs
 		w = max(w, lipgloss.Width(l))
 	}
 	dw := min(width, w+2)
-	if width-dw < 4 {
+	if width-dw < 4 || len(body) > rows {
 		// A margin of a column or so shows slivers of the panels' frames
-		// beside the overlay's: take the whole width instead.
+		// beside the overlay's: take the whole width instead. So does a
+		// list that scrolls: its columns were fitted to the width, and
+		// a narrower set of them leaves the panels showing at its sides.
 		dw = width
 	}
 	return RenderDialog(th, "Keys", shown, dw, min(height, len(shown)+2))
@@ -98,7 +100,7 @@ func fullHelpBody(th Theme, h help.Model, k keymap.KeyMap, width, height int) []
 		{"Composer", k.Composer.FullHelp()}, {"MCP servers", k.MCP.FullHelp()}, {"Sign-in prompt", k.Grant.FullHelp()},
 		{"Input form", append(k.Input.FullHelp(), k.Input.ChoiceHelp(), k.Input.BooleanHelp())}, {"Confirm", k.Confirm.FullHelp()},
 		{"Saved sign-ins", k.SignIns.FullHelp()}, {"Pasted address", k.Paste.FullHelp()},
-		{"New session", k.NewSession.FullHelp()}, {"Settings", k.Settings.FullHelp()}, {"Pending messages", k.Queue.FullHelp()},
+		{"New session", k.NewSession.FullHelp()}, {"Settings", k.Settings.FullHelp()}, {"Pending messages", k.Queue.FullHelp()}, {"Chats", k.Chats.FullHelp()},
 		{"Inbox", k.Inbox.FullHelp()}, {"Changes", k.Changes.FullHelp()}, {"Diff", k.Diff.FullHelp()},
 		{"This help", k.HelpScreen.FullHelp()},
 	}

@@ -1,0 +1,184 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// chatSwitcher is the chat switcher (c): every chat of the open session
+// (from the session's catalogue, so it follows the host), how each came
+// to be, its status and what waits in it; enter opens one. Where the
+// session's agent lets a client, n makes a blank chat, f forks the open
+// chat at its latest finished turn and s opens a side chat on its latest
+// turn (createChat); the new chat opens when the host has made it.
+type chatSwitcher struct {
+	*app
+	chat *chatPanel
+	open bool
+	sel  int
+}
+
+// chatCreator is the part of the client that creates chats; ui.Client
+// leaves it out so the tests' stub clients need not have it.
+type chatCreator interface {
+	CreateChat(ctx context.Context, p protocol.CreateChatParams) error
+}
+
+// chatCreatedMsg is createChat's answer for chat.
+type chatCreatedMsg struct {
+	chat, what string
+	err        error
+}
+
+func (cs *chatSwitcher) rows() []protocol.ChatSummary {
+	if !cs.hasSess {
+		return nil
+	}
+	return cs.sess.Chats
+}
+
+func (cs *chatSwitcher) toggle() tea.Cmd {
+	if !cs.open && !cs.hasSess {
+		return reportError(errNoChat)
+	}
+	cs.open = !cs.open
+	if cs.open {
+		cs.sel = 0
+		for i, c := range cs.rows() {
+			if c.Resource == cs.openChat {
+				cs.sel = i
+			}
+		}
+	}
+	return nil
+}
+
+// caps is what the open session's agent lets a client create.
+func (cs *chatSwitcher) caps() (multi, fork, side bool) {
+	if !cs.hasSess {
+		return false, false, false
+	}
+	for _, a := range cs.root.Agents {
+		if a.Provider != cs.sess.Provider || a.Capabilities == nil || a.Capabilities.MultipleChats == nil {
+			continue
+		}
+		mc := a.Capabilities.MultipleChats
+		return true, mc.Fork != nil && *mc.Fork, mc.SideChat != nil && *mc.SideChat
+	}
+	return false, false, false
+}
+
+func (cs *chatSwitcher) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := cs.keys.Chats
+	rows := cs.rows()
+	cs.sel = max(0, min(cs.sel, len(rows)-1))
+	multi, fork, side := cs.caps()
+	switch {
+	case key.Matches(msg, k.Close):
+		cs.open = false
+	case key.Matches(msg, k.Up):
+		cs.sel = max(0, cs.sel-1)
+	case key.Matches(msg, k.Down):
+		cs.sel = max(0, min(len(rows)-1, cs.sel+1))
+	case key.Matches(msg, k.Open):
+		if cs.sel >= len(rows) {
+			return nil
+		}
+		cs.open = false
+		if uri := rows[cs.sel].Resource; uri != cs.openChat {
+			return cs.requestChat(uri)
+		}
+	case key.Matches(msg, k.New):
+		if !multi {
+			return reportInfo("this agent keeps one chat a session: it does not let a client create more")
+		}
+		return cs.create("new chat", nil)
+	case key.Matches(msg, k.Fork):
+		if !fork {
+			return reportInfo("this agent does not fork chats")
+		}
+		turn := cs.latestTurn(true)
+		if turn == "" {
+			return reportInfo("nothing to fork yet: a fork starts from a finished turn")
+		}
+		return cs.create("fork", &protocol.ChatSource{Variant: protocol.ForkChatSource{Chat: cs.openChat, TurnID: turn}})
+	case key.Matches(msg, k.Side):
+		if !side {
+			return reportInfo("this agent makes no side chats")
+		}
+		turn := cs.latestTurn(false)
+		if turn == "" {
+			return reportInfo("nothing to talk about on the side yet: a side chat starts from a turn")
+		}
+		return cs.create("side chat", &protocol.ChatSource{Variant: protocol.SideChatSource{Chat: cs.openChat, TurnID: turn}})
+	}
+	return nil
+}
+
+// latestTurn is the open chat's latest turn: the running one too unless
+// finished is set (a fork starts from a completed turn).
+func (cs *chatSwitcher) latestTurn(finished bool) string {
+	if !cs.hasChat {
+		return ""
+	}
+	if !finished && cs.app.chat.ActiveTurn != nil {
+		return cs.app.chat.ActiveTurn.ID
+	}
+	if n := len(cs.app.chat.Turns); n > 0 {
+		return cs.app.chat.Turns[n-1].ID
+	}
+	return ""
+}
+
+// create asks the host for a chat in the open session, from source.
+func (cs *chatSwitcher) create(what string, source *protocol.ChatSource) tea.Cmd {
+	cc, ok := cs.client.(chatCreator)
+	if cs.client == nil || !ok {
+		return reportError(errNoClient)
+	}
+	ctx := cs.ctx
+	p := protocol.CreateChatParams{Channel: cs.openSession, Chat: "ahp-chat:/" + cs.cfg.NewID(), Source: source}
+	cs.open = false
+	return tea.Batch(reportInfo("creating a "+what+"…"), withAuthRetry(func() tea.Msg {
+		return chatCreatedMsg{chat: p.Chat, what: what, err: cc.CreateChat(ctx, p)}
+	}))
+}
+
+// onCreated opens the chat the host made.
+func (cs *chatSwitcher) onCreated(msg chatCreatedMsg) tea.Cmd {
+	if msg.err != nil {
+		return reportError(fmt.Errorf("could not create a %s: %w", msg.what, msg.err))
+	}
+	return tea.Batch(reportInfo(msg.what+" created"), cs.requestChat(msg.chat))
+}
+
+func (cs *chatSwitcher) view(width, height int) string {
+	rows := cs.rows()
+	waits := map[string]int{}
+	for _, b := range cs.chat.blockers() {
+		if b.session == cs.openSession && b.chat != "" {
+			waits[b.chat]++
+		}
+	}
+	vr := make([]views.ChatRow, len(rows))
+	for i, c := range rows {
+		r := views.ChatRow{Title: c.Title, Status: c.Status, Waiting: waits[c.Resource], Open: c.Resource == cs.openChat,
+			ReadOnly: c.Interactivity != nil && *c.Interactivity != protocol.ChatInteractivityFull}
+		if c.Origin != nil {
+			r.Origin = c.Origin.Kind()
+		}
+		if c.Activity != nil {
+			r.Activity = *c.Activity
+		}
+		vr[i] = r
+	}
+	cs.sel = max(0, min(cs.sel, len(rows)-1))
+	multi, fork, side := cs.caps()
+	return views.RenderChatSwitcher(cs.th, cs.keys, vr, cs.sel, multi, fork, side, width, height)
+}

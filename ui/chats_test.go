@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// openHistory opens the demo's history session (one finished turn) and
+// waits for its chat.
+func openHistory(d *driver) {
+	d.t.Helper()
+	d.until("session list", func() bool { return len(d.m.sessions.list) > 1 })
+	for i, s := range d.m.sessions.list {
+		if s.Resource == demohost.HistorySessionURI {
+			d.m.sessions.sel = i
+		}
+	}
+	d.keys("enter")
+	d.until("the history chat", func() bool { return d.m.hasChat && d.m.hasSess && d.m.openChat == demohost.HistoryChatURI })
+}
+
+// TestChatSwitcher: c said "this session has one chat" or cycled blindly
+// (issue 23, chats). It now lists every chat of the session with how it
+// came to be and its status; f forks the open chat at its latest finished
+// turn (the demo's agent advertises forks) and the fork opens; enter on a
+// row opens that chat; s says the agent makes no side chats, as it does
+// not advertise them.
+func TestChatSwitcher(t *testing.T) {
+	d := newDriver(t, nil)
+	openHistory(d)
+	d.keys("c")
+	screen := ansi.Strip(d.m.Render())
+	if !d.m.chats.open || !strings.Contains(screen, "Flaky test · on screen") || !strings.Contains(screen, "f fork") {
+		t.Fatalf("c does not list the session's chat with the fork key:\n%s", screen)
+	}
+	if strings.Contains(screen, "s side chat") {
+		t.Errorf("the side chat key is offered by an agent that makes none:\n%s", screen)
+	}
+	d.keys("s")
+	d.until("the word on side chats", func() bool { return strings.Contains(d.m.status.text, "makes no side chats") })
+	d.keys("f")
+	if d.m.chats.open {
+		t.Fatal("f left the switcher open")
+	}
+	d.until("the fork open", func() bool { return len(d.m.sess.Chats) == 2 && d.m.openChat != demohost.HistoryChatURI && d.m.hasChat })
+	fork := d.m.openChat
+	if o := d.m.chat.Origin; o == nil || o.Kind() != "fork" {
+		t.Fatalf("the chat opened is not the fork: origin %+v", o)
+	}
+	d.keys("c")
+	screen = ansi.Strip(d.m.Render())
+	for _, want := range []string{"Fork of Flaky test · on screen", "fork · ○ idle", "Flaky test"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the switcher lacks %q:\n%s", want, screen)
+		}
+	}
+	for d.m.chats.sel > 0 {
+		d.keys("up")
+	}
+	if got := d.m.sess.Chats[d.m.chats.sel].Resource; got != demohost.HistoryChatURI {
+		t.Fatalf("the first row is %s", got)
+	}
+	d.keys("enter")
+	d.until("back on the first chat", func() bool { return d.m.openChat == demohost.HistoryChatURI && d.m.hasChat })
+	if d.m.openChat == fork {
+		t.Fatal("enter did not switch chats")
+	}
+	_ = protocol.ChatInteractivityFull
+}
