@@ -146,6 +146,8 @@ type ChatKeys struct {
 	// Queue opens the pending messages: the steering message and the
 	// queued ones, with their text, to edit, remove or reorder.
 	Queue key.Binding
+	// Subagent opens the chat of the subagent the selected tool call runs.
+	Subagent key.Binding
 }
 
 // ComposerKeys drive the message composer. Send and Queue share enter: the
@@ -390,6 +392,7 @@ func DefaultKeyMap() KeyMap {
 			SwitchChat:    bind(keys("c"), "c", "chats"),
 			ResumeTurn:    bind(keys("r"), "r", "resume turn"),
 			Queue:         bind(keys("Q"), "Q", "queued messages"),
+			Subagent:      bind(keys("o"), "o", "open subagent chat"),
 		},
 		Composer: ComposerKeys{
 			Send:    bind(keys("enter"), "enter", "send"),
@@ -644,7 +647,7 @@ func (k ChatKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextToolCall, k.PrevToolCall, k.NextBlocker, k.ToggleExpand},
-		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat, k.Queue},
+		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat, k.Queue, k.Subagent},
 	}
 }
 

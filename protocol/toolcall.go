@@ -47,6 +47,28 @@ func (x ToolCallState) McpServer() string {
 	return ""
 }
 
+// SubagentChat is the chat of the subagent the call runs (its result's
+// subagent content), "" when it runs none.
+func (x ToolCallState) SubagentChat() URI {
+	var content []ToolResultContent
+	switch v := x.Variant.(type) {
+	case ToolCallRunningState:
+		content = v.Content
+	case ToolCallAuthRequiredState:
+		content = v.Content
+	case ToolCallPendingResultConfirmationState:
+		content = v.Content
+	case ToolCallCompletedState:
+		content = v.Content
+	}
+	for _, c := range content {
+		if s, ok := c.Variant.(ToolResultSubagentContent); ok {
+			return s.Resource
+		}
+	}
+	return ""
+}
+
 // AuthRequirement is the sign-in challenge of an auth-required tool call,
 // nil in every other state.
 func (x ToolCallState) AuthRequirement() *McpAuthRequirement {

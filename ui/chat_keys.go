@@ -104,6 +104,16 @@ func (cp *chatPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cp.resumeTurn(), true
 	case key.Matches(msg, k.NextBlocker):
 		return cp.nextBlocker(), true
+	case key.Matches(msg, k.Subagent):
+		it, ok := cp.selectedItem()
+		if !ok || it.Kind != itemToolCall {
+			return reportInfo("select a tool call that runs a subagent ([ and ]) to open its chat"), true
+		}
+		chat := it.Tool.SubagentChat()
+		if chat == "" {
+			return reportInfo("the selected tool call runs no subagent"), true
+		}
+		return cp.requestChat(chat), true
 	default:
 		return nil, false
 	}

@@ -70,5 +70,37 @@ func TestChatSwitcher(t *testing.T) {
 	if d.m.openChat == fork {
 		t.Fatal("enter did not switch chats")
 	}
-	_ = protocol.ChatInteractivityFull
+}
+
+// TestSubagentCallOpensItsChat: a tool call that runs a subagent says so
+// on its card, and o on it opens the subagent's chat (issue 23: a
+// subagent's tool call links to its chat); on another card o says why it
+// does nothing.
+func TestSubagentCallOpensItsChat(t *testing.T) {
+	desc := "find why the test flakes"
+	sub := tcPart(protocol.ToolCallCompletedState{ToolCallID: "tc-sub", ToolName: "task", DisplayName: "Run subagent",
+		InvocationMessage: protocol.PlainString("Investigating"), PastTenseMessage: protocol.PlainString("Investigated"), Success: true,
+		Content: []protocol.ToolResultContent{protocol.NewToolResultContent(protocol.ToolResultSubagentContent{
+			Resource: "ahp-chat:/fx-sub", Title: "Flake hunter", Description: &desc})}})
+	m := fxModel(withBlocker(calmChat(), sub))
+	m.sess.Chats = append(m.sess.Chats, protocol.ChatSummary{Resource: "ahp-chat:/fx-sub", Title: "Flake hunter",
+		Origin: &protocol.ChatOrigin{Variant: protocol.ChatToolOrigin{Chat: fxChat, ToolCallID: "tc-sub"}}})
+	m.resize(120, 40)
+	m.focus = focusChat
+	if s := ansi.Strip(m.Render()); !strings.Contains(squash(s), squash("[subagent Flake hunter: find why the test flakes · its own chat, o opens it]")) {
+		t.Fatalf("the card does not say it runs a subagent in its own chat:\n%s", s)
+	}
+	for range 8 {
+		if it, ok := m.chatPanel.selectedItem(); ok && it.ID == "tc-sub" {
+			break
+		}
+		m.Update(press("]"))
+	}
+	if it, ok := m.chatPanel.selectedItem(); !ok || it.ID != "tc-sub" {
+		t.Fatal("] never reached the subagent's call")
+	}
+	m.Update(press("o"))
+	if m.openChat != "ahp-chat:/fx-sub" {
+		t.Fatalf("o opened %q, want the subagent's chat", m.openChat)
+	}
 }

@@ -515,7 +515,11 @@ func resultText(content []protocol.ToolResultContent) string {
 			}
 			parts = append(parts, s)
 		case protocol.ToolResultSubagentContent:
-			parts = append(parts, "[subagent "+v.Title+"]")
+			s := "[subagent " + v.Title
+			if v.Description != nil && *v.Description != "" {
+				s += ": " + *v.Description
+			}
+			parts = append(parts, s+" · its own chat, "+hintKeys.Chat.Subagent.Help().Key+" opens it]")
 		default:
 			parts = append(parts, "["+c.Kind()+" content]")
 		}
