@@ -10,6 +10,21 @@ import (
 	"github.com/ahptui/ahptui/protocol"
 )
 
+// runningWithQuestion is a driver on the demo's chat with a turn running
+// that waits on a question. The question comes first: arriving while the
+// composer is focused and empty, it would take the keys and drop the next
+// second's typing.
+func runningWithQuestion(t *testing.T) *driver {
+	t.Helper()
+	d := newDriver(t, nil)
+	d.openDemo()
+	d.sendMessage("ask me a question")
+	d.expectSent("chat/turnStarted")
+	d.until("running turn", func() bool { return d.m.chatPanel.turnRunning() })
+	d.until("the question waits", func() bool { return len(d.m.chatPanel.blockers()) > 0 })
+	return d
+}
+
 // TestQueueSheet: messages sent while a turn runs were only a count
 // ("· 2 queued") that could not be read, changed or taken back (issue
 // 23). Q lists them with their text; J moves one down the queue
@@ -18,14 +33,7 @@ import (
 // removes it (chat/pendingMessageRemoved). Each is what the host then
 // holds.
 func TestQueueSheet(t *testing.T) {
-	d := newDriver(t, nil)
-	d.openDemo()
-	d.sendMessage("ask me a question")
-	d.expectSent("chat/turnStarted")
-	d.until("running turn", func() bool { return d.m.chatPanel.turnRunning() })
-	// The question first: arriving while the composer is focused and
-	// empty, it would take the keys and drop the next second's typing.
-	d.until("the question waits", func() bool { return len(d.m.chatPanel.blockers()) > 0 })
+	d := runningWithQuestion(t)
 	d.sendMessage("first queued")
 	d.sendMessage("second queued")
 	d.expectSent("chat/pendingMessageSet", "chat/pendingMessageSet")
@@ -81,14 +89,7 @@ func TestQueueSheet(t *testing.T) {
 // nothing; an edit of a message the host consumed meanwhile is not queued
 // again (its id would be appended as a new message), and its text stays.
 func TestQueueEditDropped(t *testing.T) {
-	d := newDriver(t, nil)
-	d.openDemo()
-	d.sendMessage("ask me a question")
-	d.expectSent("chat/turnStarted")
-	d.until("running turn", func() bool { return d.m.chatPanel.turnRunning() })
-	// The question first: arriving while the composer is focused and
-	// empty, it would take the keys and drop the next second's typing.
-	d.until("the question waits", func() bool { return len(d.m.chatPanel.blockers()) > 0 })
+	d := runningWithQuestion(t)
 	d.sendMessage("queued once")
 	d.expectSent("chat/pendingMessageSet")
 	d.until("queued at the host", func() bool { return len(d.m.chat.QueuedMessages) == 1 })

@@ -31,6 +31,18 @@ func (u *user) openHistorySession() {
 	})
 }
 
+// startOnHistorySession starts the app on the demo host in a w×h terminal
+// and opens the earlier session.
+func startOnHistorySession(t *testing.T, w, h int) *user {
+	t.Helper()
+	u := startApp(t, w, h, demoArgs(suiteVersion)...)
+	u.see("start-up", func(s string) bool {
+		return connectedTo(suiteVersion)(s) && strings.Contains(PanelText(s, "Sessions ("), "Earlier:")
+	})
+	u.openHistorySession()
+	return u
+}
+
 // chatTextAny is every panel's text flattened, for a chat whose title
 // is not the demo's.
 func chatTextAny(screen string) string { return Flatten(strings.Split(screen, "\n")) }
@@ -44,11 +56,7 @@ func chatTextAny(screen string) string { return Flatten(strings.Split(screen, "\
 func TestChangesViewInTerminal(t *testing.T) {
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
-		u := startApp(t, w, h, demoArgs(suiteVersion)...)
-		u.see("start-up", func(s string) bool {
-			return connectedTo(suiteVersion)(s) && strings.Contains(PanelText(s, "Sessions ("), "Earlier:")
-		})
-		u.openHistorySession()
+		u := startOnHistorySession(t, w, h)
 		u.hit(km.Global.Changes)
 		if suiteVersion != demohost.Version10 {
 			// The demo advertises changesets on 1.0 only: the view says so.

@@ -13,11 +13,7 @@ import (
 func TestChatSwitcherInTerminal(t *testing.T) {
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
-		u := startApp(t, w, h, demoArgs(suiteVersion)...)
-		u.see("start-up", func(s string) bool {
-			return connectedTo(suiteVersion)(s) && strings.Contains(PanelText(s, "Sessions ("), "Earlier:")
-		})
-		u.openHistorySession()
+		u := startOnHistorySession(t, w, h)
 		u.hit(km.Chat.SwitchChat)
 		u.see("the switcher with the session's chat and the fork key", func(s string) bool {
 			p := PanelText(s, "Chats")

@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -275,35 +272,11 @@ func TestCLISignInMidToolCall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	defer cancel()
 	args := append(strings.Fields(strings.TrimPrefix(want, "ahptui ")), "--paste", "--host", r.url, "--config-dir", dir)
-	cmd := exec.CommandContext(ctx, r.bin, args...)
-	cmd.Env = r.env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	var authURL string
-	for sc.Scan() && authURL == "" {
-		if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "http") {
-			authURL = l
-		}
-	}
-	if authURL == "" {
-		t.Fatal("auth login printed no sign-in URL")
-	}
-	go func() { _, _ = io.Copy(io.Discard, stderr) }()
-	fmt.Fprintf(stdin, "%s\n", approveWithoutRedirect(t, mustParse(t, authURL)))
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%v: %v\n%s", args, err, stdout.String())
+	pl := r.startPasteLogin(ctx, args...)
+	go func() { _, _ = io.Copy(io.Discard, pl.stderr) }()
+	fmt.Fprintf(pl.stdin, "%s\n", approveWithoutRedirect(t, mustParse(t, pl.url)))
+	if err := pl.cmd.Wait(); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, pl.stdout.String())
 	}
 	run(0, "", "watch", "demo", "--until", "idle")
 	res = run(0, "", "show", "demo")

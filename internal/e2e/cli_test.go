@@ -752,6 +752,48 @@ func TestCLIWatchHost(t *testing.T) {
 	}
 }
 
+// pasteLogin is an `auth login --paste` running: stdin takes the pasted
+// address, stdout is kept, url is the sign-in URL it printed on stderr,
+// and stderr is what it writes after that line.
+type pasteLogin struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr io.Reader
+	stdout *bytes.Buffer
+	url    string
+}
+
+// startPasteLogin starts the binary with args and reads its stderr up to
+// the sign-in URL; the test fails if it prints none.
+func (r *cliRunner) startPasteLogin(ctx context.Context, args ...string) *pasteLogin {
+	r.t.Helper()
+	cmd := exec.CommandContext(ctx, r.bin, args...)
+	cmd.Env = r.env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	pl := &pasteLogin{cmd: cmd, stdin: stdin, stderr: stderr, stdout: &bytes.Buffer{}}
+	cmd.Stdout = pl.stdout
+	if err := cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && pl.url == "" {
+		if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "http") {
+			pl.url = l
+		}
+	}
+	if pl.url == "" {
+		r.t.Fatalf("%v printed no sign-in URL", args)
+	}
+	return pl
+}
+
 // TestCLIAuthLoginPaste: auth login --paste over SSH, as it were: the
 // browser's redirect reaches nothing, so the address it landed on is
 // pasted on stdin; a wrong one is refused without ending the sign-in.
@@ -761,42 +803,18 @@ func TestCLIAuthLoginPaste(t *testing.T) {
 	resource := demoResource(h)
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--paste", "--json", "--host", r.url, "--config-dir", privateDir(t))
-	cmd.Env = r.env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout bytes.Buffer
-	cmd.Stdout = &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	var authURL string
-	for sc.Scan() && authURL == "" {
-		if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "http") {
-			authURL = l
-		}
-	}
-	if authURL == "" {
-		t.Fatalf("no sign-in URL (is %s the resource?)", resource)
-	}
+	pl := r.startPasteLogin(ctx, "auth", "login", resource, "--session", "demo", "--paste", "--json", "--host", r.url, "--config-dir", privateDir(t))
 	var rest bytes.Buffer
 	done := make(chan struct{})
-	go func() { _, _ = io.Copy(&rest, stderr); close(done) }()
-	landed := approveWithoutRedirect(t, mustParse(t, authURL))
-	fmt.Fprintf(stdin, "http://127.0.0.1:1/elsewhere?code=x\n%s\n", landed)
-	if err := cmd.Wait(); err != nil {
+	go func() { _, _ = io.Copy(&rest, pl.stderr); close(done) }()
+	landed := approveWithoutRedirect(t, mustParse(t, pl.url))
+	fmt.Fprintf(pl.stdin, "http://127.0.0.1:1/elsewhere?code=x\n%s\n", landed)
+	if err := pl.cmd.Wait(); err != nil {
 		<-done
-		t.Fatalf("auth login --paste: %v\n%s%s", err, stdout.String(), rest.String())
+		t.Fatalf("auth login --paste: %v\n%s%s", err, pl.stdout.String(), rest.String())
 	}
 	<-done
-	checkGolden(t, "auth_login.json", goldenStable(stdout.String(), ""))
+	checkGolden(t, "auth_login.json", goldenStable(pl.stdout.String(), ""))
 	if !strings.Contains(rest.String(), "not this sign-in's redirect address") {
 		t.Errorf("stderr %q", rest.String())
 	}
