@@ -115,7 +115,8 @@ func TestIssue14Item3HelpScrolls(t *testing.T) {
 		seen := Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
 		// The footer says which rows show ("1–18 of 40"): press j until it
 		// shows the last, waiting for each move (a loaded machine is slow).
-		for range 60 {
+		// j moves one row, so the list's length bounds the presses.
+		for range 400 {
 			m := helpRange.FindStringSubmatch(screen)
 			if m == nil || m[2] == m[3] {
 				break // it all fits, or the last row shows
