@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/demohost"
@@ -273,11 +274,12 @@ func TestEscCancelsSignInOnce(t *testing.T) {
 				d.send(msg)
 				continue
 			}
-			// What the flow's end says, said now rather than later.
-			if _, cmd := d.m.Update(msg); cmd != nil {
-				if st, ok := cmd().(statusMsg); ok {
-					d.m.Update(st)
-				}
+			// What the flow's end says, said now rather than later. The
+			// update's command may be a batch (a guard's redraw tick
+			// beside the word): every status in it counts.
+			_, cmd := d.m.Update(msg)
+			for _, st := range statusesOf(cmd) {
+				d.m.Update(st)
 			}
 		case <-deadline:
 			t.Fatal("the cancelled flow never ended")
@@ -292,6 +294,32 @@ func TestEscCancelsSignInOnce(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("one esc logged \"sign-in cancelled\" %d times, want once", n)
 	}
+}
+
+// statusesOf runs cmd as the program would and returns the status words
+// it brings, walking batches; a command still blocked after a moment (a
+// tick, a wait for the host) is abandoned.
+func statusesOf(cmd tea.Cmd) []statusMsg {
+	if cmd == nil {
+		return nil
+	}
+	ch := make(chan tea.Msg, 1)
+	go func() { ch <- cmd() }()
+	select {
+	case msg := <-ch:
+		switch msg := msg.(type) {
+		case tea.BatchMsg:
+			var out []statusMsg
+			for _, c := range msg {
+				out = append(out, statusesOf(c)...)
+			}
+			return out
+		case statusMsg:
+			return []statusMsg{msg}
+		}
+	case <-time.After(200 * time.Millisecond):
+	}
+	return nil
 }
 
 // TestHelpOverlayNoFrameSlivers: at 80x24 the ? overlay was two columns
