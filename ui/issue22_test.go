@@ -296,30 +296,15 @@ func TestEscCancelsSignInOnce(t *testing.T) {
 	}
 }
 
-// statusesOf runs cmd as the program would and returns the status words
-// it brings, walking batches; a command still blocked after a moment (a
-// tick, a wait for the host) is abandoned.
+// statusesOf is the status words cmd brings (msgsOf).
 func statusesOf(cmd tea.Cmd) []statusMsg {
-	if cmd == nil {
-		return nil
-	}
-	ch := make(chan tea.Msg, 1)
-	go func() { ch <- cmd() }()
-	select {
-	case msg := <-ch:
-		switch msg := msg.(type) {
-		case tea.BatchMsg:
-			var out []statusMsg
-			for _, c := range msg {
-				out = append(out, statusesOf(c)...)
-			}
-			return out
-		case statusMsg:
-			return []statusMsg{msg}
+	var out []statusMsg
+	for _, msg := range msgsOf(cmd) {
+		if st, ok := msg.(statusMsg); ok {
+			out = append(out, st)
 		}
-	case <-time.After(200 * time.Millisecond):
 	}
-	return nil
+	return out
 }
 
 // TestHelpOverlayNoFrameSlivers: at 80x24 the ? overlay was two columns

@@ -13,11 +13,11 @@ import (
 	"github.com/ahptui/ahptui/views"
 )
 
-// raws runs cmd the way the program would and returns what it writes raw
-// (tea.Raw): a batch is walked, and a command still blocked after a
-// moment (waiting for host events, a tick) is abandoned, since tea.Raw's
-// command returns at once.
-func raws(cmd tea.Cmd) []string {
+// msgsOf runs cmd the way the program would and returns the messages it
+// brings: a batch is walked, and a command still blocked after a moment
+// (waiting for host events, a tick) is abandoned, since the messages a
+// test looks for (tea.Raw's, a status word) come at once.
+func msgsOf(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {
 		return nil
 	}
@@ -25,19 +25,28 @@ func raws(cmd tea.Cmd) []string {
 	go func() { ch <- cmd() }()
 	select {
 	case msg := <-ch:
-		switch msg := msg.(type) {
-		case tea.BatchMsg:
-			var out []string
-			for _, c := range msg {
-				out = append(out, raws(c)...)
+		if b, ok := msg.(tea.BatchMsg); ok {
+			var out []tea.Msg
+			for _, c := range b {
+				out = append(out, msgsOf(c)...)
 			}
 			return out
-		case tea.RawMsg:
-			return []string{fmt.Sprint(msg.Msg)}
 		}
+		return []tea.Msg{msg}
 	case <-time.After(200 * time.Millisecond):
 	}
 	return nil
+}
+
+// raws is what cmd writes raw (tea.Raw).
+func raws(cmd tea.Cmd) []string {
+	var out []string
+	for _, msg := range msgsOf(cmd) {
+		if r, ok := msg.(tea.RawMsg); ok {
+			out = append(out, fmt.Sprint(r.Msg))
+		}
+	}
+	return out
 }
 
 // update hands msg to m and returns what it wrote raw.
