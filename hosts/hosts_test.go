@@ -217,10 +217,10 @@ func TestRegistryIdentity(t *testing.T) {
 	const secret = "s3cret-token-value"
 	r := New([]Config{
 		{Target: target(t, "ws://Example.com:80/ahp/"), Label: "work", Source: "saved"},
-		{Target: target(t, "ws://example.com/ahp?tkn=" + secret), Source: "flag"},
+		{Target: target(t, "ws://example.com/ahp?tkn="+secret), Source: "flag"},
 		{Target: target(t, "ws://example.com/other"), Source: "flag"},
 		{Target: target(t, "wss://example.com/ahp"), Source: "flag"},
-		{Target: target(t, "ws://127.0.0.1:9/?tkn=" + secret), Source: "local", Err: errors.New("unreadable")},
+		{Target: target(t, "ws://127.0.0.1:9/?tkn="+secret), Source: "local", Err: errors.New("unreadable")},
 	}, Options{ClientOptions: clientOptions})
 	var got []string
 	for _, h := range r.Hosts() {
