@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -427,4 +428,38 @@ func TestWatchAllHosts(t *testing.T) {
 	}
 	pr.Close()
 	<-done
+}
+
+// TestMultiHostDocumented: ahptui help names inbox and says which
+// commands take several hosts; each of those commands' --help has
+// --all-hosts; the README's Scripting section names every command and
+// --all-hosts.
+func TestMultiHostDocumented(t *testing.T) {
+	e := newHostsEnv(t)
+	out, _, _ := e.run(t, "help")
+	if !strings.Contains(out, "  inbox ") || !strings.Contains(out, "--all-hosts") {
+		t.Errorf("help:\n%s", out)
+	}
+	for _, cmd := range []string{"status", "watch", "inbox"} {
+		if out, _, code := e.run(t, cmd, "--help"); code != 0 || !strings.Contains(out, "--all-hosts") || !strings.Contains(out, "--host URL") {
+			t.Errorf("%s --help: exit %d\n%s", cmd, code, out)
+		}
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "## Scripting")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, c := range newRoot(&app{}).Commands() {
+		if c.Hidden || c.Name() == "help" {
+			continue
+		}
+		if !regexp.MustCompile("[`|]" + c.Name() + `\b`).MatchString(section) {
+			t.Errorf("README's Scripting section does not name %s", c.Name())
+		}
+	}
+	if !strings.Contains(section, "--all-hosts") {
+		t.Error("README's Scripting section does not say --all-hosts")
+	}
 }
