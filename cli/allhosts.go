@@ -193,6 +193,19 @@ type hostJSON struct {
 	// Kind is the error's exit kind (unreachable, version, ...), as a
 	// command's --json error names it.
 	Kind string `json:"kind,omitempty"`
+	// short is the error in a few words, for text output's header.
+	short string
+}
+
+// shortReason is a failed host's error in a few words: a dial error's
+// kind first phrase (connection refused, HTTP 403: ...), else the
+// error's first line without the "connect to URL" the row already says.
+func shortReason(err error, url string) string {
+	var de *hostconn.DialError
+	if errors.As(err, &de) {
+		return de.Short()
+	}
+	return firstLine(strings.TrimPrefix(err.Error(), "connect to "+url+": "))
 }
 
 func hostRowOf(h *hosts.Host, err error) hostJSON {
@@ -210,7 +223,7 @@ func hostRowOf(h *hosts.Host, err error) hostJSON {
 		}
 		// The row names the host: its error need not say it again.
 		msg := strings.TrimPrefix(err.Error(), "connect to "+h.URL+": ")
-		j.Error, j.Kind = hostText(msg), exitKinds[hostExit(err)]
+		j.Error, j.Kind, j.short = hostText(msg), exitKinds[hostExit(err)], hostText(shortReason(err, h.URL))
 	}
 	return j
 }
@@ -266,7 +279,7 @@ func hostsFailed(set *hostSet, errs []error) error {
 			code = hostExit(err)
 		}
 		h := set.reg.Hosts()[i]
-		names = append(names, h.Display()+" ("+hostText(firstLine(err.Error()))+")")
+		names = append(names, h.Display()+" ("+hostText(shortReason(err, h.URL))+")")
 	}
 	if code == ExitOK {
 		return nil
@@ -298,7 +311,9 @@ func answerOn(cmd string, h *hosts.Host) string {
 // groupHeader is a host's line above its rows in text output.
 func (a *app) groupHeader(w io.Writer, row hostJSON) {
 	state := row.State
-	if row.Error != "" {
+	if row.short != "" {
+		state += ": " + row.short
+	} else if row.Error != "" {
 		state += ": " + row.Error
 	}
 	color := sgrGreen

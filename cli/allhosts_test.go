@@ -212,7 +212,7 @@ func TestStatusSeveralHosts(t *testing.T) {
 
 	// Text: grouped by host, each header with its state or reason.
 	out, _, _ = e.run(t, "status", "--timeout", "3s", "--host", down, "--host", b.URL())
-	downAt, bAt := strings.Index(out, down+"  failed: connection refused: "), strings.Index(out, b.URL()+"  connected")
+	downAt, bAt := strings.Index(out, down+"  failed: connection refused\n"), strings.Index(out, b.URL()+"  connected")
 	if downAt < 0 || bAt < downAt || !strings.Contains(out[bAt:], "  Sessions:\n") {
 		t.Errorf("text output:\n%s", out)
 	}
@@ -461,5 +461,34 @@ func TestMultiHostDocumented(t *testing.T) {
 	}
 	if !strings.Contains(section, "--all-hosts") {
 		t.Error("README's Scripting section does not say --all-hosts")
+	}
+}
+
+// TestHostRowsKeepTokens: a host that refuses a wrong connection token
+// (HTTP 403) is a refused row, and a host down given with a token a
+// failed one; neither row, nor stderr, shows either token.
+func TestHostRowsKeepTokens(t *testing.T) {
+	const right, wrong, other = "right-token-1234", "wrong-token-5678", "other-token-9012"
+	guarded := demoHost(t, demohost.Config{ConnectionToken: right})
+	down := deadHost(t)
+	e := newHostsEnv(t)
+	out, errs, code := e.run(t, "status", "--json", "--host", guarded.URL()+"?tkn="+wrong, "--host", down+"?tkn="+other)
+	if code != ExitUnreachable {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	for _, s := range []string{right, wrong, other} {
+		if strings.Contains(out+errs, s) {
+			t.Errorf("a token is shown:\n%s\n%s", out, errs)
+		}
+	}
+	var rows []hostStatusJSON
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if r := rows[0]; r.Host != guarded.URL() || r.State != "refused" || !strings.Contains(r.Error, "403") {
+		t.Errorf("the wrong token: %+v", r.hostJSON)
+	}
+	if r := rows[1]; r.Host != down || r.State != "failed" || !strings.Contains(r.Error, "connection refused") {
+		t.Errorf("the host down: %+v", r.hostJSON)
 	}
 }
