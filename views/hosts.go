@@ -72,9 +72,13 @@ func hostHeaderRow(th Theme, hd HostHeader, selected bool, width int) []string {
 	if width < 1 {
 		return []string{"", ""}
 	}
-	mark := "▪ "
+	// › is the cursor, as on a session; ▸ the active host, ▪ another.
+	mark := "  ▪ "
 	if hd.Active {
-		mark = "▸ "
+		mark = "  ▸ "
+	}
+	if selected {
+		mark = "›" + mark[1:]
 	}
 	name := Truncate(mark+SanitizeLine(hd.Name)+fmt.Sprintf(" (%d)", hd.Sessions), width)
 	state := Truncate("  "+SanitizeLine(hd.State), width)
