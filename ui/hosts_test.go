@@ -256,7 +256,9 @@ func TestHostsDisconnectAndConnect(t *testing.T) {
 	d.until("host 2 again", func() bool { return hs.list[1].client != nil && hs.list[1].listedOnce })
 	// r on a connected host asks its own client to reconnect.
 	d.keys("r")
-	d.until("host 2 ready after r", func() bool { return hs.list[1].conn.state == views.ConnReady && strings.Contains(d.m.status.text, "reconnecting to") })
+	d.until("host 2 ready after r", func() bool {
+		return hs.list[1].conn.state == views.ConnReady && strings.Contains(d.m.status.text, "reconnecting to")
+	})
 }
 
 // stubHosts is a model over two stub hosts (no network), both connected,
