@@ -21,6 +21,7 @@ func (m *Model) activate(i int) tea.Cmd {
 		return nil
 	}
 	cmd := m.leaveHost()
+	m.signin.putAside()
 	hs.list[hs.active].signin = m.signin
 	hs.active = i
 	hc := hs.list[i]
@@ -41,7 +42,24 @@ func (m *Model) activate(i int) tea.Cmd {
 	sl := m.sessions
 	sl.list, sl.sel, sl.created, sl.unlisted, sl.confirm = slices.Clone(hc.list), 0, "", "", ""
 	sl.listedOnce, sl.autoOpened, sl.truncated = hc.listedOnce, true, false
+	if hc.client != nil {
+		// Saved sign-ins this host may have (once per connection).
+		cmd = tea.Batch(cmd, m.signin.pushSavedTokens())
+	}
 	return tea.Batch(cmd, reportInfo("now on "+hostName(hc.cfg.Host)))
+}
+
+// putAside ends the flows of a host no longer active: cancelled, so none
+// finishes into another host's client, and none still waits on a browser
+// when the host is active again (its cancellation's message may come
+// while another host's sign-in manager is in place, and drop there).
+func (si *signIn) putAside() {
+	si.cancelGrants()
+	for _, g := range si.grants {
+		if g.phase == grantStarting || g.phase == grantWaiting || g.phase == grantPushing {
+			si.endFlow(g, grantCancelled, nil)
+		}
+	}
 }
 
 // leaveHost closes what the active host has open (session, chat,

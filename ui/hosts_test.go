@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
@@ -339,5 +340,44 @@ func TestHostsBangReachesOtherHosts(t *testing.T) {
 	m.Update(press("!"))
 	if m.hosts.active != 1 || m.client != Client(b) || m.openSession != "ahp-session:/w" {
 		t.Fatalf("! left host %d active, session %q open", m.hosts.active, m.openSession)
+	}
+}
+
+// authSpy is a stub host that counts the tokens pushed to it.
+type authSpy struct {
+	*stubClient
+	auths int
+}
+
+func (a *authSpy) Authenticate(context.Context, string, string, []string, time.Time) error {
+	a.auths++
+	return nil
+}
+
+// TestHostsGrantStaysWithItsHost: a sign-in running for host 1 when host
+// 2 becomes active never pushes its token to host 2 (nor to host 1, whose
+// flow was cancelled); back on host 1 the flow reads cancelled, not
+// waiting on a browser for ever; sign-ins are bound to the active host.
+func TestHostsGrantStaysWithItsHost(t *testing.T) {
+	m, a, b := stubHosts(t, "ws://127.0.0.1:4002/")
+	spyA, spyB := &authSpy{stubClient: a}, &authSpy{stubClient: b}
+	m.hosts.list[0].client, m.client, m.hosts.list[1].client = spyA, spyA, spyB
+	const res = "https://mcp.example/deploy"
+	m.signin.grants[res] = &grantFlow{resource: res, phase: grantWaiting}
+	m.activate(1)
+	if m.signin.cfg.Host != "ws://127.0.0.1:4002/" || m.client != Client(spyB) {
+		t.Fatalf("after activating host 2 the sign-ins are bound to %q", m.signin.cfg.Host)
+	}
+	_, cmd := m.Update(grantDoneMsg{resource: res, result: authpkce.Result{CachedToken: authpkce.CachedToken{AccessToken: "tok", Resource: res}}})
+	msgsOf(cmd)
+	if spyA.auths != 0 || spyB.auths != 0 {
+		t.Fatalf("host 1's sign-in pushed a token: host 1 %d, host 2 %d", spyA.auths, spyB.auths)
+	}
+	m.activate(0)
+	if g := m.signin.grants[res]; g == nil || g.phase != grantCancelled {
+		t.Fatalf("back on host 1 the flow is %+v, want cancelled", g)
+	}
+	if m.signin.cfg.Host != "ws://127.0.0.1:4001/" {
+		t.Errorf("back on host 1 the sign-ins are bound to %q", m.signin.cfg.Host)
 	}
 }
