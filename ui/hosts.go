@@ -68,6 +68,8 @@ type hostSet struct {
 	list   []*hostConn
 	active int
 	cur    hostCursor
+	// ticking: a connTick is on its way (one chain at a time).
+	ticking bool
 }
 
 // hostCursor is the grouped list's cursor: a host's header, or one of
@@ -98,7 +100,7 @@ func newHostSet(cfg *Config) *hostSet {
 	if len(cfg.Hosts) < 2 {
 		return nil
 	}
-	hs := &hostSet{cur: hostCursor{header: true}}
+	hs := &hostSet{cur: hostCursor{header: true}, ticking: true} // Init sends the first tick
 	for _, h := range cfg.Hosts {
 		hs.list = append(hs.list, &hostConn{cfg: h, conn: connInfo{state: views.ConnConnecting, attempt: 1}})
 	}
@@ -172,7 +174,7 @@ func (m *Model) onHostConnected(msg hostConnectedMsg) tea.Cmd {
 			m.status.conn.nextTry = hc.conn.nextTry
 		}
 		try, host, gen := hc.tries, msg.host, hc.gen
-		return tea.Tick(delay, func(time.Time) tea.Msg { return hostRetryMsg{host: host, gen: gen, try: try} })
+		return tea.Batch(m.hostTick(), tea.Tick(delay, func(time.Time) tea.Msg { return hostRetryMsg{host: host, gen: gen, try: try} }))
 	}
 	hc.tries, hc.client = 0, msg.client
 	hc.conn = connInfo{state: views.ConnReady, version: msg.client.ProtocolVersion()}
@@ -194,7 +196,27 @@ func (m *Model) onHostRetry(msg hostRetryMsg) tea.Cmd {
 	if msg.gen != hc.gen || hc.client != nil || hc.down || m.closed || msg.try != hc.tries {
 		return nil
 	}
-	return m.hostConnectCmd(msg.host)
+	return tea.Batch(m.hostConnectCmd(msg.host), m.hostTick())
+}
+
+// hostTick starts the once-a-second redraw of the headers' counters
+// (a connect's seconds, the time to the next try), unless one runs.
+func (m *Model) hostTick() tea.Cmd {
+	if m.hosts.ticking {
+		return nil
+	}
+	m.hosts.ticking = true
+	return connTick()
+}
+
+// counting reports whether a header shows a counter that moves.
+func (hs *hostSet) counting(now time.Time) bool {
+	for _, hc := range hs.list {
+		if hc.client == nil && !hc.down && (hc.conn.state == views.ConnConnecting || hc.conn.nextTry.After(now)) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitHost waits for host i's next events, tagged with its generation.

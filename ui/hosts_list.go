@@ -151,7 +151,7 @@ func (m *Model) connectHost(i int) tea.Cmd {
 	}
 	hc.down, hc.tries = false, 0
 	hc.gen++ // a retry already scheduled or a dial in flight drops
-	return tea.Batch(reportInfo("connecting to "+hostName(hc.cfg.Host)+"…"), m.hostConnectCmd(i), connTick())
+	return tea.Batch(reportInfo("connecting to "+hostName(hc.cfg.Host)+"…"), m.hostConnectCmd(i), m.hostTick())
 }
 
 // retryHost dials host i now, skipping its back-off; a connected host

@@ -6,7 +6,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/views"
 )
 
 // activate makes host i the one the chat, MCP and changes panels show,
@@ -182,12 +181,12 @@ func (m *Model) routeHosts(msg tea.Msg) (tea.Cmd, bool) {
 	case hostEventsMsg:
 		return m.onHostEvents(msg), true
 	case connTickMsg:
-		// The headers count a connect's seconds while any host dials.
-		for _, hc := range m.hosts.list {
-			if hc.client == nil && !hc.down && hc.conn.state == views.ConnConnecting {
-				return connTick(), true
-			}
+		// The headers count a connect's seconds, and the wait for the
+		// next try, while any host has one: one tick chain at a time.
+		if m.hosts.counting(m.clock()) {
+			return connTick(), true
 		}
+		m.hosts.ticking = false
 		return nil, true
 	case retryConnect, eventsClosed:
 		return nil, true // the single host's; each host retries on its own here

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -379,5 +380,32 @@ func TestHostsGrantStaysWithItsHost(t *testing.T) {
 	}
 	if m.signin.cfg.Host != "ws://127.0.0.1:4001/" {
 		t.Errorf("back on host 1 the sign-ins are bound to %q", m.signin.cfg.Host)
+	}
+}
+
+// TestHostsOneTickChain: the headers' counters redraw once a second
+// while a host dials or waits for its next try, one tick chain at a time,
+// none once nothing counts, and a new failure starts it again.
+func TestHostsOneTickChain(t *testing.T) {
+	m, _, _ := stubHosts(t, "ws://127.0.0.1:4002/")
+	hc := m.hosts.list[1]
+	hc.client = nil
+	fail := func() {
+		m.Update(hostConnectedMsg{host: 1, gen: hc.gen, err: fmt.Errorf("connection refused")})
+	}
+	fail()
+	if _, cmd := m.Update(connTickMsg{}); cmd == nil || !m.hosts.ticking {
+		t.Fatal("the chain stopped while host 2 waits for its next try")
+	}
+	hc.conn = connInfo{state: views.ConnFailed}
+	if _, cmd := m.Update(connTickMsg{}); cmd != nil || m.hosts.ticking {
+		t.Fatal("the chain goes on with nothing to count")
+	}
+	fail()
+	if !m.hosts.ticking {
+		t.Fatal("a new failure with a next try started no chain")
+	}
+	if m.hostTick() != nil {
+		t.Error("a second chain started beside the running one")
 	}
 }
