@@ -648,6 +648,16 @@ func (k SessionKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Write, k.New, k.Dispose}, {k.HostConnect, k.HostDisconnect, k.HostRetry}}
 }
 
+// MultiHost reports whether the host keys are live (SetMultiHost).
+func (k KeyMap) MultiHost() bool { return k.Sessions.HostConnect.Enabled() }
+
+// HostKey reports whether b is one of the host keys (by its help).
+func (k KeyMap) HostKey(b key.Binding) bool {
+	h := b.Help()
+	s := k.Sessions
+	return h == s.HostConnect.Help() || h == s.HostDisconnect.Help() || h == s.HostRetry.Help()
+}
+
 // SetMultiHost turns the host keys on (several hosts) or off (one host:
 // the list has no host rows, and ctrl+r reconnects the one host).
 func (k *KeyMap) SetMultiHost(on bool) {

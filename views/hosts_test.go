@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
 
+	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -40,5 +42,24 @@ func TestHostSessionsPanelInert(t *testing.T) {
 	}
 	if len(out) != 12 {
 		t.Errorf("the panel is %d lines, want 12", len(out))
+	}
+}
+
+// TestHostKeysInHelpOnlyWithSeveral: the ? overlay lists the host keys
+// with several hosts, and not with one (its list has no host rows).
+func TestHostKeysInHelpOnlyWithSeveral(t *testing.T) {
+	th := NewTheme(true, true)
+	k := keymap.DefaultKeyMap()
+	flat := func() string {
+		return strings.Join(strings.Fields(RenderFullHelp(th, help.New(), k, 400, 200, 0)), " ")
+	}
+	if s := flat(); strings.Contains(s, "connect host") || strings.Contains(s, "retry host") {
+		t.Errorf("one host, yet the overlay offers host keys:\n%s", s)
+	}
+	k.SetMultiHost(true)
+	for _, want := range []string{"connect host", "disconnect host", "retry host"} {
+		if s := flat(); !strings.Contains(s, want) {
+			t.Errorf("several hosts, yet the overlay lacks %q:\n%s", want, s)
+		}
 	}
 }
