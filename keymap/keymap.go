@@ -118,6 +118,12 @@ type SessionKeys struct {
 	Write   key.Binding // opens the composer of the session under the cursor
 	New     key.Binding
 	Dispose key.Binding // asks for confirmation (Confirm keys) first
+	// The host keys act on the host of the row under the cursor (its
+	// header or one of its sessions). They are live only with several
+	// hosts (SetMultiHost): one host keeps ctrl+r.
+	HostConnect    key.Binding
+	HostDisconnect key.Binding
+	HostRetry      key.Binding // dial again now, skipping the back-off
 }
 
 // ChatKeys drive the transcript of the open chat.
@@ -372,6 +378,10 @@ func DefaultKeyMap() KeyMap {
 			Write:   bind(keys("i", "/"), "i", "write"),
 			New:     bind(keys("n"), "n", "new session"),
 			Dispose: bind(keys("d"), "d", "dispose"),
+
+			HostConnect:    bind(keys("c"), "c", "connect host"),
+			HostDisconnect: bind(keys("x"), "x", "disconnect host"),
+			HostRetry:      bind(keys("r"), "r", "retry host"),
 		},
 		Chat: ChatKeys{
 			ScrollUp:      bind(keys("up", "k"), "↑/k", "scroll up"),
@@ -528,6 +538,7 @@ func DefaultKeyMap() KeyMap {
 		},
 	}
 	km.SetTurnRunning(false)
+	km.SetMultiHost(false)
 	return km
 }
 
@@ -634,7 +645,25 @@ func (k SessionKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k SessionKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Write, k.New, k.Dispose}}
+	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Write, k.New, k.Dispose}, {k.HostConnect, k.HostDisconnect, k.HostRetry}}
+}
+
+// MultiHost reports whether the host keys are live (SetMultiHost).
+func (k KeyMap) MultiHost() bool { return k.Sessions.HostConnect.Enabled() }
+
+// HostKey reports whether b is one of the host keys (by its help).
+func (k KeyMap) HostKey(b key.Binding) bool {
+	h := b.Help()
+	s := k.Sessions
+	return h == s.HostConnect.Help() || h == s.HostDisconnect.Help() || h == s.HostRetry.Help()
+}
+
+// SetMultiHost turns the host keys on (several hosts) or off (one host:
+// the list has no host rows, and ctrl+r reconnects the one host).
+func (k *KeyMap) SetMultiHost(on bool) {
+	k.Sessions.HostConnect.SetEnabled(on)
+	k.Sessions.HostDisconnect.SetEnabled(on)
+	k.Sessions.HostRetry.SetEnabled(on)
 }
 
 // ShortHelp implements help.KeyMap.

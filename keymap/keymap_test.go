@@ -18,6 +18,34 @@ func TestDefaultKeyMapValidates(t *testing.T) {
 	if err := km.Validate(); err != nil {
 		t.Fatalf("DefaultKeyMap with a running turn has conflicts:\n%v", err)
 	}
+	km.SetMultiHost(true)
+	if err := km.Validate(); err != nil {
+		t.Fatalf("DefaultKeyMap with several hosts has conflicts:\n%v", err)
+	}
+}
+
+// TestHostKeysOnlyWithSeveralHosts: one host keeps its session list's keys
+// as they were (no c, x or r there); several hosts make them live.
+func TestHostKeysOnlyWithSeveralHosts(t *testing.T) {
+	km := DefaultKeyMap()
+	live := func() map[string]bool {
+		out := map[string]bool{}
+		for _, b := range km.Active(ContextSessions) {
+			out[b.Help().Desc] = true
+		}
+		return out
+	}
+	for _, d := range []string{"connect host", "disconnect host", "retry host"} {
+		if live()[d] {
+			t.Errorf("%q is live with one host", d)
+		}
+	}
+	km.SetMultiHost(true)
+	for _, d := range []string{"connect host", "disconnect host", "retry host"} {
+		if !live()[d] {
+			t.Errorf("%q is not live with several hosts", d)
+		}
+	}
 }
 
 // Validate must actually catch the mistakes it exists for.
@@ -74,6 +102,7 @@ func TestKeyNamesMatchBubbletea(t *testing.T) {
 	}
 	km := DefaultKeyMap()
 	km.Composer.Queue.SetEnabled(true) // check its keys too
+	km.SetMultiHost(true)
 	for _, col := range km.FullHelp() {
 		for _, b := range col {
 			for _, k := range b.Keys() {

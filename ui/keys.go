@@ -182,6 +182,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.queue.toggle()
 		case key.Matches(msg, m.keys.Chat.SwitchChat):
 			return m.chats.toggle()
+		case key.Matches(msg, m.keys.Chat.NextBlocker) && m.lastBlockerHere():
+			return m.nextHostWait()
 		}
 	}
 	// Views first, then global keys (keymap.Active's order).
@@ -189,7 +191,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	handled := true
 	switch ctx {
 	case keymap.ContextSessions:
-		cmd, handled = m.sessions.handleKey(msg)
+		if cmd, handled = m.keyHosts(msg); !handled {
+			cmd, handled = m.sessions.handleKey(msg)
+		}
 	case keymap.ContextChat:
 		cmd, handled = m.chatPanel.handleKey(msg)
 	case keymap.ContextChatGrant:
@@ -260,6 +264,9 @@ func (m *Model) sheetKey(msg tea.KeyPressMsg, handle func(tea.KeyPressMsg) tea.C
 func (m *Model) reconnect() tea.Cmd {
 	n := m.status.readies
 	back := func() bool { return m.status.readies > n } // said until connected again
+	if m.hosts != nil {
+		return m.retryHost(m.hosts.active)
+	}
 	if m.client == nil {
 		m.status.connecting(m.connTries+1, m.clock())
 		return tea.Batch(reportInfoUntil("connecting…", back), m.connectCmd(), connTick())

@@ -43,7 +43,7 @@ func (m *Model) Render() string {
 		return ""
 	}
 	panels := []views.ScreenPanel{
-		{Rect: l.Sessions, Lines: m.sessions.view(l.Sessions.W, l.Sessions.H)},
+		{Rect: l.Sessions, Lines: m.sessionsView(l.Sessions.W, l.Sessions.H)},
 		{Rect: l.Chat, Lines: m.chatPanel.view(l.Chat)},
 	}
 	if !l.MCP.Empty() {

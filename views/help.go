@@ -137,6 +137,9 @@ func helpBindings(k keymap.KeyMap, groups [][]key.Binding) []key.Binding {
 			switch {
 			case len(b.Keys()) == 0:
 				continue
+			case !k.MultiHost() && k.HostKey(b):
+				// One host: its list has no host rows to act on.
+				continue
 			case SameKeys(b, k.Composer.Queue) && b.Help() == k.Composer.Queue.Help():
 				// Send and Queue share enter, one enabled at a time: one
 				// line says both.
