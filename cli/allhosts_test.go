@@ -5,22 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/hostregistry"
-	"github.com/ahptui/ahptui/protocol/jsonrpc"
+	"github.com/ahptui/ahptui/internal/badhost"
 )
 
 // hostsEnv is a multi-host run's environment: a config dir and a home of
@@ -62,73 +58,6 @@ func demoHost(t *testing.T, cfg demohost.Config) *demohost.Host {
 	return h
 }
 
-// deadHost is a ws:// URL nothing listens on.
-func deadHost(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return "ws://" + addr + "/"
-}
-
-// silentHost accepts TCP connections and never answers.
-func silentHost(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "ws://" + l.Addr().String() + "/"
-}
-
-// versionRefusingHost answers initialize with -32005 (AHP 2.0.0 only).
-func versionRefusingHost(t *testing.T) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tp, err := jsonrpc.Accept(w, r, jsonrpc.AcceptOptions{})
-		if err != nil {
-			return
-		}
-		defer tp.Close("bye")
-		first, err := tp.Read(r.Context())
-		if err != nil {
-			return
-		}
-		var req struct {
-			ID json.RawMessage `json:"id"`
-		}
-		_ = json.Unmarshal(first, &req)
-		resp, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{
-			"code": jsonrpc.UnsupportedProtocolVersion, "message": "unsupported protocol version",
-			"data": map[string]any{"supportedVersions": []string{"2.0.0"}}}})
-		_ = tp.Write(r.Context(), resp)
-		_, _ = tp.Read(r.Context())
-	}))
-	t.Cleanup(srv.Close)
-	return "ws://" + srv.Listener.Addr().String() + "/"
-}
-
 // TestStatusSeveralHosts: status on five hosts at once — two demo hosts
 // (one behind a connection token), one that never answers, one that
 // refuses every version and one down — prints every host in the order
@@ -141,7 +70,7 @@ func TestStatusSeveralHosts(t *testing.T) {
 	const secret = "tkn-do-not-show-0042"
 	a := demoHost(t, demohost.Config{ConnectionToken: secret})
 	b := demoHost(t, demohost.Config{})
-	silent, refusing, down := silentHost(t), versionRefusingHost(t), deadHost(t)
+	silent, refusing, down := badhost.Silent(t), badhost.RefusingVersion(t), badhost.Closed(t)
 	e := newHostsEnv(t)
 	if _, errs, code := e.run(t, "send", "demo", "write the changelog", "--host", b.URL()); code != ExitWaiting {
 		t.Fatalf("send on b: exit %d %s", code, errs)
@@ -315,7 +244,7 @@ func TestMultiHostUsage(t *testing.T) {
 // text output groups items under their host.
 func TestInboxAcrossHosts(t *testing.T) {
 	idle, busy := demoHost(t, demohost.Config{}), demoHost(t, demohost.Config{})
-	down := deadHost(t)
+	down := badhost.Closed(t)
 	e := newHostsEnv(t)
 	if _, errs, code := e.run(t, "send", "demo", "write the changelog", "--host", busy.URL()); code != ExitWaiting {
 		t.Fatalf("send: exit %d %s", code, errs)
@@ -370,7 +299,7 @@ func TestInboxAcrossHosts(t *testing.T) {
 // tagged with that host, and says when a host is lost.
 func TestWatchAllHosts(t *testing.T) {
 	a, b := demoHost(t, demohost.Config{}), demoHost(t, demohost.Config{})
-	down := deadHost(t)
+	down := badhost.Closed(t)
 	e := newHostsEnv(t)
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
@@ -470,7 +399,7 @@ func TestMultiHostDocumented(t *testing.T) {
 func TestHostRowsKeepTokens(t *testing.T) {
 	const right, wrong, other = "right-token-1234", "wrong-token-5678", "other-token-9012"
 	guarded := demoHost(t, demohost.Config{ConnectionToken: right})
-	down := deadHost(t)
+	down := badhost.Closed(t)
 	e := newHostsEnv(t)
 	out, errs, code := e.run(t, "status", "--json", "--host", guarded.URL()+"?tkn="+wrong, "--host", down+"?tkn="+other)
 	if code != ExitUnreachable {

@@ -2,12 +2,8 @@ package hosts
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -16,9 +12,9 @@ import (
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
-	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
 const testClientID = "0123456789abcdef0123456789abcdef"
@@ -47,73 +43,6 @@ func target(t *testing.T, raw string) hostconn.Target {
 	return tg
 }
 
-// silentListener accepts TCP connections and never answers.
-func silentListener(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	return "ws://" + l.Addr().String() + "/"
-}
-
-// refusingHost answers initialize with -32005: it speaks AHP 2.0.0 only.
-func refusingHost(t *testing.T) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tp, err := jsonrpc.Accept(w, r, jsonrpc.AcceptOptions{})
-		if err != nil {
-			return
-		}
-		defer tp.Close("bye")
-		first, err := tp.Read(r.Context())
-		if err != nil {
-			return
-		}
-		var req struct {
-			ID json.RawMessage `json:"id"`
-		}
-		_ = json.Unmarshal(first, &req)
-		resp, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{
-			"code": jsonrpc.UnsupportedProtocolVersion, "message": "unsupported protocol version",
-			"data": map[string]any{"supportedVersions": []string{"2.0.0"}}}})
-		_ = tp.Write(r.Context(), resp)
-		_, _ = tp.Read(r.Context())
-	}))
-	t.Cleanup(srv.Close)
-	return "ws://" + srv.Listener.Addr().String() + "/"
-}
-
-// closedPort is a ws:// URL nothing listens on.
-func closedPort(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return "ws://" + addr + "/"
-}
-
 // TestRegistryHostsApart: three demo hosts, a listener that never
 // answers, a host that refuses every version and a closed port, connected
 // at once: the demo hosts are connected long before the silent one's
@@ -121,7 +50,7 @@ func closedPort(t *testing.T) string {
 // own kind with its reason, and the rows stay in config order.
 func TestRegistryHostsApart(t *testing.T) {
 	a, b, c := demo(t, demohost.Config{}), demo(t, demohost.Config{}), demo(t, demohost.Config{})
-	silent, refusing, down := silentListener(t), refusingHost(t), closedPort(t)
+	silent, refusing, down := badhost.Silent(t), badhost.RefusingVersion(t), badhost.Closed(t)
 	const timeout = 3 * time.Second
 	var mu sync.Mutex
 	connectedAt := map[string]time.Duration{}

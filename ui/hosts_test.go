@@ -2,11 +2,7 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +11,9 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
-	"github.com/ahptui/ahptui/protocol/jsonrpc"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -30,66 +26,6 @@ func startDemo(t *testing.T) *demohost.Host {
 	}
 	t.Cleanup(func() { _ = h.Close() })
 	return h
-}
-
-// silentHost accepts TCP connections on 127.0.0.1 and never says a word:
-// a hung host.
-func silentHost(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conns := make(chan net.Conn, 16)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns <- c
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		for {
-			select {
-			case c := <-conns:
-				c.Close()
-			default:
-				return
-			}
-		}
-	})
-	return "ws://" + l.Addr().String() + "/"
-}
-
-// refusingVersionHost answers initialize with -32005: it speaks AHP 2.0.0
-// only.
-func refusingVersionHost(t *testing.T) string {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tp, err := jsonrpc.Accept(w, r, jsonrpc.AcceptOptions{})
-		if err != nil {
-			return
-		}
-		defer tp.Close("bye")
-		first, err := tp.Read(r.Context())
-		if err != nil {
-			return
-		}
-		var req struct {
-			ID json.RawMessage `json:"id"`
-		}
-		_ = json.Unmarshal(first, &req)
-		resp, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{
-			"code": jsonrpc.UnsupportedProtocolVersion, "message": "unsupported protocol version",
-			"data": map[string]any{"supportedVersions": []string{"2.0.0"}}}})
-		_ = tp.Write(r.Context(), resp)
-		_, _ = tp.Read(r.Context())
-	}))
-	t.Cleanup(srv.Close)
-	return "ws://" + srv.Listener.Addr().String() + "/"
 }
 
 // dialer is a HostConfig's Connect for url with the real client, each
@@ -128,7 +64,7 @@ func newHostsDriver(t *testing.T, hosts []HostConfig) *driver {
 // each host has its own client and negotiated version.
 func TestHostsNeverWaitOnEachOther(t *testing.T) {
 	a, b := startDemo(t), startDemo(t)
-	hung, refusing := silentHost(t), refusingVersionHost(t)
+	hung, refusing := badhost.Silent(t), badhost.RefusingVersion(t)
 	const secret = "SECRETtkn42"
 	d := newHostsDriver(t, []HostConfig{
 		{Host: a.URL(), Connect: dialer(a.URL(), 5*time.Second)},

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestCLIStatusAllHosts(t *testing.T) {
 	skipShort(t)
 	a, b := cliHost(t), cliHost(t)
-	down := "ws://" + closedPort(t) + "/"
+	down := badhost.Closed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	began := time.Now()
 	r := runCLI(t, bin, cliEnv(t), "", "status", "--all-hosts", "--json",

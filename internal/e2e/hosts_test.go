@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
@@ -86,7 +87,7 @@ func (u *user) openHostSession(n int) {
 func TestManyHostsInOneUI(t *testing.T) {
 	skipShort(t)
 	secret := newSecret(t)
-	hung, refusing := silentListener(t), refusingHost(t)
+	hung, refusing := badhost.Silent(t), badhost.RefusingVersion(t)
 	u := startApp(t, 160, 50, "--demo-hosts", "3", "--host", hung, "--host", refusing+"?tkn="+secret)
 	screen := u.see("five hosts, three connected, the refusal named", func(s string) bool {
 		r := readHosts(s)
