@@ -316,13 +316,16 @@ type QueueKeys struct {
 // ChatsKeys drive the chat switcher (c): every chat of the open session,
 // and the new ones the agent lets a client create.
 type ChatsKeys struct {
-	Up    key.Binding
-	Down  key.Binding
-	Open  key.Binding
-	New   key.Binding // a blank chat (multipleChats)
-	Fork  key.Binding // a fork of the open chat at its latest finished turn
-	Side  key.Binding // a side chat on the open chat's latest turn
-	Close key.Binding
+	Up   key.Binding
+	Down key.Binding
+	Open key.Binding
+	New  key.Binding // a blank chat (multipleChats)
+	Fork key.Binding // a fork of the open chat at its latest finished turn
+	Side key.Binding // a side chat on the open chat's latest turn
+	// Waiting opens the selected chat at what waits on the user in it
+	// (else the next chat where something does).
+	Waiting key.Binding
+	Close   key.Binding
 }
 
 // HelpScreenKeys scroll the ? overlay, which is taller than a small
@@ -511,13 +514,14 @@ func DefaultKeyMap() KeyMap {
 			Back:     bind(keys("esc"), "esc", "back to files"),
 		},
 		Chats: ChatsKeys{
-			Up:    bind(keys("up", "k"), "↑/k", "up"),
-			Down:  bind(keys("down", "j"), "↓/j", "down"),
-			Open:  bind(keys("enter"), "enter", "open"),
-			New:   bind(keys("n"), "n", "new chat"),
-			Fork:  bind(keys("f"), "f", "fork"),
-			Side:  bind(keys("s"), "s", "side chat"),
-			Close: bind(keys("esc", "c"), "esc", "close"),
+			Up:      bind(keys("up", "k"), "↑/k", "up"),
+			Down:    bind(keys("down", "j"), "↓/j", "down"),
+			Open:    bind(keys("enter"), "enter", "open"),
+			New:     bind(keys("n"), "n", "new chat"),
+			Fork:    bind(keys("f"), "f", "fork"),
+			Side:    bind(keys("s"), "s", "side chat"),
+			Waiting: bind(keys("!"), "!", "open what waits"),
+			Close:   bind(keys("esc", "c"), "esc", "close"),
 		},
 		HelpScreen: HelpScreenKeys{
 			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
@@ -746,12 +750,12 @@ func (k SettingsKeys) FullHelp() [][]key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (k ChatsKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Open, k.New, k.Fork, k.Side, k.Close}
+	return []key.Binding{k.Open, k.Waiting, k.New, k.Fork, k.Side, k.Close}
 }
 
 // FullHelp implements help.KeyMap.
 func (k ChatsKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Open, k.New, k.Fork, k.Side, k.Close}}
+	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Waiting, k.New, k.Fork, k.Side, k.Close}}
 }
 
 // ShortHelp implements help.KeyMap.
