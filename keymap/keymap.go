@@ -34,6 +34,7 @@ type KeyMap struct {
 	Settings   SettingsKeys
 	Queue      QueueKeys
 	Chats      ChatsKeys
+	Resources  ResourcesKeys
 	Inbox      InboxKeys
 	Changes    ChangesKeys
 	Diff       DiffKeys
@@ -148,6 +149,9 @@ type ChatKeys struct {
 	Queue key.Binding
 	// Subagent opens the chat of the subagent the selected tool call runs.
 	Subagent key.Binding
+	// Resources opens the sheet of the chat's ContentRef attachments (read
+	// only on request), its canvases and the session's annotations.
+	Resources key.Binding
 }
 
 // ComposerKeys drive the message composer. Send and Queue share enter: the
@@ -328,6 +332,18 @@ type ChatsKeys struct {
 	Close   key.Binding
 }
 
+// ResourcesKeys drive the resources sheet (A): the open chat's
+// attachments that are references (read only on Read), its canvases and
+// the session's annotations.
+type ResourcesKeys struct {
+	Up       key.Binding
+	Down     key.Binding
+	Read     key.Binding // fetch the selected attachment and show it
+	PageUp   key.Binding // scroll what was read
+	PageDown key.Binding
+	Close    key.Binding
+}
+
 // HelpScreenKeys scroll the ? overlay, which is taller than a small
 // terminal. Only Close (and quit) leave it: a stray key must not throw the
 // reader out of the list they are reading.
@@ -396,6 +412,7 @@ func DefaultKeyMap() KeyMap {
 			ResumeTurn:    bind(keys("r"), "r", "resume turn"),
 			Queue:         bind(keys("Q"), "Q", "queued messages"),
 			Subagent:      bind(keys("o"), "o", "open subagent chat"),
+			Resources:     bind(keys("A"), "A", "attachments, canvases"),
 		},
 		Composer: ComposerKeys{
 			Send:    bind(keys("enter"), "enter", "send"),
@@ -522,6 +539,14 @@ func DefaultKeyMap() KeyMap {
 			Side:    bind(keys("s"), "s", "side chat"),
 			Waiting: bind(keys("!"), "!", "open what waits"),
 			Close:   bind(keys("esc", "c"), "esc", "close"),
+		},
+		Resources: ResourcesKeys{
+			Up:       bind(keys("up", "k"), "↑/k", "up"),
+			Down:     bind(keys("down", "j"), "↓/j", "down"),
+			Read:     bind(keys("enter"), "enter", "read it"),
+			PageUp:   bind(keys("pgup"), "pgup", "scroll up"),
+			PageDown: bind(keys("pgdown", "space"), "pgdn", "scroll down"),
+			Close:    bind(keys("esc", "A"), "esc", "close"),
 		},
 		HelpScreen: HelpScreenKeys{
 			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
@@ -651,7 +676,7 @@ func (k ChatKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextToolCall, k.PrevToolCall, k.NextBlocker, k.ToggleExpand},
-		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat, k.Queue, k.Subagent},
+		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat, k.Queue, k.Subagent, k.Resources},
 	}
 }
 
@@ -759,6 +784,16 @@ func (k ChatsKeys) FullHelp() [][]key.Binding {
 }
 
 // ShortHelp implements help.KeyMap.
+func (k ResourcesKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Read, k.PageDown, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k ResourcesKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Read, k.PageUp, k.PageDown, k.Close}}
+}
+
+// ShortHelp implements help.KeyMap.
 func (k QueueKeys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Edit, k.Remove, k.MoveUp, k.MoveDown, k.Close}
 }
@@ -830,6 +865,7 @@ const (
 	ContextInbox                     // the inbox (I) open (modal)
 	ContextChanges                   // the changes view (C) open (modal)
 	ContextDiff                      // a file's diff open in the changes view (modal)
+	ContextResources                 // the resources sheet (A) open (modal)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
@@ -842,6 +878,7 @@ var Contexts = []Context{
 	ContextChats,
 	ContextInbox,
 	ContextChanges, ContextDiff,
+	ContextResources,
 }
 
 func (c Context) String() string {
@@ -880,6 +917,8 @@ func (c Context) String() string {
 		return "changes"
 	case ContextDiff:
 		return "diff"
+	case ContextResources:
+		return "resources"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -938,6 +977,9 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 		nav = []key.Binding{g.Quit, g.Help}
 	case ContextInbox:
 		view = flatten(k.Inbox.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help}
+	case ContextResources:
+		view = flatten(k.Resources.FullHelp())
 		nav = []key.Binding{g.Quit, g.Help}
 	case ContextChanges:
 		view = flatten(k.Changes.FullHelp())
@@ -1016,6 +1058,8 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: append(short, g.Quit), full: append(k.Chats.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	case ContextInbox:
 		return contextHelp{short: append(k.Inbox.ShortHelp(), g.Quit), full: append(k.Inbox.FullHelp(), []key.Binding{g.Help, g.Quit})}
+	case ContextResources:
+		return contextHelp{short: append(k.Resources.ShortHelp(), g.Quit), full: append(k.Resources.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	case ContextChanges:
 		return contextHelp{short: append(k.Changes.ShortHelp(), g.Help, g.Quit), full: append(k.Changes.FullHelp(), []key.Binding{g.Changes, g.Reconnect, g.Help, g.Quit})}
 	case ContextDiff:
@@ -1043,7 +1087,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Chats, k.Inbox, k.Changes, k.Diff, k.HelpScreen} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Chats, k.Resources, k.Inbox, k.Changes, k.Diff, k.HelpScreen} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)
