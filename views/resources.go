@@ -92,7 +92,7 @@ func RenderResources(th Theme, k keymap.KeyMap, v ResourcesView, width, height i
 		}
 	}
 	if len(v.Canvases) > 0 {
-		body = append(body, "", th.Title.Render(Truncate(fmt.Sprintf("Canvases (%d)", len(v.Canvases)), inner)))
+		body = append(gap(body), th.Title.Render(Truncate(fmt.Sprintf("Canvases (%d)", len(v.Canvases)), inner)))
 		for _, c := range v.Canvases {
 			if !c.Loaded {
 				body = append(body, th.Muted.Render(Truncate("  "+SanitizeLine(c.URI)+" · loading…", inner)))
@@ -112,7 +112,7 @@ func RenderResources(th Theme, k keymap.KeyMap, v ResourcesView, width, height i
 		}
 	}
 	if v.HasAnnotations {
-		body = append(body, "", th.Title.Render(Truncate(fmt.Sprintf("Annotations · %s, %s",
+		body = append(gap(body), th.Title.Render(Truncate(fmt.Sprintf("Annotations · %s, %s",
 			countOf(v.AnnotationCount, "annotation"), countOf(v.EntryCount, "entry")), inner)))
 		for _, a := range v.Annotations {
 			state := "open"
@@ -164,6 +164,14 @@ func RenderResources(th Theme, k keymap.KeyMap, v ResourcesView, width, height i
 	body = append(scrollTo(th, body, selLine, room-len(shown)), shown...)
 	body = append(body, foot...)
 	return RenderDialog(th, "Attachments, canvases, annotations", body, width, min(height, len(body)+2))
+}
+
+// gap is body with a blank line after what it holds, none at the top.
+func gap(body []string) []string {
+	if len(body) == 0 {
+		return body
+	}
+	return append(body, "")
 }
 
 func countOf(n int64, what string) string {

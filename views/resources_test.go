@@ -51,6 +51,10 @@ func TestResourcesSheetGolden(t *testing.T) {
 			}
 		}
 	}
+	only := ansi.Strip(RenderResources(noColorTheme, k, ResourcesView{Canvases: v.Canvases[:1]}, 72, 24))
+	if lines := strings.Split(only, "\n"); !strings.Contains(lines[1], "Canvases (1)") {
+		t.Errorf("a sheet of canvases only does not start with them:\n%s", only)
+	}
 	empty := ansi.Strip(RenderResources(noColorTheme, k, ResourcesView{}, 72, 24))
 	if !strings.Contains(empty, "Nothing here") || strings.Contains(empty, "enter read it") || strings.Contains(empty, "Canvases") {
 		t.Errorf("an empty sheet:\n%s", empty)

@@ -103,3 +103,41 @@ func TestSideChatAndSubagentInTerminal(t *testing.T) {
 		})
 	})
 }
+
+// TestResourcesSheetInTerminal: in a real terminal at 80x24 and 120x40,
+// A on the demo's earlier session lists its chat's canvas by title and
+// the session's annotations with their counts; on the side chat it lists
+// the attachment and shows its content only after enter (issue 23: a
+// ContentRef is fetched only on the user's request).
+func TestResourcesSheetInTerminal(t *testing.T) {
+	skipShort(t)
+	onlyOver10(t)
+	const sheet = "Attachments, canvases, annotations"
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startOnHistorySession(t, w, h)
+		u.hit(km.Chat.Resources)
+		u.see("the canvas and the annotations", func(s string) bool {
+			p := Flatten(strings.Split(PanelText(s, sheet), "\n"))
+			return strings.Contains(p, "Canvases (1)") && strings.Contains(p, demohost.HistoryCanvasTitle) &&
+				strings.Contains(p, "Annotations · 2 annotations, 3 entries") && strings.Contains(p, "Why 5 s and not 1 s?")
+		})
+		u.hit(km.Resources.Close)
+		u.see("the sheet closed", func(s string) bool { _, open := Panel(s, sheet); return !open })
+		u.hit(km.Chat.SwitchChat)
+		u.hit(km.Chats.Down)
+		u.hit(km.Chats.Down)
+		u.hit(km.Chats.Open)
+		u.see("the side chat", func(s string) bool { return strings.Contains(s, "chat 3/3") })
+		u.hit(km.Chat.Resources)
+		u.see("the attachment, unread", func(s string) bool {
+			p := Flatten(strings.Split(PanelText(s, sheet), "\n"))
+			return strings.Contains(p, "reconnect-flake.log · text/plain · 112 B") && !strings.Contains(s, "240ms FAIL")
+		})
+		u.hit(km.Resources.Read)
+		u.see("the attachment read", func(s string) bool {
+			return strings.Contains(PanelText(s, sheet), "run 2: reconnect after 240ms FAIL (slept 200ms)")
+		})
+		u.hit(km.Resources.Close)
+		u.see("the sheet closed", func(s string) bool { _, open := Panel(s, sheet); return !open })
+	})
+}
