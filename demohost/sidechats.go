@@ -57,11 +57,14 @@ func (h *Host) seedSideChatsLocked(s *session) {
 	parts := append(append(append([]protocol.ResponsePart(nil), turn.ResponseParts[:n-1]...), call), turn.ResponseParts[n-1])
 	turn.ResponseParts = parts
 
-	start := h.clock().Add(-50 * time.Minute)
+	// Inside the earlier turn's time, so the session's modifiedAt (its
+	// chats' latest) stays the turn's end, as over older wires.
+	start, _ := time.Parse(time.RFC3339Nano, *turn.StartedAt)
+	start = start.Add(time.Second)
 	readOnly := protocol.ChatInteractivityReadOnly
 	sub := &chat{uri: SubagentChatURI, session: s.uri, state: protocol.ChatState{
 		Resource: SubagentChatURI, Title: SubagentChatTitle, Status: protocol.SessionStatusIdle,
-		ModifiedAt: isoTime(start), Interactivity: &readOnly,
+		ModifiedAt: isoTime(start.Add(2 * time.Second)), Interactivity: &readOnly,
 		Origin: &protocol.ChatOrigin{Variant: protocol.ChatToolOrigin{Chat: HistoryChatURI, ToolCallID: SubagentToolCallID}},
 		Turns: []protocol.Turn{finishedTurn("sub-1", start, protocol.MessageKindTool, desc+".", nil,
 			"Ran it 50 times: 3 failures, each one when the reconnect took longer than the test's **200 ms** sleep.\n")},
@@ -78,9 +81,9 @@ func (h *Host) seedSideChatsLocked(s *session) {
 	s.state.Chats[0] = chatSummary(hist.state)
 	side := &chat{uri: SideChatURI, session: s.uri, state: protocol.ChatState{
 		Resource: SideChatURI, Title: SideChatTitle, Status: protocol.SessionStatusIdle,
-		ModifiedAt: isoTime(start.Add(5 * time.Minute)),
+		ModifiedAt: hist.state.ModifiedAt,
 		Origin:     &protocol.ChatOrigin{Variant: protocol.ChatSideChatOrigin{Chat: HistoryChatURI, TurnID: turn.ID}},
-		Turns: []protocol.Turn{finishedTurn("side-1", start.Add(5*time.Minute), protocol.MessageKindUser,
+		Turns: []protocol.Turn{finishedTurn("side-1", start.Add(2*time.Second), protocol.MessageKindUser,
 			"Is a 5 s timeout enough? Here is the log of the failing runs.",
 			[]protocol.MessageAttachment{{Variant: resourceAttachment(SideAttachmentLabel, SideAttachmentURI, int64(len(SideAttachmentText)))}},
 			"Yes: the slowest reconnect in the log took 240 ms, far under 5 s.\n")},

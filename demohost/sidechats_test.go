@@ -44,6 +44,13 @@ func TestHistorySideChats(t *testing.T) {
 	if linked != SubagentChatURI {
 		t.Errorf("the subagent's tool call links to %q", linked)
 	}
+	var list protocol.ListSessionsResult
+	c.mustCall("listSessions", protocol.ListSessionsParams{}, &list)
+	for _, it := range list.Items {
+		if it.Resource == HistorySessionURI && it.ModifiedAt != hist.ModifiedAt {
+			t.Errorf("the session's modifiedAt %s is not its first chat's %s: the side chats moved it", it.ModifiedAt, hist.ModifiedAt)
+		}
+	}
 	if len(hist.Canvases) != 1 || hist.Canvases[0].Resource != HistoryCanvasURI {
 		t.Errorf("canvases: %+v", hist.Canvases)
 	}
