@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/protocol"
 )
 
 // TestResourcesSheetReadsOnRequest: A on the demo's side chat lists its
@@ -68,5 +71,48 @@ func TestResourcesSheetReadsOnRequest(t *testing.T) {
 	}
 	if strings.Contains(screen, "Attachments ·") {
 		t.Errorf("a chat without attachments lists them:\n%s", screen)
+	}
+}
+
+// capReader is a client whose ReadContent records the cap it is given
+// and answers with a hostile text or an error.
+type capReader struct {
+	*stubClient
+	max  int
+	text string
+	err  error
+}
+
+func (c *capReader) ReadContent(_ context.Context, _ protocol.ContentRef, maxBytes int) (string, error) {
+	c.max = maxBytes
+	return c.text, c.err
+}
+
+// TestAttachmentReadBoundedAndInert: reading asks the client for at most
+// maxAttachmentRead bytes, a refusal (too big) is said in the sheet, and
+// a text full of escapes is shown inert.
+func TestAttachmentReadBoundedAndInert(t *testing.T) {
+	size := int64(9 << 30)
+	att := protocol.MessageAttachment{Variant: protocol.MessageResourceAttachment{Label: "huge.log", URI: "x:/huge", SizeHint: &size}}
+	chat := protocol.ChatState{Resource: fxChat, Turns: []protocol.Turn{{ID: "t1", State: protocol.TurnStateComplete,
+		Message: protocol.Message{Text: "see", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}, Attachments: []protocol.MessageAttachment{att}}}}}
+	m := fxModel(chat)
+	m.resize(100, 30)
+	c := &capReader{stubClient: m.client.(*stubClient), err: errors.New("content is over the 262144-byte cap")}
+	m.client = c
+	m.Update(press("A"))
+	pump(t, m, m.resources.read(m.resources.attachments()), "the refusal", func() bool { return !m.resources.loading })
+	if c.max != maxAttachmentRead {
+		t.Errorf("read with a cap of %d, want %d", c.max, maxAttachmentRead)
+	}
+	if s := ansi.Strip(m.Render()); !strings.Contains(squash(s), squash("could not read it: content is over the 262144-byte cap")) {
+		t.Errorf("the refusal is not said:\n%s", s)
+	}
+	c.err, c.text = nil, "line \x1b[2J\x1b]52;c;cm0=\x07one\nline \u202etwo\n"
+	pump(t, m, m.resources.read(m.resources.attachments()), "the text", func() bool { return m.resources.text != "" })
+	out := m.Render()
+	assertInert(t, out)
+	if !strings.Contains(ansi.Strip(out), "line one") {
+		t.Errorf("the text is not shown:\n%s", ansi.Strip(out))
 	}
 }
