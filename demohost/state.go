@@ -83,6 +83,7 @@ func (h *Host) initState(base string) {
 		hist := h.createSessionLocked(HistorySessionURI, HistorySessionTitle, DemoWorkingDirectory, true)
 		h.seedHistoryLocked(hist)
 		h.seedChangesetsLocked(hist)
+		h.seedSideChatsLocked(hist)
 		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, DemoWorkingDirectory, true)
 	}
 }
@@ -98,7 +99,7 @@ func (h *Host) channelExists(uri string) bool {
 	if _, ok := h.chats[uri]; ok {
 		return true
 	}
-	return h.changesetLocked(uri) != nil
+	return h.changesetLocked(uri) != nil || h.extraStateLocked(uri) != nil
 }
 
 // snapshotLocked returns the channel's snapshot at the current serverSeq.
@@ -113,6 +114,8 @@ func (h *Host) snapshotLocked(uri string) (protocol.Snapshot, bool) {
 		st = h.chats[uri].state
 	case h.changesetLocked(uri) != nil:
 		st = *h.changesetLocked(uri)
+	case h.extraStateLocked(uri) != nil:
+		st = h.extraStateLocked(uri)
 	default:
 		return protocol.Snapshot{}, false
 	}

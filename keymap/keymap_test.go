@@ -193,8 +193,8 @@ func TestHelpRendersPerContext(t *testing.T) {
 		t.Errorf("chat help while a turn runs = %q, want cancel turn", s)
 	}
 	// The full reference lists every group.
-	if n := len(km.FullHelp()); n != 17 {
-		t.Errorf("FullHelp has %d columns, want 17 groups", n)
+	if n := len(km.FullHelp()); n != 18 {
+		t.Errorf("FullHelp has %d columns, want 18 groups", n)
 	}
 }
 

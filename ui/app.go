@@ -83,6 +83,7 @@ type Model struct {
 	queue     *queueSheet
 	chats     *chatSwitcher
 	changes   *changesView
+	resources *resourceSheet
 
 	cancel     context.CancelFunc
 	isDark     bool

@@ -41,6 +41,9 @@ func (m *Model) context() keymap.Context {
 	if m.chats.open {
 		return keymap.ContextChats
 	}
+	if m.resources.open {
+		return keymap.ContextResources
+	}
 	if m.inbox.open {
 		return keymap.ContextInbox
 	}
@@ -124,6 +127,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.chats.open && m.modal == modalNone {
 		return m.sheetKey(msg, m.chats.handleKey)
 	}
+	if m.resources.open && m.modal == modalNone {
+		return m.sheetKey(msg, m.resources.handleKey)
+	}
 	if m.inbox.open && m.modal == modalNone {
 		return m.keyInbox(msg)
 	}
@@ -184,6 +190,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.chats.toggle()
 		case key.Matches(msg, m.keys.Chat.NextBlocker) && m.lastBlockerHere():
 			return m.nextHostWait()
+		case key.Matches(msg, m.keys.Chat.Resources):
+			return m.resources.toggle()
 		}
 	}
 	// Views first, then global keys (keymap.Active's order).

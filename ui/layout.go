@@ -191,6 +191,9 @@ func (m *Model) overlay() string {
 	if m.chats.open {
 		return m.chats.view(min(m.width, queueSheetWidth), m.height)
 	}
+	if m.resources.open {
+		return m.resources.view()
+	}
 	if m.inbox.open {
 		return views.RenderInbox(m.th, m.keys, m.inboxRows(), m.inbox.sel, m.width, m.height)
 	}

@@ -52,6 +52,7 @@ func New(cfg Config) *Model {
 	m.queue = &queueSheet{app: a, chat: m.chatPanel}
 	m.chats = &chatSwitcher{app: a, chat: m.chatPanel}
 	m.changes = &changesView{app: a, confirm: -1}
+	m.resources = &resourceSheet{app: a, reading: -1}
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}
 	// Components ask the root to change which channels are watched; the
 	// root owns the subscriptions.
@@ -268,6 +269,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.changes.onOperation(msg)
 	case diffReadMsg:
 		return m.changes.onDiffRead(msg)
+	case resourceMsg:
+		return m.resources.onMsg(msg)
 	case configResolvedMsg:
 		return m.sessions.onConfigResolved(msg)
 	case completionsMsg:
@@ -337,6 +340,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 	case client.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
 		m.changes.refresh(e.Channel)
+		m.resources.refresh(e.Channel)
 		if e.Channel == m.openSession {
 			return tea.Batch(m.creationFailed(), m.ensureChat())
 		}
