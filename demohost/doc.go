@@ -34,8 +34,10 @@
 // history), ping, subscribe,
 // unsubscribe, listSessions (limit/cursor), createSession (-32003 when taken),
 // disposeSession, createChat (forks of a completed turn of the same
-// session: the agent advertises capabilities.multipleChats.fork; side
-// chats and unknown source kinds are InvalidParams), fetchTurns,
+// session: the agent advertises capabilities.multipleChats.fork; over 1.0
+// also side chats on any turn, finished or running, advertised as
+// multipleChats.sideChat; unknown source kinds, and side chats below 1.0,
+// are InvalidParams), fetchTurns,
 // authenticate and dispatchAction. createSession keeps the first of its
 // workingDirectories (the agent does not advertise several).
 // Every action gets one global serverSeq. Client actions are validated

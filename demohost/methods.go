@@ -386,31 +386,60 @@ type fork struct {
 
 // forkLocked reads a createChat source (0.7+: its kind is required, and a
 // 0.6 client's source arrives as a fork from the 0.6 conversion). A fork
-// copies the source chat's turns through the named completed turn; side
-// chats are refused, as the demo agent does not advertise them.
+// copies the source chat's turns through the named completed turn; a side
+// chat (1.0 wire only, where the agent advertises them) starts empty,
+// pointing at the named turn, finished or running.
 func (h *Host) forkLocked(s *session, src protocol.ChatSource) (fork, rpcError) {
-	f, ok := src.Variant.(protocol.ForkChatSource)
-	if !ok {
-		if _, side := src.Variant.(protocol.SideChatSource); side {
-			return fork{}, invalidParams("the demo agent makes no side chats (capabilities.multipleChats.sideChat is unset); fork instead")
+	switch v := src.Variant.(type) {
+	case protocol.ForkChatSource:
+		from, err := h.sourceChatLocked(s, v.Chat)
+		if err != nil {
+			return fork{}, err
 		}
-		return fork{}, invalidParams("createChat source needs kind \"fork\"")
+		i := slices.IndexFunc(from.state.Turns, func(t protocol.Turn) bool { return t.ID == v.TurnID })
+		if i < 0 {
+			return fork{}, invalidParams("turn %q is not a completed turn of %q; forks start from a completed turn", clip(v.TurnID), clip(v.Chat))
+		}
+		return fork{
+			origin: protocol.ChatForkOrigin{Chat: v.Chat, TurnID: v.TurnID},
+			// A new backing array: appending a turn to one chat must never
+			// write into the other's.
+			turns: slices.Clone(from.state.Turns[:i+1]),
+			title: "Fork of " + from.state.Title,
+		}, nil
+	case protocol.SideChatSource:
+		if h.wire.older() {
+			return fork{}, invalidParams("the demo agent makes side chats on the 1.0 wire only (capabilities.multipleChats.sideChat is unset); fork instead")
+		}
+		from, err := h.sourceChatLocked(s, v.Chat)
+		if err != nil {
+			return fork{}, err
+		}
+		active := from.state.ActiveTurn != nil && from.state.ActiveTurn.ID == v.TurnID
+		if !active && !slices.ContainsFunc(from.state.Turns, func(t protocol.Turn) bool { return t.ID == v.TurnID }) {
+			return fork{}, invalidParams("turn %q is not a turn of %q", clip(v.TurnID), clip(v.Chat))
+		}
+		if v.Selection != nil && v.Selection.Text == "" {
+			return fork{}, invalidParams("a side chat's selection needs its text")
+		}
+		// The source transcript is context, not history: the side chat
+		// starts with no turns of its own.
+		return fork{
+			origin: protocol.ChatSideChatOrigin{Chat: v.Chat, TurnID: v.TurnID, Selection: v.Selection},
+			turns:  []protocol.Turn{},
+			title:  "Side chat on " + from.state.Title,
+		}, nil
 	}
-	from := h.chats[f.Chat]
+	return fork{}, invalidParams("createChat source needs kind \"fork\" or \"sideChat\"")
+}
+
+// sourceChatLocked is a createChat source's chat, which must be s's.
+func (h *Host) sourceChatLocked(s *session, uri protocol.URI) (*chat, rpcError) {
+	from := h.chats[uri]
 	if from == nil || from.session != s.uri {
-		return fork{}, invalidParams("source chat %q is not a chat of this session", clip(f.Chat))
+		return nil, invalidParams("source chat %q is not a chat of this session", clip(uri))
 	}
-	i := slices.IndexFunc(from.state.Turns, func(t protocol.Turn) bool { return t.ID == f.TurnID })
-	if i < 0 {
-		return fork{}, invalidParams("turn %q is not a completed turn of %q; forks start from a completed turn", clip(f.TurnID), clip(f.Chat))
-	}
-	return fork{
-		origin: protocol.ChatForkOrigin{Chat: f.Chat, TurnID: f.TurnID},
-		// A new backing array: appending a turn to one chat must never
-		// write into the other's.
-		turns: slices.Clone(from.state.Turns[:i+1]),
-		title: "Fork of " + from.state.Title,
-	}, nil
+	return from, nil
 }
 
 func (h *Host) fetchTurnsLocked(raw json.RawMessage) (any, rpcError) {

@@ -225,7 +225,7 @@ func TestEmptyTokenRevokes(t *testing.T) {
 // TestWorkingDirectoriesAndForks: createSession keeps its first working
 // directory (the demo agent does not advertise several, and over 0.6 the
 // one directory travels as workingDirectory); createChat forks a completed
-// turn of the same session and refuses side chats (not advertised),
+// turn of the same session (side chats: TestCreateSideChat) and refuses
 // unknown turns, other sessions' chats and working directories the
 // session lacks.
 //
@@ -266,8 +266,6 @@ func TestWorkingDirectoriesAndForks(t *testing.T) {
 			if o, ok := ch.Origin.Variant.(protocol.ChatForkOrigin); !ok || o.Chat != HistoryChatURI || o.TurnID != "history-1" {
 				t.Errorf("fork origin = %#v", ch.Origin.Variant)
 			}
-			side := protocol.ChatSource{Variant: protocol.SideChatSource{Chat: HistoryChatURI, TurnID: "history-1"}}
-			c.wantError("createChat", protocol.CreateChatParams{Channel: HistorySessionURI, Chat: "ahp-chat:/side", Source: &side}, jsonrpc.InvalidParams)
 			// 0.6 has no per-chat directories: the conversion drops them.
 			c.wantError("createChat", protocol.CreateChatParams{Channel: uri, Chat: "ahp-chat:/f4", WorkingDirectories: []protocol.URI{"file:///w2"}}, jsonrpc.InvalidParams)
 			c.mustCall("createChat", protocol.CreateChatParams{Channel: uri, Chat: "ahp-chat:/sub", WorkingDirectories: []protocol.URI{"file:///w1"}}, nil)

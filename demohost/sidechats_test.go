@@ -85,3 +85,65 @@ func TestHistorySideChats(t *testing.T) {
 	}
 	c6.wantError("subscribe", protocol.SubscribeParams{Channel: HistoryCanvasURI}, jsonrpc.NotFound)
 }
+
+// TestCreateSideChat: over 1.0 the demo agent advertises side chats
+// (capabilities.multipleChats.sideChat) and createChat with a sideChat
+// source makes one: its origin names the source chat and turn (and keeps
+// the selection), it starts with no turns of its own (the source is
+// context, not history), it joins the session's catalogue and the agent
+// works on a message sent to it. Unknown turns, other sessions' chats and empty selections are
+// refused. Over older wires the capability is not advertised and the
+// source is refused, as a client must not send it.
+func TestCreateSideChat(t *testing.T) {
+	forEachVersion(t, func(t *testing.T, version string) {
+		h, v := startHost(t, Config{Version: version, StepDelay: -1})
+		c := dial(t, h, v, "side-maker")
+		res := c.initialize(rootURI, HistorySessionURI)
+		root, _ := res.Snapshots[0].State.Variant.(protocol.RootState)
+		mc := root.Agents[0].Capabilities.MultipleChats
+		advertised := mc != nil && mc.SideChat != nil && *mc.SideChat
+		side := protocol.ChatSource{Variant: protocol.SideChatSource{Chat: HistoryChatURI, TurnID: "history-1",
+			Selection: &protocol.SideChatSelection{Text: "5 s"}}}
+		p := protocol.CreateChatParams{Channel: HistorySessionURI, Chat: "ahp-chat:/side-new", Source: &side}
+		if version != Version10 {
+			if advertised {
+				t.Fatal("side chats advertised below 1.0")
+			}
+			if version != Version06 { // 0.6 has no side-chat source to send
+				c.wantError("createChat", p, jsonrpc.InvalidParams)
+			}
+			return
+		}
+		if !advertised {
+			t.Fatalf("side chats not advertised over 1.0: %+v", mc)
+		}
+		for _, bad := range []protocol.SideChatSource{
+			{Chat: HistoryChatURI, TurnID: "nope"},
+			{Chat: "ahp-chat:/demo", TurnID: "history-1"},
+			{Chat: HistoryChatURI, TurnID: "history-1", Selection: &protocol.SideChatSelection{}},
+		} {
+			c.wantError("createChat", protocol.CreateChatParams{Channel: HistorySessionURI, Chat: "ahp-chat:/side-bad",
+				Source: &protocol.ChatSource{Variant: bad}}, jsonrpc.InvalidParams)
+		}
+		c.mustCall("createChat", p, nil)
+		c.waitUntil("the side chat in the catalogue", func() bool {
+			chats := c.sessionMirrorLocked(HistorySessionURI).Chats
+			return len(chats) == 4 && chats[3].Resource == p.Chat
+		})
+		var sub protocol.SubscribeResult
+		c.mustCall("subscribe", protocol.SubscribeParams{Channel: p.Chat}, &sub)
+		ch := sub.Snapshot.State.Variant.(protocol.ChatState)
+		o, ok := ch.Origin.Variant.(protocol.ChatSideChatOrigin)
+		if !ok || o.Chat != HistoryChatURI || o.TurnID != "history-1" || o.Selection == nil || o.Selection.Text != "5 s" {
+			t.Fatalf("side chat origin = %#v", ch.Origin.Variant)
+		}
+		if len(ch.Turns) != 0 || ch.Title != "Side chat on Flaky test" {
+			t.Errorf("side chat title %q, turns %+v", ch.Title, ch.Turns)
+		}
+		c.dispatch(p.Chat, turnStarted("s1", "why?"))
+		c.waitUntil("the side chat's answer", func() bool {
+			c2, _ := c.mirror[p.Chat].(protocol.ChatState)
+			return c2.ActiveTurn != nil && c2.ActiveTurn.ID == "s1" && len(c2.ActiveTurn.ResponseParts) > 0
+		})
+	})
+}

@@ -54,16 +54,23 @@ type resumeScript struct {
 // protected MCP resources are named.
 func (h *Host) initState(base string) {
 	zero := int64(0)
-	canFork := true
+	canFork, canSide := true, true
+	mc := &protocol.MultipleChatsCapability{Fork: &canFork}
+	if !h.wire.older() {
+		// Side chats are 0.7's; the demo makes them on the 1.0 wire only,
+		// like the other chats of issue 23 (sidechats.go).
+		mc.SideChat = &canSide
+	}
 	h.root = protocol.RootState{
 		Agents: []protocol.AgentInfo{{
 			Provider:    Provider,
 			DisplayName: "Demo agent",
 			Description: DemoHint(),
 			Models:      []protocol.SessionModelInfo{{ID: "demo-1", Provider: Provider, Name: "Demo model"}},
-			// Forks copy turns, which the host has; side chats and several
-			// working directories need an agent that understands them.
-			Capabilities: &protocol.AgentCapabilities{MultipleChats: &protocol.MultipleChatsCapability{Fork: &canFork}},
+			// Forks copy turns and side chats point at one, which the host
+			// has; several working directories need an agent that
+			// understands them.
+			Capabilities: &protocol.AgentCapabilities{MultipleChats: mc},
 		}},
 		ActiveSessions: &zero,
 		Config:         rootConfig(),

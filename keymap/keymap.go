@@ -330,8 +330,8 @@ type ChatsKeys struct {
 	Down key.Binding
 	Open key.Binding
 	New  key.Binding // a blank chat (multipleChats)
-	Fork key.Binding // a fork of the open chat at its latest finished turn
-	Side key.Binding // a side chat on the open chat's latest turn
+	Fork key.Binding // a fork of the open chat at the selected card's finished turn, else its latest
+	Side key.Binding // a side chat on the selected card's turn, else the open chat's latest
 	// Waiting opens the selected chat at what waits on the user in it
 	// (else the next chat where something does).
 	Waiting key.Binding

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -15,8 +16,9 @@ import (
 // (from the session's catalogue, so it follows the host), how each came
 // to be, its status and what waits in it; enter opens one. Where the
 // session's agent lets a client, n makes a blank chat, f forks the open
-// chat at its latest finished turn and s opens a side chat on its latest
-// turn (createChat); the new chat opens when the host has made it.
+// chat at a finished turn and s opens a side chat on a turn (createChat):
+// the turn of the card selected in the transcript, else the latest; the
+// new chat opens when the host has made it.
 type chatSwitcher struct {
 	*app
 	chat *chatPanel
@@ -105,7 +107,7 @@ func (cs *chatSwitcher) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !fork {
 			return reportInfo("this agent does not fork chats")
 		}
-		turn := cs.latestTurn(true)
+		turn := cs.sourceTurn(true)
 		if turn == "" {
 			return reportInfo("nothing to fork yet: a fork starts from a finished turn")
 		}
@@ -114,7 +116,7 @@ func (cs *chatSwitcher) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !side {
 			return reportInfo("this agent makes no side chats")
 		}
-		turn := cs.latestTurn(false)
+		turn := cs.sourceTurn(false)
 		if turn == "" {
 			return reportInfo("nothing to talk about on the side yet: a side chat starts from a turn")
 		}
@@ -149,14 +151,23 @@ func (cs *chatSwitcher) openWaiting(rows []protocol.ChatSummary) tea.Cmd {
 	return reportInfo("nothing in this session's chats waits for you")
 }
 
-// latestTurn is the open chat's latest turn: the running one too unless
-// finished is set (a fork starts from a completed turn).
-func (cs *chatSwitcher) latestTurn(finished bool) string {
+// sourceTurn is the turn a fork (finished set: a completed turn) or a
+// side chat starts from: the turn of the card selected in the transcript
+// when it qualifies, else the open chat's latest (the running one too,
+// for a side chat).
+func (cs *chatSwitcher) sourceTurn(finished bool) string {
 	if !cs.hasChat {
 		return ""
 	}
-	if !finished && cs.app.chat.ActiveTurn != nil {
-		return cs.app.chat.ActiveTurn.ID
+	at := cs.app.chat.ActiveTurn
+	if t := cs.chat.sel.turn; t != "" && cs.chat.sel.item != "" && cs.chat.focus == focusChat {
+		if slices.ContainsFunc(cs.app.chat.Turns, func(tr protocol.Turn) bool { return tr.ID == t }) ||
+			!finished && at != nil && at.ID == t {
+			return t
+		}
+	}
+	if !finished && at != nil {
+		return at.ID
 	}
 	if n := len(cs.app.chat.Turns); n > 0 {
 		return cs.app.chat.Turns[n-1].ID

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -547,9 +549,25 @@ func (t *Transcript) userLines(m protocol.Message, width int) []string {
 		}
 	}
 	for _, a := range m.Attachments {
-		body = append(body, th.Muted.Render(Truncate("📎 "+SanitizeLine(attachmentLabel(a)), inner)))
+		body = append(body, attachmentLines(th, a, inner)...)
 	}
 	return strings.Split(th.UserMessage.Render(strings.Join(body, "\n")), "\n")
+}
+
+// attachmentLines is one attachment's line in a message; a reference
+// (a ContentRef, never fetched to draw it) says which key reads it, on the
+// same line where it fits, else on the next.
+func attachmentLines(th Theme, a protocol.MessageAttachment, inner int) []string {
+	line := "📎 " + SanitizeLine(attachmentLabel(a))
+	if _, ref := a.Variant.(protocol.MessageResourceAttachment); !ref {
+		return []string{th.Muted.Render(Truncate(line, inner))}
+	}
+	k, sep, does := hintKeys.Chat.Resources.Help().Key, " · ", " reads it"
+	hint := th.HelpKey.Render(k) + th.Muted.Render(does)
+	if ansi.StringWidth(line+sep+k+does) <= inner {
+		return []string{th.Muted.Render(line) + th.Subtle.Render(sep) + hint}
+	}
+	return []string{th.Muted.Render(Truncate(line, inner)), Truncate(th.Muted.Render("   ")+hint, inner)}
 }
 
 // attachmentLabel is one attachment as the transcript lists it: its

@@ -2,11 +2,13 @@ package views
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -480,5 +482,39 @@ func TestAttachmentsListed(t *testing.T) {
 	}
 	if strings.Contains(raw, "\x1b]0;") {
 		t.Error("an attachment label's escape sequence reached the screen")
+	}
+}
+
+// TestReferenceAttachmentSaysHowToRead: an attachment that is a reference
+// (a ContentRef, read only on request) names the key that reads it, from
+// the keymap, on its line where it fits and on the next where not; an
+// attachment carried inline gets no such hint (issue 23, messages).
+func TestReferenceAttachmentSaysHowToRead(t *testing.T) {
+	chat := testChat()
+	size, ct := int64(2048), "text/x-go"
+	chat.Turns[0].Message.Attachments = []protocol.MessageAttachment{
+		protocol.NewMessageAttachment(protocol.MessageResourceAttachment{Label: "main.go", URI: "file:///src/main.go", SizeHint: &size, ContentType: &ct}),
+		protocol.NewMessageAttachment(protocol.MessageEmbeddedResourceAttachment{Label: "shot.png", Data: "aGVsbG8=", ContentType: "image/png"}),
+	}
+	read := keymap.DefaultKeyMap().Chat.Resources.Help().Key + " reads it"
+	tr := NewTranscript(noColorTheme)
+	tr.SetChat(chat, nil)
+	out := ansi.Strip(tr.Render(100, 300, 0, TranscriptOptions{}))
+	if !strings.Contains(out, "📎 main.go · text/x-go · 2.0 KiB · "+read) {
+		t.Errorf("the reference does not say how to read it:\n%s", out)
+	}
+	if strings.Count(out, read) != 1 {
+		t.Errorf("the hint is not on the reference alone:\n%s", out)
+	}
+	narrow := ansi.Strip(tr.Render(34, 300, 0, TranscriptOptions{}))
+	lines := strings.Split(narrow, "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "📎 main.go") })
+	if i < 0 || i+1 >= len(lines) || !strings.Contains(lines[i+1], read) {
+		t.Errorf("at 34 columns the hint is not on the next line:\n%s", narrow)
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 34 {
+			t.Errorf("line wider than 34: %q", l)
+		}
 	}
 }

@@ -19,7 +19,7 @@ func historyChats() int {
 
 // TestChatSwitcherInTerminal: in a real terminal at 80x24 and 120x40, c on
 // the demo's earlier session lists its one chat and offers fork (the
-// demo's agent advertises forks, not side chats); f makes a fork at the
+// demo's agent advertises forks, and side chats over 1.0 only); f makes a fork at the
 // latest finished turn and opens it; c lists both, the fork as such, and
 // enter on the first goes back to it (issue 23, chats).
 func TestChatSwitcherInTerminal(t *testing.T) {
@@ -29,7 +29,8 @@ func TestChatSwitcherInTerminal(t *testing.T) {
 		u.hit(km.Chat.SwitchChat)
 		u.see("the switcher with the session's chat and the fork key", func(s string) bool {
 			p := PanelText(s, "Chats")
-			return strings.Contains(p, "Flaky test · on screen") && strings.Contains(p, hint(km.Chats.Fork)) && !strings.Contains(p, hint(km.Chats.Side))
+			return strings.Contains(p, "Flaky test · on screen") && strings.Contains(p, hint(km.Chats.Fork)) &&
+				strings.Contains(p, hint(km.Chats.Side)) == (suiteVersion == demohost.Version10)
 		})
 		u.hit(km.Chats.Fork)
 		u.see("the fork open", func(s string) bool {
@@ -127,7 +128,9 @@ func TestResourcesSheetInTerminal(t *testing.T) {
 		u.hit(km.Chats.Down)
 		u.hit(km.Chats.Down)
 		u.hit(km.Chats.Open)
-		u.see("the side chat", func(s string) bool { return strings.Contains(s, "chat 3/3") })
+		u.see("the side chat, its attachment naming the key that reads it", func(s string) bool {
+			return strings.Contains(s, "chat 3/3") && strings.Contains(chatTextAny(s), km.Chat.Resources.Help().Key+" reads it")
+		})
 		u.hit(km.Chat.Resources)
 		u.see("the attachment, unread", func(s string) bool {
 			p := Flatten(strings.Split(PanelText(s, sheet), "\n"))
@@ -139,5 +142,31 @@ func TestResourcesSheetInTerminal(t *testing.T) {
 		})
 		u.hit(km.Resources.Close)
 		u.see("the sheet closed", func(s string) bool { _, open := Panel(s, sheet); return !open })
+	})
+}
+
+// TestCreateSideChatInTerminal: in a real terminal at 80x24, s in the chat
+// switcher on the demo's earlier session makes a side chat on its turn
+// (the demo's agent advertises side chats over 1.0); it opens, empty, and
+// c lists it as a side chat on screen (issue 23: create a side chat where
+// the agent advertises it).
+func TestCreateSideChatInTerminal(t *testing.T) {
+	skipShort(t)
+	onlyOver10(t)
+	u := startOnHistorySession(t, 80, 24)
+	u.hit(km.Chat.SwitchChat)
+	u.see("the switcher offering side chats", func(s string) bool {
+		return strings.Contains(PanelText(s, "Chats"), hint(km.Chats.Side))
+	})
+	u.hit(km.Chats.Side)
+	n := historyChats() + 1
+	u.see("the side chat open", func(s string) bool {
+		_, open := Panel(s, "Chats")
+		return !open && strings.Contains(s, fmt.Sprintf("chat %d/%d Side", n, n)) && strings.Contains(chatTextAny(s), "No messages yet")
+	})
+	u.hit(km.Chat.SwitchChat)
+	u.see("the side chat listed as such, on screen", func(s string) bool {
+		p := Flatten(strings.Split(PanelText(s, "Chats"), "\n"))
+		return strings.Contains(p, "Side chat on Flaky test · on screen") && strings.Contains(p, "side chat · ○ idle")
 	})
 }
