@@ -64,6 +64,8 @@ type app struct {
 	// closeSession stops showing session uri if it is the open one (it
 	// is being disposed).
 	closeSession func(uri string)
+	// requestTerminal opens a tool call's terminal in the terminal pane.
+	requestTerminal func(uri, title string) tea.Cmd
 }
 
 // Model is the root Bubble Tea model of ahptui. It routes messages to the
@@ -80,6 +82,7 @@ type Model struct {
 	queue     *queueSheet
 	chats     *chatSwitcher
 	changes   *changesView
+	terms     *terminalView
 
 	cancel     context.CancelFunc
 	isDark     bool

@@ -29,6 +29,8 @@ type stubClient struct {
 	// succeed (the snapshots still change only when a test says so).
 	sent   []protocol.StateAction
 	accept bool
+	// terminals are the subscribed terminals' states.
+	terminals map[string]protocol.TerminalState
 }
 
 func (s *stubClient) Events() <-chan client.Event { return s.events }
@@ -75,7 +77,12 @@ func (s *stubClient) Chat(uri string) (protocol.ChatState, bool) {
 	v, ok := s.chats[uri]
 	return v, ok
 }
-func (s *stubClient) Close() error { return nil }
+func (s *stubClient) Terminal(uri string) (protocol.TerminalState, bool) {
+	v, ok := s.terminals[uri]
+	return v, ok
+}
+func (s *stubClient) ClientID() string { return "stub-client" }
+func (s *stubClient) Close() error     { return nil }
 
 func ptr[T any](v T) *T { return &v }
 

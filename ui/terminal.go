@@ -1,0 +1,356 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// Limits on what a host's terminal may make us allocate: its pty size
+// and the output fed when a pane is (re)built from a whole snapshot.
+const (
+	maxTermCols = 500
+	maxTermRows = 200
+	// maxTermReplay is the tail of a snapshot fed on a rebuild: more
+	// than the scrollback holds at any sane width.
+	maxTermReplay = 4 << 20
+)
+
+// terminalView is the terminals list (T) and one open terminal pane
+// (issue 23). It subscribes to a terminal's channel only while its pane is
+// open, keeps one emulator for it, and feeds the emulator only the output
+// it has not fed yet.
+type terminalView struct {
+	*app
+	open bool
+	sel  int
+	// card is a terminal opened from a tool call's card, listed beside
+	// the host's own while the sheet is open.
+	card views.TerminalRow
+
+	channel string // the open pane's terminal, "" when the list shows
+	title   string
+	st      protocol.TerminalState
+	hasSt   bool
+	scr     vtScreen
+	fed     []int  // bytes fed of each content part
+	fedTail string // the last bytes fed, to tell an extension from new content
+	top     int
+	follow  bool
+	input   bool // keys go to the terminal (Input pressed, claim held)
+	note    string
+}
+
+type terminalSubscribedMsg struct {
+	channel string
+	err     error
+}
+
+// toggle opens the list, or closes the sheet.
+func (t *terminalView) toggle() tea.Cmd {
+	if t.open {
+		return t.close()
+	}
+	t.open, t.sel = true, 0
+	return nil
+}
+
+// openFromCard opens the terminal a tool call's content references.
+func (t *terminalView) openFromCard(uri, title string) tea.Cmd {
+	t.open, t.card = true, views.TerminalRow{URI: uri, Title: title, FromRun: true}
+	for i, r := range t.rows() {
+		if r.URI == uri {
+			t.sel = i
+		}
+	}
+	return t.openTerminal(uri, title)
+}
+
+func (t *terminalView) close() tea.Cmd {
+	cmd := t.leave()
+	t.open, t.card = false, views.TerminalRow{}
+	return cmd
+}
+
+// leave closes the pane: its emulator and its subscription.
+func (t *terminalView) leave() tea.Cmd {
+	ch := t.channel
+	t.reset()
+	t.channel, t.hasSt, t.input, t.note = "", false, false, ""
+	c, ctx := t.client, t.ctx
+	if ch == "" || c == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		_ = c.Unsubscribe(ctx, ch)
+		return nil
+	}
+}
+
+func (t *terminalView) reset() {
+	if t.scr != nil {
+		t.scr.Close()
+	}
+	t.scr, t.fed, t.fedTail = nil, nil, ""
+}
+
+// rows is the list: the host's terminals, then the card's if the host
+// does not list it.
+func (t *terminalView) rows() []views.TerminalRow {
+	self := ""
+	if t.client != nil {
+		self = t.client.ClientID()
+	}
+	var out []views.TerminalRow
+	for _, ti := range t.root.Terminals {
+		r := views.TerminalRow{Title: ti.Title, URI: ti.Resource, Claim: views.ClaimWords(ti.Claim, self)}
+		if ex, ok := ti.Lifecycle.Variant.(protocol.TerminalExitedLifecycleState); ok {
+			r.Exited, r.Code = true, ex.ExitCode
+		}
+		out = append(out, r)
+	}
+	if t.card.URI != "" && !containsTerminal(out, t.card.URI) {
+		c := t.card
+		c.Claim = "from the tool call"
+		out = append(out, c)
+	}
+	return out
+}
+
+func containsTerminal(rows []views.TerminalRow, uri string) bool {
+	for _, r := range rows {
+		if r.URI == uri {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *terminalView) openTerminal(uri, title string) tea.Cmd {
+	if t.client == nil {
+		return reportError(errors.New("not connected"))
+	}
+	leave := t.leave()
+	t.channel, t.title, t.follow, t.top = uri, title, true, 0
+	c, ctx := t.client, t.ctx
+	return tea.Sequence(leave, func() tea.Msg {
+		return terminalSubscribedMsg{channel: uri, err: c.Subscribe(ctx, uri)}
+	})
+}
+
+func (t *terminalView) onSubscribed(msg terminalSubscribedMsg) tea.Cmd {
+	if msg.channel != t.channel {
+		return nil
+	}
+	if msg.err != nil {
+		t.channel = ""
+		return reportError(fmt.Errorf("could not open the terminal: %w", msg.err))
+	}
+	t.refresh(msg.channel)
+	return nil
+}
+
+// dropped is the host no longer serving the open terminal.
+func (t *terminalView) dropped(channel, reason string) tea.Cmd {
+	if channel == "" || channel != t.channel {
+		return nil
+	}
+	t.reset()
+	t.channel, t.hasSt, t.input = "", false, false
+	return reportError(fmt.Errorf("stopped watching the terminal: %s", views.SanitizeLine(reason)))
+}
+
+// refresh takes the terminal's new snapshot and feeds its emulator.
+func (t *terminalView) refresh(channel string) {
+	if !t.open || channel == "" || channel != t.channel || t.client == nil {
+		return
+	}
+	st, ok := t.client.Terminal(channel)
+	if !ok {
+		return
+	}
+	t.st, t.hasSt = st, true
+	if t.input && !t.holdsClaim() {
+		t.input, t.note = false, "the claim moved: typing stopped"
+	}
+	t.sync()
+}
+
+// termSize is the terminal's pty size, bounded.
+func termSize(st protocol.TerminalState) (cols, rows int) {
+	cols, rows = 80, 24
+	if st.Cols != nil && *st.Cols > 0 {
+		cols = int(min(*st.Cols, maxTermCols))
+	}
+	if st.Rows != nil && *st.Rows > 0 {
+		rows = int(min(*st.Rows, maxTermRows))
+	}
+	return cols, rows
+}
+
+func partText(p protocol.TerminalContentPart) string {
+	switch v := p.Variant.(type) {
+	case protocol.TerminalUnclassifiedPart:
+		return v.Value
+	case protocol.TerminalCommandPart:
+		return v.Output
+	}
+	return ""
+}
+
+const fedTailLen = 32
+
+// sync feeds the emulator what the snapshot holds beyond what was fed.
+// A snapshot that does not extend it (terminal/cleared, a reconnect's
+// fresh state, a rewritten part) rebuilds the emulator from the snapshot.
+func (t *terminalView) sync() {
+	cols, rows := termSize(t.st)
+	parts := t.st.Content
+	if t.scr == nil || !t.extends(parts) {
+		t.rebuild(cols, rows)
+		return
+	}
+	t.scr.Resize(cols, rows)
+	for i := len(t.fed) - 1; i < len(parts); i++ {
+		from := 0
+		if i < len(t.fed) {
+			from = t.fed[i]
+		}
+		t.feed(i, partText(parts[i]), from)
+	}
+}
+
+// extends reports whether parts continue what was fed: every fed part
+// but the last unchanged in length, the last no shorter and ending in
+// the bytes fed last.
+func (t *terminalView) extends(parts []protocol.TerminalContentPart) bool {
+	n := len(t.fed)
+	if n == 0 {
+		return true
+	}
+	if len(parts) < n {
+		return false
+	}
+	for i := range n - 1 {
+		if len(partText(parts[i])) != t.fed[i] {
+			return false
+		}
+	}
+	last := partText(parts[n-1])
+	f := t.fed[n-1]
+	return len(last) >= f && strings.HasSuffix(last[:f], t.fedTail)
+}
+
+func (t *terminalView) feed(i int, s string, from int) {
+	for len(t.fed) <= i {
+		t.fed = append(t.fed, 0)
+	}
+	if from < len(s) {
+		t.scr.Feed(s[from:])
+	}
+	t.fed[i] = len(s)
+	if len(s) > 0 {
+		t.fedTail = s[max(0, len(s)-fedTailLen):]
+	} else if from == 0 {
+		t.fedTail = ""
+	}
+}
+
+// rebuild starts a new emulator and feeds it the snapshot, at most its
+// last maxTermReplay bytes (what lies further back would scroll out).
+func (t *terminalView) rebuild(cols, rows int) {
+	t.reset()
+	t.scr = newVTScreen(cols, rows)
+	parts := t.st.Content
+	skip := -maxTermReplay
+	for _, p := range parts {
+		skip += len(partText(p))
+	}
+	for i, p := range parts {
+		s := partText(p)
+		from := 0
+		if skip > 0 {
+			from = min(skip, len(s))
+			skip -= from
+		}
+		t.feed(i, s, from)
+	}
+	if len(parts) == 0 {
+		t.fed = nil
+	}
+}
+
+// holdsClaim is whether this client holds the terminal's claim.
+func (t *terminalView) holdsClaim() bool {
+	c, ok := t.st.Claim.Variant.(protocol.TerminalClientClaim)
+	return ok && t.client != nil && c.ClientID == t.client.ClientID() && c.ClientID != ""
+}
+
+// pageRows is how many lines the pane shows at the screen's size.
+func (t *terminalView) pageRows() int { return views.TerminalScreenRows(t.pane(), t.height) }
+
+// firstShown is the first line on screen now.
+func (t *terminalView) firstShown() int {
+	if t.scr == nil {
+		return 0
+	}
+	n := t.scr.Lines()
+	if t.follow {
+		return max(0, n-t.pageRows())
+	}
+	return max(0, min(t.top, n-t.pageRows()))
+}
+
+func (t *terminalView) scrollBy(d int) {
+	if t.scr == nil {
+		return
+	}
+	top := t.firstShown() + d
+	bottom := max(0, t.scr.Lines()-t.pageRows())
+	t.top, t.follow = max(0, min(top, bottom)), top >= bottom
+}
+
+// pane is what views draws for the open terminal.
+func (t *terminalView) pane() views.TerminalPane {
+	p := views.TerminalPane{Title: t.title, Top: t.top, Follow: t.follow, Input: t.input, Note: t.note}
+	if t.scr != nil {
+		p.Grid = t.scr
+	}
+	if !t.hasSt {
+		p.Note = "loading…"
+		return p
+	}
+	if strings.TrimSpace(t.st.Title) != "" {
+		p.Title = t.st.Title
+	}
+	if ex, ok := t.st.Lifecycle.Variant.(protocol.TerminalExitedLifecycleState); ok {
+		p.Exited, p.ExitCode = true, ex.ExitCode
+	}
+	p.CanInput = t.holdsClaim()
+	if !p.CanInput && t.client != nil {
+		p.Claim = views.ClaimWords(t.st.Claim, t.client.ClientID())
+	}
+	p.Detects = t.st.SupportsCommandDetection != nil && *t.st.SupportsCommandDetection
+	if p.Detects {
+		for _, part := range t.st.Content {
+			if c, ok := part.Variant.(protocol.TerminalCommandPart); ok {
+				p.Commands = append(p.Commands, views.TermCommandRow{Line: c.CommandLine, Running: !c.IsComplete, ExitCode: c.ExitCode})
+			}
+		}
+	}
+	return p
+}
+
+func (t *terminalView) view(width, height int) string {
+	if t.channel == "" {
+		return views.RenderTerminals(t.th, t.keys, t.rows(), t.sel, width, height)
+	}
+	p := t.pane()
+	p.Top = t.firstShown()
+	return views.RenderTerminal(t.th, t.keys, p, width, height)
+}
