@@ -44,11 +44,17 @@ type terminalView struct {
 	follow  bool
 	input   bool // keys go to the terminal (Input pressed, claim held)
 	note    string
+	// newScreen makes the pane's emulator (newVTScreen; tests count
+	// what is fed through it).
+	newScreen func(cols, rows int) vtScreen
 }
 
+// terminalSubscribedMsg is a subscription's outcome, or (left) the end
+// of one: that says nothing to the pane, but tells a test it happened.
 type terminalSubscribedMsg struct {
 	channel string
 	err     error
+	left    bool
 }
 
 // toggle opens the list, or closes the sheet.
@@ -87,8 +93,7 @@ func (t *terminalView) leave() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		_ = c.Unsubscribe(ctx, ch)
-		return nil
+		return terminalSubscribedMsg{channel: ch, err: c.Unsubscribe(ctx, ch), left: true}
 	}
 }
 
@@ -144,7 +149,7 @@ func (t *terminalView) openTerminal(uri, title string) tea.Cmd {
 }
 
 func (t *terminalView) onSubscribed(msg terminalSubscribedMsg) tea.Cmd {
-	if msg.channel != t.channel {
+	if msg.left || msg.channel != t.channel {
 		return nil
 	}
 	if msg.err != nil {
@@ -216,7 +221,7 @@ func (t *terminalView) sync() {
 		return
 	}
 	t.scr.Resize(cols, rows)
-	for i := len(t.fed) - 1; i < len(parts); i++ {
+	for i := max(0, len(t.fed)-1); i < len(parts); i++ {
 		from := 0
 		if i < len(t.fed) {
 			from = t.fed[i]
@@ -265,7 +270,11 @@ func (t *terminalView) feed(i int, s string, from int) {
 // last maxTermReplay bytes (what lies further back would scroll out).
 func (t *terminalView) rebuild(cols, rows int) {
 	t.reset()
-	t.scr = newVTScreen(cols, rows)
+	mk := t.newScreen
+	if mk == nil {
+		mk = newVTScreen
+	}
+	t.scr = mk(cols, rows)
 	parts := t.st.Content
 	skip := -maxTermReplay
 	for _, p := range parts {

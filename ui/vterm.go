@@ -27,8 +27,8 @@ type vtScreen interface {
 // terminalScrollback bounds the lines a pane keeps above its screen.
 const terminalScrollback = 5000
 
-// newVTScreen is the one constructor of an emulator; tests may swap it.
-var newVTScreen = func(cols, rows int) vtScreen { return newXVT(cols, rows, terminalScrollback) }
+// newVTScreen is the one constructor of an emulator.
+func newVTScreen(cols, rows int) vtScreen { return newXVT(cols, rows, terminalScrollback) }
 
 // xvt adapts *vt.Emulator. The emulator writes its replies to queries into
 // an unbuffered pipe, so a DA query in the output would block Write until
