@@ -74,11 +74,14 @@ func (t *terminalView) startInput() tea.Cmd {
 	if !t.hasSt {
 		return reportInfo("the terminal has not loaded yet")
 	}
+	// The sheet covers the status line: the pane says why, too.
 	if !t.holdsClaim() {
+		t.note = "only its holder types into it"
 		return reportInfo("this terminal is " + views.ClaimWords(t.st.Claim, t.client.ClientID()) + ": only its holder types into it")
 	}
 	if _, ok := t.st.Lifecycle.Variant.(protocol.TerminalExitedLifecycleState); ok {
-		return reportInfo("the terminal has exited")
+		t.note = "the terminal has exited"
+		return reportInfo(t.note)
 	}
 	t.input, t.note, t.follow = true, "", true
 	return nil
