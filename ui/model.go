@@ -330,10 +330,10 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 	case client.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
 		m.changes.refresh(e.Channel)
-		m.terms.refresh(e.Channel)
 		if e.Channel == m.openSession {
 			return tea.Batch(m.creationFailed(), m.ensureChat())
 		}
+		return m.terms.refresh(e.Channel)
 	case client.ChannelDroppedEvent:
 		// The client forgets a dropped channel's pending actions: nothing
 		// will answer them now.

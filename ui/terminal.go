@@ -43,6 +43,7 @@ type terminalView struct {
 	top     int
 	follow  bool
 	input   bool // keys go to the terminal (Input pressed, claim held)
+	feeding bool // a terminalSubscribedMsg with more is on its way
 	note    string
 	// newScreen makes the pane's emulator (newVTScreen; tests count
 	// what is fed through it).
@@ -55,6 +56,7 @@ type terminalSubscribedMsg struct {
 	channel string
 	err     error
 	left    bool
+	more    bool // feed the next bytes of a burst (sync)
 }
 
 // toggle opens the list, or closes the sheet.
@@ -101,7 +103,7 @@ func (t *terminalView) reset() {
 	if t.scr != nil {
 		t.scr.Close()
 	}
-	t.scr, t.fed, t.fedTail = nil, nil, ""
+	t.scr, t.fed, t.fedTail, t.feeding = nil, nil, "", false
 }
 
 // rows is the list: the host's terminals, then the card's if the host
@@ -149,15 +151,18 @@ func (t *terminalView) openTerminal(uri, title string) tea.Cmd {
 }
 
 func (t *terminalView) onSubscribed(msg terminalSubscribedMsg) tea.Cmd {
-	if msg.left || msg.channel != t.channel {
+	if msg.more && msg.channel == t.channel && t.hasSt {
+		t.feeding = false
+		return t.sync()
+	}
+	if msg.more || msg.left || msg.channel != t.channel {
 		return nil
 	}
 	if msg.err != nil {
 		t.channel = ""
 		return reportError(fmt.Errorf("could not open the terminal: %w", msg.err))
 	}
-	t.refresh(msg.channel)
-	return nil
+	return t.refresh(msg.channel)
 }
 
 // dropped is the host no longer serving the open terminal.
@@ -171,19 +176,19 @@ func (t *terminalView) dropped(channel, reason string) tea.Cmd {
 }
 
 // refresh takes the terminal's new snapshot and feeds its emulator.
-func (t *terminalView) refresh(channel string) {
+func (t *terminalView) refresh(channel string) tea.Cmd {
 	if !t.open || channel == "" || channel != t.channel || t.client == nil {
-		return
+		return nil
 	}
 	st, ok := t.client.Terminal(channel)
 	if !ok {
-		return
+		return nil
 	}
 	t.st, t.hasSt = st, true
 	if t.input && !t.holdsClaim() {
 		t.input, t.note = false, "the claim moved: typing stopped"
 	}
-	t.sync()
+	return t.sync()
 }
 
 // termSize is the terminal's pty size, bounded.
@@ -210,24 +215,54 @@ func partText(p protocol.TerminalContentPart) string {
 
 const fedTailLen = 32
 
-// sync feeds the emulator what the snapshot holds beyond what was fed.
-// A snapshot that does not extend it (terminal/cleared, a reconnect's
-// fresh state, a rewritten part) rebuilds the emulator from the snapshot.
-func (t *terminalView) sync() {
+// maxFeedPerFrame is what one update feeds the emulator: about 2 ms of
+// x/vt's parsing on a loaded 2-core machine.
+const maxFeedPerFrame = 8 << 10
+
+// sync feeds the emulator what the snapshot holds beyond what was fed,
+// at most maxFeedPerFrame bytes per update: parsing is the frame's cost,
+// so a burst is fed over several frames (a terminalSubscribedMsg with
+// more asks for the next) and keys stay answered. A snapshot that does
+// not extend what was fed (terminal/cleared, a reconnect's fresh state,
+// a rewritten part) rebuilds the emulator, and so does a backlog past
+// maxTermReplay: only its tail could still be seen.
+func (t *terminalView) sync() tea.Cmd {
 	cols, rows := termSize(t.st)
 	parts := t.st.Content
-	if t.scr == nil || !t.extends(parts) {
+	if t.scr == nil || !t.extends(parts) || t.unfed(parts) > maxTermReplay {
 		t.rebuild(cols, rows)
-		return
 	}
 	t.scr.Resize(cols, rows)
-	for i := max(0, len(t.fed)-1); i < len(parts); i++ {
-		from := 0
-		if i < len(t.fed) {
-			from = t.fed[i]
-		}
-		t.feed(i, partText(parts[i]), from)
+	budget := maxFeedPerFrame
+	for i := max(0, len(t.fed)-1); i < len(parts) && budget > 0; i++ {
+		s, from := partText(parts[i]), t.pos(i)
+		to := min(len(s), from+budget)
+		t.feed(i, s, from, to)
+		budget -= to - from
 	}
+	if t.feeding || t.unfed(parts) == 0 {
+		return nil
+	}
+	t.feeding = true
+	ch := t.channel
+	return func() tea.Msg { return terminalSubscribedMsg{channel: ch, more: true} }
+}
+
+// pos is how far part i has been fed (or skipped).
+func (t *terminalView) pos(i int) int {
+	if i < len(t.fed) {
+		return t.fed[i]
+	}
+	return 0
+}
+
+// unfed is how many bytes of parts are not fed yet.
+func (t *terminalView) unfed(parts []protocol.TerminalContentPart) int {
+	n := 0
+	for i := max(0, len(t.fed)-1); i < len(parts); i++ {
+		n += len(partText(parts[i])) - t.pos(i)
+	}
+	return n
 }
 
 // extends reports whether parts continue what was fed: every fed part
@@ -251,23 +286,21 @@ func (t *terminalView) extends(parts []protocol.TerminalContentPart) bool {
 	return len(last) >= f && strings.HasSuffix(last[:f], t.fedTail)
 }
 
-func (t *terminalView) feed(i int, s string, from int) {
+// feed feeds s[from:to], part i's next bytes.
+func (t *terminalView) feed(i int, s string, from, to int) {
 	for len(t.fed) <= i {
 		t.fed = append(t.fed, 0)
 	}
-	if from < len(s) {
-		t.scr.Feed(s[from:])
+	if from < to {
+		t.scr.Feed(s[from:to])
 	}
-	t.fed[i] = len(s)
-	if len(s) > 0 {
-		t.fedTail = s[max(0, len(s)-fedTailLen):]
-	} else if from == 0 {
-		t.fedTail = ""
-	}
+	t.fed[i] = to
+	t.fedTail = s[max(0, to-fedTailLen):to]
 }
 
-// rebuild starts a new emulator and feeds it the snapshot, at most its
-// last maxTermReplay bytes (what lies further back would scroll out).
+// rebuild starts a new emulator for the snapshot and skips all but its
+// last maxTermReplay bytes (what lies further back would scroll out),
+// from a line's start; sync then feeds the rest.
 func (t *terminalView) rebuild(cols, rows int) {
 	t.reset()
 	mk := t.newScreen
@@ -282,15 +315,17 @@ func (t *terminalView) rebuild(cols, rows int) {
 	}
 	for i, p := range parts {
 		s := partText(p)
-		from := 0
-		if skip > 0 {
-			from = min(skip, len(s))
-			skip -= from
+		if skip <= 0 {
+			break
 		}
-		t.feed(i, s, from)
-	}
-	if len(parts) == 0 {
-		t.fed = nil
+		at := min(skip, len(s))
+		skip -= at
+		if at < len(s) {
+			if nl := strings.IndexByte(s[at:min(len(s), at+4096)], '\n'); nl >= 0 {
+				at += nl + 1
+			}
+		}
+		t.feed(i, s, at, at)
 	}
 }
 

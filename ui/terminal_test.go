@@ -238,3 +238,30 @@ func TestTerminalCommandsAndScroll(t *testing.T) {
 		t.Error("commands listed without supportsCommandDetection")
 	}
 }
+
+// TestTerminalBurstFedOverFrames: a burst larger than one frame's feed is
+// fed over the following updates, every byte once, in order.
+func TestTerminalBurstFedOverFrames(t *testing.T) {
+	m, stub, fed, builds := termModel(t, termState("other", unclassified("start\r\n")))
+	pump(t, m, m.terms.openFromCard(fxTerm, "make"), "the terminal opens", func() bool { return m.terms.hasSt })
+	var b strings.Builder
+	b.WriteString("start\r\n")
+	for i := 0; b.Len() < 5*maxFeedPerFrame; i++ {
+		b.WriteString("burst line ")
+		b.WriteString(strings.Repeat("x", i%40))
+		b.WriteString("\r\n")
+	}
+	b.WriteString("burst-end\r\n")
+	stub.terminals[fxTerm] = termState("other", unclassified(b.String()))
+	_, cmd := m.Update(eventsMsg{[]client.Event{client.ChannelStateEvent{Channel: fxTerm}}})
+	if fed.Len() > len("start\r\n")+maxFeedPerFrame {
+		t.Fatalf("one update fed %d bytes, over the frame's %d", fed.Len(), maxFeedPerFrame)
+	}
+	pump(t, m, cmd, "the burst fed", func() bool { return m.terms.unfed(stub.terminals[fxTerm].Content) == 0 })
+	if fed.String() != b.String() || *builds != 1 {
+		t.Fatalf("fed %d bytes in %d emulators, want the %d of the stream once", fed.Len(), *builds, b.Len())
+	}
+	if !strings.Contains(ansi.Strip(m.Render()), "burst-end") {
+		t.Fatal("the burst's end is not shown")
+	}
+}

@@ -79,6 +79,8 @@ var Budgets = []Budget{
 	{Name: "DiffScroll/*", Metric: "ns/op", Limit: 4_000_000, Source: "views/changes_bench_test.go"},
 	{Name: "ChangesetFiles2000/*", Metric: "ns/op", Limit: 4_000_000, Source: "views/changes_bench_test.go"},
 	{Name: "KeyToFrame/*", Metric: "ns/op", Limit: 1_000_000, Source: "ui/bench_test.go"},
+	{Name: "TerminalStream10MB", Metric: "ms/frame", Limit: 4, Source: "ui/terminal_bench_test.go"},
+	{Name: "TerminalStream10MB", Metric: "MiB-live", Limit: 64, Source: "ui/terminal_bench_test.go (bounded by the scrollback)"},
 	{Name: "AuthRequiredUnadvertised", Metric: "ns/op", Limit: 50_000, Source: "ui/authflood_test.go"},
 	{Name: "InboundDelta/1.0", Metric: "ns/op", Limit: 10_000, Source: "protocol/client/bench_test.go"},
 	{Name: "InboundDelta/0.6", Metric: "ns/op", Limit: 1.5, Relative: "InboundDelta/1.0", Median: true, Source: "protocol/client/bench_test.go (0.6 conversion)"},
