@@ -54,7 +54,7 @@ func unclassified(s string) protocol.TerminalContentPart {
 func termState(claim string, parts ...protocol.TerminalContentPart) protocol.TerminalState {
 	cols, rows := int64(60), int64(10)
 	return protocol.TerminalState{Title: "make", Cols: &cols, Rows: &rows, Content: parts,
-		Lifecycle: protocol.TerminalLifecycleState{Variant: protocol.TerminalRunningLifecycleState{Status: "running"}},
+		Lifecycle: protocol.TerminalLifecycleState{Variant: protocol.TerminalRunningLifecycleState{}},
 		Claim:     protocol.NewTerminalClaim(protocol.TerminalClientClaim{Kind: "client", ClientID: claim})}
 }
 
