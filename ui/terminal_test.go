@@ -265,3 +265,39 @@ func TestTerminalBurstFedOverFrames(t *testing.T) {
 		t.Fatal("the burst's end is not shown")
 	}
 }
+
+// TestTerminalSizeBounded: a host's pty size cannot make the pane
+// allocate without bound; a missing one is 80×24.
+func TestTerminalSizeBounded(t *testing.T) {
+	huge := int64(1 << 40)
+	neg := int64(-5)
+	for _, tc := range []struct {
+		cols, rows *int64
+		c, r       int
+	}{{&huge, &huge, maxTermCols, maxTermRows}, {nil, nil, 80, 24}, {&neg, &neg, 80, 24}} {
+		if c, r := termSize(protocol.TerminalState{Cols: tc.cols, Rows: tc.rows}); c != tc.c || r != tc.r {
+			t.Errorf("termSize = %dx%d, want %dx%d", c, r, tc.c, tc.r)
+		}
+	}
+}
+
+// TestTerminalWheelScrolls: the wheel scrolls the open pane, not the chat
+// behind it, and scrolling back to the end follows again.
+func TestTerminalWheelScrolls(t *testing.T) {
+	var out strings.Builder
+	for i := range 100 {
+		out.WriteString("row " + strings.Repeat("=", i%5) + "\r\n")
+	}
+	m, _, _, _ := termModel(t, termState("other", unclassified(out.String())))
+	pump(t, m, m.terms.openFromCard(fxTerm, "make"), "the terminal opens", func() bool { return m.terms.hasSt })
+	chatScroll := m.chatPanel.scroll
+	end := m.terms.firstShown()
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if m.terms.follow || m.terms.firstShown() != end-3 || m.chatPanel.scroll != chatScroll {
+		t.Fatalf("wheel up: follow %v, first %d (was %d), chat scroll %d", m.terms.follow, m.terms.firstShown(), end, m.chatPanel.scroll)
+	}
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if !m.terms.follow {
+		t.Fatal("wheel down to the end does not follow again")
+	}
+}
