@@ -202,7 +202,7 @@ type Host struct {
 	// terminals are the demo's terminal channels (terminals.go); nil on
 	// an older wire.
 	terminals map[string]*protocol.TerminalState
-	contents   map[string]string
+	contents  map[string]string
 
 	valErrs []FrameError
 }
