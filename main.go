@@ -56,6 +56,9 @@ Examples:
   ahptui --host ws://127.0.0.1:8080/ --no-browser
       Connects to a host; sign-in URLs are shown on screen for you to open
       (handy over SSH) instead of launching a browser.
+  ahptui --demo-hosts 3 --host ws://127.0.0.1:8080/
+      Three demo hosts and one of yours in one UI: the session list is
+      grouped by host, the inbox (I) and ! reach every host.
   ahptui --demo --log /tmp/ahptui.log
       Writes a debug log (never tokens) to /tmp/ahptui.log.
 
@@ -86,7 +89,9 @@ type options struct {
 	saved                    string // a saved host's name (ahptui NAME, --host NAME)
 	savedViaHost             bool   // the name came as --host NAME
 	insecure                 bool
-	noNotify                 bool // --no-notify: no bell or desktop notification
+	noNotify                 bool     // --no-notify: no bell or desktop notification
+	moreHosts                []string // --host given again: every value after the first (multihost.go)
+	demoHosts                int      // --demo-hosts N: N demo hosts in this process
 	cwd                      cwdFlag
 	auth                     authOptions
 }
@@ -97,7 +102,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	// The flag package's own messages are replaced by ours: errors come back
 	// to run, and help goes to stdout (asked for, so not an error).
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.host, "host", "", "WebSocket `URL` of the AHP host (ws:// or wss://)")
+	fs.Var(hostsFlag{&o}, "host", "WebSocket `URL` of the AHP host (ws:// or wss://), or a saved host's name; repeat it to watch several hosts in one UI")
+	fs.IntVar(&o.demoHosts, "demo-hosts", 0, "start `N` demo hosts in this process and show them all in one UI (with --host too)")
 	fs.StringVar(&o.tokenFile, "connection-token-file", "",
 		"read the host's connection token (sent as ?tkn=) from `FILE`; "+hostconn.TokenEnv+" also gives one, and neither is ever shown or logged")
 	fs.BoolVar(&o.demo, "demo", false, "start the in-process demo host and connect to it")
@@ -138,6 +144,15 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	}
 	if o.version || o.listHosts {
 		return o, nil
+	}
+	if o.demoHosts == 1 && !o.multi() {
+		o.demo = true // one demo host is --demo
+	}
+	if o.multi() {
+		if !slices.Contains(demohost.Versions, o.demoVersion) {
+			return o, fmt.Errorf("--demo-version %q: the demo host serves %s", o.demoVersion, strings.Join(demohost.Versions, " or "))
+		}
+		return o, checkMulti(o)
 	}
 	sp := o.spec()
 	if err := sp.Normalize(); err != nil {
@@ -199,7 +214,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.listHosts {
 		return listHosts(o, stdout, stderr)
 	}
-	target, err := hostpick.Resolve(o.spec(), os.Getenv, os.Stdin, stdout)
+	var more []hostconn.Target
+	var target hostconn.Target
+	if o.multi() {
+		more, err = multiTargets(o)
+	} else {
+		target, err = hostpick.Resolve(o.spec(), os.Getenv, os.Stdin, stdout)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)
 		var de *hostpick.DiscoverError
@@ -208,14 +229,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if err := runApp(o, target); err != nil {
+	if err := runApp(o, target, more); err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)
 		return 1
 	}
 	return 0
 }
 
-func runApp(o options, target hostconn.Target) error {
+func runApp(o options, target hostconn.Target, more []hostconn.Target) error {
 	logger := slog.New(slog.DiscardHandler)
 	if o.logFile != "" {
 		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -257,7 +278,26 @@ func runApp(o options, target hostconn.Target) error {
 		}
 	}
 
-	acfg := authpkce.Config{Dir: dir, MemoryOnly: o.demo}
+	if o.multi() {
+		demos, stop, err := startDemoHosts(ctx, o.demoHosts, o.demoVersion, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		var ts []hostconn.Target
+		for _, d := range demos {
+			t, err := hostconn.Parse(d.URL())
+			if err != nil {
+				return fmt.Errorf("the demo host's URL: %w", err)
+			}
+			ts = append(ts, t)
+		}
+		more = append(ts, more...)
+		target = more[0]
+	}
+
+	// Demo hosts alone: their sign-ins are the demo's, kept in memory.
+	acfg := authpkce.Config{Dir: dir, MemoryOnly: o.demo || (o.demoHosts > 0 && len(o.hostValues()) == 0)}
 	o.auth.apply(&acfg, logger)
 	if o.noBrowser {
 		acfg.OpenBrowser = func(string) error { return errors.New("--no-browser") }
@@ -294,12 +334,18 @@ func runApp(o options, target hostconn.Target) error {
 	// The host sees the module version only; the revision is for our own
 	// bug reports (--version), not for every host we talk to.
 	ver := appStamp().Version
+	info := protocol.Implementation{Name: "ahptui", Version: &ver}
+	var hosts []ui.HostConfig
+	if len(more) > 1 {
+		hosts = uiHosts(more, clientID, info, logger, trace)
+	}
 	m := ui.New(ui.Config{
+		Hosts: hosts,
 		// What the status line shows and sign-ins are bound to: the
 		// host's URL without its token.
 		Host:         target.URL,
 		RegistryHost: o.discover,
-		Connect:      connectTraced(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger, trace),
+		Connect:      connectTraced(target, clientID, info, logger, trace),
 		Auth:         auth,
 		Notices:      notes,
 		// Say so directly rather than leave the UI to recognise the

@@ -163,7 +163,7 @@ func TestCompletions(t *testing.T) {
 		return names
 	}
 	got := strings.Join(complete(""), " ")
-	for _, cmd := range []string{"status", "sessions", "show", "mcp", "approve", "deny", "answer", "new", "dispose", "cancel", "send", "watch", "auth", "doctor"} {
+	for _, cmd := range []string{"status", "sessions", "show", "mcp", "approve", "deny", "answer", "new", "dispose", "cancel", "send", "watch", "inbox", "auth", "doctor"} {
 		if !strings.Contains(" "+got+" ", " "+cmd+" ") {
 			t.Errorf("completing a command lacks %s: %s", cmd, got)
 		}
@@ -309,7 +309,7 @@ func TestDocsNameEveryJSONMember(t *testing.T) {
 	}
 	for _, v := range []any{decisionJSON{}, createdJSON{}, questionJSON{}, answeredJSON{}, grantJSON{}, loggedOutJSON{},
 		checkJSON{}, loginJSON{}, mcpJSON{}, statusJSON{}, agentJSON{}, chatJSON{}, turnJSON{}, partJSON{}, toolCallJSON{},
-		sentJSON{}, sessionJSON{}, waitJSON{}, optionJSON{}} {
+		sentJSON{}, sessionJSON{}, waitJSON{}, optionJSON{}, hostJSON{}, hostStatusJSON{}, inboxJSON{}, inboxItemJSON{}, watchEvent{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")

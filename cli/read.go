@@ -28,11 +28,19 @@ type agentJSON struct {
 }
 
 func statusCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	return multiHostCmd(a, &cobra.Command{
 		Use:   "status",
 		Short: "the host, its AHP version, agents, sessions and what waits on you",
-		Args:  args(0, 0, "no arguments"),
+		Long: `The host, its AHP version, agents, sessions and what waits on you.
+
+With --all-hosts (or --host more than once), every host's, grouped by
+host; --json is an array of hosts, each with its state and, connected,
+the same members (and every session and waiting row names its host).`,
+		Args: args(0, 0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.multiHost() {
+				return a.statusAll(cmd.Context())
+			}
 			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
 				st, err := readStatus(ctx, c)
 				if err != nil {
@@ -41,7 +49,7 @@ func statusCmd(a *app) *cobra.Command {
 				return a.emit(st, func(w io.Writer) { a.printStatus(w, st) })
 			})
 		},
-	}
+	})
 }
 
 func readStatus(ctx context.Context, c *conn) (statusJSON, error) {

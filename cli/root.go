@@ -35,10 +35,14 @@ type Env struct {
 type app struct {
 	Env
 	host, tokenFile, configDir, demoVersion string
-	trace, tokenStore                       string
-	demo, insecure, json                    bool
-	timeout                                 time.Duration
-	color                                   bool
+	// hosts is every --host given (status, watch and inbox take several);
+	// host is the one when one was given.
+	hosts                []string
+	allHosts             bool
+	trace, tokenStore    string
+	demo, insecure, json bool
+	timeout              time.Duration
+	color                bool
 }
 
 // IsCommand reports whether args start with one of the commands, which
@@ -108,6 +112,12 @@ default (coloured on a terminal unless NO_COLOR is set) or as JSON with
 the UI does: --host URL, a saved host (--host NAME), the one agent host
 VS Code's registry lists (no flag), or the built-in demo (--demo).
 
+status, watch and inbox also run on several hosts at once: --host more
+than once, or --all-hosts (every --host, every saved host and every host
+VS Code's registry lists). Each host connects on its own; one that fails
+is a row with its reason, the others are shown, and the exit code is the
+first failed host's.
+
 Bare ahptui, ahptui NAME and ahptui hosts open the terminal UI and its
 lists as before; a saved host named like a command is reached with
 --host NAME.`
@@ -127,11 +137,11 @@ func newRoot(a *app) *cobra.Command {
 			if cmd.Flags().Changed("demo-version") && !a.demo {
 				return usagef("--demo-version applies to --demo only; a --host picks its own version")
 			}
-			return nil
+			return a.checkHosts(cmd.Annotations[multiHostAnnotation] != "")
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.host, "host", "", "WebSocket `URL` of the AHP host, or a saved host's name")
+	pf.StringArrayVar(&a.hosts, "host", nil, "WebSocket `URL` of the AHP host, or a saved host's name (status, watch and inbox take it more than once)")
 	pf.StringVar(&a.tokenFile, "connection-token-file", "", "read the host's connection token from `FILE`")
 	pf.BoolVar(&a.demo, "demo", false, "start the built-in demo host in this process and use it")
 	pf.StringVar(&a.demoVersion, "demo-version", demohost.Version10, "AHP `VERSION` the demo host serves")
@@ -142,7 +152,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 
-	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), authCmd(a), doctorCmd(a))
+	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), inboxCmd(a), authCmd(a), doctorCmd(a))
 	root.AddCommand(actCmds(a)...)
 	// Every command's help ends with the exit codes.
 	var walk func(c *cobra.Command)

@@ -12,6 +12,9 @@ import (
 
 // sessionJSON is one session in --json output (README, Scripting).
 type sessionJSON struct {
+	// Host names the session's host in a multi-host run (its label and
+	// token-free URL); absent on one host.
+	Host       string `json:"host,omitempty"`
 	Session    string `json:"session"`
 	Title      string `json:"title"`
 	Status     string `json:"status"`
@@ -126,6 +129,7 @@ func defaultChat(s protocol.SessionState) string {
 // waitJSON is one thing a session waits on the user for, with the
 // command that answers it.
 type waitJSON struct {
+	Host     string       `json:"host,omitempty"` // in a multi-host run, as sessionJSON's
 	Session  string       `json:"session"`
 	Chat     string       `json:"chat"`
 	Kind     string       `json:"kind"` // approval, result-approval, input, sign-in

@@ -15,8 +15,15 @@ import (
 
 // watchEvent is one line of `ahptui watch` (NDJSON; README, Scripting).
 type watchEvent struct {
-	Channel   string        `json:"channel"`
-	Type      string        `json:"type"` // state, turnStarted, toolCall, waiting, turnEnded, sessionAdded, sessionRemoved, sessionChanged
+	// Host names the event's host in a multi-host watch (its label and
+	// token-free URL); absent on one host.
+	Host string `json:"host,omitempty"`
+	// HostState and Error are a "host" line's: the host's state
+	// (connected, connecting, refused, failed) and why.
+	HostState string        `json:"hostState,omitempty"`
+	Error     string        `json:"error,omitempty"`
+	Channel   string        `json:"channel,omitempty"`
+	Type      string        `json:"type"` // state, turnStarted, toolCall, waiting, turnEnded, sessionAdded, sessionRemoved, sessionChanged, host
 	Session   string        `json:"session,omitempty"`
 	Title     string        `json:"title,omitempty"`
 	Status    string        `json:"status,omitempty"`
@@ -38,7 +45,7 @@ const (
 
 func watchCmd(a *app) *cobra.Command {
 	var until string
-	cmd := &cobra.Command{
+	cmd := multiHostCmd(a, &cobra.Command{
 		Use:   "watch [SESSION]",
 		Short: "print a session's (or the host's) changes as NDJSON events",
 		Long: `Prints one JSON object a line for each change: with SESSION, its chat's
@@ -48,7 +55,13 @@ added, removed and changed. The first line is the state as it is.
 --until stops when the session gets there: input (something waits on
 the user), idle (no turn runs and nothing waits) or done (the running
 turn, or the next one, has ended). Without --until, watch runs until
-interrupted; --timeout bounds it only when given.`,
+interrupted; --timeout bounds it only when given.
+
+With --all-hosts (or --host more than once), no SESSION: every host's
+session list, each line naming its host, from the first line (each
+host's state, or a "host" line saying why it failed) on; a "host" line
+also says when a host reconnects or is lost. It ends when every host is
+lost.`,
 		Args: args(0, 1, "[SESSION]"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if until != "" && !slices.Contains([]string{untilInput, untilIdle, untilDone}, until) {
@@ -57,7 +70,13 @@ interrupted; --timeout bounds it only when given.`,
 			if until != "" && len(argv) == 0 {
 				return usagef("--until needs a SESSION to watch")
 			}
+			if a.multiHost() && len(argv) > 0 {
+				return usagef("a SESSION is on one host: watch it with one --host (--all-hosts watches every host's session list)")
+			}
 			ctx := cmd.Context()
+			if a.multiHost() {
+				return a.watchAll(ctx, cmd.Flags().Changed("timeout"))
+			}
 			if !cmd.Flags().Changed("timeout") {
 				// Dialling is bounded by the default; watching is not.
 				a.timeout = 100 * 365 * 24 * time.Hour
@@ -72,7 +91,7 @@ interrupted; --timeout bounds it only when given.`,
 				return watchSession(ctx, c, argv[0], until, emit)
 			})
 		},
-	}
+	})
 	cmd.Flags().StringVar(&until, "until", "", "stop when the session reaches `input`, idle or done")
 	return cmd
 }
@@ -93,30 +112,40 @@ func watchRoot(ctx context.Context, c *conn, emit func(watchEvent) error) error 
 	}
 	return c.wait(ctx, func(batch []client.Event) (bool, error) {
 		for _, ev := range batch {
-			var w watchEvent
-			switch e := ev.(type) {
-			case client.SessionAddedEvent:
-				w = watchEvent{Type: "sessionAdded", Session: e.Summary.Resource, Title: e.Summary.Title, Status: statusWord(e.Summary.Status)}
-			case client.SessionRemovedEvent:
-				w = watchEvent{Type: "sessionRemoved", Session: e.Session}
-			case client.SessionSummaryChangedEvent:
-				w = watchEvent{Type: "sessionChanged", Session: e.Session}
-				if e.Changes.Title != nil {
-					w.Title = *e.Changes.Title
-				}
-				if e.Changes.Status != nil {
-					w.Status = statusWord(*e.Changes.Status)
-				}
-			default:
+			w, ok := rootEvent(ev)
+			if !ok {
 				continue
 			}
-			w.Channel = rootChannel
 			if err := emit(w); err != nil {
 				return false, err
 			}
 		}
 		return false, nil
 	})
+}
+
+// rootEvent is the line a change to the host's session list prints, if
+// ev is one.
+func rootEvent(ev client.Event) (watchEvent, bool) {
+	var w watchEvent
+	switch e := ev.(type) {
+	case client.SessionAddedEvent:
+		w = watchEvent{Type: "sessionAdded", Session: e.Summary.Resource, Title: e.Summary.Title, Status: statusWord(e.Summary.Status)}
+	case client.SessionRemovedEvent:
+		w = watchEvent{Type: "sessionRemoved", Session: e.Session}
+	case client.SessionSummaryChangedEvent:
+		w = watchEvent{Type: "sessionChanged", Session: e.Session}
+		if e.Changes.Title != nil {
+			w.Title = *e.Changes.Title
+		}
+		if e.Changes.Status != nil {
+			w.Status = statusWord(*e.Changes.Status)
+		}
+	default:
+		return w, false
+	}
+	w.Channel = rootChannel
+	return w, true
 }
 
 func watchSession(ctx context.Context, c *conn, arg, until string, emit func(watchEvent) error) error {

@@ -49,6 +49,9 @@ func (h *Host) initAgentAuthLocked(base string) {
 	if r := h.cfg.AgentResource; r != "" {
 		name = "GitHub"
 		prm.Resource, prm.AuthorizationServers, prm.ScopesSupported = r, []string{"https://github.com/login/oauth"}, nil
+		if h.cfg.AgentIssuer != "" {
+			prm.AuthorizationServers = []string{h.cfg.AgentIssuer}
+		}
 	}
 	h.root.Agents[0].ProtectedResources = []protocol.ProtectedResourceMetadata{prm}
 	h.resources[prm.Resource] = prm

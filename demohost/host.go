@@ -104,6 +104,11 @@ type Config struct {
 	// <origin>AgentResourcePath, with github.com as its authorization
 	// server: "https://api.github.com" plays VS Code's copilotcli.
 	AgentResource string
+	// AgentIssuer, with AgentResource, names this authorization server
+	// for it instead of github.com's: how a test makes a second host name
+	// the very resource and issuer a first host's sign-in was made for
+	// (grants stay bound to the host they were made on).
+	AgentIssuer string
 
 	// Version is the AHP version served: Version10 (the default when
 	// empty), Version08, Version07 or Version06. The host accepts SupportedVersions(Version) in

@@ -84,6 +84,7 @@ func (h *Host) initState(base string) {
 		h.seedHistoryLocked(hist)
 		h.seedChangesetsLocked(hist)
 		h.seedTerminalLocked(hist)
+		h.seedSideChatsLocked(hist)
 		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, DemoWorkingDirectory, true)
 	}
 }
@@ -102,7 +103,7 @@ func (h *Host) channelExists(uri string) bool {
 	if h.terminals[uri] != nil {
 		return true
 	}
-	return h.changesetLocked(uri) != nil
+	return h.changesetLocked(uri) != nil || h.extraStateLocked(uri) != nil
 }
 
 // snapshotLocked returns the channel's snapshot at the current serverSeq.
@@ -119,6 +120,8 @@ func (h *Host) snapshotLocked(uri string) (protocol.Snapshot, bool) {
 		st = *h.terminals[uri]
 	case h.changesetLocked(uri) != nil:
 		st = *h.changesetLocked(uri)
+	case h.extraStateLocked(uri) != nil:
+		st = h.extraStateLocked(uri)
 	default:
 		return protocol.Snapshot{}, false
 	}

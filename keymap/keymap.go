@@ -34,6 +34,7 @@ type KeyMap struct {
 	Settings   SettingsKeys
 	Queue      QueueKeys
 	Chats      ChatsKeys
+	Resources  ResourcesKeys
 	Inbox      InboxKeys
 	Changes    ChangesKeys
 	Diff       DiffKeys
@@ -146,6 +147,12 @@ type SessionKeys struct {
 	Write   key.Binding // opens the composer of the session under the cursor
 	New     key.Binding
 	Dispose key.Binding // asks for confirmation (Confirm keys) first
+	// The host keys act on the host of the row under the cursor (its
+	// header or one of its sessions). They are live only with several
+	// hosts (SetMultiHost): one host keeps ctrl+r.
+	HostConnect    key.Binding
+	HostDisconnect key.Binding
+	HostRetry      key.Binding // dial again now, skipping the back-off
 }
 
 // ChatKeys drive the transcript of the open chat.
@@ -178,6 +185,9 @@ type ChatKeys struct {
 	Subagent key.Binding
 	// Terminal opens the terminal the selected tool call runs in.
 	Terminal key.Binding
+	// Resources opens the sheet of the chat's ContentRef attachments (read
+	// only on request), its canvases and the session's annotations.
+	Resources key.Binding
 }
 
 // ComposerKeys drive the message composer. Send and Queue share enter: the
@@ -346,13 +356,28 @@ type QueueKeys struct {
 // ChatsKeys drive the chat switcher (c): every chat of the open session,
 // and the new ones the agent lets a client create.
 type ChatsKeys struct {
-	Up    key.Binding
-	Down  key.Binding
-	Open  key.Binding
-	New   key.Binding // a blank chat (multipleChats)
-	Fork  key.Binding // a fork of the open chat at its latest finished turn
-	Side  key.Binding // a side chat on the open chat's latest turn
-	Close key.Binding
+	Up   key.Binding
+	Down key.Binding
+	Open key.Binding
+	New  key.Binding // a blank chat (multipleChats)
+	Fork key.Binding // a fork of the open chat at its latest finished turn
+	Side key.Binding // a side chat on the open chat's latest turn
+	// Waiting opens the selected chat at what waits on the user in it
+	// (else the next chat where something does).
+	Waiting key.Binding
+	Close   key.Binding
+}
+
+// ResourcesKeys drive the resources sheet (A): the open chat's
+// attachments that are references (read only on Read), its canvases and
+// the session's annotations.
+type ResourcesKeys struct {
+	Up       key.Binding
+	Down     key.Binding
+	Read     key.Binding // fetch the selected attachment and show it
+	PageUp   key.Binding // scroll what was read
+	PageDown key.Binding
+	Close    key.Binding
 }
 
 // HelpScreenKeys scroll the ? overlay, which is taller than a small
@@ -403,6 +428,10 @@ func DefaultKeyMap() KeyMap {
 			Write:   bind(keys("i", "/"), "i", "write"),
 			New:     bind(keys("n"), "n", "new session"),
 			Dispose: bind(keys("d"), "d", "dispose"),
+
+			HostConnect:    bind(keys("c"), "c", "connect host"),
+			HostDisconnect: bind(keys("x"), "x", "disconnect host"),
+			HostRetry:      bind(keys("r"), "r", "retry host"),
 		},
 		Chat: ChatKeys{
 			ScrollUp:      bind(keys("up", "k"), "↑/k", "scroll up"),
@@ -425,6 +454,7 @@ func DefaultKeyMap() KeyMap {
 			Queue:         bind(keys("Q"), "Q", "queued messages"),
 			Subagent:      bind(keys("o"), "o", "open subagent chat"),
 			Terminal:      bind(keys("w"), "w", "watch its terminal"),
+			Resources:     bind(keys("A"), "A", "attachments, canvases"),
 		},
 		Composer: ComposerKeys{
 			Send:    bind(keys("enter"), "enter", "send"),
@@ -560,13 +590,22 @@ func DefaultKeyMap() KeyMap {
 			Back:       bind(keys("esc"), "esc", "back to the list"),
 		},
 		Chats: ChatsKeys{
-			Up:    bind(keys("up", "k"), "↑/k", "up"),
-			Down:  bind(keys("down", "j"), "↓/j", "down"),
-			Open:  bind(keys("enter"), "enter", "open"),
-			New:   bind(keys("n"), "n", "new chat"),
-			Fork:  bind(keys("f"), "f", "fork"),
-			Side:  bind(keys("s"), "s", "side chat"),
-			Close: bind(keys("esc", "c"), "esc", "close"),
+			Up:      bind(keys("up", "k"), "↑/k", "up"),
+			Down:    bind(keys("down", "j"), "↓/j", "down"),
+			Open:    bind(keys("enter"), "enter", "open"),
+			New:     bind(keys("n"), "n", "new chat"),
+			Fork:    bind(keys("f"), "f", "fork"),
+			Side:    bind(keys("s"), "s", "side chat"),
+			Waiting: bind(keys("!"), "!", "open what waits"),
+			Close:   bind(keys("esc", "c"), "esc", "close"),
+		},
+		Resources: ResourcesKeys{
+			Up:       bind(keys("up", "k"), "↑/k", "up"),
+			Down:     bind(keys("down", "j"), "↓/j", "down"),
+			Read:     bind(keys("enter"), "enter", "read it"),
+			PageUp:   bind(keys("pgup"), "pgup", "scroll up"),
+			PageDown: bind(keys("pgdown", "space"), "pgdn", "scroll down"),
+			Close:    bind(keys("esc", "A"), "esc", "close"),
 		},
 		HelpScreen: HelpScreenKeys{
 			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
@@ -577,6 +616,7 @@ func DefaultKeyMap() KeyMap {
 		},
 	}
 	km.SetTurnRunning(false)
+	km.SetMultiHost(false)
 	return km
 }
 
@@ -683,7 +723,25 @@ func (k SessionKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k SessionKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Write, k.New, k.Dispose}}
+	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Write, k.New, k.Dispose}, {k.HostConnect, k.HostDisconnect, k.HostRetry}}
+}
+
+// MultiHost reports whether the host keys are live (SetMultiHost).
+func (k KeyMap) MultiHost() bool { return k.Sessions.HostConnect.Enabled() }
+
+// HostKey reports whether b is one of the host keys (by its help).
+func (k KeyMap) HostKey(b key.Binding) bool {
+	h := b.Help()
+	s := k.Sessions
+	return h == s.HostConnect.Help() || h == s.HostDisconnect.Help() || h == s.HostRetry.Help()
+}
+
+// SetMultiHost turns the host keys on (several hosts) or off (one host:
+// the list has no host rows, and ctrl+r reconnects the one host).
+func (k *KeyMap) SetMultiHost(on bool) {
+	k.Sessions.HostConnect.SetEnabled(on)
+	k.Sessions.HostDisconnect.SetEnabled(on)
+	k.Sessions.HostRetry.SetEnabled(on)
 }
 
 // ShortHelp implements help.KeyMap.
@@ -696,7 +754,7 @@ func (k ChatKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextToolCall, k.PrevToolCall, k.NextBlocker, k.ToggleExpand},
-		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat, k.Queue, k.Subagent, k.Terminal},
+		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat, k.Queue, k.Subagent, k.Resources, k.Terminal},
 	}
 }
 
@@ -795,12 +853,22 @@ func (k SettingsKeys) FullHelp() [][]key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (k ChatsKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Open, k.New, k.Fork, k.Side, k.Close}
+	return []key.Binding{k.Open, k.Waiting, k.New, k.Fork, k.Side, k.Close}
 }
 
 // FullHelp implements help.KeyMap.
 func (k ChatsKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Open, k.New, k.Fork, k.Side, k.Close}}
+	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Waiting, k.New, k.Fork, k.Side, k.Close}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k ResourcesKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Read, k.PageDown, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k ResourcesKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Read, k.PageUp, k.PageDown, k.Close}}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -896,6 +964,7 @@ const (
 	ContextInbox                        // the inbox (I) open (modal)
 	ContextChanges                      // the changes view (C) open (modal)
 	ContextDiff                         // a file's diff open in the changes view (modal)
+	ContextResources                    // the resources sheet (A) open (modal)
 	ContextTerminals                    // the terminals list (T) open (modal)
 	ContextTerminal                     // a terminal pane open (modal)
 	ContextTerminalInput                // typing into a terminal (modal, every key is the terminal's)
@@ -911,6 +980,7 @@ var Contexts = []Context{
 	ContextChats,
 	ContextInbox,
 	ContextChanges, ContextDiff,
+	ContextResources,
 	ContextTerminals, ContextTerminal, ContextTerminalInput,
 }
 
@@ -950,6 +1020,8 @@ func (c Context) String() string {
 		return "changes"
 	case ContextDiff:
 		return "diff"
+	case ContextResources:
+		return "resources"
 	case ContextTerminals:
 		return "terminals"
 	case ContextTerminal:
@@ -1014,6 +1086,9 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 		nav = []key.Binding{g.Quit, g.Help}
 	case ContextInbox:
 		view = flatten(k.Inbox.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help}
+	case ContextResources:
+		view = flatten(k.Resources.FullHelp())
 		nav = []key.Binding{g.Quit, g.Help}
 	case ContextChanges:
 		view = flatten(k.Changes.FullHelp())
@@ -1101,6 +1176,8 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: append(short, g.Quit), full: append(k.Chats.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	case ContextInbox:
 		return contextHelp{short: append(k.Inbox.ShortHelp(), g.Quit), full: append(k.Inbox.FullHelp(), []key.Binding{g.Help, g.Quit})}
+	case ContextResources:
+		return contextHelp{short: append(k.Resources.ShortHelp(), g.Quit), full: append(k.Resources.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	case ContextChanges:
 		return contextHelp{short: append(k.Changes.ShortHelp(), g.Help, g.Quit), full: append(k.Changes.FullHelp(), []key.Binding{g.Changes, g.Reconnect, g.Help, g.Quit})}
 	case ContextDiff:
@@ -1134,7 +1211,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Chats, k.Inbox, k.Changes, k.Diff, k.Terminals, k.Terminal, k.HelpScreen} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Chats, k.Resources, k.Inbox, k.Changes, k.Diff, k.Terminals, k.Terminal, k.HelpScreen} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)

@@ -18,6 +18,34 @@ func TestDefaultKeyMapValidates(t *testing.T) {
 	if err := km.Validate(); err != nil {
 		t.Fatalf("DefaultKeyMap with a running turn has conflicts:\n%v", err)
 	}
+	km.SetMultiHost(true)
+	if err := km.Validate(); err != nil {
+		t.Fatalf("DefaultKeyMap with several hosts has conflicts:\n%v", err)
+	}
+}
+
+// TestHostKeysOnlyWithSeveralHosts: one host keeps its session list's keys
+// as they were (no c, x or r there); several hosts make them live.
+func TestHostKeysOnlyWithSeveralHosts(t *testing.T) {
+	km := DefaultKeyMap()
+	live := func() map[string]bool {
+		out := map[string]bool{}
+		for _, b := range km.Active(ContextSessions) {
+			out[b.Help().Desc] = true
+		}
+		return out
+	}
+	for _, d := range []string{"connect host", "disconnect host", "retry host"} {
+		if live()[d] {
+			t.Errorf("%q is live with one host", d)
+		}
+	}
+	km.SetMultiHost(true)
+	for _, d := range []string{"connect host", "disconnect host", "retry host"} {
+		if !live()[d] {
+			t.Errorf("%q is not live with several hosts", d)
+		}
+	}
 }
 
 // Validate must actually catch the mistakes it exists for.
@@ -74,6 +102,7 @@ func TestKeyNamesMatchBubbletea(t *testing.T) {
 	}
 	km := DefaultKeyMap()
 	km.Composer.Queue.SetEnabled(true) // check its keys too
+	km.SetMultiHost(true)
 	for _, col := range km.FullHelp() {
 		for _, b := range col {
 			for _, k := range b.Keys() {
@@ -164,8 +193,8 @@ func TestHelpRendersPerContext(t *testing.T) {
 		t.Errorf("chat help while a turn runs = %q, want cancel turn", s)
 	}
 	// The full reference lists every group.
-	if n := len(km.FullHelp()); n != 19 {
-		t.Errorf("FullHelp has %d columns, want 19 groups", n)
+	if n := len(km.FullHelp()); n != 20 {
+		t.Errorf("FullHelp has %d columns, want 20 groups", n)
 	}
 }
 

@@ -216,6 +216,11 @@ func ChannelKind(uri string) string {
 		if strings.HasSuffix(strings.TrimRight(rest, "/"), "/annotations") {
 			return "annotations"
 		}
+		// VS Code's host names a session's changesets under the
+		// session's own URI (ahp-session:/ID/changeset/uncommitted).
+		if strings.Contains(rest, "/changeset/") {
+			return "changeset"
+		}
 		return "session"
 	case "ahp-chat":
 		return "chat"

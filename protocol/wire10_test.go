@@ -222,6 +222,9 @@ func TestDecodeSnapshotStateByChannel(t *testing.T) {
 		{"ahp-terminal:/t1", `{"title":"sh","content":[],"lifecycle":{"status":"running"},"claim":{"kind":"client","clientId":"c"}}`, "terminal", TerminalState{}},
 		{"agenthost-terminal://s/call_1", `{"title":"sh","content":[],"lifecycle":{"status":"running"},"claim":{"kind":"client","clientId":"c"}}`, "terminal", TerminalState{}},
 		{"ahp-changeset:/s1/branch", `{"status":"recomputing","files":[]}`, "changeset", ChangesetState{}},
+		// VS Code's host's own names (seen on 1.139.1's wire).
+		{"ahp-session:/cc9db34c/changeset/uncommitted", `{"status":"computing","files":[]}`, "changeset", ChangesetState{}},
+		{"agenthost-terminal://shell/a1/b2", `{"title":"bash","content":[],"lifecycle":{"status":"running"},"claim":{"kind":"client","clientId":"c"}}`, "terminal", TerminalState{}},
 		{"ahp-resource-watch:/w1", `{"root":"file:///w","recursive":true}`, "resourceWatch", ResourceWatchState{}},
 		{"ahp-canvas:/i1", `{"instanceId":"i1","extensionId":"e","canvasId":"c","url":"http://127.0.0.1:5173/"}`, "canvas", CanvasState{}},
 		{"ahp-automations://", `{"automations":[]}`, "", UnknownSnapshotState{}},

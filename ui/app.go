@@ -56,6 +56,9 @@ type app struct {
 	models map[string]*protocol.ModelSelection
 
 	status *statusLine
+	// hosts is every host when there are several (hosts.go), nil for one;
+	// client, root and the open channels above are the active host's.
+	hosts *hostSet
 
 	// requestSession opens a session; requestChat switches the open
 	// session's chat. Both are the root's and return its command.
@@ -83,6 +86,7 @@ type Model struct {
 	chats     *chatSwitcher
 	changes   *changesView
 	terms     *terminalView
+	resources *resourceSheet
 
 	cancel     context.CancelFunc
 	isDark     bool

@@ -3,11 +3,13 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/views"
 )
 
 // ensureChat subscribes to the open session's default chat once the session
@@ -119,4 +121,23 @@ func (m *Model) onOpDone(msg opDoneMsg) tea.Cmd {
 	}
 	m.focus = focusChat
 	return tea.Batch(cmd, open)
+}
+
+// creationFailed reports, once, that the open session could not be
+// created (lifecycle failed, 1.0's name for 0.6's creationFailed): such a
+// session has no chat to show, so without a word the panel just stays
+// empty.
+func (m *Model) creationFailed() tea.Cmd {
+	if !m.hasSess || m.sess.Lifecycle != protocol.SessionLifecycleFailed || m.failedSession == m.openSession {
+		return nil
+	}
+	m.failedSession = m.openSession
+	why := "the host gave no reason"
+	if e := m.sess.CreationError; e != nil && strings.TrimSpace(e.Message) != "" {
+		why = views.SanitizeLine(e.Message)
+		if t := views.SanitizeLine(e.ErrorType); t != "" {
+			why += " (" + t + ")"
+		}
+	}
+	return reportError(fmt.Errorf("the host could not create session %s: %s", views.SanitizeLine(m.openSession), why))
 }

@@ -94,6 +94,8 @@ func (cs *chatSwitcher) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if uri := rows[cs.sel].Resource; uri != cs.openChat {
 			return cs.requestChat(uri)
 		}
+	case key.Matches(msg, k.Waiting):
+		return cs.openWaiting(rows)
 	case key.Matches(msg, k.New):
 		if !multi {
 			return reportInfo("this agent keeps one chat a session: it does not let a client create more")
@@ -119,6 +121,32 @@ func (cs *chatSwitcher) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cs.create("side chat", &protocol.ChatSource{Variant: protocol.SideChatSource{Chat: cs.openChat, TurnID: turn}})
 	}
 	return nil
+}
+
+// waitsIn is what waits on the user in each chat of the open session,
+// in the order ! takes them.
+func (cs *chatSwitcher) waitsIn() map[string][]blocker {
+	out := map[string][]blocker{}
+	for _, b := range cs.chat.jumpTargets() {
+		if b.session == cs.openSession && b.chat != "" && b.item != "" {
+			out[b.chat] = append(out[b.chat], b)
+		}
+	}
+	return out
+}
+
+// openWaiting (!) opens the selected chat at the first thing waiting in
+// it, or else the next chat (in the list's order) where something waits:
+// the switcher's way into any chat's approvals and questions.
+func (cs *chatSwitcher) openWaiting(rows []protocol.ChatSummary) tea.Cmd {
+	waits := cs.waitsIn()
+	for i := range rows {
+		if bs := waits[rows[(cs.sel+i)%len(rows)].Resource]; len(bs) > 0 {
+			cs.open = false
+			return cs.chat.jumpTo(bs[0])
+		}
+	}
+	return reportInfo("nothing in this session's chats waits for you")
 }
 
 // latestTurn is the open chat's latest turn: the running one too unless
@@ -160,15 +188,10 @@ func (cs *chatSwitcher) onCreated(msg chatCreatedMsg) tea.Cmd {
 
 func (cs *chatSwitcher) view(width, height int) string {
 	rows := cs.rows()
-	waits := map[string]int{}
-	for _, b := range cs.chat.blockers() {
-		if b.session == cs.openSession && b.chat != "" {
-			waits[b.chat]++
-		}
-	}
+	waits := cs.waitsIn()
 	vr := make([]views.ChatRow, len(rows))
 	for i, c := range rows {
-		r := views.ChatRow{Title: c.Title, Status: c.Status, Waiting: waits[c.Resource], Open: c.Resource == cs.openChat,
+		r := views.ChatRow{Title: c.Title, Status: c.Status, Waiting: len(waits[c.Resource]), Open: c.Resource == cs.openChat,
 			ReadOnly: c.Interactivity != nil && *c.Interactivity != protocol.ChatInteractivityFull}
 		if c.Origin != nil {
 			r.Origin = c.Origin.Kind()

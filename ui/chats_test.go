@@ -47,7 +47,8 @@ func TestChatSwitcher(t *testing.T) {
 	if d.m.chats.open {
 		t.Fatal("f left the switcher open")
 	}
-	d.until("the fork open", func() bool { return len(d.m.sess.Chats) == 2 && d.m.openChat != demohost.HistoryChatURI && d.m.hasChat })
+	// The history session also holds the demo's subagent and side chats.
+	d.until("the fork open", func() bool { return len(d.m.sess.Chats) == 4 && d.m.openChat != demohost.HistoryChatURI && d.m.hasChat })
 	fork := d.m.openChat
 	if o := d.m.chat.Origin; o == nil || o.Kind() != "fork" {
 		t.Fatalf("the chat opened is not the fork: origin %+v", o)
@@ -103,4 +104,75 @@ func TestSubagentCallOpensItsChat(t *testing.T) {
 	if m.openChat != "ahp-chat:/fx-sub" {
 		t.Fatalf("o opened %q, want the subagent's chat", m.openChat)
 	}
+}
+
+// selectChat moves the open switcher's selection to chat uri.
+func selectChat(d *driver, uri string) {
+	d.t.Helper()
+	for i, c := range d.m.sess.Chats {
+		if c.Resource == uri {
+			d.m.chats.sel = i
+			return
+		}
+	}
+	d.t.Fatalf("no chat %s in %+v", uri, d.m.sess.Chats)
+}
+
+// TestSwitcherSideChatAndSubagent: the demo's earlier session lists its
+// subagent (read-only, from the turn's tool call) and its side chat in
+// the switcher. A question raised in the side chat is counted on its row
+// while another chat is on screen; ! in the switcher, from the first
+// row, opens the side chat with that card selected, and the chat's own !
+// reaches it from the first chat too (issue 23: what waits per chat, !
+// into any of them).
+func TestSwitcherSideChatAndSubagent(t *testing.T) {
+	d := newDriver(t, nil)
+	openHistory(d)
+	d.keys("c")
+	screen := ansi.Strip(d.m.Render())
+	for _, want := range []string{demohost.SubagentChatTitle, "subagent · ○ idle · read-only", demohost.SideChatTitle, "side chat · ○ idle"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the switcher lacks %q:\n%s", want, screen)
+		}
+	}
+	if sheet := ansi.Strip(d.m.chats.view(72, 24)); strings.Contains(sheet, "! open what waits") {
+		t.Errorf("! is offered where nothing waits:\n%s", sheet)
+	}
+	d.keys("!")
+	d.until("the word that nothing waits", func() bool { return strings.Contains(d.m.status.text, "nothing in this session's chats waits") })
+
+	selectChat(d, demohost.SideChatURI)
+	d.keys("enter")
+	d.until("the side chat", func() bool { return d.m.openChat == demohost.SideChatURI && d.m.hasChat })
+	d.sendMessage("write it down")
+	card := d.waitItem("the approval in the side chat", func(it chatItem) bool { return it.needsUser(nil) })
+
+	d.keys("c")
+	selectChat(d, demohost.HistoryChatURI)
+	d.keys("enter")
+	d.until("back on the first chat", func() bool { return d.m.openChat == demohost.HistoryChatURI && d.m.hasChat })
+	d.keys("c")
+	screen = ansi.Strip(d.m.Render())
+	if !strings.Contains(screen, "side chat · ◆ needs input · ◆ 1 waiting for you") || !strings.Contains(screen, "! open what waits") {
+		t.Fatalf("the side chat's row does not say what waits in it:\n%s", screen)
+	}
+	selectChat(d, demohost.HistoryChatURI)
+	d.keys("!")
+	d.until("the side chat at its card", func() bool {
+		it, ok := d.m.chatPanel.selectedItem()
+		return d.m.openChat == demohost.SideChatURI && d.m.hasChat && ok && it.ID == card.ID
+	})
+	if d.m.chats.open {
+		t.Fatal("! left the switcher open")
+	}
+
+	d.keys("c")
+	selectChat(d, demohost.HistoryChatURI)
+	d.keys("enter")
+	d.until("the first chat again", func() bool { return d.m.openChat == demohost.HistoryChatURI && d.m.hasChat })
+	d.keys("!")
+	d.until("the chat's ! into the side chat", func() bool {
+		it, ok := d.m.chatPanel.selectedItem()
+		return d.m.openChat == demohost.SideChatURI && ok && it.ID == card.ID
+	})
 }

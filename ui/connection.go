@@ -12,6 +12,9 @@ import (
 // status line says meanwhile (status_connect.go words the failures).
 
 func (m *Model) connectCmd() tea.Cmd {
+	if m.hosts != nil {
+		return m.connectHosts()
+	}
 	connect, ctx := m.cfg.Connect, m.ctx
 	return func() tea.Msg {
 		if connect == nil {
@@ -43,6 +46,9 @@ func (m *Model) onConnected(msg connectedMsg) tea.Cmd {
 	m.status.readies++
 	if r, ok := m.client.Root(); ok {
 		m.root = r
+	}
+	if m.hosts != nil { // the host's own waiter (waitHost) brings its events
+		return m.signin.pushSavedTokens()
 	}
 	return tea.Batch(waitEvent(m.client.Events()), m.signin.pushSavedTokens())
 }

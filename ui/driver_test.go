@@ -38,6 +38,15 @@ type recordingClient struct {
 	forgot []string
 	// queries lists the sessionConfigCompletions queries asked.
 	queries []string
+	// reads lists the content URIs read.
+	reads []string
+}
+
+func (r *recordingClient) ReadContent(ctx context.Context, ref protocol.ContentRef, maxBytes int) (string, error) {
+	r.mu.Lock()
+	r.reads = append(r.reads, string(ref.URI))
+	r.mu.Unlock()
+	return r.Client.ReadContent(ctx, ref, maxBytes)
 }
 
 func (r *recordingClient) SessionConfigCompletions(ctx context.Context, p protocol.SessionConfigCompletionsParams) (protocol.SessionConfigCompletionsResult, error) {

@@ -28,7 +28,7 @@ func (m *Model) inboxRows() []views.InboxRow {
 	now := m.clock()
 	rows := make([]views.InboxRow, len(m.waits.items))
 	for i, w := range m.waits.items {
-		rows[i] = views.InboxRow{Host: w.host, Session: w.title, What: w.kind.String(), Detail: w.detail, Waited: now.Sub(w.since)}
+		rows[i] = views.InboxRow{Host: hostName(w.host), Session: w.title, What: w.kind.String(), Detail: w.detail, Waited: now.Sub(w.since)}
 	}
 	return rows
 }
@@ -49,7 +49,7 @@ func (m *Model) keyInbox(msg tea.KeyPressMsg) tea.Cmd {
 			return reportInfo("nothing is waiting for you")
 		}
 		m.inbox.open = false
-		return m.openWait(m.waits.items[min(m.inbox.sel, n-1)])
+		return m.openWaitOn(m.waits.items[min(m.inbox.sel, n-1)])
 	case key.Matches(msg, g.Quit):
 		return m.quitAsking()
 	case key.Matches(msg, g.Help):

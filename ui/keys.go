@@ -41,6 +41,9 @@ func (m *Model) context() keymap.Context {
 	if m.chats.open {
 		return keymap.ContextChats
 	}
+	if m.resources.open {
+		return keymap.ContextResources
+	}
 	if m.inbox.open {
 		return keymap.ContextInbox
 	}
@@ -133,6 +136,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.chats.open && m.modal == modalNone {
 		return m.sheetKey(msg, m.chats.handleKey)
 	}
+	if m.resources.open && m.modal == modalNone {
+		return m.sheetKey(msg, m.resources.handleKey)
+	}
 	if m.inbox.open && m.modal == modalNone {
 		return m.keyInbox(msg)
 	}
@@ -194,6 +200,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.queue.toggle()
 		case key.Matches(msg, m.keys.Chat.SwitchChat):
 			return m.chats.toggle()
+		case key.Matches(msg, m.keys.Chat.NextBlocker) && m.lastBlockerHere():
+			return m.nextHostWait()
+		case key.Matches(msg, m.keys.Chat.Resources):
+			return m.resources.toggle()
 		}
 	}
 	// Views first, then global keys (keymap.Active's order).
@@ -201,7 +211,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	handled := true
 	switch ctx {
 	case keymap.ContextSessions:
-		cmd, handled = m.sessions.handleKey(msg)
+		if cmd, handled = m.keyHosts(msg); !handled {
+			cmd, handled = m.sessions.handleKey(msg)
+		}
 	case keymap.ContextChat:
 		cmd, handled = m.chatPanel.handleKey(msg)
 	case keymap.ContextChatGrant:
@@ -274,6 +286,9 @@ func (m *Model) sheetKey(msg tea.KeyPressMsg, handle func(tea.KeyPressMsg) tea.C
 func (m *Model) reconnect() tea.Cmd {
 	n := m.status.readies
 	back := func() bool { return m.status.readies > n } // said until connected again
+	if m.hosts != nil {
+		return m.retryHost(m.hosts.active)
+	}
 	if m.client == nil {
 		m.status.connecting(m.connTries+1, m.clock())
 		return tea.Batch(reportInfoUntil("connecting…", back), m.connectCmd(), connTick())

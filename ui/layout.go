@@ -43,7 +43,7 @@ func (m *Model) Render() string {
 		return ""
 	}
 	panels := []views.ScreenPanel{
-		{Rect: l.Sessions, Lines: m.sessions.view(l.Sessions.W, l.Sessions.H)},
+		{Rect: l.Sessions, Lines: m.sessionsView(l.Sessions.W, l.Sessions.H)},
 		{Rect: l.Chat, Lines: m.chatPanel.view(l.Chat)},
 	}
 	if !l.MCP.Empty() {
@@ -190,6 +190,9 @@ func (m *Model) overlay() string {
 	}
 	if m.chats.open {
 		return m.chats.view(min(m.width, queueSheetWidth), m.height)
+	}
+	if m.resources.open {
+		return m.resources.view()
 	}
 	if m.inbox.open {
 		return views.RenderInbox(m.th, m.keys, m.inboxRows(), m.inbox.sel, m.width, m.height)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -35,9 +34,11 @@ func New(cfg Config) *Model {
 	if cfg.Keys != nil {
 		keys = *cfg.Keys
 	}
+	hosts := newHostSet(&cfg) // nil for one host
+	keys.SetMultiHost(hosts != nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &app{
-		cfg: cfg, keys: keys, clock: cfg.Clock, log: cfg.Logger, ctx: ctx,
+		cfg: cfg, keys: keys, clock: cfg.Clock, log: cfg.Logger, ctx: ctx, hosts: hosts,
 		models: map[string]*protocol.ModelSelection{},
 		focus:  focusSessions,
 		status: &statusLine{conn: connInfo{state: views.ConnConnecting, attempt: 1, since: cfg.Clock()}, ttl: statusTTLFor(cfg.Tick)},
@@ -53,6 +54,7 @@ func New(cfg Config) *Model {
 	m.changes = &changesView{app: a, confirm: -1}
 	m.terms = &terminalView{app: a}
 	a.requestTerminal = m.terms.openFromCard
+	m.resources = &resourceSheet{app: a, reading: -1}
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}
 	// Components ask the root to change which channels are watched; the
 	// root owns the subscriptions.
@@ -116,7 +118,7 @@ func (m *Model) onEvents(evs []client.Event) tea.Cmd {
 	if stateChanged {
 		cmds = append(cmds, m.signin.stateChanged(), m.signin.syncAgentNeeds(), m.mcp.observeStarts())
 	}
-	if m.client != nil {
+	if m.client != nil && m.hosts == nil { // several: each host's waiter re-arms itself
 		cmds = append(cmds, waitEvent(m.client.Events()))
 	}
 	return tea.Batch(cmds...)
@@ -140,6 +142,7 @@ func (m *Model) Shutdown() {
 		m.closed = true
 		_ = m.client.Close()
 	}
+	m.closeHosts()
 }
 
 func (m *Model) quit() tea.Cmd {
@@ -147,9 +150,13 @@ func (m *Model) quit() tea.Cmd {
 	c := m.client
 	closed := m.closed
 	m.closed = true
+	others := m.otherClients()
 	return tea.Sequence(func() tea.Msg {
 		if c != nil && !closed {
 			_ = c.Close()
+		}
+		for _, o := range others {
+			_ = o.Close()
 		}
 		return closedMsg{}
 	}, tea.Quit)
@@ -175,6 +182,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // route hands one message to the component it concerns.
 func (m *Model) route(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.routeHosts(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
@@ -261,6 +271,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.changes.onOperation(msg)
 	case diffReadMsg:
 		return m.changes.onDiffRead(msg)
+	case resourceMsg:
+		return m.resources.onMsg(msg)
 	case configResolvedMsg:
 		return m.sessions.onConfigResolved(msg)
 	case completionsMsg:
@@ -330,6 +342,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 	case client.ChannelStateEvent:
 		m.refreshChannel(e.Channel)
 		m.changes.refresh(e.Channel)
+		m.resources.refresh(e.Channel)
 		if e.Channel == m.openSession {
 			return tea.Batch(m.creationFailed(), m.ensureChat())
 		}
@@ -394,25 +407,6 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		return reportError(fmt.Errorf("host error: %w", e.Err))
 	}
 	return nil
-}
-
-// creationFailed reports, once, that the open session could not be
-// created (lifecycle failed, 1.0's name for 0.6's creationFailed): such a
-// session has no chat to show, so without a word the panel just stays
-// empty.
-func (m *Model) creationFailed() tea.Cmd {
-	if !m.hasSess || m.sess.Lifecycle != protocol.SessionLifecycleFailed || m.failedSession == m.openSession {
-		return nil
-	}
-	m.failedSession = m.openSession
-	why := "the host gave no reason"
-	if e := m.sess.CreationError; e != nil && strings.TrimSpace(e.Message) != "" {
-		why = views.SanitizeLine(e.Message)
-		if t := views.SanitizeLine(e.ErrorType); t != "" {
-			why += " (" + t + ")"
-		}
-	}
-	return reportError(fmt.Errorf("the host could not create session %s: %s", views.SanitizeLine(m.openSession), why))
 }
 
 func (m *Model) refreshChannel(ch string) {

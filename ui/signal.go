@@ -38,6 +38,9 @@ func (s *signals) away() bool { return !s.focusKnown || !s.focused }
 // oldest new one and how many others came with it.
 func (m *Model) observeWaiting() tea.Cmd {
 	fresh := m.waits.observe(m.waiting(), m.openSession, m.clock())
+	if m.hosts != nil {
+		fresh = m.quietFresh(fresh)
+	}
 	m.inbox.sel = max(0, min(m.inbox.sel, len(m.waits.items)-1))
 	if !m.signals.primed {
 		// The baseline is the first listing and the session it opens by

@@ -66,6 +66,10 @@ type Config struct {
 	Host string
 	// RegistryHost: the host was found in VS Code's owner-only local agent-host registry with a live pid.
 	RegistryHost bool
+	// Hosts, when it names two or more, are the hosts of one UI (issue
+	// 25): Host, RegistryHost and Connect are then the first's, the one
+	// active at start. One host (or none) is Host and Connect alone.
+	Hosts []HostConfig
 	// Connect dials the host. It runs as a tea.Cmd so the UI is up (and says
 	// "connecting") before the network answers; ctrl+r calls it again after
 	// a failed first connect.

@@ -107,6 +107,9 @@ func (m *Model) waiting() []waitItem {
 			}
 		}
 	}
+	if m.hosts != nil {
+		out = m.othersWaiting(out)
+	}
 	return out
 }
 

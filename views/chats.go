@@ -38,7 +38,8 @@ func originText(kind string) string {
 // RenderChatSwitcher is the chat switcher (c): every chat of the open
 // session with how it came to be, its status and what waits in it, the
 // selected one highlighted; the keys to create a chat are offered only
-// where the agent lets a client (can: new, fork, side).
+// where the agent lets a client (can: new, fork, side), and ! (open what
+// waits) only where something does.
 func RenderChatSwitcher(th Theme, k keymap.KeyMap, rows []ChatRow, sel int, canNew, canFork, canSide bool, width, height int) string {
 	width = max(width, 20)
 	inner := width - 2
@@ -77,6 +78,12 @@ func RenderChatSwitcher(th Theme, k keymap.KeyMap, rows []ChatRow, sel int, canN
 	}
 	ck := k.Chats
 	pairs := []any{ck.Open, ck.Open.Help().Desc}
+	for _, r := range rows {
+		if r.Waiting > 0 {
+			pairs = append(pairs, ck.Waiting, ck.Waiting.Help().Desc)
+			break
+		}
+	}
 	if canNew {
 		pairs = append(pairs, ck.New, ck.New.Help().Desc)
 	}

@@ -13,7 +13,8 @@ import (
 // TestChatSwitcherGolden: the chat switcher at 80 and 120 columns, in
 // colour and without: each chat with how it came to be, its status and
 // what waits in it; the creation keys only where the agent allows them,
-// and a hostile title inert.
+// ! (open what waits) only where something waits, and a hostile title
+// inert.
 func TestChatSwitcherGolden(t *testing.T) {
 	k := keymap.DefaultKeyMap()
 	rows := []ChatRow{
@@ -35,7 +36,7 @@ func TestChatSwitcherGolden(t *testing.T) {
 			}
 			plain := ansi.Strip(out)
 			for _, want := range []string{"Release 1.4 · on screen", "fork · ◐ in progress · Running the tests", "▸ Investigate flake",
-				"subagent · ◆ needs input · ◆ 2 waiting for you · read-only", "side chat · ○ idle", "f fork"} {
+				"subagent · ◆ needs input · ◆ 2 waiting for you · read-only", "side chat · ○ idle", "f fork", "! open what waits"} {
 				if !strings.Contains(plain, want) {
 					t.Errorf("%s at %d lacks %q:\n%s", c.name, w, want, plain)
 				}
@@ -46,7 +47,7 @@ func TestChatSwitcherGolden(t *testing.T) {
 		}
 	}
 	one := ansi.Strip(RenderChatSwitcher(noColorTheme, k, rows[:1], 0, false, false, false, 72, 24))
-	if !strings.Contains(one, "does not let a client create") || strings.Contains(one, "n new chat") {
+	if !strings.Contains(one, "does not let a client create") || strings.Contains(one, "n new chat") || strings.Contains(one, "! open") {
 		t.Errorf("an agent with one chat a session is not said so:\n%s", one)
 	}
 }

@@ -100,7 +100,7 @@ func fullHelpBody(th Theme, h help.Model, k keymap.KeyMap, width, height int) []
 		{"Composer", k.Composer.FullHelp()}, {"MCP servers", k.MCP.FullHelp()}, {"Sign-in prompt", k.Grant.FullHelp()},
 		{"Input form", append(k.Input.FullHelp(), k.Input.ChoiceHelp(), k.Input.BooleanHelp())}, {"Confirm", k.Confirm.FullHelp()},
 		{"Saved sign-ins", k.SignIns.FullHelp()}, {"Pasted address", k.Paste.FullHelp()},
-		{"New session", k.NewSession.FullHelp()}, {"Settings", k.Settings.FullHelp()}, {"Pending messages", k.Queue.FullHelp()}, {"Chats", k.Chats.FullHelp()},
+		{"New session", k.NewSession.FullHelp()}, {"Settings", k.Settings.FullHelp()}, {"Pending messages", k.Queue.FullHelp()}, {"Chats", k.Chats.FullHelp()}, {"Attachments", k.Resources.FullHelp()},
 		{"Inbox", k.Inbox.FullHelp()}, {"Changes", k.Changes.FullHelp()}, {"Diff", k.Diff.FullHelp()},
 		{"Terminals", k.Terminals.FullHelp()}, {"Terminal", append(k.Terminal.FullHelp(), []key.Binding{k.Terminal.Leave})},
 		{"This help", k.HelpScreen.FullHelp()},
@@ -137,6 +137,9 @@ func helpBindings(k keymap.KeyMap, groups [][]key.Binding) []key.Binding {
 		for _, b := range g {
 			switch {
 			case len(b.Keys()) == 0:
+				continue
+			case !k.MultiHost() && k.HostKey(b):
+				// One host: its list has no host rows to act on.
 				continue
 			case SameKeys(b, k.Composer.Queue) && b.Help() == k.Composer.Queue.Help():
 				// Send and Queue share enter, one enabled at a time: one

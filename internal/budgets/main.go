@@ -82,6 +82,8 @@ var Budgets = []Budget{
 	{Name: "TerminalStream10MB", Metric: "ms/frame", Limit: 4, Source: "ui/terminal_bench_test.go"},
 	{Name: "TerminalStream10MB", Metric: "MiB-live", Limit: 64, Source: "ui/terminal_bench_test.go (bounded by the scrollback)"},
 	{Name: "AuthRequiredUnadvertised", Metric: "ns/op", Limit: 50_000, Source: "ui/authflood_test.go"},
+	{Name: "ManyHosts/20x500", Metric: "ms/frame", Limit: 4, Source: "ui/hosts_bench_test.go (a frame of 20 hosts × 500 sessions, inbox updated in it)"},
+	{Name: "ManyHosts/20x500", Metric: "MiB-live", Limit: 200, Source: "ui/hosts_bench_test.go"},
 	{Name: "InboundDelta/1.0", Metric: "ns/op", Limit: 10_000, Source: "protocol/client/bench_test.go"},
 	{Name: "InboundDelta/0.6", Metric: "ns/op", Limit: 1.5, Relative: "InboundDelta/1.0", Median: true, Source: "protocol/client/bench_test.go (0.6 conversion)"},
 }

@@ -74,6 +74,7 @@ func good() map[string][]string {
 		"ChangesetFiles2000/rows":  {"635280", "900000", "2254074"},
 		"ChangesetFiles2000/frame": {"759820", "900000", "1113079"},
 		"TerminalStream10MB":       {"2.364 ms/frame 898735 B/frame 44.86 MiB-live", "2.269 ms/frame 898734 B/frame 44.86 MiB-live", "2.5 ms/frame 898734 B/frame 44.86 MiB-live"},
+		"ManyHosts/20x500":         {"0.85 ms/frame 2.99 MiB-live", "0.9 ms/frame 2.99 MiB-live", "1.1 ms/frame 3.0 MiB-live"},
 	}
 }
 
@@ -373,5 +374,23 @@ func BenchmarkBusy(b *testing.B) {
 	}
 	if status["Sleepy"] != OK || status["Busy"] != Fail {
 		t.Errorf("after CPU confirmation Sleepy is %s, Busy %s; want ok and FAIL\n%s%s", status["Sleepy"], status["Busy"], log.String(), table.String())
+	}
+}
+
+// TestManyHostsBudget: issue 25's budget reads both of its metrics, and
+// either one over tolerance fails.
+func TestManyHostsBudget(t *testing.T) {
+	for _, tc := range []struct{ val, why string }{
+		{"9 ms/frame 3 MiB-live", "frame"},
+		{"1 ms/frame 450 MiB-live", "memory"},
+	} {
+		rows := checkChanged(t, func(v map[string][]string) { v["ManyHosts/20x500"] = []string{tc.val} })
+		failed := false
+		for _, r := range rows {
+			failed = failed || (r.Status == Fail && strings.HasPrefix(r.Name, "ManyHosts"))
+		}
+		if !failed {
+			t.Errorf("%s over budget (%s) does not fail", tc.why, tc.val)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
@@ -112,7 +113,7 @@ func TestCLIDoctorGoldens(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	env := doctorEnv(t)
-	down := "ws://" + closedPort(t) + "/"
+	down := badhost.Closed(t)
 	guarded, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, ConnectionToken: newSecret(t)})
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
@@ -203,8 +204,8 @@ func TestCLIExitCodes(t *testing.T) {
 	h := cliHost(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	env := cliEnv(t)
-	down := "ws://" + closedPort(t) + "/"
-	refusing := refusingHost(t)
+	down := badhost.Closed(t)
+	refusing := badhost.RefusingVersion(t)
 	secret := newSecret(t)
 	guarded, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, ConnectionToken: secret})
 	if err != nil {
@@ -538,7 +539,7 @@ func TestCLIDoctor(t *testing.T) {
 	if !strings.Contains(got["version"].Detail, "AHP "+suiteVersion) {
 		t.Errorf("version: %+v", got["version"])
 	}
-	res = runCLI(t, r.bin, r.env, "", "doctor", "--json", "--host", "ws://"+closedPort(t)+"/", "--config-dir", privateDir(t))
+	res = runCLI(t, r.bin, r.env, "", "doctor", "--json", "--host", "ws://"+badhost.ClosedAddr(t)+"/", "--config-dir", privateDir(t))
 	if got = parse(res.stdout); res.code != 3 || got["reach"].Status != "fail" || !strings.Contains(got["reach"].Detail, "connection refused") || got["reach"].Fix == "" {
 		t.Errorf("doctor on a closed port: exit %d, %+v", res.code, got["reach"])
 	}

@@ -3,8 +3,6 @@ package e2e
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
 
@@ -31,11 +30,11 @@ type connFailure struct {
 
 func connFailures() []connFailure {
 	return []connFailure{
-		{name: "refused", host: func(t *testing.T) string { return "ws://" + closedPort(t) + "/" },
+		{name: "refused", host: func(t *testing.T) string { return badhost.Closed(t) },
 			short: "connection refused", detail: "connection refused"},
 		{name: "unresolved", host: func(*testing.T) string { return "wss://nonexistent.invalid/" },
 			short: "name not resolved", detail: "nonexistent.invalid"},
-		{name: "silent", host: silentListener, short: "timed out", detail: "timed out", slow: true},
+		{name: "silent", host: func(t *testing.T) string { return badhost.Silent(t) }, short: "timed out", detail: "timed out", slow: true},
 		{name: "tls", host: func(t *testing.T) string { return "wss://" + httpHost(t, 200) + "/" },
 			short: "TLS failed", detail: "TLS failed"},
 		{name: "403", host: func(t *testing.T) string { return "ws://" + httpHost(t, 403) + "/" },
@@ -43,7 +42,7 @@ func connFailures() []connFailure {
 		{name: "404", host: func(t *testing.T) string { return "ws://" + httpHost(t, 404) + "/" },
 			short: "HTTP 404", detail: "wrong path"},
 		{name: "closed in initialize", host: closingHost, short: "closed during initialize", detail: "closed during initialize"},
-		{name: "version refused", host: refusingHost, short: "version refused",
+		{name: "version refused", host: func(t *testing.T) string { return badhost.RefusingVersion(t) }, short: "version refused",
 			detail: "host accepts AHP 2.0.0; ahptui offers 1.0.0", noRetry: true},
 	}
 }
@@ -122,36 +121,6 @@ func noSecret(t *testing.T, where, text, secret string) {
 	}
 }
 
-// silentListener accepts TCP connections and never answers.
-func silentListener(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			select {
-			case <-done:
-				c.Close()
-				return
-			default:
-			}
-			conns = append(conns, c)
-		}
-	}()
-	t.Cleanup(func() {
-		close(done)
-		l.Close()
-	})
-	return "ws://" + l.Addr().String() + "/"
-}
-
 // httpHost is a plain HTTP server answering every request with status.
 func httpHost(t *testing.T, status int) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -161,44 +130,9 @@ func httpHost(t *testing.T, status int) string {
 	return srv.Listener.Addr().String()
 }
 
-// wsHost serves the WebSocket upgrade and hands each connection's first
-// frame to answer; the connection closes when answer returns.
-func wsHost(t *testing.T, answer func(tp jsonrpc.Transport, first []byte)) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tp, err := jsonrpc.Accept(w, r, jsonrpc.AcceptOptions{})
-		if err != nil {
-			return
-		}
-		defer tp.Close("bye")
-		frame, err := tp.Read(r.Context())
-		if err != nil {
-			return
-		}
-		answer(tp, frame)
-	}))
-	t.Cleanup(srv.Close)
-	return "ws://" + srv.Listener.Addr().String() + "/"
-}
-
 // closingHost takes the upgrade and closes on initialize.
 func closingHost(t *testing.T) string {
-	return wsHost(t, func(jsonrpc.Transport, []byte) {})
-}
-
-// refusingHost answers initialize with -32005: it speaks AHP 2.0.0 only.
-func refusingHost(t *testing.T) string {
-	return wsHost(t, func(tp jsonrpc.Transport, first []byte) {
-		var req struct {
-			ID json.RawMessage `json:"id"`
-		}
-		_ = json.Unmarshal(first, &req)
-		resp, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{
-			"code": jsonrpc.UnsupportedProtocolVersion, "message": "unsupported protocol version",
-			"data": map[string]any{"supportedVersions": []string{"2.0.0"}}}})
-		_ = tp.Write(t.Context(), resp)
-		// Stay open until ahptui hangs up, as a real host does.
-		_, _ = tp.Read(t.Context())
-	})
+	return badhost.WS(t, func(jsonrpc.Transport, []byte) {})
 }
 
 // flatten is screen's text with borders dropped and lines joined, so a

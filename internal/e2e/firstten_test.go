@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 	"charm.land/bubbles/v2/key"
 
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 	"github.com/ahptui/ahptui/keymap"
 )
@@ -177,24 +177,11 @@ func TestBadHostFailsBeforeUI(t *testing.T) {
 	}
 }
 
-// closedPort is a 127.0.0.1 address nothing listens on (it was just
-// released), for an unreachable host.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 // TestConnectFailureLogged is issue 14 item 5's log: a host that cannot be
 // reached leaves its error, whole, in the --log file (the screen cuts it).
 func TestConnectFailureLogged(t *testing.T) {
 	skipShort(t)
-	addr := closedPort(t)
+	addr := badhost.ClosedAddr(t)
 	logFile := filepath.Join(t.TempDir(), "ahptui.log")
 	u := startApp(t, 120, 40, "--host", "ws://"+addr+"/", "--log", logFile)
 	u.see("the failure is on screen", func(s string) bool { return strings.Contains(statusLine(s), "disconnected") })

@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/key"
 
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/internal/badhost"
 )
 
 // changed waits (bounded) for the chat panel to differ from before and
@@ -400,7 +401,7 @@ func TestIssue14Item2SmallTerminalCards(t *testing.T) {
 // the app connects once the host comes up.
 func TestIssue14Item5RetryByItself(t *testing.T) {
 	skipShort(t)
-	addr := closedPort(t)
+	addr := badhost.ClosedAddr(t)
 	u := startApp(t, 120, 40, "--host", "ws://"+addr+"/")
 	u.see("next try announced", func(s string) bool {
 		return regexp.MustCompile(`(?i)(retry|retrying|next try|trying again)\D{0,20}\d+\s*s`).MatchString(s)

@@ -8,6 +8,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/ahptui/ahptui/internal/badhost"
 )
 
 // TestIssue22Item3NewWhileDisconnected: n while the host is down said
@@ -17,7 +19,7 @@ import (
 func TestIssue22Item3NewWhileDisconnected(t *testing.T) {
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
-		u := startApp(t, w, h, "--host", "ws://"+closedPort(t)+"/")
+		u := startApp(t, w, h, "--host", "ws://"+badhost.ClosedAddr(t)+"/")
 		u.see("the refused connection named", func(s string) bool {
 			return strings.Contains(statusLine(s), "connection refused")
 		})

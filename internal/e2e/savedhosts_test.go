@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
@@ -37,7 +38,7 @@ func TestSavedHostByName(t *testing.T) {
 	skipShort(t)
 	secret := newSecret(t)
 	h, _ := registryDemo(t, secret)
-	dir := savedConfig(t, h.URL(), secret, "ws://"+closedPort(t)+"/")
+	dir := savedConfig(t, h.URL(), secret, "ws://"+badhost.ClosedAddr(t)+"/")
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	for name, args := range map[string][]string{
 		"positional": {bin, "work", "--config-dir", dir, "--no-browser"},
@@ -61,7 +62,7 @@ func TestHostsLists(t *testing.T) {
 	skipShort(t)
 	secret := newSecret(t)
 	h, sock := registryDemo(t, secret)
-	down := "ws://" + closedPort(t) + "/"
+	down := badhost.Closed(t)
 	dir := savedConfig(t, h.URL(), secret, down)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
@@ -45,10 +46,17 @@ func TestTerminalPaneInTerminal(t *testing.T) {
 		u.hit(km.Terminals.Close)
 		u.see("the list closed", func(s string) bool { _, ok := Panel(s, "Terminals"); return !ok })
 
-		// From the card: the last tool call of the turn runs in it.
-		u.hit(km.Chat.PrevToolCall)
-		u.hit(km.Chat.Terminal)
-		u.see("the terminal from the card", func(s string) bool { return strings.Contains(pane(s), "✗ exit 2  make test") })
+		// From the card: "Run the tests" runs in it; [ walks back from the
+		// turn's last tool call until w opens it (the others name none).
+		opened := func(s string) bool { return strings.Contains(pane(s), "✗ exit 2  make test") }
+		for range 4 {
+			u.hit(km.Chat.PrevToolCall)
+			u.hit(km.Chat.Terminal)
+			if _, err := u.s.WaitForFunc(opened, 2*time.Second); err == nil {
+				return
+			}
+		}
+		t.Fatalf("w on the history turn's tool calls never opened the terminal:\n%s", u.s.Capture())
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
@@ -18,7 +19,7 @@ func TestTokenStoreKeyringExplicitFails(t *testing.T) {
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
 		t.Skip("a session bus may offer a Secret Service here")
 	}
-	code, stdout, stderr := runBinary(t, "--host", "ws://"+closedPort(t)+"/", "--token-store", "keyring", "--config-dir", t.TempDir())
+	code, stdout, stderr := runBinary(t, "--host", "ws://"+badhost.ClosedAddr(t)+"/", "--token-store", "keyring", "--config-dir", t.TempDir())
 	if code != 1 {
 		t.Errorf("exit status %d, want 1", code)
 	}
@@ -40,7 +41,7 @@ func TestConfigDirChecked(t *testing.T) {
 		if err := os.Symlink(t.TempDir(), link); err != nil {
 			t.Fatal(err)
 		}
-		code, stdout, stderr := runBinary(t, "--host", "ws://"+closedPort(t)+"/", "--config-dir", link)
+		code, stdout, stderr := runBinary(t, "--host", "ws://"+badhost.ClosedAddr(t)+"/", "--config-dir", link)
 		if code != 1 || !strings.Contains(stderr, "symbolic link") || stdout != "" {
 			t.Errorf("exit %d, stdout %q, stderr %q; want 1 and the link refused before the UI", code, stdout, stderr)
 		}

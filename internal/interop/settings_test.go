@@ -57,7 +57,14 @@ func (u *user) settingsStep(choose func()) map[string]any {
 // in the panel titled panel, pressing down.
 func (u *user) selectSetting(panel, title string, down key.Binding) {
 	u.t.Helper()
-	on := func(sc string) bool { return strings.Contains(e2e.PanelText(sc, panel), "▸ "+title+":") }
+	u.selectRow(panel, title+":", down)
+}
+
+// selectRow moves the cursor (▸) of the panel titled panel onto the row
+// that begins with row, pressing down.
+func (u *user) selectRow(panel, row string, down key.Binding) {
+	u.t.Helper()
+	on := func(sc string) bool { return strings.Contains(e2e.PanelText(sc, panel), "▸ "+row) }
 	for range 80 { // VS Code's host lists over forty settings of its own
 		if on(u.s.Capture()) {
 			return
@@ -66,7 +73,7 @@ func (u *user) selectSetting(panel, title string, down key.Binding) {
 		u.hit(down)
 		_, _ = u.s.WaitForFunc(func(sc string) bool { return e2e.PanelText(sc, panel) != before }, stepTimeout/3)
 	}
-	u.see("the setting "+title+" selected", on)
+	u.see("the row "+row+" selected", on)
 }
 
 // chooseValue presses next (→) until the selected setting in panel

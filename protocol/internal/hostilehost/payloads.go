@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Escapes are strings a hostile host puts in every text field: terminal
@@ -272,6 +273,67 @@ var (
 		`"resource":"ahp-chat:/hostile","title":"Chat title","status":8,"modifiedAt":"1970-01-01T00:00:02.000Z"}`)
 )
 
+// HostileChangeset is a changeset channel's state (1.0) whose file names
+// (in their URIs, which Taint leaves alone) carry every escape, a bidi
+// override and a name tens of kilobytes long, with absurd diff counts and
+// size hints; its text fields (operations' labels, confirmations) are
+// for Taint. Its files' contents are HostileChangesetContents.
+func HostileChangeset() json.RawMessage {
+	all := AllEscapes()
+	side := func(name, which string) map[string]any {
+		return map[string]any{"uri": "file:///w/" + name, "content": map[string]any{
+			"uri": "hostile-content:/" + strconv.Itoa(len(name)) + "@" + which, "sizeHint": int64(1) << 62, "contentType": "text/x-go"}}
+	}
+	huge := map[string]any{"added": int64(9007199254740991), "removed": int64(-5)}
+	files := []any{
+		map[string]any{"id": "f1", "edit": map[string]any{"before": side("a"+all+".go", "before"), "after": side("a"+all+".go", "after"), "diff": huge}},
+		map[string]any{"id": "f2", "edit": map[string]any{"before": side("\u202eold.md", "before"), "after": side("new\u2066.md\x1b]0;t\x07", "after")}},
+		map[string]any{"id": "f3", "edit": map[string]any{"after": side(strings.Repeat("deep/", 4000)+"created.go", "after")}},
+		map[string]any{"id": "f4", "edit": map[string]any{"before": side("gone\x1b[2J.sh", "before")}},
+	}
+	ops := []any{map[string]any{"id": "discard", "label": "Discard", "description": "Throw it away", "scopes": []string{"changeset"},
+		"status": "error", "error": map[string]any{"errorType": "E", "message": "failed"}, "confirmation": "Really discard?"}}
+	return Taint(mustMarshal(map[string]any{"status": "ready", "files": files, "operations": ops}), all)
+}
+
+// HostileChangesetContents maps each of HostileChangeset's content URIs
+// to its text: every escape that leaves it text (valid UTF-8, no NUL)
+// on a line of its own, a line of a thousand
+// SGR sequences, a very long word, and an old side that differs on each.
+func HostileChangesetContents() map[string]string {
+	var st struct {
+		Files []struct {
+			Edit map[string]struct {
+				Content struct {
+					URI string `json:"uri"`
+				} `json:"content"`
+			} `json:"edit"`
+		} `json:"files"`
+	}
+	_ = json.Unmarshal(HostileChangeset(), &st)
+	out := map[string]string{}
+	for _, f := range st.Files {
+		for which, side := range f.Edit {
+			if side.Content.URI == "" {
+				continue
+			}
+			var b strings.Builder
+			b.WriteString("package a\n\n")
+			for i, e := range Escapes {
+				if !utf8.ValidString(e) || strings.ContainsRune(e, 0) {
+					continue // a client rightly calls that binary and shows no lines
+				}
+				if which == "after" && i%2 == 0 {
+					b.WriteString("// changed ")
+				}
+				b.WriteString("var x" + strconv.Itoa(i) + " = \"" + e + "\"\n")
+			}
+			out[side.Content.URI] = b.String()
+		}
+	}
+	return out
+}
+
 // Corpus returns the hostile documents kept in testdata/hostile (file name
 // → content), which seed the union fuzzer and document what the hostile
 // host sends. Every entry is one JSON document.
@@ -292,6 +354,10 @@ func Corpus() map[string][]byte {
 		_ = json.Unmarshal(frame, &w)
 		return w.Params
 	}
+	out["tainted-changeset.json"] = HostileChangeset()
+	out["changeset-contents.json"] = mustMarshal(HostileChangesetContents())
+	out["tainted-changeset-catalogue.json"] = Taint(json.RawMessage(`[{"label":"Session Changes","uriTemplate":"ahp-changeset:/h/{turnId}",`+
+		`"changeKind":"session","description":"Everything","capabilities":{"review":{}}}]`), all)
 	out["envelope-delta-escapes.json"] = envelope(Envelope("ahp-chat:/hostile", 11,
 		map[string]any{"type": "chat/delta", "turnId": "turn-1", "partId": "md-1", "content": all}))
 	out["envelope-title-escapes.json"] = envelope(Envelope("ahp-session:/hostile", 12,

@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/hostregistry"
+	"github.com/ahptui/ahptui/hosts"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/protocol/jsonrpc"
+	"github.com/ahptui/ahptui/savedhosts"
+	"github.com/ahptui/ahptui/wiretrace"
+)
+
+// multiHostAnnotation marks the commands that take several hosts
+// (status, watch, inbox): --all-hosts, and --host more than once.
+const multiHostAnnotation = "multi-host"
+
+// multiHost: this run is on several hosts — --all-hosts, or --host
+// given more than once.
+func (a *app) multiHost() bool { return a.allHosts || len(a.hosts) > 1 }
+
+// checkHosts is the global host flags' rule, before any command runs: one
+// --host except where a command takes several, and --all-hosts only there.
+func (a *app) checkHosts(multi bool) error {
+	if len(a.hosts) == 1 {
+		a.host = a.hosts[0]
+	}
+	switch {
+	case !multi && a.allHosts:
+		return usagef("--all-hosts applies to status, watch and inbox")
+	case !multi && len(a.hosts) > 1:
+		return usagef("--host given %d times: only status, watch and inbox take several hosts", len(a.hosts))
+	case a.multiHost() && a.demo:
+		return usagef("--demo is one host of its own: give it without --all-hosts or a second --host")
+	case len(a.hosts) > 1 && a.tokenFile != "":
+		return usagef("--connection-token-file with several --host: put each host's token in its URL (?tkn=), the environment or a saved host's file")
+	}
+	return nil
+}
+
+// hostConfigs are the hosts of a multi-host run, in this order: each
+// --host as given, then (with --all-hosts) the saved hosts by name and
+// the hosts VS Code's local registry lists. A --host that is no URL nor
+// saved name is a usage error; a saved or local host that cannot be
+// dialled is a failed row, with its reason.
+func (a *app) hostConfigs() ([]hosts.Config, error) {
+	var out []hosts.Config
+	for _, v := range a.hosts {
+		s := hostpick.Spec{Host: v, Insecure: a.insecure, ConfigDir: a.configDir}
+		if len(a.hosts) == 1 {
+			s.TokenFile = a.tokenFile
+		}
+		if err := s.Normalize(); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+		if err := hostpick.CheckTransport(s.Host, s.Insecure); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+		t, err := hostpick.Resolve(s, a.Getenv, a.Stdin, a.Stderr)
+		if err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+		out = append(out, hosts.Config{Target: t, Label: t.Name, Source: "flag"})
+	}
+	if !a.allHosts {
+		return out, nil
+	}
+	dir, err := hostpick.ConfigDir(a.configDir)
+	if err != nil {
+		return nil, err
+	}
+	saved, err := savedhosts.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("saved hosts: %w", err)
+	}
+	for _, h := range saved {
+		t, err := hostpick.SavedTarget(hostpick.Spec{Saved: h.Name, Insecure: a.insecure, ConfigDir: a.configDir})
+		if err != nil {
+			// Named by its URL (hosts.yml holds no token) with the reason.
+			t, _ = hostconn.Parse(h.URL)
+		}
+		out = append(out, hosts.Config{Target: t, Label: h.Name, Source: "saved", Err: err})
+	}
+	for _, e := range hostregistry.Discover(a.registryEnv(), hostregistry.Alive).Entries {
+		label := fmt.Sprintf("local %s pid %d", hostText(e.Type), e.PID)
+		out = append(out, hosts.Config{Target: hostpick.RegistryTarget(e), Label: label, Source: "local"})
+	}
+	return out, nil
+}
+
+// registryEnv is where VS Code's registry is read: the command's own
+// environment (a test's, or the process's).
+func (a *app) registryEnv() hostregistry.Env {
+	home := a.Getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return hostregistry.Env{GOOS: runtime.GOOS, Getenv: a.Getenv, Home: home}
+}
+
+// hostSet is a multi-host run's hosts, connected: the registry, and a
+// conn for each host that connected (nil for the others).
+type hostSet struct {
+	reg     *hosts.Registry
+	conns   []*conn
+	release func()
+}
+
+func (s *hostSet) Close() {
+	s.reg.Close()
+	s.release()
+}
+
+// dialAll registers every host of the run and connects them at once, each
+// within min(--timeout, one attempt's bound): a host that fails is a row
+// with its reason, the others go on.
+func (a *app) dialAll(ctx context.Context) (*hostSet, error) {
+	cfgs, err := a.hostConfigs()
+	if err != nil {
+		return nil, err
+	}
+	if len(cfgs) == 0 {
+		return nil, withCode(ExitUnreachable, errors.New("no hosts: no --host, no saved host (hosts.yml), and VS Code's registry lists none running"))
+	}
+	dir, err := hostpick.ConfigDir(a.configDir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := authpkce.PrivateDir(dir); err != nil {
+		return nil, fmt.Errorf("config directory: %w", err)
+	}
+	// One client id for every host: the registry connects each host
+	// once, so no host sees the id on two connections.
+	clientID, release, err := client.ClaimClientID(dir)
+	if err != nil {
+		return nil, fmt.Errorf("client id: %w (pass a writable --config-dir)", err)
+	}
+	var wrap func(func(context.Context, string) (jsonrpc.Transport, error)) func(context.Context, string) (jsonrpc.Transport, error)
+	if a.trace != "" {
+		tr, err := wiretrace.Create(a.trace)
+		if err != nil {
+			release()
+			return nil, withCode(ExitUsage, err)
+		}
+		wrap = tr.Dial
+		prev := release
+		release = func() { prev(); tr.Close() }
+	}
+	ver := a.Version
+	logger := slog.New(slog.DiscardHandler)
+	reg := hosts.New(cfgs, hosts.Options{
+		ClientOptions: func(t hostconn.Target) client.Options {
+			o := hostpick.ClientOptions(t, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger)
+			if wrap != nil {
+				o.Dial = wrap(o.Dial)
+			}
+			return o
+		},
+		Timeout: min(a.timeout, hostconn.AttemptTimeout),
+	})
+	reg.Connect(ctx)
+	auth, _ := authpkce.New(authpkce.Config{Dir: dir, TokenStore: a.tokenStoreOr()})
+	set := &hostSet{reg: reg, release: release, conns: make([]*conn, len(reg.Hosts()))}
+	for i, h := range reg.Hosts() {
+		if c := h.Client(); c != nil {
+			set.conns[i] = &conn{Client: c, host: h.URL, release: func() {}, auth: auth, pushed: map[string]bool{}}
+		}
+	}
+	return set, nil
+}
+
+// hostJSON is one host's row in a multi-host run: its name (label and
+// token-free URL), its state, and why it failed.
+type hostJSON struct {
+	Host    string `json:"host"`
+	State   string `json:"state"` // connected, connecting, refused, failed
+	Attempt int    `json:"attempt,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Kind is the error's exit kind (unreachable, version, ...), as a
+	// command's --json error names it.
+	Kind string `json:"kind,omitempty"`
+	// short is the error in a few words, for text output's header.
+	short string
+}
+
+// shortReason is a failed host's error in a few words: a dial error's
+// kind first phrase (connection refused, HTTP 403: ...), else the
+// error's first line without the "connect to URL" the row already says.
+func shortReason(err error, url string) string {
+	var de *hostconn.DialError
+	if errors.As(err, &de) {
+		return de.Short()
+	}
+	return firstLine(strings.TrimPrefix(err.Error(), "connect to "+url+": "))
+}
+
+func hostRowOf(h *hosts.Host, err error) hostJSON {
+	s := h.State()
+	j := hostJSON{Host: h.Display(), State: string(s.Kind), Attempt: s.Attempt}
+	if err == nil && s.Kind != hosts.Connected {
+		err = s.Err
+		if err == nil {
+			err = errors.New(string(s.Kind))
+		}
+	}
+	if err != nil {
+		if j.State == string(hosts.Connected) {
+			j.State = string(hosts.Failed)
+		}
+		// The row names the host: its error need not say it again.
+		msg := strings.TrimPrefix(err.Error(), "connect to "+h.URL+": ")
+		j.Error, j.Kind, j.short = hostText(msg), exitKinds[hostExit(err)], hostText(shortReason(err, h.URL))
+	}
+	return j
+}
+
+// hostExit is a failed host's exit code: what the same failure would exit
+// with on a single host, unreachable where it names nothing else.
+func hostExit(err error) int {
+	if code := exitCode(err); code != ExitFailure {
+		return code
+	}
+	return ExitUnreachable
+}
+
+// eachHost runs f on every connected host at once, each within --timeout
+// of its own, and returns each host's error (nil for a host f served; the
+// connect error for one that did not connect).
+func (a *app) eachHost(ctx context.Context, set *hostSet, f func(ctx context.Context, i int, c *conn) error) []error {
+	errs := make([]error, len(set.conns))
+	var wg sync.WaitGroup
+	for i, c := range set.conns {
+		if c == nil {
+			h := set.reg.Hosts()[i]
+			errs[i] = h.State().Err
+			if errs[i] == nil {
+				errs[i] = errors.New(string(h.State().Kind))
+			}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hctx, cancel := context.WithTimeout(ctx, a.timeout)
+			defer cancel()
+			c.pushSaved(hctx, nil)
+			errs[i] = f(hctx, i, c)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// hostsFailed is the run's error when any host failed: the first failed
+// host's exit code (config order), naming every failed host; nil when
+// none did. What the others gave is printed all the same.
+func hostsFailed(set *hostSet, errs []error) error {
+	var names []string
+	code := ExitOK
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if code == ExitOK {
+			code = hostExit(err)
+		}
+		h := set.reg.Hosts()[i]
+		names = append(names, h.Display()+" ("+hostText(shortReason(err, h.URL))+")")
+	}
+	if code == ExitOK {
+		return nil
+	}
+	return withCode(code, fmt.Errorf("%d of %d hosts failed: %s", len(names), len(errs), strings.Join(names, "; ")))
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// answerOn is cmd made to name host h, so it runs on the host it came
+// from: a --host flag with the saved name or the URL (a host VS Code's
+// registry lists is found again without one, when it is the only one).
+func answerOn(cmd string, h *hosts.Host) string {
+	if cmd == "" || !strings.HasPrefix(cmd, "ahptui ") {
+		return cmd
+	}
+	switch {
+	case h.Source == "saved" || (h.Source == "flag" && h.Label != ""):
+		return cmd + " --host " + h.Label
+	case h.Source == "flag":
+		return cmd + " --host " + h.URL
+	}
+	return cmd
+}
+
+// groupHeader is a host's line above its rows in text output.
+func (a *app) groupHeader(w io.Writer, row hostJSON) {
+	state := row.State
+	if row.short != "" {
+		state += ": " + row.short
+	} else if row.Error != "" {
+		state += ": " + row.Error
+	}
+	color := sgrGreen
+	if row.State != string(hosts.Connected) {
+		color = sgrRed
+	}
+	fmt.Fprintf(w, "%s  %s\n", a.paint(sgrBold, hostText(row.Host)), a.paint(color, state))
+}
+
+// multiHostCmd marks cmd as one that runs on several hosts and gives it
+// --all-hosts.
+func multiHostCmd(a *app, cmd *cobra.Command) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[multiHostAnnotation] = "yes"
+	cmd.Flags().BoolVar(&a.allHosts, "all-hosts", false, "every --host, saved host and host VS Code's registry lists, at once")
+	return cmd
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/ui"
+	"github.com/ahptui/ahptui/wiretrace"
+)
+
+// Several hosts in one UI (issue 25): --host repeated, and --demo-hosts N
+// for N demo hosts in this process (with --host too). One host keeps the
+// single-host path (spec, discovery, --connection-token-file) untouched.
+
+// hostsFlag is --host, repeatable: the first value is options.host (the
+// single-host path's), every further one is in moreHosts.
+type hostsFlag struct{ o *options }
+
+func (f hostsFlag) String() string {
+	if f.o == nil {
+		return ""
+	}
+	return f.o.host
+}
+
+func (f hostsFlag) Set(v string) error {
+	if f.o.host == "" && len(f.o.moreHosts) == 0 {
+		f.o.host = v
+		return nil
+	}
+	f.o.moreHosts = append(f.o.moreHosts, v)
+	return nil
+}
+
+// multi reports whether o names several hosts.
+func (o options) multi() bool {
+	return len(o.moreHosts) > 0 || o.demoHosts > 1 || (o.demoHosts == 1 && o.host != "")
+}
+
+// hostValues is every --host value, in the order given.
+func (o options) hostValues() []string {
+	if o.host == "" {
+		return o.moreHosts
+	}
+	return append([]string{o.host}, o.moreHosts...)
+}
+
+// checkMulti checks a command line naming several hosts. Each --host is
+// a URL or a saved host's name under the transport rule; a token comes
+// only with its own host (the URL's ?tkn= or the saved host's file):
+// --connection-token-file and AHPTUI_CONNECTION_TOKEN would send one
+// host's token to every other.
+func checkMulti(o options) error {
+	switch {
+	case o.tokenFile != "":
+		return errors.New("--connection-token-file names one host's token; with several hosts give each its ?tkn= or save it (ahptui hosts)")
+	case o.demoOtherHost:
+		return errors.New("--demo-other-host applies to one demo host")
+	case o.saved != "":
+		return errors.New("give the saved host as --host NAME when naming several hosts")
+	case o.demoHosts < 0 || o.demoHosts > 50:
+		return errors.New("--demo-hosts takes 1 to 50")
+	}
+	for _, v := range o.hostValues() {
+		sp := hostpick.Spec{Host: v, Insecure: o.insecure, ConfigDir: o.configDir}
+		if err := sp.Normalize(); err != nil {
+			return err
+		}
+		if sp.Host != "" {
+			if err := checkHostTransport(sp.Host, o.insecure); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// multiTargets resolves every --host, dropping a host named twice (by its
+// token-free URL): two entries for one host would share our client id.
+func multiTargets(o options) ([]hostconn.Target, error) {
+	var out []hostconn.Target
+	seen := map[string]bool{}
+	for _, v := range o.hostValues() {
+		sp := hostpick.Spec{Host: v, Insecure: o.insecure, ConfigDir: o.configDir}
+		if err := sp.Normalize(); err != nil {
+			return nil, err
+		}
+		noEnv := func(string) string { return "" }
+		t, err := hostpick.Resolve(sp, noEnv, strings.NewReader(""), nil)
+		if err != nil {
+			return nil, err
+		}
+		if seen[t.URL] {
+			continue
+		}
+		seen[t.URL] = true
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// startDemoHosts starts n demo hosts; stop closes them all.
+func startDemoHosts(ctx context.Context, n int, version string, logger *slog.Logger) (hosts []*demohost.Host, stop func(), err error) {
+	stop = func() {
+		for _, h := range hosts {
+			_ = h.Close()
+		}
+	}
+	for i := range n {
+		h, err := demohost.Start(ctx, demohost.Config{Version: version, Logger: logger.With("component", "demohost", "n", i+1)})
+		if err != nil {
+			stop()
+			return nil, func() {}, fmt.Errorf("start demo host %d: %w", i+1, err)
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts, stop, nil
+}
+
+// uiHosts is each target as the UI's HostConfig, with its own Connect:
+// its own client, reconnect supervisor and negotiated version.
+func uiHosts(targets []hostconn.Target, clientID string, info protocol.Implementation, logger *slog.Logger, trace *wiretrace.Trace) []ui.HostConfig {
+	out := make([]ui.HostConfig, len(targets))
+	for i, t := range targets {
+		out[i] = ui.HostConfig{Host: t.URL, Connect: connectTraced(t, clientID, info, logger.With("host", t.URL), trace)}
+	}
+	return out
+}
