@@ -98,6 +98,8 @@ func (h *Host) checkActionLocked(c *conn, channel string, v protocol.StateAction
 		return checkChatAction(c, ch, v)
 	case strings.HasPrefix(kind, "changeset/"):
 		return h.checkChangesetAction(channel, v)
+	case strings.HasPrefix(kind, "terminal/"):
+		return h.checkTerminalAction(c, channel, v)
 	}
 	return notDispatchable(v)
 }

@@ -204,7 +204,10 @@ type Host struct {
 	// on first subscribe; contents the text resourceRead serves for
 	// their files (changesets.go). Both nil on an older wire.
 	changesets map[string]*protocol.ChangesetState
-	contents   map[string]string
+	// terminals are the demo's terminal channels (terminals.go); nil on
+	// an older wire.
+	terminals map[string]*protocol.TerminalState
+	contents  map[string]string
 
 	valErrs []FrameError
 }

@@ -90,6 +90,7 @@ func (h *Host) initState(base string) {
 		hist := h.createSessionLocked(HistorySessionURI, HistorySessionTitle, DemoWorkingDirectory, true)
 		h.seedHistoryLocked(hist)
 		h.seedChangesetsLocked(hist)
+		h.seedTerminalLocked(hist)
 		h.seedSideChatsLocked(hist)
 		h.createSessionLocked(DemoSessionURI, DemoSessionTitle, DemoWorkingDirectory, true)
 	}
@@ -106,6 +107,9 @@ func (h *Host) channelExists(uri string) bool {
 	if _, ok := h.chats[uri]; ok {
 		return true
 	}
+	if h.terminals[uri] != nil {
+		return true
+	}
 	return h.changesetLocked(uri) != nil || h.extraStateLocked(uri) != nil
 }
 
@@ -119,6 +123,8 @@ func (h *Host) snapshotLocked(uri string) (protocol.Snapshot, bool) {
 		st = h.sessions[uri].state
 	case h.chats[uri] != nil:
 		st = h.chats[uri].state
+	case h.terminals[uri] != nil:
+		st = *h.terminals[uri]
 	case h.changesetLocked(uri) != nil:
 		st = *h.changesetLocked(uri)
 	case h.extraStateLocked(uri) != nil:
@@ -147,6 +153,9 @@ func (h *Host) applyLocked(channel string, v protocol.StateActionVariant, origin
 	case h.chats[channel] != nil:
 		c := h.chats[channel]
 		c.state = protocol.Reduce(c.state, action, h.reduceRules()).(protocol.ChatState)
+	case h.terminals[channel] != nil:
+		t := h.terminals[channel]
+		*t = protocol.Reduce(*t, action, h.reduceRules()).(protocol.TerminalState)
 	case h.changesetLocked(channel) != nil:
 		cs := h.changesetLocked(channel)
 		*cs = protocol.Reduce(*cs, action, h.reduceRules()).(protocol.ChangesetState)

@@ -38,6 +38,8 @@ type KeyMap struct {
 	Inbox      InboxKeys
 	Changes    ChangesKeys
 	Diff       DiffKeys
+	Terminals  TerminalsKeys
+	Terminal   TerminalKeys
 	HelpScreen HelpScreenKeys
 
 	// turnRunning is whether the open chat has a running turn
@@ -77,6 +79,32 @@ type GlobalKeys struct {
 	// Changes opens the open session's changes view: its changesets,
 	// their files and diffs (issue 23).
 	Changes key.Binding
+	// Terminals opens the terminals list: the host's terminals and the
+	// one the selected tool call runs in (issue 23).
+	Terminals key.Binding
+}
+
+// TerminalsKeys drive the terminals list.
+type TerminalsKeys struct {
+	Up    key.Binding
+	Down  key.Binding
+	Open  key.Binding // subscribe and show the terminal
+	Close key.Binding
+}
+
+// TerminalKeys drive an open terminal pane. Input is the key that says
+// the user means to type into the terminal (only while this client holds
+// its claim); every key then goes to the terminal until Leave.
+type TerminalKeys struct {
+	ScrollUp   key.Binding
+	ScrollDown key.Binding
+	PageUp     key.Binding
+	PageDown   key.Binding
+	Top        key.Binding
+	Bottom     key.Binding // back to following the output
+	Input      key.Binding
+	Leave      key.Binding // stop typing into the terminal
+	Back       key.Binding // to the list (unsubscribes)
 }
 
 // ChangesKeys drive the changes view: the session's changesets, then the
@@ -155,6 +183,8 @@ type ChatKeys struct {
 	Queue key.Binding
 	// Subagent opens the chat of the subagent the selected tool call runs.
 	Subagent key.Binding
+	// Terminal opens the terminal the selected tool call runs in.
+	Terminal key.Binding
 	// Resources opens the sheet of the chat's ContentRef attachments (read
 	// only on request), its canvases and the session's annotations.
 	Resources key.Binding
@@ -389,6 +419,7 @@ func DefaultKeyMap() KeyMap {
 			Settings:  bind(keys("O"), "O", "settings"),
 			Inbox:     bind(keys("I"), "I", "inbox"),
 			Changes:   bind(keys("C"), "C", "changes"),
+			Terminals: bind(keys("T"), "T", "terminals"),
 		},
 		Sessions: SessionKeys{
 			Up:      bind(keys("up", "k"), "↑/k", "up"),
@@ -422,6 +453,7 @@ func DefaultKeyMap() KeyMap {
 			ResumeTurn:    bind(keys("r"), "r", "resume turn"),
 			Queue:         bind(keys("Q"), "Q", "queued messages"),
 			Subagent:      bind(keys("o"), "o", "open subagent chat"),
+			Terminal:      bind(keys("w"), "w", "watch its terminal"),
 			Resources:     bind(keys("A"), "A", "attachments, canvases"),
 		},
 		Composer: ComposerKeys{
@@ -539,6 +571,23 @@ func DefaultKeyMap() KeyMap {
 			PrevFile: bind(keys("p"), "p", "previous file"),
 			Reviewed: bind(keys("v"), "v", "toggle reviewed"),
 			Back:     bind(keys("esc"), "esc", "back to files"),
+		},
+		Terminals: TerminalsKeys{
+			Up:    bind(keys("up", "k"), "↑/k", "up"),
+			Down:  bind(keys("down", "j"), "↓/j", "down"),
+			Open:  bind(keys("enter"), "enter", "open"),
+			Close: bind(keys("esc", "T"), "esc", "close"),
+		},
+		Terminal: TerminalKeys{
+			ScrollUp:   bind(keys("up", "k"), "↑/k", "scroll up"),
+			ScrollDown: bind(keys("down", "j"), "↓/j", "scroll down"),
+			PageUp:     bind(keys("pgup"), "pgup", "page up"),
+			PageDown:   bind(keys("pgdown", "space"), "pgdn", "page down"),
+			Top:        bind(keys("g", "home"), "g", "top"),
+			Bottom:     bind(keys("G", "end"), "G", "follow output"),
+			Input:      bind(keys("i"), "i", "type into it"),
+			Leave:      bind(keys("esc"), "esc", "stop typing"),
+			Back:       bind(keys("esc"), "esc", "back to the list"),
 		},
 		Chats: ChatsKeys{
 			Up:      bind(keys("up", "k"), "↑/k", "up"),
@@ -663,7 +712,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.FocusNext, k.FocusPrev, k.ToggleMCP},
-		{k.Inbox, k.SignIns, k.Settings, k.Changes, k.Reconnect, k.Messages, k.Help, k.Quit},
+		{k.Inbox, k.SignIns, k.Settings, k.Changes, k.Terminals, k.Reconnect, k.Messages, k.Help, k.Quit},
 	}
 }
 
@@ -705,7 +754,7 @@ func (k ChatKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextToolCall, k.PrevToolCall, k.NextBlocker, k.ToggleExpand},
-		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat, k.Queue, k.Subagent, k.Resources},
+		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat, k.Queue, k.Subagent, k.Resources, k.Terminal},
 	}
 }
 
@@ -853,6 +902,27 @@ func (k DiffKeys) FullHelp() [][]key.Binding {
 }
 
 // ShortHelp implements help.KeyMap.
+func (k TerminalsKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Open, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k TerminalsKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Open, k.Close}}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k TerminalKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Bottom, k.Input, k.Back}
+}
+
+// FullHelp implements help.KeyMap: the pane's keys; Leave is live only
+// while typing (ContextTerminalInput).
+func (k TerminalKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Input, k.Back}}
+}
+
+// ShortHelp implements help.KeyMap.
 func (k ConfirmKeys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Yes, k.No}
 }
@@ -877,24 +947,27 @@ func (k HelpScreenKeys) FullHelp() [][]key.Binding {
 type Context int
 
 const (
-	ContextSessions   Context = iota // session list focused
-	ContextChat                      // transcript focused
-	ContextChatGrant                 // transcript focused, a grant prompt selected
-	ContextComposer                  // composer focused (text entry)
-	ContextMCP                       // MCP panel focused
-	ContextInput                     // input request form open (modal, text entry)
-	ContextConfirm                   // yes/no dialog open (modal)
-	ContextSignIns                   // the saved sign-ins sheet open (modal)
-	ContextPaste                     // the pasted-redirect field open (modal, text entry)
-	ContextNewSession                // new-session dialog open (modal)
-	ContextSettings                  // the settings sheet open (modal)
-	ContextMessages                  // the message history (L) open (modal)
-	ContextQueue                     // the pending-messages sheet (Q) open (modal)
-	ContextChats                     // the chat switcher (c) open (modal)
-	ContextInbox                     // the inbox (I) open (modal)
-	ContextChanges                   // the changes view (C) open (modal)
-	ContextDiff                      // a file's diff open in the changes view (modal)
-	ContextResources                 // the resources sheet (A) open (modal)
+	ContextSessions      Context = iota // session list focused
+	ContextChat                         // transcript focused
+	ContextChatGrant                    // transcript focused, a grant prompt selected
+	ContextComposer                     // composer focused (text entry)
+	ContextMCP                          // MCP panel focused
+	ContextInput                        // input request form open (modal, text entry)
+	ContextConfirm                      // yes/no dialog open (modal)
+	ContextSignIns                      // the saved sign-ins sheet open (modal)
+	ContextPaste                        // the pasted-redirect field open (modal, text entry)
+	ContextNewSession                   // new-session dialog open (modal)
+	ContextSettings                     // the settings sheet open (modal)
+	ContextMessages                     // the message history (L) open (modal)
+	ContextQueue                        // the pending-messages sheet (Q) open (modal)
+	ContextChats                        // the chat switcher (c) open (modal)
+	ContextInbox                        // the inbox (I) open (modal)
+	ContextChanges                      // the changes view (C) open (modal)
+	ContextDiff                         // a file's diff open in the changes view (modal)
+	ContextResources                    // the resources sheet (A) open (modal)
+	ContextTerminals                    // the terminals list (T) open (modal)
+	ContextTerminal                     // a terminal pane open (modal)
+	ContextTerminalInput                // typing into a terminal (modal, every key is the terminal's)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
@@ -908,6 +981,7 @@ var Contexts = []Context{
 	ContextInbox,
 	ContextChanges, ContextDiff,
 	ContextResources,
+	ContextTerminals, ContextTerminal, ContextTerminalInput,
 }
 
 func (c Context) String() string {
@@ -948,6 +1022,12 @@ func (c Context) String() string {
 		return "diff"
 	case ContextResources:
 		return "resources"
+	case ContextTerminals:
+		return "terminals"
+	case ContextTerminal:
+		return "terminal"
+	case ContextTerminalInput:
+		return "terminal input"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -955,7 +1035,7 @@ func (c Context) String() string {
 // TextEntry reports whether printable keys in ctx type text rather than
 // trigger bindings.
 func (c Context) TextEntry() bool {
-	return c == ContextComposer || c == ContextInput || c == ContextPaste
+	return c == ContextComposer || c == ContextInput || c == ContextPaste || c == ContextTerminalInput
 }
 
 // Active returns the bindings live in ctx, the ones ui should match a key
@@ -963,7 +1043,7 @@ func (c Context) TextEntry() bool {
 // bindings are left out.
 func (k KeyMap) Active(ctx Context) []key.Binding {
 	g := k.Global
-	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns, g.Messages, g.Settings, g.Inbox, g.Changes}
+	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns, g.Messages, g.Settings, g.Inbox, g.Changes, g.Terminals}
 	var view []key.Binding
 	switch ctx {
 	case ContextSessions:
@@ -1016,6 +1096,15 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 	case ContextDiff:
 		view = flatten(k.Diff.FullHelp())
 		nav = []key.Binding{g.Quit, g.Help, g.Changes, g.Reconnect}
+	case ContextTerminals:
+		view = flatten(k.Terminals.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help, g.Reconnect}
+	case ContextTerminal:
+		view = flatten(k.Terminal.FullHelp())
+		nav = []key.Binding{g.Quit, g.Help, g.Terminals, g.Reconnect}
+	case ContextTerminalInput:
+		view = []key.Binding{k.Terminal.Leave}
+		nav = []key.Binding{g.Interrupt}
 	}
 	var out []key.Binding
 	for _, b := range append(view, nav...) {
@@ -1093,6 +1182,12 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: append(k.Changes.ShortHelp(), g.Help, g.Quit), full: append(k.Changes.FullHelp(), []key.Binding{g.Changes, g.Reconnect, g.Help, g.Quit})}
 	case ContextDiff:
 		return contextHelp{short: append(k.Diff.ShortHelp(), g.Help, g.Quit), full: append(k.Diff.FullHelp(), []key.Binding{g.Changes, g.Reconnect, g.Help, g.Quit})}
+	case ContextTerminals:
+		return contextHelp{short: append(k.Terminals.ShortHelp(), g.Help, g.Quit), full: append(k.Terminals.FullHelp(), []key.Binding{g.Reconnect, g.Help, g.Quit})}
+	case ContextTerminal:
+		return contextHelp{short: append(k.Terminal.ShortHelp(), g.Help, g.Quit), full: append(k.Terminal.FullHelp(), []key.Binding{g.Terminals, g.Reconnect, g.Help, g.Quit})}
+	case ContextTerminalInput:
+		return contextHelp{short: []key.Binding{k.Terminal.Leave, g.Interrupt}, full: [][]key.Binding{{k.Terminal.Leave, g.Interrupt}}}
 	}
 	return contextHelp{
 		short: append(short, g.ShortHelp()...),
@@ -1116,7 +1211,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.Global.ShortHelp() }
 // complete key reference.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var out [][]key.Binding
-	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Chats, k.Resources, k.Inbox, k.Changes, k.Diff, k.HelpScreen} {
+	for _, g := range []help.KeyMap{k.Global, k.Sessions, k.Chat, k.Composer, k.MCP, k.Grant, k.Input, k.Confirm, k.SignIns, k.Paste, k.NewSession, k.Queue, k.Chats, k.Resources, k.Inbox, k.Changes, k.Diff, k.Terminals, k.Terminal, k.HelpScreen} {
 		col := flatten(g.FullHelp())
 		if _, ok := g.(InputKeys); ok {
 			col = append(append(col, k.Input.ChoiceHelp()...), k.Input.BooleanHelp()...)

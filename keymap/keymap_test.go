@@ -129,7 +129,7 @@ func TestKeyNamesMatchBubbletea(t *testing.T) {
 // In text entry a typed letter must match no binding.
 func TestTextEntryContextsIgnoreLetters(t *testing.T) {
 	km := DefaultKeyMap()
-	for _, ctx := range []Context{ContextComposer, ContextInput} {
+	for _, ctx := range []Context{ContextComposer, ContextInput, ContextTerminalInput} {
 		for _, r := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!?/[]- " {
 			msg := tea.KeyPressMsg{Code: r, Text: string(r)}
 			if key.Matches(msg, km.Active(ctx)...) {
@@ -193,8 +193,8 @@ func TestHelpRendersPerContext(t *testing.T) {
 		t.Errorf("chat help while a turn runs = %q, want cancel turn", s)
 	}
 	// The full reference lists every group.
-	if n := len(km.FullHelp()); n != 18 {
-		t.Errorf("FullHelp has %d columns, want 18 groups", n)
+	if n := len(km.FullHelp()); n != 20 {
+		t.Errorf("FullHelp has %d columns, want 20 groups", n)
 	}
 }
 
@@ -227,6 +227,15 @@ func TestActiveMatchesExpectedBindings(t *testing.T) {
 		{ContextDiff, tea.KeyPressMsg{Code: ']', Text: "]"}, km.Diff.NextHunk},
 		{ContextDiff, tea.KeyPressMsg{Code: 'n', Text: "n"}, km.Diff.NextFile},
 		{ContextDiff, tea.KeyPressMsg{Code: 'C', Text: "C"}, km.Global.Changes},
+		{ContextChat, tea.KeyPressMsg{Code: 'T', Text: "T"}, km.Global.Terminals},
+		{ContextChat, tea.KeyPressMsg{Code: 'w', Text: "w"}, km.Chat.Terminal},
+		{ContextChatGrant, tea.KeyPressMsg{Code: 'w', Text: "w"}, km.Chat.Terminal},
+		{ContextTerminals, tea.KeyPressMsg{Code: tea.KeyEnter}, km.Terminals.Open},
+		{ContextTerminal, tea.KeyPressMsg{Code: 'G', Text: "G"}, km.Terminal.Bottom},
+		{ContextTerminal, tea.KeyPressMsg{Code: 'g', Text: "g"}, km.Terminal.Top},
+		{ContextTerminal, tea.KeyPressMsg{Code: 'i', Text: "i"}, km.Terminal.Input},
+		{ContextTerminal, tea.KeyPressMsg{Code: tea.KeyEscape}, km.Terminal.Back},
+		{ContextTerminalInput, tea.KeyPressMsg{Code: tea.KeyEscape}, km.Terminal.Leave},
 	}
 	for _, tc := range tests {
 		var hit *key.Binding

@@ -93,3 +93,26 @@ func (x ToolCallState) WaitsOnUser(serverNeedsSignIn func(customizationID string
 	}
 	return false
 }
+
+// Terminal is the terminal a tool call runs in (its
+// ToolResultTerminalContent, an agenthost-terminal:// reference), "" when
+// its content names none.
+func (x ToolCallState) Terminal() (uri URI, title string) {
+	var content []ToolResultContent
+	switch v := x.Variant.(type) {
+	case ToolCallRunningState:
+		content = v.Content
+	case ToolCallAuthRequiredState:
+		content = v.Content
+	case ToolCallPendingResultConfirmationState:
+		content = v.Content
+	case ToolCallCompletedState:
+		content = v.Content
+	}
+	for _, c := range content {
+		if t, ok := c.Variant.(ToolResultTerminalContent); ok && t.Resource != "" {
+			return t.Resource, t.Title
+		}
+	}
+	return "", ""
+}

@@ -60,3 +60,21 @@ func TestTimestamp(t *testing.T) {
 		t.Fatalf("Timestamp = %q, want %q", got, want)
 	}
 }
+
+// TestToolCallTerminal: a running or finished call names the terminal its
+// content references; a call without one names none.
+func TestToolCallTerminal(t *testing.T) {
+	term := NewToolResultContent(ToolResultTerminalContent{Resource: "agenthost-terminal://s/1", Title: "Run make"})
+	text := NewToolResultContent(ToolResultTextContent{Text: "hi"})
+	running := NewToolCallState(ToolCallRunningState{ToolCallID: "a", Content: []ToolResultContent{text, term}})
+	done := NewToolCallState(ToolCallCompletedState{ToolCallID: "b", Content: []ToolResultContent{term}})
+	none := NewToolCallState(ToolCallCompletedState{ToolCallID: "c", Content: []ToolResultContent{text}})
+	for _, tc := range []struct {
+		x    ToolCallState
+		want URI
+	}{{running, "agenthost-terminal://s/1"}, {done, "agenthost-terminal://s/1"}, {none, ""}} {
+		if got, title := tc.x.Terminal(); got != tc.want || (got != "" && title != "Run make") {
+			t.Errorf("Terminal() = %q, %q; want %q", got, title, tc.want)
+		}
+	}
+}

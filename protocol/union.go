@@ -225,7 +225,9 @@ func ChannelKind(uri string) string {
 	case "ahp-chat":
 		return "chat"
 	case "ahp-terminal", "agenthost-terminal":
-		// VS Code's host names its terminals agenthost-terminal://.
+		// VS Code's agent host names its terminals agenthost-terminal://
+		// (the resource of a tool call's terminal content), and serves
+		// them as terminal channels under that name.
 		return "terminal"
 	case "ahp-changeset":
 		return "changeset"

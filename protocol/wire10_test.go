@@ -220,6 +220,7 @@ func TestDecodeSnapshotStateByChannel(t *testing.T) {
 		{"ahp-session:/s1/annotations", `{"annotations":[]}`, "annotations", AnnotationsState{}},
 		{"ahp-chat:/s1/c1", `{"resource":"ahp-chat:/s1/c1","title":"C","status":1,"modifiedAt":"x","turns":[]}`, "chat", ChatState{}},
 		{"ahp-terminal:/t1", `{"title":"sh","content":[],"lifecycle":{"status":"running"},"claim":{"kind":"client","clientId":"c"}}`, "terminal", TerminalState{}},
+		{"agenthost-terminal://s/call_1", `{"title":"sh","content":[],"lifecycle":{"status":"running"},"claim":{"kind":"client","clientId":"c"}}`, "terminal", TerminalState{}},
 		{"ahp-changeset:/s1/branch", `{"status":"recomputing","files":[]}`, "changeset", ChangesetState{}},
 		// VS Code's host's own names (seen on 1.139.1's wire).
 		{"ahp-session:/cc9db34c/changeset/uncommitted", `{"status":"computing","files":[]}`, "changeset", ChangesetState{}},

@@ -67,6 +67,8 @@ type app struct {
 	// closeSession stops showing session uri if it is the open one (it
 	// is being disposed).
 	closeSession func(uri string)
+	// requestTerminal opens a tool call's terminal in the terminal pane.
+	requestTerminal func(uri, title string) tea.Cmd
 }
 
 // Model is the root Bubble Tea model of ahptui. It routes messages to the
@@ -83,6 +85,7 @@ type Model struct {
 	queue     *queueSheet
 	chats     *chatSwitcher
 	changes   *changesView
+	terms     *terminalView
 	resources *resourceSheet
 
 	cancel     context.CancelFunc

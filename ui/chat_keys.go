@@ -114,6 +114,16 @@ func (cp *chatPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			return reportInfo("the selected tool call runs no subagent"), true
 		}
 		return cp.requestChat(chat), true
+	case key.Matches(msg, k.Terminal):
+		it, ok := cp.selectedItem()
+		if !ok || it.Kind != itemToolCall {
+			return reportInfo("select a tool call that runs in a terminal ([ and ]) to watch it"), true
+		}
+		uri, title := it.Tool.Terminal()
+		if uri == "" {
+			return reportInfo("the selected tool call names no terminal"), true
+		}
+		return cp.requestTerminal(uri, title), true
 	default:
 		return nil, false
 	}

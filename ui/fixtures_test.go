@@ -3,7 +3,9 @@ package ui
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +31,10 @@ type stubClient struct {
 	// succeed (the snapshots still change only when a test says so).
 	sent   []protocol.StateAction
 	accept bool
+	// terminals are the subscribed terminals' states.
+	terminals map[string]protocol.TerminalState
+	mu        sync.Mutex
+	subs      []string
 }
 
 func (s *stubClient) Events() <-chan client.Event { return s.events }
@@ -39,10 +45,25 @@ func (s *stubClient) ProtocolVersion() string {
 	return s.version
 }
 func (s *stubClient) Wire() protocol.Wire { return protocol.WireOf(s.ProtocolVersion()) }
-func (s *stubClient) Subscribe(context.Context, string) error {
+func (s *stubClient) Subscribe(_ context.Context, ch string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.subs = append(s.subs, "+"+ch)
 	return nil
 }
-func (s *stubClient) Unsubscribe(context.Context, string) error { return nil }
+func (s *stubClient) Unsubscribe(_ context.Context, ch string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.subs = append(s.subs, "-"+ch)
+	return nil
+}
+
+// subscriptions is what was subscribed (+) and unsubscribed (-), in order.
+func (s *stubClient) subscriptions() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.subs)
+}
 func (s *stubClient) CreateSession(context.Context, protocol.CreateSessionParams) error {
 	return nil
 }
@@ -75,7 +96,12 @@ func (s *stubClient) Chat(uri string) (protocol.ChatState, bool) {
 	v, ok := s.chats[uri]
 	return v, ok
 }
-func (s *stubClient) Close() error { return nil }
+func (s *stubClient) Terminal(uri string) (protocol.TerminalState, bool) {
+	v, ok := s.terminals[uri]
+	return v, ok
+}
+func (s *stubClient) ClientID() string { return "stub-client" }
+func (s *stubClient) Close() error     { return nil }
 
 func ptr[T any](v T) *T { return &v }
 

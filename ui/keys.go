@@ -47,6 +47,15 @@ func (m *Model) context() keymap.Context {
 	if m.inbox.open {
 		return keymap.ContextInbox
 	}
+	if m.terms.open {
+		switch {
+		case m.terms.input:
+			return keymap.ContextTerminalInput
+		case m.terms.channel != "":
+			return keymap.ContextTerminal
+		}
+		return keymap.ContextTerminals
+	}
 	if m.changes.open {
 		switch {
 		case m.changes.confirm >= 0:
@@ -132,6 +141,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.inbox.open && m.modal == modalNone {
 		return m.keyInbox(msg)
+	}
+	if m.terms.open && m.modal == modalNone {
+		return m.terms.handleKey(msg, m.quitAsking, func() tea.Cmd { m.showAll = true; return nil })
 	}
 	if m.changes.open && m.modal == modalNone {
 		return m.changes.handleKey(msg, m.quitAsking, func() tea.Cmd { m.showAll = true; return nil })
@@ -236,6 +248,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.openInbox()
 	case key.Matches(msg, g.Changes):
 		return m.changes.toggle()
+	case key.Matches(msg, g.Terminals):
+		return m.terms.toggle()
 	case key.Matches(msg, g.ToggleMCP):
 		m.showMCP = !m.showMCP
 		if !m.showMCP && m.focus == focusMCP {

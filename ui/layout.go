@@ -197,6 +197,9 @@ func (m *Model) overlay() string {
 	if m.inbox.open {
 		return views.RenderInbox(m.th, m.keys, m.inboxRows(), m.inbox.sel, m.width, m.height)
 	}
+	if m.terms.open {
+		return m.terms.view(m.width, m.height)
+	}
 	if m.changes.open {
 		return m.changes.view(m.width, m.height)
 	}
@@ -212,3 +215,21 @@ func (m *Model) overlay() string {
 // composerHeight is the composer's height in lines while it holds a draft
 // (composerLines).
 const composerHeight = 3
+
+// sheetWheel scrolls the open sheet that covers the chat (a terminal, the
+// changes view's diff), if one is open.
+func (m *Model) sheetWheel(down bool) bool {
+	switch {
+	case m.terms.open:
+		d := -3
+		if down {
+			d = 3
+		}
+		m.terms.scrollBy(d)
+	case m.changes.open:
+		m.changes.wheel(down)
+	default:
+		return false
+	}
+	return true
+}

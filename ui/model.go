@@ -52,6 +52,8 @@ func New(cfg Config) *Model {
 	m.queue = &queueSheet{app: a, chat: m.chatPanel}
 	m.chats = &chatSwitcher{app: a, chat: m.chatPanel}
 	m.changes = &changesView{app: a, confirm: -1}
+	m.terms = &terminalView{app: a}
+	a.requestTerminal = m.terms.openFromCard
 	m.resources = &resourceSheet{app: a, reading: -1}
 	m.mcp = &mcpPanel{app: a, signin: m.signin, pending: map[int64]pendingOp{}}
 	// Components ask the root to change which channels are watched; the
@@ -211,10 +213,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.MouseWheelMsg:
-		if m.changes.open {
-			// The sheet covers the chat: the wheel is the diff's.
-			m.changes.wheel(msg.Button == tea.MouseWheelDown)
-			return nil
+		if m.sheetWheel(msg.Button == tea.MouseWheelDown) {
+			return nil // a sheet covers the chat: the wheel is its
 		}
 		if m.layout.Chat.Contains(msg.X, msg.Y) || m.modal == modalNone {
 			switch msg.Button {
@@ -265,6 +265,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.onOpDone(msg)
 	case changesetSubscribedMsg:
 		return m.changes.onSubscribed(msg)
+	case terminalSubscribedMsg:
+		return m.terms.onSubscribed(msg)
 	case changesetOpMsg:
 		return m.changes.onOperation(msg)
 	case diffReadMsg:
@@ -344,10 +346,14 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 		if e.Channel == m.openSession {
 			return tea.Batch(m.creationFailed(), m.ensureChat())
 		}
+		return m.terms.refresh(e.Channel)
 	case client.ChannelDroppedEvent:
 		// The client forgets a dropped channel's pending actions: nothing
 		// will answer them now.
 		m.mcp.dropChannel(e.Channel)
+		if e.Channel == m.terms.channel {
+			return m.terms.dropped(e.Channel, e.Reason)
+		}
 		if e.Channel == m.changes.channel && m.changes.channel != "" {
 			// Back to the changesets: the host no longer serves this one.
 			m.changes.channel, m.changes.hasCS, m.changes.files, m.changes.diff, m.changes.confirm = "", false, nil, nil, -1

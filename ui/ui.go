@@ -45,6 +45,10 @@ type Client interface {
 	Root() (protocol.RootState, bool)
 	Session(uri string) (protocol.SessionState, bool)
 	Chat(uri string) (protocol.ChatState, bool)
+	// Terminal is a subscribed terminal's state; ClientID is the id the
+	// host names this client by in a terminal's claim.
+	Terminal(uri string) (protocol.TerminalState, bool)
+	ClientID() string
 	Close() error
 }
 

@@ -102,6 +102,7 @@ func fullHelpBody(th Theme, h help.Model, k keymap.KeyMap, width, height int) []
 		{"Saved sign-ins", k.SignIns.FullHelp()}, {"Pasted address", k.Paste.FullHelp()},
 		{"New session", k.NewSession.FullHelp()}, {"Settings", k.Settings.FullHelp()}, {"Pending messages", k.Queue.FullHelp()}, {"Chats", k.Chats.FullHelp()}, {"Attachments", k.Resources.FullHelp()},
 		{"Inbox", k.Inbox.FullHelp()}, {"Changes", k.Changes.FullHelp()}, {"Diff", k.Diff.FullHelp()},
+		{"Terminals", k.Terminals.FullHelp()}, {"Terminal", append(k.Terminal.FullHelp(), []key.Binding{k.Terminal.Leave})},
 		{"This help", k.HelpScreen.FullHelp()},
 	}
 	h.ShowAll = true

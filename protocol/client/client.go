@@ -817,6 +817,13 @@ func (c *Client) Chat(uri string) (protocol.ChatState, bool) {
 	return r, ok && isChat
 }
 
+// Terminal returns a subscribed terminal's current state.
+func (c *Client) Terminal(uri string) (protocol.TerminalState, bool) {
+	s, ok := c.State(uri)
+	r, isTerm := s.(protocol.TerminalState)
+	return r, ok && isTerm
+}
+
 // State returns the optimistic state of any subscribed channel: a
 // RootState, SessionState, ChatState, TerminalState, ChangesetState,
 // AnnotationsState, ResourceWatchState or UnknownSnapshotState. It is an

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/internal/hostilehost"
 )
 
@@ -68,4 +69,26 @@ func taintedDemoStates(t *testing.T) map[string][]byte {
 		}
 	}
 	return out
+}
+
+// TestSampleTerminalDecodes: the hostile terminal decodes as a terminal
+// on its channel, tainted or not, and carries the hostile stream whole.
+func TestSampleTerminalDecodes(t *testing.T) {
+	for _, raw := range []json.RawMessage{hostilehost.SampleTerminal, hostilehost.TaintedTerminal(hostilehost.AllEscapes())} {
+		st, err := protocol.DecodeSnapshotState(hostilehost.SampleTerminalURI, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		term, ok := st.Variant.(protocol.TerminalState)
+		if !ok || len(term.Content) != 2 {
+			t.Fatalf("decoded %T %+v", st.Variant, st.Variant)
+		}
+		if v := term.Content[0].Variant.(protocol.TerminalUnclassifiedPart).Value; v != hostilehost.HostileTerminalOutput {
+			t.Errorf("the stream is not the hostile output: %q", v)
+		}
+	}
+	root, err := protocol.DecodeSnapshotState("ahp-root://", hostilehost.SampleRootWithTerminal)
+	if err != nil || len(root.Variant.(protocol.RootState).Terminals) != 1 {
+		t.Fatalf("root: %v %+v", err, root.Variant)
+	}
 }

@@ -385,3 +385,44 @@ func mustMarshal(v any) []byte {
 	}
 	return b
 }
+
+// HostileTerminalOutput is pty output that tries to reach the user's own
+// terminal through a terminal pane: a hyperlink (OSC 8), a clipboard write
+// (OSC 52), a window title, device-attribute and cursor queries (their
+// answers would be typed in), the alternate screen and a full reset. The
+// visible words between them must show; nothing else may act.
+const HostileTerminalOutput = "before-link \x1b]8;;https://evil.example/\x1b\\click-me\x1b]8;;\x1b\\ after-link\r\n" +
+	"\x1b]52;c;cm0gLXJmIH4K\x07clipboard-done\r\n" +
+	"\x1b]0;pwned-title\x07\x1b]2;pwned-title\x1b\\title-done\r\n" +
+	"\x1b[c\x1b[>c\x1b[6n\x1b[5n\x1b[21tqueries-done\r\n" +
+	"\x1b[31mred-text\x1b[0m\r\n"
+
+// SampleTerminalURI is the hostile terminal, named the way VS Code's host
+// names a tool call's terminal.
+const SampleTerminalURI = "agenthost-terminal://hostile/t1"
+
+// SampleRootWithTerminal is SampleRoot listing the hostile terminal;
+// SampleTerminal is its state: HostileTerminalOutput, then a command whose
+// line and output Taint poisons, held by another client.
+var (
+	SampleRootWithTerminal = json.RawMessage(`{"agents":[{"provider":"p","displayName":"Agent","description":"An agent",` +
+		`"models":[{"id":"m1","provider":"p","name":"Model One"}]}],"activeSessions":1,` +
+		`"terminals":[{"resource":"` + SampleTerminalURI + `","title":"Terminal title","claim":{"kind":"client","clientId":"other"},"lifecycle":{"status":"running"}}]}`)
+	SampleTerminal = json.RawMessage(`{"title":"Terminal title","cols":80,"rows":12,"content":[` +
+		`{"type":"unclassified","value":` + string(mustMarshal(HostileTerminalOutput)) + `},` +
+		`{"type":"command","commandId":"c1","commandLine":"make","output":"out","timestamp":1,"isComplete":true,"exitCode":3}],` +
+		`"lifecycle":{"status":"running"},"claim":{"kind":"client","clientId":"other"},"supportsCommandDetection":true}`)
+)
+
+// TaintedTerminal is SampleTerminal with payload in its title and its
+// command's line and output, and HostileTerminalOutput alone as the
+// stream before them: poisoning the stream too would let its full reset
+// (ESC c) wipe the words the tests look for, as a real terminal would.
+func TaintedTerminal(payload string) json.RawMessage {
+	var st map[string]any
+	if err := json.Unmarshal(Taint(SampleTerminal, payload), &st); err != nil {
+		panic(err)
+	}
+	st["content"].([]any)[0].(map[string]any)["value"] = HostileTerminalOutput
+	return mustMarshal(st)
+}

@@ -49,9 +49,12 @@ func main() {
 		`"title":"Session title","status":1,"createdAt":"1970-01-01T00:00:01.000Z","modifiedAt":"1970-01-01T00:00:02.000Z"}]}`), payload)
 	h, err := hostilehost.Start(hostilehost.Config{
 		States: map[string]json.RawMessage{
-			rootChannel:    hostilehost.Taint(hostilehost.SampleRoot, payload),
-			sessionChannel: hostilehost.Taint(hostilehost.SampleSession, payload),
-			chatChannel:    hostilehost.Taint(hostilehost.SampleChat, payload),
+			rootChannel: hostilehost.Taint(hostilehost.SampleRootWithTerminal, payload),
+			// The terminal's stream is HostileTerminalOutput; its title,
+			// command line and output carry every payload.
+			hostilehost.SampleTerminalURI: hostilehost.TaintedTerminal(payload),
+			sessionChannel:                hostilehost.Taint(hostilehost.SampleSession, payload),
+			chatChannel:                   hostilehost.Taint(hostilehost.SampleChat, payload),
 		},
 		ServerSeq: 10,
 		Answer: func(_ *hostilehost.Conn, req *jsonrpc.Request) (any, *jsonrpc.Error, bool) {

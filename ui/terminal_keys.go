@@ -1,0 +1,128 @@
+package ui
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// handleKey drives the sheet; it is modal, so every key stops here.
+func (t *terminalView) handleKey(msg tea.KeyPressMsg, quit, help func() tea.Cmd) tea.Cmd {
+	if t.input {
+		return t.keyInput(msg)
+	}
+	g := t.keys.Global
+	switch {
+	case key.Matches(msg, g.Quit):
+		return quit()
+	case key.Matches(msg, g.Help):
+		return help()
+	}
+	if t.channel == "" {
+		return t.keyList(msg)
+	}
+	k := t.keys.Terminal
+	page := max(1, t.pageRows()-1)
+	switch {
+	case key.Matches(msg, g.Terminals):
+		return t.close()
+	case key.Matches(msg, k.Back):
+		return t.leave()
+	case key.Matches(msg, k.ScrollUp):
+		t.scrollBy(-1)
+	case key.Matches(msg, k.ScrollDown):
+		t.scrollBy(1)
+	case key.Matches(msg, k.PageUp):
+		t.scrollBy(-page)
+	case key.Matches(msg, k.PageDown):
+		t.scrollBy(page)
+	case key.Matches(msg, k.Top):
+		t.top, t.follow = 0, false
+	case key.Matches(msg, k.Bottom):
+		t.follow = true
+	case key.Matches(msg, k.Input):
+		return t.startInput()
+	}
+	return nil
+}
+
+func (t *terminalView) keyList(msg tea.KeyPressMsg) tea.Cmd {
+	k := t.keys.Terminals
+	rows := t.rows()
+	switch {
+	case key.Matches(msg, k.Close):
+		return t.close()
+	case key.Matches(msg, k.Up):
+		t.sel = max(0, t.sel-1)
+	case key.Matches(msg, k.Down):
+		t.sel = max(0, min(len(rows)-1, t.sel+1))
+	case key.Matches(msg, k.Open):
+		if t.sel < len(rows) {
+			return t.openTerminal(rows[t.sel].URI, rows[t.sel].Title)
+		}
+	}
+	return nil
+}
+
+// startInput lets keys reach the terminal, only while this client holds
+// its claim: the holder is who may type into it.
+func (t *terminalView) startInput() tea.Cmd {
+	if !t.hasSt {
+		return reportInfo("the terminal has not loaded yet")
+	}
+	// The sheet covers the status line: the pane says why, too.
+	if !t.holdsClaim() {
+		t.note = "only its holder types into it"
+		return reportInfo("this terminal is " + views.ClaimWords(t.st.Claim, t.client.ClientID()) + ": only its holder types into it")
+	}
+	if _, ok := t.st.Lifecycle.Variant.(protocol.TerminalExitedLifecycleState); ok {
+		t.note = "the terminal has exited"
+		return reportInfo(t.note)
+	}
+	t.input, t.note, t.follow = true, "", true
+	return nil
+}
+
+// keyInput sends a key to the terminal (terminal/input) until Leave.
+func (t *terminalView) keyInput(msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, t.keys.Terminal.Leave) {
+		t.input = false
+		return nil
+	}
+	data := keyBytes(msg)
+	if data == "" {
+		return nil
+	}
+	if _, err := t.client.Dispatch(t.channel, protocol.NewStateAction(protocol.TerminalInputAction{Data: data})); err != nil {
+		return reportError(fmt.Errorf("could not type into the terminal: %w", err))
+	}
+	return nil
+}
+
+// keyBytes is what a key press sends to a pty.
+func keyBytes(msg tea.KeyPressMsg) string {
+	switch msg.Code {
+	case tea.KeyEnter:
+		return "\r"
+	case tea.KeyBackspace:
+		return "\x7f"
+	case tea.KeyTab:
+		return "\t"
+	case tea.KeyUp:
+		return "\x1b[A"
+	case tea.KeyDown:
+		return "\x1b[B"
+	case tea.KeyRight:
+		return "\x1b[C"
+	case tea.KeyLeft:
+		return "\x1b[D"
+	}
+	if msg.Mod == tea.ModCtrl && msg.Code >= 'a' && msg.Code <= 'z' {
+		return string(rune(msg.Code - 'a' + 1))
+	}
+	return msg.Text
+}
