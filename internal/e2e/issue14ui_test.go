@@ -104,6 +104,41 @@ func TestIssue14Item7NewSessionTakesCursor(t *testing.T) {
 // and how many there are.
 var helpRange = regexp.MustCompile(`(\d+)–(\d+) of (\d+)`)
 
+// readHelp opens the ? overlay and moves through it with next until its
+// footer ("1–18 of 40") shows the last row, waiting for each move (a
+// loaded machine is slow); every screen goes to page. It returns the
+// overlay's text, all pages flattened.
+func (u *user) readHelp(next key.Binding, page func(screen string)) string {
+	u.t.Helper()
+	u.hit(km.Global.Help)
+	screen := u.see("help overlay", func(s string) bool { _, ok := Panel(s, "Keys"); return ok })
+	page(screen)
+	seen := Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
+	// One press moves a row at least, so the list's length bounds them.
+	for range 400 {
+		m := helpRange.FindStringSubmatch(screen)
+		if m == nil || m[2] == m[3] {
+			break // it all fits, or the last row shows
+		}
+		before := m[0]
+		u.hit(next)
+		var err error
+		screen, err = u.s.WaitForFunc(func(s string) bool {
+			r := helpRange.FindStringSubmatch(s)
+			return r == nil || r[0] != before
+		}, 10*time.Second)
+		if _, open := Panel(screen, "Keys"); !open {
+			u.t.Fatalf("%s closed the help overlay instead of scrolling it:\n%s", hint(next), screen)
+		}
+		if err != nil {
+			u.t.Fatalf("%s did not scroll the help overlay past %q", hint(next), before)
+		}
+		page(screen)
+		seen += " " + Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
+	}
+	return seen
+}
+
 // TestIssue14Item3HelpScrolls: the ? overlay was cut at 80×24 (its third
 // column ended in "…", the sign-in and input-form keys missing) and any
 // key closed it. It must scroll with j/↓ and show every key.
@@ -111,37 +146,13 @@ func TestIssue14Item3HelpScrolls(t *testing.T) {
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
-		u.hit(km.Global.Help)
-		screen := u.see("help overlay", func(s string) bool { _, ok := Panel(s, "Keys"); return ok })
-		seen := Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
-		// The footer says which rows show ("1–18 of 40"): press j until it
-		// shows the last, waiting for each move (a loaded machine is slow).
-		// j moves one row, so the list's length bounds the presses.
-		for range 400 {
-			m := helpRange.FindStringSubmatch(screen)
-			if m == nil || m[2] == m[3] {
-				break // it all fits, or the last row shows
-			}
-			before := m[0]
-			u.press("j")
-			var err error
-			screen, err = u.s.WaitForFunc(func(s string) bool {
-				r := helpRange.FindStringSubmatch(s)
-				return r == nil || r[0] != before
-			}, 10*time.Second)
-			if _, open := Panel(screen, "Keys"); !open {
-				t.Fatalf("j closed the help overlay instead of scrolling it:\n%s", screen)
-			}
-			if err != nil {
-				t.Fatalf("j did not scroll the help overlay past %q", before)
-			}
-			seen += " " + Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
+		seen := u.readHelp(km.HelpScreen.Down, func(screen string) {
 			for _, l := range strings.Split(PanelText(screen, "Keys"), "\n") {
 				if strings.HasSuffix(strings.TrimRight(l, " │┃"), "…") {
 					t.Errorf("a help line is cut: %q", l)
 				}
 			}
-		}
+		})
 		for _, b := range []key.Binding{km.Grant.Accept, km.Grant.Cancel, km.Grant.CopyURL, km.Input.Submit,
 			km.Input.PickNumber, km.Input.Toggle, km.NewSession.Create, km.MCP.SignIn} {
 			if !strings.Contains(seen, b.Help().Desc) {
