@@ -131,3 +131,26 @@ func TestHostsInboxApprovalOnAnotherHost(t *testing.T) {
 		return true
 	})
 }
+
+// TestHostsModelPickPerHost: the model picked for a new session is kept
+// by host and session. Two hosts' sessions may bear one URI (here both
+// made with the same id); each host's turns carry its own pick.
+func TestHostsModelPickPerHost(t *testing.T) {
+	m, _, _ := stubHosts(t, "ws://127.0.0.1:4002/")
+	uri := "ahp-session:/fixed-id"
+	pick := func(id string) newChoice {
+		return newChoice{provider: "copilot", model: &protocol.ModelSelection{ID: id}}
+	}
+	m.sessions.createSessionCmd(pick("model-one"), nil)
+	m.activate(1, "")
+	m.sessions.createSessionCmd(pick("model-two"), nil)
+	m.openSession = uri
+	if got := m.chatPanel.userMessage("hi").Model; got == nil || got.ID != "model-two" {
+		t.Fatalf("host 2's turn carries %+v, want model-two", got)
+	}
+	m.activate(0, "")
+	m.openSession = uri
+	if got := m.chatPanel.userMessage("hi").Model; got == nil || got.ID != "model-one" {
+		t.Fatalf("host 1's turn carries %+v, want model-one (host 2's pick for a session of the same name)", got)
+	}
+}
