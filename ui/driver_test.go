@@ -94,10 +94,10 @@ func (r *recordingClient) take() []sentAction {
 // goroutines and their messages come back to Update on the test goroutine,
 // in order, so the model sees exactly what the real program would.
 type driver struct {
-	t      *testing.T
-	m      *Model
-	rec    *recordingClient
-	host   *demohost.Host
+	t    *testing.T
+	m    *Model
+	rec  *recordingClient
+	host *demohost.Host
 	// others are the clients of the more hosts in the model
 	// (newDriverAmong), recorded.
 	others []*recordingClient
