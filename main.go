@@ -22,7 +22,6 @@ import (
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/hosts"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/ui"
@@ -220,7 +219,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.listHosts {
 		return listHosts(o, stdout, stderr)
 	}
-	var more []hosts.Config
+	var more []hostpick.Found
 	var target hostconn.Target
 	if o.multi() {
 		more, err = multiTargets(o)
@@ -242,7 +241,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func runApp(o options, target hostconn.Target, more []hosts.Config) error {
+func runApp(o options, target hostconn.Target, more []hostpick.Found) error {
 	logger := slog.New(slog.DiscardHandler)
 	if o.logFile != "" {
 		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -290,13 +289,13 @@ func runApp(o options, target hostconn.Target, more []hosts.Config) error {
 			return err
 		}
 		defer stop()
-		var ts []hosts.Config
+		var ts []hostpick.Found
 		for _, d := range demos {
 			t, err := hostconn.Parse(d.URL())
 			if err != nil {
 				return fmt.Errorf("the demo host's URL: %w", err)
 			}
-			ts = append(ts, hosts.Config{Target: t, Source: "demo"})
+			ts = append(ts, hostpick.Found{Target: t, Source: "demo"})
 		}
 		if more = append(ts, more...); len(more) == 0 {
 			return errors.New("no hosts: no --host, no saved host (hosts.yml), and VS Code's registry lists none running")

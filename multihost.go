@@ -9,7 +9,6 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/hosts"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/ui"
 	"github.com/ahptui/ahptui/wiretrace"
@@ -90,7 +89,7 @@ func checkMulti(o options) error {
 // token dropped). Each host's token is its own (its ?tkn=, its saved
 // file, its registry entry); AHPTUI_CONNECTION_TOKEN applies to a lone
 // --host only.
-func multiTargets(o options) ([]hosts.Config, error) {
+func multiTargets(o options) ([]hostpick.Found, error) {
 	return hostpick.Gather(hostpick.GatherSpec{Hosts: o.hostValues(), Insecure: o.insecure, ConfigDir: o.configDir,
 		All: o.allHosts, Getenv: os.Getenv, Registry: hostpick.RegistryEnv()})
 }
@@ -117,7 +116,7 @@ func startDemoHosts(ctx context.Context, n int, version string, logger *slog.Log
 // its own client, reconnect supervisor and negotiated version.
 // A host that cannot be dialled (a saved host whose token file is
 // unreadable) is still a row, its connect failing with the reason.
-func uiHosts(cfgs []hosts.Config, clientID string, info protocol.Implementation, logger *slog.Logger, trace *wiretrace.Trace) []ui.HostConfig {
+func uiHosts(cfgs []hostpick.Found, clientID string, info protocol.Implementation, logger *slog.Logger, trace *wiretrace.Trace) []ui.HostConfig {
 	out := make([]ui.HostConfig, len(cfgs))
 	for i, c := range cfgs {
 		t := c.Target

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/hostregistry"
-	"github.com/ahptui/ahptui/hosts"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -122,7 +122,7 @@ func TestAllHostsUI(t *testing.T) {
 	}
 	// Each host holds its own token only; the variable goes to none of
 	// several (ScrubError hides the token a target holds).
-	holds := func(c hosts.Config, tok string) bool { return c.Target.ScrubError(errors.New(tok)).Error() != tok }
+	holds := func(c hostpick.Found, tok string) bool { return c.Target.ScrubError(errors.New(tok)).Error() != tok }
 	for i, c := range cfgs {
 		for j, tok := range []string{"flag-token-0001", "env-token-0042", localSecret} {
 			if want := (i == 0 && j == 0) || (i == 4 && j == 2); holds(c, tok) != want {

@@ -58,11 +58,15 @@ func (a *app) checkHosts(multi bool) error {
 // error; a saved or local host that cannot be dialled is a failed row,
 // with its reason.
 func (a *app) hostConfigs() ([]hosts.Config, error) {
-	out, err := hostpick.Gather(hostpick.GatherSpec{Hosts: a.hosts, TokenFile: a.tokenFile, Insecure: a.insecure,
+	found, err := hostpick.Gather(hostpick.GatherSpec{Hosts: a.hosts, TokenFile: a.tokenFile, Insecure: a.insecure,
 		ConfigDir: a.configDir, All: a.allHosts, Getenv: a.Getenv, Registry: a.registryEnv()})
 	var fe *hostpick.HostFlagError
 	if errors.As(err, &fe) {
 		return nil, withCode(ExitUsage, fe.Err)
+	}
+	out := make([]hosts.Config, len(found))
+	for i, f := range found {
+		out[i] = hosts.Config(f)
 	}
 	return out, err
 }

@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostregistry"
-	"github.com/ahptui/ahptui/hosts"
 	"github.com/ahptui/ahptui/savedhosts"
 	"github.com/ahptui/ahptui/views"
 )
@@ -33,6 +33,32 @@ type GatherSpec struct {
 	Registry hostregistry.Env
 }
 
+// Found is one host Gather found; its fields are hosts.Config's, so
+// hosts.Config(f) converts it (hosts' tests import hostpick, so hostpick
+// cannot import hosts).
+type Found struct {
+	// Target is where to dial (its URL is token-free).
+	Target hostconn.Target
+	// Label names the host for people: a saved host's name, a local
+	// host's description.
+	Label string
+	// Source is where it came from: "flag", "saved", "local".
+	Source string
+	// Err is why it cannot be dialled (a saved host's token file
+	// unreadable, say).
+	Err error
+}
+
+// Identity is the identity of the host at url: authpkce.HostID (scheme,
+// host and port normalised, the path kept, the query with its token
+// dropped) — the one sign-ins are bound to — else url itself.
+func Identity(url string) string {
+	if id, err := authpkce.HostID(url); err == nil {
+		return id
+	}
+	return url
+}
+
 // HostFlagError is a --host that is neither a URL nor a saved host's
 // name, or that breaks the transport rule: a usage error.
 type HostFlagError struct{ Err error }
@@ -42,12 +68,12 @@ func (e *HostFlagError) Unwrap() error { return e.Err }
 
 // Gather is the hosts s names, in this order: each --host as given, then
 // (with All) the saved hosts by name and the hosts VS Code's local
-// registry lists. A host named twice — by its identity, hosts.Identity:
+// registry lists. A host named twice — by its identity, Identity:
 // the path kept, the token dropped — is one, the first kept: two entries
 // would dial one host twice with one client id. A saved or local host
 // that cannot be dialled is kept with its reason (Config.Err).
-func Gather(s GatherSpec) ([]hosts.Config, error) {
-	var out []hosts.Config
+func Gather(s GatherSpec) ([]Found, error) {
+	var out []Found
 	getenv := s.Getenv
 	if getenv == nil || len(s.Hosts) != 1 {
 		getenv = func(string) string { return "" }
@@ -67,7 +93,7 @@ func Gather(s GatherSpec) ([]hosts.Config, error) {
 		if err != nil {
 			return nil, &HostFlagError{err}
 		}
-		out = append(out, hosts.Config{Target: t, Label: t.Name, Source: "flag"})
+		out = append(out, Found{Target: t, Label: t.Name, Source: "flag"})
 	}
 	if s.All {
 		dir, err := ConfigDir(s.ConfigDir)
@@ -84,22 +110,22 @@ func Gather(s GatherSpec) ([]hosts.Config, error) {
 				// Named by its URL (hosts.yml holds no token) with the reason.
 				t, _ = hostconn.Parse(h.URL)
 			}
-			out = append(out, hosts.Config{Target: t, Label: h.Name, Source: "saved", Err: err})
+			out = append(out, Found{Target: t, Label: h.Name, Source: "saved", Err: err})
 		}
 		for _, e := range hostregistry.Discover(s.Registry, hostregistry.Alive).Entries {
 			label := fmt.Sprintf("local %s pid %d", views.SanitizeLine(e.Type), e.PID)
-			out = append(out, hosts.Config{Target: RegistryTarget(e), Label: label, Source: "local"})
+			out = append(out, Found{Target: RegistryTarget(e), Label: label, Source: "local"})
 		}
 	}
 	return Dedupe(out), nil
 }
 
 // Dedupe keeps the first entry of each host identity, in order.
-func Dedupe(cfgs []hosts.Config) []hosts.Config {
+func Dedupe(cfgs []Found) []Found {
 	seen := map[string]bool{}
-	var out []hosts.Config
+	var out []Found
 	for _, c := range cfgs {
-		id := hosts.Identity(c.Target.URL)
+		id := Identity(c.Target.URL)
 		if seen[id] {
 			continue
 		}
