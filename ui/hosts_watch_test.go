@@ -154,3 +154,34 @@ func TestHostsModelPickPerHost(t *testing.T) {
 		t.Fatalf("host 1's turn carries %+v, want model-one (host 2's pick for a session of the same name)", got)
 	}
 }
+
+// TestHostsWatchRingsOnce: a session of a host that is not active starts
+// waiting — its row rings once; its watched state then says what waits
+// (the same wait seen closer), which rings nothing more; a second approval
+// there is new, and rings.
+func TestHostsWatchRingsOnce(t *testing.T) {
+	m, _, b := stubHosts(t, "ws://127.0.0.1:4002/")
+	const uri = "ahp-session:/w"
+	update(m, hostEventsMsg{host: 1, evs: []client.Event{client.SessionsListedEvent{Sessions: []protocol.SessionSummary{
+		summary(uri, "Waits", protocol.SessionStatusIdle)}}}})
+	waiting := protocol.SessionStatusIdle | protocol.SessionStatusInputNeeded
+	if got := update(m, hostEventsMsg{host: 1, evs: []client.Event{client.SessionSummaryChangedEvent{Session: uri,
+		Changes: protocol.PartialSessionSummary{Status: &waiting}}}}); len(got) != 1 {
+		t.Fatalf("the session starting to wait wrote %q, want one signal", got)
+	}
+	approval := func(id string) protocol.SessionInputRequest {
+		return protocol.SessionInputRequest{Variant: protocol.SessionToolConfirmationRequest{ID: id, Chat: "ahp-chat:/w", TurnID: "t1",
+			ToolCall: protocol.ToolCallConfirmationState{Variant: protocol.ToolCallPendingConfirmationState{ToolCallID: id, ToolName: "write_file"}}}}
+	}
+	b.sessions[uri] = protocol.SessionState{Status: waiting, InputNeeded: []protocol.SessionInputRequest{approval("tc1")}}
+	if got := update(m, hostEventsMsg{host: 1, evs: []client.Event{client.ChannelStateEvent{Channel: uri}}}); len(got) != 0 {
+		t.Errorf("the watched state of the same wait rang again: %q", got)
+	}
+	if len(m.waits.items) != 1 || m.waits.items[0].kind != waitApproval {
+		t.Fatalf("inbox %+v, want the approval", m.waits.items)
+	}
+	b.sessions[uri] = protocol.SessionState{Status: waiting, InputNeeded: []protocol.SessionInputRequest{approval("tc1"), approval("tc2")}}
+	if got := update(m, hostEventsMsg{host: 1, evs: []client.Event{client.ChannelStateEvent{Channel: uri}}}); len(got) != 1 {
+		t.Errorf("a second approval wrote %q, want one signal", got)
+	}
+}
