@@ -59,6 +59,9 @@ Examples:
   ahptui --demo-hosts 3 --host ws://127.0.0.1:8080/
       Three demo hosts and one of yours in one UI: the session list is
       grouped by host, the inbox (I) and ! reach every host.
+  ahptui --all-hosts
+      Every saved host and every host VS Code's registry lists, in one UI
+      (each with its own token; a host listed twice is one).
   ahptui --demo --log /tmp/ahptui.log
       Writes a debug log (never tokens) to /tmp/ahptui.log.
 
@@ -92,6 +95,7 @@ type options struct {
 	noNotify                 bool     // --no-notify: no bell or desktop notification
 	moreHosts                []string // --host given again: every value after the first (multihost.go)
 	demoHosts                int      // --demo-hosts N: N demo hosts in this process
+	allHosts                 bool     // --all-hosts: every --host, saved host and local host (multihost.go)
 	cwd                      cwdFlag
 	auth                     authOptions
 }
@@ -103,6 +107,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	// to run, and help goes to stdout (asked for, so not an error).
 	fs.SetOutput(io.Discard)
 	fs.Var(hostsFlag{&o}, "host", "WebSocket `URL` of the AHP host (ws:// or wss://), or a saved host's name; repeat it to watch several hosts in one UI")
+	fs.BoolVar(&o.allHosts, "all-hosts", false, "every --host, then every saved host, then every host VS Code's local registry lists, in one UI")
 	fs.IntVar(&o.demoHosts, "demo-hosts", 0, "start `N` demo hosts in this process and show them all in one UI (with --host too)")
 	fs.StringVar(&o.tokenFile, "connection-token-file", "",
 		"read the host's connection token (sent as ?tkn=) from `FILE`; "+hostconn.TokenEnv+" also gives one, and neither is ever shown or logged")
@@ -214,7 +219,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.listHosts {
 		return listHosts(o, stdout, stderr)
 	}
-	var more []hostconn.Target
+	var more []hostpick.Found
 	var target hostconn.Target
 	if o.multi() {
 		more, err = multiTargets(o)
@@ -236,7 +241,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func runApp(o options, target hostconn.Target, more []hostconn.Target) error {
+func runApp(o options, target hostconn.Target, more []hostpick.Found) error {
 	logger := slog.New(slog.DiscardHandler)
 	if o.logFile != "" {
 		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -284,16 +289,22 @@ func runApp(o options, target hostconn.Target, more []hostconn.Target) error {
 			return err
 		}
 		defer stop()
-		var ts []hostconn.Target
+		var ts []hostpick.Found
 		for _, d := range demos {
 			t, err := hostconn.Parse(d.URL())
 			if err != nil {
 				return fmt.Errorf("the demo host's URL: %w", err)
 			}
-			ts = append(ts, t)
+			ts = append(ts, hostpick.Found{Target: t, Source: "demo"})
 		}
-		more = append(ts, more...)
-		target = more[0]
+		if more = append(ts, more...); len(more) == 0 {
+			return errors.New("no hosts: no --host, no saved host (hosts.yml), and VS Code's registry lists none running")
+		}
+		if more[0].Err != nil {
+			return fmt.Errorf("%s: %w", more[0].Target.URL, more[0].Err)
+		}
+		target = more[0].Target
+		o.discover = more[0].Source == "local"
 	}
 
 	// Demo hosts alone: their sign-ins are the demo's, kept in memory.
@@ -335,12 +346,12 @@ func runApp(o options, target hostconn.Target, more []hostconn.Target) error {
 	// bug reports (--version), not for every host we talk to.
 	ver := appStamp().Version
 	info := protocol.Implementation{Name: "ahptui", Version: &ver}
-	var hosts []ui.HostConfig
+	var several []ui.HostConfig
 	if len(more) > 1 {
-		hosts = uiHosts(more, clientID, info, logger, trace)
+		several = uiHosts(more, clientID, info, logger, trace)
 	}
 	m := ui.New(ui.Config{
-		Hosts: hosts,
+		Hosts: several,
 		// What the status line shows and sign-ins are bound to: the
 		// host's URL without its token.
 		Host:         target.URL,

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
+	"os"
 
 	"github.com/ahptui/ahptui/demohost"
-	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/ui"
@@ -41,7 +40,7 @@ func (f hostsFlag) Set(v string) error {
 
 // multi reports whether o names several hosts.
 func (o options) multi() bool {
-	return len(o.moreHosts) > 0 || o.demoHosts > 1 || (o.demoHosts == 1 && o.host != "")
+	return o.allHosts || len(o.moreHosts) > 0 || o.demoHosts > 1 || (o.demoHosts == 1 && o.host != "")
 }
 
 // hostValues is every --host value, in the order given.
@@ -65,6 +64,8 @@ func checkMulti(o options) error {
 		return errors.New("--demo-other-host applies to one demo host")
 	case o.saved != "":
 		return errors.New("give the saved host as --host NAME when naming several hosts")
+	case o.demo:
+		return errors.New("--demo is one host of its own: use --demo-hosts N with --all-hosts or a second --host")
 	case o.demoHosts < 0 || o.demoHosts > 50:
 		return errors.New("--demo-hosts takes 1 to 50")
 	}
@@ -82,28 +83,15 @@ func checkMulti(o options) error {
 	return nil
 }
 
-// multiTargets resolves every --host, dropping a host named twice (by its
-// token-free URL): two entries for one host would share our client id.
-func multiTargets(o options) ([]hostconn.Target, error) {
-	var out []hostconn.Target
-	seen := map[string]bool{}
-	for _, v := range o.hostValues() {
-		sp := hostpick.Spec{Host: v, Insecure: o.insecure, ConfigDir: o.configDir}
-		if err := sp.Normalize(); err != nil {
-			return nil, err
-		}
-		noEnv := func(string) string { return "" }
-		t, err := hostpick.Resolve(sp, noEnv, strings.NewReader(""), nil)
-		if err != nil {
-			return nil, err
-		}
-		if seen[t.URL] {
-			continue
-		}
-		seen[t.URL] = true
-		out = append(out, t)
-	}
-	return out, nil
+// multiTargets is every --host, then with --all-hosts every saved host
+// and every host VS Code's local registry lists: the CLI's own gathering
+// (hostpick.Gather), one entry per host identity (the path kept, the
+// token dropped). Each host's token is its own (its ?tkn=, its saved
+// file, its registry entry); AHPTUI_CONNECTION_TOKEN applies to a lone
+// --host only.
+func multiTargets(o options) ([]hostpick.Found, error) {
+	return hostpick.Gather(hostpick.GatherSpec{Hosts: o.hostValues(), Insecure: o.insecure, ConfigDir: o.configDir,
+		All: o.allHosts, Getenv: os.Getenv, Registry: hostpick.RegistryEnv()})
 }
 
 // startDemoHosts starts n demo hosts; stop closes them all.
@@ -126,10 +114,17 @@ func startDemoHosts(ctx context.Context, n int, version string, logger *slog.Log
 
 // uiHosts is each target as the UI's HostConfig, with its own Connect:
 // its own client, reconnect supervisor and negotiated version.
-func uiHosts(targets []hostconn.Target, clientID string, info protocol.Implementation, logger *slog.Logger, trace *wiretrace.Trace) []ui.HostConfig {
-	out := make([]ui.HostConfig, len(targets))
-	for i, t := range targets {
-		out[i] = ui.HostConfig{Host: t.URL, Connect: connectTraced(t, clientID, info, logger.With("host", t.URL), trace)}
+// A host that cannot be dialled (a saved host whose token file is
+// unreadable) is still a row, its connect failing with the reason.
+func uiHosts(cfgs []hostpick.Found, clientID string, info protocol.Implementation, logger *slog.Logger, trace *wiretrace.Trace) []ui.HostConfig {
+	out := make([]ui.HostConfig, len(cfgs))
+	for i, c := range cfgs {
+		t := c.Target
+		connect := connectTraced(t, clientID, info, logger.With("host", t.URL), trace)
+		if err := c.Err; err != nil {
+			connect = func(context.Context) (ui.Client, error) { return nil, err }
+		}
+		out[i] = ui.HostConfig{Host: t.URL, RegistryHost: c.Source == "local", Connect: connect}
 	}
 	return out
 }

@@ -1,9 +1,19 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/hostregistry"
+	"github.com/ahptui/ahptui/protocol"
 )
 
 // TestHostRepeatable: --host given again names several hosts; one --host
@@ -17,7 +27,7 @@ func TestHostRepeatable(t *testing.T) {
 		t.Fatalf("hosts %q (multi %v)", o.hostValues(), o.multi())
 	}
 	ts, err := multiTargets(o)
-	if err != nil || len(ts) != 3 || strings.Contains(ts[1].URL, "tkn") || !ts[1].HasToken() || ts[0].HasToken() {
+	if err != nil || len(ts) != 3 || strings.Contains(ts[1].Target.URL, "tkn") || !ts[1].Target.HasToken() || ts[0].Target.HasToken() {
 		t.Fatalf("targets %+v, %v: each keeps its own token, out of its URL", ts, err)
 	}
 	one, err := parseFlags([]string{"--host", "ws://127.0.0.1:1/"}, io.Discard)
@@ -61,5 +71,67 @@ func TestDemoHosts(t *testing.T) {
 	o, err = parseFlags([]string{"--demo-hosts", "1"}, io.Discard)
 	if err != nil || o.multi() || !o.demo {
 		t.Fatalf("--demo-hosts 1: %+v, %v", o, err)
+	}
+}
+
+// TestAllHostsUI: the UI's --all-hosts is every --host, then the saved
+// hosts, then the hosts VS Code's registry lists — the CLI's own
+// gathering — one entry per host identity (the path kept, the token
+// dropped), and no two hosts share a connection token.
+func TestAllHostsUI(t *testing.T) {
+	const localSecret = "registry-token-0099"
+	dir := t.TempDir()
+	hostsYML := "hosts:\n  again:\n    url: ws://127.0.0.1:7/p\n  alice:\n    url: ws://127.0.0.1:7/alice\n  box:\n    url: ws://127.0.0.1:8/\n"
+	if err := os.WriteFile(filepath.Join(dir, "hosts.yml"), []byte(hostsYML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	portable := t.TempDir()
+	t.Setenv("VSCODE_PORTABLE", portable)
+	t.Setenv(hostconn.TokenEnv, "env-token-0042")
+	entries := filepath.Join(hostregistry.RegistryDir(filepath.Join(portable, "user-data")), "entries")
+	if err := os.MkdirAll(entries, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for d := entries; d != portable; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entry := hostregistry.Entry{SchemaVersion: 2, Type: hostregistry.TypeStandalone, PID: os.Getpid(), InstanceID: "i1",
+		ProtocolVersion: "1.0.0", ConnectionToken: localSecret, Endpoint: hostregistry.Endpoint{Type: "tcp", Host: "127.0.0.1", Port: 9}}
+	body, _ := json.Marshal(entry)
+	if err := os.WriteFile(filepath.Join(entries, entry.Identity()+".json"), body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	o, err := parseFlags([]string{"--all-hosts", "--config-dir", dir, "--host", "ws://127.0.0.1:7/p?tkn=flag-token-0001", "--host", "ws://127.0.0.1:6/"}, io.Discard)
+	if err != nil || !o.multi() {
+		t.Fatalf("%+v, %v", o, err)
+	}
+	cfgs, err := multiTargets(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cfgs {
+		got = append(got, c.Source+" "+c.Target.URL)
+	}
+	want := []string{"flag ws://127.0.0.1:7/p", "flag ws://127.0.0.1:6/", "saved ws://127.0.0.1:7/alice", "saved ws://127.0.0.1:8/", "local ws://127.0.0.1:9/"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("hosts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Each host holds its own token only; the variable goes to none of
+	// several (ScrubError hides the token a target holds).
+	holds := func(c hostpick.Found, tok string) bool { return c.Target.ScrubError(errors.New(tok)).Error() != tok }
+	for i, c := range cfgs {
+		for j, tok := range []string{"flag-token-0001", "env-token-0042", localSecret} {
+			if want := (i == 0 && j == 0) || (i == 4 && j == 2); holds(c, tok) != want {
+				t.Errorf("host %d (%s) holds %s: %v, want %v", i, c.Target.URL, tok, !want, want)
+			}
+		}
+	}
+	ui := uiHosts(cfgs, "id", protocol.Implementation{Name: "t"}, slog.New(slog.DiscardHandler), nil)
+	if len(ui) != 5 || !ui[4].RegistryHost || ui[0].RegistryHost || strings.Contains(ui[0].Host, "tkn") {
+		t.Errorf("ui hosts %+v", ui)
 	}
 }

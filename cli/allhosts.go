@@ -21,7 +21,6 @@ import (
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
-	"github.com/ahptui/ahptui/savedhosts"
 	"github.com/ahptui/ahptui/wiretrace"
 )
 
@@ -52,54 +51,24 @@ func (a *app) checkHosts(multi bool) error {
 	return nil
 }
 
-// hostConfigs are the hosts of a multi-host run, in this order: each
-// --host as given, then (with --all-hosts) the saved hosts by name and
-// the hosts VS Code's local registry lists. A --host that is no URL nor
-// saved name is a usage error; a saved or local host that cannot be
-// dialled is a failed row, with its reason.
+// hostConfigs are the hosts of a multi-host run (hostpick.Gather, which
+// the UI's --all-hosts shares): each --host as given, then (with
+// --all-hosts) the saved hosts by name and the hosts VS Code's local
+// registry lists. A --host that is no URL nor saved name is a usage
+// error; a saved or local host that cannot be dialled is a failed row,
+// with its reason.
 func (a *app) hostConfigs() ([]hosts.Config, error) {
-	var out []hosts.Config
-	for _, v := range a.hosts {
-		s := hostpick.Spec{Host: v, Insecure: a.insecure, ConfigDir: a.configDir}
-		if len(a.hosts) == 1 {
-			s.TokenFile = a.tokenFile
-		}
-		if err := s.Normalize(); err != nil {
-			return nil, withCode(ExitUsage, err)
-		}
-		if err := hostpick.CheckTransport(s.Host, s.Insecure); err != nil {
-			return nil, withCode(ExitUsage, err)
-		}
-		t, err := hostpick.Resolve(s, a.Getenv, a.Stdin, a.Stderr)
-		if err != nil {
-			return nil, withCode(ExitUsage, err)
-		}
-		out = append(out, hosts.Config{Target: t, Label: t.Name, Source: "flag"})
+	found, err := hostpick.Gather(hostpick.GatherSpec{Hosts: a.hosts, TokenFile: a.tokenFile, Insecure: a.insecure,
+		ConfigDir: a.configDir, All: a.allHosts, Getenv: a.Getenv, Registry: a.registryEnv()})
+	var fe *hostpick.HostFlagError
+	if errors.As(err, &fe) {
+		return nil, withCode(ExitUsage, fe.Err)
 	}
-	if !a.allHosts {
-		return out, nil
+	out := make([]hosts.Config, len(found))
+	for i, f := range found {
+		out[i] = hosts.Config(f)
 	}
-	dir, err := hostpick.ConfigDir(a.configDir)
-	if err != nil {
-		return nil, err
-	}
-	saved, err := savedhosts.Load(dir)
-	if err != nil {
-		return nil, fmt.Errorf("saved hosts: %w", err)
-	}
-	for _, h := range saved {
-		t, err := hostpick.SavedTarget(hostpick.Spec{Saved: h.Name, Insecure: a.insecure, ConfigDir: a.configDir})
-		if err != nil {
-			// Named by its URL (hosts.yml holds no token) with the reason.
-			t, _ = hostconn.Parse(h.URL)
-		}
-		out = append(out, hosts.Config{Target: t, Label: h.Name, Source: "saved", Err: err})
-	}
-	for _, e := range hostregistry.Discover(a.registryEnv(), hostregistry.Alive).Entries {
-		label := fmt.Sprintf("local %s pid %d", hostText(e.Type), e.PID)
-		out = append(out, hosts.Config{Target: hostpick.RegistryTarget(e), Label: label, Source: "local"})
-	}
-	return out, nil
+	return out, err
 }
 
 // registryEnv is where VS Code's registry is read: the command's own

@@ -52,8 +52,9 @@ type app struct {
 	// writeIn is the session whose composer opens as soon as its chat is
 	// open (i from the session list or the MCP panel), "" for none.
 	writeIn string
-	// models is the model picked for each session this client created.
-	models map[string]*protocol.ModelSelection
+	// models is the model picked for each session this client created,
+	// by host and session: two hosts may name their sessions alike.
+	models map[hostSession]*protocol.ModelSelection
 
 	status *statusLine
 	// hosts is every host when there are several (hosts.go), nil for one;
@@ -138,3 +139,6 @@ func (a *app) cannot(f versionFeature) error {
 	}
 	return fmt.Errorf("this host speaks AHP %s, which cannot %s (AHP 1.0 can)", views.SanitizeLine(v), f.does)
 }
+
+// hostSession is a session on a host (Config.Host, token-free).
+type hostSession struct{ host, session string }

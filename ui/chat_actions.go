@@ -17,7 +17,7 @@ func (cp *chatPanel) userMessage(text string) protocol.Message {
 	return protocol.Message{
 		Text:   text,
 		Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser},
-		Model:  cp.models[cp.openSession],
+		Model:  cp.models[hostSession{cp.cfg.Host, cp.openSession}],
 	}
 }
 

@@ -94,10 +94,13 @@ func (r *recordingClient) take() []sentAction {
 // goroutines and their messages come back to Update on the test goroutine,
 // in order, so the model sees exactly what the real program would.
 type driver struct {
-	t      *testing.T
-	m      *Model
-	rec    *recordingClient
-	host   *demohost.Host
+	t    *testing.T
+	m    *Model
+	rec  *recordingClient
+	host *demohost.Host
+	// others are the clients of the more hosts in the model
+	// (newDriverAmong), recorded.
+	others []*recordingClient
 	msgs   chan tea.Msg
 	done   chan struct{}
 	schema *schemacheck.Validator
@@ -310,18 +313,49 @@ func newDriverAs(t *testing.T, host *demohost.Host, name string, auth Authentica
 // registry, which gets saved tokens without the plain ws:// question.
 func newDriverWith(t *testing.T, host *demohost.Host, name string, auth Authenticator, registry bool) *driver {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	c, err := client.Dial(ctx, client.Options{URL: host.URL(), ClientID: "ui-test",
+	return newDriverAmong(t, host, name, auth, registry, 0)
+}
+
+// dialRecorded dials url with the real client, recorded.
+func dialRecorded(t *testing.T, ctx context.Context, url string) *recordingClient {
+	t.Helper()
+	c, err := client.Dial(ctx, client.Options{URL: url, ClientID: "ui-test",
 		ClientInfo: protocol.Implementation{Name: "ahptui-test"}})
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
-	rec := &recordingClient{Client: c}
+	return &recordingClient{Client: c}
+}
+
+// newDriverAmong is newDriverWith with extra more demo hosts connected in
+// the same model (several hosts, issue 25), each with the same
+// authorization server as host, so each advertises the very same
+// resources with the same issuer; host is the first and active one. The
+// extras' recorded clients are d.others.
+func newDriverAmong(t *testing.T, host *demohost.Host, name string, auth Authenticator, registry bool, extra int) *driver {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	rec := dialRecorded(t, ctx, host.URL())
 	d := &driver{t: t, rec: rec, host: host, msgs: make(chan tea.Msg, 64), done: make(chan struct{}),
 		schema: schemacheck.MustLoad10(t)}
+	var hosts []HostConfig
+	if extra > 0 {
+		hosts = append(hosts, HostConfig{Host: name, RegistryHost: registry, Connect: func(context.Context) (Client, error) { return rec, nil }})
+	}
+	for range extra {
+		h, err := demohost.Start(ctx, demohost.Config{StepDelay: -1, Auth: host.Auth()})
+		if err != nil {
+			t.Fatalf("demohost: %v", err)
+		}
+		t.Cleanup(func() { _ = h.Close() })
+		r := dialRecorded(t, ctx, h.URL())
+		d.others = append(d.others, r)
+		hosts = append(hosts, HostConfig{Host: h.URL(), RegistryHost: registry, Connect: func(context.Context) (Client, error) { return r, nil }})
+	}
 	n := 0
 	d.m = New(Config{
+		Hosts:        hosts,
 		Host:         name,
 		RegistryHost: registry,
 		Connect:      func(context.Context) (Client, error) { return rec, nil },
@@ -338,6 +372,11 @@ func newDriverWith(t *testing.T, host *demohost.Host, name string, auth Authenti
 	d.send(tea.WindowSizeMsg{Width: 160, Height: 50})
 	d.run(d.m.Init())
 	d.until("connected", func() bool { return d.m.client != nil })
+	if d.m.hosts != nil {
+		d.until("every host connected and listed", func() bool {
+			return !slices.ContainsFunc(d.m.hosts.list, func(hc *hostConn) bool { return hc.client == nil || !hc.listedOnce })
+		})
+	}
 	return d
 }
 
@@ -348,6 +387,9 @@ func (d *driver) openDemo() {
 	for i, s := range d.m.sessions.list {
 		if s.Resource == demohost.DemoSessionURI {
 			d.m.sessions.sel = i
+			if d.m.hosts != nil {
+				d.m.setCur(d.m.hosts.active, i)
+			}
 		}
 	}
 	d.keys("enter")
@@ -360,6 +402,29 @@ func (d *driver) openDemo() {
 	d.rec.mu.Lock()
 	d.rec.sent = slices.DeleteFunc(d.rec.sent, func(a sentAction) bool { return a.Action.Kind() == "session/isReadChanged" })
 	d.rec.mu.Unlock()
+}
+
+// othersAuthenticated is how many authenticate requests the model's
+// other hosts (newDriverAmong) received, each.
+func (d *driver) othersAuthenticated() []int {
+	var out []int
+	for _, r := range d.others {
+		r.mu.Lock()
+		out = append(out, r.auths)
+		r.mu.Unlock()
+	}
+	return out
+}
+
+// grantsStayHome fails the test when any other host of the model got an
+// authenticate request: a grant goes to its own host only.
+func (d *driver) grantsStayHome() {
+	d.t.Helper()
+	for i, n := range d.othersAuthenticated() {
+		if n != 0 {
+			d.t.Fatalf("another host of the model (%d) received %d authenticate requests", i+2, n)
+		}
+	}
 }
 
 // sendMessage writes text in the composer and sends it.

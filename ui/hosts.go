@@ -61,6 +61,11 @@ type hostConn struct {
 	baseline bool
 	// signin is the host's sign-in manager while another host is active.
 	signin *signIn
+	// watch: the sessions subscribed while another host is active, for
+	// what waits in them (hosts_watch.go); watchOver counts those past
+	// the cap.
+	watch     watchedSessions
+	watchOver int
 }
 
 // hostSet is every host, in the order given, and the list's cursor.
@@ -176,7 +181,7 @@ func (m *Model) onHostConnected(msg hostConnectedMsg) tea.Cmd {
 		try, host, gen := hc.tries, msg.host, hc.gen
 		return tea.Batch(m.hostTick(), tea.Tick(delay, func(time.Time) tea.Msg { return hostRetryMsg{host: host, gen: gen, try: try} }))
 	}
-	hc.tries, hc.client = 0, msg.client
+	hc.tries, hc.client, hc.watch = 0, msg.client, nil
 	hc.conn = connInfo{state: views.ConnReady, version: msg.client.ProtocolVersion()}
 	wait := m.waitHost(msg.host)
 	if msg.host == hs.active {
@@ -242,7 +247,7 @@ func (m *Model) onHostEvents(msg hostEventsMsg) tea.Cmd {
 	}
 	active := msg.host == m.hosts.active
 	if msg.closed {
-		hc.client = nil
+		hc.client, hc.watch = nil, nil
 		hc.conn = connInfo{state: views.ConnFailed, failedReason: "the connection closed"}
 		if active && !m.closed {
 			m.client = nil
@@ -254,6 +259,8 @@ func (m *Model) onHostEvents(msg hostEventsMsg) tea.Cmd {
 	var cmd tea.Cmd
 	if active {
 		cmd = m.onEvents(msg.evs)
+	} else {
+		cmd = m.syncWatch(msg.host)
 	}
 	return tea.Batch(cmd, m.waitHost(msg.host))
 }

@@ -128,7 +128,7 @@ func (m *Model) keyHosts(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	var cmd tea.Cmd
 	if c.host != m.hosts.active {
 		idx := m.curIndex()
-		cmd = m.activate(c.host)
+		cmd = m.activate(c.host, c.uri)
 		if idx >= 0 {
 			m.setCur(c.host, idx)
 		}
@@ -174,7 +174,7 @@ func (m *Model) disconnectHost(i int) tea.Cmd {
 	}
 	c := hc.client
 	hc.gen++
-	hc.down, hc.client, hc.list, hc.listedOnce, hc.tries = true, nil, nil, false, 0
+	hc.down, hc.client, hc.list, hc.listedOnce, hc.tries, hc.watch = true, nil, nil, false, 0, nil
 	hc.conn = connInfo{state: views.ConnFailed, failedReason: "disconnected"}
 	if i == m.hosts.active {
 		m.leaveHost()

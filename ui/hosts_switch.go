@@ -13,13 +13,16 @@ import (
 // is unsubscribed there; its sign-in manager is put aside with its grant
 // flows cancelled (a token is bound to the host that asked for it, and a
 // flow must not finish into another host's client), and host i's own
-// is taken up: sign-ins read Config.Host, now host i's.
-func (m *Model) activate(i int) tea.Cmd {
+// is taken up: sign-ins read Config.Host, now host i's. Host i's watch
+// ends but for keep, the session about to open there; the host left is
+// watched once its panels have unsubscribed.
+func (m *Model) activate(i int, keep string) tea.Cmd {
 	hs := m.hosts
 	if i == hs.active || i < 0 || i >= len(hs.list) {
 		return nil
 	}
-	cmd := m.leaveHost()
+	left := hs.active
+	leave := m.leaveHost()
 	m.signin.putAside()
 	hs.list[hs.active].signin = m.signin
 	hs.active = i
@@ -29,6 +32,7 @@ func (m *Model) activate(i int) tea.Cmd {
 		si = &signIn{app: m.app, chatPanel: m.chatPanel, grants: map[string]*grantFlow{}, savedTried: map[savedKey]bool{}, hostHolds: map[string]bool{}}
 	}
 	hc.signin = nil
+	cmd := tea.Batch(tea.Sequence(leave, m.syncWatch(left)), m.handOver(i, keep))
 	m.signin, m.chatPanel.signin, m.mcp.signin = si, si, si
 	m.cfg.Host, m.cfg.RegistryHost, m.cfg.Connect = hc.cfg.Host, hc.cfg.RegistryHost, hc.cfg.Connect
 	m.client, m.root, m.connTries = hc.client, protocol.RootState{}, hc.tries
@@ -100,7 +104,7 @@ func (m *Model) openWaitOn(w waitItem) tea.Cmd {
 	}
 	for i, hc := range m.hosts.list {
 		if hc.cfg.Host == w.host && i != m.hosts.active {
-			cmd := m.activate(i)
+			cmd := m.activate(i, w.session)
 			m.hosts.cur = hostCursor{host: i, header: true}
 			return tea.Batch(cmd, m.openWait(w))
 		}
@@ -109,17 +113,16 @@ func (m *Model) openWaitOn(w waitItem) tea.Cmd {
 }
 
 // othersWaiting lists what waits on the user on the hosts not active:
-// their sessions whose status says input-needed (each root's summaries
-// carry it, so no session needs a subscription to be seen waiting).
+// in each session whose summary says input-needed or error, what its
+// watched state says waits (hosts_watch.go), else "needs input".
 func (m *Model) othersWaiting(out []waitItem) []waitItem {
 	for i, hc := range m.hosts.list {
 		if i == m.hosts.active {
 			continue
 		}
 		for _, s := range hc.list {
-			if s.Status.Has(protocol.SessionStatusInputNeeded) {
-				out = append(out, waitItem{host: hc.cfg.Host, session: s.Resource, title: s.Title, kind: waitSession,
-					at: blocker{session: s.Resource}})
+			if waitsThere(s.Status) {
+				out = hostWaits(hc, s, out)
 			}
 		}
 	}

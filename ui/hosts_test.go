@@ -301,7 +301,7 @@ func TestHostsGrantStaysWithItsHost(t *testing.T) {
 	m.hosts.list[0].client, m.client, m.hosts.list[1].client = spyA, spyA, spyB
 	const res = "https://mcp.example/deploy"
 	m.signin.grants[res] = &grantFlow{resource: res, phase: grantWaiting}
-	m.activate(1)
+	m.activate(1, "")
 	if m.signin.cfg.Host != "ws://127.0.0.1:4002/" || m.client != Client(spyB) {
 		t.Fatalf("after activating host 2 the sign-ins are bound to %q", m.signin.cfg.Host)
 	}
@@ -310,7 +310,7 @@ func TestHostsGrantStaysWithItsHost(t *testing.T) {
 	if spyA.auths != 0 || spyB.auths != 0 {
 		t.Fatalf("host 1's sign-in pushed a token: host 1 %d, host 2 %d", spyA.auths, spyB.auths)
 	}
-	m.activate(0)
+	m.activate(0, "")
 	if g := m.signin.grants[res]; g == nil || g.phase != grantCancelled {
 		t.Fatalf("back on host 1 the flow is %+v, want cancelled", g)
 	}

@@ -39,7 +39,7 @@ func New(cfg Config) *Model {
 	ctx, cancel := context.WithCancel(context.Background())
 	a := &app{
 		cfg: cfg, keys: keys, clock: cfg.Clock, log: cfg.Logger, ctx: ctx, hosts: hosts,
-		models: map[string]*protocol.ModelSelection{},
+		models: map[hostSession]*protocol.ModelSelection{},
 		focus:  focusSessions,
 		status: &statusLine{conn: connInfo{state: views.ConnConnecting, attempt: 1, since: cfg.Clock()}, ttl: statusTTLFor(cfg.Tick)},
 	}

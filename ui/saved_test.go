@@ -24,7 +24,17 @@ import (
 // authorization server; a second model with a fresh client and a fresh
 // Authenticator on the same directory gets GitHub ready with no browser and
 // no prompt, and says so on the status line.
+//
+// It runs with one host, and again with two more demo hosts in the same
+// model advertising the same resources with the same issuer: the token
+// goes to its own host only.
 func TestSavedTokenSignsInAgain(t *testing.T) {
+	for _, extra := range []int{0, 2} {
+		t.Run(fmt.Sprintf("%d-more-hosts", extra), func(t *testing.T) { savedTokenSignsInAgain(t, extra) })
+	}
+}
+
+func savedTokenSignsInAgain(t *testing.T, extra int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	as, err := authserver.Start(ctx, authserver.Config{})
@@ -47,7 +57,7 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 		t.Fatalf("demohost: %v", err)
 	}
 	auth1 := newAuthIn(func(string) error { return errors.New("--no-browser") })
-	d1 := newDriverOn(t, host1, auth1)
+	d1 := newDriverAmong(t, host1, host1.URL(), auth1, true, extra)
 	d1.openDemo()
 	d1.until("GitHub asks for sign-in", func() bool { r, ok := githubRowOf(d1); return ok && r.StateKind == "authRequired" })
 	if got := auth1.Tokens(); len(got) != 0 {
@@ -56,6 +66,7 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 	res, g := selectGitHubAndSignIn(d1)
 	approveInBrowser(t, g.url)
 	d1.until("GitHub ready after the browser sign-in", func() bool { r, ok := githubRowOf(d1); return ok && r.StateKind == "ready" })
+	d1.grantsStayHome()
 	saved := false
 	for _, tok := range auth1.Tokens() {
 		saved = saved || tok.Resource == res
@@ -81,7 +92,7 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 		browserOpened.Do(func() { t.Error("the second run opened a browser") })
 		return errors.New("--no-browser")
 	})
-	d2 := newDriverOn(t, host2, auth2)
+	d2 := newDriverAmong(t, host2, host2.URL(), auth2, true, extra)
 	d2.until("GitHub ready with the saved token", func() bool {
 		r, ok := githubRowOf(d2)
 		return d2.m.hasSess && ok && r.StateKind == "ready" && d2.m.status.text != ""
@@ -92,6 +103,10 @@ func TestSavedTokenSignsInAgain(t *testing.T) {
 	if len(d2.m.signin.grants) != 0 || len(d2.m.signin.prompts) != 0 {
 		t.Fatalf("the second run started a grant or a prompt: grants %v, prompts %v", d2.m.signin.grants, d2.m.signin.prompts)
 	}
+	if countAuthenticates(d2) == 0 {
+		t.Fatal("the saved token was not pushed to its own host")
+	}
+	d2.grantsStayHome()
 }
 
 // fakeSaved is an Authenticator whose Lookup answers from a table and

@@ -272,7 +272,7 @@ func (sl *sessionList) createSessionCmd(ch newChoice, config map[string]json.Raw
 		return reportError(errNoClient)
 	}
 	uri := "ahp-session:/" + sl.cfg.NewID()
-	sl.models[uri] = ch.model
+	sl.models[hostSession{sl.cfg.Host, uri}] = ch.model
 	sl.created = uri
 	p := protocol.CreateSessionParams{Channel: uri, Provider: &ch.provider, WorkingDirectories: sl.workingDirectories(ch), Config: config}
 	return tea.Batch(reportInfo("creating session…"), withAuthRetry(func() tea.Msg {

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -135,8 +136,12 @@ func TestAskOnceOnAnotherHost(t *testing.T) {
 	for _, tc := range []struct {
 		answer string
 		pushed bool
-	}{{"y", true}, {"n", false}} {
-		t.Run(tc.answer, func(t *testing.T) {
+		extra  int // more demo hosts in the same model, same resources
+	}{{"y", true, 0}, {"n", false, 0}, {"y", true, 2}, {"n", false, 2}} {
+		t.Run(fmt.Sprintf("%s/%d-more-hosts", tc.answer, tc.extra), func(t *testing.T) {
+			newDriverAs := func(t *testing.T, host *demohost.Host, name string, auth Authenticator) *driver {
+				return newDriverAmong(t, host, name, auth, true, tc.extra)
+			}
 			rig := newSignInRig(t)
 			host := rig.host()
 			nameA := host.URL()
@@ -155,6 +160,7 @@ func TestAskOnceOnAnotherHost(t *testing.T) {
 			res, g := startGitHubSignIn(dA)
 			approveInBrowser(t, g.url)
 			dA.until("GitHub ready on A after the browser sign-in", githubReady(dA))
+			dA.grantsStayHome()
 			dA.stop()
 			again()
 
@@ -173,6 +179,7 @@ func TestAskOnceOnAnotherHost(t *testing.T) {
 			} else if n := countAuthenticates(dB); n != 0 {
 				t.Fatalf("%d authenticate calls went to B after no", n)
 			}
+			dB.grantsStayHome()
 			dB.stop()
 			again()
 
@@ -189,6 +196,7 @@ func TestAskOnceOnAnotherHost(t *testing.T) {
 			if got := countAuthenticates(dB2) > 0; got != tc.pushed {
 				t.Fatalf("B got the token on the next run = %v, want %v", got, tc.pushed)
 			}
+			dB2.grantsStayHome()
 			dB2.stop()
 			again()
 
@@ -198,6 +206,7 @@ func TestAskOnceOnAnotherHost(t *testing.T) {
 			if _, asked := dA2.m.signin.pendingAsk(); asked {
 				t.Fatal("the host the grant was obtained on asked")
 			}
+			dA2.grantsStayHome()
 		})
 	}
 }

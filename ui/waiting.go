@@ -177,10 +177,17 @@ func (wt *waitTracker) observe(items []waitItem, open string, now time.Time) []w
 		wt.items = items
 		return nil
 	}
-	sessionSince := map[string]time.Time{} // earliest known wait per session
+	// Earliest known wait per session of a host, and whether the session
+	// was seen as its "needs input" row or as its items.
+	type seen struct {
+		since time.Time
+		row   bool
+	}
+	sessionSince := map[[2]string]seen{}
 	for _, it := range wt.items {
-		if s, ok := sessionSince[it.session]; !ok || it.since.Before(s) {
-			sessionSince[it.session] = it.since
+		k := [2]string{it.host, it.session}
+		if s, ok := sessionSince[k]; !ok || it.since.Before(s.since) {
+			sessionSince[k] = seen{it.since, it.kind == waitSession}
 		}
 	}
 	switched := open != wt.open
@@ -188,10 +195,15 @@ func (wt *waitTracker) observe(items []waitItem, open string, now time.Time) []w
 	next := make(map[string]time.Time, len(items))
 	for i := range items {
 		it := &items[i]
+		s, ok := sessionSince[[2]string{it.host, it.session}]
+		// The same wait seen closer or farther: the open session
+		// switched, or another host's session went from its row to its
+		// watched items (hosts_watch.go) or back.
+		closer := ok && (switched && (it.session == open || it.session == wt.open) || s.row != (it.kind == waitSession))
 		if t, ok := wt.first[it.id]; ok {
 			it.since = t
-		} else if t, ok := sessionSince[it.session]; ok && switched && (it.session == open || it.session == wt.open) {
-			it.since = t
+		} else if closer {
+			it.since = s.since
 		} else {
 			it.since = now
 			fresh = append(fresh, *it)

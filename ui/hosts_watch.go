@@ -1,0 +1,217 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// What waits on a host that is not active, in the inbox's words: while a
+// session's summary says input-needed or error, that session (and the
+// chats its state names) is subscribed on its host, and the inbox reads
+// its state as it reads the active host's: approvals, sign-ins, input
+// requests, failed MCP servers, turns stopped on an error. Once the
+// summary stops saying so, the subscriptions end. At most watchCap
+// sessions a host are watched; past them a session reads "needs input",
+// and its row says how many more wait.
+
+// watchCap bounds the sessions watched on one host that is not active.
+const watchCap = 20
+
+// watchedSessions is a host's sessions watched, each with the channels
+// subscribed for it (the session first, then chats).
+type watchedSessions map[string][]string
+
+// waitsThere reports whether a summary's status says something may wait
+// on the user there.
+func waitsThere(st protocol.SessionStatus) bool {
+	return st.Has(protocol.SessionStatusInputNeeded) || st.Has(protocol.SessionStatusError)
+}
+
+// syncWatch brings host i's subscriptions in line with its summaries; the
+// active host's sessions are the panels' (nil).
+func (m *Model) syncWatch(i int) tea.Cmd {
+	hc := m.hosts.list[i]
+	if i == m.hosts.active || hc.client == nil {
+		return nil
+	}
+	if hc.watch == nil {
+		hc.watch = watchedSessions{}
+	}
+	want := map[string]bool{}
+	hc.watchOver = 0
+	for _, s := range hc.list {
+		if !waitsThere(s.Status) {
+			continue
+		}
+		if len(want) >= watchCap {
+			hc.watchOver++
+			continue
+		}
+		want[s.Resource] = true
+	}
+	var sub, unsub []string
+	for uri, chans := range hc.watch {
+		if !want[uri] {
+			unsub = append(unsub, chans...)
+			delete(hc.watch, uri)
+		}
+	}
+	for _, s := range hc.list {
+		uri := s.Resource
+		if !want[uri] {
+			continue
+		}
+		chans, ok := hc.watch[uri]
+		if !ok {
+			chans, sub = []string{uri}, append(sub, uri)
+		}
+		if st, ok := hc.client.Session(uri); ok {
+			for _, ch := range watchChats(st) {
+				if !slices.Contains(chans, ch) {
+					chans, sub = append(chans, ch), append(sub, ch)
+				}
+			}
+		}
+		hc.watch[uri] = chans
+	}
+	if len(sub)+len(unsub) == 0 {
+		return nil
+	}
+	c, ctx := hc.client, m.ctx
+	return func() tea.Msg {
+		for _, ch := range unsub {
+			_ = c.Unsubscribe(ctx, ch)
+		}
+		for _, ch := range sub {
+			_ = c.Subscribe(ctx, ch)
+		}
+		return nil
+	}
+}
+
+// watchChats is the chats of a watched session that say what waits: each
+// its inputNeeded names, and with an error status its default (else its
+// latest) chat, whose last turn may have stopped on it.
+func watchChats(st protocol.SessionState) []string {
+	var out []string
+	add := func(ch string) {
+		if ch != "" && !slices.Contains(out, ch) {
+			out = append(out, ch)
+		}
+	}
+	for _, r := range st.InputNeeded {
+		switch v := r.Variant.(type) {
+		case protocol.SessionChatInputRequest:
+			add(v.Chat)
+		case protocol.SessionToolConfirmationRequest:
+			add(v.Chat)
+		case protocol.SessionToolAuthenticationRequest:
+			add(v.Chat)
+		}
+	}
+	if st.Status.Has(protocol.SessionStatusError) {
+		add(errorChat(st))
+	}
+	return out
+}
+
+func errorChat(st protocol.SessionState) string {
+	if st.DefaultChat != nil {
+		return *st.DefaultChat
+	}
+	if n := len(st.Chats); n > 0 {
+		return st.Chats[n-1].Resource
+	}
+	return ""
+}
+
+// handOver ends host i's watch as it becomes active: its subscriptions
+// end, but keep's (the session about to open there, which the panels now
+// hold and unsubscribe when they leave it).
+func (m *Model) handOver(i int, keep string) tea.Cmd {
+	hc := m.hosts.list[i]
+	var unsub []string
+	for uri, chans := range hc.watch {
+		if uri != keep {
+			unsub = append(unsub, chans...)
+		}
+	}
+	hc.watch, hc.watchOver = nil, 0
+	if len(unsub) == 0 || hc.client == nil {
+		return nil
+	}
+	c, ctx := hc.client, m.ctx
+	return func() tea.Msg {
+		for _, ch := range unsub {
+			_ = c.Unsubscribe(ctx, ch)
+		}
+		return nil
+	}
+}
+
+// hostWaits is what waits in session s of host hc (not active): from its
+// watched state, else — not watched yet, or past the cap — "needs input".
+func hostWaits(hc *hostConn, s protocol.SessionSummary, out []waitItem) []waitItem {
+	host := hc.cfg.Host
+	add := func(kind waitKind, detail string, b blocker, server string) {
+		out = append(out, waitItem{host: host, session: s.Resource, title: s.Title, kind: kind, detail: detail, at: b, server: server})
+	}
+	_, watched := hc.watch[s.Resource]
+	var st protocol.SessionState
+	ok := false
+	if watched && hc.client != nil {
+		st, ok = hc.client.Session(s.Resource)
+	}
+	if !ok {
+		if s.Status.Has(protocol.SessionStatusInputNeeded) {
+			detail := ""
+			if !watched && hc.watchOver > 0 {
+				detail = fmt.Sprintf("%d more than the %d watched on this host", hc.watchOver, watchCap)
+			}
+			add(waitSession, detail, blocker{session: s.Resource}, "")
+		}
+		return out
+	}
+	n := len(out)
+	uri := s.Resource
+	for _, r := range st.InputNeeded {
+		switch v := r.Variant.(type) {
+		case protocol.SessionChatInputRequest:
+			add(waitInput, "", blocker{uri, v.Chat, v.Request.ID, ""}, "")
+		case protocol.SessionToolConfirmationRequest:
+			switch tc := v.ToolCall.Variant.(type) {
+			case protocol.ToolCallPendingConfirmationState:
+				add(waitApproval, tc.ToolName, blocker{uri, v.Chat, tc.ToolCallID, v.TurnID}, "")
+			case protocol.ToolCallPendingResultConfirmationState:
+				add(waitApproval, tc.ToolName, blocker{uri, v.Chat, tc.ToolCallID, v.TurnID}, "")
+			}
+		case protocol.SessionToolAuthenticationRequest:
+			add(waitSignIn, "", blocker{uri, v.Chat, v.ToolCall.ToolCallID, v.TurnID}, "")
+		}
+	}
+	for _, r := range mcpRows(st) {
+		switch r.StateKind {
+		case "error":
+			add(waitMCPFailed, r.Name, blocker{session: uri}, r.ID)
+		case "authRequired":
+			add(waitSignIn, r.Name, blocker{session: uri}, r.ID)
+		}
+	}
+	if st.Status.Has(protocol.SessionStatusError) {
+		if ch := errorChat(st); ch != "" {
+			if c, ok := hc.client.Chat(ch); ok && c.ActiveTurn == nil && len(c.Turns) > 0 {
+				if t := c.Turns[len(c.Turns)-1]; t.State == protocol.TurnStateError {
+					add(waitTurnError, "", blocker{session: uri, chat: ch, turn: t.ID}, "")
+				}
+			}
+		}
+	}
+	if len(out) == n && s.Status.Has(protocol.SessionStatusInputNeeded) {
+		add(waitSession, "", blocker{session: uri}, "")
+	}
+	return out
+}
