@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost/authserver"
 )
 
@@ -17,45 +13,12 @@ import (
 // grant, as the UI would have saved it.
 func savedGrant(t *testing.T, dir, resource string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
 	as, err := authserver.Start(t.Context(), authserver.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { as.Close() })
-	if _, err := authpkce.PrivateDir(dir); err != nil {
-		t.Fatal(err)
-	}
-	urls := make(chan string, 1)
-	a, err := authpkce.New(authpkce.Config{Dir: dir, TokenStore: authpkce.TokenStoreFile, HTTPClient: &http.Client{Timeout: 10 * time.Second},
-		OpenBrowser: func(u string) error { urls <- u; return nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := authpkce.GrantRequest{
-		Requirement: authpkce.Requirement{Reason: authpkce.ReasonRequired,
-			Resource:    authpkce.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{as.Issuer()}, ScopesSupported: []string{"mcp:read"}},
-			OAuthClient: &authpkce.Client{ClientID: as.PublicClientID()}},
-		Advertised: []string{resource},
-		Host:       "ws://127.0.0.1:1/",
-	}
-	g, err := a.Start(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	landed, err := authserver.ApproveHeadless(ctx, nil, <-urls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Get(landed.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if _, err := g.Wait(ctx); err != nil {
-		t.Fatalf("the sign-in: %v", err)
-	}
+	grantOn(t, dir, as, resource, "ws://127.0.0.1:1/")
 }
 
 // runIn runs a command with dir as the config dir.
