@@ -47,21 +47,26 @@ func (x ToolCallState) McpServer() string {
 	return ""
 }
 
+// content is the call's result content so far: running, waiting for
+// sign-in or for its result's confirmation, or completed.
+func (x ToolCallState) content() []ToolResultContent {
+	switch v := x.Variant.(type) {
+	case ToolCallRunningState:
+		return v.Content
+	case ToolCallAuthRequiredState:
+		return v.Content
+	case ToolCallPendingResultConfirmationState:
+		return v.Content
+	case ToolCallCompletedState:
+		return v.Content
+	}
+	return nil
+}
+
 // SubagentChat is the chat of the subagent the call runs (its result's
 // subagent content), "" when it runs none.
 func (x ToolCallState) SubagentChat() URI {
-	var content []ToolResultContent
-	switch v := x.Variant.(type) {
-	case ToolCallRunningState:
-		content = v.Content
-	case ToolCallAuthRequiredState:
-		content = v.Content
-	case ToolCallPendingResultConfirmationState:
-		content = v.Content
-	case ToolCallCompletedState:
-		content = v.Content
-	}
-	for _, c := range content {
+	for _, c := range x.content() {
 		if s, ok := c.Variant.(ToolResultSubagentContent); ok {
 			return s.Resource
 		}
@@ -98,21 +103,18 @@ func (x ToolCallState) WaitsOnUser(serverNeedsSignIn func(customizationID string
 // ToolResultTerminalContent, an agenthost-terminal:// reference), "" when
 // its content names none.
 func (x ToolCallState) Terminal() (uri URI, title string) {
-	var content []ToolResultContent
-	switch v := x.Variant.(type) {
-	case ToolCallRunningState:
-		content = v.Content
-	case ToolCallAuthRequiredState:
-		content = v.Content
-	case ToolCallPendingResultConfirmationState:
-		content = v.Content
-	case ToolCallCompletedState:
-		content = v.Content
-	}
-	for _, c := range content {
+	t, _ := x.TerminalRef()
+	return t.Resource, t.Title
+}
+
+// TerminalRef is the terminal content a tool call's result references,
+// with its outcome (exit code, output preview) once the command exited;
+// false when it names none.
+func (x ToolCallState) TerminalRef() (ToolResultTerminalContent, bool) {
+	for _, c := range x.content() {
 		if t, ok := c.Variant.(ToolResultTerminalContent); ok && t.Resource != "" {
-			return t.Resource, t.Title
+			return t, true
 		}
 	}
-	return "", ""
+	return ToolResultTerminalContent{}, false
 }

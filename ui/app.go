@@ -69,7 +69,7 @@ type app struct {
 	// is being disposed).
 	closeSession func(uri string)
 	// requestTerminal opens a tool call's terminal in the terminal pane.
-	requestTerminal func(uri, title string) tea.Cmd
+	requestTerminal func(ref protocol.ToolResultTerminalContent) tea.Cmd
 }
 
 // Model is the root Bubble Tea model of ahptui. It routes messages to the

@@ -119,11 +119,11 @@ func (cp *chatPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		if !ok || it.Kind != itemToolCall {
 			return reportInfo("select a tool call that runs in a terminal ([ and ]) to watch it"), true
 		}
-		uri, title := it.Tool.Terminal()
-		if uri == "" {
+		ref, ok := it.Tool.TerminalRef()
+		if !ok {
 			return reportInfo("the selected tool call names no terminal"), true
 		}
-		return cp.requestTerminal(uri, title), true
+		return cp.requestTerminal(ref), true
 	default:
 		return nil, false
 	}

@@ -33,8 +33,10 @@ type stubClient struct {
 	accept bool
 	// terminals are the subscribed terminals' states.
 	terminals map[string]protocol.TerminalState
-	mu        sync.Mutex
-	subs      []string
+	// refuse is what Subscribe answers for a channel the host refuses.
+	refuse map[string]error
+	mu     sync.Mutex
+	subs   []string
 }
 
 func (s *stubClient) Events() <-chan client.Event { return s.events }
@@ -49,7 +51,7 @@ func (s *stubClient) Subscribe(_ context.Context, ch string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.subs = append(s.subs, "+"+ch)
-	return nil
+	return s.refuse[ch]
 }
 func (s *stubClient) Unsubscribe(_ context.Context, ch string) error {
 	s.mu.Lock()

@@ -32,6 +32,10 @@ type terminalView struct {
 	// card is a terminal opened from a tool call's card, listed beside
 	// the host's own while the sheet is open.
 	card views.TerminalRow
+	// cardRef is the card's terminal content: its preview stands in
+	// when the host no longer serves the terminal (kept).
+	cardRef protocol.ToolResultTerminalContent
+	kept    bool
 
 	channel string // the open pane's terminal, "" when the list shows
 	title   string
@@ -69,29 +73,34 @@ func (t *terminalView) toggle() tea.Cmd {
 }
 
 // openFromCard opens the terminal a tool call's content references.
-func (t *terminalView) openFromCard(uri, title string) tea.Cmd {
-	t.open, t.card = true, views.TerminalRow{URI: uri, Title: title, FromRun: true}
+func (t *terminalView) openFromCard(ref protocol.ToolResultTerminalContent) tea.Cmd {
+	uri := string(ref.Resource)
+	t.open, t.cardRef = true, ref
+	t.card = views.TerminalRow{URI: uri, Title: ref.Title, FromRun: true}
+	if ref.Result != nil && ref.Result.ExitCode != nil {
+		t.card.Exited, t.card.Code = true, ref.Result.ExitCode
+	}
 	for i, r := range t.rows() {
 		if r.URI == uri {
 			t.sel = i
 		}
 	}
-	return t.openTerminal(uri, title)
+	return t.openTerminal(uri, ref.Title)
 }
 
 func (t *terminalView) close() tea.Cmd {
 	cmd := t.leave()
-	t.open, t.card = false, views.TerminalRow{}
+	t.open, t.card, t.cardRef = false, views.TerminalRow{}, protocol.ToolResultTerminalContent{}
 	return cmd
 }
 
 // leave closes the pane: its emulator and its subscription.
 func (t *terminalView) leave() tea.Cmd {
-	ch := t.channel
+	ch, kept := t.channel, t.kept
 	t.reset()
-	t.channel, t.hasSt, t.input, t.note = "", false, false, ""
+	t.channel, t.hasSt, t.input, t.note, t.kept = "", false, false, "", false
 	c, ctx := t.client, t.ctx
-	if ch == "" || c == nil {
+	if ch == "" || c == nil || kept {
 		return nil
 	}
 	return func() tea.Msg {
@@ -159,6 +168,9 @@ func (t *terminalView) onSubscribed(msg terminalSubscribedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
+		if t.keep(msg.channel) {
+			return t.sync()
+		}
 		t.channel = ""
 		return reportError(fmt.Errorf("could not open the terminal: %w", msg.err))
 	}
@@ -376,7 +388,7 @@ func (t *terminalView) pane() views.TerminalPane {
 		p.Exited, p.ExitCode = true, ex.ExitCode
 	}
 	p.CanInput = t.holdsClaim()
-	if !p.CanInput && t.client != nil {
+	if !p.CanInput && t.client != nil && !t.kept {
 		p.Claim = views.ClaimWords(t.st.Claim, t.client.ClientID())
 	}
 	p.Detects = t.st.SupportsCommandDetection != nil && *t.st.SupportsCommandDetection

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -208,7 +209,7 @@ func TestTerminalCommandsAndScroll(t *testing.T) {
 	on := true
 	st.SupportsCommandDetection = &on
 	m, _, _, _ := termModel(t, st)
-	pump(t, m, m.terms.openFromCard(fxTerm, "make"), "the terminal opens", func() bool { return m.terms.hasSt })
+	pump(t, m, m.terms.openFromCard(protocol.ToolResultTerminalContent{Resource: fxTerm, Title: "make"}), "the terminal opens", func() bool { return m.terms.hasSt })
 	screen := ansi.Strip(m.Render())
 	for _, want := range []string{"✓ exit 0  make build", "✗ exit 2  make test", "last-line"} {
 		if !strings.Contains(screen, want) {
@@ -243,7 +244,7 @@ func TestTerminalCommandsAndScroll(t *testing.T) {
 // fed over the following updates, every byte once, in order.
 func TestTerminalBurstFedOverFrames(t *testing.T) {
 	m, stub, fed, builds := termModel(t, termState("other", unclassified("start\r\n")))
-	pump(t, m, m.terms.openFromCard(fxTerm, "make"), "the terminal opens", func() bool { return m.terms.hasSt })
+	pump(t, m, m.terms.openFromCard(protocol.ToolResultTerminalContent{Resource: fxTerm, Title: "make"}), "the terminal opens", func() bool { return m.terms.hasSt })
 	var b strings.Builder
 	b.WriteString("start\r\n")
 	for i := 0; b.Len() < 5*maxFeedPerFrame; i++ {
@@ -289,7 +290,7 @@ func TestTerminalWheelScrolls(t *testing.T) {
 		out.WriteString("row " + strings.Repeat("=", i%5) + "\r\n")
 	}
 	m, _, _, _ := termModel(t, termState("other", unclassified(out.String())))
-	pump(t, m, m.terms.openFromCard(fxTerm, "make"), "the terminal opens", func() bool { return m.terms.hasSt })
+	pump(t, m, m.terms.openFromCard(protocol.ToolResultTerminalContent{Resource: fxTerm, Title: "make"}), "the terminal opens", func() bool { return m.terms.hasSt })
 	chatScroll := m.chatPanel.scroll
 	end := m.terms.firstShown()
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
@@ -300,4 +301,47 @@ func TestTerminalWheelScrolls(t *testing.T) {
 	if !m.terms.follow {
 		t.Fatal("wheel down to the end does not follow again")
 	}
+}
+
+// TestTerminalGoneShowsKeptOutput: VS Code's host refuses to subscribe
+// to a shell call's terminal once its command has run ("No agent for
+// session: agenthost-terminal://…"). The card's terminal content kept
+// the output's preview and the exit code: the pane shows those, says
+// what they are, and closing it unsubscribes nothing. Without a preview
+// the refusal is an error, as before.
+func TestTerminalGoneShowsKeptOutput(t *testing.T) {
+	m, stub, _, _ := termModel(t, termState("other"))
+	stub.refuse = map[string]error{fxTerm: errors.New("No agent for session: " + fxTerm)}
+	preview, code := "echo-mcp.js\nhello.txt\n", int64(0)
+	ref := protocol.ToolResultTerminalContent{Resource: fxTerm, Title: "Run Shell Command",
+		Result: &protocol.TerminalCommandResult{ExitCode: &code, Preview: &preview}}
+	pump(t, m, m.terms.openFromCard(ref), "the kept output shows", func() bool { return m.terms.hasSt })
+	screen := ansi.Strip(m.Render())
+	for _, want := range []string{"echo-mcp.js", "hello.txt", "exited 0", "the output its tool call kept"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "claim unknown") {
+		t.Errorf("the kept output speaks of a claim:\n%s", screen)
+	}
+	if strings.Contains(screen, "could not open") {
+		t.Errorf("a kept output is reported as an error:\n%s", screen)
+	}
+	stub.mu.Lock()
+	before := len(stub.subs)
+	stub.mu.Unlock()
+	runAll(m, m.terms.leave())
+	stub.mu.Lock()
+	after := stub.subs[before:]
+	stub.mu.Unlock()
+	if len(after) != 0 {
+		t.Errorf("leaving a kept output sent %v, want nothing (never subscribed)", after)
+	}
+
+	// No preview: the refusal is said.
+	ref.Result = nil
+	pump(t, m, m.terms.openFromCard(ref), "the refusal is said", func() bool {
+		return strings.Contains(m.status.text, "could not open the terminal")
+	})
 }

@@ -11,9 +11,10 @@ import (
 	"github.com/ahptui/ahptui/internal/e2e"
 )
 
-// TestVSCodeChanges is issue 23's changes acceptance against the real
-// host: in a git working directory, a file the agent creates shows under
-// Uncommitted Changes and Session Changes, each with its diff.
+// TestVSCodeChanges is issue 23's acceptance against the real host: in a
+// git working directory, a file the agent creates shows under Uncommitted
+// Changes and Session Changes, each with its diff; and the terminal a
+// shell call ran in opens from its card with the command's output.
 func TestVSCodeChanges(t *testing.T) {
 	s := newSuite(t)
 	s.gitInit()
@@ -74,6 +75,29 @@ func TestVSCodeChanges(t *testing.T) {
 			u.see("the view closed", func(sc string) bool { _, open := e2e.Panel(sc, "Changes"); return !open })
 		})
 	}
+
+	step("a shell call's terminal opens from its card", func() {
+		u.sendMessage(capimock.PromptLs) // ls: the host runs it unasked
+		u.see("the ls call ran and the turn finished", func(sc string) bool {
+			return strings.Count(sc, "tool finished") >= 2
+		})
+		u.leaveComposer()
+		// The host names the terminal agenthost-terminal://shell/…; the
+		// pane shows what ls printed in the session's worktree.
+		pane := func(sc string) string { return e2e.PanelText(sc, "Terminal · ") }
+		opened := func(sc string) bool { return strings.Contains(pane(sc), "echo-mcp.js") }
+		for range 4 {
+			u.hit(km.Chat.PrevToolCall)
+			u.hit(km.Chat.Terminal)
+			if _, err := u.s.WaitForFunc(opened, stepTimeout/4); err == nil {
+				break
+			}
+		}
+		u.see("the terminal pane with ls's output", opened)
+		u.waitFrame("a subscribe to the host's terminal", "→host", `"method":"subscribe","params":{"channel":"agenthost-terminal://`)
+		u.hit(km.Terminal.Back)
+		u.see("the pane closed", func(sc string) bool { _, open := e2e.Panel(sc, "Terminal · "); return !open })
+	})
 }
 
 // gitInit makes the working directory a git repository with what it
