@@ -35,31 +35,36 @@ func demoTerminalContent() []protocol.TerminalContentPart {
 }
 
 // seedTerminalLocked lists the terminal on the root and links it from a
-// tool call of the history turn. Only on the 1.0 wire, like the
-// changesets.
+// tool call of the history turn. The terminal is on the 1.0 wire only,
+// like the changesets; the tool call is in the turn on every wire
+// (without its link below 1.0), so the CLI's show reads the same over
+// 0.6 and 1.0.
 func (h *Host) seedTerminalLocked(s *session) {
 	c := h.chats[HistoryChatURI]
-	if h.wire.older() || c == nil || len(c.state.Turns) == 0 {
+	if c == nil || len(c.state.Turns) == 0 {
 		return
 	}
-	cols, rows, on := int64(80), int64(16), true
-	chat := protocol.URI(HistoryChatURI)
-	tool := demoTerminalTool
-	claim := protocol.NewTerminalClaim(protocol.TerminalSessionClaim{Kind: "session", Session: s.uri, Chat: chat, ToolCallID: &tool})
-	running := protocol.TerminalLifecycleState{Variant: protocol.TerminalRunningLifecycleState{Status: "running"}}
-	h.terminals = map[string]*protocol.TerminalState{DemoTerminalURI: {
-		Title: DemoTerminalTitle, Cols: &cols, Rows: &rows, Content: demoTerminalContent(),
-		Lifecycle: running, Claim: claim, SupportsCommandDetection: &on,
-	}}
-	h.root.Terminals = []protocol.TerminalInfo{{Resource: DemoTerminalURI, Title: DemoTerminalTitle, Claim: claim, Lifecycle: running}}
-	two := int64(2)
-	part := protocol.NewResponsePart(protocol.ToolCallResponsePart{ToolCall: protocol.NewToolCallState(protocol.ToolCallCompletedState{
+	done := protocol.ToolCallCompletedState{
 		ToolCallID: demoTerminalTool, ToolName: "run_in_terminal", DisplayName: "Run the tests",
 		InvocationMessage: protocol.MarkdownString("Running `make test`"), Success: true,
 		PastTenseMessage: protocol.MarkdownString("Ran `make test`: it fails"), Confirmed: protocol.ToolCallConfirmationReasonNotNeeded,
-		Content: []protocol.ToolResultContent{protocol.NewToolResultContent(protocol.ToolResultTerminalContent{
-			Resource: DemoTerminalURI, Title: DemoTerminalTitle, Result: &protocol.TerminalCommandResult{ExitCode: &two}})},
-	})})
+	}
+	if !h.wire.older() {
+		cols, rows, on := int64(80), int64(16), true
+		chat := protocol.URI(HistoryChatURI)
+		tool := demoTerminalTool
+		claim := protocol.NewTerminalClaim(protocol.TerminalSessionClaim{Kind: "session", Session: s.uri, Chat: chat, ToolCallID: &tool})
+		running := protocol.TerminalLifecycleState{Variant: protocol.TerminalRunningLifecycleState{Status: "running"}}
+		h.terminals = map[string]*protocol.TerminalState{DemoTerminalURI: {
+			Title: DemoTerminalTitle, Cols: &cols, Rows: &rows, Content: demoTerminalContent(),
+			Lifecycle: running, Claim: claim, SupportsCommandDetection: &on,
+		}}
+		h.root.Terminals = []protocol.TerminalInfo{{Resource: DemoTerminalURI, Title: DemoTerminalTitle, Claim: claim, Lifecycle: running}}
+		two := int64(2)
+		done.Content = []protocol.ToolResultContent{protocol.NewToolResultContent(protocol.ToolResultTerminalContent{
+			Resource: DemoTerminalURI, Title: DemoTerminalTitle, Result: &protocol.TerminalCommandResult{ExitCode: &two}})}
+	}
+	part := protocol.NewResponsePart(protocol.ToolCallResponsePart{ToolCall: protocol.NewToolCallState(done)})
 	turn := &c.state.Turns[0]
 	// After the search, before the answer that explains the failure.
 	parts := append([]protocol.ResponsePart{}, turn.ResponseParts[:min(2, len(turn.ResponseParts))]...)
