@@ -17,6 +17,7 @@ import (
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/hostregistry"
 	"github.com/ahptui/ahptui/internal/badhost"
+	"github.com/ahptui/ahptui/internal/demotest"
 )
 
 // hostsEnv is a multi-host run's environment: a config dir and a home of
@@ -47,17 +48,6 @@ func (e *hostsEnv) run(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-func demoHost(t *testing.T, cfg demohost.Config) *demohost.Host {
-	t.Helper()
-	cfg.StepDelay = -1
-	h, err := demohost.Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
-}
-
 // TestStatusSeveralHosts: status on five hosts at once — two demo hosts
 // (one behind a connection token), one that never answers, one that
 // refuses every version and one down — prints every host in the order
@@ -68,8 +58,8 @@ func demoHost(t *testing.T, cfg demohost.Config) *demohost.Host {
 // first failed host's.
 func TestStatusSeveralHosts(t *testing.T) {
 	const secret = "tkn-do-not-show-0042"
-	a := demoHost(t, demohost.Config{ConnectionToken: secret})
-	b := demoHost(t, demohost.Config{})
+	a := demotest.Start(t, demohost.Config{ConnectionToken: secret})
+	b := demotest.Start(t, demohost.Config{})
 	silent, refusing, down := badhost.Silent(t), badhost.RefusingVersion(t), badhost.Closed(t)
 	e := newHostsEnv(t)
 	if _, errs, code := e.run(t, "send", "demo", "write the changelog", "--host", b.URL()); code != ExitWaiting {
@@ -155,8 +145,8 @@ func TestStatusSeveralHosts(t *testing.T) {
 // nothing prints.
 func TestAllHostsSources(t *testing.T) {
 	const localSecret = "registry-token-0099"
-	a, b := demoHost(t, demohost.Config{}), demoHost(t, demohost.Config{})
-	local := demoHost(t, demohost.Config{ConnectionToken: localSecret})
+	a, b := demotest.Start(t, demohost.Config{}), demotest.Start(t, demohost.Config{})
+	local := demotest.Start(t, demohost.Config{ConnectionToken: localSecret})
 	e := newHostsEnv(t)
 	hostsYML := fmt.Sprintf("hosts:\n  again:\n    url: %s\n  box:\n    url: %s\n  gone:\n    url: ws://127.0.0.1:9/\n    connection_token_file: nosuch.token\n",
 		a.URL(), b.URL())
@@ -243,7 +233,7 @@ func TestMultiHostUsage(t *testing.T) {
 // and the command that answers it there, and the host down as a row;
 // text output groups items under their host.
 func TestInboxAcrossHosts(t *testing.T) {
-	idle, busy := demoHost(t, demohost.Config{}), demoHost(t, demohost.Config{})
+	idle, busy := demotest.Start(t, demohost.Config{}), demotest.Start(t, demohost.Config{})
 	down := badhost.Closed(t)
 	e := newHostsEnv(t)
 	if _, errs, code := e.run(t, "send", "demo", "write the changelog", "--host", busy.URL()); code != ExitWaiting {
@@ -298,7 +288,7 @@ func TestInboxAcrossHosts(t *testing.T) {
 // sessions, or why it failed), then streams each host's session changes
 // tagged with that host, and says when a host is lost.
 func TestWatchAllHosts(t *testing.T) {
-	a, b := demoHost(t, demohost.Config{}), demoHost(t, demohost.Config{})
+	a, b := demotest.Start(t, demohost.Config{}), demotest.Start(t, demohost.Config{})
 	down := badhost.Closed(t)
 	e := newHostsEnv(t)
 	pr, pw := io.Pipe()
@@ -398,7 +388,7 @@ func TestMultiHostDocumented(t *testing.T) {
 // failed one; neither row, nor stderr, shows either token.
 func TestHostRowsKeepTokens(t *testing.T) {
 	const right, wrong, other = "right-token-1234", "wrong-token-5678", "other-token-9012"
-	guarded := demoHost(t, demohost.Config{ConnectionToken: right})
+	guarded := demotest.Start(t, demohost.Config{ConnectionToken: right})
 	down := badhost.Closed(t)
 	e := newHostsEnv(t)
 	out, errs, code := e.run(t, "status", "--json", "--host", guarded.URL()+"?tkn="+wrong, "--host", down+"?tkn="+other)

@@ -12,6 +12,7 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/demohost/authserver"
+	"github.com/ahptui/ahptui/internal/demotest"
 	"github.com/ahptui/ahptui/protocol/client"
 )
 
@@ -97,14 +98,14 @@ func TestGrantsStayOnTheirHost(t *testing.T) {
 	}
 	t.Cleanup(func() { as.Close() })
 	var tapA, tapB, tapC authTap
-	a := demoHost(t, demohost.Config{Auth: as, AgentToken: "static-a", Tap: tapA.tap})
+	a := demotest.Start(t, demohost.Config{Auth: as, AgentToken: "static-a", Tap: tapA.tap})
 	u, err := url.Parse(a.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	resource := "http://" + u.Host + demohost.AgentResourcePath
-	b := demoHost(t, demohost.Config{Auth: as, AgentToken: "static-b", AgentResource: resource, AgentIssuer: as.Issuer(), Tap: tapB.tap})
-	c := demoHost(t, demohost.Config{AgentToken: "static-c", Tap: tapC.tap})
+	b := demotest.Start(t, demohost.Config{Auth: as, AgentToken: "static-b", AgentResource: resource, AgentIssuer: as.Issuer(), Tap: tapB.tap})
+	c := demotest.Start(t, demohost.Config{AgentToken: "static-c", Tap: tapC.tap})
 	// B asks for what A does: the same resource, from the same issuer.
 	for _, h := range []*demohost.Host{a, b} {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)

@@ -13,6 +13,7 @@ import (
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/internal/badhost"
+	"github.com/ahptui/ahptui/internal/demotest"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 )
@@ -21,17 +22,6 @@ const testClientID = "0123456789abcdef0123456789abcdef"
 
 func clientOptions(t hostconn.Target) client.Options {
 	return hostpick.ClientOptions(t, testClientID, protocol.Implementation{Name: "ahptui-test"}, slog.New(slog.DiscardHandler))
-}
-
-func demo(t *testing.T, cfg demohost.Config) *demohost.Host {
-	t.Helper()
-	cfg.StepDelay = -1
-	h, err := demohost.Start(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
 }
 
 func target(t *testing.T, raw string) hostconn.Target {
@@ -49,7 +39,7 @@ func target(t *testing.T, raw string) hostconn.Target {
 // timeout ends (it delays none of them), each failing host ends in its
 // own kind with its reason, and the rows stay in config order.
 func TestRegistryHostsApart(t *testing.T) {
-	a, b, c := demo(t, demohost.Config{}), demo(t, demohost.Config{}), demo(t, demohost.Config{})
+	a, b, c := demotest.Start(t, demohost.Config{}), demotest.Start(t, demohost.Config{}), demotest.Start(t, demohost.Config{})
 	silent, refusing, down := badhost.Silent(t), badhost.RefusingVersion(t), badhost.Closed(t)
 	const timeout = 3 * time.Second
 	var mu sync.Mutex
@@ -180,7 +170,7 @@ func TestRegistryIdentity(t *testing.T) {
 // batch tagged with its host; a session created on one host arrives
 // tagged with that host and no other.
 func TestRegistryEventsTagged(t *testing.T) {
-	a, b := demo(t, demohost.Config{NoDemoSession: true}), demo(t, demohost.Config{NoDemoSession: true})
+	a, b := demotest.Start(t, demohost.Config{NoDemoSession: true}), demotest.Start(t, demohost.Config{NoDemoSession: true})
 	r := New([]Config{{Target: target(t, a.URL())}, {Target: target(t, b.URL())}}, Options{ClientOptions: clientOptions})
 	defer r.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)

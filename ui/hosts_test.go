@@ -12,20 +12,24 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/internal/badhost"
+	"github.com/ahptui/ahptui/internal/demotest"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
 
-// startDemo starts a demo host on 127.0.0.1 for the test.
-func startDemo(t *testing.T) *demohost.Host {
+// twoDemoHosts is a driver on two demo hosts, both connected and their
+// sessions listed.
+func twoDemoHosts(t *testing.T) (d *driver, a, b *demohost.Host) {
 	t.Helper()
-	h, err := demohost.Start(t.Context(), demohost.Config{StepDelay: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	return h
+	a, b = demotest.Start(t, demohost.Config{}), demotest.Start(t, demohost.Config{})
+	d = newHostsDriver(t, []HostConfig{
+		{Host: a.URL(), Connect: dialer(a.URL(), 5*time.Second)},
+		{Host: b.URL(), Connect: dialer(b.URL(), 5*time.Second)},
+	})
+	hs := d.m.hosts
+	d.until("both listed", func() bool { return hs.list[0].listedOnce && hs.list[1].listedOnce })
+	return d, a, b
 }
 
 // dialer is a HostConfig's Connect for url with the real client, each
@@ -63,7 +67,7 @@ func newHostsDriver(t *testing.T, hosts []HostConfig) *driver {
 // reason, not retried on its own; a token in a host's name never shows;
 // each host has its own client and negotiated version.
 func TestHostsNeverWaitOnEachOther(t *testing.T) {
-	a, b := startDemo(t), startDemo(t)
+	a, b := demotest.Start(t, demohost.Config{}), demotest.Start(t, demohost.Config{})
 	hung, refusing := badhost.Silent(t), badhost.RefusingVersion(t)
 	const secret = "SECRETtkn42"
 	d := newHostsDriver(t, []HostConfig{
@@ -137,13 +141,9 @@ func (d *driver) moveTo(i, idx int) {
 // Config.Host (what sign-ins are bound to) is its URL. The session list
 // keeps every host's sessions under its header.
 func TestHostsOpenSwitchesActiveHost(t *testing.T) {
-	a, b := startDemo(t), startDemo(t)
-	d := newHostsDriver(t, []HostConfig{
-		{Host: a.URL(), Connect: dialer(a.URL(), 5*time.Second)},
-		{Host: b.URL(), Connect: dialer(b.URL(), 5*time.Second)},
-	})
+	d, _, b := twoDemoHosts(t)
 	hs := d.m.hosts
-	d.until("both listed", func() bool { return hs.list[0].listedOnce && hs.list[1].listedOnce && len(d.m.sessions.list) > 0 })
+	d.until("host 1's sessions", func() bool { return len(d.m.sessions.list) > 0 })
 	d.moveTo(1, 0)
 	d.keys("enter")
 	if hs.active != 1 || d.m.cfg.Host != b.URL() || d.m.client != hs.list[1].client {
@@ -171,13 +171,8 @@ func TestHostsOpenSwitchesActiveHost(t *testing.T) {
 // TestHostsDisconnectAndConnect: x disconnects the host under the
 // cursor (its sessions go, no retry), c connects it again.
 func TestHostsDisconnectAndConnect(t *testing.T) {
-	a, b := startDemo(t), startDemo(t)
-	d := newHostsDriver(t, []HostConfig{
-		{Host: a.URL(), Connect: dialer(a.URL(), 5*time.Second)},
-		{Host: b.URL(), Connect: dialer(b.URL(), 5*time.Second)},
-	})
+	d, _, _ := twoDemoHosts(t)
 	hs := d.m.hosts
-	d.until("both listed", func() bool { return hs.list[0].listedOnce && hs.list[1].listedOnce })
 	d.m.focus = focusSessions
 	d.moveTo(1, -1)
 	d.keys("x")

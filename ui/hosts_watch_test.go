@@ -63,13 +63,8 @@ func TestHostsWatchBounded(t *testing.T) {
 // its host and session; enter there makes that host active and selects
 // the card, and a approves it on that host.
 func TestHostsInboxApprovalOnAnotherHost(t *testing.T) {
-	a, b := startDemo(t), startDemo(t)
-	d := newHostsDriver(t, []HostConfig{
-		{Host: a.URL(), Connect: dialer(a.URL(), 5*time.Second)},
-		{Host: b.URL(), Connect: dialer(b.URL(), 5*time.Second)},
-	})
+	d, _, b := twoDemoHosts(t)
 	hs := d.m.hosts
-	d.until("both listed", func() bool { return hs.list[0].listedOnce && hs.list[1].listedOnce })
 	// Someone else's client of host 2 starts a turn that asks approval.
 	other, err := client.Dial(t.Context(), client.Options{URL: b.URL(), ClientID: "someone-else", ClientInfo: protocol.Implementation{Name: "other"}})
 	if err != nil {
