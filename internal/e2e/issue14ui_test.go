@@ -110,8 +110,14 @@ var helpRange = regexp.MustCompile(`(\d+)–(\d+) of (\d+)`)
 // overlay's text, all pages flattened.
 func (u *user) readHelp(next key.Binding, page func(screen string)) string {
 	u.t.Helper()
+	// A screen read mid-redraw can hold the overlay's top over the old
+	// picture: only a frame drawn down to its footer counts.
+	drawn := func(s string) bool {
+		lines, ok := WholePanel(s, "Keys")
+		return ok && len(lines) > 0 && strings.Contains(lines[len(lines)-1], km.HelpScreen.Close.Help().Desc)
+	}
 	u.hit(km.Global.Help)
-	screen := u.see("help overlay", func(s string) bool { _, ok := Panel(s, "Keys"); return ok })
+	screen := u.see("help overlay", drawn)
 	page(screen)
 	seen := Flatten(strings.Split(PanelText(screen, "Keys"), "\n"))
 	// One press moves a row at least, so the list's length bounds them.
@@ -124,8 +130,11 @@ func (u *user) readHelp(next key.Binding, page func(screen string)) string {
 		u.hit(next)
 		var err error
 		screen, err = u.s.WaitForFunc(func(s string) bool {
+			if _, open := Panel(s, "Keys"); !open {
+				return true
+			}
 			r := helpRange.FindStringSubmatch(s)
-			return r == nil || r[0] != before
+			return drawn(s) && (r == nil || r[0] != before)
 		}, 10*time.Second)
 		if _, open := Panel(screen, "Keys"); !open {
 			u.t.Fatalf("%s closed the help overlay instead of scrolling it:\n%s", hint(next), screen)

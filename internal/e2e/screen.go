@@ -96,25 +96,38 @@ func isOneOf(s, set string) bool { return s != "" && strings.Contains(set, s) }
 // without the frame, trailing spaces trimmed. ok is false when no frame
 // around title is on screen. The first match from the top wins.
 func Panel(screen, title string) (lines []string, ok bool) {
+	lines, ok, _ = findPanel(screen, title)
+	return lines, ok
+}
+
+// WholePanel is Panel for a panel drawn to its bottom border: a screen
+// read while the frame was half drawn (an overlay's top over the old
+// picture) does not count.
+func WholePanel(screen, title string) (lines []string, ok bool) {
+	lines, ok, closed := findPanel(screen, title)
+	return lines, ok && closed
+}
+
+func findPanel(screen, title string) (lines []string, ok, closed bool) {
 	g := newGrid(screen)
 	for r := range g {
 		if !strings.Contains(strings.Join(g[r], ""), title) {
 			continue
 		}
 		for _, col := range g.find(r, title) {
-			if lines, ok := g.panelAt(r, col); ok {
-				return lines, true
+			if lines, ok, closed := g.panelAt(r, col); ok {
+				return lines, true, closed
 			}
 		}
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // panelAt reads the frame around the title found at (row, col).
-func (g grid) panelAt(row, col int) (lines []string, ok bool) {
+func (g grid) panelAt(row, col int) (lines []string, ok, closed bool) {
 	top, left, found := g.frameOrigin(row, col)
 	if !found {
-		return nil, false
+		return nil, false, false
 	}
 	right := -1
 	for c := left + 1; c < len(g[top]); c++ {
@@ -124,17 +137,17 @@ func (g grid) panelAt(row, col int) (lines []string, ok bool) {
 		}
 	}
 	if right < 0 {
-		return nil, false
+		return nil, false, false
 	}
 	for r := top + 1; r < len(g); r++ {
 		if isOneOf(g.cell(r, left), bottomLefts) {
-			return lines, true
+			return lines, true, true
 		}
 		lines = append(lines, strings.TrimRight(g.cut(r, left+1, right), " "))
 	}
 	// No bottom border: the panel runs off the screen; what is visible is
 	// still what a person reads.
-	return lines, true
+	return lines, true, false
 }
 
 // frameOrigin finds the top-left corner of the frame around (row, col): left

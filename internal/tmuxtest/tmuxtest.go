@@ -336,6 +336,13 @@ func (s *Session) WaitForFunc(match func(screen string) bool, timeout time.Durat
 			return screen, err
 		}
 		if match(screen) {
+			// The capture may have caught a frame half written (an
+			// overlay's top over the old picture). Read once more: a
+			// later screen that still matches is the settled one; a
+			// state that has already passed keeps the first.
+			if again, err := s.capture(false); err == nil && match(again) {
+				return again, nil
+			}
 			return screen, nil
 		}
 		select {
