@@ -229,7 +229,7 @@ func (v *changesView) refresh(channel string) {
 	}
 	v.cs, v.hasCS = cs, true
 	v.files = views.ChangesetFileRows(cs, dir)
-	v.fileSel = max(0, min(v.fileSel, len(v.shown())-1))
+	v.fileSel = clampCursor(v.fileSel, len(v.shown()))
 	if v.confirm >= len(cs.Operations) {
 		v.confirm = -1
 	}
@@ -281,10 +281,8 @@ func (v *changesView) keyCatalogue(msg tea.KeyPressMsg) tea.Cmd {
 	k := v.keys.Changes
 	n := len(v.catalogue())
 	switch {
-	case key.Matches(msg, k.Up):
-		v.sel = max(0, v.sel-1)
-	case key.Matches(msg, k.Down):
-		v.sel = max(0, min(n-1, v.sel+1))
+	case cursorKey(msg, k.Up, k.Down):
+		v.sel = moveCursor(msg, k.Up, v.sel, n)
 	case key.Matches(msg, k.Open):
 		return v.openChangeset()
 	case key.Matches(msg, k.TurnPrev):
@@ -303,10 +301,8 @@ func (v *changesView) keyFiles(msg tea.KeyPressMsg) tea.Cmd {
 	k := v.keys.Changes
 	files := v.shown()
 	switch {
-	case key.Matches(msg, k.Up):
-		v.fileSel = max(0, v.fileSel-1)
-	case key.Matches(msg, k.Down):
-		v.fileSel = max(0, min(len(files)-1, v.fileSel+1))
+	case cursorKey(msg, k.Up, k.Down):
+		v.fileSel = moveCursor(msg, k.Up, v.fileSel, len(files))
 	case key.Matches(msg, k.Open):
 		if v.fileSel < len(files) {
 			return v.openDiff(files[v.fileSel].ID)
@@ -320,7 +316,7 @@ func (v *changesView) keyFiles(msg tea.KeyPressMsg) tea.Cmd {
 			return reportInfo("this changeset does not offer review")
 		}
 		v.unreviewed = !v.unreviewed
-		v.fileSel = max(0, min(v.fileSel, len(v.shown())-1))
+		v.fileSel = clampCursor(v.fileSel, len(v.shown()))
 	case key.Matches(msg, k.Operation):
 		return v.pickOperation(int(msg.Code - '1'))
 	}

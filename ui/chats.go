@@ -79,15 +79,13 @@ func (cs *chatSwitcher) caps() (multi, fork, side bool) {
 func (cs *chatSwitcher) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := cs.keys.Chats
 	rows := cs.rows()
-	cs.sel = max(0, min(cs.sel, len(rows)-1))
+	cs.sel = clampCursor(cs.sel, len(rows))
 	multi, fork, side := cs.caps()
 	switch {
 	case key.Matches(msg, k.Close):
 		cs.open = false
-	case key.Matches(msg, k.Up):
-		cs.sel = max(0, cs.sel-1)
-	case key.Matches(msg, k.Down):
-		cs.sel = max(0, min(len(rows)-1, cs.sel+1))
+	case cursorKey(msg, k.Up, k.Down):
+		cs.sel = moveCursor(msg, k.Up, cs.sel, len(rows))
 	case key.Matches(msg, k.Open):
 		if cs.sel >= len(rows) {
 			return nil
@@ -212,7 +210,7 @@ func (cs *chatSwitcher) view(width, height int) string {
 		}
 		vr[i] = r
 	}
-	cs.sel = max(0, min(cs.sel, len(rows)-1))
+	cs.sel = clampCursor(cs.sel, len(rows))
 	multi, fork, side := cs.caps()
 	return views.RenderChatSwitcher(cs.th, cs.keys, vr, cs.sel, multi, fork, side, width, height)
 }

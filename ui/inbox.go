@@ -40,10 +40,8 @@ func (m *Model) keyInbox(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Close):
 		m.inbox.open = false
-	case key.Matches(msg, k.Up):
-		m.inbox.sel = max(0, m.inbox.sel-1)
-	case key.Matches(msg, k.Down):
-		m.inbox.sel = max(0, min(n-1, m.inbox.sel+1))
+	case cursorKey(msg, k.Up, k.Down):
+		m.inbox.sel = moveCursor(msg, k.Up, m.inbox.sel, n)
 	case key.Matches(msg, k.Open):
 		if n == 0 {
 			return reportInfo("nothing is waiting for you")

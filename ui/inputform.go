@@ -117,10 +117,8 @@ func (f *inputForm) update(msg tea.Msg) tea.Cmd {
 				}
 			}
 			switch {
-			case key.Matches(msg, ks.ChoiceUp):
-				d.Highlight = max(0, d.Highlight-1)
-			case key.Matches(msg, ks.ChoiceDown):
-				d.Highlight = min(len(opts)-1, d.Highlight+1)
+			case cursorKey(msg, ks.ChoiceUp, ks.ChoiceDown):
+				d.Highlight = moveCursor(msg, ks.ChoiceUp, d.Highlight, len(opts))
 			case key.Matches(msg, ks.Pick):
 				pick(d.Highlight)
 			case key.Matches(msg, ks.PickNumber) && len(k) == 1 && k[0] >= '1' && k[0] <= '9' && d.Text == "":

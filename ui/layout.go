@@ -79,7 +79,7 @@ func (m *Model) fittedLayout() views.Layout {
 // shows a card the selection just moved to. View then only draws.
 func (m *Model) settle() {
 	m.layout = m.fittedLayout()
-	m.mcp.sel = max(0, min(m.mcp.sel, len(m.signin.servers())-1))
+	m.mcp.sel = clampCursor(m.mcp.sel, len(m.signin.servers()))
 	m.keys.SetBlockingSelected(m.mcp.blockingSelected())
 	m.keys.SetChatCreation(m.chats.caps())
 	m.chatPanel.settle(m.layout.Chat)

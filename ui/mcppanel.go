@@ -113,10 +113,8 @@ func (mp *mcpPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := mp.keys.MCP
 	rows := mp.signin.servers()
 	switch {
-	case key.Matches(msg, k.Up):
-		mp.sel = max(0, mp.sel-1)
-	case key.Matches(msg, k.Down):
-		mp.sel = max(0, min(len(rows)-1, mp.sel+1))
+	case cursorKey(msg, k.Up, k.Down):
+		mp.sel = moveCursor(msg, k.Up, mp.sel, len(rows))
 	case key.Matches(msg, k.Start):
 		return mp.mcpAction(rows, mcpStart), true
 	case key.Matches(msg, k.Stop):
@@ -160,7 +158,7 @@ func (mp *mcpPanel) view(w, h int) []string {
 // and the pending markers, grants and blocking starts by server id.
 func (mp *mcpPanel) drawn() (rows []mcpRow, sel int, pending map[string]bool, grants map[string]views.GrantView, blocking map[string]time.Duration) {
 	rows = mp.requested.Mark(mp.signin.servers()) // a copy when it marks: the sign-in manager's rows are shared
-	sel = max(0, min(mp.sel, len(rows)-1))
+	sel = clampCursor(mp.sel, len(rows))
 	pending = map[string]bool{}
 	for _, p := range mp.pending {
 		if p.channel == mp.openSession {

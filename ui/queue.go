@@ -70,16 +70,13 @@ func (q *queueSheet) toggle() tea.Cmd {
 func (q *queueSheet) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := q.keys.Queue
 	rows := q.rows()
-	q.sel = max(0, min(q.sel, len(rows)-1))
+	q.sel = clampCursor(q.sel, len(rows))
 	switch {
 	case key.Matches(msg, k.Close):
 		q.open = false
 		return nil
-	case key.Matches(msg, k.Up):
-		q.sel = max(0, q.sel-1)
-		return nil
-	case key.Matches(msg, k.Down):
-		q.sel = max(0, min(len(rows)-1, q.sel+1))
+	case cursorKey(msg, k.Up, k.Down):
+		q.sel = moveCursor(msg, k.Up, q.sel, len(rows))
 		return nil
 	}
 	if q.sel >= len(rows) {
@@ -188,7 +185,7 @@ func (cp *chatPanel) dropEdit() tea.Cmd {
 
 func (q *queueSheet) view(width, height int) string {
 	rows := q.rows()
-	q.sel = max(0, min(q.sel, len(rows)-1))
+	q.sel = clampCursor(q.sel, len(rows))
 	vr := make([]views.QueueRow, len(rows))
 	for i, r := range rows {
 		vr[i] = views.QueueRow{Steering: r.kind == protocol.PendingMessageKindSteering, Text: r.msg.Message.Text}

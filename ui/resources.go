@@ -209,15 +209,13 @@ func (r *resourceSheet) read(atts []protocol.MessageAttachment) tea.Cmd {
 func (r *resourceSheet) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := r.keys.Resources
 	atts := r.attachments()
-	r.sel = max(0, min(r.sel, len(atts)-1))
+	r.sel = clampCursor(r.sel, len(atts))
 	page := max(1, r.height/2)
 	switch {
 	case key.Matches(msg, k.Close):
 		return r.close()
-	case key.Matches(msg, k.Up):
-		r.sel = max(0, r.sel-1)
-	case key.Matches(msg, k.Down):
-		r.sel = max(0, min(len(atts)-1, r.sel+1))
+	case cursorKey(msg, k.Up, k.Down):
+		r.sel = moveCursor(msg, k.Up, r.sel, len(atts))
 	case key.Matches(msg, k.Read):
 		return r.read(atts)
 	case key.Matches(msg, k.PageDown):
@@ -233,7 +231,7 @@ func (r *resourceSheet) sheetWidth() int { return min(r.width, 100) }
 
 func (r *resourceSheet) view() string {
 	atts := r.attachments()
-	v := views.ResourcesView{Attachments: atts, Sel: max(0, min(r.sel, len(atts)-1)), Reads: r.reads,
+	v := views.ResourcesView{Attachments: atts, Sel: clampCursor(r.sel, len(atts)), Reads: r.reads,
 		Text: r.text, Err: r.err, Loading: r.loading, Top: r.top}
 	if r.reading >= 0 && r.reading < len(atts) {
 		v.Reading = atts[r.reading].Variant.(protocol.MessageResourceAttachment).Label

@@ -60,10 +60,8 @@ func (sl *sessionList) view(w, h int) []string {
 func (sl *sessionList) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := sl.keys.Sessions
 	switch {
-	case key.Matches(msg, k.Up):
-		sl.sel = max(0, sl.sel-1)
-	case key.Matches(msg, k.Down):
-		sl.sel = min(len(sl.list)-1, sl.sel+1)
+	case cursorKey(msg, k.Up, k.Down):
+		sl.sel = moveCursor(msg, k.Up, sl.sel, len(sl.list))
 		sl.clampSessSel()
 	case key.Matches(msg, k.Open):
 		if sl.sel < len(sl.list) {
@@ -121,10 +119,8 @@ func (sl *sessionList) keyNewSession(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	choices := sl.newChoices()
 	switch {
-	case key.Matches(msg, sl.keys.NewSession.Up):
-		sl.newSel = max(0, sl.newSel-1)
-	case key.Matches(msg, sl.keys.NewSession.Down):
-		sl.newSel = min(len(choices)-1, sl.newSel+1)
+	case cursorKey(msg, sl.keys.NewSession.Up, sl.keys.NewSession.Down):
+		sl.newSel = moveCursor(msg, sl.keys.NewSession.Up, sl.newSel, len(choices))
 	case key.Matches(msg, sl.keys.NewSession.Create):
 		if sl.newSel < len(choices) && sl.client != nil {
 			// The dialog stays open on its settings step until the
@@ -213,7 +209,7 @@ func (sl *sessionList) sortSessions(sel string) {
 }
 
 func (sl *sessionList) clampSessSel() {
-	sl.sel = max(0, min(sl.sel, len(sl.list)-1))
+	sl.sel = clampCursor(sl.sel, len(sl.list))
 }
 
 func applySummaryChanges(s protocol.SessionSummary, c protocol.PartialSessionSummary) protocol.SessionSummary {

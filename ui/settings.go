@@ -218,10 +218,8 @@ func (sl *sessionList) keyConfigStep(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Cancel):
 		sl.modal, sl.cfgStep = modalNone, nil
 	case step.loading:
-	case key.Matches(msg, k.Up):
-		step.sel = max(0, step.sel-1)
-	case key.Matches(msg, k.Down):
-		step.sel = min(len(step.props)-1, step.sel+1)
+	case cursorKey(msg, k.Up, k.Down):
+		step.sel = moveCursor(msg, k.Up, step.sel, len(step.props))
 	case key.Matches(msg, k.Prev), key.Matches(msg, k.Next):
 		dir := 1
 		if key.Matches(msg, k.Prev) {

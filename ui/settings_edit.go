@@ -269,7 +269,7 @@ func (a *app) onCompletions(msg completionsMsg) tea.Cmd {
 	}
 	f.request.Questions[0] = protocol.NewChatInputQuestion(q)
 	d := f.state.Drafts[q.ID]
-	d.Highlight = max(0, min(d.Highlight, len(q.Options)-1))
+	d.Highlight = clampCursor(d.Highlight, len(q.Options))
 	if i := optionIndex(q.Options, d.Choice); i >= 0 {
 		d.Highlight = i
 	}

@@ -77,10 +77,8 @@ func (st *settingsSheet) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Close):
 		st.open = false
-	case key.Matches(msg, k.Up):
-		st.sel = max(0, st.sel-1)
-	case key.Matches(msg, k.Down):
-		st.sel = max(0, min(len(all)-1, st.sel+1))
+	case cursorKey(msg, k.Up, k.Down):
+		st.sel = moveCursor(msg, k.Up, st.sel, len(all))
 	case key.Matches(msg, k.Prev), key.Matches(msg, k.Next):
 		if st.sel >= len(all) {
 			return nil
@@ -162,6 +160,6 @@ func (st *settingsSheet) view(width, height int) string {
 		}
 		return out
 	}
-	st.sel = max(0, min(st.sel, len(session)+len(host)-1))
+	st.sel = clampCursor(st.sel, len(session)+len(host))
 	return views.RenderSettingsSheet(st.th, st.keys, conv(session), conv(host), st.sel, width, height)
 }

@@ -41,7 +41,7 @@ func (m *Model) observeWaiting() tea.Cmd {
 	if m.hosts != nil {
 		fresh = m.quietFresh(fresh)
 	}
-	m.inbox.sel = max(0, min(m.inbox.sel, len(m.waits.items)-1))
+	m.inbox.sel = clampCursor(m.inbox.sel, len(m.waits.items))
 	if !m.signals.primed {
 		// The baseline is the first listing and the session it opens by
 		// itself, once that session's chat is in: what waits then was

@@ -110,10 +110,8 @@ func (si *signIn) keySignIns(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Close):
 		si.list = signInList{}
-	case key.Matches(msg, k.Up):
-		l.sel = max(0, l.sel-1)
-	case key.Matches(msg, k.Down):
-		l.sel = max(0, min(len(l.grants)-1, l.sel+1))
+	case cursorKey(msg, k.Up, k.Down):
+		l.sel = moveCursor(msg, k.Up, l.sel, len(l.grants))
 	case key.Matches(msg, k.Forget):
 		l.asking = !l.busy && l.sel < len(l.grants)
 	}
@@ -169,7 +167,7 @@ func (si *signIn) onForgotten(msg forgottenMsg) tea.Cmd {
 	}
 	if src, ok := si.cfg.Auth.(grantKeeper); ok && l.open {
 		l.grants = src.Grants()
-		l.sel = max(0, min(l.sel, len(l.grants)-1))
+		l.sel = clampCursor(l.sel, len(l.grants))
 	}
 	parts := []string{"forgot the sign-in to " + res}
 	f := msg.forgotten

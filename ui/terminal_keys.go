@@ -56,10 +56,8 @@ func (t *terminalView) keyList(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Close):
 		return t.close()
-	case key.Matches(msg, k.Up):
-		t.sel = max(0, t.sel-1)
-	case key.Matches(msg, k.Down):
-		t.sel = max(0, min(len(rows)-1, t.sel+1))
+	case cursorKey(msg, k.Up, k.Down):
+		t.sel = moveCursor(msg, k.Up, t.sel, len(rows))
 	case key.Matches(msg, k.Open):
 		if t.sel < len(rows) {
 			return t.openTerminal(rows[t.sel].URI, rows[t.sel].Title)
