@@ -23,14 +23,14 @@ func demoTerminalContent() []protocol.TerminalContentPart {
 	d1, d2 := 1840.0, 3120.0
 	prompt := "\x1b[1;34m~/demo\x1b[0m \x1b[32m$\x1b[0m "
 	return []protocol.TerminalContentPart{
-		{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: prompt + "make build\r\n"}},
+		{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: protocol.NewText(prompt + "make build\r\n")}},
 		{Variant: protocol.TerminalCommandPart{Type: "command", CommandID: "demo-build", CommandLine: "make build", Timestamp: 1767366000000,
-			Output: "go build ./...\r\n\x1b[32mbuild ok\x1b[0m\r\n", IsComplete: true, ExitCode: &zero, DurationMs: &d1}},
-		{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: prompt + "make test\r\n"}},
+			Output: protocol.NewText("go build ./...\r\n\x1b[32mbuild ok\x1b[0m\r\n"), IsComplete: true, ExitCode: &zero, DurationMs: &d1}},
+		{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: protocol.NewText(prompt + "make test\r\n")}},
 		{Variant: protocol.TerminalCommandPart{Type: "command", CommandID: "demo-test", CommandLine: "make test", Timestamp: 1767366002000,
-			Output: "go test ./protocol/...\r\n\x1b[31m--- FAIL: TestReconnect (0.21s)\x1b[0m\r\n    conn_test.go:88: status connecting, want ready\r\n" +
-				"\x1b[1;31mFAIL\x1b[0m\r\nmake: *** [test] Error 2\r\n", IsComplete: true, ExitCode: &two, DurationMs: &d2}},
-		{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: prompt}},
+			Output: protocol.NewText("go test ./protocol/...\r\n\x1b[31m--- FAIL: TestReconnect (0.21s)\x1b[0m\r\n    conn_test.go:88: status connecting, want ready\r\n" +
+				"\x1b[1;31mFAIL\x1b[0m\r\nmake: *** [test] Error 2\r\n"), IsComplete: true, ExitCode: &two, DurationMs: &d2}},
+		{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: protocol.NewText(prompt)}},
 	}
 }
 

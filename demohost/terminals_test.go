@@ -47,9 +47,9 @@ func TestDemoTerminal(t *testing.T) {
 			if v.ExitCode != nil {
 				codes = append(codes, *v.ExitCode)
 			}
-			all += v.Output
+			all += v.Output.String()
 		case protocol.TerminalUnclassifiedPart:
-			all += v.Value
+			all += v.Value.String()
 		}
 	}
 	if len(codes) != 2 || codes[0] != 0 || codes[1] == 0 || !strings.Contains(all, "\x1b[31m") {

@@ -32,7 +32,6 @@ func ReduceTerminal(s TerminalState, a StateAction) TerminalState {
 			Type:        "command",
 			CommandID:   a.CommandID,
 			CommandLine: a.CommandLine,
-			Output:      "",
 			Timestamp:   a.Timestamp,
 		}})
 		// A command boundary proves shell integration is live.
@@ -68,13 +67,13 @@ func appendTerminalData(content []TerminalContentPart, data string) []TerminalCo
 		switch tail := content[n-1].Variant.(type) {
 		case TerminalCommandPart:
 			if !tail.IsComplete {
-				tail.Output += data
+				tail.Output = tail.Output.Append(data)
 				return cowSet(content, n-1, TerminalContentPart{Variant: tail})
 			}
 		case TerminalUnclassifiedPart:
-			tail.Value += data
+			tail.Value = tail.Value.Append(data)
 			return cowSet(content, n-1, TerminalContentPart{Variant: tail})
 		}
 	}
-	return cowAppend(content, TerminalContentPart{Variant: TerminalUnclassifiedPart{Type: "unclassified", Value: data}})
+	return cowAppend(content, TerminalContentPart{Variant: TerminalUnclassifiedPart{Type: "unclassified", Value: NewText(data)}})
 }

@@ -147,6 +147,29 @@ func (st *textStore) copyRange(dst []byte, from, to int) {
 // Len returns the length in bytes.
 func (t Text) Len() int { return t.n }
 
+// Slice returns bytes [from, to) of the content, clamped to it, without
+// joining the whole (String's mirror doubles the memory of a long text,
+// which a reader that wants only the new end, like a terminal pane, need
+// not pay). A range inside one chunk is a view of it; a longer one is a
+// copy, or a view of the mirror when String has built it that far.
+func (t Text) Slice(from, to int) string {
+	to = min(to, t.n)
+	from = max(0, min(from, to))
+	if from == to {
+		return ""
+	}
+	if i := from >> textChunkShift; (to-1)>>textChunkShift == i {
+		c := t.st.list.Load().chunks[i]
+		return unsafe.String(&c[from&textChunkMask], to-from)
+	}
+	if m := t.st.mirror.Load(); m != nil && m.n.Load() >= int64(to) {
+		return unsafe.String(&m.b[from], to-from)
+	}
+	b := make([]byte, to-from)
+	t.st.copyRange(b, from, to)
+	return unsafe.String(&b[0], len(b))
+}
+
 // Equal reports whether t and u hold the same content.
 func (t Text) Equal(u Text) bool {
 	if t.n != u.n {

@@ -272,3 +272,38 @@ func BenchmarkTextAppendStream(b *testing.B) {
 		}
 	}
 }
+
+// Slice reads any range of a long Text, across chunk boundaries and past
+// its ends, the same with or without String's joined mirror.
+func TestTextSlice(t *testing.T) {
+	var want strings.Builder
+	var txt Text
+	for i := 0; want.Len() < 3*textChunkSize+100; i++ {
+		piece := fmt.Sprintf("line %d of a long terminal run\r\n", i)
+		want.WriteString(piece)
+		txt = txt.Append(piece)
+	}
+	w := want.String()
+	old := txt // an earlier snapshot reads only its own bytes
+	txt = txt.Append("more")
+	ranges := [][2]int{{0, 0}, {0, 10}, {5, textChunkSize}, {textChunkSize - 3, textChunkSize + 3},
+		{10, 2*textChunkSize + 7}, {len(w) - 5, len(w) + 50}, {-4, 3}, {20, 10}}
+	check := func(label string) {
+		for _, r := range ranges {
+			lo, hi := max(0, min(r[0], len(w))), min(r[1], len(w))
+			exp := ""
+			if lo < hi {
+				exp = w[lo:hi]
+			}
+			if got := old.Slice(r[0], r[1]); got != exp {
+				t.Errorf("%s: Slice(%d, %d) = %q…, want %q…", label, r[0], r[1], got[:min(len(got), 20)], exp[:min(len(exp), 20)])
+			}
+		}
+	}
+	check("no mirror")
+	_ = txt.String() // builds the mirror past old's end
+	check("with the mirror")
+	if got := txt.Slice(len(w), len(w)+10); got != "more" {
+		t.Errorf("the newer snapshot's end = %q, want \"more\"", got)
+	}
+}

@@ -4677,7 +4677,7 @@ type TerminalUnclassifiedPart struct {
 	Type string `json:"type"`
 
 	// Accumulated VT output. Appended to by `terminal/data` when no command is executing.
-	Value string `json:"value"`
+	Value Text `json:"value"`
 }
 
 func (TerminalUnclassifiedPart) isTerminalContentPart() {}
@@ -4706,7 +4706,7 @@ type TerminalCommandPart struct {
 
 	// Accumulated VT output. Appended to by `terminal/data` while `isComplete`
 	// is false. Shell integration escape sequences are stripped by the server.
-	Output string `json:"output"`
+	Output Text `json:"output"`
 
 	// Unix timestamp (ms) when execution started, as reported by the server.
 	Timestamp int64 `json:"timestamp"`
@@ -19970,7 +19970,7 @@ func decodePlainTerminalUnclassifiedPart(b []byte) (v TerminalUnclassifiedPart, 
 			if !ok {
 				return false
 			}
-			v.Value = s
+			v.Value = NewText(s)
 		default:
 			return false
 		}

@@ -84,7 +84,7 @@ workdir="$(mktemp -d)"
 trap 'rm -rf "$workdir"' EXIT
 echo "== benchmark budgets"
 go test -run='^$' \
-  -bench='^Benchmark(DecodeActionEnvelope|ChatDelta10k|ChatDelta100k|ApplySnapshot1000Turns|ChatTurns|TranscriptStreaming|StreamingCodeBlock|StreamingProse|MCPPanel|DiffScroll|ChangesetFiles2000|KeyToFrame|TerminalStream10MB|AuthRequiredUnadvertised|InboundDelta|ManyHosts)$' \
+  -bench='^Benchmark(DecodeActionEnvelope|ChatDelta10k|ChatDelta100k|TerminalData10MB|ApplySnapshot1000Turns|ChatTurns|TranscriptStreaming|StreamingCodeBlock|StreamingProse|MCPPanel|DiffScroll|ChangesetFiles2000|KeyToFrame|TerminalStream10MB|AuthRequiredUnadvertised|InboundDelta|ManyHosts)$' \
   -benchtime="${AHPTUI_BENCHTIME:-200ms}" -count=3 ./protocol/ ./protocol/client/ ./views/ ./ui/ >"$workdir/bench.txt" \
   || { cat "$workdir/bench.txt"; exit 1; }
 go run ./internal/budgets -tolerance="${AHPTUI_BUDGET_TOLERANCE:-2}" -confirm-cpu "$workdir/bench.txt"

@@ -215,14 +215,16 @@ func termSize(st protocol.TerminalState) (cols, rows int) {
 	return cols, rows
 }
 
-func partText(p protocol.TerminalContentPart) string {
+// partText is a content part's output. The pane reads it by range
+// (Text.Slice), never whole: joining a long run would copy it all again.
+func partText(p protocol.TerminalContentPart) protocol.Text {
 	switch v := p.Variant.(type) {
 	case protocol.TerminalUnclassifiedPart:
 		return v.Value
 	case protocol.TerminalCommandPart:
 		return v.Output
 	}
-	return ""
+	return protocol.Text{}
 }
 
 const fedTailLen = 32
@@ -248,7 +250,7 @@ func (t *terminalView) sync() tea.Cmd {
 	budget := maxFeedPerFrame
 	for i := max(0, len(t.fed)-1); i < len(parts) && budget > 0; i++ {
 		s, from := partText(parts[i]), t.pos(i)
-		to := min(len(s), from+budget)
+		to := min(s.Len(), from+budget)
 		t.feed(i, s, from, to)
 		budget -= to - from
 	}
@@ -272,7 +274,7 @@ func (t *terminalView) pos(i int) int {
 func (t *terminalView) unfed(parts []protocol.TerminalContentPart) int {
 	n := 0
 	for i := max(0, len(t.fed)-1); i < len(parts); i++ {
-		n += len(partText(parts[i])) - t.pos(i)
+		n += partText(parts[i]).Len() - t.pos(i)
 	}
 	return n
 }
@@ -289,25 +291,26 @@ func (t *terminalView) extends(parts []protocol.TerminalContentPart) bool {
 		return false
 	}
 	for i := range n - 1 {
-		if len(partText(parts[i])) != t.fed[i] {
+		if partText(parts[i]).Len() != t.fed[i] {
 			return false
 		}
 	}
 	last := partText(parts[n-1])
 	f := t.fed[n-1]
-	return len(last) >= f && strings.HasSuffix(last[:f], t.fedTail)
+	return last.Len() >= f && strings.HasSuffix(last.Slice(f-fedTailLen, f), t.fedTail)
 }
 
 // feed feeds s[from:to], part i's next bytes.
-func (t *terminalView) feed(i int, s string, from, to int) {
+func (t *terminalView) feed(i int, s protocol.Text, from, to int) {
 	for len(t.fed) <= i {
 		t.fed = append(t.fed, 0)
 	}
 	if from < to {
-		t.scr.Feed(s[from:to])
+		t.scr.Feed(s.Slice(from, to))
 	}
 	t.fed[i] = to
-	t.fedTail = s[max(0, to-fedTailLen):to]
+	// A copy: a slice of s would keep the whole part's text alive.
+	t.fedTail = strings.Clone(s.Slice(to-fedTailLen, to))
 }
 
 // rebuild starts a new emulator for the snapshot and skips all but its
@@ -323,17 +326,17 @@ func (t *terminalView) rebuild(cols, rows int) {
 	parts := t.st.Content
 	skip := -maxTermReplay
 	for _, p := range parts {
-		skip += len(partText(p))
+		skip += partText(p).Len()
 	}
 	for i, p := range parts {
 		s := partText(p)
 		if skip <= 0 {
 			break
 		}
-		at := min(skip, len(s))
+		at := min(skip, s.Len())
 		skip -= at
-		if at < len(s) {
-			if nl := strings.IndexByte(s[at:min(len(s), at+4096)], '\n'); nl >= 0 {
+		if at < s.Len() {
+			if nl := strings.IndexByte(s.Slice(at, at+4096), '\n'); nl >= 0 {
 				at += nl + 1
 			}
 		}

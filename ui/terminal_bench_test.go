@@ -26,11 +26,13 @@ func terminalStream(n int) string {
 
 // BenchmarkTerminalStream10MB streams 10 MB of coloured output through an
 // open terminal pane at 80×24, 16 KiB per batch of terminal/data, each
-// batch followed by two frames: a frame feeds the emulator at most
+// batch reduced into the client's mirror (protocol.ReduceTerminal, timed
+// with the frames) and followed by two frames: a frame feeds the emulator at most
 // maxFeedPerFrame of the bytes not fed yet and draws the pane; a backlog
 // past maxTermReplay skips ahead. It reports the frame time, the bytes allocated per
-// frame and what stays live after the stream (the pane's emulator, its
-// 5,000 lines of scrollback and parser; the stream itself not counted).
+// frame and what stays live after the stream: the pane's emulator, its
+// 5,000 lines of scrollback and parser, and the terminal's state the pane
+// holds (the mirror's 10 MB in Text chunks, read by range, never joined).
 //
 // Budget: < 4 ms per frame (ms/frame < 4); live memory after 10 MB
 // < 64 MiB (MiB-live): bounded by the scrollback, not by the stream.
@@ -40,11 +42,8 @@ func BenchmarkTerminalStream10MB(b *testing.B) {
 	const uri = "agenthost-terminal://bench/1"
 	cols, rows := int64(80), int64(24)
 	stub := &stubClient{terminals: map[string]protocol.TerminalState{}}
-	state := func(n int) protocol.TerminalState {
-		return protocol.TerminalState{Title: "bench", Cols: &cols, Rows: &rows,
-			Content: []protocol.TerminalContentPart{{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: stream[:n]}}},
-			Claim:   protocol.NewTerminalClaim(protocol.TerminalClientClaim{Kind: "client", ClientID: "other"})}
-	}
+	empty := protocol.TerminalState{Title: "bench", Cols: &cols, Rows: &rows,
+		Claim: protocol.NewTerminalClaim(protocol.TerminalClientClaim{Kind: "client", ClientID: "other"})}
 	var frames int
 	var elapsed time.Duration
 	var live float64
@@ -54,6 +53,7 @@ func BenchmarkTerminalStream10MB(b *testing.B) {
 	for b.Loop() {
 		a := &app{keys: keymap.DefaultKeyMap(), th: views.NewTheme(true, false), client: stub, width: 80, height: 24}
 		t := &terminalView{app: a, open: true, channel: uri, follow: true}
+		st := empty
 		start := time.Now()
 		frame := func() {
 			if out := t.view(80, 24); len(out) == 0 {
@@ -62,7 +62,9 @@ func BenchmarkTerminalStream10MB(b *testing.B) {
 			frames++
 		}
 		for n := chunk; n <= total; n += chunk {
-			stub.terminals[uri] = state(n)
+			// The client's mirror takes the batch as the host sends it.
+			st = protocol.ReduceTerminal(st, protocol.StateAction{Variant: protocol.TerminalDataAction{Type: "terminal/data", Data: stream[n-chunk : n]}})
+			stub.terminals[uri] = st
 			more := t.refresh(uri)
 			frame()
 			// A burst is fed over the frames that follow; the next chunk

@@ -22,7 +22,7 @@ func (t *terminalView) keep(channel string) bool {
 		text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\n", "\r\n")
 	}
 	t.st = protocol.TerminalState{Title: ref.Title,
-		Content:   []protocol.TerminalContentPart{{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: text}}},
+		Content:   []protocol.TerminalContentPart{{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: protocol.NewText(text)}}},
 		Lifecycle: protocol.TerminalLifecycleState{Variant: protocol.TerminalExitedLifecycleState{ExitCode: ref.Result.ExitCode}}}
 	t.hasSt, t.kept, t.follow = true, true, true
 	t.note = "the host no longer serves this terminal: the output its tool call kept"

@@ -49,7 +49,7 @@ func termModel(t *testing.T, st protocol.TerminalState) (*Model, *stubClient, *s
 }
 
 func unclassified(s string) protocol.TerminalContentPart {
-	return protocol.TerminalContentPart{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: s}}
+	return protocol.TerminalContentPart{Variant: protocol.TerminalUnclassifiedPart{Type: "unclassified", Value: protocol.NewText(s)}}
 }
 
 func termState(claim string, parts ...protocol.TerminalContentPart) protocol.TerminalState {
@@ -104,7 +104,7 @@ func TestTerminalFromCardFeedsOnlyNewBytes(t *testing.T) {
 	// A new part (a command) extends too.
 	exit := int64(2)
 	cmd := protocol.TerminalContentPart{Variant: protocol.TerminalCommandPart{Type: "command", CommandID: "c1", CommandLine: "make test",
-		Output: "FAIL x\r\n", IsComplete: true, ExitCode: &exit}}
+		Output: protocol.NewText("FAIL x\r\n"), IsComplete: true, ExitCode: &exit}}
 	setTerm(m, stub, termState("other", unclassified("$ make\r\nbuilding alpha\r\nbuilding beta\r\n"), cmd))
 	if strings.Count(fed.String(), "building alpha") != 1 || !strings.HasSuffix(fed.String(), "FAIL x\r\n") || *builds != 1 {
 		t.Fatalf("fed %q in %d emulators", fed.String(), *builds)
@@ -204,8 +204,8 @@ func TestTerminalCommandsAndScroll(t *testing.T) {
 	}
 	zero, two := int64(0), int64(2)
 	st := termState("other", unclassified("first-line\r\n"),
-		protocol.TerminalContentPart{Variant: protocol.TerminalCommandPart{Type: "command", CommandID: "a", CommandLine: "make build", Output: out.String(), IsComplete: true, ExitCode: &zero}},
-		protocol.TerminalContentPart{Variant: protocol.TerminalCommandPart{Type: "command", CommandID: "b", CommandLine: "make test", Output: "FAIL\r\nlast-line\r\n", IsComplete: true, ExitCode: &two}})
+		protocol.TerminalContentPart{Variant: protocol.TerminalCommandPart{Type: "command", CommandID: "a", CommandLine: "make build", Output: protocol.NewText(out.String()), IsComplete: true, ExitCode: &zero}},
+		protocol.TerminalContentPart{Variant: protocol.TerminalCommandPart{Type: "command", CommandID: "b", CommandLine: "make test", Output: protocol.NewText("FAIL\r\nlast-line\r\n"), IsComplete: true, ExitCode: &two}})
 	on := true
 	st.SupportsCommandDetection = &on
 	m, _, _, _ := termModel(t, st)

@@ -66,6 +66,7 @@ var Budgets = []Budget{
 	{Name: "DecodeActionEnvelope", Metric: "ns/op", Limit: 5_000, Source: "protocol/bench_test.go"},
 	{Name: "ChatDelta10k", Metric: "ns/op", Limit: 10_000_000, Source: "protocol/bench_test.go"},
 	{Name: "ChatDelta100k", Metric: "cpu-ns/op", Limit: 11, Relative: "ChatDelta10k", Median: true, Source: "protocol/bench_test.go (linear streaming)"},
+	{Name: "TerminalData10MB", Metric: "ns/op", Limit: 100_000_000, Source: "protocol/bench_test.go (linear terminal output)"},
 	{Name: "ApplySnapshot1000Turns", Metric: "ns/op", Limit: 50_000_000, Source: "protocol/bench_test.go"},
 	{Name: "ChatTurns/10k", Metric: "ns/turn", Limit: 1.5, Relative: "ChatTurns/1k", Source: "protocol/bench_test.go (amortized O(1) turn append)"},
 	{Name: "ChatTurns/10k", Metric: "MiB-live", Limit: 40, Source: "protocol/bench_test.go"},

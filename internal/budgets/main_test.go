@@ -74,6 +74,7 @@ func good() map[string][]string {
 		"ChangesetFiles2000/rows":  {"635280", "900000", "2254074"},
 		"ChangesetFiles2000/frame": {"759820", "900000", "1113079"},
 		"TerminalStream10MB":       {"2.364 ms/frame 898735 B/frame 44.86 MiB-live", "2.269 ms/frame 898734 B/frame 44.86 MiB-live", "2.5 ms/frame 898734 B/frame 44.86 MiB-live"},
+		"TerminalData10MB":         {"52861845", "48000000", "61000000"},
 		"ManyHosts/20x500":         {"0.85 ms/frame 2.99 MiB-live", "0.9 ms/frame 2.99 MiB-live", "1.1 ms/frame 3.0 MiB-live"},
 	}
 }

@@ -16,6 +16,10 @@ var overrides10 = map[string]override{
 	// Streaming targets, as in 0.6.
 	"MarkdownResponsePart.content":  {goType: "Text"},
 	"ReasoningResponsePart.content": {goType: "Text"},
+	// terminal/data extends these a pty read at a time: a plain string
+	// made a 10 MB stream copy tens of gigabytes.
+	"TerminalUnclassifiedPart.value": {goType: "Text"},
+	"TerminalCommandPart.output":     {goType: "Text"},
 	// JSON Schema documents and MCP capability objects stay opaque.
 	"ToolDefinition.inputSchema":        {goType: "json.RawMessage", nilable: true},
 	"ToolDefinition.outputSchema":       {goType: "json.RawMessage", nilable: true},

@@ -83,7 +83,7 @@ func TestSampleTerminalDecodes(t *testing.T) {
 		if !ok || len(term.Content) != 2 {
 			t.Fatalf("decoded %T %+v", st.Variant, st.Variant)
 		}
-		if v := term.Content[0].Variant.(protocol.TerminalUnclassifiedPart).Value; v != hostilehost.HostileTerminalOutput {
+		if v := term.Content[0].Variant.(protocol.TerminalUnclassifiedPart).Value.String(); v != hostilehost.HostileTerminalOutput {
 			t.Errorf("the stream is not the hostile output: %q", v)
 		}
 	}
