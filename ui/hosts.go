@@ -66,6 +66,12 @@ type hostConn struct {
 	// the cap.
 	watch     watchedSessions
 	watchOver int
+	// watchErr is why the last watch subscribe failed ("" once one
+	// works); watchFails counts failures in a row, for the retry's
+	// backoff, and watchRetry is set while a retry is on its way.
+	watchErr   string
+	watchFails int
+	watchRetry bool
 }
 
 // hostSet is every host, in the order given, and the list's cursor.

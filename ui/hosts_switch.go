@@ -183,6 +183,10 @@ func (m *Model) routeHosts(msg tea.Msg) (tea.Cmd, bool) {
 		return m.onHostRetry(msg), true
 	case hostEventsMsg:
 		return m.onHostEvents(msg), true
+	case watchSubscribedMsg:
+		return m.onWatchSubscribed(msg), true
+	case watchRetryMsg:
+		return m.onWatchRetry(msg), true
 	case connTickMsg:
 		// The headers count a connect's seconds, and the wait for the
 		// next try, while any host has one: one tick chain at a time.

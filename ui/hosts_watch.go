@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -81,16 +82,83 @@ func (m *Model) syncWatch(i int) tea.Cmd {
 	if len(sub)+len(unsub) == 0 {
 		return nil
 	}
-	c, ctx := hc.client, m.ctx
+	c, ctx, gen := hc.client, m.ctx, hc.gen
 	return func() tea.Msg {
 		for _, ch := range unsub {
 			_ = c.Unsubscribe(ctx, ch)
 		}
+		done := watchSubscribedMsg{host: i, gen: gen}
 		for _, ch := range sub {
-			_ = c.Subscribe(ctx, ch)
+			if err := c.Subscribe(ctx, ch); err != nil {
+				done.failed, done.err = append(done.failed, ch), err
+			}
 		}
+		return done
+	}
+}
+
+type (
+	// watchSubscribedMsg ends a watch's subscribe round: the channels
+	// the host refused, with the last reason.
+	watchSubscribedMsg struct {
+		host, gen int
+		failed    []string
+		err       error
+	}
+	watchRetryMsg struct{ host, gen int }
+)
+
+// watchRetryFirst and watchRetryMax bound the backoff of a failed watch
+// subscribe: 2 s, doubling, at most a minute.
+const (
+	watchRetryFirst = 2 * time.Second
+	watchRetryMax   = time.Minute
+)
+
+// onWatchSubscribed forgets the channels a host refused, so they are
+// asked for again: at the host's next events, or by one retry after a
+// backoff (a quiet host sends none). Until then the inbox says why the
+// session is not watched.
+func (m *Model) onWatchSubscribed(msg watchSubscribedMsg) tea.Cmd {
+	if msg.host < 0 || msg.host >= len(m.hosts.list) {
 		return nil
 	}
+	hc := m.hosts.list[msg.host]
+	if msg.gen != hc.gen {
+		return nil
+	}
+	if len(msg.failed) == 0 {
+		hc.watchErr, hc.watchFails = "", 0
+		return nil
+	}
+	for uri, chans := range hc.watch {
+		if slices.Contains(msg.failed, uri) {
+			delete(hc.watch, uri) // the session itself: watch it afresh
+			continue
+		}
+		hc.watch[uri] = slices.DeleteFunc(chans, func(ch string) bool { return slices.Contains(msg.failed, ch) })
+	}
+	hc.watchErr = msg.err.Error()
+	hc.watchFails++
+	if hc.watchRetry {
+		return nil
+	}
+	hc.watchRetry = true
+	delay := min(watchRetryMax, watchRetryFirst<<min(hc.watchFails-1, 5))
+	host, gen := msg.host, msg.gen
+	return tea.Tick(delay, func(time.Time) tea.Msg { return watchRetryMsg{host: host, gen: gen} })
+}
+
+func (m *Model) onWatchRetry(msg watchRetryMsg) tea.Cmd {
+	if msg.host < 0 || msg.host >= len(m.hosts.list) {
+		return nil
+	}
+	hc := m.hosts.list[msg.host]
+	if msg.gen != hc.gen {
+		return nil
+	}
+	hc.watchRetry = false
+	return m.syncWatch(msg.host)
 }
 
 // watchChats is the chats of a watched session that say what waits: each
@@ -169,7 +237,10 @@ func hostWaits(hc *hostConn, s protocol.SessionSummary, out []waitItem) []waitIt
 	if !ok {
 		if s.Status.Has(protocol.SessionStatusInputNeeded) {
 			detail := ""
-			if !watched && hc.watchOver > 0 {
+			switch {
+			case !watched && hc.watchErr != "":
+				detail = "not watched: " + hc.watchErr
+			case !watched && hc.watchOver > 0:
 				detail = fmt.Sprintf("%d more than the %d watched on this host", hc.watchOver, watchCap)
 			}
 			add(waitSession, detail, blocker{session: s.Resource}, "")

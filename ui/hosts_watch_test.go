@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/protocol"
@@ -178,5 +181,58 @@ func TestHostsWatchRingsOnce(t *testing.T) {
 	b.sessions[uri] = protocol.SessionState{Status: waiting, InputNeeded: []protocol.SessionInputRequest{approval("tc1"), approval("tc2")}}
 	if got := update(m, hostEventsMsg{host: 1, evs: []client.Event{client.ChannelStateEvent{Channel: uri}}}); len(got) != 1 {
 		t.Errorf("a second approval wrote %q, want one signal", got)
+	}
+}
+
+// TestHostsWatchRetriesRefusedSubscribe: a watch subscribe the host
+// refuses is not counted as watched. The inbox says why the session is
+// not watched, and the retry (after a backoff, as a quiet host sends no
+// events to retry on) subscribes it once the host lets it.
+func TestHostsWatchRetriesRefusedSubscribe(t *testing.T) {
+	m, _, b := stubHosts(t, "ws://127.0.0.1:4002/")
+	const s1 = "ahp-session:/s1"
+	b.refuse = map[string]error{s1: errors.New("No agent for session: " + s1)}
+	b.sessions[s1] = protocol.SessionState{Status: protocol.SessionStatusInputNeeded}
+	waiting := protocol.SessionStatusIdle | protocol.SessionStatusInputNeeded
+	// feed hands msg to m and every watch message its commands bring
+	// back; it returns whether a retry was scheduled.
+	feed := func(msg tea.Msg) (retry bool) {
+		_, cmd := m.Update(msg)
+		for _, out := range msgsOf(cmd) {
+			if w, ok := out.(watchSubscribedMsg); ok {
+				_, next := m.Update(w)
+				retry = retry || next != nil
+			}
+		}
+		return retry
+	}
+	if !feed(hostEventsMsg{host: 1, evs: []client.Event{client.SessionsListedEvent{Sessions: []protocol.SessionSummary{summary(s1, "S1", waiting)}}}}) {
+		t.Fatal("a refused watch subscribe schedules no retry")
+	}
+	hc := m.hosts.list[1]
+	if _, ok := hc.watch[s1]; ok {
+		t.Fatal("a session the host refused to subscribe counts as watched")
+	}
+	var why string
+	for _, w := range m.waits.items {
+		if w.session == s1 {
+			why = w.detail
+		}
+	}
+	if !strings.Contains(why, "not watched: No agent for session") {
+		t.Fatalf("the inbox row of the refused session says %q, want why it is not watched", why)
+	}
+	b.refuse = nil
+	if feed(watchRetryMsg{host: 1, gen: hc.gen}) {
+		t.Error("a subscribe that worked scheduled another retry")
+	}
+	if _, ok := hc.watch[s1]; !ok || hc.watchErr != "" {
+		t.Fatalf("after the retry: watched %v, error %q", ok, hc.watchErr)
+	}
+	if subs := strings.Join(b.subscriptions(), " "); strings.Count(subs, "+"+s1) != 2 {
+		t.Errorf("subscriptions %q: want the session asked for twice", subs)
+	}
+	if feed(watchRetryMsg{host: 1, gen: hc.gen + 1}) || strings.Count(strings.Join(b.subscriptions(), " "), "+"+s1) != 2 {
+		t.Error("a retry of an older connection subscribed again")
 	}
 }
