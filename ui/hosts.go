@@ -187,7 +187,8 @@ func (m *Model) onHostConnected(msg hostConnectedMsg) tea.Cmd {
 		try, host, gen := hc.tries, msg.host, hc.gen
 		return tea.Batch(m.hostTick(), tea.Tick(delay, func(time.Time) tea.Msg { return hostRetryMsg{host: host, gen: gen, try: try} }))
 	}
-	hc.tries, hc.client, hc.watch = 0, msg.client, nil
+	hc.tries, hc.client = 0, msg.client
+	hc.dropWatch()
 	hc.conn = connInfo{state: views.ConnReady, version: msg.client.ProtocolVersion()}
 	wait := m.waitHost(msg.host)
 	if msg.host == hs.active {
@@ -199,12 +200,18 @@ func (m *Model) onHostConnected(msg hostConnectedMsg) tea.Cmd {
 	return wait
 }
 
-func (m *Model) onHostRetry(msg hostRetryMsg) tea.Cmd {
-	if msg.host < 0 || msg.host >= len(m.hosts.list) {
+// hostAt is host i for a message of its connection gen: nil when there
+// is no such host or the message is of an older connection.
+func (m *Model) hostAt(i, gen int) *hostConn {
+	if i < 0 || i >= len(m.hosts.list) || m.hosts.list[i].gen != gen {
 		return nil
 	}
-	hc := m.hosts.list[msg.host]
-	if msg.gen != hc.gen || hc.client != nil || hc.down || m.closed || msg.try != hc.tries {
+	return m.hosts.list[i]
+}
+
+func (m *Model) onHostRetry(msg hostRetryMsg) tea.Cmd {
+	hc := m.hostAt(msg.host, msg.gen)
+	if hc == nil || hc.client != nil || hc.down || m.closed || msg.try != hc.tries {
 		return nil
 	}
 	return tea.Batch(m.hostConnectCmd(msg.host), m.hostTick())
@@ -244,16 +251,14 @@ func (m *Model) waitHost(i int) tea.Cmd {
 }
 
 func (m *Model) onHostEvents(msg hostEventsMsg) tea.Cmd {
-	if msg.host < 0 || msg.host >= len(m.hosts.list) {
-		return nil
-	}
-	hc := m.hosts.list[msg.host]
-	if msg.gen != hc.gen {
+	hc := m.hostAt(msg.host, msg.gen)
+	if hc == nil {
 		return nil
 	}
 	active := msg.host == m.hosts.active
 	if msg.closed {
-		hc.client, hc.watch = nil, nil
+		hc.client = nil
+		hc.dropWatch()
 		hc.conn = connInfo{state: views.ConnFailed, failedReason: "the connection closed"}
 		if active && !m.closed {
 			m.client = nil

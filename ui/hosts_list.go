@@ -174,7 +174,8 @@ func (m *Model) disconnectHost(i int) tea.Cmd {
 	}
 	c := hc.client
 	hc.gen++
-	hc.down, hc.client, hc.list, hc.listedOnce, hc.tries, hc.watch = true, nil, nil, false, 0, nil
+	hc.down, hc.client, hc.list, hc.listedOnce, hc.tries = true, nil, nil, false, 0
+	hc.dropWatch()
 	hc.conn = connInfo{state: views.ConnFailed, failedReason: "disconnected"}
 	if i == m.hosts.active {
 		m.leaveHost()

@@ -115,16 +115,19 @@ const (
 	watchRetryMax   = time.Minute
 )
 
+// dropWatch forgets the host's watch: it becomes active, or its
+// connection changes (a retry of the old one drops by its gen).
+func (hc *hostConn) dropWatch() {
+	hc.watch, hc.watchOver, hc.watchErr, hc.watchFails, hc.watchRetry = nil, 0, "", 0, false
+}
+
 // onWatchSubscribed forgets the channels a host refused, so they are
 // asked for again: at the host's next events, or by one retry after a
 // backoff (a quiet host sends none). Until then the inbox says why the
 // session is not watched.
 func (m *Model) onWatchSubscribed(msg watchSubscribedMsg) tea.Cmd {
-	if msg.host < 0 || msg.host >= len(m.hosts.list) {
-		return nil
-	}
-	hc := m.hosts.list[msg.host]
-	if msg.gen != hc.gen {
+	hc := m.hostAt(msg.host, msg.gen)
+	if hc == nil {
 		return nil
 	}
 	if len(msg.failed) == 0 {
@@ -150,11 +153,8 @@ func (m *Model) onWatchSubscribed(msg watchSubscribedMsg) tea.Cmd {
 }
 
 func (m *Model) onWatchRetry(msg watchRetryMsg) tea.Cmd {
-	if msg.host < 0 || msg.host >= len(m.hosts.list) {
-		return nil
-	}
-	hc := m.hosts.list[msg.host]
-	if msg.gen != hc.gen {
+	hc := m.hostAt(msg.host, msg.gen)
+	if hc == nil {
 		return nil
 	}
 	hc.watchRetry = false
@@ -208,7 +208,7 @@ func (m *Model) handOver(i int, keep string) tea.Cmd {
 			unsub = append(unsub, chans...)
 		}
 	}
-	hc.watch, hc.watchOver = nil, 0
+	hc.dropWatch()
 	if len(unsub) == 0 || hc.client == nil {
 		return nil
 	}
