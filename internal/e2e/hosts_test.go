@@ -142,7 +142,7 @@ func TestManyHostsInOneUI(t *testing.T) {
 		}
 		before := u.s.Capture()
 		u.hit(km.Inbox.Down)
-		_, _ = u.s.WaitForFunc(func(s string) bool { return s != before }, 2*time.Second)
+		_, _ = u.s.WaitForFunc(func(s string) bool { return s != before }, 5*time.Second)
 	}
 	u.hit(km.Inbox.Open)
 	u.see("host 3 active with its session", func(s string) bool {

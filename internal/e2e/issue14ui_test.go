@@ -197,7 +197,7 @@ func (u *user) selectServer(server string) {
 			return
 		}
 		u.hit(km.MCP.Down)
-		_, _ = u.s.WaitForFunc(func(s string) bool { return serverSelected(s) != serverSelected(screen) }, 2*time.Second)
+		_, _ = u.s.WaitForFunc(func(s string) bool { return serverSelected(s) != serverSelected(screen) }, 5*time.Second)
 	}
 	u.t.Fatalf("the MCP cursor never reached %s:\n%s", server, u.s.Capture())
 }

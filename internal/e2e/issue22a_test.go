@@ -175,7 +175,7 @@ func TestIssue22Item15DemoOtherHost(t *testing.T) {
 		gone := func(s string) bool { return !strings.Contains(s, "Use a saved sign-in?") }
 		for i := 0; ; i++ {
 			u.hit(km.Confirm.Yes)
-			if _, err := u.s.WaitForFunc(gone, 2*time.Second); err == nil {
+			if _, err := u.s.WaitForFunc(gone, 5*time.Second); err == nil {
 				break
 			}
 			if i == 5 {
@@ -218,7 +218,7 @@ func TestIssue22Item15TourAndMemory(t *testing.T) {
 				t.Fatalf("the sheet does not say demo sign-ins are in memory:\n%s", u.s.Capture())
 			}
 			u.hit(km.Global.SignIns)
-			_, _ = u.s.WaitForFunc(inMemory, 2*time.Second)
+			_, _ = u.s.WaitForFunc(inMemory, 5*time.Second)
 		}
 	})
 }
@@ -245,7 +245,7 @@ func TestIssue22Item10ExpandFromCard(t *testing.T) {
 				t.Fatalf("e on the selected card did not open its turn's reasoning:\n%s", u.s.Capture())
 			}
 			u.hit(km.Chat.ToggleExpand)
-			_, _ = u.s.WaitForFunc(said, 2*time.Second)
+			_, _ = u.s.WaitForFunc(said, 5*time.Second)
 		}
 	})
 }

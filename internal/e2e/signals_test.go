@@ -29,7 +29,7 @@ func (u *user) approveWhenOffered(gone func(string) bool) {
 			u.t.Fatalf("approve never landed:\n%s", u.s.Capture())
 		}
 		u.hit(km.Chat.Approve)
-		_, _ = u.s.WaitForFunc(gone, 2*time.Second)
+		_, _ = u.s.WaitForFunc(gone, 5*time.Second)
 	}
 }
 
@@ -101,7 +101,7 @@ func TestInboxApproveInPlace(t *testing.T) {
 		}
 		before := u.s.Capture()
 		u.hit(km.Inbox.Down)
-		_, _ = u.s.WaitForFunc(func(s string) bool { return s != before }, 2*time.Second)
+		_, _ = u.s.WaitForFunc(func(s string) bool { return s != before }, 5*time.Second)
 	}
 	u.hit(km.Inbox.Open)
 	u.see("the inbox closed on the card", func(s string) bool {

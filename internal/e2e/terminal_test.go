@@ -52,7 +52,7 @@ func TestTerminalPaneInTerminal(t *testing.T) {
 		for range 4 {
 			u.hit(km.Chat.PrevToolCall)
 			u.hit(km.Chat.Terminal)
-			if _, err := u.s.WaitForFunc(opened, 2*time.Second); err == nil {
+			if _, err := u.s.WaitForFunc(opened, 5*time.Second); err == nil {
 				return
 			}
 		}

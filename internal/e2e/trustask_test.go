@@ -179,7 +179,7 @@ func TestTypingNeverAnswersTrustQuestion(t *testing.T) {
 	gone := func(s string) bool { return !strings.Contains(s, "Use a saved sign-in?") }
 	for i := 0; ; i++ {
 		u.press("Enter")
-		if _, err := s.WaitForFunc(gone, 2*time.Second); err == nil {
+		if _, err := s.WaitForFunc(gone, 5*time.Second); err == nil {
 			break
 		}
 		if i == 5 {
