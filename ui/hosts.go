@@ -66,10 +66,11 @@ type hostConn struct {
 	// the cap.
 	watch     watchedSessions
 	watchOver int
-	// watchErr is why the last watch subscribe failed ("" once one
-	// works); watchFails counts failures in a row, for the retry's
-	// backoff, and watchRetry is set while a retry is on its way.
-	watchErr   string
+	// watchErrs is why the host refused to subscribe a session, by
+	// session, until it is watched; watchFails counts failed rounds in
+	// a row, for the retry's backoff, and watchRetry is set while a
+	// retry is on its way.
+	watchErrs  map[string]string
 	watchFails int
 	watchRetry bool
 }

@@ -87,10 +87,10 @@ func (m *Model) syncWatch(i int) tea.Cmd {
 		for _, ch := range unsub {
 			_ = c.Unsubscribe(ctx, ch)
 		}
-		done := watchSubscribedMsg{host: i, gen: gen}
+		done := watchSubscribedMsg{host: i, gen: gen, failed: map[string]string{}}
 		for _, ch := range sub {
 			if err := c.Subscribe(ctx, ch); err != nil {
-				done.failed, done.err = append(done.failed, ch), err
+				done.failed[ch] = err.Error()
 			}
 		}
 		return done
@@ -99,11 +99,10 @@ func (m *Model) syncWatch(i int) tea.Cmd {
 
 type (
 	// watchSubscribedMsg ends a watch's subscribe round: the channels
-	// the host refused, with the last reason.
+	// the host refused, each with its reason.
 	watchSubscribedMsg struct {
 		host, gen int
-		failed    []string
-		err       error
+		failed    map[string]string
 	}
 	watchRetryMsg struct{ host, gen int }
 )
@@ -118,7 +117,7 @@ const (
 // dropWatch forgets the host's watch: it becomes active, or its
 // connection changes (a retry of the old one drops by its gen).
 func (hc *hostConn) dropWatch() {
-	hc.watch, hc.watchOver, hc.watchErr, hc.watchFails, hc.watchRetry = nil, 0, "", 0, false
+	hc.watch, hc.watchOver, hc.watchErrs, hc.watchFails, hc.watchRetry = nil, 0, nil, 0, false
 }
 
 // onWatchSubscribed forgets the channels a host refused, so they are
@@ -130,18 +129,27 @@ func (m *Model) onWatchSubscribed(msg watchSubscribedMsg) tea.Cmd {
 	if hc == nil {
 		return nil
 	}
+	for uri := range hc.watchErrs {
+		_, watched := hc.watch[uri]
+		if _, refused := msg.failed[uri]; watched && !refused {
+			delete(hc.watchErrs, uri) // subscribed since
+		}
+	}
 	if len(msg.failed) == 0 {
-		hc.watchErr, hc.watchFails = "", 0
+		hc.watchFails = 0
 		return nil
 	}
 	for uri, chans := range hc.watch {
-		if slices.Contains(msg.failed, uri) {
+		if why, refused := msg.failed[uri]; refused {
 			delete(hc.watch, uri) // the session itself: watch it afresh
+			if hc.watchErrs == nil {
+				hc.watchErrs = map[string]string{}
+			}
+			hc.watchErrs[uri] = why
 			continue
 		}
-		hc.watch[uri] = slices.DeleteFunc(chans, func(ch string) bool { return slices.Contains(msg.failed, ch) })
+		hc.watch[uri] = slices.DeleteFunc(chans, func(ch string) bool { _, refused := msg.failed[ch]; return refused })
 	}
-	hc.watchErr = msg.err.Error()
 	hc.watchFails++
 	if hc.watchRetry {
 		return nil
@@ -238,8 +246,8 @@ func hostWaits(hc *hostConn, s protocol.SessionSummary, out []waitItem) []waitIt
 		if s.Status.Has(protocol.SessionStatusInputNeeded) {
 			detail := ""
 			switch {
-			case !watched && hc.watchErr != "":
-				detail = "not watched: " + hc.watchErr
+			case !watched && hc.watchErrs[s.Resource] != "":
+				detail = "not watched: " + hc.watchErrs[s.Resource]
 			case !watched && hc.watchOver > 0:
 				detail = fmt.Sprintf("%d more than the %d watched on this host", hc.watchOver, watchCap)
 			}

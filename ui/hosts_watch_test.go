@@ -226,8 +226,8 @@ func TestHostsWatchRetriesRefusedSubscribe(t *testing.T) {
 	if feed(watchRetryMsg{host: 1, gen: hc.gen}) {
 		t.Error("a subscribe that worked scheduled another retry")
 	}
-	if _, ok := hc.watch[s1]; !ok || hc.watchErr != "" {
-		t.Fatalf("after the retry: watched %v, error %q", ok, hc.watchErr)
+	if _, ok := hc.watch[s1]; !ok || hc.watchErrs[s1] != "" {
+		t.Fatalf("after the retry: watched %v, error %q", ok, hc.watchErrs[s1])
 	}
 	if subs := strings.Join(b.subscriptions(), " "); strings.Count(subs, "+"+s1) != 2 {
 		t.Errorf("subscriptions %q: want the session asked for twice", subs)
