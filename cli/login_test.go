@@ -15,6 +15,7 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/internal/demotest"
 )
 
 // runStdin runs a command with stdin and a config dir of its own.
@@ -35,11 +36,7 @@ func runStdin(t *testing.T, stdin string, args ...string) (string, string, int) 
 // usage error, and two flows at once a usage error.
 func TestAuthLoginByHand(t *testing.T) {
 	const secret, resource = "gho_demo-agent-token", "https://api.github.com"
-	h, err := demohost.Start(t.Context(), demohost.Config{StepDelay: -1, AgentToken: secret, AgentResource: resource})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := demotest.Start(t, demohost.Config{AgentToken: secret, AgentResource: resource})
 	login := func(stdin string, code int, flags ...string) (string, string) {
 		t.Helper()
 		out, errs, got := runStdin(t, stdin, append([]string{"auth", "login", resource, "--host", h.URL()}, flags...)...)
@@ -76,11 +73,7 @@ func TestAuthLoginByHand(t *testing.T) {
 	}
 
 	// The demo's own agent resource is not GitHub's: gh is not offered.
-	own, err := demohost.Start(t.Context(), demohost.Config{StepDelay: -1, AgentToken: secret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer own.Close()
+	own := demotest.Start(t, demohost.Config{AgentToken: secret})
 	agentRes := strings.TrimSuffix(strings.Replace(own.URL(), "ws://", "http://", 1), "/") + demohost.AgentResourcePath
 	if _, errs, code := runStdin(t, "", "auth", "login", agentRes, "--gh", "--host", own.URL()); code != ExitUsage || !strings.Contains(errs, "not GitHub's") {
 		t.Errorf("--gh for the demo's own resource: exit %d %s", code, errs)
@@ -144,11 +137,7 @@ func TestAuthLoginAllowServer(t *testing.T) {
 // ends send's turn at an AuthRequired error; both exit 7 and name the
 // command that signs in: auth login with the agent's resource.
 func TestAgentSignInNamesAuthLogin(t *testing.T) {
-	h, err := demohost.Start(t.Context(), demohost.Config{StepDelay: -1, AgentToken: "agent-secret"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := demotest.Start(t, demohost.Config{AgentToken: "agent-secret"})
 	want := "ahptui auth login " + strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.AgentResourcePath
 	for _, args := range [][]string{{"new"}, {"send", "demo", "stream"}, {"send", "--new", "stream"}} {
 		_, errs, code := run(t, false, nil, append(args, "--host", h.URL())...)

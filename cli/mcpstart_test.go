@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/internal/demotest"
 )
 
 // TestMCPStartRequestedAtTheEcho: against a host that holds a start
@@ -15,11 +16,7 @@ import (
 // echo comes, with no wait for a state change that will not come; once
 // the session has run, it waits for and prints the server ready.
 func TestMCPStartRequestedAtTheEcho(t *testing.T) {
-	h, err := demohost.Start(t.Context(), demohost.Config{StepDelay: -1, HoldStartsUntilRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := demotest.Start(t, demohost.Config{HoldStartsUntilRun: true})
 	start := func() (mcpJSON, time.Duration) {
 		t.Helper()
 		began := time.Now()
