@@ -291,10 +291,12 @@ func (m *Model) reconnect() tea.Cmd {
 	}
 	if m.client == nil {
 		m.status.connecting(m.connTries+1, m.clock())
-		return tea.Batch(reportInfoUntil("connecting…", back), m.connectCmd(), connTick())
+		return tea.Batch(m.status.update(statusMsg{text: "connecting…", gone: back}, m.clock()), m.connectCmd(), connTick())
 	}
+	// Said now, not by a command: the connection can be back before a
+	// command's message arrives, and the word would then never show.
 	m.client.Reconnect()
-	return reportInfoUntil("reconnecting on request", back)
+	return m.status.update(statusMsg{text: "reconnecting on request", gone: back}, m.clock())
 }
 
 func (m *Model) focusOrder() []focus {
