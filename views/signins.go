@@ -30,30 +30,12 @@ type SignInRow struct {
 // when none: then the sheet's own keys are offered). now dates the
 // expiries.
 func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note, forget, asking string, now time.Time, width, height int) string {
-	width = max(width, 20)
-	inner := width - 2
-	var body []string
-	add := func(style func(...string) string, s string) {
-		body = append(body, wrapLines(style(s), inner)...)
-	}
-	if len(rows) == 0 {
-		add(th.Muted.Render, "No saved sign-ins. Signing in to a server from its prompt saves one here.")
-	}
-	selStart, selEnd := 0, 0
-	for i, r := range rows {
-		if i == sel {
-			selStart = len(body)
-		}
-		mark, style := "  ", th.Text.Render
-		if i == sel {
-			mark, style = "▸ ", th.Selected.Render
-		}
-		add(style, mark+SanitizeLine(r.Resource))
+	row := func(i int) (string, []string) {
+		r := rows[i]
 		host := SanitizeLine(r.Host)
 		if host == "" {
 			host = "(not recorded)"
 		}
-		add(th.Muted.Render, "    issued by "+SanitizeLine(r.Issuer)+" · on host "+host)
 		var scopes []string
 		for _, s := range r.Scopes {
 			if s = SanitizeLine(s); s != "" {
@@ -64,33 +46,29 @@ func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note, f
 		if len(scopes) > 0 {
 			detail = "scopes: " + strings.Join(scopes, " ")
 		}
-		add(th.Muted.Render, "    "+detail+" · "+expiryText(r.Expiry, r.Refreshable, now))
-		if i == sel {
-			selEnd = len(body)
+		return SanitizeLine(r.Resource), []string{
+			"issued by " + SanitizeLine(r.Issuer) + " · on host " + host,
+			detail + " · " + expiryText(r.Expiry, r.Refreshable, now),
 		}
 	}
-	var tail []string
-	if f := SanitizeLine(forget); f != "" {
-		tail = append(tail, wrapLines(th.Muted.Render(f), inner)...)
-	}
-	switch q := SanitizeLine(asking); {
-	case q != "":
-		tail = append(tail, wrapLines(th.Title.Render(q), inner)...)
-		tail = append(tail, wrapLines(KeyHints(th, true, k.Confirm.Yes, "forget", k.Confirm.No, "keep"), inner)...)
-	default:
-		if n := SanitizeLine(note); n != "" {
-			tail = append(tail, wrapLines(th.Info.Render(n), inner)...)
+	tail := func(inner int) []string {
+		var tail []string
+		if f := SanitizeLine(forget); f != "" {
+			tail = append(tail, wrapLines(th.Muted.Render(f), inner)...)
 		}
-		tail = append(tail, wrapLines(hintLine(th, k.SignIns.Up, k.SignIns.Down, k.SignIns.Forget, k.SignIns.Close), inner)...)
+		switch q := SanitizeLine(asking); {
+		case q != "":
+			tail = append(tail, wrapLines(th.Title.Render(q), inner)...)
+			tail = append(tail, wrapLines(KeyHints(th, true, k.Confirm.Yes, "forget", k.Confirm.No, "keep"), inner)...)
+		default:
+			if n := SanitizeLine(note); n != "" {
+				tail = append(tail, wrapLines(th.Info.Render(n), inner)...)
+			}
+			tail = append(tail, wrapLines(hintLine(th, k.SignIns.Up, k.SignIns.Down, k.SignIns.Forget, k.SignIns.Close), inner)...)
+		}
+		return tail
 	}
-	// Keep the selected grant on screen when the list is taller than the
-	// room: scroll just far enough for its last line, never past its first.
-	room := max(1, height-2-len(tail))
-	if len(body) > room {
-		start := min(selStart, max(0, selEnd-room))
-		body = body[start:min(len(body), start+room)]
-	}
-	return renderSheet(th, SignInsTitle, framedRows(append(body, tail...)), inner)
+	return renderListSheet(th, SignInsTitle, width, height, "No saved sign-ins. Signing in to a server from its prompt saves one here.", len(rows), sel, row, tail)
 }
 
 // expiryText says when a grant stops working, in words.
