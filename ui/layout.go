@@ -186,10 +186,10 @@ func (m *Model) overlay() string {
 		return m.settings.view(m.width, m.height)
 	}
 	if m.queue.open {
-		return m.queue.view(min(m.width, queueSheetWidth), m.height)
+		return m.queue.view(min(m.width, proseSheetWidth), m.height)
 	}
 	if m.chats.open {
-		return m.chats.view(min(m.width, queueSheetWidth), m.height)
+		return m.chats.view(min(m.width, proseSheetWidth), m.height)
 	}
 	if m.resources.open {
 		return m.resources.view()

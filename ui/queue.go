@@ -24,9 +24,10 @@ type queueSheet struct {
 	sel  int
 }
 
-// queueSheetWidth is the sheet's widest: messages are prose, read best
-// in a column a little wider than a dialog.
-const queueSheetWidth = 72
+// proseSheetWidth is the widest of the sheets that list prose (pending
+// messages, the chat switcher's titles): read best in a column a little
+// wider than a dialog.
+const proseSheetWidth = 72
 
 // pendingEdit is the pending message the composer holds for editing:
 // enter sends it back under the same id (chat/pendingMessageSet), esc
