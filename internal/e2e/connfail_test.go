@@ -63,6 +63,7 @@ func newSecret(t *testing.T) string {
 // not in what ahptui prints on exit.
 func TestConnectFailuresNamed(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	for _, fc := range connFailures() {
 		t.Run(fc.name, func(t *testing.T) {
 			eachSize(t, func(t *testing.T, w, h int) {

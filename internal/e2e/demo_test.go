@@ -212,6 +212,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: builds ahptui and drives it in tmux")
 	}
+	versionFixed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	for _, run := range []struct {
 		version string
@@ -236,6 +237,18 @@ func onlyOver10(t *testing.T) {
 	t.Helper()
 	if suiteVersion != demohost.Version10 {
 		t.Skipf("AHP 1.0 only; the demo host serves %s in this run", suiteVersion)
+	}
+}
+
+// versionFixed skips, in the suite's pass over 0.6, a test whose hosts
+// do not follow AHPTUI_E2E_DEMO_VERSION: the hostile host, a host that
+// never answers or is not there, or a test that names the versions it
+// runs over itself. That pass would repeat its 1.0 run exactly, and its
+// minutes count against CI's.
+func versionFixed(t *testing.T) {
+	t.Helper()
+	if suiteVersion != demohost.Version10 {
+		t.Skipf("its hosts do not follow the suite's version: the pass over %s would repeat the 1.0 run", suiteVersion)
 	}
 }
 

@@ -99,6 +99,7 @@ func chatMatches(re string) func(string) bool {
 // the shapes 0.6 and 1.0 differ in (tool input, error results).
 func TestFirstMessageShowsToolCall(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	for _, version := range demohost.Versions {
 		t.Run("ahp-"+version, func(t *testing.T) {
 			u := startDemoSessionOver(t, version, 120, 40)
@@ -159,6 +160,7 @@ func runBinary(t *testing.T, args ...string) (int, string, string) {
 // named on stderr) and draw nothing: they used to open the full UI.
 func TestBadHostFailsBeforeUI(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	for _, host := range []string{"garbage", "http://x", "https://127.0.0.1:8443/", "ws://"} {
 		t.Run(host, func(t *testing.T) {
 			code, stdout, stderr := runBinary(t, "--host", host, "--config-dir", t.TempDir())
@@ -181,6 +183,7 @@ func TestBadHostFailsBeforeUI(t *testing.T) {
 // reached leaves its error, whole, in the --log file (the screen cuts it).
 func TestConnectFailureLogged(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	addr := badhost.ClosedAddr(t)
 	logFile := filepath.Join(t.TempDir(), "ahptui.log")
 	u := startApp(t, 120, 40, "--host", "ws://"+addr+"/", "--log", logFile)
@@ -240,6 +243,7 @@ func TestHintsDoNotLie(t *testing.T) {
 // "ahptui dev".
 func TestVersionFromBuildInfo(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	code, stdout, stderr := runBinary(t, "--version")
 	if code != 0 {
 		t.Fatalf("--version: exit status %d, stderr %q", code, stderr)

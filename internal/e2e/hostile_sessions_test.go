@@ -14,6 +14,7 @@ import (
 // finding 4).
 func TestHostileEndlessSessionList(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	hostd := tmuxtest.Build(t, "github.com/ahptui/ahptui/protocol/internal/hostilehost/cmd/hostilehostd")
 	url := startHostileHost(t, hostd, "-scenario", "endless-sessions")

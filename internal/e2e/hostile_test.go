@@ -22,6 +22,7 @@ import (
 // poisoned text is on screen and the app still answers its keys.
 func TestHostileHostInert(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	hostd := tmuxtest.Build(t, "github.com/ahptui/ahptui/protocol/internal/hostilehost/cmd/hostilehostd")
 	for _, mode := range []struct {

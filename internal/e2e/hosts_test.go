@@ -88,10 +88,12 @@ func TestManyHostsInOneUI(t *testing.T) {
 	skipShort(t)
 	secret := newSecret(t)
 	hung, refusing := badhost.Silent(t), badhost.RefusingVersion(t)
-	u := startApp(t, 160, 50, "--demo-hosts", "3", "--host", hung, "--host", refusing+"?tkn="+secret)
+	// The demo hosts serve the suite's version: the multi-host UI runs
+	// over 1.0 in one pass of the suite and over 0.6 in the other.
+	u := startApp(t, 160, 50, "--demo-hosts", "3", "--demo-version", suiteVersion, "--host", hung, "--host", refusing+"?tkn="+secret)
 	screen := u.see("five hosts, three connected, the refusal named", func(s string) bool {
 		r := readHosts(s)
-		return len(r.hosts) == 5 && strings.Count(r.text, "connected · AHP 1.0.0") == 3 &&
+		return len(r.hosts) == 5 && strings.Count(r.text, "connected · AHP "+suiteVersion) == 3 &&
 			strings.Contains(r.text, "version refused") && strings.Count(r.text, "Demo: MCP") == 3
 	})
 	rows := readHosts(screen)

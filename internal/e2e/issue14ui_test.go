@@ -426,7 +426,7 @@ func TestIssue14Item5RetryByItself(t *testing.T) {
 	u.see("next try announced", func(s string) bool {
 		return regexp.MustCompile(`(?i)(retry|retrying|next try|trying again)\D{0,20}\d+\s*s`).MatchString(s)
 	})
-	h, err := demohost.Start(context.Background(), demohost.Config{Addr: addr})
+	h, err := demohost.Start(context.Background(), demohost.Config{Addr: addr, Version: suiteVersion})
 	if err != nil {
 		t.Fatalf("start the host late on %s: %v", addr, err)
 	}

@@ -186,6 +186,7 @@ func TestIssue22BlockingStartUnfocused(t *testing.T) {
 // what 0.6 cannot do, and a message is not held.
 func TestIssue22OlderVersionSaysSo(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSessionOver(t, demohost.Version06, w, h)
 		indexer := demohost.IndexerServerName

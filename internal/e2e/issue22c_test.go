@@ -18,6 +18,7 @@ import (
 // refused key is no exit error.
 func TestIssue22Item3NewWhileDisconnected(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startApp(t, w, h, "--host", "ws://"+badhost.ClosedAddr(t)+"/")
 		u.see("the refused connection named", func(s string) bool {

@@ -66,6 +66,7 @@ func TestTerminalPaneInTerminal(t *testing.T) {
 // show, and none of it reaches the real terminal.
 func TestHostileTerminalInert(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	hostd := tmuxtest.Build(t, "github.com/ahptui/ahptui/protocol/internal/hostilehost/cmd/hostilehostd")
 	url := startHostileHost(t, hostd)

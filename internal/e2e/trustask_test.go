@@ -118,6 +118,7 @@ func storedAnswers(t *testing.T, dir string) []map[string]any {
 // Leaving the composer shows the question, and enter answers no.
 func TestTypingNeverAnswersTrustQuestion(t *testing.T) {
 	skipShort(t)
+	versionFixed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	hostd := tmuxtest.Build(t, "github.com/ahptui/ahptui/protocol/internal/hostilehost/cmd/trustaskd")
 	const resource, issuer = "https://mcp.example.com/api", "https://issuer.example.com"
