@@ -54,6 +54,11 @@ func (m *Model) syncWatch(i int) tea.Cmd {
 		}
 		want[s.Resource] = true
 	}
+	for uri := range hc.watchErrs {
+		if !want[uri] {
+			delete(hc.watchErrs, uri) // not asked for now: its refusal says nothing
+		}
+	}
 	var sub, unsub []string
 	for uri, chans := range hc.watch {
 		if !want[uri] {

@@ -236,3 +236,41 @@ func TestHostsWatchRetriesRefusedSubscribe(t *testing.T) {
 		t.Error("a retry of an older connection subscribed again")
 	}
 }
+
+// TestHostsWatchForgetsRefusalNotAskedFor: a session whose subscribe the
+// host refused, and which is then past the watch cap, is not watched
+// because of the cap; its inbox row says so, not the old refusal.
+func TestHostsWatchForgetsRefusalNotAskedFor(t *testing.T) {
+	m, _, b := stubHosts(t, "ws://127.0.0.1:4002/")
+	const s0 = "ahp-session:/s0"
+	b.refuse = map[string]error{s0: errors.New("No agent for session: " + s0)}
+	waiting := protocol.SessionStatusIdle | protocol.SessionStatusInputNeeded
+	feed := func(list []protocol.SessionSummary) {
+		_, cmd := m.Update(hostEventsMsg{host: 1, evs: []client.Event{client.SessionsListedEvent{Sessions: list}}})
+		for _, out := range msgsOf(cmd) {
+			if w, ok := out.(watchSubscribedMsg); ok {
+				m.Update(w)
+			}
+		}
+	}
+	detail := func() string {
+		for _, w := range m.waits.items {
+			if w.session == s0 {
+				return w.detail
+			}
+		}
+		return ""
+	}
+	feed([]protocol.SessionSummary{summary(s0, "S0", waiting)})
+	if d := detail(); !strings.Contains(d, "not watched: No agent") {
+		t.Fatalf("the refused session's row says %q, want the refusal", d)
+	}
+	var list []protocol.SessionSummary
+	for i := range watchCap {
+		list = append(list, summary(fmt.Sprintf("ahp-session:/w%d", i), "W", waiting))
+	}
+	feed(append(list, summary(s0, "S0", waiting)))
+	if d := detail(); strings.Contains(d, "No agent") || !strings.Contains(d, fmt.Sprintf("more than the %d watched", watchCap)) {
+		t.Fatalf("past the cap, the refused session's row says %q, want the cap", d)
+	}
+}
