@@ -29,7 +29,7 @@ import (
 	"github.com/ahptui/ahptui/wiretrace"
 )
 
-const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 1.0, 0.9, VS Code's 0.10 and 0.6)
+const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 1.0, 0.9, VS Code's 0.10, 0.8, 0.7 and 0.6)
 
 Usage:
   ahptui                          connect to the agent host VS Code runs here

@@ -34,6 +34,17 @@ func TestREADMEConnectVSCode(t *testing.T) {
 			t.Errorf("the README's section lacks %q", want)
 		}
 	}
+	// A newcomer copies the blocks in order: a bare cd into VS Code's
+	// install would leave the next command (go run .) outside this
+	// checkout, and --cwd "$PWD" would point the agent at VS Code itself.
+	for _, line := range strings.Split(section, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "cd ") {
+			t.Errorf("the README's section changes directory outside a subshell: %q", line)
+		}
+	}
+	if strings.Contains(section, `--cwd "$PWD"`) {
+		t.Errorf(`the README's section sends the agent to --cwd "$PWD", VS Code's install after its cd`)
+	}
 	if _, err := os.Stat("../../.ci/install-vscode-host.sh"); err != nil {
 		t.Errorf("the install script the README names: %v", err)
 	}
