@@ -34,6 +34,10 @@ type Target struct {
 	// dialURL is the ws:// or wss:// URL the upgrade request names
 	// (without the token).
 	dialURL string
+	// verify: each dial checks its peer is ours before the upgrade
+	// (VerifyPeer); recheck, when set, runs first.
+	verify  bool
+	recheck func() error
 }
 
 // HasToken says whether the target carries a connection token.
