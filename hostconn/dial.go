@@ -55,7 +55,7 @@ func (e *DialError) Short() string {
 	case e.Kind == ErrRefused:
 		return "connection refused"
 	case e.Kind == ErrNotOurs:
-		return "not your process"
+		return "host not verified"
 	}
 	return e.Kind.Error()
 }
