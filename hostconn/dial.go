@@ -40,7 +40,8 @@ type DialError struct {
 	Status int   // the upgrade's HTTP status (Kind ErrHTTPStatus)
 	URL    string
 	Cause  string
-	ctxErr error // context.DeadlineExceeded or Canceled, when that ended it
+	ctxErr error  // context.DeadlineExceeded or Canceled, when that ended it
+	short  string // Short's phrase for an ErrNotOurs refusal
 }
 
 // Short is the kind-first phrase a narrow status line shows.
@@ -54,6 +55,8 @@ func (e *DialError) Short() string {
 		return fmt.Sprintf("HTTP %d at the upgrade", e.Status)
 	case e.Kind == ErrRefused:
 		return "connection refused"
+	case e.Kind == ErrNotOurs && e.short != "":
+		return e.short
 	case e.Kind == ErrNotOurs:
 		return "host not verified"
 	}

@@ -53,12 +53,12 @@ func (t Target) peerDial(ctx context.Context) (net.Conn, error) {
 // Any refusal is a *DialError of kind ErrNotOurs, made before a byte is
 // sent.
 func (t Target) checkPeer(ctx context.Context) (net.Conn, *DialError) {
-	refuse := func(reason string) *DialError {
-		return &DialError{Kind: ErrNotOurs, URL: t.URL, Cause: Scrub(reason, t.token) + "; nothing was sent"}
+	refuse := func(short, reason string) *DialError {
+		return &DialError{Kind: ErrNotOurs, URL: t.URL, short: short, Cause: Scrub(reason, t.token) + "; nothing was sent"}
 	}
 	if t.recheck != nil {
 		if err := t.recheck(); err != nil {
-			return nil, refuse(err.Error())
+			return nil, refuse("gone from the registry", err.Error())
 		}
 	}
 	conn, err := t.peerDial(ctx)
@@ -67,7 +67,7 @@ func (t Target) checkPeer(ctx context.Context) (net.Conn, *DialError) {
 	}
 	if err := PeerIsOurs(conn); err != nil {
 		conn.Close()
-		return nil, refuse(err.Error())
+		return nil, refuse("not your process", err.Error())
 	}
 	return conn, nil
 }
