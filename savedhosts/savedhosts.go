@@ -10,9 +10,10 @@
 //	    insecure: true
 //
 // YAML, as gh keeps its hosts.yml: people edit this file by hand, and
-// YAML takes comments. The file and its directory must not be writable by
-// anyone else and must not be symlinks: a planted entry could send a
-// saved token anywhere. A connection token is never written in the file,
+// YAML takes comments. The file and its directory must be the user's
+// own, not writable by anyone else and not symlinks: a planted entry
+// could send a saved token anywhere, or name any file as its token file
+// (hostconn.ReadTokenFile refuses one that is not private). A connection token is never written in the file,
 // only the file it is in.
 //
 // It imports no UI package.
