@@ -53,7 +53,7 @@ func tcpPeerIsOurs(c *net.TCPConn) error {
 			continue
 		}
 		listening := s.state == tcpListen && (sameIP(s.local.IP, remote.IP) || s.local.IP.IsUnspecified())
-		accepted := sameIP(s.local.IP, remote.IP) && s.remote.Port == local.Port && sameIP(s.remote.IP, local.IP)
+		accepted := acceptedStates[s.state] && sameIP(s.local.IP, remote.IP) && s.remote.Port == local.Port && sameIP(s.remote.IP, local.IP)
 		if !listening && !accepted {
 			continue
 		}
@@ -71,6 +71,11 @@ func tcpPeerIsOurs(c *net.TCPConn) error {
 func sameIP(a, b net.IP) bool { return a.Equal(b) }
 
 const tcpListen = 0x0A
+
+// acceptedStates are the states the host's end of a connection just
+// opened can be in (ESTABLISHED, SYN_RECV, CLOSE_WAIT); a TIME_WAIT
+// entry names no owner (the kernel shows uid 0).
+var acceptedStates = map[int]bool{0x01: true, 0x03: true, 0x08: true}
 
 type procSock struct {
 	local, remote net.TCPAddr

@@ -156,6 +156,23 @@ func TestVerifiedDialToOurListener(t *testing.T) {
 		t.Errorf("the host got token %q", tok)
 	}
 
+	if l6, err := net.Listen("tcp6", "[::1]:0"); err == nil {
+		srv6 := httptest.NewUnstartedServer(wsHandler(got))
+		srv6.Listener.Close()
+		srv6.Listener = l6
+		srv6.Start()
+		defer srv6.Close()
+		tg6, _ := Parse("ws://" + l6.Addr().String() + "/?tkn=" + secret)
+		tp, err := tg6.VerifyPeer(nil).Dial(context.Background(), 0)
+		if err != nil {
+			t.Fatalf("a verified dial to our own listener on ::1: %v", err)
+		}
+		tp.Close("")
+		if tok := <-got; tok != secret {
+			t.Errorf("the host got token %q over IPv6", tok)
+		}
+	}
+
 	dir, err := os.MkdirTemp("", "hc")
 	if err != nil {
 		t.Fatal(err)
