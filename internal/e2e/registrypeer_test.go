@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"testing"
@@ -86,5 +87,55 @@ func TestRegistryHostPortTakenByAnotherUser(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatalf("the other user's process saw %d reconnects, want 2", conns)
 		}
+	}
+}
+
+// TestRegistryHostGoneFromRegistry: the registry host's process exits
+// (its entry left behind, as after a crash) and a listener takes its
+// port; each reconnect re-reads the registry, finds the pid gone, says
+// so, and dials nothing.
+func TestRegistryHostGoneFromRegistry(t *testing.T) {
+	skipShort(t)
+	secret := newSecret(t)
+	h, _ := registryDemo(t, secret)
+	sleeper := exec.Command("sleep", "120")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
+	e := tcpEntry(h, secret, "one")
+	e.PID = sleeper.Process.Pid
+	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
+	s := tmuxtest.Start(t, tmuxtest.Options{Width: 160, Height: 40, Cmd: []string{bin}, Env: registryHome(t, e)})
+	u := &user{t: t, s: s}
+	u.see("connected with no flags", connectedTo(suiteVersion))
+	sleeper.Process.Kill()
+	sleeper.Wait()
+	h.Close()
+	var l net.Listener
+	var err error
+	for range 50 {
+		if l, err = net.Listen("tcp", e.Address()); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan struct{}, 1)
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			c.Close()
+			got <- struct{}{}
+		}
+	}()
+	screen := u.seeText("the reconnect is refused", "gone from the registry")
+	noSecret(t, "the screen", screen, secret)
+	select {
+	case <-got:
+		t.Fatal("a reconnect dialled the port")
+	case <-time.After(500 * time.Millisecond):
 	}
 }
