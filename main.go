@@ -244,7 +244,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 func runApp(o options, target hostconn.Target, more []hostpick.Found) error {
 	logger := slog.New(slog.DiscardHandler)
 	if o.logFile != "" {
-		f, err := os.OpenFile(o.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		// The trace's rule: created 0600, no symlink, no file others read.
+		f, err := wiretrace.OpenPrivate(o.logFile)
 		if err != nil {
 			return fmt.Errorf("open log file: %w", err)
 		}

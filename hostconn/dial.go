@@ -40,7 +40,8 @@ type DialError struct {
 	Status int   // the upgrade's HTTP status (Kind ErrHTTPStatus)
 	URL    string
 	Cause  string
-	ctxErr error // context.DeadlineExceeded or Canceled, when that ended it
+	ctxErr error  // context.DeadlineExceeded or Canceled, when that ended it
+	short  string // Short's phrase for an ErrNotOurs refusal
 }
 
 // Short is the kind-first phrase a narrow status line shows.
@@ -54,6 +55,10 @@ func (e *DialError) Short() string {
 		return fmt.Sprintf("HTTP %d at the upgrade", e.Status)
 	case e.Kind == ErrRefused:
 		return "connection refused"
+	case e.Kind == ErrNotOurs && e.short != "":
+		return e.short
+	case e.Kind == ErrNotOurs:
+		return "host not verified"
 	}
 	return e.Kind.Error()
 }
@@ -98,6 +103,27 @@ func (t Target) Dial(ctx context.Context, readLimit int64) (jsonrpc.Transport, e
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", sock)
 		}
+	}
+	if t.verify {
+		// The upgrade runs over the connection whose peer was checked,
+		// and over no other.
+		conn, derr := t.checkPeer(ctx)
+		if derr != nil {
+			return nil, derr
+		}
+		var used atomic.Bool
+		tr.Proxy = nil
+		tr.DialContext = func(context.Context, string, string) (net.Conn, error) {
+			if used.Swap(true) {
+				return nil, errors.New("a second connection for one upgrade")
+			}
+			return conn, nil
+		}
+		defer func() {
+			if !used.Load() {
+				conn.Close()
+			}
+		}()
 	}
 	rec.next = tr
 	hc := &http.Client{

@@ -3,6 +3,7 @@ package hostconn
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strings"
@@ -11,6 +12,9 @@ import (
 // TokenParam is the query parameter VS Code's agent host reads its
 // connection token from.
 const TokenParam = "tkn"
+
+// maxTokenFile bounds what a connection token file may hold.
+const maxTokenFile = 64 << 10
 
 // TokenEnv is the environment variable a connection token may come from,
 // so the secret need not sit in shell history or in `ps`.
@@ -34,6 +38,10 @@ type Target struct {
 	// dialURL is the ws:// or wss:// URL the upgrade request names
 	// (without the token).
 	dialURL string
+	// verify: each dial checks its peer is ours before the upgrade
+	// (VerifyPeer); recheck, when set, runs first.
+	verify  bool
+	recheck func() error
 }
 
 // HasToken says whether the target carries a connection token.
@@ -108,11 +116,26 @@ func Redact(raw string) string {
 }
 
 // ReadTokenFile reads a connection token from a file (surrounding
-// whitespace dropped). It refuses an empty one.
+// whitespace dropped). It refuses an empty one, and one that is not the
+// user's own regular file, 0600 or stricter, reached without a symlink:
+// the token store's rules. A hosts.yml someone planted could otherwise
+// send a line of any file of the user's as ?tkn=.
 func ReadTokenFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	f, err := openPrivate(path)
+	var pathErr *os.PathError
+	if errors.As(err, &pathErr) {
+		return "", fmt.Errorf("read the connection token file: %w (check --connection-token-file)", err)
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
 	if err != nil {
 		return "", fmt.Errorf("read the connection token file: %w (check --connection-token-file)", err)
+	}
+	if len(b) > maxTokenFile {
+		return "", fmt.Errorf("the connection token file %s is larger than %d bytes: put only the host's token in it", path, maxTokenFile)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {

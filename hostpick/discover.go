@@ -35,7 +35,7 @@ func Discover(env hostregistry.Env, in io.Reader, out io.Writer) (hostconn.Targe
 	case 0:
 		return hostconn.Target{}, ErrNoHostRunning
 	case 1:
-		return RegistryTarget(r.Entries[0]), nil
+		return RegistryTargetIn(env, r.Entries[0]), nil
 	}
 	fmt.Fprintln(out, "Agent hosts running on this machine:")
 	for i, e := range r.Entries {
@@ -51,16 +51,47 @@ func Discover(env hostregistry.Env, in io.Reader, out io.Writer) (hostconn.Targe
 	if err != nil || n < 1 || n > len(r.Entries) {
 		return hostconn.Target{}, fmt.Errorf("no host picked (%q): run ahptui again and type a number from the list, or pass --host", views.SanitizeLine(line))
 	}
-	return RegistryTarget(r.Entries[n-1]), nil
+	return RegistryTargetIn(env, r.Entries[n-1]), nil
 }
 
-// RegistryTarget is the target an entry publishes, used as published.
+// RegistryTarget is the target an entry of this user's registry
+// publishes (RegistryTargetIn with RegistryEnv).
 func RegistryTarget(e hostregistry.Entry) hostconn.Target {
+	return RegistryTargetIn(RegistryEnv(), e)
+}
+
+// RegistryTargetIn is the target an entry of env's registry publishes,
+// dialled only while it is still the user's host: every dial, the first
+// and each reconnect, re-reads the registry (the entry must still be
+// listed, at the same address, by a live process of the user's) and
+// checks the peer of the connection (hostconn.VerifyPeer) before the
+// connection token — or any sign-in pushed after it — is sent.
+func RegistryTargetIn(env hostregistry.Env, e hostregistry.Entry) hostconn.Target {
+	var t hostconn.Target
 	if e.Endpoint.Type == "socket" {
-		return hostconn.Unix(e.Endpoint.Path, e.ConnectionToken)
+		t = hostconn.Unix(e.Endpoint.Path, e.ConnectionToken)
+	} else {
+		t, _ = hostconn.Parse(e.URL())
+		t = t.WithToken(e.ConnectionToken)
 	}
-	t, _ := hostconn.Parse(e.URL())
-	return t.WithToken(e.ConnectionToken)
+	return t.VerifyPeer(func() error { return StillListed(env, e) })
+}
+
+// StillListed says whether env's registry still lists e (by its
+// identity: type, pid and instance) at the same address, as a live
+// process of the user's. Its error never holds the token.
+func StillListed(env hostregistry.Env, e hostregistry.Entry) error {
+	id := e.Identity()
+	for _, now := range hostregistry.Discover(env, hostregistry.Alive).Entries {
+		if now.Identity() != id {
+			continue
+		}
+		if now.Endpoint != e.Endpoint {
+			return fmt.Errorf("the registry lists this host (pid %d) at another address now: run ahptui again", e.PID)
+		}
+		return nil
+	}
+	return fmt.Errorf("the registry no longer lists this host (pid %d has exited, is not yours, or its entry is gone): run ahptui again", e.PID)
 }
 
 // DescribeEntry is one line of the picker and of `ahptui hosts`: type,

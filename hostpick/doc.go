@@ -4,6 +4,9 @@
 // by name in hosts.yml, the one VS Code's local registry lists, or the
 // demo. It checks the URL's form and transport before anything dials, and
 // builds the client options that dial it without ever showing the token.
+// A registry host is dialled only while it is still the user's: every
+// dial, the first and each reconnect, re-reads the registry and checks
+// the peer's uid (hostconn.VerifyPeer) before any token is sent.
 //
 // It imports hostconn, hostregistry, savedhosts, protocol/client and
 // views (the one sanitizer); never ui.

@@ -114,7 +114,7 @@ func Gather(s GatherSpec) ([]Found, error) {
 		}
 		for _, e := range hostregistry.Discover(s.Registry, hostregistry.Alive).Entries {
 			label := fmt.Sprintf("local %s pid %d", views.SanitizeLine(e.Type), e.PID)
-			out = append(out, Found{Target: RegistryTarget(e), Label: label, Source: "local"})
+			out = append(out, Found{Target: RegistryTargetIn(s.Registry, e), Label: label, Source: "local"})
 		}
 	}
 	return Dedupe(out), nil

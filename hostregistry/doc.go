@@ -7,7 +7,10 @@
 //
 // Everything in the registry is untrusted input: each entry is validated
 // on its own, a directory that is not owner-only (or is a symlink) is
-// refused whole, and an endpoint is used exactly as published. The
+// refused whole, an entry file that is not ours, not owner-only or has a
+// second hard link is skipped, a pid counts as live only when it runs as
+// this user, and an endpoint is used exactly as published (the dialer
+// verifies who listens there: hostconn.VerifyPeer). The
 // package only reads; it never writes, prunes or removes a file.
 //
 // It imports no UI package and nothing of ahptui's but the standard

@@ -20,6 +20,16 @@ func ownerOnlyDir(dir string) error {
 	return nil
 }
 
+// notOthersDir refuses a symlinked or non-directory agent-host
+// directory.
+func notOthersDir(dir string) error { return ownerOnlyDir(dir) }
+
+// checkFile checks nothing more on this platform.
+func checkFile(string, os.FileInfo, os.FileMode) error { return nil }
+
+// openNoFollow opens path (the caller has refused a symlink by lstat).
+func openNoFollow(path string) (*os.File, error) { return os.Open(path) }
+
 // Alive says whether pid runs.
 func Alive(pid int) bool {
 	p, err := os.FindProcess(pid)

@@ -85,16 +85,21 @@ func Discover(env Env, alive func(pid int) bool) Result {
 func Read(dir string, alive func(pid int) bool) Result {
 	var r Result
 	skip := func(format string, a ...any) { r.Skipped = append(r.Skipped, fmt.Sprintf(format, a...)) }
-	if err := ownerOnlyDir(dir); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			skip("%v", err)
+	for _, check := range []func() error{
+		func() error { return notOthersDir(filepath.Dir(dir)) },
+		func() error { return ownerOnlyDir(dir) },
+	} {
+		if err := check(); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				skip("%v", err)
+			}
+			return r
 		}
-		return r
 	}
 	var found []Entry
 	// Legacy first, so entry files win a collision.
 	legacy := filepath.Join(dir, "metadata.json")
-	if b, err := readRegular(legacy); err == nil {
+	if b, err := readRegular(legacy, 0o022); err == nil {
 		var raws []json.RawMessage
 		if err := json.Unmarshal(b, &raws); err != nil {
 			skip("%s: not a JSON array: %v", legacy, err)
@@ -136,7 +141,7 @@ func Read(dir string, alive func(pid int) bool) Result {
 				break
 			}
 			path := filepath.Join(entries, name)
-			b, err := readRegular(path)
+			b, err := readRegular(path, 0o077)
 			if err != nil {
 				skip("%v", err)
 				continue
@@ -157,7 +162,7 @@ func Read(dir string, alive func(pid int) bool) Result {
 	}
 	for _, e := range dedupe(found) {
 		if !alive(e.PID) {
-			skip("%s pid %d: not running", e.Type, e.PID)
+			skip("%s pid %d: not running, or not yours", e.Type, e.PID)
 			continue
 		}
 		r.Entries = append(r.Entries, e)
@@ -211,9 +216,10 @@ func dedupe(es []Entry) []Entry {
 	return out
 }
 
-// readRegular reads a regular file (not a symlink), at most maxEntryFile
-// bytes.
-func readRegular(path string) ([]byte, error) {
+// readRegular reads a regular file (not a symlink) of ours with one link
+// and no mode bit of mask, at most maxEntryFile bytes. The checks are
+// made on the open file, so the file read is the file checked.
+func readRegular(path string, mask os.FileMode) ([]byte, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
@@ -221,13 +227,22 @@ func readRegular(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file (a symlink?); ignored", path)
 	}
-	if fi.Size() > maxEntryFile {
-		return nil, fmt.Errorf("%s: larger than %d bytes; ignored", path, maxEntryFile)
-	}
-	f, err := os.Open(path)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file; ignored", path)
+	}
+	if err := checkFile(path, fi, mask); err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxEntryFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes; ignored", path, maxEntryFile)
+	}
 	return io.ReadAll(io.LimitReader(f, maxEntryFile+1))
 }

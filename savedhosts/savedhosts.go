@@ -10,9 +10,10 @@
 //	    insecure: true
 //
 // YAML, as gh keeps its hosts.yml: people edit this file by hand, and
-// YAML takes comments. The file and its directory must not be writable by
-// anyone else and must not be symlinks: a planted entry could send a
-// saved token anywhere. A connection token is never written in the file,
+// YAML takes comments. The file and its directory must be the user's
+// own, not writable by anyone else and not symlinks: a planted entry
+// could send a saved token anywhere, or name any file as its token file
+// (hostconn.ReadTokenFile refuses one that is not private). A connection token is never written in the file,
 // only the file it is in.
 //
 // It imports no UI package.
@@ -21,6 +22,7 @@ package savedhosts
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -123,19 +125,51 @@ func resolvePath(dir, p string) string {
 }
 
 // readOwnerOnly reads path, refusing a symlink, or a file or directory
-// others can write.
+// that is not ours or that others can write. The file is checked on the
+// open file (opened without following a symlink), so the file read is
+// the one checked. Others may read it: it holds no token.
 func readOwnerOnly(path string) ([]byte, error) {
 	for _, p := range []string{filepath.Dir(path), path} {
 		fi, err := os.Lstat(p)
 		if err != nil {
 			return nil, err
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, fmt.Errorf("%s is a symlink; saved hosts are not read through one: replace it with the file", p)
-		}
-		if fi.Mode().Perm()&0o022 != 0 {
-			return nil, fmt.Errorf("%s is writable by other users (mode %04o): chmod go-w %s", p, fi.Mode().Perm(), p)
+		if err := checkOwned(p, fi); err != nil {
+			return nil, err
 		}
 	}
-	return os.ReadFile(path)
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOwned(path, fi); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: replace it with the file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, maxFile))
+}
+
+// maxFile bounds what hosts.yml may hold.
+const maxFile = 1 << 20
+
+// checkOwned refuses a symlink, and what others can write or another
+// user owns.
+func checkOwned(p string, fi fs.FileInfo) error {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; saved hosts are not read through one: replace it with the file", p)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s is writable by other users (mode %04o): chmod go-w %s", p, fi.Mode().Perm(), p)
+	}
+	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%s belongs to uid %d, not to you: saved hosts are read only from your own files", p, uid)
+	}
+	return nil
 }

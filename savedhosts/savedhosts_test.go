@@ -104,3 +104,43 @@ func TestValidName(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRefusesOthersFiles: hosts.yml, or the directory it is in,
+// owned by another user is refused: its owner could point a saved host
+// (and its token file) anywhere.
+func TestLoadRefusesOthersFiles(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a file to another user needs root")
+	}
+	t.Run("file", func(t *testing.T) {
+		dir := writeHosts(t, "hosts: {}\n")
+		if err := os.Chown(filepath.Join(dir, FileName), 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+			t.Fatalf("Load of another user's hosts.yml: %v", err)
+		}
+	})
+	t.Run("dir", func(t *testing.T) {
+		dir := writeHosts(t, "hosts: {}\n")
+		if err := os.Chown(dir, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+			t.Fatalf("Load from another user's directory: %v", err)
+		}
+	})
+}
+
+// TestLoadRefusesSymlinkedDir: a config directory reached through a
+// symlink is not read.
+func TestLoadRefusesSymlinkedDir(t *testing.T) {
+	dir := writeHosts(t, "hosts: {}\n")
+	link := filepath.Join(t.TempDir(), "cfg")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(link); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Fatalf("Load through a symlinked dir: %v", err)
+	}
+}

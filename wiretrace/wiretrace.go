@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sync"
 	"time"
@@ -101,9 +100,10 @@ type Trace struct {
 	clock func() time.Time
 }
 
-// Create opens path (created 0600, appended to) for a trace.
+// Create opens path for a trace (OpenPrivate: created 0600, or our own
+// private file appended to; a symlink or a file others can read refused).
 func Create(path string) (*Trace, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := OpenPrivate(path)
 	if err != nil {
 		return nil, fmt.Errorf("--trace: %w", err)
 	}
