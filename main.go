@@ -201,7 +201,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// other argument list is the UI's, parsed as before.
 	if cli.IsCommand(args) {
 		return cli.Run(args, cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv,
-			StdoutTTY: stdout == os.Stdout && isTerminal(os.Stdout), Version: appStamp().Version})
+			StdoutTTY: stdout == os.Stdout && isTerminal(os.Stdout), StdinTTY: isTerminal(os.Stdin),
+			Version: appStamp().Version, Stamp: appStamp().String()})
 	}
 	o, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
@@ -228,6 +229,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)
+		if o.saved != "" && !o.savedViaHost {
+			// ahptui stauts: a typo of a command reads as a host's name.
+			if c := cli.Suggest(o.saved); c != "" {
+				fmt.Fprintf(stderr, "did you mean the command %q? (ahptui %s --help)\n", c, c)
+			}
+		}
 		var de *hostpick.DiscoverError
 		if errors.As(err, &de) {
 			return 1

@@ -257,6 +257,11 @@ func disposeCmd(a *app) *cobra.Command {
 		Short: "dispose of a session (asks first unless --yes)",
 		Args:  args(1, 1, "SESSION"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			if !yes && !a.StdinTTY {
+				// Nobody can answer the question: say so before connecting
+				// rather than read an answer from a script's stdin.
+				return usagef("dispose asks before it disposes, and stdin is not a terminal: pass --yes")
+			}
 			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
 				list, err := c.ListSessions(ctx)
 				if err != nil {

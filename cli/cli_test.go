@@ -125,6 +125,19 @@ func TestIsCommand(t *testing.T) {
 		{[]string{"mcp", "list"}, true},
 		{[]string{"help"}, true},
 		{[]string{"completion", "bash"}, true},
+		// cobra's completion requests: a shell asks the binary itself.
+		{[]string{"__complete", ""}, true},
+		{[]string{"__completeNoDesc", "status", ""}, true},
+		{[]string{"version"}, true},
+		// Global flags before the command word.
+		{[]string{"--host", "ws://h/", "status"}, true},
+		{[]string{"--host=work", "--json", "sessions"}, true},
+		{[]string{"--json", "status"}, true},
+		{[]string{"--demo", "--timeout", "5s", "inbox"}, true},
+		// A flag of the UI's only, or a saved host's name after flags.
+		{[]string{"--cwd", "/tmp", "status"}, false},
+		{[]string{"--host", "work"}, false},
+		{[]string{"--demo", "work"}, false},
 	} {
 		if got := IsCommand(tc.args); got != tc.want {
 			t.Errorf("IsCommand(%q) = %v, want %v", tc.args, got, tc.want)
@@ -228,14 +241,14 @@ func TestREADMEExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	inREADME := map[string]string{}
-	for _, m := range regexp.MustCompile("(?m)^\\| (\\d) \\| (.+) \\|$").FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| (\\d+) \\| (.+) \\|$").FindAllStringSubmatch(string(readme), -1) {
 		inREADME[m[1]] = strings.ReplaceAll(m[2], "`", "")
 	}
 	inHelp := map[string]string{}
-	for _, m := range regexp.MustCompile(`(?m)^  (\d)  (.+)$`).FindAllStringSubmatch(exitCodesHelp, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^ *(\d+)  (.+)$`).FindAllStringSubmatch(exitCodesHelp, -1) {
 		inHelp[m[1]] = m[2]
 	}
-	for _, code := range []int{ExitOK, ExitFailure, ExitUsage, ExitUnreachable, ExitVersion, ExitWaiting, ExitHostError, ExitSignIn} {
+	for _, code := range []int{ExitOK, ExitFailure, ExitUsage, ExitUnreachable, ExitVersion, ExitWaiting, ExitHostError, ExitSignIn, ExitInterrupted} {
 		k := strconv.Itoa(code)
 		if inHelp[k] == "" || inHelp[k] != inREADME[k] {
 			t.Errorf("exit code %s: --help says %q, README %q", k, inHelp[k], inREADME[k])

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
@@ -24,13 +25,54 @@ type conn struct {
 	// memory); pushed, the resources a saved token went to.
 	auth   *authpkce.Authenticator
 	pushed map[string]bool
+
+	// events are the client's event batches, read by one pump for the
+	// connection's life, so a wait can also wake for the reconnect window.
+	events chan eventBatch
+	stop   chan struct{}
+	// window is how long the host may stay lost before a command gives up
+	// (exit 3); lostAt is when it was lost (zero while connected), and
+	// lostCause why. reconnects counts the times it came back, so a watch
+	// knows to print the state afresh.
+	window     time.Duration
+	lostAt     time.Time
+	lostCause  error
+	reconnects int
+}
+
+// eventBatch is one read of the client's events.
+type eventBatch struct {
+	batch []client.Event
+	ok    bool
 }
 
 func (c *conn) Close() {
+	if c.stop != nil {
+		close(c.stop)
+	}
 	if c.Client != nil {
 		c.Client.Close()
 	}
 	c.release()
+}
+
+// pump reads the client's events for the connection's life.
+func (c *conn) pump() {
+	c.events, c.stop = make(chan eventBatch), make(chan struct{})
+	events, stop := c.Events(), c.stop
+	go func() {
+		for {
+			b, ok := client.ReceiveEvents(events, 256)
+			select {
+			case c.events <- eventBatch{b, ok}:
+			case <-stop:
+				return
+			}
+			if !ok {
+				return
+			}
+		}
+	}()
 }
 
 // spec is the host the global flags name.
@@ -108,7 +150,8 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 		}
 		return nil, fmt.Errorf("connect to %s: %w", target.URL, err)
 	}
-	cn.Client, cn.host, cn.pushed = c, target.URL, map[string]bool{}
+	cn.Client, cn.host, cn.pushed, cn.window = c, target.URL, map[string]bool{}, a.reconnectWindow
+	cn.pump()
 	if !a.demo {
 		// Without the store the commands still work; only saved sign-ins
 		// are not offered to the host.
@@ -157,27 +200,47 @@ func (c *conn) wait(ctx context.Context, check func(ev []client.Event) (bool, er
 // errRecheck asks wait to run its check again before reading events.
 var errRecheck = errors.New("check again")
 
-// receive is the next batch of events, or why there is none.
+// receive is the next batch of events, or why there is none: ctx ended,
+// the client gave up, or the host was lost and did not come back within
+// the reconnect window (a restart is survived; a host gone for good ends
+// the command with exit 3 instead of a silent hang).
 func (c *conn) receive(ctx context.Context) ([]client.Event, error) {
-	type result struct {
-		batch []client.Event
-		ok    bool
+	var expire <-chan time.Time
+	if !c.lostAt.IsZero() {
+		t := time.NewTimer(time.Until(c.lostAt.Add(c.window)))
+		defer t.Stop()
+		expire = t.C
 	}
-	ch := make(chan result, 1)
-	go func() {
-		b, ok := client.ReceiveEvents(c.Events(), 256)
-		ch <- result{b, ok}
-	}()
 	select {
 	case <-ctx.Done():
 		return nil, withCode(ExitUnreachable, errNotYet)
-	case r := <-ch:
+	case <-expire:
+		err := fmt.Errorf("lost the host %s and it was not back within %s (--reconnect-window)", c.host, c.window)
+		if c.lostCause != nil {
+			err = fmt.Errorf("%w: %w", err, c.lostCause)
+		}
+		return nil, withCode(ExitUnreachable, err)
+	case r := <-c.events:
 		if !r.ok {
 			return nil, withCode(ExitUnreachable, errors.New("the connection to the host closed"))
 		}
 		for _, ev := range r.batch {
-			if ce, ok := ev.(client.ConnectionEvent); ok && ce.Status == client.StatusFailed {
+			ce, ok := ev.(client.ConnectionEvent)
+			if !ok {
+				continue
+			}
+			switch ce.Status {
+			case client.StatusFailed:
 				return nil, withCode(ExitUnreachable, fmt.Errorf("lost the host: %w", ce.Cause))
+			case client.StatusReconnecting:
+				if c.lostAt.IsZero() {
+					c.lostAt, c.lostCause = time.Now(), ce.Cause
+				}
+			case client.StatusReady:
+				if !c.lostAt.IsZero() {
+					c.lostAt, c.lostCause = time.Time{}, nil
+					c.reconnects++
+				}
 			}
 		}
 		return r.batch, nil

@@ -32,7 +32,8 @@ const exitCodesHelp = `Exit codes:
   4  the host refused every AHP version ahptui speaks
   5  waiting on the user: an approval, an input or a sign-in (the command that answers it is printed)
   6  the host's error: it answered with an error or rejected the action
-  7  sign-in needed or failed`
+  7  sign-in needed or failed
+130  interrupted (ctrl-c, SIGINT or SIGTERM); send asks the host to cancel its turn`
 
 // exitError carries the exit code an error ends the command with.
 type exitError struct {
@@ -58,6 +59,7 @@ func usagef(format string, a ...any) error {
 var exitKinds = map[int]string{
 	ExitOK: "ok", ExitFailure: "failure", ExitUsage: "usage", ExitUnreachable: "unreachable",
 	ExitVersion: "version", ExitWaiting: "waiting", ExitHostError: "host-error", ExitSignIn: "sign-in",
+	ExitInterrupted: "interrupted",
 }
 
 // exitCode is the code err ends a command with: its own when it carries
@@ -79,7 +81,8 @@ func exitCode(err error) int {
 		return ExitVersion
 	case errors.As(err, &ae):
 		return ExitSignIn
-	case errors.As(err, &de), errors.Is(err, client.ErrNotConnected), errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, &de), errors.Is(err, client.ErrNotConnected), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, jsonrpc.ErrClosed):
 		return ExitUnreachable
 	case errors.As(err, &he), errors.As(err, &pe), errors.As(err, &je):
 		return ExitHostError

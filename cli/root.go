@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,8 +28,13 @@ type Env struct {
 	// StdoutTTY: stdout is a terminal, so human output may be coloured
 	// (unless NO_COLOR is set).
 	StdoutTTY bool
-	// Version is the module version the client names itself with.
-	Version string
+	// Version is the module version the client names itself with;
+	// Stamp, what ahptui --version prints after "ahptui " (the version
+	// and the revision it was built from), "" for Version alone.
+	Version, Stamp string
+	// StdinTTY: stdin is a terminal, so a command may ask a question
+	// (dispose without --yes); without one it fails at once.
+	StdinTTY bool
 }
 
 // app is one command run: the global flags and the environment.
@@ -42,22 +48,69 @@ type app struct {
 	trace, tokenStore    string
 	demo, insecure, json bool
 	timeout              time.Duration
-	color                bool
+	// reconnectWindow: how long a lost host may take to come back.
+	reconnectWindow time.Duration
+	color           bool
 }
 
-// IsCommand reports whether args start with one of the commands, which
-// Run handles; everything else (bare ahptui, a saved host's name, the
-// UI's flags) is the terminal UI's.
+// IsCommand reports whether args name one of the commands, which Run
+// handles; everything else (bare ahptui, a saved host's name, the UI's
+// flags) is the terminal UI's. The commands' global flags may stand
+// before the command word (ahptui --host H status, ahptui --json
+// status), and cobra's completion requests (__complete) are commands.
 func IsCommand(args []string) bool {
-	if len(args) == 0 {
+	word, ok := commandWord(args)
+	if !ok {
 		return false
 	}
+	return isCommandWord(word)
+}
+
+// isCommandWord: one of the commands, an alias, or what cobra adds.
+func isCommandWord(word string) bool {
 	for _, c := range newRoot(&app{}).Commands() {
-		if c.Name() == args[0] || slices.Contains(c.Aliases, args[0]) {
+		if c.Name() == word || slices.Contains(c.Aliases, word) {
 			return true
 		}
 	}
-	return args[0] == "help" || args[0] == "completion"
+	switch word {
+	case "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		return true
+	}
+	return false
+}
+
+// commandWord is the first argument that is not a global flag or a
+// global flag's value; ok is false when an argument is a flag the
+// commands do not have (the UI's, such as --cwd), so the list is the UI's.
+func commandWord(args []string) (string, bool) {
+	flags := newRoot(&app{}).PersistentFlags()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			return a, a != "--"
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := flags.Lookup(name)
+		if f == nil {
+			return "", false
+		}
+		if !hasValue && f.Value.Type() != "bool" {
+			i++ // its value
+		}
+	}
+	return "", false
+}
+
+// Suggest names the commands close to word (a typo such as stauts), for
+// the UI's "no saved host named …" message; "" when none is.
+func Suggest(word string) string {
+	root := newRoot(&app{})
+	root.SuggestionsMinimumDistance = 2
+	if s := root.SuggestionsFor(word); len(s) > 0 {
+		return s[0]
+	}
+	return ""
 }
 
 // Run runs the command args name and returns its exit code.
@@ -68,13 +121,29 @@ func Run(args []string, env Env) int {
 	if env.Stdin == nil {
 		env.Stdin = strings.NewReader("")
 	}
+	out := &checkedWriter{w: env.Stdout}
+	env.Stdout = out
+	defer catchSIGPIPE()()
+	ctx, stop := interruptible(context.Background())
+	defer stop()
 	a := &app{Env: env}
 	root := newRoot(a)
 	root.SetArgs(args)
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	err := root.ExecuteContext(context.Background())
+	err := root.ExecuteContext(ctx)
+	if interrupted(ctx) {
+		// Whatever the command was waiting for when the signal came, the
+		// signal is why it stopped.
+		err = withCode(ExitInterrupted, interruptedError(err))
+	}
+	if werr := out.failed(); werr != nil && (err == nil || errors.Is(err, werr) || brokenPipe(err)) {
+		if brokenPipe(werr) {
+			return ExitOK
+		}
+		err = fmt.Errorf("write the output: %w", werr)
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -96,6 +165,21 @@ func Run(args []string, env Env) int {
 	}
 	return code
 }
+
+// interruptedError says a signal stopped the command, keeping what the
+// command itself said about it (send: whether the turn was cancelled).
+func interruptedError(err error) error {
+	var ie *interruptNote
+	if errors.As(err, &ie) {
+		return ie
+	}
+	return errInterrupted
+}
+
+// interruptNote is what a command says of its own stop by a signal.
+type interruptNote struct{ msg string }
+
+func (n *interruptNote) Error() string { return "interrupted: " + n.msg }
 
 // commandPath is the command args name, for the usage hint.
 func commandPath(root *cobra.Command, args []string) string {
@@ -150,10 +234,13 @@ func newRoot(a *app) *cobra.Command {
 	pf.BoolVar(&a.json, "json", false, "print JSON (see README, Scripting) instead of text")
 	pf.StringVar(&a.trace, "trace", "", "append every frame to `FILE` as a JSON line (secrets redacted)")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
+	pf.DurationVar(&a.reconnectWindow, "reconnect-window", 30*time.Second, "how long a lost host may take to come back (`DURATION`) before exit 3")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 
 	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), inboxCmd(a), authCmd(a), doctorCmd(a))
 	root.AddCommand(actCmds(a)...)
+	root.AddCommand(versionCmd(a))
+	a.registerCompletions(root)
 	// Every command's help ends with the exit codes.
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -181,3 +268,19 @@ func args(min, max int, names string) cobra.PositionalArgs {
 
 // errNotYet is the error of a context that ended while waiting on the host.
 var errNotYet = errors.New("the host did not get there in time (see --timeout)")
+
+// versionCmd is ahptui version: what ahptui --version prints, for those
+// who type it as a word (as go, gh and kubectl take it).
+func versionCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print ahptui's version and the revision it was built from",
+		Args:  args(0, 0, "no arguments"),
+		RunE: func(*cobra.Command, []string) error {
+			stamp := cmp.Or(a.Stamp, a.Version, "(devel)")
+			return a.emit(map[string]string{"version": cmp.Or(a.Version, "(devel)"), "build": stamp}, func(w io.Writer) {
+				fmt.Fprintln(w, "ahptui", stamp)
+			})
+		},
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -34,13 +35,17 @@ type sentJSON struct {
 
 func sendCmd(a *app) *cobra.Command {
 	var isNew bool
-	var agent, policy string
+	var agent, policy, file string
 	var cwd []string
 	cmd := &cobra.Command{
 		Use:   "send (SESSION | --new) MESSAGE",
 		Short: "send a message and stream the answer until the turn ends or waits on you",
 		Long: `Sends MESSAGE as a new turn in SESSION (or in a new session with --new) and
 prints the answer as it streams (with --json, the whole turn at the end).
+MESSAGE - (or --file FILE) reads the message from stdin (or the file).
+With --new, the first line is the new session: "session: URI".
+Interrupted (ctrl-c), send asks the host to cancel the turn it started
+and says whether it did.
 
 --approve decides what send may approve with nobody watching: none (the
 default), reads (tool calls of tools the host marks read-only) or all.
@@ -49,16 +54,27 @@ input request, a sign-in — stops send with exit code 5; it prints what
 waits and the command that answers it. send waits as long as the turn
 runs unless --timeout is given.`,
 		Args: func(cmd *cobra.Command, argv []string) error {
+			n := 2
 			if isNew {
-				return args(1, 1, "--new MESSAGE")(cmd, argv)
+				n = 1
 			}
-			return args(2, 2, "SESSION MESSAGE (or --new MESSAGE)")(cmd, argv)
+			if file != "" {
+				n--
+			}
+			if isNew {
+				return args(n, n, map[bool]string{true: "--new --file FILE", false: "--new MESSAGE"}[file != ""])(cmd, argv)
+			}
+			return args(n, n, map[bool]string{true: "SESSION --file FILE", false: "SESSION MESSAGE (or --new MESSAGE)"}[file != ""])(cmd, argv)
 		},
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if !slices.Contains([]string{approveNone, approveReads, approveAll}, policy) {
 				return usagef("--approve %q: want none, reads or all", policy)
 			}
 			dirs, err := fileURIs(cwd)
+			if err != nil {
+				return err
+			}
+			text, err := a.messageText(argv, isNew, file)
 			if err != nil {
 				return err
 			}
@@ -77,14 +93,20 @@ runs unless --timeout is given.`,
 					if session, err = createSession(ctx, c, ag, dirs); err != nil {
 						return err
 					}
+					if !a.json {
+						// First, so a script that stops reading (or a
+						// --timeout) still has the session to come back to.
+						fmt.Fprintln(a.Stdout, "session: "+hostText(session))
+					}
 				} else {
 					session = argv[0]
 				}
-				return a.send(ctx, c, session, argv[len(argv)-1], policy)
+				return a.send(ctx, c, session, text, policy)
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&isNew, "new", false, "send in a new session (see --agent, --cwd)")
+	cmd.Flags().StringVar(&file, "file", "", "read the message from `FILE` (- for stdin) instead of an argument")
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent of a --new session (default: the host's only one)")
 	cmd.Flags().StringArrayVar(&cwd, "cwd", nil, "working `DIR` of a --new session (repeat for more)")
 	cmd.Flags().StringVar(&policy, "approve", approveNone, "what send may approve unattended: `none`, reads or all")
@@ -207,6 +229,9 @@ func (a *app) send(ctx context.Context, c *conn, session, text, policy string) e
 		}
 		return false, nil
 	})
+	if err != nil && interrupted(ctx) && ended == nil {
+		return cancelOnInterrupt(ctx, c, chat.Resource, turnID)
+	}
 	if err != nil {
 		return err
 	}
@@ -292,4 +317,60 @@ func agentSignIn(c *conn, t *protocol.Turn) string {
 		}
 	}
 	return ""
+}
+
+// maxMessageBytes bounds a message read from stdin or a file: a turn's
+// text, not a way to ship a disk image to the host by mistake.
+const maxMessageBytes = 1 << 20
+
+// messageText is the message send sends: the last argument, or stdin for
+// "-", or --file's contents.
+func (a *app) messageText(argv []string, isNew bool, file string) (string, error) {
+	src := file
+	if src == "" {
+		if text := argv[len(argv)-1]; text != "-" {
+			return text, nil
+		}
+		src = "-"
+	}
+	var r io.Reader
+	name := "stdin"
+	if src == "-" {
+		r = a.Stdin
+	} else {
+		f, err := os.Open(src)
+		if err != nil {
+			return "", usagef("--file: %v", err)
+		}
+		defer f.Close()
+		r, name = f, src
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxMessageBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("read the message from %s: %w", name, err)
+	}
+	if len(b) > maxMessageBytes {
+		return "", usagef("the message in %s is over %d bytes", name, maxMessageBytes)
+	}
+	text := strings.TrimRight(string(b), "\n")
+	if strings.TrimSpace(text) == "" {
+		return "", usagef("the message in %s is empty", name)
+	}
+	return text, nil
+}
+
+// cancelOnInterrupt asks the host to cancel the turn send started, when
+// the user stopped send before the turn ended: a turn left running would
+// go on spending and acting with nobody watching. ctx is the ended one;
+// the request gets a few seconds of its own.
+func cancelOnInterrupt(ctx context.Context, c *conn, chat, turnID string) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if ch, ok := c.Chat(chat); !ok || ch.ActiveTurn == nil || ch.ActiveTurn.ID != turnID {
+		return &interruptNote{"the turn had already ended"}
+	}
+	if err := c.dispatch(cctx, chat, protocol.ChatTurnCancelledAction{TurnID: turnID}); err != nil {
+		return &interruptNote{"the turn still runs on the host; cancelling it failed: " + views.SanitizeLine(err.Error())}
+	}
+	return &interruptNote{"asked the host to cancel the turn, and it did"}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -103,24 +104,58 @@ func watchRoot(ctx context.Context, c *conn, emit func(watchEvent) error) error 
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)
 	}
-	first := watchEvent{Channel: rootChannel, Type: "state", Sessions: []sessionJSON{}}
-	for _, s := range list {
-		first.Sessions = append(first.Sessions, sessionOf(s))
+	known := map[string]bool{}
+	state := func(list []protocol.SessionSummary) error {
+		first := watchEvent{Channel: rootChannel, Type: "state", Sessions: []sessionJSON{}}
+		for _, s := range list {
+			first.Sessions = append(first.Sessions, sessionOf(s))
+			known[s.Resource] = true
+		}
+		return emit(first)
 	}
-	if err := emit(first); err != nil {
+	if err := state(list); err != nil {
 		return err
 	}
+	seen := c.reconnects
 	return c.wait(ctx, func(batch []client.Event) (bool, error) {
 		for _, ev := range batch {
 			w, ok := rootEvent(ev)
 			if !ok {
 				continue
 			}
+			switch w.Type {
+			case "sessionAdded":
+				known[w.Session] = true
+			case "sessionRemoved":
+				delete(known, w.Session)
+			}
 			if err := emit(w); err != nil {
 				return false, err
 			}
 		}
-		return false, nil
+		if c.reconnects == seen {
+			return false, nil
+		}
+		// Back after losing the host: what changed meanwhile sent no
+		// events. Say which sessions are gone, then the list afresh.
+		seen = c.reconnects
+		list, err := c.ListSessions(ctx)
+		if err != nil {
+			return false, fmt.Errorf("list sessions after reconnecting: %w", err)
+		}
+		now := map[string]bool{}
+		for _, s := range list {
+			now[s.Resource] = true
+		}
+		for _, uri := range slices.Sorted(maps.Keys(known)) {
+			if !now[uri] {
+				delete(known, uri)
+				if err := emit(watchEvent{Channel: rootChannel, Type: "sessionRemoved", Session: uri}); err != nil {
+					return false, err
+				}
+			}
+		}
+		return false, state(list)
 	})
 }
 
@@ -165,7 +200,12 @@ func watchSession(ctx context.Context, c *conn, arg, until string, emit func(wat
 		ended[t.ID] = true
 	}
 	doneSeen := false
+	seen := c.reconnects
 	return c.wait(ctx, func([]client.Event) (bool, error) {
+		if c.reconnects != seen {
+			// Back after losing the host: the state afresh.
+			seen, first = c.reconnects, true
+		}
 		sess, _ := c.Session(uri)
 		ch, ok := c.Chat(chat.Resource)
 		if !ok {
