@@ -222,8 +222,13 @@ func TestVSCodeSessionSettings(t *testing.T) {
 			return strings.Contains(e2e.PanelText(sc, sheetTitle), approvalsTitle+": ‹ Allow all ›")
 		})
 		u.selectSetting(sheetTitle, approvalsTitle, km.Settings.Down)
-		// ← back to Manual permissions narrows: no confirmation (→
-		// stops at Allow all rather than wrapping).
+		// ← narrows: sent at once, no confirmation (→ stops at Allow
+		// all rather than wrapping to Manual).
+		u.chooseValue(sheetTitle, approvalsTitle, "Assisted permissions", km.Settings.Prev)
+		u.configChangeTaken("session/configChanged", approvalsProp, "assisted")
+	})
+
+	step("O steps back to Manual permissions", func() {
 		u.chooseValue(sheetTitle, approvalsTitle, "Manual permissions", km.Settings.Prev)
 		u.configChangeTaken("session/configChanged", approvalsProp, "default")
 	})
