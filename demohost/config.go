@@ -32,6 +32,9 @@ const (
 	RootConfigStrictSSL = "http.proxyStrictSSL"
 	// RootConfigManaged is a host setting a client sees but cannot change.
 	RootConfigManaged = "policy.managed"
+	// RootConfigGlobalAutoApprove is VS Code's host-wide switch that
+	// approves every tool call in every session of every client.
+	RootConfigGlobalAutoApprove = "globalAutoApproveEnabled"
 )
 
 func rawString(s string) json.RawMessage {
@@ -122,14 +125,17 @@ func rootConfig() *protocol.RootConfigState {
 	desc := "Proxy the agent's requests go through; empty for none"
 	strictDesc := "Check the proxy's TLS certificate"
 	managedDesc := "Whether an administrator's policy sets this host's settings"
+	autoDesc := "Approve every tool call in every session without asking"
 	yes := true
 	return &protocol.RootConfigState{
 		Schema: protocol.ConfigSchema{Type: "object", Properties: map[string]protocol.ConfigPropertySchema{
-			RootConfigProxy:     {Type: "string", Title: "Proxy", Description: &desc, Default: rawString("")},
-			RootConfigStrictSSL: {Type: "boolean", Title: "Strict proxy TLS", Description: &strictDesc, Default: json.RawMessage("true")},
-			RootConfigManaged:   {Type: "boolean", Title: "Managed by policy", Description: &managedDesc, Default: json.RawMessage("false"), ReadOnly: &yes},
+			RootConfigProxy:             {Type: "string", Title: "Proxy", Description: &desc, Default: rawString("")},
+			RootConfigStrictSSL:         {Type: "boolean", Title: "Strict proxy TLS", Description: &strictDesc, Default: json.RawMessage("true")},
+			RootConfigManaged:           {Type: "boolean", Title: "Managed by policy", Description: &managedDesc, Default: json.RawMessage("false"), ReadOnly: &yes},
+			RootConfigGlobalAutoApprove: {Type: "boolean", Title: "Global Auto Approve", Description: &autoDesc, Default: json.RawMessage("false")},
 		}},
-		Values: map[string]json.RawMessage{RootConfigProxy: rawString(""), RootConfigStrictSSL: json.RawMessage("true"), RootConfigManaged: json.RawMessage("false")},
+		Values: map[string]json.RawMessage{RootConfigProxy: rawString(""), RootConfigStrictSSL: json.RawMessage("true"), RootConfigManaged: json.RawMessage("false"),
+			RootConfigGlobalAutoApprove: json.RawMessage("false")},
 	}
 }
 

@@ -28,6 +28,7 @@ type KeyMap struct {
 	Grant      GrantKeys
 	Input      InputKeys
 	Confirm    ConfirmKeys
+	Widen      WidenKeys
 	SignIns    SignInKeys
 	Paste      PasteKeys
 	NewSession NewSessionKeys
@@ -166,10 +167,13 @@ type ChatKeys struct {
 	FocusComposer key.Binding
 	NextToolCall  key.Binding
 	PrevToolCall  key.Binding
-	Approve       key.Binding // confirm a pending tool call or its result
-	Deny          key.Binding
+	// Approve confirms a pending tool call for this one call (the host's
+	// "allow once" option, never a broader one), or its result.
+	Approve key.Binding
+	Deny    key.Binding
 	// PickOption confirms a pending tool call with the option the host
-	// offers at that position on the card (1 is the first).
+	// offers at that position on the card (1 is the first); one that
+	// approves more than this call asks first (ui/widen.go).
 	PickOption   key.Binding
 	ToggleExpand key.Binding // reasoning / tool-call input and output
 	CancelTurn   key.Binding
@@ -312,6 +316,16 @@ type ConfirmKeys struct {
 	No  key.Binding
 }
 
+// WidenKeys answer the dialog that confirms a value letting more run
+// without asking (an approval mode, an auto-approve or host-wide setting,
+// a broader approval option). No printable key says yes: the highlight
+// starts on "no", and only enter on a highlighted "yes" confirms.
+type WidenKeys struct {
+	Move   key.Binding // between "no" and "yes"
+	Choose key.Binding
+	Cancel key.Binding
+}
+
 // NewSessionKeys drive the new-session dialog: pick an agent and model,
 // then create. It has its own group, not ConfirmKeys, because its answer
 // is a choice, not yes/no: the footer and the dialog must say the same
@@ -443,7 +457,7 @@ func DefaultKeyMap() KeyMap {
 			FocusComposer: bind(keys("i", "/"), "i", "write"),
 			NextToolCall:  bind(keys("]"), "]", "next tool call"),
 			PrevToolCall:  bind(keys("["), "[", "prev tool call"),
-			Approve:       bind(keys("a", "y"), "a/y", "approve"),
+			Approve:       bind(keys("a", "y"), "a/y", "approve once"),
 			Deny:          bind(keys("x"), "x", "deny"),
 			PickOption:    bind(keys("1", "2", "3", "4", "5", "6", "7", "8", "9"), "1-9", "pick option"),
 			ToggleExpand:  bind(keys("e"), "e", "expand"),
@@ -505,6 +519,11 @@ func DefaultKeyMap() KeyMap {
 			Yes: bind(keys("y"), "y", "yes"),
 			No:  bind(keys("n", "esc", "enter"), "n/esc", "no"),
 		},
+		Widen: WidenKeys{
+			Move:   bind(keys("left", "right", "tab", "shift+tab", "h", "l"), "←/→", "no/yes"),
+			Choose: bind(keys("enter"), "enter", "choose"),
+			Cancel: bind(keys("esc", "n"), "esc", "no"),
+		},
 		SignIns: SignInKeys{
 			Up:     bind(keys("up", "k"), "↑/k", "up"),
 			Down:   bind(keys("down", "j"), "↓/j", "down"),
@@ -521,7 +540,7 @@ func DefaultKeyMap() KeyMap {
 			Prev:   bind(keys("left", "h"), "←/h", "previous value"),
 			Next:   bind(keys("right", "l"), "→/l", "next value"),
 			Edit:   bind(keys("e"), "e", "edit value"),
-			Create: bind(keys("enter", "y"), "enter", "create"),
+			Create: bind(keys("enter"), "enter", "create"),
 			Cancel: bind(keys("n", "esc"), "n/esc", "cancel"),
 		},
 		Settings: SettingsKeys{
@@ -933,6 +952,16 @@ func (k ConfirmKeys) FullHelp() [][]key.Binding {
 }
 
 // ShortHelp implements help.KeyMap.
+func (k WidenKeys) ShortHelp() []key.Binding {
+	return []key.Binding{k.Move, k.Choose, k.Cancel}
+}
+
+// FullHelp implements help.KeyMap.
+func (k WidenKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Move, k.Choose, k.Cancel}}
+}
+
+// ShortHelp implements help.KeyMap.
 func (k HelpScreenKeys) ShortHelp() []key.Binding {
 	return []key.Binding{k.Down, k.Up, k.Close}
 }
@@ -968,6 +997,7 @@ const (
 	ContextTerminals                    // the terminals list (T) open (modal)
 	ContextTerminal                     // a terminal pane open (modal)
 	ContextTerminalInput                // typing into a terminal (modal, every key is the terminal's)
+	ContextWiden                        // confirming a value that lets more run without asking (modal)
 )
 
 // Contexts lists every Context, for iteration in tests and docs.
@@ -982,6 +1012,7 @@ var Contexts = []Context{
 	ContextChanges, ContextDiff,
 	ContextResources,
 	ContextTerminals, ContextTerminal, ContextTerminalInput,
+	ContextWiden,
 }
 
 func (c Context) String() string {
@@ -1028,6 +1059,8 @@ func (c Context) String() string {
 		return "terminal"
 	case ContextTerminalInput:
 		return "terminal input"
+	case ContextWiden:
+		return "confirm widening"
 	}
 	return fmt.Sprintf("Context(%d)", int(c))
 }
@@ -1105,6 +1138,9 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 	case ContextTerminalInput:
 		view = []key.Binding{k.Terminal.Leave}
 		nav = []key.Binding{g.Interrupt}
+	case ContextWiden:
+		view = flatten(k.Widen.FullHelp())
+		nav = []key.Binding{g.Interrupt}
 	}
 	var out []key.Binding
 	for _, b := range append(view, nav...) {
@@ -1155,6 +1191,8 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: append(short, g.Interrupt), full: append(full, []key.Binding{g.Reconnect, g.Interrupt})}
 	case ContextConfirm:
 		return contextHelp{short: k.Confirm.ShortHelp(), full: k.Confirm.FullHelp()}
+	case ContextWiden:
+		return contextHelp{short: append(k.Widen.ShortHelp(), g.Interrupt), full: append(k.Widen.FullHelp(), []key.Binding{g.Interrupt})}
 	case ContextSignIns:
 		return contextHelp{short: append(k.SignIns.ShortHelp(), g.Quit), full: append(k.SignIns.FullHelp(), []key.Binding{g.Help, g.Quit})}
 	case ContextPaste:

@@ -41,6 +41,9 @@ type app struct {
 	modal modal
 	// form is the open input form (an answer to an input request).
 	form *inputForm
+	// widen is the open confirmation of a value that lets more run
+	// without asking (modalWiden).
+	widen *widenAsk
 
 	root        protocol.RootState
 	openSession string

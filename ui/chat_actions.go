@@ -116,8 +116,14 @@ func (cp *chatPanel) approve() tea.Cmd {
 		cp.modal = modalInput
 		return nil
 	case it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation:
-		if o, ok := firstOption(it, protocol.ConfirmationOptionKindApprove); ok {
+		// With options, approve allows this one call: the host's broader
+		// ones ("Allow in this Session") are picked by number.
+		if o, ok := onceOption(confirmOptions(it)); ok {
 			return cp.confirmWith(it, o)
+		}
+		if _, ok := firstOption(it, protocol.ConfirmationOptionKindApprove); ok {
+			return reportError(fmt.Errorf("%s offers no option that allows just this call: pick one by number (%s), broader ones ask first",
+				views.SanitizeLine(it.Tool.Name()), cp.keys.Chat.PickOption.Help().Key))
 		}
 		return cp.dispatchThen(cp.openChat, protocol.ChatToolCallApprovedAction{
 			TurnID: it.TurnID, ToolCallID: it.ID, Approved: true,
@@ -139,7 +145,7 @@ func confirmOptions(it chatItem) []protocol.ConfirmationOption {
 }
 
 // firstOption is the first option of kind on the card: with options, the
-// approve and deny keys pick one, as VS Code's own client does.
+// deny key picks the first denying one.
 func firstOption(it chatItem, kind protocol.ConfirmationOptionKind) (protocol.ConfirmationOption, bool) {
 	for _, o := range confirmOptions(it) {
 		if o.Kind == kind {
@@ -164,7 +170,11 @@ func (cp *chatPanel) pickOption(n int) tea.Cmd {
 	if n < 1 || n > len(opts) {
 		return reportError(fmt.Errorf("no option %d: the card offers 1-%d", n, len(opts)))
 	}
-	return cp.confirmWith(it, opts[n-1])
+	o := opts[n-1]
+	if widerOption(o, opts) {
+		return cp.askWiden(optionView(o, it.Tool.Name()), func() tea.Cmd { return cp.confirmWith(it, o) })
+	}
+	return cp.confirmWith(it, o)
 }
 
 // confirmWith answers the call's confirmation with option o: approved or

@@ -103,7 +103,7 @@ func (cp *chatPanel) inputNeededLines(chat views.Rect) []string {
 // asks for access — an auth-required call, or a running call whose MCP
 // server flipped to authRequired (the prompt sits on that call's card).
 func (cp *chatPanel) transcriptOptions() views.TranscriptOptions {
-	opts := views.TranscriptOptions{Expanded: cp.expanded}
+	opts := views.TranscriptOptions{Expanded: cp.expanded, AutoApproval: autoRule(cp.sess, cp.hasSess)}
 	if cp.hasChat {
 		opts.ResumeTurn = views.ResumableTurn(cp.chat)
 	}

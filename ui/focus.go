@@ -17,4 +17,5 @@ const (
 	modalNewSession
 	modalInput
 	modalConfirmQuit // quitting would lose the composer's draft
+	modalWiden       // confirming a value that lets more run without asking (widen.go)
 )

@@ -22,6 +22,8 @@ func (m *Model) context() keymap.Context {
 		return keymap.ContextNewSession
 	case modalInput:
 		return keymap.ContextInput
+	case modalWiden:
+		return keymap.ContextWiden
 	}
 	if m.askShown() {
 		return keymap.ContextConfirm
@@ -167,6 +169,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	ctx := m.context()
 	switch ctx {
+	case keymap.ContextWiden:
+		return m.keyWiden(msg)
 	case keymap.ContextNewSession:
 		return m.sessions.keyNewSession(msg)
 	case keymap.ContextConfirm:

@@ -170,6 +170,8 @@ func (m *Model) overlay() string {
 		return views.RenderMessageHistory(m.th, m.keys, m.status.history, m.width, m.height)
 	case m.modal == modalConfirmQuit:
 		return views.RenderQuitDialog(m.th, m.keys, m.chatPanel.composer.Value() != "", m.chatPanel.waitingHere(), maxW)
+	case m.modal == modalWiden && m.widen != nil:
+		return views.RenderWidenDialog(m.th, m.keys, m.widen.view, maxW)
 	case m.modal == modalConfirmDispose:
 		return views.RenderDisposeDialog(m.th, m.keys, m.sessions.confirmTitle(), maxW)
 	case m.modal == modalNewSession && m.sessions.cfgStep != nil:

@@ -51,19 +51,20 @@ func confirmed(t *testing.T, a protocol.StateAction) (approved bool, turn, call,
 }
 
 // TestApprovalOptions: the card numbers the host's options; a number key
-// picks that option, a/y the first approve-kind one and x the first
-// deny-kind one, and the confirmation carries selectedOptionId.
+// picks that option, a/y the one that allows this call once (never "Allow
+// in this Session", security finding 6; TestBroaderOptionAsksFirst picks
+// that by number) and x the first deny-kind one, and the confirmation
+// carries selectedOptionId.
 func TestApprovalOptions(t *testing.T) {
 	for _, tc := range []struct {
 		key      string
 		approved bool
 		option   string
 	}{
-		{"1", true, "allow-session"},
 		{"2", true, "allow-once"},
 		{"3", false, "skip"},
-		{"a", true, "allow-session"},
-		{"y", true, "allow-session"},
+		{"a", true, "allow-once"},
+		{"y", true, "allow-once"},
 		{"x", false, "skip"},
 	} {
 		t.Run(tc.key, func(t *testing.T) {

@@ -117,20 +117,34 @@ func (p configProp) valueIn(values map[string]json.RawMessage) json.RawMessage {
 	return p.def
 }
 
-// step is value v moved by dir through p's choices (wrapping).
+// step is value v moved by dir through p's choices. It stops at the
+// ends: a wrap would take the narrowest approval mode to the broadest in
+// one key (ok is false there).
 func (p configProp) step(v json.RawMessage, dir int) (json.RawMessage, bool) {
 	cs := p.choices()
 	if len(cs) < 2 {
 		return v, false
 	}
 	i := slices.IndexFunc(cs, func(c json.RawMessage) bool { return sameJSON(c, v) })
-	if i < 0 { // no value yet (no default either): → the first, ← the last
-		if dir > 0 {
-			return cs[0], true
-		}
-		return cs[len(cs)-1], true
+	if i < 0 { // no value yet (no default either): the first
+		return cs[0], true
 	}
-	return cs[(i+dir+len(cs))%len(cs)], true
+	if i+dir < 0 || i+dir >= len(cs) {
+		return v, false
+	}
+	return cs[i+dir], true
+}
+
+// atEnd says why ←/→ did nothing on a choice at its end.
+func atEnd(p configProp, dir int) tea.Cmd {
+	if len(p.choices()) < 2 {
+		return nil
+	}
+	end := "last"
+	if dir < 0 {
+		end = "first"
+	}
+	return reportInfo(fmt.Sprintf("%q is at its %s value", views.SanitizeLine(p.title), end))
 }
 
 // row is p with value v as views draw it; editable says whether the
@@ -210,8 +224,25 @@ func (sl *sessionList) onConfigResolved(msg configResolvedMsg) tea.Cmd {
 	return nil
 }
 
+// setStepValue sets p to v for the session the dialog creates; a value
+// that lets more run without asking is set only once confirmed.
+func (sl *sessionList) setStepValue(step *newConfig, p configProp, v json.RawMessage) tea.Cmd {
+	old := p.valueIn(step.values)
+	if !p.widens(old, v) {
+		step.values[p.id] = v
+		return nil
+	}
+	return sl.askWiden(settingView(p, old, v, reachNewSession), func() tea.Cmd {
+		if sl.cfgStep == step {
+			step.values[p.id] = v
+		}
+		return nil
+	})
+}
+
 // keyConfigStep drives the settings step: ↑/↓ pick a setting, ←/→ change
-// it (not a readOnly one), enter creates, esc backs out.
+// it (not a readOnly one; a value that lets more run without asking only
+// once confirmed), enter creates, esc backs out.
 func (sl *sessionList) keyConfigStep(msg tea.KeyPressMsg) tea.Cmd {
 	step, k := sl.cfgStep, sl.keys.NewSession
 	switch {
@@ -230,11 +261,13 @@ func (sl *sessionList) keyConfigStep(msg tea.KeyPressMsg) tea.Cmd {
 			if p.readOnly {
 				return reportInfo(fmt.Sprintf("%q is set by the host and cannot be changed", views.SanitizeLine(p.title)))
 			}
-			if v, ok := p.step(p.valueIn(step.values), dir); ok {
-				step.values[p.id] = v
+			old := p.valueIn(step.values)
+			if v, ok := p.step(old, dir); ok {
+				return sl.setStepValue(step, p, v)
 			} else if p.way() == editForm {
 				return reportInfo(fmt.Sprintf("%s edits %q", k.Edit.Help().Key, views.SanitizeLine(p.title)))
 			}
+			return atEnd(p, dir)
 		}
 	case key.Matches(msg, k.Edit):
 		return sl.editSetting(step)
@@ -282,10 +315,7 @@ func (sl *sessionList) editSetting(step *newConfig) tea.Cmd {
 	if p.way() != editForm {
 		return reportInfo(fmt.Sprintf("%q is not edited in a form: %s", views.SanitizeLine(p.title), sl.keys.NewSession.Next.Help().Key))
 	}
-	apply := func(v json.RawMessage) tea.Cmd {
-		step.values[p.id] = v
-		return nil
-	}
+	apply := func(v json.RawMessage) tea.Cmd { return sl.setStepValue(step, p, v) }
 	var complete func(*settingEdit, string) tea.Cmd
 	if p.dynamic {
 		var dir *protocol.URI

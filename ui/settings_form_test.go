@@ -132,14 +132,18 @@ func TestSettingTextAndNumberInSheet(t *testing.T) {
 	if got := string(d.m.sess.Config.Values[demohost.ConfigMaxToolCalls]); got != "5" {
 		t.Fatalf("the host kept max tool calls %s", got)
 	}
-	// The host's proxy: the first of its settings, after the session's.
-	d.keys("down")
+	// The host's proxy: after the session's settings and the host's
+	// global auto-approve.
+	d.keys("down", "down")
 	d.keys("e")
 	if d.m.form == nil || d.m.form.setting.prop.id != demohost.RootConfigProxy {
 		t.Fatalf("e did not open the form on the proxy (form %+v)", d.m.form)
 	}
 	d.typeText("http://proxy.example:3128")
 	d.keys("ctrl+s")
+	// A host setting reaches every client of the host: it asks first.
+	d.expectSent()
+	confirmWiden(d)
 	sent = d.expectSent("root/configChanged")
 	r := sent[0].Action.Variant.(protocol.RootConfigChangedAction)
 	if sent[0].Channel != protocol.RootChannel || string(r.Config[demohost.RootConfigProxy]) != `"http://proxy.example:3128"` {
@@ -260,20 +264,26 @@ func TestSettingsSheetHostRules(t *testing.T) {
 }
 
 // TestStepFromNoValue: a setting with neither a value nor a default (VS
-// Code's sandbox: default / on / off) starts at its first choice on →
-// and its last on ←, not one past them.
+// Code's sandbox: default / on / off) starts at its first choice on ←
+// and →, and a step stops at the ends: → from the last and ← from the
+// first do nothing (security finding 6: no wrap from the narrowest to
+// the broadest).
 func TestStepFromNoValue(t *testing.T) {
 	p := configProp{id: "sandboxEnabled", enum: []json.RawMessage{json.RawMessage(`"default"`), json.RawMessage(`"on"`), json.RawMessage(`"off"`)}}
-	for _, c := range []struct {
-		dir  int
-		want string
-	}{{1, `"default"`}, {-1, `"off"`}} {
-		if v, ok := p.step(nil, c.dir); !ok || string(v) != c.want {
-			t.Errorf("step(no value, %d) = %s, want %s", c.dir, v, c.want)
+	for _, dir := range []int{1, -1} {
+		if v, ok := p.step(nil, dir); !ok || string(v) != `"default"` {
+			t.Errorf("step(no value, %d) = %s, want the first", dir, v)
 		}
 	}
-	if v, _ := p.step(json.RawMessage(`"off"`), 1); string(v) != `"default"` {
-		t.Errorf("→ from the last choice gave %s, want the first", v)
+	if v, ok := p.step(json.RawMessage(`"off"`), 1); ok || string(v) != `"off"` {
+		t.Errorf("→ from the last choice gave %s (%v), want it kept", v, ok)
+	}
+	if v, ok := p.step(json.RawMessage(`"default"`), -1); ok || string(v) != `"default"` {
+		t.Errorf("← from the first choice gave %s (%v), want it kept", v, ok)
+	}
+	// Turning the sandbox off lets more run without asking.
+	if !p.widens(json.RawMessage(`"default"`), json.RawMessage(`"off"`)) {
+		t.Error("the sandbox off is not recognised as widening")
 	}
 }
 

@@ -108,7 +108,20 @@ func (st *settingsSheet) change(r settingRow, dir int) tea.Cmd {
 		return reportInfo(fmt.Sprintf("%s edits %q", st.keys.Settings.Edit.Help().Key, title))
 	}
 	if !ok {
-		return nil
+		return atEnd(r.prop, dir)
+	}
+	return st.confirmThenSend(r, v)
+}
+
+// confirmThenSend sends v for the row, after a confirmation naming its
+// effect and reach when it is a host setting (every client of the host
+// takes it) or lets more run without asking in the session.
+func (st *settingsSheet) confirmThenSend(r settingRow, v json.RawMessage) tea.Cmd {
+	switch {
+	case r.channel == protocol.RootChannel:
+		return st.askWiden(settingView(r.prop, r.value, v, reachHost), func() tea.Cmd { return st.send(r, v) })
+	case r.prop.widens(r.value, v):
+		return st.askWiden(settingView(r.prop, r.value, v, reachSession), func() tea.Cmd { return st.send(r, v) })
 	}
 	return st.send(r, v)
 }
@@ -131,7 +144,7 @@ func (st *settingsSheet) edit(r settingRow) tea.Cmd {
 		}
 		complete = st.completer(st.sess.Provider, dir, st.sess.Config.Values, r.prop.id)
 	}
-	return st.openSettingForm(r.prop, r.value, modalNone, func(v json.RawMessage) tea.Cmd { return st.send(r, v) }, complete)
+	return st.openSettingForm(r.prop, r.value, modalNone, func(v json.RawMessage) tea.Cmd { return st.confirmThenSend(r, v) }, complete)
 }
 
 // send sets the row's setting to v on its channel.

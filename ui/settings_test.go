@@ -59,9 +59,13 @@ func TestNewSessionDialogShowsSettings(t *testing.T) {
 func TestAllowAllRunsWithoutAsking(t *testing.T) {
 	d := newDriver(t, nil)
 	newSessionSettings(d)
-	d.keys("l", "l")
+	// Each broader mode asks first (security finding 6).
+	d.keys("l")
+	confirmWiden(d)
+	d.keys("l")
+	confirmWiden(d)
 	if !strings.Contains(d.m.Render(), "Approvals: ‹ Allow all ›") {
-		t.Fatalf("two steps right is not Allow all:\n%s", d.m.Render())
+		t.Fatalf("two confirmed steps right is not Allow all:\n%s", d.m.Render())
 	}
 	d.keys("enter")
 	d.until("the new session open", func() bool {
@@ -120,6 +124,8 @@ func TestSettingsSheetChangesMutable(t *testing.T) {
 		}
 	}
 	d.keys("right")
+	d.expectSent() // a broader approval mode asks first
+	confirmWiden(d)
 	sent := d.expectSent("session/configChanged")
 	a := sent[0].Action.Variant.(protocol.SessionConfigChangedAction)
 	if sent[0].Channel != demohost.DemoSessionURI || string(a.Config[demohost.ConfigApprovals]) != `"assisted"` || len(a.Config) != 1 {
@@ -137,10 +143,15 @@ func TestSettingsSheetChangesMutable(t *testing.T) {
 		t.Fatalf("e opened a form (modal %v) on a setting that cannot change", d.m.modal)
 	}
 	// Max tool calls and the host's proxy are edited in the form, not by
-	// →; the strict-TLS switch changes.
-	d.keys("down", "right", "down", "right")
+	// →; the strict-TLS switch changes. Global auto-approve, between
+	// them, only asks (esc keeps it).
+	d.keys("down", "right", "down", "right", "esc", "down", "right")
 	d.expectSent()
-	d.keys("down", "right")
+	d.keys("down", "right") // → stops at true, the last value
+	d.expectSent()
+	d.keys("left")
+	d.expectSent() // a host setting asks first
+	confirmWiden(d)
 	sent = d.expectSent("root/configChanged")
 	r := sent[0].Action.Variant.(protocol.RootConfigChangedAction)
 	if sent[0].Channel != protocol.RootChannel || string(r.Config[demohost.RootConfigStrictSSL]) != "false" {

@@ -77,3 +77,38 @@ func RenderNewSessionDialog(th Theme, k keymap.KeyMap, choices []NewSessionChoic
 
 // DialogWidth is the room a dialog gets on a screen width cells wide.
 func DialogWidth(width int) int { return max(20, min(width-4, 72)) }
+
+// WidenView is the confirmation of a value that lets more run without
+// asking, or of a host-wide setting: the question, what it does, whom it
+// reaches, and which answer is highlighted. Every string may hold host
+// text; the renderer sanitizes it.
+type WidenView struct {
+	Title    string
+	Question string
+	Effect   []string
+	Reach    string
+	OnYes    bool // the highlight is on "yes" (it starts on "no")
+}
+
+// RenderWidenDialog draws the confirmation: its effect and reach in
+// words, then "No" and "Yes" with the highlighted one marked; only enter
+// on a highlighted "Yes" confirms.
+func RenderWidenDialog(th Theme, k keymap.KeyMap, v WidenView, maxW int) string {
+	w := min(maxW, dialogMaxWidth+12)
+	inner := max(10, w-2)
+	body := wrapLines(th.Text.Render(SanitizeLine(v.Question)), inner)
+	for _, e := range v.Effect {
+		body = append(body, wrapLines(th.Muted.Render(SanitizeLine(e)), inner)...)
+	}
+	body = append(body, wrapLines(th.Warning.Render("Applies to: "+SanitizeLine(v.Reach)+"."), inner)...)
+	no, yes := "  No  ", "  Yes  "
+	if v.OnYes {
+		yes = th.Selected.Render("▸ Yes ")
+	} else {
+		no = th.Selected.Render("▸ No ")
+	}
+	wk := k.Widen
+	body = append(body, "", no+"   "+yes, "")
+	body = append(body, wrapLines(KeyHints(th, true, wk.Move, wk.Move.Help().Desc, wk.Choose, wk.Choose.Help().Desc, wk.Cancel, wk.Cancel.Help().Desc), inner)...)
+	return RenderDialog(th, SanitizeLine(v.Title), body, w, len(body)+2)
+}

@@ -31,6 +31,10 @@ type CardContext struct {
 	// hints: the keys do not work from where the user is, and Reach says
 	// how to get there ("esc then ! to answer").
 	Reach string
+	// AutoApproval is what in the session's settings runs calls without
+	// asking ("Allow all in this session"), "" when nothing does: a call
+	// the host ran with no confirmation says so on its card.
+	AutoApproval string
 }
 
 // Collapsed card sections show this many lines and say how many are hidden.
@@ -58,6 +62,7 @@ type toolCall struct {
 	confirmationTitle string
 	options           []protocol.ConfirmationOption
 	selectedOption    string
+	confirmed         protocol.ToolCallConfirmationReason // how the call was let run
 	risk              string
 	auth              *protocol.McpAuthRequirement
 	// Which of the host's messages are markdown (StringOrMarkdown).
@@ -139,21 +144,22 @@ func normalizeToolCall(tc protocol.ToolCallState) toolCall {
 		}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallRunningState:
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, content: v.Content, selectedOption: optLabel(v.SelectedOption)}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, content: v.Content, selectedOption: optLabel(v.SelectedOption),
+			confirmed: v.Confirmed}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallAuthRequiredState:
 		auth := v.Auth
-		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, content: v.Content, auth: &auth}
+		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, content: v.Content, auth: &auth, confirmed: v.Confirmed}
 		t.invocationMD = v.InvocationMessage.Markdown
 	case protocol.ToolCallPendingResultConfirmationState:
 		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, hasResult: true, success: v.Success,
-			pastTense: v.PastTenseMessage.Value, content: v.Content}
+			pastTense: v.PastTenseMessage.Value, content: v.Content, confirmed: v.Confirmed}
 		t.errMsg, t.errCode = resultErr(v.Error)
 		t.invocationMD = v.InvocationMessage.Markdown
 		t.pastTenseMD = v.PastTenseMessage.Markdown
 	case protocol.ToolCallCompletedState:
 		t = toolCall{intention: strOr(v.Intention), invocation: v.InvocationMessage.Value, finalInput: v.ToolInput, hasResult: true, success: v.Success,
-			pastTense: v.PastTenseMessage.Value, content: v.Content, selectedOption: optLabel(v.SelectedOption)}
+			pastTense: v.PastTenseMessage.Value, content: v.Content, selectedOption: optLabel(v.SelectedOption), confirmed: v.Confirmed}
 		t.errMsg, t.errCode = resultErr(v.Error)
 		t.invocationMD = v.InvocationMessage.Markdown
 		t.pastTenseMD = v.PastTenseMessage.Markdown
@@ -344,6 +350,26 @@ func (c *card) outcome(t toolCall) {
 	if t.selectedOption != "" {
 		c.add(th.Subtle, "chosen: "+SanitizeLine(t.selectedOption))
 	}
+	c.unasked(t)
+}
+
+// unasked says that a call ran without asking the user because of a rule:
+// the host says a setting confirmed it, or it needed no confirmation in a
+// session whose settings run calls without asking.
+func (c *card) unasked(t toolCall) {
+	rule := SanitizeLine(c.ctx.AutoApproval)
+	switch {
+	case t.confirmed == protocol.ToolCallConfirmationReasonSetting && rule == "":
+		rule = "approved by a setting"
+	case t.confirmed == protocol.ToolCallConfirmationReasonSetting, t.confirmed == protocol.ToolCallConfirmationReasonNotNeeded && rule != "":
+	default:
+		return
+	}
+	verb := "ran without asking: "
+	if t.status == protocol.ToolCallStatusRunning || t.status == protocol.ToolCallStatusAuthRequired {
+		verb = "runs without asking: "
+	}
+	c.add(c.th.Warning, verb+rule)
 }
 
 // ask is the part that asks something of the user: the options and keys
@@ -369,7 +395,11 @@ func (c *card) ask(t toolCall) {
 		}
 		switch {
 		case ctx.Selected && len(t.options) > 0:
-			c.hints(hintKeys.Chat.PickOption, hintKeys.Chat.Approve, hintKeys.Chat.Deny)
+			// a/y allow this one call; a broader option goes by number
+			// and asks first.
+			pick := hintKeys.Chat.PickOption
+			pick.SetHelp(pick.Help().Key, "pick option (broader ones ask first)")
+			c.hints(hintKeys.Chat.Approve, pick, hintKeys.Chat.Deny)
 		case ctx.Selected:
 			c.hints(hintKeys.Chat.Approve, hintKeys.Chat.Deny)
 		default:

@@ -37,6 +37,9 @@ type TranscriptOptions struct {
 	// latest turn, stopped at a resumable error part), or "": its footer
 	// then offers the key.
 	ResumeTurn string
+	// AutoApproval is what in the session's settings runs tool calls
+	// without asking (CardContext.AutoApproval).
+	AutoApproval string
 }
 
 // Transcript renders a chat's turns into a scrollable viewport, fast enough
@@ -451,6 +454,9 @@ func turnKey(tr *protocol.Turn, width int, opts TranscriptOptions) string {
 	if opts.ResumeTurn != "" && opts.ResumeTurn == tr.ID {
 		state += "|resume" // the footer offers the resume key
 	}
+	if opts.AutoApproval != "" {
+		state += "|auto:" + opts.AutoApproval // its cards say what ran without asking
+	}
 	return fmt.Sprintf("%d|%x|%d|%s|%s", width, ptr, len(tr.ResponseParts), state, optionsKey(tr.ResponseParts, opts))
 }
 
@@ -731,6 +737,9 @@ func partKey(t *Transcript, p protocol.ResponsePart, width int, opts TranscriptO
 		if r, ok := opts.Reach[n.id]; ok {
 			k += "|r" + r
 		}
+		if opts.AutoApproval != "" {
+			k += "|a" + opts.AutoApproval
+		}
 		return k + "|" + t.servers[n.contributorMCP]
 	}
 	return w
@@ -752,6 +761,8 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 			Selected:   id != "" && id == opts.SelectedToolCall,
 			Expanded:   opts.Expanded[id],
 			Reach:      opts.Reach[id],
+
+			AutoApproval: opts.AutoApproval,
 		}
 		if g, ok := opts.Grant[id]; ok {
 			ctx.Grant = &g

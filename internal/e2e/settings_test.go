@@ -3,6 +3,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // settingsTitle is the new-session dialog's title on its settings step.
@@ -32,7 +33,8 @@ func (u *user) openSessionSettings() string {
 // TestNewSessionSettingsDialog: in a real terminal at 80x24 and 120x40,
 // the new-session dialog shows the host's session settings by their
 // labels with the defaults chosen and a readOnly one fixed; → reaches
-// "Allow all" and enter creates the session (issue 26).
+// "Allow all" through a confirmation per broader mode and enter creates
+// the session (issue 26, security finding 6).
 func TestNewSessionSettingsDialog(t *testing.T) {
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
@@ -47,8 +49,10 @@ func TestNewSessionSettingsDialog(t *testing.T) {
 				t.Errorf("the dialog lacks %q:\n%s", want, dialog)
 			}
 		}
-		u.hit(km.NewSession.Next)
-		u.hit(km.NewSession.Next)
+		for range 2 {
+			u.hit(km.NewSession.Next)
+			u.confirmWiden("the new session")
+		}
 		u.see("Allow all chosen", func(s string) bool {
 			return strings.Contains(PanelText(s, settingsTitle), "Approvals: ‹ Allow all ›")
 		})
@@ -104,5 +108,45 @@ func TestSettingsFormInTerminal(t *testing.T) {
 			p := Flatten(strings.Split(PanelText(s, "Settings"), "\n"))
 			return strings.Contains(p, "Base branch: release/1.1") && strings.Contains(p, "Max tool calls: 7")
 		})
+	})
+}
+
+// confirmWiden answers the confirmation of a value that lets more run
+// without asking with yes, as a person does: it waits out the second in
+// which its keys are ignored, moves onto "Yes" and presses enter.
+func (u *user) confirmWiden(reach string) {
+	u.t.Helper()
+	u.seeText("the confirmation naming its reach", "Applies to: "+reach)
+	time.Sleep(1200 * time.Millisecond)
+	u.press("Right")
+	u.see("Yes highlighted", func(s string) bool { return strings.Contains(s, "▸ Yes") })
+	u.press("Enter")
+	u.see("the confirmation closed", func(s string) bool { return !strings.Contains(s, "Applies to:") })
+}
+
+// TestTypingHeyKeepsApprovals: "hey" typed into the new-session settings
+// of a real terminal (security finding 6: h wrapped from Manual to
+// "Allow all" and y created the session) leaves the approval mode at its
+// default and creates nothing; enter then creates the session with the
+// default, as its settings sheet shows.
+func TestTypingHeyKeepsApprovals(t *testing.T) {
+	skipShort(t)
+	u := startDemoSession(t, 120, 40)
+	u.openSessionSettings()
+	u.press("h", "e", "y")
+	time.Sleep(500 * time.Millisecond) // what the keys would do, done
+	screen := u.see("the settings step still open", func(s string) bool { _, open := Panel(s, settingsTitle); return open })
+	if d := PanelText(screen, settingsTitle); !strings.Contains(d, "Approvals: ‹ Manual permissions ›") {
+		t.Fatalf("typing hey changed the approvals:\n%s", d)
+	}
+	u.press("Enter")
+	u.see("the new session is listed", func(s string) bool {
+		_, open := Panel(s, settingsTitle)
+		return !open && strings.Contains(PanelText(s, "Sessions ("), "New session")
+	})
+	u.hit(km.Global.Settings)
+	u.see("the new session's approvals as created", func(s string) bool {
+		p := Flatten(strings.Split(PanelText(s, "Settings"), "\n"))
+		return strings.Contains(p, "Approvals: ‹ Manual permissions ›") && strings.Contains(p, "Max tool calls: 20")
 	})
 }

@@ -127,9 +127,10 @@ const (
 
 // TestVSCodeSessionSettings is issue 26's acceptance against the real
 // host: a session created with "Allow all" chosen in the new-session
-// dialog runs a shell call without asking, and the settings sheet (O)
-// changes a sessionMutable setting and one of the host's own, which the
-// host takes.
+// dialog, through the confirmation each broader mode asks (security
+// finding 6), runs a shell call without asking and its card says so, and
+// the settings sheet (O) changes a sessionMutable setting and, once
+// confirmed, one of the host's own, which the host takes.
 func TestVSCodeSessionSettings(t *testing.T) {
 	s := newSuite(t)
 	u := s.start(t, 140, 45)
@@ -146,6 +147,14 @@ func TestVSCodeSessionSettings(t *testing.T) {
 		cfg := u.settingsStep(func() {
 			u.seeText("the host's approval modes", approvalsTitle+": ‹ Manual permissions ›")
 			u.selectSetting(settingsTitle, approvalsTitle, km.NewSession.Down)
+			u.hit(km.NewSession.Next)
+			u.confirmWiden("the new session")
+			u.hit(km.NewSession.Next)
+			confirm := u.seeText("the confirmation of Allow all", "Allow all")
+			if !strings.Contains(confirm, "Runs tool calls without asking") {
+				t.Errorf("the confirmation does not say what Allow all means:\n%s", confirm)
+			}
+			u.confirmWiden("the new session")
 			dialog = u.chooseValue(settingsTitle, approvalsTitle, "Allow all", km.NewSession.Next)
 		})
 		if !strings.Contains(e2e.Flatten(strings.Split(e2e.PanelText(dialog, settingsTitle), "\n")), "Runs tool calls without asking") {
@@ -203,6 +212,7 @@ func TestVSCodeSessionSettings(t *testing.T) {
 			u.rec.Dump()
 			t.Fatal("no chat/toolCallReady with confirmed not-needed from the host")
 		}
+		u.seeText("the card says the call ran without asking", "without asking: Allow all in this session")
 	})
 
 	step("O changes a sessionMutable setting and the host takes it", func() {
@@ -212,8 +222,14 @@ func TestVSCodeSessionSettings(t *testing.T) {
 			return strings.Contains(e2e.PanelText(sc, sheetTitle), approvalsTitle+": ‹ Allow all ›")
 		})
 		u.selectSetting(sheetTitle, approvalsTitle, km.Settings.Down)
-		// → from Allow all wraps to Manual permissions.
-		u.chooseValue(sheetTitle, approvalsTitle, "Manual permissions", km.Settings.Next)
+		// ← narrows: sent at once, no confirmation (→ stops at Allow
+		// all rather than wrapping to Manual).
+		u.chooseValue(sheetTitle, approvalsTitle, "Assisted permissions", km.Settings.Prev)
+		u.configChangeTaken("session/configChanged", approvalsProp, "assisted")
+	})
+
+	step("O steps back to Manual permissions", func() {
+		u.chooseValue(sheetTitle, approvalsTitle, "Manual permissions", km.Settings.Prev)
 		u.configChangeTaken("session/configChanged", approvalsProp, "default")
 	})
 
@@ -221,6 +237,9 @@ func TestVSCodeSessionSettings(t *testing.T) {
 		// A harmless switch among the host's own (root) settings.
 		const title, id = "Disable Repository Information Telemetry", "disableRepoInfoTelemetry"
 		u.selectSetting(sheetTitle, title, km.Settings.Down)
+		u.hit(km.Settings.Next)
+		// Every host setting reaches every client: it asks first.
+		u.confirmWiden("every client of this host, VS Code windows included")
 		u.chooseValue(sheetTitle, title, "true", km.Settings.Next)
 		u.configChangeTaken("root/configChanged", id, true)
 		u.hit(km.Settings.Close)
