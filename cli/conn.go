@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/host/trust"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/protocol"
@@ -21,9 +23,15 @@ type conn struct {
 	host    string // the token-free URL: what output names
 	release func()
 	// auth is the saved sign-ins (nil for --demo, whose tokens live in
-	// memory); pushed, the resources a saved token went to.
+	// memory); pushed, the resources a saved token went to (or was said
+	// not to go to).
 	auth   *authpkce.Authenticator
 	pushed map[string]bool
+	// source is how the host was found (trust.Decide); allowSaved is
+	// --allow-saved-tokens; warn gets the line for a sign-in not sent.
+	source     trust.Found
+	allowSaved bool
+	warn       io.Writer
 }
 
 func (c *conn) Close() {
@@ -109,6 +117,7 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 		return nil, fmt.Errorf("connect to %s: %w", target.URL, err)
 	}
 	cn.Client, cn.host, cn.pushed = c, target.URL, map[string]bool{}
+	cn.source, cn.allowSaved, cn.warn = sourceOf(s), a.allowSaved, a.Stderr
 	if !a.demo {
 		// Without the store the commands still work; only saved sign-ins
 		// are not offered to the host.
@@ -116,6 +125,18 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 	}
 	cn.pushSaved(ctx, nil)
 	return cn, nil
+}
+
+// sourceOf is how s found its host: VS Code's registry when no host was
+// named, a saved host's name, else the command line.
+func sourceOf(s hostpick.Spec) trust.Found {
+	switch {
+	case s.Discover():
+		return trust.Registry
+	case s.Saved != "":
+		return trust.Saved
+	}
+	return trust.CommandLine
 }
 
 // connected runs f with a connection, within --timeout.

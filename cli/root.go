@@ -43,6 +43,7 @@ type app struct {
 	demo, insecure, json bool
 	timeout              time.Duration
 	color                bool
+	allowSaved           bool // --allow-saved-tokens (saved.go)
 }
 
 // IsCommand reports whether args start with one of the commands, which
@@ -150,6 +151,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.BoolVar(&a.json, "json", false, "print JSON (see README, Scripting) instead of text")
 	pf.StringVar(&a.trace, "trace", "", "append every frame to `FILE` as a JSON line (secrets redacted)")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
+	savedFlags(root, a)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 
 	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), inboxCmd(a), authCmd(a), doctorCmd(a))
