@@ -38,19 +38,20 @@ type tokenWant = trust.Want
 // firstServer is the authorization server the host names for p.
 func firstServer(p protocol.ProtectedResourceMetadata) string { return trust.FirstServer(p) }
 
-// tokenWants lists what the host asks tokens for right now (trust.Wants:
+// tokenWants lists what the host asks tokens for right now (trust.Wants,
+// with the MCP rows the panel keeps:
 // agents' protectedResources, MCP servers in authRequired, auth-required
 // tool calls in the running turn).
 func (si *signIn) tokenWants() []tokenWant {
-	var sess *protocol.SessionState
+	var rows []mcpRow
 	var chat *protocol.ChatState
 	if si.hasSess {
-		sess = &si.sess
+		rows = si.servers() // trust.Wants's rows, kept per snapshot
 	}
 	if si.hasChat {
 		chat = &si.chat
 	}
-	return trust.Wants(si.root, sess, chat)
+	return trust.WantsOfRows(si.root, rows, chat)
 }
 
 // stateChanged runs on every new snapshot of a watched channel and acts

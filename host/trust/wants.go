@@ -29,17 +29,26 @@ func FirstServer(p protocol.ProtectedResourceMetadata) string {
 // session's MCP servers in authRequired, and the auth-required tool
 // calls of the chat's active turn. sess and chat may be nil.
 func Wants(root protocol.RootState, sess *protocol.SessionState, chat *protocol.ChatState) []Want {
+	var rows []views.MCPServerRow
+	if sess != nil {
+		rows = views.MCPServerRows(views.SessionCustomizations(*sess))
+	}
+	return WantsOfRows(root, rows, chat)
+}
+
+// WantsOfRows is Wants with the session's MCP server rows already derived
+// (views.MCPServerRows of views.SessionCustomizations), for a caller that
+// keeps them per snapshot: the UI looks on every streamed chunk.
+func WantsOfRows(root protocol.RootState, rows []views.MCPServerRow, chat *protocol.ChatState) []Want {
 	var out []Want
 	for _, a := range root.Agents {
 		for _, p := range a.ProtectedResources {
 			out = append(out, Want{Resource: p.Resource, Issuer: FirstServer(p)})
 		}
 	}
-	if sess != nil {
-		for _, r := range views.MCPServerRows(views.SessionCustomizations(*sess)) {
-			if r.StateKind == "authRequired" && r.Auth != nil {
-				out = append(out, Want{Resource: r.Auth.Resource.Resource, Issuer: FirstServer(r.Auth.Resource), Scopes: r.Auth.RequiredScopes})
-			}
+	for _, r := range rows {
+		if r.StateKind == "authRequired" && r.Auth != nil {
+			out = append(out, Want{Resource: r.Auth.Resource.Resource, Issuer: FirstServer(r.Auth.Resource), Scopes: r.Auth.RequiredScopes})
 		}
 	}
 	if chat != nil && chat.ActiveTurn != nil {
