@@ -146,7 +146,8 @@ func (a *app) dialAll(ctx context.Context) (*hostSet, error) {
 	set := &hostSet{reg: reg, release: release, conns: make([]*conn, len(reg.Hosts()))}
 	for i, h := range reg.Hosts() {
 		if c := h.Client(); c != nil {
-			set.conns[i] = &conn{Client: c, host: h.URL, release: func() {}, auth: auth, pushed: map[string]bool{}}
+			set.conns[i] = &conn{Client: c, host: h.URL, release: func() {}, auth: auth, pushed: map[string]bool{},
+				source: foundOf(h.Source), allowSaved: a.allowSaved, warn: a.Stderr}
 		}
 	}
 	return set, nil

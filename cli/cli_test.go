@@ -259,24 +259,6 @@ func TestREADMEExitCodes(t *testing.T) {
 	}
 }
 
-// TestPrivateTransport: a saved token goes unasked only where it cannot
-// cross a network in clear.
-func TestPrivateTransport(t *testing.T) {
-	for host, want := range map[string]bool{
-		"wss://agents.example.com/": true,
-		"ws://127.0.0.1:8080/":      true,
-		"ws://localhost:1/":         true,
-		"ws+unix:///tmp/h.sock":     true,
-		"ws://10.0.0.5:35893/":      false,
-		"ws://agents.example.com/":  false,
-		"http://127.0.0.1/":         false,
-	} {
-		if got := privateTransport(host); got != want {
-			t.Errorf("privateTransport(%q) = %v, want %v", host, got, want)
-		}
-	}
-}
-
 // TestIsSessionURI: only a whole URI is tried on the host when its list
 // lacks it; an id or a prefix stays a usage error.
 func TestIsSessionURI(t *testing.T) {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/host/trust"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/protocol"
@@ -22,7 +24,8 @@ type conn struct {
 	host    string // the token-free URL: what output names
 	release func()
 	// auth is the saved sign-ins (nil for --demo, whose tokens live in
-	// memory); pushed, the resources a saved token went to.
+	// memory); pushed, the resources a saved token went to (or was said
+	// not to go to).
 	auth   *authpkce.Authenticator
 	pushed map[string]bool
 
@@ -30,6 +33,11 @@ type conn struct {
 	// connection's life, so a wait can also wake for the reconnect window.
 	events chan eventBatch
 	stop   chan struct{}
+	// source is how the host was found (trust.Decide); allowSaved is
+	// --allow-saved-tokens; warn gets the line for a sign-in not sent.
+	source     trust.Found
+	allowSaved bool
+	warn       io.Writer
 	// window is how long the host may stay lost before a command gives up
 	// (exit 3); lostAt is when it was lost (zero while connected), and
 	// lostCause why. reconnects counts the times it came back, so a watch
@@ -152,6 +160,7 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 	}
 	cn.Client, cn.host, cn.pushed, cn.window = c, target.URL, map[string]bool{}, a.reconnectWindow
 	cn.pump()
+	cn.source, cn.allowSaved, cn.warn = sourceOf(s), a.allowSaved, a.Stderr
 	if !a.demo {
 		// Without the store the commands still work; only saved sign-ins
 		// are not offered to the host.
@@ -159,6 +168,18 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 	}
 	cn.pushSaved(ctx, nil)
 	return cn, nil
+}
+
+// sourceOf is how s found its host: VS Code's registry when no host was
+// named, a saved host's name, else the command line.
+func sourceOf(s hostpick.Spec) trust.Found {
+	switch {
+	case s.Discover():
+		return trust.Registry
+	case s.Saved != "":
+		return trust.Saved
+	}
+	return trust.CommandLine
 }
 
 // connected runs f with a connection, within --timeout.

@@ -34,7 +34,7 @@ const loginTimeout = 10 * time.Minute
 
 func loginCmd(a *app) *cobra.Command {
 	var session string
-	var noBrowser, device, paste, withToken, gh bool
+	var noBrowser, device, paste, withToken, gh, otherOrigin bool
 	var allow []string
 	cmd := &cobra.Command{
 		Use:   "login RESOURCE",
@@ -82,14 +82,24 @@ forgets it when the command ends.`,
 						return err
 					}
 				}
+				open := authpkce.OpenSystemBrowser
 				if noBrowser {
-					cfg.OpenBrowser = func(string) error { return errors.New("--no-browser") }
+					open = func(string) error { return errors.New("--no-browser") }
+				}
+				// The browser opens only once the page is known to be on
+				// the issuer's origin (or --allow-other-origin said so).
+				gate := make(chan bool, 1)
+				cfg.OpenBrowser = func(u string) error {
+					if !<-gate {
+						return errors.New("not opened: the sign-in page is not on the issuer's origin")
+					}
+					return open(u)
 				}
 				auth, err := authpkce.New(cfg)
 				if err != nil {
 					return withCode(ExitSignIn, err)
 				}
-				return a.login(ctx, c, auth, loginRequest{req: req, advertised: advertised, allow: allow}, device, paste)
+				return a.login(ctx, c, auth, loginRequest{req: req, advertised: advertised, allow: allow, otherOrigin: otherOrigin, gate: gate}, device, paste)
 			})
 		},
 	}
@@ -98,6 +108,7 @@ forgets it when the command ends.`,
 	cmd.Flags().BoolVar(&device, "device", false, "use the device grant: a code to enter on another device")
 	cmd.Flags().BoolVar(&paste, "paste", false, "read the address the browser lands on from stdin (implies --no-browser)")
 	cmd.Flags().StringSliceVar(&allow, "allow-server", nil, "sign in at `HOST[:PORT]` though it is on a private or loopback address (as the UI asks)")
+	cmd.Flags().BoolVar(&otherOrigin, otherOriginFlag, false, "sign in on a page (browser or device) that is not on the origin of the authorization server the host names")
 	cmd.Flags().BoolVar(&withToken, "with-token", false, "push a token read from stdin (not saved)")
 	cmd.Flags().BoolVar(&gh, "gh", false, "push the token gh auth token prints, for a GitHub resource (not saved)")
 	return cmd
@@ -168,12 +179,41 @@ func findRequirement(ctx context.Context, c *conn, session, resource string) (au
 	return *found, advertised, nil
 }
 
+// otherOriginFlag lets auth login go on with a sign-in page that is not on
+// the issuer's origin (the UI shows such a device page with a warning).
+const otherOriginFlag = "allow-other-origin"
+
 // loginRequest is what auth login signs in to: the host's requirement,
-// the resources it advertised, and the servers --allow-server agreed to.
+// the resources it advertised, the servers --allow-server agreed to, and
+// whether --allow-other-origin was given. gate, when set, lets the
+// browser open (true) or not (false) once the page's origin is checked.
 type loginRequest struct {
-	req        authpkce.Requirement
-	advertised []string
-	allow      []string
+	req         authpkce.Requirement
+	advertised  []string
+	allow       []string
+	otherOrigin bool
+	gate        chan<- bool
+}
+
+// checkOrigin refuses a sign-in page off the issuer's origin unless
+// --allow-other-origin was given, and then says on stderr which origins
+// they are (authpkce.Grant.OtherOrigin: the UI's words). It lets the
+// browser open only when the page may be used.
+func (a *app) checkOrigin(g *authpkce.Grant, lr loginRequest) error {
+	warn := g.OtherOrigin()
+	ok := warn == "" || lr.otherOrigin
+	if lr.gate != nil {
+		lr.gate <- ok
+	}
+	switch {
+	case warn == "":
+		return nil
+	case !ok:
+		return withCode(ExitSignIn, fmt.Errorf("sign in to %s: %s Not started; if you expected it, run again with --%s",
+			hostText(lr.req.Resource.Resource), hostText(warn), otherOriginFlag))
+	}
+	fmt.Fprintf(a.Stderr, "warning: %s\n", hostText(warn))
+	return nil
 }
 
 func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, lr loginRequest, device, paste bool) error {
@@ -196,6 +236,9 @@ func (a *app) login(ctx context.Context, c *conn, auth *authpkce.Authenticator, 
 		return withCode(ExitSignIn, fmt.Errorf("sign in to %s: %w%s", hostText(req.Resource.Resource), err, byHandHint(req)))
 	}
 	defer g.Cancel()
+	if err := a.checkOrigin(g, lr); err != nil {
+		return err
+	}
 	if d := g.Device(); d != nil {
 		fmt.Fprintf(a.Stderr, "To sign in to %s, open\n  %s\nand enter the code %s\n", hostText(req.Resource.Resource), hostText(d.VerificationURI), hostText(d.UserCode))
 	} else if u := g.URL(); u != "" {

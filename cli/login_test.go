@@ -109,7 +109,7 @@ func TestAuthLoginAllowServer(t *testing.T) {
 	req := authpkce.Requirement{Reason: authpkce.ReasonRequired,
 		Resource:    authpkce.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{issuer}},
 		OAuthClient: &authpkce.Client{ClientID: "ahptui-test"}}
-	login := func(allow []string) (string, error) {
+	login := func(allow []string, otherOrigin bool) (string, error) {
 		t.Helper()
 		var errb strings.Builder
 		a := &app{Env: Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &errb}}
@@ -119,16 +119,24 @@ func TestAuthLoginAllowServer(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 		defer cancel()
-		err = a.login(ctx, &conn{host: "ws://127.0.0.1:1/"}, auth, loginRequest{req: req, advertised: []string{resource}, allow: allow}, false, false)
+		err = a.login(ctx, &conn{host: "ws://127.0.0.1:1/"}, auth, loginRequest{req: req, advertised: []string{resource}, allow: allow, otherOrigin: otherOrigin}, false, false)
 		return errb.String(), err
 	}
-	_, err := login(nil)
+	_, err := login(nil, true)
 	if exitCode(err) != ExitSignIn || err == nil || !strings.Contains(err.Error(), "--allow-server "+otherHost) {
 		t.Fatalf("without --allow-server: exit %d, %v", exitCode(err), err)
 	}
-	stderr, _ := login([]string{otherHost})
-	if !strings.Contains(stderr, other.URL+"/authorize?") {
-		t.Errorf("with --allow-server %s the sign-in did not start:\n%s", otherHost, stderr)
+	// The authorization page is on another origin than the issuer: as
+	// in the UI's sheet, both are named, and without
+	// --allow-other-origin the sign-in does not go on.
+	stderr, err := login([]string{otherHost}, false)
+	if exitCode(err) != ExitSignIn || err == nil || !strings.Contains(err.Error(), "--allow-other-origin") ||
+		!strings.Contains(err.Error(), otherHost) || !strings.Contains(err.Error(), issuer) || strings.Contains(stderr, "/authorize?") {
+		t.Fatalf("an authorization page off the issuer's origin: exit %d, %v\n%s", exitCode(err), err, stderr)
+	}
+	stderr, _ = login([]string{otherHost}, true)
+	if !strings.Contains(stderr, other.URL+"/authorize?") || !strings.Contains(stderr, "not the authorization server the host names") {
+		t.Errorf("with --allow-server %s --allow-other-origin the sign-in did not start with a warning:\n%s", otherHost, stderr)
 	}
 }
 

@@ -51,6 +51,7 @@ type app struct {
 	// reconnectWindow: how long a lost host may take to come back.
 	reconnectWindow time.Duration
 	color           bool
+	allowSaved      bool // --allow-saved-tokens (saved.go)
 }
 
 // IsCommand reports whether args name one of the commands, which Run
@@ -235,6 +236,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.StringVar(&a.trace, "trace", "", "append every frame to `FILE` as a JSON line (secrets redacted)")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
 	pf.DurationVar(&a.reconnectWindow, "reconnect-window", 30*time.Second, "how long a lost host may take to come back (`DURATION`) before exit 3")
+	savedFlags(root, a)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 
 	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), inboxCmd(a), authCmd(a), doctorCmd(a))

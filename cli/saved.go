@@ -2,86 +2,124 @@ package cli
 
 import (
 	"context"
-	"net/url"
-	"strings"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/authpkce"
-	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/host/trust"
 	"github.com/ahptui/ahptui/protocol"
 )
 
-// want is a token the host asks for: a resource, the issuer it names for
-// it, and the scopes a token must carry.
-type want struct {
-	resource, issuer string
-	scopes           []string
+// allowSavedFlag is the flag that says yes, up front, to what the UI
+// would ask before pushing a saved sign-in (trust.Ask): a command cannot
+// ask, so without it such a sign-in is not sent and stderr says why.
+const allowSavedFlag = "allow-saved-tokens"
+
+// savedFlags registers the commands' flags about saved sign-ins.
+func savedFlags(root *cobra.Command, a *app) {
+	root.PersistentFlags().BoolVar(&a.allowSaved, allowSavedFlag, false, "send saved sign-ins the UI would ask about first: to a plain ws:// host or socket not proven yours (VS Code's registry), or one made on another host")
 }
 
-func issuerOf(p protocol.ProtectedResourceMetadata) string {
-	if len(p.AuthorizationServers) > 0 {
-		return p.AuthorizationServers[0]
-	}
-	return ""
+// savedPlan is what happens with one saved sign-in the host asks for.
+type savedPlan struct {
+	want    trust.Want
+	verdict trust.Verdict
+	match   authpkce.Match
 }
 
-// wantsOf lists what the host asks tokens for, as the UI reads it: every
-// agent's protected resources and the session's MCP servers that wait for
-// sign-in.
-func wantsOf(root protocol.RootState, sess *protocol.SessionState) []want {
-	var out []want
-	for _, ag := range root.Agents {
-		for _, p := range ag.ProtectedResources {
-			out = append(out, want{resource: p.Resource, issuer: issuerOf(p)})
-		}
+// found is how the connection's host was found, for trust.Decide: a host
+// from VS Code's registry is proven the user's own (the registry is
+// owner-only, its pid live; hostconn checks the peer on dial).
+func (c *conn) found() trust.Found {
+	if c.source == 0 {
+		return trust.CommandLine
 	}
-	if sess != nil {
-		for _, r := range mcpRows(*sess) {
-			if r.StateKind == "authRequired" && r.Auth != nil {
-				out = append(out, want{resource: r.Auth.Resource.Resource, issuer: issuerOf(r.Auth.Resource), scopes: r.Auth.RequiredScopes})
-			}
+	return c.source
+}
+
+// foundOf is a hosts.Host's Source ("flag", "saved", "local") as how
+// the host was found.
+func foundOf(source string) trust.Found {
+	switch source {
+	case "local":
+		return trust.Registry
+	case "saved":
+		return trust.Saved
+	}
+	return trust.CommandLine
+}
+
+// planSaved is trust.Decide for every token the host asks for (trust.Wants
+// of root and sess), once per resource and connection: what pushSaved
+// does with each. The host advertised what it asks for; authpkce.Lookup
+// matches the saved grants to this host and issuer.
+func (c *conn) planSaved(root protocol.RootState, sess *protocol.SessionState) []savedPlan {
+	if c.auth == nil {
+		return nil
+	}
+	wants := trust.Wants(root, sess, nil)
+	advertised := map[string]bool{}
+	for _, w := range wants {
+		advertised[w.Resource] = true
+	}
+	found := c.found()
+	var out []savedPlan
+	seen := map[string]bool{}
+	for _, w := range wants {
+		if w.Resource == "" || c.pushed[w.Resource] || seen[w.Resource] {
+			continue
 		}
+		seen[w.Resource] = true
+		in := trust.Input{
+			Host: c.host, Transport: trust.TransportOf(c.host, found), Found: found, Proven: found == trust.Registry,
+			Resource: w.Resource, Advertised: advertised[w.Resource], Allow: c.allowSaved,
+		}
+		in.Match = c.auth.Lookup(c.host, authpkce.Want{Resource: w.Resource, Issuer: w.Issuer, Scopes: w.Scopes})
+		out = append(out, savedPlan{want: w, verdict: trust.Decide(in), match: in.Match})
 	}
 	return out
 }
 
-// privateTransport: tokens may go to the host without asking — wss://,
-// or plain ws:// that never leaves this machine. (The UI asks before
-// sending one over plain ws:// to another machine; a command cannot ask,
-// so it sends none.)
-func privateTransport(host string) bool {
-	u, err := url.Parse(host)
-	if err != nil {
-		return false
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "wss", "ws+unix":
-		return true
-	case "ws":
-		return hostpick.CheckTransport(host, false) == nil && hostpick.IsLoopback(u.Hostname())
-	}
-	return false
+// warnMu keeps the lines of hosts served at once (status on several
+// hosts) whole on stderr.
+var warnMu sync.Mutex
+
+// notSent is the line a command prints for a sign-in trust.Decide would
+// ask about.
+func notSent(w io.Writer, resource, host, reason string) {
+	warnMu.Lock()
+	defer warnMu.Unlock()
+	fmt.Fprintf(w, "saved sign-in for %s not sent to %s: %s; run with --%s to send it\n", hostText(resource), hostText(host), hostText(reason), allowSavedFlag)
 }
 
-// pushSaved sends the host the saved sign-ins it may have without asking
-// (authpkce.Lookup's DecisionSilent: obtained on this host, for the issuer
-// it names), once per resource and connection, as the UI does on connect.
-// A sign-in the UI would ask about is left alone. pushed says whether the
-// host took one, so a caller reads the state it changed again.
+// pushSaved sends the host the saved sign-ins trust.Decide lets go, once
+// per resource and connection, as the UI does on connect and on every
+// snapshot. What the UI would ask about is not sent: stderr says why and
+// names --allow-saved-tokens. pushed says whether the host took one, so
+// a caller reads the state it changed again.
 func (c *conn) pushSaved(ctx context.Context, sess *protocol.SessionState) (pushed bool) {
-	if c.auth == nil || !privateTransport(c.host) {
+	if c.auth == nil {
 		return false
 	}
 	root, _ := c.Root()
-	for _, w := range wantsOf(root, sess) {
-		if w.resource == "" || c.pushed[w.resource] {
+	for _, p := range c.planSaved(root, sess) {
+		res := p.want.Resource
+		switch p.verdict.Kind {
+		case trust.Ask:
+			c.pushed[res] = true // said once; nothing is sent
+			if c.warn != nil {
+				notSent(c.warn, res, c.host, p.verdict.Reason)
+			}
+			continue
+		case trust.Refuse:
 			continue
 		}
-		m := c.auth.Lookup(c.host, authpkce.Want{Resource: w.resource, Issuer: w.issuer, Scopes: w.scopes})
-		if m.Decision != authpkce.DecisionSilent {
-			continue
-		}
-		c.pushed[w.resource] = true
-		if c.Authenticate(ctx, w.resource, m.Token.AccessToken, m.Token.Scopes, m.Token.Expiry) == nil {
+		c.pushed[res] = true
+		tok := p.match.Token
+		if c.Authenticate(ctx, res, tok.AccessToken, tok.Scopes, tok.Expiry) == nil {
 			pushed = true
 		}
 	}

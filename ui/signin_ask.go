@@ -86,10 +86,11 @@ func hostOf(issuer string) string {
 // askUseHere asks "use your sign-in to X (issued by Y) on host Z?" for a
 // saved grant obtained on another host (authpkce.DecisionAsk). Yes records
 // the answer and pushes the token; no records it and pushes nothing. Either
-// way Lookup does not ask again for this host.
-func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
+// way Lookup does not ask again for this host. plain (trust.Verdict.Plain):
+// the host is plain ws:// and not yet agreed to, so a yes agrees to that too.
+func (si *signIn) askUseHere(w tokenWant, match authpkce.Match, plain bool) {
 	src, _ := si.cfg.Auth.(savedAnswers)
-	host, res, issuer := si.cfg.Host, w.resource, w.issuer
+	host, res, issuer := si.cfg.Host, w.Resource, w.Issuer
 	tok := match.Token
 	from := tok.Host
 	if from == "" {
@@ -99,7 +100,6 @@ func (si *signIn) askUseHere(w tokenWant, match authpkce.Match) {
 		"You signed in on " + from + ". Yes sends that token to this host too.",
 		"Your answer is remembered for this host; forget the sign-in with " + si.keys.Global.SignIns.Help().Key + ".",
 	}
-	plain := si.plainVerdict() == plainAsk
 	if plain {
 		lines = append(lines, "This host is reached over plain ws://: any program on this machine could have taken its address.")
 	}

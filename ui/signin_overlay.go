@@ -175,7 +175,7 @@ func (si *signIn) onPasteDone(msg pasteDoneMsg) tea.Cmd {
 func (si *signIn) overlayExtras(gv *views.GrantView, g *grantFlow) {
 	if g.grant != nil {
 		gv.Server = g.grant.ServerHost()
-		gv.Issuer, gv.ServerIsIssuer = g.grant.Issuer(), g.grant.ServerIsIssuer()
+		gv.Issuer, gv.ServerIsIssuer, gv.OriginWarning = g.grant.Issuer(), g.grant.ServerIsIssuer(), g.grant.OtherOrigin()
 		if d := g.grant.Device(); d != nil {
 			gv.Device = &views.DeviceView{UserCode: d.UserCode, VerificationURI: d.VerificationURI}
 		}

@@ -1,11 +1,9 @@
 package ui
 
 import (
-	"net/url"
-	"strings"
-
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/host/trust"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -26,39 +24,16 @@ type savedPush struct {
 	cmd      tea.Cmd
 }
 
-type plainVerdict int
-
-const (
-	plainGo plainVerdict = iota
-	plainAsk
-	plainRefused
-)
-
-// plainVerdict says whether a saved token may go to this host now.
-func (si *signIn) plainVerdict() plainVerdict {
+// plainAnswer is this run's answer to sending saved tokens over plain
+// ws://, for trust.Decide (which knows which hosts need one).
+func (si *signIn) plainAnswer() trust.PlainAnswer {
 	switch {
-	case si.cfg.RegistryHost || !plainHost(si.cfg.Host):
-		return plainGo
 	case !si.plain.answered:
-		return plainAsk
+		return trust.PlainUnasked
 	case si.plain.allowed:
-		return plainGo
+		return trust.PlainYes
 	}
-	return plainRefused
-}
-
-// plainHost reports whether host is reached without TLS: ws:// (http://
-// is its alias in a --host) or a Unix socket given by hand.
-func plainHost(host string) bool {
-	u, err := url.Parse(strings.TrimSpace(host))
-	if err != nil {
-		return true
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "wss", "https":
-		return false
-	}
-	return true
+	return trust.PlainNo
 }
 
 // askPlainHost asks, once per run, before the first saved token goes to a

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/host/trust"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -29,51 +30,28 @@ type savedPushedMsg struct {
 // savedKey is one resource with the scopes a token for it must carry.
 type savedKey struct{ resource, scopes string }
 
-// tokenWant is a resource the host says needs a token, with the scopes a
-// token must carry to serve it.
-type tokenWant struct {
-	resource string
-	issuer   string // the authorization server the host names for it
-	scopes   []string
-}
+// tokenWant is a resource the host says needs a token, with the issuer it
+// names and the scopes a token must carry: trust.Want, the one reading
+// the commands share.
+type tokenWant = trust.Want
 
-// firstServer is the authorization server the host names for p: the one a
-// sign-in would go to, and the issuer a saved grant must match.
-func firstServer(p protocol.ProtectedResourceMetadata) string {
-	if as := p.AuthorizationServers; len(as) > 0 {
-		return as[0]
-	}
-	return ""
-}
+// firstServer is the authorization server the host names for p.
+func firstServer(p protocol.ProtectedResourceMetadata) string { return trust.FirstServer(p) }
 
-// tokenWants lists what the host asks tokens for right now: every agent's
-// protectedResources (the spec: "Before interacting with a session backed
-// by such an agent, the client SHOULD authenticate"), MCP servers in
-// authRequired and auth-required tool calls in the running turn.
+// tokenWants lists what the host asks tokens for right now (trust.Wants,
+// with the MCP rows the panel keeps:
+// agents' protectedResources, MCP servers in authRequired, auth-required
+// tool calls in the running turn).
 func (si *signIn) tokenWants() []tokenWant {
-	var out []tokenWant
-	for _, a := range si.root.Agents {
-		for _, p := range a.ProtectedResources {
-			out = append(out, tokenWant{resource: p.Resource, issuer: firstServer(p)})
-		}
-	}
+	var rows []mcpRow
+	var chat *protocol.ChatState
 	if si.hasSess {
-		for _, r := range si.servers() {
-			if r.StateKind == "authRequired" && r.Auth != nil {
-				out = append(out, tokenWant{resource: r.Auth.Resource.Resource, issuer: firstServer(r.Auth.Resource), scopes: r.Auth.RequiredScopes})
-			}
-		}
+		rows = si.servers() // trust.Wants's rows, kept per snapshot
 	}
-	if si.hasChat && si.chat.ActiveTurn != nil {
-		for _, p := range si.chat.ActiveTurn.ResponseParts {
-			if tc, ok := p.Variant.(protocol.ToolCallResponsePart); ok {
-				if a := tc.ToolCall.AuthRequirement(); a != nil {
-					out = append(out, tokenWant{resource: a.Resource.Resource, issuer: firstServer(a.Resource), scopes: a.RequiredScopes})
-				}
-			}
-		}
+	if si.hasChat {
+		chat = &si.chat
 	}
-	return out
+	return trust.WantsOfRows(si.root, rows, chat)
 }
 
 // stateChanged runs on every new snapshot of a watched channel and acts
@@ -82,7 +60,7 @@ func (si *signIn) tokenWants() []tokenWant {
 func (si *signIn) stateChanged() tea.Cmd {
 	wants := si.tokenWants()
 	if slices.EqualFunc(wants, si.lastWants, func(a, b tokenWant) bool {
-		return a.resource == b.resource && a.issuer == b.issuer && slices.Equal(a.scopes, b.scopes)
+		return a.Resource == b.Resource && a.Issuer == b.Issuer && slices.Equal(a.Scopes, b.Scopes)
 	}) {
 		return nil
 	}
@@ -91,12 +69,11 @@ func (si *signIn) stateChanged() tea.Cmd {
 }
 
 // pushSavedTokens pushes, once per connection and resource (and required
-// scopes), a saved token authpkce.Lookup allows silently: obtained on this
-// very host for the issuer the host names now. To a plain ws:// host not
-// found in VS Code's registry it goes only after the user said yes once
-// this run (askPlainHost). A grant from another host
-// is never pushed here; the status line says a sign-in from elsewhere
-// exists. Only resources this host advertised are considered.
+// scopes), the saved tokens trust.Decide lets go, and asks the questions
+// it asks: "use your sign-in from elsewhere here?" (askUseHere) for a
+// grant obtained on another host, "send over ws://?" (askPlainHost, once
+// per run) before the first token goes to a plain ws:// host not found in
+// VS Code's registry. Only resources this host advertised are considered.
 func (si *signIn) pushSavedTokens() tea.Cmd {
 	src, ok := si.cfg.Auth.(savedTokens)
 	if !ok || si.client == nil {
@@ -104,12 +81,12 @@ func (si *signIn) pushSavedTokens() tea.Cmd {
 	}
 	var todo []tokenWant
 	for _, w := range si.tokenWants() {
-		k := savedKey{w.resource, strings.Join(w.scopes, " ")}
-		if w.resource == "" || si.savedTried[k] {
+		k := savedKey{w.Resource, strings.Join(w.Scopes, " ")}
+		if w.Resource == "" || si.savedTried[k] {
 			continue
 		}
 		si.savedTried[k] = true
-		if g := si.grants[w.resource]; g != nil && (g.phase == grantStarting || g.phase == grantWaiting || g.phase == grantPushing) {
+		if g := si.grants[w.Resource]; g != nil && (g.phase == grantStarting || g.phase == grantWaiting || g.phase == grantPushing) {
 			continue
 		}
 		todo = append(todo, w)
@@ -122,38 +99,53 @@ func (si *signIn) pushSavedTokens() tea.Cmd {
 	var cmds []tea.Cmd
 	pushed := map[string]bool{}
 	for _, w := range todo {
-		if pushed[w.resource] || authpkce.CheckAdvertised(w.resource, advertised) != nil {
+		if pushed[w.Resource] {
 			continue
 		}
-		match := src.Lookup(si.cfg.Host, authpkce.Want{Resource: w.resource, Issuer: w.issuer, Scopes: w.scopes})
-		si.log.Debug("saved token lookup", "resource", w.resource, "decision", match.Decision.String())
-		switch match.Decision {
-		case authpkce.DecisionSilent:
-		case authpkce.DecisionAsk:
-			if si.plainVerdict() != plainRefused {
-				si.askUseHere(w, match)
-			}
+		v, match := si.savedVerdict(src, w, advertised)
+		si.log.Debug("saved token", "resource", w.Resource, "decision", match.Decision.String(), "verdict", v.Kind.String(), "question", v.Question.String())
+		switch {
+		case v.Kind == trust.Ask && v.Question == trust.UseHere:
+			si.askUseHere(w, match, v.Plain)
 			continue
-		default:
+		case v.Kind == trust.Refuse:
 			continue
 		}
-		pushed[w.resource] = true
-		res, tok, scopes, expiry := w.resource, match.Token.AccessToken, match.Token.Scopes, match.Token.Expiry
+		pushed[w.Resource] = true
+		res, tok, scopes, expiry := w.Resource, match.Token.AccessToken, match.Token.Scopes, match.Token.Expiry
 		push := savedPush{resource: res, cmd: func() tea.Msg {
 			return savedPushedMsg{resource: res, err: c.Authenticate(ctx, res, tok, scopes, expiry)}
 		}}
-		switch si.plainVerdict() {
-		case plainAsk:
+		if v.Kind == trust.Ask { // trust.SendPlain
 			si.holdForPlain(push)
 			continue
-		case plainRefused:
-			continue
 		}
-		si.hostHolds[w.resource] = true
+		si.hostHolds[w.Resource] = true
 		si.log.Debug("pushing a saved token", "resource", res)
 		cmds = append(cmds, push.cmd)
 	}
 	return tea.Batch(cmds...)
+}
+
+// savedVerdict is trust.Decide for w on this host, with what the UI
+// knows: the host's URL, whether it came from VS Code's registry with a
+// live pid (Config.RegistryHost, which proves it the user's own), this
+// run's answer to the plain ws:// question, and authpkce.Lookup's match
+// (asked only for an advertised resource).
+func (si *signIn) savedVerdict(src savedTokens, w tokenWant, advertised []string) (trust.Verdict, authpkce.Match) {
+	found := trust.CommandLine
+	if si.cfg.RegistryHost {
+		found = trust.Registry
+	}
+	in := trust.Input{
+		Host: si.cfg.Host, Transport: trust.TransportOf(si.cfg.Host, found), Found: found, Proven: si.cfg.RegistryHost,
+		Resource: w.Resource, Advertised: authpkce.CheckAdvertised(w.Resource, advertised) == nil,
+		Plain: si.plainAnswer(),
+	}
+	if in.Advertised {
+		in.Match = src.Lookup(si.cfg.Host, authpkce.Want{Resource: w.Resource, Issuer: w.Issuer, Scopes: w.Scopes})
+	}
+	return trust.Decide(in), in.Match
 }
 
 func (si *signIn) onSavedPushed(msg savedPushedMsg) tea.Cmd {

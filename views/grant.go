@@ -64,6 +64,10 @@ type GrantView struct {
 	// relay a real provider's device code).
 	Issuer         string
 	ServerIsIssuer bool
+	// OriginWarning is authpkce's warning for a page off the issuer's
+	// origin (Grant.OtherOrigin), the words auth login uses too; drawn
+	// for a device page.
+	OriginWarning string
 	// Device, for a device grant (RFC 8628), is the code to enter and where.
 	Device *DeviceView
 	// DeviceOffered: the authorization server offers a device grant too;
@@ -378,9 +382,8 @@ func serverLine(g GrantView) (line string, warn bool) {
 		return "You sign in at " + srv + ".", false
 	case srv == "" || g.ServerIsIssuer:
 		return "You sign in at " + cmp.Or(srv, iss) + ", the authorization server the host names (" + iss + ").", false
-	case g.Device != nil:
-		return "⚠ " + srv + " is not the authorization server the host names (" + iss + "). " +
-			iss + " gets what you approve there: enter the code only if you expected to sign in at " + srv + " for it.", true
+	case g.Device != nil && g.OriginWarning != "":
+		return "⚠ " + SanitizeLine(g.OriginWarning), true
 	}
 	return "You sign in at " + srv + " for the authorization server the host names (" + iss + ").", false
 }

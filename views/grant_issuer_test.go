@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/authpkce"
 )
 
 // TestRenderGrantOverlayNamesIssuer: the sign-in sheet always names the
@@ -17,7 +19,8 @@ func TestRenderGrantOverlayNamesIssuer(t *testing.T) {
 	device := GrantView{
 		Phase: GrantWaiting, Resource: "https://mcp.example/deploy",
 		Server: "microsoft.com", Issuer: issuer,
-		Device: &DeviceView{UserCode: "ABCD-EFGH", VerificationURI: "https://microsoft.com/devicelogin"},
+		Device:        &DeviceView{UserCode: "ABCD-EFGH", VerificationURI: "https://microsoft.com/devicelogin"},
+		OriginWarning: authpkce.OriginWarning("microsoft.com", issuer, true),
 	}
 	flat := func(s string) string { return strings.Join(strings.Fields(ansi.Strip(s)), " ") }
 	for _, h := range []int{40, 9} {

@@ -581,16 +581,17 @@ func (r *cliRunner) githubResource() string {
 }
 
 // TestCLISavedSignIn: a sign-in saved on this host (as the UI saves one)
-// is pushed by a command as the UI pushes it, so starting the GitHub MCP
-// server (in the history session, which has run), which needs sign-in
-// without it (exit 7), comes up ready.
+// is pushed by a command, so starting the GitHub MCP server (in the
+// history session, which has run), which needs sign-in without it (exit
+// 7), comes up ready. The demo is plain ws:// given with --host, where the
+// UI asks first: the command sends it with --allow-saved-tokens.
 func TestCLISavedSignIn(t *testing.T) {
 	skipShort(t)
 	r, h := newCLIRunner(t)
 	resource := r.githubResource()
 	dir := privateDir(t)
 	saveDemoSignIn(t, h, dir, resource)
-	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "history", "--json", "--host", r.url, "--config-dir", dir)
+	res := runCLI(t, r.bin, r.env, "", "mcp", "start", demohost.GitHubServerID, "--session", "history", "--json", "--host", r.url, "--config-dir", dir, "--allow-saved-tokens")
 	if res.code != 0 || !strings.Contains(res.stdout, `"state": "ready"`) {
 		t.Errorf("mcp start with a saved sign-in: exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
