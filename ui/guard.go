@@ -97,10 +97,11 @@ func (m *Model) settleGuards() {
 	if m.askShown() && m.signin.asks[0].guard.until.IsZero() {
 		m.signin.asks[0].guard.arm(m.clock())
 	}
-	// The terminal pane covers the status line: it says it itself.
+	// The terminal pane covers the status line: it says it itself, in
+	// the few cells its header has left.
 	m.terms.waits = ""
-	if m.under().to == toTerminalInput {
-		m.terms.waits = m.questionWaits()
+	if m.under().to == toTerminalInput && m.questionWaits() != "" {
+		m.terms.waits = "a question waits: " + m.keys.Terminal.Leave.Help().Key + " to see it"
 	}
 }
 

@@ -40,6 +40,7 @@ func terminalTyped(t *testing.T, stub *stubClient) string {
 // drawn — with its first second's keys dropped.
 func TestTypingInTerminalNeverAnswersATrustQuestion(t *testing.T) {
 	m, stub, _, _ := termModel(t, termState("stub-client", unclassified("$ ")))
+	m.resize(80, 24) // the pane's header says it within 80 columns
 	m.root.Terminals = []protocol.TerminalInfo{{Resource: fxTerm, Title: "make",
 		Claim: protocol.NewTerminalClaim(protocol.TerminalClientClaim{Kind: "client", ClientID: "stub-client"})}}
 	clock := withStepClock(m)
@@ -78,7 +79,7 @@ func TestTypingInTerminalNeverAnswersATrustQuestion(t *testing.T) {
 		t.Fatalf("the question is drawn over the terminal that has the keys:\n%s", ansi.Strip(m.Render()))
 	}
 	// The pane covers the status line: it says itself how to reach it.
-	if screen := ansi.Strip(m.Render()); !strings.Contains(screen, "a question waits: press esc to stop typing") {
+	if screen := ansi.Strip(m.Render()); !strings.Contains(screen, "a question waits: esc to see it") {
 		t.Fatalf("the pane does not say a question waits:\n%s", screen)
 	}
 	if w := m.questionWaits(); !strings.Contains(w, "stop typing into the terminal") {
@@ -227,5 +228,46 @@ func TestEveryTextFieldHoldsQuestions(t *testing.T) {
 		if ctx.TextEntry() && !covered[ctx] {
 			t.Errorf("keymap's text context %v is reached by no text field target", ctx)
 		}
+	}
+}
+
+// TestTypingInTerminalNeverApprovesANewCard: an approval card the host
+// raises while the user types into a terminal is selected in the chat
+// under the pane, but gets none of the typed keys: they all go to the
+// terminal (the card's keys are reached only through the chat target,
+// never a text field).
+func TestTypingInTerminalNeverApprovesANewCard(t *testing.T) {
+	m, stub, _, _ := termModel(t, termState("stub-client", unclassified("$ ")))
+	m.root.Terminals = []protocol.TerminalInfo{{Resource: fxTerm, Title: "make"}}
+	withCard := stub.chats[fxChat]
+	calm := withCard
+	at := *calm.ActiveTurn
+	at.ResponseParts = at.ResponseParts[:1]
+	calm.ActiveTurn = &at
+	stub.chats[fxChat] = calm
+	m.refreshChannel(fxChat)
+	m.focus, m.chatPanel.sel = focusChat, chatSel{}
+	clock := withStepClock(m)
+
+	pressUntil(t, m, "T", "the list", func() bool { return m.terms.open })
+	pressUntil(t, m, "enter", "the terminal opens", func() bool { return m.terms.hasSt })
+	m.Update(press("i"))
+	typeInto(m, "ls")
+	stub.chats[fxChat] = withCard // tc4 now waits for approval
+	m.refreshChannel(fxChat)
+	if m.chatPanel.sel.item != "tc4" {
+		t.Fatalf("selection %q: the new card was not brought within reach", m.chatPanel.sel.item)
+	}
+	for _, r := range "yarn" {
+		clock.skip(2 * time.Second)
+		m.Update(press(string(r)))
+	}
+	for _, a := range stub.sent {
+		if _, ok := a.Variant.(protocol.TerminalInputAction); !ok {
+			t.Fatalf("typing into the terminal dispatched %T", a.Variant)
+		}
+	}
+	if got := terminalTyped(t, stub); got != "lsyarn" {
+		t.Fatalf("the terminal got %q", got)
 	}
 }

@@ -121,7 +121,7 @@ collect:
 	if strings.Contains(screen, "Use a saved sign-in?") {
 		t.Errorf("the question is drawn over the terminal the user types in:\n%s", screen)
 	}
-	if !strings.Contains(screen, "a question waits: press "+km.Terminal.Leave.Help().Key+" to stop typing") {
+	if !strings.Contains(screen, "a question waits: "+km.Terminal.Leave.Help().Key+" to see it") {
 		t.Errorf("the pane does not say how to reach the question:\n%s", screen)
 	}
 
