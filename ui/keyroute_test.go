@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ahptui/ahptui/authpkce"
@@ -269,5 +270,43 @@ func TestTypingInTerminalNeverApprovesANewCard(t *testing.T) {
 	}
 	if got := terminalTyped(t, stub); got != "lsyarn" {
 		t.Fatalf("the terminal got %q", got)
+	}
+}
+
+// TestPasteGoesWhereKeysGo: a bracketed paste follows the key route. Into
+// a terminal being typed into it is the terminal's (line breaks as enter),
+// not the composer's hidden under the pane; with a question on screen it
+// answers nothing and lands nowhere.
+func TestPasteGoesWhereKeysGo(t *testing.T) {
+	m, stub, _, _ := termModel(t, termState("stub-client", unclassified("$ ")))
+	m.root.Terminals = []protocol.TerminalInfo{{Resource: fxTerm, Title: "make"}}
+	clock := withStepClock(m)
+	fake := askingFake()
+	m.cfg.Auth = fake
+	rec := &authRecorder{stubClient: stub}
+	m.client = rec
+	pressUntil(t, m, "i", "the composer", func() bool { return m.focus == focusComposer })
+	m.Update(press("esc"))
+	pressUntil(t, m, "T", "the list", func() bool { return m.terms.open })
+	m.focus = focusComposer // where the keys were before the pane
+	pressUntil(t, m, "enter", "the terminal opens", func() bool { return m.terms.hasSt })
+	m.Update(press("i"))
+	runAll(m, m.signin.pushSavedTokens())
+	clock.skip(2 * time.Second)
+	m.Update(tea.PasteMsg{Content: "yarn install\n"})
+	if got := terminalTyped(t, stub); got != "yarn install\r" {
+		t.Fatalf("the terminal got %q, want the paste", got)
+	}
+	if v := m.chatPanel.composer.Value(); v != "" {
+		t.Fatalf("the composer under the pane took the paste: %q", v)
+	}
+	m.Update(press("esc")) // stop typing: the question shows
+	clock.skip(2 * time.Second)
+	m.Update(tea.PasteMsg{Content: "y"})
+	if len(rec.pushed) != 0 || len(fake.answers) != 0 {
+		t.Fatalf("a paste answered the question: pushed %v, answers %v", rec.pushed, fake.answers)
+	}
+	if v := m.chatPanel.composer.Value(); v != "" || terminalTyped(t, stub) != "yarn install\r" {
+		t.Fatalf("a paste over the question landed: composer %q, terminal %q", v, terminalTyped(t, stub))
 	}
 }

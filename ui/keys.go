@@ -280,6 +280,25 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// handlePaste gives a bracketed paste to the text field the keys go to
+// (target), as typed text: never to a question, nor to a field hidden
+// under a sheet or the sign-in overlay.
+func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
+	switch m.target().to {
+	case toToken, toPaste:
+		m.signin.onPaste(msg)
+	case toComposer:
+		return m.chatPanel.updateComposer(msg)
+	case toForm:
+		if m.form != nil {
+			return m.editForm(msg)
+		}
+	case toTerminalInput:
+		return m.terms.paste(msg.Content)
+	}
+	return nil
+}
+
 // sheetKey gives a key to a modal sheet (settings, pending messages)
 // after quit, which asks first, and help, which opens over it.
 func (m *Model) sheetKey(msg tea.KeyPressMsg, handle func(tea.KeyPressMsg) tea.Cmd) tea.Cmd {
