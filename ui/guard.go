@@ -58,34 +58,37 @@ func (g *typingGuard) redraw(now time.Time) tea.Cmd {
 	return tea.Tick(max(0, g.until.Sub(now)), func(time.Time) tea.Msg { return guardEndedMsg{} })
 }
 
-// typing reports that a text field has the keys: the composer, an input
-// request's form or the sign-in sheet's paste field. A question the host
-// raises waits behind it (askShown) rather than take what is typed.
-func (m *Model) typing() bool {
-	if m.modal == modalInput {
-		return true
-	}
-	if m.modal == modalNone && m.signin.paste.open && m.signin.waitingGrant() != nil {
-		return true
-	}
-	return m.modal == modalNone && m.focus == focusComposer
-}
+// typing reports that a text field has the keys: whatever target the
+// key routing (Model.under) gives them to declares itself one
+// (keyTarget.textField) — the composer, the input form, the sign-in
+// paste and agent token fields, a terminal being typed into. A question
+// the host raises waits behind it (askShown) rather than take what is
+// typed.
+func (m *Model) typing() bool { return m.under().to.textField() }
 
 // askShown reports whether the question in front (pendingAsk) is on
 // screen and takes the keys: no dialog is open and no text field has the
 // keys.
-func (m *Model) askShown() bool {
-	_, ok := m.signin.pendingAsk()
-	return ok && m.modal == modalNone && !m.typing()
-}
+func (m *Model) askShown() bool { return m.asksOver(m.under()) }
 
 // questionWaits is the status line's word while a question waits behind
-// a text field, "" otherwise.
+// what has the keys, "" otherwise: how to leave it for the question.
 func (m *Model) questionWaits() string {
 	if _, ok := m.signin.pendingAsk(); !ok || m.askShown() {
 		return ""
 	}
-	return "a question waits: press " + m.keys.Composer.Cancel.Help().Key + " to leave the text field and answer it"
+	k := m.keys
+	switch m.under().to {
+	case toComposer:
+		return "a question waits: press " + k.Composer.Cancel.Help().Key + " to leave the text field and answer it"
+	case toTerminalInput:
+		return "a question waits: press " + k.Terminal.Leave.Help().Key + " to stop typing into the terminal and answer it"
+	case toForm:
+		return "a question waits: press " + k.Input.Close.Help().Key + " to put the form away and answer it"
+	case toToken, toPaste:
+		return "a question waits: press " + k.Paste.Cancel.Help().Key + " to close the field and answer it"
+	}
+	return "a question waits: close this dialog to answer it"
 }
 
 // settleGuards stamps when a question is first drawn: its keys work
@@ -93,6 +96,12 @@ func (m *Model) questionWaits() string {
 func (m *Model) settleGuards() {
 	if m.askShown() && m.signin.asks[0].guard.until.IsZero() {
 		m.signin.asks[0].guard.arm(m.clock())
+	}
+	// The terminal pane covers the status line: it says it itself, in
+	// the few cells its header has left.
+	m.terms.waits = ""
+	if m.under().to == toTerminalInput && m.questionWaits() != "" {
+		m.terms.waits = "a question waits: " + m.keys.Terminal.Leave.Help().Key + " to see it"
 	}
 }
 

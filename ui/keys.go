@@ -10,82 +10,105 @@ import (
 	"github.com/ahptui/ahptui/views"
 )
 
-// context is which keymap.Context has the keyboard right now.
-func (m *Model) context() keymap.Context {
+// target resolves where a key goes: the message history when it is open,
+// the host's question when one is on screen (askShown), else what has
+// the keys under it (under).
+func (m *Model) target() keyRoute {
 	if m.showMsgs {
-		return keymap.ContextMessages
+		return keyRoute{toMessages, keymap.ContextMessages}
 	}
+	r := m.under()
+	if m.asksOver(r) {
+		return keyRoute{toAsk, keymap.ContextConfirm}
+	}
+	return r
+}
+
+// asksOver reports whether the question in front takes the keys from r:
+// one waits, no dialog is open, and r is no text field.
+func (m *Model) asksOver(r keyRoute) bool {
+	_, ok := m.signin.pendingAsk()
+	return ok && m.modal == modalNone && !r.to.textField()
+}
+
+// under is what has the keys when no question of the host's is on
+// screen: a dialog, a sheet, a sign-in field or overlay, then the
+// focused panel.
+func (m *Model) under() keyRoute {
 	switch m.modal {
-	case modalConfirmDispose, modalConfirmQuit:
-		return keymap.ContextConfirm
+	case modalConfirmQuit:
+		return keyRoute{toQuitConfirm, keymap.ContextConfirm}
+	case modalConfirmDispose:
+		return keyRoute{toDispose, keymap.ContextConfirm}
 	case modalNewSession:
-		return keymap.ContextNewSession
+		return keyRoute{toNewSession, keymap.ContextNewSession}
 	case modalInput:
-		return keymap.ContextInput
+		return keyRoute{toForm, keymap.ContextInput}
 	case modalWiden:
-		return keymap.ContextWiden
+		return keyRoute{toWiden, keymap.ContextWiden}
 	}
-	if m.askShown() {
-		return keymap.ContextConfirm
+	switch {
+	case m.signin.list.open && m.signin.list.asking:
+		return keyRoute{toSignIns, keymap.ContextConfirm}
+	case m.signin.list.open:
+		return keyRoute{toSignIns, keymap.ContextSignIns}
+	case m.settings.open:
+		return keyRoute{toSettings, keymap.ContextSettings}
+	case m.queue.open:
+		return keyRoute{toQueue, keymap.ContextQueue}
+	case m.chats.open:
+		return keyRoute{toChats, keymap.ContextChats}
+	case m.resources.open:
+		return keyRoute{toResources, keymap.ContextResources}
+	case m.inbox.open:
+		return keyRoute{toInbox, keymap.ContextInbox}
+	case m.terms.open && m.terms.input:
+		return keyRoute{toTerminalInput, keymap.ContextTerminalInput}
+	case m.terms.open && m.terms.channel != "":
+		return keyRoute{toTerminal, keymap.ContextTerminal}
+	case m.terms.open:
+		return keyRoute{toTerminals, keymap.ContextTerminals}
+	case m.changes.open && m.changes.confirm >= 0:
+		return keyRoute{toChanges, keymap.ContextConfirm}
+	case m.changes.open && m.changes.diff != nil:
+		return keyRoute{toChanges, keymap.ContextDiff}
+	case m.changes.open:
+		return keyRoute{toChanges, keymap.ContextChanges}
+	case m.signin.tokenOpen():
+		return keyRoute{toToken, keymap.ContextPaste}
 	}
-	if m.signin.list.open && m.signin.list.asking {
-		return keymap.ContextConfirm
-	}
-	if m.signin.list.open {
-		return keymap.ContextSignIns
-	}
-	if m.settings.open {
-		return keymap.ContextSettings
-	}
-	if m.queue.open {
-		return keymap.ContextQueue
-	}
-	if m.chats.open {
-		return keymap.ContextChats
-	}
-	if m.resources.open {
-		return keymap.ContextResources
-	}
-	if m.inbox.open {
-		return keymap.ContextInbox
-	}
-	if m.terms.open {
-		switch {
-		case m.terms.input:
-			return keymap.ContextTerminalInput
-		case m.terms.channel != "":
-			return keymap.ContextTerminal
+	if m.signin.waitingGrant() != nil {
+		if m.signin.paste.open {
+			return keyRoute{toPaste, keymap.ContextPaste}
 		}
-		return keymap.ContextTerminals
+		// The overlay's keys are its own (grantFooter); the context
+		// stays the panel's under it, whose help the overlay replaces.
+		return keyRoute{toGrant, m.panelRoute().ctx}
 	}
-	if m.changes.open {
-		switch {
-		case m.changes.confirm >= 0:
-			return keymap.ContextConfirm
-		case m.changes.diff != nil:
-			return keymap.ContextDiff
-		}
-		return keymap.ContextChanges
-	}
-	if m.signin.paste.open && m.signin.waitingGrant() != nil || m.signin.tokenOpen() {
-		return keymap.ContextPaste
-	}
+	return m.panelRoute()
+}
+
+// panelRoute is the focused panel's route.
+func (m *Model) panelRoute() keyRoute {
 	switch m.focus {
 	case focusComposer:
-		return keymap.ContextComposer
+		return keyRoute{toComposer, keymap.ContextComposer}
 	case focusMCP:
-		return keymap.ContextMCP
+		return keyRoute{toMCP, keymap.ContextMCP}
 	case focusChat:
 		if it, ok := m.chatPanel.selectedItem(); ok && m.chatPanel.itemGrant(it) != "" {
-			return keymap.ContextChatGrant
+			return keyRoute{toChat, keymap.ContextChatGrant}
 		}
 		if len(m.signin.prompts) > 0 && m.chatPanel.sel.prompt {
-			return keymap.ContextChatGrant
+			return keyRoute{toChat, keymap.ContextChatGrant}
 		}
-		return keymap.ContextChat
+		return keyRoute{toChat, keymap.ContextChat}
 	}
-	return keymap.ContextSessions
+	return keyRoute{toSessions, keymap.ContextSessions}
 }
+
+// context is which keymap.Context has the keyboard right now.
+func (m *Model) context() keymap.Context { return m.target().ctx }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	g := m.keys.Global
@@ -100,7 +123,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.showAll {
 		return m.keyFullHelp(msg)
 	}
-	if m.showMsgs {
+	help := func() tea.Cmd { m.showAll = true; return nil }
+	// Sign-in questions and sheets are modal and come first: a token must
+	// not go out, nor a browser open, behind a question still on screen.
+	// A question waits behind a text field that has the keys (target).
+	r := m.target()
+	switch r.to {
+	case toMessages:
 		// Like the help: modal; close (or the key that opened it) leaves.
 		switch {
 		case key.Matches(msg, m.keys.MessagesClose()), key.Matches(msg, g.Messages):
@@ -112,78 +141,48 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.quitAsking()
 		}
 		return nil
-	}
-	// Sign-in questions and sheets are modal and come first: a token must
-	// not go out, nor a browser open, behind a question still on screen.
-	// A question waits behind a text field that has the keys (typing).
-	if m.askShown() {
+	case toAsk:
 		return m.signin.keyAsk(msg, m.clock())
-	}
-	if m.signin.list.open && m.modal == modalNone {
+	case toSignIns:
 		switch {
 		case key.Matches(msg, g.Quit):
 			return m.quit()
 		case key.Matches(msg, g.Help):
-			m.showAll = true
-			return nil
+			return help()
 		}
 		return m.signin.keySignIns(msg)
-	}
-	if m.settings.open && m.modal == modalNone {
+	case toSettings:
 		return m.sheetKey(msg, m.settings.handleKey)
-	}
-	if m.queue.open && m.modal == modalNone {
+	case toQueue:
 		return m.sheetKey(msg, m.queue.handleKey)
-	}
-	if m.chats.open && m.modal == modalNone {
+	case toChats:
 		return m.sheetKey(msg, m.chats.handleKey)
-	}
-	if m.resources.open && m.modal == modalNone {
+	case toResources:
 		return m.sheetKey(msg, m.resources.handleKey)
-	}
-	if m.inbox.open && m.modal == modalNone {
+	case toInbox:
 		return m.keyInbox(msg)
-	}
-	if m.terms.open && m.modal == modalNone {
-		return m.terms.handleKey(msg, m.quitAsking, func() tea.Cmd { m.showAll = true; return nil })
-	}
-	if m.changes.open && m.modal == modalNone {
-		return m.changes.handleKey(msg, m.quitAsking, func() tea.Cmd { m.showAll = true; return nil })
-	}
-	if m.signin.tokenOpen() && m.modal == modalNone {
+	case toTerminals, toTerminal, toTerminalInput:
+		return m.terms.handleKey(msg, m.quitAsking, help)
+	case toChanges:
+		return m.changes.handleKey(msg, m.quitAsking, help)
+	case toToken:
 		return m.signin.keyToken(msg)
-	}
-	if g := m.signin.waitingGrant(); g != nil && m.modal == modalNone {
-		return m.keyGrantOverlay(msg, g)
-	}
-	// A card that took the keys from the composer drops what is still
-	// being typed at it (chatPanel.guard): text and enter; ctrl and
-	// navigation keys were not typed into a message.
-	if m.modal == modalNone && m.focus == focusChat && typed(msg) && m.chatPanel.guard.holds(m.clock()) {
-		return reportInfo("a card just took the keys from the composer: keys typed in its first second are ignored")
-	}
-	if m.modal == modalNone && m.focus == focusChat {
-		if cmd, done := m.chatPanel.keyUnselected(msg); done {
-			return cmd
-		}
-	}
-	ctx := m.context()
-	switch ctx {
-	case keymap.ContextWiden:
+	case toGrant, toPaste:
+		return m.keyGrantOverlay(msg, m.signin.waitingGrant())
+	case toWiden:
 		return m.keyWiden(msg)
-	case keymap.ContextNewSession:
+	case toNewSession:
 		return m.sessions.keyNewSession(msg)
-	case keymap.ContextConfirm:
-		if m.modal == modalConfirmQuit {
-			return m.keyConfirmQuit(msg)
-		}
+	case toQuitConfirm:
+		return m.keyConfirmQuit(msg)
+	case toDispose:
 		return m.sessions.keyConfirm(msg)
-	case keymap.ContextInput:
+	case toForm:
 		if key.Matches(msg, g.Reconnect) {
 			return m.reconnect()
 		}
 		return m.formKey(msg)
-	case keymap.ContextComposer:
+	case toComposer:
 		// Focus and reconnect keys work from the composer too; every other
 		// key edits the draft.
 		switch {
@@ -198,7 +197,18 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.chatPanel.keyComposer(msg)
 	}
-	if ctx == keymap.ContextChat || ctx == keymap.ContextChatGrant {
+	ctx := r.ctx
+	if r.to == toChat {
+		// A card that took the keys from the composer drops what is still
+		// being typed at it (chatPanel.guard): text and enter; ctrl and
+		// navigation keys were not typed into a message.
+		if typed(msg) && m.chatPanel.guard.holds(m.clock()) {
+			return reportInfo("a card just took the keys from the composer: keys typed in its first second are ignored")
+		}
+		if cmd, done := m.chatPanel.keyUnselected(msg); done {
+			return cmd
+		}
+		ctx = m.panelRoute().ctx // keyUnselected may have selected a card
 		switch {
 		case key.Matches(msg, m.keys.Chat.Queue):
 			return m.queue.toggle()
@@ -270,6 +280,25 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		// Typed text reaching the transcript was meant for the composer.
 		return reportInfo(fmt.Sprintf("the chat has the keys, not the composer: press %s to write a message",
 			m.keys.Chat.FocusComposer.Help().Key))
+	}
+	return nil
+}
+
+// handlePaste gives a bracketed paste to the text field the keys go to
+// (target), as typed text: never to a question, nor to a field hidden
+// under a sheet or the sign-in overlay.
+func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
+	switch m.target().to {
+	case toToken, toPaste:
+		m.signin.onPaste(msg)
+	case toComposer:
+		return m.chatPanel.updateComposer(msg)
+	case toForm:
+		if m.form != nil {
+			return m.editForm(msg)
+		}
+	case toTerminalInput:
+		return m.terms.paste(msg.Content)
 	}
 	return nil
 }

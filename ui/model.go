@@ -202,16 +202,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
 	case tea.PasteMsg:
-		if m.modal == modalNone && (m.signin.tokenOpen() || m.signin.waitingGrant() != nil) && m.signin.onPaste(msg) {
-			return nil
-		}
-		if m.focus == focusComposer && m.modal == modalNone {
-			return m.chatPanel.updateComposer(msg)
-		}
-		if m.modal == modalInput && m.form != nil {
-			return m.editForm(msg)
-		}
-		return nil
+		return m.handlePaste(msg)
 	case tea.MouseWheelMsg:
 		if m.sheetWheel(msg.Button == tea.MouseWheelDown) {
 			return nil // a sheet covers the chat: the wheel is its

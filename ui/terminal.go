@@ -49,6 +49,10 @@ type terminalView struct {
 	input   bool // keys go to the terminal (Input pressed, claim held)
 	feeding bool // a terminalSubscribedMsg with more is on its way
 	note    string
+	// waits says a question of the host's waits behind the typing, and
+	// how to reach it: the pane covers the status line that says so
+	// elsewhere (Model.settleGuards sets it).
+	waits string
 	// newScreen makes the pane's emulator (newVTScreen; tests count
 	// what is fed through it).
 	newScreen func(cols, rows int) vtScreen
@@ -377,6 +381,9 @@ func (t *terminalView) scrollBy(d int) {
 // pane is what views draws for the open terminal.
 func (t *terminalView) pane() views.TerminalPane {
 	p := views.TerminalPane{Title: t.title, Top: t.top, Follow: t.follow, Input: t.input, Note: t.note}
+	if t.input && t.waits != "" {
+		p.Note = t.waits
+	}
 	if t.scr != nil {
 		p.Grid = t.scr
 	}

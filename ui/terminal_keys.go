@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -97,6 +98,19 @@ func (t *terminalView) keyInput(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if _, err := t.client.Dispatch(t.channel, protocol.NewStateAction(protocol.TerminalInputAction{Data: data})); err != nil {
 		return reportError(fmt.Errorf("could not type into the terminal: %w", err))
+	}
+	return nil
+}
+
+// paste types a bracketed paste into the terminal in one terminal/input,
+// its line breaks as enter (\r), as a terminal sends a paste to a pty.
+func (t *terminalView) paste(content string) tea.Cmd {
+	if !t.input || content == "" {
+		return nil
+	}
+	data := strings.NewReplacer("\r\n", "\r", "\n", "\r").Replace(content)
+	if _, err := t.client.Dispatch(t.channel, protocol.NewStateAction(protocol.TerminalInputAction{Data: data})); err != nil {
+		return reportError(fmt.Errorf("could not paste into the terminal: %w", err))
 	}
 	return nil
 }

@@ -25,11 +25,17 @@ func (h *Host) AdvertiseProtectedResource(ctx context.Context, resource, issuer 
 			"resource": resource, "authorization_servers": []string{issuer},
 		}},
 	}}
-	root, err := json.Marshal(map[string]any{"agents": agents, "activeSessions": 1})
+	list, err := json.Marshal(agents)
 	if err != nil {
 		return err
 	}
 	h.mu.Lock()
+	// The rest of the root (its terminals: ClaimTerminalFor) stays.
+	root, err := withField(h.states[RootChannel], "agents", list)
+	if err != nil {
+		h.mu.Unlock()
+		return fmt.Errorf("hostilehost: advertise: %w", err)
+	}
 	h.states[RootChannel] = root
 	h.seq++
 	seq := h.seq

@@ -9,12 +9,18 @@
 // token for RESOURCE issued by ISSUER (root/agentsChanged) and answers
 // "advertised" on stdout; every authenticate request it receives prints
 // "authenticate RESOURCE". It serves until its stdin closes.
+//
+// With -claimed-terminal it also lists a terminal held by the client that
+// connects (hostilehost.ClaimTerminalFor: the user may type into it) and
+// prints "input DATA" (DATA Go-quoted) for every terminal/input action the
+// client dispatches to it.
 package main
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -25,6 +31,8 @@ import (
 )
 
 func main() {
+	claimed := flag.Bool("claimed-terminal", false, "list a terminal held by the connecting client and print what is typed into it")
+	flag.Parse()
 	var mu sync.Mutex
 	say := func(format string, a ...any) {
 		mu.Lock()
@@ -33,6 +41,16 @@ func main() {
 	}
 	sessions := json.RawMessage(`{"items":[{"resource":"ahp-session:/hostile","provider":"p",` +
 		`"title":"Session title","status":1,"createdAt":"1970-01-01T00:00:01.000Z","modifiedAt":"1970-01-01T00:00:02.000Z"}]}`)
+	// h is set before the URL is printed, so before any client connects.
+	var h *hostilehost.Host
+	var tap func(int64, string, []byte)
+	if *claimed {
+		tap = func(_ int64, dir string, frame []byte) {
+			if ch, data, ok := hostilehost.TerminalInput(frame); ok && dir == hostilehost.Inbound && ch == hostilehost.ClaimedTerminalURI {
+				say("input %q", data)
+			}
+		}
+	}
 	h, err := hostilehost.Start(hostilehost.Config{
 		States: map[string]json.RawMessage{
 			hostilehost.RootChannel: hostilehost.SampleRoot,
@@ -40,8 +58,15 @@ func main() {
 			"ahp-chat:/hostile":     hostilehost.SampleChat,
 		},
 		ServerSeq: 10,
+		Tap:       tap,
 		Answer: func(_ *hostilehost.Conn, req *jsonrpc.Request) (any, *jsonrpc.Error, bool) {
 			switch req.Method {
+			case "initialize":
+				if *claimed {
+					if err := h.ClaimTerminalFor(hostilehost.InitializeClientID(req)); err != nil {
+						fmt.Fprintln(os.Stderr, err)
+					}
+				}
 			case "listSessions":
 				return sessions, nil, true
 			case "authenticate":
