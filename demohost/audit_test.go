@@ -89,7 +89,7 @@ func TestCreateChatRejectsAgentInitialMessageUpFront(t *testing.T) {
 	c := dial(t, h, v, "creator")
 	c.initialize(rootURI, DemoSessionURI)
 	msg := protocol.Message{Text: "hi", Origin: protocol.MessageOrigin{Kind: protocol.MessageKindAgent}}
-	c.wantError("createChat", protocol.CreateChatParams{Channel: DemoSessionURI, Chat: "ahp-chat:/agent-said", InitialMessage: &msg}, jsonrpc.InvalidParams)
+	c.wantError("createChat", protocol.CreateChatParams{Channel: DemoSessionURI, Chat: chatURIOf("agent-said", DemoSessionURI), InitialMessage: &msg}, jsonrpc.InvalidParams)
 	// A later accepted action is sequenced after anything the refused call produced.
 	seq := c.dispatch(DemoSessionURI, protocol.SessionTitleChangedAction{Title: "after"})
 	c.waitEcho("title", DemoSessionURI, seq)
@@ -97,7 +97,7 @@ func TestCreateChatRejectsAgentInitialMessageUpFront(t *testing.T) {
 		t.Fatalf("%d session/chatAdded for a refused createChat", n)
 	}
 	h.mu.Lock()
-	_, exists := h.chats["ahp-chat:/agent-said"]
+	_, exists := h.chats[chatURIOf("agent-said", DemoSessionURI)]
 	h.mu.Unlock()
 	if exists {
 		t.Fatal("a refused createChat created its chat")

@@ -23,17 +23,17 @@ func FuzzClientFrames(f *testing.F) {
 	}
 	f.Cleanup(func() { _ = as.Close() })
 	for _, seed := range []string{
-		`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-chat:/demo","clientSeq":1,"action":{"type":"chat/turnStarted","turnId":"t1","startedAt":"2026-01-01T00:00:00.000Z","message":{"text":"resume","origin":{"kind":"user"}}}}}`,
+		`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8","clientSeq":1,"action":{"type":"chat/turnStarted","turnId":"t1","startedAt":"2026-01-01T00:00:00.000Z","message":{"text":"resume","origin":{"kind":"user"}}}}}`,
 		`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-session:/demo","clientSeq":1,"action":{"type":"session/customizationToggled","id":"plugin-devtools","enabled":false}}}`,
 		`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-session:/demo","clientSeq":1,"action":{"type":"session/customizationToggled","id":"mcp-filesystem","enablement":[{"kind":"session","enabled":false}]}}}`,
-		`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-chat:/demo","clientSeq":1,"action":{"type":"chat/turnResume","turnId":"t1"}}}`,
+		`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8","clientSeq":1,"action":{"type":"chat/turnResume","turnId":"t1"}}}`,
 		`{"jsonrpc":"2.0","method":"dispatchAction","params":{"channel":"ahp-session:/demo","clientSeq":1,"action":{"type":"session/mcpServerBackgroundRequested","id":"mcp-indexer"}}}`,
 		`{"jsonrpc":"2.0","id":50,"method":"createSession","params":{"channel":"ahp-session:/f","workingDirectory":"file:///w","workingDirectories":["file:///v"]}}`,
-		`{"jsonrpc":"2.0","id":51,"method":"createChat","params":{"channel":"ahp-session:/demo","chat":"ahp-chat:/f","source":{"chat":"ahp-chat:/demo","turnId":"x"}}}`,
-		`{"jsonrpc":"2.0","id":52,"method":"createChat","params":{"channel":"ahp-session:/demo","chat":"ahp-chat:/g","source":{"kind":"sideChat","chat":"ahp-chat:/demo","turnId":"x"}}}`,
+		`{"jsonrpc":"2.0","id":51,"method":"createChat","params":{"channel":"ahp-session:/demo","chat":"ahp-chat://f/YWhwLXNlc3Npb246L2RlbW8","source":{"chat":"ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8","turnId":"x"}}}`,
+		`{"jsonrpc":"2.0","id":52,"method":"createChat","params":{"channel":"ahp-session:/demo","chat":"ahp-chat://g/YWhwLXNlc3Npb246L2RlbW8","source":{"kind":"sideChat","chat":"ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8","turnId":"x"}}}`,
 		`{"jsonrpc":"2.0","id":53,"method":"authenticate","params":{"channel":"ahp-root://","resource":"x","token":"","expiresIn":-1}}`,
-		`{"jsonrpc":"2.0","id":54,"method":"reconnect","params":{"channel":"ahp-root://","clientId":"fuzz","lastSeenServerSeq":0,"subscriptions":["ahp-chat:/demo"]}}`,
-		`{"jsonrpc":"2.0","id":55,"method":"subscribe","params":{"channel":"ahp-chat:/demo"}}`,
+		`{"jsonrpc":"2.0","id":54,"method":"reconnect","params":{"channel":"ahp-root://","clientId":"fuzz","lastSeenServerSeq":0,"subscriptions":["ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8"]}}`,
+		`{"jsonrpc":"2.0","id":55,"method":"subscribe","params":{"channel":"ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8"}}`,
 	} {
 		f.Add(false, []byte(seed))
 		f.Add(true, []byte(seed))

@@ -951,7 +951,7 @@ func TestCreateSessionAndChat(t *testing.T) {
 	if st.DefaultChat == nil || len(st.Chats) != 1 {
 		t.Fatalf("new session chats = %+v", st.Chats)
 	}
-	chatURI := "ahp-chat:/second"
+	chatURI := chatURIOf("second", uri)
 	msg := userMessage("stream to the new chat")
 	c.mustCall("createChat", protocol.CreateChatParams{Channel: uri, Chat: chatURI, InitialMessage: &msg}, nil)
 	c.wantError("createChat", protocol.CreateChatParams{Channel: uri, Chat: chatURI}, jsonrpc.AlreadyExists)

@@ -339,8 +339,11 @@ func (h *Host) createChatLocked(c *conn, raw json.RawMessage) (any, rpcError) {
 	if s == nil {
 		return nil, jsonrpc.NewError(jsonrpc.SessionNotFound, "no session "+clip(p.Channel))
 	}
-	if !strings.HasPrefix(p.Chat, "ahp-chat:/") || len(p.Chat) <= len("ahp-chat:/") {
-		return nil, invalidParams("createChat needs a chat URI of the form ahp-chat:/<id>")
+	// As VS Code's agent host, which answers anything else with
+	// "Malformed AHP chat URI": a client learns the shape from the
+	// session's default chat.
+	if _, ok := chatIDIn(p.Chat, p.Channel); !ok {
+		return nil, invalidParams("createChat needs a chat URI of the form ahp-chat://<chat id>/<the session URI in unpadded base64url>, as the session's default chat %s", clip(defaultChatURI(s.uri)))
 	}
 	if h.chats[p.Chat] != nil {
 		return nil, jsonrpc.NewError(jsonrpc.AlreadyExists, "a chat "+clip(p.Chat)+" already exists; pick a new URI")

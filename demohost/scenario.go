@@ -10,13 +10,13 @@ import (
 // The seeded demo session and the customizations every session gets.
 const (
 	DemoSessionURI   = "ahp-session:/demo"
-	DemoChatURI      = "ahp-chat:/demo"
+	DemoChatURI      = "ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8" // base64url("ahp-session:/demo")
 	DemoSessionTitle = "Demo: MCP servers, tools and sign-in"
 
 	// A second, idle session whose chat already holds a finished turn, so
 	// the session list and transcript have history to show at start-up.
 	HistorySessionURI   = "ahp-session:/history"
-	HistoryChatURI      = "ahp-chat:/history"
+	HistoryChatURI      = "ahp-chat://default/YWhwLXNlc3Npb246L2hpc3Rvcnk" // base64url("ahp-session:/history")
 	HistorySessionTitle = "Earlier: why TestReconnect flakes"
 
 	// DemoWorkingDirectory is the seeded sessions' working directory.

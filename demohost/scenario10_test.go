@@ -52,7 +52,8 @@ func TestBlockingStartHoldsTurns(t *testing.T) {
 	if _, _, ok := findServer(h.sessionState(DemoSessionURI), IndexerServerID); ok {
 		t.Fatal("a seeded session has the indexer: its MCP strip no longer fits one row at 80 columns")
 	}
-	const uri, chatURI = "ahp-session:/slow", "ahp-chat:/slow"
+	const uri = "ahp-session:/slow"
+	chatURI := defaultChatURI(uri)
 	c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
 	c.mustCall("subscribe", protocol.SubscribeParams{Channel: uri}, nil)
 	c.mustCall("subscribe", protocol.SubscribeParams{Channel: chatURI}, nil)
@@ -252,7 +253,7 @@ func TestWorkingDirectoriesAndForks(t *testing.T) {
 		}
 
 		if version == Version10 {
-			fork := "ahp-chat:/history-fork"
+			fork := chatURIOf("history-fork", HistorySessionURI)
 			src := protocol.ChatSource{Variant: protocol.ForkChatSource{Chat: HistoryChatURI, TurnID: "history-1"}}
 			c.mustCall("createChat", protocol.CreateChatParams{Channel: HistorySessionURI, Chat: fork, Source: &src}, nil)
 			var sub protocol.SubscribeResult
@@ -267,16 +268,16 @@ func TestWorkingDirectoriesAndForks(t *testing.T) {
 				t.Errorf("fork origin = %#v", ch.Origin.Variant)
 			}
 			// 0.6 has no per-chat directories: the conversion drops them.
-			c.wantError("createChat", protocol.CreateChatParams{Channel: uri, Chat: "ahp-chat:/f4", WorkingDirectories: []protocol.URI{"file:///w2"}}, jsonrpc.InvalidParams)
-			c.mustCall("createChat", protocol.CreateChatParams{Channel: uri, Chat: "ahp-chat:/sub", WorkingDirectories: []protocol.URI{"file:///w1"}}, nil)
+			c.wantError("createChat", protocol.CreateChatParams{Channel: uri, Chat: chatURIOf("f4", uri), WorkingDirectories: []protocol.URI{"file:///w2"}}, jsonrpc.InvalidParams)
+			c.mustCall("createChat", protocol.CreateChatParams{Channel: uri, Chat: chatURIOf("sub", uri), WorkingDirectories: []protocol.URI{"file:///w1"}}, nil)
 		}
 		for _, tc := range []struct {
 			name   string
 			params protocol.CreateChatParams
 		}{
-			{"unknown turn", protocol.CreateChatParams{Channel: HistorySessionURI, Chat: "ahp-chat:/f2",
+			{"unknown turn", protocol.CreateChatParams{Channel: HistorySessionURI, Chat: chatURIOf("f2", HistorySessionURI),
 				Source: &protocol.ChatSource{Variant: protocol.ForkChatSource{Chat: HistoryChatURI, TurnID: "nope"}}}},
-			{"another session's chat", protocol.CreateChatParams{Channel: uri, Chat: "ahp-chat:/f3",
+			{"another session's chat", protocol.CreateChatParams{Channel: uri, Chat: chatURIOf("f3", uri),
 				Source: &protocol.ChatSource{Variant: protocol.ForkChatSource{Chat: HistoryChatURI, TurnID: "history-1"}}}},
 		} {
 			c.wantError("createChat", tc.params, jsonrpc.InvalidParams)

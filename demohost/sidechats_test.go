@@ -104,7 +104,7 @@ func TestCreateSideChat(t *testing.T) {
 		advertised := mc != nil && mc.SideChat != nil && *mc.SideChat
 		side := protocol.ChatSource{Variant: protocol.SideChatSource{Chat: HistoryChatURI, TurnID: "history-1",
 			Selection: &protocol.SideChatSelection{Text: "5 s"}}}
-		p := protocol.CreateChatParams{Channel: HistorySessionURI, Chat: "ahp-chat:/side-new", Source: &side}
+		p := protocol.CreateChatParams{Channel: HistorySessionURI, Chat: chatURIOf("side-new", HistorySessionURI), Source: &side}
 		if version != Version10 {
 			if advertised {
 				t.Fatal("side chats advertised below 1.0")
@@ -119,10 +119,10 @@ func TestCreateSideChat(t *testing.T) {
 		}
 		for _, bad := range []protocol.SideChatSource{
 			{Chat: HistoryChatURI, TurnID: "nope"},
-			{Chat: "ahp-chat:/demo", TurnID: "history-1"},
+			{Chat: DemoChatURI, TurnID: "history-1"},
 			{Chat: HistoryChatURI, TurnID: "history-1", Selection: &protocol.SideChatSelection{}},
 		} {
-			c.wantError("createChat", protocol.CreateChatParams{Channel: HistorySessionURI, Chat: "ahp-chat:/side-bad",
+			c.wantError("createChat", protocol.CreateChatParams{Channel: HistorySessionURI, Chat: chatURIOf("side-bad", HistorySessionURI),
 				Source: &protocol.ChatSource{Variant: bad}}, jsonrpc.InvalidParams)
 		}
 		c.mustCall("createChat", p, nil)
@@ -146,4 +146,34 @@ func TestCreateSideChat(t *testing.T) {
 			return c2.ActiveTurn != nil && c2.ActiveTurn.ID == "s1" && len(c2.ActiveTurn.ResponseParts) > 0
 		})
 	})
+}
+
+// TestCreateChatTakesTheHostsShape: VS Code's agent host refuses a chat
+// URI not spelled ahp-chat://<chat id>/<base64url(session URI)>, the shape
+// of its default chat, and the demo used to take any ahp-chat:/<id>, so
+// a client minting the schema's example shape worked here and failed
+// there. The demo now spells its chats that way and refuses the rest.
+func TestCreateChatTakesTheHostsShape(t *testing.T) {
+	h, v := startHost(t, Config{NoDemoSession: true})
+	c := dial(t, h, v, "shaper")
+	c.initialize(rootURI)
+	const uri = "ahp-session:/shaped"
+	c.mustCall("createSession", protocol.CreateSessionParams{Channel: uri}, nil)
+	c.mustCall("subscribe", protocol.SubscribeParams{Channel: uri}, nil)
+	c.waitUntil("the session's default chat", func() bool { return c.sessionMirrorLocked(uri).DefaultChat != nil })
+	if got, want := *c.sessionMirrorLocked(uri).DefaultChat, "ahp-chat://default/YWhwLXNlc3Npb246L3NoYXBlZA"; got != want {
+		t.Fatalf("default chat %q, want %q", got, want)
+	}
+	for _, bad := range []string{
+		"ahp-chat:/4b0c9e",                                 // the schema's example shape
+		"ahp-chat://c0ffee01/",                             // no session
+		"ahp-chat://c0ffee01/YWhwLXNlc3Npb246L2RlbW8",      // another session's
+		"ahp-chat:///YWhwLXNlc3Npb246L3NoYXBlZA",           // no chat id
+		"ahp-chat://c0ffee01/YWhwLXNlc3Npb246L3NoYXBlZA==", // padded
+	} {
+		c.wantError("createChat", protocol.CreateChatParams{Channel: uri, Chat: bad}, jsonrpc.InvalidParams)
+	}
+	good := "ahp-chat://c0ffee01/YWhwLXNlc3Npb246L3NoYXBlZA"
+	c.mustCall("createChat", protocol.CreateChatParams{Channel: uri, Chat: good}, nil)
+	c.waitUntil("the chat in the catalogue", func() bool { return len(c.sessionMirrorLocked(uri).Chats) == 2 })
 }

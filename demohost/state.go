@@ -2,6 +2,7 @@ package demohost
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"sort"
@@ -307,10 +308,30 @@ func (h *Host) wakeRunsLocked(s *session) {
 	}
 }
 
-func defaultChatURI(sessionURI string) string {
-	id := strings.TrimPrefix(sessionURI, "ahp-session:/")
-	id = strings.TrimLeft(id, "/")
-	return "ahp-chat:/" + id
+// defaultChatURI is the URI of a session's default chat. The demo spells
+// its chats as VS Code's agent host does, ahp-chat://<chat id>/<the
+// session URI in unpadded base64url>, the default chat's id being
+// "default"; createChat takes only chat URIs of that shape (chatURIOf), so
+// a client that mints another shape fails here as it would there.
+func defaultChatURI(sessionURI string) string { return chatURIOf("default", sessionURI) }
+
+// chatURIOf is the URI of chat id in session sessionURI.
+func chatURIOf(id, sessionURI string) string {
+	return "ahp-chat://" + id + "/" + base64.RawURLEncoding.EncodeToString([]byte(sessionURI))
+}
+
+// chatIDIn is the chat id of chatURI when it names a chat of sessionURI
+// in the shape chatURIOf spells; ok is false for any other shape.
+func chatIDIn(chatURI, sessionURI string) (id string, ok bool) {
+	rest, ok := strings.CutPrefix(chatURI, "ahp-chat://")
+	if !ok {
+		return "", false
+	}
+	id, enc, ok := strings.Cut(rest, "/")
+	if !ok || id == "" || strings.ContainsAny(id, "?#%") || enc != base64.RawURLEncoding.EncodeToString([]byte(sessionURI)) {
+		return "", false
+	}
+	return id, true
 }
 
 func chatSummary(c protocol.ChatState) protocol.ChatSummary {

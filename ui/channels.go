@@ -32,8 +32,12 @@ func (m *Model) ensureChat() tea.Cmd {
 
 func (m *Model) switchChat(target string) tea.Cmd {
 	prev := m.openChat
+	if prev != "" && prev != target {
+		m.chatPanel.leaveDraft()
+	}
 	m.openChat, m.hasChat = target, false
 	m.chatPanel.reset()
+	m.chatPanel.restoreDraft()
 	c, ctx := m.client, m.ctx
 	if c == nil {
 		return nil
@@ -57,8 +61,10 @@ func (m *Model) openSessionCmd(uri string) tea.Cmd {
 		return nil
 	}
 	prevS, prevC := m.openSession, m.openChat
+	m.chatPanel.leaveDraft()
 	m.openSession, m.hasSess, m.openChat, m.hasChat = uri, false, "", false
 	m.chatPanel.reset()
+	m.chatPanel.restoreDraft()
 	m.mcp.reset()
 	m.sessions.sortSessions(uri) // listed (if the host does not yet) and selected
 	c, ctx := m.client, m.ctx
@@ -91,6 +97,7 @@ func (m *Model) markRead(channel string) tea.Cmd {
 // removes it.
 func (m *Model) closeSession(uri string) {
 	m.signin.forgetAdvertised()
+	m.chatPanel.dropDrafts(uri)
 	if uri == m.openSession {
 		m.openSession, m.hasSess, m.openChat, m.hasChat = "", false, "", false
 		m.sessions.sortSessions(m.sessions.selected()) // unlisted only while open

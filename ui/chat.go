@@ -32,7 +32,12 @@ type chatPanel struct {
 	// chat was in: it goes as soon as the chat is (sendWhenOpen).
 	sendOnOpen string
 	// editing is the pending message the composer holds (queueSheet.edit).
-	editing   *pendingEdit
+	editing *pendingEdit
+	// drafts holds what was written in the composers of the chats not
+	// on screen, by host, session and chat (the chat "" while the
+	// session's chat is not in yet): each chat has its own, back when
+	// the chat is.
+	drafts    map[draftKey]string
 	ourTurns  map[string]time.Time
 	blockerAt int
 
@@ -56,7 +61,7 @@ type chatPanel struct {
 
 func newChatPanel(a *app, signin *signIn, sessions *sessionList) *chatPanel {
 	cp := &chatPanel{app: a, signin: signin, sessions: sessions,
-		expanded: map[string]bool{}, ourTurns: map[string]time.Time{}}
+		expanded: map[string]bool{}, ourTurns: map[string]time.Time{}, drafts: map[draftKey]string{}}
 	cp.composer = textarea.New()
 	cp.composer.Placeholder = "Write a message…"
 	cp.composer.ShowLineNumbers = false
@@ -295,6 +300,59 @@ func (cp *chatPanel) blockersChanged() {
 	cp.waiting = waiting
 	cp.followBlocker()
 	cp.noticeBlockers()
+}
+
+// draftKey names the composer draft of one chat of one session of a host.
+type draftKey struct{ host, session, chat string }
+
+// leaveDraft keeps what the composer holds as the draft of the open chat
+// (of the open session, before its chat is in) and empties the composer,
+// as another chat, session or host is opening: a draft is never shown,
+// nor sent, anywhere else. A pending message being edited is not a
+// draft: reset puts it away.
+func (cp *chatPanel) leaveDraft() {
+	if cp.editing != nil {
+		return
+	}
+	if cp.openSession != "" {
+		k := draftKey{cp.cfg.Host, cp.openSession, cp.openChat}
+		if v := cp.composer.Value(); v != "" {
+			cp.drafts[k] = v
+		} else {
+			delete(cp.drafts, k)
+		}
+	}
+	cp.composer.Reset()
+}
+
+// restoreDraft puts the open chat's draft back in the composer. Text
+// written while the chat was coming stays; the session's draft from
+// before its chat was in goes to that chat.
+func (cp *chatPanel) restoreDraft() {
+	early := draftKey{cp.cfg.Host, cp.openSession, ""}
+	k := draftKey{cp.cfg.Host, cp.openSession, cp.openChat}
+	v, ok := cp.drafts[k]
+	if !ok {
+		v, ok = cp.drafts[early]
+	}
+	delete(cp.drafts, early)
+	delete(cp.drafts, k)
+	if ok && cp.composer.Value() == "" {
+		cp.composer.SetValue(v)
+	}
+}
+
+// dropDrafts forgets the drafts of a session that is gone, and the
+// composer's when it is the open one.
+func (cp *chatPanel) dropDrafts(session string) {
+	for k := range cp.drafts {
+		if k.host == cp.cfg.Host && k.session == session {
+			delete(cp.drafts, k)
+		}
+	}
+	if session == cp.openSession && cp.editing == nil {
+		cp.composer.Reset()
+	}
 }
 
 // reset forgets the selection, scroll and drawn turns of the chat that

@@ -112,6 +112,9 @@ func (cp *chatPanel) approve() tea.Cmd {
 		if it.Input.Response != nil {
 			return reportError(errors.New("that input request is already answered"))
 		}
+		if why := cp.closedInput(cp.openChat, it.ID); why != "" {
+			return reportInfo(why)
+		}
 		cp.form = newInputForm(cp.openChat, it.Input.Request, cp.keys.Input)
 		cp.modal = modalInput
 		return nil
@@ -204,6 +207,9 @@ func (cp *chatPanel) deny() tea.Cmd {
 	}
 	switch {
 	case it.Kind == itemInput:
+		if why := cp.closedInput(cp.openChat, it.ID); why != "" {
+			return reportInfo(why)
+		}
 		cp.form = newInputForm(cp.openChat, it.Input.Request, cp.keys.Input)
 		return cp.declineInput()
 	case it.Tool.Status() == protocol.ToolCallStatusPendingConfirmation:

@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/ahptui/ahptui/protocol"
+import (
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
 
 func deref[T any](p *T) T {
 	var zero T
@@ -108,4 +111,31 @@ func (it chatItem) needsUser(authServers map[string]bool) bool {
 		return it.Tool.WaitsOnUser(func(id string) bool { return authServers[id] })
 	}
 	return false
+}
+
+// closedInput says why input request id of chat can no longer be
+// answered: its turn ended (cancelled, failed or complete) without an
+// answer to it, so its card is closed and its keys do nothing. It is ""
+// while the request can be answered, and for a chat not open (this
+// client does not hold its turns).
+func (a *app) closedInput(chat, id string) string {
+	if chat != a.openChat || !a.hasChat {
+		return ""
+	}
+	if at := a.chat.ActiveTurn; at != nil {
+		for _, p := range at.ResponseParts {
+			if v, ok := p.Variant.(protocol.InputRequestResponsePart); ok && v.Request.ID == id {
+				return ""
+			}
+		}
+	}
+	for i := len(a.chat.Turns) - 1; i >= 0; i-- {
+		t := a.chat.Turns[i]
+		for _, p := range t.ResponseParts {
+			if v, ok := p.Variant.(protocol.InputRequestResponsePart); ok && v.Request.ID == id && v.Response == nil {
+				return "that question is closed, " + views.UnansweredText(t.State)
+			}
+		}
+	}
+	return ""
 }

@@ -1,6 +1,11 @@
 package ui
 
-import "errors"
+import (
+	"errors"
+	"strings"
+
+	"github.com/ahptui/ahptui/protocol/client"
+)
 
 var (
 	errNoAgents  = errors.New("the host offers no agents to create a session with")
@@ -22,4 +27,50 @@ func refused(err error) bool {
 		}
 	}
 	return false
+}
+
+// shownError is err as the status line and the message history show it.
+// A host may put its own stack trace in an error's message (VS Code's
+// agent host sends a JavaScript error whole: "Error: …" then a
+// "    at …" line a frame): the user reads the message, its lines before
+// the stack; the log (--log) keeps the whole text. Any other error is
+// shown as it is.
+func (a *app) shownError(err error) error {
+	var he *client.HostError
+	if err == nil || !errors.As(err, &he) {
+		return err
+	}
+	msg, cut := cutStack(he.Message)
+	if !cut {
+		return err
+	}
+	a.log.Info("host error", "code", he.Code, "message", he.Message)
+	short := *he
+	short.Message = msg
+	return &stackless{err: err, text: strings.Replace(err.Error(), he.Error(), short.Error(), 1)}
+}
+
+// stackless is a host error shown without the host's stack trace; it
+// unwraps to the error, so the advice for it still applies.
+type stackless struct {
+	err  error
+	text string
+}
+
+func (e *stackless) Error() string { return e.text }
+func (e *stackless) Unwrap() error { return e.err }
+
+// cutStack is msg up to the first line of a stack trace after the first
+// line ("    at f (file.js:1:2)", as V8 prints a frame), and whether
+// there was one.
+func cutStack(msg string) (string, bool) {
+	lines := strings.Split(msg, "\n")
+	for i := 1; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], "\r")
+		t := strings.TrimLeft(l, " \t")
+		if len(t) < len(l) && strings.HasPrefix(t, "at ") {
+			return strings.TrimRight(strings.Join(lines[:i], "\n"), " \t\r\n"), true
+		}
+	}
+	return msg, false
 }

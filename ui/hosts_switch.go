@@ -71,6 +71,7 @@ func (si *signIn) putAside() {
 func (m *Model) leaveHost() tea.Cmd {
 	c, ctx := m.client, m.ctx
 	chans := []string{m.changes.channel, m.openChat, m.openSession}
+	m.chatPanel.leaveDraft() // the draft stays with its host's chat
 	m.signin.cancelGrants()
 	m.openSession, m.hasSess, m.openChat, m.hasChat, m.writeIn = "", false, "", false, ""
 	m.sess, m.chat, m.failedSession = protocol.SessionState{}, protocol.ChatState{}, ""

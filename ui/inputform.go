@@ -205,6 +205,10 @@ func (a *app) submitInput() tea.Cmd {
 	if f.setting != nil {
 		return a.submitSetting()
 	}
+	if why := a.closedInput(f.chat, f.request.ID); why != "" {
+		a.form, a.modal = nil, modalNone
+		return reportInfo(why)
+	}
 	answers := map[string]protocol.ChatInputAnswer{}
 	var order []string
 	for i, q := range f.request.Questions {
@@ -242,6 +246,9 @@ func (a *app) declineInput() tea.Cmd {
 		return nil
 	}
 	a.form, a.modal = nil, modalNone
+	if why := a.closedInput(f.chat, f.request.ID); why != "" {
+		return reportInfo(why)
+	}
 	return a.dispatchThen(f.chat, protocol.ChatInputCompletedAction{
 		RequestID: f.request.ID, Response: protocol.ChatInputResponseKindDecline,
 	}, "input request declined")

@@ -229,6 +229,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case eventsMsg:
 		return m.onEvents(msg.evs)
 	case statusMsg:
+		msg.err = m.shownError(msg.err)
 		return m.status.update(msg, m.clock())
 	case statusExpiredMsg:
 		m.status.expired(msg.seq)

@@ -377,8 +377,9 @@ func truncateLeft(s string, width int) string {
 
 // inputRequestSummary is how an input request appears inline in the
 // transcript: what was asked and where it stands. The UI opens the form
-// (RenderInputRequest) to answer it.
-func inputRequestSummary(th Theme, p protocol.InputRequestResponsePart, width int) []string {
+// (RenderInputRequest) to answer it. ended is how its turn ended ("" while
+// it runs): a request the turn left unanswered is closed and says so.
+func inputRequestSummary(th Theme, p protocol.InputRequestResponsePart, width int, ended protocol.TurnState) []string {
 	var lines []string
 	add := func(style lipgloss.Style, s string) {
 		for _, l := range wrapLines(s, width) {
@@ -387,6 +388,9 @@ func inputRequestSummary(th Theme, p protocol.InputRequestResponsePart, width in
 	}
 	head := "◆ Input requested"
 	style := th.Warning.Bold(true)
+	if p.Response == nil && ended != "" {
+		head, style = "⊘ Input requested", th.Muted
+	}
 	if p.Response != nil {
 		style = th.Muted
 		switch *p.Response {
@@ -420,7 +424,10 @@ func inputRequestSummary(th Theme, p protocol.InputRequestResponsePart, width in
 			lines = append(lines, "  "+th.Text.Render(l))
 		}
 	}
-	if p.Response == nil {
+	switch {
+	case p.Response == nil && ended != "":
+		add(th.Muted, UnansweredText(ended))
+	case p.Response == nil:
 		add(th.Muted, "waiting for an answer")
 	}
 	return lines
@@ -429,11 +436,11 @@ func inputRequestSummary(th Theme, p protocol.InputRequestResponsePart, width in
 // selectedInputRequest is an input request holding the transcript's
 // selection: its summary framed like a selected tool card, with the keys
 // that open its form or decline it while it waits for an answer.
-func selectedInputRequest(th Theme, p protocol.InputRequestResponsePart, width int) []string {
+func selectedInputRequest(th Theme, p protocol.InputRequestResponsePart, width int, ended protocol.TurnState) []string {
 	frame := th.PanelFocused.Padding(0, 1)
 	inner := max(width-frame.GetHorizontalFrameSize(), 1)
-	lines := inputRequestSummary(th, p, inner)
-	if p.Response == nil {
+	lines := inputRequestSummary(th, p, inner, ended)
+	if p.Response == nil && ended == "" {
 		answer, decline := hintKeys.Chat.Answers(keymap.AnswerInput)
 		lines = append(lines, wrapLines(hintLine(th, answer, decline), inner)...)
 	}

@@ -238,13 +238,24 @@ func cellStyle(th Theme, c TermCell) ansi.Style {
 	return st
 }
 
-// cellText is a cell's text, or spaces when it is empty or holds
-// anything but printable text.
+// maxCellRunes is the most runes a cell draws: its base and the first
+// marks combined with it. A program can pile thousands of combining
+// marks on one cell; drawn whole, a screen of them costs hundreds of
+// megabytes and seconds a frame, and shows nothing more.
+const maxCellRunes = 16
+
+// cellText is a cell's text, at most maxCellRunes runes of it, or spaces
+// when it is empty or holds anything but printable text.
 func cellText(s string, w int) string {
 	if s == "" {
 		return strings.Repeat(" ", w)
 	}
-	for _, r := range s {
+	n := 0
+	for i, r := range s {
+		if n == maxCellRunes {
+			return s[:i]
+		}
+		n++
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			return strings.Repeat(" ", w)
 		}

@@ -574,3 +574,15 @@ func ServerNameFor(tc protocol.ToolCallState, customizations []protocol.Customiz
 	}
 	return ""
 }
+
+// UnansweredText says why a question (an input request) of a turn that
+// ended without an answer to it is closed: its card no longer waits.
+func UnansweredText(ended protocol.TurnState) string {
+	switch ended {
+	case protocol.TurnStateCancelled:
+		return "not answered: the turn was cancelled"
+	case protocol.TurnStateError:
+		return "not answered: the turn failed"
+	}
+	return "not answered: the turn ended"
+}

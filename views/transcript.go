@@ -480,7 +480,7 @@ func (t *Transcript) finishedTurn(tr *protocol.Turn, width int, opts TranscriptO
 	r.lines = append(r.lines, r.userLns...)
 	r.lines = append(r.lines, "")
 	r.parts = make([]partLines, 0, len(tr.ResponseParts))
-	r.lines = t.appendParts(r, oldParts, tr.ResponseParts, width, opts, false)
+	r.lines = t.appendParts(r, oldParts, tr.ResponseParts, width, opts, false, tr.State)
 	r.lines = t.appendFooter(r.lines, tr, width, opts.ResumeTurn != "" && opts.ResumeTurn == tr.ID)
 	t.turns[tr.ID] = r
 	return r
@@ -504,7 +504,7 @@ func (t *Transcript) activeTurn(at *protocol.ActiveTurn, width int, opts Transcr
 	r.lines = append(r.lines, t.userMsg.lines...)
 	r.lines = append(r.lines, "")
 	r.parts = make([]partLines, 0, len(at.ResponseParts))
-	r.lines = t.appendParts(r, t.active, at.ResponseParts, width, opts, true)
+	r.lines = t.appendParts(r, t.active, at.ResponseParts, width, opts, true, "")
 	t.active = r.parts
 	defer func() { t.activeBuf[t.activeGen] = r.lines }()
 	// What the agent is doing now, in the host's words.
@@ -635,7 +635,8 @@ func byteSize(n int64) string {
 // whose variant and key match old at the same index (parts only ever
 // append or change in place) reuses its lines: moving the selection across
 // a long turn redraws the two cards it touches, not the turn's markdown.
-func (t *Transcript) appendParts(r *renderedTurn, old []partLines, parts []protocol.ResponsePart, width int, opts TranscriptOptions, active bool) []string {
+// ended is how a finished turn ended ("" for the running one).
+func (t *Transcript) appendParts(r *renderedTurn, old []partLines, parts []protocol.ResponsePart, width int, opts TranscriptOptions, active bool, ended protocol.TurnState) []string {
 	lines := r.lines
 	inner := max(width-2, 1)
 	for i, p := range parts {
@@ -664,7 +665,7 @@ func (t *Transcript) appendParts(r *renderedTurn, old []partLines, parts []proto
 			}
 			ls = lines[start:len(lines):len(lines)]
 		default:
-			ls = indentLines(t.renderPart(p, inner, opts))
+			ls = indentLines(t.renderPart(p, inner, opts, ended))
 			lines = append(lines, ls...)
 		}
 		if active {
@@ -746,8 +747,9 @@ func partKey(t *Transcript, p protocol.ResponsePart, width int, opts TranscriptO
 }
 
 // renderPart draws one response part at inner width, not yet indented.
-// The result is owned by the caller.
-func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts TranscriptOptions) []string {
+// The result is owned by the caller. ended is how the part's turn ended,
+// "" while it runs: a question it left unanswered is closed.
+func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts TranscriptOptions, ended protocol.TurnState) []string {
 	th := t.th
 	switch v := p.Variant.(type) {
 	case protocol.MarkdownResponsePart:
@@ -770,10 +772,10 @@ func (t *Transcript) renderPart(p protocol.ResponsePart, inner int, opts Transcr
 		return strings.Split(RenderToolCard(th, v.ToolCall, ctx, inner), "\n")
 	case protocol.InputRequestResponsePart:
 		if v.Request.ID != "" && v.Request.ID == opts.SelectedToolCall {
-			return selectedInputRequest(th, v, inner)
+			return selectedInputRequest(th, v, inner, ended)
 		}
-		lines := inputRequestSummary(th, v, inner)
-		if r := SanitizeLine(opts.Reach[v.Request.ID]); r != "" && v.Response == nil {
+		lines := inputRequestSummary(th, v, inner, ended)
+		if r := SanitizeLine(opts.Reach[v.Request.ID]); r != "" && v.Response == nil && ended == "" {
 			lines = append(lines, reachLines(th, r, inner)...)
 		}
 		return lines

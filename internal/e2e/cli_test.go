@@ -332,7 +332,7 @@ func TestCLISendApprove(t *testing.T) {
 	r.run(2, "", "approve", "demo", "nosuch-call")
 	res = r.run(0, "", "approve", "demo")
 	checkGolden(t, "approve.txt", stable(res.stdout))
-	waitIdle(t, h, "ahp-chat:/demo")
+	waitIdle(t, h, "ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8")
 	res = r.run(2, "", "approve", "demo")
 	if !strings.Contains(res.stderr, "nothing waits for approval") {
 		t.Errorf("a second approve: %s", res.stderr)
@@ -499,7 +499,7 @@ func TestCLIAnswer(t *testing.T) {
 	r.run(2, "", "answer", "demo", "--answer", "target")
 	res = r.run(0, "", "answer", "demo", "--answer", "target=Production", "--answer", "notes=ship it")
 	checkGolden(t, "answer.txt", stable(res.stdout))
-	waitIdle(t, h, "ahp-chat:/demo")
+	waitIdle(t, h, "ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8")
 	res = r.run(0, "", "show", "demo")
 	if !strings.Contains(res.stdout, "production") && !strings.Contains(res.stdout, "Production") {
 		t.Errorf("the agent did not get the answer:\n%s", res.stdout)
@@ -507,7 +507,7 @@ func TestCLIAnswer(t *testing.T) {
 	r.run(5, "", "send", "demo", "ask")
 	res = r.run(0, "# from a file\ntarget=staging\n", "answer", "demo", "--json")
 	checkGolden(t, "answer_stdin.json", stable(res.stdout))
-	waitIdle(t, h, "ahp-chat:/demo")
+	waitIdle(t, h, "ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8")
 	r.run(5, "", "send", "demo", "ask")
 	res = r.run(0, "", "answer", "demo", "--decline")
 	checkGolden(t, "answer_decline.txt", stable(res.stdout))
