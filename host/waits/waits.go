@@ -77,6 +77,9 @@ type Item struct {
 	Resource string // what a sign-in is for, when the host said
 	Name     string // the tool's, server's or resource's name; the request's message; the turn's error
 	Detail   string // a NeedsInput row's note (why it is not opened), from the caller
+	// Listed: the session's inputNeeded lists it (else only its chat
+	// shows it, before the host lists it).
+	Listed bool
 	// Call and Request are the tool call and input request themselves,
 	// for their options and questions.
 	Call  *protocol.ToolCallState
@@ -142,13 +145,14 @@ func deriveSession(h Host, s Session) []Item {
 	base := Item{Host: h.Name, Session: uri, Title: s.Summary.Title, Modified: cmp.Or(s.Summary.ModifiedAt, s.Summary.CreatedAt)}
 	inputNeeded := s.Summary.Status.Has(protocol.SessionStatusInputNeeded)
 	if s.State == nil {
-		if !inputNeeded || s.Open {
-			return nil
+		out := prompts(h, base, s)
+		if len(out) == 0 && inputNeeded && !s.Open {
+			it := base
+			it.Kind, it.Detail = NeedsInput, s.Detail
+			it.Answer = command(h, []string{"show"}, nil, uri)
+			out = append(out, it)
 		}
-		it := base
-		it.Kind, it.Detail = NeedsInput, s.Detail
-		it.Answer = command(h, []string{"show"}, nil, uri)
-		return []Item{it}
+		return out
 	}
 	st := *s.State
 	if base.Title == "" {
@@ -204,6 +208,7 @@ func deriveSession(h Host, s Session) []Item {
 			}
 		}
 		listed[[2]string{it.Chat, it.ID()}] = true
+		it.Listed = true
 		out = append(out, it)
 	}
 	// What a subscribed chat shows waiting that inputNeeded does not (yet)
@@ -254,12 +259,7 @@ func deriveSession(h Host, s Session) []Item {
 		}
 		out = append(out, it)
 	}
-	for _, p := range s.Prompts {
-		it := base
-		it.Kind, it.Server, it.Name = SignIn, AgentPrefix+p, p
-		signIn(&it, p)
-		out = append(out, it)
-	}
+	out = append(out, prompts(h, base, s)...)
 	for _, ch := range s.Chats {
 		if ch.ActiveTurn != nil || len(ch.Turns) == 0 {
 			continue
@@ -275,6 +275,18 @@ func deriveSession(h Host, s Session) []Item {
 		it := base
 		it.Kind, it.Detail = NeedsInput, s.Detail
 		it.Answer = command(h, []string{"show"}, nil, uri)
+		out = append(out, it)
+	}
+	return out
+}
+
+// prompts are the agent's sign-ins the host asked for in s.
+func prompts(h Host, base Item, s Session) []Item {
+	var out []Item
+	for _, p := range s.Prompts {
+		it := base
+		it.Kind, it.Server, it.Name, it.Resource = SignIn, AgentPrefix+p, p, p
+		it.Answer = command(h, []string{"auth", "login"}, []string{"--session", base.Session}, p)
 		out = append(out, it)
 	}
 	return out
@@ -355,7 +367,7 @@ func chatWaits(base Item, ch protocol.ChatState, needsSignIn func(string) bool) 
 			switch v := p.Variant.(type) {
 			case protocol.ToolCallResponsePart:
 				tc := v.ToolCall
-				if !tc.WaitsOnUser(needsSignIn) {
+				if tc.ID() == "" || !tc.WaitsOnUser(needsSignIn) {
 					continue
 				}
 				it.ToolCall, it.Call, it.Name = tc.ID(), &tc, tc.Name()

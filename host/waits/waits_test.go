@@ -18,7 +18,9 @@ func pending(id, name string) protocol.ToolCallPendingConfirmationState {
 		InvocationMessage: protocol.PlainString("do " + name)}
 }
 
-func part(v protocol.ResponsePartVariant) protocol.ResponsePart { return protocol.ResponsePart{Variant: v} }
+func part(v protocol.ResponsePartVariant) protocol.ResponsePart {
+	return protocol.ResponsePart{Variant: v}
+}
 
 // TestDeriveKinds: one host's state with each kind of wait; the items,
 // their identities and their answers, the host's flag in each.
