@@ -24,6 +24,9 @@ func (cp *chatPanel) derive() []waits.Item {
 	if cp.hasSess || cp.hasChat {
 		st := cp.sess
 		open.State = &st
+		// The rows the MCP panel draws, memoized per snapshot: this runs
+		// on every update and every frame (the status line's count).
+		open.Servers = cp.signin.servers()
 	}
 	if cp.hasChat {
 		open.Chats = []protocol.ChatState{cp.chat}

@@ -115,6 +115,9 @@ type Session struct {
 	Prompts []string
 	// Detail is the note on the session's "needs input" row.
 	Detail string
+	// Servers are State's MCP server rows when the caller has them at
+	// hand (the UI keeps them memoized); nil derives them from State.
+	Servers []views.MCPServerRow
 }
 
 // Host is what the caller knows of one host.
@@ -158,7 +161,10 @@ func deriveSession(h Host, s Session) []Item {
 	if base.Title == "" {
 		base.Title = st.Title
 	}
-	rows := views.MCPServerRows(views.SessionCustomizations(st))
+	rows := s.Servers
+	if rows == nil {
+		rows = views.MCPServerRows(views.SessionCustomizations(st))
+	}
 	serverAuth := func(id string) (*protocol.McpAuthRequirement, bool) {
 		i := slices.IndexFunc(rows, func(r views.MCPServerRow) bool { return r.ID == id })
 		if i < 0 || rows[i].StateKind != "authRequired" {
