@@ -307,40 +307,33 @@ func chatOf(chats []protocol.ChatState, uri string) (protocol.ChatState, bool) {
 	return protocol.ChatState{}, false
 }
 
-// turn is one turn of a chat, ended or running.
-type turn struct {
-	id     string
-	parts  []protocol.ResponsePart
-	active bool
-}
-
-// turns is every turn of ch, the running one last.
-func turns(ch protocol.ChatState) []turn {
-	out := make([]turn, 0, len(ch.Turns)+1)
-	for _, t := range ch.Turns {
-		out = append(out, turn{t.ID, t.ResponseParts, false})
-	}
-	if a := ch.ActiveTurn; a != nil {
-		out = append(out, turn{a.ID, a.ResponseParts, true})
-	}
-	return out
-}
-
 // inChat finds the tool call or input request id in ch: found, and
-// whether it still waits on the user.
+// whether it still waits on the user. The running turn is looked at
+// first; a finished turn's part waits on no one (its turn is over).
 func inChat(ch protocol.ChatState, id string, needsSignIn func(string) bool) (found, waiting bool) {
-	for _, t := range turns(ch) {
-		active := t.active
-		for _, p := range t.parts {
-			switch v := p.Variant.(type) {
-			case protocol.ToolCallResponsePart:
-				if v.ToolCall.ID() == id {
-					return true, v.ToolCall.WaitsOnUser(needsSignIn)
-				}
-			case protocol.InputRequestResponsePart:
-				if v.Request.ID == id {
-					return true, v.Response == nil && active
-				}
+	if a := ch.ActiveTurn; a != nil {
+		if found, waiting := inParts(a.ResponseParts, id, needsSignIn, true); found {
+			return true, waiting
+		}
+	}
+	for i := len(ch.Turns) - 1; i >= 0; i-- {
+		if found, _ := inParts(ch.Turns[i].ResponseParts, id, needsSignIn, false); found {
+			return true, false
+		}
+	}
+	return false, false
+}
+
+func inParts(parts []protocol.ResponsePart, id string, needsSignIn func(string) bool, active bool) (found, waiting bool) {
+	for _, p := range parts {
+		switch v := p.Variant.(type) {
+		case protocol.ToolCallResponsePart:
+			if v.ToolCall.ID() == id {
+				return true, v.ToolCall.WaitsOnUser(needsSignIn)
+			}
+		case protocol.InputRequestResponsePart:
+			if v.Request.ID == id {
+				return true, v.Response == nil && active
 			}
 		}
 	}
@@ -361,41 +354,44 @@ func fillFromChat(it *Item, ch protocol.ChatState, needsSignIn func(string) bool
 	}
 }
 
-// chatWaits is what ch shows waiting on the user: its tool calls that
-// wait, and the running turn's unanswered input requests.
+// chatWaits is what ch shows waiting on the user: the running turn's
+// tool calls that wait and its unanswered input requests. Only the
+// running turn is read: this runs on every streamed chunk, and a
+// finished turn's calls can no longer be answered.
 func chatWaits(base Item, ch protocol.ChatState, needsSignIn func(string) bool) []Item {
+	t := ch.ActiveTurn
+	if t == nil {
+		return nil
+	}
 	var out []Item
-	for _, t := range turns(ch) {
-		active := t.active
-		for _, p := range t.parts {
-			it := base
-			it.Chat, it.Turn = ch.Resource, t.id
-			switch v := p.Variant.(type) {
-			case protocol.ToolCallResponsePart:
-				tc := v.ToolCall
-				if tc.ID() == "" || !tc.WaitsOnUser(needsSignIn) {
-					continue
-				}
-				it.ToolCall, it.Call, it.Name = tc.ID(), &tc, tc.Name()
-				switch tc.Status() {
-				case protocol.ToolCallStatusPendingConfirmation:
-					it.Kind = Approval
-				case protocol.ToolCallStatusPendingResultConfirmation:
-					it.Kind, it.Result = Approval, true
-				default:
-					it.Kind = SignIn
-				}
-			case protocol.InputRequestResponsePart:
-				if v.Response != nil || !active {
-					continue
-				}
-				req := v.Request
-				it.Kind, it.Request, it.Input, it.Name = Input, req.ID, &req, deref(req.Message)
-			default:
+	for _, p := range t.ResponseParts {
+		it := base
+		it.Chat, it.Turn = ch.Resource, t.ID
+		switch v := p.Variant.(type) {
+		case protocol.ToolCallResponsePart:
+			tc := v.ToolCall
+			if tc.ID() == "" || !tc.WaitsOnUser(needsSignIn) {
 				continue
 			}
-			out = append(out, it)
+			it.ToolCall, it.Call, it.Name = tc.ID(), &tc, tc.Name()
+			switch tc.Status() {
+			case protocol.ToolCallStatusPendingConfirmation:
+				it.Kind = Approval
+			case protocol.ToolCallStatusPendingResultConfirmation:
+				it.Kind, it.Result = Approval, true
+			default:
+				it.Kind = SignIn
+			}
+		case protocol.InputRequestResponsePart:
+			if v.Response != nil {
+				continue
+			}
+			req := v.Request
+			it.Kind, it.Request, it.Input, it.Name = Input, req.ID, &req, deref(req.Message)
+		default:
+			continue
 		}
+		out = append(out, it)
 	}
 	return out
 }
