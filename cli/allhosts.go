@@ -262,20 +262,15 @@ func firstLine(s string) string {
 	return s
 }
 
-// answerOn is cmd made to name host h, so it runs on the host it came
-// from: a --host flag with the saved name or the URL (a host VS Code's
-// registry lists is found again without one, when it is the only one).
-func answerOn(cmd string, h *hosts.Host) string {
-	if cmd == "" || !strings.HasPrefix(cmd, "ahptui ") {
-		return cmd
+// hostFlagsOf are the flags that reach host h again from a printed
+// command: --host with its saved name, else its token-free URL (a host
+// VS Code's registry lists too: the command finds it again by its URL
+// even when the registry lists several).
+func hostFlagsOf(h *hosts.Host) []string {
+	if h.Label != "" && (h.Source == "saved" || h.Source == "flag") {
+		return []string{"--host", h.Label}
 	}
-	switch {
-	case h.Source == "saved" || (h.Source == "flag" && h.Label != ""):
-		return cmd + " --host " + h.Label
-	case h.Source == "flag":
-		return cmd + " --host " + h.URL
-	}
-	return cmd
+	return []string{"--host", h.URL}
 }
 
 // groupHeader is a host's line above its rows in text output.

@@ -117,15 +117,25 @@ func TestStatusSeveralHosts(t *testing.T) {
 			}
 		}
 	}
-	if ws := rows[0].Waiting; len(ws) != 0 {
-		t.Errorf("a waits on nothing: %+v", ws)
+	// a waits on its MCP servers only (GitHub's sign-in, Flaky failed,
+	// in each session); b on its approval too.
+	for _, w := range rows[0].Waiting {
+		if w.Kind != "sign-in" && w.Kind != "mcp-failed" {
+			t.Errorf("a waits on %+v", w)
+		}
 	}
-	ws := rows[2].Waiting
-	if len(ws) != 1 || ws[0].Host != b.URL() || ws[0].Kind != "approval" || !strings.HasSuffix(ws[0].Answer, " --host "+b.URL()) {
+	var ws []waitJSON
+	for _, w := range rows[2].Waiting {
+		if w.Kind == "approval" {
+			ws = append(ws, w)
+		}
+	}
+	wantAnswer := "ahptui approve --host " + b.URL() + " ahp-session:/demo "
+	if len(ws) != 1 || ws[0].Host != b.URL() || !strings.HasPrefix(ws[0].Answer, wantAnswer) || ws[0].AnswerArgs[3] != b.URL() {
 		t.Fatalf("b's waiting: %+v", ws)
 	}
 	// The answer, run as printed, approves on b.
-	if _, errs, code := e.run(t, strings.Fields(ws[0].Answer)[1:]...); code != ExitOK {
+	if _, errs, code := e.run(t, ws[0].AnswerArgs[1:]...); code != ExitOK {
 		t.Errorf("%s: exit %d %s", ws[0].Answer, code, errs)
 	}
 
@@ -256,13 +266,16 @@ func TestInboxAcrossHosts(t *testing.T) {
 	// The approvals, and the demo's Flaky MCP server, failed in both.
 	var got []string
 	for _, it := range in.Items {
-		got = append(got, it.Session+" "+it.Kind+" "+it.Name)
-		if it.Host != busy.URL() || it.Since == "" || !strings.HasSuffix(it.Answer, " --host "+busy.URL()) {
+		if it.Since == "" || !strings.Contains(it.Answer, " --host "+it.Host+" ") {
 			t.Errorf("item: %+v", it)
 		}
+		if it.Host == busy.URL() {
+			got = append(got, it.Session+" "+it.Kind+" "+it.Name)
+		}
 	}
-	want := []string{"ahp-session:/demo approval Write file", "ahp-session:/demo mcp-failed Flaky",
-		"ahp-session:/history approval Write file", "ahp-session:/history mcp-failed Flaky"}
+	// Every session's MCP servers wait too: GitHub's sign-in and Flaky.
+	want := []string{"ahp-session:/demo approval Write file", "ahp-session:/demo sign-in GitHub", "ahp-session:/demo mcp-failed Flaky",
+		"ahp-session:/history approval Write file", "ahp-session:/history sign-in GitHub", "ahp-session:/history mcp-failed Flaky"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("items, the longest waiting first:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -273,13 +286,14 @@ func TestInboxAcrossHosts(t *testing.T) {
 	}
 
 	out, _, _ = e.run(t, "inbox", "--host", idle.URL(), "--host", busy.URL())
-	head := idle.URL() + "  connected\n  nothing waits on you\n" + busy.URL() + "  connected\n  "
-	if !strings.HasPrefix(out, head) || !strings.Contains(out, "approval Write file\n      answer: ahptui approve ahp-session:/demo ") {
+	idleAt, busyAt := strings.Index(out, idle.URL()+"  connected\n  "), strings.Index(out, busy.URL()+"  connected\n  ")
+	if idleAt != 0 || busyAt < 0 || !strings.Contains(out[busyAt:], "approval Write file\n      answer: ahptui approve --host "+busy.URL()+" ahp-session:/demo ") ||
+		strings.Contains(out[:busyAt], "approval") {
 		t.Errorf("text inbox:\n%s", out)
 	}
-	// One host: the same shape, its one row.
+	// One host: the same shape, its one row; its MCP servers wait.
 	out, _, code = e.run(t, "inbox", "--json", "--host", idle.URL())
-	if code != ExitOK || !strings.Contains(out, `"items": []`) || !strings.Contains(out, `"state": "connected"`) {
+	if code != ExitOK || !strings.Contains(out, `"kind": "sign-in"`) || !strings.Contains(out, `"state": "connected"`) {
 		t.Errorf("one host's inbox: exit %d\n%s", code, out)
 	}
 }

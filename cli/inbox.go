@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,14 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/hosts"
-	"github.com/ahptui/ahptui/protocol"
-)
-
-// Kinds of inbox item besides waitJSON's (approval, result-approval,
-// input, sign-in).
-const (
-	inboxMCPFailed = "mcp-failed" // an MCP server in its error state
-	inboxTurnError = "turn-error" // a chat's latest turn stopped on an error
 )
 
 // inboxJSON is `ahptui inbox --json`: every host's row, and what waits on
@@ -39,11 +30,15 @@ type inboxItemJSON struct {
 	ToolCall string `json:"toolCall,omitempty"`
 	Request  string `json:"request,omitempty"`
 	Server   string `json:"server,omitempty"`
+	Resource string `json:"resource,omitempty"`
 	// Since is when the session last changed on the host (its
 	// modifiedAt): the command sees each item once, so the host's clock
 	// is the one that says how long it has waited.
-	Since  string `json:"since,omitempty"`
-	Answer string `json:"answer"`
+	Since string `json:"since,omitempty"`
+	// Answer is the command that answers, quoted for a POSIX shell;
+	// AnswerArgs the same command as its arguments.
+	Answer     string   `json:"answer"`
+	AnswerArgs []string `json:"answerArgs,omitempty"`
 }
 
 func inboxCmd(a *app) *cobra.Command {
@@ -65,7 +60,7 @@ first failed host's.`,
 				return a.inboxAll(cmd.Context())
 			}
 			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				items, err := readInbox(ctx, c)
+				items, err := readInbox(ctx, c, a.hostFlags(c))
 				if err != nil {
 					return err
 				}
@@ -89,9 +84,9 @@ func (a *app) inboxAll(ctx context.Context) error {
 	hs := set.reg.Hosts()
 	per := make([][]inboxItemJSON, len(hs))
 	errs := a.eachHost(ctx, set, func(ctx context.Context, i int, c *conn) error {
-		items, err := readInbox(ctx, c)
+		items, err := readInbox(ctx, c, hostFlagsOf(hs[i]))
 		for j := range items {
-			items[j].Host, items[j].Answer = hs[i].Display(), answerOn(items[j].Answer, hs[i])
+			items[j].Host = hs[i].Display()
 		}
 		per[i] = items
 		return err
@@ -110,60 +105,25 @@ func (a *app) inboxAll(ctx context.Context) error {
 	return hostsFailed(set, errs)
 }
 
-// readInbox is what waits on the user on c's host: the sessions whose
-// status says input-needed or error are opened (the list's status bits
-// say which; no other session is subscribed to), and each one's
-// approvals, inputs and sign-ins (what status lists as waiting), failed
-// MCP servers and a turn stopped on an error are its items.
-func readInbox(ctx context.Context, c *conn) ([]inboxItemJSON, error) {
+// readInbox is what waits on the user on c's host, answers reaching it
+// through flags: host/waits over every session the host lists (each
+// opened with its default chat, as status does): approvals, inputs and
+// sign-ins, MCP servers failed or waiting for sign-in, a turn stopped on
+// an error.
+func readInbox(ctx context.Context, c *conn, flags []string) ([]inboxItemJSON, error) {
 	list, err := c.ListSessions(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	var out []inboxItemJSON
-	for _, s := range list {
-		if !s.Status.Has(protocol.SessionStatusInputNeeded) && !s.Status.Has(protocol.SessionStatusError) {
-			continue
-		}
-		sess, uri, chat, err := c.session(ctx, s.Resource)
-		if err != nil {
-			return out, err
-		}
-		since := cmp.Or(s.ModifiedAt, s.CreatedAt)
-		base := inboxItemJSON{Session: uri, Title: s.Title, Since: since}
-		for _, w := range waiting(sess, uri, chat) {
-			it := base
-			it.Chat, it.Kind, it.Name, it.ToolCall, it.Request, it.Answer = w.Chat, w.Kind, w.Name, w.ToolCall, w.Request, w.Answer
-			out = append(out, it)
-		}
-		for _, r := range mcpRows(sess) {
-			if r.StateKind == "error" {
-				it := base
-				it.Kind, it.Name, it.Server = inboxMCPFailed, r.Name, r.ID
-				it.Answer = "ahptui mcp start " + r.ID + " --session " + uri
-				out = append(out, it)
-			}
-		}
-		if chat.ActiveTurn == nil && len(chat.Turns) > 0 {
-			if t := chat.Turns[len(chat.Turns)-1]; t.State == protocol.TurnStateError {
-				it := base
-				it.Chat, it.Kind, it.Name, it.Answer = chat.Resource, inboxTurnError, turnErrorText(t), "ahptui show "+uri
-				out = append(out, it)
-			}
-		}
+	items, err := hostWaits(ctx, c, list, flags)
+	out := make([]inboxItemJSON, 0, len(items))
+	for _, it := range items {
+		w := waitOf(it)
+		out = append(out, inboxItemJSON{Session: w.Session, Title: it.Title, Chat: w.Chat, Kind: w.Kind, Name: w.Name,
+			ToolCall: w.ToolCall, Request: w.Request, Server: w.Server, Resource: w.Resource, Since: it.Modified,
+			Answer: w.Answer, AnswerArgs: w.AnswerArgs})
 	}
-	return out, nil
-}
-
-// turnErrorText is the message of the error a turn stopped on, if it
-// carries one.
-func turnErrorText(t protocol.Turn) string {
-	for i := len(t.ResponseParts) - 1; i >= 0; i-- {
-		if e, ok := t.ResponseParts[i].Variant.(protocol.ErrorResponsePart); ok {
-			return e.Error.Message
-		}
-	}
-	return ""
+	return out, err
 }
 
 // sortInbox orders items the longest waiting first (an item without a

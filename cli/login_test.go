@@ -146,7 +146,9 @@ func TestAuthLoginAllowServer(t *testing.T) {
 // command that signs in: auth login with the agent's resource.
 func TestAgentSignInNamesAuthLogin(t *testing.T) {
 	h := demotest.Start(t, demohost.Config{AgentToken: "agent-secret"})
-	want := "ahptui auth login " + strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.AgentResourcePath
+	// The command names the host the run named (--host), so it signs in
+	// there.
+	want := "ahptui auth login --host " + h.URL() + " " + strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.AgentResourcePath
 	for _, args := range [][]string{{"new"}, {"send", "demo", "stream"}, {"send", "--new", "stream"}} {
 		_, errs, code := run(t, false, nil, append(args, "--host", h.URL())...)
 		if code != ExitSignIn || !strings.Contains(errs, want) {

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
@@ -21,13 +23,63 @@ func views_quote(s string) string { return strconv.Quote(hostText(s)) }
 // emit prints v as indented JSON with --json, else calls human.
 func (a *app) emit(v any, human func(w io.Writer)) error {
 	if a.json {
-		enc := json.NewEncoder(a.Stdout)
+		enc := json.NewEncoder(jsonOut(a.Stdout))
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		return enc.Encode(v)
 	}
 	human(a.Stdout)
 	return nil
+}
+
+// jsonOut is w for JSON: every C1 control and bidi or invisible
+// character a host sent is written as a \u escape, so a terminal that
+// shows the JSON (or a log that keeps it) neither acts on U+009B as a
+// CSI nor reorders text at U+202E. The JSON means the same.
+func jsonOut(w io.Writer) io.Writer { return jsonWriter{w} }
+
+type jsonWriter struct{ w io.Writer }
+
+// Write writes p, one whole JSON text as json.Encoder gives it, escaped.
+func (j jsonWriter) Write(p []byte) (int, error) {
+	if _, err := j.w.Write(escapeJSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// escapeJSON is the JSON text b with the characters jsonOut names as \u
+// escapes. They only occur inside strings (JSON's own syntax is ASCII),
+// where the escape stands for the same character.
+func escapeJSON(b []byte) []byte {
+	if !bytes.ContainsFunc(b, unsafeInJSON) {
+		return b
+	}
+	var out bytes.Buffer
+	out.Grow(len(b) + 16)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if unsafeInJSON(r) && n > 1 {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		} else {
+			out.Write(b[:n])
+		}
+		b = b[n:]
+	}
+	return out.Bytes()
+}
+
+// unsafeInJSON: C1 controls, and the bidi and invisible characters that
+// reorder or hide text (Arabic letter mark, zero-width space to
+// right-to-left mark, the embeddings and overrides, word joiner to the
+// isolates, the byte order mark).
+func unsafeInJSON(r rune) bool {
+	switch {
+	case r >= 0x80 && r <= 0x9f, r == 0x061c, r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e,
+		r >= 0x2060 && r <= 0x2069, r == 0xfeff:
+		return true
+	}
+	return false
 }
 
 // ANSI styles for human output on a terminal; none otherwise.

@@ -42,7 +42,7 @@ the same members (and every session and waiting row names its host).`,
 				return a.statusAll(cmd.Context())
 			}
 			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				st, err := readStatus(ctx, c)
+				st, err := readStatus(ctx, c, a.hostFlags(c))
 				if err != nil {
 					return err
 				}
@@ -52,7 +52,8 @@ the same members (and every session and waiting row names its host).`,
 	})
 }
 
-func readStatus(ctx context.Context, c *conn) (statusJSON, error) {
+// readStatus is status on c's host; the answers reach it through flags.
+func readStatus(ctx context.Context, c *conn, flags []string) (statusJSON, error) {
 	st := statusJSON{Host: c.host, ProtocolVersion: c.ProtocolVersion(), Agents: []agentJSON{}, Sessions: []sessionJSON{}, Waiting: []waitJSON{}}
 	if si := c.ServerInfo(); si != nil {
 		st.Server = si.Name
@@ -71,17 +72,14 @@ func readStatus(ctx context.Context, c *conn) (statusJSON, error) {
 	}
 	for _, s := range list {
 		st.Sessions = append(st.Sessions, sessionOf(s))
-		// Only a session that says it needs input is opened to say what.
-		if !s.Status.Has(protocol.SessionStatusInputNeeded) {
-			continue
-		}
-		sess, uri, chat, err := c.session(ctx, s.Resource)
-		if err != nil {
-			return st, err
-		}
-		st.Waiting = append(st.Waiting, waiting(sess, uri, chat)...)
 	}
-	return st, nil
+	// Every session is opened: an MCP server waiting for sign-in or
+	// failed shows in its state alone, whatever the session's status.
+	items, err := hostWaits(ctx, c, list, flags)
+	for _, it := range items {
+		st.Waiting = append(st.Waiting, waitOf(it))
+	}
+	return st, err
 }
 
 func (a *app) printStatus(w io.Writer, st statusJSON) {
@@ -223,12 +221,9 @@ func partsOf(ps []protocol.ResponsePart) []partJSON {
 	return out
 }
 
-func chatOf(sess protocol.SessionState, session string, chat protocol.ChatState) chatJSON {
+func chatOf(sess protocol.SessionState, session string, chat protocol.ChatState, flags []string) chatJSON {
 	j := chatJSON{Session: session, Chat: chat.Resource, Title: sess.Title, Status: statusWord(chat.Status), Turns: []turnJSON{},
-		Waiting: waiting(sess, session, chat)}
-	if j.Waiting == nil {
-		j.Waiting = []waitJSON{}
-	}
+		Waiting: allWaiting(sess, session, chat, flags)}
 	for _, t := range chat.Turns {
 		j.Turns = append(j.Turns, turnJSON{ID: t.ID, State: string(t.State), Message: t.Message.Text, Parts: partsOf(t.ResponseParts)})
 	}
@@ -251,7 +246,7 @@ func showCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				j := chatOf(sess, uri, chat)
+				j := chatOf(sess, uri, chat, a.hostFlags(c))
 				return a.emit(j, func(w io.Writer) { a.printChat(w, j) })
 			})
 		},

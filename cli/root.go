@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/host/waits"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
 )
@@ -152,12 +153,22 @@ func Run(args []string, env Env) int {
 	msg := views.SanitizeLine(err.Error())
 	var ae *client.AuthRequiredError
 	if errors.As(err, &ae) && len(ae.Resources) > 0 {
-		// The host names what to sign in to; say which command does it.
-		msg += "; sign in with: ahptui auth login " + views.SanitizeLine(ae.Resources[0].Resource)
+		// The host names what to sign in to; say which command does it,
+		// on the host the run named.
+		argv := []string{"ahptui", "auth", "login"}
+		if h := a.namedHost(); h != "" {
+			argv = append(argv, "--host", h)
+		}
+		if r := ae.Resources[0].Resource; strings.HasPrefix(r, "-") {
+			argv = append(argv, "--", r)
+		} else {
+			argv = append(argv, r)
+		}
+		msg += "; sign in with: " + views.SanitizeLine(waits.Quote(argv))
 	}
 	if a.json {
 		b, _ := json.Marshal(map[string]any{"error": msg, "exit": code, "kind": exitKinds[code]})
-		fmt.Fprintln(env.Stderr, string(b))
+		fmt.Fprintln(env.Stderr, string(escapeJSON(b)))
 	} else {
 		fmt.Fprintln(env.Stderr, "ahptui:", msg)
 		if code == ExitUsage {

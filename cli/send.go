@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ahptui/ahptui/host/waits"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
@@ -204,7 +205,7 @@ func (a *app) send(ctx context.Context, c *conn, session, text, policy string) e
 			st.print(ch.ActiveTurn.ResponseParts)
 		}
 		var stop []waitJSON
-		for _, w := range waiting(sess, uri, ch) {
+		for _, w := range waiting(sess, uri, ch, a.hostFlags(c)...) {
 			if decided[w.ToolCall+"/"+w.Kind] {
 				continue
 			}
@@ -259,7 +260,8 @@ func (a *app) send(ctx context.Context, c *conn, session, text, policy string) e
 		return withCode(ExitWaiting, fmt.Errorf("the turn waits on you: %s", hostText(out.Waiting[0].Answer)))
 	case ended != nil && ended.State == protocol.TurnStateError:
 		if res := agentSignIn(c, ended); res != "" {
-			return withCode(ExitSignIn, fmt.Errorf("the turn ended for want of a sign-in%s: sign in with ahptui auth login %s, then send again", turnError(ended), res))
+			login := append(append([]string{"ahptui", "auth", "login"}, a.hostFlags(c)...), res)
+			return withCode(ExitSignIn, fmt.Errorf("the turn ended for want of a sign-in%s: sign in with %s, then send again", turnError(ended), waits.Quote(login)))
 		}
 		return withCode(ExitHostError, errors.New("the turn ended with an error"+turnError(ended)))
 	case ended != nil && ended.State == protocol.TurnStateCancelled:

@@ -3,11 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
+	"github.com/ahptui/ahptui/host/waits"
+	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/views"
 )
 
 // sessionJSON is one session in --json output (README, Scripting).
@@ -98,20 +98,27 @@ func (c *conn) session(ctx context.Context, arg string) (protocol.SessionState, 
 		}
 		uri = arg
 	}
+	sess, ch, err := c.open(ctx, uri)
+	return sess, uri, ch, err
+}
+
+// open subscribes to session uri and to its default chat, and returns
+// both snapshots (the chat's zero when the session has none).
+func (c *conn) open(ctx context.Context, uri string) (protocol.SessionState, protocol.ChatState, error) {
 	if err := c.Subscribe(ctx, uri); err != nil {
-		return protocol.SessionState{}, uri, protocol.ChatState{}, fmt.Errorf("subscribe to %s: %w", hostText(uri), err)
+		return protocol.SessionState{}, protocol.ChatState{}, fmt.Errorf("subscribe to %s: %w", hostText(uri), err)
 	}
 	sess, _ := c.Session(uri)
 	c.pushSaved(ctx, &sess)
 	chat := defaultChat(sess)
 	if chat == "" {
-		return sess, uri, protocol.ChatState{}, nil
+		return sess, protocol.ChatState{}, nil
 	}
 	if err := c.Subscribe(ctx, chat); err != nil {
-		return sess, uri, protocol.ChatState{}, fmt.Errorf("subscribe to %s: %w", hostText(chat), err)
+		return sess, protocol.ChatState{}, fmt.Errorf("subscribe to %s: %w", hostText(chat), err)
 	}
 	ch, _ := c.Chat(chat)
-	return sess, uri, ch, nil
+	return sess, ch, nil
 }
 
 // defaultChat is the chat a session opens on, as in the UI: its default,
@@ -131,15 +138,20 @@ func defaultChat(s protocol.SessionState) string {
 type waitJSON struct {
 	Host     string       `json:"host,omitempty"` // in a multi-host run, as sessionJSON's
 	Session  string       `json:"session"`
-	Chat     string       `json:"chat"`
-	Kind     string       `json:"kind"` // approval, result-approval, input, sign-in
+	Chat     string       `json:"chat,omitempty"`
+	Kind     string       `json:"kind"` // approval, result-approval, input, sign-in, mcp-failed, turn-error, needs-input
 	ToolCall string       `json:"toolCall,omitempty"`
 	Request  string       `json:"request,omitempty"`
+	Server   string       `json:"server,omitempty"`
+	Resource string       `json:"resource,omitempty"`
 	Name     string       `json:"name"`
 	Options  []optionJSON `json:"options,omitempty"`
 	// Questions are an input request's, for answer's ID=VALUE.
 	Questions []questionJSON `json:"questions,omitempty"`
-	Answer    string         `json:"answer"`
+	// Answer is the command that answers, quoted for a POSIX shell;
+	// AnswerArgs the same command as its arguments.
+	Answer     string   `json:"answer"`
+	AnswerArgs []string `json:"answerArgs,omitempty"`
 }
 
 // optionJSON is one confirmation option a tool call offers, numbered from
@@ -163,59 +175,119 @@ func optionsOf(tc protocol.ToolCallState) []optionJSON {
 	return out
 }
 
-// waiting lists what the chat's running turn waits on the user for.
-func waiting(sess protocol.SessionState, session string, chat protocol.ChatState) []waitJSON {
-	if chat.ActiveTurn == nil {
-		return nil
+// uiSignsIn is the answer of a sign-in whose resource the host did not
+// say: no command can, the terminal UI's grant prompt does.
+const uiSignsIn = "ahptui (the terminal UI) signs in"
+
+// answerText is an answer's argv as printed: quoted for a POSIX shell
+// (host/waits.Quote, the one quoting every printed command uses).
+func answerText(argv []string) string {
+	if argv == nil {
+		return uiSignsIn
 	}
-	rows := views.MCPServerRows(views.SessionCustomizations(sess))
-	needsSignIn := func(id string) bool {
-		i := slices.IndexFunc(rows, func(r views.MCPServerRow) bool { return r.ID == id })
-		return i >= 0 && rows[i].StateKind == "authRequired"
+	return waits.Quote(argv)
+}
+
+// waitOf is item it as --json writes it.
+func waitOf(it waits.Item) waitJSON {
+	w := waitJSON{Session: it.Session, Chat: it.Chat, Kind: it.Word(), ToolCall: it.ToolCall, Request: it.Request,
+		Server: it.Server, Resource: it.Resource, Name: it.Name, Answer: answerText(it.Answer), AnswerArgs: it.Answer}
+	if it.Kind == waits.NeedsInput {
+		w.Name = it.Detail
 	}
-	// signInAnswer is the auth login that answers a tool call's sign-in:
-	// its own challenge (auth-required), or its MCP server's.
-	signInAnswer := func(tc protocol.ToolCallState) string {
-		resource := ""
-		if ar, ok := tc.Variant.(protocol.ToolCallAuthRequiredState); ok {
-			resource = ar.Auth.Resource.Resource
-		} else if i := slices.IndexFunc(rows, func(r views.MCPServerRow) bool { return r.ID == tc.McpServer() }); i >= 0 && rows[i].Auth != nil {
-			resource = rows[i].Auth.Resource.Resource
-		}
-		if resource == "" {
-			return "ahptui (the terminal UI) signs in"
-		}
-		return "ahptui auth login " + resource + " --session " + session
+	if it.Call != nil && it.Kind == waits.Approval {
+		w.Options = optionsOf(*it.Call)
 	}
+	if it.Input != nil {
+		w.Questions = questionsOf(*it.Input)
+	}
+	return w
+}
+
+// sessionWaits is what waits on the user in one opened session: the
+// derivation (host/waits) over its state and chat, answers reaching the
+// host through flags.
+func sessionWaits(sess protocol.SessionState, session string, chat protocol.ChatState, flags []string) []waits.Item {
+	ws := waits.Session{Summary: protocol.SessionSummary{Resource: session, Title: sess.Title}, State: &sess}
+	if chat.Resource != "" {
+		ws.Chats = []protocol.ChatState{chat}
+	}
+	return waits.Derive(waits.Host{Flags: flags, Sessions: []waits.Session{ws}})
+}
+
+// waiting lists what the chat's turns wait on the user for: its tool
+// calls to approve or sign in for and its input requests (what send,
+// watch and approve act on).
+func waiting(sess protocol.SessionState, session string, chat protocol.ChatState, flags ...string) []waitJSON {
 	var out []waitJSON
-	for _, p := range chat.ActiveTurn.ResponseParts {
-		switch v := p.Variant.(type) {
-		case protocol.ToolCallResponsePart:
-			tc := v.ToolCall
-			if !tc.WaitsOnUser(needsSignIn) {
-				continue
-			}
-			w := waitJSON{Session: session, Chat: chat.Resource, ToolCall: tc.ID(), Name: tc.Name(), Options: optionsOf(tc)}
-			switch tc.Status() {
-			case protocol.ToolCallStatusPendingConfirmation:
-				w.Kind, w.Answer = "approval", "ahptui approve "+session+" "+tc.ID()
-			case protocol.ToolCallStatusPendingResultConfirmation:
-				w.Kind, w.Answer = "result-approval", "ahptui approve "+session+" "+tc.ID()
-			default:
-				w.Kind, w.Answer = "sign-in", signInAnswer(tc)
-			}
-			out = append(out, w)
-		case protocol.InputRequestResponsePart:
-			if v.Response != nil {
-				continue
-			}
-			name := ""
-			if v.Request.Message != nil {
-				name = *v.Request.Message
-			}
-			out = append(out, waitJSON{Session: session, Chat: chat.Resource, Kind: "input", Request: v.Request.ID,
-				Name: name, Questions: questionsOf(v.Request), Answer: "ahptui answer " + session})
+	for _, it := range sessionWaits(sess, session, chat, flags) {
+		if it.ID() != "" && it.Chat == chat.Resource {
+			out = append(out, waitOf(it))
 		}
 	}
 	return out
+}
+
+// allWaiting lists everything that waits on the user in the session:
+// waiting's, and its MCP servers failed or waiting for sign-in and a turn
+// stopped on an error (what show and status list).
+func allWaiting(sess protocol.SessionState, session string, chat protocol.ChatState, flags []string) []waitJSON {
+	out := []waitJSON{}
+	for _, it := range sessionWaits(sess, session, chat, flags) {
+		out = append(out, waitOf(it))
+	}
+	return out
+}
+
+// hostWaits is what waits on the user on c's host (host/waits over every
+// session it lists, each opened with its default chat), answers reaching
+// the host through flags. A session that cannot be opened counts by its
+// status alone, unless that says it waits: then its error is the host's.
+func hostWaits(ctx context.Context, c *conn, list []protocol.SessionSummary, flags []string) ([]waits.Item, error) {
+	h := waits.Host{Name: c.host, Flags: flags}
+	for _, s := range list {
+		sess, chat, err := c.open(ctx, s.Resource)
+		if err != nil {
+			if s.Status.Has(protocol.SessionStatusInputNeeded) || s.Status.Has(protocol.SessionStatusError) {
+				return nil, err
+			}
+			continue
+		}
+		ws := waits.Session{Summary: s, State: &sess}
+		if chat.Resource != "" {
+			ws.Chats = []protocol.ChatState{chat}
+		}
+		h.Sessions = append(h.Sessions, ws)
+	}
+	return waits.Derive(h), nil
+}
+
+// namedHost is the host as the flags named it, for a command to name it
+// again: a saved host's name, or the --host URL without its connection
+// token; "" when no --host was given.
+func (a *app) namedHost() string {
+	if a.host == "" || a.demo {
+		return ""
+	}
+	if !strings.Contains(a.host, "://") {
+		return a.host // a saved host's name
+	}
+	if t, err := hostconn.Parse(a.host); err == nil {
+		return t.URL
+	}
+	return hostconn.Redact(a.host)
+}
+
+// hostFlags are the flags that reach c's host again from a printed
+// command: --host with the name or token-free URL the run used (the URL
+// VS Code's registry gave, when no --host was); none for --demo, which
+// starts a host of its own each run.
+func (a *app) hostFlags(c *conn) []string {
+	if a.demo {
+		return nil
+	}
+	if h := a.namedHost(); h != "" {
+		return []string{"--host", h}
+	}
+	return []string{"--host", c.host}
 }

@@ -31,7 +31,7 @@ func (a *app) statusAll(ctx context.Context) error {
 	hs := set.reg.Hosts()
 	rows := make([]hostStatusJSON, len(hs))
 	errs := a.eachHost(ctx, set, func(ctx context.Context, i int, c *conn) error {
-		st, err := readStatus(ctx, c)
+		st, err := readStatus(ctx, c, hostFlagsOf(hs[i]))
 		if err != nil {
 			return err
 		}
@@ -70,14 +70,13 @@ func (a *app) statusAll(ctx context.Context) error {
 	return hostsFailed(set, errs)
 }
 
-// tagRows names host h on every session and waiting row, and makes each
-// answer a command that reaches h.
+// tagRows names host h on every session and waiting row.
 func tagRows(h *hosts.Host, sessions []sessionJSON, waits []waitJSON) {
 	for j := range sessions {
 		sessions[j].Host = h.Display()
 	}
 	for j := range waits {
-		waits[j].Host, waits[j].Answer = h.Display(), answerOn(waits[j].Answer, h)
+		waits[j].Host = h.Display()
 	}
 }
 

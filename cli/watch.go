@@ -83,13 +83,13 @@ lost.`,
 				a.timeout = 100 * 365 * 24 * time.Hour
 			}
 			return a.connected(ctx, func(ctx context.Context, c *conn) error {
-				enc := json.NewEncoder(a.Stdout)
+				enc := json.NewEncoder(jsonOut(a.Stdout))
 				enc.SetEscapeHTML(false)
 				emit := func(ev watchEvent) error { return enc.Encode(ev) }
 				if len(argv) == 0 {
 					return watchRoot(ctx, c, emit)
 				}
-				return watchSession(ctx, c, argv[0], until, emit)
+				return watchSession(ctx, c, argv[0], until, a.hostFlags(c), emit)
 			})
 		},
 	})
@@ -183,7 +183,7 @@ func rootEvent(ev client.Event) (watchEvent, bool) {
 	return w, true
 }
 
-func watchSession(ctx context.Context, c *conn, arg, until string, emit func(watchEvent) error) error {
+func watchSession(ctx context.Context, c *conn, arg, until string, flags []string, emit func(watchEvent) error) error {
 	_, uri, chat, err := c.session(ctx, arg)
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ func watchSession(ctx context.Context, c *conn, arg, until string, emit func(wat
 		if !ok {
 			return false, withCode(ExitHostError, fmt.Errorf("the host dropped the chat of %s", hostText(uri)))
 		}
-		ws := waiting(sess, uri, ch)
+		ws := waiting(sess, uri, ch, flags...)
 		cur := ""
 		if ch.ActiveTurn != nil {
 			cur = ch.ActiveTurn.ID

@@ -22,7 +22,7 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 		return err
 	}
 	defer set.Close()
-	enc := json.NewEncoder(a.Stdout)
+	enc := json.NewEncoder(jsonOut(a.Stdout))
 	enc.SetEscapeHTML(false)
 	hs := set.reg.Hosts()
 	firsts := make([]watchEvent, len(hs))

@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/host/waits"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -14,30 +15,47 @@ type blocker struct {
 
 func (b blocker) sel() chatSel { return chatSel{item: b.item, turn: b.turn} }
 
+// derive is what waits on the user on the active host, by host/waits
+// (the derivation the commands share) over what the panels hold: the
+// open session's state, its open chat and the agent's sign-in prompts,
+// and the other sessions' summaries (their status alone).
+func (cp *chatPanel) derive() []waits.Item {
+	open := waits.Session{Summary: protocol.SessionSummary{Resource: cp.openSession}, Open: true}
+	if cp.hasSess || cp.hasChat {
+		st := cp.sess
+		open.State = &st
+		// The rows the MCP panel draws, memoized per snapshot: this runs
+		// on every update and every frame (the status line's count).
+		open.Servers = cp.signin.servers()
+	}
+	if cp.hasChat {
+		open.Chats = []protocol.ChatState{cp.chat}
+	}
+	for _, p := range cp.signin.prompts {
+		open.Prompts = append(open.Prompts, p.resource)
+	}
+	ss := []waits.Session{open}
+	for _, s := range cp.sessions.list {
+		if s.Resource == cp.openSession {
+			ss[0].Summary = s
+			continue
+		}
+		ss = append(ss, waits.Session{Summary: s})
+	}
+	return waits.Derive(waits.Host{Name: cp.cfg.Host, Sessions: ss})
+}
+
+// blockers is what the status line counts as needing input: what the
+// open session's inputNeeded lists, and every other session whose status
+// says input-needed.
 func (cp *chatPanel) blockers() []blocker {
 	var out []blocker
-	if cp.hasSess {
-		for _, r := range cp.sess.InputNeeded {
-			switch v := r.Variant.(type) {
-			case protocol.SessionChatInputRequest:
-				out = append(out, blocker{cp.openSession, v.Chat, v.Request.ID, ""})
-			case protocol.SessionToolConfirmationRequest:
-				id := ""
-				switch tc := v.ToolCall.Variant.(type) {
-				case protocol.ToolCallPendingConfirmationState:
-					id = tc.ToolCallID
-				case protocol.ToolCallPendingResultConfirmationState:
-					id = tc.ToolCallID
-				}
-				out = append(out, blocker{cp.openSession, v.Chat, id, v.TurnID})
-			case protocol.SessionToolAuthenticationRequest:
-				out = append(out, blocker{cp.openSession, v.Chat, v.ToolCall.ToolCallID, v.TurnID})
-			}
-		}
-	}
-	for _, s := range cp.sessions.list {
-		if s.Resource != cp.openSession && s.Status.Has(protocol.SessionStatusInputNeeded) {
-			out = append(out, blocker{session: s.Resource})
+	for _, it := range cp.derive() {
+		switch {
+		case it.Listed:
+			out = append(out, blocker{session: it.Session, chat: it.Chat, item: it.ID(), turn: it.Turn})
+		case it.Kind == waits.NeedsInput:
+			out = append(out, blocker{session: it.Session})
 		}
 	}
 	return out
@@ -55,31 +73,19 @@ func (cp *chatPanel) waitingHere() int {
 	return n
 }
 
-// jumpTargets is blockers plus what the open chat shows as waiting but the
-// host has not (yet) listed in the session's inputNeeded, so ! reaches every
-// card that offers keys.
+// jumpTargets is what ! goes round: the open session's cards that wait on
+// the user (what its inputNeeded lists, and what its chat shows waiting
+// before the host lists it), then every other session whose status says
+// input-needed.
 func (cp *chatPanel) jumpTargets() []blocker {
-	all := cp.blockers()
 	var out, others []blocker
-	for _, b := range all {
-		if b.session == cp.openSession && b.item != "" {
+	for _, it := range cp.derive() {
+		b := blocker{session: it.Session, chat: it.Chat, item: it.ID(), turn: it.Turn}
+		switch {
+		case it.Session == cp.openSession && b.item != "":
 			out = append(out, b)
-		} else {
-			others = append(others, b)
-		}
-	}
-	if cp.hasChat {
-		listed := map[string]bool{}
-		for _, b := range out {
-			if b.chat == cp.openChat {
-				listed[b.sel().key()] = true
-			}
-		}
-		auth := cp.signin.waitingServers()
-		for _, it := range cp.items() {
-			if it.needsUser(auth) && !listed[it.key()] && !listed[chatSel{item: it.ID}.key()] {
-				out = append(out, blocker{cp.openSession, cp.openChat, it.ID, it.TurnID})
-			}
+		case it.Kind == waits.NeedsInput:
+			others = append(others, blocker{session: it.Session})
 		}
 	}
 	return append(out, others...)

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/host/waits"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -234,68 +235,31 @@ func (m *Model) handOver(i int, keep string) tea.Cmd {
 	}
 }
 
-// hostWaits is what waits in session s of host hc (not active): from its
-// watched state, else — not watched yet, or past the cap — "needs input".
+// hostWaits is what waits in session s of host hc (not active), by
+// host/waits: from its watched state (and its chat, when watched), else
+// — not watched yet, or past the cap — "needs input" with why.
 func hostWaits(hc *hostConn, s protocol.SessionSummary, out []waitItem) []waitItem {
-	host := hc.cfg.Host
-	add := func(kind waitKind, detail string, b blocker, server string) {
-		out = append(out, waitItem{host: host, session: s.Resource, title: s.Title, kind: kind, detail: detail, at: b, server: server})
-	}
+	ws := waits.Session{Summary: s}
 	_, watched := hc.watch[s.Resource]
-	var st protocol.SessionState
-	ok := false
 	if watched && hc.client != nil {
-		st, ok = hc.client.Session(s.Resource)
-	}
-	if !ok {
-		if s.Status.Has(protocol.SessionStatusInputNeeded) {
-			detail := ""
-			switch {
-			case !watched && hc.watchErrs[s.Resource] != "":
-				detail = "not watched: " + hc.watchErrs[s.Resource]
-			case !watched && hc.watchOver > 0:
-				detail = fmt.Sprintf("%d more than the %d watched on this host", hc.watchOver, watchCap)
-			}
-			add(waitSession, detail, blocker{session: s.Resource}, "")
-		}
-		return out
-	}
-	n := len(out)
-	uri := s.Resource
-	for _, r := range st.InputNeeded {
-		switch v := r.Variant.(type) {
-		case protocol.SessionChatInputRequest:
-			add(waitInput, "", blocker{uri, v.Chat, v.Request.ID, ""}, "")
-		case protocol.SessionToolConfirmationRequest:
-			switch tc := v.ToolCall.Variant.(type) {
-			case protocol.ToolCallPendingConfirmationState:
-				add(waitApproval, tc.ToolName, blocker{uri, v.Chat, tc.ToolCallID, v.TurnID}, "")
-			case protocol.ToolCallPendingResultConfirmationState:
-				add(waitApproval, tc.ToolName, blocker{uri, v.Chat, tc.ToolCallID, v.TurnID}, "")
-			}
-		case protocol.SessionToolAuthenticationRequest:
-			add(waitSignIn, "", blocker{uri, v.Chat, v.ToolCall.ToolCallID, v.TurnID}, "")
-		}
-	}
-	for _, r := range mcpRows(st) {
-		switch r.StateKind {
-		case "error":
-			add(waitMCPFailed, r.Name, blocker{session: uri}, r.ID)
-		case "authRequired":
-			add(waitSignIn, r.Name, blocker{session: uri}, r.ID)
-		}
-	}
-	if st.Status.Has(protocol.SessionStatusError) {
-		if ch := errorChat(st); ch != "" {
-			if c, ok := hc.client.Chat(ch); ok && c.ActiveTurn == nil && len(c.Turns) > 0 {
-				if t := c.Turns[len(c.Turns)-1]; t.State == protocol.TurnStateError {
-					add(waitTurnError, "", blocker{session: uri, chat: ch, turn: t.ID}, "")
+		if st, ok := hc.client.Session(s.Resource); ok {
+			ws.State = &st
+			if ch := errorChat(st); ch != "" {
+				if c, ok := hc.client.Chat(ch); ok {
+					ws.Chats = []protocol.ChatState{c}
 				}
 			}
 		}
 	}
-	if len(out) == n && s.Status.Has(protocol.SessionStatusInputNeeded) {
-		add(waitSession, "", blocker{session: uri}, "")
+	switch {
+	case ws.State != nil:
+	case !watched && hc.watchErrs[s.Resource] != "":
+		ws.Detail = "not watched: " + hc.watchErrs[s.Resource]
+	case !watched && hc.watchOver > 0:
+		ws.Detail = fmt.Sprintf("%d more than the %d watched on this host", hc.watchOver, watchCap)
+	}
+	for _, it := range waits.Derive(waits.Host{Name: hc.cfg.Host, Sessions: []waits.Session{ws}}) {
+		out = append(out, waitOf(it))
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -261,18 +262,22 @@ func TestCLISignInMidToolCall(t *testing.T) {
 	}
 	res := run(5, "", "send", "demo", "deploy", "--json")
 	var sent struct {
-		Waiting []struct{ Kind, Name, Answer string }
+		Waiting []struct {
+			Kind, Name, Answer string
+			AnswerArgs         []string
+		}
 	}
 	if err := json.Unmarshal([]byte(res.stdout), &sent); err != nil {
 		t.Fatalf("send --json: %v\n%s", err, res.stdout)
 	}
-	want := "ahptui auth login " + strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.DeployResourcePath + " --session ahp-session:/demo"
+	// The answer names the host, so it signs in there.
+	want := "ahptui auth login --host " + r.url + " --session ahp-session:/demo " + strings.TrimSuffix(strings.Replace(h.URL(), "ws://", "http://", 1), "/") + demohost.DeployResourcePath
 	if len(sent.Waiting) != 1 || sent.Waiting[0].Kind != "sign-in" || sent.Waiting[0].Answer != want {
 		t.Fatalf("send waits on %+v, want one sign-in answered by %q", sent.Waiting, want)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	defer cancel()
-	args := append(strings.Fields(strings.TrimPrefix(want, "ahptui ")), "--paste", "--host", r.url, "--config-dir", dir)
+	args := append(slices.Clone(sent.Waiting[0].AnswerArgs[1:]), "--paste", "--config-dir", dir)
 	pl := r.startPasteLogin(ctx, args...)
 	go func() { _, _ = io.Copy(io.Discard, pl.stderr) }()
 	fmt.Fprintf(pl.stdin, "%s\n", approveWithoutRedirect(t, mustParse(t, pl.url)))

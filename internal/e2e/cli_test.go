@@ -321,7 +321,7 @@ func TestCLISendApprove(t *testing.T) {
 	r, h := newCLIRunner(t)
 	res := r.run(5, "", "send", "demo", "write the changelog")
 	checkGolden(t, "send_waiting.txt", stable(res.stdout))
-	if !strings.Contains(res.stderr, "ahptui approve ahp-session:/demo ") {
+	if !strings.Contains(res.stderr, "ahptui approve --host "+r.url+" ahp-session:/demo ") {
 		t.Errorf("stderr does not name the command that answers:\n%s", res.stderr)
 	}
 	res = r.run(0, "", "show", "demo", "--json")

@@ -9,7 +9,10 @@
 // until it is killed or its stdin closes.
 //
 // -scenario endless-sessions answers listSessions with pages of fresh
-// sessions and fresh cursors forever (hostilehost.EndlessSessions).
+// sessions and fresh cursors forever (hostilehost.EndlessSessions);
+// -scenario shell-ids serves one session whose tool call id is shell
+// syntax and whose title carries C1 and bidi characters
+// (hostilehost.ShellIDs), on AHP 1.0.
 package main
 
 import (
@@ -31,16 +34,21 @@ const (
 )
 
 func main() {
-	scenario := flag.String("scenario", "", `what else the host does: "endless-sessions"`)
+	scenario := flag.String("scenario", "", `what else the host does: "endless-sessions" or "shell-ids"`)
 	flag.Parse()
 	var endless *hostilehost.EndlessSessions
 	switch *scenario {
 	case "":
 	case "endless-sessions":
 		endless = &hostilehost.EndlessSessions{PerPage: 200, TitleBytes: 64}
+	case "shell-ids":
 	default:
 		fmt.Fprintf(os.Stderr, "hostilehostd: unknown -scenario %q\n", *scenario)
 		os.Exit(2)
+	}
+	if *scenario == "shell-ids" {
+		shellIDs()
+		return
 	}
 	payload := hostilehost.AllEscapes()
 	// listSessions gets the same poison as the states (as in the client's
@@ -74,6 +82,26 @@ func main() {
 	fmt.Println(h.URL())
 	// The test holds our stdin: when it ends (or dies), so do we, and no
 	// host outlives a crashed test.
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	_ = h.Close()
+}
+
+// shellIDs serves the shell-ids scenario (hostilehost.ShellIDs) on AHP
+// 1.0 until stdin closes.
+func shellIDs() {
+	sessions, states := hostilehost.ShellIDs()
+	h, err := hostilehost.Start(hostilehost.Config{States: states, ServerSeq: 10, ProtocolVersion: "1.0.0",
+		Answer: func(_ *hostilehost.Conn, req *jsonrpc.Request) (any, *jsonrpc.Error, bool) {
+			if req.Method == "listSessions" {
+				return sessions, nil, true
+			}
+			return nil, nil, false
+		}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(h.URL())
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	_ = h.Close()
 }
