@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
@@ -78,7 +79,7 @@ func TestCLIInboxAnswerRunsAsPrinted(t *testing.T) {
 	if run.code != 0 || !strings.Contains(run.stdout, "approved Write file") {
 		t.Fatalf("sh -c %q: exit %d\n%s%s", answer, run.code, run.stdout, run.stderr)
 	}
-	waitIdle(t, h, "ahp-chat:/demo")
+	waitIdle(t, h, demohost.DemoChatURI)
 
 	var st struct{ Waiting []waitItemJSON }
 	res = r.run(0, "", "status", "--json")

@@ -150,7 +150,11 @@ func TestVSCodeSessionSettings(t *testing.T) {
 			u.hit(km.NewSession.Next)
 			u.confirmWiden("the new session")
 			u.hit(km.NewSession.Next)
-			confirm := u.seeText("the confirmation of Allow all", "Allow all")
+			// "Allow all" is on screen already (the dialog's choices): wait
+			// for the confirmation's own line before reading it.
+			confirm := e2e.Flatten(strings.Split(u.see("the confirmation of Allow all", func(sc string) bool {
+				return strings.Contains(e2e.Flatten(strings.Split(sc, "\n")), "Applies to: the new session")
+			}), "\n"))
 			if !strings.Contains(confirm, "Runs tool calls without asking") {
 				t.Errorf("the confirmation does not say what Allow all means:\n%s", confirm)
 			}
