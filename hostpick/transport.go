@@ -2,7 +2,6 @@ package hostpick
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 
@@ -22,19 +21,8 @@ func CheckTransport(rawURL string, insecure bool) error {
 	if err != nil || !strings.EqualFold(u.Scheme, "ws") {
 		return nil // wss://, or a URL the dialer reports on itself
 	}
-	if isLoopbackName(u.Hostname()) {
+	if hostconn.IsLoopback(u.Hostname()) {
 		return nil
 	}
 	return fmt.Errorf("--host %s is plain ws:// to another machine: tokens would travel unencrypted; use wss://, or pass --insecure if you accept that", hostconn.Redact(rawURL))
-}
-
-// IsLoopback reports whether h names this machine (localhost, 127/8, ::1).
-func IsLoopback(h string) bool { return isLoopbackName(h) }
-
-func isLoopbackName(h string) bool {
-	if strings.EqualFold(strings.TrimSuffix(h, "."), "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }

@@ -14,11 +14,11 @@
 package trust
 
 import (
-	"net"
 	"net/url"
 	"strings"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/hostconn"
 )
 
 // Transport is how the host is reached.
@@ -85,19 +85,11 @@ func TransportOf(host string, found Found) Transport {
 		}
 		return UnixByHand
 	case "ws", "http":
-		if loopback(u.Hostname()) {
+		if hostconn.IsLoopback(u.Hostname()) {
 			return PlainLoopback
 		}
 	}
 	return PlainRemote
-}
-
-func loopback(h string) bool {
-	if strings.EqualFold(strings.TrimSuffix(h, "."), "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // PlainAnswer is this run's answer to "send saved sign-ins over plain
