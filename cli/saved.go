@@ -73,10 +73,8 @@ func (c *conn) planSaved(root protocol.RootState, sess *protocol.SessionState) [
 			continue
 		}
 		seen[w.Resource] = true
-		in := trust.Input{
-			Host: c.host, Transport: trust.TransportOf(c.host, found), Found: found, Proven: found == trust.Registry,
-			Resource: w.Resource, Advertised: advertised[w.Resource], Allow: c.allowSaved,
-		}
+		in := trust.Connected(c.host, found)
+		in.Resource, in.Advertised, in.Allow = w.Resource, advertised[w.Resource], c.allowSaved
 		in.Match = c.auth.Lookup(c.host, authpkce.Want{Resource: w.Resource, Issuer: w.Issuer, Scopes: w.Scopes})
 		out = append(out, savedPlan{want: w, verdict: trust.Decide(in), match: in.Match})
 	}

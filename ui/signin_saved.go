@@ -137,11 +137,9 @@ func (si *signIn) savedVerdict(src savedTokens, w tokenWant, advertised []string
 	if si.cfg.RegistryHost {
 		found = trust.Registry
 	}
-	in := trust.Input{
-		Host: si.cfg.Host, Transport: trust.TransportOf(si.cfg.Host, found), Found: found, Proven: si.cfg.RegistryHost,
-		Resource: w.Resource, Advertised: authpkce.CheckAdvertised(w.Resource, advertised) == nil,
-		Plain: si.plainAnswer(),
-	}
+	in := trust.Connected(si.cfg.Host, found)
+	in.Resource, in.Advertised = w.Resource, authpkce.CheckAdvertised(w.Resource, advertised) == nil
+	in.Plain = si.plainAnswer()
 	if in.Advertised {
 		in.Match = src.Lookup(si.cfg.Host, authpkce.Want{Resource: w.Resource, Issuer: w.Issuer, Scopes: w.Scopes})
 	}

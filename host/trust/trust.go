@@ -128,6 +128,15 @@ type Input struct {
 	Allow bool
 }
 
+// Connected is the host's part of an Input, for a host connected now and
+// found as found: its transport, and whether it is proven the user's own.
+// A host from VS Code's registry is, while it is connected: every dial to
+// one re-reads its entry and checks the peer (hostconn), and a failed
+// check is no connection at all. Both front-ends start from it.
+func Connected(host string, found Found) Input {
+	return Input{Host: host, Transport: TransportOf(host, found), Found: found, Proven: found == Registry}
+}
+
 // Kind is what happens with the saved token.
 type Kind int
 
