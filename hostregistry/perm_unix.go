@@ -14,22 +14,7 @@ import (
 // others. What such a directory lists could send the user's sign-ins
 // anywhere.
 func ownerOnlyDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	switch {
-	case fi.Mode()&os.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symlink; the registry is ignored", dir)
-	case !fi.IsDir():
-		return fmt.Errorf("%s is not a directory; the registry is ignored", dir)
-	case fi.Mode().Perm()&0o077 != 0:
-		return fmt.Errorf("%s is open to other users (mode %04o, want 0700); the registry is ignored", dir, fi.Mode().Perm())
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%s belongs to uid %d, not you; the registry is ignored", dir, st.Uid)
-	}
-	return nil
+	return ourDir(dir, 0o077, "open to other users (mode %04o, want 0700)")
 }
 
 // notOthersDir refuses the directory above the registry (agent-host)
@@ -37,6 +22,13 @@ func ownerOnlyDir(dir string) error {
 // writable by group or others. Others may read it; the registry under it
 // is owner-only.
 func notOthersDir(dir string) error {
+	return ourDir(dir, 0o022, "writable by other users (mode %04o)")
+}
+
+// ourDir refuses dir unless it is a directory of ours, reached without a
+// symlink, with no bit of mask in its mode; openTo words a mode that has
+// one (a %04o verb for the mode).
+func ourDir(dir string, mask os.FileMode, openTo string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		return err
@@ -46,8 +38,8 @@ func notOthersDir(dir string) error {
 		return fmt.Errorf("%s is a symlink; the registry is ignored", dir)
 	case !fi.IsDir():
 		return fmt.Errorf("%s is not a directory; the registry is ignored", dir)
-	case fi.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("%s is writable by other users (mode %04o); the registry is ignored", dir, fi.Mode().Perm())
+	case fi.Mode().Perm()&mask != 0:
+		return fmt.Errorf("%s is "+openTo+"; the registry is ignored", dir, fi.Mode().Perm())
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return fmt.Errorf("%s belongs to uid %d, not you; the registry is ignored", dir, st.Uid)
