@@ -99,24 +99,22 @@ func toolCallChoices(ctx context.Context, c *conn, argv []string) []cobra.Comple
 	return out
 }
 
-// serverChoices are the MCP servers of --session's session (or the
-// host's only one), by id, described by name and state.
-func serverChoices(session *string) func(ctx context.Context, c *conn, _ []string) []cobra.Completion {
-	return func(ctx context.Context, c *conn, _ []string) []cobra.Completion {
-		s, err := onlySession(ctx, c, *session)
-		if err != nil {
-			return nil
-		}
-		sess, _, _, err := c.session(ctx, s)
-		if err != nil {
-			return nil
-		}
-		var out []cobra.Completion
-		for _, r := range mcpRows(sess) {
-			out = append(out, describe(r.ID, r.Name+" ("+r.StateKind+")"))
-		}
-		return out
+// serverChoices are the MCP servers of session (or of the host's only
+// session, when it is ""), by id, described by name and state.
+func serverChoices(ctx context.Context, c *conn, session string) []cobra.Completion {
+	s, err := onlySession(ctx, c, session)
+	if err != nil {
+		return nil
 	}
+	sess, _, _, err := c.session(ctx, s)
+	if err != nil {
+		return nil
+	}
+	var out []cobra.Completion
+	for _, r := range mcpRows(sess) {
+		out = append(out, describe(r.ID, r.Name+" ("+r.StateKind+")"))
+	}
+	return out
 }
 
 // completeHosts offers the saved hosts' names for --host.
@@ -147,9 +145,6 @@ func fixed(values ...string) cobra.CompletionFunc {
 func (a *app) registerCompletions(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("host", a.completeHosts)
 	_ = root.RegisterFlagCompletionFunc("demo-version", fixed(demohost.Versions...))
-	_ = root.RegisterFlagCompletionFunc("connection-token-file", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return nil, cobra.ShellCompDirectiveDefault
-	})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		switch c.Name() {
@@ -164,8 +159,7 @@ func (a *app) registerCompletions(root *cobra.Command) {
 					if len(argv) > 0 {
 						return nil
 					}
-					s := session.String()
-					return serverChoices(&s)(ctx, cn, argv)
+					return serverChoices(ctx, cn, session.String())
 				})
 				_ = c.RegisterFlagCompletionFunc("session", a.completeFrom(sessionChoices))
 			}

@@ -55,17 +55,15 @@ input request, a sign-in — stops send with exit code 5; it prints what
 waits and the command that answers it. send waits as long as the turn
 runs unless --timeout is given.`,
 		Args: func(cmd *cobra.Command, argv []string) error {
-			n := 2
-			if isNew {
-				n = 1
+			switch {
+			case isNew && file != "":
+				return args(0, 0, "--new --file FILE")(cmd, argv)
+			case isNew:
+				return args(1, 1, "--new MESSAGE")(cmd, argv)
+			case file != "":
+				return args(1, 1, "SESSION --file FILE")(cmd, argv)
 			}
-			if file != "" {
-				n--
-			}
-			if isNew {
-				return args(n, n, map[bool]string{true: "--new --file FILE", false: "--new MESSAGE"}[file != ""])(cmd, argv)
-			}
-			return args(n, n, map[bool]string{true: "SESSION --file FILE", false: "SESSION MESSAGE (or --new MESSAGE)"}[file != ""])(cmd, argv)
+			return args(2, 2, "SESSION MESSAGE (or --new MESSAGE)")(cmd, argv)
 		},
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if !slices.Contains([]string{approveNone, approveReads, approveAll}, policy) {
@@ -75,7 +73,7 @@ runs unless --timeout is given.`,
 			if err != nil {
 				return err
 			}
-			text, err := a.messageText(argv, isNew, file)
+			text, err := a.messageText(argv, file)
 			if err != nil {
 				return err
 			}
@@ -327,7 +325,7 @@ const maxMessageBytes = 1 << 20
 
 // messageText is the message send sends: the last argument, or stdin for
 // "-", or --file's contents.
-func (a *app) messageText(argv []string, isNew bool, file string) (string, error) {
+func (a *app) messageText(argv []string, file string) (string, error) {
 	src := file
 	if src == "" {
 		if text := argv[len(argv)-1]; text != "-" {
