@@ -52,6 +52,9 @@ type app struct {
 	openChat    string
 	chat        protocol.ChatState
 	hasChat     bool
+	// reopen is the open channels whose subscribe a dropped connection
+	// cut short: they are subscribed again when it is ready.
+	reopen []string
 	// writeIn is the session whose composer opens as soon as its chat is
 	// open (i from the session list or the MCP panel), "" for none.
 	writeIn string

@@ -53,6 +53,24 @@ func (m *Model) switchChat(target string) tea.Cmd {
 	})
 }
 
+// reopenChannels subscribes again to the open session and chat whose
+// subscribe a dropped connection cut short (m.reopen), once it is ready.
+func (m *Model) reopenChannels() tea.Cmd {
+	chans := m.reopen
+	m.reopen = nil
+	c, ctx := m.client, m.ctx
+	var cmds []tea.Cmd
+	for _, ch := range chans {
+		if c == nil || (ch != m.openSession && ch != m.openChat) {
+			continue
+		}
+		cmds = append(cmds, withAuthRetry(func() tea.Msg {
+			return subscribedMsg{channel: ch, err: c.Subscribe(ctx, ch)}
+		}))
+	}
+	return tea.Batch(cmds...)
+}
+
 func (m *Model) openSessionCmd(uri string) tea.Cmd {
 	if m.client == nil {
 		return reportError(errors.New("not connected yet: wait for the status bar to say ready"))

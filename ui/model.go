@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -248,6 +249,12 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case subscribedMsg:
+		if errors.Is(msg.err, client.ErrNotConnected) && m.status.conn.state != views.ConnFailed {
+			// The connection dropped under the subscribe: the status bar
+			// says so, and the channel is opened again once it is back.
+			m.reopen = append(m.reopen, msg.channel)
+			return nil
+		}
 		if msg.err != nil {
 			return m.failed(fmt.Errorf("could not open %s: %w", msg.channel, msg.err), msg.channel)
 		}
@@ -322,6 +329,7 @@ func (m *Model) onEvent(ev client.Event) tea.Cmd {
 			if m.status.conn.version == "" {
 				m.status.conn.version = m.client.ProtocolVersion()
 			}
+			return m.reopenChannels()
 		case client.StatusReconnecting:
 			m.status.reconnecting(e.Attempt, e.Cause, m.clock())
 		case client.StatusFailed:

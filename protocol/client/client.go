@@ -438,6 +438,11 @@ func (c *Client) Subscribe(ctx context.Context, channel string) error {
 	delete(l.subscribing, channel)
 	l.releaseHeldLocked()
 	if err != nil {
+		if errors.Is(err, jsonrpc.ErrClosed) && !c.closed {
+			// The link dropped under the call: the client reconnects, so
+			// this is the same "retry" as a drop after the answer.
+			return fmt.Errorf("subscribe %s: connection dropped, retry: %w (%w)", channel, ErrNotConnected, err)
+		}
 		return err
 	}
 	if c.cur != l || c.closed {
