@@ -66,7 +66,7 @@ func (cp *chatPanel) view(rect views.Rect) []string {
 }
 
 func (cp *chatPanel) chatHeader(w int) string {
-	return views.RenderChatHeader(cp.th, cp.chat, cp.scroll > 0, w)
+	return views.RenderChatHeader(cp.th, cp.chat, cp.scroll > 0, cp.headerSettings(), w)
 }
 
 func (cp *chatPanel) composerView() string {

@@ -23,11 +23,41 @@ func ChatTitle(sess protocol.SessionState, openChat string) string {
 	return t
 }
 
+// HeaderSetting is one of the session's settings the chat header shows;
+// Warn marks one that lets tool calls run without asking.
+type HeaderSetting struct {
+	Text string
+	Warn bool
+}
+
 // RenderChatHeader is the line above the transcript: what the chat is
-// doing, its queue, and whether the view is scrolled away from the end.
-func RenderChatHeader(th Theme, chat protocol.ChatState, scrolled bool, w int) string {
+// doing, the session's settings (approval mode first), its queue, and
+// whether the view is scrolled away from the end. When the line is too
+// narrow the activity goes first, then the later settings, so the
+// approval mode is the last to go.
+func RenderChatHeader(th Theme, chat protocol.ChatState, scrolled bool, settings []HeaderSetting, w int) string {
 	label, st := chatActivity(th, chat.Status)
 	parts := st.Render(label)
+	if len(settings) > 0 {
+		sets := make([]string, 0, len(settings))
+		for _, s := range settings {
+			t := SanitizeLine(s.Text)
+			if t == "" {
+				continue
+			}
+			if s.Warn {
+				sets = append(sets, th.Warning.Bold(true).Render("⚠ "+t))
+			} else {
+				sets = append(sets, th.Muted.Render(t))
+			}
+		}
+		for len(sets) > 1 && lipgloss.Width(parts)+lipgloss.Width(strings.Join(sets, th.Muted.Render(" · ")))+3 > w {
+			sets = sets[:len(sets)-1]
+		}
+		if len(sets) > 0 {
+			parts += th.Muted.Render(" · ") + strings.Join(sets, th.Muted.Render(" · "))
+		}
+	}
 	if chat.Activity != nil && *chat.Activity != "" {
 		parts += th.Muted.Render(" · " + SanitizeLine(*chat.Activity))
 	}
