@@ -54,19 +54,9 @@ func (cp *chatPanel) headerSettings() []views.HeaderSetting {
 var modeWords = []string{"mode"}
 
 // modelName is the model the session's next message is sent with, by
-// the name its agent gives it: the one this client picked, else the
-// one the chat's latest message went with.
+// the name its agent gives it.
 func (cp *chatPanel) modelName() string {
-	var id string
-	if sel := cp.models[hostSession{cp.cfg.Host, cp.openSession}]; sel != nil {
-		id = sel.ID
-	} else if cp.hasChat {
-		for i := len(cp.chat.Turns) - 1; i >= 0 && id == ""; i-- {
-			if m := cp.chat.Turns[i].Message.Model; m != nil {
-				id = m.ID
-			}
-		}
-	}
+	id := cp.modelID()
 	if id == "" {
 		return ""
 	}

@@ -54,3 +54,36 @@ func TestFolderName(t *testing.T) {
 		}
 	}
 }
+
+// TestModelChangesMidSession: with an agent that offers several models,
+// the settings sheet (O) has a Model row; → picks the next model without
+// a confirmation (it widens nothing), the header names it, and the next
+// message goes with it.
+func TestModelChangesMidSession(t *testing.T) {
+	chat := fxChatState()
+	chat.ActiveTurn = nil
+	m := fxModel(chat)
+	m.keys.SetTurnRunning(false)
+	stub := m.client.(*stubClient)
+	stub.accept = true
+	m.root.Agents[0].Models = append(m.root.Agents[0].Models, protocol.SessionModelInfo{ID: "m2", Provider: "demo", Name: "Careful model"})
+	m.models[hostSession{m.cfg.Host, m.openSession}] = &protocol.ModelSelection{ID: "m1"}
+	m.Update(press("O"))
+	if !m.settings.open {
+		t.Fatal("O did not open the settings sheet")
+	}
+	if s := ansi.Strip(m.Render()); !strings.Contains(s, "Model: ‹ Demo model ›") {
+		t.Fatalf("the sheet has no Model row:\n%s", s)
+	}
+	pressUntil(t, m, "right", "the model changes", statusHas(m, "Model: Careful model, from the next message"))
+	if m.modal == modalWiden {
+		t.Fatal("a model change asked for a privilege confirmation")
+	}
+	m.Update(press("esc"))
+	if h := ansi.Strip(m.chatPanel.chatHeader(120)); !strings.Contains(h, "Careful model") {
+		t.Fatalf("header %q does not name the new model", h)
+	}
+	if msg := m.chatPanel.userMessage("hi"); msg.Model == nil || msg.Model.ID != "m2" {
+		t.Fatalf("the next message goes with %+v, want m2", msg.Model)
+	}
+}

@@ -30,7 +30,8 @@ type settingRow struct {
 	why      string
 }
 
-// rows is the sheet's rows, the session's first, derived from the
+// rows is the sheet's rows, the session's first (its settings, then
+// the model), derived from the
 // snapshots each time (they change under the sheet).
 func (st *settingsSheet) rows() (session, host []settingRow) {
 	if st.hasSess && st.sess.Config != nil {
@@ -48,6 +49,9 @@ func (st *settingsSheet) rows() (session, host []settingRow) {
 			}
 			session = append(session, r)
 		}
+	}
+	if r, ok := st.modelRow(); ok {
+		session = append(session, r)
 	}
 	if st.root.Config != nil {
 		for _, p := range rootProps(st.root.Config.Schema) {
@@ -147,9 +151,72 @@ func (st *settingsSheet) edit(r settingRow) tea.Cmd {
 	return st.openSettingForm(r.prop, r.value, modalNone, func(v json.RawMessage) tea.Cmd { return st.confirmThenSend(r, v) }, complete)
 }
 
+// modelPropID names the sheet's Model row: not a host setting, so no
+// config id a host sends can be it (ids are JSON object keys, never
+// empty here).
+const modelPropID = ""
+
+// modelRow is the sheet's Model row: the models the session's agent
+// offers, the value the one the next message goes with. The model is
+// chosen per message (Message.model), so a change takes effect from
+// the next message sent; it raises no privilege and needs no
+// confirmation.
+func (st *settingsSheet) modelRow() (settingRow, bool) {
+	if !st.hasSess {
+		return settingRow{}, false
+	}
+	var models []protocol.SessionModelInfo
+	for _, a := range st.root.Agents {
+		if a.Provider == st.sess.Provider {
+			models = a.Models
+		}
+	}
+	if len(models) < 2 {
+		// One model is no choice: the header names it.
+		return settingRow{}, false
+	}
+	p := configProp{id: modelPropID, title: "Model", typ: "string", mutable: true,
+		description: "The model the next message is sent with"}
+	for _, md := range models {
+		id, _ := json.Marshal(md.ID)
+		p.enum, p.labels = append(p.enum, id), append(p.labels, md.Name)
+	}
+	p.def = p.enum[0]
+	r := settingRow{channel: st.openSession, prop: p, value: p.def, editable: true}
+	if id := st.modelID(); id != "" {
+		r.value, _ = json.Marshal(id)
+	}
+	return r, true
+}
+
+// modelID is the id of the model the open session's next message is
+// sent with: the one picked here or at creation, else the one its latest
+// message went with; "" when neither says.
+func (a *app) modelID() string {
+	if sel := a.models[hostSession{a.cfg.Host, a.openSession}]; sel != nil {
+		return sel.ID
+	}
+	if a.hasChat {
+		for i := len(a.chat.Turns) - 1; i >= 0; i-- {
+			if m := a.chat.Turns[i].Message.Model; m != nil {
+				return m.ID
+			}
+		}
+	}
+	return ""
+}
+
 // send sets the row's setting to v on its channel.
 func (st *settingsSheet) send(r settingRow, v json.RawMessage) tea.Cmd {
 	title := views.SanitizeLine(r.prop.title)
+	if r.prop.id == modelPropID {
+		var id string
+		if json.Unmarshal(v, &id) != nil || id == "" {
+			return reportError(fmt.Errorf("could not change the model: %s is not a model id", views.SanitizeLine(string(v))))
+		}
+		st.models[hostSession{st.cfg.Host, r.channel}] = &protocol.ModelSelection{ID: id}
+		return reportInfo(fmt.Sprintf("Model: %s, from the next message", views.SanitizeLine(labelOf(r.prop, v))))
+	}
 	if st.client == nil {
 		return reportError(errNoClient)
 	}
