@@ -1,17 +1,17 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"net/url"
-	"path/filepath"
+	"os"
 	"strings"
+
+	"github.com/ahptui/ahptui/ui"
 )
 
 // cwdFlag collects --cwd: the working directories a new session is created
-// with (createSession.workingDirectories, AHP 1.0). Nothing is sent unless
-// the user names one: the current directory of this machine means nothing
-// to a host on another one, and would tell it a local path.
+// with (createSession.workingDirectories, AHP 1.0). Without it, the
+// new-session dialog offers the directory ahptui runs in as the folder,
+// shown and editable, to a host on this machine only: to a host on
+// another one a local path means nothing, and would tell it one.
 type cwdFlag []string
 
 func (c *cwdFlag) String() string { return strings.Join(*c, ",") }
@@ -19,22 +19,24 @@ func (c *cwdFlag) String() string { return strings.Join(*c, ",") }
 // Set takes one directory (repeat the flag for more). A relative path is
 // made absolute against the directory ahptui runs in, as a shell would.
 func (c *cwdFlag) Set(dir string) error {
-	if strings.TrimSpace(dir) == "" {
-		return errors.New("empty directory")
-	}
-	abs, err := filepath.Abs(dir)
+	uri, err := ui.FolderURI(dir)
 	if err != nil {
-		return fmt.Errorf("%q: %w", dir, err)
+		return err
 	}
-	*c = append(*c, fileURI(abs))
+	*c = append(*c, uri)
 	return nil
 }
 
-// fileURI is the file:// URI of an absolute path (slashes on every OS).
-func fileURI(abs string) string {
-	p := filepath.ToSlash(abs)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // a Windows drive path: file:///C:/…
+// workingFolder is the directory ahptui runs in as a file:// URI, which
+// the new-session dialog offers a host on this machine; "" when unknown.
+func workingFolder() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
 	}
-	return (&url.URL{Scheme: "file", Path: p}).String()
+	uri, err := ui.FolderURI(wd)
+	if err != nil {
+		return ""
+	}
+	return uri
 }

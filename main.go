@@ -122,7 +122,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.logFile, "log", "", "write a debug log to `FILE` (off by default; never logs tokens)")
 	fs.StringVar(&o.trace, "trace", "", "append every AHP frame to `FILE`, one JSON line each (bearer tokens, ?tkn=, codes and refresh tokens redacted)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
-	fs.Var(&o.cwd, "cwd", "working `DIR` for new sessions, sent to the host as a file:// URI (repeat for more; none by default)")
+	fs.Var(&o.cwd, "cwd", "working `DIR` for new sessions, sent to the host as a file:// URI (repeat for more; default: the new-session dialog offers this directory to a host on this machine)")
 	fs.BoolVar(&o.insecure, "insecure", false, "allow plain ws:// to a host that is not this machine (tokens travel unencrypted)")
 	o.auth.register(fs)
 	// One word before the flags: `ahptui hosts` or `ahptui NAME`.
@@ -371,6 +371,7 @@ func runApp(o options, target hostconn.Target, more []hostpick.Found) error {
 		// opener's error text.
 		NoBrowser:          o.noBrowser,
 		WorkingDirectories: o.cwd,
+		Folder:             workingFolder(),
 		NoColor:            views.NoColorRequested(os.Getenv),
 		Dark:               true,
 		Logger:             logger.With("component", "ui"),

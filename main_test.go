@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/ui"
 )
 
 func TestRunFlags(t *testing.T) {
@@ -111,7 +112,7 @@ func TestCwdFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
-	if len(o.cwd) != 1 || o.cwd[0] != fileURI(filepath.Join(wd, "rel")) {
+	if len(o.cwd) != 1 || o.cwd[0] != mustFolderURI(t, filepath.Join(wd, "rel")) {
 		t.Errorf("relative --cwd = %q, want it made absolute against %s", o.cwd, wd)
 	}
 	if o, _ := parseFlags([]string{"--demo"}, io.Discard); len(o.cwd) != 0 {
@@ -193,4 +194,13 @@ func TestTokenStoreKeyringFallback(t *testing.T) {
 	if o, _ := parseFlags([]string{"--demo"}, io.Discard); o.auth.tokenStoreSet {
 		t.Fatal("tokenStoreSet without the flag")
 	}
+}
+
+func mustFolderURI(t *testing.T, dir string) string {
+	t.Helper()
+	u, err := ui.FolderURI(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

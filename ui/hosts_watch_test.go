@@ -139,9 +139,9 @@ func TestHostsModelPickPerHost(t *testing.T) {
 	pick := func(id string) newChoice {
 		return newChoice{provider: "copilot", model: &protocol.ModelSelection{ID: id}}
 	}
-	m.sessions.createSessionCmd(pick("model-one"), nil)
+	m.sessions.createSessionCmd(pick("model-one"), nil, nil)
 	m.activate(1, "")
-	m.sessions.createSessionCmd(pick("model-two"), nil)
+	m.sessions.createSessionCmd(pick("model-two"), nil, nil)
 	m.openSession = uri
 	if got := m.chatPanel.userMessage("hi").Model; got == nil || got.ID != "model-two" {
 		t.Fatalf("host 2's turn carries %+v, want model-two", got)

@@ -262,7 +262,7 @@ func (sl *sessionList) newChoices() []newChoice {
 	return out
 }
 
-func (sl *sessionList) createSessionCmd(ch newChoice, config map[string]json.RawMessage) tea.Cmd {
+func (sl *sessionList) createSessionCmd(ch newChoice, dirs []protocol.URI, config map[string]json.RawMessage) tea.Cmd {
 	c, ctx := sl.client, sl.ctx
 	if c == nil {
 		return reportError(errNoClient)
@@ -270,7 +270,7 @@ func (sl *sessionList) createSessionCmd(ch newChoice, config map[string]json.Raw
 	uri := "ahp-session:/" + sl.cfg.NewID()
 	sl.models[hostSession{sl.cfg.Host, uri}] = ch.model
 	sl.created = uri
-	p := protocol.CreateSessionParams{Channel: uri, Provider: &ch.provider, WorkingDirectories: sl.workingDirectories(ch), Config: config}
+	p := protocol.CreateSessionParams{Channel: uri, Provider: &ch.provider, WorkingDirectories: slices.Clone(dirs), Config: config}
 	return tea.Batch(reportInfo("creating session…"), withAuthRetry(func() tea.Msg {
 		err := c.CreateSession(ctx, p)
 		return opDoneMsg{what: "create session", err: err, session: uri}

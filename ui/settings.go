@@ -168,7 +168,11 @@ func (p configProp) row(v json.RawMessage, editable bool, why string) views.Conf
 // newConfig is the new-session dialog's second step: the settings the
 // host resolved for the picked agent.
 type newConfig struct {
-	choice  newChoice
+	choice newChoice
+	// dirs is the folder the session is created in: the dialog's last
+	// row, after the host's settings; none when empty.
+	dirs    []protocol.URI
+	shown   bool // the host's settings are on screen (a re-resolve keeps the dialog)
 	loading bool
 	props   []configProp
 	values  map[string]json.RawMessage
@@ -186,11 +190,11 @@ type configResolvedMsg struct {
 // once they arrive.
 func (sl *sessionList) resolveConfigCmd(ch newChoice) tea.Cmd {
 	c, ctx := sl.client, sl.ctx
-	step := &newConfig{choice: ch, loading: true}
+	step := &newConfig{choice: ch, loading: true, dirs: sl.defaultDirs(ch)}
 	sl.cfgStep = step
 	p := protocol.ResolveSessionConfigParams{Provider: &ch.provider}
-	if dirs := sl.workingDirectories(ch); len(dirs) > 0 {
-		p.WorkingDirectory = &dirs[0]
+	if len(step.dirs) > 0 {
+		p.WorkingDirectory = &step.dirs[0]
 	}
 	return func() tea.Msg {
 		res, err := c.ResolveSessionConfig(ctx, p)
@@ -206,16 +210,24 @@ func (sl *sessionList) onConfigResolved(msg configResolvedMsg) tea.Cmd {
 		return nil // cancelled, or overtaken by another pick
 	}
 	step := msg.step
+	if step.shown && (msg.err != nil || len(msg.res.Schema.Properties) == 0) {
+		// Asked again for a new folder: the dialog stays, as it was.
+		step.loading = false
+		if msg.err != nil {
+			return reportError(fmt.Errorf("the host did not say which settings a session in that folder takes: %w", msg.err))
+		}
+		return nil
+	}
 	if msg.err != nil || len(msg.res.Schema.Properties) == 0 {
 		sl.modal, sl.cfgStep = modalNone, nil
 		var je *jsonrpc.Error
 		if msg.err != nil && !(errors.As(msg.err, &je) && je.Code == jsonrpc.MethodNotFound) && !errors.Is(msg.err, client.ErrNotInVersion) {
 			return tea.Batch(reportError(fmt.Errorf("the host did not say which settings a session takes, so it is created with the host's defaults: %w", msg.err)),
-				sl.createSessionCmd(step.choice, nil))
+				sl.createSessionCmd(step.choice, step.dirs, nil))
 		}
-		return sl.createSessionCmd(step.choice, msg.res.Values)
+		return sl.createSessionCmd(step.choice, step.dirs, msg.res.Values)
 	}
-	step.loading = false
+	step.loading, step.shown = false, true
 	step.props = sessionProps(msg.res.Schema)
 	step.values = maps.Clone(msg.res.Values)
 	if step.values == nil {
@@ -250,11 +262,14 @@ func (sl *sessionList) keyConfigStep(msg tea.KeyPressMsg) tea.Cmd {
 		sl.modal, sl.cfgStep = modalNone, nil
 	case step.loading:
 	case cursorKey(msg, k.Up, k.Down):
-		step.sel = moveCursor(msg, k.Up, step.sel, len(step.props))
+		step.sel = moveCursor(msg, k.Up, step.sel, 1+len(step.props))
 	case key.Matches(msg, k.Prev), key.Matches(msg, k.Next):
 		dir := 1
 		if key.Matches(msg, k.Prev) {
 			dir = -1
+		}
+		if step.sel == len(step.props) {
+			return reportInfo(fmt.Sprintf("%s edits the folder", k.Edit.Help().Key))
 		}
 		if step.sel < len(step.props) {
 			p := step.props[step.sel]
@@ -273,22 +288,23 @@ func (sl *sessionList) keyConfigStep(msg tea.KeyPressMsg) tea.Cmd {
 		return sl.editSetting(step)
 	case key.Matches(msg, k.Create):
 		sl.modal, sl.cfgStep = modalNone, nil
-		return sl.createSessionCmd(step.choice, step.values)
+		return sl.createSessionCmd(step.choice, step.dirs, step.values)
 	}
 	return nil
 }
 
 func (sl *sessionList) configRows() []views.ConfigRow {
 	step := sl.cfgStep
-	out := make([]views.ConfigRow, len(step.props))
-	for i, p := range step.props {
+	out := make([]views.ConfigRow, 0, 1+len(step.props))
+	for _, p := range step.props {
 		why := "not editable here"
 		if p.readOnly {
 			why = "set by the host"
 		}
-		out[i] = p.row(p.valueIn(step.values), p.way() != editNone, why)
+		out = append(out, p.row(p.valueIn(step.values), p.way() != editNone, why))
 	}
-	return out
+	return append(out, views.ConfigRow{Title: "Folder", Description: "The folder the agent works in",
+		Value: folderLabel(step.dirs), Editable: true})
 }
 
 func (sl *sessionList) configAgent() string {
@@ -308,7 +324,10 @@ func labelOf(p configProp, v json.RawMessage) string {
 // editSetting opens the input form on the highlighted setting of the
 // dialog; its value goes in the session's config when submitted.
 func (sl *sessionList) editSetting(step *newConfig) tea.Cmd {
-	if step.sel >= len(step.props) {
+	if step.sel == len(step.props) {
+		return sl.editFolder(step)
+	}
+	if step.sel > len(step.props) {
 		return nil
 	}
 	p := step.props[step.sel]
@@ -319,8 +338,8 @@ func (sl *sessionList) editSetting(step *newConfig) tea.Cmd {
 	var complete func(*settingEdit, string) tea.Cmd
 	if p.dynamic {
 		var dir *protocol.URI
-		if dirs := sl.workingDirectories(step.choice); len(dirs) > 0 {
-			dir = &dirs[0]
+		if len(step.dirs) > 0 {
+			dir = &step.dirs[0]
 		}
 		complete = sl.completer(step.choice.provider, dir, maps.Clone(step.values), p.id)
 	}

@@ -108,6 +108,10 @@ type Config struct {
 	// was started in; none when empty. Only the first goes to an agent that
 	// does not advertise multipleWorkingDirectories.
 	WorkingDirectories []string
+	// Folder is the directory ahptui runs in (a file:// URI): the
+	// new-session dialog offers it as the session's folder, editable,
+	// when WorkingDirectories is empty and the host runs on this machine.
+	Folder string
 	// Notify turns the signals on: the bell and a desktop notification
 	// when something starts waiting on the user while ahptui is not in
 	// front (--no-notify and config.json's "notify": false turn them off).

@@ -340,7 +340,7 @@ func TestNewSessionWorkingDirectories(t *testing.T) {
 			}
 			// Run the command's parts, not what they report back: the
 			// reports would open the session on the stub.
-			batch, _ := m.sessions.createSessionCmd(choices[0], nil)().(tea.BatchMsg)
+			batch, _ := m.sessions.createSessionCmd(choices[0], m.sessions.defaultDirs(choices[0]), nil)().(tea.BatchMsg)
 			for _, c := range batch {
 				if c != nil {
 					c()
