@@ -274,8 +274,11 @@ type PasteKeys struct {
 type InputKeys struct {
 	NextField key.Binding
 	PrevField key.Binding
-	Submit    key.Binding
-	Decline   key.Binding // answers the request with a refusal, for good
+	// Enter moves to the next question (choosing the highlighted option
+	// of a choice nothing is chosen in yet), and on the last one submits.
+	Enter   key.Binding
+	Submit  key.Binding
+	Decline key.Binding // answers the request with a refusal, for good
 	// Close puts the form away and leaves the request waiting (! opens it
 	// again): esc is pressed to back out, not to refuse.
 	Close key.Binding
@@ -300,7 +303,7 @@ func (k InputKeys) ChoiceHelp() []key.Binding {
 func (k InputKeys) SettingHelp() []key.Binding {
 	cancel := k.Close
 	cancel.SetHelp(k.Close.Help().Key, "cancel")
-	return []key.Binding{k.NextField, k.Submit, cancel}
+	return []key.Binding{k.Enter, k.Submit, cancel}
 }
 
 // BooleanHelp is what the form's hint offers on a yes/no question.
@@ -503,13 +506,14 @@ func DefaultKeyMap() KeyMap {
 		Input: InputKeys{
 			NextField: bind(keys("tab"), "tab", "next field"),
 			PrevField: bind(keys("shift+tab"), "shift+tab", "prev field"),
+			Enter:     bind(keys("enter"), "enter", "next, submit on the last"),
 			Submit:    bind(keys("ctrl+s"), "ctrl+s", "submit"),
 			Decline:   bind(keys("ctrl+d"), "ctrl+d", "decline"),
 			Close:     bind(keys("esc"), "esc", "close, answer later"),
 
 			ChoiceUp:   bind(keys("up"), "↑", "previous option"),
 			ChoiceDown: bind(keys("down"), "↓", "next option"),
-			Pick:       bind(keys("space", "enter"), "space", "choose"),
+			Pick:       bind(keys("space"), "space", "choose"),
 			PickNumber: bind(keys("1", "2", "3", "4", "5", "6", "7", "8", "9"), "1-9", "choose by number"),
 			Yes:        bind(keys("y", "t", "1"), "y", "yes"),
 			No:         bind(keys("n", "f", "0"), "n", "no"),
@@ -842,12 +846,12 @@ func (k PasteKeys) FullHelp() [][]key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (k InputKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextField, k.Submit, k.Close, k.Decline}
+	return []key.Binding{k.Enter, k.NextField, k.Submit, k.Close, k.Decline}
 }
 
 // FullHelp implements help.KeyMap.
 func (k InputKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.NextField, k.PrevField, k.Submit, k.Close, k.Decline}}
+	return [][]key.Binding{{k.Enter, k.NextField, k.PrevField, k.Submit, k.Close, k.Decline}}
 }
 
 // ShortHelp implements help.KeyMap.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -254,6 +255,41 @@ func (a *app) declineInput() tea.Cmd {
 	}, "input request declined")
 }
 
+// enterForm is enter in the form: a choice nothing is chosen in yet
+// (or a setting's search) takes its highlighted option, then the next question is focused, or,
+// on the last, the form is submitted (which says in the form what is
+// still missing, and focuses it).
+func (a *app) enterForm() tea.Cmd {
+	f := a.form
+	if len(f.request.Questions) == 0 {
+		return a.submitInput()
+	}
+	q := f.request.Questions[f.state.Focus]
+	id, _, _, _ := questionBase(q)
+	d := f.state.Drafts[id]
+	opts := questionOptions(q)
+	// Text typed in a setting's form searches the host's values (the
+	// highlighted one is picked); in a question's, it is the answer.
+	search := f.setting != nil && f.setting.complete != nil
+	if d.Highlight >= 0 && d.Highlight < len(opts) && (search || strings.TrimSpace(d.Text) == "") {
+		switch q.Variant.(type) {
+		case protocol.ChatInputSingleSelectQuestion:
+			if d.Choice == "" || search {
+				d.Choice = opts[d.Highlight].ID
+			}
+		case protocol.ChatInputMultiSelectQuestion:
+			if !slices.ContainsFunc(opts, func(o protocol.ChatInputOption) bool { return d.Chosen[o.ID] }) {
+				d.Chosen = map[string]bool{opts[d.Highlight].ID: true}
+			}
+		}
+		f.state.Drafts[id] = d
+	}
+	if f.state.Focus < len(f.request.Questions)-1 {
+		return f.move(1)
+	}
+	return a.submitInput()
+}
+
 // formKey handles a key while the input form is open: move between
 // questions, submit, decline, or edit the focused answer.
 func (a *app) formKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -270,6 +306,8 @@ func (a *app) formKey(msg tea.KeyPressMsg) tea.Cmd {
 		return f.move(-1)
 	case key.Matches(msg, k.Submit):
 		return a.submitInput()
+	case key.Matches(msg, k.Enter):
+		return a.enterForm()
 	case key.Matches(msg, k.Decline):
 		return a.declineInput()
 	case key.Matches(msg, k.Close) && f.setting != nil:

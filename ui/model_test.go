@@ -257,6 +257,31 @@ func TestKeysInputRequest(t *testing.T) {
 		}
 		d.until("agent reads the answer", func() bool { return strings.Contains(d.m.Render(), "production") && !d.m.chatPanel.turnRunning() })
 	})
+	// Enter moves on, and on the last question submits (issue 36 item
+	// 10): it used to do nothing, ctrl+s being the only way to send.
+	t.Run("enter submits", func(t *testing.T) {
+		d, it := askMe(t)
+		d.keys("]", "a")
+		d.send(press("ctrl+u"))
+		d.typeText("2")
+		d.keys("enter")
+		if d.m.modal != modalInput || d.m.form.state.Focus != 1 {
+			t.Fatalf("enter on the first question did not move to the next (modal %v)", d.m.modal)
+		}
+		if sent := d.rec.take(); len(sent) != 0 {
+			t.Fatalf("enter before the last question sent %v", sent)
+		}
+		d.typeText("mention the fix")
+		d.keys("enter")
+		sent := d.expectSent("chat/inputAnswerChanged", "chat/inputAnswerChanged", "chat/inputCompleted")
+		c := sent[2].Action.Variant.(protocol.ChatInputCompletedAction)
+		if c.RequestID != it.ID || c.Response != protocol.ChatInputResponseKindAccept {
+			t.Fatalf("inputCompleted = %+v", c)
+		}
+		if d.m.modal == modalInput {
+			t.Fatal("the form stayed open after enter submitted it")
+		}
+	})
 	t.Run("decline", func(t *testing.T) {
 		d, it := askMe(t)
 		d.keys("]", "a", "ctrl+d")

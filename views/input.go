@@ -221,15 +221,29 @@ func RenderInputRequest(th Theme, req protocol.ChatInputRequest, state InputForm
 			hints = append(hints, hintLine(th, hintKeys.Input.BooleanHelp()...))
 		}
 	}
-	if len(req.Questions) > 1 {
-		hints = append(hints, hintLine(th, hintKeys.Input.NextField, hintKeys.Input.PrevField))
+	// Enter moves on, and on the last question submits: it joins the
+	// key that does the same.
+	last := state.Focus >= len(req.Questions)-1
+	next, prev, submit := hintKeys.Input.NextField, hintKeys.Input.PrevField, hintKeys.Input.Submit
+	enterKey := hintKeys.Input.Enter.Help().Key
+	prev.SetHelp(prev.Help().Key, "back")
+	if last {
+		submit.SetHelp(enterKey+"/"+submit.Help().Key, submit.Help().Desc)
+	} else {
+		next.SetHelp(enterKey+"/"+next.Help().Key, "next")
+	}
+	switch {
+	case len(req.Questions) > 1 && !last:
+		hints = append(hints, hintLine(th, next, prev))
+	case len(req.Questions) > 1:
+		hints = append(hints, hintLine(th, prev))
 	}
 	if state.Setting {
 		cancel := hintKeys.Input.Close
 		cancel.SetHelp(cancel.Help().Key, "cancel")
-		hints = append(hints, hintLine(th, hintKeys.Input.Submit, cancel))
+		hints = append(hints, hintLine(th, submit, cancel))
 	} else {
-		hints = append(hints, hintLine(th, hintKeys.Input.Submit, hintKeys.Input.Close, hintKeys.Input.Decline))
+		hints = append(hints, hintLine(th, submit, hintKeys.Input.Close, hintKeys.Input.Decline))
 	}
 	lines = append(lines, wrapLines(strings.Join(hints, th.Subtle.Render(" · ")), inner)...)
 	return frame.Width(width).Render(strings.Join(lines, "\n"))

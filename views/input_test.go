@@ -72,7 +72,7 @@ func TestRenderInputRequestContent(t *testing.T) {
 		"› Canary size", "[ 1▏0 ]", "(1–50)", // focused, cursor after "1"
 		"(•) yes",                                      // boolean default
 		"[x] Unit tests", "[x] End-to-end", "[ ] Lint", // local draft wins over synced answer
-		"tab next field", "ctrl+s submit", "esc close, answer later", "ctrl+d decline",
+		"enter/tab next", "shift+tab back", "ctrl+s submit", "esc close, answer later", "ctrl+d decline",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("form lacks %q:\n%s", want, out)
@@ -149,7 +149,7 @@ func TestInputFormHintNamesChoiceKeys(t *testing.T) {
 	}{
 		{0, []string{"↑/↓ move", "space choose", "1-9 choose by number", "ctrl+s submit"}, []string{"y yes"}},
 		{1, []string{"y yes", "n no", "space toggle", "ctrl+s submit"}, []string{"1-9"}},
-		{2, []string{"ctrl+s submit", "tab next field"}, []string{"y yes", "1-9"}},
+		{2, []string{"enter/ctrl+s submit", "shift+tab back"}, []string{"y yes", "1-9", "tab next"}},
 	} {
 		st := InputFormState{Focus: tc.focus, Drafts: map[string]InputDraft{}}
 		out := ansi.Strip(RenderInputRequest(noColorTheme, req, st, 120))
