@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -44,10 +45,30 @@ func (cp *chatPanel) headerSettings() []views.HeaderSetting {
 	if name := cp.modelName(); name != "" {
 		out = append(out, views.HeaderSetting{Text: name})
 	}
-	if len(cp.sess.WorkingDirectories) > 0 {
-		out = append(out, views.HeaderSetting{Text: folderName(string(cp.sess.WorkingDirectories[0]))})
+	if dirs := cp.sessionDirs(); len(dirs) > 0 {
+		full := folderName(string(dirs[0]))
+		short := ""
+		if i := strings.LastIndex(full, "/"); i > 0 && i < len(full)-1 {
+			short = "…" + full[i:]
+		}
+		out = append(out, views.HeaderSetting{Text: full, Short: short})
 	}
 	return out
+}
+
+// sessionDirs is the open session's working directories: its state's,
+// else its summary's (VS Code's host names them in the session list
+// only).
+func (cp *chatPanel) sessionDirs() []protocol.URI {
+	if len(cp.sess.WorkingDirectories) > 0 || cp.sessions == nil {
+		return cp.sess.WorkingDirectories
+	}
+	for _, s := range cp.sessions.list {
+		if s.Resource == cp.openSession {
+			return s.WorkingDirectories
+		}
+	}
+	return nil
 }
 
 // modeWords name an agent-mode setting ("Mode", "Agent mode").

@@ -27,7 +27,10 @@ func ChatTitle(sess protocol.SessionState, openChat string) string {
 // Warn marks one that lets tool calls run without asking.
 type HeaderSetting struct {
 	Text string
-	Warn bool
+	// Short, when set, stands for Text where the line is too narrow for
+	// it (a folder's last name for its path).
+	Short string
+	Warn  bool
 }
 
 // RenderChatHeader is the line above the transcript: what the chat is
@@ -39,23 +42,41 @@ func RenderChatHeader(th Theme, chat protocol.ChatState, scrolled bool, settings
 	label, st := chatActivity(th, chat.Status)
 	parts := st.Render(label)
 	if len(settings) > 0 {
-		sets := make([]string, 0, len(settings))
-		for _, s := range settings {
+		draw := func(s HeaderSetting, short bool) string {
 			t := SanitizeLine(s.Text)
+			if short && s.Short != "" {
+				t = SanitizeLine(s.Short)
+			}
 			if t == "" {
-				continue
+				return ""
 			}
 			if s.Warn {
-				sets = append(sets, th.Warning.Bold(true).Render("⚠ "+t))
-			} else {
-				sets = append(sets, th.Muted.Render(t))
+				return th.Warning.Bold(true).Render("⚠ " + t)
 			}
+			return th.Muted.Render(t)
 		}
-		for len(sets) > 1 && lipgloss.Width(parts)+lipgloss.Width(strings.Join(sets, th.Muted.Render(" · ")))+3 > w {
-			sets = sets[:len(sets)-1]
+		sep := th.Muted.Render(" · ")
+		line := func(n int, short bool) string {
+			var sets []string
+			for _, s := range settings[:n] {
+				if d := draw(s, short); d != "" {
+					sets = append(sets, d)
+				}
+			}
+			return strings.Join(sets, sep)
 		}
-		if len(sets) > 0 {
-			parts += th.Muted.Render(" · ") + strings.Join(sets, th.Muted.Render(" · "))
+		// The whole line, then short forms, then fewer settings: the
+		// approval mode, first, is the last to go.
+		n, short := len(settings), false
+		for n > 1 && lipgloss.Width(parts)+lipgloss.Width(line(n, short))+3 > w {
+			if !short {
+				short = true
+				continue
+			}
+			n--
+		}
+		if l := line(n, short); l != "" {
+			parts += sep + l
 		}
 	}
 	if chat.Activity != nil && *chat.Activity != "" {

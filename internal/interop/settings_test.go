@@ -173,6 +173,12 @@ func TestVSCodeSessionSettings(t *testing.T) {
 		u.see("the chat has the keys", func(sc string) bool {
 			return strings.Contains(helpLine(sc), hint(km.Chat.NextBlocker))
 		})
+		// Issue 36 item 3: the header says how the session is set, an
+		// Allow-all one marked as such, and where it works.
+		u.see("the chat header names Allow all and the folder", func(sc string) bool {
+			flat := e2e.Flatten(strings.Split(sc, "\n"))
+			return strings.Contains(flat, "⚠ Allow all") && strings.Contains(flat, "…/"+filepath.Base(s.cwd))
+		})
 	})
 
 	step("sign in to the agent's required resource", func() { u.signInByPaste(s) })
