@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,18 +22,36 @@ func (cp *chatPanel) headerSettings() []views.HeaderSetting {
 	}
 	var out []views.HeaderSetting
 	if cp.sess.Config != nil {
-		wide := autoRule(cp.sess, true) != ""
 		props := sessionProps(cp.sess.Config.Schema)
-		for _, p := range props {
+		vals := cp.sess.Config.Values
+		// The approval mode: the first approval-like choice.
+		mode := -1
+		for i, p := range props {
 			if !p.approvalLike() || len(p.enum) == 0 && !p.isBool {
 				continue
 			}
-			l := labelOf(p, p.valueIn(cp.sess.Config.Values))
+			v := p.valueIn(vals)
+			l := labelOf(p, v)
 			if p.isBool {
 				l = p.title + ": " + l
 			}
-			out = append(out, views.HeaderSetting{Text: l, Warn: wide})
+			out = append(out, views.HeaderSetting{Text: l, Warn: p.def != nil && p.widens(p.def, v)})
+			mode = i
 			break
+		}
+		// Then what else lets tool calls run without asking: a sandbox
+		// off, the tools granted in this session.
+		for i, p := range props {
+			if i == mode || !p.approvalLike() {
+				continue
+			}
+			v := p.valueIn(vals)
+			if p.def == nil || !p.widens(p.def, v) {
+				continue
+			}
+			if t := grantedText(p, v); t != "" {
+				out = append(out, views.HeaderSetting{Text: t, Warn: true})
+			}
 		}
 		for _, p := range props {
 			if p.approvalLike() || len(p.enum) == 0 || !containsAny(p.id+" "+p.title, modeWords) {
@@ -111,4 +130,27 @@ func folderName(uri string) string {
 		}
 	}
 	return p
+}
+
+// grantedText is a widening setting as the header names it: a lists
+// setting by its grant lists that hold something ("Allowed tools:
+// bash"; "" when none does), another by its title and value.
+func grantedText(p configProp, v json.RawMessage) string {
+	if len(p.lists) > 0 {
+		if m, ok := listValues(v); ok {
+			var parts []string
+			for _, l := range p.lists {
+				// A deny list lets nothing run: it is no grant.
+				if len(m[l.id]) > 0 && !containsAny(l.id+" "+l.title, []string{"deny", "denied", "block", "reject"}) {
+					parts = append(parts, l.title+": "+strings.Join(m[l.id], ", "))
+				}
+			}
+			return strings.Join(parts, "; ")
+		}
+	}
+	t := p.title
+	if t == "" {
+		t = p.id
+	}
+	return t + ": " + labelOf(p, v)
 }

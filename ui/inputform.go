@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -255,8 +254,9 @@ func (a *app) declineInput() tea.Cmd {
 	}, "input request declined")
 }
 
-// enterForm is enter in the form: a choice nothing is chosen in yet
-// (or a setting's search) takes its highlighted option, then the next question is focused, or,
+// enterForm is enter in the form: a single choice nothing is chosen in
+// yet (or a setting's search) takes its highlighted option (a multiple
+// choice keeps what space chose: none may be meant), then the next question is focused, or,
 // on the last, the form is submitted (which says in the form what is
 // still missing, and focuses it).
 func (a *app) enterForm() tea.Cmd {
@@ -276,10 +276,6 @@ func (a *app) enterForm() tea.Cmd {
 		case protocol.ChatInputSingleSelectQuestion:
 			if d.Choice == "" || search {
 				d.Choice = opts[d.Highlight].ID
-			}
-		case protocol.ChatInputMultiSelectQuestion:
-			if !slices.ContainsFunc(opts, func(o protocol.ChatInputOption) bool { return d.Chosen[o.ID] }) {
-				d.Chosen = map[string]bool{opts[d.Highlight].ID: true}
 			}
 		}
 		f.state.Drafts[id] = d

@@ -26,9 +26,10 @@ type configProp struct {
 	def                    json.RawMessage // the schema's default
 	labels, descs          []string
 	isBool, readOnly       bool
-	mutable                bool   // may change while the session runs
-	typ                    string // the schema's type: string, number, integer, boolean, object, array
-	dynamic                bool   // enumDynamic: its values come from sessionConfigCompletions
+	mutable                bool       // may change while the session runs
+	typ                    string     // the schema's type: string, number, integer, boolean, object, array
+	dynamic                bool       // enumDynamic: its values come from sessionConfigCompletions
+	lists                  []listProp // an object of lists of names (grants.go)
 }
 
 func sessionProps(s protocol.SessionConfigSchema) []configProp {
@@ -38,7 +39,7 @@ func sessionProps(s protocol.SessionConfigSchema) []configProp {
 		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description), def: p.Default,
 			enum: rawEnum(p.Enum), labels: p.EnumLabels, descs: p.EnumDescriptions, isBool: p.Type == "boolean",
 			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: p.SessionMutable != nil && *p.SessionMutable,
-			typ: p.Type, dynamic: p.EnumDynamic != nil && *p.EnumDynamic})
+			typ: p.Type, dynamic: p.EnumDynamic != nil && *p.EnumDynamic, lists: listsOf(p.Type, p.Properties)})
 	}
 	return out
 }
@@ -93,6 +94,9 @@ func (p configProp) label(v json.RawMessage) (label, desc string) {
 			}
 			break
 		}
+	}
+	if label == "" && len(p.lists) > 0 {
+		label, _ = p.listsLabel(v)
 	}
 	if label == "" {
 		var s string
@@ -240,7 +244,7 @@ func (sl *sessionList) onConfigResolved(msg configResolvedMsg) tea.Cmd {
 // that lets more run without asking is set only once confirmed.
 func (sl *sessionList) setStepValue(step *newConfig, p configProp, v json.RawMessage) tea.Cmd {
 	old := p.valueIn(step.values)
-	if !p.widens(old, v) {
+	if !p.widens(old, v) || p.onlyRemoves(old, v) {
 		step.values[p.id] = v
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ func (p configProp) way() editWay {
 		return editNone
 	case len(p.choices()) >= 2:
 		return editStep
-	case p.dynamic:
+	case p.dynamic, len(p.lists) > 0:
 		return editForm
 	case len(p.enum) > 0:
 		return editNone
@@ -116,7 +117,8 @@ func (p configProp) valueOf(a protocol.ChatInputAnswerValue, ok bool) (json.RawM
 // input request: submitting it sets the value, esc goes back.
 type settingEdit struct {
 	prop  configProp
-	back  modal // the dialog the form was opened from
+	old   json.RawMessage // the value the form started from
+	back  modal           // the dialog the form was opened from
 	apply func(json.RawMessage) tea.Cmd
 	// complete fetches a dynamic setting's values matching a query; nil
 	// for the others. asked is the query last sent: only its answer is
@@ -170,9 +172,15 @@ func (a *app) completer(provider string, dir *protocol.URI, config map[string]js
 // back. complete is nil unless p is dynamic.
 func (a *app) openSettingForm(p configProp, v json.RawMessage, back modal, apply func(json.RawMessage) tea.Cmd, complete func(*settingEdit, string) tea.Cmd) tea.Cmd {
 	req := protocol.ChatInputRequest{ID: "setting:" + p.id, Questions: []protocol.ChatInputQuestion{p.question(v)}}
+	if len(p.lists) > 0 {
+		req = p.listsRequest(v)
+	}
 	f := newInputForm("", req, a.keys.Input)
 	f.state.Setting = true
-	e := &settingEdit{prop: p, back: back, apply: apply, complete: complete}
+	if len(p.lists) > 0 {
+		maps.Copy(f.state.Drafts, p.listsDrafts(v))
+	}
+	e := &settingEdit{prop: p, old: v, back: back, apply: apply, complete: complete}
 	f.setting = e
 	a.form, a.modal = f, modalInput
 	if !p.dynamic {
@@ -283,10 +291,17 @@ func (a *app) onCompletions(msg completionsMsg) tea.Cmd {
 func (a *app) submitSetting() tea.Cmd {
 	f := a.form
 	e := f.setting
-	av, ok, err := answerFromDraft(f.request.Questions[0], f.state.Drafts[e.prop.id])
 	var v json.RawMessage
-	if err == nil {
-		v, err = e.prop.valueOf(av, ok)
+	var err error
+	if len(e.prop.lists) > 0 {
+		v, err = e.prop.listsValue(e.old, f.state.Drafts)
+	} else {
+		var av protocol.ChatInputAnswerValue
+		var ok bool
+		av, ok, err = answerFromDraft(f.request.Questions[0], f.state.Drafts[e.prop.id])
+		if err == nil {
+			v, err = e.prop.valueOf(av, ok)
+		}
 	}
 	if err != nil {
 		f.state.Error = err.Error()
