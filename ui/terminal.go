@@ -36,6 +36,9 @@ type terminalView struct {
 	// when the host no longer serves the terminal (kept).
 	cardRef protocol.ToolResultTerminalContent
 	kept    bool
+	// fromChat: the pane was opened from a card (w), so esc goes back
+	// to the chat rather than to the list.
+	fromChat bool
 
 	channel string // the open pane's terminal, "" when the list shows
 	title   string
@@ -79,7 +82,7 @@ func (t *terminalView) toggle() tea.Cmd {
 // openFromCard opens the terminal a tool call's content references.
 func (t *terminalView) openFromCard(ref protocol.ToolResultTerminalContent) tea.Cmd {
 	uri := string(ref.Resource)
-	t.open, t.cardRef = true, ref
+	t.open, t.cardRef, t.fromChat = true, ref, true
 	t.card = views.TerminalRow{URI: uri, Title: ref.Title, FromRun: true}
 	if ref.Result != nil && ref.Result.ExitCode != nil {
 		t.card.Exited, t.card.Code = true, ref.Result.ExitCode
@@ -94,7 +97,7 @@ func (t *terminalView) openFromCard(ref protocol.ToolResultTerminalContent) tea.
 
 func (t *terminalView) close() tea.Cmd {
 	cmd := t.leave()
-	t.open, t.card, t.cardRef = false, views.TerminalRow{}, protocol.ToolResultTerminalContent{}
+	t.open, t.card, t.cardRef, t.fromChat = false, views.TerminalRow{}, protocol.ToolResultTerminalContent{}, false
 	return cmd
 }
 
@@ -138,6 +141,16 @@ func (t *terminalView) rows() []views.TerminalRow {
 		c := t.card
 		c.Claim = "from the tool call"
 		out = append(out, c)
+	}
+	// The terminals the open chat's tool calls ran in, newest first: a
+	// host may not list them (VS Code's does not), yet they are there.
+	refs := t.chatTerminals()
+	for i := len(refs) - 1; i >= 0; i-- {
+		ref := refs[i]
+		if containsTerminal(out, string(ref.Resource)) {
+			continue
+		}
+		out = append(out, refRow(ref))
 	}
 	return out
 }

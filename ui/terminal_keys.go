@@ -31,6 +31,8 @@ func (t *terminalView) handleKey(msg tea.KeyPressMsg, quit, help func() tea.Cmd)
 	switch {
 	case key.Matches(msg, g.Terminals):
 		return t.close()
+	case key.Matches(msg, k.Back) && t.fromChat:
+		return t.close()
 	case key.Matches(msg, k.Back):
 		return t.leave()
 	case key.Matches(msg, k.ScrollUp):
@@ -60,9 +62,19 @@ func (t *terminalView) keyList(msg tea.KeyPressMsg) tea.Cmd {
 	case cursorKey(msg, k.Up, k.Down):
 		t.sel = moveCursor(msg, k.Up, t.sel, len(rows))
 	case key.Matches(msg, k.Open):
-		if t.sel < len(rows) {
-			return t.openTerminal(rows[t.sel].URI, rows[t.sel].Title)
+		if t.sel >= len(rows) {
+			return nil
 		}
+		// A tool call's terminal opens as from its card: its preview
+		// stands in once the host no longer serves it.
+		for _, ref := range t.chatTerminals() {
+			if string(ref.Resource) == rows[t.sel].URI && !t.hostLists(rows[t.sel].URI) {
+				cmd := t.openFromCard(ref)
+				t.fromChat = false // opened from the list: esc goes back to it
+				return cmd
+			}
+		}
+		return t.openTerminal(rows[t.sel].URI, rows[t.sel].Title)
 	}
 	return nil
 }
@@ -137,4 +149,14 @@ func keyBytes(msg tea.KeyPressMsg) string {
 		return string(rune(msg.Code - 'a' + 1))
 	}
 	return msg.Text
+}
+
+// hostLists reports whether the host lists the terminal uri.
+func (t *terminalView) hostLists(uri string) bool {
+	for _, ti := range t.root.Terminals {
+		if ti.Resource == uri {
+			return true
+		}
+	}
+	return false
 }

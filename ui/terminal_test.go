@@ -126,15 +126,13 @@ func TestTerminalFromCardFeedsOnlyNewBytes(t *testing.T) {
 		t.Fatalf("a snapshot that does not extend what was fed was not rebuilt:\n%s", ansi.Strip(m.Render()))
 	}
 
+	// Opened from the card (w), esc goes back to the chat (issue 36
+	// item 9), not to the list.
 	_, leave := m.Update(press("esc"))
-	if m.terms.channel != "" || m.context() != keymap.ContextTerminals {
-		t.Fatalf("esc: channel %q, context %v", m.terms.channel, m.context())
+	if m.terms.channel != "" || m.terms.open || m.context() == keymap.ContextTerminals {
+		t.Fatalf("esc: channel %q, open %v, context %v", m.terms.channel, m.terms.open, m.context())
 	}
 	pump(t, m, leave, "unsubscribed", func() bool { return slices.Contains(stub.subscriptions(), "-"+fxTerm) })
-	m.Update(press("esc"))
-	if m.terms.open {
-		t.Fatal("esc on the list did not close it")
-	}
 }
 
 // TestTerminalInputNeedsClaimAndKey: i types only while this client holds
@@ -344,4 +342,28 @@ func TestTerminalGoneShowsKeptOutput(t *testing.T) {
 	pump(t, m, m.terms.openFromCard(ref), "the refusal is said", func() bool {
 		return strings.Contains(m.status.text, "could not open the terminal")
 	})
+}
+
+// TestTerminalsListsToolCallTerminals (issue 36 item 9): a host that
+// lists no terminals (VS Code's) still ran the chat's shell calls in
+// some; T lists them, enter opens one, and esc goes back to the list.
+func TestTerminalsListsToolCallTerminals(t *testing.T) {
+	m, stub, _, _ := termModel(t, termState("other", unclassified("$ make\r\nbuilding alpha\r\n")))
+	m.root.Terminals = nil
+	m.Update(press("T"))
+	if !m.terms.open {
+		t.Fatal("T did not open the terminals list")
+	}
+	screen := ansi.Strip(m.Render())
+	if strings.Contains(screen, "lists no terminals") || !strings.Contains(screen, "Run make") {
+		t.Fatalf("the list does not show the tool call's terminal:\n%s", screen)
+	}
+	pressUntil(t, m, "enter", "the terminal opens", func() bool { return m.terms.hasSt })
+	if !slices.Contains(stub.subscriptions(), "+"+fxTerm) {
+		t.Fatalf("not subscribed: %v", stub.subscriptions())
+	}
+	m.Update(press("esc"))
+	if !m.terms.open || m.terms.channel != "" || m.context() != keymap.ContextTerminals {
+		t.Fatalf("esc from a pane opened from the list: open %v, channel %q, context %v", m.terms.open, m.terms.channel, m.context())
+	}
 }

@@ -44,6 +44,20 @@ func TestVSCodeSessionGrants(t *testing.T) {
 		u.waitFrame("the host records the grant", "←host", `"allow":["`)
 	})
 
+	step("T lists the terminal the shell call ran in", func() {
+		// Issue 36 item 9: VS Code's host lists no terminals in its root
+		// state; the chat's tool calls name theirs.
+		u.leaveComposer()
+		u.hit(km.Global.Terminals)
+		sc := u.see("the terminals list", func(sc string) bool { return strings.Contains(sc, "Terminals") })
+		if strings.Contains(sc, "lists no terminals") {
+			t.Fatalf("T lists no terminal after a shell call:\n%s", sc)
+		}
+		u.seeText("the shell call's terminal", "from a tool call")
+		u.hit(km.Terminals.Close)
+		u.see("the list closed", func(sc string) bool { return !strings.Contains(sc, "from a tool call") })
+	})
+
 	var tool string
 	step("the sheet lists the grant in words and takes it out", func() {
 		u.leaveComposer()
