@@ -498,3 +498,35 @@ func TestCLIWatchAllHostsReconnect(t *testing.T) {
 		t.Errorf("the trace's hosts: %v", seen)
 	}
 }
+
+// TestCLITraceNamesItsHost: one host's --trace names the host on every
+// line too, as {name, url}, the URL without the connection token the
+// command was given.
+func TestCLITraceNamesItsHost(t *testing.T) {
+	skipShort(t)
+	secret := newSecret(t)
+	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, ConnectionToken: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	res := runCLI(t, bin, cliEnv(t), "", "sessions", "--host", h.URL()+"?tkn="+secret, "--trace", trace, "--config-dir", privateDir(t))
+	if res.code != 0 {
+		t.Fatalf("exit %d: %s", res.code, res.stderr)
+	}
+	raw, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), secret) {
+		t.Fatalf("the trace holds the connection token")
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var tl struct{ Host *struct{ Name, URL string } }
+		if err := json.Unmarshal([]byte(l), &tl); err != nil || tl.Host == nil || tl.Host.URL != h.URL() || tl.Host.Name != "" {
+			t.Fatalf("a trace line that does not name %s: %q (%v)", h.URL(), l, err)
+		}
+	}
+}
