@@ -20,7 +20,6 @@ import (
 	"github.com/ahptui/ahptui/hosts"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
-	"github.com/ahptui/ahptui/protocol/jsonrpc"
 	"github.com/ahptui/ahptui/wiretrace"
 )
 
@@ -118,24 +117,28 @@ func (a *app) dialAll(ctx context.Context) (*hostSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client id: %w (pass a writable --config-dir)", err)
 	}
-	var wrap func(func(context.Context, string) (jsonrpc.Transport, error)) func(context.Context, string) (jsonrpc.Transport, error)
+	// --trace: one file for every host, each line naming its host (its
+	// label, as the rows name it, and token-free URL).
+	var tr *wiretrace.Trace
 	if a.trace != "" {
-		tr, err := wiretrace.Create(a.trace)
-		if err != nil {
+		if tr, err = wiretrace.Create(a.trace); err != nil {
 			release()
 			return nil, withCode(ExitUsage, err)
 		}
-		wrap = tr.Dial
 		prev := release
 		release = func() { prev(); tr.Close() }
+	}
+	labels := map[string]string{}
+	for _, c := range cfgs {
+		labels[c.Target.URL] = c.Label
 	}
 	ver := a.Version
 	logger := slog.New(slog.DiscardHandler)
 	reg := hosts.New(cfgs, hosts.Options{
 		ClientOptions: func(t hostconn.Target) client.Options {
 			o := hostpick.ClientOptions(t, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger)
-			if wrap != nil {
-				o.Dial = wrap(o.Dial)
+			if tr != nil {
+				o.Dial = tr.DialHost(labels[t.URL], t.URL, o.Dial)
 			}
 			return o
 		},
@@ -146,20 +149,20 @@ func (a *app) dialAll(ctx context.Context) (*hostSet, error) {
 	set := &hostSet{reg: reg, release: release, conns: make([]*conn, len(reg.Hosts()))}
 	for i, h := range reg.Hosts() {
 		if c := h.Client(); c != nil {
-			set.conns[i] = &conn{Client: c, host: h.URL, release: func() {}, auth: auth, pushed: map[string]bool{},
+			set.conns[i] = &conn{Client: c, host: h.URL, name: h.Label, release: func() {}, auth: auth, pushed: map[string]bool{},
 				source: foundOf(h.Source), allowSaved: a.allowSaved, warn: a.Stderr}
 		}
 	}
 	return set, nil
 }
 
-// hostJSON is one host's row in a multi-host run: its name (label and
-// token-free URL), its state, and why it failed.
+// hostJSON is one host's row (status and inbox, one host or several):
+// the host, its state, and why it failed.
 type hostJSON struct {
-	Host    string `json:"host"`
-	State   string `json:"state"` // connected, connecting, refused, failed
-	Attempt int    `json:"attempt,omitempty"`
-	Error   string `json:"error,omitempty"`
+	Host    hostRef `json:"host"`
+	State   string  `json:"state"` // connected, connecting, refused, failed
+	Attempt int     `json:"attempt,omitempty"`
+	Error   string  `json:"error,omitempty"`
 	// Kind is the error's exit kind (unreachable, version, ...), as a
 	// command's --json error names it.
 	Kind string `json:"kind,omitempty"`
@@ -180,7 +183,7 @@ func shortReason(err error, url string) string {
 
 func hostRowOf(h *hosts.Host, err error) hostJSON {
 	s := h.State()
-	j := hostJSON{Host: h.Display(), State: string(s.Kind), Attempt: s.Attempt}
+	j := hostJSON{Host: *refOf(h), State: string(s.Kind), Attempt: s.Attempt}
 	if err == nil && s.Kind != hosts.Connected {
 		err = s.Err
 		if err == nil {
@@ -285,7 +288,7 @@ func (a *app) groupHeader(w io.Writer, row hostJSON) {
 	if row.State != string(hosts.Connected) {
 		color = sgrRed
 	}
-	fmt.Fprintf(w, "%s  %s\n", a.paint(sgrBold, hostText(row.Host)), a.paint(color, state))
+	fmt.Fprintf(w, "%s  %s\n", a.paint(sgrBold, hostText(row.Host.display())), a.paint(color, state))
 }
 
 // multiHostCmd marks cmd as one that runs on several hosts and gives it

@@ -83,10 +83,11 @@ func TestStatusSeveralHosts(t *testing.T) {
 			t.Errorf("stderr does not name failed host %s:\n%s", h, errs)
 		}
 	}
-	var rows []hostStatusJSON
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+	var st statusJSON
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	rows := st.Hosts
 	want := []struct{ host, state, kind, err string }{
 		{a.URL(), "connected", "", ""},
 		{silent, "failed", "unreachable", "deadline"},
@@ -99,39 +100,40 @@ func TestStatusSeveralHosts(t *testing.T) {
 	}
 	for i, w := range want {
 		r := rows[i]
-		if r.Host != w.host || r.State != w.state || r.Kind != w.kind || !strings.Contains(r.Error, w.err) {
+		if r.Host.URL != w.host || r.Host.Name != "" || r.State != w.state || r.Kind != w.kind || !strings.Contains(r.Error, w.err) {
 			t.Errorf("row %d: %+v, want %+v", i, r.hostJSON, w)
 		}
+		sessions := onHost(st.Sessions, r.Host, func(s sessionJSON) *hostRef { return s.Host })
 		if w.state != "connected" {
-			if r.ProtocolVersion != "" || len(r.Sessions) != 0 {
-				t.Errorf("failed row %d has a status: %+v", i, r)
+			if r.ProtocolVersion != "" || len(sessions) != 0 {
+				t.Errorf("failed row %d has a status: %+v, %d sessions", i, r, len(sessions))
 			}
 			continue
 		}
-		if r.ProtocolVersion == "" || len(r.Sessions) != 2 {
-			t.Errorf("row %d: version %q, %d sessions", i, r.ProtocolVersion, len(r.Sessions))
+		if r.ProtocolVersion == "" || len(sessions) != 2 {
+			t.Errorf("row %d: version %q, %d sessions", i, r.ProtocolVersion, len(sessions))
 		}
-		for _, s := range r.Sessions {
-			if s.Host != w.host {
-				t.Errorf("session %s of %s names host %q", s.Session, w.host, s.Host)
-			}
+	}
+	for _, s := range st.Sessions {
+		if s.Host == nil || (s.Host.URL != a.URL() && s.Host.URL != b.URL()) {
+			t.Errorf("session %s names host %+v", s.Session, s.Host)
 		}
 	}
 	// a waits on its MCP servers only (GitHub's sign-in, Flaky failed,
 	// in each session); b on its approval too.
-	for _, w := range rows[0].Waiting {
-		if w.Kind != "sign-in" && w.Kind != "mcp-failed" {
-			t.Errorf("a waits on %+v", w)
-		}
-	}
 	var ws []waitJSON
-	for _, w := range rows[2].Waiting {
-		if w.Kind == "approval" {
+	for _, w := range st.Waiting {
+		switch {
+		case w.Host == nil:
+			t.Errorf("a waiting row names no host: %+v", w)
+		case w.Host.URL == a.URL() && w.Kind != "sign-in" && w.Kind != "mcp-failed":
+			t.Errorf("a waits on %+v", w)
+		case w.Host.URL == b.URL() && w.Kind == "approval":
 			ws = append(ws, w)
 		}
 	}
 	wantAnswer := "ahptui approve --host " + b.URL() + " ahp-session:/demo "
-	if len(ws) != 1 || ws[0].Host != b.URL() || !strings.HasPrefix(ws[0].Answer, wantAnswer) || ws[0].AnswerArgs[3] != b.URL() {
+	if len(ws) != 1 || ws[0].Host.URL != b.URL() || !strings.HasPrefix(ws[0].Answer, wantAnswer) || ws[0].AnswerArgs[3] != b.URL() {
 		t.Fatalf("b's waiting: %+v", ws)
 	}
 	// The answer, run as printed, approves on b.
@@ -191,19 +193,20 @@ func TestAllHostsSources(t *testing.T) {
 	if strings.Contains(out+errs, localSecret) {
 		t.Errorf("the registry's token is shown:\n%s%s", out, errs)
 	}
-	var rows []hostStatusJSON
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+	var st statusJSON
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	rows := st.Hosts
 	var got []string
 	for _, r := range rows {
-		got = append(got, r.Host+" "+r.State)
+		got = append(got, r.Host.Name+"|"+r.Host.URL+" "+r.State)
 	}
 	want := []string{
-		a.URL() + " connected",
-		"box (" + b.URL() + ") connected",
-		"gone (ws://127.0.0.1:9/) failed",
-		"local standalone pid " + strconv.Itoa(os.Getpid()) + " (" + local.URL() + ") connected",
+		"|" + a.URL() + " connected",
+		"box|" + b.URL() + " connected",
+		"gone|ws://127.0.0.1:9/ failed",
+		"local standalone pid " + strconv.Itoa(os.Getpid()) + "|" + local.URL() + " connected",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -211,8 +214,8 @@ func TestAllHostsSources(t *testing.T) {
 	if !strings.Contains(rows[2].Error, "nosuch.token") || rows[2].Kind != "unreachable" {
 		t.Errorf("the saved host without its token file: %+v", rows[2].hostJSON)
 	}
-	if len(rows[3].Sessions) != 2 || rows[3].Sessions[0].Host != want[3][:strings.LastIndex(want[3], " ")] {
-		t.Errorf("the local host's sessions: %+v", rows[3].Sessions)
+	if ls := onHost(st.Sessions, rows[3].Host, func(s sessionJSON) *hostRef { return s.Host }); len(ls) != 2 || *ls[0].Host != rows[3].Host {
+		t.Errorf("the local host's sessions: %+v", ls)
 	}
 }
 
@@ -266,10 +269,10 @@ func TestInboxAcrossHosts(t *testing.T) {
 	// The approvals, and the demo's Flaky MCP server, failed in both.
 	var got []string
 	for _, it := range in.Items {
-		if it.Since == "" || !strings.Contains(it.Answer, " --host "+it.Host+" ") {
+		if it.Since == "" || !strings.Contains(it.Answer, " --host "+it.Host.URL+" ") {
 			t.Errorf("item: %+v", it)
 		}
-		if it.Host == busy.URL() {
+		if it.Host.URL == busy.URL() {
 			got = append(got, it.Session+" "+it.Kind+" "+it.Name)
 		}
 	}
@@ -326,13 +329,13 @@ func TestWatchAllHosts(t *testing.T) {
 		}
 		return ev
 	}
-	if ev := next(); ev.Host != a.URL() || ev.Type != "state" || len(ev.Sessions) != 2 || ev.Sessions[0].Host != a.URL() {
+	if ev := next(); ev.Host.URL != a.URL() || ev.Type != "state" || len(ev.Sessions) != 2 || ev.Seq != 1 {
 		t.Errorf("first line: %+v", ev)
 	}
-	if ev := next(); ev.Host != down || ev.Type != "host" || ev.HostState != "failed" || !strings.Contains(ev.Error, "connection refused") {
+	if ev := next(); ev.Host.URL != down || ev.Type != "host" || ev.HostState != "failed" || !strings.Contains(ev.Error, "connection refused") {
 		t.Errorf("second line: %+v", ev)
 	}
-	if ev := next(); ev.Host != b.URL() || ev.Type != "state" {
+	if ev := next(); ev.Host.URL != b.URL() || ev.Type != "state" {
 		t.Errorf("third line: %+v", ev)
 	}
 	out, errs, code := e.run(t, "new", "--host", b.URL())
@@ -343,7 +346,7 @@ func TestWatchAllHosts(t *testing.T) {
 	for {
 		ev := next()
 		if ev.Type == "sessionAdded" {
-			if ev.Host != b.URL() || ev.Session != uri {
+			if ev.Host.URL != b.URL() || ev.Session != uri {
 				t.Errorf("sessionAdded: %+v, want %s on %s", ev, uri, b.URL())
 			}
 			break
@@ -353,7 +356,7 @@ func TestWatchAllHosts(t *testing.T) {
 	for {
 		ev := next()
 		if ev.Type == "host" {
-			if ev.Host != a.URL() || ev.HostState != "connecting" {
+			if ev.Host.URL != a.URL() || ev.HostState != "connecting" {
 				t.Errorf("a lost: %+v", ev)
 			}
 			break
@@ -414,14 +417,15 @@ func TestHostRowsKeepTokens(t *testing.T) {
 			t.Errorf("a token is shown:\n%s\n%s", out, errs)
 		}
 	}
-	var rows []hostStatusJSON
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 {
+	var st statusJSON
+	if err := json.Unmarshal([]byte(out), &st); err != nil || len(st.Hosts) != 2 {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if r := rows[0]; r.Host != guarded.URL() || r.State != "refused" || !strings.Contains(r.Error, "403") {
+	rows := st.Hosts
+	if r := rows[0]; r.Host.URL != guarded.URL() || r.State != "refused" || !strings.Contains(r.Error, "403") {
 		t.Errorf("the wrong token: %+v", r.hostJSON)
 	}
-	if r := rows[1]; r.Host != down || r.State != "failed" || !strings.Contains(r.Error, "connection refused") {
+	if r := rows[1]; r.Host.URL != down || r.State != "failed" || !strings.Contains(r.Error, "connection refused") {
 		t.Errorf("the host down: %+v", r.hostJSON)
 	}
 }

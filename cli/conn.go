@@ -22,6 +22,7 @@ import (
 type conn struct {
 	*client.Client
 	host    string // the token-free URL: what output names
+	name    string // the saved host's name it was reached by, else ""
 	release func()
 	// auth is the saved sign-ins (nil for --demo, whose tokens live in
 	// memory); pushed, the resources a saved token went to (or was said
@@ -145,7 +146,7 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 			cn.release()
 			return nil, withCode(ExitUsage, err)
 		}
-		opts.Dial = tr.Dial(opts.Dial)
+		opts.Dial = tr.DialHost(s.Saved, target.URL, opts.Dial)
 		prev := cn.release
 		cn.release = func() { prev(); tr.Close() }
 	}
@@ -159,6 +160,7 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 		return nil, fmt.Errorf("connect to %s: %w", target.URL, err)
 	}
 	cn.Client, cn.host, cn.pushed, cn.window = c, target.URL, map[string]bool{}, a.reconnectWindow
+	cn.name = s.Saved
 	cn.pump()
 	cn.source, cn.allowSaved, cn.warn = sourceOf(s), a.allowSaved, a.Stderr
 	if !a.demo {

@@ -12,8 +12,9 @@ import (
 	"github.com/ahptui/ahptui/hosts"
 )
 
-// inboxJSON is `ahptui inbox --json`: every host's row, and what waits on
-// the user across them, the longest waiting first.
+// inboxJSON is `ahptui inbox --json`, one shape for one host or several
+// (as status's): every host's row, and what waits on the user across
+// them, the longest waiting first, each item naming its host.
 type inboxJSON struct {
 	Hosts []hostJSON      `json:"hosts"`
 	Items []inboxItemJSON `json:"items"`
@@ -21,16 +22,16 @@ type inboxJSON struct {
 
 // inboxItemJSON is one thing that waits on the user, with its host.
 type inboxItemJSON struct {
-	Host     string `json:"host"`
-	Session  string `json:"session"`
-	Title    string `json:"title,omitempty"`
-	Chat     string `json:"chat,omitempty"`
-	Kind     string `json:"kind"`
-	Name     string `json:"name,omitempty"`
-	ToolCall string `json:"toolCall,omitempty"`
-	Request  string `json:"request,omitempty"`
-	Server   string `json:"server,omitempty"`
-	Resource string `json:"resource,omitempty"`
+	Host     hostRef `json:"host"`
+	Session  string  `json:"session"`
+	Title    string  `json:"title,omitempty"`
+	Chat     string  `json:"chat,omitempty"`
+	Kind     string  `json:"kind"`
+	Name     string  `json:"name,omitempty"`
+	ToolCall string  `json:"toolCall,omitempty"`
+	Request  string  `json:"request,omitempty"`
+	Server   string  `json:"server,omitempty"`
+	Resource string  `json:"resource,omitempty"`
 	// Since is when the session last changed on the host (its
 	// modifiedAt): the command sees each item once, so the host's clock
 	// is the one that says how long it has waited.
@@ -65,10 +66,10 @@ first failed host's.`,
 					return err
 				}
 				for i := range items {
-					items[i].Host = c.host
+					items[i].Host = *c.ref()
 				}
 				sortInbox(items)
-				out := inboxJSON{Hosts: []hostJSON{{Host: c.host, State: string(hosts.Connected)}}, Items: nonNil(items)}
+				out := inboxJSON{Hosts: []hostJSON{{Host: *c.ref(), State: string(hosts.Connected)}}, Items: nonNil(items)}
 				return a.emit(out, func(w io.Writer) { a.printInbox(w, out) })
 			})
 		},
@@ -86,7 +87,7 @@ func (a *app) inboxAll(ctx context.Context) error {
 	errs := a.eachHost(ctx, set, func(ctx context.Context, i int, c *conn) error {
 		items, err := readInbox(ctx, c, hostFlagsOf(hs[i]))
 		for j := range items {
-			items[j].Host = hs[i].Display()
+			items[j].Host = *refOf(hs[i])
 		}
 		per[i] = items
 		return err
@@ -158,7 +159,7 @@ func (a *app) printInbox(w io.Writer, in inboxJSON) {
 		}
 		n := 0
 		for _, it := range in.Items {
-			if it.Host != h.Host {
+			if it.Host.URL != h.Host.URL {
 				continue
 			}
 			n++

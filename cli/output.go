@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ahptui/ahptui/hosts"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -174,3 +175,27 @@ func (a *app) printTable(w io.Writer, header []string, rows [][]string, showHead
 		})
 	}
 }
+
+// hostRef is how JSON names a host, everywhere a command prints one: the
+// name it was given by (a saved host's name, or the description VS Code's
+// registry gives it; "" for a host given by URL) and its URL without the
+// connection token. Two members, so a script reads .host.url without
+// parsing "NAME (URL)".
+type hostRef struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// display is the host as text output names it: NAME (URL), or the URL.
+func (r hostRef) display() string {
+	if r.Name != "" {
+		return r.Name + " (" + r.URL + ")"
+	}
+	return r.URL
+}
+
+// refOf is host h's hostRef.
+func refOf(h *hosts.Host) *hostRef { return &hostRef{Name: h.Label, URL: h.URL} }
+
+// ref is c's host as JSON names it.
+func (c *conn) ref() *hostRef { return &hostRef{Name: c.name, URL: c.host} }

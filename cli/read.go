@@ -8,17 +8,28 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ahptui/ahptui/hosts"
 	"github.com/ahptui/ahptui/protocol"
 )
 
-// statusJSON is `ahptui status --json`.
+// statusJSON is `ahptui status --json`, one shape for one host or
+// several (docs/cli.md): each host's row with its version, server and
+// agents, then every host's sessions and what waits, each naming its
+// host, so .sessions[] and .waiting[] read the same however many hosts
+// the run has.
 type statusJSON struct {
-	Host            string        `json:"host"`
-	ProtocolVersion string        `json:"protocolVersion"`
-	Server          string        `json:"server,omitempty"`
-	Agents          []agentJSON   `json:"agents"`
-	Sessions        []sessionJSON `json:"sessions"`
-	Waiting         []waitJSON    `json:"waiting"`
+	Hosts    []hostStatusJSON `json:"hosts"`
+	Sessions []sessionJSON    `json:"sessions"`
+	Waiting  []waitJSON       `json:"waiting"`
+}
+
+// hostStatusJSON is one host of status: its row, and for a connected
+// host its AHP version, server and agents.
+type hostStatusJSON struct {
+	hostJSON
+	ProtocolVersion string      `json:"protocolVersion,omitempty"`
+	Server          string      `json:"server,omitempty"`
+	Agents          []agentJSON `json:"agents"`
 }
 
 type agentJSON struct {
@@ -34,8 +45,8 @@ func statusCmd(a *app) *cobra.Command {
 		Long: `The host, its AHP version, agents, sessions and what waits on you.
 
 With --all-hosts (or --host more than once), every host's, grouped by
-host; --json is an array of hosts, each with its state and, connected,
-the same members (and every session and waiting row names its host).`,
+host; --json has the same shape for one host or several: every host's
+row, then every session and waiting row, each naming its host.`,
 		Args: args(0, 0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.multiHost() {
@@ -46,24 +57,26 @@ the same members (and every session and waiting row names its host).`,
 				if err != nil {
 					return err
 				}
-				return a.emit(st, func(w io.Writer) { a.printStatus(w, st) })
+				return a.emit(st, func(w io.Writer) { a.printStatus(w, st.Hosts[0], st) })
 			})
 		},
 	})
 }
 
-// readStatus is status on c's host; the answers reach it through flags.
+// readStatus is status on c's host, every session and waiting row naming
+// it; the answers reach it through flags.
 func readStatus(ctx context.Context, c *conn, flags []string) (statusJSON, error) {
-	st := statusJSON{Host: c.host, ProtocolVersion: c.ProtocolVersion(), Agents: []agentJSON{}, Sessions: []sessionJSON{}, Waiting: []waitJSON{}}
+	row := hostStatusJSON{hostJSON: hostJSON{Host: *c.ref(), State: string(hosts.Connected)}, ProtocolVersion: c.ProtocolVersion(), Agents: []agentJSON{}}
+	st := statusJSON{Hosts: []hostStatusJSON{row}, Sessions: []sessionJSON{}, Waiting: []waitJSON{}}
 	if si := c.ServerInfo(); si != nil {
-		st.Server = si.Name
+		st.Hosts[0].Server = si.Name
 		if si.Version != nil {
-			st.Server += " " + *si.Version
+			st.Hosts[0].Server += " " + *si.Version
 		}
 	}
 	if root, ok := c.Root(); ok {
 		for _, ag := range root.Agents {
-			st.Agents = append(st.Agents, agentJSON{Provider: ag.Provider, Name: ag.DisplayName, Description: ag.Description})
+			st.Hosts[0].Agents = append(st.Hosts[0].Agents, agentJSON{Provider: ag.Provider, Name: ag.DisplayName, Description: ag.Description})
 		}
 	}
 	list, err := c.ListSessions(ctx)
@@ -71,43 +84,62 @@ func readStatus(ctx context.Context, c *conn, flags []string) (statusJSON, error
 		return st, fmt.Errorf("list sessions: %w", err)
 	}
 	for _, s := range list {
-		st.Sessions = append(st.Sessions, sessionOf(s))
+		j := sessionOf(s)
+		j.Host = c.ref()
+		st.Sessions = append(st.Sessions, j)
 	}
 	// Every session is opened: an MCP server waiting for sign-in or
 	// failed shows in its state alone, whatever the session's status.
 	items, err := hostWaits(ctx, c, list, flags)
 	for _, it := range items {
-		st.Waiting = append(st.Waiting, waitOf(it))
+		w := waitOf(it)
+		w.Host = c.ref()
+		st.Waiting = append(st.Waiting, w)
 	}
 	return st, err
 }
 
-func (a *app) printStatus(w io.Writer, st statusJSON) {
-	fmt.Fprintf(w, "%s %s\n", a.paint(sgrBold, "Host:"), st.Host)
-	fmt.Fprintf(w, "%s AHP %s", a.paint(sgrBold, "Protocol:"), hostText(st.ProtocolVersion))
-	if st.Server != "" {
-		fmt.Fprintf(w, " (%s)", hostText(st.Server))
+// printStatus prints one host's status: its row h, and the sessions and
+// waiting rows of st that are h's.
+func (a *app) printStatus(w io.Writer, h hostStatusJSON, st statusJSON) {
+	fmt.Fprintf(w, "%s %s\n", a.paint(sgrBold, "Host:"), hostText(h.Host.display()))
+	fmt.Fprintf(w, "%s AHP %s", a.paint(sgrBold, "Protocol:"), hostText(h.ProtocolVersion))
+	if h.Server != "" {
+		fmt.Fprintf(w, " (%s)", hostText(h.Server))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, a.paint(sgrBold, "Agents:"))
-	if len(st.Agents) == 0 {
+	if len(h.Agents) == 0 {
 		fmt.Fprintln(w, "  none")
 	}
-	for _, ag := range st.Agents {
+	for _, ag := range h.Agents {
 		fmt.Fprintf(w, "  %s  %s\n", hostText(ag.Provider), hostText(ag.Name))
 	}
 	fmt.Fprintln(w, a.paint(sgrBold, "Sessions:"))
-	if len(st.Sessions) == 0 {
+	sessions := onHost(st.Sessions, h.Host, func(s sessionJSON) *hostRef { return s.Host })
+	if len(sessions) == 0 {
 		fmt.Fprintln(w, "  none")
 	}
-	rows := make([][]string, len(st.Sessions))
-	for i, s := range st.Sessions {
+	rows := make([][]string, len(sessions))
+	for i, s := range sessions {
 		rows[i] = []string{"  " + hostText(s.Session), s.Status, hostText(s.Title)}
 	}
 	if len(rows) > 0 {
 		a.tableRows(w, []string{"", "STATUS", ""}, rows)
 	}
-	a.printWaiting(w, st.Waiting)
+	a.printWaiting(w, onHost(st.Waiting, h.Host, func(x waitJSON) *hostRef { return x.Host }))
+}
+
+// onHost are the rows of host h (a row that names no host is every
+// host's).
+func onHost[T any](rows []T, h hostRef, host func(T) *hostRef) []T {
+	var out []T
+	for _, r := range rows {
+		if x := host(r); x == nil || x.URL == h.URL {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // printWaiting says what waits on the user and what answers it.

@@ -12,16 +12,16 @@ import (
 
 // sessionJSON is one session in --json output (README, Scripting).
 type sessionJSON struct {
-	// Host names the session's host in a multi-host run (its label and
-	// token-free URL); absent on one host.
-	Host       string `json:"host,omitempty"`
-	Session    string `json:"session"`
-	Title      string `json:"title"`
-	Status     string `json:"status"`
-	Provider   string `json:"provider"`
-	Activity   string `json:"activity,omitempty"`
-	CreatedAt  string `json:"createdAt,omitempty"`
-	ModifiedAt string `json:"modifiedAt,omitempty"`
+	// Host names the session's host where a command reads several
+	// (status); absent from sessions, which reads one.
+	Host       *hostRef `json:"host,omitempty"`
+	Session    string   `json:"session"`
+	Title      string   `json:"title"`
+	Status     string   `json:"status"`
+	Provider   string   `json:"provider"`
+	Activity   string   `json:"activity,omitempty"`
+	CreatedAt  string   `json:"createdAt,omitempty"`
+	ModifiedAt string   `json:"modifiedAt,omitempty"`
 }
 
 func sessionOf(s protocol.SessionSummary) sessionJSON {
@@ -136,7 +136,7 @@ func defaultChat(s protocol.SessionState) string {
 // waitJSON is one thing a session waits on the user for, with the
 // command that answers it.
 type waitJSON struct {
-	Host     string       `json:"host,omitempty"` // in a multi-host run, as sessionJSON's
+	Host     *hostRef     `json:"host,omitempty"` // in status, as sessionJSON's
 	Session  string       `json:"session"`
 	Chat     string       `json:"chat,omitempty"`
 	Kind     string       `json:"kind"` // approval, result-approval, input, sign-in, mcp-failed, turn-error, needs-input

@@ -5,23 +5,12 @@ import (
 	"context"
 	"io"
 	"strings"
-
-	"github.com/ahptui/ahptui/hosts"
 )
 
-// hostStatusJSON is one host of `ahptui status --all-hosts --json`: the
-// host's row, and for a connected host what status prints for it.
-type hostStatusJSON struct {
-	hostJSON
-	ProtocolVersion string        `json:"protocolVersion,omitempty"`
-	Server          string        `json:"server,omitempty"`
-	Agents          []agentJSON   `json:"agents"`
-	Sessions        []sessionJSON `json:"sessions"`
-	Waiting         []waitJSON    `json:"waiting"`
-}
-
 // statusAll is status on every host of the run, each read at once and on
-// its own: one that fails is a row with its reason.
+// its own: one that fails is a row with its reason. The JSON is one
+// host's shape (statusJSON): every host's row, then every host's
+// sessions and waiting rows in host order, each naming its host.
 func (a *app) statusAll(ctx context.Context) error {
 	set, err := a.dialAll(ctx)
 	if err != nil {
@@ -29,33 +18,34 @@ func (a *app) statusAll(ctx context.Context) error {
 	}
 	defer set.Close()
 	hs := set.reg.Hosts()
-	rows := make([]hostStatusJSON, len(hs))
+	per := make([]statusJSON, len(hs))
 	errs := a.eachHost(ctx, set, func(ctx context.Context, i int, c *conn) error {
 		st, err := readStatus(ctx, c, hostFlagsOf(hs[i]))
 		if err != nil {
 			return err
 		}
-		tagRows(hs[i], st.Sessions, st.Waiting)
-		rows[i].ProtocolVersion, rows[i].Server = st.ProtocolVersion, st.Server
-		rows[i].Agents, rows[i].Sessions, rows[i].Waiting = st.Agents, st.Sessions, st.Waiting
+		per[i] = st
 		return nil
 	})
+	out := statusJSON{Hosts: make([]hostStatusJSON, len(hs)), Sessions: []sessionJSON{}, Waiting: []waitJSON{}}
 	for i, h := range hs {
-		r := &rows[i]
-		r.hostJSON = hostRowOf(h, errs[i])
-		if errs[i] != nil {
-			r.ProtocolVersion, r.Server, r.Agents, r.Sessions, r.Waiting = "", "", nil, nil, nil
+		r := &out.Hosts[i]
+		if errs[i] == nil {
+			*r = per[i].Hosts[0]
+			out.Sessions = append(out.Sessions, per[i].Sessions...)
+			out.Waiting = append(out.Waiting, per[i].Waiting...)
 		}
-		r.Agents, r.Sessions, r.Waiting = nonNil(r.Agents), nonNil(r.Sessions), nonNil(r.Waiting)
+		r.hostJSON = hostRowOf(h, errs[i])
+		r.Agents = nonNil(r.Agents)
 	}
-	if err := a.emit(rows, func(w io.Writer) {
-		for _, r := range rows {
+	if err := a.emit(out, func(w io.Writer) {
+		for _, r := range out.Hosts {
 			a.groupHeader(w, r.hostJSON)
 			if r.Error != "" {
 				continue
 			}
 			var b bytes.Buffer
-			a.printStatus(&b, statusJSON{ProtocolVersion: r.ProtocolVersion, Server: r.Server, Agents: r.Agents, Sessions: r.Sessions, Waiting: r.Waiting})
+			a.printStatus(&b, r, out)
 			// The header named the host: its status without the Host line.
 			_, body, _ := strings.Cut(b.String(), "\n")
 			for _, l := range strings.SplitAfter(body, "\n") {
@@ -68,16 +58,6 @@ func (a *app) statusAll(ctx context.Context) error {
 		return err
 	}
 	return hostsFailed(set, errs)
-}
-
-// tagRows names host h on every session and waiting row.
-func tagRows(h *hosts.Host, sessions []sessionJSON, waits []waitJSON) {
-	for j := range sessions {
-		sessions[j].Host = h.Display()
-	}
-	for j := range waits {
-		waits[j].Host = h.Display()
-	}
 }
 
 func nonNil[T any](s []T) []T {

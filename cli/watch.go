@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,9 +18,12 @@ import (
 
 // watchEvent is one line of `ahptui watch` (NDJSON; README, Scripting).
 type watchEvent struct {
-	// Host names the event's host in a multi-host watch (its label and
-	// token-free URL); absent on one host.
-	Host string `json:"host,omitempty"`
+	// Seq numbers the run's lines from 1; Time is when the line was
+	// written (RFC 3339, nanoseconds, UTC). watchOut sets both.
+	Seq  int    `json:"seq"`
+	Time string `json:"time"`
+	// Host is the event's host, on every line (one host or several).
+	Host hostRef `json:"host"`
 	// HostState and Error are a "host" line's: the host's state
 	// (connected, connecting, refused, failed) and why.
 	HostState string        `json:"hostState,omitempty"`
@@ -83,9 +88,11 @@ lost.`,
 				a.timeout = 100 * 365 * 24 * time.Hour
 			}
 			return a.connected(ctx, func(ctx context.Context, c *conn) error {
-				enc := json.NewEncoder(jsonOut(a.Stdout))
-				enc.SetEscapeHTML(false)
-				emit := func(ev watchEvent) error { return enc.Encode(ev) }
+				out := newWatchOut(a.Stdout)
+				emit := func(ev watchEvent) error {
+					ev.Host = *c.ref()
+					return out.emit(ev)
+				}
 				if len(argv) == 0 {
 					return watchRoot(ctx, c, emit)
 				}
@@ -99,21 +106,37 @@ lost.`,
 
 const rootChannel = "ahp-root://"
 
+// watchOut writes watch's lines, one JSON object each, numbering them
+// and stamping the time as it writes; safe for concurrent use.
+type watchOut struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+	seq int
+	now func() time.Time
+}
+
+func newWatchOut(w io.Writer) *watchOut {
+	enc := json.NewEncoder(jsonOut(w))
+	enc.SetEscapeHTML(false)
+	return &watchOut{enc: enc, now: time.Now}
+}
+
+// emit writes ev as the run's next line.
+func (o *watchOut) emit(ev watchEvent) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seq++
+	ev.Seq, ev.Time = o.seq, o.now().UTC().Format(time.RFC3339Nano)
+	return o.enc.Encode(ev)
+}
+
 func watchRoot(ctx context.Context, c *conn, emit func(watchEvent) error) error {
 	list, err := c.ListSessions(ctx)
 	if err != nil {
 		return fmt.Errorf("list sessions: %w", err)
 	}
-	known := map[string]bool{}
-	state := func(list []protocol.SessionSummary) error {
-		first := watchEvent{Channel: rootChannel, Type: "state", Sessions: []sessionJSON{}}
-		for _, s := range list {
-			first.Sessions = append(first.Sessions, sessionOf(s))
-			known[s.Resource] = true
-		}
-		return emit(first)
-	}
-	if err := state(list); err != nil {
+	var rw rootWatch
+	if err := emit(rw.state(list)); err != nil {
 		return err
 	}
 	seen := c.reconnects
@@ -123,12 +146,7 @@ func watchRoot(ctx context.Context, c *conn, emit func(watchEvent) error) error 
 			if !ok {
 				continue
 			}
-			switch w.Type {
-			case "sessionAdded":
-				known[w.Session] = true
-			case "sessionRemoved":
-				delete(known, w.Session)
-			}
+			rw.track(w)
 			if err := emit(w); err != nil {
 				return false, err
 			}
@@ -136,27 +154,60 @@ func watchRoot(ctx context.Context, c *conn, emit func(watchEvent) error) error 
 		if c.reconnects == seen {
 			return false, nil
 		}
-		// Back after losing the host: what changed meanwhile sent no
-		// events. Say which sessions are gone, then the list afresh.
 		seen = c.reconnects
 		list, err := c.ListSessions(ctx)
 		if err != nil {
 			return false, fmt.Errorf("list sessions after reconnecting: %w", err)
 		}
-		now := map[string]bool{}
-		for _, s := range list {
-			now[s.Resource] = true
-		}
-		for _, uri := range slices.Sorted(maps.Keys(known)) {
-			if !now[uri] {
-				delete(known, uri)
-				if err := emit(watchEvent{Channel: rootChannel, Type: "sessionRemoved", Session: uri}); err != nil {
-					return false, err
-				}
+		for _, w := range rw.resync(list) {
+			if err := emit(w); err != nil {
+				return false, err
 			}
 		}
-		return false, state(list)
+		return false, nil
 	})
+}
+
+// rootWatch is what a watch of one host's session list has said: the
+// sessions it knows, so that after a reconnect it can say which are gone.
+type rootWatch struct{ known map[string]bool }
+
+// state is the "state" line of list, which the watch now knows.
+func (r *rootWatch) state(list []protocol.SessionSummary) watchEvent {
+	r.known = map[string]bool{}
+	ev := watchEvent{Channel: rootChannel, Type: "state", Sessions: []sessionJSON{}}
+	for _, s := range list {
+		ev.Sessions = append(ev.Sessions, sessionOf(s))
+		r.known[s.Resource] = true
+	}
+	return ev
+}
+
+// track keeps the known sessions up to date with a line printed.
+func (r *rootWatch) track(w watchEvent) {
+	switch w.Type {
+	case "sessionAdded":
+		r.known[w.Session] = true
+	case "sessionRemoved":
+		delete(r.known, w.Session)
+	}
+}
+
+// resync is what to print when the host is back after a loss, which sent
+// no events for what changed meanwhile: a sessionRemoved for each session
+// known that list lacks, then list's state afresh.
+func (r *rootWatch) resync(list []protocol.SessionSummary) []watchEvent {
+	now := map[string]bool{}
+	for _, s := range list {
+		now[s.Resource] = true
+	}
+	var out []watchEvent
+	for _, uri := range slices.Sorted(maps.Keys(r.known)) {
+		if !now[uri] {
+			out = append(out, watchEvent{Channel: rootChannel, Type: "sessionRemoved", Session: uri})
+		}
+	}
+	return append(out, r.state(list))
 }
 
 // rootEvent is the line a change to the host's session list prints, if

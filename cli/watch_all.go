@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -12,8 +11,11 @@ import (
 
 // watchAll is watch on every host of the run: each host's first line
 // (its session list, or a "host" line saying why it failed), then every
-// host's session list changes as they come, each line naming its host,
-// and a "host" line when a host reconnects or is lost. Connecting is
+// host's session list changes as they come, each line naming its host.
+// A host's connection changes are "host" lines, only where its state
+// really changed: lost (connecting, with why), back (connected, then a
+// sessionRemoved for each session gone meanwhile and its state afresh,
+// as one host's watch prints), or given up (failed). Connecting is
 // bounded as for one host; watching only by a --timeout given. It ends
 // when every host is lost.
 func (a *app) watchAll(ctx context.Context, bounded bool) error {
@@ -22,37 +24,33 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 		return err
 	}
 	defer set.Close()
-	enc := json.NewEncoder(jsonOut(a.Stdout))
-	enc.SetEscapeHTML(false)
+	out := newWatchOut(a.Stdout)
 	hs := set.reg.Hosts()
+	watches := make([]rootWatch, len(hs))
 	firsts := make([]watchEvent, len(hs))
 	errs := a.eachHost(ctx, set, func(ctx context.Context, i int, c *conn) error {
 		list, err := c.ListSessions(ctx)
 		if err != nil {
 			return fmt.Errorf("list sessions: %w", err)
 		}
-		first := watchEvent{Host: hs[i].Display(), Channel: rootChannel, Type: "state", Sessions: []sessionJSON{}}
-		for _, s := range list {
-			j := sessionOf(s)
-			j.Host = first.Host
-			first.Sessions = append(first.Sessions, j)
-		}
-		firsts[i] = first
+		firsts[i] = watches[i].state(list)
 		return nil
 	})
-	live := map[*hosts.Host]bool{}
+	// index is each live host's place; lost, the hosts reconnecting.
+	index, lost := map[*hosts.Host]int{}, map[*hosts.Host]bool{}
 	for i, h := range hs {
 		if errs[i] != nil {
 			row := hostRowOf(h, errs[i])
-			firsts[i] = watchEvent{Host: row.Host, Type: "host", HostState: row.State, Error: row.Error}
+			firsts[i] = watchEvent{Type: "host", HostState: row.State, Error: row.Error}
 		} else {
-			live[h] = true
+			index[h] = i
 		}
-		if err := enc.Encode(firsts[i]); err != nil {
+		firsts[i].Host = *refOf(h)
+		if err := out.emit(firsts[i]); err != nil {
 			return err
 		}
 	}
-	if len(live) == 0 {
+	if len(index) == 0 {
 		return hostsFailed(set, errs)
 	}
 	if bounded {
@@ -73,35 +71,78 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 			batch = b
 		}
 		h := batch.Host
-		if !live[h] {
+		i, live := index[h]
+		if !live {
 			continue
 		}
+		var lines []watchEvent
 		for _, ev := range batch.Events {
-			w, ok := rootEvent(ev)
 			if ce, isConn := ev.(client.ConnectionEvent); isConn {
-				w, ok = watchEvent{Type: "host", HostState: hostStateOf(ce.Status)}, true
-				if ce.Cause != nil {
-					w.Error = hostText(ce.Cause.Error())
+				more, err := a.connectionLines(ctx, set.conns[i], &watches[i], lost, h, ce)
+				if err != nil {
+					return err
 				}
-				if ce.Status == client.StatusFailed {
-					delete(live, h)
-				}
-			}
-			if !ok {
+				lines = append(lines, more...)
 				continue
 			}
-			w.Host = h.Display()
-			if err := enc.Encode(w); err != nil {
+			if w, ok := rootEvent(ev); ok {
+				watches[i].track(w)
+				lines = append(lines, w)
+			}
+		}
+		for _, w := range lines {
+			if w.Type == "host" && w.HostState == string(hosts.Failed) {
+				delete(index, h) // given up, or back with its list unread
+			}
+			w.Host = *refOf(h)
+			if err := out.emit(w); err != nil {
 				return err
 			}
 		}
 		if batch.Closed {
-			delete(live, h)
+			delete(index, h)
 		}
-		if len(live) == 0 {
+		if len(index) == 0 {
 			return withCode(ExitUnreachable, errors.New("lost every host"))
 		}
 	}
+}
+
+// connectionLines are the lines a change of host h's connection prints:
+// none for the first connection (the watch began connected, and its
+// state line said so) nor for another attempt while h is still lost; a
+// "host" line when h is lost, back or given up; and back, what a watch
+// of one host prints after a reconnect (rootWatch.resync).
+func (a *app) connectionLines(ctx context.Context, c *conn, rw *rootWatch, lost map[*hosts.Host]bool, h *hosts.Host, ce client.ConnectionEvent) ([]watchEvent, error) {
+	line := watchEvent{Type: "host", HostState: hostStateOf(ce.Status)}
+	if ce.Cause != nil {
+		line.Error = hostText(ce.Cause.Error())
+	}
+	switch ce.Status {
+	case client.StatusReconnecting:
+		if lost[h] {
+			return nil, nil
+		}
+		lost[h] = true
+		return []watchEvent{line}, nil
+	case client.StatusReady:
+		if !lost[h] {
+			return nil, nil
+		}
+		delete(lost, h)
+		lctx, cancel := context.WithTimeout(ctx, a.timeout)
+		defer cancel()
+		list, err := c.ListSessions(lctx)
+		if err != nil {
+			// Back, but its list unread: the watch of it ends there.
+			line.HostState, line.Error = string(hosts.Failed), hostText("list sessions after reconnecting: "+err.Error())
+			return []watchEvent{line}, nil
+		}
+		return append([]watchEvent{line}, rw.resync(list)...), nil
+	case client.StatusFailed:
+		return []watchEvent{line}, nil
+	}
+	return nil, nil
 }
 
 // hostStateOf is a host row's word for a client's connection status.

@@ -1,6 +1,8 @@
 // Package wiretrace records every AHP frame a client sends and receives as
-// one JSON line: {"time", "direction", "connection", "message"} (--trace
-// FILE on the UI and every command). Secrets never reach the file: the
+// one JSON line: {"time", "direction", "connection", "host", "message"}
+// (--trace FILE on the UI and every command); "host" names the host the
+// connection is to (DialHost), so a trace of several hosts says whose
+// each frame is. Secrets never reach the file: the
 // values of token-like members (authenticate's token, OAuth codes,
 // refresh and access tokens, secrets and verifiers), a URL's ?tkn= and a
 // Bearer credential inside any string are replaced by "[redacted]".
@@ -85,10 +87,19 @@ func Message(frame []byte) json.RawMessage {
 
 // Line is one record of a trace.
 type Line struct {
-	Time       string          `json:"time"`
-	Direction  string          `json:"direction"` // "out" (to the host) or "in"
-	Connection int64           `json:"connection"`
-	Message    json.RawMessage `json:"message"`
+	Time       string `json:"time"`
+	Direction  string `json:"direction"` // "out" (to the host) or "in"
+	Connection int64  `json:"connection"`
+	// Host is the connection's host, when the dial named it (DialHost).
+	Host    *Host           `json:"host,omitempty"`
+	Message json.RawMessage `json:"message"`
+}
+
+// Host names a connection's host in a trace: the name it was given by (a
+// saved host's, "" for a URL) and its URL without the connection token.
+type Host struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
 }
 
 // Trace writes lines to its file; it is safe for concurrent use.
@@ -118,8 +129,8 @@ func New(w io.Writer, clock func() time.Time) *Trace {
 // Close closes the file.
 func (t *Trace) Close() error { return t.close() }
 
-func (t *Trace) record(conn int64, dir string, frame []byte) {
-	line, err := json.Marshal(Line{Time: t.clock().UTC().Format(time.RFC3339Nano), Direction: dir, Connection: conn, Message: Message(frame)})
+func (t *Trace) record(conn int64, host *Host, dir string, frame []byte) {
+	line, err := json.Marshal(Line{Time: t.clock().UTC().Format(time.RFC3339Nano), Direction: dir, Connection: conn, Host: host, Message: Message(frame)})
 	if err != nil {
 		return
 	}
@@ -131,6 +142,18 @@ func (t *Trace) record(conn int64, dir string, frame []byte) {
 // Dial wraps dial: each transport it opens is a connection of its own
 // number (from 1), and every frame through it is recorded.
 func (t *Trace) Dial(dial func(ctx context.Context, url string) (jsonrpc.Transport, error)) func(ctx context.Context, url string) (jsonrpc.Transport, error) {
+	return t.dial(nil, dial)
+}
+
+// DialHost is Dial with every line naming the host: name as the user
+// gave it ("" for a URL) and url, which must be token-free (the trace
+// writes it as given; it is the caller's to strip the token, as
+// hostconn.Target.URL is).
+func (t *Trace) DialHost(name, url string, dial func(ctx context.Context, url string) (jsonrpc.Transport, error)) func(ctx context.Context, url string) (jsonrpc.Transport, error) {
+	return t.dial(&Host{Name: name, URL: redactString(url)}, dial)
+}
+
+func (t *Trace) dial(host *Host, dial func(ctx context.Context, url string) (jsonrpc.Transport, error)) func(ctx context.Context, url string) (jsonrpc.Transport, error) {
 	return func(ctx context.Context, url string) (jsonrpc.Transport, error) {
 		tp, err := dial(ctx, url)
 		if err != nil {
@@ -140,7 +163,7 @@ func (t *Trace) Dial(dial func(ctx context.Context, url string) (jsonrpc.Transpo
 		t.conns++
 		n := t.conns
 		t.mu.Unlock()
-		return &traced{Transport: tp, t: t, conn: n}, nil
+		return &traced{Transport: tp, t: t, conn: n, host: host}, nil
 	}
 }
 
@@ -149,18 +172,19 @@ type traced struct {
 	jsonrpc.Transport
 	t    *Trace
 	conn int64
+	host *Host
 }
 
 func (tr *traced) Read(ctx context.Context) ([]byte, error) {
 	b, err := tr.Transport.Read(ctx)
 	if err == nil {
-		tr.t.record(tr.conn, "in", b)
+		tr.t.record(tr.conn, tr.host, "in", b)
 	}
 	return b, err
 }
 
 func (tr *traced) Write(ctx context.Context, frame []byte) error {
-	tr.t.record(tr.conn, "out", frame)
+	tr.t.record(tr.conn, tr.host, "out", frame)
 	return tr.Transport.Write(ctx, frame)
 }
 

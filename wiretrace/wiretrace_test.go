@@ -2,6 +2,7 @@ package wiretrace_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -114,5 +115,64 @@ func TestTraceOfAClient(t *testing.T) {
 	}
 	if !dirs["in"] || !dirs["out"] || !sawAuth {
 		t.Errorf("directions %v, authenticate redacted %v:\n%s", dirs, sawAuth, text)
+	}
+}
+
+// TestTraceNamesEachHost: two clients to two hosts through one trace,
+// each dialled with DialHost: every line names its own connection's
+// host (name and token-free URL), a URL handed over with its connection
+// token is written without it, and Dial's lines name none.
+func TestTraceNamesEachHost(t *testing.T) {
+	const conntok = "SECRET-conn-b22"
+	a, err := demohost.Start(t.Context(), demohost.Config{NoDemoSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := demohost.Start(t.Context(), demohost.Config{ConnectionToken: conntok, NoDemoSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var buf syncBuffer
+	tr := wiretrace.New(&buf, time.Now)
+	dial := func(raw string, wrap func(func(context.Context, string) (jsonrpc.Transport, error)) func(context.Context, string) (jsonrpc.Transport, error)) {
+		target, err := hostconn.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.Dial(t.Context(), client.Options{URL: target.URL, ClientID: "0123456789abcdef0123456789abcdef",
+			Dial: wrap(target.Dialer(jsonrpc.DefaultReadLimit))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	dial(a.URL(), func(d func(context.Context, string) (jsonrpc.Transport, error)) func(context.Context, string) (jsonrpc.Transport, error) {
+		return tr.DialHost("one", a.URL(), d)
+	})
+	dial(b.URL()+"?tkn="+conntok, func(d func(context.Context, string) (jsonrpc.Transport, error)) func(context.Context, string) (jsonrpc.Transport, error) {
+		return tr.DialHost("", b.URL()+"?tkn="+conntok, d)
+	})
+	dial(a.URL(), tr.Dial)
+	text := buf.String()
+	if strings.Contains(text, conntok) {
+		t.Errorf("the trace holds the connection token:\n%s", text)
+	}
+	want := map[int64]string{1: `{"name":"one","url":"` + a.URL() + `"}`, 2: `{"name":"","url":"` + b.URL() + `?tkn=` + wiretrace.Redacted + `"}`, 3: "null"}
+	seen := map[int64]int{}
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		var line wiretrace.Line
+		if err := json.Unmarshal([]byte(l), &line); err != nil {
+			t.Fatalf("not a trace line: %q", l)
+		}
+		host, _ := json.Marshal(line.Host)
+		if string(host) != want[line.Connection] {
+			t.Errorf("connection %d's line names host %s, want %s", line.Connection, host, want[line.Connection])
+		}
+		seen[line.Connection]++
+	}
+	if seen[1] == 0 || seen[2] == 0 || seen[3] == 0 {
+		t.Errorf("lines per connection %v:\n%s", seen, text)
 	}
 }

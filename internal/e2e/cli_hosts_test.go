@@ -30,35 +30,48 @@ func TestCLIStatusAllHosts(t *testing.T) {
 	if !strings.Contains(r.stderr, "1 of 3 hosts failed: "+down) || !strings.Contains(r.stderr, `"kind":"unreachable"`) {
 		t.Errorf("stderr: %s", r.stderr)
 	}
-	var rows []struct {
-		Host, State, Error, Kind, ProtocolVersion string
-		Sessions                                  []struct{ Host, Session string }
+	// One shape whatever the number of hosts: the rows, then every
+	// host's sessions, each naming its host.
+	type host struct{ Name, URL string }
+	var st struct {
+		Hosts []struct {
+			Host                                host
+			State, Error, Kind, ProtocolVersion string
+		}
+		Sessions []struct {
+			Host    host
+			Session string
+		}
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
-	if len(rows) != 3 {
-		t.Fatalf("%d rows:\n%s", len(rows), r.stdout)
+	if len(st.Hosts) != 3 {
+		t.Fatalf("%d rows:\n%s", len(st.Hosts), r.stdout)
 	}
 	for i, want := range []string{a.URL(), down, b.URL()} {
-		row := rows[i]
-		if row.Host != want {
-			t.Errorf("row %d is %s, want %s", i, row.Host, want)
+		row := st.Hosts[i]
+		if row.Host != (host{URL: want}) {
+			t.Errorf("row %d is %+v, want %s", i, row.Host, want)
+		}
+		n := 0
+		for _, s := range st.Sessions {
+			if s.Host.URL == want {
+				n++
+			}
 		}
 		if want == down {
-			if row.State != "failed" || row.Kind != "unreachable" || !strings.Contains(row.Error, "connection refused") || len(row.Sessions) != 0 {
-				t.Errorf("the host down: %+v", row)
+			if row.State != "failed" || row.Kind != "unreachable" || !strings.Contains(row.Error, "connection refused") || n != 0 {
+				t.Errorf("the host down: %+v, %d sessions", row, n)
 			}
 			continue
 		}
-		if row.State != "connected" || row.ProtocolVersion != suiteVersion || len(row.Sessions) != 2 {
-			t.Errorf("%s: %+v", want, row)
+		if row.State != "connected" || row.ProtocolVersion != suiteVersion || n != 2 {
+			t.Errorf("%s: %+v, %d sessions", want, row, n)
 		}
-		for _, s := range row.Sessions {
-			if s.Host != want {
-				t.Errorf("%s's session %s names host %q", want, s.Session, s.Host)
-			}
-		}
+	}
+	if len(st.Sessions) != 4 {
+		t.Errorf("%d sessions, want each host's 2:\n%s", len(st.Sessions), r.stdout)
 	}
 	if took := time.Since(began); took > 20*time.Second {
 		t.Errorf("took %v", took)
