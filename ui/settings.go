@@ -81,32 +81,9 @@ func sameJSON(a, b json.RawMessage) bool {
 	return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
 }
 
-// label is how value v of p reads: its enumLabel, else the value itself.
-func (p configProp) label(v json.RawMessage) (label, desc string) {
-	for i, e := range p.enum {
-		if sameJSON(e, v) {
-			if i < len(p.labels) && p.labels[i] != "" {
-				label = p.labels[i]
-			}
-			if i < len(p.descs) {
-				desc = p.descs[i]
-			}
-			break
-		}
-	}
-	if label == "" {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			label = s
-		} else {
-			label = string(bytes.TrimSpace(v))
-		}
-		if label == "" {
-			label = "(none)"
-		}
-	}
-	return label, desc
-}
+// label is how value v of p reads: its enumLabel, else the value itself
+// (host/privilege's reading, which the commands share).
+func (p configProp) label(v json.RawMessage) (label, desc string) { return p.setting().Label(v) }
 
 // valueIn is p's value in values, else its default: a host echoes only
 // the values it resolved, and only those are sent back.
