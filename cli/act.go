@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ahptui/ahptui/host/privilege"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -116,8 +117,9 @@ func pickWaiting(ws []waitJSON, session, want string) (waitJSON, error) {
 }
 
 // decide approves or denies w as the UI's keys do: a result confirmation
-// is answered as such; a call with options is answered with one (the
-// first of the matching kind unless option picks another).
+// is answered as such; a call with options is answered with one (option
+// picks it; else approve takes the one that allows just this call, deny
+// the first denying one).
 func decide(ctx context.Context, c *conn, chat protocol.ChatState, w waitJSON, approve bool, option int) (decisionJSON, error) {
 	d := decisionJSON{Session: w.Session, ToolCall: w.ToolCall, Name: w.Name, Approved: approve}
 	turn := chat.ActiveTurn.ID
@@ -133,13 +135,28 @@ func decide(ctx context.Context, c *conn, chat protocol.ChatState, w waitJSON, a
 		return d, usagef("no option %d: %s offers %d", option, hostText(w.Name), len(w.Options))
 	case option != 0:
 		picked = &w.Options[option-1]
-	default:
-		kind := string(protocol.ConfirmationOptionKindDeny)
-		if approve {
-			kind = string(protocol.ConfirmationOptionKindApprove)
+	case approve && len(w.Options) > 0:
+		// As the UI's approve key: the option that allows just this
+		// call (host/privilege), never a broader one such as VS Code's
+		// "Allow in this Session", which is listed first.
+		opts := make([]protocol.ConfirmationOption, len(w.Options))
+		for i, o := range w.Options {
+			opts[i] = protocol.ConfirmationOption{ID: o.ID, Label: o.Label, Kind: protocol.ConfirmationOptionKind(o.Kind)}
+		}
+		once, ok := privilege.OnceOption(opts)
+		if !ok {
+			return d, usagef("%s offers no option that allows just this call: pick one with --option N (ahptui show %s lists them)",
+				hostText(w.Name), hostText(w.Session))
 		}
 		for i := range w.Options {
-			if w.Options[i].Kind == kind {
+			if w.Options[i].ID == once.ID {
+				picked = &w.Options[i]
+				break
+			}
+		}
+	default:
+		for i := range w.Options {
+			if w.Options[i].Kind == string(protocol.ConfirmationOptionKindDeny) {
 				picked = &w.Options[i]
 				break
 			}

@@ -181,7 +181,7 @@ func TestCompletions(t *testing.T) {
 			t.Errorf("completing a command lacks %s: %s", cmd, got)
 		}
 	}
-	if got := strings.Join(complete("mcp", ""), " "); got != "disable enable list start stop" {
+	if got := strings.Join(complete("mcp", ""), " "); got != "background disable enable list start stop" {
 		t.Errorf("completing mcp: %q", got)
 	}
 }
@@ -304,7 +304,9 @@ func TestDocsNameEveryJSONMember(t *testing.T) {
 	}
 	for _, v := range []any{decisionJSON{}, createdJSON{}, questionJSON{}, answeredJSON{}, grantJSON{}, loggedOutJSON{},
 		checkJSON{}, loginJSON{}, mcpJSON{}, statusJSON{}, agentJSON{}, chatJSON{}, turnJSON{}, partJSON{}, toolCallJSON{},
-		sentJSON{}, sessionJSON{}, waitJSON{}, optionJSON{}, hostJSON{}, hostStatusJSON{}, inboxJSON{}, inboxItemJSON{}, watchEvent{}} {
+		sentJSON{}, sessionJSON{}, waitJSON{}, optionJSON{}, hostJSON{}, hostStatusJSON{}, inboxJSON{}, inboxItemJSON{}, watchEvent{},
+		resumedJSON{}, chatSummaryJSON{}, chatCreatedJSON{}, changesetJSON{}, changeFileJSON{}, changeDiffJSON{}, settingJSON{},
+		choiceJSON{}, settingSetJSON{}, terminalJSON{}, terminalShowJSON{}, commandJSON{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")

@@ -30,11 +30,17 @@ type mcpJSON struct {
 	// that has not run and left the server starting (VS Code's host
 	// starts it with the session's first message); State is starting.
 	StartRequested bool `json:"startRequested,omitempty"`
+	// AlreadyRunning (mcp start): the server was ready, so nothing was
+	// sent.
+	AlreadyRunning bool `json:"alreadyRunning,omitempty"`
+	// Blocking: the server is starting and the host holds the session's
+	// new messages until it is up (AHP 1.0); mcp background lets them go.
+	Blocking bool `json:"blocking,omitempty"`
 }
 
 func mcpOf(session string, r views.MCPServerRow) mcpJSON {
 	j := mcpJSON{Session: session, ID: r.ID, Name: r.Name, Parent: r.Parent, State: r.StateKind, Enabled: r.Enabled, Error: r.Error,
-		StartRequested: r.StartRequested}
+		StartRequested: r.StartRequested, Blocking: r.StateKind == "starting" && r.Blocking}
 	if r.Auth != nil {
 		j.Resource = r.Auth.Resource.Resource
 	}
@@ -85,7 +91,7 @@ func mcpCmd(a *app) *cobra.Command {
 	}
 	list.Flags().StringVar(&session, "session", "", "the `SESSION` whose servers to list (default: every session)")
 	cmd.AddCommand(list)
-	for _, v := range []mcpVerb{verbStart, verbStop, verbEnable, verbDisable} {
+	for _, v := range []mcpVerb{verbStart, verbStop, verbEnable, verbDisable, verbBackground} {
 		cmd.AddCommand(mcpActCmd(a, v))
 	}
 	return cmd
@@ -109,6 +115,12 @@ func (a *app) printMCP(w io.Writer, out []mcpJSON) {
 		if m.StartRequested {
 			note = views.StartRequestedText
 		}
+		if m.AlreadyRunning {
+			note = "already running"
+		}
+		if m.Blocking {
+			note = "holding new messages until it is up (ahptui mcp background lets them go)"
+		}
 		rows[i] = []string{hostText(m.Session), hostText(m.ID), hostText(m.Name), hostText(m.State), enabled, hostText(note)}
 	}
 	a.table(w, []string{"SESSION", "ID", "NAME", "STATE", "ENABLED", "NOTE"}, rows)
@@ -121,13 +133,17 @@ const (
 	verbStop    mcpVerb = "stop"
 	verbEnable  mcpVerb = "enable"
 	verbDisable mcpVerb = "disable"
+	// verbBackground is the UI's background key: a blocking start goes on
+	// without holding the session's new messages.
+	verbBackground mcpVerb = "background"
 )
 
 var mcpVerbHelp = map[mcpVerb]string{
-	verbStart:   "start (or restart) an MCP server and wait until it is ready, failed or needs sign-in",
-	verbStop:    "stop an MCP server and wait until it has stopped",
-	verbEnable:  "enable an MCP server for the session and wait until the host says so",
-	verbDisable: "disable an MCP server for the session and wait until the host says so",
+	verbStart:      "start (or restart) an MCP server and wait until it is ready, failed or needs sign-in",
+	verbStop:       "stop an MCP server and wait until it has stopped",
+	verbEnable:     "enable an MCP server for the session and wait until the host says so",
+	verbDisable:    "disable an MCP server for the session and wait until the host says so",
+	verbBackground: "let a blocking MCP start go on in the background, so the session's new messages no longer wait for it",
 }
 
 func mcpActCmd(a *app, verb mcpVerb) *cobra.Command {
@@ -208,10 +224,26 @@ func mcpAct(ctx context.Context, c *conn, session, server string, verb mcpVerb) 
 	if err != nil {
 		return mcpJSON{}, err
 	}
+	before := r.StateKind
 	var v protocol.StateActionVariant
 	switch verb {
 	case verbStart:
+		if before == "ready" {
+			// Nothing to start: say so rather than restart it.
+			j := mcpOf(uri, r)
+			j.AlreadyRunning = true
+			return j, nil
+		}
 		v = protocol.SessionMcpServerStartRequestedAction{ID: r.ID}
+	case verbBackground:
+		if v := c.ProtocolVersion(); !client.ActionDefined(v, backgroundAction) {
+			return mcpJSON{}, withCode(ExitHostError, fmt.Errorf("this host speaks AHP %s, which cannot move a server start to the background (AHP 1.0 can)", hostText(v)))
+		}
+		if r.StateKind != "starting" || !r.Blocking {
+			return mcpJSON{}, withCode(ExitHostError, fmt.Errorf("MCP server %s is %s and holds no new messages: nothing to move to the background",
+				views_quote(r.Name), hostText(r.StateKind)))
+		}
+		v = protocol.SessionMcpServerBackgroundRequestedAction{ID: r.ID}
 	case verbStop:
 		v = protocol.SessionMcpServerStopRequestedAction{ID: r.ID}
 	case verbEnable, verbDisable:
@@ -229,7 +261,14 @@ func mcpAct(ctx context.Context, c *conn, session, server string, verb mcpVerb) 
 	// session's first message (VS Code's host): the UI's rule
 	// (views.StartRequests) says so, and nothing more will come to wait
 	// for. In a session that has run, the host starts it: wait for that.
-	if verb == verbStart && chat.ActiveTurn == nil && len(chat.Turns) == 0 {
+	//
+	// Only a start the host already had under way (before: starting) is
+	// reported at the echo: one whose server had failed, stopped or
+	// waited for sign-in is waited for, so a start that fails again
+	// says so (issue 32, item 10), and one the host holds all the same
+	// is reported as requested when --timeout ends.
+	unrun := chat.ActiveTurn == nil && len(chat.Turns) == 0
+	if verb == verbStart && unrun && before == "starting" {
 		if j, ok := startRequested(c, uri, r.ID); ok {
 			return j, nil
 		}
@@ -255,14 +294,27 @@ func mcpAct(ctx context.Context, c *conn, session, server string, verb mcpVerb) 
 			return cur.StateKind != "starting" && cur.StateKind != "stopped", nil
 		case verbStop:
 			return cur.StateKind == "stopped", nil
+		case verbBackground:
+			return cur.StateKind != "starting" || !cur.Blocking, nil
 		}
 		return cur.Enabled == (verb == verbEnable), nil
 	})
+	if err != nil && verb == verbStart && unrun && last.StateKind == "starting" && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Still starting when --timeout ended, in a session that has not
+		// run: the host holds the start until the first message (VS
+		// Code's host does).
+		if j, ok := startRequested(c, uri, r.ID); ok {
+			return j, nil
+		}
+	}
 	if err != nil {
 		return mcpJSON{}, err
 	}
 	return mcpOf(uri, last), nil
 }
+
+// backgroundAction is the action mcp background sends (AHP 1.0 only).
+const backgroundAction = "session/mcpServerBackgroundRequested"
 
 // startRequested is server id's row in session uri, when the host has
 // echoed this client's start request for it (the caller has just seen

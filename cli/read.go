@@ -266,14 +266,21 @@ func chatOf(sess protocol.SessionState, session string, chat protocol.ChatState,
 }
 
 func showCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var markdown bool
+	cmd := &cobra.Command{
 		Use:   "show SESSION",
 		Short: "a session's chat: every turn, the tool calls and what waits on you",
 		Long: `Prints the session's default chat. SESSION is the session's URI, its id
 (the URI after the scheme) or a prefix of the id only it has.`,
 		Args: args(1, 1, "SESSION"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			if markdown && a.json {
+				return usagef("--markdown and --json are two outputs: pick one")
+			}
 			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
+				if markdown {
+					return a.showMarkdown(ctx, c, argv[0]) // markdown.go
+				}
 				sess, uri, chat, err := c.session(ctx, argv[0])
 				if err != nil {
 					return err
@@ -283,6 +290,8 @@ func showCmd(a *app) *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the whole transcript as Markdown: every chat, timestamps, tool calls' inputs and results")
+	return cmd
 }
 
 func (a *app) printChat(w io.Writer, j chatJSON) {

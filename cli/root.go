@@ -253,6 +253,7 @@ func newRoot(a *app) *cobra.Command {
 	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), inboxCmd(a), authCmd(a), doctorCmd(a))
 	root.AddCommand(actCmds(a)...)
 	root.AddCommand(versionCmd(a))
+	root.AddCommand(resumeCmd(a), chatsCmd(a), changesCmd(a), settingsCmd(a), terminalsCmd(a))
 	a.registerCompletions(root)
 	// Every command's help ends with the exit codes.
 	var walk func(c *cobra.Command)

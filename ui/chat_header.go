@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ahptui/ahptui/host/privilege"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -54,7 +55,7 @@ func (cp *chatPanel) headerSettings() []views.HeaderSetting {
 			}
 		}
 		for _, p := range props {
-			if p.approvalLike() || len(p.enum) == 0 || !containsAny(p.id+" "+p.title, modeWords) {
+			if p.approvalLike() || len(p.enum) == 0 || !hasWord(p.id+" "+p.title, modeWords) {
 				continue
 			}
 			out = append(out, views.HeaderSetting{Text: labelOf(p, p.valueIn(cp.sess.Config.Values))})
@@ -137,12 +138,12 @@ func folderName(uri string) string {
 // bash"; "" when none does), another by its title and value.
 func grantedText(p configProp, v json.RawMessage) string {
 	if len(p.lists) > 0 {
-		if m, ok := listValues(v); ok {
+		if m, ok := privilege.ListValues(v); ok {
 			var parts []string
 			for _, l := range p.lists {
 				// A deny list lets nothing run: it is no grant.
-				if len(m[l.id]) > 0 && !containsAny(l.id+" "+l.title, []string{"deny", "denied", "block", "reject"}) {
-					parts = append(parts, l.title+": "+strings.Join(m[l.id], ", "))
+				if len(m[l.ID]) > 0 && !hasWord(l.ID+" "+l.Title, []string{"deny", "denied", "block", "reject"}) {
+					parts = append(parts, l.Title+": "+strings.Join(m[l.ID], ", "))
 				}
 			}
 			return strings.Join(parts, "; ")
@@ -153,4 +154,15 @@ func grantedText(p configProp, v json.RawMessage) string {
 		t = p.id
 	}
 	return t + ": " + labelOf(p, v)
+}
+
+// hasWord reports whether s holds any of words, in any case.
+func hasWord(s string, words []string) bool {
+	s = strings.ToLower(s)
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,14 +2,13 @@ package ui
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"slices"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/host/chaturi"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -190,39 +189,17 @@ func (cs *chatSwitcher) create(what string, source *protocol.ChatSource) tea.Cmd
 }
 
 // shapeChat is the chat whose URI shows how the host spells the open
-// session's chats: its default chat, else its first.
+// session's chats (chaturi.Like).
 func (cs *chatSwitcher) shapeChat() string {
 	if !cs.hasSess {
 		return ""
 	}
-	if cs.sess.DefaultChat != nil {
-		return *cs.sess.DefaultChat
-	}
-	if len(cs.sess.Chats) > 0 {
-		return cs.sess.Chats[0].Resource
-	}
-	return ""
+	return chaturi.Like(cs.sess)
 }
 
 // mintChatURI is the URI of a new chat id in session, spelled as the
-// host spells like, a chat of that session (shapeChat):
-// a host whose chat URIs are ahp-chat://<chat id>/<base64url(session URI)>
-// (VS Code's: its default chat is ahp-chat://default/<…>) refuses any
-// other shape, so when like has that shape the new chat takes it with id
-// for the chat id. A chat URI that tells nothing (the schema's
-// ahp-chat:/<id>, another host's own spelling) leaves the schema's
-// client-chosen shape, ahp-chat:/<id>.
-func mintChatURI(session, like, id string) string {
-	const scheme = "ahp-chat://"
-	if rest, ok := strings.CutPrefix(like, scheme); ok {
-		if _, enc, ok := strings.Cut(rest, "/"); ok && enc != "" && !strings.Contains(enc, "/") {
-			if dec, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(enc, "=")); err == nil && string(dec) == session {
-				return scheme + id + "/" + enc
-			}
-		}
-	}
-	return "ahp-chat:/" + id
-}
+// host spells like (chaturi.Mint, shared with ahptui chats new/fork).
+func mintChatURI(session, like, id string) string { return chaturi.Mint(session, like, id) }
 
 // onCreated opens the chat the host made.
 func (cs *chatSwitcher) onCreated(msg chatCreatedMsg) tea.Cmd {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ahptui/ahptui/host/privilege"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -81,7 +82,7 @@ func TestOnlyRemoves(t *testing.T) {
 		{`{"allow":["a"]}`, `{"allow":["a"],"other":["z"]}`, false},
 		{`{"allow":["a"]}`, `"all"`, false},
 	} {
-		if got := p.onlyRemoves(json.RawMessage(tc.old), json.RawMessage(tc.v)); got != tc.want {
+		if got := privilege.OnlyRemoves(p.setting(), json.RawMessage(tc.old), json.RawMessage(tc.v)); got != tc.want {
 			t.Errorf("onlyRemoves(%s, %s) = %v, want %v", tc.old, tc.v, got, tc.want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/host/privilege"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
@@ -26,39 +27,26 @@ type configProp struct {
 	def                    json.RawMessage // the schema's default
 	labels, descs          []string
 	isBool, readOnly       bool
-	mutable                bool       // may change while the session runs
-	typ                    string     // the schema's type: string, number, integer, boolean, object, array
-	dynamic                bool       // enumDynamic: its values come from sessionConfigCompletions
-	lists                  []listProp // an object of lists of names (grants.go)
+	mutable                bool             // may change while the session runs
+	typ                    string           // the schema's type: string, number, integer, boolean, object, array
+	dynamic                bool             // enumDynamic: its values come from sessionConfigCompletions
+	lists                  []privilege.List // an object of lists of names (grants.go)
 }
 
 func sessionProps(s protocol.SessionConfigSchema) []configProp {
-	out := make([]configProp, 0, len(s.Properties))
-	for _, id := range slices.Sorted(maps.Keys(s.Properties)) {
-		p := s.Properties[id]
-		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description), def: p.Default,
-			enum: rawEnum(p.Enum), labels: p.EnumLabels, descs: p.EnumDescriptions, isBool: p.Type == "boolean",
-			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: p.SessionMutable != nil && *p.SessionMutable,
-			typ: p.Type, dynamic: p.EnumDynamic != nil && *p.EnumDynamic, lists: listsOf(p.Type, p.Properties)})
-	}
-	return out
+	return propsOf(privilege.SessionSettings(s))
 }
 
-func rootProps(s protocol.ConfigSchema) []configProp {
-	out := make([]configProp, 0, len(s.Properties))
-	for _, id := range slices.Sorted(maps.Keys(s.Properties)) {
-		p := s.Properties[id]
-		out = append(out, configProp{id: id, title: p.Title, description: deref(p.Description), def: p.Default,
-			enum: rawEnum(p.Enum), labels: p.EnumLabels, descs: p.EnumDescriptions, isBool: p.Type == "boolean",
-			readOnly: p.ReadOnly != nil && *p.ReadOnly, mutable: true, typ: p.Type})
-	}
-	return out
-}
+func rootProps(s protocol.ConfigSchema) []configProp { return propsOf(privilege.RootSettings(s)) }
 
-func rawEnum(e []protocol.JSONPrimitive) []json.RawMessage {
-	out := make([]json.RawMessage, len(e))
-	for i, v := range e {
-		out[i] = v.Raw
+// propsOf is the settings as the UI holds them: the schema is read once,
+// by host/privilege, which the commands share.
+func propsOf(settings []privilege.Setting) []configProp {
+	out := make([]configProp, len(settings))
+	for i, st := range settings {
+		out[i] = configProp{id: st.ID, title: st.Title, description: st.Description, def: st.Default,
+			enum: st.Enum, labels: st.Labels, descs: st.Descs, isBool: st.IsBool(), readOnly: st.ReadOnly,
+			mutable: st.Mutable, typ: st.Type, dynamic: st.Dynamic, lists: st.Lists}
 	}
 	return out
 }
@@ -82,35 +70,9 @@ func sameJSON(a, b json.RawMessage) bool {
 	return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
 }
 
-// label is how value v of p reads: its enumLabel, else the value itself.
-func (p configProp) label(v json.RawMessage) (label, desc string) {
-	for i, e := range p.enum {
-		if sameJSON(e, v) {
-			if i < len(p.labels) && p.labels[i] != "" {
-				label = p.labels[i]
-			}
-			if i < len(p.descs) {
-				desc = p.descs[i]
-			}
-			break
-		}
-	}
-	if label == "" && len(p.lists) > 0 {
-		label, _ = p.listsLabel(v)
-	}
-	if label == "" {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			label = s
-		} else {
-			label = string(bytes.TrimSpace(v))
-		}
-		if label == "" {
-			label = "(none)"
-		}
-	}
-	return label, desc
-}
+// label is how value v of p reads: its enumLabel, else the value itself
+// (host/privilege's reading, which the commands share).
+func (p configProp) label(v json.RawMessage) (label, desc string) { return p.setting().Label(v) }
 
 // valueIn is p's value in values, else its default: a host echoes only
 // the values it resolved, and only those are sent back.
@@ -244,7 +206,7 @@ func (sl *sessionList) onConfigResolved(msg configResolvedMsg) tea.Cmd {
 // that lets more run without asking is set only once confirmed.
 func (sl *sessionList) setStepValue(step *newConfig, p configProp, v json.RawMessage) tea.Cmd {
 	old := p.valueIn(step.values)
-	if !p.widens(old, v) || p.onlyRemoves(old, v) {
+	if !p.widens(old, v) {
 		step.values[p.id] = v
 		return nil
 	}

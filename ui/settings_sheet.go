@@ -124,7 +124,7 @@ func (st *settingsSheet) confirmThenSend(r settingRow, v json.RawMessage) tea.Cm
 	switch {
 	case r.channel == protocol.RootChannel:
 		return st.askWiden(settingView(r.prop, r.value, v, reachHost), func() tea.Cmd { return st.send(r, v) })
-	case r.prop.widens(r.value, v) && !r.prop.onlyRemoves(r.value, v):
+	case r.prop.widens(r.value, v):
 		return st.askWiden(settingView(r.prop, r.value, v, reachSession), func() tea.Cmd { return st.send(r, v) })
 	}
 	return st.send(r, v)

@@ -3,13 +3,12 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"unicode"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/host/privilege"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -21,73 +20,15 @@ const (
 	reachHost       = "every client of this host, VS Code windows included"
 )
 
-// broadWords mark a value (its id, label or description) that lets tool
-// calls run without asking: what VS Code's agent host and its Claude and
-// Codex agents call their broadest modes ("Allow all: Runs tool calls
-// without asking", "Bypass Permissions", "Full Access", "Autopilot").
-var broadWords = []string{"without asking", "allow all", "allowall", "autoapprove", "auto-approve", "auto approve",
-	"bypass", "full access", "full-access", "danger", "autopilot", "yolo", "never ask", "don't ask", "dont ask",
-	"dontask", "skip permission", "unrestricted", "instead of prompting", "auto-review"}
-
-// approvalWords mark a setting about what runs without asking: an
-// approval mode, permissions, a sandbox.
-var approvalWords = []string{"approv", "permission", "sandbox", "allow", "trust", "confirm", "autopilot", "escalat", "bypass"}
-
-// offWords are a sandbox's values that turn it off.
-var offWords = []string{"off", "disable", "false", "none", "danger", "full"}
-
-func containsAny(s string, words []string) bool {
-	s = strings.ToLower(s)
-	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(s, w) })
+// setting is p as the shared decision (host/privilege) reads it.
+func (p configProp) setting() privilege.Setting {
+	return privilege.Setting{ID: p.id, Title: p.title, Description: p.description, Type: p.typ, Enum: p.enum, Default: p.def,
+		Labels: p.labels, Descs: p.descs, ReadOnly: p.readOnly, Mutable: p.mutable, Dynamic: p.dynamic, Lists: p.lists}
 }
-
-// valueText is what a value of p says of itself: its JSON, label and
-// description.
-func (p configProp) valueText(v json.RawMessage) string {
-	label, desc := p.label(v)
-	return string(v) + " " + label + " " + desc
-}
-
-func (p configProp) about() string { return p.id + " " + p.title + " " + p.description }
-
-// approvalLike reports whether p is about what runs without asking.
-func (p configProp) approvalLike() bool { return containsAny(p.about(), approvalWords) }
 
 // widens reports whether changing p from old to v lets more run without
-// asking. It reads only the schema the host sent, and errs towards yes:
-// a value that says it runs things without asking; on an approval-like
-// setting, a switch that turns approval off or a sandbox off, an enum
-// value past both the old one and the default (hosts list approval modes
-// from the narrowest, as VS Code's does), or any typed value.
-func (p configProp) widens(old, v json.RawMessage) bool {
-	if sameJSON(old, v) {
-		return false
-	}
-	if containsAny(p.valueText(v), broadWords) {
-		return true
-	}
-	if !p.approvalLike() {
-		return false
-	}
-	sandbox := containsAny(p.id+" "+p.title, []string{"sandbox"})
-	switch {
-	case p.isBool:
-		on := sameJSON(v, json.RawMessage("true"))
-		if sandbox || containsAny(p.id+" "+p.title, []string{"confirm", "require", "ask", "restrict", "strict"}) {
-			return !on
-		}
-		return on
-	case sandbox && containsAny(p.valueText(v), offWords):
-		return true
-	case len(p.choices()) > 0:
-		idx := func(x json.RawMessage) int {
-			return slices.IndexFunc(p.enum, func(e json.RawMessage) bool { return sameJSON(e, x) })
-		}
-		i := idx(v)
-		return i < 0 || i > idx(old) && i > idx(p.def)
-	}
-	return true
-}
+// asking: host/privilege's one decision, which the commands take too.
+func (p configProp) widens(old, v json.RawMessage) bool { return privilege.Widens(p.setting(), old, v) }
 
 // autoRule is what the session's settings let run without asking, as a
 // card says it ("Allow all in this session"), "" when none widens past
@@ -99,7 +40,7 @@ func autoRule(s protocol.SessionState, has bool) string {
 	var rules []string
 	for _, p := range sessionProps(s.Config.Schema) {
 		v := p.valueIn(s.Config.Values)
-		if p.def != nil && p.widens(p.def, v) || p.def == nil && containsAny(p.valueText(v), broadWords) {
+		if p.def != nil && p.widens(p.def, v) || p.def == nil && p.setting().SaysUnasked(v) {
 			rules = append(rules, labelOf(p, v))
 		}
 	}
@@ -109,44 +50,15 @@ func autoRule(s protocol.SessionState, has bool) string {
 	return strings.Join(rules, ", ") + " in this session"
 }
 
-// words splits s into its lower-case words.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
-
-// broadOptionWords mark an approval option that reaches past this one
-// call ("Allow in this Session", "Always allow", "Allow for the
-// workspace").
-var broadOptionWords = []string{"session", "always", "all", "workspace", "forever", "remember", "every", "future",
-	"auto", "trust", "global", "project", "folder", "repository", "repo", "server", "tools", "chat"}
-
-// onceOption is the approval option that allows this one call: the one
-// that says "once", else the only approving one that names no broader
-// reach. ok is false when every approving option reaches further.
+// onceOption is the approval option that allows this one call
+// (host/privilege's, shared with ahptui approve).
 func onceOption(opts []protocol.ConfirmationOption) (protocol.ConfirmationOption, bool) {
-	for _, o := range opts {
-		if o.Kind == protocol.ConfirmationOptionKindApprove && slices.Contains(words(o.ID+" "+o.Label), "once") {
-			return o, true
-		}
-	}
-	for _, o := range opts {
-		if o.Kind == protocol.ConfirmationOptionKindApprove && !slices.ContainsFunc(words(o.ID+" "+o.Label), func(w string) bool {
-			return slices.Contains(broadOptionWords, w)
-		}) {
-			return o, true
-		}
-	}
-	return protocol.ConfirmationOption{}, false
+	return privilege.OnceOption(opts)
 }
 
-// widerOption reports whether picking o approves more than this call: an
-// approving option other than the once one.
+// widerOption reports whether picking o approves more than this call.
 func widerOption(o protocol.ConfirmationOption, opts []protocol.ConfirmationOption) bool {
-	if o.Kind != protocol.ConfirmationOptionKindApprove {
-		return false
-	}
-	once, ok := onceOption(opts)
-	return !ok || once.ID != o.ID
+	return privilege.WiderOption(o, opts)
 }
 
 // widenAsk is the confirmation of a value that lets more run without
@@ -235,3 +147,6 @@ func (m *Model) closeWiden(yes bool) tea.Cmd {
 	}
 	return reportInfo("not changed: " + views.SanitizeLine(w.view.Question))
 }
+
+// approvalLike reports whether p is about what runs without asking.
+func (p configProp) approvalLike() bool { return p.setting().ApprovalLike() }
