@@ -80,6 +80,12 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 	var label string
 	switch verb {
 	case mcpStart:
+		if !r.Enabled {
+			// A disabled server does not start: the request would sit as
+			// "starting" forever.
+			return reportInfo(fmt.Sprintf("%s is disabled: %s enables it, then %s starts it",
+				views.SanitizeLine(r.Name), mp.keys.MCP.Toggle.Help().Key, mp.keys.MCP.Start.Help().Key))
+		}
 		v, label = protocol.SessionMcpServerStartRequestedAction{ID: r.ID}, "starting"
 		if r.StateKind == "ready" {
 			label = "restarting"

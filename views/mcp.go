@@ -66,6 +66,19 @@ func MCPServerRows(customizations []protocol.Customization) []MCPServerRow {
 			addChildRows(add, v.Children, v.ID, v.Name)
 		}
 	}
+	// Two servers of one name under one parent (a host restart can list
+	// a server again under a new id) would be drawn alike: each says its
+	// id.
+	type key struct{ parent, name string }
+	count := map[key]int{}
+	for _, r := range rows {
+		count[key{r.ParentID, r.Name}]++
+	}
+	for i, r := range rows {
+		if count[key{r.ParentID, r.Name}] > 1 {
+			rows[i].Name = r.Name + " (" + r.ID + ")"
+		}
+	}
 	return rows
 }
 

@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
+)
+
+// TestStartDisabledServerSaysEnableFirst (issue 36 item 8): s on a
+// disabled server sends nothing and says how to start it, where it used
+// to show "starting" forever.
+func TestStartDisabledServerSaysEnableFirst(t *testing.T) {
+	m := fxModel(fxChatState())
+	stub := m.client.(*stubClient)
+	stub.accept = true
+	m.focus = focusMCP
+	rows := m.signin.servers()
+	for i, r := range rows {
+		if r.ID == "off" {
+			m.mcp.sel = i
+		}
+	}
+	pressUntil(t, m, "s", "the status says to enable it", statusHas(m, "Disabled one is disabled: space enables it, then s starts it"))
+	if len(stub.sent) != 0 {
+		t.Fatalf("s on a disabled server sent %v", stub.sent)
+	}
+}
+
+// TestSameNamedServersSayTheirIDs: a host that lists one server twice
+// under new ids (after a restart) gets two rows that differ.
+func TestSameNamedServersSayTheirIDs(t *testing.T) {
+	sess := fxSessionState()
+	sess.Customizations = append(sess.Customizations,
+		protocol.NewCustomization(fxServer("gh-2", "GitHub", protocol.McpServerReadyState{}, true)))
+	rows := views.MCPServerRows(sess.Customizations)
+	var names []string
+	for _, r := range rows {
+		if strings.HasPrefix(r.Name, "GitHub") {
+			names = append(names, r.Name)
+		}
+	}
+	if len(names) != 2 || names[0] == names[1] || names[0] != "GitHub (gh)" {
+		t.Fatalf("same-named servers: %q", names)
+	}
+	for _, r := range rows {
+		if r.Name == "Filesystem (fs)" {
+			t.Fatal("a server with a name of its own got its id added")
+		}
+	}
+}
