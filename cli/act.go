@@ -102,11 +102,11 @@ func pickWaiting(ws []waitJSON, session, want string) (waitJSON, error) {
 	}
 	switch {
 	case want != "":
-		return waitJSON{}, usagef("no tool call %s waits for approval in %s (ahptui show %s lists what waits)", views_quote(want), hostText(session), hostText(session))
+		return waitJSON{}, notFoundf("no tool call %s waits for approval in %s (ahptui show %s lists what waits)", views_quote(want), hostText(session), hostText(session))
 	case len(calls) == 1:
 		return calls[0], nil
 	case len(calls) == 0:
-		return waitJSON{}, usagef("nothing waits for approval in %s", hostText(session))
+		return waitJSON{}, conflictf("nothing waits for approval in %s", hostText(session))
 	}
 	ids := make([]string, len(calls))
 	for i, w := range calls {
@@ -184,7 +184,7 @@ func pickAgent(c *conn, want string) (string, error) {
 	}
 	switch {
 	case want != "":
-		return "", usagef("no agent %s on this host: it has %s", views_quote(want), strings.Join(names, ", "))
+		return "", notFoundf("no agent %s on this host: it has %s", views_quote(want), strings.Join(names, ", "))
 	case len(names) == 1:
 		return root.Agents[0].Provider, nil
 	case len(names) == 0:
@@ -302,7 +302,7 @@ func cancelCmd(a *app) *cobra.Command {
 				}
 				t := chat.ActiveTurn
 				if t == nil {
-					return usagef("no turn is running in %s", hostText(uri))
+					return conflictf("no turn is running in %s", hostText(uri))
 				}
 				var d float64
 				if ts, err := time.Parse(time.RFC3339Nano, t.StartedAt); err == nil {

@@ -155,11 +155,11 @@ func pickRequest(chat protocol.ChatState, session, want string) (protocol.ChatIn
 	}
 	switch {
 	case want != "":
-		return protocol.ChatInputRequest{}, usagef("no input request %s waits in %s", views_quote(want), hostText(session))
+		return protocol.ChatInputRequest{}, notFoundf("no input request %s waits in %s", views_quote(want), hostText(session))
 	case len(open) == 1:
 		return open[0], nil
 	case len(open) == 0:
-		return protocol.ChatInputRequest{}, usagef("no input request waits in %s", hostText(session))
+		return protocol.ChatInputRequest{}, conflictf("no input request waits in %s", hostText(session))
 	}
 	return protocol.ChatInputRequest{}, usagef("%d input requests wait in %s: name one", len(open), hostText(session))
 }

@@ -174,7 +174,7 @@ revocation fails; the output says so.`,
 				out = append(out, j)
 			}
 			if len(out) == 0 && !all {
-				return usagef("no saved sign-in for %s (ahptui auth list shows them)", views_quote(argv[0]))
+				return notFoundf("no saved sign-in for %s (ahptui auth list shows them)", views_quote(argv[0]))
 			}
 			return a.emit(out, func(w io.Writer) {
 				if len(out) == 0 {

@@ -174,7 +174,7 @@ func findRequirement(ctx context.Context, c *conn, session, resource string) (au
 		}
 	}
 	if found == nil {
-		return authpkce.Requirement{}, nil, usagef("the host asks no token for %s (ahptui mcp list shows what waits for sign-in)", views_quote(resource))
+		return authpkce.Requirement{}, nil, notFoundf("the host asks no token for %s (ahptui mcp list shows what waits for sign-in)", views_quote(resource))
 	}
 	return *found, advertised, nil
 }

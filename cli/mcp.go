@@ -188,7 +188,7 @@ func findServer(rows []views.MCPServerRow, arg string) (views.MCPServerRow, erro
 	case 1:
 		return found[0], nil
 	case 0:
-		return views.MCPServerRow{}, usagef("no MCP server %s in this session (ahptui mcp list shows them)", views_quote(arg))
+		return views.MCPServerRow{}, notFoundf("no MCP server %s in this session (ahptui mcp list shows them)", views_quote(arg))
 	}
 	return views.MCPServerRow{}, usagef("several MCP servers are named %s: give its id (ahptui mcp list shows them)", views_quote(arg))
 }

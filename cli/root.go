@@ -171,6 +171,11 @@ func Run(args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, string(escapeJSON(b)))
 	} else {
 		fmt.Fprintln(env.Stderr, "ahptui:", msg)
+		var ce *connectError
+		if a.trace != "" && errors.As(err, &ce) {
+			// --trace asks for the detail: the whole Go error chain.
+			fmt.Fprintln(env.Stderr, "ahptui: detail:", views.SanitizeLine(ce.chain()))
+		}
 		if code == ExitUsage {
 			fmt.Fprintln(env.Stderr, "run ahptui "+commandPath(root, args)+" --help for usage")
 		}
@@ -204,7 +209,8 @@ func commandPath(root *cobra.Command, args []string) string {
 
 const rootLong = `Commands for scripts: each prints what it reads or does, as text by
 default (coloured on a terminal unless NO_COLOR is set) or as JSON with
---json, and ends with one of the exit codes below. They connect the way
+--json, and ends with an exit code that says what went wrong (ahptui
+help exit-codes lists them). They connect the way
 the UI does: --host URL, a saved host (--host NAME), the one agent host
 VS Code's registry lists (no flag), or the built-in demo (--demo).
 
@@ -254,19 +260,33 @@ func newRoot(a *app) *cobra.Command {
 	root.AddCommand(actCmds(a)...)
 	root.AddCommand(versionCmd(a))
 	a.registerCompletions(root)
-	// Every command's help ends with the exit codes.
+	// Every command's help ends with one line naming the table, which
+	// ahptui help exit-codes prints whole.
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Long == "" {
 			c.Long = c.Short
 		}
-		c.Long += "\n\n" + exitCodesHelp
+		c.Long += "\n\n" + exitCodesPointer
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
 	}
 	walk(root)
+	root.AddCommand(exitCodesTopic())
 	return root
+}
+
+// exitCodesTopic is ahptui help exit-codes: a help topic (no Run), the
+// one place the table is printed.
+func exitCodesTopic() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "exit-codes",
+		Short: "what each exit code of the commands means",
+		Long:  exitCodesHelp,
+	}
+	c.SetHelpFunc(func(c *cobra.Command, _ []string) { fmt.Fprintln(c.OutOrStdout(), c.Long) })
+	return c
 }
 
 // args checks a command's positional arguments as a usage error.

@@ -171,7 +171,7 @@ func (a *app) send(ctx context.Context, c *conn, session, text, policy string) e
 		return withCode(ExitHostError, fmt.Errorf("%s has no chat to send to", hostText(uri)))
 	}
 	if chat.ActiveTurn != nil {
-		return usagef("a turn is running in %s: wait for it or cancel it (ahptui cancel %s)", hostText(uri), hostText(uri))
+		return conflictf("a turn is running in %s: wait for it or cancel it (ahptui cancel %s)", hostText(uri), hostText(uri))
 	}
 	turnID := newID()
 	msg := protocol.Message{Text: text, Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}}
@@ -263,7 +263,7 @@ func (a *app) send(ctx context.Context, c *conn, session, text, policy string) e
 		}
 		return withCode(ExitHostError, errors.New("the turn ended with an error"+turnError(ended)))
 	case ended != nil && ended.State == protocol.TurnStateCancelled:
-		return withCode(ExitHostError, errors.New("the turn was cancelled"))
+		return withCode(ExitInterrupted, errors.New("the turn was cancelled"))
 	}
 	return nil
 }
