@@ -50,6 +50,11 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 		{"pipe", false, nil, false, false},
 		{"NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, false, false},
 		{"json on a terminal", true, nil, true, false},
+		{"CLICOLOR=0", true, map[string]string{"CLICOLOR": "0"}, false, false},
+		{"CLICOLOR=1 on a pipe", false, map[string]string{"CLICOLOR": "1"}, false, false},
+		{"CLICOLOR_FORCE on a pipe", false, map[string]string{"CLICOLOR_FORCE": "1"}, false, true},
+		{"CLICOLOR_FORCE=0 on a pipe", false, map[string]string{"CLICOLOR_FORCE": "0"}, false, false},
+		{"CLICOLOR_FORCE json", false, map[string]string{"CLICOLOR_FORCE": "1"}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"sessions", "--demo"}

@@ -109,7 +109,7 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 		if errors.As(err, &de) {
 			return nil, withCode(ExitUnreachable, err)
 		}
-		if errors.Is(err, hostpick.ErrSavedHosts) {
+		if errors.Is(err, hostpick.ErrSavedHosts) || errors.Is(err, hostconn.ErrTokenFile) {
 			// hosts.yml itself is the problem, as with --all-hosts.
 			return nil, withCode(ExitFailure, err)
 		}

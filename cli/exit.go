@@ -112,7 +112,7 @@ func exitCode(err error) int {
 		return ExitSignIn
 	case errors.As(err, &de) && de.Kind == hostconn.ErrHTTPStatus && de.Status == http.StatusForbidden:
 		return ExitForbidden
-	case errors.Is(err, hostpick.ErrSavedHosts):
+	case errors.Is(err, hostpick.ErrSavedHosts), errors.Is(err, hostconn.ErrTokenFile):
 		return ExitFailure
 	case errors.As(err, &de), errors.Is(err, client.ErrNotConnected), errors.Is(err, jsonrpc.ErrClosed):
 		return ExitUnreachable
@@ -165,7 +165,8 @@ func (a *app) connectError(ctx context.Context, target hostconn.Target, err erro
 	wait := min(a.timeout, hostconn.AttemptTimeout)
 	phrase, _ := hostconn.Explain(err, wait)
 	code := exitCode(err)
-	if code == ExitFailure {
+	if code == ExitFailure || code == ExitTimeout {
+		// A host that did not answer within one attempt's bound.
 		code = ExitUnreachable
 	}
 	if code == ExitUnreachable && errors.Is(ctx.Err(), context.DeadlineExceeded) {

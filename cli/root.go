@@ -232,7 +232,7 @@ func newRoot(a *app) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			a.color = a.StdoutTTY && !views.NoColorRequested(a.Getenv) && !a.json
+			a.color = colorWanted(a.Getenv, a.StdoutTTY) && !a.json
 			if !slices.Contains(demohost.Versions, a.demoVersion) {
 				return usagef("--demo-version %q: the demo host serves %s", a.demoVersion, strings.Join(demohost.Versions, " or "))
 			}

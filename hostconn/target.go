@@ -123,6 +123,25 @@ func Redact(raw string) string {
 // the token store's rules. A hosts.yml someone planted could otherwise
 // send a line of any file of the user's as ?tkn=.
 func ReadTokenFile(path string) (string, error) {
+	tok, err := readTokenFile(path)
+	if err != nil {
+		return "", &tokenFileError{err}
+	}
+	return tok, nil
+}
+
+// ErrTokenFile matches (errors.Is) every error of ReadTokenFile: a local
+// file that is missing, unsafe (open to others) or malformed, which a
+// command reports as a local failure, not as a wrong flag.
+var ErrTokenFile = errors.New("connection token file")
+
+type tokenFileError struct{ err error }
+
+func (e *tokenFileError) Error() string        { return e.err.Error() }
+func (e *tokenFileError) Unwrap() error        { return e.err }
+func (e *tokenFileError) Is(target error) bool { return target == ErrTokenFile }
+
+func readTokenFile(path string) (string, error) {
 	f, err := openPrivate(path)
 	var pathErr *os.PathError
 	if errors.As(err, &pathErr) {
