@@ -46,8 +46,9 @@ func decideCmd(a *app, approve bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   verb + " SESSION [TOOLCALL]",
 		Short: short,
-		Long: short + `. TOOLCALL is the call's id (ahptui show SESSION lists what waits);
-it may be left out when one call waits. --option N picks the call's N-th
+		Long: short + `.
+TOOLCALL is the call's id (ahptui show SESSION lists what waits); it may
+be left out when one call waits. --option N picks the call's N-th
 option (numbered from 1 as show lists them); the option's own kind then
 decides whether the call is approved or denied.`,
 		Args: args(1, 2, "SESSION [TOOLCALL]"),
@@ -245,7 +246,7 @@ func newCmd(a *app) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent (provider) the session runs (default: the host's only one)")
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent (provider, `NAME`) the session runs (default: the host's only one)")
 	cmd.Flags().StringArrayVar(&cwd, "cwd", nil, "working `DIR` of the session, sent as a file:// URI (repeat for more)")
 	return cmd
 }

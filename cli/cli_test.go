@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
@@ -356,4 +357,45 @@ func TestDocsNameEveryJSONMember(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestHelpReadsRight is issue 32's item 14: every flag's placeholder is
+// a NAME in capitals (never a value that reads like the default, as
+// --until input did), every line of every help fits 80 columns outside
+// the examples (flags wrap under their own column), and every command
+// has an example.
+func TestHelpReadsRight(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden || !sub.Runnable() && !sub.HasSubCommands() || sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			sub.Flags().VisitAll(func(f *pflag.Flag) {
+				name, _ := pflag.UnquoteUsage(f)
+				if f.Value.Type() != "bool" && (name == "" || name != strings.ToUpper(name)) {
+					t.Errorf("%s --%s: placeholder %q is not a NAME", sub.CommandPath(), f.Name, name)
+				}
+			})
+			if sub.Example == "" {
+				t.Errorf("%s has no example", sub.CommandPath())
+			}
+			path := strings.Fields(strings.TrimPrefix(sub.CommandPath(), "ahptui "))
+			out, _, _ := run(t, false, nil, append(path, "--help")...)
+			inExamples := false
+			for _, line := range strings.Split(out, "\n") {
+				switch {
+				case line == "Examples:":
+					inExamples = true
+				case line == "" || !strings.HasPrefix(line, " "):
+					inExamples = line == "Examples:"
+				}
+				if !inExamples && len([]rune(line)) > 80 {
+					t.Errorf("%v --help: a line over 80 columns:\n%s", path, line)
+				}
+			}
+			walk(sub)
+		}
+	}
+	walk(newRoot(&app{}))
 }

@@ -124,10 +124,10 @@ const (
 )
 
 var mcpVerbHelp = map[mcpVerb]string{
-	verbStart:   "start (or restart) an MCP server and wait until it is ready, failed or needs sign-in",
+	verbStart:   "start an MCP server; wait until ready, failed or asking sign-in",
 	verbStop:    "stop an MCP server and wait until it has stopped",
-	verbEnable:  "enable an MCP server for the session and wait until the host says so",
-	verbDisable: "disable an MCP server for the session and wait until the host says so",
+	verbEnable:  "enable an MCP server in the session and wait for the host",
+	verbDisable: "disable an MCP server in the session and wait for the host",
 }
 
 func mcpActCmd(a *app, verb mcpVerb) *cobra.Command {
@@ -135,7 +135,8 @@ func mcpActCmd(a *app, verb mcpVerb) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   string(verb) + " SERVER",
 		Short: mcpVerbHelp[verb],
-		Long: mcpVerbHelp[verb] + `. SERVER is the server's id or name (ahptui mcp list shows both);
+		Long: mcpVerbHelp[verb] + `.
+SERVER is the server's id or name (ahptui mcp list shows both);
 --session is needed when the host has more than one session. Prints the
 server's state when the host has settled it.`,
 		Args: args(1, 1, "SERVER"),

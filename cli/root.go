@@ -208,7 +208,8 @@ func commandPath(root *cobra.Command, args []string) string {
 }
 
 const rootLong = `Commands for scripts: each prints what it reads or does, as text by
-default (coloured on a terminal unless NO_COLOR is set) or as JSON with
+default (coloured on a terminal unless NO_COLOR or CLICOLOR=0 is set;
+CLICOLOR_FORCE=1 colours a pipe too) or as JSON with
 --json, and ends with an exit code that says what went wrong (ahptui
 help exit-codes lists them). They connect the way
 the UI does: --host URL, a saved host (--host NAME), the one agent host
@@ -252,7 +253,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.BoolVar(&a.json, "json", false, "print JSON (see README, Scripting) instead of text")
 	pf.StringVar(&a.trace, "trace", "", "append every frame to `FILE` as a JSON line (secrets redacted)")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
-	pf.DurationVar(&a.reconnectWindow, "reconnect-window", 30*time.Second, "how long a lost host may take to come back (`DURATION`) before exit 3")
+	pf.DurationVar(&a.reconnectWindow, "reconnect-window", 30*time.Second, "how long a lost host may take to come back, `DURATION`, before exit 3")
 	savedFlags(root, a)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 
@@ -268,11 +269,13 @@ func newRoot(a *app) *cobra.Command {
 			c.Long = c.Short
 		}
 		c.Long += "\n\n" + exitCodesPointer
+		setExample(c)
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
 	}
 	walk(root)
+	wrapFlagHelp(root)
 	root.AddCommand(exitCodesTopic())
 	return root
 }

@@ -106,9 +106,9 @@ runs unless --timeout is given.`,
 	}
 	cmd.Flags().BoolVar(&isNew, "new", false, "send in a new session (see --agent, --cwd)")
 	cmd.Flags().StringVar(&file, "file", "", "read the message from `FILE` (- for stdin) instead of an argument")
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent of a --new session (default: the host's only one)")
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent (`NAME`) of a --new session (default: the host's only one)")
 	cmd.Flags().StringArrayVar(&cwd, "cwd", nil, "working `DIR` of a --new session (repeat for more)")
-	cmd.Flags().StringVar(&policy, "approve", approveNone, "what send may approve unattended: `none`, reads or all")
+	cmd.Flags().StringVar(&policy, "approve", approveNone, "what send may approve unattended, `POLICY`: none, reads or all")
 	return cmd
 }
 

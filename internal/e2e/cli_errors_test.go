@@ -252,3 +252,82 @@ func TestCLIAnswerRefusesWhatItCannotSend(t *testing.T) {
 		t.Errorf("the request no longer waits, or took another answer:\n%s", res.stdout)
 	}
 }
+
+// commandPaths is every command the binary's help lists, its groups'
+// subcommands too, as ahptui help prints them.
+func commandPaths(t *testing.T, bin string, env []string, path ...string) [][]string {
+	t.Helper()
+	args := append(append([]string{}, path...), "--help")
+	if len(path) == 0 {
+		args = []string{"help"} // bare --help is the UI's
+	}
+	r := runCLI(t, bin, env, "", args...)
+	_, list, ok := strings.Cut(r.stdout, "Available Commands:\n")
+	if !ok {
+		return nil
+	}
+	list, _, _ = strings.Cut(list, "\n\n")
+	var out [][]string
+	for _, line := range strings.Split(list, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] == "help" || f[0] == "completion" {
+			continue
+		}
+		p := append(append([]string{}, path...), f[0])
+		out = append(out, p)
+		out = append(out, commandPaths(t, bin, env, p...)...)
+	}
+	return out
+}
+
+// TestCLIExamplesRun: every command's help has examples, and each runs
+// as printed (through sh, ahptui being the binary aimed at a demo host of
+// its own): none is a usage error, a local failure or names what the
+// host lacks. Exits a live host gives (waiting 5, sign-in 7, nothing to
+// act on 9, --timeout 10) are fine.
+func TestCLIExamplesRun(t *testing.T) {
+	skipShort(t)
+	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
+	env := cliEnv(t)
+	_, jqErr := exec.LookPath("jq")
+	paths := commandPaths(t, bin, env)
+	if len(paths) < 20 {
+		t.Fatalf("only %d commands found", len(paths))
+	}
+	for _, path := range paths {
+		help := runCLI(t, bin, env, "", append(path, "--help")...).stdout
+		_, ex, ok := strings.Cut(help, "\nExamples:\n")
+		if !ok {
+			t.Errorf("ahptui %s --help has no Examples", strings.Join(path, " "))
+			continue
+		}
+		ex, _, _ = strings.Cut(ex, "\n\n")
+		for _, line := range strings.Split(ex, "\n") {
+			line = strings.TrimSpace(line)
+			if !strings.HasPrefix(line, "ahptui ") {
+				t.Errorf("%v: an example line that is no command: %q", path, line)
+				continue
+			}
+			if strings.Contains(line, "| jq") && jqErr != nil {
+				continue
+			}
+			t.Run(line, func(t *testing.T) {
+				h := cliHost(t)
+				script := `ahptui() { "$AHPTUI_BIN" "$@" --host "$AHPTUI_TEST_HOST" --config-dir "$AHPTUI_TEST_DIR" --timeout 5s; }` + "\n" + line
+				cmd := exec.Command("sh", "-c", script)
+				cmd.Env = append(env, "AHPTUI_BIN="+bin, "AHPTUI_TEST_HOST="+h.URL(), "AHPTUI_TEST_DIR="+privateDir(t))
+				var out strings.Builder
+				cmd.Stdout, cmd.Stderr = &out, &out
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				code, _ := waitExit(t, cmd, 20*time.Second)
+				switch code {
+				case 0, 5, 7, 9, 10:
+				default:
+					t.Errorf("exit %d:\n%s", code, out.String())
+				}
+			})
+		}
+	}
+}
