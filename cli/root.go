@@ -209,11 +209,11 @@ func commandPath(root *cobra.Command, args []string) string {
 
 const rootLong = `Commands for scripts: each prints what it reads or does, as text by
 default (coloured on a terminal unless NO_COLOR or CLICOLOR=0 is set;
-CLICOLOR_FORCE=1 colours a pipe too) or as JSON with
---json, and ends with an exit code that says what went wrong (ahptui
-help exit-codes lists them). They connect the way
-the UI does: --host URL, a saved host (--host NAME), the one agent host
-VS Code's registry lists (no flag), or the built-in demo (--demo).
+CLICOLOR_FORCE=1 colours a pipe too) or as JSON with --json, and ends
+with an exit code that says what went wrong (ahptui help exit-codes
+lists them). They connect the way the UI does: --host URL, a saved host
+(--host NAME), the one agent host VS Code's registry lists (no flag), or
+the built-in demo (--demo).
 
 status, watch and inbox also run on several hosts at once: --host more
 than once, or --all-hosts (every --host, every saved host and every host
