@@ -47,8 +47,9 @@ func decideCmd(a *app, approve bool) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   verb + " SESSION [TOOLCALL]",
 		Short: short,
-		Long: short + `. TOOLCALL is the call's id (ahptui show SESSION lists what waits);
-it may be left out when one call waits. --option N picks the call's N-th
+		Long: short + `.
+TOOLCALL is the call's id (ahptui show SESSION lists what waits); it may
+be left out when one call waits. --option N picks the call's N-th
 option (numbered from 1 as show lists them); the option's own kind then
 decides whether the call is approved or denied.`,
 		Args: args(1, 2, "SESSION [TOOLCALL]"),
@@ -103,11 +104,11 @@ func pickWaiting(ws []waitJSON, session, want string) (waitJSON, error) {
 	}
 	switch {
 	case want != "":
-		return waitJSON{}, usagef("no tool call %s waits for approval in %s (ahptui show %s lists what waits)", views_quote(want), hostText(session), hostText(session))
+		return waitJSON{}, notFoundf("no tool call %s waits for approval in %s (ahptui show %s lists what waits)", views_quote(want), hostText(session), hostText(session))
 	case len(calls) == 1:
 		return calls[0], nil
 	case len(calls) == 0:
-		return waitJSON{}, usagef("nothing waits for approval in %s", hostText(session))
+		return waitJSON{}, conflictf("nothing waits for approval in %s", hostText(session))
 	}
 	ids := make([]string, len(calls))
 	for i, w := range calls {
@@ -201,7 +202,7 @@ func pickAgent(c *conn, want string) (string, error) {
 	}
 	switch {
 	case want != "":
-		return "", usagef("no agent %s on this host: it has %s", views_quote(want), strings.Join(names, ", "))
+		return "", notFoundf("no agent %s on this host: it has %s", views_quote(want), strings.Join(names, ", "))
 	case len(names) == 1:
 		return root.Agents[0].Provider, nil
 	case len(names) == 0:
@@ -262,7 +263,7 @@ func newCmd(a *app) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent (provider) the session runs (default: the host's only one)")
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent (provider, `NAME`) the session runs (default: the host's only one)")
 	cmd.Flags().StringArrayVar(&cwd, "cwd", nil, "working `DIR` of the session, sent as a file:// URI (repeat for more)")
 	return cmd
 }
@@ -319,7 +320,7 @@ func cancelCmd(a *app) *cobra.Command {
 				}
 				t := chat.ActiveTurn
 				if t == nil {
-					return usagef("no turn is running in %s", hostText(uri))
+					return conflictf("no turn is running in %s", hostText(uri))
 				}
 				var d float64
 				if ts, err := time.Parse(time.RFC3339Nano, t.StartedAt); err == nil {

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -155,11 +157,11 @@ func pickRequest(chat protocol.ChatState, session, want string) (protocol.ChatIn
 	}
 	switch {
 	case want != "":
-		return protocol.ChatInputRequest{}, usagef("no input request %s waits in %s", views_quote(want), hostText(session))
+		return protocol.ChatInputRequest{}, notFoundf("no input request %s waits in %s", views_quote(want), hostText(session))
 	case len(open) == 1:
 		return open[0], nil
 	case len(open) == 0:
-		return protocol.ChatInputRequest{}, usagef("no input request waits in %s", hostText(session))
+		return protocol.ChatInputRequest{}, conflictf("no input request waits in %s", hostText(session))
 	}
 	return protocol.ChatInputRequest{}, usagef("%d input requests wait in %s: name one", len(open), hostText(session))
 }
@@ -205,11 +207,23 @@ func answersFor(req protocol.ChatInputRequest, given []string) (map[string]proto
 	return answers, shown, nil
 }
 
-// draftOf is the form draft the values would have typed into q.
+// draftOf is the form draft the values would have typed into q. A
+// value q cannot take is refused here, naming what it takes, rather than
+// dropped (which left a required question "needing an answer") or sent
+// in part (the last of two answers to a single-select).
 func draftOf(q protocol.ChatInputQuestion, values []string) (views.InputDraft, error) {
 	var d views.InputDraft
 	if len(values) == 0 {
 		return d, nil
+	}
+	id, _, _, _ := views.QuestionBase(q)
+	qid := views_quote(id)
+	if _, multi := q.Variant.(protocol.ChatInputMultiSelectQuestion); !multi && len(values) > 1 {
+		quoted := make([]string, len(values))
+		for i, v := range values {
+			quoted[i] = views_quote(v)
+		}
+		return d, usagef("%s takes one answer, and %d were given (%s)", qid, len(values), strings.Join(quoted, ", "))
 	}
 	last := values[len(values)-1]
 	opts := views.QuestionOptions(q)
@@ -220,7 +234,14 @@ func draftOf(q protocol.ChatInputQuestion, values []string) (views.InputDraft, e
 		}
 		return opts[i].ID, true
 	}
-	switch q.Variant.(type) {
+	notAnOption := func(v string) error {
+		ids := make([]string, len(opts))
+		for i, o := range opts {
+			ids[i] = hostText(o.ID)
+		}
+		return usagef("%s is not an option of %s (options: %s)", views_quote(v), hostText(id), strings.Join(ids, ", "))
+	}
+	switch v := q.Variant.(type) {
 	case protocol.ChatInputBooleanQuestion:
 		var b bool
 		switch strings.ToLower(last) {
@@ -228,25 +249,45 @@ func draftOf(q protocol.ChatInputQuestion, values []string) (views.InputDraft, e
 			b = true
 		case "no", "n", "false":
 		default:
-			id, _, _, _ := views.QuestionBase(q)
-			return d, usagef("%s wants yes or no, not %q", views_quote(id), last)
+			return d, usagef("%s wants yes or no, not %s", qid, views_quote(last))
 		}
 		d.Bool = &b
+	case protocol.ChatInputNumberQuestion:
+		n, err := strconv.ParseFloat(last, 64)
+		if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+			return d, usagef("%s wants a number, not %s", qid, views_quote(last))
+		}
+		if v.Kind == "integer" && n != math.Trunc(n) {
+			return d, usagef("%s wants a whole number, not %s", qid, views_quote(last))
+		}
+		if (v.Min != nil && n < *v.Min) || (v.Max != nil && n > *v.Max) {
+			return d, usagef("%s wants a number %s, not %s", qid, numberRange(v.Min, v.Max), views_quote(last))
+		}
+		d.Text = last
 	case protocol.ChatInputSingleSelectQuestion:
 		if id, ok := option(last); ok {
 			d.Choice = id
-		} else {
-			d.Text = last
+			break
 		}
+		if v.AllowFreeformInput == nil || !*v.AllowFreeformInput {
+			if parts := strings.Split(last, ","); len(parts) > 1 {
+				return d, usagef("%s takes one option, not several (%s)", qid, views_quote(last))
+			}
+			return d, notAnOption(last)
+		}
+		d.Text = last
 	case protocol.ChatInputMultiSelectQuestion:
 		d.Chosen = map[string]bool{}
 		var free []string
-		for _, v := range values {
-			for _, part := range strings.Split(v, ",") {
+		for _, val := range values {
+			for _, part := range strings.Split(val, ",") {
 				part = strings.TrimSpace(part)
 				if id, ok := option(part); ok {
 					d.Chosen[id] = true
 				} else if part != "" {
+					if v.AllowFreeformInput == nil || !*v.AllowFreeformInput {
+						return d, notAnOption(part)
+					}
 					free = append(free, part)
 				}
 			}
@@ -256,4 +297,17 @@ func draftOf(q protocol.ChatInputQuestion, values []string) (views.InputDraft, e
 		d.Text = last
 	}
 	return d, nil
+}
+
+// numberRange says a number question's bounds: "from 1 to 10", "of at
+// least 1", "of at most 10".
+func numberRange(lo, hi *float64) string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	switch {
+	case lo != nil && hi != nil:
+		return "from " + f(*lo) + " to " + f(*hi)
+	case lo != nil:
+		return "of at least " + f(*lo)
+	}
+	return "of at most " + f(*hi)
 }

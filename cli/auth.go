@@ -69,7 +69,7 @@ func authCmd(a *app) *cobra.Command {
 		Use:   "auth",
 		Short: "the saved sign-ins: list them, see what is valid, sign out",
 	}
-	cmd.PersistentFlags().StringVar(&a.tokenStore, "token-store", authpkce.TokenStoreFile, "where sign-in tokens are kept: `file` or keyring")
+	cmd.PersistentFlags().StringVar(&a.tokenStore, "token-store", authpkce.TokenStoreFile, "where sign-in tokens are kept, `STORE`: file or keyring")
 	list := func(use, short string, status bool) *cobra.Command {
 		return &cobra.Command{
 			Use:   use,
@@ -87,7 +87,7 @@ func authCmd(a *app) *cobra.Command {
 		}
 	}
 	cmd.AddCommand(list("list", "every saved sign-in: resource, host, issuer, scopes", false),
-		list("status", "which saved sign-ins are valid, until when, and which can be renewed", true),
+		list("status", "which saved sign-ins are valid, until when, and renewable", true),
 		logoutCmd(a), loginCmd(a))
 	return cmd
 }
@@ -140,7 +140,7 @@ func logoutCmd(a *app) *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "logout (RESOURCE | --all)",
-		Short: "forget saved sign-ins and revoke their tokens at the authorization server",
+		Short: "forget saved sign-ins and revoke their tokens",
 		Long: `Forgets the saved sign-ins for RESOURCE (every host's), or all of them, and
 revokes their tokens where the authorization server allows it, as the
 UI's sign-ins sheet (S, then x) does. The grant is forgotten even when
@@ -174,7 +174,7 @@ revocation fails; the output says so.`,
 				out = append(out, j)
 			}
 			if len(out) == 0 && !all {
-				return usagef("no saved sign-in for %s (ahptui auth list shows them)", views_quote(argv[0]))
+				return notFoundf("no saved sign-in for %s (ahptui auth list shows them)", views_quote(argv[0]))
 			}
 			return a.emit(out, func(w io.Writer) {
 				if len(out) == 0 {

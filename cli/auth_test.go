@@ -52,7 +52,7 @@ func TestAuthListStatusLogout(t *testing.T) {
 	if out, _, _ = runIn(t, dir, "auth", "status"); !strings.Contains(out, "valid") || !strings.Contains(out, gs[0].Expiry) {
 		t.Errorf("auth status:\n%s", out)
 	}
-	if _, errs, code = runIn(t, dir, "auth", "logout", "https://nosuch"); code != ExitUsage {
+	if _, errs, code = runIn(t, dir, "auth", "logout", "https://nosuch"); code != ExitNotFound {
 		t.Errorf("logout of an unknown resource: exit %d %s", code, errs)
 	}
 	out, errs, code = runIn(t, dir, "auth", "logout", resource)

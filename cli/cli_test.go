@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,8 +13,10 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
@@ -48,6 +51,11 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 		{"pipe", false, nil, false, false},
 		{"NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, false, false},
 		{"json on a terminal", true, nil, true, false},
+		{"CLICOLOR=0", true, map[string]string{"CLICOLOR": "0"}, false, false},
+		{"CLICOLOR=1 on a pipe", false, map[string]string{"CLICOLOR": "1"}, false, false},
+		{"CLICOLOR_FORCE on a pipe", false, map[string]string{"CLICOLOR_FORCE": "1"}, false, true},
+		{"CLICOLOR_FORCE=0 on a pipe", false, map[string]string{"CLICOLOR_FORCE": "0"}, false, false},
+		{"CLICOLOR_FORCE json", false, map[string]string{"CLICOLOR_FORCE": "1"}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := []string{"sessions", "--demo"}
@@ -65,21 +73,24 @@ func TestColourOnlyOnATerminal(t *testing.T) {
 	}
 }
 
-// TestHelpNamesExitCodes: every command's --help ends with the exit
-// codes, and the root lists the commands.
+// TestHelpNamesExitCodes: the exit codes are printed once, by ahptui
+// help exit-codes; every command's help points there in one line, and
+// the root lists the commands.
 func TestHelpNamesExitCodes(t *testing.T) {
+	out, _, code := run(t, false, nil, "help", "exit-codes")
+	if code != 0 || strings.TrimSpace(out) != exitCodesHelp {
+		t.Errorf("help exit-codes: exit %d\n%s", code, out)
+	}
 	for _, args := range [][]string{{"help"}, {"status", "--help"}, {"mcp", "start", "--help"}, {"show", "--help"}} {
 		out, _, code := run(t, false, nil, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d", args, code)
 		}
-		for _, want := range []string{"Exit codes:", "3  the host is unreachable", "5  waiting on the user", "7  sign-in"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("%v lacks %q:\n%s", args, want, out)
-			}
+		if !strings.Contains(out, exitCodesPointer) || strings.Contains(out, "5  waiting on the user") {
+			t.Errorf("%v: want the one pointer line, not the table:\n%s", args, out)
 		}
 	}
-	out, _, _ := run(t, false, nil, "help")
+	out, _, _ = run(t, false, nil, "help")
 	for _, cmd := range []string{"status", "sessions", "show", "mcp", "completion"} {
 		if !strings.Contains(out, "  "+cmd+" ") {
 			t.Errorf("help does not list %s:\n%s", cmd, out)
@@ -101,7 +112,16 @@ func TestExitCodeOf(t *testing.T) {
 		{&client.UnsupportedProtocolVersionError{}, ExitVersion},
 		{&client.AuthRequiredError{}, ExitSignIn},
 		{&client.HostError{Code: -32000}, ExitHostError},
-		{fmt.Errorf("x: %w", jsonrpc.NewError(jsonrpc.SessionNotFound, "gone")), ExitHostError},
+		{fmt.Errorf("x: %w", jsonrpc.NewError(jsonrpc.SessionNotFound, "gone")), ExitNotFound},
+		{fmt.Errorf("x: %w", jsonrpc.NewError(jsonrpc.TurnInProgress, "busy")), ExitConflict},
+		{&client.HostError{Code: jsonrpc.ProviderNotFound}, ExitNotFound},
+		{fmt.Errorf("x: %w", jsonrpc.NewError(jsonrpc.InternalError, "boom")), ExitHostError},
+		{notFoundf("no session"), ExitNotFound},
+		{conflictf("a turn is running"), ExitConflict},
+		{fmt.Errorf("wait: %w", context.DeadlineExceeded), ExitTimeout},
+		{fmt.Errorf("connect: %w", &hostconn.DialError{Kind: hostconn.ErrHTTPStatus, Status: 403}), ExitForbidden},
+		{fmt.Errorf("connect: %w", &hostconn.DialError{Kind: hostconn.ErrHTTPStatus, Status: 404}), ExitUnreachable},
+		{fmt.Errorf("%w: %w", hostpick.ErrSavedHosts, errors.New("writable by others")), ExitFailure},
 		{withCode(ExitWaiting, errors.New("approval")), ExitWaiting},
 	} {
 		if got := exitCode(tc.err); got != tc.code {
@@ -193,13 +213,13 @@ func TestEveryCommandHelp(t *testing.T) {
 	n := 0
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {
-			if sub.Hidden {
-				continue
+			if sub.Hidden || !sub.Runnable() && !sub.HasSubCommands() {
+				continue // a help topic: ahptui help exit-codes
 			}
 			path := strings.Fields(strings.TrimPrefix(sub.CommandPath(), "ahptui "))
 			out, errs, code := run(t, false, nil, append(path, "--help")...)
 			n++
-			if code != 0 || !strings.Contains(out, "Usage:\n  "+sub.CommandPath()) || !strings.Contains(out, "Exit codes:\n  0  success") {
+			if code != 0 || !strings.Contains(out, "Usage:\n  "+sub.CommandPath()) || !strings.Contains(out, exitCodesPointer) {
 				t.Errorf("%v --help: exit %d %s\n%s", path, code, errs, out)
 			}
 			walk(sub)
@@ -220,42 +240,63 @@ func TestDocsErrorKinds(t *testing.T) {
 	}
 	_, section, _ := strings.Cut(string(doc), "## Errors")
 	_, list, _ := strings.Cut(section, "`kind` being")
+	list, _, _ = strings.Cut(list, "\n\n")
 	var got []string
 	for _, m := range regexp.MustCompile("`([a-z-]+)`").FindAllStringSubmatch(list, -1) {
 		got = append(got, m[1])
 	}
 	var want []string
-	for code := ExitFailure; code <= ExitSignIn; code++ {
+	for code := ExitFailure; code <= ExitForbidden; code++ {
 		want = append(want, exitKinds[code])
 	}
+	want = append(want, exitKinds[ExitInterrupted])
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("docs/cli.md kinds %v, exit.go %v", got, want)
 	}
 }
 
-// TestREADMEExitCodes keeps README's exit code table and --help's the
-// same, and both in line with the constants.
-func TestREADMEExitCodes(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestDocsExitCodes keeps docs/cli.md's exit-code table, ahptui help
+// exit-codes and the code's constants and kinds the same: every code
+// once, with the same meaning and kind.
+func TestDocsExitCodes(t *testing.T) {
+	doc, err := os.ReadFile("../docs/cli.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	inREADME := map[string]string{}
-	for _, m := range regexp.MustCompile("(?m)^\\| (\\d+) \\| (.+) \\|$").FindAllStringSubmatch(string(readme), -1) {
-		inREADME[m[1]] = strings.ReplaceAll(m[2], "`", "")
+	_, section, ok := strings.Cut(string(doc), "## Exit codes")
+	if !ok {
+		t.Fatal("docs/cli.md has no Exit codes section")
 	}
-	inHelp := map[string]string{}
+	section, _, _ = strings.Cut(section, "\n## ")
+	type row struct{ kind, meaning string }
+	inDocs := map[int]row{}
+	for _, m := range regexp.MustCompile("(?m)^\\| (\\d+) \\| `([a-z-]+)` \\| (.+) \\|$").FindAllStringSubmatch(section, -1) {
+		code, _ := strconv.Atoi(m[1])
+		if _, dup := inDocs[code]; dup {
+			t.Errorf("docs/cli.md lists %d twice", code)
+		}
+		inDocs[code] = row{m[2], strings.ReplaceAll(m[3], "`", "")}
+	}
+	inHelp := map[int]string{}
 	for _, m := range regexp.MustCompile(`(?m)^ *(\d+)  (.+)$`).FindAllStringSubmatch(exitCodesHelp, -1) {
-		inHelp[m[1]] = m[2]
+		code, _ := strconv.Atoi(m[1])
+		inHelp[code] = m[2]
 	}
-	for _, code := range []int{ExitOK, ExitFailure, ExitUsage, ExitUnreachable, ExitVersion, ExitWaiting, ExitHostError, ExitSignIn, ExitInterrupted} {
-		k := strconv.Itoa(code)
-		if inHelp[k] == "" || inHelp[k] != inREADME[k] {
-			t.Errorf("exit code %s: --help says %q, README %q", k, inHelp[k], inREADME[k])
+	codes := []int{ExitOK, ExitFailure, ExitUsage, ExitUnreachable, ExitVersion, ExitWaiting, ExitHostError, ExitSignIn,
+		ExitNotFound, ExitConflict, ExitTimeout, ExitForbidden, ExitInterrupted}
+	for _, code := range codes {
+		d, ok := inDocs[code]
+		switch {
+		case !ok:
+			t.Errorf("docs/cli.md does not list exit code %d", code)
+		case d.kind != exitKinds[code]:
+			t.Errorf("exit code %d: docs/cli.md names it %q, exitKinds %q", code, d.kind, exitKinds[code])
+		case d.meaning != inHelp[code]:
+			t.Errorf("exit code %d: docs/cli.md says %q, help exit-codes %q", code, d.meaning, inHelp[code])
 		}
 	}
-	if len(inHelp) != len(exitKinds) || len(inREADME) != len(exitKinds) {
-		t.Errorf("%d codes in --help, %d in README, %d named", len(inHelp), len(inREADME), len(exitKinds))
+	if len(inDocs) != len(codes) || len(inHelp) != len(codes) || len(exitKinds) != len(codes) {
+		t.Errorf("%d codes in docs/cli.md, %d in help exit-codes, %d kinds, %d constants", len(inDocs), len(inHelp), len(exitKinds), len(codes))
 	}
 }
 
@@ -318,4 +359,45 @@ func TestDocsNameEveryJSONMember(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestHelpReadsRight is issue 32's item 14: every flag's placeholder is
+// a NAME in capitals (never a value that reads like the default, as
+// --until input did), every line of every help fits 80 columns outside
+// the examples (flags wrap under their own column), and every command
+// has an example.
+func TestHelpReadsRight(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden || !sub.Runnable() && !sub.HasSubCommands() || sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			sub.Flags().VisitAll(func(f *pflag.Flag) {
+				name, _ := pflag.UnquoteUsage(f)
+				if f.Value.Type() != "bool" && (name == "" || name != strings.ToUpper(name)) {
+					t.Errorf("%s --%s: placeholder %q is not a NAME", sub.CommandPath(), f.Name, name)
+				}
+			})
+			if sub.Example == "" {
+				t.Errorf("%s has no example", sub.CommandPath())
+			}
+			path := strings.Fields(strings.TrimPrefix(sub.CommandPath(), "ahptui "))
+			out, _, _ := run(t, false, nil, append(path, "--help")...)
+			inExamples := false
+			for _, line := range strings.Split(out, "\n") {
+				switch {
+				case line == "Examples:":
+					inExamples = true
+				case line == "" || !strings.HasPrefix(line, " "):
+					inExamples = line == "Examples:"
+				}
+				if !inExamples && len([]rune(line)) > 80 {
+					t.Errorf("%v --help: a line over 80 columns:\n%s", path, line)
+				}
+			}
+			walk(sub)
+		}
+	}
+	walk(newRoot(&app{}))
 }

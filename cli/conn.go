@@ -110,6 +110,10 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 		if errors.As(err, &de) {
 			return nil, withCode(ExitUnreachable, err)
 		}
+		if errors.Is(err, hostpick.ErrSavedHosts) || errors.Is(err, hostconn.ErrTokenFile) {
+			// hosts.yml itself is the problem, as with --all-hosts.
+			return nil, withCode(ExitFailure, err)
+		}
 		return nil, withCode(ExitUsage, err)
 	}
 	dir, err := hostpick.ConfigDir(a.configDir)
@@ -153,11 +157,7 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 	c, err := client.Dial(ctx, opts)
 	if err != nil {
 		cn.release()
-		err = target.ScrubError(err)
-		if exitCode(err) == ExitFailure {
-			err = withCode(ExitUnreachable, err)
-		}
-		return nil, fmt.Errorf("connect to %s: %w", target.URL, err)
+		return nil, a.connectError(ctx, target, err)
 	}
 	cn.Client, cn.host, cn.pushed, cn.window = c, target.URL, map[string]bool{}, a.reconnectWindow
 	cn.name = s.Saved
@@ -236,7 +236,7 @@ func (c *conn) receive(ctx context.Context) ([]client.Event, error) {
 	}
 	select {
 	case <-ctx.Done():
-		return nil, withCode(ExitUnreachable, errNotYet)
+		return nil, withCode(ExitTimeout, errNotYet)
 	case <-expire:
 		err := fmt.Errorf("lost the host %s and it was not back within %s (--reconnect-window)", c.host, c.window)
 		if c.lostCause != nil {

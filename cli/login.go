@@ -38,7 +38,7 @@ func loginCmd(a *app) *cobra.Command {
 	var allow []string
 	cmd := &cobra.Command{
 		Use:   "login RESOURCE",
-		Short: "sign in to a protected resource the host asks a token for, and push the token",
+		Short: "sign in to a resource the host asks a token for, and push it",
 		Long: `Signs in to RESOURCE, a protected resource the host names (an agent's, or
 an MCP server's that waits for sign-in: ahptui mcp list shows its
 resource), the way the UI does: the authorization code flow with PKCE
@@ -46,8 +46,9 @@ through the browser and a loopback redirect (the URL is printed on
 stderr; --no-browser prints it only), or --device for the device grant
 (a code to enter). With --paste it reads, from stdin, the address the
 browser landed on, for a browser on another machine whose redirect to
-127.0.0.1 reached nothing (over SSH). The grant is saved as the UI saves it, and pushed to
-the host; later commands push it again on their own connections.
+127.0.0.1 reached nothing (over SSH). The grant is saved as the UI
+saves it, and pushed to the host; later commands push it again on their
+own connections.
 
 A resource whose authorization server this client cannot sign in with
 (VS Code's copilotcli agent names github.com, which registers no
@@ -174,7 +175,7 @@ func findRequirement(ctx context.Context, c *conn, session, resource string) (au
 		}
 	}
 	if found == nil {
-		return authpkce.Requirement{}, nil, usagef("the host asks no token for %s (ahptui mcp list shows what waits for sign-in)", views_quote(resource))
+		return authpkce.Requirement{}, nil, notFoundf("the host asks no token for %s (ahptui mcp list shows what waits for sign-in)", views_quote(resource))
 	}
 	return *found, advertised, nil
 }

@@ -139,11 +139,11 @@ const (
 )
 
 var mcpVerbHelp = map[mcpVerb]string{
-	verbStart:      "start (or restart) an MCP server and wait until it is ready, failed or needs sign-in",
+	verbStart:      "start an MCP server; wait until ready, failed or asking sign-in",
 	verbStop:       "stop an MCP server and wait until it has stopped",
-	verbEnable:     "enable an MCP server for the session and wait until the host says so",
-	verbDisable:    "disable an MCP server for the session and wait until the host says so",
-	verbBackground: "let a blocking MCP start go on in the background, so the session's new messages no longer wait for it",
+	verbEnable:     "enable an MCP server in the session and wait for the host",
+	verbDisable:    "disable an MCP server in the session and wait for the host",
+	verbBackground: "let a blocking MCP start go on in the background",
 }
 
 func mcpActCmd(a *app, verb mcpVerb) *cobra.Command {
@@ -151,7 +151,8 @@ func mcpActCmd(a *app, verb mcpVerb) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   string(verb) + " SERVER",
 		Short: mcpVerbHelp[verb],
-		Long: mcpVerbHelp[verb] + `. SERVER is the server's id or name (ahptui mcp list shows both);
+		Long: mcpVerbHelp[verb] + `.
+SERVER is the server's id or name (ahptui mcp list shows both);
 --session is needed when the host has more than one session. Prints the
 server's state when the host has settled it.`,
 		Args: args(1, 1, "SERVER"),
@@ -204,7 +205,7 @@ func findServer(rows []views.MCPServerRow, arg string) (views.MCPServerRow, erro
 	case 1:
 		return found[0], nil
 	case 0:
-		return views.MCPServerRow{}, usagef("no MCP server %s in this session (ahptui mcp list shows them)", views_quote(arg))
+		return views.MCPServerRow{}, notFoundf("no MCP server %s in this session (ahptui mcp list shows them)", views_quote(arg))
 	}
 	return views.MCPServerRow{}, usagef("several MCP servers are named %s: give its id (ahptui mcp list shows them)", views_quote(arg))
 }

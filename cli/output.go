@@ -199,3 +199,16 @@ func refOf(h *hosts.Host) *hostRef { return &hostRef{Name: h.Label, URL: h.URL} 
 
 // ref is c's host as JSON names it.
 func (c *conn) ref() *hostRef { return &hostRef{Name: c.name, URL: c.host} }
+
+// colorWanted is whether text output is coloured, by gh's rules:
+// CLICOLOR_FORCE (set, not 0) colours even off a terminal; NO_COLOR (set)
+// or CLICOLOR=0 switch colour off; else a terminal is coloured.
+func colorWanted(getenv func(string) string, tty bool) bool {
+	if f := getenv("CLICOLOR_FORCE"); f != "" && f != "0" {
+		return true
+	}
+	if views.NoColorRequested(getenv) || getenv("CLICOLOR") == "0" {
+		return false
+	}
+	return tty
+}

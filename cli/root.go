@@ -171,6 +171,11 @@ func Run(args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, string(escapeJSON(b)))
 	} else {
 		fmt.Fprintln(env.Stderr, "ahptui:", msg)
+		var ce *connectError
+		if a.trace != "" && errors.As(err, &ce) {
+			// --trace asks for the detail: the whole Go error chain.
+			fmt.Fprintln(env.Stderr, "ahptui: detail:", views.SanitizeLine(ce.chain()))
+		}
 		if code == ExitUsage {
 			fmt.Fprintln(env.Stderr, "run ahptui "+commandPath(root, args)+" --help for usage")
 		}
@@ -203,10 +208,12 @@ func commandPath(root *cobra.Command, args []string) string {
 }
 
 const rootLong = `Commands for scripts: each prints what it reads or does, as text by
-default (coloured on a terminal unless NO_COLOR is set) or as JSON with
---json, and ends with one of the exit codes below. They connect the way
-the UI does: --host URL, a saved host (--host NAME), the one agent host
-VS Code's registry lists (no flag), or the built-in demo (--demo).
+default (coloured on a terminal unless NO_COLOR or CLICOLOR=0 is set;
+CLICOLOR_FORCE=1 colours a pipe too) or as JSON with --json, and ends
+with an exit code that says what went wrong (ahptui help exit-codes
+lists them). They connect the way the UI does: --host URL, a saved host
+(--host NAME), the one agent host VS Code's registry lists (no flag), or
+the built-in demo (--demo).
 
 status, watch and inbox also run on several hosts at once: --host more
 than once, or --all-hosts (every --host, every saved host and every host
@@ -226,7 +233,7 @@ func newRoot(a *app) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			a.color = a.StdoutTTY && !views.NoColorRequested(a.Getenv) && !a.json
+			a.color = colorWanted(a.Getenv, a.StdoutTTY) && !a.json
 			if !slices.Contains(demohost.Versions, a.demoVersion) {
 				return usagef("--demo-version %q: the demo host serves %s", a.demoVersion, strings.Join(demohost.Versions, " or "))
 			}
@@ -246,7 +253,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.BoolVar(&a.json, "json", false, "print JSON (see README, Scripting) instead of text")
 	pf.StringVar(&a.trace, "trace", "", "append every frame to `FILE` as a JSON line (secrets redacted)")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
-	pf.DurationVar(&a.reconnectWindow, "reconnect-window", 30*time.Second, "how long a lost host may take to come back (`DURATION`) before exit 3")
+	pf.DurationVar(&a.reconnectWindow, "reconnect-window", 30*time.Second, "how long a lost host may take to come back, `DURATION`, before exit 3")
 	savedFlags(root, a)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitUsage, err) })
 
@@ -255,19 +262,35 @@ func newRoot(a *app) *cobra.Command {
 	root.AddCommand(versionCmd(a))
 	root.AddCommand(resumeCmd(a), chatsCmd(a), changesCmd(a), settingsCmd(a), terminalsCmd(a))
 	a.registerCompletions(root)
-	// Every command's help ends with the exit codes.
+	// Every command's help ends with one line naming the table, which
+	// ahptui help exit-codes prints whole.
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Long == "" {
 			c.Long = c.Short
 		}
-		c.Long += "\n\n" + exitCodesHelp
+		c.Long += "\n\n" + exitCodesPointer
+		setExample(c)
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
 	}
 	walk(root)
+	wrapFlagHelp(root)
+	root.AddCommand(exitCodesTopic())
 	return root
+}
+
+// exitCodesTopic is ahptui help exit-codes: a help topic (no Run), the
+// one place the table is printed.
+func exitCodesTopic() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "exit-codes",
+		Short: "what each exit code of the commands means",
+		Long:  exitCodesHelp,
+	}
+	c.SetHelpFunc(func(c *cobra.Command, _ []string) { fmt.Fprintln(c.OutOrStdout(), c.Long) })
+	return c
 }
 
 // args checks a command's positional arguments as a usage error.

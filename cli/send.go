@@ -106,9 +106,9 @@ runs unless --timeout is given.`,
 	}
 	cmd.Flags().BoolVar(&isNew, "new", false, "send in a new session (see --agent, --cwd)")
 	cmd.Flags().StringVar(&file, "file", "", "read the message from `FILE` (- for stdin) instead of an argument")
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent of a --new session (default: the host's only one)")
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent (`NAME`) of a --new session (default: the host's only one)")
 	cmd.Flags().StringArrayVar(&cwd, "cwd", nil, "working `DIR` of a --new session (repeat for more)")
-	cmd.Flags().StringVar(&policy, "approve", approveNone, "what send may approve unattended: `none`, reads or all")
+	cmd.Flags().StringVar(&policy, "approve", approveNone, "what send may approve unattended, `POLICY`: none, reads or all")
 	return cmd
 }
 
@@ -171,7 +171,7 @@ func (a *app) send(ctx context.Context, c *conn, session, text, policy string) e
 		return withCode(ExitHostError, fmt.Errorf("%s has no chat to send to", hostText(uri)))
 	}
 	if chat.ActiveTurn != nil {
-		return usagef("a turn is running in %s: wait for it or cancel it (ahptui cancel %s)", hostText(uri), hostText(uri))
+		return conflictf("a turn is running in %s: wait for it or cancel it (ahptui cancel %s)", hostText(uri), hostText(uri))
 	}
 	turnID := newID()
 	msg := protocol.Message{Text: text, Origin: protocol.MessageOrigin{Kind: protocol.MessageKindUser}}
@@ -263,7 +263,7 @@ func (a *app) send(ctx context.Context, c *conn, session, text, policy string) e
 		}
 		return withCode(ExitHostError, errors.New("the turn ended with an error"+turnError(ended)))
 	case ended != nil && ended.State == protocol.TurnStateCancelled:
-		return withCode(ExitHostError, errors.New("the turn was cancelled"))
+		return withCode(ExitInterrupted, errors.New("the turn was cancelled"))
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func findSession(list []protocol.SessionSummary, arg string) (string, error) {
 	case 1:
 		return prefixed[0], nil
 	case 0:
-		return "", usagef("no session %s on this host (ahptui sessions lists them)", views_quote(arg))
+		return "", notFoundf("no session %s on this host (ahptui sessions lists them)", views_quote(arg))
 	}
 	shown := make([]string, len(prefixed))
 	for i, p := range prefixed {

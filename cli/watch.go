@@ -100,7 +100,7 @@ lost.`,
 			})
 		},
 	})
-	cmd.Flags().StringVar(&until, "until", "", "stop when the session reaches `input`, idle or done")
+	cmd.Flags().StringVar(&until, "until", "", "stop when the session reaches `STATE`: input, idle or done")
 	return cmd
 }
 

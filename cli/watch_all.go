@@ -63,7 +63,7 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 		var batch hosts.Events
 		select {
 		case <-ctx.Done():
-			return withCode(ExitUnreachable, errNotYet)
+			return withCode(ExitTimeout, errNotYet)
 		case b, ok := <-events:
 			if !ok {
 				return withCode(ExitUnreachable, errors.New("every host's connection closed"))

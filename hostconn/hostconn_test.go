@@ -169,3 +169,25 @@ func TestScrubError(t *testing.T) {
 		t.Errorf("ScrubError = %q (Is inner: %v)", err, errors.Is(err, inner))
 	}
 }
+
+// TestScrubOnlySecrets: a short token is removed where it stands as a
+// secret (query value, userinfo, header, quoted, a token-shaped word) and
+// never from inside other words; a long one wherever it is.
+func TestScrubOnlySecrets(t *testing.T) {
+	for _, tc := range []struct{ text, secret, want string }{
+		{"connect to ws://h:1/?tkn=o: connection refused, wrong", "o", "connect to ws://h:1/?tkn=REDACTED: connection refused, wrong"},
+		{"dial ws://h/?a=1&tkn=o&b=2", "o", "dial ws://h/?a=1&tkn=REDACTED&b=2"},
+		{"ws://user:o@h/ and o alone", "o", "ws://user:REDACTED@h/ and o alone"},
+		{"Authorization: Bearer connect; connect to h", "connect", "Authorization: Bearer REDACTED; connect to h"},
+		{`{"tkn":"connect","msg":"connect failed"}`, "connect", `{"tkn":"REDACTED","msg":"connect failed"}`},
+		{"token 4f2a bad, not 4f2ab or x4f2a", "4f2a", "token REDACTED bad, not 4f2ab or x4f2a"},
+		{"the host said 4f2a.", "4f2a", "the host said REDACTED."},
+		{"x a+b%20c in tkn=a%2Bb+c", "a+b c", "x REDACTED in tkn=REDACTED"},
+		{"xSECRET0123456789abcdefx", "SECRET0123456789abcdef", "xREDACTEDx"},
+		{"nothing here", "", "nothing here"},
+	} {
+		if got := Scrub(tc.text, tc.secret); got != tc.want {
+			t.Errorf("Scrub(%q, %q)\n got %q\nwant %q", tc.text, tc.secret, got, tc.want)
+		}
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
+	"unicode"
 )
 
 // TokenParam is the query parameter VS Code's agent host reads its
@@ -121,6 +123,25 @@ func Redact(raw string) string {
 // the token store's rules. A hosts.yml someone planted could otherwise
 // send a line of any file of the user's as ?tkn=.
 func ReadTokenFile(path string) (string, error) {
+	tok, err := readTokenFile(path)
+	if err != nil {
+		return "", &tokenFileError{err}
+	}
+	return tok, nil
+}
+
+// ErrTokenFile matches (errors.Is) every error of ReadTokenFile: a local
+// file that is missing, unsafe (open to others) or malformed, which a
+// command reports as a local failure, not as a wrong flag.
+var ErrTokenFile = errors.New("connection token file")
+
+type tokenFileError struct{ err error }
+
+func (e *tokenFileError) Error() string        { return e.err.Error() }
+func (e *tokenFileError) Unwrap() error        { return e.err }
+func (e *tokenFileError) Is(target error) bool { return target == ErrTokenFile }
+
+func readTokenFile(path string) (string, error) {
 	f, err := openPrivate(path)
 	var pathErr *os.PathError
 	if errors.As(err, &pathErr) {
@@ -147,17 +168,105 @@ func ReadTokenFile(path string) (string, error) {
 	return tok, nil
 }
 
-// Scrub removes secret (raw and URL-escaped) from text.
+// Scrub removes secret (raw and URL-escaped) from text where it stands
+// as a secret, never inside another word: a one-letter or common-word
+// token must not turn "connect" into "cREDACTEDnnect".
+//
+// A secret of longTokenLen bytes or more is removed wherever it occurs
+// (no word holds one by chance). A shorter one is removed where it is a
+// secret's value: after "=" (a query value, tkn=), in a URL's userinfo
+// (before "@"), after "Bearer " or "token: " (headers), or quoted whole
+// ("SECRET"); and, when it is token-shaped (not letters alone), as a
+// whole word anywhere.
 func Scrub(text, secret string) string {
 	if secret == "" {
 		return text
 	}
-	for _, s := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret)} {
-		if s != "" {
-			text = strings.ReplaceAll(text, s, "REDACTED")
+	forms := []string{secret}
+	for _, f := range []string{url.QueryEscape(secret), url.PathEscape(secret)} {
+		if f != "" && !slices.Contains(forms, f) {
+			forms = append(forms, f)
 		}
 	}
+	for _, f := range forms {
+		if len(secret) >= longTokenLen {
+			text = strings.ReplaceAll(text, f, redacted)
+			continue
+		}
+		text = scrubShort(text, f, tokenShaped(secret))
+	}
 	return text
+}
+
+const redacted = "REDACTED"
+
+// longTokenLen is the length from which a secret is redacted wherever it
+// occurs.
+const longTokenLen = 16
+
+// scrubShort redacts each occurrence of s in text that secretAt allows.
+func scrubShort(text, s string, shaped bool) string {
+	var b strings.Builder
+	i := 0
+	for {
+		j := strings.Index(text[i:], s)
+		if j < 0 {
+			break
+		}
+		j += i
+		end := j + len(s)
+		if secretAt(text, j, end, shaped) {
+			b.WriteString(text[i:j])
+			b.WriteString(redacted)
+			i = end
+			continue
+		}
+		b.WriteString(text[i : j+1])
+		i = j + 1
+	}
+	b.WriteString(text[i:])
+	return b.String()
+}
+
+// secretAt: text[j:end] (a secret's spelling) stands as a secret there.
+func secretAt(text string, j, end int, shaped bool) bool {
+	// Within a word on either side (where the secret's own edge is a
+	// word character) it is part of that word.
+	if end < len(text) && wordByte(text[end-1]) && wordByte(text[end]) {
+		return false
+	}
+	leftInWord := j > 0 && wordByte(text[j]) && wordByte(text[j-1])
+	before := strings.ToLower(text[:j])
+	var next byte
+	if end < len(text) {
+		next = text[end]
+	}
+	switch {
+	case strings.HasSuffix(before, "="),
+		strings.HasSuffix(before, "bearer "),
+		strings.HasSuffix(before, "token: "), strings.HasSuffix(before, "token "),
+		j > 0 && (text[j-1] == '"' || text[j-1] == '\'') && next == text[j-1],
+		next == '@' && j > 0 && (text[j-1] == ':' || text[j-1] == '/'):
+		return true
+	}
+	return shaped && !leftInWord
+}
+
+// wordByte: a byte of a word (ASCII letter, digit, '_' or '-', or any
+// byte of a non-ASCII character).
+func wordByte(c byte) bool {
+	return c >= 0x80 || c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// tokenShaped: secret is not letters alone (which may be a word of the
+// text), so a whole word spelled like it is the secret.
+func tokenShaped(secret string) bool {
+	for _, r := range secret {
+		if !unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // scrubErr is err with every query of raw removed from its text.

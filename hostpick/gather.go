@@ -102,7 +102,7 @@ func Gather(s GatherSpec) ([]Found, error) {
 		}
 		saved, err := savedhosts.Load(dir)
 		if err != nil {
-			return nil, fmt.Errorf("saved hosts: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrSavedHosts, err)
 		}
 		for _, h := range saved {
 			t, err := SavedTarget(Spec{Saved: h.Name, Insecure: s.Insecure, ConfigDir: s.ConfigDir})

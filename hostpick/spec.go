@@ -127,6 +127,10 @@ func URLTarget(s Spec, getenv func(string) string) (hostconn.Target, error) {
 	return t, nil
 }
 
+// ErrSavedHosts wraps a hosts.yml that could not be read or was refused
+// (open to others, not the user's): a local failure, not a wrong flag.
+var ErrSavedHosts = errors.New("saved hosts")
+
 // SavedTarget is the saved host s names, with the token from its file
 // (or --connection-token-file), under the same transport rule as --host.
 func SavedTarget(s Spec) (hostconn.Target, error) {
@@ -136,7 +140,7 @@ func SavedTarget(s Spec) (hostconn.Target, error) {
 	}
 	hosts, err := savedhosts.Load(dir)
 	if err != nil {
-		return hostconn.Target{}, fmt.Errorf("saved hosts: %w", err)
+		return hostconn.Target{}, fmt.Errorf("%w: %w", ErrSavedHosts, err)
 	}
 	h, ok := savedhosts.Find(hosts, s.Saved)
 	if !ok {

@@ -85,7 +85,7 @@ func TestCLIAuthGoldens(t *testing.T) {
 	auth(0, "auth_list.json", "list", "--json")
 	auth(0, "auth_status.txt", "status")
 	auth(0, "auth_status.json", "status", "--json")
-	auth(2, "auth_logout_unknown.txt", "logout", "https://nosuch.example/")
+	auth(8, "auth_logout_unknown.txt", "logout", "https://nosuch.example/")
 	auth(0, "auth_logout.txt", "logout", resource)
 	auth(0, "auth_list_empty.txt", "list")
 	saveDemoSignIn(t, h, dir, resource)

@@ -218,7 +218,7 @@ func TestCLIExitCodes(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"unknown session", []string{"show", "nosuch", "--host", h.URL()}, 2, `no session "nosuch"`},
+		{"unknown session", []string{"show", "nosuch", "--host", h.URL()}, 8, `no session "nosuch"`},
 		{"ambiguous session", []string{"show", "", "--host", h.URL()}, 2, "no session given"},
 		{"missing argument", []string{"show", "--host", h.URL()}, 2, "want SESSION"},
 		{"unknown flag", []string{"sessions", "--bogus", "--host", h.URL()}, 2, "unknown flag: --bogus"},
@@ -228,9 +228,9 @@ func TestCLIExitCodes(t *testing.T) {
 		{"no host running", []string{"status"}, 3, "no agent host is running"},
 		{"version refused", []string{"status", "--host", refusing}, 4, "2.0.0"},
 		{"version refused json", []string{"sessions", "--host", refusing, "--json"}, 4, `"kind":"version"`},
-		{"wrong connection token", []string{"status", "--host", guarded.URL() + "?tkn=wrong-one"}, 3, "403"},
+		{"wrong connection token", []string{"status", "--host", guarded.URL() + "?tkn=wrong-one"}, 11, "403"},
 		{"doctor version refused", []string{"doctor", "--host", refusing}, 4, "doctor found a problem"},
-		{"unknown server", []string{"mcp", "start", "nosuch", "--session", "demo", "--host", h.URL()}, 2, `no MCP server "nosuch"`},
+		{"unknown server", []string{"mcp", "start", "nosuch", "--session", "demo", "--host", h.URL()}, 8, `no MCP server "nosuch"`},
 		{"several sessions", []string{"mcp", "start", "mcp-github", "--host", h.URL()}, 2, "name one with --session"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -329,11 +329,11 @@ func TestCLISendApprove(t *testing.T) {
 	if res = r.run(2, "", "approve", "demo", "--option", "1"); !strings.Contains(res.stderr, "no option 1: Write file offers 0") {
 		t.Errorf("--option on a call without options: %s", res.stderr)
 	}
-	r.run(2, "", "approve", "demo", "nosuch-call")
+	r.run(8, "", "approve", "demo", "nosuch-call")
 	res = r.run(0, "", "approve", "demo")
 	checkGolden(t, "approve.txt", stable(res.stdout))
 	waitIdle(t, h, "ahp-chat://default/YWhwLXNlc3Npb246L2RlbW8")
-	res = r.run(2, "", "approve", "demo")
+	res = r.run(9, "", "approve", "demo")
 	if !strings.Contains(res.stderr, "nothing waits for approval") {
 		t.Errorf("a second approve: %s", res.stderr)
 	}
@@ -414,7 +414,7 @@ func TestCLISessionLifecycle(t *testing.T) {
 	if res = r.run(0, "", "sessions"); !strings.Contains(res.stdout, uri) {
 		t.Errorf("sessions does not list %s:\n%s", uri, res.stdout)
 	}
-	r.run(2, "", "cancel", uri)
+	r.run(9, "", "cancel", uri)
 	r.run(5, "", "send", uri, "write")
 	res = r.run(0, "", "cancel", uri)
 	checkGolden(t, "cancel.txt", stable(res.stdout))
@@ -437,7 +437,7 @@ func TestCLISessionLifecycle(t *testing.T) {
 	if res = r.run(0, "", "sessions"); strings.Contains(res.stdout, uri) || strings.Contains(res.stdout, "history") {
 		t.Errorf("disposed sessions are listed:\n%s", res.stdout)
 	}
-	r.run(2, "", "new", "--agent", "nosuch")
+	r.run(8, "", "new", "--agent", "nosuch")
 	res = r.run(0, "", "send", "--new", "stream", "--agent", "demo")
 	if !strings.Contains(res.stdout, "That is the end of the stream.") {
 		t.Errorf("send --new:\n%s", res.stdout)
@@ -512,7 +512,7 @@ func TestCLIAnswer(t *testing.T) {
 	r.run(5, "", "send", "demo", "ask")
 	res = r.run(0, "", "answer", "demo", "--decline")
 	checkGolden(t, "answer_decline.txt", stable(res.stdout))
-	r.run(2, "", "answer", "demo")
+	r.run(9, "", "answer", "demo")
 }
 
 // TestCLIDoctor: doctor against the demo host says every host check is
@@ -705,7 +705,7 @@ func TestCLIAuthLogin(t *testing.T) {
 	// That a later command pushes the saved grant is TestCLISavedSignIn's:
 	// right after login the demo's server state still moves with the
 	// login connection's close, which this test cannot wait on.
-	if res := runCLI(t, r.bin, r.env, "", "auth", "login", "https://nosuch.example/", "--host", r.url, "--config-dir", dir); res.code != 2 {
+	if res := runCLI(t, r.bin, r.env, "", "auth", "login", "https://nosuch.example/", "--host", r.url, "--config-dir", dir); res.code != 8 {
 		t.Errorf("login to a resource the host does not ask for: exit %d %s", res.code, res.stderr)
 	}
 }
