@@ -66,6 +66,10 @@ type GlobalKeys struct {
 	FocusNext key.Binding
 	FocusPrev key.Binding
 	Reconnect key.Binding
+	// Redraw clears the terminal and draws the screen again (ctrl+l, as
+	// shells and editors do): a screen another program scribbled on, or
+	// one a terminal left shifted after a resize.
+	Redraw    key.Binding
 	ToggleMCP key.Binding
 	SignIns   key.Binding // open the list of saved sign-ins
 	// Messages opens the status line's history: a message cut to the
@@ -430,6 +434,7 @@ func DefaultKeyMap() KeyMap {
 			FocusNext: bind(keys("tab"), "tab", "next panel"),
 			FocusPrev: bind(keys("shift+tab"), "shift+tab", "prev panel"),
 			Reconnect: bind(keys("ctrl+r"), "ctrl+r", "reconnect"),
+			Redraw:    bind(keys("ctrl+l"), "ctrl+l", "redraw"),
 			ToggleMCP: bind(keys("m"), "m", "toggle MCP panel"),
 			SignIns:   bind(keys("S"), "S", "sign-ins"),
 			Messages:  bind(keys("L"), "L", "message history"),
@@ -735,7 +740,7 @@ func (k GlobalKeys) ShortHelp() []key.Binding {
 func (k GlobalKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.FocusNext, k.FocusPrev, k.ToggleMCP},
-		{k.Inbox, k.SignIns, k.Settings, k.Changes, k.Terminals, k.Reconnect, k.Messages, k.Help, k.Quit},
+		{k.Inbox, k.SignIns, k.Settings, k.Changes, k.Terminals, k.Reconnect, k.Redraw, k.Messages, k.Help, k.Quit},
 	}
 }
 

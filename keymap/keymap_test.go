@@ -96,6 +96,7 @@ func TestKeyNamesMatchBubbletea(t *testing.T) {
 		"ctrl+j":    {Code: 'j', Mod: tea.ModCtrl},
 		"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
 		"ctrl+r":    {Code: 'r', Mod: tea.ModCtrl},
+		"ctrl+l":    {Code: 'l', Mod: tea.ModCtrl},
 		"ctrl+s":    {Code: 's', Mod: tea.ModCtrl},
 		"ctrl+x":    {Code: 'x', Mod: tea.ModCtrl},
 		"ctrl+d":    {Code: 'd', Mod: tea.ModCtrl},

@@ -120,6 +120,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.quitAsking()
 	}
+	// ctrl+l redraws from anywhere but a terminal being typed into,
+	// whose shell takes it (it clears that screen).
+	if key.Matches(msg, g.Redraw) && m.target().to != toTerminalInput {
+		return tea.ClearScreen
+	}
 	if m.showAll {
 		return m.keyFullHelp(msg)
 	}

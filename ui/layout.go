@@ -3,6 +3,7 @@ package ui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"slices"
 
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
@@ -117,6 +118,26 @@ func (m *Model) hintBindings() []key.Binding {
 	}
 	if ctx == keymap.ContextInput && m.form != nil && m.form.setting != nil {
 		return append(m.keys.Input.SettingHelp(), m.keys.Global.Interrupt)
+	}
+	if ctx == keymap.ContextComposer && m.chatPanel.editing != nil {
+		// Editing a pending message: enter saves it where it is.
+		out := slices.Clone(short)
+		for i, b := range out {
+			if b.Help() == m.keys.Composer.Send.Help() || b.Help() == m.keys.Composer.Queue.Help() {
+				out[i].SetHelp(b.Help().Key, "save")
+			}
+		}
+		return out
+	}
+	if ctx == keymap.ContextNewSession && m.sessions.cfgStep == nil {
+		// The picker's enter goes on to the settings; it creates there.
+		out := slices.Clone(short)
+		for i, b := range out {
+			if b.Help() == m.keys.NewSession.Create.Help() {
+				out[i].SetHelp(b.Help().Key, "continue")
+			}
+		}
+		return out
 	}
 	if ctx != keymap.ContextChat {
 		return short

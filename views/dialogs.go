@@ -71,7 +71,9 @@ func RenderNewSessionDialog(th Theme, k keymap.KeyMap, choices []NewSessionChoic
 		}
 	}
 	nk := k.NewSession
-	body = append(body, "", KeyHints(th, true, nk.Create, nk.Create.Help().Desc, nk.Cancel, nk.Cancel.Help().Desc))
+	// Enter goes on to the session's settings (a host without any
+	// creates it at once): "create" belongs to the settings step.
+	body = append(body, "", KeyHints(th, true, nk.Create, "continue", nk.Cancel, nk.Cancel.Help().Desc))
 	return RenderDialog(th, "New session", body, min(maxW, dialogMaxWidth), min(maxH, len(body)+2))
 }
 

@@ -1,0 +1,68 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/protocol"
+)
+
+// TestHintsSayWhatEnterDoes (issue 36 item 13): the new-session
+// picker's enter goes on to the settings, so it says continue, not
+// create; the settings step's says create; editing a pending message
+// says save, not queue.
+func TestHintsSayWhatEnterDoes(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(120, 40)
+	m.focus = focusSessions
+	m.Update(press("n"))
+	if m.modal != modalNewSession {
+		t.Fatalf("n did not open the new-session dialog (modal %v)", m.modal)
+	}
+	screen := ansi.Strip(m.Render())
+	if hl := ansi.Strip(m.helpLine()); !strings.Contains(hl, "enter continue") || strings.Contains(hl, "create") {
+		t.Errorf("the picker's footer: %q", hl)
+	}
+	if !strings.Contains(screen, "enter continue") || strings.Contains(screen, "enter create") {
+		t.Errorf("the picker says enter creates:\n%s", screen)
+	}
+	m.sessions.cfgStep = &newConfig{choice: newChoice{agentName: "Demo agent"}}
+	if hl := ansi.Strip(m.helpLine()); !strings.Contains(hl, "enter create") {
+		t.Errorf("the settings step's footer: %q", hl)
+	}
+
+	m = fxModel(fxChatState()) // a turn is running: enter queues
+	m.resize(120, 40)
+	m.Update(press("i"))
+	if hl := ansi.Strip(m.helpLine()); !strings.Contains(hl, "enter queue") {
+		t.Fatalf("composer footer while a turn runs: %q", hl)
+	}
+	m.chatPanel.editing = &pendingEdit{chat: fxChat, kind: protocol.PendingMessageKindQueued, id: "q1"}
+	if hl := ansi.Strip(m.helpLine()); !strings.Contains(hl, "enter save") || strings.Contains(hl, "queue") {
+		t.Errorf("editing a queued message: %q", hl)
+	}
+}
+
+// TestCtrlLRedraws (issue 36 item 12): ctrl+l clears and redraws the
+// screen from the lists and from the composer, and types nothing.
+func TestCtrlLRedraws(t *testing.T) {
+	m := fxModel(fxChatState())
+	want := fmt.Sprintf("%T", tea.ClearScreen())
+	_, cmd := m.Update(press("ctrl+l"))
+	if cmd == nil || fmt.Sprintf("%T", cmd()) != want {
+		t.Fatal("ctrl+l in the chat did not redraw")
+	}
+	m.Update(press("i"))
+	m.Update(press("x"))
+	_, cmd = m.Update(press("ctrl+l"))
+	if cmd == nil || fmt.Sprintf("%T", cmd()) != want {
+		t.Fatal("ctrl+l in the composer did not redraw")
+	}
+	if v := m.chatPanel.composer.Value(); v != "x" {
+		t.Fatalf("ctrl+l changed the draft to %q", v)
+	}
+}
