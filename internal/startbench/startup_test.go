@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,9 +44,8 @@ const pairs = 7
 // which a loaded machine does not inflate), floor-ms, status-ms,
 // version-ms and curl-ms (medians, wall clock).
 func BenchmarkCLIStartup(b *testing.B) {
-	dir := b.TempDir()
-	ahptui := build(b, dir, "ahptui", "github.com/ahptui/ahptui")
-	floor := build(b, dir, "floor", "./testdata/floor")
+	ahptui := build(b, "ahptui", "github.com/ahptui/ahptui")
+	floor := build(b, "floor", "./testdata/floor")
 	curl, _ := exec.LookPath("curl")
 
 	h, err := demohost.Start(b.Context(), demohost.Config{StepDelay: -1})
@@ -101,14 +101,44 @@ func BenchmarkCLIStartup(b *testing.B) {
 	}
 }
 
-// build compiles pkg into dir/name with the go command running the test.
-func build(b *testing.B, dir, name, pkg string) string {
+// builds holds the binaries this process built, once each: go test
+// calls the benchmark once per -count, and linking ahptui takes seconds.
+var (
+	buildDir   string
+	buildMu    sync.Mutex
+	buildsDone = map[string]string{}
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// build compiles pkg into a binary called name with the go command
+// running the test, the first time it is asked for.
+func build(b *testing.B, name, pkg string) string {
 	b.Helper()
-	out := filepath.Join(dir, name)
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if out, ok := buildsDone[name]; ok {
+		return out
+	}
+	if buildDir == "" {
+		dir, err := os.MkdirTemp("", "startbench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		buildDir = dir
+	}
+	out := filepath.Join(buildDir, name)
 	cmd := exec.Command("go", "build", "-o", out, pkg)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build %s: %v\n%s", pkg, err, msg)
 	}
+	buildsDone[name] = out
 	return out
 }
 
