@@ -3,6 +3,7 @@ package authpkce
 import (
 	"html/template"
 	"net/http"
+	"sync"
 )
 
 // page is what the browser shows after the redirect. Every field may carry
@@ -14,7 +15,11 @@ type page struct {
 	Footer string
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
+// pageTemplate is parsed when a sign-in first shows a page, not at every
+// start-up (issue 32).
+var pageTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(pageSource)) })
+
+const pageSource = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>ahptui: {{.Title}}</title>
@@ -24,7 +29,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 {{if .Detail}}<p>{{.Detail}}</p>{{end}}
 {{if .Footer}}<p>{{.Footer}}</p>{{end}}
 </body></html>
-`))
+`
 
 func writePage(w http.ResponseWriter, status int, p page) {
 	h := w.Header()
@@ -36,5 +41,5 @@ func writePage(w http.ResponseWriter, status int, p page) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
 	w.WriteHeader(status)
-	_ = pageTemplate.Execute(w, p)
+	_ = pageTemplate().Execute(w, p)
 }

@@ -181,7 +181,9 @@ func errorText(err error) string {
 	return s
 }
 
-var tokenField = regexp.MustCompile(`("token"\s*:\s*")((?:[^"\\]|\\.)*)(")`)
+// tokenField is compiled the first time a frame carries a token, not at
+// start-up (issue 32).
+var tokenField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`("token"\s*:\s*")((?:[^"\\]|\\.)*)(")`) })
 
 // redactFrameBytes hides bearer tokens (authenticate params) from taps and
 // logs; frames without one are returned as they are.
@@ -189,7 +191,7 @@ func redactFrameBytes(frame []byte) []byte {
 	if !bytes.Contains(frame, []byte(`"token"`)) {
 		return frame
 	}
-	return tokenField.ReplaceAll(frame, []byte(`${1}[redacted]${3}`))
+	return tokenField().ReplaceAll(frame, []byte(`${1}[redacted]${3}`))
 }
 
 func redactFrame(s string) string { return string(redactFrameBytes([]byte(s))) }

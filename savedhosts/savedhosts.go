@@ -30,6 +30,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -54,10 +55,12 @@ type file struct {
 	Hosts map[string]Host `yaml:"hosts"`
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// nameRE is compiled on first use: its {0,63} makes it the costliest of
+// this package's start-up (issue 32), and most runs never ask.
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // ValidName says whether s can name a saved host (and so is not a URL).
-func ValidName(s string) bool { return nameRE.MatchString(s) }
+func ValidName(s string) bool { return nameRE().MatchString(s) }
 
 // Load reads dir/hosts.yml, sorted by name; a missing file is no hosts.
 func Load(dir string) ([]Host, error) {

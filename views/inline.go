@@ -2,18 +2,21 @@ package views
 
 import (
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
 // inlineParser parses one-line markdown messages. goldmark's parser is safe
-// for concurrent use once built.
-var inlineParser = goldmark.New().Parser()
+// for concurrent use once built. It is built on first use, not at start-up:
+// a command that draws no message does not pay for it (issue 32).
+var inlineParser = sync.OnceValue(func() parser.Parser { return goldmark.New().Parser() })
 
 // fragment is a run of text drawn in one style.
 type fragment struct {
@@ -48,7 +51,7 @@ func messageLines(base lipgloss.Style, s string, markdown bool, width int) []str
 // as it came.
 func inlineFragments(base lipgloss.Style, s string) []fragment {
 	src := []byte(escapeBlockStart(strings.TrimSpace(s)))
-	doc := inlineParser.Parse(text.NewReader(src))
+	doc := inlineParser().Parse(text.NewReader(src))
 	var frags []fragment
 	styles := []lipgloss.Style{base}
 	top := func() lipgloss.Style { return styles[len(styles)-1] }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/ory/fosite"
@@ -62,8 +63,11 @@ type scopeView struct {
 }
 
 // consentTemplate is html/template: every value is contextually escaped, so a
-// client_name like "<script>" renders as text.
-var consentTemplate = template.Must(template.New("consent").Parse(`<!doctype html>
+// client_name like "<script>" renders as text. The templates are parsed when
+// the demo first serves a page, not at every ahptui start-up (issue 32).
+var consentTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("consent").Parse(consentSource)) })
+
+const consentSource = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -103,18 +107,20 @@ button.approve{background:#1f6feb;color:#fff;border-color:#1f6feb}
 <p class="note">This is the ahptui demo authorization server on your own machine; nothing leaves 127.0.0.1.</p>
 </body>
 </html>
-`))
+`
 
-var messageTemplate = template.Must(template.New("message").Parse(`<!doctype html>
+var messageTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("message").Parse(messagePage)) })
+
+const messagePage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title></head>
 <body style="font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem">
 <h1>{{.Title}}</h1><p>{{.Body}}</p></body></html>
-`))
+`
 
 func writeMessage(w http.ResponseWriter, status int, title, body string) {
 	setPageHeaders(w)
 	w.WriteHeader(status)
-	_ = messageTemplate.Execute(w, struct{ Title, Body string }{title, body})
+	_ = messageTemplate().Execute(w, struct{ Title, Body string }{title, body})
 }
 
 func setPageHeaders(w http.ResponseWriter) {
@@ -261,7 +267,7 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	}
 	setPageHeaders(w)
 	w.WriteHeader(http.StatusOK)
-	_ = consentTemplate.Execute(w, view)
+	_ = consentTemplate().Execute(w, view)
 }
 
 func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
