@@ -58,6 +58,9 @@ type app struct {
 	jsonFields []string
 	jq         string
 	filter     *jsonFilter
+	// signalEnds: a signal is how this command ends (demo serve), so it
+	// is exit 0, not 130.
+	signalEnds bool
 }
 
 // IsCommand reports whether args name one of the commands, which Run
@@ -140,7 +143,7 @@ func Run(args []string, env Env) int {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
-	if interrupted(ctx) {
+	if interrupted(ctx) && !a.signalEnds {
 		// Whatever the command was waiting for when the signal came, the
 		// signal is why it stopped.
 		err = withCode(ExitInterrupted, interruptedError(err))
@@ -261,6 +264,7 @@ func newRoot(a *app) *cobra.Command {
 	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), inboxCmd(a), authCmd(a), doctorCmd(a))
 	root.AddCommand(actCmds(a)...)
 	root.AddCommand(versionCmd(a))
+	root.AddCommand(demoCmd(a))
 	a.registerCompletions(root)
 	// Every command's help ends with the exit codes.
 	var walk func(c *cobra.Command)
