@@ -264,7 +264,7 @@ func newRoot(a *app) *cobra.Command {
 	root.AddCommand(statusCmd(a), sessionsCmd(a), showCmd(a), mcpCmd(a), watchCmd(a), inboxCmd(a), authCmd(a), doctorCmd(a))
 	root.AddCommand(actCmds(a)...)
 	root.AddCommand(versionCmd(a))
-	root.AddCommand(demoCmd(a))
+	root.AddCommand(demoCmd(a), hostsCmd(a))
 	a.registerCompletions(root)
 	// Every command's help ends with the exit codes.
 	var walk func(c *cobra.Command)

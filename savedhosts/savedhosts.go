@@ -51,7 +51,9 @@ type Host struct {
 }
 
 type file struct {
-	Hosts map[string]Host `yaml:"hosts"`
+	// Default is the host used when none is named (edit.go).
+	Default string          `yaml:"default,omitempty"`
+	Hosts   map[string]Host `yaml:"hosts"`
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
