@@ -37,7 +37,9 @@ OAuth authorization server) on 127.0.0.1 until SIGINT or SIGTERM, then
 exits 0. The first line of stdout is its URL, with no token in it, for
 the other commands' --host (or AHPTUI_HOST):
 
-  url=$(ahptui demo serve --token-file "$dir/token" | head -1) &
+  ahptui demo serve --token-file "$dir/token" >"$dir/url" &
+  until [ -s "$dir/url" ]; do sleep 0.1; done
+  ahptui hosts add demo "$(head -1 "$dir/url")" --token-file "$dir/token" --default
 
 With --token-file FILE the host requires a connection token (as VS
 Code's agent host does): a fresh one is written to FILE, owner-only
