@@ -160,6 +160,9 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 		return o, checkMulti(o)
 	}
 	sp := o.spec()
+	if err := sp.UseDefault(os.Getenv); err != nil { // AHPTUI_HOST, hosts.yml's default
+		return o, err
+	}
 	if err := sp.Normalize(); err != nil {
 		return o, err
 	}
@@ -200,9 +203,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// A command word (status, sessions, …) is the scriptable CLI's; every
 	// other argument list is the UI's, parsed as before.
 	if cli.IsCommand(args) {
-		return cli.Run(args, cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv,
-			StdoutTTY: stdout == os.Stdout && isTerminal(os.Stdout), StdinTTY: isTerminal(os.Stdin),
-			Version: appStamp().Version, Stamp: appStamp().String()})
+		return cli.Run(args, cliEnv(stdout, stderr))
 	}
 	o, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
@@ -218,7 +219,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if o.listHosts {
-		return listHosts(o, stdout, stderr)
+		// ahptui hosts is a command (cli/hosts.go); it comes here only
+		// with a flag the commands do not have, which it names.
+		return cli.Run(args, cliEnv(stdout, stderr))
 	}
 	var more []hostpick.Found
 	var target hostconn.Target
@@ -246,6 +249,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// cliEnv is the commands' environment: this process's.
+func cliEnv(stdout, stderr io.Writer) cli.Env {
+	return cli.Env{Stdin: os.Stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv,
+		StdoutTTY: stdout == os.Stdout && isTerminal(os.Stdout), StdinTTY: isTerminal(os.Stdin),
+		Version: appStamp().Version, Stamp: appStamp().String()}
 }
 
 func runApp(o options, target hostconn.Target, more []hostpick.Found) error {

@@ -140,7 +140,8 @@ func TestIsCommand(t *testing.T) {
 		{nil, false},
 		{[]string{"--demo"}, false},
 		{[]string{"work"}, false},
-		{[]string{"hosts"}, false},
+		// ahptui hosts lists hosts as the command hosts list does.
+		{[]string{"hosts"}, true},
 		{[]string{"status"}, true},
 		{[]string{"mcp", "list"}, true},
 		{[]string{"help"}, true},

@@ -87,6 +87,9 @@ func (c *conn) pump() {
 // spec is the host the global flags name.
 func (a *app) spec() (hostpick.Spec, error) {
 	s := hostpick.Spec{Host: a.host, TokenFile: a.tokenFile, Insecure: a.insecure, Demo: a.demo, ConfigDir: a.configDir}
+	if err := a.useDefaultHost(&s); err != nil {
+		return s, err
+	}
 	if err := s.Normalize(); err != nil {
 		return s, withCode(ExitUsage, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,7 +44,9 @@ type inboxItemJSON struct {
 }
 
 func inboxCmd(a *app) *cobra.Command {
-	return multiHostCmd(a, &cobra.Command{
+	var wait bool
+	var kinds []string
+	cmd := multiHostCmd(a, &cobra.Command{
 		Use:   "inbox",
 		Short: "what waits on you, across hosts: approvals, inputs, sign-ins, failed servers, stopped turns",
 		Long: `What waits on you: tool calls to approve, input requests, sign-ins, MCP
@@ -57,11 +60,17 @@ host that fails is a row with its reason, and the exit code is the
 first failed host's.`,
 		Args: args(0, 0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkKinds(kinds); err != nil {
+				return err
+			}
 			if a.multiHost() {
-				return a.inboxAll(cmd.Context())
+				if wait {
+					return usagef("--wait takes one host")
+				}
+				return a.inboxAll(cmd.Context(), kinds)
 			}
 			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				items, err := readInbox(ctx, c, a.hostFlags(c))
+				items, err := waitInbox(ctx, c, a.hostFlags(c), kinds, wait)
 				if err != nil {
 					return err
 				}
@@ -74,9 +83,12 @@ first failed host's.`,
 			})
 		},
 	})
+	cmd.Flags().BoolVar(&wait, "wait", false, "block until something waits (of --kind), then print it")
+	cmd.Flags().StringSliceVar(&kinds, "kind", nil, "only items of these `KINDS` (a comma list: approval, result-approval, input, sign-in, mcp-failed, turn-error, needs-input)")
+	return cmd
 }
 
-func (a *app) inboxAll(ctx context.Context) error {
+func (a *app) inboxAll(ctx context.Context, kinds []string) error {
 	set, err := a.dialAll(ctx)
 	if err != nil {
 		return err
@@ -86,6 +98,7 @@ func (a *app) inboxAll(ctx context.Context) error {
 	per := make([][]inboxItemJSON, len(hs))
 	errs := a.eachHost(ctx, set, func(ctx context.Context, i int, c *conn) error {
 		items, err := readInbox(ctx, c, hostFlagsOf(hs[i]))
+		items = ofKinds(items, kinds)
 		for j := range items {
 			items[j].Host = *refOf(hs[i])
 		}
@@ -172,6 +185,52 @@ func (a *app) printInbox(w io.Writer, in inboxJSON) {
 		}
 		if n == 0 {
 			fmt.Fprintln(w, "  nothing waits on you")
+		}
+	}
+}
+
+// inboxKinds are the kinds an inbox item has (host/waits').
+var inboxKinds = []string{"approval", "result-approval", "input", "sign-in", "mcp-failed", "turn-error", "needs-input"}
+
+// checkKinds refuses a --kind that is no kind.
+func checkKinds(kinds []string) error {
+	for _, k := range kinds {
+		if !slices.Contains(inboxKinds, k) {
+			return usagef("--kind %q: give %s", hostText(k), strings.Join(inboxKinds, ", "))
+		}
+	}
+	return nil
+}
+
+// ofKinds is items of kinds (every item when kinds is empty).
+func ofKinds(items []inboxItemJSON, kinds []string) []inboxItemJSON {
+	if len(kinds) == 0 {
+		return items
+	}
+	return slices.DeleteFunc(items, func(it inboxItemJSON) bool { return !slices.Contains(kinds, it.Kind) })
+}
+
+// inboxPoll is how often inbox --wait looks again when no event came: a
+// session the host added, or changed, in a way no subscription reports.
+const inboxPoll = time.Second
+
+// waitInbox is what waits on c's host (of kinds); with wait, it reads
+// again on every batch of events (or after inboxPoll) until something
+// does, or ctx ends (--timeout: exit 3).
+func waitInbox(ctx context.Context, c *conn, flags, kinds []string, wait bool) ([]inboxItemJSON, error) {
+	for {
+		items, err := readInbox(ctx, c, flags)
+		if err != nil {
+			return nil, err
+		}
+		if items = ofKinds(items, kinds); len(items) > 0 || !wait {
+			return items, nil
+		}
+		pctx, cancel := context.WithTimeout(ctx, inboxPoll)
+		_, err = c.receive(pctx)
+		cancel()
+		if err != nil && (ctx.Err() != nil || pctx.Err() == nil) {
+			return nil, err
 		}
 	}
 }

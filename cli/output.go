@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,6 +25,9 @@ func views_quote(s string) string { return strconv.Quote(hostText(s)) }
 // emit prints v as indented JSON with --json, else calls human.
 func (a *app) emit(v any, human func(w io.Writer)) error {
 	if a.json {
+		if a.filter != nil {
+			a.filter.typ = reflect.TypeOf(v) // names the fields --json=FIELDS may pick
+		}
 		enc := json.NewEncoder(jsonOut(a.Stdout))
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -37,13 +41,30 @@ func (a *app) emit(v any, human func(w io.Writer)) error {
 // character a host sent is written as a \u escape, so a terminal that
 // shows the JSON (or a log that keeps it) neither acts on U+009B as a
 // CSI nor reorders text at U+202E. The JSON means the same.
-func jsonOut(w io.Writer) io.Writer { return jsonWriter{w} }
+// With --json=FIELDS or --jq (stdout a *filteredOut, jq.go), each JSON
+// text goes through that filter first.
+func jsonOut(w io.Writer) io.Writer {
+	if fo, ok := w.(*filteredOut); ok {
+		return jsonWriter{fo.w, fo.f}
+	}
+	return jsonWriter{w, nil}
+}
 
-type jsonWriter struct{ w io.Writer }
+type jsonWriter struct {
+	w io.Writer
+	f *jsonFilter
+}
 
 // Write writes p, one whole JSON text as json.Encoder gives it, escaped.
 func (j jsonWriter) Write(p []byte) (int, error) {
-	if _, err := j.w.Write(escapeJSON(p)); err != nil {
+	out := p
+	if j.f != nil {
+		var err error
+		if out, err = j.f.apply(p); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := j.w.Write(escapeJSON(out)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -53,6 +53,14 @@ type app struct {
 	reconnectWindow time.Duration
 	color           bool
 	allowSaved      bool // --allow-saved-tokens (saved.go)
+	// jsonFields is --json=FIELDS, jq --jq EXPR, filter the two compiled
+	// (jq.go).
+	jsonFields []string
+	jq         string
+	filter     *jsonFilter
+	// signalEnds: a signal is how this command ends (demo serve), so it
+	// is exit 0, not 130.
+	signalEnds bool
 }
 
 // IsCommand reports whether args name one of the commands, which Run
@@ -97,7 +105,7 @@ func commandWord(args []string) (string, bool) {
 		if f == nil {
 			return "", false
 		}
-		if !hasValue && f.Value.Type() != "bool" {
+		if !hasValue && f.NoOptDefVal == "" {
 			i++ // its value
 		}
 	}
@@ -135,7 +143,7 @@ func Run(args []string, env Env) int {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.ExecuteContext(ctx)
-	if interrupted(ctx) {
+	if interrupted(ctx) && !a.signalEnds {
 		// Whatever the command was waiting for when the signal came, the
 		// signal is why it stopped.
 		err = withCode(ExitInterrupted, interruptedError(err))
@@ -233,6 +241,9 @@ func newRoot(a *app) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := a.setupJSONFilter(); err != nil {
+				return err
+			}
 			a.color = colorWanted(a.Getenv, a.StdoutTTY) && !a.json
 			if !slices.Contains(demohost.Versions, a.demoVersion) {
 				return usagef("--demo-version %q: the demo host serves %s", a.demoVersion, strings.Join(demohost.Versions, " or "))
@@ -250,7 +261,7 @@ func newRoot(a *app) *cobra.Command {
 	pf.StringVar(&a.demoVersion, "demo-version", demohost.Version10, "AHP `VERSION` the demo host serves")
 	pf.StringVar(&a.configDir, "config-dir", "", "`DIR` for tokens and the client id (default: the user config dir + /ahptui)")
 	pf.BoolVar(&a.insecure, "insecure", false, "allow plain ws:// to a host that is not this machine")
-	pf.BoolVar(&a.json, "json", false, "print JSON (see README, Scripting) instead of text")
+	jsonFlags(pf, a)
 	pf.StringVar(&a.trace, "trace", "", "append every frame to `FILE` as a JSON line (secrets redacted)")
 	pf.DurationVar(&a.timeout, "timeout", 30*time.Second, "give up waiting on the host after `DURATION`")
 	pf.DurationVar(&a.reconnectWindow, "reconnect-window", 30*time.Second, "how long a lost host may take to come back, `DURATION`, before exit 3")
@@ -261,6 +272,7 @@ func newRoot(a *app) *cobra.Command {
 	root.AddCommand(actCmds(a)...)
 	root.AddCommand(versionCmd(a))
 	root.AddCommand(resumeCmd(a), chatsCmd(a), changesCmd(a), settingsCmd(a), terminalsCmd(a))
+	root.AddCommand(demoCmd(a), hostsCmd(a))
 	a.registerCompletions(root)
 	// Every command's help ends with one line naming the table, which
 	// ahptui help exit-codes prints whole.

@@ -7,8 +7,9 @@
 #   AHPTUI=ahptui examples/approve.sh --host ws://127.0.0.1:8080/
 #
 # The arguments name the host as for any command (--host URL or a saved
-# name; none: the agent host VS Code runs here). --demo does not fit: each
-# command would start a demo host of its own.
+# name; none: AHPTUI_HOST, the saved default host, else the agent host
+# VS Code runs here). --demo does not fit: each command would start a
+# demo host of its own; run `ahptui demo serve` and give its URL.
 set -eu
 ahptui=${AHPTUI:-ahptui}
 

@@ -27,6 +27,8 @@ type Spec struct {
 	Insecure     bool   // --insecure: plain ws:// to another machine
 	Demo         bool   // --demo
 	ConfigDir    string // --config-dir; "" means the user config dir + /ahptui
+	// FromEnv: Host came from AHPTUI_HOST (UseDefault), for messages.
+	FromEnv bool
 }
 
 // Discover reports whether the spec names no host, so VS Code's registry
@@ -145,6 +147,9 @@ func SavedTarget(s Spec) (hostconn.Target, error) {
 	h, ok := savedhosts.Find(hosts, s.Saved)
 	if !ok {
 		file := filepath.Join(dir, savedhosts.FileName)
+		if s.FromEnv {
+			return hostconn.Target{}, fmt.Errorf("%s=%q is neither a URL nor a host saved in %s: give %s", HostEnv, s.Saved, file, Form)
+		}
 		if s.SavedViaHost {
 			return hostconn.Target{}, fmt.Errorf("--host %q is neither a URL nor a host saved in %s: give %s", s.Saved, file, Form)
 		}

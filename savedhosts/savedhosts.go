@@ -52,7 +52,9 @@ type Host struct {
 }
 
 type file struct {
-	Hosts map[string]Host `yaml:"hosts"`
+	// Default is the host used when none is named (edit.go).
+	Default string          `yaml:"default,omitempty"`
+	Hosts   map[string]Host `yaml:"hosts"`
 }
 
 // nameRE is compiled on first use: its {0,63} makes it the costliest of
