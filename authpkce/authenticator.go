@@ -85,6 +85,14 @@ type Config struct {
 	Clients map[string]string
 }
 
+// HasClient reports whether the user registered an OAuth client id for
+// issuer (--oauth-client): a server without dynamic registration
+// (GitHub's) can only be signed in to through the browser with one.
+func (a *Authenticator) HasClient(issuer string) bool {
+	_, ok := a.clients[strings.TrimRight(issuer, "/")]
+	return ok
+}
+
 // Authenticator obtains bearer tokens for AHP auth challenges and caches
 // them. It is safe for concurrent use.
 type Authenticator struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/charmbracelet/x/ansi"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -357,4 +358,43 @@ func TestAgentSignInByOAuth(t *testing.T) {
 		n := len(d.m.chat.Turns)
 		return d.m.chat.ActiveTurn == nil && n > 0 && d.m.chat.Turns[n-1].State == protocol.TurnStateComplete
 	})
+}
+
+// TestGitHubSignInOffersWhatWorks (issue 36 item 5): GitHub registers no
+// OAuth clients, so without --oauth-client a browser sign-in cannot
+// work: the prompt does not offer it, enter opens the token field (the
+// way that works), g says why the browser cannot and what to do, and
+// the prompt keeps offering the paste after that.
+func TestGitHubSignInOffersWhatWorks(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no gh
+	rig := newSignInRig(t)
+	h := startAgentHost(t, "github-token-1", "https://api.github.com")
+	d := newDriverOn(t, h.Host, rig.auth())
+	d.openDemo()
+	d.until("the prompt", func() bool { return screenHas(d.m, "paste a token") })
+	if screenHas(d.m, "sign in (browser)") {
+		t.Fatalf("a browser sign-in to GitHub is offered without a client id:\n%s", d.m.Render())
+	}
+	if !screenHas(d.m, "enter/t paste a token") {
+		t.Fatalf("the prompt does not say enter pastes a token:\n%s", d.m.Render())
+	}
+	d.focusChat()
+	d.m.chatPanel.sel = chatSel{prompt: true}
+	if hl := ansi.Strip(d.m.helpLine()); !strings.Contains(hl, "enter paste a token") || !strings.Contains(hl, "n dismiss") {
+		t.Errorf("the footer does not say what enter and n do here: %q", hl)
+	}
+	d.keys("g")
+	d.until("g says why", func() bool {
+		return strings.Contains(d.m.status.text, "GitHub registers no OAuth clients") && strings.Contains(d.m.status.text, "--oauth-client https://github.com/login/oauth=CLIENT_ID")
+	})
+	if len(d.m.signin.grants) != 0 {
+		t.Fatal("g started a browser sign-in that cannot work")
+	}
+	if !screenHas(d.m, "paste a token") {
+		t.Fatalf("the paste is no longer offered after g:\n%s", d.m.Render())
+	}
+	d.keys("enter")
+	if !screenHas(d.m, "Token:") {
+		t.Fatalf("enter did not open the token field:\n%s", d.m.Render())
+	}
 }

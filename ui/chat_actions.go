@@ -319,9 +319,12 @@ func (cp *chatPanel) selectedFlow() *grantFlow {
 	return nil
 }
 
-func (cp *chatPanel) acceptGrant() tea.Cmd {
+func (cp *chatPanel) acceptGrant(enter bool) tea.Cmd {
 	if cp.sel.prompt && len(cp.signin.prompts) > 0 {
-		return cp.signin.startGrantReq(cp.signin.agentRequirement(cp.signin.prompts[0]))
+		if enter {
+			return cp.signin.firstOffer(cp.signin.prompts[0])
+		}
+		return cp.signin.browserSignIn(cp.signin.prompts[0])
 	}
 	it, ok := cp.selectedItem()
 	if !ok {

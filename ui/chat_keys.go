@@ -134,7 +134,7 @@ func (cp *chatPanel) keyGrant(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	k := cp.keys.Grant
 	switch {
 	case key.Matches(msg, k.Accept):
-		return cp.acceptGrant(), true
+		return cp.acceptGrant(msg.String() == "enter"), true
 	case key.Matches(msg, k.Decline):
 		return cp.declineGrant(), true
 	case key.Matches(msg, k.Cancel):

@@ -139,6 +139,20 @@ func (m *Model) hintBindings() []key.Binding {
 		}
 		return out
 	}
+	if ctx == keymap.ContextChatGrant && m.chatPanel.sel.prompt && len(m.signin.prompts) > 0 {
+		// The agent's sign-in prompt: enter takes its first way, n
+		// dismisses it (it comes back while the agent needs it).
+		out := slices.Clone(short)
+		for i, b := range out {
+			switch b.Help() {
+			case m.keys.Grant.Accept.Help():
+				out[i].SetHelp("enter", m.signin.firstOfferWords(m.signin.prompts[0]))
+			case m.keys.Grant.Decline.Help():
+				out[i].SetHelp(b.Help().Key, "dismiss")
+			}
+		}
+		return out
+	}
 	if ctx != keymap.ContextChat {
 		return short
 	}

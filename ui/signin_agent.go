@@ -178,6 +178,80 @@ func isGitHub(p protocol.ProtectedResourceMetadata) bool {
 	return authpkce.IsGitHubResource(p.Resource, p.AuthorizationServers)
 }
 
+// clientChecker is the Authenticator's knowledge of the client ids the
+// user registered (authpkce.Authenticator.HasClient).
+type clientChecker interface{ HasClient(issuer string) bool }
+
+// browserWorks reports whether a browser sign-in to meta's resource can
+// succeed: a sign-in is configured and the resource names its server;
+// for GitHub, which registers no clients, only with a client id the user
+// gave (--oauth-client).
+func (si *signIn) browserWorks(meta protocol.ProtectedResourceMetadata) bool {
+	if si.cfg.Auth == nil || len(meta.AuthorizationServers) == 0 {
+		return false
+	}
+	if !isGitHub(meta) {
+		return true
+	}
+	cc, ok := si.cfg.Auth.(clientChecker)
+	if !ok {
+		return false
+	}
+	for _, iss := range meta.AuthorizationServers {
+		if cc.HasClient(iss) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstOffer is what enter does on an agent's sign-in prompt: the first
+// way that can work, in the prompt's order — gh's token, a browser
+// sign-in, else the token field.
+func (si *signIn) firstOffer(p agentPrompt) tea.Cmd {
+	meta := si.resourceMeta(p.resource)
+	switch {
+	case si.ghBinary() != "" && isGitHub(meta):
+		return si.useGh(p.resource)
+	case si.browserWorks(meta):
+		return si.startGrantReq(si.agentRequirement(p))
+	}
+	return si.openToken(p.resource)
+}
+
+// browserSignIn is g on an agent's sign-in prompt: the browser sign-in,
+// or, where it cannot work, why and what does.
+func (si *signIn) browserSignIn(p agentPrompt) tea.Cmd {
+	meta := si.resourceMeta(p.resource)
+	if si.browserWorks(meta) {
+		return si.startGrantReq(si.agentRequirement(p))
+	}
+	switch {
+	case si.cfg.Auth == nil:
+		return reportInfo("browser sign-in is off in this run: paste a token (" + si.keys.Grant.Token.Help().Key + ")")
+	case isGitHub(meta):
+		iss := "ISSUER"
+		if len(meta.AuthorizationServers) > 0 {
+			iss = views.SanitizeLine(meta.AuthorizationServers[0])
+		}
+		return reportInfo("GitHub registers no OAuth clients, so a browser sign-in needs your own OAuth app: start ahptui with --oauth-client " +
+			iss + "=CLIENT_ID, or paste a token (" + si.keys.Grant.Token.Help().Key + ")")
+	}
+	return reportInfo("the host names no authorization server for " + views.SanitizeLine(p.resource) + ": paste a token (" + si.keys.Grant.Token.Help().Key + ")")
+}
+
+// firstOfferWords says what firstOffer does, as the footer names it.
+func (si *signIn) firstOfferWords(p agentPrompt) string {
+	meta := si.resourceMeta(p.resource)
+	switch {
+	case si.ghBinary() != "" && isGitHub(meta):
+		return "use gh auth token"
+	case si.browserWorks(meta):
+		return "sign in (browser)"
+	}
+	return "paste a token"
+}
+
 // ghBinary is where gh is, "" when it is not on PATH; looked up once.
 func (si *signIn) ghBinary() string {
 	if !si.agent.ghLooked {
@@ -191,7 +265,7 @@ func (si *signIn) ghBinary() string {
 func (si *signIn) agentOffers(resource string) []string {
 	meta := si.resourceMeta(resource)
 	a := views.AgentSignIn{
-		OAuth: si.cfg.Auth != nil && len(meta.AuthorizationServers) > 0,
+		OAuth: si.browserWorks(meta),
 		Gh:    si.agent.gh != "" && isGitHub(meta),
 	}
 	if p := si.agent.pushes[resource]; p != nil {

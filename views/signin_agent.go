@@ -3,6 +3,8 @@ package views
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+
 	"github.com/ahptui/ahptui/keymap"
 )
 
@@ -47,14 +49,34 @@ func RenderAgentSignInOffers(th Theme, km keymap.KeyMap, a AgentSignIn) []string
 	if a.Err != "" {
 		lines = append(lines, th.Error.Render("✗ "+SanitizeLine(a.Err)))
 	}
+	// The ways that work, first the one enter takes: gh's token, a
+	// browser sign-in (only where one can succeed), pasting a token.
 	var pairs []any
-	if a.OAuth {
-		pairs = append(pairs, km.Grant.Accept, "sign in (browser)")
+	enter := "enter"
+	if ks := km.Grant.Accept.Keys(); len(ks) > 0 {
+		enter = ks[0]
 	}
-	pairs = append(pairs, km.Grant.Token, "paste a token")
+	first := true
+	add := func(b key.Binding, what string) {
+		if first {
+			b.SetHelp(enter+"/"+b.Help().Key, b.Help().Desc)
+			first = false
+		}
+		pairs = append(pairs, b, what)
+	}
 	if a.Gh {
-		pairs = append(pairs, km.Grant.GhToken, "use gh auth token")
+		add(km.Grant.GhToken, "use gh auth token")
 	}
+	if a.OAuth {
+		browser := km.Grant.Accept
+		browser.SetHelp(strings.TrimPrefix(strings.TrimPrefix(browser.Help().Key, enter), "/"), browser.Help().Desc)
+		if first {
+			browser = km.Grant.Accept
+		}
+		first = false
+		pairs = append(pairs, browser, "sign in (browser)")
+	}
+	add(km.Grant.Token, "paste a token")
 	pairs = append(pairs, km.Grant.Decline, "dismiss")
 	return append(lines, KeyHints(th, true, pairs...))
 }
