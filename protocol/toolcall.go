@@ -34,6 +34,13 @@ func (x ToolCallState) Name() string {
 	return c.ToolName
 }
 
+// ToolName is the tool's own name (not its display name), "" for an
+// unknown state.
+func (x ToolCallState) ToolName() string {
+	c, _ := chatToolCallCommonOf(x.Variant)
+	return c.ToolName
+}
+
 // McpServer is the customization id of the MCP server that contributes
 // the tool, or "" when the tool is not an MCP server's.
 func (x ToolCallState) McpServer() string {

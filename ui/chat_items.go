@@ -87,12 +87,13 @@ func chatItems(chat protocol.ChatState) []chatItem {
 
 // appendItems appends the selectable parts of one turn to out.
 func appendItems(out []chatItem, turnID string, parts []protocol.ResponsePart, active bool) []chatItem {
+	asks := views.HasInputRequest(parts)
 	for _, p := range parts {
 		switch v := p.Variant.(type) {
 		case protocol.ToolCallResponsePart:
 			id := v.ToolCall.ID()
-			if id == "" {
-				continue
+			if id == "" || asks && views.AskedAsQuestion(p) {
+				continue // not drawn: the question's card stands for it
 			}
 			out = append(out, chatItem{Kind: itemToolCall, ID: id, TurnID: turnID, Active: active, Tool: v.ToolCall})
 		case protocol.InputRequestResponsePart:

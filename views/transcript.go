@@ -639,10 +639,19 @@ func byteSize(n int64) string {
 func (t *Transcript) appendParts(r *renderedTurn, old []partLines, parts []protocol.ResponsePart, width int, opts TranscriptOptions, active bool, ended protocol.TurnState) []string {
 	lines := r.lines
 	inner := max(width-2, 1)
+	asks := HasInputRequest(parts)
+	drawn := 0
 	for i, p := range parts {
-		if i > 0 {
+		if asks && AskedAsQuestion(p) {
+			// The question's own card says it: the tool that asked is not
+			// drawn beside it (its index keeps its place in r.parts).
+			r.parts = append(r.parts, partLines{part: p, key: "asked"})
+			continue
+		}
+		if drawn > 0 {
 			lines = append(lines, "")
 		}
+		drawn++
 		key := partKey(t, p, width, opts)
 		start := len(lines)
 		md, streaming := p.Variant.(protocol.MarkdownResponsePart)
@@ -958,4 +967,36 @@ func groupDigits(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// HasInputRequest reports whether a turn's parts hold an input request.
+func HasInputRequest(parts []protocol.ResponsePart) bool {
+	for _, p := range parts {
+		if _, ok := p.Variant.(protocol.InputRequestResponsePart); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// AskedAsQuestion reports whether p is the agent's ask-the-user tool
+// call (ask_user, askQuestions, AskUserQuestion, …): in a turn that holds
+// an input request (HasInputRequest), the host asks its question through
+// that request, whose card is the question; the tool's card, its input
+// the same question as JSON, is not drawn or selected beside it.
+func AskedAsQuestion(p protocol.ResponsePart) bool {
+	tc, ok := p.Variant.(protocol.ToolCallResponsePart)
+	if !ok {
+		return false
+	}
+	name := strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		if r >= 'a' && r <= 'z' {
+			return r
+		}
+		return -1
+	}, tc.ToolCall.ToolName())
+	return strings.HasPrefix(name, "ask") && (strings.Contains(name, "user") || strings.Contains(name, "question"))
 }

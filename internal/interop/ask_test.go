@@ -1,0 +1,57 @@
+package interop
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ahptui/ahptui/internal/capimock"
+	"github.com/ahptui/ahptui/internal/e2e"
+)
+
+// TestVSCodeAskUserOnce is issue 36 item 10 against VS Code's real host:
+// the agent's ask-the-user tool is shown once, as the question (the
+// host's tool card for it is not drawn again beside it as raw JSON), and
+// enter answers it: the first choice, then enter submits.
+func TestVSCodeAskUserOnce(t *testing.T) {
+	s := newSuite(t)
+	u := s.start(t, 140, 45)
+	step := s.flatSteps(t)
+
+	step("connect", func() { u.see("connected over AHP "+hostVersion, connected) })
+	step("create a session", func() {
+		u.focus("sessions", hint(km.Sessions.New))
+		u.hit(km.Sessions.New)
+		u.seeText("the new-session picker", "New session")
+		u.hit(km.NewSession.Create)
+		u.settingsStep(nil)
+		u.waitFrame("the new chat's snapshot", "←host", `"snapshot":{"resource":"ahp-chat://`)
+	})
+	step("sign in to the agent's required resource", func() { u.signInByPaste(s) })
+	step("the question shows once and enter answers it", func() {
+		u.sendMessage(capimock.PromptAsk)
+		sc := u.seeText("the input request's question", "Which colour")
+		chat := e2e.Flatten(strings.Split(sc, "\n"))
+		if strings.Contains(chat, "Ask User") || strings.Contains(chat, `"choices"`) {
+			u.rec.Dump()
+			t.Fatalf("the ask-the-user tool's card shows beside the question:\n%s", sc)
+		}
+		u.hit(km.Chat.NextBlocker)
+		formOpen := func(sc string) bool { return strings.Contains(helpLine(sc), hint(km.Input.Submit)) }
+		if _, err := u.s.WaitForFunc(formOpen, stepTimeout/3); err != nil {
+			u.hit(km.Chat.Approve)
+		}
+		u.see("the input form opened", formOpen)
+		u.s.SendKeys("Enter") // the highlighted first choice, and submit: one question
+		a, ok := u.waitAction("chat/inputCompleted")
+		if !ok {
+			u.rec.Dump()
+			t.Fatal("enter did not submit the form")
+		}
+		if b, _ := json.Marshal(a); !strings.Contains(string(b), `"value":"red"`) {
+			u.rec.Dump()
+			t.Fatalf("the answer is not the highlighted first choice (red): %s", b)
+		}
+		u.waitFrames("the agent got the answer and its turn completed", "←host", "User selected: red", `"type":"chat/turnComplete"`)
+	})
+}
