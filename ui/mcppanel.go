@@ -83,7 +83,7 @@ func (mp *mcpPanel) mcpAction(rows []mcpRow, verb mcpVerb) tea.Cmd {
 		if !r.Enabled {
 			// A disabled server does not start: the request would sit as
 			// "starting" forever.
-			return reportInfo(fmt.Sprintf("%s is disabled: %s enables it, then %s starts it",
+			return reportError(fmt.Errorf("could not start %s: it is disabled in this session; enable it before starting it (%s, then %s)",
 				views.SanitizeLine(r.Name), mp.keys.MCP.Toggle.Help().Key, mp.keys.MCP.Start.Help().Key))
 		}
 		v, label = protocol.SessionMcpServerStartRequestedAction{ID: r.ID}, "starting"

@@ -22,7 +22,7 @@ func TestStartDisabledServerSaysEnableFirst(t *testing.T) {
 			m.mcp.sel = i
 		}
 	}
-	pressUntil(t, m, "s", "the status says to enable it", statusHas(m, "Disabled one is disabled: space enables it, then s starts it"))
+	pressUntil(t, m, "s", "the status says to enable it", statusHas(m, "could not start Disabled one: it is disabled in this session; enable it before starting it (space, then s)"))
 	if len(stub.sent) != 0 {
 		t.Fatalf("s on a disabled server sent %v", stub.sent)
 	}
