@@ -1084,6 +1084,18 @@ func (c Context) TextEntry() bool {
 // press against, in matching order (view first, then global). Disabled
 // bindings are left out.
 func (k KeyMap) Active(ctx Context) []key.Binding {
+	var out []key.Binding
+	for _, b := range k.bindings(ctx) {
+		if b.Enabled() {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// bindings is every binding ctx takes, enabled now or not: the view's own,
+// then the global ones that work there.
+func (k KeyMap) bindings(ctx Context) []key.Binding {
 	g := k.Global
 	nav := []key.Binding{g.Quit, g.Help, g.FocusNext, g.FocusPrev, g.Reconnect, g.ToggleMCP, g.SignIns, g.Messages, g.Settings, g.Inbox, g.Changes, g.Terminals}
 	var view []key.Binding
@@ -1151,13 +1163,10 @@ func (k KeyMap) Active(ctx Context) []key.Binding {
 		view = flatten(k.Widen.FullHelp())
 		nav = []key.Binding{g.Interrupt}
 	}
-	var out []key.Binding
-	for _, b := range append(view, nav...) {
-		if b.Enabled() {
-			out = append(out, b)
-		}
+	if ctx != ContextTerminalInput {
+		nav = append(nav, g.Redraw) // ctrl+l works wherever the terminal's shell does not take it
 	}
-	return out
+	return append(view, nav...)
 }
 
 func flatten(groups [][]key.Binding) []key.Binding {

@@ -99,9 +99,10 @@ type Model struct {
 	isDark     bool
 	baseLayout views.Layout // ComputeLayout's; layout may give the chat what the MCP strip does not need
 	showMCP    bool
-	showAll    bool // full help overlay
-	helpOffset int  // the full help overlay's scroll, in rows
-	showMsgs   bool // the message history overlay
+	showAll    bool           // full help overlay
+	helpOffset int            // the full help overlay's scroll, in rows
+	helpHere   keymap.Context // where the keyboard was when ? opened it: its keys come first
+	showMsgs   bool           // the message history overlay
 	help       help.Model
 	closed     bool
 	// connTries counts failed first connects since the last success; the

@@ -66,3 +66,21 @@ func TestCtrlLRedraws(t *testing.T) {
 		t.Fatalf("ctrl+l changed the draft to %q", v)
 	}
 }
+
+// TestHelpShowsHereFirst (issue 36 item 14): ? opens on the keys of
+// where the keyboard was, before the whole list.
+func TestHelpShowsHereFirst(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(160, 60)
+	m.focus = focusMCP
+	m.Update(press("?"))
+	if !m.showAll {
+		t.Fatal("? did not open the help")
+	}
+	out := ansi.Strip(m.Render())
+	here := strings.Index(out, "Here (mcp)")
+	every := strings.Index(out, "Everywhere")
+	if here < 0 || every < 0 || here > every {
+		t.Fatalf("the help does not open on the MCP panel's keys first:\n%s", out)
+	}
+}

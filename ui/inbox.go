@@ -51,7 +51,7 @@ func (m *Model) keyInbox(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, g.Quit):
 		return m.quitAsking()
 	case key.Matches(msg, g.Help):
-		m.showAll = true
+		m.openHelp()
 	}
 	return nil
 }

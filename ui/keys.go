@@ -128,7 +128,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.showAll {
 		return m.keyFullHelp(msg)
 	}
-	help := func() tea.Cmd { m.showAll = true; return nil }
+	help := func() tea.Cmd { m.openHelp(); return nil }
 	// Sign-in questions and sheets are modal and come first: a token must
 	// not go out, nor a browser open, behind a question still on screen.
 	// A question waits behind a text field that has the keys (target).
@@ -250,7 +250,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, g.Quit):
 		return m.quitAsking()
 	case key.Matches(msg, g.Help):
-		m.showAll = true
+		m.openHelp()
 	case key.Matches(msg, g.Messages):
 		m.showMsgs = true
 	case key.Matches(msg, g.FocusNext):
@@ -315,7 +315,7 @@ func (m *Model) sheetKey(msg tea.KeyPressMsg, handle func(tea.KeyPressMsg) tea.C
 	case key.Matches(msg, g.Quit):
 		return m.quitAsking()
 	case key.Matches(msg, g.Help):
-		m.showAll = true
+		m.openHelp()
 		return nil
 	}
 	return handle(msg)
@@ -371,7 +371,7 @@ func (m *Model) keyGrantOverlay(msg tea.KeyPressMsg, g *grantFlow) tea.Cmd {
 	case key.Matches(msg, m.keys.Global.Quit):
 		return m.quit()
 	case key.Matches(msg, m.keys.Global.Help):
-		m.showAll = true
+		m.openHelp()
 	case key.Matches(msg, m.keys.Global.Reconnect):
 		return m.reconnect()
 	}
@@ -401,7 +401,7 @@ func (m *Model) keyFullHelp(msg tea.KeyPressMsg) tea.Cmd {
 		by = page
 	}
 	if by != 0 {
-		last := views.FullHelpMaxOffset(m.th, m.help, m.keys, m.width, m.height)
+		last := views.FullHelpMaxOffset(m.th, m.help, m.keys, m.helpHere, m.width, m.height)
 		m.helpOffset = max(0, min(last, m.helpOffset+by))
 	}
 	return nil

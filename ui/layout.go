@@ -200,7 +200,7 @@ func (m *Model) overlay() string {
 	maxW := views.DialogWidth(m.width)
 	switch {
 	case m.showAll:
-		return views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height, m.helpOffset)
+		return views.RenderFullHelp(m.th, m.help, m.keys, m.helpHere, m.width, m.height, m.helpOffset)
 	case m.showMsgs:
 		return views.RenderMessageHistory(m.th, m.keys, m.status.history, m.width, m.height)
 	case m.modal == modalConfirmQuit:
@@ -269,4 +269,10 @@ func (m *Model) sheetWheel(down bool) bool {
 		return false
 	}
 	return true
+}
+
+// openHelp opens the ? overlay on the keys of where the keyboard is now.
+func (m *Model) openHelp() {
+	m.helpHere = m.context()
+	m.showAll = true
 }

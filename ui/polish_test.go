@@ -71,7 +71,7 @@ func TestHelpLineNoStaleAnswerKeys(t *testing.T) {
 func TestFullHelpEnterOnce(t *testing.T) {
 	m := fxModel(fxChatState())
 	m.resize(200, 60)
-	out := ansi.Strip(views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height, 0))
+	out := ansi.Strip(views.RenderFullHelp(m.th, m.help, m.keys, m.context(), m.width, m.height, 0))
 	if n := len(regexp.MustCompile(`enter\s+(send|queue)`).FindAllString(out, -1)); n != 1 {
 		t.Errorf("enter is listed %d times in the composer section:\n%s", n, out)
 	}

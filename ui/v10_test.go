@@ -364,7 +364,7 @@ func TestNewSessionWorkingDirectories(t *testing.T) {
 func TestFullHelpLists10Keys(t *testing.T) {
 	m, _, _ := v10Model(t, fxChatState())
 	m.resize(200, 60)
-	out := ansi.Strip(views.RenderFullHelp(m.th, m.help, m.keys, m.width, m.height, 0))
+	out := ansi.Strip(views.RenderFullHelp(m.th, m.help, m.keys, m.context(), m.width, m.height, 0))
 	for _, w := range []string{`r\s+resume turn`, `b\s+background start`} {
 		if !regexp.MustCompile(w).MatchString(out) {
 			t.Errorf("help overlay lacks %s:\n%s", w, out)

@@ -47,12 +47,12 @@ func FitShortHelp(h help.Model, g keymap.GlobalKeys, short []key.Binding, width 
 	return h.ShortHelpView(short)
 }
 
-// RenderFullHelp is the ? overlay: every binding of the keymap, one
-// bubbles/help column per view, flowed into as many columns as width
-// holds. A list taller than the screen scrolls: it shows the rows from
+// RenderFullHelp is the ? overlay: the keys of the context it was opened
+// from (here) first, then every binding of the keymap, one bubbles/help
+// column per view, flowed into as many columns as width holds. A list taller than the screen scrolls: it shows the rows from
 // offset (clamped, see FullHelpMaxOffset) with a line saying how to move.
-func RenderFullHelp(th Theme, h help.Model, k keymap.KeyMap, width, height, offset int) string {
-	body := fullHelpBody(th, h, k, width, height)
+func RenderFullHelp(th Theme, h help.Model, k keymap.KeyMap, here keymap.Context, width, height, offset int) string {
+	body := fullHelpBody(th, h, k, here, width, height)
 	rows := fullHelpRows(height)
 	offset = max(0, min(offset, len(body)-rows))
 	shown := body[offset:min(len(body), offset+rows)]
@@ -80,8 +80,8 @@ func RenderFullHelp(th Theme, h help.Model, k keymap.KeyMap, width, height, offs
 
 // FullHelpMaxOffset is the largest useful scroll offset of RenderFullHelp
 // on a width×height screen: the one that shows its last row.
-func FullHelpMaxOffset(th Theme, h help.Model, k keymap.KeyMap, width, height int) int {
-	return max(0, len(fullHelpBody(th, h, k, width, height))-fullHelpRows(height))
+func FullHelpMaxOffset(th Theme, h help.Model, k keymap.KeyMap, here keymap.Context, width, height int) int {
+	return max(0, len(fullHelpBody(th, h, k, here, width, height))-fullHelpRows(height))
 }
 
 // fullHelpRows is how many rows of the list a height-line screen shows:
@@ -91,11 +91,12 @@ func fullHelpRows(height int) int { return max(1, height-3) }
 // fullHelpBody is every row of the overlay's list. Columns take as many
 // rows as the screen has; when they do not fit side by side in width, they
 // grow longer (and the list scrolls) rather than be cut.
-func fullHelpBody(th Theme, h help.Model, k keymap.KeyMap, width, height int) []string {
+func fullHelpBody(th Theme, h help.Model, k keymap.KeyMap, here keymap.Context, width, height int) []string {
 	sections := []struct {
 		title  string
 		groups [][]key.Binding
 	}{
+		{"Here (" + here.String() + ")", [][]key.Binding{k.Active(here)}},
 		{"Everywhere", k.Global.FullHelp()}, {"Sessions", k.Sessions.FullHelp()}, {"Chat", k.Chat.FullHelp()},
 		{"Composer", k.Composer.FullHelp()}, {"MCP servers", k.MCP.FullHelp()}, {"Sign-in prompt", k.Grant.FullHelp()},
 		{"Input form", append(k.Input.FullHelp(), k.Input.ChoiceHelp(), k.Input.BooleanHelp())}, {"Confirm", k.Confirm.FullHelp()},

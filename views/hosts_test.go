@@ -51,7 +51,7 @@ func TestHostKeysInHelpOnlyWithSeveral(t *testing.T) {
 	th := NewTheme(true, true)
 	k := keymap.DefaultKeyMap()
 	flat := func() string {
-		return strings.Join(strings.Fields(RenderFullHelp(th, help.New(), k, 400, 200, 0)), " ")
+		return strings.Join(strings.Fields(RenderFullHelp(th, help.New(), k, keymap.ContextSessions, 400, 200, 0)), " ")
 	}
 	if s := flat(); strings.Contains(s, "connect host") || strings.Contains(s, "retry host") {
 		t.Errorf("one host, yet the overlay offers host keys:\n%s", s)
