@@ -125,7 +125,8 @@ makes it the host used when none is named.`,
 					return err
 				}
 				if _, err := hostconn.ReadTokenFile(h.TokenFile); err != nil {
-					return withCode(ExitUsage, fmt.Errorf("--token-file: %w", err))
+					// A local failure (exit 1), as --connection-token-file's.
+					return fmt.Errorf("--token-file: %w", err)
 				}
 			}
 			dir, err := hostpick.ConfigDir(a.configDir)
@@ -163,8 +164,8 @@ makes it the host used when none is named.`,
 				return err
 			}
 			if err := savedhosts.Remove(dir, argv[0]); err != nil {
-				if strings.HasPrefix(err.Error(), "no saved host") {
-					return withCode(ExitUsage, err)
+				if errors.Is(err, savedhosts.ErrNotSaved) {
+					return withCode(ExitNotFound, err)
 				}
 				return fmt.Errorf("saved hosts: %w", err)
 			}
