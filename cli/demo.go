@@ -3,11 +3,13 @@ package cli
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,22 +33,22 @@ func demoCmd(a *app) *cobra.Command {
 	var tokenFile, version string
 	serve := &cobra.Command{
 		Use:   "serve",
-		Short: "run the demo host on 127.0.0.1 until stopped; its URL is the first line printed",
+		Short: "run the demo host on 127.0.0.1 until stopped; prints its URL first",
 		Long: `Runs the built-in demo host (its seeded sessions, scripted agent and
 OAuth authorization server) on 127.0.0.1 until SIGINT or SIGTERM, then
 exits 0. The first line of stdout is its URL, with no token in it, for
-the other commands' --host (or AHPTUI_HOST):
+the other commands' --host (or AHPTUI_HOST); with --json that line is a
+JSON object instead: {url, protocolVersion, authIssuer, tokenFile?}.
 
   ahptui demo serve --token-file "$dir/token" >"$dir/url" &
   until [ -s "$dir/url" ]; do sleep 0.1; done
-  ahptui hosts add demo "$(head -1 "$dir/url")" --token-file "$dir/token" --default
+  ahptui hosts add demo "$(head -1 "$dir/url")" \
+    --token-file "$dir/token" --default
 
 With --token-file FILE the host requires a connection token (as VS
 Code's agent host does): a fresh one is written to FILE, owner-only
 (0600), and removed when the host stops; give it to the commands with
 --connection-token-file FILE. The token is never printed.`,
-		Example: `  ahptui demo serve --port 8080 &
-  ahptui sessions --host ws://127.0.0.1:8080/`,
 		Args: args(0, 0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.demo || len(a.hosts) > 0 || a.allHosts {
@@ -58,11 +60,24 @@ Code's agent host does): a fresh one is written to FILE, owner-only
 			if port < 0 || port > 65535 {
 				return usagef("--port %d: give 1 to 65535, or 0 for any free port", port)
 			}
+			// A --json=FIELDS the line does not have is refused before
+			// the host starts, as every command refuses it before acting.
+			if a.filter != nil {
+				a.filter.typ = reflect.TypeOf(demoServeJSON{})
+				if err := a.filter.checkFields(); err != nil {
+					return err
+				}
+			}
 			cfg := demohost.Config{Version: version, Logger: slog.New(slog.DiscardHandler)}
 			if port != 0 {
 				cfg.Addr = "127.0.0.1:" + strconv.Itoa(port)
 			}
 			if tokenFile != "" {
+				abs, err := filepath.Abs(tokenFile)
+				if err != nil {
+					return withCode(ExitFailure, fmt.Errorf("--token-file: %w", err))
+				}
+				tokenFile = abs
 				tok, err := newConnectionToken()
 				if err != nil {
 					return err
@@ -79,10 +94,19 @@ Code's agent host does): a fresh one is written to FILE, owner-only
 				return fmt.Errorf("start the demo host: %w", err)
 			}
 			defer h.Close()
-			if _, err := fmt.Fprintln(a.Stdout, h.URL()); err != nil {
-				return err
-			}
-			if !a.json {
+			if a.json {
+				// One line, not emit's indented document: a script reads
+				// it while the host runs on.
+				enc := json.NewEncoder(jsonOut(a.Stdout))
+				enc.SetEscapeHTML(false)
+				line := demoServeJSON{URL: h.URL(), ProtocolVersion: version, AuthIssuer: h.AuthIssuer(), TokenFile: tokenFile}
+				if err := enc.Encode(line); err != nil {
+					return err
+				}
+			} else {
+				if _, err := fmt.Fprintln(a.Stdout, h.URL()); err != nil {
+					return err
+				}
 				fmt.Fprintf(a.Stderr, "ahptui: demo host (AHP %s) on %s; its sign-ins at %s; ctrl-c stops it\n", version, h.URL(), h.AuthIssuer())
 			}
 			// A signal is how it ends: that is success, not an interruption.
@@ -96,6 +120,15 @@ Code's agent host does): a fresh one is written to FILE, owner-only
 	serve.Flags().StringVar(&version, "version", demohost.Version10, "AHP `VERSION` the demo host serves")
 	demo.AddCommand(serve)
 	return demo
+}
+
+// demoServeJSON is `ahptui demo serve --json`: the first line of stdout,
+// once the host listens.
+type demoServeJSON struct {
+	URL             string `json:"url"`
+	ProtocolVersion string `json:"protocolVersion"`
+	AuthIssuer      string `json:"authIssuer"`
+	TokenFile       string `json:"tokenFile,omitempty"`
 }
 
 // newConnectionToken is a fresh random connection token.

@@ -28,7 +28,9 @@ func wrapFlagHelp(root *cobra.Command) {
 // "ahptui "). Each line runs as printed against a host the run reaches
 // (add --host URL or a saved name); session demo and MCP server
 // mcp-github are the demo host's (ahptui --demo, or a demo host of its
-// own). TestCLIExamplesRun runs every line through the binary.
+// own), host work is saved (hosts add) with its token in ~/.work.token.
+// TestCLIExamplesRun runs every line through the binary; demo serve's
+// until its first line, then stops it.
 var examples = map[string]string{
 	"status": `ahptui status
 ahptui status --json`,
@@ -64,6 +66,16 @@ ahptui auth list --json`,
 	"auth status": `ahptui auth status`,
 	"auth login":  `ahptui auth login "$(ahptui mcp list --session demo --json | jq -r '.[] | select(.id == "mcp-github") | .resource')" --no-browser`,
 	"auth logout": `ahptui auth logout --all`,
+	"hosts": `ahptui hosts
+ahptui hosts --json`,
+	"hosts list": `ahptui hosts list
+ahptui hosts list --jq '.saved[] | select(.reach == "reachable") | .name'`,
+	"hosts add": `ahptui hosts add work wss://agents.example.com/alice --token-file ~/.work.token --default
+ahptui hosts add local ws://127.0.0.1:8080/ --json`,
+	"hosts rm": `ahptui hosts rm work`,
+	"demo":     `ahptui demo serve`,
+	"demo serve": `ahptui demo serve
+ahptui demo serve --token-file demo.token --json`,
 	"doctor": `ahptui doctor
 ahptui doctor --json`,
 	"version": `ahptui version

@@ -44,20 +44,30 @@ const hostReachTimeout = 3 * time.Second
 type hostsListJSON struct {
 	File    string          `json:"file"`
 	Default string          `json:"default,omitempty"`
-	Saved   []savedHostJSON `json:"saved"`
+	Saved   []savedRowJSON  `json:"saved"`
 	Local   []localHostJSON `json:"local"`
 	Ignored []string        `json:"ignored,omitempty"`
 	Error   string          `json:"error,omitempty"`
 }
 
-// savedHostJSON is one saved host, and whether it answers.
+// savedHostJSON is one saved host, as hosts add prints it.
 type savedHostJSON struct {
 	Name      string `json:"name"`
 	URL       string `json:"url"`
 	TokenFile string `json:"tokenFile,omitempty"`
 	Insecure  bool   `json:"insecure,omitempty"`
 	Default   bool   `json:"default,omitempty"`
-	Reach     string `json:"reach"`
+}
+
+// savedRowJSON is one saved host in hosts list, and whether it answers.
+type savedRowJSON struct {
+	savedHostJSON
+	Reach string `json:"reach"`
+}
+
+// hostRemovedJSON is `ahptui hosts rm --json`.
+type hostRemovedJSON struct {
+	Removed string `json:"removed"`
 }
 
 // localHostJSON is one host VS Code's registry lists.
@@ -84,11 +94,10 @@ func hostsCmd(a *app) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return a.listHosts(cmd.Context()) },
 	}
 	list := &cobra.Command{
-		Use:     "list",
-		Short:   "the saved hosts and VS Code's, each dialled once to say whether it answers",
-		Example: "  ahptui hosts list --jq '.saved[] | select(.reach == \"reachable\") | .name'",
-		Args:    args(0, 0, "no arguments"),
-		RunE:    func(cmd *cobra.Command, _ []string) error { return a.listHosts(cmd.Context()) },
+		Use:   "list",
+		Short: "the saved hosts and VS Code's, each dialled to see if it answers",
+		Args:  args(0, 0, "no arguments"),
+		RunE:  func(cmd *cobra.Command, _ []string) error { return a.listHosts(cmd.Context()) },
 	}
 	var tokenFile string
 	var makeDefault bool
@@ -99,8 +108,7 @@ func hostsCmd(a *app) *cobra.Command {
 --all-hosts. The URL carries no token: --token-file names the file that
 holds it (owner-only, 0600), and only the file's path is saved. --default
 makes it the host used when none is named.`,
-		Example: "  ahptui hosts add work wss://agents.example.com/alice --token-file ~/.work.token --default",
-		Args:    args(2, 2, "NAME and URL"),
+		Args: args(2, 2, "NAME and URL"),
 		RunE: func(_ *cobra.Command, argv []string) error {
 			name, raw := argv[0], argv[1]
 			if !savedhosts.ValidName(name) {
@@ -125,7 +133,8 @@ makes it the host used when none is named.`,
 					return err
 				}
 				if _, err := hostconn.ReadTokenFile(h.TokenFile); err != nil {
-					return withCode(ExitUsage, fmt.Errorf("--token-file: %w", err))
+					// A local failure (exit 1), as --connection-token-file's.
+					return fmt.Errorf("--token-file: %w", err)
 				}
 			}
 			dir, err := hostpick.ConfigDir(a.configDir)
@@ -163,12 +172,12 @@ makes it the host used when none is named.`,
 				return err
 			}
 			if err := savedhosts.Remove(dir, argv[0]); err != nil {
-				if strings.HasPrefix(err.Error(), "no saved host") {
-					return withCode(ExitUsage, err)
+				if errors.Is(err, savedhosts.ErrNotSaved) {
+					return withCode(ExitNotFound, err)
 				}
 				return fmt.Errorf("saved hosts: %w", err)
 			}
-			return a.emit(map[string]string{"removed": argv[0]}, func(w io.Writer) {
+			return a.emit(hostRemovedJSON{Removed: argv[0]}, func(w io.Writer) {
 				fmt.Fprintln(w, "removed", hostText(argv[0]))
 			})
 		},
@@ -196,7 +205,7 @@ func (a *app) listHosts(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	out := hostsListJSON{File: filepath.Join(dir, savedhosts.FileName), Saved: []savedHostJSON{}, Local: []localHostJSON{}}
+	out := hostsListJSON{File: filepath.Join(dir, savedhosts.FileName), Saved: []savedRowJSON{}, Local: []localHostJSON{}}
 	saved, err := savedhosts.Load(dir)
 	if err != nil {
 		out.Error = hostText(err.Error())
@@ -207,7 +216,7 @@ func (a *app) listHosts(ctx context.Context) error {
 	var targets []hostconn.Target
 	for _, h := range saved {
 		t, err := hostpick.SavedTarget(hostpick.Spec{Saved: h.Name, Insecure: a.insecure, ConfigDir: a.configDir})
-		r := savedHostJSON{Name: h.Name, URL: h.URL, TokenFile: h.TokenFile, Insecure: h.Insecure, Default: h.Name == out.Default}
+		r := savedRowJSON{savedHostJSON: savedHostJSON{Name: h.Name, URL: h.URL, TokenFile: h.TokenFile, Insecure: h.Insecure, Default: h.Name == out.Default}}
 		if err != nil {
 			r.Reach = hostText(err.Error())
 		}

@@ -216,7 +216,7 @@ const inboxPoll = time.Second
 
 // waitInbox is what waits on c's host (of kinds); with wait, it reads
 // again on every batch of events (or after inboxPoll) until something
-// does, or ctx ends (--timeout: exit 3).
+// does, or ctx ends (--timeout: exit 10).
 func waitInbox(ctx context.Context, c *conn, flags, kinds []string, wait bool) ([]inboxItemJSON, error) {
 	for {
 		items, err := readInbox(ctx, c, flags)

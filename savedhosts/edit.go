@@ -64,12 +64,16 @@ func Add(dir string, h Host, makeDefault bool) (replaced bool, err error) {
 	return replaced, err
 }
 
+// ErrNotSaved matches (errors.Is) Remove's error for a name no saved
+// host has: a command reports it as not found, not as a broken file.
+var ErrNotSaved = errors.New("no saved host")
+
 // Remove forgets the saved host name (and the default, if it was it).
 func Remove(dir, name string) error {
 	return edit(dir, func(doc *yaml.Node) error {
 		hosts := member(doc, "hosts", false)
 		if hosts == nil || !deleteMember(hosts, name) {
-			return fmt.Errorf("no saved host %q in %s", name, filepath.Join(dir, FileName))
+			return fmt.Errorf("%w %q in %s", ErrNotSaved, name, filepath.Join(dir, FileName))
 		}
 		if d := member(doc, "default", false); d != nil && d.Value == name {
 			deleteMember(doc, "default")

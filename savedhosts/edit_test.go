@@ -1,6 +1,7 @@
 package savedhosts
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func TestAddRemoveDefault(t *testing.T) {
 	if def, err := Default(dir); def != "" || err != nil {
 		t.Errorf("after rm the default is %q, %v", def, err)
 	}
-	if err := Remove(dir, "box"); err == nil || !strings.Contains(err.Error(), `no saved host "box"`) {
+	if err := Remove(dir, "box"); !errors.Is(err, ErrNotSaved) || !strings.Contains(err.Error(), `no saved host "box"`) {
 		t.Errorf("rm twice: %v", err)
 	}
 

@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -284,11 +286,21 @@ func commandPaths(t *testing.T, bin string, env []string, path ...string) [][]st
 // as printed (through sh, ahptui being the binary aimed at a demo host of
 // its own): none is a usage error, a local failure or names what the
 // host lacks. Exits a live host gives (waiting 5, sign-in 7, nothing to
-// act on 9, --timeout 10) are fine.
+// act on 9, --timeout 10) are fine. Host work is saved (the demo host)
+// and ~/.work.token, which hosts add's example names, exists. demo
+// serve's examples run until their first line, the URL, then SIGTERM
+// stops them: exit 0, their token file gone.
 func TestCLIExamplesRun(t *testing.T) {
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	env := cliEnv(t)
+	for _, kv := range env {
+		if home, ok := strings.CutPrefix(kv, "HOME="); ok {
+			if err := os.WriteFile(filepath.Join(home, ".work.token"), []byte(newSecret(t)+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	_, jqErr := exec.LookPath("jq")
 	paths := commandPaths(t, bin, env)
 	if len(paths) < 20 {
@@ -311,11 +323,19 @@ func TestCLIExamplesRun(t *testing.T) {
 			if strings.Contains(line, "| jq") && jqErr != nil {
 				continue
 			}
+			if strings.HasPrefix(line, "ahptui demo serve") {
+				t.Run(line, func(t *testing.T) { runServeExample(t, bin, env, line) })
+				continue
+			}
 			t.Run(line, func(t *testing.T) {
 				h := cliHost(t)
+				dir := privateDir(t)
+				if r := runCLI(t, bin, env, "", "hosts", "add", "work", h.URL(), "--config-dir", dir); r.code != 0 {
+					t.Fatalf("save host work: exit %d\n%s", r.code, r.stderr)
+				}
 				script := `ahptui() { "$AHPTUI_BIN" "$@" --host "$AHPTUI_TEST_HOST" --config-dir "$AHPTUI_TEST_DIR" --timeout 5s; }` + "\n" + line
 				cmd := exec.Command("sh", "-c", script)
-				cmd.Env = append(env, "AHPTUI_BIN="+bin, "AHPTUI_TEST_HOST="+h.URL(), "AHPTUI_TEST_DIR="+privateDir(t))
+				cmd.Env = append(env, "AHPTUI_BIN="+bin, "AHPTUI_TEST_HOST="+h.URL(), "AHPTUI_TEST_DIR="+dir)
 				var out strings.Builder
 				cmd.Stdout, cmd.Stderr = &out, &out
 				if err := cmd.Start(); err != nil {
@@ -329,5 +349,46 @@ func TestCLIExamplesRun(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// runServeExample runs a demo serve example line as printed (in a
+// directory of its own, ahptui exec'd so the signal reaches it), waits
+// for its first line, the URL or its JSON, then stops it as a user does.
+func runServeExample(t *testing.T, bin string, env []string, line string) {
+	wd := t.TempDir()
+	script := `ahptui() { exec "$AHPTUI_BIN" "$@" --config-dir "$AHPTUI_TEST_DIR"; }` + "\n" + line
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = wd
+	cmd.Env = append(env, "AHPTUI_BIN="+bin, "AHPTUI_TEST_DIR="+privateDir(t))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		first <- l
+	}()
+	select {
+	case l := <-first:
+		if !strings.Contains(l, "ws://127.0.0.1:") {
+			t.Errorf("the first line is not the URL: %q\n%s", l, stderr.String())
+		}
+	case <-time.After(startTimeout):
+		_ = cmd.Process.Kill()
+		t.Fatalf("printed no first line\n%s", stderr.String())
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if code, _ := waitExit(t, cmd, stepTimeout); code != 0 {
+		t.Errorf("exit %d on SIGTERM, want 0\n%s", code, stderr.String())
+	}
+	if left, _ := os.ReadDir(wd); len(left) != 0 {
+		t.Errorf("left %s behind", left[0].Name())
 	}
 }

@@ -78,9 +78,10 @@ func startDemoServe(t *testing.T) *demoServe {
 		t.Fatalf("the token file: %v, mode %v; want 0600", err, fi.Mode())
 	}
 	token, _ := os.ReadFile(d.tokenFile)
-	// The token is required: a command without it is turned away.
-	if res := d.ahptui("", "sessions", "--host", d.url); res.code != 3 || !strings.Contains(res.stderr, "403") {
-		t.Errorf("without the token: exit %d, want 3 (403)\n%s", res.code, res.stderr)
+	// The token is required: a command without it is turned away, exit
+	// 11 (forbidden: docs/cli.md's Exit codes).
+	if res := d.ahptui("", "sessions", "--host", d.url); res.code != 11 || !strings.Contains(res.stderr, "403") {
+		t.Errorf("without the token: exit %d, want 11 (403)\n%s", res.code, res.stderr)
 	}
 	if res := d.ahptui("", "hosts", "add", "demo", d.url, "--token-file", d.tokenFile, "--default"); res.code != 0 {
 		t.Fatalf("hosts add: exit %d\n%s", res.code, res.stderr)
@@ -306,9 +307,6 @@ func TestExampleExportMarkdown(t *testing.T) {
 	skipShort(t)
 	wireFree(t)
 	d := startDemoServe(t)
-	if help := d.must(0, "show", "--help"); !strings.Contains(help.stdout, "--markdown") {
-		t.Skip("examples/export-markdown.sh needs `ahptui show SESSION --markdown`, which this build does not have yet")
-	}
 	d.must(0, "send", "demo", "stream")
 	dir := filepath.Join(t.TempDir(), "transcripts")
 	out, _ := d.run("export-markdown.sh", dir)
@@ -324,8 +322,16 @@ func TestExampleExportMarkdown(t *testing.T) {
 			t.Errorf("demo.md lacks %q:\n%s", want, md)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "history.md")); err != nil {
-		t.Errorf("the history session was not exported: %v", err)
+	// The history session's file is its transcript, as show prints it.
+	hist, err := os.ReadFile(filepath.Join(dir, "history.md"))
+	if err != nil {
+		t.Fatalf("the history session was not exported: %v", err)
+	}
+	if want := d.must(0, "show", "history", "--markdown").stdout; string(hist) != want || !strings.HasPrefix(want, "# Earlier: why TestReconnect flakes\n") {
+		t.Errorf("history.md is not the session's transcript:\n%s", hist)
+	}
+	if lines := strings.Fields(strings.TrimSpace(out)); len(lines) != 2 {
+		t.Errorf("export-markdown.sh printed %d paths, want one a session (2):\n%s", len(lines), out)
 	}
 }
 

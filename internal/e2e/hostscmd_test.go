@@ -43,7 +43,11 @@ func TestCLIHostsCommands(t *testing.T) {
 	run(3, "sessions")
 	run(2, "hosts", "add", "work", h.URL()+"?tkn="+secret)
 	run(2, "hosts", "add", "no/slash", h.URL())
-	run(2, "hosts", "add", "work", h.URL(), "--token-file", filepath.Join(cfg, "missing.token"))
+	// A token file that cannot be read is a local failure (exit 1), as
+	// --connection-token-file's is: docs/cli.md's Exit codes.
+	if res := run(1, "hosts", "add", "work", h.URL(), "--token-file", filepath.Join(cfg, "missing.token")); !strings.Contains(res.stderr, "--token-file") {
+		t.Errorf("hosts add with a missing token file: %s", res.stderr)
+	}
 	res := run(0, "hosts", "add", "work", h.URL(), "--token-file", tokenFile, "--default")
 	if !strings.Contains(res.stdout, "saved work") {
 		t.Errorf("hosts add: %s", res.stdout)
@@ -99,7 +103,10 @@ func TestCLIHostsCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(0, "hosts", "rm", "work")
-	run(2, "hosts", "rm", "work")
+	// A name no saved host has is not found (8), not a usage error.
+	if res := run(8, "hosts", "rm", "work", "--json"); !strings.Contains(res.stderr, `"kind":"not-found"`) || !strings.Contains(res.stderr, `no saved host \"work\"`) {
+		t.Errorf("hosts rm of a host not saved: %s", res.stderr)
+	}
 	run(3, "sessions")
 }
 
