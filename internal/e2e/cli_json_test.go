@@ -271,7 +271,7 @@ func TestCLIJSONSchemasLive(t *testing.T) {
 	}
 	validateJSON(t, schemas, "doctor", "doctor", run(0, "doctor", "--json", "--host", a.URL()).stdout)
 	validateJSON(t, schemas, "version", "version", run(0, "version", "--json").stdout)
-	validateLines(t, schemas, "error", "an error", run(2, "show", "nosuch", "--json", "--host", a.URL()).stderr)
+	validateLines(t, schemas, "error", "an error", run(8, "show", "nosuch", "--json", "--host", a.URL()).stderr)
 }
 
 // TestCLIJSONSchemasVerbs: each of issue 32's new commands (resume,
