@@ -324,9 +324,9 @@ func findChangedFile(sets []changesetJSON, label, arg string) (changesetJSON, ch
 		}
 	}
 	if label != "" && !known {
-		return changesetJSON{}, changeFileJSON{}, usagef("no changeset %s in this session (ahptui changes list shows them)", views_quote(label))
+		return changesetJSON{}, changeFileJSON{}, notFoundf("no changeset %s in this session (ahptui changes list shows them)", views_quote(label))
 	}
-	return changesetJSON{}, changeFileJSON{}, usagef("no changed file %s (ahptui changes list SESSION shows them)", views_quote(arg))
+	return changesetJSON{}, changeFileJSON{}, notFoundf("no changed file %s (ahptui changes list SESSION shows them)", views_quote(arg))
 }
 
 // printDiff prints j's diff line by line, each line's host text made

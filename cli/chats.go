@@ -50,7 +50,7 @@ func chatsCmd(a *app) *cobra.Command {
 func chatsListCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list SESSION",
-		Short: "the session's chats: title, status, origin and which one is the default",
+		Short: "the session's chats: title, status, origin, which is the default",
 		Args:  args(1, 1, "SESSION"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
@@ -147,7 +147,7 @@ func chatsForkCmd(a *app) *cobra.Command {
 	var turn string
 	cmd := &cobra.Command{
 		Use:   "fork SESSION CHAT",
-		Short: "fork a chat at a finished turn (default: its latest) and print the new chat's URI",
+		Short: "fork a chat at a finished turn and print the new chat's URI",
 		Long: `Forks CHAT (its URI, the id in it, or a prefix of its title; ahptui chats
 list SESSION shows them) at a finished turn, --turn ID, else its latest,
 where the session's agent forks chats; prints the new chat's URI.`,
@@ -188,7 +188,7 @@ func forkTurn(chat protocol.ChatState, want string) (string, error) {
 		if n := len(chat.Turns); n > 0 {
 			return chat.Turns[n-1].ID, nil
 		}
-		return "", usagef("nothing to fork in %s yet: a fork starts from a finished turn", hostText(chat.Resource))
+		return "", conflictf("nothing to fork in %s yet: a fork starts from a finished turn", hostText(chat.Resource))
 	}
 	for _, t := range chat.Turns {
 		if t.ID == want {
@@ -196,9 +196,9 @@ func forkTurn(chat protocol.ChatState, want string) (string, error) {
 		}
 	}
 	if chat.ActiveTurn != nil && chat.ActiveTurn.ID == want {
-		return "", usagef("turn %s is still running: a fork starts from a finished turn", views_quote(want))
+		return "", conflictf("turn %s is still running: a fork starts from a finished turn", views_quote(want))
 	}
-	return "", usagef("no turn %s in %s (ahptui show --json lists the turns' ids)", views_quote(want), hostText(chat.Resource))
+	return "", notFoundf("no turn %s in %s (ahptui show --json lists the turns' ids)", views_quote(want), hostText(chat.Resource))
 }
 
 // chatIn is the chat of session sess (uri) that arg names, subscribed:
@@ -249,7 +249,7 @@ func findChat(sess protocol.SessionState, uri, arg string) (string, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return "", usagef("no chat %s in %s (ahptui chats list %s shows them)", views_quote(arg), hostText(uri), hostText(uri))
+		return "", notFoundf("no chat %s in %s (ahptui chats list %s shows them)", views_quote(arg), hostText(uri), hostText(uri))
 	}
 	for i := range found {
 		found[i] = hostText(found[i])

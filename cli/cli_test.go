@@ -401,4 +401,11 @@ func TestHelpReadsRight(t *testing.T) {
 		}
 	}
 	walk(newRoot(&app{}))
+	// ahptui help: the command list, each Short after its name.
+	out, _, _ := run(t, false, nil, "help")
+	for _, line := range strings.Split(out, "\n") {
+		if len([]rune(line)) > 80 {
+			t.Errorf("ahptui help: a line over 80 columns:\n%s", line)
+		}
+	}
 }

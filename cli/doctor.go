@@ -43,7 +43,7 @@ func doctorCmd(a *app) *cobra.Command {
 	var callbackPort int
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "check the host, the registry, the config dir, sign-in and the terminal, and say how to fix what fails",
+		Short: "check host, registry, config dir, sign-in, terminal; how to fix",
 		Long: `Checks, in order: the host the flags name (resolved, reached, the
 upgrade's HTTP status, the AHP version agreed), VS Code's registry
 entries, the config directory's and token file's permissions, the OS

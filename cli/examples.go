@@ -37,7 +37,8 @@ ahptui status --json`,
 	"sessions": `ahptui sessions
 ahptui sessions --json`,
 	"show": `ahptui show demo
-ahptui show demo --json`,
+ahptui show demo --json
+ahptui show history --markdown`,
 	"watch": `ahptui watch demo --until idle
 ahptui watch demo --until input --timeout 10m`,
 	"inbox": `ahptui inbox
@@ -56,11 +57,12 @@ ahptui send --new "stream" --json`,
 	"mcp": `ahptui mcp list --session demo`,
 	"mcp list": `ahptui mcp list --session demo
 ahptui mcp list --json`,
-	"mcp start":   `ahptui mcp start mcp-github --session demo`,
-	"mcp stop":    `ahptui mcp stop mcp-github --session demo`,
-	"mcp enable":  `ahptui mcp enable mcp-github --session demo`,
-	"mcp disable": `ahptui mcp disable mcp-github --session demo`,
-	"auth":        `ahptui auth list`,
+	"mcp start":      `ahptui mcp start mcp-github --session demo`,
+	"mcp stop":       `ahptui mcp stop mcp-github --session demo`,
+	"mcp enable":     `ahptui mcp enable mcp-github --session demo`,
+	"mcp disable":    `ahptui mcp disable mcp-github --session demo`,
+	"mcp background": `ahptui mcp background mcp-github --session demo`,
+	"auth":           `ahptui auth list`,
 	"auth list": `ahptui auth list
 ahptui auth list --json`,
 	"auth status": `ahptui auth status`,
@@ -80,6 +82,27 @@ ahptui demo serve --token-file demo.token --json`,
 ahptui doctor --json`,
 	"version": `ahptui version
 ahptui version --json`,
+	"resume": `ahptui resume demo
+ahptui resume history --chat "Flake hunter" --json`,
+	"chats": `ahptui chats list history`,
+	"chats list": `ahptui chats list history
+ahptui chats list history --json`,
+	"chats new":  `ahptui chats new history`,
+	"chats fork": `ahptui chats fork history "Flaky test" --json`,
+	"changes":    `ahptui changes list history`,
+	"changes list": `ahptui changes list history
+ahptui changes list history --json`,
+	"changes diff": `ahptui changes diff history protocol/wait.go`,
+	"settings":     `ahptui settings show demo`,
+	"settings show": `ahptui settings show demo
+ahptui settings show demo --json`,
+	"settings set": `ahptui settings set demo maxToolCalls 30
+ahptui settings set demo Approvals "Allow all" --yes`,
+	"terminals": `ahptui terminals list history`,
+	"terminals list": `ahptui terminals list history
+ahptui terminals list history --json`,
+	"terminals show": `ahptui terminals show agenthost-terminal://history/shell
+ahptui terminals show "$(ahptui terminals list history --json | jq -r '.[0].terminal')" --json`,
 }
 
 // setExample gives c its example, indented as cobra prints it.

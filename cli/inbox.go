@@ -48,7 +48,7 @@ func inboxCmd(a *app) *cobra.Command {
 	var kinds []string
 	cmd := multiHostCmd(a, &cobra.Command{
 		Use:   "inbox",
-		Short: "what waits on you, across hosts: approvals, inputs, sign-ins, failed servers, stopped turns",
+		Short: "what waits on you, by host: approvals, inputs, sign-ins, errors",
 		Long: `What waits on you: tool calls to approve, input requests, sign-ins, MCP
 servers that failed and turns stopped on an error, in every session
 whose status says it needs input or stopped on an error. The longest

@@ -241,8 +241,8 @@ func mcpAct(ctx context.Context, c *conn, session, server string, verb mcpVerb) 
 			return mcpJSON{}, withCode(ExitHostError, fmt.Errorf("this host speaks AHP %s, which cannot move a server start to the background (AHP 1.0 can)", hostText(v)))
 		}
 		if r.StateKind != "starting" || !r.Blocking {
-			return mcpJSON{}, withCode(ExitHostError, fmt.Errorf("MCP server %s is %s and holds no new messages: nothing to move to the background",
-				views_quote(r.Name), hostText(r.StateKind)))
+			return mcpJSON{}, conflictf("MCP server %s is %s and holds no new messages: nothing to move to the background",
+				views_quote(r.Name), hostText(r.StateKind))
 		}
 		v = protocol.SessionMcpServerBackgroundRequestedAction{ID: r.ID}
 	case verbStop:

@@ -26,7 +26,7 @@ func resumeCmd(a *app) *cobra.Command {
 	var chatArg string
 	cmd := &cobra.Command{
 		Use:   "resume SESSION",
-		Short: "resume the latest turn where it stopped at an error the host marks resumable",
+		Short: "resume the latest turn, stopped at an error the host can resume",
 		Long: `Asks the host to resume the chat's latest turn, where it stopped at an
 error the host marks resumable (a rate limit, a sign-in), as the UI's
 resume key does. The chat is the session's default unless --chat names
@@ -47,7 +47,7 @@ another. ahptui watch SESSION follows the turn from there.`,
 				}
 				id := views.ResumableTurn(chat)
 				if id == "" {
-					return usagef("%s", noResumeReason(chat))
+					return conflictf("%s", noResumeReason(chat))
 				}
 				if err := c.dispatch(ctx, chatURI, protocol.ChatTurnResumeAction{TurnID: id}); err != nil {
 					return err

@@ -20,14 +20,17 @@ func schemaFor(c *cobra.Command) string {
 
 // TestEveryCommandHasASchema: each command that prints --json has its
 // JSON Schema in docs/schemas (completion prints a shell script, help
-// text), and every schema there is a command's, the error object's or
-// the shared defs.
+// and a help topic such as exit-codes text), and every schema there is a
+// command's, the error object's or the shared defs.
 func TestEveryCommandHasASchema(t *testing.T) {
 	want := map[string]bool{"defs.json": true, "error.json": true}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
 			return
+		}
+		if !c.Runnable() && !c.HasSubCommands() {
+			return // a help topic: ahptui help exit-codes
 		}
 		if c.HasSubCommands() {
 			for _, sub := range c.Commands() {
@@ -90,6 +93,18 @@ func TestSchemasMatchTypes(t *testing.T) {
 		{loginJSON{}, "auth-login.json#"},
 		{loggedOutJSON{}, "auth-logout.json#/items"},
 		{checkJSON{}, "doctor.json#/properties/checks/items"},
+		{resumedJSON{}, "resume.json#"},
+		{chatSummaryJSON{}, "chats-list.json#/items"},
+		{chatCreatedJSON{}, "defs.json#/$defs/chatCreated"},
+		{changesetJSON{}, "changes-list.json#/items"},
+		{changeFileJSON{}, "changes-list.json#/items/properties/files/items"},
+		{changeDiffJSON{}, "changes-diff.json#"},
+		{settingJSON{}, "settings-show.json#/items"},
+		{choiceJSON{}, "settings-show.json#/items/properties/choices/items"},
+		{settingSetJSON{}, "settings-set.json#"},
+		{terminalJSON{}, "terminals-list.json#/items"},
+		{terminalShowJSON{}, "terminals-show.json#"},
+		{commandJSON{}, "terminals-show.json#/properties/commands/items"},
 	} {
 		typ := reflect.TypeOf(tc.v)
 		props, required := schemaAt(t, tc.loc)

@@ -40,7 +40,7 @@ func sendCmd(a *app) *cobra.Command {
 	var cwd []string
 	cmd := &cobra.Command{
 		Use:   "send (SESSION | --new) MESSAGE",
-		Short: "send a message and stream the answer until the turn ends or waits on you",
+		Short: "send a message; stream the answer until the turn ends or waits",
 		Long: `Sends MESSAGE as a new turn in SESSION (or in a new session with --new) and
 prints the answer as it streams (with --json, the whole turn at the end).
 MESSAGE - (or --file FILE) reads the message from stdin (or the file).

@@ -95,7 +95,7 @@ func settingsCmd(a *app) *cobra.Command {
 func settingsShowCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show SESSION",
-		Short: "the session's settings and the host's, with their values and choices",
+		Short: "the session's and the host's settings, with values and choices",
 		Args:  args(1, 1, "SESSION"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
@@ -168,7 +168,7 @@ it is refused, saying what it would allow, unless --yes is given.`,
 					return err
 				}
 				if why := x.why(); why != "" {
-					return usagef("%s cannot be changed: %s", views_quote(titleOf(x.s)), why)
+					return conflictf("%s cannot be changed: %s", views_quote(titleOf(x.s)), why)
 				}
 				v, err := parseSettingValue(x.s, argv[2])
 				if err != nil {
@@ -277,9 +277,9 @@ func findSetting(all []scoped, key string) (scoped, error) {
 		ids = append(ids, hostText(x.s.ID))
 	}
 	if len(ids) == 0 {
-		return scoped{}, usagef("no setting %s: this session and its host have none", views_quote(key))
+		return scoped{}, notFoundf("no setting %s: this session and its host have none", views_quote(key))
 	}
-	return scoped{}, usagef("no setting %s: there are %s", views_quote(key), strings.Join(ids, ", "))
+	return scoped{}, notFoundf("no setting %s: there are %s", views_quote(key), strings.Join(ids, ", "))
 }
 
 // parseSettingValue reads arg as a value of s: one of its choices (the

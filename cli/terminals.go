@@ -181,7 +181,7 @@ the host detected.`,
 				uri := argv[0]
 				root, _ := c.Root()
 				if !slices.ContainsFunc(root.Terminals, func(t protocol.TerminalInfo) bool { return string(t.Resource) == uri }) {
-					return usagef("no terminal %s on this host (ahptui terminals list SESSION shows them)", views_quote(uri))
+					return notFoundf("no terminal %s on this host (ahptui terminals list SESSION shows them)", views_quote(uri))
 				}
 				if err := c.Subscribe(ctx, uri); err != nil {
 					return fmt.Errorf("subscribe to %s: %w", hostText(uri), err)

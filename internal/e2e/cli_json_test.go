@@ -274,6 +274,84 @@ func TestCLIJSONSchemasLive(t *testing.T) {
 	validateLines(t, schemas, "error", "an error", run(8, "show", "nosuch", "--json", "--host", a.URL()).stderr)
 }
 
+// TestCLIJSONSchemasVerbs: each of issue 32's new commands (resume,
+// mcp background, chats, changes, settings, terminals), run as the built
+// binary against a demo host, prints what its schema in docs/schemas
+// describes, strictly (no member the schema does not list), and its
+// errors are error objects naming the new kinds. Changesets, terminals,
+// resume and a blocking MCP start are AHP 1.0's, so over 0.x those runs
+// are left out.
+func TestCLIJSONSchemasVerbs(t *testing.T) {
+	skipShort(t)
+	schemas := cliSchemas(t)
+	r, _ := newCLIRunner(t)
+	v10 := suiteVersion == demohost.Version10
+	check := func(schema string, code int, args ...string) cliResult {
+		t.Helper()
+		res := r.run(code, "", append(args, "--json")...)
+		validateJSON(t, schemas, schema, strings.Join(args, " "), res.stdout)
+		return res
+	}
+	checkErr := func(code int, kind string, args ...string) {
+		t.Helper()
+		res := r.run(code, "", append(args, "--json")...)
+		validateLines(t, schemas, "error", strings.Join(args, " ")+" stderr", res.stderr)
+		if !strings.Contains(res.stderr, `"kind":"`+kind+`"`) && !strings.Contains(res.stderr, `"kind": "`+kind+`"`) {
+			t.Errorf("%v: the error object does not name %s:\n%s", args, kind, res.stderr)
+		}
+	}
+
+	check("chats-list", 0, "chats", "list", "history")
+	var made struct{ Chat string }
+	if err := json.Unmarshal([]byte(check("chats-new", 0, "chats", "new", "history").stdout), &made); err != nil {
+		t.Fatal(err)
+	}
+	check("chats-fork", 0, "chats", "fork", "history", "default")
+	// The new chat and the fork are listed too, the fork with its origin.
+	check("chats-list", 0, "chats", "list", "history")
+	checkErr(9, "conflict", "chats", "fork", "history", made.Chat)
+	checkErr(8, "not-found", "chats", "list", "nosuch")
+
+	check("settings-show", 0, "settings", "show", "demo")
+	check("settings-set", 0, "settings", "set", "demo", demohost.ConfigMaxToolCalls, "30")
+	check("settings-set", 0, "settings", "set", "demo", demohost.ConfigApprovals, "Allow all", "--yes")
+	checkErr(8, "not-found", "settings", "set", "demo", "nosuch", "1")
+	checkErr(2, "usage", "settings", "set", "demo", demohost.ConfigMaxToolCalls, "many")
+
+	checkErr(9, "conflict", "resume", "demo")
+	checkErr(9, "conflict", "mcp", "background", demohost.FilesystemServerID, "--session", "demo")
+	if !v10 {
+		return
+	}
+	check("changes-list", 0, "changes", "list", "history")
+	check("changes-diff", 0, "changes", "diff", "history", "protocol/wait.go")
+	checkErr(8, "not-found", "changes", "diff", "history", "nosuch.go")
+	check("terminals-list", 0, "terminals", "list", "history")
+	check("terminals-show", 0, "terminals", "show", demohost.DemoTerminalURI)
+	checkErr(8, "not-found", "terminals", "show", "agenthost-terminal://nosuch")
+
+	// resume: a turn stopped at a resumable error.
+	runCLI(t, r.bin, r.env, "", "send", "demo", "resume", "--host", r.url, "--config-dir", privateDir(t))
+	check("resume", 0, "resume", "demo")
+
+	// mcp background: a blocking start (the indexer, paced, in a session
+	// that has not run) moved to the background.
+	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, Clock: cliClock, StepDelay: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	slow := &cliRunner{t: t, bin: r.bin, url: h.URL(), env: r.env}
+	session := strings.TrimSpace(slow.run(0, "", "new").stdout)
+	start := slow.run(0, "", "mcp", "start", demohost.IndexerServerID, "--session", session, "--timeout", "600ms", "--json")
+	validateJSON(t, schemas, "mcp-start", "mcp start (blocking)", start.stdout)
+	if !strings.Contains(start.stdout, `"blocking": true`) {
+		t.Fatalf("the indexer's start is not blocking:\n%s", start.stdout)
+	}
+	bg := slow.run(0, "", "mcp", "background", demohost.IndexerServerID, "--session", session, "--json")
+	validateJSON(t, schemas, "mcp-background", "mcp background", bg.stdout)
+}
+
 // firstLines starts the binary with args and returns its first n lines
 // of stdout, then stops it.
 func firstLines(t *testing.T, bin string, env []string, n int, args ...string) []string {

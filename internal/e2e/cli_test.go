@@ -204,7 +204,6 @@ func TestCLIExitCodes(t *testing.T) {
 	h := cliHost(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	env := cliEnv(t)
-	down := badhost.Closed(t)
 	refusing := badhost.RefusingVersion(t)
 	secret := newSecret(t)
 	guarded, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, ConnectionToken: secret})
@@ -212,6 +211,10 @@ func TestCLIExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer guarded.Close()
+	// The closed port is picked after the listeners above: picked
+	// before, the kernel could give its freed port to one of them (the
+	// refusing host was seen on it, making "unreachable" a version error).
+	down := badhost.Closed(t)
 	for _, tc := range []struct {
 		name   string
 		args   []string

@@ -73,12 +73,13 @@ func TestCLIApproveAllowsOnce(t *testing.T) {
 }
 
 // TestCLIResume: a turn stopped at a resumable error is resumed, as the
-// UI's resume key does; with nothing to resume, a clear usage error.
+// UI's resume key does; with nothing to resume, a conflict (exit 9)
+// saying why: the state refuses it, the command was right.
 func TestCLIResume(t *testing.T) {
 	skipShort(t)
 	only10(t)
 	r, h := newCLIRunner(t)
-	if res := r.run(2, "", "resume", "demo"); !strings.Contains(res.stderr, "nothing to resume") {
+	if res := r.run(9, "", "resume", "demo"); !strings.Contains(res.stderr, "nothing to resume") {
 		t.Errorf("resume with no turn:\n%s", res.stderr)
 	}
 	send := runCLI(t, r.bin, r.env, "", "send", "demo", "resume", "--host", r.url, "--config-dir", privateDir(t))
@@ -102,7 +103,8 @@ func TestCLIResume(t *testing.T) {
 
 // TestCLIMCPBackground: a blocking start (the demo's indexer in a new
 // session) moves to the background: it goes on starting but no longer
-// holds the session's messages; a second time there is nothing to move.
+// holds the session's messages; a second time there is nothing to move
+// (a conflict, exit 9).
 func TestCLIMCPBackground(t *testing.T) {
 	skipShort(t)
 	only10(t)
@@ -129,13 +131,15 @@ func TestCLIMCPBackground(t *testing.T) {
 	if j.State != "starting" || j.Blocking {
 		t.Errorf("mcp background left the start blocking: %+v", j)
 	}
-	if res := r.run(6, "", "mcp", "background", demohost.IndexerServerID, "--session", session); !strings.Contains(res.stderr, "nothing to move to the background") {
+	if res := r.run(9, "", "mcp", "background", demohost.IndexerServerID, "--session", session); !strings.Contains(res.stderr, "nothing to move to the background") {
 		t.Errorf("a second mcp background:\n%s", res.stderr)
 	}
 }
 
 // TestCLIChats: the session's chats, a new one and a fork, whose URIs
 // take the host's default-chat shape (ahp-chat://ID/<base64 session>).
+// A chat or turn the session lacks is not found (8); a fork of a chat
+// with no finished turn is a conflict (9).
 func TestCLIChats(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
@@ -153,6 +157,10 @@ func TestCLIChats(t *testing.T) {
 	if !strings.HasPrefix(made.Chat, "ahp-chat://") || !strings.HasSuffix(made.Chat, shape) {
 		t.Errorf("chats new minted %q, want the shape ahp-chat://ID%s", made.Chat, shape)
 	}
+	blank := made.Chat
+	if res := r.run(9, "", "chats", "fork", "history", blank); !strings.Contains(res.stderr, "nothing to fork") {
+		t.Errorf("fork of a chat with no turn:\n%s", res.stderr)
+	}
 	decodeJSON(t, r.run(0, "", "chats", "fork", "history", "default", "--json"), &made)
 	if !strings.HasSuffix(made.Chat, shape) || made.From != demohost.HistoryChatURI || made.Turn == "" {
 		t.Errorf("chats fork: %+v", made)
@@ -165,12 +173,17 @@ func TestCLIChats(t *testing.T) {
 	if !found {
 		t.Errorf("the fork %s is not listed: %+v", made.Chat, list)
 	}
-	if res := r.run(2, "", "chats", "fork", "history", "nosuch"); !strings.Contains(res.stderr, `no chat "nosuch"`) {
+	if res := r.run(8, "", "chats", "fork", "history", "nosuch"); !strings.Contains(res.stderr, `no chat "nosuch"`) {
 		t.Errorf("fork of no chat:\n%s", res.stderr)
 	}
+	if res := r.run(8, "", "chats", "fork", "history", "default", "--turn", "nosuch"); !strings.Contains(res.stderr, `no turn "nosuch"`) {
+		t.Errorf("fork at no turn:\n%s", res.stderr)
+	}
+	r.run(2, "", "chats", "fork", "history")
 }
 
-// TestCLIChanges: the history session's changesets and a file's diff.
+// TestCLIChanges: the history session's changesets and a file's diff; a
+// file or changeset the session lacks is not found (8).
 func TestCLIChanges(t *testing.T) {
 	skipShort(t)
 	only10(t)
@@ -193,14 +206,19 @@ func TestCLIChanges(t *testing.T) {
 	if !strings.Contains(res.stdout, "+++ b/protocol/wait.go") || !strings.Contains(res.stdout, "+package protocol") {
 		t.Errorf("changes diff:\n%s", res.stdout)
 	}
-	if res := r.run(2, "", "changes", "diff", "history", "nosuch.go"); !strings.Contains(res.stderr, "no changed file") {
+	if res := r.run(8, "", "changes", "diff", "history", "nosuch.go"); !strings.Contains(res.stderr, "no changed file") {
 		t.Errorf("diff of no file:\n%s", res.stderr)
+	}
+	if res := r.run(8, "", "changes", "diff", "history", "protocol/wait.go", "--changeset", "nosuch"); !strings.Contains(res.stderr, `no changeset "nosuch"`) {
+		t.Errorf("diff in no changeset:\n%s", res.stderr)
 	}
 }
 
 // TestCLISettings: a value that lets tool calls run without asking is
 // refused without a terminal unless --yes, naming its effect; a plain
-// value is set at once; a host setting needs the yes too.
+// value is set at once; a host setting needs the yes too. A key the
+// session and host lack is not found (8), a setting the host keeps a
+// conflict (9), a value of the wrong type a usage error (2).
 func TestCLISettings(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
@@ -240,10 +258,17 @@ func TestCLISettings(t *testing.T) {
 		t.Errorf("the host setting's refusal:\n%s", res.stderr)
 	}
 	r.run(2, "", "settings", "set", "demo", demohost.ConfigMaxToolCalls, "many")
+	if res := r.run(8, "", "settings", "set", "demo", "nosuch", "1"); !strings.Contains(res.stderr, `no setting "nosuch"`) {
+		t.Errorf("an unknown key:\n%s", res.stderr)
+	}
+	if res := r.run(9, "", "settings", "set", "demo", demohost.RootConfigManaged, "true", "--yes"); !strings.Contains(res.stderr, "cannot be changed: set by the host") {
+		t.Errorf("a setting the host keeps:\n%s", res.stderr)
+	}
 }
 
 // TestCLITerminals: the history session's terminal, its output with the
-// escapes stripped as text and kept in JSON.
+// escapes stripped as text and kept in JSON; a terminal the host does not
+// list is not found (8).
 func TestCLITerminals(t *testing.T) {
 	skipShort(t)
 	only10(t)
@@ -262,7 +287,9 @@ func TestCLITerminals(t *testing.T) {
 	if !strings.Contains(j.Text, "\x1b[31m--- FAIL") {
 		t.Errorf("the JSON lost the host's escapes: %q", j.Text)
 	}
-	r.run(2, "", "terminals", "show", "agenthost-terminal://nosuch")
+	if res := r.run(8, "", "terminals", "show", "agenthost-terminal://nosuch"); !strings.Contains(res.stderr, "no terminal") {
+		t.Errorf("show of no terminal:\n%s", res.stderr)
+	}
 }
 
 // TestCLIShowMarkdown: the transcript as Markdown, every chat, turn
