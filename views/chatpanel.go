@@ -34,13 +34,21 @@ type HeaderSetting struct {
 }
 
 // RenderChatHeader is the line above the transcript: what the chat is
-// doing, the session's settings (approval mode first), its queue, and
-// whether the view is scrolled away from the end. When the line is too
-// narrow the activity goes first, then the later settings, so the
-// approval mode is the last to go.
+// doing, its queue, whether the view is scrolled away from the end, the
+// session's settings (approval mode first) and the activity in the
+// host's words. When the line is too narrow the activity goes first,
+// then the later settings, so the approval mode is the last to go.
 func RenderChatHeader(th Theme, chat protocol.ChatState, scrolled bool, settings []HeaderSetting, w int) string {
 	label, st := chatActivity(th, chat.Status)
 	parts := st.Render(label)
+	// The queue and the scroll say what the keys do now: before the
+	// settings, which narrow panels cut.
+	if n := len(chat.QueuedMessages); n > 0 {
+		parts += th.Muted.Render(fmt.Sprintf(" · %d queued", n))
+	}
+	if scrolled {
+		parts += th.Muted.Render(" · scrolled (end to follow)")
+	}
 	if len(settings) > 0 {
 		draw := func(s HeaderSetting, short bool) string {
 			t := SanitizeLine(s.Text)
@@ -81,12 +89,6 @@ func RenderChatHeader(th Theme, chat protocol.ChatState, scrolled bool, settings
 	}
 	if chat.Activity != nil && *chat.Activity != "" {
 		parts += th.Muted.Render(" · " + SanitizeLine(*chat.Activity))
-	}
-	if n := len(chat.QueuedMessages); n > 0 {
-		parts += th.Muted.Render(fmt.Sprintf(" · %d queued", n))
-	}
-	if scrolled {
-		parts += th.Muted.Render(" · scrolled (end to follow)")
 	}
 	return Fit(parts, w)
 }
