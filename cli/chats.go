@@ -52,43 +52,37 @@ func chatsListCmd(a *app) *cobra.Command {
 		Use:   "list SESSION",
 		Short: "the session's chats: title, status, origin, which is the default",
 		Args:  args(1, 1, "SESSION"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				sess, uri, _, err := c.session(ctx, argv[0])
-				if err != nil {
-					return err
+		RunE: a.onSession(func(ctx context.Context, c *conn, argv []string, sess protocol.SessionState, uri string) error {
+			def := defaultChat(sess)
+			out := []chatSummaryJSON{}
+			for _, ch := range sess.Chats {
+				j := chatSummaryJSON{Session: uri, Chat: ch.Resource, Title: ch.Title, Status: statusWord(ch.Status),
+					Default: ch.Resource == def, ModifiedAt: ch.ModifiedAt,
+					ReadOnly: ch.Interactivity != nil && *ch.Interactivity != protocol.ChatInteractivityFull}
+				if ch.Origin != nil {
+					j.Origin = ch.Origin.Kind()
 				}
-				def := defaultChat(sess)
-				out := []chatSummaryJSON{}
-				for _, ch := range sess.Chats {
-					j := chatSummaryJSON{Session: uri, Chat: ch.Resource, Title: ch.Title, Status: statusWord(ch.Status),
-						Default: ch.Resource == def, ModifiedAt: ch.ModifiedAt,
-						ReadOnly: ch.Interactivity != nil && *ch.Interactivity != protocol.ChatInteractivityFull}
-					if ch.Origin != nil {
-						j.Origin = ch.Origin.Kind()
-					}
-					if ch.Activity != nil {
-						j.Activity = *ch.Activity
-					}
-					out = append(out, j)
+				if ch.Activity != nil {
+					j.Activity = *ch.Activity
 				}
-				return a.emit(out, func(w io.Writer) {
-					if len(out) == 0 {
-						fmt.Fprintln(w, "no chats in "+hostText(uri))
-						return
+				out = append(out, j)
+			}
+			return a.emit(out, func(w io.Writer) {
+				if len(out) == 0 {
+					fmt.Fprintln(w, "no chats in "+hostText(uri))
+					return
+				}
+				rows := make([][]string, len(out))
+				for i, j := range out {
+					mark := ""
+					if j.Default {
+						mark = "*"
 					}
-					rows := make([][]string, len(out))
-					for i, j := range out {
-						mark := ""
-						if j.Default {
-							mark = "*"
-						}
-						rows[i] = []string{mark, hostText(j.Chat), j.Status, hostText(j.Origin), hostText(j.Title)}
-					}
-					a.table(w, []string{"", "CHAT", "STATUS", "ORIGIN", "TITLE"}, rows)
-				})
+					rows[i] = []string{mark, hostText(j.Chat), j.Status, hostText(j.Origin), hostText(j.Title)}
+				}
+				a.table(w, []string{"", "CHAT", "STATUS", "ORIGIN", "TITLE"}, rows)
 			})
-		},
+		}),
 	}
 }
 
@@ -124,22 +118,16 @@ func chatsNewCmd(a *app) *cobra.Command {
 session's agent lets a client make more chats. The host names the chat:
 AHP has no title for a client to give.`,
 		Args: args(1, 1, "SESSION"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				sess, uri, _, err := c.session(ctx, argv[0])
-				if err != nil {
-					return err
-				}
-				if multi, _ := chatCaps(c, sess); !multi {
-					return withCode(ExitHostError, fmt.Errorf("the agent of %s keeps one chat a session: it does not let a client create more", hostText(uri)))
-				}
-				chat, err := createChat(ctx, c, sess, uri, nil)
-				if err != nil {
-					return err
-				}
-				return a.emit(chatCreatedJSON{Session: uri, Chat: chat}, func(w io.Writer) { fmt.Fprintln(w, hostText(chat)) })
-			})
-		},
+		RunE: a.onSession(func(ctx context.Context, c *conn, argv []string, sess protocol.SessionState, uri string) error {
+			if multi, _ := chatCaps(c, sess); !multi {
+				return withCode(ExitHostError, fmt.Errorf("the agent of %s keeps one chat a session: it does not let a client create more", hostText(uri)))
+			}
+			chat, err := createChat(ctx, c, sess, uri, nil)
+			if err != nil {
+				return err
+			}
+			return a.emit(chatCreatedJSON{Session: uri, Chat: chat}, func(w io.Writer) { fmt.Fprintln(w, hostText(chat)) })
+		}),
 	}
 }
 
@@ -152,31 +140,25 @@ func chatsForkCmd(a *app) *cobra.Command {
 list SESSION shows them) at a finished turn, --turn ID, else its latest,
 where the session's agent forks chats; prints the new chat's URI.`,
 		Args: args(2, 2, "SESSION CHAT"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				sess, uri, _, err := c.session(ctx, argv[0])
-				if err != nil {
-					return err
-				}
-				if _, fork := chatCaps(c, sess); !fork {
-					return withCode(ExitHostError, fmt.Errorf("the agent of %s does not fork chats", hostText(uri)))
-				}
-				from, chat, err := c.chatIn(ctx, sess, uri, argv[1])
-				if err != nil {
-					return err
-				}
-				id, err := forkTurn(chat, turn)
-				if err != nil {
-					return err
-				}
-				src := &protocol.ChatSource{Variant: protocol.ForkChatSource{Chat: from, TurnID: id}}
-				made, err := createChat(ctx, c, sess, uri, src)
-				if err != nil {
-					return err
-				}
-				return a.emit(chatCreatedJSON{Session: uri, Chat: made, From: from, Turn: id}, func(w io.Writer) { fmt.Fprintln(w, hostText(made)) })
-			})
-		},
+		RunE: a.onSession(func(ctx context.Context, c *conn, argv []string, sess protocol.SessionState, uri string) error {
+			if _, fork := chatCaps(c, sess); !fork {
+				return withCode(ExitHostError, fmt.Errorf("the agent of %s does not fork chats", hostText(uri)))
+			}
+			from, chat, err := c.chatIn(ctx, sess, uri, argv[1])
+			if err != nil {
+				return err
+			}
+			id, err := forkTurn(chat, turn)
+			if err != nil {
+				return err
+			}
+			src := &protocol.ChatSource{Variant: protocol.ForkChatSource{Chat: from, TurnID: id}}
+			made, err := createChat(ctx, c, sess, uri, src)
+			if err != nil {
+				return err
+			}
+			return a.emit(chatCreatedJSON{Session: uri, Chat: made, From: from, Turn: id}, func(w io.Writer) { fmt.Fprintln(w, hostText(made)) })
+		}),
 	}
 	cmd.Flags().StringVar(&turn, "turn", "", "the finished turn `ID` to fork at (default: the chat's latest)")
 	return cmd

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/host/trust"
@@ -296,4 +298,19 @@ func (c *conn) dispatch(ctx context.Context, channel string, v protocol.StateAct
 		}
 		return false, nil
 	})
+}
+
+// onSession is the RunE of a command whose first argument names a
+// session: it connects, finds the session (exit 8 when the host has no
+// such session) and hands it to run with the arguments.
+func (a *app) onSession(run func(ctx context.Context, c *conn, argv []string, sess protocol.SessionState, uri string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, argv []string) error {
+		return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
+			sess, uri, _, err := c.session(ctx, argv[0])
+			if err != nil {
+				return err
+			}
+			return run(ctx, c, argv, sess, uri)
+		})
+	}
 }

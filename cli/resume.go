@@ -32,30 +32,24 @@ error the host marks resumable (a rate limit, a sign-in), as the UI's
 resume key does. The chat is the session's default unless --chat names
 another. ahptui watch SESSION follows the turn from there.`,
 		Args: args(1, 1, "SESSION"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				sess, uri, _, err := c.session(ctx, argv[0])
-				if err != nil {
-					return err
-				}
-				if v := c.ProtocolVersion(); !client.ActionDefined(v, resumeAction) {
-					return withCode(ExitHostError, fmt.Errorf("this host speaks AHP %s, which cannot resume a turn (AHP 1.0 can)", hostText(v)))
-				}
-				chatURI, chat, err := c.chatIn(ctx, sess, uri, chatArg)
-				if err != nil {
-					return err
-				}
-				id := views.ResumableTurn(chat)
-				if id == "" {
-					return conflictf("%s", noResumeReason(chat))
-				}
-				if err := c.dispatch(ctx, chatURI, protocol.ChatTurnResumeAction{TurnID: id}); err != nil {
-					return err
-				}
-				j := resumedJSON{Session: uri, Chat: chatURI, Resumed: id}
-				return a.emit(j, func(w io.Writer) { fmt.Fprintf(w, "resumed turn %s in %s\n", hostText(id), hostText(chatURI)) })
-			})
-		},
+		RunE: a.onSession(func(ctx context.Context, c *conn, argv []string, sess protocol.SessionState, uri string) error {
+			if v := c.ProtocolVersion(); !client.ActionDefined(v, resumeAction) {
+				return withCode(ExitHostError, fmt.Errorf("this host speaks AHP %s, which cannot resume a turn (AHP 1.0 can)", hostText(v)))
+			}
+			chatURI, chat, err := c.chatIn(ctx, sess, uri, chatArg)
+			if err != nil {
+				return err
+			}
+			id := views.ResumableTurn(chat)
+			if id == "" {
+				return conflictf("%s", noResumeReason(chat))
+			}
+			if err := c.dispatch(ctx, chatURI, protocol.ChatTurnResumeAction{TurnID: id}); err != nil {
+				return err
+			}
+			j := resumedJSON{Session: uri, Chat: chatURI, Resumed: id}
+			return a.emit(j, func(w io.Writer) { fmt.Fprintf(w, "resumed turn %s in %s\n", hostText(id), hostText(chatURI)) })
+		}),
 	}
 	cmd.Flags().StringVar(&chatArg, "chat", "", "the `CHAT` whose turn to resume (default: the session's default chat)")
 	return cmd

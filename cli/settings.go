@@ -97,30 +97,24 @@ func settingsShowCmd(a *app) *cobra.Command {
 		Use:   "show SESSION",
 		Short: "the session's and the host's settings, with values and choices",
 		Args:  args(1, 1, "SESSION"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				sess, uri, _, err := c.session(ctx, argv[0])
-				if err != nil {
-					return err
+		RunE: a.onSession(func(ctx context.Context, c *conn, argv []string, sess protocol.SessionState, uri string) error {
+			out := []settingJSON{}
+			for _, x := range settingsOf(c, sess, uri) {
+				label, _ := x.s.Label(x.value)
+				j := settingJSON{Scope: x.scope, ID: x.s.ID, Title: x.s.Title, Description: x.s.Description, Type: x.s.Type,
+					Value: x.value, Label: label, Default: x.s.Default, Why: x.why()}
+				if j.Value == nil {
+					j.Value = json.RawMessage("null")
 				}
-				out := []settingJSON{}
-				for _, x := range settingsOf(c, sess, uri) {
-					label, _ := x.s.Label(x.value)
-					j := settingJSON{Scope: x.scope, ID: x.s.ID, Title: x.s.Title, Description: x.s.Description, Type: x.s.Type,
-						Value: x.value, Label: label, Default: x.s.Default, Why: x.why()}
-					if j.Value == nil {
-						j.Value = json.RawMessage("null")
-					}
-					j.Editable = j.Why == ""
-					for _, v := range x.s.Choices() {
-						l, _ := x.s.Label(v)
-						j.Choices = append(j.Choices, choiceJSON{v, l})
-					}
-					out = append(out, j)
+				j.Editable = j.Why == ""
+				for _, v := range x.s.Choices() {
+					l, _ := x.s.Label(v)
+					j.Choices = append(j.Choices, choiceJSON{v, l})
 				}
-				return a.emit(out, func(w io.Writer) { a.printSettings(w, out) })
-			})
-		},
+				out = append(out, j)
+			}
+			return a.emit(out, func(w io.Writer) { a.printSettings(w, out) })
+		}),
 	}
 }
 
@@ -157,42 +151,36 @@ sandbox turned off), and any host setting (it reaches every client of
 the host), is set only once confirmed: on a terminal it asks; otherwise
 it is refused, saying what it would allow, unless --yes is given.`,
 		Args: args(3, 3, "SESSION KEY VALUE"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				sess, uri, _, err := c.session(ctx, argv[0])
-				if err != nil {
+		RunE: a.onSession(func(ctx context.Context, c *conn, argv []string, sess protocol.SessionState, uri string) error {
+			x, err := findSetting(settingsOf(c, sess, uri), argv[1])
+			if err != nil {
+				return err
+			}
+			if why := x.why(); why != "" {
+				return conflictf("%s cannot be changed: %s", views_quote(titleOf(x.s)), why)
+			}
+			v, err := parseSettingValue(x.s, argv[2])
+			if err != nil {
+				return err
+			}
+			widens := privilege.Widens(x.s, x.value, v)
+			if ask, ok := confirmationOf(x, v, widens); ok && !yes {
+				if err := a.confirm(ask); err != nil {
 					return err
 				}
-				x, err := findSetting(settingsOf(c, sess, uri), argv[1])
-				if err != nil {
-					return err
-				}
-				if why := x.why(); why != "" {
-					return conflictf("%s cannot be changed: %s", views_quote(titleOf(x.s)), why)
-				}
-				v, err := parseSettingValue(x.s, argv[2])
-				if err != nil {
-					return err
-				}
-				widens := privilege.Widens(x.s, x.value, v)
-				if ask, ok := confirmationOf(x, v, widens); ok && !yes {
-					if err := a.confirm(ask); err != nil {
-						return err
-					}
-				}
-				cfg := map[string]json.RawMessage{x.s.ID: v}
-				var act protocol.StateActionVariant = protocol.SessionConfigChangedAction{Config: cfg}
-				if x.scope == "host" {
-					act = protocol.RootConfigChangedAction{Config: cfg}
-				}
-				if err := c.dispatch(ctx, x.channel, act); err != nil {
-					return err
-				}
-				label, _ := x.s.Label(v)
-				j := settingSetJSON{Session: uri, Scope: x.scope, ID: x.s.ID, Value: v, Label: label, Widens: widens}
-				return a.emit(j, func(w io.Writer) { fmt.Fprintf(w, "%s: %s\n", hostText(titleOf(x.s)), hostText(label)) })
-			})
-		},
+			}
+			cfg := map[string]json.RawMessage{x.s.ID: v}
+			var act protocol.StateActionVariant = protocol.SessionConfigChangedAction{Config: cfg}
+			if x.scope == "host" {
+				act = protocol.RootConfigChangedAction{Config: cfg}
+			}
+			if err := c.dispatch(ctx, x.channel, act); err != nil {
+				return err
+			}
+			label, _ := x.s.Label(v)
+			j := settingSetJSON{Session: uri, Scope: x.scope, ID: x.s.ID, Value: v, Label: label, Widens: widens}
+			return a.emit(j, func(w io.Writer) { fmt.Fprintf(w, "%s: %s\n", hostText(titleOf(x.s)), hostText(label)) })
+		}),
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "set a value that lets more run without asking, or a host setting, without asking first")
 	return cmd

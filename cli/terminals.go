@@ -74,73 +74,67 @@ func terminalsListCmd(a *app) *cobra.Command {
 		Use:   "list SESSION",
 		Short: "the terminals the session's agent holds or its tool calls ran in",
 		Args:  args(1, 1, "SESSION"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				sess, uri, _, err := c.session(ctx, argv[0])
-				if err != nil {
-					return err
+		RunE: a.onSession(func(ctx context.Context, c *conn, argv []string, sess protocol.SessionState, uri string) error {
+			out := []terminalJSON{}
+			seen := map[string]int{}
+			root, _ := c.Root()
+			for _, t := range root.Terminals {
+				cl, ok := t.Claim.Variant.(protocol.TerminalSessionClaim)
+				if !ok || string(cl.Session) != uri {
+					continue
 				}
-				out := []terminalJSON{}
-				seen := map[string]int{}
-				root, _ := c.Root()
-				for _, t := range root.Terminals {
-					cl, ok := t.Claim.Variant.(protocol.TerminalSessionClaim)
-					if !ok || string(cl.Session) != uri {
+				j := terminalJSON{Terminal: string(t.Resource), Title: t.Title, Chat: string(cl.Chat), Listed: true}
+				j.State, j.ExitCode = lifecycle(t.Lifecycle)
+				if cl.ToolCallID != nil {
+					j.ToolCall = *cl.ToolCallID
+				}
+				seen[j.Terminal] = len(out)
+				out = append(out, j)
+			}
+			// The terminals the session's tool calls name, in every chat.
+			listed := func(uri string) bool {
+				return slices.ContainsFunc(root.Terminals, func(t protocol.TerminalInfo) bool { return string(t.Resource) == uri })
+			}
+			for _, ch := range sess.Chats {
+				if err := c.Subscribe(ctx, ch.Resource); err != nil {
+					return fmt.Errorf("subscribe to %s: %w", hostText(ch.Resource), err)
+				}
+				chat, _ := c.Chat(ch.Resource)
+				for _, ref := range terminalRefs(chat) {
+					if i, ok := seen[ref.terminal]; ok {
+						if out[i].ToolCall == "" {
+							out[i].ToolCall = ref.toolCall
+						}
 						continue
 					}
-					j := terminalJSON{Terminal: string(t.Resource), Title: t.Title, Chat: string(cl.Chat), Listed: true}
-					j.State, j.ExitCode = lifecycle(t.Lifecycle)
-					if cl.ToolCallID != nil {
-						j.ToolCall = *cl.ToolCallID
+					j := terminalJSON{Terminal: ref.terminal, Title: ref.title, Chat: ch.Resource, ToolCall: ref.toolCall, Listed: listed(ref.terminal), State: "unknown"}
+					if j.Listed {
+						for _, t := range root.Terminals {
+							if string(t.Resource) == ref.terminal {
+								j.State, j.ExitCode = lifecycle(t.Lifecycle)
+							}
+						}
 					}
 					seen[j.Terminal] = len(out)
 					out = append(out, j)
 				}
-				// The terminals the session's tool calls name, in every chat.
-				listed := func(uri string) bool {
-					return slices.ContainsFunc(root.Terminals, func(t protocol.TerminalInfo) bool { return string(t.Resource) == uri })
+			}
+			return a.emit(out, func(w io.Writer) {
+				if len(out) == 0 {
+					fmt.Fprintln(w, "no terminals in "+hostText(uri))
+					return
 				}
-				for _, ch := range sess.Chats {
-					if err := c.Subscribe(ctx, ch.Resource); err != nil {
-						return fmt.Errorf("subscribe to %s: %w", hostText(ch.Resource), err)
+				rows := make([][]string, len(out))
+				for i, j := range out {
+					state := j.State
+					if j.ExitCode != nil {
+						state += " (" + strconv.FormatInt(*j.ExitCode, 10) + ")"
 					}
-					chat, _ := c.Chat(ch.Resource)
-					for _, ref := range terminalRefs(chat) {
-						if i, ok := seen[ref.terminal]; ok {
-							if out[i].ToolCall == "" {
-								out[i].ToolCall = ref.toolCall
-							}
-							continue
-						}
-						j := terminalJSON{Terminal: ref.terminal, Title: ref.title, Chat: ch.Resource, ToolCall: ref.toolCall, Listed: listed(ref.terminal), State: "unknown"}
-						if j.Listed {
-							for _, t := range root.Terminals {
-								if string(t.Resource) == ref.terminal {
-									j.State, j.ExitCode = lifecycle(t.Lifecycle)
-								}
-							}
-						}
-						seen[j.Terminal] = len(out)
-						out = append(out, j)
-					}
+					rows[i] = []string{hostText(j.Terminal), state, hostText(j.ToolCall), hostText(j.Title)}
 				}
-				return a.emit(out, func(w io.Writer) {
-					if len(out) == 0 {
-						fmt.Fprintln(w, "no terminals in "+hostText(uri))
-						return
-					}
-					rows := make([][]string, len(out))
-					for i, j := range out {
-						state := j.State
-						if j.ExitCode != nil {
-							state += " (" + strconv.FormatInt(*j.ExitCode, 10) + ")"
-						}
-						rows[i] = []string{hostText(j.Terminal), state, hostText(j.ToolCall), hostText(j.Title)}
-					}
-					a.table(w, []string{"TERMINAL", "STATE", "TOOL CALL", "TITLE"}, rows)
-				})
+				a.table(w, []string{"TERMINAL", "STATE", "TOOL CALL", "TITLE"}, rows)
 			})
-		},
+		}),
 	}
 }
 
@@ -149,20 +143,8 @@ type terminalRef struct{ terminal, title, toolCall string }
 
 func terminalRefs(chat protocol.ChatState) []terminalRef {
 	var out []terminalRef
-	turns := chat.Turns
-	if chat.ActiveTurn != nil {
-		turns = append(slices.Clip(turns), protocol.Turn{ResponseParts: chat.ActiveTurn.ResponseParts})
-	}
-	for _, t := range turns {
-		for _, p := range t.ResponseParts {
-			tp, ok := p.Variant.(protocol.ToolCallResponsePart)
-			if !ok {
-				continue
-			}
-			if tc, ok := tp.ToolCall.TerminalRef(); ok {
-				out = append(out, terminalRef{string(tc.Resource), tc.Title, tp.ToolCall.ID()})
-			}
-		}
+	for _, ct := range protocol.ChatTerminals(chat) {
+		out = append(out, terminalRef{string(ct.Ref.Resource), ct.Ref.Title, ct.ToolCall})
 	}
 	return out
 }

@@ -125,3 +125,40 @@ func (x ToolCallState) TerminalRef() (ToolResultTerminalContent, bool) {
 	}
 	return ToolResultTerminalContent{}, false
 }
+
+// ChatTerminal is a terminal a chat's tool call ran in: its terminal
+// content (with the outcome once the command exited), the call's id and
+// the name a person calls the tool.
+type ChatTerminal struct {
+	Ref      ToolResultTerminalContent
+	ToolCall string
+	Tool     string
+}
+
+// ChatTerminals is every terminal chat's tool calls name, finished turns
+// first, then the running one's, each terminal once (its first call):
+// the one reading of them for the UI's terminals list and ahptui
+// terminals list.
+func ChatTerminals(chat ChatState) []ChatTerminal {
+	var out []ChatTerminal
+	seen := map[URI]bool{}
+	add := func(parts []ResponsePart) {
+		for _, p := range parts {
+			tp, ok := p.Variant.(ToolCallResponsePart)
+			if !ok {
+				continue
+			}
+			if ref, ok := tp.ToolCall.TerminalRef(); ok && !seen[ref.Resource] {
+				seen[ref.Resource] = true
+				out = append(out, ChatTerminal{Ref: ref, ToolCall: tp.ToolCall.ID(), Tool: tp.ToolCall.Name()})
+			}
+		}
+	}
+	for _, t := range chat.Turns {
+		add(t.ResponseParts)
+	}
+	if chat.ActiveTurn != nil {
+		add(chat.ActiveTurn.ResponseParts)
+	}
+	return out
+}

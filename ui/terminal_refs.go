@@ -15,33 +15,19 @@ func refRow(ref protocol.ToolResultTerminalContent) views.TerminalRow {
 }
 
 // chatTerminals is the terminals the open chat's tool calls reference,
-// oldest first, each once.
+// oldest first, each once (protocol.ChatTerminals, which ahptui
+// terminals list reads too), titled by the tool where the host gave none.
 func (t *terminalView) chatTerminals() []protocol.ToolResultTerminalContent {
 	if !t.hasChat {
 		return nil
 	}
 	var out []protocol.ToolResultTerminalContent
-	seen := map[protocol.URI]bool{}
-	add := func(parts []protocol.ResponsePart) {
-		for _, p := range parts {
-			tc, ok := p.Variant.(protocol.ToolCallResponsePart)
-			if !ok {
-				continue
-			}
-			if ref, ok := tc.ToolCall.TerminalRef(); ok && !seen[ref.Resource] {
-				seen[ref.Resource] = true
-				if ref.Title == "" {
-					ref.Title = tc.ToolCall.Name()
-				}
-				out = append(out, ref)
-			}
+	for _, ct := range protocol.ChatTerminals(t.chat) {
+		ref := ct.Ref
+		if ref.Title == "" {
+			ref.Title = ct.Tool
 		}
-	}
-	for _, turn := range t.chat.Turns {
-		add(turn.ResponseParts)
-	}
-	if t.chat.ActiveTurn != nil {
-		add(t.chat.ActiveTurn.ResponseParts)
+		out = append(out, ref)
 	}
 	return out
 }
