@@ -19,14 +19,7 @@ func TestVSCodeAskUserOnce(t *testing.T) {
 	step := s.flatSteps(t)
 
 	step("connect", func() { u.see("connected over AHP "+hostVersion, connected) })
-	step("create a session", func() {
-		u.focus("sessions", hint(km.Sessions.New))
-		u.hit(km.Sessions.New)
-		u.seeText("the new-session picker", "New session")
-		u.hit(km.NewSession.Create)
-		u.settingsStep(nil)
-		u.waitFrame("the new chat's snapshot", "←host", `"snapshot":{"resource":"ahp-chat://`)
-	})
+	step("create a session with the host's defaults", u.createDefaultSession)
 	step("sign in to the agent's required resource", func() { u.signInByPaste(s) })
 	step("the question shows once and enter answers it", func() {
 		u.sendMessage(capimock.PromptAsk)
@@ -54,4 +47,16 @@ func TestVSCodeAskUserOnce(t *testing.T) {
 		}
 		u.waitFrames("the agent got the answer and its turn completed", "←host", "User selected: red", `"type":"chat/turnComplete"`)
 	})
+}
+
+// createDefaultSession creates a session with the first agent and the
+// settings the host resolves, and waits for its chat.
+func (u *user) createDefaultSession() {
+	u.t.Helper()
+	u.focus("sessions", hint(km.Sessions.New))
+	u.hit(km.Sessions.New)
+	u.seeText("the new-session picker", "New session")
+	u.hit(km.NewSession.Create)
+	u.settingsStep(nil)
+	u.waitFrame("the new chat's snapshot", "←host", `"snapshot":{"resource":"ahp-chat://`)
 }

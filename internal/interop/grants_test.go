@@ -20,14 +20,7 @@ func TestVSCodeSessionGrants(t *testing.T) {
 
 	step("connect", func() { u.see("connected over AHP "+hostVersion, connected) })
 
-	step("create a session with the host's defaults", func() {
-		u.focus("sessions", hint(km.Sessions.New))
-		u.hit(km.Sessions.New)
-		u.seeText("the new-session picker", "New session")
-		u.hit(km.NewSession.Create)
-		u.settingsStep(nil)
-		u.waitFrame("the new chat's snapshot", "←host", `"snapshot":{"resource":"ahp-chat://`)
-	})
+	step("create a session with the host's defaults", u.createDefaultSession)
 
 	step("sign in to the agent's required resource", func() { u.signInByPaste(s) })
 
