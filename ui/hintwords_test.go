@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -82,5 +83,19 @@ func TestHelpShowsHereFirst(t *testing.T) {
 	every := strings.Index(out, "Everywhere")
 	if here < 0 || every < 0 || here > every {
 		t.Fatalf("the help does not open on the MCP panel's keys first:\n%s", out)
+	}
+}
+
+// TestEmptyAttachmentsOfferNoRead (issue 36 item 13): the empty A sheet's
+// footer does not offer enter to read nothing.
+func TestEmptyAttachmentsOfferNoRead(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(120, 40)
+	m.Update(press("A"))
+	if m.context() != keymap.ContextResources {
+		t.Fatalf("A did not open the attachments sheet (context %v)", m.context())
+	}
+	if hl := ansi.Strip(m.helpLine()); strings.Contains(hl, "read it") {
+		t.Fatalf("the empty sheet's footer offers to read: %q", hl)
 	}
 }

@@ -153,6 +153,10 @@ func (m *Model) hintBindings() []key.Binding {
 		}
 		return out
 	}
+	if ctx == keymap.ContextResources && len(m.resources.attachments()) == 0 {
+		// Nothing to read: enter would do nothing.
+		return slices.DeleteFunc(slices.Clone(short), func(b key.Binding) bool { return views.SameKeys(b, m.keys.Resources.Read) })
+	}
 	if ctx != keymap.ContextChat {
 		return short
 	}

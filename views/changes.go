@@ -127,7 +127,12 @@ func RenderChanges(th Theme, k keymap.KeyMap, v ChangesView, width, height int) 
 	title := "Changes"
 	if v.Open == nil {
 		body = changesetRows(th, v, inner, rows-2)
-		body = append(body, "", " "+KeyHints(th, true, k.Changes.Open, "open", k.Changes.TurnNext, "turn", k.Changes.Back, "close"))
+		pairs := []any{k.Changes.Open, "open"}
+		if v.Sel >= 0 && v.Sel < len(v.Rows) && v.Rows[v.Sel].Turn != "" {
+			// Only a changeset of a turn moves between turns.
+			pairs = append(pairs, k.Changes.TurnNext, "turn")
+		}
+		body = append(body, "", " "+KeyHints(th, true, append(pairs, k.Changes.Back, "close")...))
 	} else {
 		title = "Changes · " + v.Open.Title
 		body = openChangesetRows(th, k, v.Open, inner, rows)
