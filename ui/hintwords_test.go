@@ -99,3 +99,24 @@ func TestEmptyAttachmentsOfferNoRead(t *testing.T) {
 		t.Fatalf("the empty sheet's footer offers to read: %q", hl)
 	}
 }
+
+// TestHistoryLeavesStatusLineInView (issue 36 item 12): a long message
+// history (L) at 120x40 no longer draws over the footer and the status
+// line.
+func TestHistoryLeavesStatusLineInView(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.resize(120, 40)
+	for i := range 60 {
+		m.Update(statusMsg{text: fmt.Sprintf("message number %d", i)})
+	}
+	m.Update(statusMsg{text: "the last word"})
+	m.Update(press("L"))
+	if !m.showMsgs {
+		t.Fatal("L did not open the history")
+	}
+	lines := strings.Split(ansi.Strip(m.Render()), "\n")
+	foot, bar := lines[len(lines)-2], lines[len(lines)-1]
+	if strings.Contains(foot, "│") || strings.Contains(foot, "┃") || !strings.Contains(bar, "the last word") {
+		t.Fatalf("the history covers the footer or the status line:\n%s\n%s", foot, bar)
+	}
+}

@@ -206,7 +206,9 @@ func (m *Model) overlay() string {
 	case m.showAll:
 		return views.RenderFullHelp(m.th, m.help, m.keys, m.helpHere, m.width, m.height, m.helpOffset)
 	case m.showMsgs:
-		return views.RenderMessageHistory(m.th, m.keys, m.status.history, m.width, m.height)
+		// Centred and four rows short of the screen, the history leaves
+		// the footer and the status line it is the history of in view.
+		return views.RenderMessageHistory(m.th, m.keys, m.status.history, m.width, max(5, m.height-4))
 	case m.modal == modalConfirmQuit:
 		return views.RenderQuitDialog(m.th, m.keys, m.chatPanel.composer.Value() != "", m.chatPanel.waitingHere(), maxW)
 	case m.modal == modalWiden && m.widen != nil:
