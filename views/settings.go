@@ -132,16 +132,16 @@ func configRows(th Theme, rows []ConfigRow, sel, inner int, editKey string) (out
 		}
 		out = append(out, wrapLines(style(head+value+why), inner)...)
 		if d := SanitizeLine(r.ValueDesc); d != "" {
-			out = append(out, wrapLines(th.Muted.Render("    "+d), inner)...)
+			out = append(out, mutedHanging(th, "    ", d, "    ", inner)...)
 		}
 		if i == sel {
 			if d := SanitizeLine(r.Description); d != "" {
-				out = append(out, wrapLines(th.Muted.Render("    "+d), inner)...)
+				out = append(out, mutedHanging(th, "    ", d, "    ", inner)...)
 			}
 			if r.Editable && len(r.Choices) > 1 {
-				out = append(out, wrapLines(th.Muted.Render("    choices: "+joinSanitized(r.Choices)), inner)...)
+				out = append(out, mutedHanging(th, "    choices: ", joinSanitized(r.Choices), "             ", inner)...)
 			} else if r.Editable {
-				out = append(out, wrapLines(th.Muted.Render("    "+editKey+" to edit"), inner)...)
+				out = append(out, mutedHanging(th, "    ", editKey+" to edit", "    ", inner)...)
 			}
 		}
 	}
@@ -157,4 +157,14 @@ func joinSanitized(ss []string) string {
 		out += SanitizeLine(s)
 	}
 	return out
+}
+
+// mutedHanging is lead+text wrapped to width, its continuation lines
+// indented by hang so they stay under the text, not at column 0, muted.
+func mutedHanging(th Theme, lead, text, hang string, width int) []string {
+	ls := wrapIndented(lead+text, width, hang)
+	for i, l := range ls {
+		ls[i] = th.Muted.Render(l)
+	}
+	return ls
 }
