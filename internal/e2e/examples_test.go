@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ type demoServe struct {
 	tokenFile string
 	env       []string // PATH with ahptui, HOME and XDG_CONFIG_HOME of their own
 	cmd       *exec.Cmd
-	stderr    *strings.Builder
+	stderr    *lockedText // written by exec's copier while the test reads it
 }
 
 // startDemoServe starts `ahptui demo serve` with a token file, reads its
@@ -45,7 +46,7 @@ func startDemoServe(t *testing.T) *demoServe {
 	if err := os.Symlink(bin, filepath.Join(path, "ahptui")); err != nil {
 		t.Fatal(err)
 	}
-	d := &demoServe{t: t, bin: bin, tokenFile: filepath.Join(privateDir(t), "demo.token"), stderr: &strings.Builder{}}
+	d := &demoServe{t: t, bin: bin, tokenFile: filepath.Join(privateDir(t), "demo.token"), stderr: &lockedText{}}
 	d.env = append(cliEnv(t), "PATH="+path+":"+os.Getenv("PATH"))
 	d.cmd = exec.Command(bin, "demo", "serve", "--token-file", d.tokenFile)
 	d.cmd.Env = d.env
@@ -347,4 +348,23 @@ func TestExampleApproveScript(t *testing.T) {
 			t.Errorf("approve.sh's output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// lockedText is a process's output, written by exec's copying goroutine
+// while the test reads it.
+type lockedText struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedText) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedText) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
