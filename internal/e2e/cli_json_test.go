@@ -318,6 +318,12 @@ func TestCLIJSONSchemasVerbs(t *testing.T) {
 	checkErr(8, "not-found", "settings", "set", "demo", "nosuch", "1")
 	checkErr(2, "usage", "settings", "set", "demo", demohost.ConfigMaxToolCalls, "many")
 
+	if !v10 {
+		// Resume and background are AHP 1.0's: an older host cannot
+		// (exit 6, the host's refusal), whatever the state.
+		checkErr(6, "host-error", "resume", "demo")
+		return
+	}
 	checkErr(9, "conflict", "resume", "demo")
 	checkErr(9, "conflict", "mcp", "background", demohost.FilesystemServerID, "--session", "demo")
 	if !v10 {
