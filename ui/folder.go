@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/ahptui/ahptui/host/trust"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -44,27 +44,6 @@ func FolderURI(dir string) (string, error) {
 	return (&url.URL{Scheme: "file", Path: p}).String(), nil
 }
 
-// hostOnThisMachine reports whether host (the URL the UI was given) is
-// served on this machine: a loopback address or a socket file. Only such
-// a host is offered the directory ahptui runs in as a new session's
-// folder; to a host elsewhere a local path means nothing and would tell
-// it one.
-func hostOnThisMachine(host string) bool {
-	u, err := url.Parse(host)
-	if err != nil {
-		return false
-	}
-	if strings.HasSuffix(u.Scheme, "+unix") {
-		return true
-	}
-	h := strings.TrimSuffix(u.Hostname(), ".")
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
 // defaultDirs is the folder a new session for ch starts with in the
 // dialog: what --cwd named, else, for a host on this machine, the
 // directory ahptui runs in (Config.Folder); none otherwise.
@@ -72,7 +51,7 @@ func (sl *sessionList) defaultDirs(ch newChoice) []protocol.URI {
 	if dirs := sl.workingDirectories(ch); len(dirs) > 0 {
 		return dirs
 	}
-	if sl.cfg.Folder != "" && hostOnThisMachine(sl.cfg.Host) {
+	if sl.cfg.Folder != "" && trust.OnThisMachine(sl.cfg.Host) {
 		return []protocol.URI{protocol.URI(sl.cfg.Folder)}
 	}
 	return nil
@@ -102,7 +81,7 @@ func (sl *sessionList) setFolder(step *newConfig, text string) error {
 	if err != nil {
 		return err
 	}
-	if hostOnThisMachine(sl.cfg.Host) {
+	if trust.OnThisMachine(sl.cfg.Host) {
 		u, _ := url.Parse(uri)
 		if fi, err := os.Stat(filepath.FromSlash(u.Path)); err != nil || !fi.IsDir() {
 			return fmt.Errorf("no folder %s on this machine", u.Path)

@@ -121,34 +121,19 @@ func (m *Model) hintBindings() []key.Binding {
 	}
 	if ctx == keymap.ContextComposer && m.chatPanel.editing != nil {
 		// Editing a pending message: enter saves it where it is.
-		out := slices.Clone(short)
-		for i, b := range out {
-			if b.Help() == m.keys.Composer.Send.Help() || b.Help() == m.keys.Composer.Queue.Help() {
-				out[i].SetHelp(b.Help().Key, "save")
-			}
-		}
-		return out
+		return relabel(short, map[key.Help]string{m.keys.Composer.Send.Help(): "save", m.keys.Composer.Queue.Help(): "save"})
 	}
 	if ctx == keymap.ContextNewSession && m.sessions.cfgStep == nil {
 		// The picker's enter goes on to the settings; it creates there.
-		out := slices.Clone(short)
-		for i, b := range out {
-			if b.Help() == m.keys.NewSession.Create.Help() {
-				out[i].SetHelp(b.Help().Key, "continue")
-			}
-		}
-		return out
+		return relabel(short, map[key.Help]string{m.keys.NewSession.Create.Help(): "continue"})
 	}
 	if ctx == keymap.ContextChatGrant && m.chatPanel.sel.prompt && len(m.signin.prompts) > 0 {
 		// The agent's sign-in prompt: enter takes its first way, n
 		// dismisses it (it comes back while the agent needs it).
-		out := slices.Clone(short)
+		out := relabel(short, map[key.Help]string{m.keys.Grant.Decline.Help(): "dismiss"})
 		for i, b := range out {
-			switch b.Help() {
-			case m.keys.Grant.Accept.Help():
+			if b.Help() == m.keys.Grant.Accept.Help() {
 				out[i].SetHelp("enter", m.signin.firstOfferWords(m.signin.prompts[0]))
-			case m.keys.Grant.Decline.Help():
-				out[i].SetHelp(b.Help().Key, "dismiss")
 			}
 		}
 		return out
@@ -281,4 +266,16 @@ func (m *Model) sheetWheel(down bool) bool {
 func (m *Model) openHelp() {
 	m.helpHere = m.context()
 	m.showAll = true
+}
+
+// relabel is short with the bindings whose help is a key of desc saying
+// that instead: what the key does here (a copy; the key map is shared).
+func relabel(short []key.Binding, desc map[key.Help]string) []key.Binding {
+	out := slices.Clone(short)
+	for i, b := range out {
+		if d, ok := desc[b.Help()]; ok {
+			out[i].SetHelp(b.Help().Key, d)
+		}
+	}
+	return out
 }

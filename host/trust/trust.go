@@ -92,6 +92,18 @@ func TransportOf(host string, found Found) Transport {
 	return PlainRemote
 }
 
+// OnThisMachine reports whether host (a token-free URL) is served on
+// this machine: a socket file, or a loopback address whatever the scheme.
+// The UI offers only such a host the directory it runs in as a new
+// session's folder.
+func OnThisMachine(host string) bool {
+	u, err := url.Parse(strings.TrimSpace(host))
+	if err != nil {
+		return false
+	}
+	return strings.HasSuffix(strings.ToLower(u.Scheme), "+unix") || hostconn.IsLoopback(u.Hostname())
+}
+
 // PlainAnswer is this run's answer to "send saved sign-ins over plain
 // ws:// to this host?".
 type PlainAnswer int
