@@ -128,10 +128,12 @@ func (a *app) checkReach(ctx context.Context, target hostconn.Target, add func(c
 	switch {
 	case errors.As(err, &de):
 		fix := "check the address and that the host runs"
-		if de.Kind == hostconn.ErrHTTPStatus {
+		if de.Kind == hostconn.ErrHTTPStatus && de.Status == http.StatusForbidden {
 			fix = "an HTTP 403 means a wrong or missing connection token: pass --connection-token-file or ?tkn="
 		}
-		add(checkJSON{Name: "reach", Status: checkFail, Detail: de.Short() + " (" + target.URL + ")", Fix: fix}, ExitUnreachable)
+		// The same code every other command gives this failure: a 403 is
+		// a refused token (11), not a host that is down (3).
+		add(checkJSON{Name: "reach", Status: checkFail, Detail: de.Short() + " (" + target.URL + ")", Fix: fix}, exitCode(err))
 		return
 	case err != nil:
 		add(checkJSON{Name: "reach", Status: checkFail, Detail: target.ScrubError(err).Error(), Fix: "check the address and that the host runs"}, ExitUnreachable)

@@ -108,8 +108,8 @@ func doctorEnv(t *testing.T) []string {
 
 // TestCLIDoctorGoldens: doctor's text and JSON against the demo host
 // (exit 0), against a closed port and against a host that answers the
-// upgrade 403 (exit 3, the reach check failing with its fix), with an
-// owner-only config directory.
+// upgrade 403 (exit 11, as every command gives it; the reach check fails
+// with its fix), with an owner-only config directory.
 func TestCLIDoctorGoldens(t *testing.T) {
 	skipShort(t)
 	r, _ := newCLIRunner(t)
@@ -128,7 +128,7 @@ func TestCLIDoctorGoldens(t *testing.T) {
 		{"doctor", r.url, 0},
 		{"doctor_unreachable", down, 3},
 		// The upgrade's HTTP status: 403 for a wrong connection token.
-		{"doctor_forbidden", guarded.URL() + "?tkn=wrong-one", 3},
+		{"doctor_forbidden", guarded.URL() + "?tkn=wrong-one", 11},
 	} {
 		for _, ext := range []string{".txt", ".json"} {
 			dir := privateDir(t)
