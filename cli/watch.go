@@ -66,8 +66,8 @@ interrupted; --timeout bounds it only when given.
 With --all-hosts (or --host more than once), no SESSION: every host's
 session list, each line naming its host, from the first line (each
 host's state, or a "host" line saying why it failed) on; a "host" line
-also says when a host reconnects or is lost. It ends when every host is
-lost.`,
+also says when a host reconnects or is lost, and when one is given up
+(not back within --reconnect-window). It ends when every host is lost.`,
 		Args: args(0, 1, "[SESSION]"),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if until != "" && !slices.Contains([]string{untilInput, untilIdle, untilDone}, until) {

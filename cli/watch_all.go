@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ahptui/ahptui/hosts"
 	"github.com/ahptui/ahptui/protocol/client"
@@ -15,9 +16,10 @@ import (
 // A host's connection changes are "host" lines, only where its state
 // really changed: lost (connecting, with why), back (connected, then a
 // sessionRemoved for each session gone meanwhile and its state afresh,
-// as one host's watch prints), or given up (failed). Connecting is
-// bounded as for one host; watching only by a --timeout given. It ends
-// when every host is lost.
+// as one host's watch prints), or given up (failed: the client gave up,
+// or the host was not back within --reconnect-window, as one host's
+// watch gives up). Connecting is bounded as for one host; watching only
+// by a --timeout given. It ends when every host is lost.
 func (a *app) watchAll(ctx context.Context, bounded bool) error {
 	set, err := a.dialAll(ctx)
 	if err != nil {
@@ -36,8 +38,9 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 		firsts[i] = watches[i].state(list)
 		return nil
 	})
-	// index is each live host's place; lost, the hosts reconnecting.
-	index, lost := map[*hosts.Host]int{}, map[*hosts.Host]bool{}
+	// index is each live host's place; lost, the hosts reconnecting and
+	// since when.
+	index, lost := map[*hosts.Host]int{}, map[*hosts.Host]time.Time{}
 	for i, h := range hs {
 		if errs[i] != nil {
 			row := hostRowOf(h, errs[i])
@@ -61,10 +64,26 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 	events := set.reg.Events(ctx)
 	for {
 		var batch hosts.Events
+		expire, gone := a.nextGiveUp(lost, index)
 		select {
 		case <-ctx.Done():
+			stopTimer(expire)
 			return withCode(ExitTimeout, errNotYet)
+		case <-timerC(expire):
+			delete(index, gone)
+			delete(lost, gone)
+			line := watchEvent{Type: "host", HostState: string(hosts.Failed),
+				Error: hostText(fmt.Sprintf("lost the host and it was not back within %s (--reconnect-window)", a.reconnectWindow)),
+				Host:  *refOf(gone)}
+			if err := out.emit(line); err != nil {
+				return err
+			}
+			if len(index) == 0 {
+				return withCode(ExitUnreachable, errors.New("lost every host"))
+			}
+			continue
 		case b, ok := <-events:
+			stopTimer(expire)
 			if !ok {
 				return withCode(ExitUnreachable, errors.New("every host's connection closed"))
 			}
@@ -113,20 +132,20 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 // state line said so) nor for another attempt while h is still lost; a
 // "host" line when h is lost, back or given up; and back, what a watch
 // of one host prints after a reconnect (rootWatch.resync).
-func (a *app) connectionLines(ctx context.Context, c *conn, rw *rootWatch, lost map[*hosts.Host]bool, h *hosts.Host, ce client.ConnectionEvent) ([]watchEvent, error) {
+func (a *app) connectionLines(ctx context.Context, c *conn, rw *rootWatch, lost map[*hosts.Host]time.Time, h *hosts.Host, ce client.ConnectionEvent) ([]watchEvent, error) {
 	line := watchEvent{Type: "host", HostState: hostStateOf(ce.Status)}
 	if ce.Cause != nil {
 		line.Error = hostText(ce.Cause.Error())
 	}
 	switch ce.Status {
 	case client.StatusReconnecting:
-		if lost[h] {
+		if _, already := lost[h]; already {
 			return nil, nil
 		}
-		lost[h] = true
+		lost[h] = time.Now()
 		return []watchEvent{line}, nil
 	case client.StatusReady:
-		if !lost[h] {
+		if _, was := lost[h]; !was {
 			return nil, nil
 		}
 		delete(lost, h)
@@ -143,6 +162,39 @@ func (a *app) connectionLines(ctx context.Context, c *conn, rw *rootWatch, lost 
 		return []watchEvent{line}, nil
 	}
 	return nil, nil
+}
+
+// nextGiveUp is a timer for the first lost host still watched whose
+// --reconnect-window ends, and that host (nil, nil when none is lost).
+func (a *app) nextGiveUp(lost map[*hosts.Host]time.Time, index map[*hosts.Host]int) (*time.Timer, *hosts.Host) {
+	var first *hosts.Host
+	var at time.Time
+	for h, since := range lost {
+		if _, live := index[h]; !live {
+			continue
+		}
+		if end := since.Add(a.reconnectWindow); first == nil || end.Before(at) {
+			first, at = h, end
+		}
+	}
+	if first == nil {
+		return nil, nil
+	}
+	return time.NewTimer(time.Until(at)), first
+}
+
+// timerC is t's channel, or nil (never ready) for no timer.
+func timerC(t *time.Timer) <-chan time.Time {
+	if t == nil {
+		return nil
+	}
+	return t.C
+}
+
+func stopTimer(t *time.Timer) {
+	if t != nil {
+		t.Stop()
+	}
 }
 
 // hostStateOf is a host row's word for a client's connection status.

@@ -614,3 +614,87 @@ func TestCLITraceNamesItsHost(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIWatchAllHostsGiveUp: watch over two demo hosts keeps to
+// --reconnect-window as one host's watch does. The first host gone for
+// good is a "host" line, connecting, then, once the window has passed, a
+// "host" line, failed, that names the window, while the other host is
+// still watched; the second gone too, the watch ends with exit 3.
+func TestCLIWatchAllHostsGiveUp(t *testing.T) {
+	skipShort(t)
+	a, b := cliHost(t), cliHost(t)
+	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
+	cmd := exec.Command(bin, "watch", "--host", a.URL(), "--host", b.URL(), "--config-dir", privateDir(t), "--reconnect-window", "2s")
+	cmd.Env = cliEnv(t)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedText
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	type line struct {
+		watchLine
+		Error string
+		at    time.Time
+	}
+	lines := make(chan line, 64)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var l line
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				t.Errorf("not a JSON line: %q", sc.Text())
+				continue
+			}
+			l.at = time.Now()
+			lines <- l
+		}
+	}()
+	next := func(what, url, typ string) line {
+		t.Helper()
+		timeout := time.After(stepTimeout)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("%s: the watch ended (stderr %s)", what, stderr.String())
+				}
+				if l.Host.URL == url && l.Type == typ {
+					return l
+				}
+			case <-timeout:
+				t.Fatalf("%s: no %s line for %s", what, typ, url)
+			}
+		}
+	}
+	next("a's state", a.URL(), "state")
+	next("b's state", b.URL(), "state")
+
+	a.Close()
+	lost := next("a lost", a.URL(), "host")
+	if lost.HostState != "connecting" {
+		t.Errorf("a lost: %+v", lost)
+	}
+	gaveUp := next("a given up", a.URL(), "host")
+	if gaveUp.HostState != "failed" || !strings.Contains(gaveUp.Error, "--reconnect-window") {
+		t.Errorf("a given up: %+v", gaveUp)
+	}
+	if waited := gaveUp.at.Sub(lost.at); waited < 1500*time.Millisecond {
+		t.Errorf("a was given up %v after it was lost, before its 2s window", waited)
+	}
+	// b is still watched: its loss is still reported, then the watch ends.
+	b.Close()
+	if l := next("b lost", b.URL(), "host"); l.HostState != "connecting" {
+		t.Errorf("b lost: %+v", l)
+	}
+	code, waited := waitExit(t, cmd, stepTimeout)
+	if code != 3 || !strings.Contains(stderr.String(), "lost every host") {
+		t.Errorf("the watch after both hosts went: exit %d after %s\n%s", code, waited, stderr.String())
+	}
+}
