@@ -11,12 +11,13 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/savedhosts"
 )
 
 // grantJSON is one saved sign-in in `ahptui auth list|status --json`.
 type grantJSON struct {
 	Resource    string   `json:"resource"`
-	Host        string   `json:"host,omitempty"` // where it was obtained ("" for an old grant)
+	Host        *hostRef `json:"host,omitempty"` // where it was obtained (absent for an old grant)
 	Issuer      string   `json:"issuer"`
 	Scopes      []string `json:"scopes"`
 	Expiry      string   `json:"expiry,omitempty"` // RFC 3339; absent when the server gave none
@@ -48,10 +49,42 @@ func (a *app) tokenStoreOr() string {
 	return a.tokenStore
 }
 
-func grantsOf(auth *authpkce.Authenticator, now time.Time) []grantJSON {
+// grantHosts names the host a grant was obtained on as every command
+// names a host: {name, url}, the name a saved host's whose address it is
+// (nil for an old grant, which names none). hosts.yml is read once; one
+// that cannot be read names no host here (the commands that use it say
+// why).
+func (a *app) grantHosts() func(url string) *hostRef {
+	var saved []savedhosts.Host
+	if dir, err := hostpick.ConfigDir(a.configDir); err == nil {
+		saved, _ = savedhosts.Load(dir)
+	}
+	return func(url string) *hostRef {
+		if url == "" {
+			return nil
+		}
+		ref := &hostRef{URL: url}
+		for _, h := range saved {
+			if sameHostURL(h.URL, url) {
+				ref.Name = h.Name
+				break
+			}
+		}
+		return ref
+	}
+}
+
+// sameHostURL says whether two spellings of a host's address name the
+// same host: the same URL but for a trailing slash on an empty path.
+func sameHostURL(a, b string) bool {
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}
+
+func (a *app) grantsOf(auth *authpkce.Authenticator, now time.Time) []grantJSON {
 	out := []grantJSON{}
+	hostOf := a.grantHosts()
 	for _, g := range auth.Grants() {
-		j := grantJSON{Resource: g.Resource, Host: g.Host, Issuer: g.Issuer, Scopes: g.Scopes, Refreshable: g.Refreshable,
+		j := grantJSON{Resource: g.Resource, Host: hostOf(g.Host), Issuer: g.Issuer, Scopes: g.Scopes, Refreshable: g.Refreshable,
 			Valid: g.Expiry.IsZero() || now.Before(g.Expiry)}
 		if j.Scopes == nil {
 			j.Scopes = []string{}
@@ -81,7 +114,7 @@ func authCmd(a *app) *cobra.Command {
 					return err
 				}
 				now := time.Now()
-				gs := grantsOf(auth, now)
+				gs := a.grantsOf(auth, now)
 				return a.emit(gs, func(w io.Writer) { a.printGrants(w, gs, status, now) })
 			},
 		}
@@ -99,9 +132,9 @@ func (a *app) printGrants(w io.Writer, gs []grantJSON, status bool, now time.Tim
 	}
 	rows := make([][]string, len(gs))
 	for i, g := range gs {
-		host := g.Host
-		if host == "" {
-			host = "(any)"
+		host := "(any)"
+		if g.Host != nil {
+			host = g.Host.display()
 		}
 		if !status {
 			rows[i] = []string{hostText(g.Resource), hostText(host), hostText(g.Issuer), hostText(strings.Join(g.Scopes, " "))}
@@ -129,11 +162,11 @@ func (a *app) printGrants(w io.Writer, gs []grantJSON, status bool, now time.Tim
 
 // loggedOutJSON is one grant auth logout forgot.
 type loggedOutJSON struct {
-	Resource string `json:"resource"`
-	Host     string `json:"host,omitempty"`
-	Revoked  bool   `json:"revoked"`          // the authorization server accepted the revocation
-	Error    string `json:"error,omitempty"`  // why it did not, when it did not
-	OnHost   bool   `json:"onHost,omitempty"` // the host may still hold the token (sign out there from the UI)
+	Resource string   `json:"resource"`
+	Host     *hostRef `json:"host,omitempty"`
+	Revoked  bool     `json:"revoked"`          // the authorization server accepted the revocation
+	Error    string   `json:"error,omitempty"`  // why it did not, when it did not
+	OnHost   bool     `json:"onHost,omitempty"` // the host may still hold the token (sign out there from the UI)
 }
 
 func logoutCmd(a *app) *cobra.Command {
@@ -159,6 +192,7 @@ revocation fails; the output says so.`,
 			ctx, cancel := context.WithTimeout(cmd.Context(), a.timeout)
 			defer cancel()
 			out := []loggedOutJSON{}
+			hostOf := a.grantHosts()
 			for _, g := range auth.Grants() {
 				if !all && g.Resource != argv[0] {
 					continue
@@ -167,7 +201,7 @@ revocation fails; the output says so.`,
 				if err != nil {
 					return withCode(ExitSignIn, fmt.Errorf("sign out of %s: %w", hostText(g.Resource), err))
 				}
-				j := loggedOutJSON{Resource: g.Resource, Host: g.Host, Revoked: f.Revoked, OnHost: f.ClearOnHost}
+				j := loggedOutJSON{Resource: g.Resource, Host: hostOf(g.Host), Revoked: f.Revoked, OnHost: f.ClearOnHost}
 				if f.RevokeErr != nil {
 					j.Error = f.RevokeErr.Error()
 				}

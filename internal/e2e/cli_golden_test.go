@@ -53,8 +53,8 @@ func demoResource(h *demohost.Host) string {
 
 // TestCLIAuthGoldens: auth list, status and logout, as text and JSON,
 // against their goldens and exit codes: with no saved sign-in, with one
-// saved from the demo's authorization server, and signing out of it by
-// name and with --all (both revoked there).
+// saved from the demo's authorization server (its host saved by name),
+// and signing out of it by name and with --all (both revoked there).
 func TestCLIAuthGoldens(t *testing.T) {
 	skipShort(t)
 	r, h := newCLIRunner(t)
@@ -81,6 +81,11 @@ func TestCLIAuthGoldens(t *testing.T) {
 	auth(0, "auth_list_empty.txt", "list")
 	auth(0, "auth_status_empty.json", "status", "--json")
 	saveDemoSignIn(t, h, dir, resource)
+	// The host a grant was obtained on is named as every command names
+	// a host: {name, url}, the name a saved host's.
+	if res := runCLI(t, r.bin, r.env, "", "hosts", "add", "demo", h.URL(), "--config-dir", dir); res.code != 0 {
+		t.Fatalf("hosts add: exit %d\n%s", res.code, res.stderr)
+	}
 	auth(0, "auth_list.txt", "list")
 	auth(0, "auth_list.json", "list", "--json")
 	auth(0, "auth_status.txt", "status")
