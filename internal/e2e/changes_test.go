@@ -11,20 +11,7 @@ import (
 // session (the one with changesets) and opens it.
 func (u *user) openHistorySession() {
 	u.t.Helper()
-	onHistory := func(s string) bool { return strings.Contains(sessionCursor(s), "Earlier:") }
-	screen := u.s.Capture()
-	for range 8 {
-		screen = u.s.Capture()
-		if onHistory(screen) {
-			break
-		}
-		u.hit(km.Sessions.Down)
-		before := sessionCursor(screen)
-		_, _ = u.s.WaitForFunc(func(s string) bool { return sessionCursor(s) != before }, stepTimeout)
-	}
-	if !onHistory(screen) {
-		u.t.Fatalf("the session cursor never reached the earlier session:\n%s", PanelText(screen, "Sessions ("))
-	}
+	u.sessionCursorTo("Earlier:", "earlier")
 	u.hit(km.Sessions.Open)
 	u.see("the earlier session's chat", func(s string) bool {
 		return strings.Contains(chatTextAny(s), "TestReconnect") && !strings.Contains(helpLine(s), hint(km.Sessions.Open))

@@ -384,32 +384,14 @@ func signInURLShown(s string) bool {
 	return err == nil
 }
 
-// openDemoSession moves the session cursor (›) down the list until it is
+// openDemoSession moves the session cursor (›) until it is
 // on the demo session, opens it, and checks the chat panel shows it.
 func (u *user) openDemoSession(screen string) {
 	u.t.Helper()
 	if !strings.Contains(helpLine(screen), hint(km.Sessions.Open)) {
 		u.t.Fatalf("the session list should have focus at start; help line: %q", helpLine(screen))
 	}
-	onDemo := func(s string) bool { return strings.Contains(sessionCursor(s), "Demo: MCP") }
-	for range 4 {
-		u.hit(km.Sessions.Up)
-	}
-	for range 8 {
-		screen = u.s.Capture()
-		if onDemo(screen) {
-			break
-		}
-		u.hit(km.Sessions.Down)
-		// Wait for the cursor to move (any other change on the screen
-		// is not the key landing); stepTimeout bounds a cursor at the
-		// end of the list.
-		before := sessionCursor(screen)
-		_, _ = u.s.WaitForFunc(func(s string) bool { return sessionCursor(s) != before }, stepTimeout)
-	}
-	if !onDemo(screen) {
-		u.t.Fatalf("the session cursor never reached the demo session:\n%s", PanelText(screen, "Sessions ("))
-	}
+	u.sessionCursorTo("Demo: MCP", "demo")
 	u.hit(km.Sessions.Open)
 	// The demo session is already shown (the newest opens by itself), so
 	// the panels alone do not say the key landed. Open also moves the
@@ -421,6 +403,41 @@ func (u *user) openDemoSession(screen string) {
 		_, mcp := Panel(s, "MCP servers (")
 		return chat && mcp && !strings.Contains(helpLine(s), hint(km.Sessions.Open))
 	})
+}
+
+// sessionCursorTo moves the session list's cursor onto the row whose
+// text holds label, pressing up or down by where that row is, one key at
+// a time, each waited for. Pressing a fixed direction raced: keys still
+// in flight could carry the cursor past the row, and a cursor at the end
+// of the list then never came back.
+func (u *user) sessionCursorTo(label, name string) {
+	u.t.Helper()
+	var screen string
+	for range 12 {
+		screen = u.s.Capture()
+		rows, _ := Panel(screen, "Sessions (")
+		cursor, target := -1, -1
+		for i, l := range rows {
+			t := strings.TrimSpace(l)
+			if strings.HasPrefix(t, "›") || strings.HasPrefix(t, "▸") {
+				cursor = i
+			}
+			if strings.Contains(t, label) {
+				target = i
+			}
+		}
+		if cursor >= 0 && cursor == target {
+			return
+		}
+		step := km.Sessions.Down
+		if target >= 0 && cursor > target {
+			step = km.Sessions.Up
+		}
+		before := sessionCursor(screen)
+		u.hit(step)
+		_, _ = u.s.WaitForFunc(func(s string) bool { return sessionCursor(s) != before }, stepTimeout)
+	}
+	u.t.Fatalf("the session cursor never reached the %s session:\n%s", name, PanelText(screen, "Sessions ("))
 }
 
 // sessionCursor is the session row the cursor (›) is on, "" when none.
