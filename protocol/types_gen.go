@@ -7541,6 +7541,18 @@ func (x *Customization) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// Customization with: its discriminator and a zero value of each variant.
+func (*Customization) wireVariants() (string, map[string]any) {
+	return "type", wireVariantsCustomization
+}
+
+var wireVariantsCustomization = map[string]any{
+	"plugin":    PluginCustomization{},
+	"directory": DirectoryCustomization{},
+	"mcpServer": McpServerCustomization{},
+}
+
 // peekCustomization reads the members Customization dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekCustomization(b []byte) ([1]json.RawMessage, error) {
@@ -7723,6 +7735,19 @@ func (x *SessionInputRequest) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// SessionInputRequest with: its discriminator and a zero value of each variant.
+func (*SessionInputRequest) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsSessionInputRequest
+}
+
+var wireVariantsSessionInputRequest = map[string]any{
+	"chatInput":           SessionChatInputRequest{},
+	"toolConfirmation":    SessionToolConfirmationRequest{},
+	"toolClientExecution": SessionToolClientExecutionRequest{},
+	"toolAuthentication":  SessionToolAuthenticationRequest{},
+}
+
 // peekSessionInputRequest reads the members SessionInputRequest dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekSessionInputRequest(b []byte) ([1]json.RawMessage, error) {
@@ -7846,6 +7871,17 @@ func (x *ToolCallConfirmationState) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownToolCallConfirmationState{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ToolCallConfirmationState with: its discriminator and a zero value of each variant.
+func (*ToolCallConfirmationState) wireVariants() (string, map[string]any) {
+	return "status", wireVariantsToolCallConfirmationState
+}
+
+var wireVariantsToolCallConfirmationState = map[string]any{
+	"pending-confirmation":        ToolCallPendingConfirmationState{},
+	"pending-result-confirmation": ToolCallPendingResultConfirmationState{},
 }
 
 // peekToolCallConfirmationState reads the members ToolCallConfirmationState dispatches on
@@ -8009,6 +8045,17 @@ func (x *ChatOrigin) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ChatOrigin with: its discriminator and a zero value of each variant.
+func (*ChatOrigin) wireVariants() (string, map[string]any) { return "kind", wireVariantsChatOrigin }
+
+var wireVariantsChatOrigin = map[string]any{
+	"user":     ChatUserOrigin{},
+	"fork":     ChatForkOrigin{},
+	"sideChat": ChatSideChatOrigin{},
+	"tool":     ChatToolOrigin{},
+}
+
 // peekChatOrigin reads the members ChatOrigin dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekChatOrigin(b []byte) ([1]json.RawMessage, error) {
@@ -8167,6 +8214,19 @@ func (x *CustomizationLoadState) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownCustomizationLoadState{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// CustomizationLoadState with: its discriminator and a zero value of each variant.
+func (*CustomizationLoadState) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsCustomizationLoadState
+}
+
+var wireVariantsCustomizationLoadState = map[string]any{
+	"loading":  CustomizationLoadingState{},
+	"loaded":   CustomizationLoadedState{},
+	"degraded": CustomizationDegradedState{},
+	"error":    CustomizationErrorState{},
 }
 
 // peekCustomizationLoadState reads the members CustomizationLoadState dispatches on
@@ -8337,6 +8397,21 @@ func (x *ChildCustomization) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ChildCustomization with: its discriminator and a zero value of each variant.
+func (*ChildCustomization) wireVariants() (string, map[string]any) {
+	return "type", wireVariantsChildCustomization
+}
+
+var wireVariantsChildCustomization = map[string]any{
+	"agent":     AgentCustomization{},
+	"skill":     SkillCustomization{},
+	"prompt":    PromptCustomization{},
+	"rule":      RuleCustomization{},
+	"hook":      HookCustomization{},
+	"mcpServer": McpServerCustomization{},
+}
+
 // peekChildCustomization reads the members ChildCustomization dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekChildCustomization(b []byte) ([1]json.RawMessage, error) {
@@ -8463,6 +8538,18 @@ func (x *CustomizationEnablement) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownCustomizationEnablement{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// CustomizationEnablement with: its discriminator and a zero value of each variant.
+func (*CustomizationEnablement) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsCustomizationEnablement
+}
+
+var wireVariantsCustomizationEnablement = map[string]any{
+	"global":    CustomizationGlobalEnablement{},
+	"workspace": CustomizationWorkspaceEnablement{},
+	"session":   CustomizationSessionEnablement{},
 }
 
 // peekCustomizationEnablement reads the members CustomizationEnablement dispatches on
@@ -8623,6 +8710,20 @@ func (x *McpServerState) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// McpServerState with: its discriminator and a zero value of each variant.
+func (*McpServerState) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsMcpServerState
+}
+
+var wireVariantsMcpServerState = map[string]any{
+	"starting":     McpServerStartingState{},
+	"ready":        McpServerReadyState{},
+	"authRequired": McpServerAuthRequiredState{},
+	"error":        McpServerErrorState{},
+	"stopped":      McpServerStoppedState{},
+}
+
 // peekMcpServerState reads the members McpServerState dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekMcpServerState(b []byte) ([1]json.RawMessage, error) {
@@ -8746,6 +8847,17 @@ func (x *BackgroundWork) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownBackgroundWork{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// BackgroundWork with: its discriminator and a zero value of each variant.
+func (*BackgroundWork) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsBackgroundWork
+}
+
+var wireVariantsBackgroundWork = map[string]any{
+	"shell":    BackgroundShellWork{},
+	"subagent": BackgroundSubagentWork{},
 }
 
 // peekBackgroundWork reads the members BackgroundWork dispatches on
@@ -8908,6 +9020,21 @@ func (x *ChatInputQuestion) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ChatInputQuestion with: its discriminator and a zero value of each variant.
+func (*ChatInputQuestion) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsChatInputQuestion
+}
+
+var wireVariantsChatInputQuestion = map[string]any{
+	"text":          ChatInputTextQuestion{},
+	"number":        ChatInputNumberQuestion{},
+	"integer":       ChatInputNumberQuestion{},
+	"boolean":       ChatInputBooleanQuestion{},
+	"single-select": ChatInputSingleSelectQuestion{},
+	"multi-select":  ChatInputMultiSelectQuestion{},
+}
+
 // peekChatInputQuestion reads the members ChatInputQuestion dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekChatInputQuestion(b []byte) ([1]json.RawMessage, error) {
@@ -9032,6 +9159,18 @@ func (x *ChatInputAnswer) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownChatInputAnswer{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ChatInputAnswer with: its discriminator and a zero value of each variant.
+func (*ChatInputAnswer) wireVariants() (string, map[string]any) {
+	return "state", wireVariantsChatInputAnswer
+}
+
+var wireVariantsChatInputAnswer = map[string]any{
+	"draft":     ChatInputAnswered{},
+	"submitted": ChatInputAnswered{},
+	"skipped":   ChatInputSkipped{},
 }
 
 // peekChatInputAnswer reads the members ChatInputAnswer dispatches on
@@ -9176,6 +9315,20 @@ func (x *ChatInputAnswerValue) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownChatInputAnswerValue{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ChatInputAnswerValue with: its discriminator and a zero value of each variant.
+func (*ChatInputAnswerValue) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsChatInputAnswerValue
+}
+
+var wireVariantsChatInputAnswerValue = map[string]any{
+	"text":          ChatInputTextAnswerValue{},
+	"number":        ChatInputNumberAnswerValue{},
+	"boolean":       ChatInputBooleanAnswerValue{},
+	"selected":      ChatInputSelectedAnswerValue{},
+	"selected-many": ChatInputSelectedManyAnswerValue{},
 }
 
 // peekChatInputAnswerValue reads the members ChatInputAnswerValue dispatches on
@@ -9345,6 +9498,20 @@ func (x *ResponsePart) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownResponsePart{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ResponsePart with: its discriminator and a zero value of each variant.
+func (*ResponsePart) wireVariants() (string, map[string]any) { return "kind", wireVariantsResponsePart }
+
+var wireVariantsResponsePart = map[string]any{
+	"markdown":           MarkdownResponsePart{},
+	"contentRef":         ResourceResponsePart{},
+	"toolCall":           ToolCallResponsePart{},
+	"reasoning":          ReasoningResponsePart{},
+	"systemNotification": SystemNotificationResponsePart{},
+	"inputRequest":       InputRequestResponsePart{},
+	"error":              ErrorResponsePart{},
 }
 
 // peekResponsePart reads the members ResponsePart dispatches on
@@ -9519,6 +9686,20 @@ func (x *MessageAttachment) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownMessageAttachment{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// MessageAttachment with: its discriminator and a zero value of each variant.
+func (*MessageAttachment) wireVariants() (string, map[string]any) {
+	return "type", wireVariantsMessageAttachment
+}
+
+var wireVariantsMessageAttachment = map[string]any{
+	"simple":           SimpleMessageAttachment{},
+	"embeddedResource": MessageEmbeddedResourceAttachment{},
+	"resource":         MessageResourceAttachment{},
+	"annotations":      MessageAnnotationsAttachment{},
+	"chat":             MessageChatAttachment{},
 }
 
 // peekMessageAttachment reads the members MessageAttachment dispatches on
@@ -9699,6 +9880,22 @@ func (x *ToolCallState) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ToolCallState with: its discriminator and a zero value of each variant.
+func (*ToolCallState) wireVariants() (string, map[string]any) {
+	return "status", wireVariantsToolCallState
+}
+
+var wireVariantsToolCallState = map[string]any{
+	"streaming":                   ToolCallStreamingState{},
+	"pending-confirmation":        ToolCallPendingConfirmationState{},
+	"running":                     ToolCallRunningState{},
+	"auth-required":               ToolCallAuthRequiredState{},
+	"pending-result-confirmation": ToolCallPendingResultConfirmationState{},
+	"completed":                   ToolCallCompletedState{},
+	"cancelled":                   ToolCallCancelledState{},
+}
+
 // peekToolCallState reads the members ToolCallState dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekToolCallState(b []byte) ([1]json.RawMessage, error) {
@@ -9833,6 +10030,17 @@ func (x *ToolCallContributor) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownToolCallContributor{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ToolCallContributor with: its discriminator and a zero value of each variant.
+func (*ToolCallContributor) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsToolCallContributor
+}
+
+var wireVariantsToolCallContributor = map[string]any{
+	"client": ToolCallClientContributor{},
+	"mcp":    ToolCallMcpContributor{},
 }
 
 // peekToolCallContributor reads the members ToolCallContributor dispatches on
@@ -10015,6 +10223,21 @@ func (x *ToolResultContent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ToolResultContent with: its discriminator and a zero value of each variant.
+func (*ToolResultContent) wireVariants() (string, map[string]any) {
+	return "type", wireVariantsToolResultContent
+}
+
+var wireVariantsToolResultContent = map[string]any{
+	"text":             ToolResultTextContent{},
+	"embeddedResource": ToolResultEmbeddedResourceContent{},
+	"resource":         ToolResultResourceContent{},
+	"fileEdit":         ToolResultFileEditContent{},
+	"terminal":         ToolResultTerminalContent{},
+	"subagent":         ToolResultSubagentContent{},
+}
+
 // peekToolResultContent reads the members ToolResultContent dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekToolResultContent(b []byte) ([1]json.RawMessage, error) {
@@ -10121,6 +10344,17 @@ func (x *ToolCallRiskAssessment) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownToolCallRiskAssessment{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ToolCallRiskAssessment with: its discriminator and a zero value of each variant.
+func (*ToolCallRiskAssessment) wireVariants() (string, map[string]any) {
+	return "status", wireVariantsToolCallRiskAssessment
+}
+
+var wireVariantsToolCallRiskAssessment = map[string]any{
+	"loading":  ToolCallRiskAssessmentLoadingState{},
+	"complete": ToolCallRiskAssessmentCompleteState{},
 }
 
 // peekToolCallRiskAssessment reads the members ToolCallRiskAssessment dispatches on
@@ -10258,6 +10492,17 @@ func (x *TerminalClaim) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// TerminalClaim with: its discriminator and a zero value of each variant.
+func (*TerminalClaim) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsTerminalClaim
+}
+
+var wireVariantsTerminalClaim = map[string]any{
+	"client":  TerminalClientClaim{},
+	"session": TerminalSessionClaim{},
+}
+
 // peekTerminalClaim reads the members TerminalClaim dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekTerminalClaim(b []byte) ([1]json.RawMessage, error) {
@@ -10372,6 +10617,17 @@ func (x *TerminalLifecycleState) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// TerminalLifecycleState with: its discriminator and a zero value of each variant.
+func (*TerminalLifecycleState) wireVariants() (string, map[string]any) {
+	return "status", wireVariantsTerminalLifecycleState
+}
+
+var wireVariantsTerminalLifecycleState = map[string]any{
+	"running": TerminalRunningLifecycleState{},
+	"exited":  TerminalExitedLifecycleState{},
+}
+
 // peekTerminalLifecycleState reads the members TerminalLifecycleState dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekTerminalLifecycleState(b []byte) ([1]json.RawMessage, error) {
@@ -10480,6 +10736,17 @@ func (x *TerminalContentPart) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownTerminalContentPart{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// TerminalContentPart with: its discriminator and a zero value of each variant.
+func (*TerminalContentPart) wireVariants() (string, map[string]any) {
+	return "type", wireVariantsTerminalContentPart
+}
+
+var wireVariantsTerminalContentPart = map[string]any{
+	"unclassified": TerminalUnclassifiedPart{},
+	"command":      TerminalCommandPart{},
 }
 
 // peekTerminalContentPart reads the members TerminalContentPart dispatches on
@@ -10643,6 +10910,17 @@ func (x *AutomationTrigger) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// AutomationTrigger with: its discriminator and a zero value of each variant.
+func (*AutomationTrigger) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsAutomationTrigger
+}
+
+var wireVariantsAutomationTrigger = map[string]any{
+	"schedule": AutomationScheduleTrigger{},
+	"event":    AutomationEventTrigger{},
+}
+
 // peekAutomationTrigger reads the members AutomationTrigger dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekAutomationTrigger(b []byte) ([1]json.RawMessage, error) {
@@ -10752,6 +11030,17 @@ func (x *AutomationDisableCondition) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownAutomationDisableCondition{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// AutomationDisableCondition with: its discriminator and a zero value of each variant.
+func (*AutomationDisableCondition) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsAutomationDisableCondition
+}
+
+var wireVariantsAutomationDisableCondition = map[string]any{
+	"afterRuns": AutomationAfterRunsCondition{},
+	"afterDate": AutomationAfterDateCondition{},
 }
 
 // peekAutomationDisableCondition reads the members AutomationDisableCondition dispatches on
@@ -10880,6 +11169,17 @@ func (x *AutomationRunOrigin) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownAutomationRunOrigin{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// AutomationRunOrigin with: its discriminator and a zero value of each variant.
+func (*AutomationRunOrigin) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsAutomationRunOrigin
+}
+
+var wireVariantsAutomationRunOrigin = map[string]any{
+	"manual":  AutomationManualRunOrigin{},
+	"trigger": AutomationTriggeredRunOrigin{},
 }
 
 // peekAutomationRunOrigin reads the members AutomationRunOrigin dispatches on
@@ -11031,6 +11331,20 @@ func (x *AutomationRunLifecycle) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownAutomationRunLifecycle{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// AutomationRunLifecycle with: its discriminator and a zero value of each variant.
+func (*AutomationRunLifecycle) wireVariants() (string, map[string]any) {
+	return "status", wireVariantsAutomationRunLifecycle
+}
+
+var wireVariantsAutomationRunLifecycle = map[string]any{
+	"pending":   AutomationPendingRunLifecycle{},
+	"running":   AutomationRunningRunLifecycle{},
+	"completed": AutomationCompletedRunLifecycle{},
+	"failed":    AutomationFailedRunLifecycle{},
+	"cancelled": AutomationCancelledRunLifecycle{},
 }
 
 // peekAutomationRunLifecycle reads the members AutomationRunLifecycle dispatches on
@@ -12596,6 +12910,15 @@ func (x *ChatSource) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ChatSource with: its discriminator and a zero value of each variant.
+func (*ChatSource) wireVariants() (string, map[string]any) { return "kind", wireVariantsChatSource }
+
+var wireVariantsChatSource = map[string]any{
+	"fork":     ForkChatSource{},
+	"sideChat": SideChatSource{},
+}
+
 // peekChatSource reads the members ChatSource dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekChatSource(b []byte) ([1]json.RawMessage, error) {
@@ -12710,6 +13033,17 @@ func (x *ChatMoveDestination) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ChatMoveDestination with: its discriminator and a zero value of each variant.
+func (*ChatMoveDestination) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsChatMoveDestination
+}
+
+var wireVariantsChatMoveDestination = map[string]any{
+	"session":    ChatMoveToSessionDestination{},
+	"newSession": ChatMoveToNewSessionDestination{},
+}
+
 // peekChatMoveDestination reads the members ChatMoveDestination dispatches on
 // with encoding/json: the exact path for input scanMembers does not handle.
 func peekChatMoveDestination(b []byte) ([1]json.RawMessage, error) {
@@ -12821,6 +13155,17 @@ func (x *ChangesetOperationTarget) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownChangesetOperationTarget{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ChangesetOperationTarget with: its discriminator and a zero value of each variant.
+func (*ChangesetOperationTarget) wireVariants() (string, map[string]any) {
+	return "kind", wireVariantsChangesetOperationTarget
+}
+
+var wireVariantsChangesetOperationTarget = map[string]any{
+	"resource": ChangesetOperationResourceTarget{},
+	"range":    ChangesetOperationRangeTarget{},
 }
 
 // peekChangesetOperationTarget reads the members ChangesetOperationTarget dispatches on
@@ -14056,6 +14401,17 @@ func (x *ChatToolCallConfirmedAction) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownChatToolCallConfirmedAction{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ChatToolCallConfirmedAction with: its discriminator and a zero value of each variant.
+func (*ChatToolCallConfirmedAction) wireVariants() (string, map[string]any) {
+	return "approved", wireVariantsChatToolCallConfirmedAction
+}
+
+var wireVariantsChatToolCallConfirmedAction = map[string]any{
+	"true":  ChatToolCallApprovedAction{},
+	"false": ChatToolCallDeniedAction{},
 }
 
 // peekChatToolCallConfirmedAction reads the members ChatToolCallConfirmedAction dispatches on
@@ -16119,6 +16475,17 @@ func (x *ReconnectResult) UnmarshalJSON(b []byte) error {
 	}
 	x.Variant = UnknownReconnectResult{Discriminator: d, Raw: append(json.RawMessage(nil), b...)}
 	return nil
+}
+
+// wireVariants is the table the one-pass decoder (wiredecode.go) reads a
+// ReconnectResult with: its discriminator and a zero value of each variant.
+func (*ReconnectResult) wireVariants() (string, map[string]any) {
+	return "type", wireVariantsReconnectResult
+}
+
+var wireVariantsReconnectResult = map[string]any{
+	"replay":   ReconnectReplayResult{},
+	"snapshot": ReconnectSnapshotResult{},
 }
 
 // peekReconnectResult reads the members ReconnectResult dispatches on

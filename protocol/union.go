@@ -272,12 +272,19 @@ func DecodeSnapshotState(resource string, raw json.RawMessage) (SnapshotState, e
 
 func decodeAs[T SnapshotStateVariant](raw json.RawMessage) (SnapshotStateVariant, error) {
 	var v T
-	err := json.Unmarshal(raw, &v)
+	err := UnmarshalWire(raw, &v)
 	return v, err
 }
 
 // UnmarshalJSON decodes the state as the type its resource URI calls for.
+// It takes one validating pass over b (decodeSnapshotWire); input that
+// pass does not take is decoded by encoding/json as before, which also
+// words any error.
 func (s *Snapshot) UnmarshalJSON(b []byte) error {
+	if v, ok := decodeSnapshotWire(b); ok {
+		*s = v
+		return nil
+	}
 	type plain Snapshot
 	var p plain
 	if err := json.Unmarshal(b, &p); err != nil {

@@ -48,7 +48,9 @@ func good() map[string][]string {
 		"DecodeActionEnvelope":        {"2603", "2494", "2537"},
 		"ChatDelta10k":                {"2022770 cpu-ns/op", "2230614 cpu-ns/op", "2206514 cpu-ns/op"},
 		"ChatDelta100k":               {"26789192 cpu-ns/op", "28129875 cpu-ns/op", "26893312 cpu-ns/op"},
-		"ApplySnapshot1000Turns":      {"35182939", "33864419", "33974142"},
+		"ApplySnapshot1000Turns":      {"1.6 x-valid 5.4 old-x-valid", "1.7 x-valid 5.2 old-x-valid", "1.9 x-valid 5.6 old-x-valid"},
+		"ListSessions10k":             {"1.3 x-valid 2.9 old-x-valid", "1.3 x-valid 3.0 old-x-valid", "1.4 x-valid 2.9 old-x-valid"},
+		"RootSnapshot1MB":             {"1.6 x-valid 7.6 old-x-valid", "1.8 x-valid 7.9 old-x-valid", "1.8 x-valid 7.8 old-x-valid"},
 		"TranscriptStreaming/color":   {"0.2355", "0.2393", "0.2454"},
 		"TranscriptStreaming/nocolor": {"0.1041", "0.09802", "0.09792"},
 		"KeyToFrame/approve":          {"251282", "266074", "305844"},
@@ -107,11 +109,17 @@ func TestCheck(t *testing.T) {
 			v["DecodeActionEnvelope"] = []string{"50000", "4900", "90000"}
 		}, status: map[string]Status{"DecodeActionEnvelope": OK}},
 		{name: "over budget within tolerance warns", change: func(v map[string][]string) {
-			v["ApplySnapshot1000Turns"] = []string{"90000000", "70000000"}
-		}, status: map[string]Status{"ApplySnapshot1000Turns": Warn}},
+			v["TerminalData10MB"] = []string{"180000000", "140000000"}
+		}, status: map[string]Status{"TerminalData10MB": Warn}},
 		{name: "over tolerance fails", fail: true, change: func(v map[string][]string) {
-			v["ApplySnapshot1000Turns"] = []string{"120000000", "101000000"}
-		}, status: map[string]Status{"ApplySnapshot1000Turns": Fail, "DecodeActionEnvelope": OK}},
+			v["TerminalData10MB"] = []string{"240000000", "202000000"}
+		}, status: map[string]Status{"TerminalData10MB": Fail, "DecodeActionEnvelope": OK}},
+		{name: "a snapshot decoded as slowly as before fails its ratio to json.Valid", fail: true, change: func(v map[string][]string) {
+			v["ApplySnapshot1000Turns"] = []string{"5.0 x-valid", "5.6 x-valid", "5.3 x-valid"}
+		}, status: map[string]Status{"ApplySnapshot1000Turns": Fail, "ListSessions10k": OK}},
+		{name: "a ratio to json.Valid is judged on its median", change: func(v map[string][]string) {
+			v["RootSnapshot1MB"] = []string{"1.2 x-valid", "1.9 x-valid", "4.5 x-valid"}
+		}, status: map[string]Status{"RootSnapshot1MB": OK}},
 		{name: "one sub-benchmark over tolerance fails", fail: true, change: func(v map[string][]string) {
 			v["KeyToFrame/next-card"] = []string{"2500000"}
 		}, status: map[string]Status{"KeyToFrame/next-card": Fail, "KeyToFrame/approve": OK}},
@@ -236,11 +244,11 @@ func TestCPUCandidates(t *testing.T) {
 	}{
 		{name: "nothing over tolerance", change: func(map[string][]string) {}},
 		{name: "a warning is not measured", change: func(v map[string][]string) {
-			v["ApplySnapshot1000Turns"] = []string{"90000000"}
+			v["TerminalData10MB"] = []string{"180000000"}
 		}},
 		{name: "one over tolerance", change: func(v map[string][]string) {
-			v["ApplySnapshot1000Turns"] = []string{"120000000"}
-		}, want: []string{"ApplySnapshot1000Turns"}},
+			v["TerminalData10MB"] = []string{"240000000"}
+		}, want: []string{"TerminalData10MB"}},
 		{name: "a sub-benchmark by its own name", change: func(v map[string][]string) {
 			v["KeyToFrame/next-card"] = []string{"2500000"}
 		}, want: []string{"KeyToFrame/next-card"}},

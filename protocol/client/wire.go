@@ -132,7 +132,9 @@ func decodeResult(w protocol.Wire, method string, raw json.RawMessage, result an
 		}
 		raw = up
 	}
-	if err := json.Unmarshal(raw, result); err != nil {
+	// One validating pass for the large results (a snapshot, a page of
+	// sessions), with encoding/json's result and errors (UnmarshalWire).
+	if err := protocol.UnmarshalWire(raw, result); err != nil {
 		return fmt.Errorf("decode result: %w", err)
 	}
 	return nil
