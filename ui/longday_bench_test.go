@@ -274,6 +274,11 @@ func procStatus(field string) float64 {
 // terminals leave nothing behind that grows with the day. One run
 // ignores b.N beyond the first (it is the whole day); run it with
 // -benchtime=1x or any short benchtime.
+//
+// Measured on the shared 2-core box (load 8, 2026-12-05): 6.56 MiB after
+// the day, 5.60 MiB fresh, 1.17x; RSS 152–170 MiB, peak 169–183 MiB;
+// the day takes 39–61 s there. Before the terminal pane let go of the
+// state of the terminal it closed (terminal.go, leave): 7.56 MiB, 1.35x.
 func BenchmarkLongDay(b *testing.B) {
 	for range b.N {
 		longDay(b)
