@@ -275,10 +275,14 @@ func procStatus(field string) float64 {
 // ignores b.N beyond the first (it is the whole day); run it with
 // -benchtime=1x or any short benchtime.
 //
-// Measured on the shared 2-core box (load 8, 2026-12-05): 6.56 MiB after
-// the day, 5.60 MiB fresh, 1.17x; RSS 152–170 MiB, peak 169–183 MiB;
-// the day takes 39–61 s there. Before the terminal pane let go of the
-// state of the terminal it closed (terminal.go, leave): 7.56 MiB, 1.35x.
+// Measured on the shared 2-core box (load 6-8, 2026-12-05), the three
+// builds side by side: 7.56 MiB after the day, 1.35x fresh (5.60 MiB),
+// before the fixes; 6.57 MiB, 1.17x once a closed terminal pane let go of
+// the terminal's state (terminal.go, leave); 6.10 MiB, 1.09x once a
+// dropped link's context left the client's (protocol/client, supervise).
+// What remains is bounded, not grown: a sign-in manager per host once
+// made active (19 of the 20 here) and the composer's caches. RSS 157 MiB,
+// peak 176 MiB; the day takes 38-63 s there.
 func BenchmarkLongDay(b *testing.B) {
 	for range b.N {
 		longDay(b)
