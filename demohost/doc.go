@@ -118,4 +118,9 @@
 // no auth/required is ever sent, createSession answers -32007 and every
 // turn stops at a resumable error until the connection pushed that token
 // (or an OAuth token for the resource from the demo's server).
+//
+// Besides the seeded history terminal (fixed content), a test may run
+// terminals that stream (1.0 wire, shell.go): RunTerminal lists one on
+// the root, WriteTerminal is its output (terminal/data), ExitTerminal
+// ends it and RemoveTerminal disposes of it.
 package demohost

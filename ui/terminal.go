@@ -105,7 +105,9 @@ func (t *terminalView) close() tea.Cmd {
 func (t *terminalView) leave() tea.Cmd {
 	ch, kept := t.channel, t.kept
 	t.reset()
-	t.channel, t.hasSt, t.input, t.note, t.kept = "", false, false, "", false
+	// The state goes with the pane: a finished build's output is not
+	// kept alive until another terminal is opened.
+	t.channel, t.st, t.hasSt, t.input, t.note, t.kept = "", protocol.TerminalState{}, false, false, "", false
 	c, ctx := t.client, t.ctx
 	if ch == "" || c == nil || kept {
 		return nil
@@ -200,7 +202,7 @@ func (t *terminalView) dropped(channel, reason string) tea.Cmd {
 		return nil
 	}
 	t.reset()
-	t.channel, t.hasSt, t.input = "", false, false
+	t.channel, t.st, t.hasSt, t.input = "", protocol.TerminalState{}, false, false
 	return reportError(fmt.Errorf("stopped watching the terminal: %s", views.SanitizeLine(reason)))
 }
 

@@ -367,3 +367,22 @@ func TestTerminalsListsToolCallTerminals(t *testing.T) {
 		t.Fatalf("esc from a pane opened from the list: open %v, channel %q, context %v", m.terms.open, m.terms.channel, m.context())
 	}
 }
+
+// TestTerminalLeftKeepsNoOutput: a pane left (or its terminal dropped)
+// holds nothing of the terminal it showed: a finished build's megabytes
+// stayed reachable from the pane until another terminal was opened
+// (issue 33's long day).
+func TestTerminalLeftKeepsNoOutput(t *testing.T) {
+	for _, how := range []string{"leave", "dropped"} {
+		m, _, _, _ := termModel(t, termState("other", unclassified(strings.Repeat("build output\r\n", 1000))))
+		pump(t, m, m.terms.openFromCard(protocol.ToolResultTerminalContent{Resource: fxTerm, Title: "make"}), "the terminal opens", func() bool { return m.terms.hasSt })
+		if how == "leave" {
+			m.terms.leave()
+		} else {
+			m.terms.dropped(fxTerm, "gone")
+		}
+		if n := len(m.terms.st.Content); n != 0 || m.terms.st.Title != "" {
+			t.Errorf("%s: the pane still holds the terminal's state (%d parts, title %q)", how, n, m.terms.st.Title)
+		}
+	}
+}

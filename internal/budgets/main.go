@@ -87,6 +87,7 @@ var Budgets = []Budget{
 	{Name: "AuthRequiredUnadvertised", Metric: "ns/op", Limit: 50_000, Source: "ui/authflood_test.go"},
 	{Name: "ManyHosts/20x500", Metric: "ms/frame", Limit: 4, Source: "ui/hosts_bench_test.go (a frame of 20 hosts × 500 sessions, inbox updated in it)"},
 	{Name: "ManyHosts/20x500", Metric: "MiB-live", Limit: 200, Source: "ui/hosts_bench_test.go"},
+	{Name: "LongDay", Metric: "heap-x-fresh", Limit: 2, Median: true, Source: "ui/longday_bench_test.go (the live heap after a compressed working day over a fresh start with the same open state)"},
 	{Name: "InboundDelta/1.0", Metric: "ns/op", Limit: 10_000, Source: "protocol/client/bench_test.go"},
 	{Name: "InboundDelta/0.6", Metric: "ns/op", Limit: 1.5, Relative: "InboundDelta/1.0", Median: true, Source: "protocol/client/bench_test.go (0.6 conversion)"},
 	{Name: "CLIStartup", Metric: "status-x-floor", Limit: 6, Median: true, Source: "internal/startbench/startup_test.go (status --json against a local host, as whole processes, over a floor process doing its network work, pair by pair)"},

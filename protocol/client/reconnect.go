@@ -407,6 +407,9 @@ func (c *Client) supervise(l *link) {
 		// own failure) is already shutting it down, and Close would wait
 		// for a dead peer's close handshake before we could reconnect.
 		cause := l.cause()
+		// The link is over, however it ended: its context leaves the
+		// client's, or every reconnect of a long day left one behind.
+		l.drop(cause)
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
