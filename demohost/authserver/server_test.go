@@ -291,7 +291,7 @@ func TestRefresh(t *testing.T) {
 	if err == nil {
 		t.Fatal("reusing a rotated refresh token succeeded")
 	}
-	// Reuse is treated as theft: fosite revokes the whole grant.
+	// Reuse is treated as theft: the whole grant is revoked.
 	if info, err := s.Introspect(ctx, fresh.AccessToken); err != nil || info.Active {
 		t.Errorf("access token survived refresh-token reuse: active=%t err=%v", info.Active, err)
 	}
