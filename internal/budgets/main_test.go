@@ -79,6 +79,8 @@ func good() map[string][]string {
 		// Issue 32's start-up budget met (not yet measured so: the
 		// machine's 2026-12-05 runs were 3.4 to 5.2, see TestCLIStartupBudget).
 		"CLIStartup": {"1.7 status-x-floor 25 floor-ms", "1.9 status-x-floor 24 floor-ms", "2.4 status-x-floor 20 floor-ms"},
+		// Issue 33's first-frame target met (5 floors, about 50 ms).
+		"FirstFrame": {"4.1 frame-x-floor 9.5 floor-ms", "4.6 frame-x-floor 10 floor-ms", "5.2 frame-x-floor 9 floor-ms"},
 	}
 }
 
@@ -396,6 +398,34 @@ func TestManyHostsBudget(t *testing.T) {
 		if !failed {
 			t.Errorf("%s over budget (%s) does not fail", tc.why, tc.val)
 		}
+	}
+}
+
+// TestFirstFrameBudget: the TUI's first frame is judged as the median of
+// the runs' frame-x-floor ratios; the guard of 15 fails past 30 floors
+// at the tolerance of 2, and a benchmark that did not run fails.
+func TestFirstFrameBudget(t *testing.T) {
+	for _, tc := range []struct {
+		runs []string
+		want Status
+	}{
+		{[]string{"11.9 frame-x-floor", "13.0 frame-x-floor", "40 frame-x-floor"}, OK},
+		{[]string{"14.0 frame-x-floor", "18.9 frame-x-floor", "35 frame-x-floor"}, Warn},
+		{[]string{"31 frame-x-floor", "33 frame-x-floor", "12 frame-x-floor"}, Fail},
+	} {
+		rows := checkChanged(t, func(v map[string][]string) { v["FirstFrame"] = tc.runs })
+		got := Status("")
+		for _, r := range rows {
+			if r.Name == "FirstFrame" {
+				got = r.Status
+			}
+		}
+		if got != tc.want {
+			t.Errorf("runs %v: status %q, want %q", tc.runs, got, tc.want)
+		}
+	}
+	if rows := checkChanged(t, func(v map[string][]string) { delete(v, "FirstFrame") }); !Failed(rows) {
+		t.Error("a first-frame benchmark that did not run does not fail")
 	}
 }
 
