@@ -223,6 +223,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// with a flag the commands do not have, which it names.
 		return cli.Run(args, cliEnv(stdout, stderr))
 	}
+	// From here on this process is the UI.
+	warmWidthTable()
 	var more []hostpick.Found
 	var target hostconn.Target
 	if o.multi() {

@@ -2,7 +2,7 @@ package authpkce
 
 // OAuth misuse: what a hostile host, a hostile web page or a confused
 // authorization server can try against the loopback flow, played against
-// the real fosite-based demo authorization server (demohost/authserver),
+// the real demo authorization server (demohost/authserver),
 // which needs no external binary. Every refusal must carry a message that
 // says what happened.
 

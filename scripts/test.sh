@@ -104,7 +104,7 @@ workdir="$(mktemp -d)"
 trap 'rm -rf "$workdir"' EXIT
 echo "== benchmark budgets"
 go test -run='^$' \
-  -bench='^Benchmark(DecodeActionEnvelope|ChatDelta10k|ChatDelta100k|TerminalData10MB|ApplySnapshot1000Turns|ListSessions10k|RootSnapshot1MB|ChatTurns|TranscriptStreaming|StreamingCodeBlock|StreamingProse|MCPPanel|DiffScroll|ChangesetFiles2000|KeyToFrame|TerminalStream10MB|AuthRequiredUnadvertised|InboundDelta|ManyHosts|CLIStartup|LongDay)$' \
+  -bench='^Benchmark(DecodeActionEnvelope|ChatDelta10k|ChatDelta100k|TerminalData10MB|ApplySnapshot1000Turns|ListSessions10k|RootSnapshot1MB|ChatTurns|TranscriptStreaming|StreamingCodeBlock|StreamingProse|MCPPanel|DiffScroll|ChangesetFiles2000|KeyToFrame|TerminalStream10MB|AuthRequiredUnadvertised|InboundDelta|ManyHosts|CLIStartup|FirstFrame|LongDay)$' \
   -benchtime="${AHPTUI_BENCHTIME:-200ms}" -count=3 ./protocol/ ./protocol/client/ ./views/ ./ui/ ./internal/startbench/ >"$workdir/bench.txt" \
   || { cat "$workdir/bench.txt"; exit 1; }
 go run ./internal/budgets -tolerance="${AHPTUI_BUDGET_TOLERANCE:-2}" -confirm-cpu "$workdir/bench.txt"

@@ -1,8 +1,9 @@
 package authserver
 
 import (
-	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -17,44 +18,71 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/ory/fosite"
-	"github.com/ory/fosite/storage"
 )
 
-// demoClient is a fosite client plus what the consent page shows.
-type demoClient struct {
-	*fosite.DefaultClient
-	Name        string
-	introspects bool // the host client, allowed at /introspect
+// client is a registered OAuth client and what the consent page shows.
+type client struct {
+	ID            string
+	Name          string
+	Public        bool     // no secret: authenticated by PKCE alone
+	RedirectURIs  []string // loopback: any port matches (RFC 8252 §7.3)
+	GrantTypes    []string
+	ResponseTypes []string
+	Scopes        []string // the scopes it may ask for
+
+	secretHash  [32]byte // SHA-256 of a confidential client's secret
+	introspects bool     // the host client, allowed at /introspect
 }
 
-// clientStore is fosite's MemoryStore with a client registry of our own:
-// MemoryStore's client map has no exported lock, and dynamic registration
-// adds clients while requests are being served.
-type clientStore struct {
-	*storage.MemoryStore
+// checkSecret reports whether secret authenticates c: empty for a public
+// client, the registered one (compared in constant time) otherwise. The
+// host client's secret is random and high-entropy, so a fast hash is
+// enough; a password hash would only slow every /introspect call.
+func (c *client) checkSecret(secret string) bool {
+	if c.Public {
+		return secret == ""
+	}
+	got := sha256.Sum256([]byte(secret))
+	return subtle.ConstantTimeCompare(got[:], c.secretHash[:]) == 1
+}
 
+// redirectAllowed matches a request's redirect_uri against the client's
+// registered ones; for these loopback URIs the port is the client's
+// choice at run time (RFC 8252 §7.3), so only scheme, host and path count.
+func (c *client) redirectAllowed(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	for _, reg := range c.RedirectURIs {
+		r, err := url.Parse(reg)
+		if err == nil && r.Scheme == u.Scheme && r.Hostname() == u.Hostname() && r.Path == u.Path && r.RawQuery == u.RawQuery {
+			return true
+		}
+	}
+	return false
+}
+
+// clientStore is the client registry: dynamic registration adds clients
+// while requests are being served.
+type clientStore struct {
 	mu      sync.RWMutex
-	clients map[string]*demoClient
+	clients map[string]*client
 	dynamic int
 }
 
-func newClientStore(ms *storage.MemoryStore) *clientStore {
-	return &clientStore{MemoryStore: ms, clients: make(map[string]*demoClient)}
+func newClientStore() *clientStore {
+	return &clientStore{clients: make(map[string]*client)}
 }
 
-func (c *clientStore) GetClient(_ context.Context, id string) (fosite.Client, error) {
+func (c *clientStore) get(id string) (*client, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	cl, ok := c.clients[id]
-	if !ok {
-		return nil, fosite.ErrNotFound
-	}
-	return cl, nil
+	return cl, ok
 }
 
-func (c *clientStore) put(cl *demoClient) {
+func (c *clientStore) put(cl *client) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clients[cl.ID] = cl
@@ -62,7 +90,7 @@ func (c *clientStore) put(cl *demoClient) {
 
 // addDynamic registers cl unless the registry is full, so an endless stream
 // of registrations cannot grow memory without bound.
-func (c *clientStore) addDynamic(cl *demoClient) bool {
+func (c *clientStore) addDynamic(cl *client) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dynamic >= maxDynamicClient {
@@ -221,16 +249,14 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	}
 	id = "dyn-" + id
 	name := req.ClientName
-	cl := &demoClient{
-		DefaultClient: &fosite.DefaultClient{
-			ID:            id,
-			Public:        true,
-			RedirectURIs:  slices.Clone(req.RedirectURIs),
-			GrantTypes:    grants,
-			ResponseTypes: responses,
-			Scopes:        scopes,
-		},
-		Name: name,
+	cl := &client{
+		ID:            id,
+		Name:          name,
+		Public:        true,
+		RedirectURIs:  slices.Clone(req.RedirectURIs),
+		GrantTypes:    grants,
+		ResponseTypes: responses,
+		Scopes:        scopes,
 	}
 	if !s.store.addDynamic(cl) {
 		writeJSON(w, http.StatusServiceUnavailable, oauthError{Error: "temporarily_unavailable", ErrorDescription: "Too many clients are registered; restart the demo host."})

@@ -2,14 +2,15 @@ package authserver
 
 import (
 	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
-
-	"github.com/ory/fosite"
 )
 
 // Stable names the headless approver (and any test) relies on.
@@ -24,9 +25,9 @@ const (
 	consentCookiePrefx = "ahptui_consent_"
 )
 
-// pendingConsent is an authorization request that passed fosite's checks and
-// waits for the user's decision. The query is replayed through fosite on
-// submit, so nothing the browser posts can change what is being approved.
+// pendingConsent is an authorization request that passed checkAuthorize and
+// waits for the user's decision. The query is checked again on submit, so
+// nothing the browser posts can change what is being approved.
 type pendingConsent struct {
 	query   url.Values
 	csrf    string
@@ -135,11 +136,11 @@ func setPageHeaders(w http.ResponseWriter) {
 	h.Set("Referrer-Policy", "no-referrer")
 }
 
-// prepareAuthorizeForm applies our policy before fosite sees the request:
-// RFC 8707 resource → fosite audience, an explicit loopback redirect_uri, no
-// OIDC request objects, query response mode only. A non-empty problem means
-// the redirect target is not trustworthy, so the error is shown, not sent.
-func prepareAuthorizeForm(form url.Values) (problem string) {
+// checkRequestTarget applies the checks that decide whether the redirect
+// target can be trusted at all: an explicit loopback redirect_uri, no OIDC
+// request objects, query response mode only. A non-empty problem means the
+// error is shown on the page, never sent to the redirect URI.
+func checkRequestTarget(form url.Values) (problem string) {
 	ru := form.Get("redirect_uri")
 	if ru == "" {
 		return "The request has no redirect_uri; the client must send http://127.0.0.1:PORT/callback."
@@ -156,54 +157,126 @@ func prepareAuthorizeForm(form url.Values) (problem string) {
 	if rm := form.Get("response_mode"); rm != "" && rm != "query" {
 		return "Only response_mode=query is supported."
 	}
-	// The audience is exactly the resource indicators; a client-sent
-	// "audience" would otherwise widen the token.
-	form.Del("audience")
-	if res := form["resource"]; len(res) > 0 {
-		form["audience"] = slices.Clone(res)
-	}
 	return ""
 }
 
-// checkPKCEUpFront repeats fosite's PKCE rules before consent: fosite's PKCE
-// handler only runs when the code is minted, which would let the user approve
-// a request that then fails.
-func checkPKCEUpFront(form url.Values) error {
-	if form.Get("code_challenge") == "" {
-		return fosite.ErrInvalidRequest.WithHint("PKCE is required: send code_challenge with code_challenge_method=S256.")
-	}
-	if form.Get("code_challenge_method") != "S256" {
-		return fosite.ErrInvalidRequest.WithHint("Clients must use code_challenge_method=S256; plain is not allowed.")
-	}
-	return nil
+// minStateLen is the shortest state accepted: a shorter one carries too
+// little entropy to protect the client against CSRF (RFC 6749 §10.12).
+const minStateLen = 8
+
+// authzRequest is a validated authorization request.
+type authzRequest struct {
+	client      *client
+	redirectURI string
+	state       string
+	scopes      []string
+	resources   []string // RFC 8707 resource indicators: the token audience
+	challenge   string   // PKCE S256 code_challenge
 }
 
-// parseAuthorize runs our policy and fosite's validation over r (whose form
-// may come from a pending consent). ok false means the response was written.
-func (s *Server) parseAuthorize(w http.ResponseWriter, r *http.Request) (fosite.AuthorizeRequester, bool) {
-	ctx := r.Context()
-	if err := r.ParseForm(); err != nil {
-		writeMessage(w, http.StatusBadRequest, "Bad authorization request", "The request could not be parsed; start sign-in again from ahptui.")
-		return nil, false
+// checkAuthorize validates an authorization request's parameters (from the
+// browser's GET, or replayed from a pending consent). A non-empty problem is
+// shown as a page; an OAuth error goes back to the validated redirect URI.
+func (s *Server) checkAuthorize(form url.Values) (ar *authzRequest, problem string, oerr *oauthErr) {
+	if problem := checkRequestTarget(form); problem != "" {
+		return nil, problem, nil
 	}
-	if problem := prepareAuthorizeForm(r.Form); problem != "" {
+	cl, ok := s.store.get(form.Get("client_id"))
+	if !ok {
+		return nil, "The client_id is not registered with this authorization server; register the client first.", nil
+	}
+	ru := form.Get("redirect_uri")
+	if !cl.redirectAllowed(ru) {
+		return nil, "The redirect_uri is not one registered for this client.", nil
+	}
+	ar = &authzRequest{
+		client:      cl,
+		redirectURI: ru,
+		state:       form.Get("state"),
+		scopes:      uniq(strings.Fields(form.Get("scope"))),
+		resources:   uniq(form["resource"]),
+		challenge:   form.Get("code_challenge"),
+	}
+	switch {
+	case form.Get("response_type") != "code":
+		return ar, "", &oauthErr{code: "unsupported_response_type", desc: "Only response_type=code is supported.", status: http.StatusBadRequest}
+	case !slices.Contains(cl.ResponseTypes, "code") || !slices.Contains(cl.GrantTypes, "authorization_code"):
+		return ar, "", &oauthErr{code: "unauthorized_client", desc: "This client may not use the authorization code flow.", status: http.StatusBadRequest}
+	case len(ar.state) < minStateLen:
+		return ar, "", &oauthErr{code: "invalid_state", desc: fmt.Sprintf("The state must be at least %d characters long to carry enough entropy.", minStateLen), status: http.StatusBadRequest}
+	}
+	for _, sc := range ar.scopes {
+		if !slices.Contains(cl.Scopes, sc) {
+			return ar, "", &oauthErr{code: "invalid_scope", desc: fmt.Sprintf("The client may not ask for scope %q.", sc), status: http.StatusBadRequest}
+		}
+	}
+	if err := s.checkResources(ar.resources); err != nil {
+		return ar, "", err
+	}
+	// PKCE is checked here, before consent, not only when the code is
+	// redeemed: the user must never approve a request that then fails.
+	if ar.challenge == "" {
+		return ar, "", errRequest("PKCE is required: send code_challenge with code_challenge_method=S256.")
+	}
+	if form.Get("code_challenge_method") != "S256" {
+		return ar, "", errRequest("Clients must use code_challenge_method=S256; plain is not allowed.")
+	}
+	if !validChallenge(ar.challenge) {
+		return ar, "", errRequest("The code_challenge must be a base64url SHA-256 digest (43 characters).")
+	}
+	return ar, "", nil
+}
+
+// validChallenge: an S256 challenge is BASE64URL(SHA-256(verifier)) without
+// padding, 43 characters.
+func validChallenge(c string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	return err == nil && len(b) == 32
+}
+
+// parseAuthorize validates form and writes the response itself when the
+// request fails. ok false means the response was written.
+func (s *Server) parseAuthorize(w http.ResponseWriter, r *http.Request, form url.Values) (*authzRequest, bool) {
+	ar, problem, oerr := s.checkAuthorize(form)
+	if problem != "" {
 		writeMessage(w, http.StatusBadRequest, "Bad authorization request", problem)
 		return nil, false
 	}
-	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
-	if err != nil {
-		s.provider.WriteAuthorizeError(ctx, w, ar, err)
-		return nil, false
-	}
-	if err := checkPKCEUpFront(ar.GetRequestForm()); err != nil {
-		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+	if oerr != nil {
+		redirectError(w, r, ar, oerr)
 		return nil, false
 	}
 	return ar, true
 }
 
+// redirectTo sends the browser to the client's redirect URI with params
+// added to its query, 303 See Other (after the consent POST the browser
+// must GET the callback).
+func redirectTo(w http.ResponseWriter, r *http.Request, ar *authzRequest, params url.Values) {
+	u, err := url.Parse(ar.redirectURI)
+	if err != nil { // checked before any redirect is made; never happens
+		writeMessage(w, http.StatusBadRequest, "Bad authorization request", "The redirect_uri is not a URL.")
+		return
+	}
+	q := u.Query()
+	for k, vs := range params {
+		q[k] = vs
+	}
+	if ar.state != "" {
+		q.Set("state", ar.state)
+	}
+	u.RawQuery = q.Encode()
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, u.String(), http.StatusSeeOther)
+}
+
+func redirectError(w http.ResponseWriter, r *http.Request, ar *authzRequest, e *oauthErr) {
+	redirectTo(w, r, ar, url.Values{"error": {e.code}, "error_description": {e.desc}})
+}
+
 func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
-	ar, ok := s.parseAuthorize(w, r)
+	query := r.URL.Query()
+	ar, ok := s.parseAuthorize(w, r, query)
 	if !ok {
 		return
 	}
@@ -222,9 +295,9 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 	}
 	full := len(s.pending) >= maxPending
 	if !full {
-		// Store the query as received (before our audience rewrite), so the
-		// replay goes through exactly the same checks.
-		s.pending[id] = &pendingConsent{query: r.URL.Query(), csrf: csrf, expires: now.Add(s.cfg.ConsentLifespan)}
+		// Store the query as received, so the replay goes through exactly
+		// the same checks.
+		s.pending[id] = &pendingConsent{query: query, csrf: csrf, expires: now.Add(s.cfg.ConsentLifespan)}
 	}
 	s.consentMu.Unlock()
 	if full {
@@ -241,15 +314,14 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		SameSite: http.SameSiteStrictMode,
 	})
 
-	client := ar.GetClient()
-	name := client.GetID()
-	if dc, ok := client.(*demoClient); ok && dc.Name != "" {
-		name = dc.Name
+	name := ar.client.ID
+	if ar.client.Name != "" {
+		name = ar.client.Name
 	}
 	view := consentView{
 		ClientName: name,
-		ClientID:   client.GetID(),
-		Resources:  slices.Clone([]string(ar.GetRequestedAudience())),
+		ClientID:   ar.client.ID,
+		Resources:  slices.Clone(ar.resources),
 		Action:     AuthorizePath,
 		FormID:     ConsentFormID,
 		DenyFormID: DenyFormID,
@@ -262,7 +334,7 @@ func (s *Server) handleAuthorize(w http.ResponseWriter, r *http.Request) {
 		FieldCSRF:  FieldCSRF,
 		FieldDec:   FieldDecision,
 	}
-	for _, sc := range ar.GetRequestedScopes() {
+	for _, sc := range ar.scopes {
 		view.Scopes = append(view.Scopes, scopeView{Name: sc, Description: scopeDescriptions[sc]})
 	}
 	setPageHeaders(w)
@@ -303,37 +375,20 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// Replay the stored authorization request through fosite as a GET.
-	replay := r.Clone(r.Context())
-	replay.Method = http.MethodGet
-	u := *r.URL
-	u.RawQuery = p.query.Encode()
-	replay.URL = &u
-	replay.Body = http.NoBody
-	replay.ContentLength = 0
-	replay.Header = r.Header.Clone()
-	replay.Header.Del("Content-Type")
-	replay.Form, replay.PostForm, replay.MultipartForm = nil, nil, nil
-
-	ar, ok := s.parseAuthorize(w, replay)
+	// Check the stored request again: the client may have gone, and
+	// nothing the browser posts can change what is being approved.
+	ar, ok := s.parseAuthorize(w, r, p.query)
 	if !ok {
 		return
 	}
-	ctx := replay.Context()
 	if decision == DecisionDeny {
-		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
+		redirectError(w, r, ar, &oauthErr{code: "access_denied", desc: "The user denied the request.", status: http.StatusForbidden})
 		return
 	}
-	for _, sc := range ar.GetRequestedScopes() {
-		ar.GrantScope(sc)
-	}
-	for _, aud := range ar.GetRequestedAudience() {
-		ar.GrantAudience(aud)
-	}
-	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, newSession())
+	code, err := s.grants.newCode(ar, time.Now().Add(s.cfg.AuthorizeCodeLifespan))
 	if err != nil {
-		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		writeMessage(w, http.StatusInternalServerError, "Server error", "Could not generate an authorization code; try again.")
 		return
 	}
-	s.provider.WriteAuthorizeResponse(ctx, w, ar, resp)
+	redirectTo(w, r, ar, url.Values{"code": {code}, "scope": {strings.Join(ar.scopes, " ")}})
 }

@@ -2,7 +2,7 @@ package authserver
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,12 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/go-jose/go-jose/v3"
-	"github.com/ory/fosite"
-	"github.com/ory/fosite/compose"
-	"github.com/ory/fosite/storage"
-	"golang.org/x/crypto/bcrypt"
 )
 
 // DefaultScopes are the scopes the demo host understands.
@@ -87,13 +81,13 @@ type Config struct {
 
 // Server is a running authorization server. Create it with Start.
 type Server struct {
-	cfg      Config
-	issuer   string
-	provider fosite.OAuth2Provider
-	store    *clientStore
-	srv      *http.Server
-	done     chan struct{}
-	stopCtx  func() bool
+	cfg     Config
+	issuer  string
+	store   *clientStore
+	grants  *grantStore
+	srv     *http.Server
+	done    chan struct{}
+	stopCtx func() bool
 
 	consentMu sync.Mutex
 	pending   map[string]*pendingConsent
@@ -111,6 +105,7 @@ type Introspection struct {
 	ClientID  string
 	Subject   string
 	ExpiresAt time.Time
+	IssuedAt  time.Time
 }
 
 // Start listens on 127.0.0.1 with an ephemeral port and serves until Close
@@ -135,52 +130,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		pending: make(map[string]*pendingConsent),
 	}
 
-	globalSecret := make([]byte, 32)
-	if _, err := rand.Read(globalSecret); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("authserver: read randomness for the token HMAC key: %w", err)
-	}
-	fcfg := &fosite.Config{
-		AccessTokenLifespan:   cfg.AccessTokenLifespan,
-		RefreshTokenLifespan:  cfg.RefreshTokenLifespan,
-		AuthorizeCodeLifespan: cfg.AuthorizeCodeLifespan,
-		GlobalSecret:          globalSecret,
-		// Host client secrets are random and high-entropy; bcrypt's work
-		// factor protects weak passwords, which we do not have, and every
-		// /introspect call pays it.
-		HashCost:                       bcrypt.MinCost,
-		EnforcePKCE:                    true,
-		EnforcePKCEForPublicClients:    true,
-		EnablePKCEPlainChallengeMethod: false,
-		ScopeStrategy:                  fosite.ExactScopeStrategy,
-		AudienceMatchingStrategy:       s.matchResource,
-		// An empty (non-nil) list means: issue refresh tokens to every client
-		// allowed the refresh_token grant, without an offline_access scope.
-		RefreshTokenScopes:         []string{},
-		TokenURL:                   s.issuer + TokenPath,
-		AccessTokenIssuer:          s.issuer,
-		SendDebugMessagesToClients: false,
-	}
-	// fosite fills these lazily on first use, which races between
-	// concurrent requests; setting them up front avoids that. fosite's own
-	// JWKS fetcher would start cache goroutines that never stop and fetch
-	// remote URLs; no client here authenticates with keys, so refuse.
-	fcfg.ClientSecretsHasher = &fosite.BCrypt{Config: fcfg}
-	fcfg.JWKSFetcherStrategy = noJWKS{}
-
-	s.store = newClientStore(storage.NewMemoryStore())
-	if err := s.registerStaticClients(ctx, fcfg); err != nil {
-		ln.Close()
-		return nil, err
-	}
-
-	s.provider = compose.Compose(fcfg, s.store, compose.NewOAuth2HMACStrategy(fcfg),
-		compose.OAuth2AuthorizeExplicitFactory,
-		compose.OAuth2RefreshTokenGrantFactory,
-		compose.OAuth2TokenIntrospectionFactory,
-		compose.OAuth2TokenRevocationFactory,
-		compose.OAuth2PKCEFactory,
-	)
+	s.store = newClientStore()
+	s.grants = newGrantStore()
+	s.registerStaticClients()
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+MetadataPath, s.handleMetadata)
@@ -256,36 +208,27 @@ func validateConfig(cfg Config) error {
 	return nil
 }
 
-func (s *Server) registerStaticClients(ctx context.Context, fcfg *fosite.Config) error {
-	s.store.put(&demoClient{
-		DefaultClient: &fosite.DefaultClient{
-			ID:            s.cfg.PublicClientID,
-			Public:        true,
-			RedirectURIs:  []string{"http://127.0.0.1/callback"},
-			GrantTypes:    []string{"authorization_code", "refresh_token"},
-			ResponseTypes: []string{"code"},
-			Scopes:        slices.Clone(s.cfg.Scopes),
-		},
-		Name: s.cfg.PublicClientName,
+func (s *Server) registerStaticClients() {
+	s.store.put(&client{
+		ID:            s.cfg.PublicClientID,
+		Name:          s.cfg.PublicClientName,
+		Public:        true,
+		RedirectURIs:  []string{"http://127.0.0.1/callback"},
+		GrantTypes:    []string{"authorization_code", "refresh_token"},
+		ResponseTypes: []string{"code"},
+		Scopes:        slices.Clone(s.cfg.Scopes),
 	})
 	if s.cfg.HostClientSecret == "" {
-		return nil
-	}
-	hash, err := fcfg.GetSecretsHasher(ctx).Hash(ctx, []byte(s.cfg.HostClientSecret))
-	if err != nil {
-		return fmt.Errorf("authserver: hash the host client secret: %w", err)
+		return
 	}
 	// The host client only introspects: no grant types, no redirect URIs,
 	// so it can never obtain a token of its own.
-	s.store.put(&demoClient{
-		DefaultClient: &fosite.DefaultClient{
-			ID:     s.cfg.HostClientID,
-			Secret: hash,
-		},
+	s.store.put(&client{
+		ID:          s.cfg.HostClientID,
 		Name:        "demo host",
+		secretHash:  sha256.Sum256([]byte(s.cfg.HostClientSecret)),
 		introspects: true,
 	})
-	return nil
 }
 
 // Issuer is the server's base URL, http://127.0.0.1:PORT, without a trailing
@@ -326,41 +269,10 @@ func (s *Server) shutdown() error {
 
 // Introspect reports on an access token the way the /introspect endpoint
 // would, for the in-process host. Refresh tokens, unknown, revoked and
-// expired tokens are inactive; only a storage failure returns an error.
-func (s *Server) Introspect(ctx context.Context, token string) (Introspection, error) {
-	if token == "" {
-		return Introspection{}, nil
-	}
-	tu, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, newSession())
-	if err != nil {
-		if fosite.ErrorToRFC6749Error(err).ErrorField == fosite.ErrServerError.ErrorField {
-			return Introspection{}, fmt.Errorf("authserver: introspect token: %w", err)
-		}
-		return Introspection{}, nil
-	}
-	// fosite falls back to refresh-token lookup; a refresh token must never
-	// open the host.
-	if tu != fosite.AccessToken {
-		return Introspection{}, nil
-	}
-	return Introspection{
-		Active:    true,
-		Scopes:    slices.Clone([]string(ar.GetGrantedScopes())),
-		Audience:  slices.Clone([]string(ar.GetGrantedAudience())),
-		ClientID:  ar.GetClient().GetID(),
-		Subject:   ar.GetSession().GetSubject(),
-		ExpiresAt: ar.GetSession().GetExpiresAt(fosite.AccessToken),
-	}, nil
-}
-
-type noJWKS struct{}
-
-func (noJWKS) Resolve(context.Context, string, bool) (*jose.JSONWebKeySet, error) {
-	return nil, fosite.ErrInvalidClient.WithHint("This server does not accept key-based client authentication.")
-}
-
-func newSession() *fosite.DefaultSession {
-	return &fosite.DefaultSession{Subject: DemoSubject, Username: DemoUsername}
+// expired tokens are inactive. The error is always nil today; it stays in
+// the signature for a store that can fail.
+func (s *Server) Introspect(_ context.Context, token string) (Introspection, error) {
+	return s.grants.introspect(token, time.Now()), nil
 }
 
 func limitBody(next http.Handler) http.Handler {
@@ -411,37 +323,11 @@ func (s *Server) handleMetadata(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	ar, err := s.provider.NewAccessRequest(ctx, r, newSession())
-	if err != nil {
-		s.provider.WriteAccessError(ctx, w, ar, err)
-		return
-	}
-	// RFC 8707 §2.2: a resource named at the token endpoint must be one the
-	// grant covers; fosite keeps the authorize-time audience, so we only
-	// have to refuse anything outside it.
-	for _, res := range r.PostForm["resource"] {
-		if !slices.Contains(ar.GetRequestedAudience(), res) {
-			s.provider.WriteAccessError(ctx, w, ar, errInvalidTarget.WithHint(
-				"The resource was not part of the authorization grant; start a new authorization for it."))
-			return
-		}
-	}
-	resp, err := s.provider.NewAccessResponse(ctx, ar)
-	if err != nil {
-		s.provider.WriteAccessError(ctx, w, ar, err)
-		return
-	}
-	s.provider.WriteAccessResponse(ctx, w, ar, resp)
-}
-
 func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	// Only the host client may introspect: fosite alone would also accept
-	// any bearer access token or any confidential client.
-	id, _, ok := r.BasicAuth()
-	if !ok || s.cfg.HostClientSecret == "" || !s.isIntrospector(ctx, id) {
+	// Only the host client may introspect: a bearer access token or any
+	// other client learns nothing here.
+	id, secret, ok := r.BasicAuth()
+	if !ok || s.cfg.HostClientSecret == "" || !s.isIntrospector(id, secret) {
 		w.Header().Set("WWW-Authenticate", `Basic realm="introspection"`)
 		writeJSON(w, http.StatusUnauthorized, oauthError{
 			Error:            "invalid_client",
@@ -449,34 +335,46 @@ func (s *Server) handleIntrospect(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
-	resp, err := s.provider.NewIntrospectionRequest(ctx, r, newSession())
-	if err != nil {
-		s.provider.WriteIntrospectionError(ctx, w, err)
+	if err := r.ParseForm(); err != nil {
+		writeOAuthError(w, errRequest("The request body could not be read as a form."))
 		return
 	}
-	if resp.GetTokenUse() != fosite.AccessToken {
-		resp = &fosite.IntrospectionResponse{Active: false}
+	token := r.PostForm.Get("token")
+	if token == "" {
+		writeOAuthError(w, errRequest("The token parameter is missing."))
+		return
 	}
-	s.provider.WriteIntrospectionResponse(ctx, w, resp)
+	in := s.grants.introspect(token, time.Now())
+	if !in.Active {
+		writeJSON(w, http.StatusOK, map[string]any{"active": false})
+		return
+	}
+	resp := map[string]any{
+		"active":     true,
+		"scope":      strings.Join(in.Scopes, " "),
+		"client_id":  in.ClientID,
+		"sub":        in.Subject,
+		"username":   DemoUsername,
+		"exp":        in.ExpiresAt.Unix(),
+		"iat":        in.IssuedAt.Unix(),
+		"token_type": "Bearer",
+	}
+	if len(in.Audience) > 0 {
+		resp["aud"] = in.Audience
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
-func (s *Server) isIntrospector(ctx context.Context, rawID string) bool {
-	id, err := url.QueryUnescape(rawID)
-	if err != nil {
+// isIntrospector reports whether id and secret (as sent in HTTP Basic,
+// form-encoded per RFC 6749 §2.3.1) authenticate the host client.
+func (s *Server) isIntrospector(rawID, rawSecret string) bool {
+	id, err1 := url.QueryUnescape(rawID)
+	secret, err2 := url.QueryUnescape(rawSecret)
+	if err1 != nil || err2 != nil {
 		return false
 	}
-	c, err := s.store.GetClient(ctx, id)
-	if err != nil {
-		return false
-	}
-	dc, ok := c.(*demoClient)
-	return ok && dc.introspects
-}
-
-func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	err := s.provider.NewRevocationRequest(ctx, r)
-	s.provider.WriteRevocationResponse(ctx, w, err)
+	c, ok := s.store.get(id)
+	return ok && c.introspects && c.checkSecret(secret)
 }
 
 type oauthError struct {
@@ -491,23 +389,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// errInvalidTarget is RFC 8707's error, which fosite does not define.
-var errInvalidTarget = &fosite.RFC6749Error{
-	ErrorField:       "invalid_target",
-	DescriptionField: "The requested resource is invalid, unknown, or malformed.",
-	CodeField:        http.StatusBadRequest,
-}
-
-// matchResource is fosite's audience strategy: audiences here are RFC 8707
-// resource indicators, checked against Config.Resources instead of a
-// per-client allow-list.
-func (s *Server) matchResource(_ []string, needle []string) error {
-	for _, n := range needle {
+// checkResources applies RFC 8707 to the resource indicators of an
+// authorization request: each an absolute URI without a fragment and, when
+// Config.Resources is set, one of those.
+func (s *Server) checkResources(resources []string) *oauthErr {
+	for _, n := range resources {
 		if err := checkResourceSyntax(n); err != nil {
-			return errInvalidTarget.WithHint(err.Error())
+			return errTarget(err.Error() + ".")
 		}
 		if len(s.cfg.Resources) > 0 && !slices.Contains(s.cfg.Resources, n) {
-			return errInvalidTarget.WithHint("This authorization server does not issue tokens for that resource.")
+			return errTarget("This authorization server does not issue tokens for that resource.")
 		}
 	}
 	return nil

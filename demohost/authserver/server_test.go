@@ -291,7 +291,7 @@ func TestRefresh(t *testing.T) {
 	if err == nil {
 		t.Fatal("reusing a rotated refresh token succeeded")
 	}
-	// Reuse is treated as theft: fosite revokes the whole grant.
+	// Reuse is treated as theft: the whole grant is revoked.
 	if info, err := s.Introspect(ctx, fresh.AccessToken); err != nil || info.Active {
 		t.Errorf("access token survived refresh-token reuse: active=%t err=%v", info.Active, err)
 	}
@@ -764,5 +764,81 @@ func TestConcurrentFlows(t *testing.T) {
 				t.Fatalf("introspection %+v err %v", info, err)
 			}
 		})
+	}
+}
+
+// A code redeemed twice is stolen or replayed (RFC 6749 §4.1.2): the
+// second exchange fails and the tokens of the first are revoked.
+func TestCodeReplayRevokesGrant(t *testing.T) {
+	ctx := testCtx(t)
+	s := startServer(t, Config{})
+	cb := startCallback(t)
+	conf := oauthConf(s, s.PublicClientID(), cb.URL, "mcp:read")
+	verifier := oauth2.GenerateVerifier()
+	redirect, err := ApproveHeadless(ctx, nil, conf.AuthCodeURL("state-replay-1", oauth2.S256ChallengeOption(verifier)))
+	if err != nil || RedirectError(redirect) != nil {
+		t.Fatalf("approve: %v %v", err, RedirectError(redirect))
+	}
+	code := cb.deliver(t, ctx, redirect).Get("code")
+	if !strings.HasPrefix(code, CodePrefix) {
+		t.Errorf("code %q lacks the prefix %q", code[:min(len(code), 12)], CodePrefix)
+	}
+	tok, err := conf.Exchange(ctx, code, oauth2.VerifierOption(verifier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(tok.AccessToken, AccessTokenPrefix) || !strings.HasPrefix(tok.RefreshToken, RefreshTokenPrefix) {
+		t.Error("tokens lack their prefixes")
+	}
+	if _, err := conf.Exchange(ctx, code, oauth2.VerifierOption(verifier)); oauthErrCode(err) != "invalid_grant" {
+		t.Fatalf("second exchange: %v, want invalid_grant", err)
+	}
+	if info, err := s.Introspect(ctx, tok.AccessToken); err != nil || info.Active {
+		t.Errorf("access token survived the code's replay: active=%t err=%v", info.Active, err)
+	}
+	stale := *tok
+	stale.Expiry = time.Now().Add(-time.Minute)
+	if _, err := conf.TokenSource(ctx, &stale).Token(); err == nil {
+		t.Error("refresh token survived the code's replay")
+	}
+}
+
+// RFC 7009: a public client revokes its refresh token, and the grant's
+// access token ends with it; someone else's client cannot.
+func TestRevokeEndsGrant(t *testing.T) {
+	ctx := testCtx(t)
+	s := startServer(t, Config{})
+	cb := startCallback(t)
+	conf := oauthConf(s, s.PublicClientID(), cb.URL, "mcp:read")
+	tok := fullFlow(t, ctx, s, conf, cb, testResource)
+
+	revoke := func(clientID, token string) int {
+		t.Helper()
+		resp, err := http.PostForm(s.Issuer()+RevokePath, url.Values{"client_id": {clientID}, "token": {token}, "token_type_hint": {"refresh_token"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	_, reg := register(t, ctx, s, map[string]any{"redirect_uris": []string{cb.URL}})
+	other, _ := reg["client_id"].(string)
+	if got := revoke(other, tok.RefreshToken); got != http.StatusOK {
+		t.Fatalf("another client's revocation: %d, want 200 (RFC 7009 §2.2)", got)
+	}
+	if info, _ := s.Introspect(ctx, tok.AccessToken); !info.Active {
+		t.Fatal("another client revoked the grant")
+	}
+	if got := revoke("nobody", tok.RefreshToken); got != http.StatusUnauthorized {
+		t.Fatalf("unknown client: %d, want 401", got)
+	}
+	if got := revoke(s.PublicClientID(), tok.RefreshToken); got != http.StatusOK {
+		t.Fatalf("revoke: %d", got)
+	}
+	if info, _ := s.Introspect(ctx, tok.AccessToken); info.Active {
+		t.Error("access token active after its grant's refresh token was revoked")
+	}
+	if got := revoke(s.PublicClientID(), "not-a-token"); got != http.StatusOK {
+		t.Errorf("unknown token: %d, want 200", got)
 	}
 }

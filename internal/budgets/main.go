@@ -91,6 +91,7 @@ var Budgets = []Budget{
 	{Name: "InboundDelta/1.0", Metric: "ns/op", Limit: 10_000, Source: "protocol/client/bench_test.go"},
 	{Name: "InboundDelta/0.6", Metric: "ns/op", Limit: 1.5, Relative: "InboundDelta/1.0", Median: true, Source: "protocol/client/bench_test.go (0.6 conversion)"},
 	{Name: "CLIStartup", Metric: "status-x-floor", Limit: 6, Median: true, Source: "internal/startbench/startup_test.go (status --json against a local host, as whole processes, over a floor process doing its network work, pair by pair)"},
+	{Name: "FirstFrame", Metric: "frame-x-floor", Limit: 15, Median: true, Source: "internal/startbench/firstframe_test.go (the TUI's first frame after exec, in a pseudo-terminal, over a bare Go binary's, pair by pair)"},
 }
 
 // Results maps a benchmark name (without the "Benchmark" prefix and the

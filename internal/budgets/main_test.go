@@ -78,6 +78,8 @@ func good() map[string][]string {
 		"TerminalStream10MB":       {"2.364 ms/frame 898735 B/frame 44.86 MiB-live", "2.269 ms/frame 898734 B/frame 44.86 MiB-live", "2.5 ms/frame 898734 B/frame 44.86 MiB-live"},
 		"TerminalData10MB":         {"52861845", "48000000", "61000000"},
 		"ManyHosts/20x500":         {"0.85 ms/frame 2.99 MiB-live", "0.9 ms/frame 2.99 MiB-live", "1.1 ms/frame 3.0 MiB-live"},
+		// Issue 33's first-frame target met (7 floors, about 50 ms).
+		"FirstFrame": {"6.1 frame-x-floor 7 floor-ms", "6.6 frame-x-floor 7.2 floor-ms", "7.2 frame-x-floor 6.9 floor-ms"},
 		// Measured on the shared 2-core machine, 2026-12-05 (load 8).
 		"LongDay": {"1.09 heap-x-fresh 6.10 MiB-day 5.60 MiB-fresh 157 MiB-rss", "1.09 heap-x-fresh", "1.09 heap-x-fresh"},
 		// Issue 32's start-up budget met (not yet measured so: the
@@ -466,5 +468,33 @@ func TestCLIStartupBudget(t *testing.T) {
 	rows := checkChanged(t, func(v map[string][]string) { delete(v, "CLIStartup") })
 	if !Failed(rows) {
 		t.Error("a start-up benchmark that did not run does not fail")
+	}
+}
+
+// TestFirstFrameBudget: the TUI's first frame is judged as the median of
+// the runs' frame-x-floor ratios; the guard of 15 fails past 30 floors
+// at the tolerance of 2, and a benchmark that did not run fails.
+func TestFirstFrameBudget(t *testing.T) {
+	for _, tc := range []struct {
+		runs []string
+		want Status
+	}{
+		{[]string{"11.9 frame-x-floor", "13.0 frame-x-floor", "40 frame-x-floor"}, OK},
+		{[]string{"14.0 frame-x-floor", "18.9 frame-x-floor", "35 frame-x-floor"}, Warn},
+		{[]string{"31 frame-x-floor", "33 frame-x-floor", "12 frame-x-floor"}, Fail},
+	} {
+		rows := checkChanged(t, func(v map[string][]string) { v["FirstFrame"] = tc.runs })
+		got := Status("")
+		for _, r := range rows {
+			if r.Name == "FirstFrame" {
+				got = r.Status
+			}
+		}
+		if got != tc.want {
+			t.Errorf("runs %v: status %q, want %q", tc.runs, got, tc.want)
+		}
+	}
+	if rows := checkChanged(t, func(v map[string][]string) { delete(v, "FirstFrame") }); !Failed(rows) {
+		t.Error("a first-frame benchmark that did not run does not fail")
 	}
 }

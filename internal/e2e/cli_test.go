@@ -21,6 +21,7 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 	"github.com/ahptui/ahptui/protocol/client"
@@ -697,7 +698,7 @@ func TestCLIAuthLogin(t *testing.T) {
 	if !strings.Contains(text, `"method":"authenticate"`) || !strings.Contains(text, `"token":"`+wiretrace.Redacted+`"`) {
 		t.Errorf("the trace lacks a redacted authenticate:\n%s", text)
 	}
-	for _, secret := range []string{landed.Query().Get("code"), "ory_at_", "ory_rt_", "ory_ac_"} {
+	for _, secret := range []string{landed.Query().Get("code"), authserver.AccessTokenPrefix, authserver.RefreshTokenPrefix, authserver.CodePrefix} {
 		if secret == "" || strings.Contains(text, secret) {
 			t.Errorf("the trace holds %q", secret)
 		}

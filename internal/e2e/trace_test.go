@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/demohost/authserver"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 	"github.com/ahptui/ahptui/wiretrace"
 )
@@ -37,7 +38,7 @@ func readTrace(t *testing.T, path string) (string, []wiretrace.Line) {
 // runs the demo's full step-up sign-in (browser consent, the code to the
 // loopback listener, the token pushed with authenticate); the trace holds
 // the authenticate frame, redacted, and none of the code or the demo
-// authorization server's tokens (ory_at_, ory_rt_, ory_ac_).
+// authorization server's tokens (by their prefixes).
 func TestTraceOfASignIn(t *testing.T) {
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
@@ -78,7 +79,7 @@ func TestTraceOfASignIn(t *testing.T) {
 	if !auth {
 		t.Errorf("no authenticate frame in the trace:\n%s", text)
 	}
-	for _, secret := range []string{code, "ory_at_", "ory_rt_", "ory_ac_"} {
+	for _, secret := range []string{code, authserver.AccessTokenPrefix, authserver.RefreshTokenPrefix, authserver.CodePrefix} {
 		if strings.Contains(text, secret) {
 			t.Errorf("the trace holds %q", secret)
 		}
