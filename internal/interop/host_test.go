@@ -126,6 +126,9 @@ func (h *vscodeHost) output(n int) string {
 	if len(s) > n {
 		s = s[len(s)-n:]
 	}
+	if h.token != "" {
+		s = strings.ReplaceAll(s, h.token, "<connection token>")
+	}
 	return strings.ReplaceAll(s, capimock.Token, "<token>")
 }
 

@@ -454,6 +454,12 @@ func TestSSHRemoteHost(t *testing.T) {
 		})
 		step("create a session, listed", func() { u.createSession(s) })
 		step("sign in to the agent's required resource", func() { u.signInByPaste(s) })
+		step("stream a turn", func() {
+			u.sendMessage(firstMessage)
+			u.see("the mock's answer streamed into the chat", func(sc string) bool {
+				return strings.Contains(chatText(sc), capimock.Reply)
+			})
+		})
 		step("approve a shell command", func() { u.approveWithOption(s) })
 		step("restart sshd: ahptui reconnects over a new ssh", func() {
 			box.restart()
