@@ -99,7 +99,7 @@ var exitKinds = map[int]string{
 	ExitVersion: "version", ExitWaiting: "waiting", ExitHostError: "host-error", ExitSignIn: "sign-in",
 	ExitNotFound: "not-found", ExitConflict: "conflict", ExitTimeout: "timeout", ExitForbidden: "forbidden",
 	ExitHostKey: "ssh-host-key", ExitSSHAuth: "ssh-auth", ExitNoRemote: "no-remote-host", ExitRegistry: "remote-registry",
-	ExitRelay: "relay-missing",
+	ExitRelay:       "relay-missing",
 	ExitInterrupted: "interrupted",
 }
 
