@@ -109,10 +109,10 @@ func (r Runner) Discover(ctx context.Context, a Addr) (hostregistry.RemoteResult
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && ee.ExitCode() == 255 || out.Len() == 0 {
 			// 255 is ssh's own failure: what it said names it.
-			return hostregistry.RemoteResult{}, classify(a.Box(), errs.buf.String(), err)
+			return hostregistry.RemoteResult{}, classify(a.Box(), errs.String(), err)
 		}
 		return hostregistry.RemoteResult{}, hostconn.NewDialError(hostconn.ErrRemoteRegistry, a.Box(),
-			"the box's listing was cut short or malformed ("+perr.Error()+"); "+lastLines(errs.buf.String(), err))
+			"the box's listing was cut short or malformed ("+perr.Error()+"); "+lastLines(errs.String(), err))
 	}
 	return hostregistry.ReadRemote(l), nil
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -256,11 +257,21 @@ func splitWords(s string) ([]string, error) {
 
 // tee is w and a buffer of what went through it.
 type tee struct {
+	mu  sync.Mutex
 	w   io.Writer
 	buf bytes.Buffer
 }
 
+// String is what went through so far.
+func (t *tee) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
+
 func (t *tee) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.buf.Len() < 64<<10 {
 		t.buf.Write(p)
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -119,7 +120,7 @@ func (r Runner) Stream(ctx context.Context, h Host) (net.Conn, error) {
 		}
 		remote[3] = shellQuote(remote[3])
 	case h.Entry.Endpoint.Type == "socket":
-		extra = []string{"-W", h.Entry.Endpoint.Path}
+		return r.socketStream(ctx, h)
 	default:
 		host := h.Entry.Endpoint.Host
 		if host == "" || host == "0.0.0.0" || host == "::" || host == "[::]" {
@@ -166,6 +167,10 @@ type procConn struct {
 	relay  bool
 	errs   *tee
 	exited chan struct{}
+	// inner, for a socket endpoint, is the connection to the forward's
+	// local socket in dir (the process's stdio is unused then).
+	inner net.Conn
+	dir   string
 
 	mu      sync.Mutex
 	failure error
@@ -176,7 +181,7 @@ func (c *procConn) wait() {
 	err := c.cmd.Wait()
 	c.mu.Lock()
 	if err != nil {
-		stderr := c.errs.buf.String()
+		stderr := c.errs.String()
 		de := classify(c.id, stderr, err)
 		if c.relay && de.Kind == hostconn.ErrDial && (containsAny(stderr, "unrecognized subcommand", "unknown command", "error: unexpected argument", "command not found", "No such file")) {
 			de = hostconn.NewDialError(hostconn.ErrRelayMissing, c.id, "the box's code has no `agent relay`: "+lastLines(stderr, err))
@@ -197,7 +202,12 @@ func (c *procConn) wait() {
 func (c *procConn) Failure() error {
 	select {
 	case <-c.exited:
-	case <-time.After(2 * time.Second):
+	case <-time.After(time.Second):
+		// Still running (a forward whose one channel failed): what it
+		// said, if it said the channel failed.
+		if s := c.errs.String(); strings.Contains(s, "open failed") {
+			return classify(c.id, s, nil)
+		}
 		return nil
 	}
 	c.mu.Lock()
@@ -205,16 +215,85 @@ func (c *procConn) Failure() error {
 	return c.failure
 }
 
-func (c *procConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
-func (c *procConn) Write(p []byte) (int, error) { return c.w.Write(p) }
+// socketStream reaches a socket endpoint with OpenSSH's Unix-socket
+// forwarding (ssh -N -L LOCAL:REMOTE) to a socket in a private (0700)
+// temporary directory of ours, and dials it: ssh -W takes no socket
+// path in every OpenSSH release. The process lives as long as the
+// connection; Close ends it and removes the directory.
+func (r Runner) socketStream(ctx context.Context, h Host) (net.Conn, error) {
+	id := h.Identity()
+	dir, err := os.MkdirTemp("", "ahptui-ssh-")
+	if err != nil {
+		return nil, hostconn.NewDialError(hostconn.ErrDial, id, "a private directory for the forward: "+err.Error())
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		os.RemoveAll(dir)
+		return nil, hostconn.NewDialError(hostconn.ErrDial, id, err.Error())
+	}
+	local := filepath.Join(dir, "s")
+	extra := []string{"-N", "-o", "ExitOnForwardFailure=yes", "-o", "StreamLocalBindMask=0177",
+		"-L", local + ":" + h.Entry.Endpoint.Path}
+	cmd := r.command(context.Background(), h.Addr, false, extra)
+	errs := &tee{}
+	cmd.Stderr = errs
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, hostconn.NewDialError(hostconn.ErrDial, id, "start ssh: "+err.Error())
+	}
+	c := &procConn{cmd: cmd, id: id, errs: errs, exited: make(chan struct{}), dir: dir}
+	go c.wait()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(local); err == nil {
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, "unix", local)
+			if err != nil {
+				c.Close()
+				return nil, hostconn.NewDialError(hostconn.ErrDial, id, "the forward's local socket: "+err.Error())
+			}
+			c.inner = conn
+			return c, nil
+		}
+		select {
+		case <-c.exited:
+			c.Close()
+			return nil, c.Failure()
+		case <-ctx.Done():
+			c.Close()
+			return nil, hostconn.NewDialError(hostconn.ErrTimedOut, id, "ssh did not set up the forward in time")
+		case <-tick.C:
+		}
+	}
+}
+
+func (c *procConn) Read(p []byte) (int, error) {
+	if c.inner != nil {
+		return c.inner.Read(p)
+	}
+	return c.r.Read(p)
+}
+func (c *procConn) Write(p []byte) (int, error) {
+	if c.inner != nil {
+		return c.inner.Write(p)
+	}
+	return c.w.Write(p)
+}
 
 func (c *procConn) Close() error {
 	c.once.Do(func() {
-		c.w.Close()
+		if c.inner != nil {
+			c.inner.Close()
+		} else {
+			c.w.Close()
+			c.r.Close()
+		}
 		if c.cmd.Process != nil {
 			c.cmd.Process.Kill()
 		}
-		c.r.Close()
+		if c.dir != "" {
+			os.RemoveAll(c.dir)
+		}
 	})
 	return nil
 }
@@ -223,12 +302,23 @@ func (c *procConn) LocalAddr() net.Addr  { return sshAddr(c.id) }
 func (c *procConn) RemoteAddr() net.Addr { return sshAddr(c.id) }
 
 func (c *procConn) SetDeadline(t time.Time) error {
-	c.r.SetReadDeadline(t)
-	c.w.SetWriteDeadline(t)
-	return nil
+	c.SetReadDeadline(t)
+	return c.SetWriteDeadline(t)
 }
-func (c *procConn) SetReadDeadline(t time.Time) error  { c.r.SetReadDeadline(t); return nil }
-func (c *procConn) SetWriteDeadline(t time.Time) error { c.w.SetWriteDeadline(t); return nil }
+
+func (c *procConn) SetReadDeadline(t time.Time) error {
+	if c.inner != nil {
+		return c.inner.SetReadDeadline(t)
+	}
+	return c.r.SetReadDeadline(t)
+}
+
+func (c *procConn) SetWriteDeadline(t time.Time) error {
+	if c.inner != nil {
+		return c.inner.SetWriteDeadline(t)
+	}
+	return c.w.SetWriteDeadline(t)
+}
 
 type sshAddr string
 

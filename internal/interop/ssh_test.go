@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -19,9 +21,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/hostregistry"
 	"github.com/ahptui/ahptui/internal/capimock"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/protocol/client"
 )
 
 // sshd is the Debian package's OpenSSH server (.ci/run installs it).
@@ -473,6 +478,136 @@ func TestSSHRemoteHost(t *testing.T) {
 			if b, err := os.ReadFile(filepath.Join(cfg, "ahptui.log")); err == nil {
 				t.Logf("ahptui's log:\n%s", b)
 			}
+			return
+		}
+		// The sign-in pasted over ssh is bound to the box's login and
+		// the endpoint (type, instance), not to any local port.
+		b, err := os.ReadFile(filepath.Join(cfg, "oauth-tokens.json"))
+		if err != nil {
+			t.Fatalf("no token store after the sign-in: %v", err)
+		}
+		var store struct {
+			Tokens []struct {
+				Host string `json:"host"`
+			} `json:"tokens"`
+		}
+		if err := json.Unmarshal(b, &store); err != nil || len(store.Tokens) == 0 {
+			t.Fatalf("token store: %v, %d grants", err, len(store.Tokens))
+		}
+		for _, g := range store.Tokens {
+			if g.Host != identity {
+				t.Errorf("a grant is bound to %q, want %q", g.Host, identity)
+			}
 		}
 	})
+
+	t.Run("IdentityIsBoxAndEndpointNotPort", func(t *testing.T) {
+		getenv := func(k string) string {
+			if k == "AHPTUI_SSH_COMMAND" {
+				return box.sshCommand(false)
+			}
+			return ""
+		}
+		resolve := func() string {
+			t.Helper()
+			tg, err := hostpick.SSHTarget(hostpick.Spec{Host: box.URL()}, getenv, strings.NewReader(""), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := hostpick.ClientOptions(tg, "ssh-identity-test", protocol.Implementation{Name: "ahptui-test"}, slog.New(slog.DiscardHandler))
+			c, err := client.Dial(t.Context(), opts)
+			if err != nil {
+				t.Fatalf("connect to %s: %v", tg.URL, err)
+			}
+			_ = c.Close()
+			return tg.URL
+		}
+		first := resolve()
+		// The same agent host (type, instance) reached at another port
+		// on the box: a second recorder in front of it.
+		rec2 := startRecorder(t, h.URL())
+		moved := entry
+		_, p2, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(rec2.URL, "ws://"), "/"))
+		moved.Endpoint.Port, _ = strconv.Atoi(p2)
+		box.unpublish(entry)
+		box.publish(moved)
+		defer func() { box.unpublish(moved); box.publish(entry) }()
+		second := resolve()
+		if first != identity || second != identity {
+			t.Fatalf("identities %q and %q, want both %q", first, second, identity)
+		}
+		if len(rec2.AllFrames("→host")) == 0 {
+			t.Fatal("the second connection did not go through the moved endpoint")
+		}
+	})
+
+	t.Run("SocketEndpointAndPicker", func(t *testing.T) {
+		// A second agent host on the box listening on a Unix socket (the
+		// editor's kind of endpoint), reached with ssh -W /path. The
+		// socket is a loopback splice to the recorder: a second VS Code
+		// server would double the test's time.
+		sock := filepath.Join(t.TempDir(), "ah.sock")
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func() {
+					defer c.Close()
+					up, err := net.Dial("tcp", "127.0.0.1:"+recPort)
+					if err != nil {
+						return
+					}
+					defer up.Close()
+					go io.Copy(up, c)
+					io.Copy(c, up)
+				}()
+			}
+		}()
+		ed := entry
+		ed.Type, ed.InstanceID = hostregistry.TypeEditor, "ssh-interop-editor"
+		ed.Endpoint = hostregistry.Endpoint{Type: "socket", Path: sock}
+		box.publish(ed)
+		defer box.unpublish(ed)
+		edID := box.URL() + "/editor/ssh-interop-editor"
+
+		cmd := exec.Command(s.bin, "status", "--json", "--config-dir", t.TempDir(), "--host", edID)
+		cmd.Env = cliEnv(false)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), edID) {
+			t.Fatalf("status --host %s: %v\n%s", edID, err, out)
+		}
+		// Two hosts on the box: the picker lists both, the answer picks.
+		cmd = exec.Command(s.bin, "status", "--json", "--config-dir", t.TempDir(), "--host", box.URL())
+		cmd.Env = cliEnv(false)
+		cmd.Stdin = strings.NewReader("2\n")
+		out, err = cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Agent hosts running on") || !strings.Contains(string(out), edID) {
+			t.Fatalf("status with two hosts on the box, picking 2: %v\n%s", err, out)
+		}
+	})
+
+	t.Run("CLINoAgentHost", func(t *testing.T) {
+		box.unpublish(entry)
+		defer box.publish(entry)
+		_, errs, code := runCLI(false, "status")
+		if code != 14 || !strings.Contains(errs, "no agent host on the remote") {
+			t.Fatalf("status with no host on the box: exit %d, want 14\n%s", code, errs)
+		}
+	})
+}
+
+// unpublish removes e's registry entry from the box.
+func (b *sshBox) unpublish(e hostregistry.Entry) {
+	b.t.Helper()
+	p := filepath.Join(b.remote, "Code", "agent-host", "local-endpoint", "entries", e.Identity()+".json")
+	if err := os.Remove(p); err != nil {
+		b.t.Fatal(err)
+	}
 }
