@@ -593,6 +593,35 @@ func TestSSHRemoteHost(t *testing.T) {
 		}
 	})
 
+	t.Run("DoctorChecksTheSSHPath", func(t *testing.T) {
+		status := func(unknown bool) (map[string]string, int, string) {
+			out, errs, code := runCLI(unknown, "doctor", "--json")
+			var doc struct {
+				Checks []struct{ Name, Status, Detail string }
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("doctor --json: %v\n%s\n%s", err, out, errs)
+			}
+			m := map[string]string{}
+			for _, c := range doc.Checks {
+				m[c.Name] = c.Status
+			}
+			return m, code, out
+		}
+		m, _, out := status(false)
+		for _, name := range []string{"ssh", "box", "remote registry", "host", "reach", "version"} {
+			if m[name] != "ok" {
+				t.Errorf("doctor's %s check: %q, want ok\n%s", name, m[name], out)
+			}
+		}
+		// (doctor exits with the first failed check's code; the config
+		// dir's checks come before the host's.)
+		m, _, out = status(true)
+		if m["box"] != "fail" || !strings.Contains(out, "SSH host key not trusted") || strings.Contains(out, token) {
+			t.Errorf("doctor with an unknown host key: box %q, want fail naming the host key\n%s", m["box"], out)
+		}
+	})
+
 	t.Run("CLINoAgentHost", func(t *testing.T) {
 		box.unpublish(entry)
 		defer box.publish(entry)
