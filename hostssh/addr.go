@@ -86,7 +86,7 @@ func safeWord(s string) bool {
 	for _, r := range s {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-		case strings.ContainsRune("._-:%[]", r):
+		case strings.ContainsRune("._-:", r):
 		default:
 			return false
 		}

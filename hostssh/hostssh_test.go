@@ -27,6 +27,7 @@ func TestParse(t *testing.T) {
 		{"ssh://box?tkn=x", Addr{}, "query"},
 		{"ssh://box/only-one", Addr{}, "/TYPE/INSTANCE"},
 		{"ssh://bo;x", Addr{}, "names no box"},
+		{"ssh://box%25h", Addr{}, "names no box"},
 		{"ws://box", Addr{}, "not an ssh URL"},
 	} {
 		got, err := Parse(tc.in)
