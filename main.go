@@ -230,7 +230,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.multi() {
 		more, err = multiTargets(o)
 	} else {
-		target, err = hostpick.Resolve(o.spec(), os.Getenv, os.Stdin, stdout)
+		sp := o.spec()
+		// An ssh:// host's first look may let ssh ask on the terminal
+		// (a host key, a password) before the screen opens.
+		sp.AskOnTerminal = isTerminal(os.Stdin)
+		target, err = hostpick.Resolve(sp, os.Getenv, os.Stdin, stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)

@@ -18,7 +18,9 @@ import (
 // and so are ws:// and wss:// to the same name. A host reached over a
 // Unix socket is ws+unix:// and the socket's absolute path. A host id
 // saved before paths counted (scheme://host:port) is the same host with
-// an empty path.
+// an empty path. A host on another machine reached over SSH is
+// ssh://user@box:port/TYPE/INSTANCE: the box's login and the remote
+// endpoint, never the local end of a forward.
 func HostID(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
@@ -37,6 +39,23 @@ func HostID(raw string) (string, error) {
 		if port == "" {
 			port = "443"
 		}
+	case "ssh":
+		// An agent host on another machine reached over SSH:
+		// ssh://user@box:port/TYPE/INSTANCE (hostssh). The user counts
+		// (two logins on one box are two hosts); no local port does.
+		if port == "" {
+			port = "22"
+		}
+		host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+		if host == "" {
+			return "", fmt.Errorf("%w: host URL %q names no host", ErrInvalidRequirement, clean(withoutQuery(raw)))
+		}
+		user := ""
+		if u.User != nil {
+			user = url.User(u.User.Username()).String() + "@"
+		}
+		p := (&url.URL{Path: strings.TrimRight(u.Path, "/")}).EscapedPath()
+		return "ssh://" + user + net.JoinHostPort(host, port) + p, nil
 	case "ws+unix":
 		p := strings.TrimRight(u.Path, "/")
 		if u.Host != "" || !strings.HasPrefix(p, "/") || path.Clean(p) != p {

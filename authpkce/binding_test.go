@@ -41,6 +41,10 @@ func TestHostID(t *testing.T) {
 		{"ws://[::1]:4000", "ws://[::1]:4000"},
 		{"ws://example.com./", "ws://example.com:80"},
 		{"https://example.com", "wss://example.com:443"},
+		{"ssh://alice@Box.example/standalone/i1", "ssh://alice@box.example:22/standalone/i1"},
+		{"ssh://alice@box.example:2222/standalone/i1/", "ssh://alice@box.example:2222/standalone/i1"},
+		{"ssh://box.example:22/editor/i2", "ssh://box.example:22/editor/i2"},
+		{"ssh:///x", ""},
 		{"ftp://example.com", ""},
 		{"ws://", ""},
 		{"not a url", ""},
@@ -114,6 +118,10 @@ func TestLookup(t *testing.T) {
 		{"expired", []saved{{hostA, iss, res, "tA", nil, now.Add(10 * time.Second)}}, nil, hostA, Want{res, iss, nil}, DecisionNone, ""},
 		{"own host wins over another", []saved{{hostB, iss, res, "tB", nil, time.Time{}}, {hostA, iss, res, "tA", nil, time.Time{}}}, nil, hostB, Want{res, iss, nil}, DecisionSilent, "tB"},
 		{"own host wins over a refusal", []saved{{hostA, iss, res, "tA", nil, time.Time{}}, {hostB, iss, res, "tB", nil, time.Time{}}}, []answer{{hostB, false}}, hostB, Want{res, iss, nil}, DecisionSilent, "tB"},
+		{"ssh: same box, same endpoint", []saved{{"ssh://alice@box:22/standalone/i1", iss, res, "tS", nil, time.Time{}}}, nil, "ssh://alice@BOX/standalone/i1/", Want{res, iss, nil}, DecisionSilent, "tS"},
+		{"ssh: another endpoint on the box", []saved{{"ssh://alice@box:22/standalone/i1", iss, res, "tS", nil, time.Time{}}}, nil, "ssh://alice@box:22/standalone/i2", Want{res, iss, nil}, DecisionAsk, "tS"},
+		{"ssh: another login on the box", []saved{{"ssh://alice@box:22/standalone/i1", iss, res, "tS", nil, time.Time{}}}, nil, "ssh://bob@box:22/standalone/i1", Want{res, iss, nil}, DecisionAsk, "tS"},
+		{"ssh: the endpoint through a hand-made forward", []saved{{"ssh://alice@box:22/standalone/i1", iss, res, "tS", nil, time.Time{}}}, nil, "ws://127.0.0.1:40123/", Want{res, iss, nil}, DecisionAsk, "tS"},
 		{"bad host URL", []saved{{hostA, iss, res, "tA", nil, time.Time{}}}, nil, "::", Want{res, iss, nil}, DecisionNever, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

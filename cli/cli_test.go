@@ -120,6 +120,12 @@ func TestExitCodeOf(t *testing.T) {
 		{conflictf("a turn is running"), ExitConflict},
 		{fmt.Errorf("wait: %w", context.DeadlineExceeded), ExitTimeout},
 		{fmt.Errorf("connect: %w", &hostconn.DialError{Kind: hostconn.ErrHTTPStatus, Status: 403}), ExitForbidden},
+		{hostconn.NewDialError(hostconn.ErrHostKey, "ssh://u@b:22", "Host key verification failed."), ExitHostKey},
+		{hostconn.NewDialError(hostconn.ErrSSHAuth, "ssh://u@b:22", "Permission denied (publickey)."), ExitSSHAuth},
+		{hostconn.NewDialError(hostconn.ErrNoRemoteHost, "ssh://u@b:22", "none"), ExitNoRemote},
+		{hostconn.NewDialError(hostconn.ErrRemoteRegistry, "ssh://u@b:22", "refused"), ExitRegistry},
+		{hostconn.NewDialError(hostconn.ErrRelayMissing, "ssh://u@b:22", "old code"), ExitRelay},
+		{hostconn.NewDialError(hostconn.ErrDropped, "ssh://u@b:22", "ssh ended"), ExitUnreachable},
 		{fmt.Errorf("connect: %w", &hostconn.DialError{Kind: hostconn.ErrHTTPStatus, Status: 404}), ExitUnreachable},
 		{fmt.Errorf("%w: %w", hostpick.ErrSavedHosts, errors.New("writable by others")), ExitFailure},
 		{withCode(ExitWaiting, errors.New("approval")), ExitWaiting},
@@ -247,7 +253,7 @@ func TestDocsErrorKinds(t *testing.T) {
 		got = append(got, m[1])
 	}
 	var want []string
-	for code := ExitFailure; code <= ExitForbidden; code++ {
+	for code := ExitFailure; code <= ExitRelay; code++ {
 		want = append(want, exitKinds[code])
 	}
 	want = append(want, exitKinds[ExitInterrupted])
@@ -284,7 +290,8 @@ func TestDocsExitCodes(t *testing.T) {
 		inHelp[code] = m[2]
 	}
 	codes := []int{ExitOK, ExitFailure, ExitUsage, ExitUnreachable, ExitVersion, ExitWaiting, ExitHostError, ExitSignIn,
-		ExitNotFound, ExitConflict, ExitTimeout, ExitForbidden, ExitInterrupted}
+		ExitNotFound, ExitConflict, ExitTimeout, ExitForbidden, ExitHostKey, ExitSSHAuth, ExitNoRemote, ExitRegistry,
+		ExitRelay, ExitInterrupted}
 	for _, code := range codes {
 		d, ok := inDocs[code]
 		switch {

@@ -112,6 +112,12 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 	target, err := hostpick.Resolve(s, a.Getenv, a.Stdin, a.Stderr)
 	if err != nil {
 		var de *hostpick.DiscoverError
+		var dle *hostconn.DialError
+		if errors.As(err, &dle) {
+			// An ssh:// host's look at the box: its named failure.
+			phrase, _ := hostconn.Explain(dle, a.timeout)
+			return nil, withCode(exitCode(dle), &connectError{url: dle.URL, phrase: phrase, err: err})
+		}
 		if errors.As(err, &de) {
 			return nil, withCode(ExitUnreachable, err)
 		}

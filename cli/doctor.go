@@ -21,6 +21,7 @@ import (
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/hostregistry"
+	"github.com/ahptui/ahptui/hostssh"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 )
@@ -110,6 +111,10 @@ func (a *app) checkHost(ctx context.Context, add func(checkJSON, int)) {
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	s, err := a.spec()
+	if err == nil && hostssh.IsSSH(s.Host) {
+		a.checkSSH(ctx, s, add)
+		return
+	}
 	if err == nil {
 		var target hostconn.Target
 		if target, err = hostpick.Resolve(s, a.Getenv, strings.NewReader(""), io.Discard); err == nil {
@@ -120,6 +125,59 @@ func (a *app) checkHost(ctx context.Context, add func(checkJSON, int)) {
 	}
 	add(checkJSON{Name: "host", Status: checkFail, Detail: err.Error(),
 		Fix: "pass --host ws://HOST:PORT/ (or a saved name), start `code agent host`, or try --demo"}, ExitUnreachable)
+}
+
+// checkSSH checks an ssh:// host's path, each step its own check: the
+// ssh binary, the box in BatchMode (host key, login), the registry or
+// VS Code's CLI on it, then the endpoint (checkReach: the upgrade inside
+// ssh, the version).
+func (a *app) checkSSH(ctx context.Context, s hostpick.Spec, add func(checkJSON, int)) {
+	addr, err := hostssh.Parse(s.Host)
+	if err != nil {
+		add(checkJSON{Name: "host", Status: checkFail, Detail: err.Error(), Fix: "give --host " + hostssh.Form}, ExitUsage)
+		return
+	}
+	r, err := hostssh.NewRunner(a.Getenv)
+	if err == nil {
+		var path string
+		if path, err = r.Path(); err == nil {
+			add(checkJSON{Name: "ssh", Status: checkOK, Detail: "ssh is " + path}, ExitFailure)
+		}
+	}
+	if err != nil {
+		add(checkJSON{Name: "ssh", Status: checkFail, Detail: err.Error(), Fix: "install OpenSSH's client, or set " + hostssh.CommandEnv}, ExitFailure)
+		return
+	}
+	fail := func(name string, err error, fix string) {
+		phrase, ok := hostconn.Explain(err, a.timeout)
+		if !ok {
+			phrase = err.Error()
+		}
+		add(checkJSON{Name: name, Status: checkFail, Detail: phrase, Fix: fix}, exitCode(err))
+	}
+	if addr, err = r.Resolve(ctx, addr); err != nil {
+		fail("box", err, "check the box's name in your ssh config (ssh -G)")
+		return
+	}
+	res, err := r.Discover(ctx, addr)
+	if err != nil {
+		fail("box", err, "run ssh "+addr.Host+" on a terminal: it must log in without a prompt (a key or an agent) and know the box's host key")
+		return
+	}
+	add(checkJSON{Name: "box", Status: checkOK, Detail: addr.Box() + " reached in BatchMode"}, ExitUnreachable)
+	hs := hostssh.Hosts(addr, res)
+	if len(hs) == 0 {
+		fail("remote registry", hostssh.NoHost(addr, res), "start an agent host on the box (code agent host), or repair its registry")
+		return
+	}
+	how := fmt.Sprintf("the box's registry lists %d live agent host(s)", len(hs))
+	if res.FromCLI {
+		how = fmt.Sprintf("code agent endpoints lists %d live agent host(s); reached by code agent relay", len(hs))
+	}
+	add(checkJSON{Name: "remote registry", Status: checkOK, Detail: how}, ExitNoRemote)
+	target := r.Target(hs[0])
+	add(checkJSON{Name: "host", Status: checkOK, Detail: "resolved to " + target.URL}, ExitUnreachable)
+	a.checkReach(ctx, target, add)
 }
 
 func (a *app) checkReach(ctx context.Context, target hostconn.Target, add func(checkJSON, int)) {

@@ -31,6 +31,11 @@ const (
 	ExitConflict    = 9  // the state refuses it: a turn is running, none is, nothing waits
 	ExitTimeout     = 10 // --timeout passed before the host got there
 	ExitForbidden   = 11 // the host refused the connection token (HTTP 403)
+	ExitHostKey     = 12 // ssh: the box's host key is unknown or changed
+	ExitSSHAuth     = 13 // ssh: authentication to the box failed
+	ExitNoRemote    = 14 // ssh: the box lists no agent host (or no longer this one)
+	ExitRegistry    = 15 // ssh: the box's registry or `code agent endpoints` unreadable
+	ExitRelay       = 16 // ssh: the box's `code` has no `agent relay`
 )
 
 // exitCodesHelp is the table ahptui help exit-codes prints; docs/cli.md's
@@ -48,6 +53,11 @@ const exitCodesHelp = `Exit codes:
   9  conflict: the state refuses it (a turn is running, no turn is running, nothing waits)
  10  timeout: --timeout passed before the host got there
  11  the host refused the connection token (HTTP 403)
+ 12  ssh: the box's host key is unknown or changed (never accepted on its own; check it with ssh)
+ 13  ssh: authentication to the box failed (BatchMode: a key or an agent must log in)
+ 14  ssh: the box lists no live agent host of yours (or no longer the one named)
+ 15  ssh: the box's agent-host registry, or its code agent endpoints, could not be read
+ 16  ssh: the box's code CLI has no agent relay
 130  interrupted (ctrl-c, SIGINT or SIGTERM) or the turn was cancelled; send asks the host to cancel its turn`
 
 // exitCodesPointer is the line every command's help ends with.
@@ -88,7 +98,16 @@ var exitKinds = map[int]string{
 	ExitOK: "ok", ExitFailure: "failure", ExitUsage: "usage", ExitUnreachable: "unreachable",
 	ExitVersion: "version", ExitWaiting: "waiting", ExitHostError: "host-error", ExitSignIn: "sign-in",
 	ExitNotFound: "not-found", ExitConflict: "conflict", ExitTimeout: "timeout", ExitForbidden: "forbidden",
+	ExitHostKey: "ssh-host-key", ExitSSHAuth: "ssh-auth", ExitNoRemote: "no-remote-host", ExitRegistry: "remote-registry",
+	ExitRelay:       "relay-missing",
 	ExitInterrupted: "interrupted",
+}
+
+// sshCodes are the exit codes of an ssh:// host's named failures (a
+// dropped ssh is ExitUnreachable, like any dropped connection).
+var sshCodes = map[error]int{
+	hostconn.ErrHostKey: ExitHostKey, hostconn.ErrSSHAuth: ExitSSHAuth, hostconn.ErrNoRemoteHost: ExitNoRemote,
+	hostconn.ErrRemoteRegistry: ExitRegistry, hostconn.ErrRelayMissing: ExitRelay,
 }
 
 // exitCode is the code err ends a command with: its own when it carries
@@ -112,6 +131,8 @@ func exitCode(err error) int {
 		return ExitSignIn
 	case errors.As(err, &de) && de.Kind == hostconn.ErrHTTPStatus && de.Status == http.StatusForbidden:
 		return ExitForbidden
+	case errors.As(err, &de) && sshCodes[de.Kind] != 0:
+		return sshCodes[de.Kind]
 	case errors.Is(err, hostpick.ErrSavedHosts), errors.Is(err, hostconn.ErrTokenFile):
 		return ExitFailure
 	case errors.As(err, &de), errors.Is(err, client.ErrNotConnected), errors.Is(err, jsonrpc.ErrClosed):

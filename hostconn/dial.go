@@ -104,7 +104,27 @@ func (t Target) Dial(ctx context.Context, readLimit int64) (jsonrpc.Transport, e
 			return d.DialContext(ctx, "unix", sock)
 		}
 	}
-	if t.verify {
+	var streamed net.Conn
+	if t.stream != nil {
+		conn, err := t.streamConn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		streamed = conn
+		var used atomic.Bool
+		tr.Proxy = nil
+		tr.DialContext = func(context.Context, string, string) (net.Conn, error) {
+			if used.Swap(true) {
+				return nil, errors.New("a second connection for one upgrade")
+			}
+			return conn, nil
+		}
+		defer func() {
+			if !used.Load() {
+				conn.Close()
+			}
+		}()
+	} else if t.verify {
 		// The upgrade runs over the connection whose peer was checked,
 		// and over no other.
 		conn, derr := t.checkPeer(ctx)
@@ -133,6 +153,16 @@ func (t Target) Dial(ctx context.Context, readLimit int64) (jsonrpc.Transport, e
 	defer tr.CloseIdleConnections()
 	tp, err := jsonrpc.Dial(ctx, t.wireURL(), jsonrpc.DialOptions{HTTPClient: hc, ReadLimit: readLimit})
 	if err != nil {
+		// A stream whose far end failed (ssh exited: the remote port
+		// refused, the box went away) says why better than the upgrade.
+		if f, ok := streamed.(interface{ Failure() error }); ok {
+			if ferr := f.Failure(); ferr != nil {
+				var de *DialError
+				if errors.As(ferr, &de) {
+					return nil, de
+				}
+			}
+		}
 		return nil, t.classify(ctx, err, int(rec.status.Load()))
 	}
 	return tp, nil

@@ -32,6 +32,14 @@ func Explain(err error, wait time.Duration) (phrase string, ok bool) {
 			return short + " (check the host's address)", true
 		case de.Kind == ErrTimedOut:
 			return fmt.Sprintf("%s: no answer to the connection within %s", short, round(wait)), true
+		case de.Kind == ErrHostKey:
+			return short + " (" + de.Cause + "; check the key with ssh on a terminal: ahptui never accepts one on its own)", true
+		case de.Kind == ErrSSHAuth:
+			return short + " (" + de.Cause + "; ssh must log in to the box without a prompt: a key or an agent)", true
+		case de.Kind == ErrNoRemoteHost:
+			return short + " (" + de.Cause + "; start one on the box: code agent host)", true
+		case de.Kind == ErrRemoteRegistry, de.Kind == ErrRelayMissing, de.Kind == ErrDropped:
+			return short + " (" + de.Cause + ")", true
 		case de.Kind == ErrHTTPStatus && de.Status == http.StatusForbidden:
 			return short + " (check the token in the URL, --connection-token-file or AHPTUI_CONNECTION_TOKEN)", true
 		}

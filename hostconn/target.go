@@ -44,6 +44,9 @@ type Target struct {
 	// (VerifyPeer); recheck, when set, runs first.
 	verify  bool
 	recheck func() error
+	// stream, when set, opens the connection the upgrade runs over
+	// (Stream: an SSH transport).
+	stream StreamDialer
 }
 
 // HasToken says whether the target carries a connection token.

@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostssh"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
@@ -29,6 +31,12 @@ type Spec struct {
 	ConfigDir    string // --config-dir; "" means the user config dir + /ahptui
 	// FromEnv: Host came from AHPTUI_HOST (UseDefault), for messages.
 	FromEnv bool
+	// AskOnTerminal: an ssh:// host's first look may let ssh ask on
+	// the terminal (an unknown host key, a password) — the UI, before
+	// its screen opens. Without it ssh runs in BatchMode.
+	AskOnTerminal bool
+	// savedName names an ssh:// target that came from hosts.yml.
+	savedName string
 }
 
 // Discover reports whether the spec names no host, so VS Code's registry
@@ -91,6 +99,11 @@ func Resolve(s Spec, getenv func(string) string, in io.Reader, out io.Writer) (h
 			return t, &DiscoverError{err}
 		}
 		return t, nil
+	case hostssh.IsSSH(s.Host):
+		if s.TokenFile != "" {
+			return hostconn.Target{}, errSSHTokenFile
+		}
+		return SSHTarget(s, getenv, in, out)
 	}
 	return URLTarget(s, getenv)
 }
@@ -129,6 +142,13 @@ func URLTarget(s Spec, getenv func(string) string) (hostconn.Target, error) {
 	return t, nil
 }
 
+// errSSHTokenFile refuses a connection token file for an ssh:// host,
+// whose box publishes its token.
+var errSSHTokenFile = errors.New("--connection-token-file does not apply to an ssh:// host: the box publishes its token")
+
+// sshCommandEnv reads the ssh command's variable for a saved host.
+var sshCommandEnv = os.Getenv
+
 // ErrSavedHosts wraps a hosts.yml that could not be read or was refused
 // (open to others, not the user's): a local failure, not a wrong flag.
 var ErrSavedHosts = errors.New("saved hosts")
@@ -157,6 +177,18 @@ func SavedTarget(s Spec) (hostconn.Target, error) {
 	}
 	if err := CheckTransport(h.URL, s.Insecure || h.Insecure); err != nil {
 		return hostconn.Target{}, fmt.Errorf("saved host %q: %w (or set insecure: true for it)", h.Name, err)
+	}
+	if hostssh.IsSSH(h.URL) {
+		s.Host, s.savedName = h.URL, h.Name
+		if s.TokenFile != "" {
+			return hostconn.Target{}, errSSHTokenFile
+		}
+		return SSHTarget(s, func(k string) string {
+			if k == hostssh.CommandEnv {
+				return sshCommandEnv(k)
+			}
+			return ""
+		}, strings.NewReader(""), io.Discard)
 	}
 	if s.TokenFile == "" {
 		s.TokenFile = h.TokenFile

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/hostssh"
 )
 
 // Form is the shape --host accepts, quoted in every refusal so the
@@ -24,6 +25,12 @@ func CheckURL(raw string) error {
 	shown := hostconn.Redact(raw)
 	if strings.TrimSpace(raw) == "" {
 		return fmt.Errorf("--host is empty: give %s", Form)
+	}
+	if hostssh.IsSSH(raw) {
+		if _, err := hostssh.Parse(raw); err != nil {
+			return fmt.Errorf("--host %w", err)
+		}
+		return nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {

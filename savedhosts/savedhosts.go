@@ -108,8 +108,16 @@ func (h Host) check() error {
 		return errors.New("a name is letters, digits, '.', '_' and '-', at most 64")
 	}
 	u, err := url.Parse(h.URL)
-	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-		return errors.New("url must be ws://HOST:PORT/ or wss://HOST[:PORT]/")
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "ssh") || u.Host == "" {
+		return errors.New("url must be ws://HOST:PORT/, wss://HOST[:PORT]/ or ssh://[USER@]BOX[:PORT]")
+	}
+	if u.Scheme == "ssh" {
+		// The box's login is part of an ssh host's address; its
+		// token comes from the box, never from a file.
+		if _, has := u.User.Password(); has || u.RawQuery != "" || h.TokenFile != "" {
+			return errors.New("an ssh:// url carries no password or query, and takes no connection_token_file: the box publishes its token")
+		}
+		return nil
 	}
 	if u.RawQuery != "" || u.User != nil {
 		return errors.New("url carries a query or user info; put the connection token in connection_token_file")

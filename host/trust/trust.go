@@ -35,6 +35,10 @@ const (
 	UnixByHand
 	// UnixRegistry: a Unix socket VS Code's registry published.
 	UnixRegistry
+	// SSH: a host on another machine whose box's registry (owner-only,
+	// its pid the login's) published it, reached inside ssh (the box's
+	// host key checked by ssh).
+	SSH
 )
 
 func (t Transport) String() string {
@@ -49,12 +53,14 @@ func (t Transport) String() string {
 		return "a Unix socket given by hand"
 	case UnixRegistry:
 		return "a Unix socket from VS Code's registry"
+	case SSH:
+		return "SSH to the box whose registry lists it"
 	}
 	return "an unknown transport"
 }
 
 // plain reports whether the transport proves nothing about who listens.
-func (t Transport) plain() bool { return t != TLS && t != UnixRegistry }
+func (t Transport) plain() bool { return t != TLS && t != UnixRegistry && t != SSH }
 
 // Found is how the host was found.
 type Found int
@@ -79,6 +85,8 @@ func TransportOf(host string, found Found) Transport {
 	switch strings.ToLower(u.Scheme) {
 	case "wss", "https":
 		return TLS
+	case "ssh":
+		return SSH
 	case "ws+unix":
 		if found == Registry {
 			return UnixRegistry

@@ -24,6 +24,8 @@ func TestTransportOf(t *testing.T) {
 		{"ws+unix:///tmp/h.sock", CommandLine, UnixByHand},
 		{"ws+unix:///tmp/h.sock", Saved, UnixByHand},
 		{"ws+unix:///tmp/h.sock", Registry, UnixRegistry},
+		{"ssh://alice@box:22/standalone/i1", CommandLine, SSH},
+		{"ssh://alice@box:22/editor/i2", Saved, SSH},
 		{"::not a url", CommandLine, PlainRemote},
 	} {
 		if got := TransportOf(c.host, c.found); got != c.want {
@@ -87,5 +89,14 @@ func TestWants(t *testing.T) {
 	}
 	if got := Wants(protocol.RootState{}, &protocol.SessionState{}, &protocol.ChatState{}); len(got) != 0 {
 		t.Fatalf("Wants of empty states = %+v", got)
+	}
+}
+
+// TestSSHIsNotPlain: a grant made on an ssh host (its box's registry
+// behind ssh's host key check) is pushed there silently, as on any
+// proven host, without the plain-ws:// question.
+func TestSSHIsNotPlain(t *testing.T) {
+	if SSH.plain() {
+		t.Fatal("SSH counts as a plain transport")
 	}
 }

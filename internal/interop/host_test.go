@@ -55,6 +55,10 @@ type vscodeHost struct {
 	home      string
 	env       []string
 	agentPort int
+	// tokenFile, when set, is the connection token the host requires
+	// (--connection-token-file; the SSH test's registry entry carries it).
+	tokenFile string
+	token     string
 	cmd       *exec.Cmd
 	done      chan struct{}
 
@@ -87,6 +91,14 @@ func startHost(t *testing.T, mock *capimock.Server) *vscodeHost {
 // suite's older versions).
 func startHostAt(t *testing.T, dir string, mock *capimock.Server) *vscodeHost {
 	t.Helper()
+	h := newHost(t, dir, mock)
+	h.start()
+	return h
+}
+
+// newHost is a host at dir not started yet (start starts it).
+func newHost(t *testing.T, dir string, mock *capimock.Server) *vscodeHost {
+	t.Helper()
 	h := &vscodeHost{t: t, dir: dir, home: t.TempDir(), agentPort: freePort(t)}
 	h.env = append([]string{
 		"HOME=" + h.home,
@@ -104,7 +116,6 @@ func startHostAt(t *testing.T, dir string, mock *capimock.Server) *vscodeHost {
 			t.Logf("agent host output (last 6000 bytes):\n%s", h.output(6000))
 		}
 	})
-	h.start()
 	return h
 }
 
@@ -115,6 +126,9 @@ func (h *vscodeHost) output(n int) string {
 	if len(s) > n {
 		s = s[len(s)-n:]
 	}
+	if h.token != "" {
+		s = strings.ReplaceAll(s, h.token, "<connection token>")
+	}
 	return strings.ReplaceAll(s, capimock.Token, "<token>")
 }
 
@@ -123,7 +137,18 @@ func (h *vscodeHost) start() {
 	t.Helper()
 	webPort := freePort(t)
 	node := filepath.Join(h.dir, "node", "bin", "node")
-	cmd := exec.Command(node, serverArgs(webPort, h.agentPort, filepath.Join(h.home, "server-data"))...)
+	args := serverArgs(webPort, h.agentPort, filepath.Join(h.home, "server-data"))
+	if h.tokenFile != "" {
+		// A file, never the token itself: the SSH test scans every
+		// process's command line for it.
+		for i, a := range args {
+			if a == "--without-connection-token" {
+				args = append(args[:i], append([]string{"--connection-token-file", h.tokenFile}, args[i+1:]...)...)
+				break
+			}
+		}
+	}
+	cmd := exec.Command(node, args...)
 	cmd.Dir = filepath.Join(h.dir, "vscode")
 	cmd.Env = h.env
 	// Its own process group, so kill reaches the agent host and the
@@ -178,7 +203,11 @@ func (h *vscodeHost) waitReady(timeout time.Duration) error {
 	defer tick.Stop()
 	for {
 		dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
-		c, _, err := websocket.Dial(dctx, h.URL(), nil)
+		u := h.URL()
+		if h.token != "" {
+			u += "?tkn=" + h.token
+		}
+		c, _, err := websocket.Dial(dctx, u, nil)
 		dcancel()
 		if err == nil {
 			_ = c.CloseNow()

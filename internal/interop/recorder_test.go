@@ -121,7 +121,13 @@ func (r *recorder) add(conn int, dir string, data []byte) {
 func (r *recorder) serve(w http.ResponseWriter, req *http.Request) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	up, _, err := websocket.Dial(ctx, r.target, nil)
+	target := r.target
+	if q := req.URL.RawQuery; q != "" {
+		// A connection token (the SSH test's host requires one) goes
+		// on to the host as it came.
+		target += "?" + q
+	}
+	up, _, err := websocket.Dial(ctx, target, nil)
 	if err != nil {
 		http.Error(w, "host unreachable: "+err.Error(), http.StatusBadGateway)
 		return
