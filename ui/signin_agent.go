@@ -311,6 +311,17 @@ func (cp *chatPanel) promptLines(inner int) []string {
 	return out
 }
 
+// agentPromptFor reports whether an agent sign-in prompt in the chat is
+// for resource (it draws the token field for it).
+func (si *signIn) agentPromptFor(resource string) bool {
+	for _, p := range si.prompts {
+		if p.resource == resource {
+			return true
+		}
+	}
+	return false
+}
+
 func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {
 	for i, q := range si.prompts {
 		if q.resource == p.resource {

@@ -356,6 +356,7 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 		if g.DeviceOffered {
 			hints = append(hints, hintKeys.Grant.Device)
 		}
+		hints = append(hints, hintKeys.Grant.Token)
 		tail = append(tail, wrapLines(hintLine(th, hints...), inner)...)
 	}
 	// The first hint line (cancel, copy) stays on a short sheet; the
