@@ -52,6 +52,9 @@ type tokenField struct {
 type tokenPush struct {
 	busy string // what runs now, "" when done
 	err  error  // why the last token did not serve
+	// held: the host accepted the token; the client pushes it again
+	// after a reconnect until it is forgotten (S lists it).
+	held bool
 }
 
 type authRetry struct {

@@ -149,7 +149,7 @@ func (si *signIn) onTokenPushed(msg tokenPushedMsg) tea.Cmd {
 		}
 		si.agent.pushes[msg.resource] = p
 	}
-	p.busy, p.err = "", msg.err
+	p.busy, p.err, p.held = "", msg.err, msg.err == nil
 	res := views.SanitizeLine(msg.resource)
 	if msg.err != nil {
 		delete(si.hostHolds, msg.resource)
