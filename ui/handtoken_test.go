@@ -1,11 +1,19 @@
 package ui
 
 import (
+	"fmt"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 // TestPastedTokenListedInSignIns is issue 36 item 5's S: a token pasted
@@ -47,5 +55,44 @@ func TestPastedTokenListedInSignIns(t *testing.T) {
 	d.until("forgotten", statusHas(d.m, "forgot the token for"))
 	if scr := ansi.Strip(d.m.Render()); strings.Contains(scr, "in use this run") {
 		t.Fatalf("the forgotten token is still listed:\n%s", scr)
+	}
+}
+
+// TestSignInFailureAdviceFitsCause is issue 36 item 5's advice: offline,
+// the agent's browser sign-in failed saying to check "the account and
+// permissions in the browser", which had nothing to do with it. A sign-in
+// that could not reach its authorization server says so, by name; one
+// the browser declined keeps the browser advice.
+func TestSignInFailureAdviceFitsCause(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	_, dialErr := (&http.Client{Timeout: 5 * time.Second}).Get("http://" + addr + "/.well-known/oauth-authorization-server")
+	if dialErr == nil {
+		t.Skip("something listens on the closed port")
+	}
+	meta := protocol.ProtectedResourceMetadata{Resource: "https://api.github.com", AuthorizationServers: []string{"https://github.com/login/oauth"}}
+	flow := func(err error, url string) *grantFlow {
+		return &grantFlow{resource: meta.Resource, phase: grantFailed, url: url,
+			requirement: authpkce.Requirement{Resource: meta}, err: fmt.Errorf("authorization server metadata: %w", err)}
+	}
+	m := fxModel(fxChatState())
+	for _, tc := range []struct {
+		name      string
+		g         *grantFlow
+		want, not string
+	}{
+		{"offline", flow(dialErr, ""), "Could not reach github.com", "in the browser"},
+		{"declined in the browser", flow(authpkce.ErrAccessDenied, "https://github.com/login/oauth/authorize?x"), "in the browser", "Could not reach"},
+	} {
+		gv := views.GrantView{Phase: views.GrantWaiting, Resource: meta.Resource}
+		m.signin.applyFlow(&gv, tc.g)
+		out := ansi.Strip(views.RenderGrant(m.th, gv, 200))
+		if !strings.Contains(out, tc.want) || strings.Contains(out, tc.not) {
+			t.Errorf("%s: the failed sign-in says:\n%s", tc.name, out)
+		}
 	}
 }
