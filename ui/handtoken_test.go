@@ -96,3 +96,82 @@ func TestSignInFailureAdviceFitsCause(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepPastedTokenAsked is issue 36 item 5's keeping: after the host
+// accepts a pasted token, ahptui asks once whether to keep it; enter (the
+// default) keeps it for the run only and saves nothing. Asked again in a
+// later run, y saves it in the token store bound to this host and the
+// authorization server the host advertised; S lists it as kept, and the
+// next run pushes it without a paste. Forgetting it in S drops it.
+func TestKeepPastedTokenAsked(t *testing.T) {
+	const secret = "gho_keptHandToken0123456789abcdef"
+	rig := newSignInRig(t)
+	h := startAgentHost(t, secret, "https://api.github.com")
+	paste := func(d *driver) {
+		t.Helper()
+		d.openDemo()
+		d.until("sign-in needed", func() bool { return screenHas(d.m, "sign-in needed") })
+		d.focusChat()
+		d.m.chatPanel.sel = chatSel{prompt: true}
+		d.keys("t")
+		d.send(tea.PasteMsg{Content: secret})
+		d.keys("enter")
+		if !d.pushed() {
+			t.Fatalf("the host refused the pasted token: %s", d.m.status.text)
+		}
+		d.until("the keep question", func() bool { return screenHas(d.m, "Keep this token?") })
+		if scr := ansi.Strip(d.m.Render()); strings.Contains(scr, secret) || !strings.Contains(squash(scr), squash("for host "+h.URL())) {
+			t.Fatalf("the question shows the token or names no host:\n%s", scr)
+		}
+	}
+	kept := func(a *authpkce.Authenticator) bool {
+		for _, g := range a.Grants() {
+			if g.ByHand && g.Resource == "https://api.github.com" {
+				return true
+			}
+		}
+		return false
+	}
+
+	a1 := rig.auth()
+	d1 := newDriverOn(t, h.Host, a1)
+	paste(d1)
+	d1.answer("enter")
+	d1.until("this run only", statusHas(d1.m, "lasts this run only"))
+	if kept(a1) {
+		t.Fatal("enter (the default) kept the token")
+	}
+	if _, again := d1.m.signin.pendingAsk(); again {
+		t.Fatal("asked twice in one run")
+	}
+	d1.stop()
+
+	a2 := rig.auth()
+	d2 := newDriverOn(t, h.Host, a2)
+	paste(d2)
+	d2.answer("y")
+	d2.until("kept", statusHas(d2.m, "is kept in"))
+	if !kept(a2) {
+		t.Fatal("y did not keep the token")
+	}
+	d2.keys("S")
+	if scr := ansi.Strip(d2.m.Render()); !strings.Contains(scr, "your token, kept") || strings.Contains(scr, "in use this run, not saved") {
+		t.Fatalf("S does not list the kept token once, as kept:\n%s", scr)
+	}
+	d2.keys("esc")
+	d2.stop()
+
+	a3 := rig.auth()
+	before := h.count("authenticate")
+	d3 := newDriverOn(t, h.Host, a3)
+	d3.openDemo()
+	d3.until("the kept token pushed without a paste", func() bool { return h.count("authenticate") > before })
+	d3.until("no sign-in needed", func() bool { return !screenHas(d3.m, "sign-in needed") })
+	d3.keys("S")
+	d3.keys("x")
+	d3.answer("y")
+	d3.until("forgotten", statusHas(d3.m, "forgot the sign-in"))
+	if kept(a3) {
+		t.Fatal("forget left the kept token saved")
+	}
+}

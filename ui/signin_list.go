@@ -105,8 +105,17 @@ func (si *signIn) openSignIns() tea.Cmd {
 // (pasted, or from gh), in order.
 func (si *signIn) handTokens() []string {
 	var out []string
+	kept := map[string]bool{}
+	if src, ok := si.cfg.Auth.(grantKeeper); ok {
+		hid, _ := authpkce.HostID(si.cfg.Host)
+		for _, g := range src.Grants() {
+			if g.ByHand && g.Host == hid {
+				kept[g.Resource] = true // listed as the saved grant it is
+			}
+		}
+	}
 	for res, p := range si.agent.pushes {
-		if p != nil && p.held && p.busy == "" {
+		if p != nil && p.held && p.busy == "" && !kept[res] {
 			out = append(out, res)
 		}
 	}
@@ -179,6 +188,9 @@ func (si *signIn) forget(g authpkce.StoredGrant) tea.Cmd {
 	src, _ := si.cfg.Auth.(grantKeeper)
 	ctx, c := si.ctx, si.client
 	tellHost := hostRevokesOnEmptyToken(c) && si.hostKnows(g.Resource)
+	if g.ByHand {
+		delete(si.agent.pushes, g.Resource) // not "in use this run" either
+	}
 	si.log.Debug("forget a sign-in", "resource", g.Resource, "host", g.Host, "tell_host", tellHost)
 	return func() tea.Msg {
 		out := forgottenMsg{grant: g}
@@ -243,7 +255,7 @@ func (si *signIn) signInRows() []views.SignInRow {
 	rows := make([]views.SignInRow, len(si.list.grants), si.list.rowCount())
 	for i, g := range si.list.grants {
 		rows[i] = views.SignInRow{Resource: g.Resource, Issuer: g.Issuer, Host: g.Host, Scopes: g.Scopes,
-			Expiry: g.Expiry, Refreshable: g.Refreshable}
+			Expiry: g.Expiry, Refreshable: g.Refreshable, ByHand: g.ByHand, Saved: true}
 	}
 	for _, res := range si.list.hand {
 		rows = append(rows, views.SignInRow{Resource: res, Host: si.cfg.Host, ByHand: true})
