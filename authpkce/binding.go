@@ -221,6 +221,9 @@ type StoredGrant struct {
 	Expiry      time.Time // zero: the server gave no expiry
 	UpdatedAt   time.Time
 	Refreshable bool
+	// ByHand: a token the user gave by hand and chose to keep
+	// (KeepHandToken).
+	ByHand bool
 }
 
 // Grants lists every saved grant, expired ones included (a refresh may
@@ -231,7 +234,7 @@ func (a *Authenticator) Grants() []StoredGrant {
 		out = append(out, StoredGrant{
 			Host: st.Host, Resource: st.Resource, Issuer: st.Issuer, ClientID: st.ClientID,
 			Scopes: slices.Clone(st.Scopes), Expiry: st.Expiry, UpdatedAt: st.UpdatedAt,
-			Refreshable: st.RefreshToken != "",
+			Refreshable: st.RefreshToken != "", ByHand: st.ClientID == HandClient,
 		})
 	}
 	return out

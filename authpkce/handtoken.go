@@ -17,8 +17,9 @@ import (
 // client cannot run a flow with (VS Code's copilotcli agent: GitHub,
 // which registers no clients): pasted, or taken from `gh auth token`.
 // The UI's agent sign-in prompt and `ahptui auth login --with-token|--gh`
-// share these. Such a token has no issuer, expiry or refresh token to
-// bind a saved grant to, so neither saves it.
+// share these. Such a token has no issuer, expiry or refresh token of
+// its own: the UI saves one only when the user asks to, bound to the
+// host and the authorization server it advertised (KeepHandToken).
 
 // MaxHandTokenLen bounds a token given by hand.
 const MaxHandTokenLen = 8 << 10

@@ -43,6 +43,9 @@ func (a *Authenticator) Forget(ctx context.Context, g StoredGrant) (Forgotten, e
 		return Forgotten{}, err
 	}
 	out := Forgotten{ClearOnHost: true, Resource: g.Resource}
+	if k.ClientID == HandClient {
+		return out, nil // no client of ours obtained it: nothing to revoke it with
+	}
 	out.Revoked, out.RevokeErr = a.revoke(ctx, k, tok)
 	return out, nil
 }

@@ -63,6 +63,9 @@ func (cp *chatPanel) headerSettings() []views.HeaderSetting {
 		}
 	}
 	if name := cp.modelName(); name != "" {
+		if set := cp.modelSettingLabels(); set != "" {
+			name += " (" + set + ")"
+		}
 		out = append(out, views.HeaderSetting{Text: name})
 	}
 	if dirs := cp.sessionDirs(); len(dirs) > 0 {
@@ -112,6 +115,24 @@ func (cp *chatPanel) modelName() string {
 		}
 	}
 	return id
+}
+
+// modelSettingLabels is the model's own settings chosen for the next
+// message (Optimize for, Thinking Level), as their labels, in the
+// schema's order: "" when none is chosen.
+func (cp *chatPanel) modelSettingLabels() string {
+	sel := cp.modelSelection()
+	md, ok := cp.currentModel()
+	if sel == nil || len(sel.Config) == 0 || !ok || md.ID != sel.ID || md.ConfigSchema == nil {
+		return ""
+	}
+	var labels []string
+	for _, p := range rootProps(*md.ConfigSchema) {
+		if v, ok := sel.Config[p.id]; ok {
+			labels = append(labels, labelOf(p, v.Raw))
+		}
+	}
+	return strings.Join(labels, ", ")
 }
 
 // folderName is a working directory as the header shows it: a file URI

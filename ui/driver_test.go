@@ -34,6 +34,8 @@ type recordingClient struct {
 	sent []sentAction
 	// auths counts authenticate requests (a spy on which host got a token).
 	auths int
+	// authed lists the resources of those requests, in order.
+	authed []string
 	// forgot lists the resources the model told the client to forget.
 	forgot []string
 	// queries lists the sessionConfigCompletions queries asked.
@@ -68,6 +70,7 @@ func (r *recordingClient) ForgetToken(resource string) {
 func (r *recordingClient) Authenticate(ctx context.Context, resource, token string, scopes []string, expiry time.Time) error {
 	r.mu.Lock()
 	r.auths++
+	r.authed = append(r.authed, resource)
 	r.mu.Unlock()
 	return r.Client.Authenticate(ctx, resource, token, scopes, expiry)
 }

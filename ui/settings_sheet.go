@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -28,6 +31,9 @@ type settingRow struct {
 	value    json.RawMessage
 	editable bool
 	why      string
+	// modelConfig: a setting of the model's own (its configSchema),
+	// carried in the next message's ModelSelection.config.
+	modelConfig bool
 }
 
 // rows is the sheet's rows, the session's first (its settings, then
@@ -53,6 +59,7 @@ func (st *settingsSheet) rows() (session, host []settingRow) {
 	if r, ok := st.modelRow(); ok {
 		session = append(session, r)
 	}
+	session = append(session, st.modelConfigRows()...)
 	if st.root.Config != nil {
 		for _, p := range rootProps(st.root.Config.Schema) {
 			r := settingRow{channel: protocol.RootChannel, prop: p, value: p.valueIn(st.root.Config.Values)}
@@ -119,9 +126,11 @@ func (st *settingsSheet) change(r settingRow, dir int) tea.Cmd {
 
 // confirmThenSend sends v for the row, after a confirmation naming its
 // effect and reach when it is a host setting (every client of the host
-// takes it) or lets more run without asking in the session.
+// takes it) or lets more run without asking in the session. The model
+// and its own settings go with the next message and widen nothing.
 func (st *settingsSheet) confirmThenSend(r settingRow, v json.RawMessage) tea.Cmd {
 	switch {
+	case r.prop.id == modelPropID || r.modelConfig:
 	case r.channel == protocol.RootChannel:
 		return st.askWiden(settingView(r.prop, r.value, v, reachHost), func() tea.Cmd { return st.send(r, v) })
 	case r.prop.widens(r.value, v):
@@ -162,15 +171,7 @@ const modelPropID = ""
 // the next message sent; it raises no privilege and needs no
 // confirmation.
 func (st *settingsSheet) modelRow() (settingRow, bool) {
-	if !st.hasSess {
-		return settingRow{}, false
-	}
-	var models []protocol.SessionModelInfo
-	for _, a := range st.root.Agents {
-		if a.Provider == st.sess.Provider {
-			models = a.Models
-		}
-	}
+	models := st.sessionModels()
 	if len(models) < 2 {
 		// One model is no choice: the header names it.
 		return settingRow{}, false
@@ -189,19 +190,115 @@ func (st *settingsSheet) modelRow() (settingRow, bool) {
 	return r, true
 }
 
-// modelID is the id of the model the open session's next message is
-// sent with: the one picked here or at creation, else the one its latest
-// message went with; "" when neither says.
-func (a *app) modelID() string {
+// sessionModels is the models the open session's agent offers.
+func (a *app) sessionModels() []protocol.SessionModelInfo {
+	if !a.hasSess {
+		return nil
+	}
+	for _, ag := range a.root.Agents {
+		if ag.Provider == a.sess.Provider {
+			return ag.Models
+		}
+	}
+	return nil
+}
+
+// currentModel is the model the open session's next message goes with,
+// as its agent describes it: the one chosen or last used, else the
+// first the agent offers (the one the Model row shows).
+func (a *app) currentModel() (protocol.SessionModelInfo, bool) {
+	models := a.sessionModels()
+	if len(models) == 0 {
+		return protocol.SessionModelInfo{}, false
+	}
+	if id := a.modelID(); id != "" {
+		for _, m := range models {
+			if m.ID == id {
+				return m, true
+			}
+		}
+		return protocol.SessionModelInfo{}, false // a model the agent no longer lists
+	}
+	return models[0], true
+}
+
+// modelSelection is the open session's model selection: the one chosen
+// here or at creation, else the one its latest message went with.
+func (a *app) modelSelection() *protocol.ModelSelection {
 	if sel := a.models[hostSession{a.cfg.Host, a.openSession}]; sel != nil {
-		return sel.ID
+		return sel
 	}
 	if a.hasChat {
 		for i := len(a.chat.Turns) - 1; i >= 0; i-- {
 			if m := a.chat.Turns[i].Message.Model; m != nil {
-				return m.ID
+				return m
 			}
 		}
+	}
+	return nil
+}
+
+// modelConfigRows are the current model's own settings (its
+// configSchema, e.g. VS Code's "Optimize for" or "Thinking Level"), under
+// the Model row: chosen here, they go in the next message's
+// ModelSelection.config, as the spec says.
+func (st *settingsSheet) modelConfigRows() []settingRow {
+	md, ok := st.currentModel()
+	if !ok || md.ConfigSchema == nil {
+		return nil
+	}
+	var values map[string]json.RawMessage
+	if sel := st.modelSelection(); sel != nil && sel.ID == md.ID {
+		values = make(map[string]json.RawMessage, len(sel.Config))
+		for k, v := range sel.Config {
+			values[k] = v.Raw
+		}
+	}
+	var out []settingRow
+	for _, p := range rootProps(*md.ConfigSchema) {
+		r := settingRow{channel: st.openSession, prop: p, value: p.valueIn(values), modelConfig: true}
+		switch {
+		case p.readOnly:
+			r.why = "set by the host"
+		case p.way() == editNone:
+			r.why = "not editable here"
+		default:
+			r.editable = true
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// keptConfig is the model settings in old that model md also has, with
+// a value its schema allows: what a change of model carries over.
+func keptConfig(old map[string]protocol.JSONPrimitive, md protocol.SessionModelInfo) map[string]protocol.JSONPrimitive {
+	if md.ConfigSchema == nil || len(old) == 0 {
+		return nil
+	}
+	out := map[string]protocol.JSONPrimitive{}
+	for k, v := range old {
+		p, ok := md.ConfigSchema.Properties[k]
+		if !ok {
+			continue
+		}
+		if len(p.Enum) > 0 && !slices.ContainsFunc(p.Enum, func(e protocol.JSONPrimitive) bool { return sameJSON(e.Raw, v.Raw) }) {
+			continue
+		}
+		out[k] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// modelID is the id of the model the open session's next message is
+// sent with: the one picked here or at creation, else the one its latest
+// message went with; "" when neither says.
+func (a *app) modelID() string {
+	if sel := a.modelSelection(); sel != nil {
+		return sel.ID
 	}
 	return ""
 }
@@ -214,8 +311,19 @@ func (st *settingsSheet) send(r settingRow, v json.RawMessage) tea.Cmd {
 		if json.Unmarshal(v, &id) != nil || id == "" {
 			return reportError(fmt.Errorf("could not change the model: %s is not a model id", views.SanitizeLine(string(v))))
 		}
-		st.models[hostSession{st.cfg.Host, r.channel}] = &protocol.ModelSelection{ID: id}
+		sel := &protocol.ModelSelection{ID: id}
+		if old := st.modelSelection(); old != nil {
+			for _, md := range st.sessionModels() {
+				if md.ID == id {
+					sel.Config = keptConfig(old.Config, md)
+				}
+			}
+		}
+		st.models[hostSession{st.cfg.Host, r.channel}] = sel
 		return reportInfo(fmt.Sprintf("Model: %s, from the next message", views.SanitizeLine(labelOf(r.prop, v))))
+	}
+	if r.modelConfig {
+		return st.sendModelConfig(r, v)
 	}
 	if st.client == nil {
 		return reportError(errNoClient)
@@ -229,6 +337,27 @@ func (st *settingsSheet) send(r settingRow, v json.RawMessage) tea.Cmd {
 		return reportError(fmt.Errorf("could not change %q: %w", title, err))
 	}
 	return reportInfo(fmt.Sprintf("%s: %s", title, views.SanitizeLine(labelOf(r.prop, v))))
+}
+
+// sendModelConfig sets one of the current model's own settings to v:
+// kept in the session's model selection, it goes with the next message
+// (Message.model.config), the model named with it.
+func (st *settingsSheet) sendModelConfig(r settingRow, v json.RawMessage) tea.Cmd {
+	title := views.SanitizeLine(r.prop.title)
+	md, ok := st.currentModel()
+	if !ok {
+		return reportError(fmt.Errorf("could not change %q: the session's model is not one its agent lists", title))
+	}
+	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] == '{' || t[0] == '[' || !json.Valid(t) {
+		return reportError(fmt.Errorf("could not change %q: a model setting is a string, number or true/false", title))
+	}
+	sel := &protocol.ModelSelection{ID: md.ID, Config: map[string]protocol.JSONPrimitive{}}
+	if old := st.modelSelection(); old != nil && old.ID == md.ID {
+		maps.Copy(sel.Config, old.Config)
+	}
+	sel.Config[r.prop.id] = protocol.JSONPrimitive{Raw: slices.Clone(bytes.TrimSpace(v))}
+	st.models[hostSession{st.cfg.Host, r.channel}] = sel
+	return reportInfo(fmt.Sprintf("%s: %s, from the next message", title, views.SanitizeLine(labelOf(r.prop, v))))
 }
 
 func (st *settingsSheet) view(width, height int) string {

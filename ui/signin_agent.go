@@ -21,9 +21,12 @@ import (
 // a prompt in the chat), and the prompt offers every way to a token: the
 // OAuth flow where the resource names an authorization server, `gh auth
 // token` for a GitHub resource (only when picked), or a pasted token.
-// A token pushed by hand has no issuer, expiry or refresh token to bind a
-// saved grant to: it is kept for this run only, by the client, which
-// pushes it again after a reconnect to the same host, for that resource.
+// A token pushed by hand has no issuer, expiry or refresh token of its
+// own: it is kept for this run, by the client, which pushes it again
+// after a reconnect to the same host, for that resource; S lists it. The
+// user is asked once whether to keep it (default no); kept, it is a saved
+// grant bound to this host and the authorization server the host
+// advertised (authpkce.KeepHandToken, offerKeep).
 
 // agentAuth is the sign-in manager's state for tokens pushed by hand and
 // for the commands a -32007 held back.
@@ -35,6 +38,10 @@ type agentAuth struct {
 	token tokenField
 	// pushes is, per resource, the token pushed by hand and its answer.
 	pushes map[string]*tokenPush
+	// keepAsked holds the resources whose token the user was asked,
+	// this run, whether to keep (asked once each; the answer no is the
+	// default and is not saved).
+	keepAsked map[string]bool
 	// retries are commands that failed with -32007, run once more after
 	// a sign-in to one of their resources.
 	retries []authRetry
@@ -52,6 +59,9 @@ type tokenField struct {
 type tokenPush struct {
 	busy string // what runs now, "" when done
 	err  error  // why the last token did not serve
+	// held: the host accepted the token; the client pushes it again
+	// after a reconnect until it is forgotten (S lists it).
+	held bool
 }
 
 type authRetry struct {
@@ -64,7 +74,17 @@ type authRetry struct {
 type tokenPushedMsg struct {
 	resource string
 	err      error
+	// Tok is the token the host accepted, for keeping it when the user
+	// asks to; exported so fmt uses its redacting String.
+	Tok handSecret
 }
+
+// handSecret is a token given by hand on its way from the push to the
+// keep question: never printed (String and GoString redact it).
+type handSecret string
+
+func (handSecret) String() string   { return "[token]" }
+func (handSecret) GoString() string { return "[token]" }
 
 // authRetryMsg wraps a command's answer that failed with -32007: the
 // command is kept to run once more after the sign-in it asks for.
@@ -309,6 +329,17 @@ func (cp *chatPanel) promptLines(inner int) []string {
 		}
 	}
 	return out
+}
+
+// agentPromptFor reports whether an agent sign-in prompt in the chat is
+// for resource (it draws the token field for it).
+func (si *signIn) agentPromptFor(resource string) bool {
+	for _, p := range si.prompts {
+		if p.resource == resource {
+			return true
+		}
+	}
+	return false
 }
 
 func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {

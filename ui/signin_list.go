@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,9 +28,12 @@ type grantKeeper interface {
 type signInList struct {
 	open   bool
 	grants []authpkce.StoredGrant
-	sel    int
-	note   string
-	busy   bool // a Forget is in flight
+	// hand: the resources of tokens given by hand the host holds this
+	// run, listed after the saved grants.
+	hand []string
+	sel  int
+	note string
+	busy bool // a Forget is in flight
 	// asking: x was pressed on the selected grant; forgetting waits on
 	// the user's yes (like disposing a session), as it cannot be undone.
 	asking bool
@@ -45,6 +49,9 @@ type forgottenMsg struct {
 	// host; hostErr is its answer.
 	hostCleared bool
 	hostErr     error
+	// byHand: a token given by hand, never saved: nothing was revoked
+	// at an authorization server.
+	byHand bool
 }
 
 // hostRevokesOnEmptyToken reports whether the connected host speaks the
@@ -83,11 +90,48 @@ func (si *signIn) hostKnows(resource string) bool {
 // openSignIns opens the sheet with the grants saved now.
 func (si *signIn) openSignIns() tea.Cmd {
 	src, ok := si.cfg.Auth.(grantKeeper)
-	if !ok {
+	hand := si.handTokens()
+	if !ok && len(hand) == 0 {
 		return reportInfo("no saved sign-ins: this build keeps none")
 	}
-	si.list = signInList{open: true, grants: src.Grants()}
+	si.list = signInList{open: true, hand: hand}
+	if ok {
+		si.list.grants = src.Grants()
+	}
 	return nil
+}
+
+// handTokens is the resources the host holds a token given by hand for
+// (pasted, or from gh), in order.
+func (si *signIn) handTokens() []string {
+	var out []string
+	kept := map[string]bool{}
+	if src, ok := si.cfg.Auth.(grantKeeper); ok {
+		hid, _ := authpkce.HostID(si.cfg.Host)
+		for _, g := range src.Grants() {
+			if g.ByHand && g.Host == hid {
+				kept[g.Resource] = true // listed as the saved grant it is
+			}
+		}
+	}
+	for res, p := range si.agent.pushes {
+		if p != nil && p.held && p.busy == "" && !kept[res] {
+			out = append(out, res)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// rowCount is the sheet's rows: saved grants, then tokens given by hand.
+func (l *signInList) rowCount() int { return len(l.grants) + len(l.hand) }
+
+// handAt is the hand token's resource at row i, when row i is one.
+func (l *signInList) handAt(i int) (string, bool) {
+	if i < len(l.grants) || i >= l.rowCount() {
+		return "", false
+	}
+	return l.hand[i-len(l.grants)], true
 }
 
 // keySignIns handles keys while the sheet is open.
@@ -97,6 +141,9 @@ func (si *signIn) keySignIns(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, si.keys.Confirm.Yes):
 			l.asking = false
+			if res, ok := l.handAt(l.sel); ok && !l.busy {
+				return si.forgetHand(res)
+			}
 			if l.busy || l.sel >= len(l.grants) {
 				return nil
 			}
@@ -111,9 +158,9 @@ func (si *signIn) keySignIns(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Close):
 		si.list = signInList{}
 	case cursorKey(msg, k.Up, k.Down):
-		l.sel = moveCursor(msg, k.Up, l.sel, len(l.grants))
+		l.sel = moveCursor(msg, k.Up, l.sel, l.rowCount())
 	case key.Matches(msg, k.Forget):
-		l.asking = !l.busy && l.sel < len(l.grants)
+		l.asking = !l.busy && l.sel < l.rowCount()
 	}
 	return nil
 }
@@ -122,6 +169,10 @@ func (si *signIn) keySignIns(msg tea.KeyPressMsg) tea.Cmd {
 // when none is asked.
 func (si *signIn) forgetQuestion() string {
 	l := &si.list
+	if res, ok := l.handAt(l.sel); ok && l.asking {
+		return fmt.Sprintf("Forget the token you gave for %s? The host is told to drop it, and the agent asks for a sign-in again.",
+			views.SanitizeLine(res))
+	}
 	if !l.asking || l.sel >= len(l.grants) {
 		return ""
 	}
@@ -137,6 +188,9 @@ func (si *signIn) forget(g authpkce.StoredGrant) tea.Cmd {
 	src, _ := si.cfg.Auth.(grantKeeper)
 	ctx, c := si.ctx, si.client
 	tellHost := hostRevokesOnEmptyToken(c) && si.hostKnows(g.Resource)
+	if g.ByHand {
+		delete(si.agent.pushes, g.Resource) // not "in use this run" either
+	}
 	si.log.Debug("forget a sign-in", "resource", g.Resource, "host", g.Host, "tell_host", tellHost)
 	return func() tea.Msg {
 		out := forgottenMsg{grant: g}
@@ -167,9 +221,13 @@ func (si *signIn) onForgotten(msg forgottenMsg) tea.Cmd {
 	}
 	if src, ok := si.cfg.Auth.(grantKeeper); ok && l.open {
 		l.grants = src.Grants()
-		l.sel = clampCursor(l.sel, len(l.grants))
 	}
+	l.hand = si.handTokens()
+	l.sel = clampCursor(l.sel, l.rowCount())
 	parts := []string{"forgot the sign-in to " + res}
+	if msg.byHand {
+		parts = []string{"forgot the token for " + res}
+	}
 	f := msg.forgotten
 	switch {
 	case f.Revoked:
@@ -194,10 +252,40 @@ func (si *signIn) onForgotten(msg forgottenMsg) tea.Cmd {
 
 // signInRows is the sheet's rows in the views' words.
 func (si *signIn) signInRows() []views.SignInRow {
-	rows := make([]views.SignInRow, len(si.list.grants))
+	rows := make([]views.SignInRow, len(si.list.grants), si.list.rowCount())
 	for i, g := range si.list.grants {
 		rows[i] = views.SignInRow{Resource: g.Resource, Issuer: g.Issuer, Host: g.Host, Scopes: g.Scopes,
-			Expiry: g.Expiry, Refreshable: g.Refreshable}
+			Expiry: g.Expiry, Refreshable: g.Refreshable, ByHand: g.ByHand, Saved: true}
+	}
+	for _, res := range si.list.hand {
+		rows = append(rows, views.SignInRow{Resource: res, Host: si.cfg.Host, ByHand: true})
 	}
 	return rows
+}
+
+// forgetHand drops a token given by hand: this connection stops pushing
+// it after a reconnect, and a 1.0 host is told to drop it (the empty-token
+// authenticate). Nothing was saved, so nothing else is revoked.
+func (si *signIn) forgetHand(res string) tea.Cmd {
+	l := &si.list
+	delete(si.agent.pushes, res)
+	l.hand = si.handTokens()
+	l.sel = clampCursor(l.sel, l.rowCount())
+	c, ctx := si.client, si.ctx
+	if c == nil {
+		l.note = "forgot the token for " + views.SanitizeLine(res)
+		return reportInfo(l.note)
+	}
+	c.ForgetToken(res)
+	tell := hostRevokesOnEmptyToken(c) && si.hostKnows(res)
+	delete(si.hostHolds, res)
+	if !tell {
+		l.note = "forgot the token for " + views.SanitizeLine(res) + "; this host may keep it until it expires (AHP 0.6 cannot revoke)"
+		return reportInfo(l.note)
+	}
+	l.busy, l.note = true, "forgetting…"
+	return func() tea.Msg {
+		return forgottenMsg{grant: authpkce.StoredGrant{Resource: res}, hostCleared: true,
+			hostErr: c.Authenticate(ctx, res, "", nil, time.Time{}), byHand: true}
+	}
 }

@@ -78,6 +78,13 @@ func (si *signIn) keyOverlay(msg tea.KeyPressMsg, g *grantFlow) (tea.Cmd, bool) 
 		return si.showURLAlone(g), true
 	case key.Matches(msg, k.Device):
 		return si.switchToDevice(g), true
+	case key.Matches(msg, k.Token):
+		// The way the agent's sign-in offers too: a token the user has
+		// (a personal access token, say), pushed with authenticate for
+		// the resource the host advertised; the browser flow ends.
+		res := g.resource
+		si.cancelFlow(g)
+		return si.openToken(res), true
 	case key.Matches(msg, k.Paste):
 		if g.grant == nil || g.grant.Device() != nil {
 			return reportInfo("this sign-in does not wait for a browser's redirect"), true

@@ -17,7 +17,7 @@ import (
 
 // Tokens given by hand for an agent's sign-in: pasted into a masked
 // field, or taken from `gh auth token` after the user picked it. Neither
-// is ever drawn, logged or saved (see signin_agent.go).
+// is ever drawn or logged, nor saved unless the user asks (offerKeep).
 
 // openToken opens the masked field for a token for resource.
 func (si *signIn) openToken(resource string) tea.Cmd {
@@ -136,7 +136,7 @@ func (si *signIn) pushToken(resource, busy string, get func(context.Context) (st
 		if err := c.Authenticate(ctx, resource, tok, nil, time.Time{}); err != nil {
 			return tokenPushedMsg{resource: resource, err: fmt.Errorf("%w: %w", errRefused, err)}
 		}
-		return tokenPushedMsg{resource: resource}
+		return tokenPushedMsg{resource: resource, Tok: handSecret(tok)}
 	}
 }
 
@@ -149,7 +149,7 @@ func (si *signIn) onTokenPushed(msg tokenPushedMsg) tea.Cmd {
 		}
 		si.agent.pushes[msg.resource] = p
 	}
-	p.busy, p.err = "", msg.err
+	p.busy, p.err, p.held = "", msg.err, msg.err == nil
 	res := views.SanitizeLine(msg.resource)
 	if msg.err != nil {
 		delete(si.hostHolds, msg.resource)
@@ -160,5 +160,65 @@ func (si *signIn) onTokenPushed(msg tokenPushedMsg) tea.Cmd {
 		return reportError(fmt.Errorf("sign-in to %s: %w", res, msg.err))
 	}
 	si.dropAgentPrompt(msg.resource)
+	si.offerKeep(msg.resource, msg.Tok)
 	return si.afterSignIn("signed in to "+res+" with your token (kept for this run)", msg.resource)
+}
+
+// handKeeper is what *authpkce.Authenticator offers to save a token
+// given by hand under the saved grants' binding rules.
+type handKeeper interface {
+	KeepHandToken(host string, w authpkce.Want, token string) error
+	TokenStore() (kind string, fallback error)
+}
+
+// offerKeep asks, once per resource and run, whether to keep the token
+// the host just accepted: no, the default (enter, esc, n), keeps it for
+// this run only; y saves it in the token store, bound to this host and
+// the authorization server the host advertised for the resource, so it
+// is pushed again only where that binding holds (authpkce.Lookup). A
+// resource the host names no authorization server for is not asked
+// about: nothing would bind the token.
+func (si *signIn) offerKeep(res string, tok handSecret) {
+	hk, ok := si.cfg.Auth.(handKeeper)
+	if !ok || tok == "" || si.agent.keepAsked[res] {
+		return
+	}
+	kind, _ := hk.TokenStore()
+	where := map[string]string{"keyring": "the system keyring", "file": "ahptui's token file"}[kind]
+	if where == "" {
+		return // an in-memory store keeps nothing past the run anyway
+	}
+	w := authpkce.Want{Resource: res, Issuer: firstServer(si.resourceMeta(res))}
+	for _, tw := range si.tokenWants() {
+		if tw.Resource == res && tw.Issuer != "" {
+			w.Issuer, w.Scopes = tw.Issuer, tw.Scopes
+		}
+	}
+	if w.Issuer == "" {
+		return
+	}
+	if si.agent.keepAsked == nil {
+		si.agent.keepAsked = map[string]bool{}
+	}
+	si.agent.keepAsked[res] = true
+	host, name := si.cfg.Host, views.SanitizeLine(res)
+	si.ask(signInAsk{
+		key: "keep|" + res,
+		view: views.AskView{
+			Title:    "Keep this token?",
+			Question: fmt.Sprintf("Keep the token you gave for %s, for host %s?", res, host),
+			Lines: []string{
+				"Yes saves it in " + where + " and pushes it again when this host asks for " + res + " with " + hostOf(w.Issuer) + " as its sign-in server; another host is asked about first.",
+				"No (the default) keeps it for this run only. Either way " + si.keys.Global.SignIns.Help().Key + " lists it, with forget.",
+			},
+			Yes: "keep it", No: "this run only",
+		},
+		yes: func() tea.Cmd {
+			if err := hk.KeepHandToken(host, w, string(tok)); err != nil {
+				return reportError(fmt.Errorf("could not keep the token for %s: %w", name, err))
+			}
+			return reportInfo("the token for " + name + " is kept in " + where + "; forget it with " + si.keys.Global.SignIns.Help().Key)
+		},
+		no: func() tea.Cmd { return reportInfo("the token for " + name + " lasts this run only") },
+	})
 }

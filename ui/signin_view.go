@@ -1,7 +1,13 @@
 package ui
 
 import (
+	"context"
+	"errors"
+	"net"
 	"strings"
+	"syscall"
+
+	"github.com/ahptui/ahptui/authpkce"
 
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
@@ -42,6 +48,7 @@ func (si *signIn) applyFlow(gv *views.GrantView, g *grantFlow) {
 		gv.Phase = views.GrantFailed
 		if g.err != nil {
 			gv.Err = g.err.Error()
+			gv.Advice = failureAdvice(g.err, g)
 		}
 	case grantCancelled:
 		gv.Phase = views.GrantCancelled
@@ -77,4 +84,41 @@ func (si *signIn) overlayView(g *grantFlow) views.GrantView {
 	si.applyFlow(&gv, g)
 	si.overlayExtras(&gv, g)
 	return gv
+}
+
+// failureAdvice is what to do about a failed sign-in, by its cause; ""
+// for a failure in the browser (the account or the access it allowed),
+// where the view's own advice fits.
+func failureAdvice(err error, g *grantFlow) string {
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case errors.Is(err, authpkce.ErrAccessDenied), errors.Is(err, authpkce.ErrStateMismatch):
+		return ""
+	case errors.As(err, &dns), errors.As(err, &op), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENETUNREACH):
+		return "Could not reach " + signInServer(g) + ": check the network connection, then try again."
+	case errors.Is(err, authpkce.ErrTimeout):
+		return "No answer came back from the browser in time: start the sign-in again."
+	case errors.Is(err, context.DeadlineExceeded):
+		return signInServer(g) + " did not answer in time: check the network connection, then try again."
+	}
+	if a := advice(err); a != "" && a != connectAdvice {
+		return strings.ToUpper(a[:1]) + a[1:] + "."
+	}
+	if g != nil && g.url == "" {
+		// It failed before a browser was involved.
+		return "The sign-in could not start: the error above says why."
+	}
+	return ""
+}
+
+// signInServer names the authorization server a flow signs in at, by
+// host (github.com), or "the authorization server" when none is known.
+func signInServer(g *grantFlow) string {
+	if g != nil {
+		if as := firstServer(g.requirement.Resource); as != "" {
+			return hostOf(as)
+		}
+	}
+	return "the authorization server"
 }

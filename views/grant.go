@@ -36,6 +36,10 @@ const (
 // authorization URL the client built (it embeds host-chosen values, so it is
 // sanitized too), Err is the client's own failure text.
 type GrantView struct {
+	// Advice, when set, replaces a failed sign-in's browser advice: what
+	// to do about the cause it failed on (an unreachable server is not
+	// the browser's fault).
+	Advice      string
 	Phase       GrantPhase
 	Resource    string   // the protected resource, e.g. "https://mcp.example.com/deploy"
 	Reason      string   // McpAuthRequiredReason: "required", "expired", "insufficientScope"
@@ -214,7 +218,11 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 			msg = "sign-in did not complete"
 		}
 		add(th.Error, "✗ access not granted: "+msg)
-		add(th.Muted, "Check the account and permissions in the browser, then try again.")
+		if a := SanitizeLine(g.Advice); a != "" {
+			add(th.Muted, a)
+		} else {
+			add(th.Muted, "Check the account and permissions in the browser, then try again.")
+		}
 		if g.Reach != "" {
 			lines = append(lines, reachLines(th, g.Reach, inner)...)
 		} else {
@@ -356,6 +364,7 @@ func RenderGrantOverlay(th Theme, g GrantView, width, height int) string {
 		if g.DeviceOffered {
 			hints = append(hints, hintKeys.Grant.Device)
 		}
+		hints = append(hints, hintKeys.Grant.Token)
 		tail = append(tail, wrapLines(hintLine(th, hints...), inner)...)
 	}
 	// The first hint line (cancel, copy) stays on a short sheet; the

@@ -90,3 +90,23 @@ func RenderTokenField(th Theme, km keymap.KeyMap, input string, w int) []string 
 			th.Muted.Render(" · kept in memory for this run, never shown or logged"), w),
 	}
 }
+
+// TokenSheetTitle is the title of the sheet a token for an MCP server's
+// sign-in is pasted into.
+const TokenSheetTitle = "Sign in with a token"
+
+// RenderTokenSheet draws the masked token field for resource as a sheet
+// width cells wide: the paste route of an MCP server's sign-in, where no
+// agent prompt in the chat holds the field.
+func RenderTokenSheet(th Theme, km keymap.KeyMap, resource, input string, width int) string {
+	width = max(width, 20)
+	inner := width - 2
+	var rows []sheetRow
+	for _, l := range wrapLines("Paste a token for "+SanitizeLine(resource)+"; it is pushed to the host for that resource.", inner) {
+		rows = append(rows, sheetRow{text: th.Text.Render(l)})
+	}
+	for _, l := range RenderTokenField(th, km, input, inner) {
+		rows = append(rows, sheetRow{text: l})
+	}
+	return renderSheet(th, TokenSheetTitle, rows, inner)
+}

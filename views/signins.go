@@ -21,6 +21,11 @@ type SignInRow struct {
 	Expiry   time.Time // zero: the server gave none
 	// Refreshable: an expired grant may still be renewed without a browser.
 	Refreshable bool
+	// ByHand: a token the user gave (pasted, or from gh) that the host
+	// holds now; it is not saved and lasts this run.
+	ByHand bool
+	// Saved: kept in the token store (for ByHand: the user chose to).
+	Saved bool
 }
 
 // RenderSignIns draws the saved sign-ins, sel highlighted, as a sheet
@@ -40,6 +45,18 @@ func RenderSignIns(th Theme, k keymap.KeyMap, rows []SignInRow, sel int, note, f
 		for _, s := range r.Scopes {
 			if s = SanitizeLine(s); s != "" {
 				scopes = append(scopes, s)
+			}
+		}
+		if r.ByHand && r.Saved {
+			return SanitizeLine(r.Resource), []string{
+				"your token, kept · for " + SanitizeLine(r.Issuer) + " · on host " + host,
+				"saved; pushed again when this host asks for it",
+			}
+		}
+		if r.ByHand {
+			return SanitizeLine(r.Resource), []string{
+				"your token · on host " + host,
+				"in use this run, not saved",
 			}
 		}
 		detail := "no scopes"

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ahptui/ahptui/demohost"
 )
@@ -52,6 +53,17 @@ func TestAgentSignInByPastedToken(t *testing.T) {
 	u.hit(km.Paste.Submit)
 	u.see("the host took the token", func(s string) bool { return strings.Contains(statusLine(s), "signed in") })
 	noSecret("signed in")
+	// Issue 36 item 5: asked once whether to keep it; no, the default,
+	// keeps it for this run only (pressed again while the question's
+	// first second drops keys).
+	u.see("the keep question", func(s string) bool { return strings.Contains(s, "Keep this token?") })
+	for i := 0; !strings.Contains(statusLine(u.s.Capture()), "lasts this run only"); i++ {
+		if i == 6 {
+			t.Fatalf("n never answered the keep question:\n%s", u.s.Capture())
+		}
+		u.hit(km.Confirm.No)
+		_, _ = u.s.WaitForFunc(func(s string) bool { return strings.Contains(statusLine(s), "lasts this run only") }, time.Second)
+	}
 	if strings.Contains(chatText(u.s.Capture()), "sign-in needed") {
 		t.Fatalf("the chat still says sign-in is needed:\n%s", u.s.Capture())
 	}

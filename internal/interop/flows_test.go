@@ -331,6 +331,18 @@ func (u *user) signInByPaste(s *suite) {
 	}
 	u.s.SendKeys("Enter")
 	u.see("signed in", func(sc string) bool { return strings.Contains(statusLine(sc), "signed in") })
+	// Issue 36 item 5: asked once whether to keep the token; no, the
+	// default, keeps it for this run only (pressed again while the
+	// question's first second drops keys).
+	u.seeText("the keep question", "Keep this token?")
+	answered := func(sc string) bool { return !strings.Contains(sc, "Keep this token?") }
+	for i := 0; !answered(u.s.Capture()); i++ {
+		if i == 6 {
+			u.t.Fatalf("n never answered the keep question:\n%s", u.s.Capture())
+		}
+		u.hit(km.Confirm.No)
+		_, _ = u.s.WaitForFunc(answered, time.Second)
+	}
 	var pushed bool
 	for _, m := range u.sent() {
 		p, _ := m["params"].(map[string]any)

@@ -49,7 +49,7 @@ var km = keymap.DefaultKeyMap()
 
 var tmuxKeys = map[string]string{
 	"enter": "Enter", "esc": "Escape", "tab": "Tab", "shift+tab": "BTab",
-	"up": "Up", "down": "Down", "left": "Left", "right": "Right", "space": "Space", "ctrl+c": "C-c", "ctrl+s": "C-s",
+	"up": "Up", "down": "Down", "left": "Left", "right": "Right", "space": "Space", "ctrl+c": "C-c", "ctrl+s": "C-s", "ctrl+x": "C-x",
 }
 
 // user is a person at ahptui's terminal, with the recorder between ahptui
