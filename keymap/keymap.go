@@ -142,6 +142,10 @@ type DiffKeys struct {
 	PrevFile key.Binding
 	Reviewed key.Binding
 	Back     key.Binding
+	// Left and Right scroll the diff sideways: a line longer than its
+	// column is cut with "…", and these reach the rest (issue 36).
+	Left  key.Binding
+	Right key.Binding
 }
 
 // SessionKeys drive the session list.
@@ -599,6 +603,8 @@ func DefaultKeyMap() KeyMap {
 			PrevFile: bind(keys("p"), "p", "previous file"),
 			Reviewed: bind(keys("v"), "v", "toggle reviewed"),
 			Back:     bind(keys("esc"), "esc", "back to files"),
+			Left:     bind(keys("left"), "←", "scroll left"),
+			Right:    bind(keys("right"), "→", "scroll right"),
 		},
 		Terminals: TerminalsKeys{
 			Up:    bind(keys("up", "k"), "↑/k", "up"),
@@ -921,12 +927,18 @@ func (k ChangesKeys) FullHelp() [][]key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (k DiffKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextHunk, k.NextFile, k.Reviewed, k.Back}
+	return []key.Binding{k.NextHunk, k.NextFile, k.Sideways(), k.Reviewed, k.Back}
+}
+
+// Sideways is Left and Right said as one hint: "←/→ sideways".
+func (k DiffKeys) Sideways() key.Binding {
+	return key.NewBinding(key.WithKeys(append(k.Left.Keys(), k.Right.Keys()...)...),
+		key.WithHelp(k.Left.Help().Key+"/"+k.Right.Help().Key, "sideways"))
 }
 
 // FullHelp implements help.KeyMap.
 func (k DiffKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile}, {k.Reviewed, k.Back}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Left, k.Right}, {k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile}, {k.Reviewed, k.Back}}
 }
 
 // ShortHelp implements help.KeyMap.
