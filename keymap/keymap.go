@@ -1258,9 +1258,26 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: []key.Binding{k.Terminal.Leave, g.Interrupt}, full: [][]key.Binding{{k.Terminal.Leave, g.Interrupt}}}
 	}
 	return contextHelp{
-		short: append(short, g.ShortHelp()...),
+		short: append(append(short, k.More(ctx)...), g.ShortHelp()...),
 		full:  append(full, g.FullHelp()...),
 	}
+}
+
+// More is what a footer offers after a context's own keys where the
+// line has room (views.FitShortHelp drops them from the end first): the
+// sheets that open from here, which the footer otherwise never named
+// (issue 36). ? lists the rest, the keys of here first.
+func (k KeyMap) More(ctx Context) []key.Binding {
+	g, c := k.Global, k.Chat
+	switch ctx {
+	case ContextChat:
+		return []key.Binding{c.SwitchChat, c.Queue, c.Resources, g.Changes, g.Terminals, g.Settings, g.Messages}
+	case ContextSessions:
+		return []key.Binding{g.Inbox, g.Settings, g.SignIns, g.Messages}
+	case ContextMCP:
+		return []key.Binding{g.Settings, g.Messages}
+	}
+	return nil
 }
 
 type contextHelp struct {
