@@ -494,7 +494,11 @@ func DefaultKeyMap() KeyMap {
 			Up:     bind(keys("up", "k", "left", "h"), "↑/←", "previous server"),
 			Down:   bind(keys("down", "j", "right", "l"), "↓/→", "next server"),
 			Start:  bind(keys("s"), "s", "start/restart"),
-			Stop:   bind(keys("t"), "t", "stop"),
+			// x, not t: t pastes a token on a sign-in prompt, and one
+			// letter must not stop a server in one place and open a token
+			// field in another (issue 36). x is the key that ends or
+			// refuses something everywhere (deny, forget, disconnect).
+			Stop:   bind(keys("x"), "x", "stop"),
 			Toggle: bind(keys("space"), "space", "enable/disable"),
 			SignIn: bind(keys("g"), "g", "sign in"),
 			// b, not a shifted s/t: backgrounding is harmless and the
