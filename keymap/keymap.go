@@ -217,7 +217,7 @@ type MCPKeys struct {
 	Up     key.Binding
 	Down   key.Binding
 	Start  key.Binding // start, or restart a running server
-	Stop   key.Binding
+	Stop   key.Binding // x, not t, which pastes a token on a sign-in prompt (issue 36)
 	Toggle key.Binding // enable/disable for this session
 	SignIn key.Binding // run the OAuth flow for an authRequired server
 	// Background asks the host to stop holding new messages for a server
@@ -494,10 +494,6 @@ func DefaultKeyMap() KeyMap {
 			Up:     bind(keys("up", "k", "left", "h"), "↑/←", "previous server"),
 			Down:   bind(keys("down", "j", "right", "l"), "↓/→", "next server"),
 			Start:  bind(keys("s"), "s", "start/restart"),
-			// x, not t: t pastes a token on a sign-in prompt, and one
-			// letter must not stop a server in one place and open a token
-			// field in another (issue 36). x is the key that ends or
-			// refuses something everywhere (deny, forget, disconnect).
 			Stop:   bind(keys("x"), "x", "stop"),
 			Toggle: bind(keys("space"), "space", "enable/disable"),
 			SignIn: bind(keys("g"), "g", "sign in"),
