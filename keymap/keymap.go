@@ -142,6 +142,10 @@ type DiffKeys struct {
 	PrevFile key.Binding
 	Reviewed key.Binding
 	Back     key.Binding
+	// Left and Right scroll the diff sideways: a line longer than its
+	// column is cut with "…", and these reach the rest (issue 36).
+	Left  key.Binding
+	Right key.Binding
 }
 
 // SessionKeys drive the session list.
@@ -213,7 +217,7 @@ type MCPKeys struct {
 	Up     key.Binding
 	Down   key.Binding
 	Start  key.Binding // start, or restart a running server
-	Stop   key.Binding
+	Stop   key.Binding // x, not t, which pastes a token on a sign-in prompt (issue 36)
 	Toggle key.Binding // enable/disable for this session
 	SignIn key.Binding // run the OAuth flow for an authRequired server
 	// Background asks the host to stop holding new messages for a server
@@ -490,7 +494,7 @@ func DefaultKeyMap() KeyMap {
 			Up:     bind(keys("up", "k", "left", "h"), "↑/←", "previous server"),
 			Down:   bind(keys("down", "j", "right", "l"), "↓/→", "next server"),
 			Start:  bind(keys("s"), "s", "start/restart"),
-			Stop:   bind(keys("t"), "t", "stop"),
+			Stop:   bind(keys("x"), "x", "stop"),
 			Toggle: bind(keys("space"), "space", "enable/disable"),
 			SignIn: bind(keys("g"), "g", "sign in"),
 			// b, not a shifted s/t: backgrounding is harmless and the
@@ -599,6 +603,8 @@ func DefaultKeyMap() KeyMap {
 			PrevFile: bind(keys("p"), "p", "previous file"),
 			Reviewed: bind(keys("v"), "v", "toggle reviewed"),
 			Back:     bind(keys("esc"), "esc", "back to files"),
+			Left:     bind(keys("left"), "←", "scroll left"),
+			Right:    bind(keys("right"), "→", "scroll right"),
 		},
 		Terminals: TerminalsKeys{
 			Up:    bind(keys("up", "k"), "↑/k", "up"),
@@ -921,12 +927,18 @@ func (k ChangesKeys) FullHelp() [][]key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (k DiffKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.NextHunk, k.NextFile, k.Reviewed, k.Back}
+	return []key.Binding{k.NextHunk, k.NextFile, k.Sideways(), k.Reviewed, k.Back}
+}
+
+// Sideways is Left and Right said as one hint: "←/→ sideways".
+func (k DiffKeys) Sideways() key.Binding {
+	return key.NewBinding(key.WithKeys(append(k.Left.Keys(), k.Right.Keys()...)...),
+		key.WithHelp(k.Left.Help().Key+"/"+k.Right.Help().Key, "sideways"))
 }
 
 // FullHelp implements help.KeyMap.
 func (k DiffKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile}, {k.Reviewed, k.Back}}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Left, k.Right}, {k.NextHunk, k.PrevHunk, k.NextFile, k.PrevFile}, {k.Reviewed, k.Back}}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -1246,9 +1258,26 @@ func (k KeyMap) Help(ctx Context) help.KeyMap {
 		return contextHelp{short: []key.Binding{k.Terminal.Leave, g.Interrupt}, full: [][]key.Binding{{k.Terminal.Leave, g.Interrupt}}}
 	}
 	return contextHelp{
-		short: append(short, g.ShortHelp()...),
+		short: append(append(short, k.More(ctx)...), g.ShortHelp()...),
 		full:  append(full, g.FullHelp()...),
 	}
+}
+
+// More is what a footer offers after a context's own keys where the
+// line has room (views.FitShortHelp drops them from the end first): the
+// sheets that open from here, which the footer otherwise never named
+// (issue 36). ? lists the rest, the keys of here first.
+func (k KeyMap) More(ctx Context) []key.Binding {
+	g, c := k.Global, k.Chat
+	switch ctx {
+	case ContextChat:
+		return []key.Binding{c.SwitchChat, c.Queue, c.Resources, g.Changes, g.Terminals, g.Settings, g.Messages}
+	case ContextSessions:
+		return []key.Binding{g.Inbox, g.Settings, g.SignIns, g.Messages}
+	case ContextMCP:
+		return []key.Binding{g.Settings, g.Messages}
+	}
+	return nil
 }
 
 type contextHelp struct {

@@ -125,6 +125,11 @@ func (v *changesView) expand(c protocol.Changeset) (uri, how, missing string) {
 		}
 		return turns[i].ID, i + 1, true
 	}
+	// A turn is named by its number and its message's first words
+	// (issue 36: "turn 8" alone did not say which message it was).
+	named := func(n int) string {
+		return fmt.Sprintf("turn %d %s", n, turnWords(turns[n-1].Message.Text))
+	}
 	uri = c.URITemplate
 	vars := templateVars(uri)
 	has := func(name string) bool { return vars[name] }
@@ -139,7 +144,7 @@ func (v *changesView) expand(c protocol.Changeset) (uri, how, missing string) {
 		if !ok {
 			return "", "", "no turn yet"
 		}
-		return strings.ReplaceAll(uri, "{turnId}", url.PathEscape(id)), fmt.Sprintf("turn %d", n), ""
+		return strings.ReplaceAll(uri, "{turnId}", url.PathEscape(id)), named(n), ""
 	case has("originalTurnId") || has("modifiedTurnId"):
 		mod, nm, ok1 := pick(v.turn)
 		org, no, ok2 := pick(v.turn + v.orig)
@@ -147,9 +152,22 @@ func (v *changesView) expand(c protocol.Changeset) (uri, how, missing string) {
 			return "", "", "needs two turns"
 		}
 		uri = strings.ReplaceAll(uri, "{originalTurnId}", url.PathEscape(org))
-		return strings.ReplaceAll(uri, "{modifiedTurnId}", url.PathEscape(mod)), fmt.Sprintf("turn %d → turn %d", no, nm), ""
+		return strings.ReplaceAll(uri, "{modifiedTurnId}", url.PathEscape(mod)), named(no) + " → " + named(nm), ""
 	}
 	return uri, "", ""
+}
+
+// turnWordsMax is how many cells of a turn's message name it.
+const turnWordsMax = 24
+
+// turnWords is a message's first words, quoted, on one line: enough to
+// tell which message a turn was.
+func turnWords(text string) string {
+	t := strings.Join(strings.Fields(views.SanitizeLine(text)), " ")
+	if t == "" {
+		return "(no text)"
+	}
+	return "“" + views.Truncate(t, turnWordsMax) + "”"
 }
 
 // templateVars names the {variables} of an RFC 6570 template.

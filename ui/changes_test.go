@@ -203,17 +203,19 @@ func TestChangesetFileRowsHostile(t *testing.T) {
 // latest by default), a comparison two turns, ids are escaped, and a
 // variable the protocol does not define is said, not guessed.
 func TestChangesetTemplateExpansion(t *testing.T) {
-	turns := []protocol.Turn{{ID: "t1"}, {ID: "t 2"}, {ID: "t3"}}
+	// Issue 36: a turn is named by its message's first words too.
+	turns := []protocol.Turn{{ID: "t1", Message: userMsg("Fix the\nflaky test")}, {ID: "t 2"},
+		{ID: "t3", Message: userMsg("Now make the reconnect replay its whole backlog please")}}
 	v := &changesView{app: &app{hasChat: true, chat: protocol.ChatState{Turns: turns}}, orig: 1}
 	cases := []struct {
 		tmpl, uri, how, missing string
 		turn, orig              int
 	}{
 		{tmpl: "ahp-changeset:/s", uri: "ahp-changeset:/s"},
-		{tmpl: "x:/turn/{turnId}", uri: "x:/turn/t3", how: "turn 3"},
-		{tmpl: "x:/turn/{turnId}", turn: 1, uri: "x:/turn/t%202", how: "turn 2"},
-		{tmpl: "x:/c/{originalTurnId}/{modifiedTurnId}", orig: 1, uri: "x:/c/t%202/t3", how: "turn 2 → turn 3"},
-		{tmpl: "x:/c/{originalTurnId}/{modifiedTurnId}", orig: 2, uri: "x:/c/t1/t3", how: "turn 1 → turn 3"},
+		{tmpl: "x:/turn/{turnId}", uri: "x:/turn/t3", how: "turn 3 “Now make the reconnect …”"},
+		{tmpl: "x:/turn/{turnId}", turn: 1, uri: "x:/turn/t%202", how: "turn 2 (no text)"},
+		{tmpl: "x:/c/{originalTurnId}/{modifiedTurnId}", orig: 1, uri: "x:/c/t%202/t3", how: "turn 2 (no text) → turn 3 “Now make the reconnect …”"},
+		{tmpl: "x:/c/{originalTurnId}/{modifiedTurnId}", orig: 2, uri: "x:/c/t1/t3", how: "turn 1 “Fix the flaky test” → turn 3 “Now make the reconnect …”"},
 		{tmpl: "x:/c/{originalTurnId}/{modifiedTurnId}", turn: 2, orig: 1, missing: "needs two turns"},
 		{tmpl: "x:/{branch}", missing: "needs {branch}, which ahptui cannot fill"},
 	}

@@ -97,7 +97,12 @@ func (cp *chatPanel) resumeTurn() tea.Cmd {
 		return reportError(errors.New("no turn to resume: only the latest turn, stopped at an error the host marks resumable, can be resumed"))
 	}
 	cp.scroll = 0
-	return cp.dispatchThen(cp.openChat, protocol.ChatTurnResumeAction{TurnID: id}, "resuming the turn")
+	if _, err := cp.dispatch(cp.openChat, protocol.ChatTurnResumeAction{TurnID: id}); err != nil {
+		return reportError(err)
+	}
+	// Said until the host resumes it: the turn then runs (or ends
+	// otherwise), and "resuming" would be stale.
+	return reportInfoUntil("resuming the turn", func() bool { return views.ResumableTurn(cp.chat) != id })
 }
 
 // approve confirms the selected pending tool call or its result, or opens

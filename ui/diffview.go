@@ -21,6 +21,7 @@ type diffState struct {
 	err     string
 	loading bool
 	top     int
+	left    int // the sideways scroll, in cells
 }
 
 // diffReadMsg carries a file's diff, built from both sides' content.
@@ -136,6 +137,14 @@ func (v *changesView) keyDiff(msg tea.KeyPressMsg, quit, help func() tea.Cmd) te
 		scroll(d.top - page)
 	case key.Matches(msg, k.PageDown):
 		scroll(d.top + page)
+	case key.Matches(msg, k.Left), key.Matches(msg, k.Right):
+		step := max(8, v.diffWidth()/4)
+		by := step
+		if key.Matches(msg, k.Left) {
+			by = -step
+		}
+		// At most to where the longest line's last cells still show.
+		d.left = max(0, min(d.left+by, views.DiffLongest(d.diff)-step/2))
 	case key.Matches(msg, k.NextHunk), key.Matches(msg, k.PrevHunk):
 		starts := views.DiffHunkStarts(d.diff, v.diffWidth())
 		next := key.Matches(msg, k.NextHunk)
@@ -209,6 +218,6 @@ func (v *changesView) diffView(width, height int) string {
 		}
 	}
 	dv := views.DiffView{File: row, Review: reviewable(v.entry), Diff: d.diff, Loading: d.loading, Err: d.err,
-		Top: d.top, Index: v.fileSel, N: len(v.shown())}
+		Top: d.top, Left: d.left, Index: v.fileSel, N: len(v.shown())}
 	return views.RenderDiffView(v.th, v.keys, dv, d.hl, width, height)
 }

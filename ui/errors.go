@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/ahptui/ahptui/protocol/client"
@@ -47,14 +48,37 @@ func (a *app) shownError(err error) error {
 	a.log.Info("host error", "code", he.Code, "message", he.Message)
 	short := *he
 	short.Message = msg
-	return &stackless{err: err, text: strings.Replace(err.Error(), he.Error(), short.Error(), 1)}
+	return &stackless{err: err, short: &short, text: strings.Replace(err.Error(), he.Error(), short.Error(), 1)}
+}
+
+// wholeText is shown (err's text, with advice) with the host's message
+// whole where HostError.Error cut it (at about 300 bytes, for one line):
+// what the message history (L) keeps, wrapped there, so a long host
+// error can be read to its end (issue 36; README says L holds it whole).
+// The stack a stackless error left out stays out: it is in the log.
+func wholeText(err error, shown string) string {
+	var he *client.HostError
+	var sl *stackless
+	switch {
+	case errors.As(err, &sl):
+		he = sl.short
+	case !errors.As(err, &he):
+		return shown
+	}
+	cut := he.Error()
+	i := strings.Index(cut, ": ")
+	if i < 0 {
+		return shown
+	}
+	return strings.Replace(shown, cut, cut[:i+2]+strconv.Quote(he.Message), 1)
 }
 
 // stackless is a host error shown without the host's stack trace; it
 // unwraps to the error, so the advice for it still applies.
 type stackless struct {
-	err  error
-	text string
+	err   error
+	short *client.HostError // the host's error without its stack
+	text  string
 }
 
 func (e *stackless) Error() string { return e.text }

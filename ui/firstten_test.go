@@ -90,7 +90,7 @@ func TestHelpOverlayScrolls(t *testing.T) {
 			m.Update(press("?"))
 			screen := ansi.Strip(m.Render())
 			seen := screen
-			for range 100 {
+			for range 400 { // one row a press: the whole list, with room to grow
 				for _, l := range strings.Split(screen, "\n") {
 					if strings.HasSuffix(strings.TrimRight(l, " │┃"), "…") {
 						t.Errorf("a help line is cut: %q", l)

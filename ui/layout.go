@@ -154,8 +154,25 @@ func (m *Model) hintBindings() []key.Binding {
 	}
 	live := ok && it.needsUser(m.signin.waitingServers())
 	approve, deny := m.keys.Chat.Answers(answerOf(it))
-	out := make([]key.Binding, 0, len(short))
+	out := make([]key.Binding, 0, len(short)+3)
+	// The selected card's own keys, where they act on it (issue 36:
+	// the footer never named e, w or o): after the chat's own keys,
+	// before the sheets (keymap.More), so a narrow footer drops them last.
+	var card []key.Binding
+	if sel, ok := m.chatPanel.selectedItem(); ok && sel.Kind == itemToolCall {
+		card = append(card, m.keys.Chat.ToggleExpand)
+		if _, ok := sel.Tool.TerminalRef(); ok {
+			card = append(card, m.keys.Chat.Terminal)
+		}
+		if sel.Tool.SubagentChat() != "" {
+			card = append(card, m.keys.Chat.Subagent)
+		}
+	}
+	more := m.keys.More(ctx)
 	for _, b := range short {
+		if len(card) > 0 && len(more) > 0 && views.SameKeys(b, more[0]) {
+			out, card = append(out, card...), nil
+		}
 		switch {
 		case views.SameKeys(b, m.keys.Chat.Approve):
 			b = approve

@@ -147,7 +147,7 @@ func TestKeysMCPServer(t *testing.T) {
 		key, want, marker string
 		settled           func(mcpRow) bool
 	}{
-		{"t", "session/mcpServerStopRequested", "stopping", func(r mcpRow) bool { return r.StateKind == "stopped" }},
+		{"x", "session/mcpServerStopRequested", "stopping", func(r mcpRow) bool { return r.StateKind == "stopped" }},
 		{"s", "session/mcpServerStartRequested", "starting", func(r mcpRow) bool { return r.StateKind == "ready" }},
 		{"space", "session/customizationToggled", "disabling", func(r mcpRow) bool { return !r.Enabled }},
 	} {

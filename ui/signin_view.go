@@ -64,7 +64,7 @@ func browserDisabledErr(err error) bool {
 
 func (si *signIn) agentGrantView(p agentPrompt) views.GrantView {
 	req := si.agentRequirement(p)
-	gv := views.GrantView{Resource: p.resource, Reason: p.reason, Scopes: req.Resource.ScopesSupported}
+	gv := views.GrantView{Resource: p.resource, Reason: p.reason, Scopes: req.Resource.ScopesSupported, Dismiss: true}
 	if name := deref(req.Resource.ResourceName); name != "" {
 		gv.Resource = name + " (" + p.resource + ")"
 	}

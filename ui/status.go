@@ -128,7 +128,11 @@ func (s *statusLine) update(msg statusMsg, now time.Time) tea.Cmd {
 		}
 	}
 	if s.text != "" {
-		s.history = append(s.history, views.StatusEntry{At: now, Text: s.text, IsError: s.isErr})
+		whole := s.text
+		if msg.err != nil {
+			whole = wholeText(msg.err, s.text)
+		}
+		s.history = append(s.history, views.StatusEntry{At: now, Text: whole, IsError: s.isErr})
 		if len(s.history) > historyLen {
 			s.history = slices.Delete(s.history, 0, len(s.history)-historyLen)
 		}

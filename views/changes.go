@@ -162,7 +162,7 @@ func changesetRows(th Theme, v ChangesView, inner, rows int) []string {
 			line += " " + th.Warning.Render(r.Missing)
 		}
 		if r.Counted {
-			line += "  " + strconv.Itoa(r.Files) + " files " + diffStat(th, r.Added, r.Removed)
+			line += "  " + files(r.Files) + " " + diffStat(th, r.Added, r.Removed)
 		}
 		mark := "  "
 		if i == v.Sel {
@@ -178,6 +178,9 @@ func changesetRows(th Theme, v ChangesView, inner, rows int) []string {
 	}
 	return out
 }
+
+// files is "1 file", "2 files".
+func files(n int) string { return strconv.Itoa(n) + " file" + plural(n) }
 
 var changeWords = map[FileChange]string{FileModified: "M", FileCreated: "A", FileDeleted: "D", FileRenamed: "R"}
 
@@ -197,11 +200,13 @@ func openChangesetRows(th Theme, k keymap.KeyMap, o *OpenChangeset, inner, rows 
 	case protocol.ChangesetStatusError:
 		state = th.Error.Render(" error: " + SanitizeLine(o.Error))
 	}
-	count := strconv.Itoa(len(o.Files)) + " files"
+	count := files(len(o.Files))
 	if o.UnreviewedOnly {
-		count = strconv.Itoa(len(o.Files)) + " of " + strconv.Itoa(o.Total) + " files unreviewed"
+		count = strconv.Itoa(len(o.Files)) + " of " + files(o.Total) + " unreviewed"
 	}
-	head = append(head, Truncate(" "+count+" "+diffStat(th, added, removed)+state, inner))
+	// The files' +/− are the host's (edit.diff), not counted here: said
+	// so, as the diff view counts what it draws (issue 36).
+	head = append(head, Truncate(" "+count+" "+diffStat(th, added, removed)+th.Muted.Render(" (the host's count)")+state, inner))
 	var foot []string
 	for i, op := range o.Ops {
 		if i >= 9 {
@@ -292,6 +297,7 @@ type DiffView struct {
 	Loading  bool
 	Err      string
 	Top      int
+	Left     int // cells each line's text is scrolled sideways
 	Index, N int // which file of how many
 }
 
@@ -313,9 +319,14 @@ func RenderDiffView(th Theme, k keymap.KeyMap, v DiffView, hl *DiffHighlight, wi
 	head := " " + strconv.Itoa(v.Index+1) + "/" + strconv.Itoa(v.N) + " " + name
 	switch {
 	case v.Diff != nil && !v.Diff.Binary:
-		head += "  " + diffStat(th, v.Diff.Added, v.Diff.Removed) // what is drawn below
+		// What is drawn below, counted here; the host's count beside it
+		// only where the two differ, named as the host's (issue 36).
+		head += "  " + diffStat(th, v.Diff.Added, v.Diff.Removed)
+		if v.File.Counted && (v.File.Added != v.Diff.Added || v.File.Removed != v.Diff.Removed) {
+			head += th.Muted.Render(" in this diff (the host's count: ") + diffStat(th, v.File.Added, v.File.Removed) + th.Muted.Render(")")
+		}
 	case v.File.Counted:
-		head += "  " + diffStat(th, v.File.Added, v.File.Removed)
+		head += "  " + diffStat(th, v.File.Added, v.File.Removed) + th.Muted.Render(" (the host's count)")
 	}
 	if v.Review && v.File.Reviewed {
 		head += th.Success.Render("  reviewed")
@@ -331,12 +342,12 @@ func RenderDiffView(th Theme, k keymap.KeyMap, v DiffView, hl *DiffHighlight, wi
 	case len(v.Diff.Lines) == 0:
 		body = append(body, " "+th.Muted.Render("No line changed."))
 	default:
-		body = append(body, RenderDiff(th, v.Diff, hl, v.Top, inner, rows-2)...)
+		body = append(body, RenderDiffAt(th, v.Diff, hl, v.Top, v.Left, inner, rows-2)...)
 	}
 	for len(body) < rows-1 {
 		body = append(body, "")
 	}
-	hints := []any{k.Diff.NextHunk, "hunk", k.Diff.NextFile, "file"}
+	hints := []any{k.Diff.NextHunk, "hunk", k.Diff.NextFile, "file", k.Diff.Sideways(), "sideways"}
 	if v.Review {
 		hints = append(hints, k.Diff.Reviewed, "reviewed")
 	}

@@ -185,3 +185,59 @@ func TestUncountedFileSaysNoCount(t *testing.T) {
 		t.Errorf("an unknown count is drawn as zero:\n%s", out)
 	}
 }
+
+// TestChangeCountsSaySource is issue 36 item 11: one file showed +2 −1
+// in the list (the host's count), +1 −0 in its diff (counted from what
+// is drawn), and "1 files". The list says its numbers are the host's;
+// the diff says its own and, where the host's differ, the host's beside
+// them, named; one file is "1 file".
+func TestChangeCountsSaySource(t *testing.T) {
+	k := keymap.DefaultKeyMap()
+	d := BuildDiff("a.txt", "one\n", "one\ntwo\n") // +1 −0 drawn
+	host := ChangesetFileRow{Path: "a.txt", Change: FileModified, Added: 2, Removed: 1, Counted: true}
+	diff := ansi.Strip(RenderDiffView(noColorTheme, k, DiffView{File: host, Diff: d, N: 1}, nil, 100, 20))
+	if !strings.Contains(diff, "+1 −0 in this diff (the host's count: +2 −1)") {
+		t.Errorf("the diff does not say whose counts differ:\n%s", diff)
+	}
+	host.Added, host.Removed = 1, 0
+	diff = ansi.Strip(RenderDiffView(noColorTheme, k, DiffView{File: host, Diff: d, N: 1}, nil, 100, 20))
+	if !strings.Contains(diff, "+1 −0") || strings.Contains(diff, "host's count") {
+		t.Errorf("agreeing counts are not said once:\n%s", diff)
+	}
+	list := ansi.Strip(RenderChanges(noColorTheme, k, ChangesView{Session: "s", Rows: []ChangesetRow{{Label: "This Turn", Kind: "turn", Counted: true, Files: 1, Added: 2, Removed: 1}},
+		Open: &OpenChangeset{Title: "This Turn", Files: []ChangesetFileRow{host}, Total: 1}}, 100, 20))
+	if strings.Contains(list, "1 files") || !strings.Contains(list, "1 file +1 −0 (the host's count)") {
+		t.Errorf("the list miscounts its file or does not say whose count:\n%s", list)
+	}
+}
+
+// TestDiffSideways is issue 36 item 12: a diff line longer than its
+// column was cut with "…" and its end could not be reached. Scrolled
+// sideways (DiffView.Left, the ←/→ keys), the end shows, the line
+// numbers stay, and the sheet's hints name the keys.
+func TestDiffSideways(t *testing.T) {
+	k := keymap.DefaultKeyMap()
+	long := "func f() { return compute(alpha, beta, gamma, delta, epsilon, zeta, eta, theta, iota) } // THE-END"
+	d := BuildDiff("a.go", "package a\n", "package a\n"+long+"\n")
+	v := DiffView{File: ChangesetFileRow{Path: "a.go"}, Diff: d, N: 1}
+	at := func(left int) string {
+		v.Left = left
+		return ansi.Strip(RenderDiffView(noColorTheme, k, v, nil, 80, 12))
+	}
+	if s := at(0); strings.Contains(s, "THE-END") || !strings.Contains(s, "…") {
+		t.Fatalf("the long line is not cut at 80 columns:\n%s", s)
+	}
+	s := at(DiffLongest(d) - 20)
+	if !strings.Contains(s, "THE-END") {
+		t.Errorf("scrolled sideways, the line's end does not show:\n%s", s)
+	}
+	if !strings.Contains(s, "2 +") {
+		t.Errorf("scrolled sideways, the line number is gone:\n%s", s)
+	}
+	if sw := k.Diff.Sideways().Help(); !strings.Contains(s, sw.Key+" sideways") {
+		t.Errorf("the sheet does not name the sideways keys:\n%s", s)
+	}
+	if DiffLongest(d) != len(long) {
+		t.Errorf("DiffLongest = %d, want %d", DiffLongest(d), len(long))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/alecthomas/chroma/v2/styles"
 	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // DiffLineKind is what one line of a diff is.
@@ -260,6 +261,13 @@ func DiffHunkStarts(d *Diff, width int) []int {
 // unified below SplitDiffWidth, side by side from it. Only the rows
 // shown are styled, so a frame costs the window, not the file.
 func RenderDiff(th Theme, d *Diff, hl *DiffHighlight, top, width, height int) []string {
+	return RenderDiffAt(th, d, hl, top, 0, width, height)
+}
+
+// RenderDiffAt is RenderDiff with each line's text shifted left by
+// shift cells (the line numbers and the +/- mark stay): the diff view's
+// sideways scroll, so a line cut with "…" can be read to its end.
+func RenderDiffAt(th Theme, d *Diff, hl *DiffHighlight, top, shift, width, height int) []string {
 	out := make([]string, 0, height)
 	if d == nil || width <= 0 {
 		return out
@@ -267,6 +275,20 @@ func RenderDiff(th Theme, d *Diff, hl *DiffHighlight, top, width, height int) []
 	n := DiffRowCount(d, width)
 	top = max(0, min(top, n-1))
 	num := len(strconv.Itoa(max(1, len(d.Lines))))
+	diffCell := func(th Theme, d *Diff, hl *DiffHighlight, i, num int, oldSide, newSide bool) string {
+		c := diffCell(th, d, hl, i, num, oldSide, newSide)
+		if shift <= 0 || d.Lines[i].Kind == DiffHunk {
+			return c
+		}
+		g := 1 // the mark
+		if oldSide {
+			g += num + 1
+		}
+		if newSide {
+			g += num + 1
+		}
+		return ansi.Cut(c, 0, g) + ansi.Cut(c, g+shift, g+shift+1<<20)
+	}
 	for i := top; i < n && len(out) < height; i++ {
 		if width < SplitDiffWidth {
 			out = append(out, Fit(diffCell(th, d, hl, i, num, true, true), width))
@@ -288,6 +310,21 @@ func RenderDiff(th Theme, d *Diff, hl *DiffHighlight, top, width, height int) []
 		out = append(out, Fit(left, half)+th.Subtle.Render("│")+Fit(right, width-half-1))
 	}
 	return out
+}
+
+// DiffLongest is the width of d's longest line's text: how far the diff
+// view's sideways scroll can usefully go.
+func DiffLongest(d *Diff) int {
+	w := 0
+	if d == nil {
+		return 0
+	}
+	for _, l := range d.Lines {
+		if l.Kind != DiffHunk {
+			w = max(w, ansi.StringWidth(l.Text))
+		}
+	}
+	return w
 }
 
 // diffCell draws line i with the numbers of the sides asked for, once

@@ -56,6 +56,10 @@ type GrantView struct {
 	// Reach, when set, replaces the accept/decline hints: those keys do not
 	// work from where the user is, and Reach says how to get there.
 	Reach string
+	// Dismiss: the decline key puts the prompt away rather than refusing
+	// (an agent's own sign-in, which comes back while the agent needs
+	// it): its hint says "dismiss", as the footer does (issue 36).
+	Dismiss bool
 	// Server is the host of the page the user signs in on (the
 	// authorization endpoint's or the device verification page's), named
 	// before the user consents there (a host chooses it; sanitized when
@@ -107,6 +111,15 @@ const browserDisabledText = "Open this URL in a browser:"
 var hintKeys = keymap.DefaultKeyMap()
 
 // hintLine renders "key desc · key desc" for bindings, or "" when none.
+// declineKey is the decline key as this prompt says it.
+func (g GrantView) declineKey() key.Binding {
+	b := hintKeys.Grant.Decline
+	if g.Dismiss {
+		b.SetHelp(b.Help().Key, "dismiss")
+	}
+	return b
+}
+
 func hintLine(th Theme, bindings ...key.Binding) string {
 	var parts []string
 	for _, b := range bindings {
@@ -189,7 +202,7 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 				lines = append(lines, wrapLines(o, inner)...)
 			}
 		default:
-			lines = append(lines, wrapLines(hintLine(th, hintKeys.Grant.Accept, hintKeys.Grant.Decline), inner)...)
+			lines = append(lines, wrapLines(hintLine(th, hintKeys.Grant.Accept, g.declineKey()), inner)...)
 		}
 	case GrantWaiting:
 		add(th.GrantTitle, "◌ Waiting for you to approve in the browser…")
@@ -226,14 +239,14 @@ func grantLines(th Theme, g GrantView, inner int) []string {
 		if g.Reach != "" {
 			lines = append(lines, reachLines(th, g.Reach, inner)...)
 		} else {
-			lines = append(lines, wrapLines(hintLine(th, retryBinding(), hintKeys.Grant.Decline), inner)...)
+			lines = append(lines, wrapLines(hintLine(th, retryBinding(), g.declineKey()), inner)...)
 		}
 	case GrantCancelled:
 		add(th.Muted, "sign-in cancelled")
 		if g.Reach != "" {
 			lines = append(lines, reachLines(th, g.Reach, inner)...)
 		} else {
-			lines = append(lines, wrapLines(hintLine(th, retryBinding(), hintKeys.Grant.Decline), inner)...)
+			lines = append(lines, wrapLines(hintLine(th, retryBinding(), g.declineKey()), inner)...)
 		}
 	default:
 		add(th.Muted, "grant: unknown state")

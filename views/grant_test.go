@@ -177,3 +177,23 @@ func TestRenderGrantCancelled(t *testing.T) {
 		t.Errorf("panel:\n%s", panel)
 	}
 }
+
+// TestRenderGrantDismissWord is issue 36 item 13: an agent's sign-in
+// prompt said "n decline" on its card after a failed or cancelled
+// sign-in while the footer said "n dismiss" for the same key and act.
+// One word: the card says dismiss where the prompt is dismissed.
+func TestRenderGrantDismissWord(t *testing.T) {
+	dismiss := hintKeys.Grant.Decline.Help().Key + " dismiss"
+	decline := hintKeys.Grant.Decline.Help().Key + " " + hintKeys.Grant.Decline.Help().Desc
+	for _, phase := range []GrantPhase{GrantOffered, GrantFailed, GrantCancelled} {
+		g := GrantView{Phase: phase, Resource: "https://api.github.com", Err: "offline", Dismiss: true}
+		card := ansi.Strip(RenderGrant(noColorTheme, g, 100))
+		if !strings.Contains(card, dismiss) || strings.Contains(card, decline) {
+			t.Errorf("phase %v: an agent's prompt does not say %q:\n%s", phase, dismiss, card)
+		}
+		g.Dismiss = false // an MCP server's grant: the tool call fails
+		if card := ansi.Strip(RenderGrant(noColorTheme, g, 100)); !strings.Contains(card, decline) {
+			t.Errorf("phase %v: a server's grant does not say %q:\n%s", phase, decline, card)
+		}
+	}
+}

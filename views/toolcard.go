@@ -512,13 +512,16 @@ func resultText(content []protocol.ToolResultContent) string {
 			parts = append(parts, "[resource "+v.URI+"]")
 		case protocol.ToolResultFileEditContent:
 			s := "[file edit"
-			if v.Diff != nil {
+			if v.Diff != nil && (v.Diff.Added != nil || v.Diff.Removed != nil) {
+				// The host's count, said so, with the changes view's
+				// signs (issue 36: "+2 -0" beside a list's "+2 −1").
 				if v.Diff.Added != nil {
 					s += fmt.Sprintf(" +%d", *v.Diff.Added)
 				}
 				if v.Diff.Removed != nil {
-					s += fmt.Sprintf(" -%d", *v.Diff.Removed)
+					s += fmt.Sprintf(" −%d", *v.Diff.Removed)
 				}
+				s += " (the host's count)"
 			}
 			parts = append(parts, s+"]")
 		case protocol.ToolResultTerminalContent:

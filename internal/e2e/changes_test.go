@@ -54,13 +54,18 @@ func TestChangesViewInTerminal(t *testing.T) {
 		}
 		u.see("the changes view", func(s string) bool {
 			p := PanelText(s, "Changes")
-			return strings.Contains(p, "Session Changes") && strings.Contains(p, "This Turn") && strings.Contains(p, "turn 1")
+			// Issue 36 item 11: the turn is named by its message's first
+			// words, not its number alone.
+			return strings.Contains(p, "Session Changes") && strings.Contains(p, "This Turn") && strings.Contains(Flatten(strings.Split(p, "\n")), "turn 1 “")
 		})
 		u.hit(km.Changes.Open)
 		screen := u.see("the changeset's files", func(s string) bool {
 			return strings.Contains(PanelText(s, "Changes · Session Changes"), "4 files")
 		})
 		files := PanelText(screen, "Changes · Session Changes")
+		if !strings.Contains(files, "(the host's count)") {
+			t.Errorf("the files' counts do not say they are the host's:\n%s", files)
+		}
 		for _, want := range []string{"M protocol/conn_test.go", "A protocol/wait.go", "R docs/flaky.md → docs/testing.md", "D scripts/retry.sh", "1 Stage all", "2 Discard all"} {
 			if !strings.Contains(files, want) {
 				t.Errorf("the files lack %q:\n%s", want, files)

@@ -17,16 +17,23 @@ import (
 func TestResumeAfterError(t *testing.T) {
 	skipShort(t)
 	onlyOver10(t)
-	u := startDemoSession(t, 120, 40)
-	u.sendMessage("resume")
-	u.see("the turn stops at a resumable error", chatHas("✗ error:", demohost.ResumableErrorType, "the host can resume this turn"))
-	// r is a letter in the composer: leave it first.
-	u.hit(km.Composer.Cancel)
-	u.see("the resume key is offered", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Chat.ResumeTurn)) })
-	u.hit(km.Chat.ResumeTurn)
-	u.see("the turn goes on where it stopped", chatHas("Resumed where I stopped"))
-	u.see("and nothing is left to resume", func(s string) bool {
-		return chatHas("· idle")(s) && !strings.Contains(helpLine(s), hint(km.Chat.ResumeTurn))
+	eachSize(t, func(t *testing.T, w, h int) {
+		u := startDemoSession(t, w, h)
+		u.sendMessage("resume")
+		u.see("the turn stops at a resumable error", chatHas("✗ error:", demohost.ResumableErrorType, "the host can resume this turn"))
+		// r is a letter in the composer: leave it first.
+		u.hit(km.Composer.Cancel)
+		u.see("the resume key is offered", func(s string) bool { return strings.Contains(helpLine(s), hint(km.Chat.ResumeTurn)) })
+		u.hit(km.Chat.ResumeTurn)
+		u.see("the turn goes on where it stopped", chatHas("Resumed where I stopped"))
+		screen := u.see("and nothing is left to resume", func(s string) bool {
+			return chatHas("· idle")(s) && !strings.Contains(helpLine(s), hint(km.Chat.ResumeTurn))
+		})
+		// Issue 36 item 13: "resuming the turn" stayed on the status line
+		// after the host had resumed it (until its ten seconds were up).
+		if st := statusLine(screen); strings.Contains(st, "resuming the turn") {
+			t.Errorf("the status line still says the turn is resuming after it ran: %q", st)
+		}
 	})
 }
 
