@@ -19,6 +19,7 @@ import (
 // the masked field, the host accepts it, and the next message streams.
 // The token is never on the screen or in the --log file.
 func TestAgentSignInByPastedToken(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	const secret = "agent-token-5e1f0a9d"
 	ctx, cancel := context.WithCancel(context.Background())

@@ -41,6 +41,7 @@ func chatTextAny(screen string) string { return Flatten(strings.Split(screen, "\
 // follow-up, 2 (Discard all) asks first and y clears the changeset. Over
 // 0.6 the demo advertises none, and the view says so.
 func TestChangesViewInTerminal(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startOnHistorySession(t, w, h)

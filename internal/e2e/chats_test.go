@@ -23,6 +23,7 @@ func historyChats() int {
 // latest finished turn and opens it; c lists both, the fork as such, and
 // enter on the first goes back to it (issue 23, chats).
 func TestChatSwitcherInTerminal(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startOnHistorySession(t, w, h)
@@ -61,6 +62,7 @@ func TestChatSwitcherInTerminal(t *testing.T) {
 // the side chat is counted on its row from another chat, and ! in the
 // switcher opens the side chat at it (issue 23, chats).
 func TestSideChatAndSubagentInTerminal(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	onlyOver10(t)
 	eachSize(t, func(t *testing.T, w, h int) {
@@ -111,6 +113,7 @@ func TestSideChatAndSubagentInTerminal(t *testing.T) {
 // the attachment and shows its content only after enter (issue 23: a
 // ContentRef is fetched only on the user's request).
 func TestResourcesSheetInTerminal(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	onlyOver10(t)
 	const sheet = "Attachments, canvases, annotations"
@@ -151,6 +154,7 @@ func TestResourcesSheetInTerminal(t *testing.T) {
 // c lists it as a side chat on screen (issue 23: create a side chat where
 // the agent advertises it).
 func TestCreateSideChatInTerminal(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	onlyOver10(t)
 	u := startOnHistorySession(t, 80, 24)

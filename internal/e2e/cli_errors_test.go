@@ -25,6 +25,7 @@ var redactedInWord = regexp.MustCompile(`[A-Za-z]REDACTED|REDACTED[A-Za-z]`)
 // common-word connection token are kept out of what the binary prints,
 // and no word around them is cut up.
 func TestCLIRedactsOnlySecrets(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	env := cliEnv(t)
@@ -79,6 +80,7 @@ func muteHost(t *testing.T) string {
 // host that never answers initialize read kind first, in words, without
 // the doubled prefix or the Go chain (which --trace adds).
 func TestCLIConnectErrorsKindFirst(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	env := cliEnv(t)
@@ -117,6 +119,7 @@ func TestCLIConnectErrorsKindFirst(t *testing.T) {
 // token, a cancelled turn and an unsafe local file each exit with their
 // own code, and the table is printed once (help exit-codes).
 func TestCLIExitCodesOwn(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, h := newCLIRunner(t)
 	for _, tc := range []struct {
@@ -166,6 +169,7 @@ func TestCLIExitCodesOwn(t *testing.T) {
 // TestCLICancelledTurnIs130: a turn cancelled (ahptui cancel, the UI)
 // while send waits on it ends send with 130, as ctrl-c would, not 6.
 func TestCLICancelledTurnIs130(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, Clock: cliClock, StepDelay: time.Second})
 	if err != nil {
@@ -202,6 +206,7 @@ func TestCLICancelledTurnIs130(t *testing.T) {
 // others may read is refused with exit 1, naming the mode, its content
 // not printed.
 func TestCLIUnsafeLocalFiles(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	env := cliEnv(t)
@@ -238,6 +243,7 @@ func TestCLIUnsafeLocalFiles(t *testing.T) {
 // refused, and nothing is sent (the request still waits and takes a
 // right answer).
 func TestCLIAnswerRefusesWhatItCannotSend(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	r.run(5, "", "send", "demo", "ask")
@@ -291,6 +297,7 @@ func commandPaths(t *testing.T, bin string, env []string, path ...string) [][]st
 // serve's examples run until their first line, the URL, then SIGTERM
 // stops them: exit 0, their token file gone.
 func TestCLIExamplesRun(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	env := cliEnv(t)

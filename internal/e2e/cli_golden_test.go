@@ -56,6 +56,7 @@ func demoResource(h *demohost.Host) string {
 // saved from the demo's authorization server (its host saved by name),
 // and signing out of it by name and with --all (both revoked there).
 func TestCLIAuthGoldens(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, h := newCLIRunner(t)
 	resource := demoResource(h)
@@ -116,6 +117,7 @@ func doctorEnv(t *testing.T) []string {
 // upgrade 403 (exit 11, as every command gives it; the reach check fails
 // with its fix), with an owner-only config directory.
 func TestCLIDoctorGoldens(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	env := doctorEnv(t)
@@ -156,6 +158,7 @@ func TestCLIDoctorGoldens(t *testing.T) {
 // start requested, text and JSON, exit 0, as soon as the host echoes it;
 // after a message has run there, the same start waits for ready.
 func TestCLIMCPStartRequested(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, Clock: cliClock, StepDelay: -1, HoldStartsUntilRun: true})
 	if err != nil {
@@ -197,6 +200,7 @@ func TestCLIMCPStartRequested(t *testing.T) {
 // JSON against their goldens, exit 0; a token the host refuses exits 7
 // without echoing it.
 func TestCLIAuthLoginByHand(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	const secret, resource = "gho_demo-agent-token", "https://api.github.com"
 	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, StepDelay: -1, AgentToken: secret, AgentResource: resource})
@@ -224,6 +228,7 @@ func TestCLIAuthLoginByHand(t *testing.T) {
 // reaches it, and its registry check counts it and names the entry it
 // ignored (a misnamed copy), how to fix that, and never the token.
 func TestCLIDoctorRegistry(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	secret := newSecret(t)
 	h, _ := registryDemo(t, secret)
@@ -267,6 +272,7 @@ func TestCLIDoctorRegistry(t *testing.T) {
 // the host knows it for the client whose message started the turn, it
 // lets the deploy go on, and the turn completes.
 func TestCLISignInMidToolCall(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, h := newCLIRunner(t)
 	dir := privateDir(t)

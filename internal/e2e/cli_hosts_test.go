@@ -17,6 +17,7 @@ import (
 // naming its host, and the one down as a row with its reason; the exit
 // code says a host failed (3) and stderr names it.
 func TestCLIStatusAllHosts(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	a, b := cliHost(t), cliHost(t)
 	down := badhost.Closed(t)

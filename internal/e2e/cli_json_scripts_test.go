@@ -26,6 +26,7 @@ import (
 // members and --jq's JSON results are JSON lines, for these commands and
 // sessions.
 func TestCLIJSONSchemasHostsAndDemo(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	schemas := cliSchemas(t)
@@ -196,6 +197,7 @@ func demoServeLine(t *testing.T, bin string, env []string, args ...string) strin
 // 3; demo serve given a host, a version it does not serve or a port out
 // of range is 2 (usage), and a port in use 1 (a local failure).
 func TestCLIScriptsExitCodes(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	r, _ := newCLIRunner(t)

@@ -155,6 +155,7 @@ func goldenSchema(schemas map[string]*jsonschema.Schema, file string) string {
 // grown by a member it does not list, in any object. A golden with no
 // schema fails.
 func TestCLIJSONSchemasGoldens(t *testing.T) {
+	t.Parallel()
 	schemas := cliSchemas(t)
 	files, err := os.ReadDir(filepath.Join("testdata", "cli"))
 	if err != nil {
@@ -198,6 +199,7 @@ func TestCLIJSONSchemasGoldens(t *testing.T) {
 // would let the output lose it: the schemas refuse output without
 // status's rows, a row's host or a watch line's seq.
 func TestCLIJSONSchemasLive(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	schemas := cliSchemas(t)
 	a, b := cliHost(t), cliHost(t)
@@ -282,6 +284,7 @@ func TestCLIJSONSchemasLive(t *testing.T) {
 // resume and a blocking MCP start are AHP 1.0's, so over 0.x those runs
 // are left out.
 func TestCLIJSONSchemasVerbs(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	schemas := cliSchemas(t)
 	r, _ := newCLIRunner(t)
@@ -419,6 +422,7 @@ type watchLine struct {
 // restarted host lacks, then its state afresh; the other host's changes
 // go on being printed. Its --trace names each frame's host.
 func TestCLIWatchAllHostsReconnect(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	addr := badhost.ClosedAddr(t)
 	start := func() *demohost.Host {
@@ -587,6 +591,7 @@ func TestCLIWatchAllHostsReconnect(t *testing.T) {
 // line too, as {name, url}, the URL without the connection token the
 // command was given.
 func TestCLITraceNamesItsHost(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	secret := newSecret(t)
 	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, ConnectionToken: secret})
@@ -621,6 +626,7 @@ func TestCLITraceNamesItsHost(t *testing.T) {
 // "host" line, failed, that names the window, while the other host is
 // still watched; the second gone too, the watch ends with exit 3.
 func TestCLIWatchAllHostsGiveUp(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	a, b := cliHost(t), cliHost(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")

@@ -29,6 +29,7 @@ import (
 // scripts and complete commands, sessions, tool calls' flags and MCP
 // servers from the live demo host.
 func TestCLICompletionThroughBinary(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	h := cliHost(t)
@@ -139,6 +140,7 @@ func contains(list []string, s string) bool {
 // word, ahptui version, a typo named as a command, send reading its
 // message from stdin, dispose without a terminal.
 func TestCLIArgumentsAsScriptsWriteThem(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	cfg := privateDir(t)
@@ -185,6 +187,7 @@ func TestCLIArgumentsAsScriptsWriteThem(t *testing.T) {
 // pipe, and under pipefail a command killed by SIGPIPE (141) fails the
 // script; output that cannot be written must not pass for success.
 func TestCLIPipesAndFullDisks(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	r, _ := newCLIRunner(t)
@@ -215,6 +218,7 @@ func TestCLIPipesAndFullDisks(t *testing.T) {
 // watch that survives a restart prints the state afresh and names the
 // sessions the new host lacks.
 func TestCLIHostLost(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	env := cliEnv(t)
@@ -372,6 +376,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration) (int, time.Durat
 // watch a shell started in the background (which a shell starts with
 // SIGINT ignored); an interrupted send asks the host to cancel its turn.
 func TestCLIInterrupt(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, StepDelay: 300 * time.Millisecond})

@@ -161,6 +161,7 @@ func checkGolden(t *testing.T, name, got string) {
 // against the demo host: each one's text and JSON against its golden,
 // and its exit code.
 func TestCLIRead(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	h := cliHost(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
@@ -201,6 +202,7 @@ func TestCLIRead(t *testing.T) {
 // TestCLIExitCodes: each documented exit code from the binary, with its
 // message on stderr (as a JSON object with --json).
 func TestCLIExitCodes(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	h := cliHost(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
@@ -321,6 +323,7 @@ func waitIdle(t *testing.T, h *demohost.Host, chat string) {
 // answers), approve it with that command, and read the finished turn; a
 // second with --approve all runs through; a streamed answer prints whole.
 func TestCLISendApprove(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, h := newCLIRunner(t)
 	res := r.run(5, "", "send", "demo", "write the changelog")
@@ -385,6 +388,7 @@ func TestCLISendApprove(t *testing.T) {
 // ("Allow once"), the host's answer names the option its
 // selectedOptionId picked, and the chat records it.
 func TestCLIExampleScript(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
@@ -405,6 +409,7 @@ func TestCLIExampleScript(t *testing.T) {
 // TestCLISessionLifecycle: new, sessions, cancel a waiting turn, and
 // dispose (refused without a yes, done with --yes).
 func TestCLISessionLifecycle(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	res := r.run(0, "", "new", "--json")
@@ -456,6 +461,7 @@ func TestCLISessionLifecycle(t *testing.T) {
 // start the host echoed without acting on it yet is reported as
 // requested (TestCLIMCPStartRequested).
 func TestCLIMCPVerbs(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	for _, step := range []struct {
@@ -493,6 +499,7 @@ func TestCLIMCPVerbs(t *testing.T) {
 // TestCLIAnswer: an input request answered from flags, from stdin, and
 // declined; answers the request cannot take are usage errors.
 func TestCLIAnswer(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, h := newCLIRunner(t)
 	res := r.run(5, "", "send", "demo", "ask")
@@ -524,6 +531,7 @@ func TestCLIAnswer(t *testing.T) {
 // to fix it and exit 3; a config dir open to others fails (exit 1) and
 // is left as it was.
 func TestCLIDoctor(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	type check struct{ Name, Status, Detail, Fix string }
@@ -591,6 +599,7 @@ func (r *cliRunner) githubResource() string {
 // 7), comes up ready. The demo is plain ws:// given with --host, where the
 // UI asks first: the command sends it with --allow-saved-tokens.
 func TestCLISavedSignIn(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, h := newCLIRunner(t)
 	resource := r.githubResource()
@@ -648,6 +657,7 @@ func mustParse(t *testing.T, raw string) *url.URL {
 // its loopback listener, saves the grant and pushes it: auth list shows
 // it. Its --trace is grepped for the code and the tokens.
 func TestCLIAuthLogin(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	resource := r.githubResource()
@@ -717,6 +727,7 @@ func TestCLIAuthLogin(t *testing.T) {
 // TestCLIWatchHost: watch with no session prints the host's session list
 // changes as NDJSON: a session created and disposed by other commands.
 func TestCLIWatchHost(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
@@ -809,6 +820,7 @@ func (r *cliRunner) startPasteLogin(ctx context.Context, args ...string) *pasteL
 // browser's redirect reaches nothing, so the address it landed on is
 // pasted on stdin; a wrong one is refused without ending the sign-in.
 func TestCLIAuthLoginPaste(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, h := newCLIRunner(t)
 	resource := demoResource(h)

@@ -34,6 +34,7 @@ func decodeJSON(t *testing.T, res cliResult, v any) {
 // and fails again: exit 6 with the server's error, not "start requested"
 // with 0. A ready server is "already running".
 func TestCLIMCPStartFailedAgain(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	res := r.run(6, "", "mcp", "start", demohost.FlakyServerID, "--session", "demo", "--json")
@@ -58,6 +59,7 @@ func TestCLIMCPStartFailedAgain(t *testing.T) {
 // that allows just this call ("Allow once"), not the first approving
 // one ("Allow in this Session"), as the UI's approve key does.
 func TestCLIApproveAllowsOnce(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	r.run(5, "", "send", "demo", "option")
@@ -76,6 +78,7 @@ func TestCLIApproveAllowsOnce(t *testing.T) {
 // UI's resume key does; with nothing to resume, a conflict (exit 9)
 // saying why: the state refuses it, the command was right.
 func TestCLIResume(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	only10(t)
 	r, h := newCLIRunner(t)
@@ -106,6 +109,7 @@ func TestCLIResume(t *testing.T) {
 // holds the session's messages; a second time there is nothing to move
 // (a conflict, exit 9).
 func TestCLIMCPBackground(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	only10(t)
 	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, Clock: cliClock, StepDelay: 200 * time.Millisecond})
@@ -141,6 +145,7 @@ func TestCLIMCPBackground(t *testing.T) {
 // A chat or turn the session lacks is not found (8); a fork of a chat
 // with no finished turn is a conflict (9).
 func TestCLIChats(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	var list []struct {
@@ -185,6 +190,7 @@ func TestCLIChats(t *testing.T) {
 // TestCLIChanges: the history session's changesets and a file's diff; a
 // file or changeset the session lacks is not found (8).
 func TestCLIChanges(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	only10(t)
 	r, _ := newCLIRunner(t)
@@ -220,6 +226,7 @@ func TestCLIChanges(t *testing.T) {
 // session and host lack is not found (8), a setting the host keeps a
 // conflict (9), a value of the wrong type a usage error (2).
 func TestCLISettings(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	value := func(id string) string {
@@ -270,6 +277,7 @@ func TestCLISettings(t *testing.T) {
 // escapes stripped as text and kept in JSON; a terminal the host does not
 // list is not found (8).
 func TestCLITerminals(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	only10(t)
 	r, _ := newCLIRunner(t)
@@ -295,6 +303,7 @@ func TestCLITerminals(t *testing.T) {
 // TestCLIShowMarkdown: the transcript as Markdown, every chat, turn
 // times, tool calls with inputs and results, no escapes.
 func TestCLIShowMarkdown(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, _ := newCLIRunner(t)
 	res := r.run(0, "", "show", "history", "--markdown")

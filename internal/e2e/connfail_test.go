@@ -62,6 +62,7 @@ func newSecret(t *testing.T) string {
 // and the token (given in the URL) is on no screen, in no log line and
 // not in what ahptui prints on exit.
 func TestConnectFailuresNamed(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	for _, fc := range connFailures() {

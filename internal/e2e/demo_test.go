@@ -2,12 +2,15 @@ package e2e
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,9 +31,36 @@ func TestMain(m *testing.M) {
 		}
 		suiteVersion = v
 	}
+	flag.Parse()
+	setParallel()
 	code := m.Run()
 	tmuxtest.RemoveBuilds()
 	os.Exit(code)
+}
+
+// e2eParallel is how many tests run at once when -parallel is not given.
+// Each test spends most of its time waiting: on the demo host's 400ms
+// pacing, on a screen to settle, on a process to exit. Two at a time (the
+// default on a 2-core machine) leaves the machine idle; more than this
+// starves the race-built binaries on such a machine until a step timeout
+// mistakes slowness for a hang.
+const e2eParallel = 3
+
+// setParallel raises go test's -parallel to e2eParallel unless the
+// command line set it (AHPTUI_E2E_PARALLEL overrides both).
+func setParallel() {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	n := strconv.Itoa(max(e2eParallel, runtime.GOMAXPROCS(0)))
+	if v := os.Getenv("AHPTUI_E2E_PARALLEL"); v != "" {
+		n, given = v, false
+	}
+	if !given {
+		if err := flag.Set("test.parallel", n); err != nil {
+			fmt.Fprintf(os.Stderr, "AHPTUI_E2E_PARALLEL=%q: %v\n", n, err)
+			os.Exit(2)
+		}
+	}
 }
 
 // Generous per-step limits: the binary is built with -race and the demo host
@@ -209,6 +239,7 @@ var chatTitle = demohost.DemoSessionTitle[:len("Demo: MCP servers")]
 // conversion. One size is enough for 0.6: the screens are drawn from the
 // same 1.0 model, so only the wire differs, not the layout.
 func TestDemoEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end: builds ahptui and drives it in tmux")
 	}
@@ -559,6 +590,7 @@ func acceptDeployGrant(t *testing.T, bin string, args ...string) *user {
 // fails unless the whole URL is visible at once and valid, then cancels
 // with esc and expects the overlay gone.
 func TestGrantURLFitsSmallTerminal(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end: builds ahptui and drives it in tmux")
 	}

@@ -97,6 +97,7 @@ func tcpEntry(h *demohost.Host, secret, instance string) hostregistry.Entry {
 // with the published token, and shows neither the token nor anything of
 // the dead or misnamed entries.
 func TestBareAhptuiFindsRegistryHost(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	for _, kind := range []string{"socket", "tcp"} {
 		t.Run(kind, func(t *testing.T) {
@@ -122,6 +123,7 @@ func TestBareAhptuiFindsRegistryHost(t *testing.T) {
 // list (type, pid, address, quality, version) and the one picked is
 // connected to.
 func TestBareAhptuiPicksAmongHosts(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	secret := newSecret(t)
 	h, sock := registryDemo(t, secret)
@@ -146,6 +148,7 @@ func TestBareAhptuiPicksAmongHosts(t *testing.T) {
 // TestBareAhptuiNoHost: with nothing in the registry, one line says what
 // to do.
 func TestBareAhptuiNoHost(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)

@@ -24,6 +24,7 @@ func (u *user) writeDraft(text string) {
 // back in the demo session its draft is there again and enter sends it
 // to the demo's chat; the earlier session's draft is still its own.
 func TestDraftStaysWithItsSessionInTerminal(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	const demoDraft, historyDraft = "kept for the demo", "kept for the history"
 	eachSize(t, func(t *testing.T, w, h int) {

@@ -159,6 +159,7 @@ func (d *demoServe) approvalsWaiting() map[string]int {
 // every session (two sessions, a call waiting in each), and, started
 // before anything waits, blocks until a call waits and approves it.
 func TestExampleApproveAll(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	d := startDemoServe(t)
@@ -217,6 +218,7 @@ func TestExampleApproveAll(t *testing.T) {
 // and prints the agent's reply; the host's chat holds the finished turn
 // with that reply. --new starts a session first and names it on stderr.
 func TestExampleSend(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	d := startDemoServe(t)
@@ -257,6 +259,7 @@ func TestExampleSend(t *testing.T) {
 // server that is stopped, in every session: two stopped in two sessions
 // are ready after it, and none is left stopped.
 func TestExampleStartServers(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	d := startDemoServe(t)
@@ -305,6 +308,7 @@ func TestExampleStartServers(t *testing.T) {
 // session's transcript to DIR/ID.md with `ahptui show SESSION
 // --markdown`: the demo session's file holds the turn just run.
 func TestExampleExportMarkdown(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	d := startDemoServe(t)
@@ -339,6 +343,7 @@ func TestExampleExportMarkdown(t *testing.T) {
 // TestExampleApproveScript: examples/approve.sh (README's) against the
 // shared host, named by nothing but the saved default.
 func TestExampleApproveScript(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	d := startDemoServe(t)

@@ -98,6 +98,7 @@ func chatMatches(re string) func(string) bool {
 // It runs over both versions the demo serves: the tour's tool calls carry
 // the shapes 0.6 and 1.0 differ in (tool input, error results).
 func TestFirstMessageShowsToolCall(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	for _, version := range demohost.Versions {
@@ -115,6 +116,7 @@ func TestFirstMessageShowsToolCall(t *testing.T) {
 // word from the hint reaches a tool result waiting for review, and the
 // approve key lets the agent use it.
 func TestReviewResultPath(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	u := startDemoSession(t, 120, 40)
 	accept, _ := km.Chat.Answers(keymap.AnswerResult) // what the card and footer call it
@@ -159,6 +161,7 @@ func runBinary(t *testing.T, args ...string) (int, string, string) {
 // be a WebSocket URL end with a usage error (status 2, the accepted form
 // named on stderr) and draw nothing: they used to open the full UI.
 func TestBadHostFailsBeforeUI(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	for _, host := range []string{"garbage", "http://x", "https://127.0.0.1:8443/", "ws://"} {
@@ -182,6 +185,7 @@ func TestBadHostFailsBeforeUI(t *testing.T) {
 // TestConnectFailureLogged is issue 14 item 5's log: a host that cannot be
 // reached leaves its error, whole, in the --log file (the screen cuts it).
 func TestConnectFailureLogged(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	addr := badhost.ClosedAddr(t)
@@ -202,6 +206,7 @@ func TestConnectFailureLogged(t *testing.T) {
 // sign-in" before any sign-in, and "y yes • n/esc no" under a new-session
 // dialog that itself said "enter create · n/esc cancel".
 func TestHintsDoNotLie(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		// The dialog first, while the session list has the keys it has at
@@ -245,6 +250,7 @@ func TestHintsDoNotLie(t *testing.T) {
 // version and, when stamped, the VCS revision, never the placeholder
 // "ahptui dev".
 func TestVersionFromBuildInfo(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	code, stdout, stderr := runBinary(t, "--version")
@@ -259,6 +265,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 // TestCancelClearsThinking is issue 14 item 8: after ctrl+x the agent's
 // "Thinking" stayed in the chat header and the session list.
 func TestCancelClearsThinking(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)

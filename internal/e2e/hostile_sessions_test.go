@@ -13,6 +13,7 @@ import (
 // title and on the status line; it still answers its keys (issue 21,
 // finding 4).
 func TestHostileEndlessSessionList(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")

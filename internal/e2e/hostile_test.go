@@ -21,6 +21,7 @@ import (
 // write the clipboard or leave a control character in a cell, while the
 // poisoned text is on screen and the app still answers its keys.
 func TestHostileHostInert(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")

@@ -85,6 +85,7 @@ func (u *user) openHostSession(n int) {
 // there; a new wait on another host writes the bell and OSC 9 raw while
 // the window is unfocused, and nothing while it is focused.
 func TestManyHostsInOneUI(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	secret := newSecret(t)
 	hung, refusing := badhost.Silent(t), badhost.RefusingVersion(t)

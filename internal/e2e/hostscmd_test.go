@@ -17,6 +17,7 @@ import (
 // with its token, a bad name and a hosts.yml others can write are
 // refused with a message; rm forgets it.
 func TestCLIHostsCommands(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	secret := newSecret(t)
@@ -113,6 +114,7 @@ func TestCLIHostsCommands(t *testing.T) {
 // TestUIUsesAHPTUIHost: bare ahptui in the terminal connects to the host
 // AHPTUI_HOST names (hostpick's one rule, shared with the commands).
 func TestUIUsesAHPTUIHost(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	secret := newSecret(t)
 	h, _ := registryDemo(t, secret)

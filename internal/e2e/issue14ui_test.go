@@ -29,6 +29,7 @@ func (u *user) chatChanged(before string, within time.Duration) bool {
 // and pgdn did nothing; only end recovered (the offset was set to 1<<30
 // and scrollBy never clamped it). Each key must move the view at once.
 func TestIssue14Item1ScrollFromTop(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -73,6 +74,7 @@ func TestIssue14Item1ScrollFromTop(t *testing.T) {
 // TestIssue14Item7NewSessionTakesCursor: after n the cursor stayed on the
 // old session, so d offered to dispose the wrong one.
 func TestIssue14Item7NewSessionTakesCursor(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -152,6 +154,7 @@ func (u *user) readHelp(next key.Binding, page func(screen string)) string {
 // column ended in "…", the sign-in and input-form keys missing) and any
 // key closed it. It must scroll with j/↓ and show every key.
 func TestIssue14Item3HelpScrolls(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -205,6 +208,7 @@ func (u *user) selectServer(server string) {
 // TestIssue14Item9MCPPanelKeys: the MCP badges sit in a row but ←/→/h/l
 // did nothing, and n there did nothing and said nothing.
 func TestIssue14Item9MCPPanelKeys(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -239,6 +243,7 @@ func TestIssue14Item9MCPPanelKeys(t *testing.T) {
 // TestIssue14Item10DraftSurvivesCtrlC: ctrl+c in a composer holding a
 // draft quit and lost it; it must ask first.
 func TestIssue14Item10DraftSurvivesCtrlC(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -284,6 +289,7 @@ func serverBadgeIs(server, want string) func(string) bool {
 // TestIssue14Item10DisableKeepsBadgeRow: disabling a server reflowed the
 // MCP badges from one row into a grid.
 func TestIssue14Item10DisableKeepsBadgeRow(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -323,6 +329,7 @@ func TestIssue14Item10DisableKeepsBadgeRow(t *testing.T) {
 // TestIssue14Item10StatusUsesTitle: status messages named the tool by its
 // internal name ("denied write_file") instead of the card's title.
 func TestIssue14Item10StatusUsesTitle(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	u := startDemoSession(t, 120, 40)
 	u.answerCard("please write the changelog", `needs approval\s+Write file`, km.Chat.Deny)
@@ -336,6 +343,7 @@ func TestIssue14Item10StatusUsesTitle(t *testing.T) {
 // request for good; it must ask, or close the form and leave the request
 // open (a separate key declines).
 func TestIssue14Item10EscKeepsInputRequest(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -364,6 +372,7 @@ func TestIssue14Item10EscKeepsInputRequest(t *testing.T) {
 // TestIssue14Item4EmptyChatHint: the empty chat tells what to type: the
 // demo agent's description (demohost.DemoHint) names every path's word.
 func TestIssue14Item4EmptyChatHint(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -386,6 +395,7 @@ func TestIssue14Item4EmptyChatHint(t *testing.T) {
 // following resumes after it is answered, and the empty composer takes
 // one line.
 func TestIssue14Item2SmallTerminalCards(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -420,6 +430,7 @@ func TestIssue14Item2SmallTerminalCards(t *testing.T) {
 // backoff without a key press, the screen says when the next try is, and
 // the app connects once the host comes up.
 func TestIssue14Item5RetryByItself(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	addr := badhost.ClosedAddr(t)
 	u := startApp(t, 120, 40, "--host", "ws://"+addr+"/")
@@ -470,6 +481,7 @@ func (u *user) hostRejection() string {
 // MCP server i…") and could not be read; a message history opens and
 // shows them whole.
 func TestIssue14Item6ErrorHistory(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -483,6 +495,7 @@ func TestIssue14Item6ErrorHistory(t *testing.T) {
 // TestIssue14Item6LastErrorOnExit: ahptui ending on an error prints it
 // whole after leaving the full screen.
 func TestIssue14Item6LastErrorOnExit(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	u := startDemoSession(t, 80, 24)
 	tail := u.hostRejection()

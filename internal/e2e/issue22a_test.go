@@ -28,6 +28,7 @@ func sheetText(screen string) string {
 // sign-in running) said "no sign-in is waiting" (item 9c): it closes the
 // prompt and ! comes back to it.
 func TestIssue22Item1FreshPrompt(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -65,6 +66,7 @@ func TestIssue22Item1FreshPrompt(t *testing.T) {
 // appended to it. ctrl+u clears it, and a refused address is cleared, so
 // pasting the right one completes the sign-in.
 func TestIssue22Item2PasteField(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -103,6 +105,7 @@ func TestIssue22Item2PasteField(t *testing.T) {
 // normal screen as one line (on one row where it fits, unbroken where
 // the terminal wraps it); enter comes back to the sheet.
 func TestIssue22Item11URLLinkAndAlone(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -158,6 +161,7 @@ func tail(s string, n int) string {
 // --demo-other-host reaches the demo by a second name holding a sign-in
 // made on its first: the question shows, and y signs GitHub in.
 func TestIssue22Item15DemoOtherHost(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startApp(t, w, h, append(demoArgs(suiteVersion), "--demo-other-host")...)
@@ -192,6 +196,7 @@ func TestIssue22Item15DemoOtherHost(t *testing.T) {
 // saying GitHub is not signed in, and the sign-ins sheet says where demo
 // sign-ins live.
 func TestIssue22Item15TourAndMemory(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -228,6 +233,7 @@ func TestIssue22Item15TourAndMemory(t *testing.T) {
 // nothing: the turn's reasoning could not be opened (issue 22, item 10).
 // e on the card opens its turn's reasoning too and says so.
 func TestIssue22Item10ExpandFromCard(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)

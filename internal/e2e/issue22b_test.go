@@ -18,6 +18,7 @@ import (
 // with the message history (L) open the footer offered the chat's keys
 // ("i write • ! next needing you"), which do nothing there.
 func TestIssue22HintsMatchKeys(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -110,6 +111,7 @@ func mcpTop(screen string) int {
 // with nothing more to say; at start-up the panel shrank from two lines
 // to one as the servers settled, and the chat above jumped.
 func TestIssue22MCPPanelState(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startApp(t, w, h, demoArgs(suiteVersion)...)
@@ -158,6 +160,7 @@ func TestIssue22MCPPanelState(t *testing.T) {
 // and the background key showed only while the MCP panel had the keys,
 // and the status line's word on it was cut ("b in the MCP p…").
 func TestIssue22BlockingStartUnfocused(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	onlyOver10(t)
 	eachSize(t, func(t *testing.T, w, h int) {
@@ -185,6 +188,7 @@ func TestIssue22BlockingStartUnfocused(t *testing.T) {
 // message waited for it anyway; r said "no turn to resume". Each key says
 // what 0.6 cannot do, and a message is not held.
 func TestIssue22OlderVersionSaysSo(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	eachSize(t, func(t *testing.T, w, h int) {
@@ -222,6 +226,7 @@ func TestIssue22OlderVersionSaysSo(t *testing.T) {
 // grown to 120x40 and quit, ahptui left 12 rows of panel borders on the
 // normal screen.
 func TestIssue22QuitAfterGrowLeavesNothing(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startApp(t, w, h, demoArgs(suiteVersion)...)
@@ -250,6 +255,7 @@ const bottomRightsAll = "╯┛┘╝"
 // the list was explained nowhere. The help overlay's legend says what it
 // means, scrolled to at 80x24 as at 120x40.
 func TestIssue22UnreadDotExplained(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startApp(t, w, h, demoArgs(suiteVersion)...)

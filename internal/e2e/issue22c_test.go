@@ -17,6 +17,7 @@ import (
 // it as the last error on exit. It says the app is not connected, and a
 // refused key is no exit error.
 func TestIssue22Item3NewWhileDisconnected(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	eachSize(t, func(t *testing.T, w, h int) {
@@ -45,6 +46,7 @@ func TestIssue22Item3NewWhileDisconnected(t *testing.T) {
 // panel while the empty chat said "press i to write the first one". It
 // opens the composer of the session under the cursor.
 func TestIssue22Item7WriteFromSessionList(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -59,6 +61,7 @@ func TestIssue22Item7WriteFromSessionList(t *testing.T) {
 // TestIssue22Item12QuitAsksPastApproval: q quit at once with an approval
 // pending. It asks; n keeps the app and the card.
 func TestIssue22Item12QuitAsksPastApproval(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)

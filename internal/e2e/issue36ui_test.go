@@ -15,6 +15,7 @@ import (
 // e, w and o. Where the line has room they are offered, after the
 // context's own keys; ? still leads to the rest.
 func TestIssue36FooterNamesSheets(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -48,6 +49,7 @@ func TestIssue36FooterNamesSheets(t *testing.T) {
 // status line it is the history of. Both stay in view, and the footer
 // is the history's own.
 func TestIssue36HistoryLeavesFooter(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -75,6 +77,7 @@ func TestIssue36HistoryLeavesFooter(t *testing.T) {
 // their end could not be reached. → scrolls the diff's text sideways
 // (the line numbers stay), ← back, and the footer names the keys.
 func TestIssue36DiffSideways(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	onlyOver10(t)
 	eachSize(t, func(t *testing.T, w, h int) {

@@ -10,6 +10,7 @@ import (
 // expression that does not parse is exit 2 before the command acts (the
 // message is not sent).
 func TestCLIJQ(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	wireFree(t)
 	r, _ := newCLIRunner(t)

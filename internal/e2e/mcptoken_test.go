@@ -18,6 +18,7 @@ import (
 // --trace, the token redacted there), and the host's refusal of this
 // made-up token is said. The token is never on the screen.
 func TestMCPSignInPasteToken(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
 	u := startApp(t, 120, 40, append(demoArgs(suiteVersion), "--trace", trace)...)

@@ -78,6 +78,7 @@ func (u *user) sendInOpenChat(trace, chat, text string) {
 // the fork's; each opens, takes a message the host answers, and was
 // asked for in the host's shape (the --trace file shows each createChat).
 func TestNewForkAndSideChatInTerminal(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	onlyOver10(t)
 	enc := base64.RawURLEncoding.EncodeToString([]byte(demohost.HistorySessionURI))

@@ -19,6 +19,7 @@ import (
 // file others can read; neither is touched. The refusals come before the
 // terminal UI starts, so the binary is run without a terminal.
 func TestTraceAndLogFilesArePrivate(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	secret := newSecret(t)
 	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, ConnectionToken: secret})
@@ -96,6 +97,7 @@ func recorder(t *testing.T) (string, <-chan int) {
 // out as ?tkn=) is refused, and so is a --connection-token-file others
 // can read, naming the fix; the host is never dialled.
 func TestPlantedTokenFileRefused(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	url, got := recorder(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")

@@ -10,6 +10,7 @@ import (
 // them with their text, J moves the first down the queue and d removes
 // the selected one, each as the host then holds it (issue 23, messages).
 func TestQueueSheetInTerminal(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)

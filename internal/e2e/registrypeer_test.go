@@ -57,6 +57,7 @@ func portThief(t *testing.T, addr string) <-chan string {
 // that process gets neither the registry's connection token nor an
 // authenticate.
 func TestRegistryHostPortTakenByAnotherUser(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	if os.Geteuid() != 0 {
 		t.Skip("a listener of another user needs root")
@@ -95,6 +96,7 @@ func TestRegistryHostPortTakenByAnotherUser(t *testing.T) {
 // port; each reconnect re-reads the registry, finds the pid gone, says
 // so, and dials nothing.
 func TestRegistryHostGoneFromRegistry(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	secret := newSecret(t)
 	h, _ := registryDemo(t, secret)

@@ -35,6 +35,7 @@ func savedConfig(t *testing.T, url, secret, down string) string {
 // `--host NAME` connect to the host hosts.yml names, with the token from
 // its file, which is shown nowhere.
 func TestSavedHostByName(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	secret := newSecret(t)
 	h, _ := registryDemo(t, secret)
@@ -59,6 +60,7 @@ func TestSavedHostByName(t *testing.T) {
 // TestHostsLists: `ahptui hosts` lists saved and discovered hosts, each
 // checked: the live ones answer, the one that is down says why.
 func TestHostsLists(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	secret := newSecret(t)
 	h, sock := registryDemo(t, secret)

@@ -35,6 +35,7 @@ func readFixture(t *testing.T, name string) string {
 }
 
 func TestReadGrantScreen(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		file    string
 		chat    string // a prefix of the chat panel's title (the session title)
@@ -78,6 +79,7 @@ func TestReadGrantScreen(t *testing.T) {
 }
 
 func TestMCPSelected(t *testing.T) {
+	t.Parallel()
 	for file, want := range map[string]string{
 		"mcp_stopped_100x40.txt":  "Filesystem",
 		"grant_nested_100x40.txt": "Filesystem",
@@ -97,6 +99,7 @@ func TestMCPSelected(t *testing.T) {
 // The helpers must fail, not guess: a truncated URL, a URL without PKCE, a
 // missing panel and an unknown server all come back empty-handed.
 func TestReadScreenRefuses(t *testing.T) {
+	t.Parallel()
 	screen := readFixture(t, "grant_200x60.txt")
 	if _, ok := Panel(screen, "No such panel"); ok {
 		t.Error("Panel found a panel that is not on screen")
@@ -132,6 +135,7 @@ func TestReadScreenRefuses(t *testing.T) {
 // A wide grapheme left of a panel takes two cells but one rune; the panel's
 // text must still come out whole on that row.
 func TestPanelCountsCells(t *testing.T) {
+	t.Parallel()
 	screen := strings.Join([]string{
 		"╭──────╮┏━ Right ━━┓",
 		"│ 🔑 x │┃ abc      ┃",

@@ -36,6 +36,7 @@ func (u *user) openSessionSettings() string {
 // "Allow all" through a confirmation per broader mode and enter creates
 // the session (issue 26, security finding 6).
 func TestNewSessionSettingsDialog(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -69,6 +70,7 @@ func TestNewSessionSettingsDialog(t *testing.T) {
 // for what is typed; a pick and a typed number go back to the dialog,
 // and the session is created with both (issue 26).
 func TestSettingsFormInTerminal(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startDemoSession(t, w, h)
@@ -130,6 +132,7 @@ func (u *user) confirmWiden(reach string) {
 // default and creates nothing; enter then creates the session with the
 // default, as its settings sheet shows.
 func TestTypingHeyKeepsApprovals(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	u := startDemoSession(t, 120, 40)
 	u.openSessionSettings()

@@ -39,6 +39,7 @@ func (u *user) approveWhenOffered(gone func(string) bool) {
 // O), the next one writes the bell and the OSC 9 notification, wrapped
 // for tmux, naming the host, the session and the approval.
 func TestSignalsWhileUnfocused(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	u := startDemoSession(t, 120, 40)
 	// What already waits at start (the demo's failed and sign-in servers)
@@ -78,6 +79,7 @@ func TestSignalsWhileUnfocused(t *testing.T) {
 // host and session, enter opens it in place, and the approve key answers
 // it from there.
 func TestInboxApproveInPlace(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	u := startDemoSession(t, 120, 40)
 	u.see("servers settle", func(s string) bool { return mcpBadgeIs("Flaky", "✗ error")(s) && mcpBadgeIs("GitHub", "⚠")(s) })

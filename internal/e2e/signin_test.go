@@ -35,6 +35,7 @@ import (
 // authorization server. (--demo keeps tokens in memory only, so the sheet
 // lists what this run obtained; that is all a revocation test needs.)
 func TestSignInOverSSH(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("end-to-end: builds ahptui and drives it in tmux")
 	}

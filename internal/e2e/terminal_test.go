@@ -16,6 +16,7 @@ import (
 // turn's "Run the tests" card opens the same terminal. Over an older
 // wire the demo lists none, and the list says so.
 func TestTerminalPaneInTerminal(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startOnHistorySession(t, w, h)
@@ -65,6 +66,7 @@ func TestTerminalPaneInTerminal(t *testing.T) {
 // queries (and whose title and command carry every payload): its words
 // show, and none of it reaches the real terminal.
 func TestHostileTerminalInert(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")

@@ -40,6 +40,7 @@ func startClaimedTerminalHost(t *testing.T, bin string) *trustHost {
 // stored. The pane says a question waits and how to reach it; leaving the
 // terminal's input shows it, and enter answers no.
 func TestTypingInTerminalNeverAnswersTrustQuestion(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")

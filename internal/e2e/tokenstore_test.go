@@ -15,6 +15,7 @@ import (
 // one: no Secret Service) stops before the UI with one line saying what
 // to do, instead of keeping the tokens in a file unsaid.
 func TestTokenStoreKeyringExplicitFails(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
 		t.Skip("a session bus may offer a Secret Service here")
@@ -35,6 +36,7 @@ func TestTokenStoreKeyringExplicitFails(t *testing.T) {
 // directory that is a symbolic link is refused before the UI; one of
 // ours others could write is restricted to 0700 and the screen says so.
 func TestConfigDirChecked(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	t.Run("symbolic link refused", func(t *testing.T) {
 		link := filepath.Join(t.TempDir(), "cfg")

@@ -40,6 +40,7 @@ func readTrace(t *testing.T, path string) (string, []wiretrace.Line) {
 // the authenticate frame, redacted, and none of the code or the demo
 // authorization server's tokens (by their prefixes).
 func TestTraceOfASignIn(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	trace := filepath.Join(t.TempDir(), "trace.jsonl")
@@ -89,6 +90,7 @@ func TestTraceOfASignIn(t *testing.T) {
 // TestCLITrace: a command's --trace records its frames without the
 // connection token given as ?tkn=.
 func TestCLITrace(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	secret := newSecret(t)
 	h, err := demohost.Start(t.Context(), demohost.Config{Version: suiteVersion, ConnectionToken: secret})

@@ -117,6 +117,7 @@ func storedAnswers(t *testing.T, dir string) []map[string]any {
 // a question waits, no token reaches the host and no "allow" is stored.
 // Leaving the composer shows the question, and enter answers no.
 func TestTypingNeverAnswersTrustQuestion(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	versionFixed(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")

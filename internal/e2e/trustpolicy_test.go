@@ -44,6 +44,7 @@ func savedGrantOn(t *testing.T, dir, host, resource, issuer string) {
 // have taken the port: no authenticate reaches the host, and stderr says
 // why and names --allow-saved-tokens. With the flag the token is sent.
 func TestStatusKeepsSavedSignInFromPlainHost(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	hostd := tmuxtest.Build(t, "github.com/ahptui/ahptui/protocol/internal/hostilehost/cmd/trustaskd")

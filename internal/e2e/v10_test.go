@@ -15,6 +15,7 @@ import (
 // resumable error part; the chat shows the error inline and that the host
 // can resume it, and the resume key finishes the turn where it stopped.
 func TestResumeAfterError(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	onlyOver10(t)
 	eachSize(t, func(t *testing.T, w, h int) {
@@ -44,6 +45,7 @@ func TestResumeAfterError(t *testing.T) {
 // the background lets the agent answer while the Indexer goes on starting
 // and ends ready.
 func TestBlockingStartToBackground(t *testing.T) {
+	t.Parallel()
 	skipShort(t)
 	onlyOver10(t)
 	u := startDemoSession(t, 120, 40)
