@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"log/slog"
 
+	"github.com/ahptui/ahptui/host/open"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/ui"
-	"github.com/ahptui/ahptui/wiretrace"
 )
 
 // spec is the host o names, in the form hostpick (shared with the
@@ -37,28 +34,14 @@ func checkHostTransport(raw string, insecure bool) error {
 	return hostpick.CheckTransport(raw, insecure)
 }
 
-// connectTo is the UI's Connect for target: one attempt gives up after
-// hostconn.AttemptTimeout, and the token stays in the dialer.
-func connectTo(target hostconn.Target, clientID string, info protocol.Implementation, logger *slog.Logger) func(ctx context.Context) (ui.Client, error) {
-	return connectTraced(target, clientID, info, logger, nil)
-}
-
-// connectTraced is connectTo with every frame recorded in trace (--trace),
-// when there is one.
-func connectTraced(target hostconn.Target, clientID string, info protocol.Implementation, logger *slog.Logger, trace *wiretrace.Trace) func(ctx context.Context) (ui.Client, error) {
+// connectVia is the UI's Connect for target, opened by run (the
+// opening every command shares): one attempt gives up after
+// hostconn.AttemptTimeout, the token stays in the dialer and out of the
+// error, and the log keeps the failure whole.
+func connectVia(run *open.Run, target hostconn.Target) func(ctx context.Context) (ui.Client, error) {
 	return func(ctx context.Context) (ui.Client, error) {
-		opts := hostpick.ClientOptions(target, clientID, info, logger)
-		if trace != nil {
-			opts.Dial = trace.Dial(opts.Dial)
-		}
-		c, err := client.Dial(ctx, opts)
+		c, err := run.Dial(ctx, target, target.Name)
 		if err != nil {
-			// A host may echo what it was sent; nothing it says may put
-			// the token on screen or in the log.
-			err = target.ScrubError(err)
-			// The screen shows the error too, but cut to its width;
-			// the log keeps it whole, with when it happened.
-			logger.Warn("connect failed", "host", target.URL, "error", err.Error())
 			return nil, err
 		}
 		return c, nil

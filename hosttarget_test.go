@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/ahptui/ahptui/demohost"
-	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/host/open"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -102,7 +102,13 @@ func TestReconnectLogKeepsTokenOut(t *testing.T) {
 	}
 	var log syncBuffer
 	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, err := connectTo(tg, "0123456789abcdef0123456789abcdef", protocol.Implementation{Name: "ahptui"}, logger)(t.Context())
+	run, err := open.Start(open.Config{ConfigDir: t.TempDir(), Logger: logger})
+	if err != nil {
+		h.Close()
+		t.Fatal(err)
+	}
+	defer run.Close()
+	c, err := connectVia(run, tg)(t.Context())
 	if err != nil {
 		h.Close()
 		t.Fatalf("connect with the token: %v", err)

@@ -20,10 +20,9 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/cli"
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/host/open"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/protocol"
-	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/ui"
 	"github.com/ahptui/ahptui/views"
 	"github.com/ahptui/ahptui/wiretrace"
@@ -275,54 +274,36 @@ func runApp(o options, target hostconn.Target, more []hostpick.Found) error {
 		defer f.Close()
 		logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	dir, err := configDir(o)
+	// The opening every command runs too (host/open): the config
+	// directory ours alone, the client id claimed, --trace opened.
+	run, err := open.Start(open.Config{ConfigDir: o.configDir, Trace: o.trace, Version: appStamp().Version, Logger: logger})
 	if err != nil {
 		return err
 	}
-	// The directory holds the tokens and the answers that let a host have
-	// them: it must be ours alone before anything is read from it.
-	dirNote, err := authpkce.PrivateDir(dir)
-	if err != nil {
-		return fmt.Errorf("config directory: %w", err)
-	}
-	clientID, releaseID, err := client.ClaimClientID(dir)
-	if err != nil {
-		return fmt.Errorf("client id: %w (pass a writable --config-dir)", err)
-	}
-	defer releaseID()
+	defer run.Close()
+	dir, dirNote := run.Dir, run.DirNote
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
 	var demo *demohost.Host
 	if o.demo {
-		host, err := demohost.Start(ctx, demohost.Config{Version: o.demoVersion, Logger: logger.With("component", "demohost")})
-		if err != nil {
-			return fmt.Errorf("start the demo host: %w", err)
-		}
-		defer host.Close()
-		demo = host
-		if target, err = hostconn.Parse(host.URL()); err != nil {
-			return fmt.Errorf("the demo host's URL: %w", err)
+		if demo, target, err = run.StartDemo(ctx, o.demoVersion, 0); err != nil {
+			return err
 		}
 	}
 
 	if o.multi() {
-		demos, stop, err := startDemoHosts(ctx, o.demoHosts, o.demoVersion, logger)
-		if err != nil {
-			return err
-		}
-		defer stop()
 		var ts []hostpick.Found
-		for _, d := range demos {
-			t, err := hostconn.Parse(d.URL())
+		for i := range o.demoHosts {
+			_, t, err := run.StartDemo(ctx, o.demoVersion, i+1)
 			if err != nil {
-				return fmt.Errorf("the demo host's URL: %w", err)
+				return err
 			}
 			ts = append(ts, hostpick.Found{Target: t, Source: "demo"})
 		}
 		if more = append(ts, more...); len(more) == 0 {
-			return errors.New("no hosts: no --host, no saved host (hosts.yml), and VS Code's registry lists none running")
+			return open.ErrNoHosts
 		}
 		if more[0].Err != nil {
 			return fmt.Errorf("%s: %w", more[0].Target.URL, more[0].Err)
@@ -358,21 +339,9 @@ func runApp(o options, target hostconn.Target, more []hostpick.Found) error {
 		notes = append(notes, notifyNote)
 	}
 
-	var trace *wiretrace.Trace
-	if o.trace != "" {
-		if trace, err = wiretrace.Create(o.trace); err != nil {
-			return err
-		}
-		defer trace.Close()
-	}
-
-	// The host sees the module version only; the revision is for our own
-	// bug reports (--version), not for every host we talk to.
-	ver := appStamp().Version
-	info := protocol.Implementation{Name: "ahptui", Version: &ver}
 	var several []ui.HostConfig
 	if len(more) > 1 {
-		several = uiHosts(more, clientID, info, logger, trace)
+		several = uiHosts(more, run)
 	}
 	m := ui.New(ui.Config{
 		Hosts: several,
@@ -380,7 +349,7 @@ func runApp(o options, target hostconn.Target, more []hostpick.Found) error {
 		// host's URL without its token.
 		Host:         target.URL,
 		RegistryHost: o.discover,
-		Connect:      connectTraced(target, clientID, info, logger, trace),
+		Connect:      connectVia(run, target),
 		Auth:         auth,
 		Notices:      notes,
 		// Say so directly rather than leave the UI to recognise the

@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log/slog"
 	"os"
 
-	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/host/open"
 	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/ui"
-	"github.com/ahptui/ahptui/wiretrace"
 )
 
 // Several hosts in one UI (issue 25): --host repeated, and --demo-hosts N
@@ -94,33 +90,15 @@ func multiTargets(o options) ([]hostpick.Found, error) {
 		All: o.allHosts, Getenv: os.Getenv, Registry: hostpick.RegistryEnv()})
 }
 
-// startDemoHosts starts n demo hosts; stop closes them all.
-func startDemoHosts(ctx context.Context, n int, version string, logger *slog.Logger) (hosts []*demohost.Host, stop func(), err error) {
-	stop = func() {
-		for _, h := range hosts {
-			_ = h.Close()
-		}
-	}
-	for i := range n {
-		h, err := demohost.Start(ctx, demohost.Config{Version: version, Logger: logger.With("component", "demohost", "n", i+1)})
-		if err != nil {
-			stop()
-			return nil, func() {}, fmt.Errorf("start demo host %d: %w", i+1, err)
-		}
-		hosts = append(hosts, h)
-	}
-	return hosts, stop, nil
-}
-
 // uiHosts is each target as the UI's HostConfig, with its own Connect:
 // its own client, reconnect supervisor and negotiated version.
 // A host that cannot be dialled (a saved host whose token file is
 // unreadable) is still a row, its connect failing with the reason.
-func uiHosts(cfgs []hostpick.Found, clientID string, info protocol.Implementation, logger *slog.Logger, trace *wiretrace.Trace) []ui.HostConfig {
+func uiHosts(cfgs []hostpick.Found, run *open.Run) []ui.HostConfig {
 	out := make([]ui.HostConfig, len(cfgs))
 	for i, c := range cfgs {
 		t := c.Target
-		connect := connectTraced(t, clientID, info, logger.With("host", t.URL), trace)
+		connect := connectVia(run, t)
 		if err := c.Err; err != nil {
 			connect = func(context.Context) (ui.Client, error) { return nil, err }
 		}

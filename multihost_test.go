@@ -4,16 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ahptui/ahptui/host/open"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/hostregistry"
-	"github.com/ahptui/ahptui/protocol"
 )
 
 // TestHostRepeatable: --host given again names several hosts; one --host
@@ -130,7 +129,12 @@ func TestAllHostsUI(t *testing.T) {
 			}
 		}
 	}
-	ui := uiHosts(cfgs, "id", protocol.Implementation{Name: "t"}, slog.New(slog.DiscardHandler), nil)
+	run, err := open.Start(open.Config{ConfigDir: t.TempDir(), Probe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer run.Close()
+	ui := uiHosts(cfgs, run)
 	if len(ui) != 5 || !ui[4].RegistryHost || ui[0].RegistryHost || strings.Contains(ui[0].Host, "tkn") {
 		t.Errorf("ui hosts %+v", ui)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"runtime"
 	"strings"
@@ -14,13 +13,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/host/open"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/hostregistry"
 	"github.com/ahptui/ahptui/hosts"
-	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
-	"github.com/ahptui/ahptui/wiretrace"
 )
 
 // multiHostAnnotation marks the commands that take several hosts
@@ -102,51 +100,27 @@ func (a *app) dialAll(ctx context.Context) (*hostSet, error) {
 		return nil, err
 	}
 	if len(cfgs) == 0 {
-		return nil, withCode(ExitUnreachable, errors.New("no hosts: no --host, no saved host (hosts.yml), and VS Code's registry lists none running"))
-	}
-	dir, err := hostpick.ConfigDir(a.configDir)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := authpkce.PrivateDir(dir); err != nil {
-		return nil, fmt.Errorf("config directory: %w", err)
+		return nil, withCode(ExitUnreachable, open.ErrNoHosts)
 	}
 	// One client id for every host: the registry connects each host
-	// once, so no host sees the id on two connections.
-	clientID, release, err := client.ClaimClientID(dir)
+	// once, so no host sees the id on two connections. --trace: one file
+	// for every host, each line naming its host (its label, as the rows
+	// name it, and token-free URL).
+	run, err := a.open()
 	if err != nil {
-		return nil, fmt.Errorf("client id: %w (pass a writable --config-dir)", err)
-	}
-	// --trace: one file for every host, each line naming its host (its
-	// label, as the rows name it, and token-free URL).
-	var tr *wiretrace.Trace
-	if a.trace != "" {
-		if tr, err = wiretrace.Create(a.trace); err != nil {
-			release()
-			return nil, withCode(ExitUsage, err)
-		}
-		prev := release
-		release = func() { prev(); tr.Close() }
+		return nil, err
 	}
 	labels := map[string]string{}
 	for _, c := range cfgs {
 		labels[c.Target.URL] = c.Label
 	}
-	ver := a.Version
-	logger := slog.New(slog.DiscardHandler)
 	reg := hosts.New(cfgs, hosts.Options{
-		ClientOptions: func(t hostconn.Target) client.Options {
-			o := hostpick.ClientOptions(t, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger)
-			if tr != nil {
-				o.Dial = tr.DialHost(labels[t.URL], t.URL, o.Dial)
-			}
-			return o
-		},
-		Timeout: min(a.timeout, hostconn.AttemptTimeout),
+		ClientOptions: func(t hostconn.Target) client.Options { return run.Options(t, labels[t.URL]) },
+		Timeout:       min(a.timeout, hostconn.AttemptTimeout),
 	})
 	reg.Connect(ctx)
-	auth, _ := authpkce.New(authpkce.Config{Dir: dir, TokenStore: a.tokenStoreOr()})
-	set := &hostSet{reg: reg, release: release, conns: make([]*conn, len(reg.Hosts()))}
+	auth, _ := authpkce.New(authpkce.Config{Dir: run.Dir, TokenStore: a.tokenStoreOr()})
+	set := &hostSet{reg: reg, release: run.Close, conns: make([]*conn, len(reg.Hosts()))}
 	for i, h := range reg.Hosts() {
 		if c := h.Client(); c != nil {
 			set.conns[i] = &conn{Client: c, host: h.URL, name: h.Label, release: func() {}, auth: auth, pushed: map[string]bool{},

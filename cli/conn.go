@@ -5,19 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/authpkce"
-	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/host/open"
 	"github.com/ahptui/ahptui/host/trust"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
-	"github.com/ahptui/ahptui/wiretrace"
 )
 
 // conn is one command's connection to its host.
@@ -127,47 +125,21 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 		}
 		return nil, withCode(ExitUsage, err)
 	}
-	dir, err := hostpick.ConfigDir(a.configDir)
+	run, err := a.open()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := authpkce.PrivateDir(dir); err != nil {
-		return nil, fmt.Errorf("config directory: %w", err)
-	}
-	clientID, releaseID, err := client.ClaimClientID(dir)
-	if err != nil {
-		return nil, fmt.Errorf("client id: %w (pass a writable --config-dir)", err)
-	}
-	cn := &conn{release: releaseID}
+	cn := &conn{release: run.Close}
 	if a.demo {
 		// The demo lives as long as this command: Close stops it.
-		host, err := demohost.Start(context.Background(), demohost.Config{Version: a.demoVersion})
-		if err != nil {
-			releaseID()
-			return nil, fmt.Errorf("start the demo host: %w", err)
-		}
-		cn.release = func() { host.Close(); releaseID() }
-		if target, err = hostconn.Parse(host.URL()); err != nil {
-			cn.release()
-			return nil, fmt.Errorf("the demo host's URL: %w", err)
+		if _, target, err = run.StartDemo(context.Background(), a.demoVersion, 0); err != nil {
+			run.Close()
+			return nil, err
 		}
 	}
-	ver := a.Version
-	logger := slog.New(slog.DiscardHandler)
-	opts := hostpick.ClientOptions(target, clientID, protocol.Implementation{Name: "ahptui", Version: &ver}, logger)
-	if a.trace != "" {
-		tr, err := wiretrace.Create(a.trace)
-		if err != nil {
-			cn.release()
-			return nil, withCode(ExitUsage, err)
-		}
-		opts.Dial = tr.DialHost(s.Saved, target.URL, opts.Dial)
-		prev := cn.release
-		cn.release = func() { prev(); tr.Close() }
-	}
-	c, err := client.Dial(ctx, opts)
+	c, err := run.Dial(ctx, target, s.Saved)
 	if err != nil {
-		cn.release()
+		run.Close()
 		return nil, a.connectError(ctx, target, err)
 	}
 	cn.Client, cn.host, cn.pushed, cn.window = c, target.URL, map[string]bool{}, a.reconnectWindow
@@ -177,10 +149,22 @@ func (a *app) dial(ctx context.Context) (*conn, error) {
 	if !a.demo {
 		// Without the store the commands still work; only saved sign-ins
 		// are not offered to the host.
-		cn.auth, _ = authpkce.New(authpkce.Config{Dir: dir, TokenStore: a.tokenStoreOr()})
+		cn.auth, _ = authpkce.New(authpkce.Config{Dir: run.Dir, TokenStore: a.tokenStoreOr()})
 	}
 	cn.pushSaved(ctx, nil)
 	return cn, nil
+}
+
+// open is the run's opening (host/open, as the UI's): the config
+// directory checked, the client id claimed, --trace opened. A --trace
+// path that cannot be written is the command line's fault (2).
+func (a *app) open() (*open.Run, error) {
+	run, err := open.Start(open.Config{ConfigDir: a.configDir, Trace: a.trace, Version: a.Version})
+	var oe *open.Error
+	if errors.As(err, &oe) && oe.Stage == open.StageTrace {
+		return nil, withCode(ExitUsage, err)
+	}
+	return run, err
 }
 
 // sourceOf is how s found its host: VS Code's registry when no host was

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -18,11 +17,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/host/open"
 	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/hostregistry"
 	"github.com/ahptui/ahptui/hostssh"
-	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 )
 
@@ -199,12 +198,16 @@ func (a *app) checkReach(ctx context.Context, target hostconn.Target, add func(c
 	}
 	_ = tp.Close("ahptui doctor")
 	add(checkJSON{Name: "reach", Status: checkOK, Detail: "the WebSocket upgrade succeeded (HTTP 101)"}, ExitUnreachable)
-	// A client id of its own: doctor reads the config dir, never writes it.
-	ver := a.Version
-	c, err := client.Dial(ctx, hostpick.ClientOptions(target, newID(), protocol.Implementation{Name: "ahptui", Version: &ver}, slog.New(slog.DiscardHandler)))
+	// The opening every command runs (host/open), as a probe: a client
+	// id of its own, for doctor reads the config dir and never writes it;
+	// --trace records the handshake the fix below points to.
+	run, err := open.Start(open.Config{ConfigDir: a.configDir, Trace: a.trace, Version: a.Version, Probe: true})
 	if err != nil {
-		err = target.ScrubError(err)
+		add(checkJSON{Name: "version", Status: checkFail, Detail: err.Error(), Fix: "pass a --trace FILE that can be written"}, ExitUsage)
+		return
 	}
+	defer run.Close()
+	c, err := run.Dial(ctx, target, target.Name)
 	var ve *client.UnsupportedProtocolVersionError
 	switch {
 	case errors.As(err, &ve):
