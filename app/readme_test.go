@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"os"
@@ -17,7 +17,7 @@ import (
 // every binding in keymap.DefaultKeyMap must be named there, so a binding
 // added or changed in keymap/ without the README fails here.
 func TestREADMEListsEveryKey(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatalf("read README.md: %v", err)
 	}
@@ -74,7 +74,7 @@ func TestREADMEListsEveryKey(t *testing.T) {
 // true: the three ways to connect are there, and every flag --help lists
 // is in the configuration table.
 func TestREADMEConnectWays(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestREADMEConnectWays(t *testing.T) {
 // explained nowhere (issue 22, item 6). The README says what it means in
 // the words the help overlay's legend uses.
 func TestREADMEExplainsUnreadDot(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
