@@ -85,6 +85,26 @@ func (t Target) Dialer(readLimit int64) func(ctx context.Context, _ string) (jso
 	}
 }
 
+// upgradeOver makes tr's one upgrade run over conn, already open (an
+// ssh stream, a socket whose peer was checked), and never dial another;
+// no proxy is asked. The returned func, deferred, closes conn if the
+// upgrade never took it.
+func upgradeOver(tr *http.Transport, conn net.Conn) func() {
+	var used atomic.Bool
+	tr.Proxy = nil
+	tr.DialContext = func(context.Context, string, string) (net.Conn, error) {
+		if used.Swap(true) {
+			return nil, errors.New("a second connection for one upgrade")
+		}
+		return conn, nil
+	}
+	return func() {
+		if !used.Load() {
+			conn.Close()
+		}
+	}
+}
+
 // Dial opens the WebSocket to t, sending its token as ?tkn=. The upgrade
 // goes through a client of its own (no proxy for a Unix socket, no
 // redirects followed), and ctx bounds it.
@@ -111,19 +131,7 @@ func (t Target) Dial(ctx context.Context, readLimit int64) (jsonrpc.Transport, e
 			return nil, err
 		}
 		streamed = conn
-		var used atomic.Bool
-		tr.Proxy = nil
-		tr.DialContext = func(context.Context, string, string) (net.Conn, error) {
-			if used.Swap(true) {
-				return nil, errors.New("a second connection for one upgrade")
-			}
-			return conn, nil
-		}
-		defer func() {
-			if !used.Load() {
-				conn.Close()
-			}
-		}()
+		defer upgradeOver(tr, conn)()
 	} else if t.verify {
 		// The upgrade runs over the connection whose peer was checked,
 		// and over no other.
@@ -131,19 +139,7 @@ func (t Target) Dial(ctx context.Context, readLimit int64) (jsonrpc.Transport, e
 		if derr != nil {
 			return nil, derr
 		}
-		var used atomic.Bool
-		tr.Proxy = nil
-		tr.DialContext = func(context.Context, string, string) (net.Conn, error) {
-			if used.Swap(true) {
-				return nil, errors.New("a second connection for one upgrade")
-			}
-			return conn, nil
-		}
-		defer func() {
-			if !used.Load() {
-				conn.Close()
-			}
-		}()
+		defer upgradeOver(tr, conn)()
 	}
 	rec.next = tr
 	hc := &http.Client{

@@ -102,7 +102,13 @@ func Unix(socket, token string) Target {
 // Redact is raw for a message: the query and fragment cut off (where
 // a token rides), and any user:password dropped. It works on text only, so
 // it redacts what does not parse as well, and never re-spells the rest.
-func Redact(raw string) string {
+func Redact(raw string) string { return redact(raw, false) }
+
+// RedactPassword is Redact keeping the user name, which names an ssh
+// box's login (ssh://user@box), and dropping only a password.
+func RedactPassword(raw string) string { return redact(raw, true) }
+
+func redact(raw string, keepUser bool) string {
 	s := strings.TrimSpace(raw)
 	if i := strings.IndexAny(s, "?#"); i >= 0 {
 		s = s[:i]
@@ -114,7 +120,12 @@ func Redact(raw string) string {
 			auth = rest[:k]
 		}
 		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-			s = s[:j+3] + rest[at+1:]
+			switch c := strings.IndexByte(auth[:at], ':'); {
+			case !keepUser:
+				s = s[:j+3] + rest[at+1:]
+			case c >= 0:
+				s = s[:j+3] + auth[:c] + rest[at:]
+			}
 		}
 	}
 	return s

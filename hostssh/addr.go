@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/ahptui/ahptui/hostconn"
 )
 
 // Scheme is the URL scheme of a host reached over SSH.
@@ -37,7 +39,7 @@ func IsSSH(raw string) bool {
 // password, a query and anything but a box name or address; its errors
 // quote the URL without any password.
 func Parse(raw string) (Addr, error) {
-	shown := redact(raw)
+	shown := hostconn.RedactPassword(raw)
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || !strings.EqualFold(u.Scheme, Scheme) || u.Opaque != "" {
 		return Addr{}, fmt.Errorf("%q is not an ssh URL: give %s", shown, Form)
@@ -92,27 +94,6 @@ func safeWord(s string) bool {
 		}
 	}
 	return true
-}
-
-// redact is raw without a password.
-func redact(raw string) string {
-	s := strings.TrimSpace(raw)
-	if i := strings.IndexAny(s, "?#"); i >= 0 {
-		s = s[:i]
-	}
-	if j := strings.Index(s, "://"); j >= 0 {
-		rest := s[j+3:]
-		auth := rest
-		if k := strings.IndexByte(rest, '/'); k >= 0 {
-			auth = rest[:k]
-		}
-		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-			if c := strings.IndexByte(auth[:at], ':'); c >= 0 {
-				s = s[:j+3] + auth[:c] + rest[at:]
-			}
-		}
-	}
-	return s
 }
 
 // Box is the box's identity, ssh://user@box:port, with user and port as

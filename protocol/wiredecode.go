@@ -730,20 +730,28 @@ func (d *wireDecoder) object(v reflect.Value, p *wirePlan) bool {
 				}
 			}
 		}
-		if d.ws(); d.i >= len(d.b) {
-			return false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.ws()
-		case '}':
-			d.i++
-			return true
-		default:
-			return false
+		if more, ok := d.more('}'); !more {
+			return ok
 		}
 	}
+}
+
+// more reads what follows a member or an element: a comma (more), the
+// closing byte (done, ok), or anything else (a syntax error: not ok).
+func (d *wireDecoder) more(closing byte) (more, ok bool) {
+	if d.ws(); d.i >= len(d.b) {
+		return false, false
+	}
+	switch d.b[d.i] {
+	case ',':
+		d.i++
+		d.ws()
+		return true, true
+	case closing:
+		d.i++
+		return false, true
+	}
+	return false, false
 }
 
 func (d *wireDecoder) slice(v reflect.Value, p *wirePlan) bool {
@@ -770,18 +778,8 @@ func (d *wireDecoder) slice(v reflect.Value, p *wirePlan) bool {
 			return false
 		}
 		n++
-		if d.ws(); d.i >= len(d.b) {
-			return false
-		}
-		switch d.b[d.i] {
-		case ',':
-			d.i++
-			d.ws()
-		case ']':
-			d.i++
-			return true
-		default:
-			return false
+		if more, ok := d.more(']'); !more {
+			return ok
 		}
 	}
 }
@@ -932,18 +930,8 @@ func (d *wireDecoder) skip() bool {
 			if !d.skip() {
 				return false
 			}
-			if d.ws(); d.i >= len(d.b) {
-				return false
-			}
-			switch d.b[d.i] {
-			case ',':
-				d.i++
-				d.ws()
-			case end:
-				d.i++
-				return true
-			default:
-				return false
+			if more, ok := d.more(end); !more {
+				return ok
 			}
 		}
 	case c == 't':
