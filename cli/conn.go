@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -303,4 +305,11 @@ func (a *app) onSession(run func(ctx context.Context, c *conn, argv []string, se
 			return run(ctx, c, argv, sess, uri)
 		})
 	}
+}
+
+// newID mints a session or turn id: 16 random bytes in hex.
+func newID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }

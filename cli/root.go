@@ -333,3 +333,7 @@ func versionCmd(a *app) *cobra.Command {
 		},
 	}
 }
+
+func actCmds(a *app) []*cobra.Command {
+	return []*cobra.Command{decideCmd(a, true), decideCmd(a, false), newCmd(a), disposeCmd(a), cancelCmd(a), sendCmd(a), answerCmd(a)}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/hosts"
-	"github.com/ahptui/ahptui/protocol"
 )
 
 // statusJSON is `ahptui status --json`, one shape for one host or
@@ -164,157 +164,62 @@ func (a *app) printWaiting(w io.Writer, ws []waitJSON) {
 	}
 }
 
-func sessionsCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "sessions",
-		Short: "the host's sessions, with their status",
-		Args:  args(0, 0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				list, err := c.ListSessions(ctx)
-				if err != nil {
-					return fmt.Errorf("list sessions: %w", err)
-				}
-				out := make([]sessionJSON, len(list))
-				rows := make([][]string, len(list))
-				for i, s := range list {
-					out[i] = sessionOf(s)
-					rows[i] = []string{hostText(s.Resource), out[i].Status, hostText(s.Provider), hostText(s.Title)}
-				}
-				return a.emit(out, func(w io.Writer) {
-					if len(rows) == 0 {
-						fmt.Fprintln(w, "no sessions; ahptui new creates one")
-						return
-					}
-					a.table(w, []string{"SESSION", "STATUS", "AGENT", "TITLE"}, rows)
-				})
-			})
-		},
+// statusAll is status on every host of the run, each read at once and on
+// its own: one that fails is a row with its reason. The JSON is one
+// host's shape (statusJSON): every host's row, then every host's
+// sessions and waiting rows in host order, each naming its host.
+func (a *app) statusAll(ctx context.Context) error {
+	set, err := a.dialAll(ctx)
+	if err != nil {
+		return err
 	}
-}
-
-// chatJSON is `ahptui show --json`: the session's default chat.
-type chatJSON struct {
-	Session string     `json:"session"`
-	Chat    string     `json:"chat"`
-	Title   string     `json:"title"`
-	Status  string     `json:"status"`
-	Turns   []turnJSON `json:"turns"`
-	Waiting []waitJSON `json:"waiting"`
-}
-
-type turnJSON struct {
-	ID      string     `json:"id"`
-	State   string     `json:"state"` // complete, cancelled, error, or running for the active turn
-	Message string     `json:"message"`
-	Parts   []partJSON `json:"parts"`
-}
-
-type partJSON struct {
-	Kind     string        `json:"kind"`
-	Text     string        `json:"text,omitempty"`
-	ToolCall *toolCallJSON `json:"toolCall,omitempty"`
-}
-
-type toolCallJSON struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Status      string `json:"status"`
-	McpServer   string `json:"mcpServer,omitempty"`
-	WaitsOnUser bool   `json:"waitsOnUser"`
-}
-
-func partsOf(ps []protocol.ResponsePart) []partJSON {
-	out := []partJSON{}
-	for _, p := range ps {
-		j := partJSON{Kind: p.Kind()}
-		switch v := p.Variant.(type) {
-		case protocol.MarkdownResponsePart:
-			j.Text = v.Content.String()
-		case protocol.ReasoningResponsePart:
-			j.Text = v.Content.String()
-		case protocol.ErrorResponsePart:
-			j.Text = v.Error.Message
-		case protocol.SystemNotificationResponsePart:
-			j.Text = v.Content.Value
-		case protocol.InputRequestResponsePart:
-			if v.Request.Message != nil {
-				j.Text = *v.Request.Message
-			}
-		case protocol.ResourceResponsePart:
-			j.Text = v.URI
-		case protocol.ToolCallResponsePart:
-			tc := v.ToolCall
-			j.ToolCall = &toolCallJSON{ID: tc.ID(), Name: tc.Name(), Status: tc.Status(), McpServer: tc.McpServer(),
-				WaitsOnUser: tc.WaitsOnUser(nil)}
+	defer set.Close()
+	hs := set.reg.Hosts()
+	per := make([]statusJSON, len(hs))
+	errs := a.eachHost(ctx, set, func(ctx context.Context, i int, c *conn) error {
+		st, err := readStatus(ctx, c, hostFlagsOf(hs[i]))
+		if err != nil {
+			return err
 		}
-		out = append(out, j)
+		per[i] = st
+		return nil
+	})
+	out := statusJSON{Hosts: make([]hostStatusJSON, len(hs)), Sessions: []sessionJSON{}, Waiting: []waitJSON{}}
+	for i, h := range hs {
+		r := &out.Hosts[i]
+		if errs[i] == nil {
+			*r = per[i].Hosts[0]
+			out.Sessions = append(out.Sessions, per[i].Sessions...)
+			out.Waiting = append(out.Waiting, per[i].Waiting...)
+		}
+		r.hostJSON = hostRowOf(h, errs[i])
+		r.Agents = nonNil(r.Agents)
 	}
-	return out
-}
-
-func chatOf(sess protocol.SessionState, session string, chat protocol.ChatState, flags []string) chatJSON {
-	j := chatJSON{Session: session, Chat: chat.Resource, Title: sess.Title, Status: statusWord(chat.Status), Turns: []turnJSON{},
-		Waiting: allWaiting(sess, session, chat, flags)}
-	for _, t := range chat.Turns {
-		j.Turns = append(j.Turns, turnJSON{ID: t.ID, State: string(t.State), Message: t.Message.Text, Parts: partsOf(t.ResponseParts)})
-	}
-	if t := chat.ActiveTurn; t != nil {
-		j.Turns = append(j.Turns, turnJSON{ID: t.ID, State: "running", Message: t.Message.Text, Parts: partsOf(t.ResponseParts)})
-	}
-	return j
-}
-
-func showCmd(a *app) *cobra.Command {
-	var markdown bool
-	cmd := &cobra.Command{
-		Use:   "show SESSION",
-		Short: "a session's chat: every turn, the tool calls and what waits on you",
-		Long: `Prints the session's default chat. SESSION is the session's URI, its id
-(the URI after the scheme) or a prefix of the id only it has.`,
-		Args: args(1, 1, "SESSION"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			if markdown && a.json {
-				return usagef("--markdown and --json are two outputs: pick one")
+	if err := a.emit(out, func(w io.Writer) {
+		for _, r := range out.Hosts {
+			a.groupHeader(w, r.hostJSON)
+			if r.Error != "" {
+				continue
 			}
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				if markdown {
-					return a.showMarkdown(ctx, c, argv[0]) // markdown.go
+			var b bytes.Buffer
+			a.printStatus(&b, r, out)
+			// The header named the host: its status without the Host line.
+			_, body, _ := strings.Cut(b.String(), "\n")
+			for _, l := range strings.SplitAfter(body, "\n") {
+				if l != "" {
+					io.WriteString(w, "  "+l)
 				}
-				sess, uri, chat, err := c.session(ctx, argv[0])
-				if err != nil {
-					return err
-				}
-				j := chatOf(sess, uri, chat, a.hostFlags(c))
-				return a.emit(j, func(w io.Writer) { a.printChat(w, j) })
-			})
-		},
-	}
-	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the whole transcript as Markdown: every chat, timestamps, tool calls' inputs and results")
-	return cmd
-}
-
-func (a *app) printChat(w io.Writer, j chatJSON) {
-	fmt.Fprintf(w, "%s %s  %s\n", a.paint(sgrBold, hostText(j.Title)), hostText(j.Session), a.paint(statusColor(j.Status), j.Status))
-	for _, t := range j.Turns {
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "%s %s\n", a.paint(sgrCyan, ">"), hostText(t.Message))
-		for _, p := range t.Parts {
-			switch {
-			case p.ToolCall != nil:
-				fmt.Fprintf(w, "  %s %s  %s  %s\n", a.paint(sgrDim, "tool"), hostText(p.ToolCall.Name), hostText(p.ToolCall.ID),
-					a.paint(statusColor(p.ToolCall.Status), hostText(p.ToolCall.Status)))
-			case p.Kind == "markdown":
-				for _, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
-					fmt.Fprintln(w, "  "+hostText(l))
-				}
-			case p.Text != "":
-				fmt.Fprintf(w, "  %s %s\n", a.paint(sgrDim, hostText(p.Kind)), hostText(p.Text))
 			}
 		}
-		if t.State != string(protocol.TurnStateComplete) {
-			fmt.Fprintf(w, "  (%s)\n", a.paint(statusColor(t.State), hostText(t.State)))
-		}
+	}); err != nil {
+		return err
 	}
-	a.printWaiting(w, j.Waiting)
+	return hostsFailed(set, errs)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -1,33 +1,16 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/host/privilege"
 	"github.com/ahptui/ahptui/protocol"
 )
-
-func actCmds(a *app) []*cobra.Command {
-	return []*cobra.Command{decideCmd(a, true), decideCmd(a, false), newCmd(a), disposeCmd(a), cancelCmd(a), sendCmd(a), answerCmd(a)}
-}
-
-// newID mints a session or turn id: 16 random bytes in hex.
-func newID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
 
 // decisionJSON is what approve and deny print.
 type decisionJSON struct {
@@ -181,158 +164,4 @@ func decide(ctx context.Context, c *conn, chat protocol.ChatState, w waitJSON, a
 	}
 	return d, c.dispatch(ctx, chat.Resource, protocol.ChatToolCallDeniedAction{TurnID: turn, ToolCallID: w.ToolCall, Approved: false,
 		Reason: string(protocol.ToolCallCancellationReasonDenied), SelectedOptionID: id})
-}
-
-// created is what new prints.
-type createdJSON struct {
-	Session string `json:"session"`
-	Agent   string `json:"agent"`
-}
-
-// pickAgent is the agent a new session runs: the one asked for, or the
-// host's only one.
-func pickAgent(c *conn, want string) (string, error) {
-	root, _ := c.Root()
-	var names []string
-	for _, ag := range root.Agents {
-		if want != "" && ag.Provider == want {
-			return ag.Provider, nil
-		}
-		names = append(names, hostText(ag.Provider))
-	}
-	switch {
-	case want != "":
-		return "", notFoundf("no agent %s on this host: it has %s", views_quote(want), strings.Join(names, ", "))
-	case len(names) == 1:
-		return root.Agents[0].Provider, nil
-	case len(names) == 0:
-		return "", withCode(ExitHostError, errors.New("the host offers no agent"))
-	}
-	return "", usagef("the host has several agents: pick one with --agent (%s)", strings.Join(names, ", "))
-}
-
-// createSession creates a session for agent in dirs and returns its URI.
-func createSession(ctx context.Context, c *conn, agent string, dirs []string) (string, error) {
-	uri := "ahp-session:/" + newID()
-	p := protocol.CreateSessionParams{Channel: uri, Provider: &agent, WorkingDirectories: dirs}
-	if err := c.CreateSession(ctx, p); err != nil {
-		return "", fmt.Errorf("create a session: %w", err)
-	}
-	return uri, nil
-}
-
-// fileURIs are the file:// URIs of dirs, made absolute as a shell would.
-func fileURIs(dirs []string) ([]string, error) {
-	var out []string
-	for _, d := range dirs {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return nil, usagef("--cwd %q: %v", d, err)
-		}
-		p := filepath.ToSlash(abs)
-		if !strings.HasPrefix(p, "/") {
-			p = "/" + p
-		}
-		out = append(out, "file://"+p)
-	}
-	return out, nil
-}
-
-func newCmd(a *app) *cobra.Command {
-	var agent string
-	var cwd []string
-	cmd := &cobra.Command{
-		Use:   "new",
-		Short: "create a session and print its URI",
-		Args:  args(0, 0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			dirs, err := fileURIs(cwd)
-			if err != nil {
-				return err
-			}
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				ag, err := pickAgent(c, agent)
-				if err != nil {
-					return err
-				}
-				uri, err := createSession(ctx, c, ag, dirs)
-				if err != nil {
-					return err
-				}
-				return a.emit(createdJSON{uri, ag}, func(w io.Writer) { fmt.Fprintln(w, hostText(uri)) })
-			})
-		},
-	}
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent (provider, `NAME`) the session runs (default: the host's only one)")
-	cmd.Flags().StringArrayVar(&cwd, "cwd", nil, "working `DIR` of the session, sent as a file:// URI (repeat for more)")
-	return cmd
-}
-
-func disposeCmd(a *app) *cobra.Command {
-	var yes bool
-	cmd := &cobra.Command{
-		Use:   "dispose SESSION",
-		Short: "dispose of a session (asks first unless --yes)",
-		Args:  args(1, 1, "SESSION"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			if !yes && !a.StdinTTY {
-				// Nobody can answer the question: say so before connecting
-				// rather than read an answer from a script's stdin.
-				return usagef("dispose asks before it disposes, and stdin is not a terminal: pass --yes")
-			}
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				list, err := c.ListSessions(ctx)
-				if err != nil {
-					return fmt.Errorf("list sessions: %w", err)
-				}
-				uri, err := findSession(list, argv[0])
-				if err != nil {
-					return err
-				}
-				if !yes {
-					fmt.Fprintf(a.Stderr, "Dispose of %s? It cannot be undone. [y/N] ", hostText(uri))
-					line, _ := bufio.NewReader(a.Stdin).ReadString('\n')
-					if !strings.EqualFold(strings.TrimSpace(line), "y") && !strings.EqualFold(strings.TrimSpace(line), "yes") {
-						return usagef("not disposed: answer y, or pass --yes")
-					}
-				}
-				if err := c.DisposeSession(ctx, uri); err != nil {
-					return fmt.Errorf("dispose of %s: %w", hostText(uri), err)
-				}
-				return a.emit(map[string]string{"disposed": uri}, func(w io.Writer) { fmt.Fprintln(w, "disposed of "+hostText(uri)) })
-			})
-		},
-	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask")
-	return cmd
-}
-
-func cancelCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "cancel SESSION",
-		Short: "cancel the turn running in a session",
-		Args:  args(1, 1, "SESSION"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {
-				_, uri, chat, err := c.session(ctx, argv[0])
-				if err != nil {
-					return err
-				}
-				t := chat.ActiveTurn
-				if t == nil {
-					return conflictf("no turn is running in %s", hostText(uri))
-				}
-				var d float64
-				if ts, err := time.Parse(time.RFC3339Nano, t.StartedAt); err == nil {
-					d = float64(max(time.Since(ts), 0).Milliseconds())
-				}
-				if err := c.dispatch(ctx, chat.Resource, protocol.ChatTurnCancelledAction{TurnID: t.ID, Duration: d}); err != nil {
-					return err
-				}
-				return a.emit(map[string]string{"session": uri, "cancelled": t.ID}, func(w io.Writer) {
-					fmt.Fprintln(w, "cancelled the turn in "+hostText(uri))
-				})
-			})
-		},
-	}
 }
