@@ -95,16 +95,18 @@ type Model struct {
 	terms     *terminalView
 	resources *resourceSheet
 
-	cancel     context.CancelFunc
-	isDark     bool
-	baseLayout views.Layout // ComputeLayout's; layout may give the chat what the MCP strip does not need
-	showMCP    bool
-	showAll    bool           // full help overlay
-	helpOffset int            // the full help overlay's scroll, in rows
-	helpHere   keymap.Context // where the keyboard was when ? opened it: its keys come first
-	showMsgs   bool           // the message history overlay
-	help       help.Model
-	closed     bool
+	cancel      context.CancelFunc
+	isDark      bool
+	baseLayout  views.Layout // ComputeLayout's; layout may give the chat what the MCP strip does not need
+	showMCP     bool
+	showAll     bool            // full help overlay
+	helpOffset  int             // the full help overlay's scroll, in rows
+	helpHere    keymap.Context  // where the keyboard was when ? opened it: its keys come first
+	fullHelp    *views.FullHelp // the overlay laid out, for fullHelpGen (fullHelpLaidOut)
+	fullHelpGen int             // the themeGen fullHelp was laid out in
+	showMsgs    bool            // the message history overlay
+	help        help.Model
+	closed      bool
 	// connTries counts failed first connects since the last success; the
 	// retry a failure schedules carries it, so a retry overtaken by a
 	// newer one (ctrl+r) does nothing.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 )
@@ -60,7 +62,11 @@ func benchModel(b *testing.B) *Model {
 // Budget: under 1 ms of model work per key (ns/op < 1,000,000), so typing
 // and approving stay instant however long the session has run. Measured on
 // a loaded 2-CPU box (load ≈10): approve ≈0.27–0.3 ms, next-card ≈0.42–0.54
-// ms, scroll ≈0.6 ms (it clamps at the first line, views.ClampScroll).
+// ms, scroll ≈0.6 ms (it clamps at the first line, views.ClampScroll),
+// help (j/k in the ? overlay at 80x24) ≈MEASURED. help used to cost
+// 0.2 s a key (2.7 s under -race, enough for the tmux tests to miss the
+// scroll): each frame laid the overlay out again and measured every line
+// once per column height it tried. It is laid out once per open and size.
 // next-card used to cost 2–11 ms: views' Transcript
 // cached whole turns, so selecting a card in a finished turn re-rendered
 // that turn's markdown, and locating the card counted lines from the top,
@@ -71,16 +77,25 @@ func BenchmarkKeyToFrame(b *testing.B) {
 		{"approve", "a"},   // dispatch chat/toolCallConfirmed
 		{"next-card", "]"}, // move the selection (re-renders two cards)
 		{"scroll", "k"},    // scroll the transcript
+		{"help", "j"},      // scroll the ? overlay at 80x24
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			m := benchModel(b)
 			k := press(tc.key)
 			back := press("[")
+			if tc.name == "help" {
+				m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+				m.Update(press("?"))
+				back = press("k")
+				if !m.showAll {
+					b.Fatal("? did not open the help overlay")
+				}
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
 				m.focus = focusChat
-				if tc.key == "]" && i%2 == 1 {
+				if (tc.key == "]" || tc.name == "help") && i%2 == 1 {
 					m.Update(back)
 				} else {
 					m.Update(k)

@@ -7,7 +7,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/ahptui/ahptui/keymap"
-	"github.com/ahptui/ahptui/views"
 )
 
 // target resolves where a key goes: the message history when it is open,
@@ -401,7 +400,7 @@ func (m *Model) keyFullHelp(msg tea.KeyPressMsg) tea.Cmd {
 		by = page
 	}
 	if by != 0 {
-		last := views.FullHelpMaxOffset(m.th, m.help, m.keys, m.helpHere, m.width, m.height)
+		last := m.fullHelpLaidOut().MaxOffset()
 		m.helpOffset = max(0, min(last, m.helpOffset+by))
 	}
 	return nil

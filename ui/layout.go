@@ -206,7 +206,7 @@ func (m *Model) overlay() string {
 	maxW := views.DialogWidth(m.width)
 	switch {
 	case m.showAll:
-		return views.RenderFullHelp(m.th, m.help, m.keys, m.helpHere, m.width, m.height, m.helpOffset)
+		return m.fullHelpLaidOut().Render(m.th, m.keys, m.helpOffset)
 	case m.showMsgs:
 		// Centred and four rows short of the screen, the history leaves
 		// the footer and the status line it is the history of in view.
@@ -285,9 +285,25 @@ func (m *Model) sheetWheel(down bool) bool {
 }
 
 // openHelp opens the ? overlay on the keys of where the keyboard is now.
+// It lays the list out afresh: the key map may have changed since the
+// last time.
 func (m *Model) openHelp() {
 	m.helpHere = m.context()
 	m.showAll = true
+	m.fullHelp = nil
+}
+
+// fullHelpLaidOut is the open overlay's list laid out for the screen,
+// kept while the screen's size and theme stay: laying it out walks the
+// whole key map (milliseconds; seconds under -race), and a frame is drawn
+// for every key and every event while the overlay is up.
+func (m *Model) fullHelpLaidOut() views.FullHelp {
+	f := m.fullHelp
+	if f == nil || f.Here != m.helpHere || f.Width != m.width || f.Height != m.height || m.fullHelpGen != m.themeGen {
+		laid := views.NewFullHelp(m.th, m.help, m.keys, m.helpHere, m.width, m.height)
+		m.fullHelp, m.fullHelpGen = &laid, m.themeGen
+	}
+	return *m.fullHelp
 }
 
 // relabel is short with the bindings whose help is a key of desc saying
