@@ -68,6 +68,9 @@ func TestSideChatAndSubagentInTerminal(t *testing.T) {
 	eachSize(t, func(t *testing.T, w, h int) {
 		u := startOnHistorySession(t, w, h)
 		u.hit(km.Chat.PrevToolCall)
+		u.see("the subagent's card selected", func(s string) bool {
+			return strings.Contains(helpLine(s), hint(km.Chat.Subagent))
+		})
 		u.hit(km.Chat.Subagent)
 		u.see("the subagent's chat", func(s string) bool {
 			return strings.Contains(s, "chat 2/3") && strings.Contains(chatTextAny(s), "3 failures")
