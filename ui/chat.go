@@ -48,7 +48,7 @@ type chatPanel struct {
 	// seenBlockers holds the keys of the open chat's items that have waited
 	// on the user (seenChat is the chat they belong to), so only a blocker
 	// that is new moves the selection and focus to itself.
-	seenBlockers map[string]bool
+	seenBlockers map[itemKey]bool
 	// guard drops keys still being typed when a new card takes the
 	// keys from the composer (noticeBlockers).
 	guard    typingGuard
@@ -56,7 +56,7 @@ type chatPanel struct {
 	// waiting is the keys of the open chat's items that wait on the user,
 	// as of the last snapshot: a streamed chunk that leaves it unchanged
 	// (most of them) moves no selection and focus.
-	waiting []string
+	waiting []itemKey
 }
 
 func newChatPanel(a *app, signin *signIn, sessions *sessionList) *chatPanel {
@@ -84,27 +84,31 @@ type chatSel struct {
 // selOf selects item it.
 func selOf(it chatItem) chatSel { return chatSel{item: it.ID, turn: it.TurnID} }
 
+// itemKey tells one item of a chat from every other: an item's id is
+// unique within its turn only.
+type itemKey struct{ turn, item string }
+
 // key is what tells it from every other item of the chat.
-func (it chatItem) key() string { return it.TurnID + "\x00" + it.ID }
+func (it chatItem) key() itemKey { return itemKey{turn: it.TurnID, item: it.ID} }
 
 // names reports whether the selection is the item with chatItem.key k; a
 // selection by id alone (no turn) names that id in any turn.
-func (s chatSel) names(k string) bool {
+func (s chatSel) names(k itemKey) bool {
 	if s.item == "" {
 		return false
 	}
 	if s.turn == "" {
-		return strings.HasSuffix(k, "\x00"+s.item)
+		return k.item == s.item
 	}
 	return k == s.key()
 }
 
-// key is the selected item's chatItem.key ("" for none or the prompt).
-func (s chatSel) key() string {
+// key is the selected item's chatItem.key (zero for none or the prompt).
+func (s chatSel) key() itemKey {
 	if s.item == "" {
-		return ""
+		return itemKey{}
 	}
-	return s.turn + "\x00" + s.item
+	return itemKey{turn: s.turn, item: s.item}
 }
 
 // noticeBlockers brings a blocker that just appeared in the open chat
@@ -116,7 +120,7 @@ func (s chatSel) key() string {
 // only after the guard's second.
 func (cp *chatPanel) noticeBlockers() {
 	if cp.seenChat != cp.openChat || cp.seenBlockers == nil {
-		cp.seenChat, cp.seenBlockers = cp.openChat, map[string]bool{}
+		cp.seenChat, cp.seenBlockers = cp.openChat, map[itemKey]bool{}
 	}
 	auth := cp.signin.waitingServers()
 	var newest chatSel
@@ -284,7 +288,7 @@ func (cp *chatPanel) offerPrompt() {
 // (noticeBlockers).
 func (cp *chatPanel) blockersChanged() {
 	auth := cp.signin.waitingServers()
-	var waiting []string
+	var waiting []itemKey
 	for _, it := range cp.items() {
 		if it.needsUser(auth) {
 			waiting = append(waiting, it.key())

@@ -319,7 +319,7 @@ func (cp *chatPanel) selectedFlow() *grantFlow {
 		return cp.signin.flowFor(res, agentChallenge(res))
 	}
 	if it, ok := cp.selectedItem(); ok {
-		return cp.signin.flowFor(cp.itemGrant(it), it.key())
+		return cp.signin.flowFor(cp.itemGrant(it), itemChallenge(it))
 	}
 	return nil
 }

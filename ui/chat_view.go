@@ -131,7 +131,7 @@ func (cp *chatPanel) transcriptOptions() views.TranscriptOptions {
 			if opts.Grant == nil {
 				opts.Grant = map[string]views.GrantView{}
 			}
-			opts.Grant[it.ID] = cp.signin.grantView(*req, it.key())
+			opts.Grant[it.ID] = cp.signin.grantView(*req, itemChallenge(it))
 		}
 	}
 	return opts

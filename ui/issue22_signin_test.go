@@ -12,7 +12,7 @@ import (
 
 // deployCard waits for an auth-required deploy card other than those in
 // seen and selects it, with the chat focused.
-func deployCard(d *driver, seen ...string) chatItem {
+func deployCard(d *driver, seen ...itemKey) chatItem {
 	d.t.Helper()
 	it := d.waitItem("an auth-required deploy", func(it chatItem) bool {
 		if it.Tool.Status() != protocol.ToolCallStatusAuthRequired {

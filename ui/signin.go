@@ -81,7 +81,7 @@ type grantFlow struct {
 	confirmed   string // the private authorization server the user agreed to
 	// asks are the challenges (challengeKey) this flow's outcome answers
 	// (signin_fresh.go).
-	asks map[string]bool
+	asks map[challengeKey]bool
 }
 
 // agentPrompt is an auth/required notification (or AuthRequiredError) for

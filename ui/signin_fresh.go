@@ -8,9 +8,15 @@ package ui
 // granted" or "sign-in cancelled".
 
 // challengeKey names one challenge: a transcript item's, an MCP server's,
-// or an agent's sign-in prompt.
-func serverChallenge(id string) string      { return "server\x00" + id }
-func agentChallenge(resource string) string { return "agent\x00" + resource }
+// or an agent's sign-in prompt; one of its fields is set.
+type challengeKey struct {
+	item          itemKey
+	server, agent string
+}
+
+func itemChallenge(it chatItem) challengeKey      { return challengeKey{item: it.key()} }
+func serverChallenge(id string) challengeKey      { return challengeKey{server: id} }
+func agentChallenge(resource string) challengeKey { return challengeKey{agent: resource} }
 
 // noteChallenges records, on flow g, every challenge now asking for its
 // resource: they are the ones its outcome answers.
@@ -19,13 +25,13 @@ func (si *signIn) noteChallenges(g *grantFlow) {
 		return
 	}
 	if g.asks == nil {
-		g.asks = map[string]bool{}
+		g.asks = map[challengeKey]bool{}
 	}
 	res := g.resource
 	if si.hasChat {
 		for _, it := range si.chatPanel.items() {
 			if si.chatPanel.itemGrant(it) == res {
-				g.asks[it.key()] = true
+				g.asks[itemChallenge(it)] = true
 			}
 		}
 	}
@@ -43,7 +49,7 @@ func (si *signIn) noteChallenges(g *grantFlow) {
 
 // flowFor is the flow whose state the prompt of challenge shows: the
 // resource's flow while it runs, or once ended if it answered challenge.
-func (si *signIn) flowFor(resource, challenge string) *grantFlow {
+func (si *signIn) flowFor(resource string, challenge challengeKey) *grantFlow {
 	g := si.grants[resource]
 	if g == nil {
 		return nil

@@ -15,7 +15,7 @@ import (
 
 // grantView is what the prompt of challenge (challengeKey) for req shows,
 // given the flow for its resource, if it runs or answered that challenge.
-func (si *signIn) grantView(req protocol.McpAuthRequirement, challenge string) views.GrantView {
+func (si *signIn) grantView(req protocol.McpAuthRequirement, challenge challengeKey) views.GrantView {
 	scopes := req.RequiredScopes
 	if len(scopes) == 0 {
 		scopes = req.Resource.ScopesSupported
