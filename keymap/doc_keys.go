@@ -3,6 +3,8 @@ package keymap
 import (
 	"fmt"
 	"strings"
+
+	"charm.land/bubbles/v2/key"
 )
 
 // contextAbout says where each Context has the keyboard, for docs/keys.md.
@@ -41,13 +43,13 @@ func (k KeyMap) Markdown() string {
 	b.WriteString("Each table lists the keys of one context; `?` in the app shows the one you are in first.\n")
 	for _, ctx := range Contexts {
 		fmt.Fprintf(&b, "\n## %s\n\nWhen %s.\n\n| key | does |\n| --- | --- |\n", ctx, contextAbout[ctx])
-		seen := map[string]bool{}
+		seen := map[key.Help]bool{}
 		for _, bd := range k.bindings(ctx) {
 			h := bd.Help()
-			if h.Key == "" || seen[h.Key+"\x00"+h.Desc] {
+			if h.Key == "" || seen[h] {
 				continue
 			}
-			seen[h.Key+"\x00"+h.Desc] = true
+			seen[h] = true
 			fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(h.Key, "|", "\\|"), strings.ReplaceAll(h.Desc, "|", "\\|"))
 		}
 	}
