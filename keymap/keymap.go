@@ -91,8 +91,7 @@ type GlobalKeys struct {
 
 // TerminalsKeys drive the terminals list.
 type TerminalsKeys struct {
-	Up    key.Binding
-	Down  key.Binding
+	Rows
 	Open  key.Binding // subscribe and show the terminal
 	Close key.Binding
 }
@@ -117,8 +116,7 @@ type TerminalKeys struct {
 // changeset is expanded with (the modified turn of a comparison),
 // OrigPrev/OrigNext a comparison's original turn.
 type ChangesKeys struct {
-	Up         key.Binding
-	Down       key.Binding
+	Rows
 	Open       key.Binding // a changeset's files, or a file's diff
 	Back       key.Binding // from the files to the changesets; from there, close
 	TurnPrev   key.Binding
@@ -150,8 +148,7 @@ type DiffKeys struct {
 
 // SessionKeys drive the session list.
 type SessionKeys struct {
-	Up      key.Binding
-	Down    key.Binding
+	Rows
 	Open    key.Binding
 	Write   key.Binding // opens the composer of the session under the cursor
 	New     key.Binding
@@ -252,16 +249,14 @@ type GrantKeys struct {
 
 // SignInKeys drive the list of saved sign-ins (a modal sheet).
 type SignInKeys struct {
-	Up     key.Binding
-	Down   key.Binding
+	Rows
 	Forget key.Binding // drop the grant and revoke it at the server
 	Close  key.Binding
 }
 
 // InboxKeys drive the inbox: what waits on the user, oldest first.
 type InboxKeys struct {
-	Up    key.Binding
-	Down  key.Binding
+	Rows
 	Open  key.Binding // open the item in place (its session, chat and card)
 	Close key.Binding
 }
@@ -342,8 +337,7 @@ type WidenKeys struct {
 // is a choice, not yes/no: the footer and the dialog must say the same
 // thing ("enter create", "n/esc cancel").
 type NewSessionKeys struct {
-	Up   key.Binding
-	Down key.Binding
+	Rows
 	// Prev and Next change the highlighted setting (the session's
 	// settings, once the agent is picked).
 	Prev key.Binding
@@ -358,8 +352,7 @@ type NewSessionKeys struct {
 // SettingsKeys drive the settings sheet (the session's settings that can
 // change while it runs, and the host's).
 type SettingsKeys struct {
-	Up    key.Binding
-	Down  key.Binding
+	Rows
 	Prev  key.Binding
 	Next  key.Binding
 	Edit  key.Binding // the input form on a text, number or completed setting
@@ -369,8 +362,7 @@ type SettingsKeys struct {
 // QueueKeys drive the pending-messages sheet (Q): the chat's steering
 // message and its queued messages. Only queued messages have an order.
 type QueueKeys struct {
-	Up       key.Binding
-	Down     key.Binding
+	Rows
 	Edit     key.Binding // the text back in the composer; enter saves the change
 	Remove   key.Binding
 	MoveUp   key.Binding
@@ -381,8 +373,7 @@ type QueueKeys struct {
 // ChatsKeys drive the chat switcher (c): every chat of the open session,
 // and the new ones the agent lets a client create.
 type ChatsKeys struct {
-	Up   key.Binding
-	Down key.Binding
+	Rows
 	Open key.Binding
 	New  key.Binding // a blank chat (multipleChats)
 	Fork key.Binding // a fork of the open chat at the selected card's finished turn, else its latest
@@ -397,8 +388,7 @@ type ChatsKeys struct {
 // attachments that are references (read only on Read), its canvases and
 // the session's annotations.
 type ResourcesKeys struct {
-	Up       key.Binding
-	Down     key.Binding
+	Rows
 	Read     key.Binding // fetch the selected attachment and show it
 	PageUp   key.Binding // scroll what was read
 	PageDown key.Binding
@@ -415,6 +405,23 @@ type HelpScreenKeys struct {
 	PageDown key.Binding
 	Close    key.Binding
 }
+
+// Rows move the cursor through a list's rows: the same keys in every
+// list, so each sheet embeds them rather than spell them out again.
+type Rows struct {
+	Up   key.Binding
+	Down key.Binding
+}
+
+func rows() Rows {
+	return Rows{Up: bind(keys("up", "k"), "↑/k", "up"), Down: bind(keys("down", "j"), "↓/j", "down")}
+}
+
+// closes is a sheet's close key: esc, or the key that opened it.
+func closes(opener string) key.Binding { return bind(keys("esc", opener), "esc", "close") }
+
+// opens is enter on a list's row, described as desc.
+func opens(desc string) key.Binding { return bind(keys("enter"), "enter", desc) }
 
 func bind(keys []string, helpKey, desc string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(helpKey, desc))
@@ -448,9 +455,8 @@ func DefaultKeyMap() KeyMap {
 			Terminals: bind(keys("T"), "T", "terminals"),
 		},
 		Sessions: SessionKeys{
-			Up:      bind(keys("up", "k"), "↑/k", "up"),
-			Down:    bind(keys("down", "j"), "↓/j", "down"),
-			Open:    bind(keys("enter"), "enter", "open"),
+			Rows:    rows(),
+			Open:    opens("open"),
 			Write:   bind(keys("i", "/"), "i", "write"),
 			New:     bind(keys("n"), "n", "new session"),
 			Dispose: bind(keys("d"), "d", "dispose"),
@@ -538,8 +544,7 @@ func DefaultKeyMap() KeyMap {
 			Cancel: bind(keys("esc", "n"), "esc", "no"),
 		},
 		SignIns: SignInKeys{
-			Up:     bind(keys("up", "k"), "↑/k", "up"),
-			Down:   bind(keys("down", "j"), "↓/j", "down"),
+			Rows:   rows(),
 			Forget: bind(keys("x"), "x", "forget and revoke"),
 			Close:  bind(keys("esc"), "esc", "close"),
 		},
@@ -548,8 +553,7 @@ func DefaultKeyMap() KeyMap {
 			Cancel: bind(keys("esc"), "esc", "back"),
 		},
 		NewSession: NewSessionKeys{
-			Up:     bind(keys("up", "k"), "↑/k", "up"),
-			Down:   bind(keys("down", "j"), "↓/j", "down"),
+			Rows:   rows(),
 			Prev:   bind(keys("left", "h"), "←/h", "previous value"),
 			Next:   bind(keys("right", "l"), "→/l", "next value"),
 			Edit:   bind(keys("e"), "e", "edit value"),
@@ -557,32 +561,28 @@ func DefaultKeyMap() KeyMap {
 			Cancel: bind(keys("n", "esc"), "n/esc", "cancel"),
 		},
 		Settings: SettingsKeys{
-			Up:    bind(keys("up", "k"), "↑/k", "up"),
-			Down:  bind(keys("down", "j"), "↓/j", "down"),
+			Rows:  rows(),
 			Prev:  bind(keys("left", "h"), "←/h", "previous value"),
 			Next:  bind(keys("right", "l"), "→/l", "next value"),
 			Edit:  bind(keys("e"), "e", "edit value"),
-			Close: bind(keys("esc", "O"), "esc", "close"),
+			Close: closes("O"),
 		},
 		Queue: QueueKeys{
-			Up:       bind(keys("up", "k"), "↑/k", "up"),
-			Down:     bind(keys("down", "j"), "↓/j", "down"),
+			Rows:     rows(),
 			Edit:     bind(keys("e"), "e", "edit"),
 			Remove:   bind(keys("d"), "d", "remove"),
 			MoveUp:   bind(keys("K"), "K", "move up"),
 			MoveDown: bind(keys("J"), "J", "move down"),
-			Close:    bind(keys("esc", "Q"), "esc", "close"),
+			Close:    closes("Q"),
 		},
 		Inbox: InboxKeys{
-			Up:    bind(keys("up", "k"), "↑/k", "up"),
-			Down:  bind(keys("down", "j"), "↓/j", "down"),
-			Open:  bind(keys("enter"), "enter", "open in place"),
-			Close: bind(keys("esc", "I"), "esc", "close"),
+			Rows:  rows(),
+			Open:  opens("open in place"),
+			Close: closes("I"),
 		},
 		Changes: ChangesKeys{
-			Up:         bind(keys("up", "k"), "↑/k", "up"),
-			Down:       bind(keys("down", "j"), "↓/j", "down"),
-			Open:       bind(keys("enter"), "enter", "open"),
+			Rows:       rows(),
+			Open:       opens("open"),
 			Back:       bind(keys("esc"), "esc", "back"),
 			TurnPrev:   bind(keys("left", "h"), "←/h", "earlier turn"),
 			TurnNext:   bind(keys("right", "l"), "→/l", "later turn"),
@@ -607,10 +607,9 @@ func DefaultKeyMap() KeyMap {
 			Right:    bind(keys("right"), "→", "scroll right"),
 		},
 		Terminals: TerminalsKeys{
-			Up:    bind(keys("up", "k"), "↑/k", "up"),
-			Down:  bind(keys("down", "j"), "↓/j", "down"),
-			Open:  bind(keys("enter"), "enter", "open"),
-			Close: bind(keys("esc", "T"), "esc", "close"),
+			Rows:  rows(),
+			Open:  opens("open"),
+			Close: closes("T"),
 		},
 		Terminal: TerminalKeys{
 			ScrollUp:   bind(keys("up", "k"), "↑/k", "scroll up"),
@@ -624,22 +623,20 @@ func DefaultKeyMap() KeyMap {
 			Back:       bind(keys("esc"), "esc", "back to the list"),
 		},
 		Chats: ChatsKeys{
-			Up:      bind(keys("up", "k"), "↑/k", "up"),
-			Down:    bind(keys("down", "j"), "↓/j", "down"),
-			Open:    bind(keys("enter"), "enter", "open"),
+			Rows:    rows(),
+			Open:    opens("open"),
 			New:     bind(keys("n"), "n", "new chat"),
 			Fork:    bind(keys("f"), "f", "fork"),
 			Side:    bind(keys("s"), "s", "side chat"),
 			Waiting: bind(keys("!"), "!", "open what waits"),
-			Close:   bind(keys("esc", "c"), "esc", "close"),
+			Close:   closes("c"),
 		},
 		Resources: ResourcesKeys{
-			Up:       bind(keys("up", "k"), "↑/k", "up"),
-			Down:     bind(keys("down", "j"), "↓/j", "down"),
+			Rows:     rows(),
 			Read:     bind(keys("enter"), "enter", "read it"),
 			PageUp:   bind(keys("pgup"), "pgup", "scroll up"),
 			PageDown: bind(keys("pgdown", "space"), "pgdn", "scroll down"),
-			Close:    bind(keys("esc", "A"), "esc", "close"),
+			Close:    closes("A"),
 		},
 		HelpScreen: HelpScreenKeys{
 			Up:       bind(keys("up", "k"), "↑/k", "scroll up"),
