@@ -23,7 +23,8 @@ var (
 	colorTheme   = NewTheme(true, false)
 )
 
-// checkGolden compares out with testdata/golden/<name>_<width>.golden, or
+// checkGolden compares out with testdata/<Test>/<name>_<width>.golden
+// (Test the top-level test's name, like ui's goldens), or
 // rewrites the file under -update. NO_COLOR output is stored with its
 // attribute SGRs (bold, reverse) stripped so the files read as the screen
 // does; coloured variants (name ending in "_color") are stored raw.
@@ -32,7 +33,8 @@ func checkGolden(t *testing.T, name string, width int, out string) {
 	if !strings.HasSuffix(name, "_color") {
 		out = ansi.Strip(out)
 	}
-	path := filepath.Join("testdata", "golden", fmt.Sprintf("%s_%d.golden", name, width))
+	test, _, _ := strings.Cut(t.Name(), "/")
+	path := filepath.Join("testdata", test, fmt.Sprintf("%s_%d.golden", name, width))
 	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
