@@ -21,12 +21,12 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/cli"
 	"github.com/ahptui/ahptui/demohost"
+	"github.com/ahptui/ahptui/host/dial"
 	"github.com/ahptui/ahptui/host/open"
-	"github.com/ahptui/ahptui/hostconn"
-	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/host/pick"
+	"github.com/ahptui/ahptui/host/trace"
 	"github.com/ahptui/ahptui/ui"
 	"github.com/ahptui/ahptui/views"
-	"github.com/ahptui/ahptui/wiretrace"
 )
 
 const usageText = `ahptui — a terminal client for the Agent Host Protocol (AHP 1.0, 0.9, VS Code's 0.10, 0.8, 0.7 and 0.6)
@@ -110,7 +110,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.BoolVar(&o.allHosts, "all-hosts", false, "every --host, then every saved host, then every host VS Code's local registry lists, in one UI")
 	fs.IntVar(&o.demoHosts, "demo-hosts", 0, "start `N` demo hosts in this process and show them all in one UI (with --host too)")
 	fs.StringVar(&o.tokenFile, "connection-token-file", "",
-		"read the host's connection token (sent as ?tkn=) from `FILE`; "+hostconn.TokenEnv+" also gives one, and neither is ever shown or logged")
+		"read the host's connection token (sent as ?tkn=) from `FILE`; "+dial.TokenEnv+" also gives one, and neither is ever shown or logged")
 	fs.BoolVar(&o.demo, "demo", false, "start the in-process demo host and connect to it")
 	fs.StringVar(&o.demoVersion, "demo-version", demohost.Version10,
 		"AHP `VERSION` the demo host serves: "+strings.Join(demohost.Versions, " (default) or ")+" (the old protocol)")
@@ -244,8 +244,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// From here on this process is the UI.
 	warmWidthTable()
-	var more []hostpick.Found
-	var target hostconn.Target
+	var more []pick.Found
+	var target dial.Target
 	if o.multi() {
 		more, err = multiTargets(o)
 	} else {
@@ -253,7 +253,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// An ssh:// host's first look may let ssh ask on the terminal
 		// (a host key, a password) before the screen opens.
 		sp.AskOnTerminal = isTerminal(os.Stdin)
-		target, err = hostpick.Resolve(sp, os.Getenv, os.Stdin, stdout)
+		target, err = pick.Resolve(sp, os.Getenv, os.Stdin, stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ahptui:", err)
@@ -263,7 +263,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "did you mean the command %q? (ahptui %s --help)\n", c, c)
 			}
 		}
-		var de *hostpick.DiscoverError
+		var de *pick.DiscoverError
 		if errors.As(err, &de) {
 			return 1
 		}
@@ -283,11 +283,11 @@ func cliEnv(stdout, stderr io.Writer) cli.Env {
 		Version: build.Version, Stamp: build.Stamp}
 }
 
-func runApp(o options, target hostconn.Target, more []hostpick.Found) error {
+func runApp(o options, target dial.Target, more []pick.Found) error {
 	logger := slog.New(slog.DiscardHandler)
 	if o.logFile != "" {
 		// The trace's rule: created 0600, no symlink, no file others read.
-		f, err := wiretrace.OpenPrivate(o.logFile)
+		f, err := trace.OpenPrivate(o.logFile)
 		if err != nil {
 			return fmt.Errorf("open log file: %w", err)
 		}
@@ -314,13 +314,13 @@ func runApp(o options, target hostconn.Target, more []hostpick.Found) error {
 	}
 
 	if o.multi() {
-		var ts []hostpick.Found
+		var ts []pick.Found
 		for i := range o.demoHosts {
 			_, t, err := run.StartDemo(ctx, o.demoVersion, i+1)
 			if err != nil {
 				return err
 			}
-			ts = append(ts, hostpick.Found{Target: t, Source: "demo"})
+			ts = append(ts, pick.Found{Target: t, Source: "demo"})
 		}
 		if more = append(ts, more...); len(more) == 0 {
 			return open.ErrNoHosts

@@ -11,7 +11,7 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/demohost/authserver"
-	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/host/dial"
 )
 
 // The "use your sign-in here?" question appears when a sign-in saved on
@@ -43,13 +43,13 @@ func quietWhileSeeding(acfg *authpkce.Config) *atomic.Bool {
 // demoOtherHost signs in to the demo's GitHub server as the host's first
 // name, the demo's authorization server approving without a browser, and
 // returns the target that reaches the same host by its second name.
-func demoOtherHost(ctx context.Context, auth *authpkce.Authenticator, seeding *atomic.Bool, h *demohost.Host) (hostconn.Target, error) {
+func demoOtherHost(ctx context.Context, auth *authpkce.Authenticator, seeding *atomic.Bool, h *demohost.Host) (dial.Target, error) {
 	if h == nil {
-		return hostconn.Target{}, errors.New("--demo-other-host needs --demo")
+		return dial.Target{}, errors.New("--demo-other-host needs --demo")
 	}
 	prm, ok := h.ProtectedResource(demohost.GitHubResourcePath)
 	if !ok {
-		return hostconn.Target{}, errors.New("the demo host has no GitHub server to sign in to")
+		return dial.Target{}, errors.New("the demo host has no GitHub server to sign in to")
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -59,7 +59,7 @@ func demoOtherHost(ctx context.Context, auth *authpkce.Authenticator, seeding *a
 		Requirement: authpkce.Requirement{Reason: authpkce.ReasonRequired, Resource: prm, RequiredScopes: demohost.GitHubScopes},
 		Advertised:  []string{prm.Resource}, Host: h.URL()})
 	if err != nil {
-		return hostconn.Target{}, fmt.Errorf("--demo-other-host: the first host's sign-in: %w", err)
+		return dial.Target{}, fmt.Errorf("--demo-other-host: the first host's sign-in: %w", err)
 	}
 	defer g.Cancel()
 	landed, err := authserver.ApproveHeadless(ctx, nil, g.URL())
@@ -70,7 +70,7 @@ func demoOtherHost(ctx context.Context, auth *authpkce.Authenticator, seeding *a
 		_, err = g.Wait(ctx)
 	}
 	if err != nil {
-		return hostconn.Target{}, fmt.Errorf("--demo-other-host: the first host's sign-in: %w", err)
+		return dial.Target{}, fmt.Errorf("--demo-other-host: the first host's sign-in: %w", err)
 	}
-	return hostconn.Parse(strings.Replace(h.URL(), "://127.0.0.1:", "://localhost:", 1))
+	return dial.Parse(strings.Replace(h.URL(), "://127.0.0.1:", "://localhost:", 1))
 }

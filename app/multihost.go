@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/ahptui/ahptui/host/open"
-	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/host/pick"
 	"github.com/ahptui/ahptui/ui"
 )
 
@@ -66,7 +66,7 @@ func checkMulti(o options) error {
 		return errors.New("--demo-hosts takes 1 to 50")
 	}
 	for _, v := range o.hostValues() {
-		sp := hostpick.Spec{Host: v, Insecure: o.insecure, ConfigDir: o.configDir}
+		sp := pick.Spec{Host: v, Insecure: o.insecure, ConfigDir: o.configDir}
 		if err := sp.Normalize(); err != nil {
 			return err
 		}
@@ -81,20 +81,20 @@ func checkMulti(o options) error {
 
 // multiTargets is every --host, then with --all-hosts every saved host
 // and every host VS Code's local registry lists: the CLI's own gathering
-// (hostpick.Gather), one entry per host identity (the path kept, the
+// (pick.Gather), one entry per host identity (the path kept, the
 // token dropped). Each host's token is its own (its ?tkn=, its saved
 // file, its registry entry); AHPTUI_CONNECTION_TOKEN applies to a lone
 // --host only.
-func multiTargets(o options) ([]hostpick.Found, error) {
-	return hostpick.Gather(hostpick.GatherSpec{Hosts: o.hostValues(), Insecure: o.insecure, ConfigDir: o.configDir,
-		All: o.allHosts, Getenv: os.Getenv, Registry: hostpick.RegistryEnv()})
+func multiTargets(o options) ([]pick.Found, error) {
+	return pick.Gather(pick.GatherSpec{Hosts: o.hostValues(), Insecure: o.insecure, ConfigDir: o.configDir,
+		All: o.allHosts, Getenv: os.Getenv, Registry: pick.RegistryEnv()})
 }
 
 // uiHosts is each target as the UI's HostConfig, with its own Connect:
 // its own client, reconnect supervisor and negotiated version.
 // A host that cannot be dialled (a saved host whose token file is
 // unreadable) is still a row, its connect failing with the reason.
-func uiHosts(cfgs []hostpick.Found, run *open.Run) []ui.HostConfig {
+func uiHosts(cfgs []pick.Found, run *open.Run) []ui.HostConfig {
 	out := make([]ui.HostConfig, len(cfgs))
 	for i, c := range cfgs {
 		t := c.Target

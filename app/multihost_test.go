@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ahptui/ahptui/host/dial"
 	"github.com/ahptui/ahptui/host/open"
-	"github.com/ahptui/ahptui/hostconn"
-	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/hostregistry"
+	"github.com/ahptui/ahptui/host/pick"
+	"github.com/ahptui/ahptui/host/registry"
 )
 
 // TestHostRepeatable: --host given again names several hosts; one --host
@@ -86,8 +86,8 @@ func TestAllHostsUI(t *testing.T) {
 	}
 	portable := t.TempDir()
 	t.Setenv("VSCODE_PORTABLE", portable)
-	t.Setenv(hostconn.TokenEnv, "env-token-0042")
-	entries := filepath.Join(hostregistry.RegistryDir(filepath.Join(portable, "user-data")), "entries")
+	t.Setenv(dial.TokenEnv, "env-token-0042")
+	entries := filepath.Join(registry.RegistryDir(filepath.Join(portable, "user-data")), "entries")
 	if err := os.MkdirAll(entries, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +96,8 @@ func TestAllHostsUI(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	entry := hostregistry.Entry{SchemaVersion: 2, Type: hostregistry.TypeStandalone, PID: os.Getpid(), InstanceID: "i1",
-		ProtocolVersion: "1.0.0", ConnectionToken: localSecret, Endpoint: hostregistry.Endpoint{Type: "tcp", Host: "127.0.0.1", Port: 9}}
+	entry := registry.Entry{SchemaVersion: 2, Type: registry.TypeStandalone, PID: os.Getpid(), InstanceID: "i1",
+		ProtocolVersion: "1.0.0", ConnectionToken: localSecret, Endpoint: registry.Endpoint{Type: "tcp", Host: "127.0.0.1", Port: 9}}
 	body, _ := json.Marshal(entry)
 	if err := os.WriteFile(filepath.Join(entries, entry.Identity()+".json"), body, 0o600); err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestAllHostsUI(t *testing.T) {
 	}
 	// Each host holds its own token only; the variable goes to none of
 	// several (ScrubError hides the token a target holds).
-	holds := func(c hostpick.Found, tok string) bool { return c.Target.ScrubError(errors.New(tok)).Error() != tok }
+	holds := func(c pick.Found, tok string) bool { return c.Target.ScrubError(errors.New(tok)).Error() != tok }
 	for i, c := range cfgs {
 		for j, tok := range []string{"flag-token-0001", "env-token-0042", localSecret} {
 			if want := (i == 0 && j == 0) || (i == 4 && j == 2); holds(c, tok) != want {

@@ -41,7 +41,7 @@ func HostID(raw string) (string, error) {
 		}
 	case "ssh":
 		// An agent host on another machine reached over SSH:
-		// ssh://user@box:port/TYPE/INSTANCE (hostssh). The user counts
+		// ssh://user@box:port/TYPE/INSTANCE (host/ssh). The user counts
 		// (two logins on one box are two hosts); no local port does.
 		if port == "" {
 			port = "22"

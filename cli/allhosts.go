@@ -13,11 +13,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/host/dial"
+	"github.com/ahptui/ahptui/host/fleet"
 	"github.com/ahptui/ahptui/host/open"
-	"github.com/ahptui/ahptui/hostconn"
-	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/hostregistry"
-	"github.com/ahptui/ahptui/hosts"
+	"github.com/ahptui/ahptui/host/pick"
+	"github.com/ahptui/ahptui/host/registry"
 	"github.com/ahptui/ahptui/protocol/client"
 )
 
@@ -48,40 +48,40 @@ func (a *app) checkHosts(multi bool) error {
 	return nil
 }
 
-// hostConfigs are the hosts of a multi-host run (hostpick.Gather, which
+// hostConfigs are the hosts of a multi-host run (pick.Gather, which
 // the UI's --all-hosts shares): each --host as given, then (with
 // --all-hosts) the saved hosts by name and the hosts VS Code's local
 // registry lists. A --host that is no URL nor saved name is a usage
 // error; a saved or local host that cannot be dialled is a failed row,
 // with its reason.
-func (a *app) hostConfigs() ([]hosts.Config, error) {
-	found, err := hostpick.Gather(hostpick.GatherSpec{Hosts: a.hosts, TokenFile: a.tokenFile, Insecure: a.insecure,
+func (a *app) hostConfigs() ([]fleet.Config, error) {
+	found, err := pick.Gather(pick.GatherSpec{Hosts: a.hosts, TokenFile: a.tokenFile, Insecure: a.insecure,
 		ConfigDir: a.configDir, All: a.allHosts, Getenv: a.Getenv, Registry: a.registryEnv()})
-	var fe *hostpick.HostFlagError
+	var fe *pick.HostFlagError
 	if errors.As(err, &fe) {
 		return nil, withCode(ExitUsage, fe.Err)
 	}
-	out := make([]hosts.Config, len(found))
+	out := make([]fleet.Config, len(found))
 	for i, f := range found {
-		out[i] = hosts.Config(f)
+		out[i] = fleet.Config(f)
 	}
 	return out, err
 }
 
 // registryEnv is where VS Code's registry is read: the command's own
 // environment (a test's, or the process's).
-func (a *app) registryEnv() hostregistry.Env {
+func (a *app) registryEnv() registry.Env {
 	home := a.Getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	return hostregistry.Env{GOOS: runtime.GOOS, Getenv: a.Getenv, Home: home}
+	return registry.Env{GOOS: runtime.GOOS, Getenv: a.Getenv, Home: home}
 }
 
 // hostSet is a multi-host run's hosts, connected: the registry, and a
 // conn for each host that connected (nil for the others).
 type hostSet struct {
-	reg     *hosts.Registry
+	reg     *fleet.Registry
 	conns   []*conn
 	release func()
 }
@@ -114,9 +114,9 @@ func (a *app) dialAll(ctx context.Context) (*hostSet, error) {
 	for _, c := range cfgs {
 		labels[c.Target.URL] = c.Label
 	}
-	reg := hosts.New(cfgs, hosts.Options{
-		ClientOptions: func(t hostconn.Target) client.Options { return run.Options(t, labels[t.URL]) },
-		Timeout:       min(a.timeout, hostconn.AttemptTimeout),
+	reg := fleet.New(cfgs, fleet.Options{
+		ClientOptions: func(t dial.Target) client.Options { return run.Options(t, labels[t.URL]) },
+		Timeout:       min(a.timeout, dial.AttemptTimeout),
 	})
 	reg.Connect(ctx)
 	auth, _ := authpkce.New(authpkce.Config{Dir: run.Dir, TokenStore: a.tokenStoreOr()})
@@ -148,25 +148,25 @@ type hostJSON struct {
 // kind first phrase (connection refused, HTTP 403: ...), else the
 // error's first line without the "connect to URL" the row already says.
 func shortReason(err error, url string) string {
-	var de *hostconn.DialError
+	var de *dial.DialError
 	if errors.As(err, &de) {
 		return de.Short()
 	}
 	return firstLine(strings.TrimPrefix(err.Error(), "connect to "+url+": "))
 }
 
-func hostRowOf(h *hosts.Host, err error) hostJSON {
+func hostRowOf(h *fleet.Host, err error) hostJSON {
 	s := h.State()
 	j := hostJSON{Host: *refOf(h), State: string(s.Kind), Attempt: s.Attempt}
-	if err == nil && s.Kind != hosts.Connected {
+	if err == nil && s.Kind != fleet.Connected {
 		err = s.Err
 		if err == nil {
 			err = errors.New(string(s.Kind))
 		}
 	}
 	if err != nil {
-		if j.State == string(hosts.Connected) {
-			j.State = string(hosts.Failed)
+		if j.State == string(fleet.Connected) {
+			j.State = string(fleet.Failed)
 		}
 		// The row names the host: its error need not say it again.
 		msg := strings.TrimPrefix(err.Error(), "connect to "+h.URL+": ")
@@ -243,7 +243,7 @@ func firstLine(s string) string {
 // command: --host with its saved name, else its token-free URL (a host
 // VS Code's registry lists too: the command finds it again by its URL
 // even when the registry lists several).
-func hostFlagsOf(h *hosts.Host) []string {
+func hostFlagsOf(h *fleet.Host) []string {
 	if h.Label != "" && (h.Source == "saved" || h.Source == "flag") {
 		return []string{"--host", h.Label}
 	}
@@ -259,7 +259,7 @@ func (a *app) groupHeader(w io.Writer, row hostJSON) {
 		state += ": " + row.Error
 	}
 	color := sgrGreen
-	if row.State != string(hosts.Connected) {
+	if row.State != string(fleet.Connected) {
 		color = sgrRed
 	}
 	fmt.Fprintf(w, "%s  %s\n", a.paint(sgrBold, hostText(row.Host.display())), a.paint(color, state))

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/ahptui/ahptui/demohost"
-	"github.com/ahptui/ahptui/hostregistry"
+	"github.com/ahptui/ahptui/host/registry"
 	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/internal/demotest"
 )
@@ -168,7 +168,7 @@ func TestAllHostsSources(t *testing.T) {
 	// VS Code's registry (portable layout) lists the third host.
 	portable := t.TempDir()
 	e.env["VSCODE_PORTABLE"] = portable
-	entries := filepath.Join(hostregistry.RegistryDir(filepath.Join(portable, "user-data")), "entries")
+	entries := filepath.Join(registry.RegistryDir(filepath.Join(portable, "user-data")), "entries")
 	if err := os.MkdirAll(entries, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -179,8 +179,8 @@ func TestAllHostsSources(t *testing.T) {
 	}
 	u, _ := url.Parse(local.URL())
 	port, _ := strconv.Atoi(u.Port())
-	entry := hostregistry.Entry{SchemaVersion: 2, Type: hostregistry.TypeStandalone, PID: os.Getpid(), InstanceID: "i1",
-		ProtocolVersion: "1.0.0", ConnectionToken: localSecret, Endpoint: hostregistry.Endpoint{Type: "tcp", Host: "127.0.0.1", Port: port}}
+	entry := registry.Entry{SchemaVersion: 2, Type: registry.TypeStandalone, PID: os.Getpid(), InstanceID: "i1",
+		ProtocolVersion: "1.0.0", ConnectionToken: localSecret, Endpoint: registry.Endpoint{Type: "tcp", Host: "127.0.0.1", Port: port}}
 	body, _ := json.Marshal(entry)
 	if err := os.WriteFile(filepath.Join(entries, entry.Identity()+".json"), body, 0o600); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/authpkce"
-	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/savedhosts"
+	"github.com/ahptui/ahptui/host/pick"
+	"github.com/ahptui/ahptui/host/saved"
 )
 
 // grantJSON is one saved sign-in in `ahptui auth list|status --json`.
@@ -27,7 +27,7 @@ type grantJSON struct {
 
 // openAuth opens the token store in the config dir, as the UI does.
 func (a *app) openAuth() (*authpkce.Authenticator, error) {
-	dir, err := hostpick.ConfigDir(a.configDir)
+	dir, err := pick.ConfigDir(a.configDir)
 	if err != nil {
 		return nil, err
 	}
@@ -55,16 +55,16 @@ func (a *app) tokenStoreOr() string {
 // that cannot be read names no host here (the commands that use it say
 // why).
 func (a *app) grantHosts() func(url string) *hostRef {
-	var saved []savedhosts.Host
-	if dir, err := hostpick.ConfigDir(a.configDir); err == nil {
-		saved, _ = savedhosts.Load(dir)
+	var known []saved.Host
+	if dir, err := pick.ConfigDir(a.configDir); err == nil {
+		known, _ = saved.Load(dir)
 	}
 	return func(url string) *hostRef {
 		if url == "" {
 			return nil
 		}
 		ref := &hostRef{URL: url}
-		for _, h := range saved {
+		for _, h := range known {
 			if sameHostURL(h.URL, url) {
 				ref.Name = h.Name
 				break

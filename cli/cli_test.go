@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ahptui/ahptui/hostconn"
-	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/host/dial"
+	"github.com/ahptui/ahptui/host/pick"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
@@ -107,7 +107,7 @@ func TestExitCodeOf(t *testing.T) {
 		{nil, ExitOK},
 		{errors.New("disk full"), ExitFailure},
 		{usagef("bad"), ExitUsage},
-		{fmt.Errorf("connect: %w", &hostconn.DialError{}), ExitUnreachable},
+		{fmt.Errorf("connect: %w", &dial.DialError{}), ExitUnreachable},
 		{fmt.Errorf("connect: %w", client.ErrNotConnected), ExitUnreachable},
 		{&client.UnsupportedProtocolVersionError{}, ExitVersion},
 		{&client.AuthRequiredError{}, ExitSignIn},
@@ -119,15 +119,15 @@ func TestExitCodeOf(t *testing.T) {
 		{notFoundf("no session"), ExitNotFound},
 		{conflictf("a turn is running"), ExitConflict},
 		{fmt.Errorf("wait: %w", context.DeadlineExceeded), ExitTimeout},
-		{fmt.Errorf("connect: %w", &hostconn.DialError{Kind: hostconn.ErrHTTPStatus, Status: 403}), ExitForbidden},
-		{hostconn.NewDialError(hostconn.ErrHostKey, "ssh://u@b:22", "Host key verification failed."), ExitHostKey},
-		{hostconn.NewDialError(hostconn.ErrSSHAuth, "ssh://u@b:22", "Permission denied (publickey)."), ExitSSHAuth},
-		{hostconn.NewDialError(hostconn.ErrNoRemoteHost, "ssh://u@b:22", "none"), ExitNoRemote},
-		{hostconn.NewDialError(hostconn.ErrRemoteRegistry, "ssh://u@b:22", "refused"), ExitRegistry},
-		{hostconn.NewDialError(hostconn.ErrRelayMissing, "ssh://u@b:22", "old code"), ExitRelay},
-		{hostconn.NewDialError(hostconn.ErrDropped, "ssh://u@b:22", "ssh ended"), ExitUnreachable},
-		{fmt.Errorf("connect: %w", &hostconn.DialError{Kind: hostconn.ErrHTTPStatus, Status: 404}), ExitUnreachable},
-		{fmt.Errorf("%w: %w", hostpick.ErrSavedHosts, errors.New("writable by others")), ExitFailure},
+		{fmt.Errorf("connect: %w", &dial.DialError{Kind: dial.ErrHTTPStatus, Status: 403}), ExitForbidden},
+		{dial.NewDialError(dial.ErrHostKey, "ssh://u@b:22", "Host key verification failed."), ExitHostKey},
+		{dial.NewDialError(dial.ErrSSHAuth, "ssh://u@b:22", "Permission denied (publickey)."), ExitSSHAuth},
+		{dial.NewDialError(dial.ErrNoRemoteHost, "ssh://u@b:22", "none"), ExitNoRemote},
+		{dial.NewDialError(dial.ErrRemoteRegistry, "ssh://u@b:22", "refused"), ExitRegistry},
+		{dial.NewDialError(dial.ErrRelayMissing, "ssh://u@b:22", "old code"), ExitRelay},
+		{dial.NewDialError(dial.ErrDropped, "ssh://u@b:22", "ssh ended"), ExitUnreachable},
+		{fmt.Errorf("connect: %w", &dial.DialError{Kind: dial.ErrHTTPStatus, Status: 404}), ExitUnreachable},
+		{fmt.Errorf("%w: %w", pick.ErrSavedHosts, errors.New("writable by others")), ExitFailure},
 		{withCode(ExitWaiting, errors.New("approval")), ExitWaiting},
 	} {
 		if got := exitCode(tc.err); got != tc.code {

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/demohost"
-	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/savedhosts"
+	"github.com/ahptui/ahptui/host/pick"
+	"github.com/ahptui/ahptui/host/saved"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -119,11 +119,11 @@ func serverChoices(ctx context.Context, c *conn, session string) []cobra.Complet
 
 // completeHosts offers the saved hosts' names for --host.
 func (a *app) completeHosts(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	dir, err := hostpick.ConfigDir(a.configDir)
+	dir, err := pick.ConfigDir(a.configDir)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	hosts, err := savedhosts.Load(dir)
+	hosts, err := saved.Load(dir)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

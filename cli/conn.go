@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/host/dial"
 	"github.com/ahptui/ahptui/host/open"
+	"github.com/ahptui/ahptui/host/pick"
 	"github.com/ahptui/ahptui/host/trust"
-	"github.com/ahptui/ahptui/hostconn"
-	"github.com/ahptui/ahptui/hostpick"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 )
@@ -87,41 +87,41 @@ func (c *conn) pump() {
 }
 
 // spec is the host the global flags name.
-func (a *app) spec() (hostpick.Spec, error) {
-	s := hostpick.Spec{Host: a.host, TokenFile: a.tokenFile, Insecure: a.insecure, Demo: a.demo, ConfigDir: a.configDir}
+func (a *app) spec() (pick.Spec, error) {
+	s := pick.Spec{Host: a.host, TokenFile: a.tokenFile, Insecure: a.insecure, Demo: a.demo, ConfigDir: a.configDir}
 	if err := a.useDefaultHost(&s); err != nil {
 		return s, err
 	}
 	if err := s.Normalize(); err != nil {
 		return s, withCode(ExitUsage, err)
 	}
-	if err := hostpick.CheckTransport(s.Host, s.Insecure); err != nil {
+	if err := pick.CheckTransport(s.Host, s.Insecure); err != nil {
 		return s, withCode(ExitUsage, err)
 	}
 	return s, nil
 }
 
 // dial connects to the host the flags name, as the UI does: the same
-// resolution (hostpick), the same client id claim in the config dir, the
+// resolution (host/pick), the same client id claim in the config dir, the
 // demo host started in this process for --demo.
 func (a *app) dial(ctx context.Context) (*conn, error) {
 	s, err := a.spec()
 	if err != nil {
 		return nil, err
 	}
-	target, err := hostpick.Resolve(s, a.Getenv, a.Stdin, a.Stderr)
+	target, err := pick.Resolve(s, a.Getenv, a.Stdin, a.Stderr)
 	if err != nil {
-		var de *hostpick.DiscoverError
-		var dle *hostconn.DialError
+		var de *pick.DiscoverError
+		var dle *dial.DialError
 		if errors.As(err, &dle) {
 			// An ssh:// host's look at the box: its named failure.
-			phrase, _ := hostconn.Explain(dle, a.timeout)
+			phrase, _ := dial.Explain(dle, a.timeout)
 			return nil, withCode(exitCode(dle), &connectError{url: dle.URL, phrase: phrase, err: err})
 		}
 		if errors.As(err, &de) {
 			return nil, withCode(ExitUnreachable, err)
 		}
-		if errors.Is(err, hostpick.ErrSavedHosts) || errors.Is(err, hostconn.ErrTokenFile) {
+		if errors.Is(err, pick.ErrSavedHosts) || errors.Is(err, dial.ErrTokenFile) {
 			// hosts.yml itself is the problem, as with --all-hosts.
 			return nil, withCode(ExitFailure, err)
 		}
@@ -171,7 +171,7 @@ func (a *app) open() (*open.Run, error) {
 
 // sourceOf is how s found its host: VS Code's registry when no host was
 // named, a saved host's name, else the command line.
-func sourceOf(s hostpick.Spec) trust.Found {
+func sourceOf(s pick.Spec) trust.Found {
 	switch {
 	case s.Discover():
 		return trust.Registry

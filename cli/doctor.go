@@ -17,11 +17,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/authpkce"
+	"github.com/ahptui/ahptui/host/dial"
 	"github.com/ahptui/ahptui/host/open"
-	"github.com/ahptui/ahptui/hostconn"
-	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/hostregistry"
-	"github.com/ahptui/ahptui/hostssh"
+	"github.com/ahptui/ahptui/host/pick"
+	"github.com/ahptui/ahptui/host/registry"
+	"github.com/ahptui/ahptui/host/ssh"
 	"github.com/ahptui/ahptui/protocol/client"
 )
 
@@ -88,7 +88,7 @@ func (a *app) doctor(ctx context.Context, callbackPort int) ([]checkJSON, int) {
 	}
 	a.checkConfig(ctx, add)
 	a.checkHost(ctx, add)
-	reg := hostregistry.Discover(hostpick.RegistryEnv(), hostregistry.Alive)
+	reg := registry.Discover(pick.RegistryEnv(), registry.Alive)
 	regCheck := checkJSON{Name: "registry", Status: checkOK, Detail: fmt.Sprintf("%d live agent host(s) listed by VS Code", len(reg.Entries))}
 	if len(reg.Skipped) > 0 {
 		regCheck.Status, regCheck.Detail = checkWarn, regCheck.Detail+"; ignored: "+strings.Join(reg.Skipped, "; ")
@@ -110,13 +110,13 @@ func (a *app) checkHost(ctx context.Context, add func(checkJSON, int)) {
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	s, err := a.spec()
-	if err == nil && hostssh.IsSSH(s.Host) {
+	if err == nil && ssh.IsSSH(s.Host) {
 		a.checkSSH(ctx, s, add)
 		return
 	}
 	if err == nil {
-		var target hostconn.Target
-		if target, err = hostpick.Resolve(s, a.Getenv, strings.NewReader(""), io.Discard); err == nil {
+		var target dial.Target
+		if target, err = pick.Resolve(s, a.Getenv, strings.NewReader(""), io.Discard); err == nil {
 			add(checkJSON{Name: "host", Status: checkOK, Detail: "resolved to " + target.URL}, ExitUnreachable)
 			a.checkReach(ctx, target, add)
 			return
@@ -130,13 +130,13 @@ func (a *app) checkHost(ctx context.Context, add func(checkJSON, int)) {
 // ssh binary, the box in BatchMode (host key, login), the registry or
 // VS Code's CLI on it, then the endpoint (checkReach: the upgrade inside
 // ssh, the version).
-func (a *app) checkSSH(ctx context.Context, s hostpick.Spec, add func(checkJSON, int)) {
-	addr, err := hostssh.Parse(s.Host)
+func (a *app) checkSSH(ctx context.Context, s pick.Spec, add func(checkJSON, int)) {
+	addr, err := ssh.Parse(s.Host)
 	if err != nil {
-		add(checkJSON{Name: "host", Status: checkFail, Detail: err.Error(), Fix: "give --host " + hostssh.Form}, ExitUsage)
+		add(checkJSON{Name: "host", Status: checkFail, Detail: err.Error(), Fix: "give --host " + ssh.Form}, ExitUsage)
 		return
 	}
-	r, err := hostssh.NewRunner(a.Getenv)
+	r, err := ssh.NewRunner(a.Getenv)
 	if err == nil {
 		var path string
 		if path, err = r.Path(); err == nil {
@@ -144,11 +144,11 @@ func (a *app) checkSSH(ctx context.Context, s hostpick.Spec, add func(checkJSON,
 		}
 	}
 	if err != nil {
-		add(checkJSON{Name: "ssh", Status: checkFail, Detail: err.Error(), Fix: "install OpenSSH's client, or set " + hostssh.CommandEnv}, ExitFailure)
+		add(checkJSON{Name: "ssh", Status: checkFail, Detail: err.Error(), Fix: "install OpenSSH's client, or set " + ssh.CommandEnv}, ExitFailure)
 		return
 	}
 	fail := func(name string, err error, fix string) {
-		phrase, ok := hostconn.Explain(err, a.timeout)
+		phrase, ok := dial.Explain(err, a.timeout)
 		if !ok {
 			phrase = err.Error()
 		}
@@ -164,9 +164,9 @@ func (a *app) checkSSH(ctx context.Context, s hostpick.Spec, add func(checkJSON,
 		return
 	}
 	add(checkJSON{Name: "box", Status: checkOK, Detail: addr.Box() + " reached in BatchMode"}, ExitUnreachable)
-	hs := hostssh.Hosts(addr, res)
+	hs := ssh.Hosts(addr, res)
 	if len(hs) == 0 {
-		fail("remote registry", hostssh.NoHost(addr, res), "start an agent host on the box (code agent host), or repair its registry")
+		fail("remote registry", ssh.NoHost(addr, res), "start an agent host on the box (code agent host), or repair its registry")
 		return
 	}
 	how := fmt.Sprintf("the box's registry lists %d live agent host(s)", len(hs))
@@ -179,13 +179,13 @@ func (a *app) checkSSH(ctx context.Context, s hostpick.Spec, add func(checkJSON,
 	a.checkReach(ctx, target, add)
 }
 
-func (a *app) checkReach(ctx context.Context, target hostconn.Target, add func(checkJSON, int)) {
+func (a *app) checkReach(ctx context.Context, target dial.Target, add func(checkJSON, int)) {
 	tp, err := target.Dial(ctx, 0)
-	var de *hostconn.DialError
+	var de *dial.DialError
 	switch {
 	case errors.As(err, &de):
 		fix := "check the address and that the host runs"
-		if de.Kind == hostconn.ErrHTTPStatus && de.Status == http.StatusForbidden {
+		if de.Kind == dial.ErrHTTPStatus && de.Status == http.StatusForbidden {
 			fix = "an HTTP 403 means a wrong or missing connection token: pass --connection-token-file or ?tkn="
 		}
 		// The same code every other command gives this failure: a 403 is
@@ -223,7 +223,7 @@ func (a *app) checkReach(ctx context.Context, target hostconn.Target, add func(c
 // checkConfig: the config dir and the token file are the user's alone,
 // and whether the OS keyring answers.
 func (a *app) checkConfig(ctx context.Context, add func(checkJSON, int)) {
-	dir, err := hostpick.ConfigDir(a.configDir)
+	dir, err := pick.ConfigDir(a.configDir)
 	if err != nil {
 		add(checkJSON{Name: "config", Status: checkFail, Detail: err.Error(), Fix: "pass --config-dir"}, ExitFailure)
 		return

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ahptui/ahptui/hostconn"
-	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/host/dial"
+	"github.com/ahptui/ahptui/host/pick"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -106,15 +106,15 @@ var exitKinds = map[int]string{
 // sshCodes are the exit codes of an ssh:// host's named failures (a
 // dropped ssh is ExitUnreachable, like any dropped connection).
 var sshCodes = map[error]int{
-	hostconn.ErrHostKey: ExitHostKey, hostconn.ErrSSHAuth: ExitSSHAuth, hostconn.ErrNoRemoteHost: ExitNoRemote,
-	hostconn.ErrRemoteRegistry: ExitRegistry, hostconn.ErrRelayMissing: ExitRelay,
+	dial.ErrHostKey: ExitHostKey, dial.ErrSSHAuth: ExitSSHAuth, dial.ErrNoRemoteHost: ExitNoRemote,
+	dial.ErrRemoteRegistry: ExitRegistry, dial.ErrRelayMissing: ExitRelay,
 }
 
 // exitCode is the code err ends a command with: its own when it carries
 // one, else by what it is (a dial error, a version refusal, a host error).
 func exitCode(err error) int {
 	var ee *exitError
-	var de *hostconn.DialError
+	var de *dial.DialError
 	var ve *client.UnsupportedProtocolVersionError
 	var ae *client.AuthRequiredError
 	var he *client.HostError
@@ -129,11 +129,11 @@ func exitCode(err error) int {
 		return ExitVersion
 	case errors.As(err, &ae):
 		return ExitSignIn
-	case errors.As(err, &de) && de.Kind == hostconn.ErrHTTPStatus && de.Status == http.StatusForbidden:
+	case errors.As(err, &de) && de.Kind == dial.ErrHTTPStatus && de.Status == http.StatusForbidden:
 		return ExitForbidden
 	case errors.As(err, &de) && sshCodes[de.Kind] != 0:
 		return sshCodes[de.Kind]
-	case errors.Is(err, hostpick.ErrSavedHosts), errors.Is(err, hostconn.ErrTokenFile):
+	case errors.Is(err, pick.ErrSavedHosts), errors.Is(err, dial.ErrTokenFile):
 		return ExitFailure
 	case errors.As(err, &de), errors.Is(err, client.ErrNotConnected), errors.Is(err, jsonrpc.ErrClosed):
 		return ExitUnreachable
@@ -159,7 +159,7 @@ func exitCode(err error) int {
 }
 
 // connectError is a failed connect as the user reads it: "connect to
-// URL: " and the kind-first phrase (hostconn.Explain), with the Go error
+// URL: " and the kind-first phrase (dial.Explain), with the Go error
 // chain kept for --trace (Run prints it then) and for errors.Is/As.
 type connectError struct {
 	url, phrase string
@@ -181,10 +181,10 @@ func (e *connectError) chain() string { return e.err.Error() }
 // connectError is what a failed client.Dial to target ends the command
 // with: --timeout passing is a timeout, a refused token forbidden, a
 // version refusal version, and any other failure to connect unreachable.
-func (a *app) connectError(ctx context.Context, target hostconn.Target, err error) error {
+func (a *app) connectError(ctx context.Context, target dial.Target, err error) error {
 	err = target.ScrubError(err)
-	wait := min(a.timeout, hostconn.AttemptTimeout)
-	phrase, _ := hostconn.Explain(err, wait)
+	wait := min(a.timeout, dial.AttemptTimeout)
+	phrase, _ := dial.Explain(err, wait)
 	code := exitCode(err)
 	if code == ExitFailure || code == ExitTimeout {
 		// A host that did not answer within one attempt's bound.
@@ -194,7 +194,7 @@ func (a *app) connectError(ctx context.Context, target hostconn.Target, err erro
 		// The command's own --timeout ended the connect, not the host.
 		code = ExitTimeout
 		phrase = fmt.Sprintf("no connection within --timeout %s", round(a.timeout))
-		if p, ok := hostconn.Explain(err, a.timeout); ok {
+		if p, ok := dial.Explain(err, a.timeout); ok {
 			phrase = p + " (--timeout)"
 		}
 	}

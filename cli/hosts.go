@@ -14,21 +14,21 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ahptui/ahptui/hostconn"
-	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/hostregistry"
-	"github.com/ahptui/ahptui/savedhosts"
+	"github.com/ahptui/ahptui/host/dial"
+	"github.com/ahptui/ahptui/host/pick"
+	"github.com/ahptui/ahptui/host/registry"
+	"github.com/ahptui/ahptui/host/saved"
 )
 
 // useDefaultHost is the host of a run that names none: AHPTUI_HOST, else
-// the saved default (hostpick.UseDefault, the UI's rule too). The run
+// the saved default (pick.UseDefault, the UI's rule too). The run
 // then names it like a --host, so every printed answer carries it.
-func (a *app) useDefaultHost(s *hostpick.Spec) error {
+func (a *app) useDefaultHost(s *pick.Spec) error {
 	if len(a.hosts) > 0 || a.host != "" {
 		return nil
 	}
 	if err := s.UseDefault(a.Getenv); err != nil {
-		if a.Getenv(hostpick.HostEnv) != "" {
+		if a.Getenv(pick.HostEnv) != "" {
 			return withCode(ExitUsage, err)
 		}
 		return withCode(ExitFailure, err)
@@ -111,37 +111,37 @@ makes it the host used when none is named.`,
 		Args: args(2, 2, "NAME and URL"),
 		RunE: func(_ *cobra.Command, argv []string) error {
 			name, raw := argv[0], argv[1]
-			if !savedhosts.ValidName(name) {
+			if !saved.ValidName(name) {
 				return usagef("%q cannot name a host: letters, digits, '.', '_' and '-', at most 64, starting with a letter or digit", hostText(name))
 			}
-			if err := hostpick.CheckURL(raw); err != nil {
+			if err := pick.CheckURL(raw); err != nil {
 				return withCode(ExitUsage, err)
 			}
-			t, err := hostconn.Parse(raw)
+			t, err := dial.Parse(raw)
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
 			if t.HasToken() {
 				return usagef("the URL carries a connection token (?tkn=): put the token in a file (0600) and give --token-file FILE")
 			}
-			if err := hostpick.CheckTransport(raw, a.insecure); err != nil {
+			if err := pick.CheckTransport(raw, a.insecure); err != nil {
 				return withCode(ExitUsage, err)
 			}
-			h := savedhosts.Host{Name: name, URL: raw, Insecure: a.insecure}
+			h := saved.Host{Name: name, URL: raw, Insecure: a.insecure}
 			if tokenFile != "" {
 				if h.TokenFile, err = filepath.Abs(expandHome(tokenFile)); err != nil {
 					return err
 				}
-				if _, err := hostconn.ReadTokenFile(h.TokenFile); err != nil {
+				if _, err := dial.ReadTokenFile(h.TokenFile); err != nil {
 					// A local failure (exit 1), as --connection-token-file's.
 					return fmt.Errorf("--token-file: %w", err)
 				}
 			}
-			dir, err := hostpick.ConfigDir(a.configDir)
+			dir, err := pick.ConfigDir(a.configDir)
 			if err != nil {
 				return err
 			}
-			replaced, err := savedhosts.Add(dir, h, makeDefault)
+			replaced, err := saved.Add(dir, h, makeDefault)
 			if err != nil {
 				return fmt.Errorf("saved hosts: %w", err)
 			}
@@ -167,12 +167,12 @@ makes it the host used when none is named.`,
 		Short:   "forget a saved host (its token file stays)",
 		Args:    args(1, 1, "NAME"),
 		RunE: func(_ *cobra.Command, argv []string) error {
-			dir, err := hostpick.ConfigDir(a.configDir)
+			dir, err := pick.ConfigDir(a.configDir)
 			if err != nil {
 				return err
 			}
-			if err := savedhosts.Remove(dir, argv[0]); err != nil {
-				if errors.Is(err, savedhosts.ErrNotSaved) {
+			if err := saved.Remove(dir, argv[0]); err != nil {
+				if errors.Is(err, saved.ErrNotSaved) {
 					return withCode(ExitNotFound, err)
 				}
 				return fmt.Errorf("saved hosts: %w", err)
@@ -201,21 +201,21 @@ func expandHome(p string) string {
 // to say whether it answers. A hosts.yml that cannot be read is said and
 // the registry's hosts listed all the same.
 func (a *app) listHosts(ctx context.Context) error {
-	dir, err := hostpick.ConfigDir(a.configDir)
+	dir, err := pick.ConfigDir(a.configDir)
 	if err != nil {
 		return err
 	}
-	out := hostsListJSON{File: filepath.Join(dir, savedhosts.FileName), Saved: []savedRowJSON{}, Local: []localHostJSON{}}
-	saved, err := savedhosts.Load(dir)
+	out := hostsListJSON{File: filepath.Join(dir, saved.FileName), Saved: []savedRowJSON{}, Local: []localHostJSON{}}
+	known, err := saved.Load(dir)
 	if err != nil {
 		out.Error = hostText(err.Error())
 		fmt.Fprintln(a.Stderr, "ahptui: saved hosts:", hostText(err.Error()))
-	} else if out.Default, err = savedhosts.Default(dir); err != nil {
+	} else if out.Default, err = saved.Default(dir); err != nil {
 		fmt.Fprintln(a.Stderr, "ahptui: saved hosts:", hostText(err.Error()))
 	}
-	var targets []hostconn.Target
-	for _, h := range saved {
-		t, err := hostpick.SavedTarget(hostpick.Spec{Saved: h.Name, Insecure: a.insecure, ConfigDir: a.configDir})
+	var targets []dial.Target
+	for _, h := range known {
+		t, err := pick.SavedTarget(pick.Spec{Saved: h.Name, Insecure: a.insecure, ConfigDir: a.configDir})
 		r := savedRowJSON{savedHostJSON: savedHostJSON{Name: h.Name, URL: h.URL, TokenFile: h.TokenFile, Insecure: h.Insecure, Default: h.Name == out.Default}}
 		if err != nil {
 			r.Reach = hostText(err.Error())
@@ -223,10 +223,10 @@ func (a *app) listHosts(ctx context.Context) error {
 		out.Saved = append(out.Saved, r)
 		targets = append(targets, t)
 	}
-	reg := hostregistry.Discover(a.registryEnv(), hostregistry.Alive)
+	reg := registry.Discover(a.registryEnv(), registry.Alive)
 	for _, e := range reg.Entries {
-		t := hostpick.RegistryTarget(e)
-		out.Local = append(out.Local, localHostJSON{Description: hostpick.DescribeEntry(e), URL: t.URL})
+		t := pick.RegistryTarget(e)
+		out.Local = append(out.Local, localHostJSON{Description: pick.DescribeEntry(e), URL: t.URL})
 		targets = append(targets, t)
 	}
 	for _, why := range reg.Skipped {
@@ -280,12 +280,12 @@ func (a *app) listHosts(ctx context.Context) error {
 
 // reachOf dials t once (the upgrade, with its token) and says whether it
 // answers, or the dial error's kind.
-func reachOf(ctx context.Context, t hostconn.Target) string {
+func reachOf(ctx context.Context, t dial.Target) string {
 	ctx, cancel := context.WithTimeout(ctx, hostReachTimeout)
 	defer cancel()
 	tp, err := t.Dial(ctx, 0)
 	if err != nil {
-		var de *hostconn.DialError
+		var de *dial.DialError
 		if errors.As(err, &de) {
 			return de.Short()
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ahptui/ahptui/hosts"
+	"github.com/ahptui/ahptui/host/fleet"
 )
 
 // inboxJSON is `ahptui inbox --json`, one shape for one host or several
@@ -78,7 +78,7 @@ first failed host's.`,
 					items[i].Host = *c.ref()
 				}
 				sortInbox(items)
-				out := inboxJSON{Hosts: []hostJSON{{Host: *c.ref(), State: string(hosts.Connected)}}, Items: nonNil(items)}
+				out := inboxJSON{Hosts: []hostJSON{{Host: *c.ref(), State: string(fleet.Connected)}}, Items: nonNil(items)}
 				return a.emit(out, func(w io.Writer) { a.printInbox(w, out) })
 			})
 		},

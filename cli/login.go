@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/authpkce"
-	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/host/pick"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -79,7 +79,7 @@ forgets it when the command ends.`,
 				}
 				cfg := authpkce.Config{MemoryOnly: a.demo, TokenStore: a.tokenStoreOr()}
 				if !a.demo { // the demo keeps tokens in memory, as in the UI
-					if cfg.Dir, err = hostpick.ConfigDir(a.configDir); err != nil {
+					if cfg.Dir, err = pick.ConfigDir(a.configDir); err != nil {
 						return err
 					}
 				}

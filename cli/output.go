@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ahptui/ahptui/hosts"
+	"github.com/ahptui/ahptui/host/fleet"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -216,7 +216,7 @@ func (r hostRef) display() string {
 }
 
 // refOf is host h's hostRef.
-func refOf(h *hosts.Host) *hostRef { return &hostRef{Name: h.Label, URL: h.URL} }
+func refOf(h *fleet.Host) *hostRef { return &hostRef{Name: h.Label, URL: h.URL} }
 
 // ref is c's host as JSON names it.
 func (c *conn) ref() *hostRef { return &hostRef{Name: c.name, URL: c.host} }

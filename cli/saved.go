@@ -32,7 +32,7 @@ type savedPlan struct {
 
 // found is how the connection's host was found, for trust.Decide: a host
 // from VS Code's registry is proven the user's own (the registry is
-// owner-only, its pid live; hostconn checks the peer on dial).
+// owner-only, its pid live; host/dial checks the peer on dial).
 func (c *conn) found() trust.Found {
 	if c.source == 0 {
 		return trust.CommandLine
@@ -40,7 +40,7 @@ func (c *conn) found() trust.Found {
 	return c.source
 }
 
-// foundOf is a hosts.Host's Source ("flag", "saved", "local") as how
+// foundOf is a fleet.Host's Source ("flag", "saved", "local") as how
 // the host was found.
 func foundOf(source string) trust.Found {
 	switch source {

@@ -79,7 +79,7 @@ runs unless --timeout is given.`,
 			}
 			if !cmd.Flags().Changed("timeout") {
 				// A turn takes as long as the agent needs; each connect
-				// attempt is still bounded (hostconn.AttemptTimeout).
+				// attempt is still bounded (host/dial.AttemptTimeout).
 				a.timeout = 100 * 365 * 24 * time.Hour
 			}
 			return a.connected(cmd.Context(), func(ctx context.Context, c *conn) error {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ahptui/ahptui/host/dial"
 	"github.com/ahptui/ahptui/host/waits"
-	"github.com/ahptui/ahptui/hostconn"
 	"github.com/ahptui/ahptui/protocol"
 )
 
@@ -272,10 +272,10 @@ func (a *app) namedHost() string {
 	if !strings.Contains(a.host, "://") {
 		return a.host // a saved host's name
 	}
-	if t, err := hostconn.Parse(a.host); err == nil {
+	if t, err := dial.Parse(a.host); err == nil {
 		return t.URL
 	}
-	return hostconn.Redact(a.host)
+	return dial.Redact(a.host)
 }
 
 // hostFlags are the flags that reach c's host again from a printed

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ahptui/ahptui/hosts"
+	"github.com/ahptui/ahptui/host/fleet"
 )
 
 // statusJSON is `ahptui status --json`, one shape for one host or
@@ -66,7 +66,7 @@ row, then every session and waiting row, each naming its host.`,
 // readStatus is status on c's host, every session and waiting row naming
 // it; the answers reach it through flags.
 func readStatus(ctx context.Context, c *conn, flags []string) (statusJSON, error) {
-	row := hostStatusJSON{hostJSON: hostJSON{Host: *c.ref(), State: string(hosts.Connected)}, ProtocolVersion: c.ProtocolVersion(), Agents: []agentJSON{}}
+	row := hostStatusJSON{hostJSON: hostJSON{Host: *c.ref(), State: string(fleet.Connected)}, ProtocolVersion: c.ProtocolVersion(), Agents: []agentJSON{}}
 	st := statusJSON{Hosts: []hostStatusJSON{row}, Sessions: []sessionJSON{}, Waiting: []waitJSON{}}
 	if si := c.ServerInfo(); si != nil {
 		st.Hosts[0].Server = si.Name

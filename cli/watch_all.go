@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ahptui/ahptui/hosts"
+	"github.com/ahptui/ahptui/host/fleet"
 	"github.com/ahptui/ahptui/protocol/client"
 )
 
@@ -40,7 +40,7 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 	})
 	// index is each live host's place; lost, the hosts reconnecting and
 	// since when.
-	index, lost := map[*hosts.Host]int{}, map[*hosts.Host]time.Time{}
+	index, lost := map[*fleet.Host]int{}, map[*fleet.Host]time.Time{}
 	for i, h := range hs {
 		if errs[i] != nil {
 			row := hostRowOf(h, errs[i])
@@ -63,7 +63,7 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 	}
 	events := set.reg.Events(ctx)
 	for {
-		var batch hosts.Events
+		var batch fleet.Events
 		expire, gone := a.nextGiveUp(lost, index)
 		select {
 		case <-ctx.Done():
@@ -72,7 +72,7 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 		case <-timerC(expire):
 			delete(index, gone)
 			delete(lost, gone)
-			line := watchEvent{Type: "host", HostState: string(hosts.Failed),
+			line := watchEvent{Type: "host", HostState: string(fleet.Failed),
 				Error: hostText(fmt.Sprintf("lost the host and it was not back within %s (--reconnect-window)", a.reconnectWindow)),
 				Host:  *refOf(gone)}
 			if err := out.emit(line); err != nil {
@@ -110,7 +110,7 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 			}
 		}
 		for _, w := range lines {
-			if w.Type == "host" && w.HostState == string(hosts.Failed) {
+			if w.Type == "host" && w.HostState == string(fleet.Failed) {
 				delete(index, h) // given up, or back with its list unread
 			}
 			w.Host = *refOf(h)
@@ -132,7 +132,7 @@ func (a *app) watchAll(ctx context.Context, bounded bool) error {
 // state line said so) nor for another attempt while h is still lost; a
 // "host" line when h is lost, back or given up; and back, what a watch
 // of one host prints after a reconnect (rootWatch.resync).
-func (a *app) connectionLines(ctx context.Context, c *conn, rw *rootWatch, lost map[*hosts.Host]time.Time, h *hosts.Host, ce client.ConnectionEvent) ([]watchEvent, error) {
+func (a *app) connectionLines(ctx context.Context, c *conn, rw *rootWatch, lost map[*fleet.Host]time.Time, h *fleet.Host, ce client.ConnectionEvent) ([]watchEvent, error) {
 	line := watchEvent{Type: "host", HostState: hostStateOf(ce.Status)}
 	if ce.Cause != nil {
 		line.Error = hostText(ce.Cause.Error())
@@ -154,7 +154,7 @@ func (a *app) connectionLines(ctx context.Context, c *conn, rw *rootWatch, lost 
 		list, err := c.ListSessions(lctx)
 		if err != nil {
 			// Back, but its list unread: the watch of it ends there.
-			line.HostState, line.Error = string(hosts.Failed), hostText("list sessions after reconnecting: "+err.Error())
+			line.HostState, line.Error = string(fleet.Failed), hostText("list sessions after reconnecting: "+err.Error())
 			return []watchEvent{line}, nil
 		}
 		return append([]watchEvent{line}, rw.resync(list)...), nil
@@ -166,8 +166,8 @@ func (a *app) connectionLines(ctx context.Context, c *conn, rw *rootWatch, lost 
 
 // nextGiveUp is a timer for the first lost host still watched whose
 // --reconnect-window ends, and that host (nil, nil when none is lost).
-func (a *app) nextGiveUp(lost map[*hosts.Host]time.Time, index map[*hosts.Host]int) (*time.Timer, *hosts.Host) {
-	var first *hosts.Host
+func (a *app) nextGiveUp(lost map[*fleet.Host]time.Time, index map[*fleet.Host]int) (*time.Timer, *fleet.Host) {
+	var first *fleet.Host
 	var at time.Time
 	for h, since := range lost {
 		if _, live := index[h]; !live {
@@ -201,9 +201,9 @@ func stopTimer(t *time.Timer) {
 func hostStateOf(s client.ConnStatus) string {
 	switch s {
 	case client.StatusReady:
-		return string(hosts.Connected)
+		return string(fleet.Connected)
 	case client.StatusFailed:
-		return string(hosts.Failed)
+		return string(fleet.Failed)
 	}
-	return string(hosts.Connecting)
+	return string(fleet.Connecting)
 }

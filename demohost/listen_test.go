@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ahptui/ahptui/hostconn"
+	hostdial "github.com/ahptui/ahptui/host/dial"
 )
 
 // TestUnixSocketAndConnectionToken: the demo host can stand in for VS
@@ -26,19 +26,19 @@ func TestUnixSocketAndConnectionToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	tcp, err := hostconn.Parse(h.URL())
+	tcp, err := hostdial.Parse(h.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, tc := range map[string]struct {
-		target hostconn.Target
+		target hostdial.Target
 		ok     bool
 	}{
 		"tcp, token":       {tcp.WithToken("right"), true},
 		"tcp, no token":    {tcp, false},
 		"tcp, wrong token": {tcp.WithToken("wrong"), false},
-		"socket, token":    {hostconn.Unix(sock, "right"), true},
-		"socket, no token": {hostconn.Unix(sock, ""), false},
+		"socket, token":    {hostdial.Unix(sock, "right"), true},
+		"socket, no token": {hostdial.Unix(sock, ""), false},
 	} {
 		tp, err := tc.target.Dial(context.Background(), 0)
 		if tc.ok {
@@ -49,7 +49,7 @@ func TestUnixSocketAndConnectionToken(t *testing.T) {
 			tp.Close("")
 			continue
 		}
-		var de *hostconn.DialError
+		var de *hostdial.DialError
 		if !errors.As(err, &de) || de.Status != 403 {
 			t.Errorf("%s: %v, want HTTP 403", name, err)
 		}

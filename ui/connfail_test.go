@@ -91,7 +91,7 @@ func TestReconnectCauseKindFirst(t *testing.T) {
 	}
 }
 
-// fakeDialError stands for hostconn.DialError (ui does not import it).
+// fakeDialError stands for host/dial.DialError (ui does not import it).
 type fakeDialError struct{ short, text string }
 
 func (e *fakeDialError) Error() string { return e.text }

@@ -15,7 +15,7 @@ import (
 )
 
 // shortError is an error that knows its kind-first phrase for a narrow
-// status line (hostconn.DialError: "connection refused", "HTTP 403: wrong
+// status line (host/dial.DialError: "connection refused", "HTTP 403: wrong
 // or missing connection token"). An interface, so ui needs no dialer.
 type shortError interface {
 	error

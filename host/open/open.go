@@ -20,11 +20,11 @@ import (
 
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
-	"github.com/ahptui/ahptui/hostconn"
-	"github.com/ahptui/ahptui/hostpick"
+	"github.com/ahptui/ahptui/host/dial"
+	"github.com/ahptui/ahptui/host/pick"
+	"github.com/ahptui/ahptui/host/trace"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
-	"github.com/ahptui/ahptui/wiretrace"
 )
 
 // ErrNoHosts is a run of several hosts that found none to open.
@@ -101,7 +101,7 @@ type Run struct {
 
 	info     protocol.Implementation
 	logger   *slog.Logger
-	trace    *wiretrace.Trace
+	trace    *trace.Trace
 	releases []func()
 }
 
@@ -114,7 +114,7 @@ func Start(cfg Config) (*Run, error) {
 	}
 	ver := cfg.Version
 	r := &Run{info: protocol.Implementation{Name: "ahptui", Version: &ver}, logger: logger}
-	dir, err := hostpick.ConfigDir(cfg.ConfigDir)
+	dir, err := pick.ConfigDir(cfg.ConfigDir)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func Start(cfg Config) (*Run, error) {
 		r.releases = append(r.releases, release)
 	}
 	if cfg.Trace != "" {
-		tr, err := wiretrace.Create(cfg.Trace)
+		tr, err := trace.Create(cfg.Trace)
 		if err != nil {
 			r.Close()
 			return nil, &Error{Stage: StageTrace, Err: err}
@@ -161,30 +161,30 @@ func (r *Run) Info() protocol.Implementation { return r.info }
 // StartDemo starts an embedded demo host speaking version (the newest
 // when ""), stopped by Close, and returns it with its target. n numbers
 // the host in the log when a run starts several (0: the only one).
-func (r *Run) StartDemo(ctx context.Context, version string, n int) (*demohost.Host, hostconn.Target, error) {
+func (r *Run) StartDemo(ctx context.Context, version string, n int) (*demohost.Host, dial.Target, error) {
 	logger := r.logger.With("component", "demohost")
 	if n > 0 {
 		logger = logger.With("n", n)
 	}
 	h, err := demohost.Start(ctx, demohost.Config{Version: version, Logger: logger})
 	if err != nil {
-		return nil, hostconn.Target{}, &Error{Stage: StageDemo, N: n, Err: err}
+		return nil, dial.Target{}, &Error{Stage: StageDemo, N: n, Err: err}
 	}
 	r.releases = append(r.releases, func() { _ = h.Close() })
-	t, err := hostconn.Parse(h.URL())
+	t, err := dial.Parse(h.URL())
 	if err != nil {
-		return nil, hostconn.Target{}, &Error{Stage: StageDemo, N: n, Err: fmt.Errorf("its URL: %w", err)}
+		return nil, dial.Target{}, &Error{Stage: StageDemo, N: n, Err: fmt.Errorf("its URL: %w", err)}
 	}
 	return h, t, nil
 }
 
 // Options are the client options that dial target for this run: the
 // client names the host by its token-free URL, the dialer alone sends the
-// token, one attempt gives up after hostconn.AttemptTimeout, and with a
+// token, one attempt gives up after dial.AttemptTimeout, and with a
 // trace every frame is recorded naming the host: label as the user gave
 // it (a saved host's name, "" for a URL) and its token-free URL.
-func (r *Run) Options(target hostconn.Target, label string) client.Options {
-	o := hostpick.ClientOptions(target, r.ClientID, r.info, r.logger.With("host", target.URL))
+func (r *Run) Options(target dial.Target, label string) client.Options {
+	o := pick.ClientOptions(target, r.ClientID, r.info, r.logger.With("host", target.URL))
 	if r.trace != nil {
 		o.Dial = r.trace.DialHost(label, target.URL, o.Dial)
 	}
@@ -201,7 +201,7 @@ func freshID() string {
 // Dial connects to target. A host may echo what it was sent: the error
 // never carries the token. The failure is logged whole, with its time;
 // screens cut it to their width.
-func (r *Run) Dial(ctx context.Context, target hostconn.Target, label string) (*client.Client, error) {
+func (r *Run) Dial(ctx context.Context, target dial.Target, label string) (*client.Client, error) {
 	c, err := client.Dial(ctx, r.Options(target, label))
 	if err != nil {
 		err = target.ScrubError(err)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/host/dial"
 )
 
 // TestStartMakesTheDirectoryOurs: the opening creates the config
@@ -111,7 +111,7 @@ func TestDialKeepsTheTokenOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	target, err := hostconn.Parse("ws://127.0.0.1:1/?tkn=" + secret)
+	target, err := dial.Parse("ws://127.0.0.1:1/?tkn=" + secret)
 	if err != nil {
 		t.Fatal(err)
 	}

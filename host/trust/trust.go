@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/ahptui/ahptui/authpkce"
-	"github.com/ahptui/ahptui/hostconn"
+	"github.com/ahptui/ahptui/host/dial"
 )
 
 // Transport is how the host is reached.
@@ -93,7 +93,7 @@ func TransportOf(host string, found Found) Transport {
 		}
 		return UnixByHand
 	case "ws", "http":
-		if hostconn.IsLoopback(u.Hostname()) {
+		if dial.IsLoopback(u.Hostname()) {
 			return PlainLoopback
 		}
 	}
@@ -109,7 +109,7 @@ func OnThisMachine(host string) bool {
 	if err != nil {
 		return false
 	}
-	return strings.HasSuffix(strings.ToLower(u.Scheme), "+unix") || hostconn.IsLoopback(u.Hostname())
+	return strings.HasSuffix(strings.ToLower(u.Scheme), "+unix") || dial.IsLoopback(u.Hostname())
 }
 
 // PlainAnswer is this run's answer to "send saved sign-ins over plain
@@ -151,7 +151,7 @@ type Input struct {
 // Connected is the host's part of an Input, for a host connected now and
 // found as found: its transport, and whether it is proven the user's own.
 // A host from VS Code's registry is, while it is connected: every dial to
-// one re-reads its entry and checks the peer (hostconn), and a failed
+// one re-reads its entry and checks the peer (host/dial), and a failed
 // check is no connection at all. Both front-ends start from it.
 func Connected(host string, found Found) Input {
 	return Input{Host: host, Transport: TransportOf(host, found), Found: found, Proven: found == Registry}

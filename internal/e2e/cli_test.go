@@ -22,11 +22,11 @@ import (
 	"github.com/ahptui/ahptui/authpkce"
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/demohost/authserver"
+	"github.com/ahptui/ahptui/host/trace"
 	"github.com/ahptui/ahptui/internal/badhost"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/views"
-	"github.com/ahptui/ahptui/wiretrace"
 )
 
 // updateCLI rewrites the command goldens in testdata/cli:
@@ -664,8 +664,8 @@ func TestCLIAuthLogin(t *testing.T) {
 	dir := privateDir(t)
 	ctx, cancel := context.WithTimeout(t.Context(), startTimeout)
 	defer cancel()
-	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--no-browser", "--host", r.url, "--config-dir", dir, "--trace", trace)
+	tracePath := filepath.Join(t.TempDir(), "trace.jsonl")
+	cmd := exec.CommandContext(ctx, r.bin, "auth", "login", resource, "--session", "demo", "--no-browser", "--host", r.url, "--config-dir", dir, "--trace", tracePath)
 	cmd.Env = r.env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -704,8 +704,8 @@ func TestCLIAuthLogin(t *testing.T) {
 	checkGolden(t, "auth_login.txt", goldenStable(stdout.String(), dir))
 	// The command's --trace of this full sign-in holds the authenticate
 	// frame, redacted, and neither the code nor a token.
-	text, _ := readTrace(t, trace)
-	if !strings.Contains(text, `"method":"authenticate"`) || !strings.Contains(text, `"token":"`+wiretrace.Redacted+`"`) {
+	text, _ := readTrace(t, tracePath)
+	if !strings.Contains(text, `"method":"authenticate"`) || !strings.Contains(text, `"token":"`+trace.Redacted+`"`) {
 		t.Errorf("the trace lacks a redacted authenticate:\n%s", text)
 	}
 	for _, secret := range []string{landed.Query().Get("code"), authserver.AccessTokenPrefix, authserver.RefreshTokenPrefix, authserver.CodePrefix} {

@@ -12,18 +12,18 @@ import (
 	"testing"
 
 	"github.com/ahptui/ahptui/demohost"
-	"github.com/ahptui/ahptui/hostregistry"
+	"github.com/ahptui/ahptui/host/registry"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
 // registryHome is a home directory whose VS Code registry (Linux layout,
 // owner-only) lists entries, with the environment that points ahptui at
 // it.
-func registryHome(t *testing.T, entries ...hostregistry.Entry) []string {
+func registryHome(t *testing.T, entries ...registry.Entry) []string {
 	t.Helper()
 	home := t.TempDir()
 	cfg := filepath.Join(home, ".config")
-	dir := filepath.Join(hostregistry.RegistryDir(filepath.Join(cfg, "Code")), "entries")
+	dir := filepath.Join(registry.RegistryDir(filepath.Join(cfg, "Code")), "entries")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +43,8 @@ func registryHome(t *testing.T, entries ...hostregistry.Entry) []string {
 	}
 	// A dead host's entry and a misnamed copy of a live one sit beside
 	// them; neither may be offered.
-	dead := hostregistry.Entry{SchemaVersion: 2, Type: "standalone", PID: exitedPID(t), InstanceID: "gone",
-		ProtocolVersion: "1.0.0", ConnectionToken: "x", Endpoint: hostregistry.Endpoint{Type: "tcp", Host: "127.0.0.1", Port: 1}}
+	dead := registry.Entry{SchemaVersion: 2, Type: "standalone", PID: exitedPID(t), InstanceID: "gone",
+		ProtocolVersion: "1.0.0", ConnectionToken: "x", Endpoint: registry.Endpoint{Type: "tcp", Host: "127.0.0.1", Port: 1}}
 	b, _ := json.Marshal(dead)
 	_ = os.WriteFile(filepath.Join(dir, dead.Identity()+".json"), b, 0o600)
 	_ = os.WriteFile(filepath.Join(dir, strings.Repeat("0", 64)+".json"), b, 0o600)
@@ -77,18 +77,18 @@ func registryDemo(t *testing.T, secret string) (*demohost.Host, string) {
 	return h, sock
 }
 
-func socketEntry(sock, secret, instance string) hostregistry.Entry {
-	return hostregistry.Entry{SchemaVersion: 2, Type: "editor", PID: os.Getpid(), InstanceID: instance,
-		ProtocolVersion: "1.0.0", ConnectionToken: secret, Endpoint: hostregistry.Endpoint{Type: "socket", Path: sock}}
+func socketEntry(sock, secret, instance string) registry.Entry {
+	return registry.Entry{SchemaVersion: 2, Type: "editor", PID: os.Getpid(), InstanceID: instance,
+		ProtocolVersion: "1.0.0", ConnectionToken: secret, Endpoint: registry.Endpoint{Type: "socket", Path: sock}}
 }
 
-func tcpEntry(h *demohost.Host, secret, instance string) hostregistry.Entry {
+func tcpEntry(h *demohost.Host, secret, instance string) registry.Entry {
 	hostPort := strings.TrimSuffix(strings.TrimPrefix(h.URL(), "ws://"), "/")
 	i := strings.LastIndexByte(hostPort, ':')
 	port, _ := strconv.Atoi(hostPort[i+1:])
-	return hostregistry.Entry{SchemaVersion: 2, Type: "standalone", PID: os.Getpid(), InstanceID: instance,
+	return registry.Entry{SchemaVersion: 2, Type: "standalone", PID: os.Getpid(), InstanceID: instance,
 		ProtocolVersion: "1.0.0", ConnectionToken: secret, Quality: "stable",
-		Endpoint: hostregistry.Endpoint{Type: "tcp", Host: hostPort[:i], Port: port}}
+		Endpoint: registry.Endpoint{Type: "tcp", Host: hostPort[:i], Port: port}}
 }
 
 // TestBareAhptuiFindsRegistryHost is issue 20's "find local hosts": with

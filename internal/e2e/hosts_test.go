@@ -104,7 +104,7 @@ func TestManyHostsInOneUI(t *testing.T) {
 	if strings.Contains(screen, secret) || strings.Contains(screen, "tkn") {
 		t.Fatalf("a connection token is on screen:\n%s", screen)
 	}
-	// The hung host gives up its attempt after hostconn.AttemptTimeout
+	// The hung host gives up its attempt after host/dial.AttemptTimeout
 	// and says why; the others never waited on it.
 	if _, err := u.s.WaitForFunc(func(s string) bool {
 		return strings.Contains(readHosts(s).text, "failed: timed out")

@@ -112,7 +112,7 @@ func TestCLIHostsCommands(t *testing.T) {
 }
 
 // TestUIUsesAHPTUIHost: bare ahptui in the terminal connects to the host
-// AHPTUI_HOST names (hostpick's one rule, shared with the commands).
+// AHPTUI_HOST names (host/pick's one rule, shared with the commands).
 func TestUIUsesAHPTUIHost(t *testing.T) {
 	t.Parallel()
 	skipShort(t)

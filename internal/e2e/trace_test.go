@@ -11,20 +11,20 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/demohost/authserver"
+	"github.com/ahptui/ahptui/host/trace"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
-	"github.com/ahptui/ahptui/wiretrace"
 )
 
-// readTrace reads a --trace file: every line a wiretrace.Line.
-func readTrace(t *testing.T, path string) (string, []wiretrace.Line) {
+// readTrace reads a --trace file: every line a trace.Line.
+func readTrace(t *testing.T, path string) (string, []trace.Line) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("the trace: %v", err)
 	}
-	var lines []wiretrace.Line
+	var lines []trace.Line
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var line wiretrace.Line
+		var line trace.Line
 		if err := json.Unmarshal([]byte(l), &line); err != nil || line.Time == "" || line.Connection < 1 ||
 			(line.Direction != "in" && line.Direction != "out") || len(line.Message) == 0 {
 			t.Fatalf("not a trace line (%v): %q", err, l)
@@ -43,8 +43,8 @@ func TestTraceOfASignIn(t *testing.T) {
 	t.Parallel()
 	skipShort(t)
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
-	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	u := acceptDeployGrant(t, bin, "--trace", trace)
+	tracePath := filepath.Join(t.TempDir(), "trace.jsonl")
+	u := acceptDeployGrant(t, bin, "--trace", tracePath)
 	screen := u.see("the sign-in URL", func(s string) bool { _, err := bareAuthURL(s); return err == nil })
 	authURL, _ := bareAuthURL(screen)
 	landed := approveWithoutRedirect(t, authURL)
@@ -66,13 +66,13 @@ func TestTraceOfASignIn(t *testing.T) {
 	u.see("access granted", func(s string) bool { return strings.Contains(s, "access granted") })
 	u.see("the deploy ran", chatHas("Deployed"))
 	u.press("q")
-	text, lines := readTrace(t, trace)
+	text, lines := readTrace(t, tracePath)
 	var auth bool
 	for _, l := range lines {
 		m := string(l.Message)
 		if l.Direction == "out" && strings.Contains(m, `"method":"authenticate"`) {
 			auth = true
-			if !strings.Contains(m, `"token":"`+wiretrace.Redacted+`"`) {
+			if !strings.Contains(m, `"token":"`+trace.Redacted+`"`) {
 				t.Errorf("authenticate is not redacted: %s", m)
 			}
 		}
@@ -99,12 +99,12 @@ func TestCLITrace(t *testing.T) {
 	}
 	defer h.Close()
 	bin := tmuxtest.Build(t, "github.com/ahptui/ahptui")
-	trace := filepath.Join(t.TempDir(), "trace.jsonl")
-	res := runCLI(t, bin, cliEnv(t), "", "sessions", "--host", h.URL()+"?tkn="+secret, "--trace", trace, "--config-dir", t.TempDir())
+	tracePath := filepath.Join(t.TempDir(), "trace.jsonl")
+	res := runCLI(t, bin, cliEnv(t), "", "sessions", "--host", h.URL()+"?tkn="+secret, "--trace", tracePath, "--config-dir", t.TempDir())
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
-	text, lines := readTrace(t, trace)
+	text, lines := readTrace(t, tracePath)
 	noSecret(t, "the trace", text, secret)
 	if !strings.Contains(text, `"method":"initialize"`) || !strings.Contains(text, `"method":"listSessions"`) || len(lines) < 4 {
 		t.Errorf("the trace lacks the handshake or the listing:\n%s", text)

@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahptui/ahptui/hostpick"
-	"github.com/ahptui/ahptui/hostregistry"
+	"github.com/ahptui/ahptui/host/pick"
+	"github.com/ahptui/ahptui/host/registry"
 	"github.com/ahptui/ahptui/internal/capimock"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 	"github.com/ahptui/ahptui/protocol"
@@ -270,7 +270,7 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 // agent host (LOCAL_ENDPOINT.md, schema v2) into the remote's
 // ${XDG_CONFIG_HOME}/Code/agent-host/local-endpoint/entries: owner-only
 // directories, a 0600 file named after the entry's identity.
-func (b *sshBox) publish(e hostregistry.Entry) {
+func (b *sshBox) publish(e registry.Entry) {
 	b.t.Helper()
 	ah := filepath.Join(b.remote, "Code", "agent-host")
 	entries := filepath.Join(ah, "local-endpoint", "entries")
@@ -376,9 +376,9 @@ func TestSSHRemoteHost(t *testing.T) {
 	s.bin = tmuxtest.Build(t, "github.com/ahptui/ahptui")
 	_, recPort, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(s.rec.URL, "ws://"), "/"))
 	port, _ := strconv.Atoi(recPort)
-	entry := hostregistry.Entry{SchemaVersion: 2, Type: hostregistry.TypeStandalone, PID: h.cmd.Process.Pid,
+	entry := registry.Entry{SchemaVersion: 2, Type: registry.TypeStandalone, PID: h.cmd.Process.Pid,
 		InstanceID: "ssh-interop-instance", ProtocolVersion: hostVersion, ConnectionToken: token,
-		Endpoint: hostregistry.Endpoint{Type: "tcp", Host: "127.0.0.1", Port: port}}
+		Endpoint: registry.Endpoint{Type: "tcp", Host: "127.0.0.1", Port: port}}
 	box.publish(entry)
 	identity := box.URL() + "/standalone/ssh-interop-instance"
 
@@ -490,11 +490,11 @@ func TestSSHRemoteHost(t *testing.T) {
 		}
 		resolve := func() string {
 			t.Helper()
-			tg, err := hostpick.SSHTarget(hostpick.Spec{Host: box.URL()}, getenv, strings.NewReader(""), io.Discard)
+			tg, err := pick.SSHTarget(pick.Spec{Host: box.URL()}, getenv, strings.NewReader(""), io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := hostpick.ClientOptions(tg, "ssh-identity-test", protocol.Implementation{Name: "ahptui-test"}, slog.New(slog.DiscardHandler))
+			opts := pick.ClientOptions(tg, "ssh-identity-test", protocol.Implementation{Name: "ahptui-test"}, slog.New(slog.DiscardHandler))
 			c, err := client.Dial(t.Context(), opts)
 			if err != nil {
 				t.Fatalf("connect to %s: %v", tg.URL, err)
@@ -551,8 +551,8 @@ func TestSSHRemoteHost(t *testing.T) {
 			}
 		}()
 		ed := entry
-		ed.Type, ed.InstanceID = hostregistry.TypeEditor, "ssh-interop-editor"
-		ed.Endpoint = hostregistry.Endpoint{Type: "socket", Path: sock}
+		ed.Type, ed.InstanceID = registry.TypeEditor, "ssh-interop-editor"
+		ed.Endpoint = registry.Endpoint{Type: "socket", Path: sock}
 		box.publish(ed)
 		defer box.unpublish(ed)
 		edID := box.URL() + "/editor/ssh-interop-editor"
@@ -613,7 +613,7 @@ func TestSSHRemoteHost(t *testing.T) {
 }
 
 // unpublish removes e's registry entry from the box.
-func (b *sshBox) unpublish(e hostregistry.Entry) {
+func (b *sshBox) unpublish(e registry.Entry) {
 	b.t.Helper()
 	p := filepath.Join(b.remote, "Code", "agent-host", "local-endpoint", "entries", e.Identity()+".json")
 	if err := os.Remove(p); err != nil {
