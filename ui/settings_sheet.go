@@ -36,6 +36,20 @@ type settingRow struct {
 	modelConfig bool
 }
 
+// judged is r with whether it can be edited here, and if not why: the
+// host set it, or its kind has no editor.
+func (r settingRow) judged() settingRow {
+	switch {
+	case r.prop.readOnly:
+		r.why = "set by the host"
+	case r.prop.way() == editNone:
+		r.why = "not editable here"
+	default:
+		r.editable = true
+	}
+	return r
+}
+
 // rows is the sheet's rows, the session's first (its settings, then
 // the model), derived from the
 // snapshots each time (they change under the sheet).
@@ -43,15 +57,10 @@ func (st *settingsSheet) rows() (session, host []settingRow) {
 	if st.hasSess && st.sess.Config != nil {
 		for _, p := range sessionProps(st.sess.Config.Schema) {
 			r := settingRow{channel: st.openSession, prop: p, value: p.valueIn(st.sess.Config.Values)}
-			switch {
-			case p.readOnly:
-				r.why = "set by the host"
-			case !p.mutable:
+			if !p.readOnly && !p.mutable {
 				r.why = "set when the session is created"
-			case p.way() == editNone:
-				r.why = "not editable here"
-			default:
-				r.editable = true
+			} else {
+				r = r.judged()
 			}
 			session = append(session, r)
 		}
@@ -62,16 +71,7 @@ func (st *settingsSheet) rows() (session, host []settingRow) {
 	session = append(session, st.modelConfigRows()...)
 	if st.root.Config != nil {
 		for _, p := range rootProps(st.root.Config.Schema) {
-			r := settingRow{channel: protocol.RootChannel, prop: p, value: p.valueIn(st.root.Config.Values)}
-			switch {
-			case p.readOnly:
-				r.why = "set by the host"
-			case p.way() == editNone:
-				r.why = "not editable here"
-			default:
-				r.editable = true
-			}
-			host = append(host, r)
+			host = append(host, settingRow{channel: protocol.RootChannel, prop: p, value: p.valueIn(st.root.Config.Values)}.judged())
 		}
 	}
 	return session, host
@@ -256,16 +256,7 @@ func (st *settingsSheet) modelConfigRows() []settingRow {
 	}
 	var out []settingRow
 	for _, p := range rootProps(*md.ConfigSchema) {
-		r := settingRow{channel: st.openSession, prop: p, value: p.valueIn(values), modelConfig: true}
-		switch {
-		case p.readOnly:
-			r.why = "set by the host"
-		case p.way() == editNone:
-			r.why = "not editable here"
-		default:
-			r.editable = true
-		}
-		out = append(out, r)
+		out = append(out, settingRow{channel: st.openSession, prop: p, value: p.valueIn(values), modelConfig: true}.judged())
 	}
 	return out
 }
