@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -9,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/host/open"
+	"github.com/ahptui/ahptui/internal/demotest"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -69,24 +68,6 @@ func TestConnectionTokenSources(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer the logger's goroutines may share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestReconnectLogKeepsTokenOut is issue 21's --log path in the client's
 // reconnect loop: when a host with a connection token goes away, every
 // failed attempt is logged, and none of them names the token.
@@ -100,7 +81,7 @@ func TestReconnectLogKeepsTokenOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer
+	var log demotest.Log
 	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	run, err := open.Start(open.Config{ConfigDir: t.TempDir(), Logger: logger})
 	if err != nil {

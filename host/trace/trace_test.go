@@ -1,17 +1,16 @@
 package trace_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/host/dial"
 	"github.com/ahptui/ahptui/host/trace"
+	"github.com/ahptui/ahptui/internal/demotest"
 	"github.com/ahptui/ahptui/protocol/client"
 	"github.com/ahptui/ahptui/protocol/jsonrpc"
 )
@@ -47,23 +46,6 @@ func TestMessageRedacts(t *testing.T) {
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestTraceOfAClient: a real client through a traced dialer, against the
 // demo host with a connection token, pushing a token: every frame is a
 // line in both directions, and neither secret is in the trace.
@@ -78,7 +60,7 @@ func TestTraceOfAClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf syncBuffer
+	var buf demotest.Log
 	tr := trace.New(&buf, func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })
 	c, err := client.Dial(t.Context(), client.Options{URL: target.URL, ClientID: "0123456789abcdef0123456789abcdef",
 		Dial: tr.Dial(target.Dialer(jsonrpc.DefaultReadLimit))})
@@ -134,7 +116,7 @@ func TestTraceNamesEachHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	var buf syncBuffer
+	var buf demotest.Log
 	tr := trace.New(&buf, time.Now)
 	dial := func(raw string, wrap func(func(context.Context, string) (jsonrpc.Transport, error)) func(context.Context, string) (jsonrpc.Transport, error)) {
 		target, err := dial.Parse(raw)

@@ -3,6 +3,8 @@
 package demotest
 
 import (
+	"bytes"
+	"sync"
 	"testing"
 
 	"github.com/ahptui/ahptui/demohost"
@@ -19,4 +21,23 @@ func Start(t testing.TB, cfg demohost.Config) *demohost.Host {
 	}
 	t.Cleanup(func() { _ = h.Close() })
 	return h
+}
+
+// Log is a bytes.Buffer that a logger's goroutines and the test may
+// share: what a host or client logged while the test ran.
+type Log struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *Log) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *Log) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
