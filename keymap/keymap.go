@@ -217,6 +217,10 @@ type MCPKeys struct {
 	Stop   key.Binding // x, not t, which pastes a token on a sign-in prompt (issue 36)
 	Toggle key.Binding // enable/disable for this session
 	SignIn key.Binding // run the OAuth flow for an authRequired server
+	// Token pastes a token for an authRequired server's resource, with
+	// no browser flow first: the route that works when the server's
+	// authorization server registers no clients (GitHub).
+	Token key.Binding
 	// Background asks the host to stop holding new messages for a server
 	// whose start blocks them (session/mcpServerBackgroundRequested, 1.0).
 	Background key.Binding
@@ -503,6 +507,7 @@ func DefaultKeyMap() KeyMap {
 			Stop:   bind(keys("x"), "x", "stop"),
 			Toggle: bind(keys("space"), "space", "enable/disable"),
 			SignIn: bind(keys("g"), "g", "sign in"),
+			Token:  bind(keys("t"), "t", "paste a token"),
 			// b, not a shifted s/t: backgrounding is harmless and the
 			// server keeps starting, so one plain key is enough.
 			Background: bind(keys("b"), "b", "background start"),
@@ -806,7 +811,7 @@ func (k MCPKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k MCPKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Start, k.Stop, k.Toggle, k.SignIn, k.Background}}
+	return [][]key.Binding{{k.Up, k.Down}, {k.Start, k.Stop, k.Toggle, k.SignIn, k.Token, k.Background}}
 }
 
 // ShortHelp implements help.KeyMap. It is the footer while a grant prompt

@@ -140,7 +140,7 @@ func (cp *chatPanel) keyGrant(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Cancel):
 		return cp.cancelGrant(), true
 	case key.Matches(msg, k.Token):
-		return cp.signin.openToken(cp.grantResource()), true
+		return cp.signin.openToken(cp.grantResource(), cp.sel.prompt && len(cp.signin.prompts) > 0), true
 	case key.Matches(msg, k.GhToken):
 		return cp.signin.useGh(cp.grantResource()), true
 	case key.Matches(msg, k.ShowURL):

@@ -118,7 +118,7 @@ func TestTypingAgentTokenNeverAnswersATrustQuestion(t *testing.T) {
 	rec := &authRecorder{stubClient: m.client.(*stubClient)}
 	m.client = rec
 
-	runAll(m, m.signin.openToken("https://agent.example/api"))
+	runAll(m, m.signin.openToken("https://agent.example/api", true))
 	typeInto(m, "ghp_")
 	runAll(m, m.signin.pushSavedTokens())
 	if _, ok := m.signin.pendingAsk(); !ok {
@@ -168,7 +168,7 @@ func TestEveryTextFieldHoldsQuestions(t *testing.T) {
 		},
 		toToken: func(t *testing.T) *Model {
 			m := fxModel(fxChatState())
-			runAll(m, m.signin.openToken("https://agent.example/api"))
+			runAll(m, m.signin.openToken("https://agent.example/api", true))
 			return m
 		},
 		toPaste: func(t *testing.T) *Model {

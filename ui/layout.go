@@ -254,9 +254,9 @@ func (m *Model) overlay() string {
 	if g := m.signin.waitingGrant(); g != nil {
 		return views.RenderGrantOverlay(m.th, m.signin.overlayView(g), m.width, m.height)
 	}
-	if f := m.signin.agent.token; f.open && !m.signin.agentPromptFor(f.resource) {
-		// A token for an MCP server's resource (t in its sign-in): no
-		// agent prompt in the chat draws the field, so a sheet does.
+	if f := m.signin.agent.token; f.open && !m.signin.tokenInChat() {
+		// A token opened elsewhere than the agent's prompt in the chat
+		// (an MCP server, a card, the sign-in sheet): a sheet draws it.
 		return views.RenderTokenSheet(m.th, m.keys, f.resource, f.in.View(), min(m.width, proseSheetWidth))
 	}
 	return ""

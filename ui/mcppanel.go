@@ -134,6 +134,13 @@ func (mp *mcpPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			return mp.signin.startGrant(*rows[mp.sel].Auth), true
 		}
 		return reportError(errNoSignIn), true
+	case key.Matches(msg, k.Token):
+		// The token goes, as every hand token does, only for the
+		// resource the host advertised for this server.
+		if mp.sel < len(rows) && rows[mp.sel].Auth != nil {
+			return mp.signin.openToken(rows[mp.sel].Auth.Resource.Resource, false), true
+		}
+		return reportError(errNoSignIn), true
 	default:
 		return nil, false
 	}

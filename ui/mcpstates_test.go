@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
@@ -48,5 +49,40 @@ func TestSameNamedServersSayTheirIDs(t *testing.T) {
 		if r.Name == "Filesystem (fs)" {
 			t.Fatal("a server with a name of its own got its id added")
 		}
+	}
+}
+
+// TestTokenFromTheMCPPanel (issue 36 item 8): t on a server that needs a
+// sign-in opens the token field for that server's advertised resource
+// with no browser flow first (GitHub's authorization server registers no
+// clients, so g cannot work there); on a server that needs none it says
+// so and opens nothing.
+func TestTokenFromTheMCPPanel(t *testing.T) {
+	m := fxModel(fxChatState())
+	m.focus = focusMCP
+	at := func(id string) {
+		for i, r := range m.signin.servers() {
+			if r.ID == id {
+				m.mcp.sel = i
+				return
+			}
+		}
+		t.Fatalf("no server %q", id)
+	}
+	at("fs")
+	pressUntil(t, m, "t", "the status says it needs no sign-in", statusHas(m, errNoSignIn.Error()))
+	if m.signin.tokenOpen() {
+		t.Fatal("t on a server that needs no sign-in opened the token field")
+	}
+	at("gh")
+	m.Update(press("t"))
+	if !m.signin.tokenOpen() || m.signin.agent.token.resource != fxGitHub {
+		t.Fatalf("t on GitHub: field open %v for %q, want %q", m.signin.tokenOpen(), m.signin.agent.token.resource, fxGitHub)
+	}
+	if len(m.signin.grants) != 0 {
+		t.Errorf("t started a browser flow: %v", m.signin.grants)
+	}
+	if m.context() != keymap.ContextPaste {
+		t.Errorf("the token field does not have the keys: %v", m.context())
 	}
 }

@@ -53,7 +53,20 @@ type agentAuth struct {
 type tokenField struct {
 	open     bool
 	resource string
-	in       textinput.Model
+	// inChat: opened from the agent's sign-in prompt in the chat, which
+	// draws the field under it (tokenInChat); from anywhere else (an MCP
+	// server, a card's grant, the sign-in sheet) a sheet of its own does.
+	inChat bool
+	in     textinput.Model
+}
+
+// tokenInChat reports whether the open token field is drawn in the chat,
+// under the first agent prompt, which is for its resource; else the
+// overlay draws it as a sheet. One test for both, so the field is drawn
+// in exactly one place.
+func (si *signIn) tokenInChat() bool {
+	f := si.agent.token
+	return f.open && f.inChat && len(si.prompts) > 0 && si.prompts[0].resource == f.resource
 }
 
 type tokenPush struct {
@@ -236,7 +249,7 @@ func (si *signIn) firstOffer(p agentPrompt) tea.Cmd {
 	case si.browserWorks(meta):
 		return si.startGrantReq(si.agentRequirement(p))
 	}
-	return si.openToken(p.resource)
+	return si.openToken(p.resource, true)
 }
 
 // browserSignIn is g on an agent's sign-in prompt: the browser sign-in,
@@ -322,24 +335,13 @@ func (cp *chatPanel) promptLines(inner int) []string {
 		if i != 0 {
 			continue
 		}
-		if f := cp.signin.agent.token; f.open && f.resource == p.resource {
-			out = append(out, views.RenderTokenField(cp.th, cp.keys, f.in.View(), inner)...)
+		if cp.signin.tokenInChat() {
+			out = append(out, views.RenderTokenField(cp.th, cp.keys, cp.signin.agent.token.in.View(), inner)...)
 		} else if cp.sel.prompt && cp.focus == focusChat && gv.Offers == nil {
 			out = append(out, views.KeyHints(cp.th, true, cp.keys.Grant.Accept, "sign in", cp.keys.Grant.Decline, "dismiss"))
 		}
 	}
 	return out
-}
-
-// agentPromptFor reports whether an agent sign-in prompt in the chat is
-// for resource (it draws the token field for it).
-func (si *signIn) agentPromptFor(resource string) bool {
-	for _, p := range si.prompts {
-		if p.resource == resource {
-			return true
-		}
-	}
-	return false
 }
 
 func (si *signIn) addAgentPrompt(p agentPrompt) tea.Cmd {

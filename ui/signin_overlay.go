@@ -84,7 +84,7 @@ func (si *signIn) keyOverlay(msg tea.KeyPressMsg, g *grantFlow) (tea.Cmd, bool) 
 		// the resource the host advertised; the browser flow ends.
 		res := g.resource
 		si.cancelFlow(g)
-		return si.openToken(res), true
+		return si.openToken(res, false), true
 	case key.Matches(msg, k.Paste):
 		if g.grant == nil || g.grant.Device() != nil {
 			return reportInfo("this sign-in does not wait for a browser's redirect"), true

@@ -19,8 +19,9 @@ import (
 // field, or taken from `gh auth token` after the user picked it. Neither
 // is ever drawn or logged, nor saved unless the user asks (offerKeep).
 
-// openToken opens the masked field for a token for resource.
-func (si *signIn) openToken(resource string) tea.Cmd {
+// openToken opens the masked field for a token for resource; inChat when
+// the agent's prompt in the chat opened it (tokenField.inChat).
+func (si *signIn) openToken(resource string, inChat bool) tea.Cmd {
 	if resource == "" {
 		return reportError(errNothingTo)
 	}
@@ -37,7 +38,7 @@ func (si *signIn) openToken(resource string) tea.Cmd {
 		st = textinput.Styles{Cursor: textinput.CursorStyle{Blink: false}}
 	}
 	in.SetStyles(st)
-	si.agent.token = tokenField{open: true, resource: resource, in: in}
+	si.agent.token = tokenField{open: true, resource: resource, inChat: inChat, in: in}
 	return si.agent.token.in.Focus()
 }
 

@@ -728,15 +728,26 @@ func mcpRowDetail(th Theme, r MCPServerRow, selected, focused bool, grant *Grant
 			for _, l := range wrapLines(reasonText(string(r.Auth.Reason), scopes), inner-2) {
 				lines = append(lines, "  "+th.Warning.Render(l))
 			}
-			if selected {
-				for _, l := range wrapLines(hintLine(th, hintKeys.MCP.SignIn), inner-2) {
-					lines = append(lines, "  "+l)
-				}
-			}
 		}
 	}
 	if grant != nil {
 		lines = append(lines, mcpGrantLines(th, *grant, inner)...)
+	}
+	// The ways to sign in, on the selected card while none runs: before
+	// a first try and after one failed or was cancelled alike.
+	if r.StateKind == "authRequired" && r.Auth != nil && selected &&
+		(grant == nil || grant.Phase == GrantFailed || grant.Phase == GrantCancelled) {
+		// One line when both keys fit, else a line each: a hint is
+		// never broken inside its words.
+		hints := []string{hintLine(th, hintKeys.MCP.SignIn, hintKeys.MCP.Token)}
+		if lipgloss.Width(hints[0]) > inner-2 {
+			hints = []string{hintLine(th, hintKeys.MCP.SignIn), hintLine(th, hintKeys.MCP.Token)}
+		}
+		for _, h := range hints {
+			for _, l := range wrapLines(h, inner-2) {
+				lines = append(lines, "  "+l)
+			}
+		}
 	}
 	return lines
 }

@@ -397,3 +397,39 @@ func TestMCPBadgesKeepTheirLayout(t *testing.T) {
 		t.Errorf("a pending change reflowed the badges from %d lines to %d", before, got)
 	}
 }
+
+// TestMCPSignInKeysAfterATry (issue 36 item 8): the selected server that
+// needs a sign-in names both ways in, g and t, before a first try and
+// after one failed or was cancelled; while a sign-in runs it names none.
+// A column too narrow for both puts each on its own line, unbroken.
+func TestMCPSignInKeysAfterATry(t *testing.T) {
+	rows := MCPServerRows(mcpCustomizations())
+	both := func(out string) bool {
+		flat := strings.Join(strings.Fields(ansi.Strip(out)), " ")
+		return strings.Contains(flat, "g sign in") && strings.Contains(flat, "t paste a token")
+	}
+	for _, tc := range []struct {
+		name  string
+		grant *GrantView
+		want  bool
+	}{
+		{"before", nil, true},
+		{"failed", &GrantView{Phase: GrantFailed, Err: "denied"}, true},
+		{"cancelled", &GrantView{Phase: GrantCancelled}, true},
+		{"waiting", &GrantView{Phase: GrantWaiting, URL: grantURL}, false},
+	} {
+		grants := map[string]GrantView{}
+		if tc.grant != nil {
+			grants["mcp-deploy"] = *tc.grant
+		}
+		for _, w := range []int{28, 60} {
+			out := RenderMCPPanel(noColorTheme, rows, 1, nil, grants, nil, w, 40, true)
+			if got := both(out); got != tc.want {
+				t.Errorf("%s at %d columns: both keys shown %v, want %v:\n%s", tc.name, w, got, tc.want, out)
+			}
+			if strings.Contains(out, "paste a\n") {
+				t.Errorf("%s at %d columns: a hint broken inside its words:\n%s", tc.name, w, out)
+			}
+		}
+	}
+}

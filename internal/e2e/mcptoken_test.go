@@ -16,7 +16,8 @@ import (
 // browser flow and opens a masked field; the pasted token goes to the
 // host with authenticate for the server's advertised resource (seen in
 // --trace, the token redacted there), and the host's refusal of this
-// made-up token is said. The token is never on the screen.
+// made-up token is said. The token is never on the screen. Then t on the
+// server in the panel opens the same field with no browser flow first.
 func TestMCPSignInPasteToken(t *testing.T) {
 	t.Parallel()
 	skipShort(t)
@@ -70,4 +71,16 @@ func TestMCPSignInPasteToken(t *testing.T) {
 	if strings.Contains(string(b), tok) {
 		t.Fatal("the trace holds the token")
 	}
+	// The same route with no browser flow first: t on the server in the
+	// panel (the card names it) opens the field at once.
+	u.see("the server's card offers t", func(s string) bool {
+		return strings.Contains(PanelText(s, "MCP servers"), hint(km.MCP.Token))
+	})
+	u.hit(km.MCP.Token)
+	u.see("the token field, no browser flow", func(s string) bool {
+		_, field := Panel(s, views.TokenSheetTitle)
+		return field && !strings.Contains(s, "waiting for browser")
+	})
+	u.hit(km.Paste.Cancel)
+	u.see("the field closed", func(s string) bool { _, open := Panel(s, views.TokenSheetTitle); return !open })
 }
