@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"slices"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"slices"
+	"charm.land/lipgloss/v2"
 
 	"github.com/ahptui/ahptui/keymap"
 	"github.com/ahptui/ahptui/protocol"
@@ -43,6 +45,16 @@ func (m *Model) Render() string {
 	if l.Width <= 0 || l.Height <= 0 {
 		return ""
 	}
+	overlay := m.overlay()
+	if overlay != "" {
+		// An overlay as large as the screen (the ? list at 80x24, a
+		// sheet on a small terminal) hides everything under it: drawing
+		// the panels and composing them would be half a frame's work
+		// for nothing seen.
+		if w, h := lipgloss.Size(overlay); w == l.Width && h == l.Height {
+			return overlay
+		}
+	}
 	panels := []views.ScreenPanel{
 		{Rect: l.Sessions, Lines: m.sessionsView(l.Sessions.W, l.Sessions.H)},
 		{Rect: l.Chat, Lines: m.chatPanel.view(l.Chat)},
@@ -50,7 +62,7 @@ func (m *Model) Render() string {
 	if !l.MCP.Empty() {
 		panels = append(panels, views.ScreenPanel{Rect: l.MCP, Lines: m.mcp.view(l.MCP.W, l.MCP.H)})
 	}
-	return views.ComposeScreen(l, panels, m.helpLine(), m.status.view(m.th, m.cfg.Host, len(m.chatPanel.blockers()), l.Width, m.clock(), m.questionWaits()), m.overlay())
+	return views.ComposeScreen(l, panels, m.helpLine(), m.status.view(m.th, m.cfg.Host, len(m.chatPanel.blockers()), l.Width, m.clock(), m.questionWaits()), overlay)
 }
 
 // fittedLayout gives the chat the rows the MCP strip under it does not
