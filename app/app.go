@@ -378,6 +378,7 @@ func runApp(o options, target dial.Target, more []pick.Found) error {
 		WorkingDirectories: o.cwd,
 		Folder:             workingFolder(),
 		NoColor:            views.NoColorRequested(os.Getenv),
+		Editor:             ui.EditorFromEnv(os.Getenv),
 		Dark:               true,
 		Logger:             logger.With("component", "ui"),
 		Notify:             notify,

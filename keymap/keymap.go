@@ -207,6 +207,9 @@ type ComposerKeys struct {
 	Queue   key.Binding
 	Newline key.Binding
 	Cancel  key.Binding // leave the composer, keeping the draft
+	// Editor opens $VISUAL or $EDITOR on the draft; what it saves
+	// replaces the draft (issue 35).
+	Editor key.Binding
 }
 
 // MCPKeys drive the MCP server panel.
@@ -497,6 +500,8 @@ func DefaultKeyMap() KeyMap {
 			Queue:   bind(keys("enter"), "enter", "queue"),
 			Newline: bind(keys("alt+enter", "ctrl+j"), "ctrl+j", "newline"),
 			Cancel:  bind(keys("esc"), "esc", "back"),
+			// ctrl+g as Codex and Claude Code have it.
+			Editor: bind(keys("ctrl+g"), "ctrl+g", "edit in $EDITOR"),
 		},
 		MCP: MCPKeys{
 			// The badges may sit in one row (a short terminal), so the
@@ -796,12 +801,12 @@ func (k ChatKeys) FullHelp() [][]key.Binding {
 
 // ShortHelp implements help.KeyMap.
 func (k ComposerKeys) ShortHelp() []key.Binding {
-	return []key.Binding{k.Send, k.Queue, k.Newline, k.Cancel}
+	return []key.Binding{k.Send, k.Queue, k.Newline, k.Editor, k.Cancel}
 }
 
 // FullHelp implements help.KeyMap.
 func (k ComposerKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Send, k.Queue, k.Newline, k.Cancel}}
+	return [][]key.Binding{{k.Send, k.Queue, k.Newline, k.Editor, k.Cancel}}
 }
 
 // ShortHelp implements help.KeyMap.

@@ -14,7 +14,7 @@ var tmuxKeyNames = map[string]string{
 	"home": "Home", "end": "End", "enter": "Enter", "esc": "Escape",
 	"tab": "Tab", "shift+tab": "BTab", "space": "Space",
 	"alt+enter": "M-Enter", "ctrl+j": "C-j", "ctrl+c": "C-c",
-	"ctrl+r": "C-r", "ctrl+l": "C-l", "ctrl+s": "C-s", "ctrl+x": "C-x", "ctrl+d": "C-d",
+	"ctrl+r": "C-r", "ctrl+l": "C-l", "ctrl+s": "C-s", "ctrl+x": "C-x", "ctrl+d": "C-d", "ctrl+g": "C-g",
 }
 
 // Every key in the default map, pressed in a real terminal (tmux), must

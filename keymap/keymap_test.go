@@ -99,6 +99,7 @@ func TestKeyNamesMatchBubbletea(t *testing.T) {
 		"ctrl+l":    {Code: 'l', Mod: tea.ModCtrl},
 		"ctrl+s":    {Code: 's', Mod: tea.ModCtrl},
 		"ctrl+x":    {Code: 'x', Mod: tea.ModCtrl},
+		"ctrl+g":    {Code: 'g', Mod: tea.ModCtrl},
 		"ctrl+d":    {Code: 'd', Mod: tea.ModCtrl},
 	}
 	km := DefaultKeyMap()

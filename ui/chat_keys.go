@@ -56,6 +56,8 @@ func (cp *chatPanel) keyComposer(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	case key.Matches(msg, cp.keys.Chat.CancelTurn):
 		return cp.cancelTurn()
+	case key.Matches(msg, k.Editor):
+		return cp.editDraft()
 	}
 	var cmd tea.Cmd
 	cp.composer, cmd = cp.composer.Update(msg)

@@ -217,6 +217,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 			}
 		}
 		return nil
+	case editorDoneMsg:
+		return m.chatPanel.onEditorDone(msg)
 	case connectedMsg:
 		return m.onConnected(msg)
 	case retryConnect:

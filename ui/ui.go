@@ -91,6 +91,9 @@ type Config struct {
 	NewID func() string
 	// NoColor switches colour off (NO_COLOR); the theme keeps meaning in text.
 	NoColor bool
+	// Editor is the command the composer's draft is edited with (ctrl+g):
+	// $VISUAL, else $EDITOR (EditorFromEnv); empty means vi.
+	Editor string
 	// Dark is the background assumption until the terminal answers the
 	// background-colour query.
 	Dark bool

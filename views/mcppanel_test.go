@@ -415,7 +415,7 @@ func TestMCPSignInKeysAfterATry(t *testing.T) {
 	}{
 		{"before", nil, true},
 		{"failed", &GrantView{Phase: GrantFailed, Err: "denied"}, true},
-		{"cancelled", &GrantView{Phase: GrantCancelled}, true},
+		{"user-cancelled", &GrantView{Phase: GrantCancelled}, true},
 		{"waiting", &GrantView{Phase: GrantWaiting, URL: grantURL}, false},
 	} {
 		grants := map[string]GrantView{}

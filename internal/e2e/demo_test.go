@@ -92,7 +92,7 @@ var km = keymap.DefaultKeyMap()
 // tmuxKeys maps bubbletea key names to tmux send-keys names.
 var tmuxKeys = map[string]string{
 	"enter": "Enter", "esc": "Escape", "tab": "Tab", "shift+tab": "BTab",
-	"up": "Up", "down": "Down", "left": "Left", "right": "Right", "space": "Space", "ctrl+c": "C-c",
+	"up": "Up", "down": "Down", "left": "Left", "right": "Right", "space": "Space", "ctrl+c": "C-c", "ctrl+g": "C-g",
 	"pgdown": "NPage", "pgup": "PPage",
 }
 
