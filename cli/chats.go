@@ -10,6 +10,7 @@ import (
 
 	"github.com/ahptui/ahptui/host/chaturi"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 // chatSummaryJSON is one chat in `ahptui chats list --json`.
@@ -56,7 +57,7 @@ func chatsListCmd(a *app) *cobra.Command {
 			def := defaultChat(sess)
 			out := []chatSummaryJSON{}
 			for _, ch := range sess.Chats {
-				j := chatSummaryJSON{Session: uri, Chat: ch.Resource, Title: ch.Title, Status: statusWord(ch.Status),
+				j := chatSummaryJSON{Session: uri, Chat: ch.Resource, Title: ch.Title, Status: views.StatusWord(ch.Status),
 					Default: ch.Resource == def, ModifiedAt: ch.ModifiedAt,
 					ReadOnly: ch.Interactivity != nil && *ch.Interactivity != protocol.ChatInteractivityFull}
 				if ch.Origin != nil {

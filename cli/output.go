@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ahptui/ahptui/host/fleet"
-	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/views"
 )
 
@@ -120,20 +119,6 @@ func (a *app) paint(sgr, s string) string {
 		return s
 	}
 	return "\x1b[" + sgr + "m" + s + "\x1b[0m"
-}
-
-// statusWord names a session's or chat's status bits, the most urgent
-// first (as the UI's badge does): input-needed, error, in-progress, idle.
-func statusWord(s protocol.SessionStatus) string {
-	switch {
-	case s.Has(protocol.SessionStatusInputNeeded):
-		return "input-needed"
-	case s.Has(protocol.SessionStatusError):
-		return "error"
-	case s.Has(protocol.SessionStatusInProgress):
-		return "in-progress"
-	}
-	return "idle"
 }
 
 // statusColor is the style of a status word or server state.

@@ -8,6 +8,7 @@ import (
 	"github.com/ahptui/ahptui/host/dial"
 	"github.com/ahptui/ahptui/host/waits"
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 // sessionJSON is one session in --json output (README, Scripting).
@@ -25,7 +26,7 @@ type sessionJSON struct {
 }
 
 func sessionOf(s protocol.SessionSummary) sessionJSON {
-	j := sessionJSON{Session: s.Resource, Title: s.Title, Status: statusWord(s.Status), Provider: s.Provider,
+	j := sessionJSON{Session: s.Resource, Title: s.Title, Status: views.StatusWord(s.Status), Provider: s.Provider,
 		CreatedAt: s.CreatedAt, ModifiedAt: s.ModifiedAt}
 	if s.Activity != nil {
 		j.Activity = *s.Activity

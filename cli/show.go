@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahptui/ahptui/protocol"
+	"github.com/ahptui/ahptui/views"
 )
 
 // chatJSON is `ahptui show --json`: the session's default chat.
@@ -72,7 +73,7 @@ func partsOf(ps []protocol.ResponsePart) []partJSON {
 }
 
 func chatOf(sess protocol.SessionState, session string, chat protocol.ChatState, flags []string) chatJSON {
-	j := chatJSON{Session: session, Chat: chat.Resource, Title: sess.Title, Status: statusWord(chat.Status), Turns: []turnJSON{},
+	j := chatJSON{Session: session, Chat: chat.Resource, Title: sess.Title, Status: views.StatusWord(chat.Status), Turns: []turnJSON{},
 		Waiting: allWaiting(sess, session, chat, flags)}
 	for _, t := range chat.Turns {
 		j.Turns = append(j.Turns, turnJSON{ID: t.ID, State: string(t.State), Message: t.Message.Text, Parts: partsOf(t.ResponseParts)})

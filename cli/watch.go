@@ -14,6 +14,7 @@ import (
 
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
+	"github.com/ahptui/ahptui/views"
 )
 
 // watchEvent is one line of `ahptui watch` (NDJSON; README, Scripting).
@@ -216,7 +217,7 @@ func rootEvent(ev client.Event) (watchEvent, bool) {
 	var w watchEvent
 	switch e := ev.(type) {
 	case client.SessionAddedEvent:
-		w = watchEvent{Type: "sessionAdded", Session: e.Summary.Resource, Title: e.Summary.Title, Status: statusWord(e.Summary.Status)}
+		w = watchEvent{Type: "sessionAdded", Session: e.Summary.Resource, Title: e.Summary.Title, Status: views.StatusWord(e.Summary.Status)}
 	case client.SessionRemovedEvent:
 		w = watchEvent{Type: "sessionRemoved", Session: e.Session}
 	case client.SessionSummaryChangedEvent:
@@ -225,7 +226,7 @@ func rootEvent(ev client.Event) (watchEvent, bool) {
 			w.Title = *e.Changes.Title
 		}
 		if e.Changes.Status != nil {
-			w.Status = statusWord(*e.Changes.Status)
+			w.Status = views.StatusWord(*e.Changes.Status)
 		}
 	default:
 		return w, false
@@ -271,7 +272,7 @@ func watchSession(ctx context.Context, c *conn, arg, until string, flags []strin
 		var out []watchEvent
 		if first {
 			ev := base
-			ev.Type, ev.Status, ev.Turn, ev.Waiting = "state", statusWord(ch.Status), cur, ws
+			ev.Type, ev.Status, ev.Turn, ev.Waiting = "state", views.StatusWord(ch.Status), cur, ws
 			out = append(out, ev)
 		}
 		for _, t := range ch.Turns {
@@ -310,12 +311,12 @@ func watchSession(ctx context.Context, c *conn, arg, until string, flags []strin
 			ev.Type, ev.Waiting = "waiting", ws
 			out = append(out, ev)
 		}
-		if st := statusWord(ch.Status); st != status && !first {
+		if st := views.StatusWord(ch.Status); st != status && !first {
 			ev := base
 			ev.Type, ev.Status = "status", st
 			out = append(out, ev)
 		}
-		status, turn, waitKey, first = statusWord(ch.Status), cur, string(key), false
+		status, turn, waitKey, first = views.StatusWord(ch.Status), cur, string(key), false
 		for _, ev := range out {
 			if err := emit(ev); err != nil {
 				return false, err

@@ -197,6 +197,10 @@ type ChatKeys struct {
 	// Resources opens the sheet of the chat's ContentRef attachments (read
 	// only on request), its canvases and the session's annotations.
 	Resources key.Binding
+	// Copy puts the selected card (a tool call's input and result, a
+	// question) or else the agent's last message on the clipboard, as
+	// Markdown (issue 35).
+	Copy key.Binding
 }
 
 // ComposerKeys drive the message composer. Send and Queue share enter: the
@@ -494,6 +498,7 @@ func DefaultKeyMap() KeyMap {
 			Subagent:      bind(keys("o"), "o", "open subagent chat"),
 			Terminal:      bind(keys("w"), "w", "watch its terminal"),
 			Resources:     bind(keys("A"), "A", "attachments, canvases"),
+			Copy:          bind(keys("Y"), "Y", "copy"),
 		},
 		Composer: ComposerKeys{
 			Send:    bind(keys("enter"), "enter", "send"),
@@ -794,7 +799,7 @@ func (k ChatKeys) ShortHelp() []key.Binding {
 func (k ChatKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.ScrollUp, k.ScrollDown, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.NextToolCall, k.PrevToolCall, k.NextBlocker, k.ToggleExpand},
+		{k.NextToolCall, k.PrevToolCall, k.NextBlocker, k.ToggleExpand, k.Copy},
 		{k.Approve, k.Deny, k.PickOption, k.CancelTurn, k.ResumeTurn, k.FocusComposer, k.SwitchChat, k.Queue, k.Subagent, k.Resources, k.Terminal},
 	}
 }

@@ -106,6 +106,8 @@ func (cp *chatPanel) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return cp.resumeTurn(), true
 	case key.Matches(msg, k.NextBlocker):
 		return cp.nextBlocker(), true
+	case key.Matches(msg, k.Copy):
+		return cp.copySelected(), true
 	case key.Matches(msg, k.Subagent):
 		it, ok := cp.selectedItem()
 		if !ok || it.Kind != itemToolCall {

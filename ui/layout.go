@@ -172,7 +172,7 @@ func (m *Model) hintBindings() []key.Binding {
 	// before the sheets (keymap.More), so a narrow footer drops them last.
 	var card []key.Binding
 	if sel, ok := m.chatPanel.selectedItem(); ok && sel.Kind == itemToolCall {
-		card = append(card, m.keys.Chat.ToggleExpand)
+		card = append(card, m.keys.Chat.ToggleExpand, m.keys.Chat.Copy)
 		if _, ok := sel.Tool.TerminalRef(); ok {
 			card = append(card, m.keys.Chat.Terminal)
 		}
