@@ -4,7 +4,6 @@ package pick
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,6 +20,7 @@ import (
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/host/dial"
 	"github.com/ahptui/ahptui/host/registry"
+	"github.com/ahptui/ahptui/internal/registrytest"
 	"github.com/ahptui/ahptui/protocol"
 	"github.com/ahptui/ahptui/protocol/client"
 )
@@ -104,27 +103,8 @@ func otherUsersListener(t *testing.T, addr string) <-chan string {
 // registryEnv is a registry (Linux layout, owner-only) listing e.
 func registryEnv(t *testing.T, e registry.Entry) registry.Env {
 	t.Helper()
-	home := t.TempDir()
-	cfg := filepath.Join(home, ".config")
-	dir := filepath.Join(registry.RegistryDir(filepath.Join(cfg, "Code")), "entries")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	for d := dir; d != cfg; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, _ := json.Marshal(e)
-	if err := os.WriteFile(filepath.Join(dir, e.Identity()+".json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return registry.Env{GOOS: "linux", Home: home, Getenv: func(k string) string {
-		if k == "XDG_CONFIG_HOME" {
-			return cfg
-		}
-		return ""
-	}}
+	home, cfg, _ := registrytest.Home(t, e)
+	return registrytest.Env(home, cfg)
 }
 
 // connectedToRegistryHost starts a demo host requiring the registry's

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ahptui/ahptui/demohost"
 	"github.com/ahptui/ahptui/host/registry"
+	"github.com/ahptui/ahptui/internal/registrytest"
 	"github.com/ahptui/ahptui/internal/tmuxtest"
 )
 
@@ -21,26 +22,7 @@ import (
 // it.
 func registryHome(t *testing.T, entries ...registry.Entry) []string {
 	t.Helper()
-	home := t.TempDir()
-	cfg := filepath.Join(home, ".config")
-	dir := filepath.Join(registry.RegistryDir(filepath.Join(cfg, "Code")), "entries")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	for d := dir; d != cfg; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, e := range entries {
-		b, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Identity()+".json"), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	home, cfg, dir := registrytest.Home(t, entries...)
 	// A dead host's entry and a misnamed copy of a live one sit beside
 	// them; neither may be offered.
 	dead := registry.Entry{SchemaVersion: 2, Type: "standalone", PID: exitedPID(t), InstanceID: "gone",
