@@ -50,6 +50,7 @@ ahptui approve demo --option 2`,
 ahptui new --json`,
 	"dispose": `ahptui dispose demo --yes`,
 	"cancel":  `ahptui cancel demo`,
+	"rename":  `ahptui rename history "Why TestReconnect flaked"`,
 	"answer": `ahptui answer demo --answer target=staging --answer notes="ship it"
 ahptui answer demo --decline`,
 	"send": `ahptui send demo "write the changelog" --approve all

@@ -335,5 +335,5 @@ func versionCmd(a *app) *cobra.Command {
 }
 
 func actCmds(a *app) []*cobra.Command {
-	return []*cobra.Command{decideCmd(a, true), decideCmd(a, false), newCmd(a), disposeCmd(a), cancelCmd(a), sendCmd(a), answerCmd(a)}
+	return []*cobra.Command{decideCmd(a, true), decideCmd(a, false), newCmd(a), disposeCmd(a), cancelCmd(a), renameCmd(a), sendCmd(a), answerCmd(a)}
 }

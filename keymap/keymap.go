@@ -153,6 +153,9 @@ type SessionKeys struct {
 	Write   key.Binding // opens the composer of the session under the cursor
 	New     key.Binding
 	Dispose key.Binding // asks for confirmation (Confirm keys) first
+	// Rename opens a one-line form on the open session's title and sends
+	// session/titleChanged (issue 35).
+	Rename key.Binding
 	// The host keys act on the host of the row under the cursor (its
 	// header or one of its sessions). They are live only with several
 	// hosts (SetMultiHost): one host keeps ctrl+r.
@@ -471,6 +474,7 @@ func DefaultKeyMap() KeyMap {
 			Write:   bind(keys("i", "/"), "i", "write"),
 			New:     bind(keys("n"), "n", "new session"),
 			Dispose: bind(keys("d"), "d", "dispose"),
+			Rename:  bind(keys("R"), "R", "rename"),
 
 			HostConnect:    bind(keys("c"), "c", "connect host"),
 			HostDisconnect: bind(keys("x"), "x", "disconnect host"),
@@ -769,7 +773,7 @@ func (k SessionKeys) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (k SessionKeys) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Write, k.New, k.Dispose}, {k.HostConnect, k.HostDisconnect, k.HostRetry}}
+	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Write, k.New, k.Dispose, k.Rename}, {k.HostConnect, k.HostDisconnect, k.HostRetry}}
 }
 
 // MultiHost reports whether the host keys are live (SetMultiHost).

@@ -122,7 +122,7 @@ func (m *Model) keyHosts(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.HostRetry):
 		return m.retryHost(c.host), true
 	}
-	if !key.Matches(msg, k.Open, k.Write, k.New, k.Dispose) {
+	if !key.Matches(msg, k.Open, k.Write, k.New, k.Dispose, k.Rename) {
 		return nil, false
 	}
 	var cmd tea.Cmd

@@ -92,6 +92,8 @@ func (sl *sessionList) handleKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		if sl.sel < len(sl.list) {
 			sl.modal, sl.confirm = modalConfirmDispose, sl.list[sl.sel].Resource
 		}
+	case key.Matches(msg, k.Rename):
+		return sl.rename(), true
 	default:
 		return nil, false
 	}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -186,4 +187,18 @@ func styleStatusLine(th Theme, b Badge, line string) string {
 		return "  " + b.String() + th.Muted.Render(strings.TrimPrefix(line, plain))
 	}
 	return b.Style.Render(line)
+}
+
+// SessionTitle is title as a session can be renamed to it, for the UI's
+// R and `ahptui rename` alike: trimmed, not empty, one line of plain text
+// (no control characters or escape sequences for other clients to draw).
+func SessionTitle(title string) (string, error) {
+	title = strings.TrimSpace(title)
+	switch {
+	case title == "":
+		return "", errors.New("a session needs a title")
+	case SanitizeLine(title) != title:
+		return "", errors.New("a title is one line of plain text, without control characters")
+	}
+	return title, nil
 }
