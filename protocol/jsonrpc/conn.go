@@ -270,6 +270,12 @@ func (c *Conn) shutdown(why error, reason string) {
 // returned as an *Error. Cancelling ctx abandons the wait; a late response is
 // then logged and dropped.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	// A caller that has already given up sends nothing: over a pipe the
+	// write and even the answer can beat the select below to a cancelled
+	// context, and the call would seem to succeed (a CI flake).
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("jsonrpc: call %s abandoned: %w", method, err)
+	}
 	raw, err := encodeParams(params)
 	if err != nil {
 		return fmt.Errorf("jsonrpc: call %s: %w", method, err)
