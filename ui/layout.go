@@ -170,15 +170,18 @@ func (m *Model) hintBindings() []key.Binding {
 	// The selected card's own keys, where they act on it (issue 36:
 	// the footer never named e, w or o): after the chat's own keys,
 	// before the sheets (keymap.More), so a narrow footer drops them last.
+	// What only this card does (its terminal, its subagent's chat) comes
+	// first, so a narrow footer drops the keys every card has (e, Y)
+	// before it.
 	var card []key.Binding
 	if sel, ok := m.chatPanel.selectedItem(); ok && sel.Kind == itemToolCall {
-		card = append(card, m.keys.Chat.ToggleExpand, m.keys.Chat.Copy)
-		if _, ok := sel.Tool.TerminalRef(); ok {
-			card = append(card, m.keys.Chat.Terminal)
-		}
 		if sel.Tool.SubagentChat() != "" {
 			card = append(card, m.keys.Chat.Subagent)
 		}
+		if _, ok := sel.Tool.TerminalRef(); ok {
+			card = append(card, m.keys.Chat.Terminal)
+		}
+		card = append(card, m.keys.Chat.ToggleExpand, m.keys.Chat.Copy)
 	}
 	more := m.keys.More(ctx)
 	for _, b := range short {
