@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,7 +38,7 @@ func (cp *chatPanel) editDraft() tea.Cmd {
 	editor := cp.cfg.Editor
 	if editor == "" {
 		if _, err := exec.LookPath("vi"); err != nil {
-			return reportError(fmt.Errorf("no editor: set $VISUAL or $EDITOR"))
+			return reportError(errors.New("no editor: set $VISUAL or $EDITOR"))
 		}
 		editor = "vi"
 	}

@@ -29,7 +29,7 @@ func (sl *sessionList) rename() tea.Cmd {
 		return reportInfo("open the session first (" + sl.keys.Sessions.Open.Help().Key + "), then " +
 			sl.keys.Sessions.Rename.Help().Key + " renames it")
 	}
-	cur, _ := json.Marshal(sl.sessionTitle(uri))
+	cur, _ := json.Marshal(sl.sess.Title)
 	return sl.openSettingForm(titleProp, cur, modalNone, func(v json.RawMessage) tea.Cmd {
 		var title string
 		if json.Unmarshal(v, &title) != nil {
@@ -41,14 +41,4 @@ func (sl *sessionList) rename() tea.Cmd {
 		}
 		return sl.dispatchThen(uri, protocol.SessionTitleChangedAction{Title: title}, "renamed to "+title)
 	}, nil)
-}
-
-// sessionTitle is the session's title as the list shows it.
-func (sl *sessionList) sessionTitle(uri string) string {
-	for _, s := range sl.list {
-		if s.Resource == uri {
-			return s.Title
-		}
-	}
-	return ""
 }
