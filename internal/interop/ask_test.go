@@ -19,9 +19,7 @@ func TestVSCodeAskUserOnce(t *testing.T) {
 	u := s.start(t, 140, 45)
 	step := s.flatSteps(t)
 
-	step("connect", func() { u.see("connected over AHP "+hostVersion, connected) })
-	step("create a session with the host's defaults", u.createDefaultSession)
-	step("sign in to the agent's required resource", func() { u.signInByPaste(s) })
+	u.defaultSessionSignedIn(s, step)
 	step("the question shows once and enter answers it", func() {
 		u.sendMessage(capimock.PromptAsk)
 		sc := u.seeText("the input request's question", "Which colour")
@@ -50,6 +48,15 @@ func TestVSCodeAskUserOnce(t *testing.T) {
 	})
 }
 
+// defaultSessionSignedIn is how most of these tests begin, as steps:
+// connected, a session with the host's defaults, the agent's sign-in
+// answered with a pasted token.
+func (u *user) defaultSessionSignedIn(s *suite, step func(name string, f func())) {
+	step("connect", func() { u.see("connected over AHP "+hostVersion, connected) })
+	step("create a session with the host's defaults", u.createDefaultSession)
+	step("sign in to the agent's required resource", func() { u.signInByPaste(s) })
+}
+
 // createDefaultSession creates a session with the first agent and the
 // settings the host resolves, and waits for its chat.
 func (u *user) createDefaultSession() {
@@ -72,9 +79,7 @@ func TestVSCodeCancelledTurnClosesQuestion(t *testing.T) {
 	u := s.start(t, 140, 45)
 	step := s.flatSteps(t)
 
-	step("connect", func() { u.see("connected over AHP "+hostVersion, connected) })
-	step("create a session with the host's defaults", u.createDefaultSession)
-	step("sign in to the agent's required resource", func() { u.signInByPaste(s) })
+	u.defaultSessionSignedIn(s, step)
 	step("ctrl+x cancels the turn while its question waits", func() {
 		u.sendMessage(capimock.PromptAsk)
 		u.seeText("the input request's question", "Which colour")

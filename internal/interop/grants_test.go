@@ -18,11 +18,7 @@ func TestVSCodeSessionGrants(t *testing.T) {
 	u := s.start(t, 140, 45)
 	step := s.flatSteps(t)
 
-	step("connect", func() { u.see("connected over AHP "+hostVersion, connected) })
-
-	step("create a session with the host's defaults", u.createDefaultSession)
-
-	step("sign in to the agent's required resource", func() { u.signInByPaste(s) })
+	u.defaultSessionSignedIn(s, step)
 
 	step("allow the shell in this session", func() {
 		u.sendMessage(capimock.PromptShell)

@@ -18,9 +18,7 @@ func TestVSCodeRenameSession(t *testing.T) {
 	u := s.start(t, 140, 45)
 	step := s.flatSteps(t)
 
-	step("connect", func() { u.see("connected over AHP "+hostVersion, connected) })
-	step("create a session with the host's defaults", u.createDefaultSession)
-	step("sign in to the agent's required resource", func() { u.signInByPaste(s) })
+	u.defaultSessionSignedIn(s, step)
 	step("a first turn, so the host lists the session", func() {
 		u.sendMessage(firstMessage)
 		u.see("the reply", func(sc string) bool { return strings.Contains(sc, capimock.Reply) })
